@@ -1,0 +1,84 @@
+#include "cli_progress.h"
+
+#include <cmath>
+
+#include <unistd.h>
+
+namespace studio {
+
+std::string formatDuration(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  const long t = std::lround(s);
+  char buf[32];
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+
+CliProgress::CliProgress(std::FILE* out) : m_out(out), m_tty(isatty(fileno(out)) != 0) {
+  m_lastLine = std::chrono::steady_clock::now();
+}
+
+void CliProgress::clearLine() {
+  if (m_tty && m_drawn) std::fprintf(m_out, "\r\033[K");
+  m_drawn = false;
+}
+
+void CliProgress::record(const MetricRecord& r) {
+  if (r.kind == RecordKind::Train) {
+    m_loss = r.trainLoss;
+  } else if (r.kind == RecordKind::Eval) {
+    clearLine();
+    std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, accuracy %.2f%%\n", static_cast<long long>(r.step),
+                 static_cast<long long>(r.epoch), r.evalLoss, 100.0 * r.evalAccuracy);
+  } else if (r.kind == RecordKind::LrChange) {
+    clearLine();
+    std::fprintf(m_out, "step %lld: learning rate set to %g\n", static_cast<long long>(r.step), r.lr);
+  }
+}
+
+void CliProgress::update(const Progress& p) {
+  if (p.totalSteps <= 0) return;
+  const double frac = static_cast<double>(p.step) / static_cast<double>(p.totalSteps);
+  const double eta = p.step > 0 && p.wallSeconds > 0
+                         ? p.wallSeconds / static_cast<double>(p.step) * static_cast<double>(p.totalSteps - p.step)
+                         : NAN;
+  char status[200];
+  std::snprintf(status, sizeof status, "%3.0f%% step %lld/%lld epoch %lld loss %.4f %.0f samples/s ETA %s%s",
+                100.0 * frac, static_cast<long long>(p.step), static_cast<long long>(p.totalSteps),
+                static_cast<long long>(p.epoch), m_loss, p.samplesPerSecond, formatDuration(eta).c_str(),
+                p.state == SessionState::Paused ? " (paused)" : "");
+  if (m_tty) {
+    const int width = 30;
+    const int filled = static_cast<int>(frac * width);
+    std::string bar = "[" + std::string(static_cast<size_t>(filled), '#') +
+                      std::string(static_cast<size_t>(width - filled), '.') + "]";
+    std::fprintf(m_out, "\r\033[K%s %s", bar.c_str(), status);
+    std::fflush(m_out);
+    m_drawn = true;
+  } else if (std::chrono::steady_clock::now() - m_lastLine > std::chrono::seconds(5)) {
+    std::fprintf(m_out, "%s\n", status);
+    std::fflush(m_out);
+    m_lastLine = std::chrono::steady_clock::now();
+  }
+}
+
+void CliProgress::finish(const RunSummary& s) {
+  clearLine();
+  std::fprintf(m_out, "\nrun %s: %s\n", s.status.c_str(), s.runDir.c_str());
+  if (!s.error.empty()) std::fprintf(m_out, "  error:           %s\n", s.error.c_str());
+  std::fprintf(m_out, "  device:          %s\n", s.device.c_str());
+  std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),
+               static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
+  if (std::isfinite(s.testAccuracy))
+    std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.testAccuracy, s.testLoss);
+  if (std::isfinite(s.bestEvalAccuracy))
+    std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEvalAccuracy);
+  if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
+  if (std::isfinite(s.samplesPerSecond)) std::fprintf(m_out, "  samples/s:       %.0f\n", s.samplesPerSecond);
+  if (s.skippedSteps > 0) std::fprintf(m_out, "  skipped steps:   %lld\n", static_cast<long long>(s.skippedSteps));
+  std::fprintf(m_out, "  wall time:       %s (%.1f s)\n", formatDuration(s.wallSeconds).c_str(), s.wallSeconds);
+  std::fflush(m_out);
+}
+
+}  // namespace studio

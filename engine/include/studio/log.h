@@ -1,0 +1,26 @@
+#pragma once
+// The engine's log, a thin facade over spdlog. Engine files that include torch
+// cannot include spdlog (torch's wheel ships its own, newer fmt headers that
+// would shadow Debian's), so they log through these plain functions.
+// Thread: all functions are thread-safe.
+
+#include <memory>
+#include <string>
+
+namespace spdlog { class logger; }
+
+namespace studio::log {
+
+void debug(const std::string& text);
+void info(const std::string& text);
+void warn(const std::string& text);
+void error(const std::string& text);
+
+// The shared logger, for front-ends that add a sink (the window's log view).
+std::shared_ptr<spdlog::logger> logger();
+// Mirror everything into this file until the returned handle is dropped.
+std::shared_ptr<void> addFileSink(const std::string& path);
+// Console output on/off (the CLI keeps the terminal for its progress bar).
+void setConsoleLevel(const std::string& level);
+
+}  // namespace studio::log

@@ -1,0 +1,42 @@
+#pragma once
+// One fixed-size record of what happened at an optimizer step or evaluation.
+// Plain data: the engine posts it through a lock-free queue, the recorder
+// writes it as one row of metrics.csv. Torch-free.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace studio {
+
+enum class RecordKind : uint8_t { Train = 0, Eval = 1, LrChange = 2 };
+
+struct MetricRecord {
+  static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+
+  RecordKind kind = RecordKind::Train;
+  int64_t step = 0;             // optimizer steps done when this was recorded
+  int64_t epoch = 0;
+  double wallSeconds = 0;       // since the run (first) started
+  double trainLoss = kNone;     // mean loss of this step's samples
+  double lr = kNone;
+  double gradNorm = kNone;      // before clipping
+  double lossScale = kNone;     // fp16 only
+  int64_t skippedSteps = 0;     // total so far (fp16 steps skipped on inf/NaN)
+  double samplesPerSecond = kNone;
+  double stepMillis = kNone;
+  double memAllocatedMiB = kNone;  // CUDA allocator; process RSS on the CPU
+  double memReservedMiB = kNone;
+  double memPeakMiB = kNone;
+  double evalLoss = kNone;
+  double evalAccuracy = kNone;
+};
+
+// The metrics.csv header and one row, so every reader and writer agrees.
+std::string metricsCsvHeader();
+std::string metricsCsvRow(const MetricRecord& r);
+// Parses a row written by metricsCsvRow; false if it is not one.
+bool parseMetricsCsvRow(const std::string& line, MetricRecord& out);
+
+}  // namespace studio

@@ -1,0 +1,123 @@
+#pragma once
+// A training session: the engine thread, and the handle a front-end (the
+// window, the CLI, a test) holds to control it and read its metrics.
+//
+// Threads: every public method is for the one front-end thread that owns the
+// Session (the UI thread, the CLI's main thread). The engine thread never
+// waits for it: metrics and commands cross through bounded lock-free
+// single-producer/single-consumer queues; records that do not fit are counted
+// in droppedRecords() (metrics.csv always has them all).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "studio/metric_record.h"
+#include "studio/train_config.h"
+
+namespace studio {
+
+enum class SessionState { Idle, Starting, Running, Paused, Finished, Stopped, Failed };
+const char* stateName(SessionState s);
+
+// Final figures of a run, also written to the run folder as summary.json.
+struct RunSummary {
+  std::string runDir;
+  std::string status;          // completed | stopped | failed
+  std::string error;           // what went wrong, for failed runs
+  bool badInput = false;       // failed on the person's input (settings, data files)
+  std::string device;
+  int64_t steps = 0;
+  int64_t totalSteps = 0;
+  int64_t epochs = 0;
+  double testAccuracy = MetricRecord::kNone;
+  double testLoss = MetricRecord::kNone;
+  double bestEvalAccuracy = MetricRecord::kNone;
+  double finalTrainLoss = MetricRecord::kNone;
+  double finalEvalLoss = MetricRecord::kNone;
+  double samplesPerSecond = MetricRecord::kNone;  // training samples over training time
+  double wallSeconds = 0;
+  int64_t skippedSteps = 0;
+};
+
+// Live position of the run, readable at any time without waiting.
+struct Progress {
+  SessionState state = SessionState::Idle;
+  int64_t step = 0;
+  int64_t totalSteps = 0;
+  int64_t epoch = 0;
+  double samplesPerSecond = 0;
+  double wallSeconds = 0;
+  double lastLoss = MetricRecord::kNone;
+  std::string device;
+  std::string runDir;
+};
+
+struct StartOptions {
+  // Stop (as the Stop button does, with a checkpoint) once this many
+  // optimizer steps are done; 0: run to the end. For tests and screenshots.
+  int64_t stopAtStep = 0;
+  // Capacity of the metric queue to the front-end.
+  size_t metricQueueCapacity = 1 << 16;
+};
+
+// Settings that do not validate; what() lists every error with its field.
+struct InvalidSettings : std::exception {
+  explicit InvalidSettings(std::vector<ConfigError> e);
+  const char* what() const noexcept override { return m_text.c_str(); }
+  std::vector<ConfigError> errors;
+  std::string m_text;
+};
+
+class Session {
+ public:
+  Session();
+  ~Session();  // stops a running session (writing its checkpoint) and joins
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Validates (throws InvalidSettings) and starts training in a new run
+  // folder under config.output.dir.
+  void start(const TrainConfig& config, const StartOptions& options = {});
+  // Continues the run in runDir from its last checkpoint; throws
+  // std::runtime_error naming the file if the folder cannot be resumed.
+  void resume(const std::string& runDir, const StartOptions& options = {});
+
+  void pause();
+  void resumeTraining();
+  void stop();
+  void saveCheckpointNow();
+  // Scales the schedule so the current learning rate becomes `lr`.
+  void setLearningRate(double lr);
+
+  // Non-blocking; false when nothing new arrived.
+  bool pollMetric(MetricRecord& out);
+  Progress progress() const;
+  // Waits up to `timeout` for the engine thread to end; true when it has.
+  bool wait(std::chrono::milliseconds timeout);
+  bool finished() const;
+  // Valid once finished().
+  RunSummary summary() const;
+  int64_t droppedRecords() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+// Writes the trained weights of a run for use outside the studio:
+//   model.pt        a state dict Python's torch.load(path) reads (weights_only)
+//   checkpoint.ckpt the full checkpoint (resumable)
+//   settings.json   the exact settings
+// `which` is "best" or "last". Throws std::runtime_error naming the file.
+void exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "best");
+
+// Preset settings shipped in resources/presets (name -> file).
+std::vector<std::string> presetNames(const std::string& presetDir);
+std::string presetPath(const std::string& presetDir, const std::string& name);
+// The preset folder: $STUDIO_PRESET_DIR, beside the executable, or the source tree's.
+std::string defaultPresetDir();
+
+}  // namespace studio

@@ -1,0 +1,177 @@
+#pragma once
+// TrainConfig: every setting of a training run, as one plain struct.
+// The form, the CLI and the JSON files all go through validate() and the JSON
+// functions here. Torch-free: the UI includes this header.
+// Thread: plain data; copy it to hand it to another thread.
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace studio {
+
+inline constexpr int kConfigSchemaVersion = 1;
+
+struct ModelConfig {
+  std::string kind = "cnn";   // mlp | cnn | resnet
+  int width = 32;             // hidden units (mlp) or base channels (cnn, resnet)
+  int depth = 2;              // hidden layers (mlp), conv stages (cnn), residual blocks (resnet)
+  double dropout = 0.0;       // before the classifier
+};
+
+struct DataConfig {
+  std::string dataset = "fashion-mnist";
+  std::string root = "/usr/share/datasets/fashion-mnist";
+  int64_t train_limit = 0;    // use only the first N training images (0: all)
+  int64_t test_limit = 0;     // use only the first N test images (0: all)
+  double val_fraction = 0.0;  // held out of the training images for validation
+  bool normalize = true;      // subtract the training mean, divide by its std
+  bool augment_flip = false;  // random horizontal flip
+  int augment_crop = 0;       // random crop after zero padding of this many pixels
+};
+
+struct TrainingConfig {
+  int epochs = 3;
+  int64_t max_steps = 0;      // optimizer steps; 0: epochs decide
+  int batch_size = 128;       // micro-batch size
+  int accumulation_steps = 1; // micro-batches per optimizer step
+  double grad_clip_norm = 0.0;  // clip the global L2 norm; 0: off
+  uint64_t seed = 1;
+  int log_every_steps = 10;   // how often metrics leave the device (one host sync)
+};
+
+struct OptimizerConfig {
+  std::string kind = "sgd";   // sgd | adam | adamw
+  double lr = 0.05;
+  double weight_decay = 0.0;
+  double momentum = 0.9;      // sgd
+  bool nesterov = false;      // sgd
+  double beta1 = 0.9;         // adam, adamw
+  double beta2 = 0.999;
+  double eps = 1e-8;
+};
+
+struct StepScheduleConfig { int64_t step_size = 1000; double gamma = 0.1; };
+struct CosineScheduleConfig { int64_t t_max = 0; double eta_min = 0.0; };  // t_max 0: the run's steps
+struct LinearScheduleConfig { double start_factor = 1.0 / 3.0; double end_factor = 1.0; int64_t total_iters = 5; };
+struct OneCycleScheduleConfig {
+  double max_lr = 0.1;
+  int64_t total_steps = 0;    // 0: the run's optimizer steps
+  double pct_start = 0.3;
+  std::string anneal = "cos"; // cos | linear
+  double div_factor = 25.0;
+  double final_div_factor = 1e4;
+  bool three_phase = false;
+  bool cycle_momentum = true;
+  double base_momentum = 0.85;
+  double max_momentum = 0.95;
+};
+struct CyclicScheduleConfig {
+  double base_lr = 0.001;
+  double max_lr = 0.1;
+  int64_t step_size_up = 2000;
+  int64_t step_size_down = 0; // 0: same as up
+  std::string mode = "triangular";  // triangular | triangular2 | exp_range
+  double gamma = 1.0;               // exp_range
+  bool cycle_momentum = true;
+  double base_momentum = 0.8;
+  double max_momentum = 0.9;
+};
+
+struct ScheduleConfig {
+  std::string kind = "constant";  // constant | step | cosine | linear | onecycle | cyclic
+  int64_t warmup_steps = 0;       // linear warm-up before the schedule (not with onecycle/cyclic)
+  double warmup_start_factor = 0.1;
+  StepScheduleConfig step;
+  CosineScheduleConfig cosine;
+  LinearScheduleConfig linear;
+  OneCycleScheduleConfig onecycle;
+  CyclicScheduleConfig cyclic;
+};
+
+struct LossScaleConfig {
+  double init_scale = 65536.0;
+  double growth_factor = 2.0;
+  double backoff_factor = 0.5;
+  int growth_interval = 2000;
+};
+
+struct PrecisionConfig {
+  std::string mode = "fp32";  // fp32 | fp16 | bf16
+  LossScaleConfig loss_scale;  // fp16 only
+};
+
+struct PerformanceConfig {
+  std::string device = "auto"; // auto | cpu | cuda | cuda:N
+  bool cudnn_benchmark = true;
+  bool tf32 = true;
+  bool channels_last = false;
+  bool zero_grad_to_none = true;
+  int threads = 0;             // CPU intra-op threads; 0: all cores
+};
+
+struct LoaderConfig {
+  std::string mode = "auto";   // auto | device | workers
+  int workers = 2;
+  int prefetch = 4;            // batches ready ahead, per worker
+  bool pin_memory = true;
+};
+
+struct EvaluationConfig {
+  int64_t every_steps = 0;     // 0: at the end of each epoch
+  int batch_size = 1000;
+};
+
+struct OutputConfig {
+  std::string dir = "runs";
+  int64_t checkpoint_every_steps = 0;  // 0: at evaluations only
+  bool save_best = true;
+};
+
+struct TrainConfig {
+  int schema_version = kConfigSchemaVersion;
+  std::string name = "run";
+  ModelConfig model;
+  DataConfig data;
+  TrainingConfig train;
+  OptimizerConfig optimizer;
+  ScheduleConfig schedule;
+  PrecisionConfig precision;
+  PerformanceConfig performance;
+  LoaderConfig loader;
+  EvaluationConfig evaluation;
+  OutputConfig output;
+};
+
+// One problem with one field: "optimizer.lr" and "must be > 0 (got -1)".
+struct ConfigError {
+  std::string field;
+  std::string message;
+  std::string text() const { return field.empty() ? message : field + " " + message; }
+};
+
+// Every error in the settings, each with its field path and the bad value.
+std::vector<ConfigError> validate(const TrainConfig& config);
+
+nlohmann::json toJson(const TrainConfig& config);
+// Reads settings; missing keys keep their defaults, unknown keys and wrong
+// types are errors (appended to errors, with their path).
+TrainConfig configFromJson(const nlohmann::json& json, std::vector<ConfigError>& errors);
+
+// Loading and saving files; throws ConfigFileError naming the file and problem.
+TrainConfig loadConfigFile(const std::string& path);
+void saveConfigFile(const TrainConfig& config, const std::string& path);
+// "optimizer.lr=0.1": value parsed as JSON, else taken as a string.
+void applyOverride(TrainConfig& config, const std::string& assignment);
+
+struct ConfigFileError : std::exception {
+  explicit ConfigFileError(std::string text) : m_text(std::move(text)) {}
+  const char* what() const noexcept override { return m_text.c_str(); }
+  std::string m_text;
+};
+
+}  // namespace studio

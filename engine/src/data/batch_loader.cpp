@@ -1,0 +1,168 @@
+#include "data/batch_loader.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <readerwriterqueue/readerwritercircularbuffer.h>
+
+#include <chrono>
+
+namespace studio {
+namespace {
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  // splitmix64 step: distinct (seed, epoch, batch) give unrelated streams.
+  uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+torch::Tensor transformBatch(const torch::Tensor& u8, const LoaderOptions& o, uint64_t augmentSeed,
+                             bool augment) {
+  torch::Tensor x = u8.to(torch::kFloat32).div_(255.0);
+  x.sub_(o.mean).div_(o.std);
+  if (!augment || (!o.augmentFlip && o.augmentCrop == 0)) return x;
+  const int64_t b = x.size(0), h = x.size(2), w = x.size(3);
+  // The random choices are drawn on the CPU from a per-batch generator, so
+  // both loader modes and any device give identical batches.
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(augmentSeed);
+  if (o.augmentCrop > 0) {
+    const int64_t p = o.augmentCrop;
+    torch::Tensor dy = torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64).to(x.device());
+    torch::Tensor dx = torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64).to(x.device());
+    // Zero padding is the normalised value of a black pixel.
+    const double fill = -o.mean / o.std;
+    torch::Tensor padded = torch::constant_pad_nd(x, {p, p, p, p}, fill);
+    auto opts = torch::TensorOptions().dtype(torch::kInt64).device(x.device());
+    torch::Tensor rows = dy.unsqueeze(1) + torch::arange(h, opts).unsqueeze(0);  // [B, H]
+    torch::Tensor cols = dx.unsqueeze(1) + torch::arange(w, opts).unsqueeze(0);  // [B, W]
+    torch::Tensor bi = torch::arange(b, opts).view({b, 1, 1});
+    // padded: [B, C, H+2p, W+2p] -> [B, H, W, C] by advanced indexing, then back.
+    torch::Tensor perm = padded.permute({0, 2, 3, 1});
+    x = perm.index({bi, rows.unsqueeze(2), cols.unsqueeze(1)}).permute({0, 3, 1, 2}).contiguous();
+  }
+  if (o.augmentFlip) {
+    torch::Tensor flip = torch::rand({b}, gen).lt(0.5).to(x.device()).view({b, 1, 1, 1});
+    x = torch::where(flip, x.flip({3}), x);
+  }
+  return x;
+}
+
+struct BatchLoader::HostBatch {
+  torch::Tensor x, y;
+  int64_t index = -1;
+  std::exception_ptr error;
+};
+
+struct BatchLoader::Worker {
+  moodycamel::BlockingReaderWriterCircularBuffer<HostBatch> queue;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  explicit Worker(size_t capacity) : queue(capacity) {}
+};
+
+BatchLoader::BatchLoader(const ImageSet& set, const LoaderOptions& options, torch::Device device)
+    : m_options(options), m_device(device) {
+  if (options.deviceResident) {
+    m_set = {set.images.to(device), set.labels.to(device)};
+  } else {
+    m_set = set;
+  }
+}
+
+BatchLoader::~BatchLoader() { stopWorkers(); }
+
+int64_t BatchLoader::batchesPerEpoch() const {
+  return (m_set.size() + m_options.batchSize - 1) / m_options.batchSize;
+}
+
+torch::Tensor BatchLoader::epochOrder(int64_t epoch) const {
+  if (!m_options.shuffle) return torch::arange(m_set.size(), torch::kInt64);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(mix(m_options.seed, static_cast<uint64_t>(epoch)));
+  return torch::randperm(m_set.size(), gen, torch::kInt64);
+}
+
+BatchLoader::HostBatch BatchLoader::makeHostBatch(int64_t index) const {
+  HostBatch hb;
+  hb.index = index;
+  const int64_t start = index * m_options.batchSize;
+  const int64_t end = std::min(start + m_options.batchSize, m_set.size());
+  torch::Tensor idx = m_order.slice(0, start, end);
+  const uint64_t seed = mix(mix(m_options.seed, static_cast<uint64_t>(m_epoch)), static_cast<uint64_t>(index));
+  hb.x = transformBatch(m_set.images.index_select(0, idx), m_options, seed, m_options.shuffle);
+  hb.y = m_set.labels.index_select(0, idx);
+  if (m_options.channelsLast) hb.x = hb.x.contiguous(torch::MemoryFormat::ChannelsLast);
+  return hb;
+}
+
+void BatchLoader::stopWorkers() {
+  for (auto& w : m_workers) w->stop = true;
+  for (auto& w : m_workers) {
+    HostBatch drop;
+    while (w->queue.try_dequeue(drop)) {}
+    if (w->thread.joinable()) w->thread.join();
+  }
+  m_workers.clear();
+}
+
+void BatchLoader::startEpoch(int64_t epoch, int64_t first) {
+  stopWorkers();
+  m_epoch = epoch;
+  m_nextBatch = first;
+  m_firstBatch = first;
+  m_order = epochOrder(epoch).to(m_set.images.device());
+  if (m_options.deviceResident || m_options.workers <= 0) return;
+  const int n = m_options.workers;
+  const bool pin = m_options.pinMemory && m_device.is_cuda();
+  for (int w = 0; w < n; ++w) {
+    auto worker = std::make_unique<Worker>(static_cast<size_t>(m_options.prefetch));
+    Worker* self = worker.get();
+    // Worker w makes batches first+w, first+w+n, ... in order, so the engine
+    // reads batch i from worker (i - first) % n and the order never depends
+    // on thread timing.
+    worker->thread = std::thread([this, self, w, n, first, pin] {
+      torch::NoGradGuard guard;  // not InferenceMode: inputs are saved for backward
+      for (int64_t i = first + w; i < batchesPerEpoch() && !self->stop; i += n) {
+        HostBatch hb;
+        try {
+          hb = makeHostBatch(i);
+          if (pin) {
+            hb.x = hb.x.pin_memory();
+            hb.y = hb.y.pin_memory();
+          }
+        } catch (...) {
+          hb.index = i;
+          hb.error = std::current_exception();
+        }
+        const bool failed = static_cast<bool>(hb.error);
+        while (!self->stop && !self->queue.wait_enqueue_timed(std::move(hb), std::chrono::milliseconds(50))) {}
+        if (failed) return;
+      }
+    });
+    m_workers.push_back(std::move(worker));
+  }
+}
+
+bool BatchLoader::next(Batch& out) {
+  if (m_nextBatch >= batchesPerEpoch()) return false;
+  const int64_t index = m_nextBatch++;
+  HostBatch hb;
+  if (m_workers.empty()) {
+    torch::NoGradGuard guard;  // not InferenceMode: inputs are saved for backward
+    hb = makeHostBatch(index);
+  } else {
+    const int64_t n = static_cast<int64_t>(m_workers.size());
+    Worker& w = *m_workers[static_cast<size_t>((index - m_firstBatch) % n)];
+    w.queue.wait_dequeue(hb);
+    if (hb.error) std::rethrow_exception(hb.error);
+  }
+  // Pinned sources make these copies asynchronous; device-resident batches
+  // are already there.
+  out.x = hb.x.to(m_device, /*non_blocking=*/true);
+  out.y = hb.y.to(m_device, /*non_blocking=*/true);
+  out.index = index;
+  return true;
+}
+
+}  // namespace studio

@@ -1,0 +1,126 @@
+#include "studio/lr_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+namespace studio {
+namespace {
+
+double annealCos(double start, double end, double pct) {
+  return end + (start - end) / 2.0 * (std::cos(std::numbers::pi * pct) + 1.0);
+}
+double annealLinear(double start, double end, double pct) { return (end - start) * pct + start; }
+
+struct Phase {
+  double endStep, startLr, endLr, startMomentum, endMomentum;
+};
+
+// OneCycleLR.get_lr, step for step.
+std::pair<double, double> oneCycleAt(const OneCycleScheduleConfig& c, int64_t total, int64_t step) {
+  const double initial = c.max_lr / c.div_factor;
+  const double minLr = initial / c.final_div_factor;
+  const double t = static_cast<double>(total);
+  std::vector<Phase> phases;
+  if (c.three_phase) {
+    phases = {{c.pct_start * t - 1, initial, c.max_lr, c.max_momentum, c.base_momentum},
+              {2 * c.pct_start * t - 2, c.max_lr, initial, c.base_momentum, c.max_momentum},
+              {t - 1, initial, minLr, c.max_momentum, c.max_momentum}};
+  } else {
+    phases = {{c.pct_start * t - 1, initial, c.max_lr, c.max_momentum, c.base_momentum},
+              {t - 1, c.max_lr, minLr, c.base_momentum, c.max_momentum}};
+  }
+  auto anneal = c.anneal == "linear" ? annealLinear : annealCos;
+  double start = 0;
+  const double s = static_cast<double>(step);
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const Phase& p = phases[i];
+    if (s <= p.endStep || i + 1 == phases.size()) {
+      const double pct = (s - start) / (p.endStep - start);
+      return {anneal(p.startLr, p.endLr, pct), anneal(p.startMomentum, p.endMomentum, pct)};
+    }
+    start = p.endStep;
+  }
+  return {minLr, c.max_momentum};
+}
+
+// CyclicLR.get_lr: returns {lr, momentum}.
+std::pair<double, double> cyclicAt(const CyclicScheduleConfig& c, int64_t step) {
+  const double up = static_cast<double>(c.step_size_up);
+  const double down = c.step_size_down > 0 ? static_cast<double>(c.step_size_down) : up;
+  const double total = up + down;
+  const double ratio = up / total;
+  const double e = static_cast<double>(step);
+  const double cycle = std::floor(1.0 + e / total);
+  const double x = 1.0 + e / total - cycle;
+  const double scale = x <= ratio ? x / ratio : (x - 1.0) / (ratio - 1.0);
+  double fn = 1.0;
+  if (c.mode == "triangular2") fn = 1.0 / std::pow(2.0, cycle - 1.0);
+  else if (c.mode == "exp_range") fn = std::pow(c.gamma, e);
+  const double lr = c.base_lr + (c.max_lr - c.base_lr) * scale * fn;
+  const double momentum = c.max_momentum - (c.max_momentum - c.base_momentum) * scale * fn;
+  return {lr, momentum};
+}
+
+}  // namespace
+
+LrSchedule::LrSchedule(const ScheduleConfig& config, double baseLr, int64_t totalSteps)
+    : m_config(config), m_baseLr(baseLr), m_totalSteps(std::max<int64_t>(totalSteps, 1)) {}
+
+double LrSchedule::mainLr(int64_t t) const {
+  const auto& c = m_config;
+  if (c.kind == "step") {
+    return m_baseLr * std::pow(c.step.gamma, static_cast<double>(t / c.step.step_size));
+  }
+  if (c.kind == "cosine") {
+    const int64_t tMax = c.cosine.t_max > 0 ? c.cosine.t_max
+                                            : std::max<int64_t>(m_totalSteps - c.warmup_steps, 1);
+    return c.cosine.eta_min + (m_baseLr - c.cosine.eta_min) *
+                                  (1.0 + std::cos(std::numbers::pi * static_cast<double>(t) /
+                                                  static_cast<double>(tMax))) / 2.0;
+  }
+  if (c.kind == "linear") {
+    const auto& l = c.linear;
+    const double done = static_cast<double>(std::min(t, l.total_iters)) / static_cast<double>(l.total_iters);
+    return m_baseLr * (l.start_factor + (l.end_factor - l.start_factor) * done);
+  }
+  return m_baseLr;
+}
+
+double LrSchedule::lr(int64_t step) const {
+  const auto& c = m_config;
+  if (c.kind == "onecycle") {
+    const int64_t total = c.onecycle.total_steps > 0 ? c.onecycle.total_steps : m_totalSteps;
+    return oneCycleAt(c.onecycle, total, step).first;
+  }
+  if (c.kind == "cyclic") return cyclicAt(c.cyclic, step).first;
+  if (step < c.warmup_steps) {
+    const double done = static_cast<double>(step) / static_cast<double>(c.warmup_steps);
+    return m_baseLr * (c.warmup_start_factor + (1.0 - c.warmup_start_factor) * done);
+  }
+  return mainLr(step - c.warmup_steps);
+}
+
+std::optional<double> LrSchedule::momentum(int64_t step) const {
+  const auto& c = m_config;
+  if (c.kind == "onecycle" && c.onecycle.cycle_momentum) {
+    const int64_t total = c.onecycle.total_steps > 0 ? c.onecycle.total_steps : m_totalSteps;
+    return oneCycleAt(c.onecycle, total, step).second;
+  }
+  if (c.kind == "cyclic" && c.cyclic.cycle_momentum) return cyclicAt(c.cyclic, step).second;
+  return std::nullopt;
+}
+
+StepPlan planSteps(const TrainConfig& config, int64_t trainExamples) {
+  StepPlan p;
+  const int64_t b = config.train.batch_size;
+  const int64_t k = config.train.accumulation_steps;
+  p.microBatchesPerEpoch = (trainExamples + b - 1) / b;
+  p.stepsPerEpoch = (p.microBatchesPerEpoch + k - 1) / k;
+  p.totalSteps = config.train.max_steps > 0 ? config.train.max_steps
+                                            : p.stepsPerEpoch * config.train.epochs;
+  return p;
+}
+
+}  // namespace studio

@@ -1,0 +1,101 @@
+#include "models/model_factory.h"
+
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/pooling.h>
+
+namespace studio {
+namespace {
+
+namespace nn = torch::nn;
+
+nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride = 1) {
+  // No bias: the batch norm that follows has its own shift.
+  return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
+}
+
+// A basic residual block (two 3x3 convs), as in torchvision's BasicBlock.
+struct ResidualBlockImpl : nn::Module {
+  ResidualBlockImpl(int64_t in, int64_t out, int64_t stride)
+      : conv1(register_module("conv1", conv3x3(in, out, stride))),
+        bn1(register_module("bn1", nn::BatchNorm2d(out))),
+        conv2(register_module("conv2", conv3x3(out, out))),
+        bn2(register_module("bn2", nn::BatchNorm2d(out))) {
+    if (stride != 1 || in != out) {
+      shortcut = register_module(
+          "shortcut", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)),
+                                     nn::BatchNorm2d(out)));
+    }
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    torch::Tensor y = torch::relu(bn1(conv1(x)));
+    y = bn2(conv2(y));
+    return torch::relu(y + (shortcut ? shortcut->forward(x) : x));
+  }
+  nn::Conv2d conv1;
+  nn::BatchNorm2d bn1;
+  nn::Conv2d conv2;
+  nn::BatchNorm2d bn2;
+  nn::Sequential shortcut{nullptr};
+};
+TORCH_MODULE(ResidualBlock);
+
+}  // namespace
+
+torch::nn::Sequential buildModel(const ModelConfig& c, int64_t channels, int64_t height, int64_t width,
+                                 int64_t classes) {
+  nn::Sequential m;
+  if (c.kind == "mlp") {
+    m->push_back(nn::Flatten());
+    int64_t in = channels * height * width;
+    for (int i = 0; i < c.depth; ++i) {
+      m->push_back(nn::Linear(in, c.width));
+      m->push_back(nn::ReLU());
+      if (c.dropout > 0) m->push_back(nn::Dropout(c.dropout));
+      in = c.width;
+    }
+    m->push_back(nn::Linear(in, classes));
+    return m;
+  }
+  if (c.kind == "cnn") {
+    int64_t in = channels, h = height, w = width;
+    for (int i = 0; i < c.depth; ++i) {
+      const int64_t out = int64_t(c.width) << i;
+      m->push_back(conv3x3(in, out));
+      m->push_back(nn::BatchNorm2d(out));
+      m->push_back(nn::ReLU());
+      if (h >= 2 && w >= 2) {
+        m->push_back(nn::MaxPool2d(2));
+        h /= 2;
+        w /= 2;
+      }
+      in = out;
+    }
+    m->push_back(nn::Flatten());
+    if (c.dropout > 0) m->push_back(nn::Dropout(c.dropout));
+    m->push_back(nn::Linear(in * h * w, classes));
+    return m;
+  }
+  // resnet: stem, then `depth` residual blocks, halving the resolution and
+  // doubling the width every second block.
+  m->push_back(conv3x3(channels, c.width));
+  m->push_back(nn::BatchNorm2d(c.width));
+  m->push_back(nn::ReLU());
+  int64_t in = c.width;
+  for (int i = 0; i < c.depth; ++i) {
+    const bool down = i > 0 && i % 2 == 0;
+    const int64_t out = down ? in * 2 : in;
+    m->push_back(ResidualBlock(in, out, down ? 2 : 1));
+    in = out;
+  }
+  m->push_back(nn::AdaptiveAvgPool2d(1));
+  m->push_back(nn::Flatten());
+  if (c.dropout > 0) m->push_back(nn::Dropout(c.dropout));
+  m->push_back(nn::Linear(in, classes));
+  return m;
+}
+
+}  // namespace studio

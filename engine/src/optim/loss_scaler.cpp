@@ -1,0 +1,50 @@
+#include "optim/loss_scaler.h"
+
+#include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
+#include <ATen/ops/_amp_update_scale.h>
+
+namespace studio {
+
+LossScaler::LossScaler(const LossScaleConfig& config, torch::Device device, bool enabled)
+    : m_config(config), m_enabled(enabled) {
+  auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  m_scale = torch::full({}, enabled ? config.init_scale : 1.0, f32);
+  m_tracker = torch::zeros({}, f32.dtype(torch::kInt32));
+  m_foundInf = torch::zeros({}, f32);
+}
+
+torch::Tensor LossScaler::scale(const torch::Tensor& loss) const {
+  return m_enabled ? loss.to(torch::kFloat32) * m_scale : loss;
+}
+
+void LossScaler::unscale(const std::vector<torch::Tensor>& grads) {
+  if (!m_enabled) return;
+  torch::NoGradGuard noGrad;
+  m_foundInf.zero_();
+  // As GradScaler: the reciprocal in double, then float.
+  torch::Tensor inv = m_scale.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
+  at::_amp_foreach_non_finite_check_and_unscale_(grads, m_foundInf, inv);
+}
+
+void LossScaler::update() {
+  if (!m_enabled) return;
+  torch::NoGradGuard noGrad;
+  at::_amp_update_scale_(m_scale, m_tracker, m_foundInf, m_config.growth_factor, m_config.backoff_factor,
+                         m_config.growth_interval);
+}
+
+void LossScaler::save(torch::serialize::OutputArchive& a) const {
+  a.write("scale", m_scale, true);
+  a.write("tracker", m_tracker, true);
+}
+
+void LossScaler::load(torch::serialize::InputArchive& a) {
+  torch::NoGradGuard noGrad;
+  torch::Tensor s, t;
+  a.read("scale", s, true);
+  a.read("tracker", t, true);
+  m_scale.copy_(s);
+  m_tracker.copy_(t);
+}
+
+}  // namespace studio

@@ -1,0 +1,43 @@
+#pragma once
+// SGD (momentum, Nesterov), Adam and AdamW on PyTorch's fused kernels
+// (`_fused_sgd_`, `_fused_adam_`, `_fused_adamw_`, on CUDA and the CPU), the
+// same kernels Python's `fused=True` runs. Taking `found_inf` lets an fp16
+// step that overflowed be skipped on the device, without a host sync.
+// Thread: engine thread.
+
+#include <optional>
+#include <vector>
+
+#include <torch/serialize/archive.h>
+#include <torch/types.h>
+
+#include "studio/train_config.h"
+
+namespace studio {
+
+class Optimizer {
+ public:
+  Optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& config);
+
+  // One update with this learning rate; `momentum` replaces the SGD momentum
+  // or Adam beta1 when a schedule cycles it. With `foundInf` (a float32
+  // scalar on the device, 1 when the grads overflowed) the update is skipped
+  // on the device and the step counters are left unchanged.
+  void step(double lr, std::optional<double> momentum = std::nullopt,
+            const std::optional<torch::Tensor>& foundInf = std::nullopt);
+  void zeroGrad(bool setToNone);
+  const std::vector<torch::Tensor>& params() const { return m_params; }
+  std::vector<torch::Tensor> grads() const;
+
+  void save(torch::serialize::OutputArchive& archive) const;
+  void load(torch::serialize::InputArchive& archive);
+
+ private:
+  std::vector<torch::Tensor> m_params;
+  OptimizerConfig m_config;
+  std::vector<torch::Tensor> m_buf1;   // momentum buffers (sgd) or exp_avg (adam)
+  std::vector<torch::Tensor> m_buf2;   // exp_avg_sq (adam)
+  std::vector<torch::Tensor> m_steps;  // adam: float32 step counts on the device
+};
+
+}  // namespace studio

@@ -1,0 +1,44 @@
+#pragma once
+// Checkpoints: model, optimizer, loss scaler, position (step, epoch, batch in
+// the epoch), learning-rate changes and RNG states, so a resumed run
+// continues exactly where it stopped. Written to a temporary file and
+// renamed: a crash never leaves a torn checkpoint.
+// Thread: engine thread.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/types.h>
+
+#include "optim/loss_scaler.h"
+#include "optim/optimizer.h"
+
+namespace studio {
+
+struct CheckpointCounters {
+  int64_t step = 0;          // optimizer steps done
+  int64_t epoch = 0;         // current epoch
+  int64_t batchInEpoch = 0;  // next micro-batch of the current epoch
+  double lrMultiplier = 1.0; // from set-learning-rate commands
+  double bestAccuracy = -1;  // best evaluation accuracy so far
+  double wallSeconds = 0;
+  nlohmann::json lrChanges = nlohmann::json::array();
+};
+
+struct CheckpointParts {
+  torch::nn::Sequential& model;
+  Optimizer& optimizer;
+  LossScaler& scaler;
+  torch::Tensor& skipped;
+  CheckpointCounters& counters;
+};
+
+void saveCheckpoint(const std::string& path, CheckpointParts parts);
+// Throws std::runtime_error naming the file when it is missing or does not
+// match the model.
+void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch::Device& device);
+// Only the model's weights, for export.
+void loadModelWeights(const std::string& path, torch::nn::Sequential& model);
+
+}  // namespace studio

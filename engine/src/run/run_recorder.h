@@ -1,0 +1,56 @@
+#pragma once
+// Everything a run leaves on disk, written by the engine itself and never
+// dependent on a front-end: runs/<timestamp>-<name>/{settings.json,
+// metrics.csv, log.txt, summary.json, checkpoints/}.
+// metrics.csv is buffered and flushed at evaluations, checkpoints and every
+// few seconds. A write that fails (disk full, folder removed) throws
+// RunIoError naming the file.
+// Thread: engine thread.
+
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/metric_record.h"
+#include "studio/session.h"
+#include "studio/train_config.h"
+
+namespace studio {
+
+struct RunIoError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class RunRecorder {
+ public:
+  // A new, unique folder <outputDir>/<YYYYmmdd-HHMMSS>-<name>.
+  static std::string createRunDir(const std::string& outputDir, const std::string& name);
+
+  // Opens metrics.csv; on resume keeps only the rows up to `resumeStep`.
+  RunRecorder(std::string runDir, bool resume, int64_t resumeStep);
+  ~RunRecorder();
+
+  const std::string& dir() const { return m_dir; }
+  std::string checkpointDir() const { return m_dir + "/checkpoints"; }
+  void writeSettings(const TrainConfig& config, const nlohmann::json& runInfo);
+  void append(const MetricRecord& record);
+  void flush();
+  void flushIfDue();
+  void writeSummary(const RunSummary& summary);
+
+ private:
+  std::string m_dir;
+  std::ofstream m_csv;
+  std::string m_buffer;
+  std::chrono::steady_clock::time_point m_lastFlush;
+};
+
+// Writes `text` to path atomically (temporary file, then rename).
+void writeFileAtomically(const std::string& path, const std::string& text);
+// The settings a run folder holds (settings.json without its run_info).
+TrainConfig readRunSettings(const std::string& runDir);
+
+}  // namespace studio

@@ -1,0 +1,147 @@
+#include "studio/session.h"
+
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "run/run_recorder.h"
+#include "studio/log.h"
+#include "train/session_channel.h"
+#include "train/trainer.h"
+
+namespace studio {
+
+const char* stateName(SessionState s) {
+  switch (s) {
+    case SessionState::Idle: return "idle";
+    case SessionState::Starting: return "starting";
+    case SessionState::Running: return "running";
+    case SessionState::Paused: return "paused";
+    case SessionState::Finished: return "finished";
+    case SessionState::Stopped: return "stopped";
+    case SessionState::Failed: return "failed";
+  }
+  return "idle";
+}
+
+InvalidSettings::InvalidSettings(std::vector<ConfigError> e) : errors(std::move(e)) {
+  m_text = "invalid settings:";
+  for (const auto& x : errors) m_text += "\n  " + x.text();
+}
+
+struct Session::Impl {
+  std::unique_ptr<SessionChannel> channel;
+  std::thread thread;
+  std::atomic<bool> done{false};
+  std::mutex summaryMutex;
+  RunSummary summary;
+  std::mutex doneMutex;
+  std::condition_variable doneCv;
+
+  void launch(TrainConfig cfg, std::string runDir, bool resume, const StartOptions& options) {
+    if (thread.joinable()) {
+      if (!done) throw std::logic_error("a session is already running; stop it first");
+      thread.join();
+    }
+    channel = std::make_unique<SessionChannel>(options.metricQueueCapacity);
+    done = false;
+    SessionChannel* ch = channel.get();
+    thread = std::thread([this, ch, cfg = std::move(cfg), runDir = std::move(runDir), resume, options] {
+      Trainer trainer(cfg, runDir, resume, options, *ch);
+      RunSummary s = trainer.run();
+      ch->state = s.status == "completed" ? SessionState::Finished
+                  : s.status == "stopped" ? SessionState::Stopped
+                                          : SessionState::Failed;
+      {
+        std::lock_guard<std::mutex> lock(summaryMutex);
+        summary = s;
+      }
+      {
+        std::lock_guard<std::mutex> lock(doneMutex);
+        done = true;
+      }
+      doneCv.notify_all();
+    });
+  }
+};
+
+Session::Session() : m_impl(std::make_unique<Impl>()) {}
+
+Session::~Session() {
+  if (m_impl->thread.joinable()) {
+    if (!m_impl->done) stop();
+    m_impl->thread.join();
+  }
+}
+
+void Session::start(const TrainConfig& config, const StartOptions& options) {
+  auto errors = validate(config);
+  if (!errors.empty()) throw InvalidSettings(errors);
+  std::string dir = RunRecorder::createRunDir(config.output.dir, config.name);
+  m_impl->launch(config, dir, false, options);
+}
+
+void Session::resume(const std::string& runDir, const StartOptions& options) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(runDir)) throw std::runtime_error("run folder " + runDir + " not found");
+  TrainConfig config = readRunSettings(runDir);
+  auto errors = validate(config);
+  if (!errors.empty()) throw InvalidSettings(errors);
+  if (!fs::exists(runDir + "/checkpoints/last.ckpt"))
+    throw std::runtime_error("run folder " + runDir + " has no checkpoints/last.ckpt to resume from");
+  m_impl->launch(config, runDir, true, options);
+}
+
+void Session::pause() {
+  if (m_impl->channel) m_impl->channel->send({Command::Pause, 0});
+}
+void Session::resumeTraining() {
+  if (m_impl->channel) m_impl->channel->send({Command::Resume, 0});
+}
+void Session::stop() {
+  if (m_impl->channel) m_impl->channel->send({Command::Stop, 0});
+}
+void Session::saveCheckpointNow() {
+  if (m_impl->channel) m_impl->channel->send({Command::SaveNow, 0});
+}
+void Session::setLearningRate(double lr) {
+  if (m_impl->channel) m_impl->channel->send({Command::SetLr, lr});
+}
+
+bool Session::pollMetric(MetricRecord& out) {
+  return m_impl->channel && m_impl->channel->metrics.try_dequeue(out);
+}
+
+Progress Session::progress() const {
+  Progress p;
+  const SessionChannel* ch = m_impl->channel.get();
+  if (!ch) return p;
+  p.state = ch->state;
+  p.step = ch->step;
+  p.totalSteps = ch->totalSteps;
+  p.epoch = ch->epoch;
+  p.samplesPerSecond = ch->samplesPerSecond;
+  p.wallSeconds = ch->wallSeconds;
+  p.lastLoss = ch->lastLoss;
+  std::lock_guard<std::mutex> lock(const_cast<SessionChannel*>(ch)->textMutex);
+  p.device = ch->device;
+  p.runDir = ch->runDir;
+  return p;
+}
+
+bool Session::wait(std::chrono::milliseconds timeout) {
+  if (!m_impl->thread.joinable()) return true;
+  std::unique_lock<std::mutex> lock(m_impl->doneMutex);
+  return m_impl->doneCv.wait_for(lock, timeout, [&] { return m_impl->done.load(); });
+}
+
+bool Session::finished() const { return m_impl->done; }
+
+RunSummary Session::summary() const {
+  std::lock_guard<std::mutex> lock(m_impl->summaryMutex);
+  return m_impl->summary;
+}
+
+int64_t Session::droppedRecords() const { return m_impl->channel ? m_impl->channel->dropped.load() : 0; }
+
+}  // namespace studio

@@ -1,0 +1,68 @@
+#include "train/device_info.h"
+
+#include <ATen/Context.h>
+#include <ATen/DeviceAccelerator.h>
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace studio {
+
+torch::Device resolveDevice(const std::string& setting) {
+  const bool haveCuda = torch::cuda::is_available();
+  if (setting == "auto") return haveCuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  if (setting == "cpu") return torch::Device(torch::kCPU);
+  const int index = setting == "cuda" ? 0 : std::stoi(setting.substr(5));
+  if (!haveCuda)
+    throw std::invalid_argument("performance.device is \"" + setting +
+                                "\" but no CUDA GPU is available here; use \"auto\" or \"cpu\"");
+  if (index >= static_cast<int>(torch::cuda::device_count()))
+    throw std::invalid_argument("performance.device is \"" + setting + "\" but only " +
+                                std::to_string(torch::cuda::device_count()) + " CUDA device(s) exist");
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+void applyPerformanceSwitches(const PerformanceConfig& c, const torch::Device& device) {
+  auto& ctx = at::globalContext();
+  if (device.is_cuda()) {
+    ctx.setBenchmarkCuDNN(c.cudnn_benchmark);
+    ctx.setAllowTF32CuBLAS(c.tf32);
+    ctx.setAllowTF32CuDNN(c.tf32);
+  }
+  const int threads = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(threads);
+}
+
+std::string describeDevice(const torch::Device& device) {
+  if (device.is_cuda()) return "cuda:" + std::to_string(device.index());
+  return "cpu (" + std::to_string(at::get_num_threads()) + " threads)";
+}
+
+MemoryFigures memoryFigures(const torch::Device& device) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  MemoryFigures m;
+  if (device.is_cuda()) {
+    const auto stats = at::accelerator::getDeviceStats(device.index());
+    m.allocatedMiB = static_cast<double>(stats.allocated_bytes[0].current) / kMiB;
+    m.reservedMiB = static_cast<double>(stats.reserved_bytes[0].current) / kMiB;
+    m.peakMiB = static_cast<double>(stats.allocated_bytes[0].peak) / kMiB;
+    return m;
+  }
+  std::ifstream statm("/proc/self/statm");
+  long pagesTotal = 0, pagesResident = 0;
+  statm >> pagesTotal >> pagesResident;
+  m.allocatedMiB = static_cast<double>(pagesResident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / kMiB;
+  m.reservedMiB = static_cast<double>(pagesTotal) * static_cast<double>(sysconf(_SC_PAGESIZE)) / kMiB;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  m.peakMiB = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  return m;
+}
+
+}  // namespace studio

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs everything Training Studio needs to build and test on Debian 12.
+# Idempotent: a second run only checks and costs seconds.
+#   - Debian packages (Qt 6, QCustomPlot, spdlog, nlohmann_json, readerwriterqueue,
+#     CLI11, zlib, ninja, ccache, xvfb, the Fashion-MNIST data set)
+#   - LibTorch 2.11 as the pip wheel torch==2.11.0 in a virtual environment kept
+#     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio).
+# Prints the virtual environment's path on its last line.
+set -euo pipefail
+
+cache="${STUDIO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/training-studio}"
+venv="$cache/venv"
+torch_version="2.11.0"
+
+debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
+      libqcustomplot-dev libqcustomplot2.1-qt6
+      libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
+      zlib1g-dev ninja-build ccache xvfb xauth dataset-fashion-mnist
+      python3-venv)
+
+missing=()
+for p in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+py="${STUDIO_PYTHON:-python3}"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup: creating virtual environment $venv" >&2
+  mkdir -p "$cache"
+  "$py" -m venv "$venv"
+fi
+have=$("$venv/bin/python" - <<PY 2>/dev/null || true
+import importlib.metadata as m
+try:
+    ok = m.version("torch").split("+")[0] == "$torch_version"
+    m.version("numpy"); m.version("cmake")
+    print("ok" if ok else "")
+except Exception:
+    print("")
+PY
+)
+if [ "$have" != "ok" ]; then
+  echo "setup: installing torch==$torch_version, numpy and cmake into $venv (a few GB, once)" >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
+      "torch==$torch_version" numpy "cmake>=3.28" >&2
+fi
+echo "$venv"
