@@ -40,10 +40,13 @@ ImageSet loadImageSet(const std::string& imagesPath, const std::string& labelsPa
 
 DataSplits loadDataSplits(const DataConfig& config, uint64_t seed) {
   DataSplits d;
-  ImageSet train = loadImageSet(findFile(config.root, "train-images-idx3-ubyte"),
-                                findFile(config.root, "train-labels-idx1-ubyte"));
-  d.test = loadImageSet(findFile(config.root, "t10k-images-idx3-ubyte"),
-                        findFile(config.root, "t10k-labels-idx1-ubyte"));
+  // One statement each: the first missing file is the one reported.
+  const std::string trainImages = findFile(config.root, "train-images-idx3-ubyte");
+  const std::string trainLabels = findFile(config.root, "train-labels-idx1-ubyte");
+  const std::string testImages = findFile(config.root, "t10k-images-idx3-ubyte");
+  const std::string testLabels = findFile(config.root, "t10k-labels-idx1-ubyte");
+  ImageSet train = loadImageSet(trainImages, trainLabels);
+  d.test = loadImageSet(testImages, testLabels);
   if (config.train_limit > 0 && config.train_limit < train.size()) {
     train.images = train.images.slice(0, 0, config.train_limit);
     train.labels = train.labels.slice(0, 0, config.train_limit);

@@ -94,7 +94,7 @@ void RunRecorder::flushIfDue() {
   if (std::chrono::steady_clock::now() - m_lastFlush > std::chrono::seconds(3)) flush();
 }
 
-void RunRecorder::writeSummary(const RunSummary& s) {
+void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
   auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
   nlohmann::json j = {{"status", s.status},
                       {"error", s.error},
@@ -110,7 +110,7 @@ void RunRecorder::writeSummary(const RunSummary& s) {
                       {"samples_per_second", num(s.samplesPerSecond)},
                       {"wall_seconds", s.wallSeconds},
                       {"skipped_steps", s.skippedSteps}};
-  writeFileAtomically(m_dir + "/summary.json", j.dump(2) + "\n");
+  writeFileAtomically(runDir + "/summary.json", j.dump(2) + "\n");
 }
 
 TrainConfig readRunSettings(const std::string& runDir) {

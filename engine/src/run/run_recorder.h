@@ -39,7 +39,9 @@ class RunRecorder {
   void append(const MetricRecord& record);
   void flush();
   void flushIfDue();
-  void writeSummary(const RunSummary& summary);
+  // summary.json; static, so a run that failed before it had a recorder
+  // still leaves one.
+  static void writeSummary(const std::string& runDir, const RunSummary& summary);
 
  private:
   std::string m_dir;

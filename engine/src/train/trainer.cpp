@@ -106,6 +106,11 @@ struct Trainer::State {
     log::info((resume ? "resuming run " : "starting run ") + runDir + " on " + describeDevice(device) +
               " with LibTorch " + TORCH_VERSION);
 
+    if (!resume) {
+      // Settings first: a run that fails on its data still records what it was.
+      recorder = std::make_unique<RunRecorder>(runDir, false, 0);
+      recorder->writeSettings(cfg, {{"libtorch_version", TORCH_VERSION}, {"device", describeDevice(device)}});
+    }
     torch::manual_seed(cfg.train.seed);
     data = loadDataSplits(cfg.data, cfg.train.seed);
     log::info("data: " + std::to_string(data.train.size()) + " training, " + std::to_string(data.val.size()) +
@@ -156,8 +161,8 @@ struct Trainer::State {
                 std::to_string(counters.epoch) + ", batch " + std::to_string(counters.batchInEpoch) + ")");
     }
     wallAtStart = counters.wallSeconds;
-    recorder = std::make_unique<RunRecorder>(runDir, resume, counters.step);
-    if (!resume) writeSettings();
+    if (resume) recorder = std::make_unique<RunRecorder>(runDir, true, counters.step);
+    else writeSettings();
     ch.step = counters.step;
     ch.epoch = counters.epoch;
     log::info("plan: " + std::to_string(plan.totalSteps) + " optimizer steps, " +
@@ -172,6 +177,7 @@ struct Trainer::State {
                            {"device", describeDevice(device)},
                            {"train_examples", data.train.size()},
                            {"total_steps", plan.totalSteps},
+                           {"normalization", {{"mean", loaderOptions.mean}, {"std", loaderOptions.std}}},
                            {"lr_changes", counters.lrChanges}};
     recorder->writeSettings(cfg, info);
   }
@@ -440,6 +446,11 @@ struct Trainer::State {
     s.finalEvalLoss = lastEvalLoss;
     s.samplesPerSecond = trainSeconds > 0 ? static_cast<double>(trainSamples) / trainSeconds : MetricRecord::kNone;
     s.wallSeconds = wallSeconds();
+    try {
+      if (skipped.defined()) s.skippedSteps = static_cast<int64_t>(skipped.item<float>());
+    } catch (const std::exception&) {
+      // A broken device cannot report it; the error says why.
+    }
     return s;
   }
 };
@@ -501,10 +512,8 @@ RunSummary Trainer::run() {
     summary.badInput = badInput;
   }
   try {
-    if (s.recorder) {
-      s.recorder->flush();
-      s.recorder->writeSummary(summary);
-    }
+    if (s.recorder) s.recorder->flush();
+    RunRecorder::writeSummary(s.runDir, summary);
   } catch (const std::exception& e) {
     log::error(e.what());
     if (summary.error.empty()) {

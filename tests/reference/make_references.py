@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Golden numbers for the engine's numerics tests, computed by the installed
+PyTorch (the same 2.11 whose LibTorch the engine links).
+
+Writes into OUT_DIR:
+  schedules.json    learning rate (and momentum) per optimizer step of
+                    StepLR, CosineAnnealingLR, LinearLR, SequentialLR warm-up,
+                    OneCycleLR and CyclicLR for several settings
+  optimizers.json   parameters after each of a few SGD / Adam / AdamW steps
+  loss_scaler.json  GradScaler's scale, skipped steps and parameters for a
+                    scripted run of finite and inf/NaN gradients
+Usage: make_references.py OUT_DIR
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+
+
+def tolist(t):
+    return t.detach().double().flatten().tolist()
+
+
+# ---------------------------------------------------------------- schedules
+def schedule_cases():
+    """(name, settings for TrainConfig.schedule, base lr, total steps, optimizer kind, factory)."""
+    S = torch.optim.lr_scheduler
+    cases = []
+
+    def add(name, schedule, base_lr, total, kind, make):
+        cases.append((name, schedule, base_lr, total, kind, make))
+
+    add("constant", {"kind": "constant"}, 0.05, 20, "sgd", None)
+    for step_size, gamma in [(7, 0.1), (3, 0.5)]:
+        add(f"step_{step_size}_{gamma}", {"kind": "step", "step": {"step_size": step_size, "gamma": gamma}},
+            0.1, 30, "sgd", lambda o, s=step_size, g=gamma: S.StepLR(o, step_size=s, gamma=g))
+    for t_max, eta_min in [(25, 0.0), (10, 0.001)]:
+        add(f"cosine_{t_max}_{eta_min}", {"kind": "cosine", "cosine": {"t_max": t_max, "eta_min": eta_min}},
+            0.1, 40, "sgd", lambda o, t=t_max, e=eta_min: S.CosineAnnealingLR(o, T_max=t, eta_min=e))
+    add("cosine_auto_tmax", {"kind": "cosine"}, 0.02, 33, "sgd",
+        lambda o: S.CosineAnnealingLR(o, T_max=33, eta_min=0.0))
+    for sf, ef, it in [(1 / 3, 1.0, 5), (0.1, 0.5, 12), (1.0, 0.2, 8)]:
+        add(f"linear_{sf:.3f}_{ef}_{it}",
+            {"kind": "linear", "linear": {"start_factor": sf, "end_factor": ef, "total_iters": it}},
+            0.1, 20, "sgd", lambda o, a=sf, b=ef, c=it: S.LinearLR(o, start_factor=a, end_factor=b, total_iters=c))
+    # Linear warm-up then the main schedule, as SequentialLR composes them.
+    add("warmup_cosine", {"kind": "cosine", "warmup_steps": 5, "warmup_start_factor": 0.1,
+                          "cosine": {"t_max": 20, "eta_min": 0.0}}, 0.1, 25, "sgd",
+        lambda o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.1, end_factor=1.0, total_iters=5),
+                                     S.CosineAnnealingLR(o, T_max=20)], milestones=[5]))
+    add("warmup_step", {"kind": "step", "warmup_steps": 4, "warmup_start_factor": 0.25,
+                        "step": {"step_size": 5, "gamma": 0.5}}, 0.2, 20, "sgd",
+        lambda o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=4),
+                                     S.StepLR(o, step_size=5, gamma=0.5)], milestones=[4]))
+    onecycles = [
+        dict(max_lr=0.1, pct_start=0.3, anneal="cos", div_factor=25.0, final_div_factor=1e4, three_phase=False),
+        dict(max_lr=0.5, pct_start=0.25, anneal="linear", div_factor=10.0, final_div_factor=100.0, three_phase=False),
+        dict(max_lr=0.05, pct_start=0.4, anneal="cos", div_factor=5.0, final_div_factor=50.0, three_phase=True),
+        dict(max_lr=0.2, pct_start=0.2, anneal="linear", div_factor=25.0, final_div_factor=1e4, three_phase=True),
+    ]
+    for i, oc in enumerate(onecycles):
+        for kind in ["sgd", "adam"]:
+            add(f"onecycle_{i}_{kind}", {"kind": "onecycle", "onecycle": dict(oc, total_steps=50)}, 0.01, 50, kind,
+                lambda o, c=oc: S.OneCycleLR(o, max_lr=c["max_lr"], total_steps=50, pct_start=c["pct_start"],
+                                             anneal_strategy=c["anneal"], div_factor=c["div_factor"],
+                                             final_div_factor=c["final_div_factor"],
+                                             three_phase=c["three_phase"]))
+    # total_steps 0 means "the run's steps"
+    add("onecycle_auto_total", {"kind": "onecycle", "onecycle": {"max_lr": 0.1}}, 0.01, 37, "sgd",
+        lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=37))
+    add("onecycle_no_momentum", {"kind": "onecycle", "onecycle": {"max_lr": 0.1, "cycle_momentum": False,
+                                                                  "total_steps": 30}}, 0.01, 30, "sgd",
+        lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=30, cycle_momentum=False))
+    cyclics = [
+        dict(base_lr=0.001, max_lr=0.1, step_size_up=5, step_size_down=0, mode="triangular", gamma=1.0),
+        dict(base_lr=0.01, max_lr=0.2, step_size_up=4, step_size_down=7, mode="triangular2", gamma=1.0),
+        dict(base_lr=0.001, max_lr=0.05, step_size_up=6, step_size_down=3, mode="exp_range", gamma=0.97),
+    ]
+    for i, cy in enumerate(cyclics):
+        for kind in ["sgd", "adam"]:
+            add(f"cyclic_{i}_{kind}", {"kind": "cyclic", "cyclic": cy}, 0.01, 40, kind,
+                lambda o, c=cy: S.CyclicLR(o, base_lr=c["base_lr"], max_lr=c["max_lr"],
+                                           step_size_up=c["step_size_up"],
+                                           step_size_down=c["step_size_down"] or None, mode=c["mode"],
+                                           gamma=c["gamma"], base_momentum=0.8, max_momentum=0.9))
+    return cases
+
+
+def make_schedules():
+    out = []
+    for name, schedule, base_lr, total, kind, make in schedule_cases():
+        p = torch.nn.Parameter(torch.zeros(1))
+        if kind == "sgd":
+            opt = torch.optim.SGD([p], lr=base_lr, momentum=0.9)
+        else:
+            opt = torch.optim.Adam([p], lr=base_lr, betas=(0.9, 0.999))
+        sched = make(opt) if make else None
+        lrs, moms = [], []
+        for _ in range(total):
+            g = opt.param_groups[0]
+            lrs.append(g["lr"])
+            moms.append(g["momentum"] if kind == "sgd" else g["betas"][0])
+            p.grad = torch.zeros(1)
+            opt.step()
+            if sched:
+                sched.step()
+        out.append({"name": name, "schedule": schedule, "base_lr": base_lr, "total_steps": total,
+                    "optimizer": kind, "lr": lrs, "momentum": moms})
+    return out
+
+
+# --------------------------------------------------------------- optimizers
+def make_optimizers():
+    torch.manual_seed(0)
+    shapes = [(4, 3), (3,), (2, 2, 3)]
+    steps = 4
+    params0 = [torch.randn(s, dtype=torch.float32) for s in shapes]
+    grads = [[torch.randn(s, dtype=torch.float32) for s in shapes] for _ in range(steps)]
+    lrs = [0.1, 0.05, 0.08, 0.02]
+    configs = [
+        {"kind": "sgd", "momentum": 0.0, "nesterov": False, "weight_decay": 0.0},
+        {"kind": "sgd", "momentum": 0.9, "nesterov": False, "weight_decay": 0.0},
+        {"kind": "sgd", "momentum": 0.9, "nesterov": True, "weight_decay": 5e-4},
+        {"kind": "sgd", "momentum": 0.5, "nesterov": False, "weight_decay": 0.01},
+        {"kind": "adam", "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0},
+        {"kind": "adam", "beta1": 0.8, "beta2": 0.99, "eps": 1e-6, "weight_decay": 0.01},
+        {"kind": "adamw", "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.01},
+        {"kind": "adamw", "beta1": 0.85, "beta2": 0.95, "eps": 1e-7, "weight_decay": 0.1},
+    ]
+    cases = []
+    for cfg in configs:
+        for fused in [False, True]:
+            ps = [torch.nn.Parameter(p.clone()) for p in params0]
+            if cfg["kind"] == "sgd":
+                opt = torch.optim.SGD(ps, lr=lrs[0], momentum=cfg["momentum"], nesterov=cfg["nesterov"],
+                                      weight_decay=cfg["weight_decay"], fused=fused)
+            else:
+                cls = torch.optim.Adam if cfg["kind"] == "adam" else torch.optim.AdamW
+                opt = cls(ps, lr=lrs[0], betas=(cfg["beta1"], cfg["beta2"]), eps=cfg["eps"],
+                          weight_decay=cfg["weight_decay"], fused=fused)
+            after = []
+            for s in range(steps):
+                for g in opt.param_groups:
+                    g["lr"] = lrs[s]
+                for p, gr in zip(ps, grads[s]):
+                    p.grad = gr.clone()
+                opt.step()
+                after.append([tolist(p) for p in ps])
+            cases.append({"optimizer": cfg, "fused": fused, "after": after})
+    return {"shapes": [list(s) for s in shapes], "params0": [tolist(p) for p in params0],
+            "grads": [[tolist(g) for g in step] for step in grads], "lrs": lrs, "cases": cases}
+
+
+# -------------------------------------------------------------- loss scaler
+def make_loss_scaler():
+    torch.manual_seed(1)
+    # growth after 3 clean steps, backoff on inf and NaN, several in a row
+    pattern = ["ok", "ok", "ok", "ok", "inf", "ok", "ok", "ok", "ok", "nan", "inf", "ok", "ok", "ok", "ok", "ok",
+               "ok", "ok", "inf", "ok"]
+    cfg = {"init_scale": 1024.0, "growth_factor": 2.0, "backoff_factor": 0.5, "growth_interval": 3}
+    p = torch.nn.Parameter(torch.randn(5))
+    p0 = p.detach().clone()
+    opt = torch.optim.SGD([p], lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=cfg["init_scale"], growth_factor=cfg["growth_factor"],
+                                  backoff_factor=cfg["backoff_factor"], growth_interval=cfg["growth_interval"])
+    grads, scales, params, skipped = [], [], [], []
+    for kind in pattern:
+        g = torch.randn(5)
+        if kind == "inf":
+            g[2] = math.inf
+        elif kind == "nan":
+            g[0] = math.nan
+        grads.append([float(x) for x in g.tolist()])
+        # d/dp of (p . g) is g; backward of the scaled loss leaves g * scale
+        scaler.scale((p * g).sum()).backward()
+        before = p.detach().clone()
+        scaler.step(opt)
+        scaler.update()
+        skipped.append(bool(torch.equal(before, p.detach())))
+        scales.append(scaler.get_scale())
+        params.append(tolist(p))
+        opt.zero_grad(set_to_none=True)
+    return {"config": cfg, "pattern": pattern, "params0": tolist(p0), "grads": grads, "scales": scales,
+            "skipped": skipped, "params": params, "lr": 0.1}
+
+
+def to_json(value):
+    # inf/NaN are not JSON: write them as strings the tests parse back.
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, list):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "reference"
+    os.makedirs(out, exist_ok=True)
+    torch.set_num_threads(1)
+    for name, data in [("schedules", make_schedules()), ("optimizers", make_optimizers()),
+                       ("loss_scaler", make_loss_scaler())]:
+        with open(os.path.join(out, name + ".json"), "w") as f:
+            json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)
+        print(f"wrote {out}/{name}.json (torch {torch.__version__})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+#pragma once
+// Helpers shared by the test suites: golden files written by
+// tests/reference/make_references.py, and small settings for quick runs.
+
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/train_config.h"
+
+namespace studio::test {
+
+inline nlohmann::json loadReference(const std::string& name) {
+  const char* dir = std::getenv("STUDIO_REFERENCE_DIR");
+  if (!dir) qFatal("STUDIO_REFERENCE_DIR is not set; run the suites through ctest");
+  const std::string path = std::string(dir) + "/" + name + ".json";
+  std::ifstream in(path);
+  if (!in) qFatal("missing reference file %s (the reference_generate test writes it)", path.c_str());
+  return nlohmann::json::parse(in)["data"];
+}
+
+// Numbers in the golden files; inf and NaN are written as strings.
+inline double number(const nlohmann::json& j) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    return s == "inf" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  }
+  return j.get<double>();
+}
+
+inline bool close(double a, double b, double rtol, double atol) {
+  return std::fabs(a - b) <= atol + rtol * std::fabs(b);
+}
+
+// A quick CPU run on a slice of Fashion-MNIST.
+inline TrainConfig smallConfig(const QString& outDir) {
+  TrainConfig c;
+  c.name = "test";
+  c.model.kind = "cnn";
+  c.model.width = 4;
+  c.model.depth = 1;
+  c.data.train_limit = 512;
+  c.data.test_limit = 256;
+  c.train.epochs = 1;
+  c.train.batch_size = 32;
+  c.train.log_every_steps = 4;
+  c.optimizer.lr = 0.05;
+  c.performance.device = "cpu";
+  c.performance.threads = 2;
+  c.output.dir = outDir.toStdString();
+  return c;
+}
+
+}  // namespace studio::test
+
+#include "studio/session.h"
+
+namespace studio::test {
+
+// Drives a session to its end, draining the metric queue as a front-end does.
+inline RunSummary runToEnd(Session& s, std::vector<MetricRecord>* records = nullptr) {
+  for (;;) {
+    const bool done = s.wait(std::chrono::milliseconds(50));
+    MetricRecord r;
+    while (s.pollMetric(r))
+      if (records) records->push_back(r);
+    if (done) return s.summary();
+  }
+}
+
+inline std::vector<std::string> readLines(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+inline std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace studio::test

@@ -1,0 +1,213 @@
+// TrainConfig: validation names every bad field with its value, JSON round
+// trips, unknown keys and wrong types are rejected, presets are valid.
+#include <QtTest/QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/session.h"
+#include "studio/train_config.h"
+
+using namespace studio;
+
+namespace {
+
+bool hasError(const std::vector<ConfigError>& errors, const std::string& field, const std::string& part) {
+  for (const auto& e : errors)
+    if (e.field == field && e.text().find(part) != std::string::npos) return true;
+  return false;
+}
+
+std::string all(const std::vector<ConfigError>& errors) {
+  std::string s;
+  for (const auto& e : errors) s += e.text() + "; ";
+  return s;
+}
+
+}  // namespace
+
+class TestTrainConfig : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void defaultsAreValid() { QVERIFY2(validate(TrainConfig{}).empty(), all(validate(TrainConfig{})).c_str()); }
+
+  void invalidFieldIsReported_data() {
+    QTest::addColumn<QString>("assignment");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("lr negative") << "optimizer.lr=-1" << "optimizer.lr" << "optimizer.lr must be > 0 (got -1)";
+    QTest::newRow("lr zero") << "optimizer.lr=0" << "optimizer.lr" << "must be > 0 (got 0)";
+    QTest::newRow("optimizer kind") << "optimizer.kind=\"rmsprop\"" << "optimizer.kind" << "(got \"rmsprop\")";
+    QTest::newRow("momentum") << "optimizer.momentum=1.5" << "optimizer.momentum" << "(got 1.5)";
+    QTest::newRow("beta2") << "optimizer.beta2=1" << "optimizer.beta2" << "must be in [0, 1)";
+    QTest::newRow("eps") << "optimizer.eps=0" << "optimizer.eps" << "must be > 0";
+    QTest::newRow("weight decay") << "optimizer.weight_decay=-0.1" << "optimizer.weight_decay" << "(got -0.1)";
+    QTest::newRow("model kind") << "model.kind=\"vit\"" << "model.kind" << "must be one of mlp, cnn, resnet";
+    QTest::newRow("model width") << "model.width=0" << "model.width" << "(got 0)";
+    QTest::newRow("dropout") << "model.dropout=1" << "model.dropout" << "(got 1)";
+    QTest::newRow("batch size") << "train.batch_size=0" << "train.batch_size" << "(got 0)";
+    QTest::newRow("accumulation") << "train.accumulation_steps=0" << "train.accumulation_steps" << "(got 0)";
+    QTest::newRow("clip") << "train.grad_clip_norm=-2" << "train.grad_clip_norm" << "(got -2)";
+    QTest::newRow("epochs") << "train.epochs=-1" << "train.epochs" << "(got -1)";
+    QTest::newRow("val fraction") << "data.val_fraction=0.95" << "data.val_fraction" << "(got 0.95)";
+    QTest::newRow("crop") << "data.augment_crop=20" << "data.augment_crop" << "(got 20)";
+    QTest::newRow("dataset") << "data.dataset=\"cifar\"" << "data.dataset" << "(got \"cifar\")";
+    QTest::newRow("schedule kind") << "schedule.kind=\"exp\"" << "schedule.kind" << "(got \"exp\")";
+    QTest::newRow("precision") << "precision.mode=\"fp8\"" << "precision.mode" << "fp32, fp16, bf16";
+    QTest::newRow("growth") << "precision.loss_scale.growth_factor=1" << "precision.loss_scale.growth_factor"
+                            << "must be > 1 (got 1)";
+    QTest::newRow("backoff") << "precision.loss_scale.backoff_factor=1" << "precision.loss_scale.backoff_factor"
+                             << "(got 1)";
+    QTest::newRow("device") << "performance.device=\"tpu\"" << "performance.device" << "(got \"tpu\")";
+    QTest::newRow("device index") << "performance.device=\"cuda:x\"" << "performance.device" << "cuda:N";
+    QTest::newRow("loader mode") << "loader.mode=\"magic\"" << "loader.mode" << "(got \"magic\")";
+    QTest::newRow("prefetch") << "loader.prefetch=0" << "loader.prefetch" << "(got 0)";
+    QTest::newRow("eval batch") << "evaluation.batch_size=0" << "evaluation.batch_size" << "(got 0)";
+    QTest::newRow("output dir") << "output.dir=\"\"" << "output.dir" << "must name a folder";
+    QTest::newRow("name slash") << "name=\"a/b\"" << "name" << "must not contain";
+    QTest::newRow("schema") << "schema_version=7" << "schema_version" << "must be 1 (got 7)";
+  }
+  void invalidFieldIsReported() {
+    QFETCH(QString, assignment);
+    QFETCH(QString, field);
+    QFETCH(QString, message);
+    // applyOverride validates types only; validate() judges values.
+    TrainConfig c;
+    applyOverride(c, assignment.toStdString());
+    const auto errors = validate(c);
+    QVERIFY2(hasError(errors, field.toStdString(), message.toStdString()), all(errors).c_str());
+  }
+
+  void scheduleFieldsAreCheckedForTheChosenKind() {
+    TrainConfig c;
+    c.schedule.kind = "onecycle";
+    c.schedule.onecycle.pct_start = 1.5;
+    c.schedule.onecycle.anneal = "cubic";
+    c.schedule.warmup_steps = 10;
+    auto errors = validate(c);
+    QVERIFY(hasError(errors, "schedule.onecycle.pct_start", "(got 1.5)"));
+    QVERIFY(hasError(errors, "schedule.onecycle.anneal", "(got \"cubic\")"));
+    QVERIFY(hasError(errors, "schedule.warmup_steps", "warms up by itself"));
+    c = TrainConfig{};
+    c.schedule.kind = "cyclic";
+    c.schedule.cyclic.mode = "sine";
+    c.schedule.cyclic.step_size_up = 0;
+    errors = validate(c);
+    QVERIFY(hasError(errors, "schedule.cyclic.mode", "(got \"sine\")"));
+    QVERIFY(hasError(errors, "schedule.cyclic.step_size_up", "(got 0)"));
+  }
+
+  void everyErrorIsReportedAtOnce() {
+    TrainConfig c;
+    c.optimizer.lr = -1;
+    c.train.batch_size = 0;
+    c.model.kind = "x";
+    const auto errors = validate(c);
+    QCOMPARE(errors.size(), size_t(3));
+  }
+
+  void jsonRoundTrips() {
+    TrainConfig c;
+    c.name = "round-trip";
+    c.model.kind = "resnet";
+    c.model.width = 17;
+    c.optimizer.kind = "adamw";
+    c.optimizer.beta2 = 0.95;
+    c.schedule.kind = "cyclic";
+    c.schedule.cyclic.mode = "exp_range";
+    c.schedule.cyclic.gamma = 0.99;
+    c.precision.mode = "bf16";
+    c.train.seed = 123456789012345ULL;
+    c.data.augment_crop = 2;
+    c.loader.mode = "workers";
+    std::vector<ConfigError> errors;
+    const nlohmann::json j = toJson(c);
+    TrainConfig back = configFromJson(j, errors);
+    QVERIFY2(errors.empty(), all(errors).c_str());
+    QCOMPARE(toJson(back).dump(), j.dump());
+    QCOMPARE(back.train.seed, c.train.seed);
+    QCOMPARE(back.schedule.cyclic.gamma, 0.99);
+  }
+
+  void unknownKeysAreRejected() {
+    std::vector<ConfigError> errors;
+    nlohmann::json j = toJson(TrainConfig{});
+    j["optimizer"]["learning_rate"] = 0.1;
+    j["colour"] = "red";
+    j["schedule"]["onecycle"]["warmup"] = 3;
+    configFromJson(j, errors);
+    QVERIFY(hasError(errors, "optimizer.learning_rate", "is not a known setting"));
+    QVERIFY(hasError(errors, "colour", "is not a known setting"));
+    QVERIFY(hasError(errors, "schedule.onecycle.warmup", "is not a known setting"));
+  }
+
+  void wrongTypesAreRejected() {
+    std::vector<ConfigError> errors;
+    nlohmann::json j = nlohmann::json::object();
+    j["train"] = {{"batch_size", "big"}, {"epochs", 2.5}};
+    j["optimizer"] = {{"nesterov", 1}};
+    j["model"] = 3;
+    configFromJson(j, errors);
+    QVERIFY(hasError(errors, "train.batch_size", "must be a whole number (got \"big\")"));
+    QVERIFY(hasError(errors, "train.epochs", "must be a whole number (got 2.5)"));
+    QVERIFY(hasError(errors, "optimizer.nesterov", "must be true or false (got 1)"));
+    QVERIFY(hasError(errors, "model", "must be an object (got 3)"));
+  }
+
+  void missingKeysKeepDefaults() {
+    std::vector<ConfigError> errors;
+    TrainConfig c = configFromJson(nlohmann::json::parse(R"({"optimizer": {"lr": 0.3}})"), errors);
+    QVERIFY(errors.empty());
+    QCOMPARE(c.optimizer.lr, 0.3);
+    QCOMPARE(c.train.batch_size, TrainConfig{}.train.batch_size);
+  }
+
+  void overridesAreChecked() {
+    TrainConfig c;
+    applyOverride(c, "schedule.onecycle.max_lr=0.4");
+    QCOMPARE(c.schedule.onecycle.max_lr, 0.4);
+    applyOverride(c, "name=plain-text");  // not JSON: taken as a string
+    QCOMPARE(c.name, std::string("plain-text"));
+    QVERIFY_THROWS_EXCEPTION(ConfigFileError, applyOverride(c, "optimizer.lrr=1"));
+    QVERIFY_THROWS_EXCEPTION(ConfigFileError, applyOverride(c, "optimizer=1"));
+    QVERIFY_THROWS_EXCEPTION(ConfigFileError, applyOverride(c, "train.batch_size=abc"));
+    QVERIFY_THROWS_EXCEPTION(ConfigFileError, applyOverride(c, "no-equals-sign"));
+  }
+
+  void filesReportTheirName() {
+    QTemporaryDir dir;
+    const std::string bad = (dir.path() + "/bad.json").toStdString();
+    {
+      std::ofstream(bad) << "{ \"optimizer\": { \"lr\": ";
+    }
+    try {
+      loadConfigFile(bad);
+      QFAIL("expected an error");
+    } catch (const ConfigFileError& e) {
+      QVERIFY2(std::string(e.what()).find(bad) != std::string::npos, e.what());
+      QVERIFY2(std::string(e.what()).find("not valid JSON") != std::string::npos, e.what());
+    }
+    QVERIFY_THROWS_EXCEPTION(ConfigFileError, loadConfigFile((dir.path() + "/missing.json").toStdString()));
+    const std::string good = (dir.path() + "/good.json").toStdString();
+    TrainConfig c;
+    c.optimizer.lr = 0.123;
+    saveConfigFile(c, good);
+    QCOMPARE(loadConfigFile(good).optimizer.lr, 0.123);
+  }
+
+  void presetsLoadAndValidate() {
+    const std::string dir = defaultPresetDir();
+    const auto names = presetNames(dir);
+    QVERIFY(std::find(names.begin(), names.end(), "fashion-mnist-cnn") != names.end());
+    QVERIFY(std::find(names.begin(), names.end(), "fashion-mnist-mlp") != names.end());
+    for (const auto& n : names) {
+      TrainConfig c = loadConfigFile(presetPath(dir, n));
+      QVERIFY2(validate(c).empty(), (n + ": " + all(validate(c))).c_str());
+    }
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, presetPath(dir, "no-such-preset"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTrainConfig)
+#include "test_train_config.moc"
