@@ -92,14 +92,14 @@ class TestResume : public QObject {
 
   void resumeNeedsACheckpoint() {
     QTemporaryDir dir;
-    QVERIFY_THROWS_EXCEPTION(std::runtime_error, Session().resume((dir.path() + "/nope").toStdString()));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Session().resume((dir.path() + "/nope").toStdString()));
     QDir(dir.path()).mkpath("run");
     TrainConfig c = test::smallConfig(dir.path());
     saveConfigFile(c, (dir.path() + "/run/settings.json").toStdString());
     try {
       Session().resume((dir.path() + "/run").toStdString());
       QFAIL("expected an error");
-    } catch (const std::runtime_error& e) {
+    } catch (const std::invalid_argument& e) {
       QVERIFY2(std::string(e.what()).find("checkpoints/last.ckpt") != std::string::npos, e.what());
     }
   }

@@ -83,12 +83,12 @@ void Session::start(const TrainConfig& config, const StartOptions& options) {
 
 void Session::resume(const std::string& runDir, const StartOptions& options) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(runDir)) throw std::runtime_error("run folder " + runDir + " not found");
+  if (!fs::is_directory(runDir)) throw std::invalid_argument("run folder " + runDir + " not found");
   TrainConfig config = readRunSettings(runDir);
   auto errors = validate(config);
   if (!errors.empty()) throw InvalidSettings(errors);
   if (!fs::exists(runDir + "/checkpoints/last.ckpt"))
-    throw std::runtime_error("run folder " + runDir + " has no checkpoints/last.ckpt to resume from");
+    throw std::invalid_argument("run folder " + runDir + " has no checkpoints/last.ckpt to resume from");
   m_impl->launch(config, runDir, true, options);
 }
 

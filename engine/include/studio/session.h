@@ -82,7 +82,8 @@ class Session {
   // folder under config.output.dir.
   void start(const TrainConfig& config, const StartOptions& options = {});
   // Continues the run in runDir from its last checkpoint; throws
-  // std::runtime_error naming the file if the folder cannot be resumed.
+  // std::invalid_argument naming the folder or file if it cannot be resumed
+  // (ConfigFileError if its settings.json is unreadable).
   void resume(const std::string& runDir, const StartOptions& options = {});
 
   void pause();
