@@ -43,10 +43,13 @@ void CliProgress::update(const Progress& p) {
   const double eta = p.step > 0 && p.wallSeconds > 0
                          ? p.wallSeconds / static_cast<double>(p.step) * static_cast<double>(p.totalSteps - p.step)
                          : NAN;
+  char loss[32] = "-", speed[32] = "-";
+  if (std::isfinite(m_loss)) std::snprintf(loss, sizeof loss, "%.4f", m_loss);
+  if (p.samplesPerSecond > 0) std::snprintf(speed, sizeof speed, "%.0f", p.samplesPerSecond);
   char status[200];
-  std::snprintf(status, sizeof status, "%3.0f%% step %lld/%lld epoch %lld loss %.4f %.0f samples/s ETA %s%s",
+  std::snprintf(status, sizeof status, "%3.0f%% step %lld/%lld epoch %lld loss %s %s samples/s ETA %s%s",
                 100.0 * frac, static_cast<long long>(p.step), static_cast<long long>(p.totalSteps),
-                static_cast<long long>(p.epoch), m_loss, p.samplesPerSecond, formatDuration(eta).c_str(),
+                static_cast<long long>(p.epoch), loss, speed, formatDuration(eta).c_str(),
                 p.state == SessionState::Paused ? " (paused)" : "");
   if (m_tty) {
     const int width = 30;

@@ -84,6 +84,9 @@ struct Trainer::State {
   int64_t trainSamples = 0;
   double lastTrainLoss = MetricRecord::kNone;
   double lastEvalLoss = MetricRecord::kNone;
+  // The last evaluation of the test set (when there is no validation set),
+  // reused as the final test figures when it ran at the last step.
+  std::optional<std::pair<int64_t, EvalResult>> lastTestEval;
   bool stopRequested = false;
   bool paused = false;
 
@@ -276,6 +279,7 @@ struct Trainer::State {
     flushStats();
     const bool haveVal = valOnDevice.size() > 0;
     EvalResult e = evaluate(haveVal ? valOnDevice : testOnDevice);
+    if (!haveVal) lastTestEval = {counters.step, e};
     MetricRecord r;
     r.kind = RecordKind::Eval;
     r.step = counters.step;
@@ -477,7 +481,8 @@ RunSummary Trainer::run() {
     }
     summary = s.finish(status, error);
     if (!s.stopRequested) {
-      EvalResult test = s.evaluate(s.testOnDevice);
+      const bool fresh = s.lastTestEval && s.lastTestEval->first == s.counters.step;
+      EvalResult test = fresh ? s.lastTestEval->second : s.evaluate(s.testOnDevice);
       summary.testAccuracy = test.accuracy;
       summary.testLoss = test.loss;
       log::info("finished: test accuracy " + fmt(test.accuracy) + ", test loss " + fmt(test.loss) + ", " +
