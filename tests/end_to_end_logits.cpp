@@ -10,7 +10,7 @@
 namespace studio {
 
 void engineLogits(const std::string& exportDir, const std::string& imagesPath, int count, nlohmann::json& out) {
-  auto settings = nlohmann::json::parse(test::readTextFile(exportDir + "/settings.json"));
+  auto settings = nlohmann::json::parse(test::readText(exportDir + "/settings.json"));
   const double mean = settings["run_info"]["normalization"]["mean"].get<double>();
   const double std = settings["run_info"]["normalization"]["std"].get<double>();
   TrainConfig cfg = readRunSettings(exportDir);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/train_config.h"
+#include "text_file.h"
 
 namespace studio::test {
 
@@ -73,18 +74,6 @@ inline RunSummary runToEnd(Session& s, std::vector<MetricRecord>* records = null
       if (records) records->push_back(r);
     if (done) return s.summary();
   }
-}
-
-inline std::vector<std::string> readLines(const std::string& path) {
-  std::vector<std::string> lines;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-inline std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace studio::test

@@ -2,12 +2,11 @@
 // Reading a run's trained weights back, for the suites that look inside.
 #include <torch/nn/modules/container/sequential.h>
 
-#include <fstream>
-#include <iterator>
 
 #include "models/model_factory.h"
 #include "run/checkpoint.h"
 #include "run/run_recorder.h"
+#include "text_file.h"
 
 namespace studio::test {
 
@@ -16,11 +15,6 @@ inline torch::nn::Sequential weightsOf(const std::string& runDir, const std::str
   torch::nn::Sequential model = buildModel(cfg.model, 1, 28, 28, 10);
   loadModelWeights(runDir + "/checkpoints/" + which + ".ckpt", model);
   return model;
-}
-
-inline std::string readTextFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace studio::test
