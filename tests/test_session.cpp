@@ -6,7 +6,10 @@
 
 #include <QDir>
 #include <QFile>
+#include <csignal>
 #include <thread>
+
+#include <sys/resource.h>
 
 using namespace studio;
 
@@ -117,6 +120,42 @@ class TestSession : public QObject {
     // The failure is recorded in the run folder too.
     QVERIFY(QFile::exists(QString::fromStdString(r.runDir + "/summary.json")));
     QVERIFY(test::readLines(r.runDir + "/log.txt").size() > 0);
+  }
+
+  void fullDiskFailsClearlyAndKeepsWhatWasRecorded() {
+    // A file-size limit makes writes past 256 KiB fail as on a full disk;
+    // the checkpoint (about 1.6 MB of weights) is the first file to hit it.
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path());
+    c.model.kind = "mlp";
+    c.model.width = 512;
+    c.model.depth = 1;
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old{};
+    getrlimit(RLIMIT_FSIZE, &old);
+    rlimit small = old;
+    small.rlim_cur = 256 * 1024;
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+    Session s;
+    s.start(c);
+    RunSummary r = test::runToEnd(s);
+    setrlimit(RLIMIT_FSIZE, &old);
+    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY2(r.error.find(r.runDir + "/checkpoints/last.ckpt") != std::string::npos, r.error.c_str());
+    QVERIFY2(r.error.find("disk full") != std::string::npos, r.error.c_str());
+    // Every metric recorded before the failure is on disk, and no torn or
+    // temporary checkpoint is left behind.
+    int train = 0, eval = 0;
+    for (const auto& line : test::readLines(r.runDir + "/metrics.csv")) {
+      train += line.rfind("train,", 0) == 0;
+      eval += line.rfind("eval,", 0) == 0;
+    }
+    QCOMPARE(train, 16);
+    QCOMPARE(eval, 1);
+    QVERIFY(!QFile::exists(QString::fromStdString(r.runDir + "/checkpoints/last.ckpt")));
+    QVERIFY(!QFile::exists(QString::fromStdString(r.runDir + "/checkpoints/last.ckpt.tmp")));
+    auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
+    QCOMPARE(summary["status"].get<std::string>(), std::string("failed"));
   }
 
   void missingGpuIsAClearError() {

@@ -27,10 +27,15 @@ torch::Tensor transformBatch(const torch::Tensor& u8, const LoaderOptions& o, ui
   // The random choices are drawn on the CPU from a per-batch generator, so
   // both loader modes and any device give identical batches.
   auto gen = at::make_generator<at::CPUGeneratorImpl>(augmentSeed);
+  // Through pinned memory, so the copy to a GPU is asynchronous: a copy from
+  // pageable memory would synchronise the host with the device every step.
+  auto toDevice = [&](const torch::Tensor& t) {
+    return x.is_cuda() ? t.pin_memory().to(x.device(), /*non_blocking=*/true) : t;
+  };
   if (o.augmentCrop > 0) {
     const int64_t p = o.augmentCrop;
-    torch::Tensor dy = torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64).to(x.device());
-    torch::Tensor dx = torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64).to(x.device());
+    torch::Tensor dy = toDevice(torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64));
+    torch::Tensor dx = toDevice(torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64));
     // Zero padding is the normalised value of a black pixel.
     const double fill = -o.mean / o.std;
     torch::Tensor padded = torch::constant_pad_nd(x, {p, p, p, p}, fill);
@@ -43,7 +48,7 @@ torch::Tensor transformBatch(const torch::Tensor& u8, const LoaderOptions& o, ui
     x = perm.index({bi, rows.unsqueeze(2), cols.unsqueeze(1)}).permute({0, 3, 1, 2}).contiguous();
   }
   if (o.augmentFlip) {
-    torch::Tensor flip = torch::rand({b}, gen).lt(0.5).to(x.device()).view({b, 1, 1, 1});
+    torch::Tensor flip = toDevice(torch::rand({b}, gen).lt(0.5)).view({b, 1, 1, 1});
     x = torch::where(flip, x.flip({3}), x);
   }
   return x;

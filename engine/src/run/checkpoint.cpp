@@ -6,6 +6,7 @@
 #include <torch/serialize/archive.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "run/run_recorder.h"
 
@@ -32,15 +33,20 @@ void saveCheckpoint(const std::string& path, CheckpointParts p) {
   a.write("rng_cpu", at::detail::getDefaultCPUGenerator().get_state(), true);
   const torch::Device dev = p.skipped.device();
   if (dev.is_cuda()) a.write("rng_cuda", at::globalContext().defaultGenerator(dev).get_state(), true);
-  const std::string tmp = path + ".tmp";
+  // Serialise in memory, then write the file ourselves: LibTorch's file
+  // writer throws from its destructor when the disk fills up (terminating
+  // the process), and our writer reports it and removes the partial file.
+  std::ostringstream bytes;
   try {
-    a.save_to(tmp);
+    a.save_to(bytes);
   } catch (const c10::Error& e) {
-    throw RunIoError("cannot write checkpoint " + path + " (disk full?): " + e.what_without_backtrace());
+    throw RunIoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw RunIoError("cannot write checkpoint " + path + ": " + ec.message());
+  try {
+    writeFileAtomically(path, bytes.str());
+  } catch (const RunIoError& e) {
+    throw RunIoError("cannot write checkpoint " + path + " (disk full?): " + e.what());
+  }
 }
 
 static torch::serialize::InputArchive openArchive(const std::string& path, const torch::Device& device) {

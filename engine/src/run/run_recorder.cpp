@@ -10,14 +10,18 @@ namespace fs = std::filesystem;
 
 void writeFileAtomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
+  std::error_code ec;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw RunIoError("cannot create " + tmp + " (folder missing or not writable)");
-    out << text;
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.flush();
-    if (!out) throw RunIoError("cannot write " + path + " (disk full?)");
+    if (!out) {
+      out.close();
+      fs::remove(tmp, ec);  // whatever was there before stays as it was
+      throw RunIoError("cannot write " + path + " (disk full?)");
+    }
   }
-  std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec) throw RunIoError("cannot write " + path + ": " + ec.message());
 }

@@ -195,7 +195,11 @@ struct Trainer::State {
       std::error_code ec;
       fs::copy_file(dir + "/last.ckpt", dir + "/best.ckpt.tmp", fs::copy_options::overwrite_existing, ec);
       if (!ec) fs::rename(dir + "/best.ckpt.tmp", dir + "/best.ckpt", ec);
-      if (ec) throw RunIoError("cannot write " + dir + "/best.ckpt: " + ec.message());
+      if (ec) {
+        std::error_code ignored;
+        fs::remove(dir + "/best.ckpt.tmp", ignored);
+        throw RunIoError("cannot write " + dir + "/best.ckpt (disk full?): " + ec.message());
+      }
     }
     recorder->flush();
   }
