@@ -1,12 +1,15 @@
 // Engine throughput against the hand-written PyTorch loop (reference_loop.py)
 // on the same model, data, optimizer, schedule, batch and device. Prints
 // both samples/s and their ratio (engine / Python; the goal is >= 1).
-// Usage: bench_engine [--steps N] [--device cpu|cuda] [--python PATH]
+// Usage: bench_engine [--steps N] [--rounds R] [--device cpu|cuda] [--python PATH]
+// Each round runs both; the medians are compared.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,50 +27,82 @@ std::string run(const std::string& cmd) {
   return out;
 }
 
+// Engine samples/s over the steps after the first `warmup` (as the Python
+// loop also excludes its warm-up), from the wall times of the live records.
+double engineRun(studio::TrainConfig c, int warmup, std::string& device) {
+  studio::Session s;
+  s.start(c);
+  double tWarm = -1, tEnd = -1;
+  auto drain = [&] {
+    studio::MetricRecord r;
+    while (s.pollMetric(r)) {
+      if (r.kind != studio::RecordKind::Train) continue;
+      if (r.step == warmup) tWarm = r.wallSeconds;
+      if (r.step == c.train.max_steps) tEnd = r.wallSeconds;
+    }
+  };
+  while (!s.wait(std::chrono::milliseconds(100))) drain();
+  drain();
+  const studio::RunSummary e = s.summary();
+  if (e.status != "completed" || tWarm < 0 || tEnd <= tWarm) {
+    std::fprintf(stderr, "engine run %s: %s\n", e.status.c_str(), e.error.c_str());
+    std::exit(1);
+  }
+  device = e.device;
+  return static_cast<double>((c.train.max_steps - warmup) * c.train.batch_size) / (tEnd - tWarm);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 300;
+  int steps = 300, rounds = 3;
+  const int warmup = 20;
   std::string device = "cpu", python = STUDIO_BENCH_PYTHON;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--steps") steps = std::atoi(argv[i + 1]);
     else if (k == "--device") device = argv[i + 1];
     else if (k == "--python") python = argv[i + 1];
+    else if (k == "--rounds") rounds = std::atoi(argv[i + 1]);
   }
   studio::log::setConsoleLevel("warn");
   studio::TrainConfig c = studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), "fashion-mnist-cnn"));
-  c.train.max_steps = steps;
-  c.train.log_every_steps = 50;
+  c.train.max_steps = warmup + steps;
+  c.train.log_every_steps = warmup;  // records flush at the warm-up's end and every 20 steps after
   c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
   c.performance.device = device;
   c.output.dir = "/tmp/training-studio-bench";
-  studio::Session s;
-  s.start(c);
-  while (!s.wait(std::chrono::milliseconds(100))) {
-    studio::MetricRecord r;
-    while (s.pollMetric(r)) {}
+  std::vector<double> engine, reference;
+  std::string deviceName;
+  // Alternate the two, so a slow spell of a shared machine hits both.
+  for (int r = 0; r < rounds; ++r) {
+    engine.push_back(engineRun(c, warmup, deviceName));
+    const int threads = deviceName.find('(') == std::string::npos
+                            ? 0
+                            : std::atoi(deviceName.substr(deviceName.find('(') + 1).c_str());
+    const std::string cmd = python + " " + STUDIO_BENCH_DIR + "/reference_loop.py --steps " +
+                            std::to_string(steps) + " --batch " + std::to_string(c.train.batch_size) +
+                            " --device " + (device == "cpu" ? "cpu" : "cuda") + " --threads " +
+                            std::to_string(threads);
+    const std::string out = run(cmd);
+    try {
+      reference.push_back(nlohmann::json::parse(out)["samples_per_second"].get<double>());
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "reference loop failed: %s\n%s\n", cmd.c_str(), out.c_str());
+      return 1;
+    }
+    std::printf("round %d: engine %.0f, PyTorch loop %.0f samples/s\n", r + 1, engine.back(), reference.back());
   }
-  const studio::RunSummary e = s.summary();
-  if (e.status != "completed") {
-    std::fprintf(stderr, "engine run %s: %s\n", e.status.c_str(), e.error.c_str());
-    return 1;
-  }
-  const int threads = std::atoi(e.device.substr(e.device.find('(') + 1).c_str());
-  const std::string cmd = python + " " + STUDIO_BENCH_DIR + "/reference_loop.py --steps " + std::to_string(steps) +
-                          " --batch " + std::to_string(c.train.batch_size) + " --device " +
-                          (device == "cpu" ? "cpu" : "cuda") + " --threads " + std::to_string(threads);
-  const std::string out = run(cmd);
-  double ref = 0;
-  try {
-    ref = nlohmann::json::parse(out)["samples_per_second"].get<double>();
-  } catch (const std::exception&) {
-    std::fprintf(stderr, "reference loop failed: %s\n%s\n", cmd.c_str(), out.c_str());
-    return 1;
-  }
-  std::printf("preset fashion-mnist-cnn, %d steps of batch %d on %s\n", steps, c.train.batch_size, e.device.c_str());
-  std::printf("engine samples/s:          %10.0f\n", e.samplesPerSecond);
-  std::printf("PyTorch loop samples/s:    %10.0f\n", ref);
-  std::printf("ratio engine / PyTorch:    %10.3f\n", e.samplesPerSecond / ref);
+  const double e = median(engine), p = median(reference);
+  std::printf("preset fashion-mnist-cnn, %d timed steps of batch %d after %d warm-up steps, on %s, median of %d\n",
+              steps, c.train.batch_size, warmup, deviceName.c_str(), rounds);
+  std::printf("engine samples/s:          %10.0f\n", e);
+  std::printf("PyTorch loop samples/s:    %10.0f\n", p);
+  std::printf("ratio engine / PyTorch:    %10.3f\n", e / p);
   return 0;
 }
