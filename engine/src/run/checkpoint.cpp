@@ -13,7 +13,7 @@
 namespace studio {
 namespace fs = std::filesystem;
 
-void saveCheckpoint(const std::string& path, CheckpointParts p) {
+void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   torch::serialize::OutputArchive a, model, optim, scaler;
   p.model->save(model);
   p.optimizer.save(optim);
@@ -40,13 +40,10 @@ void saveCheckpoint(const std::string& path, CheckpointParts p) {
   try {
     a.save_to(bytes);
   } catch (const c10::Error& e) {
-    throw RunIoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
+    throw RunIoError("cannot serialise checkpoint " + paths.front() + ": " + e.what_without_backtrace());
   }
-  try {
-    writeFileAtomically(path, bytes.str());
-  } catch (const RunIoError& e) {
-    throw RunIoError("cannot write checkpoint " + path + " (disk full?): " + e.what());
-  }
+  const std::string data = bytes.str();
+  for (const auto& path : paths) writeFileAtomically(path, data);  // names the file on failure
 }
 
 static torch::serialize::InputArchive openArchive(const std::string& path, const torch::Device& device) {

@@ -6,6 +6,7 @@
 // Thread: engine thread.
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/nn/modules/container/sequential.h>
@@ -34,7 +35,8 @@ struct CheckpointParts {
   CheckpointCounters& counters;
 };
 
-void saveCheckpoint(const std::string& path, CheckpointParts parts);
+// Writes the same checkpoint to each path (last, and best when it is).
+void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts parts);
 // Throws std::runtime_error naming the file when it is missing or does not
 // match the model.
 void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch::Device& device);

@@ -7,7 +7,6 @@
 #include <torch/version.h>
 
 #include <chrono>
-#include <filesystem>
 #include <optional>
 
 #include "data/batch_loader.h"
@@ -24,7 +23,6 @@
 #include "train/device_info.h"
 
 namespace studio {
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -190,17 +188,9 @@ struct Trainer::State {
   void saveCheckpoints(bool best) {
     counters.wallSeconds = wallSeconds();
     const std::string dir = runDir + "/checkpoints";
-    saveCheckpoint(dir + "/last.ckpt", parts());
-    if (best) {
-      std::error_code ec;
-      fs::copy_file(dir + "/last.ckpt", dir + "/best.ckpt.tmp", fs::copy_options::overwrite_existing, ec);
-      if (!ec) fs::rename(dir + "/best.ckpt.tmp", dir + "/best.ckpt", ec);
-      if (ec) {
-        std::error_code ignored;
-        fs::remove(dir + "/best.ckpt.tmp", ignored);
-        throw RunIoError("cannot write " + dir + "/best.ckpt (disk full?): " + ec.message());
-      }
-    }
+    std::vector<std::string> paths{dir + "/last.ckpt"};
+    if (best) paths.push_back(dir + "/best.ckpt");
+    saveCheckpoint(paths, parts());
     recorder->flush();
   }
 
@@ -505,9 +495,6 @@ RunSummary Trainer::run() {
     status = "failed";
     error = e.what();
     badInput = true;
-  } catch (const RunIoError& e) {
-    status = "failed";
-    error = e.what();
   } catch (const c10::Error& e) {
     status = "failed";
     error = e.what_without_backtrace();
