@@ -38,15 +38,19 @@ void error(const std::string& t) { state().logger->error(t); }
 
 std::shared_ptr<spdlog::logger> logger() { return state().logger; }
 
-std::shared_ptr<void> addFileSink(const std::string& path) {
-  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, false);
-  sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
+std::shared_ptr<void> addSink(std::shared_ptr<spdlog::sinks::sink> sink) {
   auto fanout = state().fanout;
   fanout->add_sink(sink);
   return std::shared_ptr<void>(sink.get(), [fanout, sink](void*) {
     sink->flush();
     fanout->remove_sink(sink);
   });
+}
+
+std::shared_ptr<void> addFileSink(const std::string& path) {
+  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, false);
+  sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
+  return addSink(sink);
 }
 
 void setConsoleLevel(const std::string& level) {

@@ -46,6 +46,11 @@ struct Session::Impl {
     channel = std::make_unique<SessionChannel>(options.metricQueueCapacity);
     done = false;
     SessionChannel* ch = channel.get();
+    {
+      // Known from the start, so the front-end can show and select the run at once.
+      std::lock_guard<std::mutex> lock(ch->textMutex);
+      ch->runDir = runDir;
+    }
     thread = std::thread([this, ch, cfg = std::move(cfg), runDir = std::move(runDir), resume, options] {
       Trainer trainer(cfg, runDir, resume, options, *ch);
       RunSummary s = trainer.run();

@@ -7,7 +7,10 @@
 #include <memory>
 #include <string>
 
-namespace spdlog { class logger; }
+namespace spdlog {
+class logger;
+namespace sinks { class sink; }
+}  // namespace spdlog
 
 namespace studio::log {
 
@@ -18,6 +21,9 @@ void error(const std::string& text);
 
 // The shared logger, for front-ends that add a sink (the window's log view).
 std::shared_ptr<spdlog::logger> logger();
+// Send everything to this sink too (the window's log view) until the
+// returned handle is dropped. The sink keeps its own pattern.
+std::shared_ptr<void> addSink(std::shared_ptr<spdlog::sinks::sink> sink);
 // Mirror everything into this file until the returned handle is dropped.
 std::shared_ptr<void> addFileSink(const std::string& path);
 // Console output on/off (the CLI keeps the terminal for its progress bar).

@@ -1,0 +1,300 @@
+// The window on real (short, CPU) runs: live curves, pause, learning-rate
+// change, stop with a checkpoint, export, reopening and overlaying runs from
+// disk, resuming from the runs list, and closing during a run.
+#include <QtTest/QtTest>
+
+#include <QAction>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTreeWidget>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/dataset_info.h"
+#include "studio/lr_schedule.h"
+#include "test_support.h"
+#include "ui/log_panel.h"
+#include "ui/main_window.h"
+#include "ui/metric_chart.h"
+#include "ui/plots_panel.h"
+#include "ui/run_catalog.h"
+#include "ui/run_controller.h"
+#include "ui/run_status_bar.h"
+#include "ui/run_toolbar.h"
+#include "ui/runs_panel.h"
+#include "ui/settings_panel.h"
+
+using namespace studio;
+using ui::MetricChart;
+using ui::PlotsPanel;
+
+namespace {
+
+constexpr int kTimeout = 120'000;
+
+size_t countRows(const QString& runDir, RecordKind kind, bool finiteLoss = false) {
+  std::vector<MetricRecord> records;
+  ui::readRunMetrics(runDir, records);
+  size_t n = 0;
+  for (const auto& r : records)
+    if (r.kind == kind && (!finiteLoss || std::isfinite(r.trainLoss))) ++n;
+  return n;
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::unique_ptr<ui::MainWindow> m_window;
+  QString m_stoppedRun;
+  QString m_shortRun;
+
+  TrainConfig longConfig() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "long";
+    c.data.train_limit = 2048;
+    c.train.epochs = 200;  // stopped long before its end
+    c.train.log_every_steps = 2;
+    c.evaluation.every_steps = 32;
+    c.schedule.kind = "cosine";
+    return c;
+  }
+  ui::RunController* controller() { return m_window->controller(); }
+  MetricChart* chart(PlotsPanel::Chart c) { return m_window->plotsPanel()->chart(c); }
+  size_t points(PlotsPanel::Chart c, const QString& run, const char* metric) {
+    const ui::PlotSeries* s = chart(c)->series(run + "/" + metric);
+    return s ? s->size() : 0;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_window = std::make_unique<ui::MainWindow>(QString::fromStdString(defaultPresetDir()), false);
+    m_window->resize(1400, 900);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+  }
+
+  void liveRunDrawsLossAndLearningRate() {
+    m_window->settingsPanel()->setConfig(longConfig());
+    QVERIFY(m_window->settingsPanel()->isValid());
+    QTRY_VERIFY(chart(PlotsPanel::LearningRate)->series("preview/lr") != nullptr);
+    // Start through the toolbar, as a person does (F5 is its shortcut).
+    QVERIFY(m_window->runToolBar()->startAction()->isEnabled());
+    m_window->runToolBar()->startAction()->trigger();
+    QVERIFY(controller()->active());
+    const QString run = QDir(controller()->runDir()).absolutePath();
+    m_stoppedRun = run;
+    QTRY_VERIFY_WITH_TIMEOUT(points(PlotsPanel::Loss, run, "train_loss") >= 10, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(points(PlotsPanel::Accuracy, run, "eval_accuracy") >= 1, kTimeout);
+    QVERIFY(points(PlotsPanel::LearningRate, run, "lr") >= 10);
+    QVERIFY(points(PlotsPanel::Loss, run, "train_loss_smooth") == points(PlotsPanel::Loss, run, "train_loss"));
+    // Settings cannot change under a running run; Start waits for it to end.
+    QVERIFY(!m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());
+    QVERIFY(!m_window->runToolBar()->startAction()->isEnabled());
+
+    // The actual learning rate lies on the planned curve drawn before the start.
+    const ui::PlotSeries* actual = chart(PlotsPanel::LearningRate)->series(run + "/lr");
+    const ui::PlotSeries* planned = chart(PlotsPanel::LearningRate)->series("preview/lr");
+    QVERIFY(planned && planned->size() == 64 * 200);
+    for (size_t i = 0; i < actual->size(); ++i) {
+      const size_t step = static_cast<size_t>(actual->x[i]);
+      QVERIFY(std::abs(actual->y[i] - planned->y[step - 1]) <= 1e-12 * planned->y[step - 1]);
+    }
+    // The engine's log reaches the log dock through spdlog's Qt sink.
+    QTRY_VERIFY(m_window->logPanel()->visibleText().contains("starting run"));
+    QVERIFY(m_window->runStatusBar()->stepText().contains("step"));
+  }
+
+  void pauseHoldsTheStepCount() {
+    m_window->runToolBar()->pauseAction()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), SessionState::Paused, kTimeout);
+    QVERIFY(m_window->runToolBar()->resumeAction()->isEnabled());
+    QVERIFY(!m_window->runToolBar()->pauseAction()->isEnabled());
+    const int64_t step = controller()->progress().step;
+    const size_t drawn = points(PlotsPanel::Loss, m_stoppedRun, "train_loss");
+    QTest::qWait(800);
+    QCOMPARE(controller()->progress().step, step);
+    QCOMPARE(points(PlotsPanel::Loss, m_stoppedRun, "train_loss"), drawn);
+    m_window->runToolBar()->resumeAction()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->progress().step > step + 4, kTimeout);
+  }
+
+  void learningRateChangeLandsInTheRun() {
+    QLineEdit* edit = m_window->runToolBar()->lrEdit();
+    edit->setText("0.0123");
+    m_window->runToolBar()->setLrAction()->trigger();
+    auto changed = [&] {
+      for (const auto& r : controller()->records())
+        if (r.kind == RecordKind::LrChange) return r.lr == 0.0123;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(changed(), kTimeout);
+    QVERIFY(chart(PlotsPanel::LearningRate)->markerCount() >= 1);
+    QVERIFY(chart(PlotsPanel::Loss)->markerCount() >= 1);
+    // Later steps train at the new rate (cosine continues, scaled to it).
+    int64_t changeStep = 0;
+    for (const auto& r : controller()->records())
+      if (r.kind == RecordKind::LrChange) changeStep = r.step;
+    auto trainedAfter = [&] {
+      for (const auto& r : controller()->records())
+        if (r.kind == RecordKind::Train && r.step == changeStep + 1) return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(trainedAfter(), kTimeout);
+    for (const auto& r : controller()->records())
+      if (r.kind == RecordKind::Train && r.step == changeStep + 1) QVERIFY(std::abs(r.lr - 0.0123) < 1e-3 * 0.0123);
+    // Bad input in the field is refused with a message, nothing is sent.
+    edit->setText("fast");
+    m_window->runToolBar()->setLrAction()->trigger();
+    QVERIFY(m_window->lastMessage().contains("must be a number > 0 (got \"fast\")"));
+  }
+
+  void stopLeavesACheckpoint() {
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    m_window->runToolBar()->stopAction()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    QVERIFY(!controller()->active());
+    const auto summary = finished.front().front().value<RunSummary>();
+    QCOMPARE(summary.status, std::string("stopped"));
+    QVERIFY(QFile::exists(m_stoppedRun + "/checkpoints/last.ckpt"));
+    QVERIFY(m_window->runToolBar()->startAction()->isEnabled());
+    QVERIFY(m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());
+    // The learning-rate change is recorded with the run.
+    std::ifstream in((m_stoppedRun + "/settings.json").toStdString());
+    const auto settings = nlohmann::json::parse(in);
+    QCOMPARE(settings["run_info"]["lr_changes"].size(), size_t{1});
+    QCOMPARE(settings["run_info"]["lr_changes"][0]["lr"].get<double>(), 0.0123);
+    QCOMPARE(countRows(m_stoppedRun, RecordKind::LrChange), size_t{1});
+    // Every record that reached the window is in metrics.csv, and nothing more.
+    QCOMPARE(countRows(m_stoppedRun, RecordKind::Train), points(PlotsPanel::Loss, m_stoppedRun, "train_loss"));
+    // The runs list shows it stopped, and offers to resume it.
+    ui::RunsPanel* runs = m_window->runsPanel();
+    QVERIFY(runs->runCount() >= 1);
+    runs->selectRuns({m_stoppedRun});
+    QCOMPARE(runs->selectedRuns(), QStringList{m_stoppedRun});
+    QCOMPARE(runs->list()->selectedItems().front()->text(2), QString("stopped"));
+    QVERIFY(runs->findChild<QPushButton*>("resumeRun")->isEnabled());
+  }
+
+  void exportWritesEveryFile() {
+    const QString out = m_dir.filePath("export");
+    QString error;
+    const QStringList files = m_window->exportRunTo(m_stoppedRun, out, &error);
+    QVERIFY2(!files.isEmpty(), qPrintable(error));
+    QStringList expected = {"model.pt", "checkpoint.ckpt", "settings.json", "metrics.csv"};
+    for (const char* chartName : {"loss", "accuracy", "learning_rate", "throughput", "memory", "grad_norm", "loss_scale"})
+      expected << QString(chartName) + ".png" << QString(chartName) + ".pdf";
+    for (const QString& name : expected) {
+      QFileInfo f(out + "/" + name);
+      QVERIFY2(f.exists() && f.size() > 0, qPrintable(name));
+      QVERIFY2(files.contains(out + "/" + name), qPrintable(name));
+    }
+    QCOMPARE(QImage(out + "/loss.png").size(), QSize(1200, 700));
+    // The CSV is the run's, byte for byte.
+    QFile a(out + "/metrics.csv"), b(m_stoppedRun + "/metrics.csv");
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QCOMPARE(a.readAll(), b.readAll());
+    // A run folder that is not one: an error naming it.
+    QVERIFY(m_window->exportRunTo(m_dir.filePath("no-such-run"), out, &error).isEmpty());
+    QVERIFY2(error.contains("no-such-run"), qPrintable(error));
+  }
+
+  void openingARunRedrawsItsCsv() {
+    m_window->plotsPanel()->showRuns({});
+    QCOMPARE(points(PlotsPanel::Loss, m_stoppedRun, "train_loss"), size_t{0});
+    m_window->runsPanel()->selectRuns({m_stoppedRun});
+    QCOMPARE(m_window->plotsPanel()->runKeys(), QStringList{m_stoppedRun});
+    QCOMPARE(points(PlotsPanel::Loss, m_stoppedRun, "train_loss"), countRows(m_stoppedRun, RecordKind::Train, true));
+    QCOMPARE(points(PlotsPanel::Accuracy, m_stoppedRun, "eval_accuracy"), countRows(m_stoppedRun, RecordKind::Eval));
+    QVERIFY(points(PlotsPanel::Accuracy, m_stoppedRun, "eval_accuracy") >= 2);
+    QCOMPARE(chart(PlotsPanel::LearningRate)->markerCount(), 1);  // the change, from the CSV
+  }
+
+  void overlayOfTwoRunsShowsTwoSeries() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "short";
+    c.train.max_steps = 12;
+    c.train.log_every_steps = 2;
+    c.optimizer.kind = "adam";
+    c.optimizer.lr = 0.003;
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    m_shortRun = QDir(controller()->runDir()).absolutePath();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("completed"));
+
+    m_window->runsPanel()->refresh();
+    m_window->runsPanel()->selectRuns({m_stoppedRun, m_shortRun});
+    QCOMPARE(m_window->plotsPanel()->runKeys().size(), 2);
+    int lossSeries = 0;
+    for (const QString& key : chart(PlotsPanel::Loss)->seriesKeys())
+      if (key.endsWith("/train_loss_smooth")) ++lossSeries;
+    QCOMPARE(lossSeries, 2);
+    QCOMPARE(points(PlotsPanel::Loss, m_shortRun, "train_loss"), size_t{12});  // a record per step
+    QVERIFY(chart(PlotsPanel::Loss)->plot()->legend->visible());
+    // Each run's legend entry names it.
+    QStringList names;
+    for (int i = 0; i < chart(PlotsPanel::Loss)->plot()->graphCount(); ++i)
+      names << chart(PlotsPanel::Loss)->plot()->graph(i)->name();
+    QCOMPARE(names.filter(QRegularExpression("^long .*: train \\(smoothed\\)$")).size(), 1);
+    QCOMPARE(names.filter(QRegularExpression("^short .*: train \\(smoothed\\)$")).size(), 1);
+  }
+
+  void resumeFromTheRunsList() {
+    const int64_t stoppedAt = ui::readRunInfo(m_stoppedRun).steps;
+    QVERIFY(stoppedAt > 0);
+    m_window->setStopAtStep(stoppedAt + 10);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    m_window->runsPanel()->selectRuns({m_stoppedRun});
+    m_window->runsPanel()->findChild<QPushButton*>("resumeRun")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    m_window->setStopAtStep(0);
+    const auto s = finished.front().front().value<RunSummary>();
+    QCOMPARE(s.status, std::string("stopped"));
+    QCOMPARE(s.steps, stoppedAt + 10);
+    // The curves hold the steps from before the resume and after it.
+    const ui::PlotSeries* loss = chart(PlotsPanel::Loss)->series(m_stoppedRun + "/train_loss");
+    QVERIFY(loss);
+    QCOMPARE(loss->x.front(), 1.0);
+    QCOMPARE(loss->x.back(), double(stoppedAt + 10));
+    QCOMPARE(loss->size(), countRows(m_stoppedRun, RecordKind::Train, true));
+  }
+
+  void closingDuringARunKeepsItsCheckpoint() {
+    auto window = std::make_unique<ui::MainWindow>(QString::fromStdString(defaultPresetDir()), false);
+    window->show();
+    TrainConfig c = longConfig();
+    c.name = "closed";
+    window->settingsPanel()->setConfig(c);
+    QVERIFY(window->startRun());
+    const QString run = window->controller()->runDir();
+    QTRY_VERIFY_WITH_TIMEOUT(window->controller()->progress().step > 5, kTimeout);
+    QVERIFY(window->close());
+    QVERIFY(!window->controller()->active());
+    QVERIFY(QFile::exists(run + "/checkpoints/last.ckpt"));
+    QCOMPARE(ui::readRunInfo(run).status, QString("stopped"));
+  }
+
+  void logLevelFilter() {
+    ui::LogPanel* log = m_window->logPanel();
+    QVERIFY(log->visibleText().contains("[info]"));
+    log->setMinimumLevel(4);  // error and above
+    QVERIFY(!log->visibleText().contains("[info]"));
+    log->setMinimumLevel(2);
+    QVERIFY(log->visibleText().contains("[info]"));
+  }
+
+  void cleanupTestCase() { m_window.reset(); }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

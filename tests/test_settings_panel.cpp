@@ -1,0 +1,279 @@
+// The settings form: an editor for every field, a lossless round trip with
+// TrainConfig, the engine's own messages inline with Start disabled, undo and
+// redo, presets and files, and the schedule preview the settings produce.
+#include <QtTest/QtTest>
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QUndoStack>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/dataset_info.h"
+#include "studio/lr_schedule.h"
+#include "studio/session.h"
+#include "test_support.h"
+#include "ui/main_window.h"
+#include "ui/metric_chart.h"
+#include "ui/plots_panel.h"
+#include "ui/run_toolbar.h"
+#include "ui/settings_fields.h"
+#include "ui/settings_panel.h"
+
+using namespace studio;
+using studio::ui::SettingsPanel;
+
+namespace {
+
+void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it->is_object())
+      leaves(*it, path, out);
+    else
+      out.push_back(path);
+  }
+}
+
+// Settings where every field differs from its default.
+TrainConfig unusual() {
+  TrainConfig c;
+  c.name = "unusual";
+  c.model = {"resnet", 24, 3, 0.25};
+  c.data = {"mnist", "/tmp/somewhere", 1234, 567, 0.125, false, true, 3};
+  c.train = {7, 999, 96, 3, 1.5, 424242, 5};
+  c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
+  c.schedule.kind = "cyclic";
+  c.schedule.warmup_steps = 0;
+  c.schedule.warmup_start_factor = 0.2;
+  c.schedule.step = {333, 0.5};
+  c.schedule.cosine = {444, 1e-5};
+  c.schedule.linear = {0.25, 0.75, 12};
+  c.schedule.onecycle = {0.2, 100, 0.4, "linear", 10, 1000, true, false, 0.8, 0.97};
+  c.schedule.cyclic = {0.0005, 0.05, 150, 90, "exp_range", 0.999, false, 0.7, 0.95};
+  c.precision.mode = "fp16";
+  c.precision.loss_scale = {1024, 4, 0.25, 100};
+  c.performance = {"cpu", false, false, true, false, 3};
+  c.loader = {"workers", 3, 6, false};
+  c.evaluation = {250, 512};
+  c.output = {"/tmp/runs-elsewhere", 50, false};
+  return c;
+}
+
+void typeInto(QLineEdit* edit, const QString& text) {
+  edit->setFocus();
+  edit->selectAll();
+  QTest::keyClick(edit, Qt::Key_Delete);
+  QTest::keyClicks(edit, text);
+}
+
+QString presetDir() { return QString::fromStdString(defaultPresetDir()); }
+
+}  // namespace
+
+class TestSettingsPanel : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void everyFieldHasAnEditorWithATooltip() {
+    SettingsPanel panel;
+    std::vector<std::string> paths;
+    leaves(toJson(TrainConfig{}), "", paths);
+    QVERIFY(paths.size() > 70);
+    for (const std::string& p : paths) {
+      if (p == "schema_version") continue;  // written by the engine, not a setting
+      QWidget* editor = panel.editor(QString::fromStdString(p));
+      QVERIFY2(editor, p.c_str());
+      QVERIFY2(!editor->toolTip().isEmpty(), p.c_str());
+    }
+    QCOMPARE(ui::settingsFields().size(), paths.size() - 1);
+  }
+
+  void formRoundTripsTrainConfig() {
+    const TrainConfig original = unusual();
+    QVERIFY2(validate(original).empty(), validate(original).empty() ? "" : validate(original)[0].text().c_str());
+    SettingsPanel panel;
+    panel.setConfig(original);
+    QVERIFY(panel.isValid());
+    QCOMPARE(toJson(panel.config()).dump(), toJson(original).dump());
+    // Through the widgets' text alone: a second form fed every editor's text.
+    SettingsPanel copy;
+    for (const auto& spec : ui::settingsFields()) {
+      const QString path = QString::fromStdString(spec.path);
+      QWidget* w = panel.editor(path);
+      QString text;
+      if (auto* e = qobject_cast<QLineEdit*>(w)) text = e->text();
+      if (auto* c = qobject_cast<QCheckBox*>(w)) text = c->isChecked() ? "true" : "false";
+      if (auto* c = qobject_cast<QComboBox*>(w)) text = c->currentText();
+      copy.applyFieldText(path, text);
+    }
+    QCOMPARE(toJson(copy.config()).dump(), toJson(original).dump());
+  }
+
+  void invalidValueShowsEngineMessageAndDisablesStart() {
+    ui::MainWindow window(presetDir(), false);
+    window.show();
+    SettingsPanel* panel = window.settingsPanel();
+    QAction* start = window.runToolBar()->startAction();
+    QVERIFY(panel->isValid());
+    QVERIFY(start->isEnabled());
+
+    auto* lr = qobject_cast<QLineEdit*>(panel->editor("optimizer.lr"));
+    typeInto(lr, "-1");
+    // The message validate() gives, under the field.
+    std::vector<ConfigError> expected;
+    TrainConfig c = panel->config();
+    c.optimizer.lr = -1;
+    for (const auto& e : validate(c))
+      if (e.field == "optimizer.lr") expected.push_back(e);
+    QCOMPARE(expected.size(), size_t{1});
+    QCOMPARE(panel->errorFor("optimizer.lr"), QString::fromStdString(expected[0].message));
+    QCOMPARE(panel->errorFor("optimizer.lr"), QString("must be > 0 (got -1)"));
+    QVERIFY(!start->isEnabled());
+    QVERIFY(!window.startRun());
+    QVERIFY(window.lastMessage().contains("optimizer.lr must be > 0 (got -1)"));
+
+    // Not a number at all, in another field: both listed.
+    auto* batch = qobject_cast<QLineEdit*>(panel->editor("train.batch_size"));
+    typeInto(batch, "12x");
+    QCOMPARE(panel->errorFor("train.batch_size"), QString("must be a whole number (got \"12x\")"));
+    QCOMPARE(panel->errorTexts().size(), 2);
+
+    typeInto(lr, "0.05");
+    QVERIFY(!start->isEnabled());
+    typeInto(batch, "64");
+    QVERIFY(panel->errorFor("optimizer.lr").isEmpty());
+    QVERIFY(panel->isValid());
+    QVERIFY(start->isEnabled());
+    QCOMPARE(panel->config().train.batch_size, 64);
+  }
+
+  void crossFieldErrorsLandOnTheirField() {
+    SettingsPanel panel;
+    panel.applyFieldText("schedule.kind", "onecycle");
+    panel.applyFieldText("schedule.warmup_steps", "100");
+    // Hidden with onecycle, but shown because it holds an error.
+    QVERIFY(panel.errorFor("schedule.warmup_steps").contains("must be 0 with schedule.kind \"onecycle\""));
+    QVERIFY(panel.isFieldShown("schedule.warmup_steps"));
+    panel.applyFieldText("schedule.warmup_steps", "0");
+    QVERIFY(panel.isValid());
+    QVERIFY(!panel.isFieldShown("schedule.warmup_steps"));
+  }
+
+  void onlyRelevantFieldsAreShown() {
+    SettingsPanel panel;
+    panel.applyFieldText("optimizer.kind", "sgd");
+    QVERIFY(panel.isFieldShown("optimizer.momentum"));
+    QVERIFY(!panel.isFieldShown("optimizer.beta1"));
+    panel.applyFieldText("optimizer.kind", "adamw");
+    QVERIFY(!panel.isFieldShown("optimizer.momentum"));
+    QVERIFY(panel.isFieldShown("optimizer.beta2"));
+    panel.applyFieldText("schedule.kind", "cyclic");
+    QVERIFY(panel.isFieldShown("schedule.cyclic.mode"));
+    QVERIFY(!panel.isFieldShown("schedule.onecycle.max_lr"));
+    QVERIFY(!panel.isFieldShown("precision.loss_scale.init_scale"));
+    panel.applyFieldText("precision.mode", "fp16");
+    QVERIFY(panel.isFieldShown("precision.loss_scale.init_scale"));
+  }
+
+  void undoAndRedoEveryEdit() {
+    SettingsPanel panel;
+    panel.show();
+    const std::string before = toJson(panel.config()).dump();
+    auto* lr = qobject_cast<QLineEdit*>(panel.editor("optimizer.lr"));
+    typeInto(lr, "0.125");  // five keystrokes, one undo step
+    QCOMPARE(panel.config().optimizer.lr, 0.125);
+    auto* nesterov = qobject_cast<QCheckBox*>(panel.editor("optimizer.nesterov"));
+    const bool was = nesterov->isChecked();
+    QTest::mouseClick(nesterov, Qt::LeftButton, {}, QPoint(5, nesterov->height() / 2));
+    QCOMPARE(panel.config().optimizer.nesterov, !was);
+    QUndoStack* undo = panel.undoStack();
+    QCOMPARE(undo->count(), 2);
+    undo->undo();
+    QCOMPARE(panel.config().optimizer.nesterov, was);
+    QCOMPARE(nesterov->isChecked(), was);
+    undo->undo();
+    QCOMPARE(lr->text(), QString("0.05"));
+    QCOMPARE(toJson(panel.config()).dump(), before);
+    undo->redo();
+    QCOMPARE(panel.config().optimizer.lr, 0.125);
+    QCOMPARE(lr->text(), QString("0.125"));
+    // Loading a preset is one undoable step too.
+    panel.setPresets(presetDir());
+    QVERIFY(panel.loadPreset("fashion-mnist-mlp"));
+    QCOMPARE(panel.config().model.kind, std::string("mlp"));
+    undo->undo();
+    QCOMPARE(panel.config().optimizer.lr, 0.125);
+  }
+
+  void presetsAndFiles() {
+    SettingsPanel panel;
+    panel.setPresets(presetDir());
+    QString error;
+    QVERIFY(!panel.loadPreset("nope", &error));
+    QVERIFY2(error.contains("unknown preset \"nope\""), qPrintable(error));
+    QVERIFY(panel.loadPreset("fashion-mnist-cnn", &error));
+    QCOMPARE(toJson(panel.config()).dump(),
+             toJson(loadConfigFile(presetPath(presetDir().toStdString(), "fashion-mnist-cnn"))).dump());
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("mine.json");
+    panel.applyFieldText("train.epochs", "9");
+    QVERIFY(panel.saveFile(path, &error));
+    SettingsPanel other;
+    QVERIFY(other.loadFile(path, &error));
+    QCOMPARE(other.config().train.epochs, 9);
+    QCOMPARE(toJson(other.config()).dump(), toJson(panel.config()).dump());
+
+    // A file with an unknown key: refused with the key named, nothing changed.
+    const QString bad = dir.filePath("bad.json");
+    std::ofstream(bad.toStdString()) << R"({"optimizer": {"learning_rate": 0.1}})";
+    const std::string kept = toJson(other.config()).dump();
+    QVERIFY(!other.loadFile(bad, &error));
+    QVERIFY2(error.contains("optimizer.learning_rate"), qPrintable(error));
+    QCOMPARE(toJson(other.config()).dump(), kept);
+    // Invalid settings are not saved.
+    other.applyFieldText("model.width", "0");
+    QVERIFY(!other.saveFile(dir.filePath("invalid.json"), &error));
+    QVERIFY2(error.contains("model.width"), qPrintable(error));
+  }
+
+  void schedulePreviewIsThePlannedCurve() {
+    ui::MainWindow window(presetDir(), false);
+    SettingsPanel* panel = window.settingsPanel();
+    // 1000 images in micro-batches of 100, 3 accumulated: 4 optimizer steps an
+    // epoch (the last group short), 12 in 3 epochs.
+    panel->applyFieldText("data.train_limit", "1000");
+    panel->applyFieldText("train.batch_size", "100");
+    panel->applyFieldText("train.accumulation_steps", "3");
+    panel->applyFieldText("train.epochs", "3");
+    panel->applyFieldText("schedule.kind", "onecycle");
+    QVERIFY(panel->isValid());
+    ui::MetricChart* chart = window.plotsPanel()->chart(ui::PlotsPanel::LearningRate);
+    QTRY_VERIFY(chart->series("preview/lr") && chart->series("preview/lr")->size() == 12);
+    const TrainConfig c = panel->config();
+    QCOMPARE(countTrainExamples(c.data), int64_t{1000});
+    const LrSchedule schedule(c.schedule, c.optimizer.lr, 12);
+    const ui::PlotSeries* preview = chart->series("preview/lr");
+    for (size_t i = 0; i < 12; ++i) {
+      QCOMPARE(preview->x[i], double(i + 1));
+      QCOMPARE(preview->y[i], schedule.lr(static_cast<int64_t>(i)));
+    }
+    // The curve follows the fields: warm-up then constant.
+    panel->applyFieldText("schedule.kind", "constant");
+    panel->applyFieldText("schedule.warmup_steps", "4");
+    panel->applyFieldText("schedule.warmup_start_factor", "0.25");
+    QTRY_COMPARE(chart->series("preview/lr")->y.front(), 0.25 * c.optimizer.lr);
+    QCOMPARE(chart->series("preview/lr")->y.back(), c.optimizer.lr);
+    // A held-out validation share shortens the plan: 800 images, 8 batches, 3 steps.
+    panel->applyFieldText("data.val_fraction", "0.2");
+    QTRY_COMPARE(chart->series("preview/lr")->size(), size_t{9});
+  }
+};
+
+QTEST_MAIN(TestSettingsPanel)
+#include "test_settings_panel.moc"

@@ -1,0 +1,402 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QTimer>
+#include <QUndoStack>
+
+#include <cmath>
+
+#include "studio/dataset_info.h"
+#include "studio/log.h"
+#include "studio/lr_schedule.h"
+#include "ui/log_panel.h"
+#include "ui/metric_chart.h"
+#include "ui/plots_panel.h"
+#include "ui/run_catalog.h"
+#include "ui/run_controller.h"
+#include "ui/run_status_bar.h"
+#include "ui/run_toolbar.h"
+#include "ui/runs_panel.h"
+#include "ui/settings_panel.h"
+#include "ui/theme.h"
+
+namespace studio::ui {
+namespace {
+
+QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
+
+QString runLabel(const QString& dir) {
+  const RunInfo info = readRunInfo(dir);
+  return info.started.isValid() ? QString("%1 %2").arg(info.name, info.started.toString("MM-dd HH:mm:ss"))
+                                : info.folderName;
+}
+
+QDockWidget* dock(const QString& title, const QString& name, QWidget* content, QMainWindow* window) {
+  auto* d = new QDockWidget(title, window);
+  d->setObjectName(name);
+  d->setWidget(content);
+  return d;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
+    : QMainWindow(parent), m_presetDir(presetDir), m_settings(new SettingsPanel), m_plots(new PlotsPanel),
+      m_runs(new RunsPanel), m_log(new LogPanel), m_toolbar(new RunToolBar(this)), m_status(new RunStatusBar(this)),
+      m_controller(new RunController(this)), m_previewTimer(new QTimer(this)), m_restore(restore) {
+  setWindowTitle(tr("Training Studio"));
+  setObjectName("mainWindow");
+  setCentralWidget(m_plots);
+  addToolBar(Qt::TopToolBarArea, m_toolbar);
+  setStatusBar(m_status);
+  auto* settingsDock = dock(tr("Settings"), "settingsDock", m_settings, this);
+  settingsDock->setMinimumWidth(360);
+  addDockWidget(Qt::LeftDockWidgetArea, settingsDock);
+  addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Runs"), "runsDock", m_runs, this));
+  addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Log"), "logDock", m_log, this));
+  resize(1500, 950);
+
+  m_previewTimer->setSingleShot(true);
+  m_previewTimer->setInterval(80);  // typing coalesces into one schedule redraw
+  m_settings->setPresets(presetDir);
+  buildMenus();
+  connectPanels();
+
+  bool restored = false;
+  if (m_restore) {
+    restoreWindowState();
+    QSettings s;
+    const QString last = s.value("settings/last").toString();
+    if (!last.isEmpty()) {
+      const nlohmann::json doc = nlohmann::json::parse(last.toStdString(), nullptr, false);
+      if (!doc.is_discarded()) {
+        m_settings->applyDocument(doc);
+        restored = true;
+      }
+    }
+  }
+  if (!restored) {
+    const QStringList names = [&] {
+      QStringList n;
+      for (const auto& name : presetNames(presetDir.toStdString())) n << QString::fromStdString(name);
+      return n;
+    }();
+    if (!names.isEmpty()) m_settings->loadPreset(names.contains("fashion-mnist-cnn") ? "fashion-mnist-cnn" : names.front());
+  }
+  m_settings->undoStack()->clear();
+  m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
+  updateSchedulePreview();
+  m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
+  log::info("Training Studio ready; presets from " + presetDir.toStdString());
+}
+
+MainWindow::~MainWindow() {
+  // The session's destructor would stop it too; doing it here first keeps the
+  // panels alive while the last records arrive.
+  m_controller->stopAndWait();
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("Load settings…"), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load settings"), QString(), tr("Settings (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !m_settings->loadFile(path, &error)) showMessage(error, true);
+  });
+  file->addAction(tr("Save settings…"), QKeySequence::Save, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save settings"),
+                                                      QString::fromStdString(m_settings->config().name) + ".json",
+                                                      tr("Settings (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !m_settings->saveFile(path, &error)) showMessage(error, true);
+  });
+  file->addAction(tr("Export run…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+    const QStringList sel = m_runs->selectedRuns();
+    const QString dir = sel.size() == 1 ? sel.front() : m_liveRun;
+    if (dir.isEmpty())
+      showMessage(tr("Select one run in the Runs list to export it."), true);
+    else
+      exportSelectedRun(dir);
+  });
+  file->addSeparator();
+  file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = m_settings->undoStack()->createUndoAction(this, tr("Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = m_settings->undoStack()->createRedoAction(this, tr("Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  for (QAction* a : {m_toolbar->startAction(), m_toolbar->pauseAction(), m_toolbar->resumeAction(),
+                     m_toolbar->stopAction(), m_toolbar->saveAction()})
+    run->addAction(a);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  QMenu* theme = view->addMenu(tr("Theme"));
+  auto* group = new QActionGroup(this);
+  const QString current = QSettings().value("view/theme", "system").toString();
+  for (Theme t : {Theme::System, Theme::Light, Theme::Dark}) {
+    QAction* a = theme->addAction(t == Theme::System ? tr("Desktop") : t == Theme::Light ? tr("Light") : tr("Dark"));
+    a->setCheckable(true);
+    a->setChecked(m_restore && themeName(t) == current);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [t] {
+      applyTheme(t);
+      QSettings().setValue("view/theme", themeName(t));
+    });
+  }
+  view->addAction(tr("Reset chart views"), this, [this] {
+    for (auto* c : m_plots->charts()) c->resetView();
+  });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("About Training Studio"), this, [this] {
+    QMessageBox::about(this, tr("About Training Studio"),
+                       tr("Training Studio %1\nTrains PyTorch models with LibTorch; every speed and memory "
+                          "technique is a setting.")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+void MainWindow::connectPanels() {
+  connect(m_settings, &SettingsPanel::settingsChanged, this, [this] {
+    m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
+    if (m_settings->isValid()) m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
+    m_previewTimer->start();
+  });
+  connect(m_settings, &SettingsPanel::message, this, [this](const QString& t) { showMessage(t); });
+  connect(m_previewTimer, &QTimer::timeout, this, &MainWindow::updateSchedulePreview);
+
+  connect(m_toolbar, &RunToolBar::startRequested, this, &MainWindow::startRun);
+  connect(m_toolbar, &RunToolBar::pauseRequested, m_controller, &RunController::pause);
+  connect(m_toolbar, &RunToolBar::resumeRequested, m_controller, &RunController::resumeTraining);
+  connect(m_toolbar, &RunToolBar::stopRequested, this, [this] {
+    m_controller->stop();
+    showMessage(tr("Stopping after the current step; a checkpoint is written."));
+  });
+  connect(m_toolbar, &RunToolBar::saveRequested, this, [this] {
+    m_controller->saveCheckpointNow();
+    showMessage(tr("Checkpoint requested"));
+  });
+  connect(m_toolbar, &RunToolBar::learningRateRequested, this, [this](double lr) {
+    m_controller->setLearningRate(lr);
+    showMessage(tr("Learning rate change to %1 sent").arg(lr));
+  });
+  connect(m_toolbar, &RunToolBar::message, this, [this](const QString& t) { showMessage(t, true); });
+
+  connect(m_controller, &RunController::runStarted, this, [this](const QString& dir) {
+    m_liveRun = absolute(dir);
+    m_plots->beginRun(m_liveRun, runLabel(dir));
+    m_runs->setLiveRun(m_liveRun);
+    m_settings->setLocked(true);
+    m_status->clearProgress();
+    setWindowTitle(tr("Training Studio — %1").arg(QFileInfo(dir).fileName()));
+    showMessage(tr("Run started: %1").arg(dir));
+  });
+  connect(m_controller, &RunController::recordsArrived, this, &MainWindow::onRecords);
+  connect(m_controller, &RunController::stateChanged, this, &MainWindow::onStateChanged);
+  connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
+  connect(m_controller, &RunController::failed, this, [this](const QString& t) { showMessage(t, true); });
+  auto* statusTimer = new QTimer(this);
+  statusTimer->setInterval(250);
+  connect(statusTimer, &QTimer::timeout, this, [this] {
+    if (m_controller->active()) m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord());
+  });
+  statusTimer->start();
+
+  connect(m_runs, &RunsPanel::showRequested, this, &MainWindow::showRuns);
+  connect(m_runs, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
+  connect(m_runs, &RunsPanel::exportRequested, this, &MainWindow::exportSelectedRun);
+}
+
+void MainWindow::updateSchedulePreview() {
+  if (!m_settings->isValid()) return;
+  const TrainConfig c = m_settings->config();
+  try {
+    const int64_t examples = countTrainExamples(c.data);
+    const StepPlan plan = planSteps(c, examples);
+    const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
+    std::vector<double> lr(static_cast<size_t>(plan.totalSteps));
+    for (int64_t i = 0; i < plan.totalSteps; ++i) lr[static_cast<size_t>(i)] = schedule.lr(i);
+    m_plots->setSchedulePreview(lr);
+    m_plots->chart(PlotsPanel::LearningRate)
+        ->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
+  } catch (const std::exception& e) {
+    m_plots->setSchedulePreview({});
+    m_plots->chart(PlotsPanel::LearningRate)->setTitle(tr("Learning rate (no plan: %1)").arg(e.what()));
+  }
+}
+
+bool MainWindow::startRun() {
+  if (!m_settings->isValid()) {
+    showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
+    return false;
+  }
+  StartOptions options;
+  options.stopAtStep = m_stopAtStep;
+  m_liveResumed = false;
+  if (m_restore) QSettings().setValue("settings/last", QString::fromStdString(m_settings->document().dump()));
+  return m_controller->start(m_settings->config(), options);
+}
+
+bool MainWindow::resumeRun(const QString& runDir) {
+  StartOptions options;
+  options.stopAtStep = m_stopAtStep;
+  m_liveResumed = true;
+  return m_controller->resume(runDir, options);
+}
+
+void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord>& records) {
+  const QString dir = absolute(runDir);
+  if (m_liveResumed) {
+    // A resumed run continues its metrics.csv; draw what it held before the
+    // checkpoint under the new points.
+    m_liveResumed = false;
+    std::vector<MetricRecord> before;
+    readRunMetrics(dir, before);
+    const int64_t from = records.front().step;
+    std::vector<MetricRecord> earlier;
+    for (const auto& r : before)
+      if (r.step < from) earlier.push_back(r);
+    m_plots->appendRecords(dir, earlier);
+  }
+  m_plots->appendRecords(dir, records);
+  for (auto it = records.rbegin(); it != records.rend(); ++it)
+    if (it->kind == RecordKind::Train) {
+      m_toolbar->setCurrentLearningRate(it->lr);
+      break;
+    }
+  m_plots->setMemoryIsGpu(m_controller->progress().device.rfind("cuda", 0) == 0);
+  m_plots->refresh();
+}
+
+void MainWindow::onStateChanged() {
+  m_toolbar->setRunState(m_controller->state(), m_controller->active());
+  m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord());
+}
+
+void MainWindow::onRunFinished(const RunSummary& s) {
+  m_settings->setLocked(false);
+  m_toolbar->setRunState(m_controller->state(), false);
+  m_runs->setLiveRun(QString());
+  m_plots->refresh();
+  QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
+  if (std::isfinite(s.testAccuracy)) text += tr("; test accuracy %1 %").arg(s.testAccuracy * 100, 0, 'f', 2);
+  if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
+  showMessage(text, s.status == "failed");
+  if (m_restore) {
+    QSettings settings;
+    QStringList recent = settings.value("runs/recent").toStringList();
+    recent.removeAll(QString::fromStdString(s.runDir));
+    recent.prepend(QString::fromStdString(s.runDir));
+    settings.setValue("runs/recent", recent.mid(0, 20));
+  }
+  Q_EMIT runFinished(s);
+}
+
+void MainWindow::showRuns(const QStringList& runDirs) {
+  std::vector<RunCurves> runs;
+  QStringList problems;
+  for (const QString& d : runDirs) {
+    RunCurves curves{absolute(d), runLabel(d), {}};
+    if (curves.key == m_liveRun && m_controller->active()) {
+      curves.records = m_controller->records();
+    } else {
+      QString error;
+      if (!readRunMetrics(d, curves.records, &error)) problems << error;
+    }
+    runs.push_back(std::move(curves));
+  }
+  m_plots->showRuns(runs);
+  if (!problems.isEmpty()) showMessage(tr("Some metrics could not be read: %1").arg(problems.join("; ")), true);
+}
+
+QStringList MainWindow::exportRunTo(const QString& runDir, const QString& outDir, QString* error) {
+  QStringList written;
+  try {
+    exportRun(runDir.toStdString(), outDir.toStdString(), "best");
+    written << outDir + "/model.pt" << outDir + "/checkpoint.ckpt" << outDir + "/settings.json";
+    for (const char* name : {"metrics.csv", "summary.json", "log.txt"}) {
+      const QString from = runDir + "/" + name, to = outDir + "/" + name;
+      if (!QFile::exists(from)) continue;
+      QFile::remove(to);
+      if (!QFile::copy(from, to)) throw std::runtime_error(("cannot write " + to).toStdString());
+      written << to;
+    }
+    // The plots of exactly this run.
+    if (m_plots->runKeys() != QStringList{absolute(runDir)}) showRuns({runDir});
+    const QStringList failed = m_plots->exportPlots(outDir);
+    if (!failed.isEmpty()) throw std::runtime_error(("cannot write " + failed.join(", ")).toStdString());
+    for (auto* c : m_plots->charts())
+      written << outDir + "/" + c->objectName() + ".png" << outDir + "/" + c->objectName() + ".pdf";
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return {};
+  }
+  return written;
+}
+
+void MainWindow::exportSelectedRun(const QString& runDir) {
+  const QString out = QFileDialog::getExistingDirectory(this, tr("Export %1 to folder").arg(QFileInfo(runDir).fileName()));
+  if (out.isEmpty()) return;
+  QString error;
+  const QStringList files = exportRunTo(runDir, out, &error);
+  if (files.isEmpty())
+    showMessage(tr("Export failed: %1").arg(error), true);
+  else
+    showMessage(tr("Exported %1 files to %2 (model.pt loads in Python with torch.load)").arg(files.size()).arg(out));
+}
+
+void MainWindow::showMessage(const QString& text, bool error) {
+  m_lastMessage = text;
+  m_status->showMessage(text, error ? 0 : 8000);
+  if (error)
+    log::error(text.toStdString());
+  else
+    log::info(text.toStdString());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_controller->active()) {
+    showMessage(tr("Stopping the run and writing its checkpoint…"));
+    QApplication::processEvents();
+    m_controller->stopAndWait();
+  }
+  if (m_restore) saveWindowState();
+  event->accept();
+}
+
+void MainWindow::saveWindowState() {
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  s.setValue("settings/last", QString::fromStdString(m_settings->document().dump()));
+  s.setValue("view/smoothing", m_plots->smoothing());
+}
+
+void MainWindow::restoreWindowState() {
+  QSettings s;
+  restoreGeometry(s.value("window/geometry").toByteArray());
+  restoreState(s.value("window/state").toByteArray());
+  m_plots->setSmoothing(s.value("view/smoothing", m_plots->smoothing()).toDouble());
+  applyTheme(themeFromName(s.value("view/theme", "system").toString()));
+}
+
+}  // namespace studio::ui

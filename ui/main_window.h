@@ -1,0 +1,92 @@
+#pragma once
+// The studio's window. It only assembles the panels (settings, plots, run
+// controls, runs, log, status) and connects them to the run controller; each
+// panel is its own class.
+// Thread: the UI thread.
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <memory>
+
+#include "studio/session.h"
+
+class QTimer;
+
+namespace studio::ui {
+
+class LogPanel;
+class PlotsPanel;
+class RunController;
+class RunStatusBar;
+class RunToolBar;
+class RunsPanel;
+class SettingsPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  // restore: take geometry, last settings and view options from QSettings
+  // (the application does; tests start clean).
+  explicit MainWindow(const QString& presetDir, bool restore = true, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  SettingsPanel* settingsPanel() const { return m_settings; }
+  PlotsPanel* plotsPanel() const { return m_plots; }
+  RunsPanel* runsPanel() const { return m_runs; }
+  LogPanel* logPanel() const { return m_log; }
+  RunToolBar* runToolBar() const { return m_toolbar; }
+  RunStatusBar* runStatusBar() const { return m_status; }
+  RunController* controller() const { return m_controller; }
+
+  // Runs started from the window stop (with a checkpoint) after this many
+  // steps; 0: they run to the end.
+  void setStopAtStep(int64_t step) { m_stopAtStep = step; }
+  // As the Start button; false (with the reason shown) when it cannot.
+  bool startRun();
+  bool resumeRun(const QString& runDir);
+  // Shows these runs' curves (several: overlaid).
+  void showRuns(const QStringList& runDirs);
+  // Writes the run's model.pt, checkpoint.ckpt, settings.json, metrics.csv and
+  // every plot as PNG and PDF into outDir; the files written, or empty with
+  // the error.
+  QStringList exportRunTo(const QString& runDir, const QString& outDir, QString* error = nullptr);
+  // The last message shown to the person (errors included).
+  QString lastMessage() const { return m_lastMessage; }
+
+ Q_SIGNALS:
+  void runFinished(const studio::RunSummary& summary);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void connectPanels();
+  void updateSchedulePreview();
+  void onRecords(const QString& runDir, const std::vector<MetricRecord>& records);
+  void onRunFinished(const RunSummary& summary);
+  void onStateChanged();
+  void showMessage(const QString& text, bool error = false);
+  void exportSelectedRun(const QString& runDir);
+  void saveWindowState();
+  void restoreWindowState();
+
+  QString m_presetDir;
+  SettingsPanel* m_settings;
+  PlotsPanel* m_plots;
+  RunsPanel* m_runs;
+  LogPanel* m_log;
+  RunToolBar* m_toolbar;
+  RunStatusBar* m_status;
+  RunController* m_controller;
+  QTimer* m_previewTimer;
+  int64_t m_stopAtStep = 0;
+  QString m_liveRun;
+  bool m_liveResumed = false;
+  QString m_lastMessage;
+  bool m_restore;
+};
+
+}  // namespace studio::ui

@@ -1,0 +1,313 @@
+#include "ui/metric_chart.h"
+
+#include <QContextMenuEvent>
+#include <QEvent>
+#include <QFileDialog>
+#include <QMenu>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <qcustomplot.h>
+
+namespace studio::ui {
+
+MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* parent)
+    : QWidget(parent), m_title(title), m_plot(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_plot);
+  setMinimumSize(260, 170);
+
+  m_plot->plotLayout()->insertRow(0);
+  auto* titleElement = new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize(), QFont::Bold));
+  titleElement->setObjectName("title");
+  m_plot->plotLayout()->addElement(0, 0, titleElement);
+  m_plot->xAxis->setLabel(tr("step"));
+  m_plot->yAxis->setLabel(yLabel);
+  m_plot->legend->setVisible(false);
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, font().pointSizeF() - 1.5));
+  m_plot->legend->setFont(small);
+  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+  m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+  m_plot->setNoAntialiasingOnDrag(true);
+
+  m_crossLine = new QCPItemStraightLine(m_plot);
+  m_crossText = new QCPItemText(m_plot);
+  m_crossText->position->setType(QCPItemPosition::ptAxisRectRatio);
+  m_crossText->position->setCoords(0.01, 0.02);
+  m_crossText->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  m_crossText->setTextAlignment(Qt::AlignLeft);
+  m_crossText->setFont(small);
+  m_crossText->setPadding(QMargins(4, 2, 4, 2));
+  hideCrosshair();
+
+  // Any zoom or pan by the person ends following; double-click resets.
+  connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_follow = false; });
+  connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow = false; });
+  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
+  connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
+    if (!m_updating) updateGraphs(false);
+  });
+  connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+    showCrosshair(m_plot->xAxis->pixelToCoord(e->position().x()));
+  });
+  m_plot->installEventFilter(this);
+  m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_plot, &QWidget::customContextMenuRequested, this, &MetricChart::showContextMenu);
+  applyPalette();
+}
+
+MetricChart::~MetricChart() = default;
+
+void MetricChart::setTitle(const QString& title) {
+  m_title = title;
+  if (auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))) t->setText(title);
+}
+
+void MetricChart::setRightAxisLabel(const QString& label) {
+  m_plot->yAxis2->setLabel(label);
+}
+
+void MetricChart::addSeries(const QString& key, const QString& label, const SeriesStyle& style) {
+  if (m_series.count(key)) return;
+  QCPAxis* valueAxis = style.rightAxis ? m_plot->yAxis2 : m_plot->yAxis;
+  if (style.rightAxis) m_plot->yAxis2->setVisible(true);
+  QCPGraph* g = m_plot->addGraph(m_plot->xAxis, valueAxis);
+  g->setName(label);
+  g->setPen(style.pen);
+  g->setAdaptiveSampling(false);  // decimated here, exactly
+  if (style.dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style.pen.color(), 5));
+  m_series[key] = Curve{label, {}, g};
+  m_order.push_back(key);
+  m_plot->legend->setVisible(m_order.size() > 1);
+}
+
+void MetricChart::append(const QString& key, double x, double y) {
+  auto it = m_series.find(key);
+  if (it == m_series.end() || !std::isfinite(y)) return;
+  it->second.data.append(x, y);
+}
+
+void MetricChart::setData(const QString& key, PlotSeries data) {
+  auto it = m_series.find(key);
+  if (it != m_series.end()) it->second.data = std::move(data);
+}
+
+const PlotSeries* MetricChart::series(const QString& key) const {
+  auto it = m_series.find(key);
+  return it == m_series.end() ? nullptr : &it->second.data;
+}
+
+std::vector<QString> MetricChart::seriesKeys() const { return m_order; }
+
+void MetricChart::clear() {
+  for (auto& [key, curve] : m_series) m_plot->removeGraph(curve.graph);
+  m_series.clear();
+  m_order.clear();
+  for (auto* marker : m_markers) m_plot->removeItem(marker);
+  m_markers.clear();
+  for (int i = m_plot->itemCount() - 1; i >= 0; --i) {
+    QCPAbstractItem* item = m_plot->item(i);
+    if (item != m_crossLine && item != m_crossText) m_plot->removeItem(item);
+  }
+  m_plot->yAxis2->setVisible(false);
+  m_plot->legend->setVisible(false);
+  m_follow = true;
+  refresh();
+}
+
+void MetricChart::addMarker(double x, const QString& label) {
+  auto* line = new QCPItemStraightLine(m_plot);
+  QPen pen(palette().color(QPalette::Highlight), 1, Qt::DashLine);
+  line->setPen(pen);
+  line->point1->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  line->point2->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  line->point1->setCoords(x, 0);
+  line->point2->setCoords(x, 1);
+  auto* text = new QCPItemText(m_plot);
+  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords(x, 0.98);
+  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  text->setText(label);
+  text->setColor(pen.color());
+  m_markers.push_back(line);
+}
+
+void MetricChart::setLogScale(bool on) {
+  m_logScale = on;
+  m_plot->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  if (on)
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  else
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  updateGraphs(true);
+}
+
+void MetricChart::resetView() {
+  m_follow = true;
+  refresh();
+}
+
+void MetricChart::refresh() { updateGraphs(m_follow); }
+
+void MetricChart::refreshNow() {
+  updateGraphs(m_follow);
+  m_plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void MetricChart::updateGraphs(bool fitView) {
+  m_updating = true;
+  if (fitView) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& [key, c] : m_series) {
+      if (c.data.empty()) continue;
+      lo = std::min(lo, c.data.x.front());
+      hi = std::max(hi, c.data.x.back());
+    }
+    if (std::isfinite(lo)) {
+      if (hi <= lo) hi = lo + 1;
+      m_plot->xAxis->setRange(lo, hi);
+    }
+  }
+  const QCPRange range = m_plot->xAxis->range();
+  const int columns = std::max(64, m_plot->axisRect()->width() > 0 ? m_plot->axisRect()->width() : width());
+  std::vector<double> xs, ys;
+  m_drawnPoints = 0;
+  for (const auto& [key, c] : m_series) {
+    decimateMinMax(c.data, range.lower, range.upper, columns, xs, ys);
+    QVector<QCPGraphData> points;
+    points.reserve(static_cast<qsizetype>(xs.size()));
+    for (size_t i = 0; i < xs.size(); ++i) points.append(QCPGraphData(xs[i], ys[i]));
+    c.graph->data()->set(points, true);
+    m_drawnPoints += xs.size();
+  }
+  if (fitView) {
+    for (QCPAxis* axis : {m_plot->yAxis, m_plot->yAxis2}) {
+      bool any = false;
+      QCPRange r;
+      for (const auto& [key, c] : m_series) {
+        if (c.graph->valueAxis() != axis || c.graph->data()->isEmpty()) continue;
+        bool found = false;
+        const QCPRange gr = c.graph->getValueRange(found, QCP::sdBoth, range);
+        if (!found) continue;
+        r = any ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
+        any = true;
+      }
+      if (!any) continue;
+      if (axis->scaleType() == QCPAxis::stLogarithmic) {
+        r = QCPRange(r.lower / 1.25, r.upper * 1.25);
+      } else {
+        const double pad = r.size() > 0 ? r.size() * 0.06 : std::abs(r.upper) * 0.1 + 1e-9;
+        r = QCPRange(r.lower - pad, r.upper + pad);
+      }
+      axis->setRange(r);
+    }
+  }
+  m_updating = false;
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricChart::showCrosshair(double x) {
+  if (m_order.empty()) return;
+  QStringList lines;
+  double snapped = x;
+  bool any = false;
+  for (const QString& key : m_order) {
+    const Curve& c = m_series.at(key);
+    if (c.data.empty()) continue;
+    const size_t i = c.data.indexNear(x);
+    if (!any) snapped = c.data.x[i];
+    any = true;
+    lines << QStringLiteral("%1: %2 (step %3)").arg(c.label).arg(c.data.y[i], 0, 'g', 5).arg(c.data.x[i]);
+  }
+  if (!any) return;
+  m_crossLine->point1->setCoords(snapped, 0);
+  m_crossLine->point2->setCoords(snapped, 1);
+  m_crossLine->point1->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  m_crossLine->point2->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  m_crossText->setText(lines.join('\n'));
+  m_crossLine->setVisible(true);
+  m_crossText->setVisible(true);
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricChart::hideCrosshair() {
+  m_crossLine->setVisible(false);
+  m_crossText->setVisible(false);
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool MetricChart::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_plot && event->type() == QEvent::Leave) hideCrosshair();
+  return QWidget::eventFilter(watched, event);
+}
+
+void MetricChart::showContextMenu(const QPoint& pos) {
+  QMenu menu(this);
+  QAction* log = menu.addAction(tr("Log scale"));
+  log->setCheckable(true);
+  log->setChecked(m_logScale);
+  connect(log, &QAction::toggled, this, &MetricChart::setLogScale);
+  menu.addAction(tr("Reset view"), this, &MetricChart::resetView);
+  menu.addSeparator();
+  menu.addAction(tr("Save as PNG…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), m_title + ".png", "PNG (*.png)");
+    if (!path.isEmpty()) savePng(path);
+  });
+  menu.addAction(tr("Save as PDF…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), m_title + ".pdf", "PDF (*.pdf)");
+    if (!path.isEmpty()) savePdf(path);
+  });
+  menu.exec(m_plot->mapToGlobal(pos));
+}
+
+bool MetricChart::savePng(const QString& path, int w, int h) {
+  updateGraphs(m_follow);
+  return m_plot->savePng(path, w, h);
+}
+
+bool MetricChart::savePdf(const QString& path, int w, int h) {
+  updateGraphs(m_follow);
+  return m_plot->savePdf(path, w, h);
+}
+
+void MetricChart::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) applyPalette();
+  QWidget::changeEvent(event);
+}
+
+void MetricChart::applyPalette() {
+  const QPalette p = palette();
+  const QColor text = p.color(QPalette::WindowText);
+  QColor grid = p.color(QPalette::Mid);
+  grid.setAlpha(110);
+  m_plot->setBackground(p.brush(QPalette::Base));
+  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2}) {
+    axis->setBasePen(QPen(text));
+    axis->setTickPen(QPen(text));
+    axis->setSubTickPen(QPen(text));
+    axis->setLabelColor(text);
+    axis->setTickLabelColor(text);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+  }
+  m_plot->legend->setBrush(p.brush(QPalette::Base));
+  m_plot->legend->setTextColor(text);
+  m_plot->legend->setBorderPen(QPen(grid));
+  if (auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))) t->setTextColor(text);
+  m_crossLine->setPen(QPen(text, 1, Qt::DotLine));
+  m_crossText->setColor(text);
+  QColor box = p.color(QPalette::ToolTipBase);
+  box.setAlpha(225);
+  m_crossText->setBrush(box);
+  m_crossText->setColor(p.color(QPalette::ToolTipText));
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace studio::ui

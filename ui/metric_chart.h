@@ -1,0 +1,106 @@
+#pragma once
+// One chart of the plots panel: named curves over optimizer steps, drawn with
+// QCustomPlot from full-resolution data (decimated per pixel column on every
+// redraw), with zoom, pan, a log-scale toggle, a crosshair read-out, vertical
+// markers and a reset view. While the person has not zoomed or panned, the
+// view follows the data.
+// Thread: the UI thread.
+
+#include <QColor>
+#include <QPen>
+#include <QString>
+#include <QWidget>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "ui/plot_series.h"
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPItemTracer;
+
+namespace studio::ui {
+
+class MetricChart : public QWidget {
+  Q_OBJECT
+
+ public:
+  struct SeriesStyle {
+    QPen pen;
+    bool dots = false;         // draw a dot at each sample (sparse series: evaluations)
+    bool rightAxis = false;    // a second quantity with its own scale
+  };
+
+  MetricChart(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
+  ~MetricChart() override;
+
+  QString title() const { return m_title; }
+  void setTitle(const QString& title);
+  void setRightAxisLabel(const QString& label);
+
+  // Adds an empty curve; a key already present is left as it is.
+  void addSeries(const QString& key, const QString& label, const SeriesStyle& style);
+  bool hasSeries(const QString& key) const { return m_series.count(key) > 0; }
+  void append(const QString& key, double x, double y);
+  void setData(const QString& key, PlotSeries data);
+  const PlotSeries* series(const QString& key) const;
+  std::vector<QString> seriesKeys() const;
+  // Removes every curve and marker.
+  void clear();
+
+  // A dashed vertical line at step x with a label (a learning-rate change).
+  void addMarker(double x, const QString& label);
+  int markerCount() const { return static_cast<int>(m_markers.size()); }
+
+  void setLogScale(bool on);
+  bool logScale() const { return m_logScale; }
+  // Back to following the data, with everything in view.
+  void resetView();
+  bool following() const { return m_follow; }
+
+  // Redraws from the full data (coalesced: one queued replot).
+  void refresh();
+  // Draws now and waits for it; for benchmarks and screenshots.
+  void refreshNow();
+  // Points handed to QCustomPlot for drawing at the last refresh, all curves.
+  size_t drawnPoints() const { return m_drawnPoints; }
+
+  bool savePng(const QString& path, int width = 0, int height = 0);
+  bool savePdf(const QString& path, int width = 0, int height = 0);
+
+  QCustomPlot* plot() const { return m_plot; }
+
+ protected:
+  void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  struct Curve {
+    QString label;
+    PlotSeries data;
+    QCPGraph* graph = nullptr;
+  };
+  void updateGraphs(bool fitView);
+  void applyPalette();
+  void showCrosshair(double x);
+  void hideCrosshair();
+  void showContextMenu(const QPoint& pos);
+
+  QString m_title;
+  QCustomPlot* m_plot;
+  std::map<QString, Curve> m_series;
+  std::vector<QString> m_order;
+  std::vector<QCPItemStraightLine*> m_markers;
+  QCPItemStraightLine* m_crossLine = nullptr;
+  QCPItemText* m_crossText = nullptr;
+  bool m_logScale = false;
+  bool m_follow = true;
+  bool m_updating = false;
+  size_t m_drawnPoints = 0;
+};
+
+}  // namespace studio::ui

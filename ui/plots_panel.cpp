@@ -1,0 +1,253 @@
+#include "ui/plots_panel.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "ui/metric_chart.h"
+
+namespace studio::ui {
+namespace {
+
+// Okabe–Ito: distinguishable with common colour-vision deficiencies, and on
+// light and dark backgrounds.
+const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+                          QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
+QColor color(int i) { return kColors[i % 8]; }
+
+QString key(const QString& run, const char* metric) { return run + "/" + metric; }
+
+MetricChart::SeriesStyle seriesStyle(QColor c, Qt::PenStyle pen = Qt::SolidLine, double width = 1.6, bool dots = false,
+                               bool right = false) {
+  MetricChart::SeriesStyle s;
+  s.pen = QPen(c, width, pen);
+  s.dots = dots;
+  s.rightAxis = right;
+  return s;
+}
+
+QColor faded(QColor c) {
+  c.setAlpha(90);
+  return c;
+}
+
+}  // namespace
+
+PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
+  auto* top = new QVBoxLayout(this);
+  top->setContentsMargins(4, 4, 4, 4);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Loss smoothing:")));
+  m_smoothingBox = new QDoubleSpinBox;
+  m_smoothingBox->setObjectName("smoothing");
+  m_smoothingBox->setRange(0.0, 0.999);
+  m_smoothingBox->setDecimals(3);
+  m_smoothingBox->setSingleStep(0.05);
+  m_smoothingBox->setValue(m_smoothing);
+  m_smoothingBox->setToolTip(tr("Weight of the exponential moving average drawn over the raw training loss "
+                                "(0: none). Bias-corrected, so the first steps are not pulled toward zero."));
+  bar->addWidget(m_smoothingBox);
+  auto* slider = new QSlider(Qt::Horizontal);
+  slider->setRange(0, 999);
+  slider->setValue(static_cast<int>(m_smoothing * 1000));
+  slider->setMaximumWidth(160);
+  slider->setToolTip(m_smoothingBox->toolTip());
+  bar->addWidget(slider);
+  connect(slider, &QSlider::valueChanged, this, [this](int v) { m_smoothingBox->setValue(v / 1000.0); });
+  connect(m_smoothingBox, &QDoubleSpinBox::valueChanged, this, [this, slider](double v) {
+    const QSignalBlocker block(slider);
+    slider->setValue(static_cast<int>(std::lround(v * 1000)));
+    setSmoothing(v);
+  });
+  m_logLoss = new QCheckBox(tr("Log-scale loss"));
+  m_logLoss->setObjectName("logLoss");
+  bar->addWidget(m_logLoss);
+  auto* reset = new QPushButton(tr("Reset views"));
+  reset->setToolTip(tr("Follow the data again in every chart (double-click a chart to reset just it)."));
+  bar->addWidget(reset);
+  m_overlayNote = new QLabel;
+  bar->addWidget(m_overlayNote);
+  bar->addStretch(1);
+  bar->addWidget(new QLabel(tr("Drag: pan · wheel: zoom · right-click: log scale, save")));
+  top->addLayout(bar);
+
+  m_charts[Loss] = new MetricChart(tr("Loss"), tr("cross-entropy"));
+  m_charts[Accuracy] = new MetricChart(tr("Evaluation accuracy"), tr("accuracy"));
+  m_charts[LearningRate] = new MetricChart(tr("Learning rate"), tr("lr"));
+  m_charts[Throughput] = new MetricChart(tr("Throughput"), tr("samples/s"));
+  m_charts[Memory] = new MetricChart(tr("Memory"), tr("MiB"));
+  m_charts[GradNorm] = new MetricChart(tr("Gradient norm"), tr("L2 norm (before clipping)"));
+  m_charts[LossScale] = new MetricChart(tr("Loss scale (fp16)"), tr("scale"));
+  m_charts[LossScale]->setRightAxisLabel(tr("skipped steps"));
+  m_charts[LossScale]->setLogScale(true);
+  auto* grid = new QGridLayout;
+  grid->setSpacing(4);
+  for (int i = 0; i < ChartCount; ++i) {
+    m_charts[i]->setObjectName(chartFileName(static_cast<Chart>(i)));
+    grid->addWidget(m_charts[i], i / 2, i % 2);
+  }
+  top->addLayout(grid, 1);
+  connect(m_logLoss, &QCheckBox::toggled, m_charts[Loss], &MetricChart::setLogScale);
+  connect(reset, &QPushButton::clicked, this, [this] {
+    for (auto* c : m_charts) c->resetView();
+  });
+}
+
+QString PlotsPanel::chartFileName(Chart c) {
+  static const char* names[] = {"loss", "accuracy", "learning_rate", "throughput", "memory", "grad_norm", "loss_scale"};
+  return names[c];
+}
+
+PlotsPanel::RunEntry* PlotsPanel::findRun(const QString& k) {
+  for (auto& r : m_runs)
+    if (r.key == k) return &r;
+  return nullptr;
+}
+
+QStringList PlotsPanel::runKeys() const {
+  QStringList keys;
+  for (const auto& r : m_runs) keys << r.key;
+  return keys;
+}
+
+void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
+  // One run: a colour per quantity. Several: a colour per run, and the legend
+  // says which run each curve is.
+  const QString p = overlay ? run.label + ": " : QString();
+  auto c = [&](int own) { return overlay ? color(run.colorIndex) : color(own); };
+  m_charts[Loss]->addSeries(key(run.key, "train_loss"), p + tr("train (raw)"), seriesStyle(faded(c(0)), Qt::SolidLine, 1.0));
+  m_charts[Loss]->addSeries(key(run.key, "train_loss_smooth"), p + tr("train (smoothed)"), seriesStyle(c(0)));
+  m_charts[Loss]->addSeries(key(run.key, "eval_loss"), p + tr("eval"), seriesStyle(c(1), Qt::DashLine, 1.6, true));
+  m_charts[Accuracy]->addSeries(key(run.key, "eval_accuracy"), p + tr("eval accuracy"), seriesStyle(c(2), Qt::SolidLine, 1.6, true));
+  m_charts[LearningRate]->addSeries(key(run.key, "lr"), p + tr("actual"), seriesStyle(c(0)));
+  m_charts[Throughput]->addSeries(key(run.key, "samples_per_second"), p + tr("samples/s"), seriesStyle(c(0)));
+  m_charts[Memory]->addSeries(key(run.key, "mem_allocated"), p + tr("allocated"), seriesStyle(c(0)));
+  m_charts[Memory]->addSeries(key(run.key, "mem_reserved"), p + tr("reserved"), seriesStyle(c(1), overlay ? Qt::DashLine : Qt::SolidLine));
+  m_charts[Memory]->addSeries(key(run.key, "mem_peak"), p + tr("peak"), seriesStyle(c(3), overlay ? Qt::DotLine : Qt::SolidLine));
+  m_charts[GradNorm]->addSeries(key(run.key, "grad_norm"), p + tr("gradient norm"), seriesStyle(c(0)));
+  m_charts[LossScale]->addSeries(key(run.key, "loss_scale"), p + tr("loss scale"), seriesStyle(c(0)));
+  m_charts[LossScale]->addSeries(key(run.key, "skipped_steps"), p + tr("skipped steps"),
+                                 seriesStyle(c(1), Qt::DashLine, 1.4, false, true));
+}
+
+void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r) {
+  const double x = static_cast<double>(r.step);
+  switch (r.kind) {
+    case RecordKind::Train:
+      m_charts[Loss]->append(key(run.key, "train_loss"), x, r.trainLoss);
+      if (std::isfinite(r.trainLoss))
+        m_charts[Loss]->append(key(run.key, "train_loss_smooth"), x, run.smoother.add(r.trainLoss));
+      m_charts[LearningRate]->append(key(run.key, "lr"), x, r.lr);
+      m_charts[Throughput]->append(key(run.key, "samples_per_second"), x, r.samplesPerSecond);
+      m_charts[Memory]->append(key(run.key, "mem_allocated"), x, r.memAllocatedMiB);
+      m_charts[Memory]->append(key(run.key, "mem_reserved"), x, r.memReservedMiB);
+      m_charts[Memory]->append(key(run.key, "mem_peak"), x, r.memPeakMiB);
+      m_charts[GradNorm]->append(key(run.key, "grad_norm"), x, r.gradNorm);
+      m_charts[LossScale]->append(key(run.key, "loss_scale"), x, r.lossScale);
+      if (std::isfinite(r.lossScale))
+        m_charts[LossScale]->append(key(run.key, "skipped_steps"), x, static_cast<double>(r.skippedSteps));
+      break;
+    case RecordKind::Eval:
+      m_charts[Loss]->append(key(run.key, "eval_loss"), x, r.evalLoss);
+      m_charts[Accuracy]->append(key(run.key, "eval_accuracy"), x, r.evalAccuracy);
+      break;
+    case RecordKind::LrChange:
+      for (Chart c : {Loss, LearningRate})
+        m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4));
+      break;
+  }
+}
+
+void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
+  for (auto* c : m_charts) c->clear();
+  m_runs.clear();
+  const bool overlay = runs.size() > 1;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    m_runs.push_back({runs[i].key, runs[i].label, static_cast<int>(i), LossSmoother(m_smoothing)});
+    addRunSeries(m_runs.back(), overlay);
+    for (const auto& r : runs[i].records) appendTo(m_runs.back(), r);
+  }
+  m_overlayNote->setText(overlay ? tr("comparing %1 runs").arg(runs.size()) : QString());
+  showPreview();
+  refresh();
+}
+
+void PlotsPanel::beginRun(const QString& runKey, const QString& label) { showRuns({{runKey, label, {}}}); }
+
+void PlotsPanel::appendRecords(const QString& runKey, const std::vector<MetricRecord>& records) {
+  RunEntry* run = findRun(runKey);
+  if (!run) return;  // late records of a run no longer shown
+  for (const auto& r : records) appendTo(*run, r);
+}
+
+void PlotsPanel::setSchedulePreview(const std::vector<double>& lr) {
+  m_preview = lr;
+  showPreview();
+}
+
+void PlotsPanel::showPreview() {
+  // The plan of the settings in the form; beside several past runs it would
+  // belong to none of them.
+  if (m_runs.size() > 1) return;
+  const std::vector<double>& lr = m_preview;
+  MetricChart* chart = m_charts[LearningRate];
+  MetricChart::SeriesStyle s = seriesStyle(palette().color(QPalette::Mid), Qt::DashLine, 1.4);
+  chart->addSeries("preview/lr", tr("planned"), s);
+  PlotSeries data;
+  data.x.reserve(lr.size());
+  data.y.reserve(lr.size());
+  for (size_t i = 0; i < lr.size(); ++i) data.append(static_cast<double>(i + 1), lr[i]);
+  chart->setData("preview/lr", std::move(data));
+  chart->refresh();
+}
+
+void PlotsPanel::setMemoryIsGpu(bool gpu) {
+  m_charts[Memory]->setTitle(gpu ? tr("GPU memory (CUDA allocator)") : tr("Process memory (resident)"));
+}
+
+void PlotsPanel::setSmoothing(double weight) {
+  if (weight == m_smoothing) return;
+  m_smoothing = weight;
+  if (m_smoothingBox->value() != weight) m_smoothingBox->setValue(weight);
+  recomputeSmoothed();
+  refresh();
+  Q_EMIT smoothingChanged(weight);
+}
+
+void PlotsPanel::recomputeSmoothed() {
+  for (auto& run : m_runs) {
+    run.smoother = LossSmoother(m_smoothing);
+    const PlotSeries* raw = m_charts[Loss]->series(key(run.key, "train_loss"));
+    if (!raw) continue;
+    PlotSeries smooth;
+    smooth.x = raw->x;
+    smooth.y.reserve(raw->size());
+    for (double y : raw->y) smooth.y.push_back(run.smoother.add(y));
+    m_charts[Loss]->setData(key(run.key, "train_loss_smooth"), std::move(smooth));
+  }
+}
+
+void PlotsPanel::refresh() {
+  for (auto* c : m_charts) c->refresh();
+}
+
+QStringList PlotsPanel::exportPlots(const QString& dir) {
+  QStringList failed;
+  for (int i = 0; i < ChartCount; ++i) {
+    const QString base = QDir(dir).filePath(chartFileName(static_cast<Chart>(i)));
+    if (!m_charts[i]->savePng(base + ".png", 1200, 700)) failed << base + ".png";
+    if (!m_charts[i]->savePdf(base + ".pdf", 1200, 700)) failed << base + ".pdf";
+  }
+  return failed;
+}
+
+}  // namespace studio::ui

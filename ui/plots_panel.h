@@ -1,0 +1,89 @@
+#pragma once
+// The live curves: loss (raw, smoothed, eval), accuracy, learning rate (the
+// planned schedule under the actual values, with change markers), samples/s,
+// memory, gradient norm, and loss scale with skipped steps. Shows one run
+// (live or from disk) or several overlaid for comparison, one colour per run.
+// Thread: the UI thread.
+
+#include <QWidget>
+
+#include <array>
+#include <vector>
+
+#include "studio/metric_record.h"
+#include "ui/loss_smoother.h"
+
+class QCheckBox;
+class QDoubleSpinBox;
+class QLabel;
+
+namespace studio::ui {
+
+class MetricChart;
+
+// A run's records with the name it is shown under.
+struct RunCurves {
+  QString key;    // unique (the run folder)
+  QString label;  // for legends
+  std::vector<MetricRecord> records;
+};
+
+class PlotsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum Chart { Loss, Accuracy, LearningRate, Throughput, Memory, GradNorm, LossScale, ChartCount };
+
+  explicit PlotsPanel(QWidget* parent = nullptr);
+
+  MetricChart* chart(Chart c) const { return m_charts[c]; }
+  std::vector<MetricChart*> charts() const { return {m_charts.begin(), m_charts.end()}; }
+  static QString chartFileName(Chart c);
+
+  // Replaces what is shown with these runs (overlaid when several).
+  void showRuns(const std::vector<RunCurves>& runs);
+  // Starts showing a live run: one run, no points yet.
+  void beginRun(const QString& key, const QString& label);
+  void appendRecords(const QString& key, const std::vector<MetricRecord>& records);
+  // Keys of the runs shown.
+  QStringList runKeys() const;
+
+  // The learning rate the settings will produce; lr[i] is step i+1's.
+  void setSchedulePreview(const std::vector<double>& lr);
+  void setMemoryIsGpu(bool gpu);
+
+  double smoothing() const { return m_smoothing; }
+  void setSmoothing(double weight);
+
+  // Coalesced redraw of every chart.
+  void refresh();
+  // Each chart as <dir>/<name>.png and .pdf; returns the files that failed.
+  QStringList exportPlots(const QString& dir);
+
+ Q_SIGNALS:
+  void smoothingChanged(double weight);
+
+ private:
+  struct RunEntry {
+    QString key;
+    QString label;
+    int colorIndex = 0;
+    LossSmoother smoother;
+  };
+  void addRunSeries(RunEntry& run, bool overlay);
+  void appendTo(RunEntry& run, const MetricRecord& r);
+  void recomputeSmoothed();
+  RunEntry* findRun(const QString& key);
+
+  void showPreview();
+
+  std::array<MetricChart*, ChartCount> m_charts{};
+  std::vector<double> m_preview;
+  std::vector<RunEntry> m_runs;
+  double m_smoothing = 0.6;
+  QDoubleSpinBox* m_smoothingBox = nullptr;
+  QCheckBox* m_logLoss = nullptr;
+  QLabel* m_overlayNote = nullptr;
+};
+
+}  // namespace studio::ui

@@ -1,0 +1,38 @@
+#pragma once
+// The runs on disk: each run folder's settings, summary and metrics, read for
+// the runs list and for redrawing a run's curves. Widget-free.
+// Thread: free functions, any thread.
+
+#include <QString>
+#include <QDateTime>
+
+#include <vector>
+
+#include "studio/metric_record.h"
+
+namespace studio::ui {
+
+struct RunInfo {
+  QString dir;
+  QString folderName;
+  QString name;          // the settings' name (the preset's, unless renamed)
+  QString model;         // "cnn w32 d2"
+  QDateTime started;
+  QString status;        // completed | stopped | failed | running | interrupted
+  QString error;
+  double bestAccuracy = MetricRecord::kNone;
+  double testAccuracy = MetricRecord::kNone;
+  qint64 steps = 0;
+  qint64 totalSteps = 0;
+  QString device;
+  bool resumable = false;  // has checkpoints/last.ckpt and did not complete
+};
+
+// Run folders (those holding a settings.json) under runsDir, newest first.
+std::vector<RunInfo> listRuns(const QString& runsDir);
+RunInfo readRunInfo(const QString& runDir);
+// Every record of the run's metrics.csv. False, with a message naming the
+// file and line, when it cannot be read; rows read before a bad one are kept.
+bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QString* error = nullptr);
+
+}  // namespace studio::ui

@@ -1,0 +1,109 @@
+#include "ui/run_controller.h"
+
+#include <functional>
+#include <stdexcept>
+
+namespace studio::ui {
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+  m_timer.setInterval(33);
+  connect(&m_timer, &QTimer::timeout, this, &RunController::poll);
+}
+
+RunController::~RunController() { stopAndWait(); }
+
+bool RunController::launch(const std::function<void(Session&)>& begin) {
+  if (active()) {
+    Q_EMIT failed(tr("A run is already going; stop it before starting another."));
+    return false;
+  }
+  auto session = std::make_unique<Session>();
+  try {
+    begin(*session);
+  } catch (const std::exception& e) {
+    Q_EMIT failed(QString::fromStdString(e.what()));
+    return false;
+  }
+  m_session = std::move(session);
+  m_records.clear();
+  m_lastTrain = -1;
+  m_finishedReported = false;
+  m_runDir = QString::fromStdString(m_session->progress().runDir);
+  m_state = SessionState::Starting;
+  Q_EMIT runStarted(m_runDir);
+  Q_EMIT stateChanged(m_state);
+  m_timer.start();
+  return true;
+}
+
+bool RunController::start(const TrainConfig& config, const StartOptions& options) {
+  return launch([&](Session& s) { s.start(config, options); });
+}
+
+bool RunController::resume(const QString& runDir, const StartOptions& options) {
+  return launch([&](Session& s) { s.resume(runDir.toStdString(), options); });
+}
+
+void RunController::pause() {
+  if (active()) m_session->pause();
+}
+void RunController::resumeTraining() {
+  if (active()) m_session->resumeTraining();
+}
+void RunController::stop() {
+  if (active()) m_session->stop();
+}
+void RunController::saveCheckpointNow() {
+  if (active()) m_session->saveCheckpointNow();
+}
+void RunController::setLearningRate(double lr) {
+  if (active()) m_session->setLearningRate(lr);
+}
+
+void RunController::stopAndWait() {
+  if (!m_session) return;
+  if (!m_session->finished()) {
+    m_session->stop();
+    m_session->wait(std::chrono::hours(1));
+  }
+  poll();
+}
+
+bool RunController::active() const { return m_session && !m_finishedReported; }
+
+Progress RunController::progress() const { return m_session ? m_session->progress() : Progress{}; }
+
+const MetricRecord* RunController::lastTrainRecord() const {
+  return m_lastTrain >= 0 ? &m_records[static_cast<size_t>(m_lastTrain)] : nullptr;
+}
+
+int64_t RunController::droppedRecords() const { return m_session ? m_session->droppedRecords() : 0; }
+
+void RunController::poll() {
+  if (!m_session) return;
+  // finished() before draining: whatever the engine posted before it ended is
+  // in the queue by then.
+  const bool ended = m_session->finished();
+  std::vector<MetricRecord> batch;
+  MetricRecord r;
+  while (m_session->pollMetric(r)) batch.push_back(r);
+  if (!batch.empty()) {
+    for (const auto& rec : batch) {
+      if (rec.kind == RecordKind::Train) m_lastTrain = static_cast<qsizetype>(m_records.size());
+      m_records.push_back(rec);
+    }
+    Q_EMIT recordsArrived(m_runDir, batch);
+  }
+  const SessionState now = m_session->progress().state;
+  if (now != m_state) {
+    m_state = now;
+    Q_EMIT stateChanged(now);
+  }
+  if (ended && !m_finishedReported) {
+    m_finishedReported = true;
+    m_timer.stop();
+    Q_EMIT runFinished(m_session->summary());
+  }
+}
+
+}  // namespace studio::ui

@@ -1,0 +1,71 @@
+#pragma once
+// The window's handle on a training session. Owns the engine Session; a timer
+// on the UI thread (about 30 Hz) drains every metric record that arrived and
+// hands them on in one signal, so the UI never waits for the engine and the
+// engine never waits for the UI. Commands go to the engine through the
+// session's queue. Records of a run that has been replaced are never
+// delivered: each run has its own Session.
+// Thread: the UI thread.
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <memory>
+#include <vector>
+
+#include "studio/session.h"
+
+namespace studio::ui {
+
+class RunController : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit RunController(QObject* parent = nullptr);
+  ~RunController() override;  // stops a running session, keeping its checkpoint
+
+  // Start a new run or continue one from its folder. False, with failed()
+  // emitted, when it cannot start (the message names what was wrong).
+  bool start(const TrainConfig& config, const StartOptions& options = {});
+  bool resume(const QString& runDir, const StartOptions& options = {});
+
+  void pause();
+  void resumeTraining();
+  void stop();
+  void saveCheckpointNow();
+  void setLearningRate(double lr);
+  // Stops and waits for the engine to end (closing the window).
+  void stopAndWait();
+
+  bool active() const;  // a session exists and has not finished
+  SessionState state() const { return m_state; }
+  Progress progress() const;
+  QString runDir() const { return m_runDir; }
+  // Every record delivered for the current run, in order.
+  const std::vector<MetricRecord>& records() const { return m_records; }
+  const MetricRecord* lastTrainRecord() const;
+  int64_t droppedRecords() const;
+  // Drains the queue now (tests, screenshots); the timer does it otherwise.
+  void poll();
+
+ Q_SIGNALS:
+  void runStarted(const QString& runDir);
+  void recordsArrived(const QString& runDir, const std::vector<studio::MetricRecord>& records);
+  void stateChanged(studio::SessionState state);
+  void runFinished(const studio::RunSummary& summary);
+  void failed(const QString& message);
+
+ private:
+  bool launch(const std::function<void(Session&)>& begin);
+
+  std::unique_ptr<Session> m_session;
+  QTimer m_timer;
+  SessionState m_state = SessionState::Idle;
+  QString m_runDir;
+  std::vector<MetricRecord> m_records;
+  qsizetype m_lastTrain = -1;
+  bool m_finishedReported = false;
+};
+
+}  // namespace studio::ui

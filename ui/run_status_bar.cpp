@@ -1,0 +1,60 @@
+#include "ui/run_status_bar.h"
+
+#include <QLabel>
+
+#include <cmath>
+
+namespace studio::ui {
+namespace {
+
+QString duration(double seconds) {
+  const auto s = static_cast<qint64>(std::llround(seconds));
+  return s >= 3600 ? QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
+                   : QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+}  // namespace
+
+RunStatusBar::RunStatusBar(QWidget* parent)
+    : QStatusBar(parent), m_state(new QLabel), m_step(new QLabel), m_eta(new QLabel), m_speed(new QLabel),
+      m_device(new QLabel), m_memory(new QLabel) {
+  m_step->setObjectName("statusStep");
+  for (QLabel* l : {m_state, m_step, m_eta, m_speed, m_device, m_memory}) addPermanentWidget(l);
+  clearProgress();
+}
+
+void RunStatusBar::clearProgress() {
+  m_state->setText(tr("idle"));
+  for (QLabel* l : {m_step, m_eta, m_speed, m_memory}) l->clear();
+  m_firstStep = -1;
+}
+
+QString RunStatusBar::stepText() const { return m_step->text(); }
+
+void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last) {
+  m_state->setText(stateName(p.state));
+  m_step->setText(tr("epoch %1 · step %2 / %3").arg(p.epoch + 1).arg(p.step).arg(p.totalSteps));
+  if (p.state == SessionState::Running && p.step > 0) {
+    if (m_firstStep < 0) {
+      m_firstStep = p.step;
+      m_clock.start();
+    }
+    const double elapsed = m_clock.elapsed() / 1000.0;
+    const int64_t done = p.step - m_firstStep;
+    if (done > 0 && elapsed > 1) {
+      m_eta->setText(tr("ETA %1").arg(duration(static_cast<double>(p.totalSteps - p.step) * elapsed / done)));
+    }
+  }
+  if (p.samplesPerSecond > 0) m_speed->setText(tr("%1 samples/s").arg(p.samplesPerSecond, 0, 'f', 0));
+  m_device->setText(QString::fromStdString(p.device));
+  if (last && std::isfinite(last->memAllocatedMiB)) {
+    const bool gpu = p.device.rfind("cuda", 0) == 0;
+    m_memory->setText(gpu ? tr("GPU %1 MiB (reserved %2, peak %3)")
+                                .arg(last->memAllocatedMiB, 0, 'f', 0)
+                                .arg(last->memReservedMiB, 0, 'f', 0)
+                                .arg(last->memPeakMiB, 0, 'f', 0)
+                          : tr("RSS %1 MiB").arg(last->memAllocatedMiB, 0, 'f', 0));
+  }
+}
+
+}  // namespace studio::ui

@@ -1,0 +1,35 @@
+#pragma once
+// The status bar: run state, epoch and step, ETA, samples/s, device and memory.
+// Thread: the UI thread.
+
+#include <QElapsedTimer>
+#include <QStatusBar>
+
+#include "studio/session.h"
+
+class QLabel;
+
+namespace studio::ui {
+
+class RunStatusBar : public QStatusBar {
+  Q_OBJECT
+
+ public:
+  explicit RunStatusBar(QWidget* parent = nullptr);
+  // Called on each UI tick with the engine's position and its last train record.
+  void showProgress(const Progress& p, const MetricRecord* lastTrain);
+  void clearProgress();
+  QString stepText() const;
+
+ private:
+  QLabel* m_state;
+  QLabel* m_step;
+  QLabel* m_eta;
+  QLabel* m_speed;
+  QLabel* m_device;
+  QLabel* m_memory;
+  QElapsedTimer m_clock;
+  int64_t m_firstStep = -1;
+};
+
+}  // namespace studio::ui

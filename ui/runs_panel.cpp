@@ -1,0 +1,127 @@
+#include "ui/runs_panel.h"
+
+#include <QDir>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "ui/run_catalog.h"
+
+namespace studio::ui {
+namespace {
+enum Column { Name, Date, Status, Best, Steps, Model, Device, Columns };
+}
+
+RunsPanel::RunsPanel(QWidget* parent)
+    : QWidget(parent), m_list(new QTreeWidget), m_resume(new QPushButton(tr("Resume"))),
+      m_export(new QPushButton(tr("Export…"))) {
+  auto* top = new QVBoxLayout(this);
+  top->setContentsMargins(4, 4, 4, 4);
+  m_list->setObjectName("runsList");
+  m_list->setColumnCount(Columns);
+  m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best acc."), tr("Steps"), tr("Model"), tr("Device")});
+  m_list->setRootIsDecorated(false);
+  m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_list->setAlternatingRowColors(true);
+  m_list->setToolTip(tr("Select a run to draw its curves; select several (Ctrl/Shift) to compare them."));
+  m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  top->addWidget(m_list, 1);
+  auto* bar = new QHBoxLayout;
+  auto* refresh = new QPushButton(tr("Refresh"));
+  m_resume->setObjectName("resumeRun");
+  m_resume->setToolTip(tr("Continue the selected stopped run from its last checkpoint."));
+  m_export->setObjectName("exportRun");
+  m_export->setToolTip(tr("Write the selected run's checkpoint, model.pt, settings, metrics and plots to a folder."));
+  bar->addWidget(refresh);
+  bar->addStretch(1);
+  bar->addWidget(m_resume);
+  bar->addWidget(m_export);
+  top->addLayout(bar);
+
+  connect(refresh, &QPushButton::clicked, this, &RunsPanel::refresh);
+  connect(m_list, &QTreeWidget::itemSelectionChanged, this, [this] {
+    updateButtons();
+    if (!m_filling && !selectedRuns().isEmpty()) Q_EMIT showRequested(selectedRuns());
+  });
+  connect(m_resume, &QPushButton::clicked, this, [this] {
+    if (selectedRuns().size() == 1) Q_EMIT resumeRequested(selectedRuns().front());
+  });
+  connect(m_export, &QPushButton::clicked, this, [this] {
+    if (selectedRuns().size() == 1) Q_EMIT exportRequested(selectedRuns().front());
+  });
+  updateButtons();
+}
+
+void RunsPanel::setRunsDir(const QString& dir) {
+  if (QDir(dir).absolutePath() == QDir(m_dir).absolutePath() && !m_dir.isEmpty()) return;
+  m_dir = dir;
+  refresh();
+}
+
+void RunsPanel::setLiveRun(const QString& dir) {
+  m_live = dir.isEmpty() ? QString() : QDir(dir).absolutePath();
+  refresh();
+}
+
+void RunsPanel::refresh() {
+  const QStringList selected = selectedRuns();
+  m_filling = true;
+  m_list->clear();
+  for (const RunInfo& run : listRuns(m_dir)) {
+    auto* item = new QTreeWidgetItem(m_list);
+    const bool live = run.dir == m_live;
+    item->setData(Name, Qt::UserRole, run.dir);
+    item->setText(Name, run.name.isEmpty() ? run.folderName : run.name);
+    item->setToolTip(Name, run.dir);
+    item->setText(Date, run.started.toString("yyyy-MM-dd HH:mm:ss"));
+    item->setText(Status, live ? tr("running") : run.status);
+    if (!run.error.isEmpty()) item->setToolTip(Status, run.error);
+    if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
+    if (run.totalSteps > 0 || run.steps > 0)
+      item->setText(Steps, QString("%1 / %2").arg(run.steps).arg(run.totalSteps));
+    item->setText(Model, run.model);
+    item->setText(Device, run.device);
+    item->setData(Status, Qt::UserRole, run.resumable && !live);
+    if (selected.contains(run.dir)) item->setSelected(true);
+  }
+  m_filling = false;
+  updateButtons();
+}
+
+int RunsPanel::runCount() const { return m_list->topLevelItemCount(); }
+
+QStringList RunsPanel::selectedRuns() const {
+  QStringList dirs;
+  for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+    QTreeWidgetItem* item = m_list->topLevelItem(i);
+    if (item->isSelected()) dirs << item->data(Name, Qt::UserRole).toString();
+  }
+  return dirs;
+}
+
+void RunsPanel::selectRuns(const QStringList& dirs) {
+  QStringList absolute;
+  for (const QString& d : dirs) absolute << QDir(d).absolutePath();
+  m_filling = true;
+  m_list->clearSelection();
+  for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+    QTreeWidgetItem* item = m_list->topLevelItem(i);
+    if (absolute.contains(item->data(Name, Qt::UserRole).toString())) item->setSelected(true);
+  }
+  m_filling = false;
+  updateButtons();
+  if (!selectedRuns().isEmpty()) Q_EMIT showRequested(selectedRuns());
+}
+
+void RunsPanel::updateButtons() {
+  const auto items = m_list->selectedItems();
+  m_resume->setEnabled(items.size() == 1 && items.front()->data(Status, Qt::UserRole).toBool());
+  m_export->setEnabled(items.size() == 1);
+}
+
+}  // namespace studio::ui

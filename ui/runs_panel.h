@@ -1,0 +1,48 @@
+#pragma once
+// The list of runs on disk (name, date, status, best accuracy, steps, model,
+// device). Selecting runs asks for their curves (several: overlaid); a stopped
+// run can be resumed and any run exported from here.
+// Thread: the UI thread.
+
+#include <QStringList>
+#include <QWidget>
+
+class QPushButton;
+class QTreeWidget;
+
+namespace studio::ui {
+
+class RunsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RunsPanel(QWidget* parent = nullptr);
+
+  void setRunsDir(const QString& dir);
+  QString runsDir() const { return m_dir; }
+  // The run the window is training now (shown as running).
+  void setLiveRun(const QString& dir);
+  void refresh();
+  int runCount() const;
+  QStringList selectedRuns() const;
+  // Selects these runs (and shows them).
+  void selectRuns(const QStringList& dirs);
+  QTreeWidget* list() const { return m_list; }
+
+ Q_SIGNALS:
+  void showRequested(const QStringList& dirs);
+  void resumeRequested(const QString& dir);
+  void exportRequested(const QString& dir);
+
+ private:
+  void updateButtons();
+
+  QString m_dir;
+  QString m_live;
+  QTreeWidget* m_list;
+  QPushButton* m_resume;
+  QPushButton* m_export;
+  bool m_filling = false;
+};
+
+}  // namespace studio::ui

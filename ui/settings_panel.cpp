@@ -1,0 +1,453 @@
+#include "ui/settings_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QToolButton>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <charconv>
+#include <cmath>
+
+#include "studio/session.h"
+#include "ui/settings_fields.h"
+
+namespace studio::ui {
+
+struct SettingsPanel::Field {
+  const FieldSpec* spec = nullptr;
+  QWidget* row = nullptr;  // editor and its error line
+  QLineEdit* line = nullptr;
+  QCheckBox* check = nullptr;
+  QComboBox* combo = nullptr;
+  QLabel* error = nullptr;
+  QString lastText;
+  int editSerial = 0;  // typing within one edit merges into one undo step
+};
+
+namespace {
+
+// One field's edit. Typing in one field merges into one step until the field
+// loses focus; toggles and choices are a step each.
+class SetFieldCommand : public QUndoCommand {
+ public:
+  SetFieldCommand(SettingsPanel* panel, QString path, QString before, QString after, int serial)
+      : m_panel(panel), m_path(std::move(path)), m_before(std::move(before)), m_after(std::move(after)),
+        m_serial(serial) {
+    setText(QObject::tr("edit %1").arg(m_path));
+  }
+  int id() const override { return 1; }
+  bool mergeWith(const QUndoCommand* other) override {
+    const auto* o = static_cast<const SetFieldCommand*>(other);
+    if (o->m_path != m_path || o->m_serial != m_serial || m_serial < 0) return false;
+    m_after = o->m_after;
+    return true;
+  }
+  void redo() override { m_panel->applyFieldText(m_path, m_after); }
+  void undo() override { m_panel->applyFieldText(m_path, m_before); }
+
+ private:
+  SettingsPanel* m_panel;
+  QString m_path, m_before, m_after;
+  int m_serial;
+};
+
+class SetDocumentCommand : public QUndoCommand {
+ public:
+  SetDocumentCommand(SettingsPanel* panel, nlohmann::json before, nlohmann::json after, const QString& what)
+      : m_panel(panel), m_before(std::move(before)), m_after(std::move(after)) {
+    setText(what);
+  }
+  void redo() override { m_panel->applyDocument(m_after); }
+  void undo() override { m_panel->applyDocument(m_before); }
+
+ private:
+  SettingsPanel* m_panel;
+  nlohmann::json m_before, m_after;
+};
+
+QString shortest(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? QString::fromLatin1(buf, static_cast<int>(end - buf)) : QString::number(v, 'g', 17);
+}
+
+}  // namespace
+
+SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUndoStack(this)) {
+  auto* top = new QVBoxLayout(this);
+  top->setContentsMargins(4, 4, 4, 4);
+
+  auto* presetRow = new QHBoxLayout;
+  presetRow->addWidget(new QLabel(tr("Preset:")));
+  m_presets = new QComboBox;
+  m_presets->setObjectName("presets");
+  m_presets->setToolTip(tr("Start from a shipped set of settings."));
+  presetRow->addWidget(m_presets, 1);
+  top->addLayout(presetRow);
+  connect(m_presets, &QComboBox::activated, this, [this](int i) {
+    QString error;
+    if (!loadPreset(m_presets->itemText(i), &error)) Q_EMIT message(error);
+  });
+
+  auto* fileRow = new QHBoxLayout;
+  auto* load = new QPushButton(tr("Load…"));
+  load->setObjectName("loadSettings");
+  load->setToolTip(tr("Read settings from a JSON file (a saved settings file or a run's settings.json)."));
+  auto* save = new QPushButton(tr("Save…"));
+  save->setObjectName("saveSettings");
+  save->setToolTip(tr("Write these settings to a JSON file."));
+  auto* undo = new QToolButton;
+  undo->setDefaultAction(m_undo->createUndoAction(this, tr("Undo")));
+  auto* redo = new QToolButton;
+  redo->setDefaultAction(m_undo->createRedoAction(this, tr("Redo")));
+  fileRow->addWidget(load);
+  fileRow->addWidget(save);
+  fileRow->addStretch(1);
+  fileRow->addWidget(undo);
+  fileRow->addWidget(redo);
+  top->addLayout(fileRow);
+  connect(load, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load settings"), QString(), tr("Settings (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !loadFile(path, &error)) Q_EMIT message(error);
+  });
+  connect(save, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save settings"), QString::fromStdString(m_config.name) + ".json",
+                                                      tr("Settings (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !saveFile(path, &error)) Q_EMIT message(error);
+  });
+
+  m_summary = new QLabel;
+  m_summary->setObjectName("settingsSummary");
+  m_summary->setWordWrap(true);
+  m_summary->setStyleSheet("color: #d03c2f;");
+  m_summary->hide();
+  top->addWidget(m_summary);
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  m_formHost = new QWidget;
+  scroll->setWidget(m_formHost);
+  top->addWidget(scroll, 1);
+  buildForm();
+  applyDocument(toJson(TrainConfig{}));
+}
+
+SettingsPanel::~SettingsPanel() = default;
+
+void SettingsPanel::buildForm() {
+  auto* column = new QVBoxLayout(m_formHost);
+  column->setContentsMargins(0, 0, 0, 0);
+  for (const std::string& group : settingsGroups()) {
+    auto* box = new QGroupBox(QString::fromStdString(group));
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_layouts[QString::fromStdString(group)] = form;
+    column->addWidget(box);
+  }
+  column->addStretch(1);
+
+  for (const FieldSpec& spec : settingsFields()) {
+    auto f = std::make_unique<Field>();
+    f->spec = &spec;
+    const QString path = QString::fromStdString(spec.path);
+    const QString tip = QString::fromStdString(spec.tip);
+    f->row = new QWidget;
+    auto* v = new QVBoxLayout(f->row);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(1);
+    QWidget* editorWidget = nullptr;
+    switch (spec.type) {
+      case FieldType::Bool:
+        f->check = new QCheckBox;
+        editorWidget = f->check;
+        connect(f->check, &QCheckBox::clicked, this, [this, path] { onEdited(path); });
+        break;
+      case FieldType::Choice:
+        f->combo = new QComboBox;
+        for (const auto& c : spec.choices) f->combo->addItem(QString::fromStdString(c));
+        editorWidget = f->combo;
+        connect(f->combo, &QComboBox::activated, this, [this, path] { onEdited(path); });
+        break;
+      default: {
+        f->line = new QLineEdit;
+        editorWidget = f->line;
+        Field* raw = f.get();
+        connect(f->line, &QLineEdit::textEdited, this, [this, path] { onEdited(path); });
+        connect(f->line, &QLineEdit::editingFinished, this, [raw] { ++raw->editSerial; });
+        if (spec.type == FieldType::Path) {
+          auto* h = new QHBoxLayout;
+          h->setContentsMargins(0, 0, 0, 0);
+          h->addWidget(f->line, 1);
+          auto* browse = new QToolButton;
+          browse->setText(tr("…"));
+          browse->setToolTip(tr("Choose a folder"));
+          h->addWidget(browse);
+          v->addLayout(h);
+          connect(browse, &QToolButton::clicked, this, [this, raw, path] {
+            const QString dir = QFileDialog::getExistingDirectory(this, QString::fromStdString(raw->spec->label),
+                                                                  raw->line->text());
+            if (dir.isEmpty()) return;
+            raw->line->setText(dir);
+            ++raw->editSerial;
+            onEdited(path);
+          });
+        }
+      }
+    }
+    editorWidget->setObjectName(path);
+    editorWidget->setToolTip(tip);
+    if (spec.type != FieldType::Path) v->addWidget(editorWidget);
+    f->error = new QLabel;
+    f->error->setObjectName(path + ".error");
+    f->error->setWordWrap(true);
+    f->error->setStyleSheet("color: #d03c2f;");
+    f->error->hide();
+    v->addWidget(f->error);
+    auto* label = new QLabel(QString::fromStdString(spec.label));
+    label->setToolTip(tip);
+    label->setBuddy(editorWidget);
+    m_layouts[QString::fromStdString(spec.group)]->addRow(label, f->row);
+    m_fields[path] = std::move(f);
+  }
+}
+
+QString SettingsPanel::editorText(const Field& f) const {
+  if (f.check) return f.check->isChecked() ? "true" : "false";
+  if (f.combo) return f.combo->currentText();
+  return f.line->text();
+}
+
+void SettingsPanel::setEditorText(Field& f, const QString& text) {
+  if (editorText(f) == text) return;
+  m_applying = true;
+  if (f.check) {
+    f.check->setChecked(text == "true");
+  } else if (f.combo) {
+    int i = f.combo->findText(text);
+    if (i < 0) {  // a value from a file that is not one of the choices: shown, and its error with it
+      f.combo->addItem(text);
+      i = f.combo->count() - 1;
+    }
+    f.combo->setCurrentIndex(i);
+  } else {
+    f.line->setText(text);
+  }
+  m_applying = false;
+}
+
+QString SettingsPanel::textOf(const nlohmann::json& v) {
+  if (v.is_string()) return QString::fromStdString(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_unsigned()) return QString::number(v.get<uint64_t>());
+  if (v.is_number_integer()) return QString::number(v.get<int64_t>());
+  if (v.is_number_float()) return shortest(v.get<double>());
+  return QString::fromStdString(v.dump());
+}
+
+void SettingsPanel::onEdited(const QString& path) {
+  if (m_applying) return;
+  Field& f = *m_fields.at(path);
+  const QString now = editorText(f);
+  if (now == f.lastText) return;
+  const int serial = f.line ? f.editSerial : -1;
+  m_undo->push(new SetFieldCommand(this, path, f.lastText, now, serial));
+}
+
+void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
+  auto it = m_fields.find(path);
+  if (it == m_fields.end()) return;
+  Field& f = *it->second;
+  setEditorText(f, text);
+  f.lastText = text;
+  const auto pointer = nlohmann::json::json_pointer(jsonPointer(path.toStdString()));
+  const QString trimmed = text.trimmed();
+  m_parseErrors.erase(path);
+  switch (f.spec->type) {
+    case FieldType::Bool:
+      m_doc[pointer] = text == "true";
+      break;
+    case FieldType::Int: {
+      const std::string s = trimmed.toStdString();
+      int64_t value = 0;
+      uint64_t big = 0;
+      const char* end = s.data() + s.size();
+      if (!s.empty() && std::from_chars(s.data(), end, value).ptr == end) {
+        m_doc[pointer] = value;
+      } else if (!s.empty() && std::from_chars(s.data(), end, big).ptr == end) {
+        m_doc[pointer] = big;
+      } else {
+        m_parseErrors[path] = tr("must be a whole number (got \"%1\")").arg(text);
+      }
+      break;
+    }
+    case FieldType::Real: {
+      bool ok = false;
+      const double value = QLocale::c().toDouble(trimmed, &ok);
+      if (ok && std::isfinite(value))
+        m_doc[pointer] = value;
+      else
+        m_parseErrors[path] = tr("must be a number (got \"%1\")").arg(text);
+      break;
+    }
+    default:
+      m_doc[pointer] = text.toStdString();
+  }
+  revalidate();
+}
+
+void SettingsPanel::applyDocument(const nlohmann::json& doc) {
+  m_doc = doc;
+  m_parseErrors.clear();
+  for (auto& [path, f] : m_fields) {
+    const auto pointer = nlohmann::json::json_pointer(jsonPointer(path.toStdString()));
+    const QString text = m_doc.contains(pointer) ? textOf(m_doc.at(pointer)) : QString();
+    setEditorText(*f, text);
+    f->lastText = text;
+  }
+  revalidate();
+}
+
+void SettingsPanel::revalidate() {
+  std::vector<ConfigError> errors;
+  TrainConfig c = configFromJson(m_doc, errors);
+  if (errors.empty()) errors = validate(c);
+  m_config = c;
+  m_errors = m_parseErrors;
+  QStringList elsewhere;
+  for (const auto& e : errors) {
+    const QString path = QString::fromStdString(e.field);
+    if (m_parseErrors.count(path)) continue;
+    if (m_fields.count(path)) {
+      QString& slot = m_errors[path];
+      slot = slot.isEmpty() ? QString::fromStdString(e.message) : slot + "; " + QString::fromStdString(e.message);
+    } else {
+      m_errors[path.isEmpty() ? QStringLiteral("settings") : path] = QString::fromStdString(e.message);
+      elsewhere << QString::fromStdString(e.text());
+    }
+  }
+  for (auto& [path, f] : m_fields) {
+    auto it = m_errors.find(path);
+    const bool bad = it != m_errors.end();
+    f->error->setText(bad ? it->second : QString());
+    f->error->setVisible(bad);
+    const bool shown = bad || fieldRelevant(path.toStdString(), m_doc);
+    if (auto* form = m_layouts.at(QString::fromStdString(f->spec->group))) form->setRowVisible(f->row, shown);
+  }
+  if (m_errors.empty()) {
+    m_summary->hide();
+  } else {
+    QString text = tr("%n setting(s) to fix before a run can start.", "", static_cast<int>(m_errors.size()));
+    if (!elsewhere.isEmpty()) text += "\n" + elsewhere.join("\n");
+    m_summary->setText(text);
+    m_summary->show();
+  }
+  Q_EMIT settingsChanged();
+  const bool valid = m_errors.empty();
+  if (valid != m_lastValid) {
+    m_lastValid = valid;
+    Q_EMIT validityChanged(valid);
+  }
+}
+
+QStringList SettingsPanel::errorTexts() const {
+  QStringList out;
+  for (const FieldSpec& spec : settingsFields()) {
+    auto it = m_errors.find(QString::fromStdString(spec.path));
+    if (it != m_errors.end()) out << it->first + " " + it->second;
+  }
+  for (const auto& [path, message] : m_errors)
+    if (!m_fields.count(path)) out << path + " " + message;
+  return out;
+}
+
+QString SettingsPanel::errorFor(const QString& path) const {
+  auto it = m_fields.find(path);
+  return it == m_fields.end() || it->second->error->isHidden() ? QString() : it->second->error->text();
+}
+
+QWidget* SettingsPanel::editor(const QString& path) const {
+  auto it = m_fields.find(path);
+  if (it == m_fields.end()) return nullptr;
+  const Field& f = *it->second;
+  if (f.check) return f.check;
+  if (f.combo) return f.combo;
+  return f.line;
+}
+
+bool SettingsPanel::isFieldShown(const QString& path) const {
+  auto it = m_fields.find(path);
+  if (it == m_fields.end()) return false;
+  return m_layouts.at(QString::fromStdString(it->second->spec->group))->isRowVisible(it->second->row);
+}
+
+void SettingsPanel::setConfig(const TrainConfig& config, const QString& what) {
+  m_undo->push(new SetDocumentCommand(this, m_doc, toJson(config), what.isEmpty() ? tr("set settings") : what));
+}
+
+void SettingsPanel::setPresets(const QString& presetDir) {
+  m_presetDir = presetDir;
+  m_presets->clear();
+  for (const auto& name : presetNames(presetDir.toStdString())) m_presets->addItem(QString::fromStdString(name));
+}
+
+bool SettingsPanel::loadPreset(const QString& name, QString* error) {
+  try {
+    const std::string path = presetPath(m_presetDir.toStdString(), name.toStdString());
+    setConfig(loadConfigFile(path), tr("load preset %1").arg(name));
+    const int i = m_presets->findText(name);
+    if (i >= 0) m_presets->setCurrentIndex(i);
+    Q_EMIT message(tr("Preset %1 loaded").arg(name));
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+bool SettingsPanel::loadFile(const QString& path, QString* error) {
+  try {
+    setConfig(loadConfigFile(path.toStdString()), tr("load %1").arg(path));
+    Q_EMIT message(tr("Settings loaded from %1").arg(path));
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+bool SettingsPanel::saveFile(const QString& path, QString* error) {
+  try {
+    if (!isValid()) throw ConfigFileError("the settings have errors to fix first: " + errorTexts().join("; ").toStdString());
+    saveConfigFile(m_config, path.toStdString());
+    Q_EMIT message(tr("Settings saved to %1").arg(path));
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+void SettingsPanel::setLocked(bool locked) {
+  m_formHost->setEnabled(!locked);
+  m_presets->setEnabled(!locked);
+  for (auto* b : findChildren<QPushButton*>())
+    if (b->objectName() == "loadSettings") b->setEnabled(!locked);
+  for (auto* b : findChildren<QToolButton*>())
+    if (b->defaultAction()) b->setEnabled(!locked);
+}
+
+}  // namespace studio::ui

@@ -1,0 +1,91 @@
+#pragma once
+// The settings form: an editor for every TrainConfig field, in sections, with
+// a tooltip each. Every edit goes through the engine's own JSON reading and
+// validate(), and each error is shown under its field with the engine's
+// message. Presets, loading and saving JSON, and undo/redo of every edit.
+// Thread: the UI thread.
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <map>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/train_config.h"
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QUndoStack;
+
+namespace studio::ui {
+
+class SettingsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit SettingsPanel(QWidget* parent = nullptr);
+  ~SettingsPanel() override;
+
+  // Shows these settings (an undoable edit).
+  void setConfig(const TrainConfig& config, const QString& what = QString());
+  // The settings as the form holds them; meaningful when isValid().
+  TrainConfig config() const { return m_config; }
+  nlohmann::json document() const { return m_doc; }
+  bool isValid() const { return m_errors.empty(); }
+  // "field message" for every error, in form order.
+  QStringList errorTexts() const;
+  // The inline message under a field ("" when it is fine).
+  QString errorFor(const QString& path) const;
+  // The editor of a field ("optimizer.lr"): QLineEdit, QCheckBox or QComboBox.
+  QWidget* editor(const QString& path) const;
+  bool isFieldShown(const QString& path) const;
+  QUndoStack* undoStack() const { return m_undo; }
+
+  void setPresets(const QString& presetDir);
+  // Loads a preset by name; false with the message when it cannot.
+  bool loadPreset(const QString& name, QString* error = nullptr);
+  bool loadFile(const QString& path, QString* error = nullptr);
+  bool saveFile(const QString& path, QString* error = nullptr);
+  // Locks editing while a run trains (its settings are fixed once started).
+  void setLocked(bool locked);
+
+  // Applies a field's text as if typed (used by undo/redo and the tests).
+  void applyFieldText(const QString& path, const QString& text);
+  void applyDocument(const nlohmann::json& doc);
+
+ Q_SIGNALS:
+  // After every change of the settings, valid or not.
+  void settingsChanged();
+  void validityChanged(bool valid);
+  // A message for the status bar (loading and saving).
+  void message(const QString& text);
+
+ private:
+  struct Field;
+  void buildForm();
+  void onEdited(const QString& path);
+  void revalidate();
+  void setEditorText(Field& f, const QString& text);
+  QString editorText(const Field& f) const;
+  static QString textOf(const nlohmann::json& value);
+
+  std::map<QString, std::unique_ptr<Field>> m_fields;
+  std::map<QString, QFormLayout*> m_layouts;
+  nlohmann::json m_doc;
+  TrainConfig m_config;
+  std::map<QString, QString> m_errors;       // path -> message (validation and parsing)
+  std::map<QString, QString> m_parseErrors;  // text that is not a value of the field's type
+  QUndoStack* m_undo;
+  QComboBox* m_presets = nullptr;
+  QString m_presetDir;
+  QLabel* m_summary = nullptr;
+  QWidget* m_formHost = nullptr;
+  bool m_applying = false;
+  bool m_lastValid = true;
+};
+
+}  // namespace studio::ui
