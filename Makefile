@@ -1,6 +1,7 @@
 # Training Studio: the two commands of the README.
-#   make run   set up (Debian packages, LibTorch venv), build, start on the default preset
+#   make run   set up (Debian packages, LibTorch venv), build, open the studio on the default preset
 #   make test  set up, build, run every test
+# Also: make run-cli (train in the terminal), make bench, make screenshot (the README's).
 # A user with their own LibTorch: make build TORCH_PREFIX=/path/to/libtorch
 SHELL := /bin/bash
 STUDIO_CACHE ?= $(HOME)/.cache/training-studio
@@ -14,7 +15,7 @@ export PATH := $(VENV)/bin:$(PATH)
 # ccache with precompiled headers
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: setup configure build run test bench clean
+.PHONY: setup configure build run run-cli test bench screenshot clean
 
 setup:
 	@bash packaging/setup.sh >/dev/null
@@ -29,6 +30,15 @@ build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
 run: build
+	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY$$QT_QPA_PLATFORM" ]; then \
+	  echo "make run: no display to open the studio on (DISPLAY and WAYLAND_DISPLAY are unset)." >&2; \
+	  echo "  Run it in a desktop session, or over ssh -X; 'xvfb-run make run' starts it on a virtual display;" >&2; \
+	  echo "  'make run-cli' trains the same preset in the terminal." >&2; \
+	  exit 2; \
+	fi
+	./$(BUILD)/app/training-studio --preset $(PRESET)
+
+run-cli: build
 	./$(BUILD)/app/training-studio-cli train --preset $(PRESET)
 
 test: build
@@ -36,6 +46,15 @@ test: build
 
 bench: build
 	./$(BUILD)/bench/bench_engine
+	./$(BUILD)/bench/bench_replot
+	./$(BUILD)/bench/bench_window
+
+# The README's screenshot: the real window, offscreen, after 700 steps of the default preset.
+SCREENSHOT := resources/screenshots/studio.png
+screenshot: build
+	QT_QPA_PLATFORM=offscreen ./$(BUILD)/app/training-studio --preset $(PRESET) \
+	  --set evaluation.every_steps=100 --set output.dir=$(BUILD)/screenshot-runs \
+	  --quit-after-steps 700 --screenshot $(SCREENSHOT)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-configure.log

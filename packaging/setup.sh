@@ -2,7 +2,8 @@
 # Installs everything Training Studio needs to build and test on Debian 12.
 # Idempotent: a second run only checks and costs seconds.
 #   - Debian packages (Qt 6, QCustomPlot, spdlog, nlohmann_json, readerwriterqueue,
-#     CLI11, zlib, ninja, ccache, xvfb, the Fashion-MNIST data set)
+#     CLI11, zlib, ninja, ccache, xvfb, a font for offscreen rendering, the
+#     Fashion-MNIST data set)
 #   - LibTorch 2.11 as the pip wheel torch==2.11.0 in a virtual environment kept
 #     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio).
 # Prints the virtual environment's path on its last line.
@@ -16,7 +17,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
       zlib1g-dev ninja-build ccache xvfb xauth dataset-fashion-mnist
-      python3-venv)
+      python3-venv fonts-dejavu-core)
 
 missing=()
 for p in "${debs[@]}"; do

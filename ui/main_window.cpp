@@ -130,6 +130,18 @@ void MainWindow::buildMenus() {
     else
       exportSelectedRun(dir);
   });
+  QMenu* recent = file->addMenu(tr("Recent runs"));
+  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+    recent->clear();
+    for (const QString& dir : QSettings().value("runs/recent").toStringList()) {
+      if (!QFile::exists(dir + "/settings.json")) continue;  // moved or deleted since
+      recent->addAction(QFileInfo(dir).fileName(), this, [this, dir] {
+        m_runs->setRunsDir(QFileInfo(dir).absolutePath());
+        m_runs->selectRuns({dir});
+      });
+    }
+    if (recent->isEmpty()) recent->addAction(tr("(none yet)"))->setEnabled(false);
+  });
   file->addSeparator();
   file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -304,8 +316,9 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   if (m_restore) {
     QSettings settings;
     QStringList recent = settings.value("runs/recent").toStringList();
-    recent.removeAll(QString::fromStdString(s.runDir));
-    recent.prepend(QString::fromStdString(s.runDir));
+    const QString dir = absolute(QString::fromStdString(s.runDir));
+    recent.removeAll(dir);
+    recent.prepend(dir);
     settings.setValue("runs/recent", recent.mid(0, 20));
   }
   Q_EMIT runFinished(s);
@@ -314,7 +327,9 @@ void MainWindow::onRunFinished(const RunSummary& s) {
 void MainWindow::showRuns(const QStringList& runDirs) {
   std::vector<RunCurves> runs;
   QStringList problems;
+  bool gpu = false;
   for (const QString& d : runDirs) {
+    gpu = gpu || readRunInfo(d).device.startsWith("cuda");
     RunCurves curves{absolute(d), runLabel(d), {}};
     if (curves.key == m_liveRun && m_controller->active()) {
       curves.records = m_controller->records();
@@ -324,6 +339,7 @@ void MainWindow::showRuns(const QStringList& runDirs) {
     }
     runs.push_back(std::move(curves));
   }
+  m_plots->setMemoryIsGpu(gpu);
   m_plots->showRuns(runs);
   if (!problems.isEmpty()) showMessage(tr("Some metrics could not be read: %1").arg(problems.join("; ")), true);
 }

@@ -88,6 +88,14 @@ void MetricChart::addSeries(const QString& key, const QString& label, const Seri
   m_plot->legend->setVisible(m_order.size() > 1);
 }
 
+void MetricChart::setSeriesLabel(const QString& key, const QString& label) {
+  auto it = m_series.find(key);
+  if (it == m_series.end() || it->second.label == label) return;
+  it->second.label = label;
+  it->second.graph->setName(label);
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void MetricChart::append(const QString& key, double x, double y) {
   auto it = m_series.find(key);
   if (it == m_series.end() || !std::isfinite(y)) return;

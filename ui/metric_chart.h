@@ -45,6 +45,7 @@ class MetricChart : public QWidget {
   // Adds an empty curve; a key already present is left as it is.
   void addSeries(const QString& key, const QString& label, const SeriesStyle& style);
   bool hasSeries(const QString& key) const { return m_series.count(key) > 0; }
+  void setSeriesLabel(const QString& key, const QString& label);
   void append(const QString& key, double x, double y);
   void setData(const QString& key, PlotSeries data);
   const PlotSeries* series(const QString& key) const;

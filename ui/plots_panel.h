@@ -76,11 +76,13 @@ class PlotsPanel : public QWidget {
   RunEntry* findRun(const QString& key);
 
   void showPreview();
+  void labelMemorySeries(RunEntry& run, bool overlay);
 
   std::array<MetricChart*, ChartCount> m_charts{};
   std::vector<double> m_preview;
   std::vector<RunEntry> m_runs;
   double m_smoothing = 0.6;
+  bool m_memoryIsGpu = false;
   QDoubleSpinBox* m_smoothingBox = nullptr;
   QCheckBox* m_logLoss = nullptr;
   QLabel* m_overlayNote = nullptr;
