@@ -284,6 +284,24 @@ class TestMainWindow : public QObject {
     QCOMPARE(ui::readRunInfo(run).status, QString("stopped"));
   }
 
+  void missingDataFailsWithTheFileNamed() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "nodata";
+    c.data.root = m_dir.filePath("no-data-here").toStdString();
+    m_window->settingsPanel()->setConfig(c);
+    // The plan cannot be drawn, and the chart says why.
+    QTRY_VERIFY(chart(PlotsPanel::LearningRate)->title().contains("no-data-here/train-labels-idx1-ubyte.gz not found"));
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const auto s = finished.front().front().value<RunSummary>();
+    QCOMPARE(s.status, std::string("failed"));
+    QVERIFY(s.badInput);
+    QVERIFY2(m_window->lastMessage().contains("no-data-here/train-images-idx3-ubyte.gz not found"),
+             qPrintable(m_window->lastMessage()));
+    QVERIFY(m_window->runToolBar()->startAction()->isEnabled());
+  }
+
   void logLevelFilter() {
     ui::LogPanel* log = m_window->logPanel();
     QVERIFY(log->visibleText().contains("[info]"));
