@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QTreeWidget>
 
 #include <qcustomplot.h>
@@ -76,6 +77,9 @@ class TestMainWindow : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
+    // QSettings of this suite live in its temporary folder, never the user's.
+    QCoreApplication::setOrganizationName("TrainingStudioTests");
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath("config"));
     m_window = std::make_unique<ui::MainWindow>(QString::fromStdString(defaultPresetDir()), false);
     m_window->resize(1400, 900);
     m_window->show();
@@ -300,6 +304,38 @@ class TestMainWindow : public QObject {
     QVERIFY2(m_window->lastMessage().contains("no-data-here/train-images-idx3-ubyte.gz not found"),
              qPrintable(m_window->lastMessage()));
     QVERIFY(m_window->runToolBar()->startAction()->isEnabled());
+  }
+
+  void windowAndSettingsPersist() {
+    QSettings().clear();
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "persisted";
+    c.train.max_steps = 6;
+    QString runDir;
+    QSize size;
+    {
+      ui::MainWindow first(QString::fromStdString(defaultPresetDir()), true);
+      first.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&first));
+      first.settingsPanel()->setConfig(c);
+      first.plotsPanel()->setSmoothing(0.9);
+      first.resize(1111, 777);
+      // F5 starts, as the toolbar says.
+      QSignalSpy finished(&first, &ui::MainWindow::runFinished);
+      QTest::keyClick(&first, Qt::Key_F5);
+      QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+      runDir = QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
+      size = first.size();  // the window may hold a larger minimum than asked
+      QCOMPARE(size.width(), 1111);
+      QVERIFY(first.close());
+    }
+    ui::MainWindow second(QString::fromStdString(defaultPresetDir()), true);
+    QCOMPARE(second.settingsPanel()->config().name, std::string("persisted"));
+    QCOMPARE(toJson(second.settingsPanel()->config()).dump(), toJson(c).dump());
+    QCOMPARE(second.plotsPanel()->smoothing(), 0.9);
+    QCOMPARE(second.size(), size);
+    QCOMPARE(QSettings().value("runs/recent").toStringList().value(0), runDir);
+    QSettings().clear();
   }
 
   void logLevelFilter() {

@@ -87,6 +87,22 @@ class TestMetricChart : public QObject {
     QCOMPARE(chart.plot()->graphCount(), 0);
   }
 
+  void followsTheApplicationPalette() {
+    MetricChart chart("Loss", "loss");
+    chart.resize(400, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const QPalette before = QApplication::palette();
+    QPalette dark = before;
+    dark.setColor(QPalette::Base, QColor(30, 30, 32));
+    dark.setColor(QPalette::WindowText, QColor(225, 225, 225));
+    QApplication::setPalette(dark);
+    QTRY_COMPARE(chart.plot()->grab().toImage().pixelColor(3, 3), QColor(30, 30, 32));
+    QCOMPARE(chart.plot()->xAxis->tickLabelColor(), QColor(225, 225, 225));
+    QApplication::setPalette(before);
+    QTRY_COMPARE(chart.plot()->grab().toImage().pixelColor(3, 3), before.color(QPalette::Base));
+  }
+
   void savesPngAndPdf() {
     MetricChart chart("Accuracy", "accuracy");
     chart.addSeries("k", "eval", plain());
