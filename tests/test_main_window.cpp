@@ -103,6 +103,7 @@ class TestMainWindow : public QObject {
     // Settings cannot change under a running run; Start waits for it to end.
     QVERIFY(!m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());
     QVERIFY(!m_window->runToolBar()->startAction()->isEnabled());
+    QVERIFY(!m_window->settingsPanel()->undoAction()->isEnabled());
 
     // The actual learning rate lies on the planned curve drawn before the start.
     const ui::PlotSeries* actual = chart(PlotsPanel::LearningRate)->series(run + "/lr");
@@ -171,6 +172,7 @@ class TestMainWindow : public QObject {
     QVERIFY(QFile::exists(m_stoppedRun + "/checkpoints/last.ckpt"));
     QVERIFY(m_window->runToolBar()->startAction()->isEnabled());
     QVERIFY(m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());
+    QVERIFY(m_window->settingsPanel()->undoAction()->isEnabled());  // the settings were set before the start
     // The learning-rate change is recorded with the run.
     std::ifstream in((m_stoppedRun + "/settings.json").toStdString());
     const auto settings = nlohmann::json::parse(in);

@@ -146,12 +146,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  QAction* undo = m_settings->undoStack()->createUndoAction(this, tr("Undo"));
-  undo->setShortcut(QKeySequence::Undo);
-  QAction* redo = m_settings->undoStack()->createRedoAction(this, tr("Redo"));
-  redo->setShortcut(QKeySequence::Redo);
-  edit->addAction(undo);
-  edit->addAction(redo);
+  edit->addAction(m_settings->undoAction());
+  edit->addAction(m_settings->redoAction());
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   for (QAction* a : {m_toolbar->startAction(), m_toolbar->pauseAction(), m_toolbar->resumeAction(),

@@ -107,10 +107,17 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
   auto* save = new QPushButton(tr("Save…"));
   save->setObjectName("saveSettings");
   save->setToolTip(tr("Write these settings to a JSON file."));
+  m_undoAction = m_undo->createUndoAction(this, tr("Undo"));
+  m_undoAction->setShortcut(QKeySequence::Undo);
+  m_redoAction = m_undo->createRedoAction(this, tr("Redo"));
+  m_redoAction->setShortcut(QKeySequence::Redo);
+  // The stack enables them as it can undo; a lock overrides that.
+  connect(m_undo, &QUndoStack::canUndoChanged, this, [this](bool can) { m_undoAction->setEnabled(can && !m_locked); });
+  connect(m_undo, &QUndoStack::canRedoChanged, this, [this](bool can) { m_redoAction->setEnabled(can && !m_locked); });
   auto* undo = new QToolButton;
-  undo->setDefaultAction(m_undo->createUndoAction(this, tr("Undo")));
+  undo->setDefaultAction(m_undoAction);
   auto* redo = new QToolButton;
-  redo->setDefaultAction(m_undo->createRedoAction(this, tr("Redo")));
+  redo->setDefaultAction(m_redoAction);
   fileRow->addWidget(load);
   fileRow->addWidget(save);
   fileRow->addStretch(1);
@@ -446,8 +453,9 @@ void SettingsPanel::setLocked(bool locked) {
   m_presets->setEnabled(!locked);
   for (auto* b : findChildren<QPushButton*>())
     if (b->objectName() == "loadSettings") b->setEnabled(!locked);
-  for (auto* b : findChildren<QToolButton*>())
-    if (b->defaultAction()) b->setEnabled(!locked);
+  m_locked = locked;
+  m_undoAction->setEnabled(m_undo->canUndo() && !locked);
+  m_redoAction->setEnabled(m_undo->canRedo() && !locked);
 }
 
 }  // namespace studio::ui

@@ -16,6 +16,7 @@
 
 #include "studio/train_config.h"
 
+class QAction;
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -44,6 +45,10 @@ class SettingsPanel : public QWidget {
   QWidget* editor(const QString& path) const;
   bool isFieldShown(const QString& path) const;
   QUndoStack* undoStack() const { return m_undo; }
+  // Undo and redo of the form's edits (disabled while locked); the window's
+  // Edit menu shows the same actions.
+  QAction* undoAction() const { return m_undoAction; }
+  QAction* redoAction() const { return m_redoAction; }
 
   void setPresets(const QString& presetDir);
   // Loads a preset by name; false with the message when it cannot.
@@ -84,6 +89,9 @@ class SettingsPanel : public QWidget {
   QString m_presetDir;
   QLabel* m_summary = nullptr;
   QWidget* m_formHost = nullptr;
+  QAction* m_undoAction = nullptr;
+  QAction* m_redoAction = nullptr;
+  bool m_locked = false;
   bool m_applying = false;
   bool m_lastValid = true;
 };
