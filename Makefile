@@ -52,6 +52,7 @@ bench: build
 # The README's screenshot: the real window, offscreen, after 700 steps of the default preset.
 SCREENSHOT := resources/screenshots/studio.png
 screenshot: build
+	rm -rf $(BUILD)/screenshot-runs
 	QT_QPA_PLATFORM=offscreen ./$(BUILD)/app/training-studio --preset $(PRESET) \
 	  --set evaluation.every_steps=100 --set output.dir=$(BUILD)/screenshot-runs \
 	  --quit-after-steps 700 --screenshot $(SCREENSHOT)
