@@ -76,6 +76,19 @@ class SetDocumentCommand : public QUndoCommand {
   nlohmann::json m_before, m_after;
 };
 
+// Runs a file or preset operation; its exception's text (which names the
+// file and the problem) becomes the error for the person.
+template <class F>
+bool attempt(QString* error, F&& operation) {
+  try {
+    operation();
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
 QString shortest(double v) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
@@ -412,40 +425,28 @@ void SettingsPanel::setPresets(const QString& presetDir) {
 }
 
 bool SettingsPanel::loadPreset(const QString& name, QString* error) {
-  try {
+  return attempt(error, [&] {
     const std::string path = presetPath(m_presetDir.toStdString(), name.toStdString());
     setConfig(loadConfigFile(path), tr("load preset %1").arg(name));
     const int i = m_presets->findText(name);
     if (i >= 0) m_presets->setCurrentIndex(i);
     Q_EMIT message(tr("Preset %1 loaded").arg(name));
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromStdString(e.what());
-    return false;
-  }
+  });
 }
 
 bool SettingsPanel::loadFile(const QString& path, QString* error) {
-  try {
+  return attempt(error, [&] {
     setConfig(loadConfigFile(path.toStdString()), tr("load %1").arg(path));
     Q_EMIT message(tr("Settings loaded from %1").arg(path));
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromStdString(e.what());
-    return false;
-  }
+  });
 }
 
 bool SettingsPanel::saveFile(const QString& path, QString* error) {
-  try {
+  return attempt(error, [&] {
     if (!isValid()) throw ConfigFileError("the settings have errors to fix first: " + errorTexts().join("; ").toStdString());
     saveConfigFile(m_config, path.toStdString());
     Q_EMIT message(tr("Settings saved to %1").arg(path));
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromStdString(e.what());
-    return false;
-  }
+  });
 }
 
 void SettingsPanel::setLocked(bool locked) {
