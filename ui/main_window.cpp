@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <cmath>
 
 #include "studio/dataset_info.h"
@@ -88,12 +89,9 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
     }
   }
   if (!restored) {
-    const QStringList names = [&] {
-      QStringList n;
-      for (const auto& name : presetNames(presetDir.toStdString())) n << QString::fromStdString(name);
-      return n;
-    }();
-    if (!names.isEmpty()) m_settings->loadPreset(names.contains("fashion-mnist-cnn") ? "fashion-mnist-cnn" : names.front());
+    const std::vector<std::string> names = presetNames(presetDir.toStdString());
+    const bool hasDefault = std::find(names.begin(), names.end(), "fashion-mnist-cnn") != names.end();
+    if (!names.empty()) m_settings->loadPreset(QString::fromStdString(hasDefault ? "fashion-mnist-cnn" : names.front()));
   }
   m_settings->undoStack()->clear();
   m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
