@@ -4,15 +4,31 @@
 // Thread: free functions, any thread.
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "studio/train_config.h"
 
 namespace studio {
 
+// A problem with an input file a person gave us; the message names the file.
+struct DataError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// <root>/<stem>.gz, or <root>/<stem> when only the raw file is there. Throws
+// DataError naming the file and the setting to change when neither exists.
+std::string findDataFile(const std::string& root, const std::string& stem);
+
+// Images held out of n for validation by data.val_fraction.
+inline int64_t heldOutCount(double valFraction, int64_t n) {
+  return static_cast<int64_t>(valFraction * static_cast<double>(n));
+}
+
 // Training examples a run with these data settings trains on: the training
 // file's count, cut to data.train_limit, less the data.val_fraction held out
-// (the same arithmetic as the engine's loader). Throws std::runtime_error
-// naming the file when it is missing or not an IDX labels file.
+// (heldOutCount, as the engine's loader). Throws DataError naming the
+// file when it is missing or not an IDX labels file.
 int64_t countTrainExamples(const DataConfig& data);
 
 }  // namespace studio

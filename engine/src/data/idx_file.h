@@ -7,12 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace studio {
+#include "studio/dataset_info.h"  // DataError
 
-// A problem with an input file a person gave us; the message names the file.
-struct DataError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace studio {
 
 struct IdxArray {
   std::vector<int64_t> dims;   // e.g. {60000, 28, 28} or {60000}

@@ -1,26 +1,10 @@
 #include "data/image_dataset.h"
 
-#include <filesystem>
-
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "data/idx_file.h"
 
 namespace studio {
-namespace {
-
-std::string findFile(const std::string& root, const std::string& stem) {
-  namespace fs = std::filesystem;
-  for (const std::string& name : {stem + ".gz", stem}) {
-    fs::path p = fs::path(root) / name;
-    if (fs::exists(p)) return p.string();
-  }
-  throw DataError("data file " + (fs::path(root) / (stem + ".gz")).string() +
-                  " not found (nor without .gz); set data.root to the folder holding the " +
-                  "MNIST-format files (Debian: apt install dataset-fashion-mnist)");
-}
-
-}  // namespace
 
 ImageSet loadImageSet(const std::string& imagesPath, const std::string& labelsPath) {
   IdxArray images = readIdxFile(imagesPath, 3);
@@ -41,10 +25,10 @@ ImageSet loadImageSet(const std::string& imagesPath, const std::string& labelsPa
 DataSplits loadDataSplits(const DataConfig& config, uint64_t seed) {
   DataSplits d;
   // One statement each: the first missing file is the one reported.
-  const std::string trainImages = findFile(config.root, "train-images-idx3-ubyte");
-  const std::string trainLabels = findFile(config.root, "train-labels-idx1-ubyte");
-  const std::string testImages = findFile(config.root, "t10k-images-idx3-ubyte");
-  const std::string testLabels = findFile(config.root, "t10k-labels-idx1-ubyte");
+  const std::string trainImages = findDataFile(config.root, "train-images-idx3-ubyte");
+  const std::string trainLabels = findDataFile(config.root, "train-labels-idx1-ubyte");
+  const std::string testImages = findDataFile(config.root, "t10k-images-idx3-ubyte");
+  const std::string testLabels = findDataFile(config.root, "t10k-labels-idx1-ubyte");
   ImageSet train = loadImageSet(trainImages, trainLabels);
   d.test = loadImageSet(testImages, testLabels);
   if (config.train_limit > 0 && config.train_limit < train.size()) {
@@ -55,7 +39,7 @@ DataSplits loadDataSplits(const DataConfig& config, uint64_t seed) {
     d.test.images = d.test.images.slice(0, 0, config.test_limit);
     d.test.labels = d.test.labels.slice(0, 0, config.test_limit);
   }
-  const int64_t nVal = static_cast<int64_t>(config.val_fraction * static_cast<double>(train.size()));
+  const int64_t nVal = heldOutCount(config.val_fraction, train.size());
   if (nVal > 0) {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed ^ 0x5eed5eedULL);
     torch::Tensor perm = torch::randperm(train.size(), gen, torch::kInt64);
