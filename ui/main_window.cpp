@@ -38,8 +38,7 @@ namespace {
 
 QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
 
-QString runLabel(const QString& dir) {
-  const RunInfo info = readRunInfo(dir);
+QString runLabel(const RunInfo& info) {
   return info.started.isValid() ? QString("%1 %2").arg(info.name, info.started.toString("MM-dd HH:mm:ss"))
                                 : info.folderName;
 }
@@ -209,7 +208,7 @@ void MainWindow::connectPanels() {
 
   connect(m_controller, &RunController::runStarted, this, [this](const QString& dir) {
     m_liveRun = absolute(dir);
-    m_plots->beginRun(m_liveRun, runLabel(dir));
+    m_plots->beginRun(m_liveRun, runLabel(readRunInfo(dir)));
     m_runs->setLiveRun(m_liveRun);
     m_settings->setLocked(true);
     m_status->clearProgress();
@@ -323,8 +322,9 @@ void MainWindow::showRuns(const QStringList& runDirs) {
   QStringList problems;
   bool gpu = false;
   for (const QString& d : runDirs) {
-    gpu = gpu || readRunInfo(d).device.startsWith("cuda");
-    RunCurves curves{absolute(d), runLabel(d), {}};
+    const RunInfo info = readRunInfo(d);  // one read of settings.json and summary.json per run
+    gpu = gpu || info.device.startsWith("cuda");
+    RunCurves curves{absolute(d), runLabel(info), {}};
     if (curves.key == m_liveRun && m_controller->active()) {
       curves.records = m_controller->records();
     } else {

@@ -118,7 +118,7 @@ void MetricChart::clear() {
   for (auto& [key, curve] : m_series) m_plot->removeGraph(curve.graph);
   m_series.clear();
   m_order.clear();
-  for (auto* marker : m_markers) m_plot->removeItem(marker);
+  // Every item but the crosshair: the markers' lines and their labels.
   m_markers.clear();
   for (int i = m_plot->itemCount() - 1; i >= 0; --i) {
     QCPAbstractItem* item = m_plot->item(i);
