@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 #include <thread>
 
@@ -93,9 +94,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (app.got_subcommand("export")) {
-      studio::exportRun(exportRun, exportOut, which);
-      std::printf("exported %s (%s) to %s: model.pt, checkpoint.ckpt, settings.json\n", exportRun.c_str(),
-                  which.c_str(), exportOut.c_str());
+      const studio::ExportResult r = studio::exportRun(exportRun, exportOut, which);
+      if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
+      std::printf("exported %s (%s checkpoint) to %s:", exportRun.c_str(), r.checkpoint.c_str(), exportOut.c_str());
+      for (const auto& f : r.files) std::printf(" %s", std::filesystem::path(f).filename().c_str());
+      std::printf("\n");
       return 0;
     }
     studio::Session session;
@@ -114,10 +117,7 @@ int main(int argc, char** argv) {
     if (!outDir.empty()) config.output.dir = outDir;
     session.start(config);
     return runSession(session);
-  } catch (const studio::InvalidSettings& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const studio::ConfigFileError& e) {
+  } catch (const studio::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   } catch (const std::invalid_argument& e) {

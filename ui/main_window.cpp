@@ -341,8 +341,9 @@ void MainWindow::showRuns(const QStringList& runDirs) {
 QStringList MainWindow::exportRunTo(const QString& runDir, const QString& outDir, QString* error) {
   QStringList written;
   try {
-    exportRun(runDir.toStdString(), outDir.toStdString(), "best");
-    written << outDir + "/model.pt" << outDir + "/checkpoint.ckpt" << outDir + "/settings.json";
+    const ExportResult r = exportRun(runDir.toStdString(), outDir.toStdString(), "best");
+    for (const auto& f : r.files) written << QString::fromStdString(f);
+    if (!r.note.empty()) showMessage(QString::fromStdString(r.note));
     for (const char* name : {"metrics.csv", "summary.json", "log.txt"}) {
       const QString from = runDir + "/" + name, to = outDir + "/" + name;
       if (!QFile::exists(from)) continue;

@@ -1,9 +1,13 @@
 #include "studio/log.h"
 
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <mutex>
+
+#include "studio/file_io.h"
 
 namespace studio::log {
 namespace {
@@ -22,6 +26,24 @@ struct State {
     logger->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
     logger->flush_on(spdlog::level::warn);
   }
+};
+
+// A log file opened without following links (a log.txt planted as a link to
+// a file elsewhere is refused, never appended to).
+class AppendFileSink : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit AppendFileSink(const std::string& path) : m_file(path) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    m_file.append(std::string_view(formatted.data(), formatted.size()));
+  }
+  void flush_() override {}
+
+ private:
+  AppendFile m_file;
 };
 
 State& state() {
@@ -48,7 +70,7 @@ std::shared_ptr<void> addSink(std::shared_ptr<spdlog::sinks::sink> sink) {
 }
 
 std::shared_ptr<void> addFileSink(const std::string& path) {
-  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, false);
+  auto sink = std::make_shared<AppendFileSink>(path);
   sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
   return addSink(sink);
 }

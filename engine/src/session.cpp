@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "run/run_recorder.h"
+#include "studio/file_io.h"
 #include "studio/log.h"
 #include "train/session_channel.h"
 #include "train/trainer.h"
@@ -24,10 +25,15 @@ const char* stateName(SessionState s) {
   return "idle";
 }
 
-InvalidSettings::InvalidSettings(std::vector<ConfigError> e) : errors(std::move(e)) {
-  m_text = "invalid settings:";
-  for (const auto& x : errors) m_text += "\n  " + x.text();
+namespace {
+std::string listErrors(const std::vector<ConfigError>& errors) {
+  std::string text = "invalid settings:";
+  for (const auto& x : errors) text += "\n  " + x.text();
+  return text;
 }
+}  // namespace
+
+InvalidSettings::InvalidSettings(std::vector<ConfigError> e) : InputError(listErrors(e)), errors(std::move(e)) {}
 
 struct Session::Impl {
   std::unique_ptr<SessionChannel> channel;
@@ -94,6 +100,7 @@ void Session::resume(const std::string& runDir, const StartOptions& options) {
   if (!errors.empty()) throw InvalidSettings(errors);
   if (!fs::exists(runDir + "/checkpoints/last.ckpt"))
     throw std::invalid_argument("run folder " + runDir + " has no checkpoints/last.ckpt to resume from");
+  requireRealDirectory(runDir + "/checkpoints");  // never written through a link
   m_impl->launch(config, runDir, true, options);
 }
 

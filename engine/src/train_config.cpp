@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "studio/file_io.h"
+
 namespace studio {
 namespace {
 
@@ -435,15 +437,7 @@ TrainConfig loadConfigFile(const std::string& path) {
 }
 
 void saveConfigFile(const TrainConfig& config, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << toJson(config).dump(2) << "\n";
-    out.flush();
-    if (!out) throw ConfigFileError("cannot write settings file " + path + " (disk full or not writable?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw ConfigFileError("cannot write settings file " + path);
+  writeFileAtomically(path, toJson(config).dump(2) + "\n");
 }
 
 void applyOverride(TrainConfig& config, const std::string& assignment) {

@@ -4,17 +4,12 @@
 // Thread: free functions, any thread.
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
+#include "studio/errors.h"
 #include "studio/train_config.h"
 
 namespace studio {
-
-// A problem with an input file a person gave us; the message names the file.
-struct DataError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // <root>/<stem>.gz, or <root>/<stem> when only the raw file is there. Throws
 // DataError naming the file and the setting to change when neither exists.

@@ -25,6 +25,7 @@ std::shared_ptr<spdlog::logger> logger();
 // returned handle is dropped. The sink keeps its own pattern.
 std::shared_ptr<void> addSink(std::shared_ptr<spdlog::sinks::sink> sink);
 // Mirror everything into this file until the returned handle is dropped.
+// The file is opened without following links: a link there throws InputError.
 std::shared_ptr<void> addFileSink(const std::string& path);
 // Console output on/off (the CLI keeps the terminal for its progress bar).
 void setConsoleLevel(const std::string& level);

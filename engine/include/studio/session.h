@@ -64,11 +64,9 @@ struct StartOptions {
 };
 
 // Settings that do not validate; what() lists every error with its field.
-struct InvalidSettings : std::exception {
+struct InvalidSettings : InputError {
   explicit InvalidSettings(std::vector<ConfigError> e);
-  const char* what() const noexcept override { return m_text.c_str(); }
   std::vector<ConfigError> errors;
-  std::string m_text;
 };
 
 class Session {
@@ -112,8 +110,15 @@ class Session {
 //   model.pt        a state dict Python's torch.load(path) reads (weights_only)
 //   checkpoint.ckpt the full checkpoint (resumable)
 //   settings.json   the exact settings
-// `which` is "best" or "last". Throws std::runtime_error naming the file.
-void exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "best");
+// `which` is "best" or "last"; "best" falls back to "last" (saying so in
+// note) when the run has no best checkpoint. Throws InputError or IoError
+// naming the file.
+struct ExportResult {
+  std::string checkpoint;          // "best" or "last": the one written
+  std::string note;                // why it is not the one asked for, if not
+  std::vector<std::string> files;  // written, in order
+};
+ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "best");
 
 // Preset settings shipped in resources/presets (name -> file).
 std::vector<std::string> presetNames(const std::string& presetDir);

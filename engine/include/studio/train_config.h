@@ -12,6 +12,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "studio/errors.h"
+
 namespace studio {
 
 inline constexpr int kConfigSchemaVersion = 1;
@@ -162,16 +164,11 @@ nlohmann::json toJson(const TrainConfig& config);
 // types are errors (appended to errors, with their path).
 TrainConfig configFromJson(const nlohmann::json& json, std::vector<ConfigError>& errors);
 
-// Loading and saving files; throws ConfigFileError naming the file and problem.
+// Loading and saving files; throws ConfigFileError (IoError when writing
+// fails) naming the file and problem.
 TrainConfig loadConfigFile(const std::string& path);
 void saveConfigFile(const TrainConfig& config, const std::string& path);
 // "optimizer.lr=0.1": value parsed as JSON, else taken as a string.
 void applyOverride(TrainConfig& config, const std::string& assignment);
-
-struct ConfigFileError : std::exception {
-  explicit ConfigFileError(std::string text) : m_text(std::move(text)) {}
-  const char* what() const noexcept override { return m_text.c_str(); }
-  std::string m_text;
-};
 
 }  // namespace studio

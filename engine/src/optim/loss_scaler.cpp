@@ -3,6 +3,8 @@
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_amp_update_scale.h>
 
+#include "run/tensor_archive.h"
+
 namespace studio {
 
 LossScaler::LossScaler(const LossScaleConfig& config, torch::Device device, bool enabled)
@@ -33,18 +35,17 @@ void LossScaler::update() {
                          m_config.growth_interval);
 }
 
-void LossScaler::save(torch::serialize::OutputArchive& a) const {
-  a.write("scale", m_scale, true);
-  a.write("tracker", m_tracker, true);
+c10::IValue LossScaler::state() const {
+  c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
+  d.insert("scale", m_scale);
+  d.insert("tracker", m_tracker);
+  return d;
 }
 
-void LossScaler::load(torch::serialize::InputArchive& a) {
+void LossScaler::loadState(const ArchiveDict& a) {
   torch::NoGradGuard noGrad;
-  torch::Tensor s, t;
-  a.read("scale", s, true);
-  a.read("tracker", t, true);
-  m_scale.copy_(s);
-  m_tracker.copy_(t);
+  m_scale.copy_(a.tensor("scale"));
+  m_tracker.copy_(a.tensor("tracker"));
 }
 
 }  // namespace studio

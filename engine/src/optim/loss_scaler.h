@@ -8,12 +8,14 @@
 
 #include <vector>
 
-#include <torch/serialize/archive.h>
+#include <ATen/core/ivalue.h>
 #include <torch/types.h>
 
 #include "studio/train_config.h"
 
 namespace studio {
+
+class ArchiveDict;
 
 class LossScaler {
  public:
@@ -29,8 +31,9 @@ class LossScaler {
   void update();
   const torch::Tensor& scaleTensor() const { return m_scale; }
 
-  void save(torch::serialize::OutputArchive& archive) const;
-  void load(torch::serialize::InputArchive& archive);
+  // The scale and its growth tracker as plain values, for checkpoints.
+  c10::IValue state() const;
+  void loadState(const ArchiveDict& state);
 
  private:
   LossScaleConfig m_config;

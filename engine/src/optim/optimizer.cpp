@@ -6,6 +6,9 @@
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
 
+#include "run/tensor_archive.h"
+#include "studio/errors.h"
+
 namespace studio {
 
 Optimizer::Optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& config)
@@ -77,30 +80,45 @@ void Optimizer::zeroGrad(bool setToNone) {
   }
 }
 
-void Optimizer::save(torch::serialize::OutputArchive& a) const {
-  a.write("kind", c10::IValue(m_config.kind));
-  for (size_t i = 0; i < m_buf1.size(); ++i) a.write("buf1." + std::to_string(i), m_buf1[i], true);
-  for (size_t i = 0; i < m_buf2.size(); ++i) a.write("buf2." + std::to_string(i), m_buf2[i], true);
-  for (size_t i = 0; i < m_steps.size(); ++i) a.write("step." + std::to_string(i), m_steps[i], true);
+namespace {
+
+c10::IValue tensorList(const std::vector<torch::Tensor>& v) {
+  c10::impl::GenericList list(c10::AnyType::get());
+  for (const auto& t : v) list.push_back(t);
+  return list;
 }
 
-void Optimizer::load(torch::serialize::InputArchive& a) {
-  c10::IValue kind;
-  a.read("kind", kind);
-  if (kind.toStringRef() != m_config.kind)
-    throw std::runtime_error("checkpoint holds a " + kind.toStringRef() + " optimizer, settings say " +
-                             m_config.kind);
+}  // namespace
+
+c10::IValue Optimizer::state() const {
+  c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
+  d.insert("kind", m_config.kind);
+  d.insert("buf1", tensorList(m_buf1));
+  d.insert("buf2", tensorList(m_buf2));
+  d.insert("step", tensorList(m_steps));
+  return d;
+}
+
+void Optimizer::loadState(const ArchiveDict& a, const std::string& path) {
+  const std::string kind = a.text("kind");
+  if (kind != m_config.kind)
+    throw CheckpointError("checkpoint " + path + " holds a " + kind + " optimizer, the settings say " +
+                          m_config.kind);
   torch::NoGradGuard noGrad;
-  auto readAll = [&](std::vector<torch::Tensor>& v, const std::string& prefix) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      torch::Tensor t;
-      a.read(prefix + std::to_string(i), t, true);
-      v[i].copy_(t);
+  auto readAll = [&](std::vector<torch::Tensor>& into, const char* key) {
+    const std::vector<torch::Tensor> from = a.tensors(key);
+    if (from.size() != into.size())
+      throw CheckpointError("checkpoint " + path + " holds optimizer state for " + std::to_string(from.size()) +
+                            " tensors, the model has " + std::to_string(into.size()));
+    for (size_t i = 0; i < into.size(); ++i) {
+      if (!from[i].sizes().equals(into[i].sizes()))
+        throw CheckpointError("checkpoint " + path + " holds optimizer state of another shape than the model's");
+      into[i].copy_(from[i]);
     }
   };
-  readAll(m_buf1, "buf1.");
-  readAll(m_buf2, "buf2.");
-  readAll(m_steps, "step.");
+  readAll(m_buf1, "buf1");
+  readAll(m_buf2, "buf2");
+  readAll(m_steps, "step");
 }
 
 }  // namespace studio

@@ -8,12 +8,14 @@
 #include <optional>
 #include <vector>
 
-#include <torch/serialize/archive.h>
+#include <ATen/core/ivalue.h>
 #include <torch/types.h>
 
 #include "studio/train_config.h"
 
 namespace studio {
+
+class ArchiveDict;
 
 class Optimizer {
  public:
@@ -29,8 +31,11 @@ class Optimizer {
   const std::vector<torch::Tensor>& params() const { return m_params; }
   std::vector<torch::Tensor> grads() const;
 
-  void save(torch::serialize::OutputArchive& archive) const;
-  void load(torch::serialize::InputArchive& archive);
+  // The optimizer's state as plain values (its kind and buffers), for
+  // checkpoints; loadState throws CheckpointError naming `path` when the
+  // state is of another optimizer or other parameters.
+  c10::IValue state() const;
+  void loadState(const ArchiveDict& state, const std::string& path);
 
  private:
   std::vector<torch::Tensor> m_params;

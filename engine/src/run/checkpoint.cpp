@@ -2,118 +2,140 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
-#include <c10/util/Exception.h>
-#include <torch/serialize/archive.h>
 
 #include <filesystem>
-#include <sstream>
 
-#include "run/run_recorder.h"
+#include "run/tensor_archive.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
 
 namespace studio {
 namespace fs = std::filesystem;
 
-void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
-  torch::serialize::OutputArchive a, model, optim, scaler;
-  p.model->save(model);
-  p.optimizer.save(optim);
-  p.scaler.save(scaler);
-  a.write("model", model);
-  a.write("optimizer", optim);
-  a.write("scaler", scaler);
-  a.write("skipped", p.skipped, true);
-  const auto& c = p.counters;
-  a.write("step", c10::IValue(c.step));
-  a.write("epoch", c10::IValue(c.epoch));
-  a.write("batch_in_epoch", c10::IValue(c.batchInEpoch));
-  a.write("lr_multiplier", c10::IValue(c.lrMultiplier));
-  a.write("best_accuracy", c10::IValue(c.bestAccuracy));
-  a.write("wall_seconds", c10::IValue(c.wallSeconds));
-  a.write("lr_changes", c10::IValue(c.lrChanges.dump()));
-  a.write("rng_cpu", at::detail::getDefaultCPUGenerator().get_state(), true);
-  const torch::Device dev = p.skipped.device();
-  if (dev.is_cuda()) a.write("rng_cuda", at::globalContext().defaultGenerator(dev).get_state(), true);
-  // Serialise in memory, then write the file ourselves: LibTorch's file
-  // writer throws from its destructor when the disk fills up (terminating
-  // the process), and our writer reports it and removes the partial file.
-  std::ostringstream bytes;
-  try {
-    a.save_to(bytes);
-  } catch (const c10::Error& e) {
-    throw RunIoError("cannot serialise checkpoint " + paths.front() + ": " + e.what_without_backtrace());
+namespace {
+
+constexpr const char* kFormat = "training-studio-checkpoint";
+constexpr int64_t kVersion = 2;
+
+c10::impl::GenericDict newDict() { return c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()); }
+
+// Parameters, then buffers, by their names in the model.
+std::vector<std::pair<std::string, torch::Tensor>> modelState(torch::nn::Sequential& model) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& p : model->named_parameters()) out.emplace_back(p.key(), p.value());
+  for (const auto& b : model->named_buffers()) out.emplace_back(b.key(), b.value());
+  return out;
+}
+
+void loadModelState(const ArchiveDict& stored, torch::nn::Sequential& model, const std::string& path) {
+  std::map<std::string, torch::Tensor> byName;
+  for (auto& [name, t] : stored.namedTensors()) byName[name] = t;
+  torch::NoGradGuard noGrad;
+  const auto own = modelState(model);
+  for (const auto& [name, t] : own) {
+    auto it = byName.find(name);
+    if (it == byName.end())
+      throw CheckpointError("checkpoint " + path + " does not match the model of its settings: it has no " + name);
+    if (!it->second.sizes().equals(t.sizes()))
+      throw CheckpointError("checkpoint " + path + " does not match the model of its settings: " + name +
+                            " has shape " + c10::str(it->second.sizes()) + " there and " + c10::str(t.sizes()) +
+                            " in the model");
+    t.copy_(it->second);
+    byName.erase(it);
   }
-  const std::string data = bytes.str();
+  if (!byName.empty())
+    throw CheckpointError("checkpoint " + path + " does not match the model of its settings: it holds " +
+                          byName.begin()->first + ", which the model has not");
+}
+
+ArchiveDict openCheckpoint(const std::string& path) {
+  if (!fs::exists(path)) throw CheckpointError("checkpoint " + path + " not found");
+  const std::string bytes = readFileBytes(path, "checkpoint");
+  ArchiveDict root(loadTensorArchive(bytes, path, "checkpoint"), path, "");
+  if (!root.has("format") || !root.at("format").isString() || root.text("format") != kFormat)
+    throw CheckpointError("checkpoint " + path + " is not a Training Studio checkpoint");
+  const int64_t version = root.integer("version");
+  if (version != kVersion)
+    throw CheckpointError("checkpoint " + path + " has format version " + std::to_string(version) +
+                          "; this Training Studio reads version " + std::to_string(kVersion));
+  return root;
+}
+
+}  // namespace
+
+void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
+  auto a = newDict();
+  a.insert("format", kFormat);
+  a.insert("version", kVersion);
+  auto model = newDict();
+  for (const auto& [name, t] : modelState(p.model)) model.insert(name, t.detach());
+  a.insert("model", model);
+  a.insert("optimizer", p.optimizer.state());
+  a.insert("scaler", p.scaler.state());
+  a.insert("skipped", p.skipped);
+  const auto& c = p.counters;
+  auto counters = newDict();
+  counters.insert("step", c.step);
+  counters.insert("epoch", c.epoch);
+  counters.insert("batch_in_epoch", c.batchInEpoch);
+  counters.insert("lr_multiplier", c.lrMultiplier);
+  counters.insert("best_accuracy", c.bestAccuracy);
+  counters.insert("wall_seconds", c.wallSeconds);
+  counters.insert("lr_changes", c.lrChanges.dump());
+  a.insert("counters", counters);
+  auto rng = newDict();
+  rng.insert("cpu", at::detail::getDefaultCPUGenerator().get_state());
+  const torch::Device dev = p.skipped.device();
+  if (dev.is_cuda()) rng.insert("cuda", at::globalContext().defaultGenerator(dev).get_state());
+  a.insert("rng", rng);
+  // Serialised in memory, then written by our own writer: it reports a full
+  // disk and never writes through a link.
+  std::string data;
+  try {
+    data = saveTensorArchive(a);
+  } catch (const c10::Error& e) {
+    throw IoError("cannot serialise checkpoint " + paths.front() + ": " + e.what_without_backtrace());
+  }
   for (const auto& path : paths) writeFileAtomically(path, data);  // names the file on failure
 }
 
-static torch::serialize::InputArchive openArchive(const std::string& path, const torch::Device& device) {
-  if (!fs::exists(path)) throw std::runtime_error("checkpoint " + path + " not found");
-  torch::serialize::InputArchive a;
-  try {
-    a.load_from(path, device);
-  } catch (const c10::Error& e) {
-    throw std::runtime_error("checkpoint " + path + " is unreadable or damaged: " + e.what_without_backtrace());
-  }
-  return a;
-}
-
 void loadModelWeights(const std::string& path, torch::nn::Sequential& model) {
-  auto a = openArchive(path, torch::Device(torch::kCPU));
-  torch::serialize::InputArchive m;
-  try {
-    a.read("model", m);
-    model->load(m);
-  } catch (const c10::Error& e) {
-    throw std::runtime_error("checkpoint " + path + " does not match the model of its settings: " +
-                             e.what_without_backtrace());
-  }
+  loadModelState(openCheckpoint(path).dict("model"), model, path);
 }
 
 void loadCheckpoint(const std::string& path, CheckpointParts p, const torch::Device& device) {
-  auto a = openArchive(path, device);
-  try {
-    torch::serialize::InputArchive model, optim, scaler;
-    a.read("model", model);
-    p.model->load(model);
-    a.read("optimizer", optim);
-    p.optimizer.load(optim);
-    a.read("scaler", scaler);
-    p.scaler.load(scaler);
-    torch::Tensor skipped;
-    a.read("skipped", skipped, true);
-    {
-      torch::NoGradGuard noGrad;
-      p.skipped.copy_(skipped);
-    }
-    auto& c = p.counters;
-    c10::IValue v;
-    a.read("step", v);
-    c.step = v.toInt();
-    a.read("epoch", v);
-    c.epoch = v.toInt();
-    a.read("batch_in_epoch", v);
-    c.batchInEpoch = v.toInt();
-    a.read("lr_multiplier", v);
-    c.lrMultiplier = v.toDouble();
-    a.read("best_accuracy", v);
-    c.bestAccuracy = v.toDouble();
-    a.read("wall_seconds", v);
-    c.wallSeconds = v.toDouble();
-    a.read("lr_changes", v);
-    c.lrChanges = nlohmann::json::parse(v.toStringRef());
-    torch::Tensor rng;
-    a.read("rng_cpu", rng, true);
-    auto restore = [](at::Generator gen, const torch::Tensor& state) {
-      std::lock_guard<std::mutex> lock(gen.mutex());
-      gen.set_state(state.cpu());
-    };
-    restore(at::detail::getDefaultCPUGenerator(), rng);
-    if (device.is_cuda() && a.try_read("rng_cuda", rng, true))
-      restore(at::globalContext().defaultGenerator(device), rng);
-  } catch (const c10::Error& e) {
-    throw std::runtime_error("checkpoint " + path + " does not match this run's settings: " +
-                             e.what_without_backtrace());
+  const ArchiveDict a = openCheckpoint(path);
+  loadModelState(a.dict("model"), p.model, path);
+  p.optimizer.loadState(a.dict("optimizer"), path);
+  p.scaler.loadState(a.dict("scaler"));
+  {
+    torch::NoGradGuard noGrad;
+    p.skipped.copy_(a.tensor("skipped"));
   }
+  const ArchiveDict counters = a.dict("counters");
+  auto& c = p.counters;
+  c.step = counters.integer("step");
+  c.epoch = counters.integer("epoch");
+  c.batchInEpoch = counters.integer("batch_in_epoch");
+  c.lrMultiplier = counters.real("lr_multiplier");
+  c.bestAccuracy = counters.real("best_accuracy");
+  c.wallSeconds = counters.real("wall_seconds");
+  c.lrChanges = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);
+  if (c.lrChanges.is_discarded() || !c.lrChanges.is_array())
+    throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");
+  if (c.step < 0 || c.epoch < 0 || c.batchInEpoch < 0)
+    throw CheckpointError("checkpoint " + path + " is damaged: it records a negative position");
+  const ArchiveDict rng = a.dict("rng");
+  auto restore = [&](at::Generator gen, const torch::Tensor& state) {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    try {
+      gen.set_state(state.cpu());
+    } catch (const c10::Error& e) {
+      throw CheckpointError("checkpoint " + path + " is damaged: its random-number state is unusable");
+    }
+  };
+  restore(at::detail::getDefaultCPUGenerator(), rng.tensor("cpu"));
+  if (device.is_cuda() && rng.has("cuda")) restore(at::globalContext().defaultGenerator(device), rng.tensor("cuda"));
 }
 
 }  // namespace studio

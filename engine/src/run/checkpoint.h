@@ -3,6 +3,9 @@
 // the epoch), learning-rate changes and RNG states, so a resumed run
 // continues exactly where it stopped. Written to a temporary file and
 // renamed: a crash never leaves a torn checkpoint.
+// The file is data only (run/tensor_archive.h: torch.save's format with a
+// checksum, read without running anything in it); Python reads it with
+// torch.load(path), weights_only=True.
 // Thread: engine thread.
 
 #include <string>
@@ -37,8 +40,8 @@ struct CheckpointParts {
 
 // Writes the same checkpoint to each path (last, and best when it is).
 void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts parts);
-// Throws std::runtime_error naming the file when it is missing or does not
-// match the model.
+// Throws CheckpointError naming the file when it is missing, damaged, carries
+// code, or does not match the model.
 void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch::Device& device);
 // Only the model's weights, for export.
 void loadModelWeights(const std::string& path, torch::nn::Sequential& model);

@@ -1,6 +1,7 @@
 #include "run/run_recorder.h"
 
 #include <ctime>
+#include <fstream>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -8,43 +9,26 @@
 namespace studio {
 namespace fs = std::filesystem;
 
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  std::error_code ec;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw RunIoError("cannot create " + tmp + " (folder missing or not writable)");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);  // whatever was there before stays as it was
-      throw RunIoError("cannot write " + path + " (disk full?)");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) throw RunIoError("cannot write " + path + ": " + ec.message());
-}
-
 std::string RunRecorder::createRunDir(const std::string& outputDir, const std::string& name) {
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
   std::error_code ec;
   fs::create_directories(outputDir, ec);
-  if (ec) throw RunIoError("cannot create output folder " + outputDir + ": " + ec.message());
+  if (ec) throw IoError("cannot create output folder " + outputDir + ": " + ec.message());
   for (int i = 1;; ++i) {
     std::string dir = outputDir + "/" + stamp + "-" + name + (i > 1 ? "-" + std::to_string(i) : "");
     if (fs::create_directory(dir, ec)) {
       fs::create_directories(dir + "/checkpoints", ec);
-      if (ec) throw RunIoError("cannot create " + dir + "/checkpoints: " + ec.message());
+      if (ec) throw IoError("cannot create " + dir + "/checkpoints: " + ec.message());
       return dir;
     }
-    if (ec) throw RunIoError("cannot create run folder " + dir + ": " + ec.message());
+    if (ec) throw IoError("cannot create run folder " + dir + ": " + ec.message());
   }
 }
 
 RunRecorder::RunRecorder(std::string runDir, bool resume, int64_t resumeStep) : m_dir(std::move(runDir)) {
+  requireRealDirectory(checkpointDir());
   const std::string path = m_dir + "/metrics.csv";
   std::string kept = metricsCsvHeader() + "\n";
   if (resume) {
@@ -56,13 +40,11 @@ RunRecorder::RunRecorder(std::string runDir, bool resume, int64_t resumeStep) : 
       MetricRecord r;
       if (parseMetricsCsvRow(line, r) && r.step <= resumeStep) kept += line + "\n";
     }
-    writeFileAtomically(path, kept);
-    m_csv.open(path, std::ios::app);
-  } else {
-    m_csv.open(path, std::ios::trunc);
-    m_csv << kept;
   }
-  if (!m_csv) throw RunIoError("cannot open " + path + " for writing");
+  // A new file in either case (renamed into place, replacing whatever was
+  // there, a link included), then appended to without following links.
+  writeFileAtomically(path, kept);
+  m_csv = AppendFile(path);
   m_lastFlush = std::chrono::steady_clock::now();
 }
 
@@ -88,9 +70,7 @@ void RunRecorder::append(const MetricRecord& record) {
 void RunRecorder::flush() {
   m_lastFlush = std::chrono::steady_clock::now();
   if (m_buffer.empty()) return;
-  m_csv << m_buffer;
-  m_csv.flush();
-  if (!m_csv) throw RunIoError("cannot write " + m_dir + "/metrics.csv (disk full?)");
+  m_csv.append(m_buffer);
   m_buffer.clear();
 }
 

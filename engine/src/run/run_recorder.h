@@ -4,25 +4,21 @@
 // metrics.csv, log.txt, summary.json, checkpoints/}.
 // metrics.csv is buffered and flushed at evaluations, checkpoints and every
 // few seconds. A write that fails (disk full, folder removed) throws
-// RunIoError naming the file.
+// IoError naming the file. Every file is written without following links
+// (studio/file_io.h): a link planted in a run folder is refused.
 // Thread: engine thread.
 
 #include <chrono>
-#include <fstream>
-#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "studio/file_io.h"
 #include "studio/metric_record.h"
 #include "studio/session.h"
 #include "studio/train_config.h"
 
 namespace studio {
-
-struct RunIoError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 class RunRecorder {
  public:
@@ -45,13 +41,11 @@ class RunRecorder {
 
  private:
   std::string m_dir;
-  std::ofstream m_csv;
+  AppendFile m_csv;
   std::string m_buffer;
   std::chrono::steady_clock::time_point m_lastFlush;
 };
 
-// Writes `text` to path atomically (temporary file, then rename).
-void writeFileAtomically(const std::string& path, const std::string& text);
 // The settings a run folder holds (settings.json without its run_info).
 TrainConfig readRunSettings(const std::string& runDir);
 

@@ -487,7 +487,7 @@ RunSummary Trainer::run() {
     error = "out of memory on " + describeDevice(s.device) + " at step " + std::to_string(s.counters.step) +
             " with train.batch_size " + std::to_string(s.cfg.train.batch_size) +
             ": lower train.batch_size, raise train.accumulation_steps or use precision.mode bf16/fp16";
-  } catch (const DataError& e) {
+  } catch (const InputError& e) {
     status = "failed";
     error = e.what();
     badInput = true;

@@ -1,0 +1,54 @@
+#pragma once
+// Writing files that a crash or a hostile run folder cannot corrupt.
+//  - writeFileAtomically: a new temporary file beside the target, created
+//    exclusively (O_EXCL, never through a link), written, fsynced, renamed
+//    over the target (rename replaces a link, never follows it), then the
+//    folder fsynced: the target is the old or the new content, whole.
+//  - AppendFile: appends to a file opened with O_NOFOLLOW, so a link planted
+//    where the file should be is refused, never written through.
+// A failed write throws IoError naming the file; a link or another kind of
+// file where a file or folder must be throws InputError. Torch-free.
+// Thread: free functions, any thread; an AppendFile belongs to one thread.
+
+#include <string>
+#include <string_view>
+
+#include "studio/errors.h"
+
+namespace studio {
+
+void writeFileAtomically(const std::string& path, std::string_view data);
+
+// Whole file into memory; throws InputError naming it (and `what` it is).
+std::string readFileBytes(const std::string& path, const std::string& what = "file");
+
+// Throws InputError unless path is a directory itself (not a link to one).
+void requireRealDirectory(const std::string& path);
+
+class AppendFile {
+ public:
+  AppendFile() = default;
+  // Opens (creating it when missing) for appending; a link is refused.
+  explicit AppendFile(const std::string& path);
+  ~AppendFile();
+  AppendFile(AppendFile&& other) noexcept;
+  AppendFile& operator=(AppendFile&& other) noexcept;
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+
+  bool isOpen() const { return m_fd >= 0; }
+  const std::string& path() const { return m_path; }
+  void append(std::string_view data);
+  // Waits until what was appended is on the disk (fsync).
+  void sync();
+  void close();
+
+ private:
+  int m_fd = -1;
+  std::string m_path;
+};
+
+// The folder a path lives in ("." for a bare name).
+std::string parentFolder(const std::string& path);
+
+}  // namespace studio

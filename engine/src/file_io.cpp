@@ -1,0 +1,162 @@
+#include "studio/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+namespace studio {
+namespace {
+
+std::string reason(int err) { return std::strerror(err); }
+
+void writeAll(int fd, std::string_view data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      const bool full = err == ENOSPC || err == EDQUOT || err == EFBIG;
+      throw IoError("cannot write " + path + ": " + reason(err) + (full ? " (disk full or a file-size limit)" : ""));
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void syncFolder(const std::string& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // the rename stands; only its durability is at stake
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+std::string parentFolder(const std::string& path) {
+  const std::string p = std::filesystem::path(path).parent_path().string();
+  return p.empty() ? "." : p;
+}
+
+void writeFileAtomically(const std::string& path, std::string_view data) {
+  // A unique name, created exclusively: whatever was planted at "<path>.tmp"
+  // (a link to a file elsewhere) is never opened.
+  std::string tmpl = path + ".tmp.XXXXXX";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw IoError("cannot create a temporary file beside " + path + ": " + reason(err) +
+                  " (is the folder there and writable?)");
+  }
+  const std::string tmp(name.data());
+  try {
+    ::fchmod(fd, 0644);
+    writeAll(fd, data, path);
+    if (::fsync(fd) != 0) {
+      const int err = errno;
+      throw IoError("cannot write " + path + ": " + reason(err));
+    }
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());  // whatever was at path stays as it was
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw IoError("cannot write " + path + ": " + reason(err));
+  }
+  syncFolder(parentFolder(path));
+}
+
+std::string readFileBytes(const std::string& path, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError("cannot open " + what + " " + path + ": " + reason(err));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(what + " " + path + " is not a regular file");
+  }
+  std::string out;
+  out.resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out.resize(done);
+  return out;
+}
+
+void requireRealDirectory(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    throw InputError("cannot use folder " + path + ": " + reason(err));
+  }
+  if (S_ISLNK(st.st_mode))
+    throw InputError(path + " is a symbolic link; a run folder's sub-folders must be folders, "
+                            "so nothing is written through it (remove the link)");
+  if (!S_ISDIR(st.st_mode)) throw InputError(path + " is not a folder");
+}
+
+AppendFile::AppendFile(const std::string& path) : m_path(path) {
+  m_fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (m_fd < 0) {
+    const int err = errno;
+    if (err == ELOOP)
+      throw InputError(path + " is a symbolic link; nothing is written through it (remove the link)");
+    throw IoError("cannot open " + path + " for writing: " + reason(err));
+  }
+  struct stat st {};
+  if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close();
+    throw InputError(path + " is not a regular file; nothing is written to it");
+  }
+}
+
+AppendFile::~AppendFile() { close(); }
+
+AppendFile::AppendFile(AppendFile&& o) noexcept : m_fd(o.m_fd), m_path(std::move(o.m_path)) { o.m_fd = -1; }
+
+AppendFile& AppendFile::operator=(AppendFile&& o) noexcept {
+  if (this != &o) {
+    close();
+    m_fd = o.m_fd;
+    m_path = std::move(o.m_path);
+    o.m_fd = -1;
+  }
+  return *this;
+}
+
+void AppendFile::append(std::string_view data) {
+  if (m_fd < 0) throw IoError("cannot write " + m_path + ": it is not open");
+  writeAll(m_fd, data, m_path);
+}
+
+void AppendFile::sync() {
+  if (m_fd >= 0 && ::fsync(m_fd) != 0) {
+    const int err = errno;
+    throw IoError("cannot write " + m_path + ": " + reason(err));
+  }
+}
+
+void AppendFile::close() {
+  if (m_fd >= 0) ::close(m_fd);
+  m_fd = -1;
+}
+
+}  // namespace studio

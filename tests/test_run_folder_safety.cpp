@@ -1,0 +1,201 @@
+// A run folder or checkpoint from elsewhere never runs code and is never a
+// way to write outside the folder:
+//  - checkpoints are data only: one that carries TorchScript code (a
+//    __setstate__) or a pickle that calls os.system is refused, by resume and
+//    export, with a message, and the code does not run;
+//  - a checkpoint whose bytes changed fails its checksum;
+//  - links planted in a run folder (temporary-file names, log.txt, the
+//    checkpoints folder) are never written through;
+//  - what the studio writes, Python's torch.load reads with weights_only.
+#include "test_support.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QProcess>
+
+#include <unistd.h>
+
+using namespace studio;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  QString output;
+};
+
+Result runProgram(const QString& program, const QStringList& args) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(program, args);
+  if (!p.waitForFinished(300000)) qFatal("%s did not finish", qPrintable(program));
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+}
+
+QString env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) qFatal("%s is not set; run the suites through ctest", name);
+  return QString::fromLocal8Bit(v);
+}
+
+Result cli(const QStringList& args) { return runProgram(env("STUDIO_CLI"), args); }
+Result python(const QString& script, const QStringList& args) {
+  return runProgram(env("STUDIO_PYTHON"), QStringList{env("STUDIO_TEST_SCRIPTS") + "/" + script} + args);
+}
+
+void copyTree(const QString& from, const QString& to) {
+  QDir().mkpath(to);
+  QDirIterator it(from, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    it.next();
+    const QString target = to + "/" + QDir(from).relativeFilePath(it.filePath());
+    if (it.fileInfo().isDir())
+      QDir().mkpath(target);
+    else
+      QVERIFY(QFile::copy(it.filePath(), target));
+  }
+}
+
+QByteArray contents(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return "<unreadable>";
+  return f.readAll();
+}
+
+}  // namespace
+
+class TestRunFolderSafety : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir m_dir;
+  QString m_stopped;  // a run stopped at step 6 of 16
+  int m_copies = 0;
+
+  // A fresh copy of the stopped run, to spoil.
+  QString copyOfRun() {
+    const QString to = m_dir.path() + QString("/copy-%1").arg(++m_copies);
+    copyTree(m_stopped, to);
+    return to;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    TrainConfig c = test::smallConfig(m_dir.path() + "/runs");
+    c.model.kind = "mlp";
+    c.model.width = 16;
+    c.model.depth = 1;
+    Session s;
+    StartOptions o;
+    o.stopAtStep = 6;
+    s.start(c, o);
+    const RunSummary r = test::runToEnd(s);
+    QCOMPARE(r.status, std::string("stopped"));
+    m_stopped = QString::fromStdString(r.runDir);
+  }
+
+  void checkpointReadsInPythonWithWeightsOnly() {
+    const Result r = python("check_checkpoint.py", {m_stopped + "/checkpoints/last.ckpt", "6"});
+    QVERIFY2(r.code == 0 && r.output.contains("checkpoint ok"), qPrintable(r.output));
+  }
+
+  void checkpointCarryingCodeIsRefused_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("TorchScript __setstate__") << "jit_setstate.ckpt" << "carries TorchScript code";
+    QTest::newRow("pickle calling os.system") << "pickle_reduce.ckpt"
+                                              << "holds something other than tensors and plain values";
+  }
+  void checkpointCarryingCodeIsRefused() {
+    QFETCH(QString, file);
+    QFETCH(QString, message);
+    const QString hostile = m_dir.path() + "/hostile";
+    const QString marker = m_dir.path() + "/code-ran-marker";
+    Result made = python("make_hostile_checkpoints.py", {hostile, marker});
+    QVERIFY2(made.code == 0, qPrintable(made.output));
+
+    const QString run = copyOfRun();
+    const QString ckpt = run + "/checkpoints/last.ckpt";
+    QVERIFY(QFile::remove(ckpt));
+    QVERIFY(QFile::copy(hostile + "/" + file, ckpt));
+    for (const QStringList& args : {QStringList{"resume", run}, QStringList{"export", run, "--which", "last", "--out",
+                                                                             m_dir.path() + "/hostile-export"}}) {
+      const Result r = cli(args);
+      QVERIFY2(r.code == 2, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.output)));
+      QVERIFY2(r.output.contains(message) && r.output.contains(ckpt), qPrintable(r.output));
+      QVERIFY2(!r.output.contains("CODE-RAN-FROM-CHECKPOINT"), qPrintable(r.output));
+      QVERIFY(!QFile::exists(marker));
+    }
+  }
+
+  void changedCheckpointBytesFailTheChecksum() {
+    const QString run = copyOfRun();
+    const QString ckpt = run + "/checkpoints/last.ckpt";
+    QFile f(ckpt);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    // The middle of the file lies in the weights (tensor records dominate it).
+    const qint64 at = f.size() / 2;
+    QVERIFY(f.seek(at));
+    QByteArray bytes = f.read(16);
+    for (auto& b : bytes) b = static_cast<char>(~b);
+    QVERIFY(f.seek(at));
+    f.write(bytes);
+    f.close();
+    const Result r = cli({"resume", run});
+    QVERIFY2(r.code == 2, qPrintable(r.output));
+    QVERIFY2(r.output.contains("fails its CRC-32 check") && r.output.contains(ckpt), qPrintable(r.output));
+  }
+
+  void plantedTemporaryLinksAreNeverWrittenThrough() {
+    const QString run = copyOfRun();
+    QStringList victims;
+    for (const QString& planted : {QString("metrics.csv.tmp"), QString("summary.json.tmp"),
+                                   QString("settings.json.tmp"), QString("checkpoints/last.ckpt.tmp"),
+                                   QString("checkpoints/best.ckpt.tmp")}) {
+      const QString victim = m_dir.path() + "/victim-" + QString(planted).replace('/', '-');
+      QFile v(victim);
+      QVERIFY(v.open(QIODevice::WriteOnly));
+      v.write("precious");
+      v.close();
+      QVERIFY(QFile::link(victim, run + "/" + planted));
+      victims << victim;
+    }
+    Session s;
+    s.resume(run.toStdString());
+    const RunSummary r = test::runToEnd(s);
+    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(r.steps, int64_t(16));
+    for (const QString& v : victims) QCOMPARE(contents(v), QByteArray("precious"));
+  }
+
+  void plantedLogLinkIsRefused() {
+    const QString run = copyOfRun();
+    const QString victim = m_dir.path() + "/victim-log";
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly));
+    v.write("precious");
+    v.close();
+    QVERIFY(QFile::remove(run + "/log.txt"));
+    QVERIFY(QFile::link(victim, run + "/log.txt"));
+    const Result r = cli({"resume", run});
+    QVERIFY2(r.code == 2, qPrintable(r.output));
+    QVERIFY2(r.output.contains(run + "/log.txt is a symbolic link"), qPrintable(r.output));
+    QCOMPARE(contents(victim), QByteArray("precious"));
+  }
+
+  void linkedCheckpointFolderIsRefused() {
+    const QString run = copyOfRun();
+    const QString elsewhere = m_dir.path() + "/elsewhere-checkpoints";
+    QVERIFY(QDir().rename(run + "/checkpoints", elsewhere));
+    QVERIFY(QFile::link(elsewhere, run + "/checkpoints"));
+    const QByteArray before = contents(elsewhere + "/last.ckpt");
+    const Result r = cli({"resume", run});
+    QVERIFY2(r.code == 2, qPrintable(r.output));
+    QVERIFY2(r.output.contains(run + "/checkpoints is a symbolic link"), qPrintable(r.output));
+    QCOMPARE(QDir(elsewhere).entryList(QDir::Files).size(), 1);  // last.ckpt, and nothing new
+    QCOMPARE(contents(elsewhere + "/last.ckpt"), before);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRunFolderSafety)
+#include "test_run_folder_safety.moc"
