@@ -2,10 +2,12 @@
 # Installs everything Training Studio needs to build and test on Debian 12.
 # Idempotent: a second run only checks and costs seconds.
 #   - Debian packages (Qt 6, QCustomPlot, spdlog, nlohmann_json, readerwriterqueue,
-#     CLI11, zlib, ninja, ccache, xvfb, a font for offscreen rendering, the
-#     Fashion-MNIST data set)
+#     CLI11, zlib, libpng, TurboJPEG, libcsv, OpenSSL's libcrypto (SHA-256),
+#     ninja, ccache, xvfb, a font for offscreen rendering, the Fashion-MNIST
+#     data set)
 #   - LibTorch 2.11 as the pip wheel torch==2.11.0 in a virtual environment kept
-#     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio).
+#     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio),
+#     with numpy and Pillow (the tests' reference image decoder).
 # Prints the virtual environment's path on its last line.
 set -euo pipefail
 
@@ -16,7 +18,8 @@ torch_version="2.11.0"
 debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
-      zlib1g-dev ninja-build ccache xvfb xauth dataset-fashion-mnist
+      zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
+      ninja-build ccache xvfb xauth dataset-fashion-mnist
       python3-venv fonts-dejavu-core)
 
 missing=()
@@ -41,15 +44,15 @@ have=$("$venv/bin/python" - <<PY 2>/dev/null || true
 import importlib.metadata as m
 try:
     ok = m.version("torch").split("+")[0] == "$torch_version"
-    m.version("numpy"); m.version("cmake")
+    m.version("numpy"); m.version("cmake"); m.version("pillow")
     print("ok" if ok else "")
 except Exception:
     print("")
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, numpy and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, numpy, pillow and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" numpy "cmake>=3.28" >&2
+      "torch==$torch_version" numpy pillow "cmake>=3.28" >&2
 fi
 echo "$venv"

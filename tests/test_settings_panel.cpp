@@ -21,7 +21,6 @@
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
 #include "ui/run_toolbar.h"
-#include "ui/settings_fields.h"
 #include "ui/settings_panel.h"
 
 using namespace studio;
@@ -43,8 +42,24 @@ void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std:
 TrainConfig unusual() {
   TrainConfig c;
   c.name = "unusual";
-  c.model = {"resnet", 24, 3, 0.25};
-  c.data = {"mnist", "/tmp/somewhere", 1234, 567, 0.125, false, true, 3};
+  c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts"};
+  c.data = {.format = "image_folder",
+            .dataset = "mnist",
+            .root = "/tmp/somewhere",
+            .train_file = "/tmp/train.csv",
+            .test_file = "/tmp/test.csv",
+            .label_column = "species",
+            .ignore_columns = {"id", "note"},
+            .image_size = {48, 64},
+            .channels = 3,
+            .test_fraction = 0.25,
+            .on_bad_file = "skip",
+            .train_limit = 1234,
+            .test_limit = 567,
+            .val_fraction = 0.125,
+            .normalize = false,
+            .augment_flip = true,
+            .augment_crop = 3};
   c.train = {7, 999, 96, 3, 1.5, 424242, 5};
   c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
   c.schedule.kind = "cyclic";
@@ -90,7 +105,7 @@ class TestSettingsPanel : public QObject {
       QVERIFY2(editor, p.c_str());
       QVERIFY2(!editor->toolTip().isEmpty(), p.c_str());
     }
-    QCOMPARE(ui::settingsFields().size(), paths.size() - 1);
+    QCOMPARE(settingsSchema().size(), paths.size() - 1);
   }
 
   void formRoundTripsTrainConfig() {
@@ -102,7 +117,7 @@ class TestSettingsPanel : public QObject {
     QCOMPARE(toJson(panel.config()).dump(), toJson(original).dump());
     // Through the widgets' text alone: a second form fed every editor's text.
     SettingsPanel copy;
-    for (const auto& spec : ui::settingsFields()) {
+    for (const auto& spec : settingsSchema()) {
       const QString path = QString::fromStdString(spec.path);
       QWidget* w = panel.editor(path);
       QString text;

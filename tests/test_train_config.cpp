@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/session.h"
+#include "studio/settings_schema.h"
 #include "studio/train_config.h"
 
 using namespace studio;
@@ -66,17 +67,108 @@ class TestTrainConfig : public QObject {
     QTest::newRow("eval batch") << "evaluation.batch_size=0" << "evaluation.batch_size" << "(got 0)";
     QTest::newRow("output dir") << "output.dir=\"\"" << "output.dir" << "must name a folder";
     QTest::newRow("name slash") << "name=\"a/b\"" << "name" << "must not contain";
-    QTest::newRow("schema") << "schema_version=7" << "schema_version" << "must be 1 (got 7)";
+    QTest::newRow("schema") << "schema_version=7" << "schema_version" << "must be 2 (got 7)";
+    QTest::newRow("data format") << "data.format=\"parquet\"" << "data.format"
+                                 << "must be one of idx, image_folder, csv (got \"parquet\")";
+    QTest::newRow("model kind torchscript needs a path") << "model.kind=\"torchscript\"" << "model.path"
+                                                         << "must name the TorchScript file";
+    QTest::newRow("width beyond int") << "model.width=4294967328" << "model.width"
+                                      << "must be a whole number from -2147483648 to 2147483647 (got 4294967328)";
+    QTest::newRow("epochs 1e300") << "train.epochs=1e300" << "train.epochs" << "must be a whole number from";
+    QTest::newRow("seed negative") << "train.seed=-1" << "train.seed" << "must be >= 0 (got -1)";
   }
   void invalidFieldIsReported() {
     QFETCH(QString, assignment);
     QFETCH(QString, field);
     QFETCH(QString, message);
-    // applyOverride validates types only; validate() judges values.
+    // applyOverride reads types (and whole numbers' ranges); validate() judges values.
     TrainConfig c;
-    applyOverride(c, assignment.toStdString());
-    const auto errors = validate(c);
-    QVERIFY2(hasError(errors, field.toStdString(), message.toStdString()), all(errors).c_str());
+    std::vector<ConfigError> errors;
+    try {
+      applyOverride(c, assignment.toStdString());
+      errors = validate(c);
+    } catch (const ConfigFileError& e) {
+      errors.push_back({"", e.what()});
+      QVERIFY2(std::string(e.what()).find(field.toStdString()) != std::string::npos, e.what());
+    }
+    QVERIFY2(hasError(errors, "", message.toStdString()) || hasError(errors, field.toStdString(), message.toStdString()),
+             all(errors).c_str());
+  }
+
+  void dataFormatRules() {
+    TrainConfig c;
+    c.data.format = "csv";
+    c.data.root = "";
+    c.model.kind = "cnn";
+    c.data.augment_flip = true;
+    auto errors = validate(c);
+    QVERIFY2(hasError(errors, "data.root", "must name the table file"), all(errors).c_str());
+    QVERIFY2(hasError(errors, "model.kind", "must be mlp or torchscript with data.format csv"), all(errors).c_str());
+    QVERIFY2(hasError(errors, "data.augment_flip", "applies to images"), all(errors).c_str());
+    c = TrainConfig{};
+    c.data.format = "image_folder";
+    c.data.image_size = {0, 5};
+    c.data.channels = 2;
+    c.data.test_fraction = 0.95;
+    errors = validate(c);
+    QVERIFY2(hasError(errors, "data.image_size", "(got [0,5])"), all(errors).c_str());
+    QVERIFY2(hasError(errors, "data.channels", "must be 0 (as the first image), 1 or 3 (got 2)"), all(errors).c_str());
+    QVERIFY2(hasError(errors, "data.test_fraction", "must be in [0, 0.9] (got 0.95)"), all(errors).c_str());
+    // The format's own fields are checked only with that format.
+    c = TrainConfig{};
+    c.data.test_fraction = 0.95;
+    c.data.on_bad_file = "ignore";
+    QVERIFY2(validate(c).empty(), all(validate(c)).c_str());
+    c.data.format = "image_folder";
+    QVERIFY(hasError(validate(c), "data.on_bad_file", "(got \"ignore\")"));
+  }
+
+  void schemaDescribesEveryField() {
+    // Each setting in the JSON has exactly one spec, with a label and a tip.
+    std::vector<std::string> paths;
+    std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& j,
+                                                                              const std::string& prefix) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
+        if (it->is_object())
+          walk(*it, path);
+        else if (path != "schema_version")
+          paths.push_back(path);
+      }
+    };
+    walk(toJson(TrainConfig{}), "");
+    QCOMPARE(settingsSchema().size(), paths.size());
+    for (const auto& p : paths) {
+      const FieldSpec* spec = findSetting(p);
+      QVERIFY2(spec, p.c_str());
+      QVERIFY2(!spec->label.empty() && !spec->tip.empty(), p.c_str());
+      QVERIFY2(std::find(settingsGroups().begin(), settingsGroups().end(), spec->group) != settingsGroups().end(),
+               p.c_str());
+    }
+  }
+
+  void versionOneFilesLoadAsVersionTwo() {
+    QTemporaryDir dir;
+    const std::string v1 = (dir.path() + "/v1.json").toStdString();
+    std::ofstream(v1) << R"({"schema_version": 1, "name": "old", "data": {"dataset": "mnist"}})";
+    const TrainConfig c = loadConfigFile(v1);
+    QCOMPARE(c.schema_version, 2);
+    QCOMPARE(c.data.format, std::string("idx"));
+    QCOMPARE(c.data.dataset, std::string("mnist"));
+    QVERIFY(validate(c).empty());
+  }
+
+  void newerFilesSayTheyAreNewer() {
+    QTemporaryDir dir;
+    const std::string v99 = (dir.path() + "/v99.json").toStdString();
+    std::ofstream(v99) << R"({"schema_version": 99})";
+    try {
+      loadConfigFile(v99);
+      QFAIL("expected an error");
+    } catch (const ConfigFileError& e) {
+      QVERIFY2(std::string(e.what()).find(v99) != std::string::npos, e.what());
+      QVERIFY2(std::string(e.what()).find("written by a newer Training Studio") != std::string::npos, e.what());
+    }
   }
 
   void scheduleFieldsAreCheckedForTheChosenKind() {
@@ -120,6 +212,10 @@ class TestTrainConfig : public QObject {
     c.precision.mode = "bf16";
     c.train.seed = 123456789012345ULL;
     c.data.augment_crop = 2;
+    c.data.format = "csv";
+    c.data.ignore_columns = {"id", "comment"};
+    c.data.image_size = {32, 48};
+    c.model.path = "/models/net.ts";
     c.loader.mode = "workers";
     std::vector<ConfigError> errors;
     const nlohmann::json j = toJson(c);

@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QToolButton>
 #include <QUndoCommand>
@@ -20,7 +21,7 @@
 #include <cmath>
 
 #include "studio/session.h"
-#include "ui/settings_fields.h"
+#include "studio/settings_schema.h"
 
 namespace studio::ui {
 
@@ -36,6 +37,8 @@ struct SettingsPanel::Field {
 };
 
 namespace {
+
+bool isPath(FieldType t) { return t == FieldType::Folder || t == FieldType::File || t == FieldType::DataPath; }
 
 // One field's edit. Typing in one field merges into one step until the field
 // loses focus; toggles and choices are a step each.
@@ -180,7 +183,7 @@ void SettingsPanel::buildForm() {
   }
   column->addStretch(1);
 
-  for (const FieldSpec& spec : settingsFields()) {
+  for (const FieldSpec& spec : settingsSchema()) {
     auto f = std::make_unique<Field>();
     f->spec = &spec;
     const QString path = QString::fromStdString(spec.path);
@@ -208,29 +211,25 @@ void SettingsPanel::buildForm() {
         Field* raw = f.get();
         connect(f->line, &QLineEdit::textEdited, this, [this, path] { onEdited(path); });
         connect(f->line, &QLineEdit::editingFinished, this, [raw] { ++raw->editSerial; });
-        if (spec.type == FieldType::Path) {
+        if (spec.type == FieldType::Size) f->line->setPlaceholderText(tr("auto, or HEIGHTxWIDTH"));
+        if (spec.type == FieldType::TextList) f->line->setPlaceholderText(tr("none (names or indices, comma-separated)"));
+        if (isPath(spec.type)) {
           auto* h = new QHBoxLayout;
           h->setContentsMargins(0, 0, 0, 0);
           h->addWidget(f->line, 1);
           auto* browse = new QToolButton;
+          browse->setObjectName(path + ".browse");
           browse->setText(tr("…"));
-          browse->setToolTip(tr("Choose a folder"));
+          browse->setToolTip(spec.type == FieldType::File ? tr("Choose a file") : tr("Choose a folder or file"));
           h->addWidget(browse);
           v->addLayout(h);
-          connect(browse, &QToolButton::clicked, this, [this, raw, path] {
-            const QString dir = QFileDialog::getExistingDirectory(this, QString::fromStdString(raw->spec->label),
-                                                                  raw->line->text());
-            if (dir.isEmpty()) return;
-            raw->line->setText(dir);
-            ++raw->editSerial;
-            onEdited(path);
-          });
+          connect(browse, &QToolButton::clicked, this, [this, raw, path] { browseFor(*raw, path); });
         }
       }
     }
     editorWidget->setObjectName(path);
     editorWidget->setToolTip(tip);
-    if (spec.type != FieldType::Path) v->addWidget(editorWidget);
+    if (!isPath(spec.type)) v->addWidget(editorWidget);
     f->error = new QLabel;
     f->error->setObjectName(path + ".error");
     f->error->setWordWrap(true);
@@ -269,7 +268,17 @@ void SettingsPanel::setEditorText(Field& f, const QString& text) {
   m_applying = false;
 }
 
-QString SettingsPanel::textOf(const nlohmann::json& v) {
+QString SettingsPanel::textOf(const nlohmann::json& v, FieldType type) {
+  if (type == FieldType::Size && v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer()) {
+    if (v[0].get<int64_t>() == 0 && v[1].get<int64_t>() == 0) return "auto";
+    return QString("%1x%2").arg(v[0].get<int64_t>()).arg(v[1].get<int64_t>());
+  }
+  if (type == FieldType::TextList && v.is_array()) {
+    QStringList items;
+    for (const auto& item : v) items << (item.is_string() ? QString::fromStdString(item.get<std::string>())
+                                                         : QString::fromStdString(item.dump()));
+    return items.join(", ");
+  }
   if (v.is_string()) return QString::fromStdString(v.get<std::string>());
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_unsigned()) return QString::number(v.get<uint64_t>());
@@ -323,10 +332,47 @@ void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
         m_parseErrors[path] = tr("must be a number (got \"%1\")").arg(text);
       break;
     }
+    case FieldType::Size: {
+      // "auto" (or empty), "64x64", "64 64" or "[64, 64]".
+      QString t = trimmed.toLower();
+      if (t.isEmpty() || t == "auto") {
+        m_doc[pointer] = std::vector<int64_t>{0, 0};
+        break;
+      }
+      t.remove('[').remove(']');
+      const QStringList parts = t.split(QRegularExpression("[x, ]+"), Qt::SkipEmptyParts);
+      bool okH = false, okW = false;
+      const qlonglong h = parts.size() == 2 ? parts[0].toLongLong(&okH) : 0;
+      const qlonglong w = parts.size() == 2 ? parts[1].toLongLong(&okW) : 0;
+      if (okH && okW)
+        m_doc[pointer] = std::vector<int64_t>{h, w};
+      else
+        m_parseErrors[path] = tr("must be auto or HEIGHTxWIDTH, e.g. 64x64 (got \"%1\")").arg(text);
+      break;
+    }
+    case FieldType::TextList: {
+      std::vector<std::string> items;
+      for (const QString& part : trimmed.split(',', Qt::SkipEmptyParts))
+        if (!part.trimmed().isEmpty()) items.push_back(part.trimmed().toStdString());
+      m_doc[pointer] = items;
+      break;
+    }
     default:
       m_doc[pointer] = text.toStdString();
   }
   revalidate();
+}
+
+void SettingsPanel::browseFor(Field& f, const QString& path) {
+  const QString title = QString::fromStdString(f.spec->label);
+  const bool file = f.spec->type == FieldType::File ||
+                    (f.spec->type == FieldType::DataPath && f.spec->picksFile && f.spec->picksFile(m_config));
+  const QString chosen = file ? QFileDialog::getOpenFileName(this, title, f.line->text())
+                              : QFileDialog::getExistingDirectory(this, title, f.line->text());
+  if (chosen.isEmpty()) return;
+  f.line->setText(chosen);
+  ++f.editSerial;
+  onEdited(path);
 }
 
 void SettingsPanel::applyDocument(const nlohmann::json& doc) {
@@ -334,7 +380,7 @@ void SettingsPanel::applyDocument(const nlohmann::json& doc) {
   m_parseErrors.clear();
   for (auto& [path, f] : m_fields) {
     const auto pointer = nlohmann::json::json_pointer(jsonPointer(path.toStdString()));
-    const QString text = m_doc.contains(pointer) ? textOf(m_doc.at(pointer)) : QString();
+    const QString text = m_doc.contains(pointer) ? textOf(m_doc.at(pointer), f->spec->type) : QString();
     setEditorText(*f, text);
     f->lastText = text;
   }
@@ -364,7 +410,7 @@ void SettingsPanel::revalidate() {
     const bool bad = it != m_errors.end();
     f->error->setText(bad ? it->second : QString());
     f->error->setVisible(bad);
-    const bool shown = bad || fieldRelevant(path.toStdString(), m_doc);
+    const bool shown = bad || settingApplies(*f->spec, c);
     if (auto* form = m_layouts.at(QString::fromStdString(f->spec->group))) form->setRowVisible(f->row, shown);
   }
   if (m_errors.empty()) {
@@ -385,7 +431,7 @@ void SettingsPanel::revalidate() {
 
 QStringList SettingsPanel::errorTexts() const {
   QStringList out;
-  for (const FieldSpec& spec : settingsFields()) {
+  for (const FieldSpec& spec : settingsSchema()) {
     auto it = m_errors.find(QString::fromStdString(spec.path));
     if (it != m_errors.end()) out << it->first + " " + it->second;
   }

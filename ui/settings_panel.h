@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "studio/settings_schema.h"
 #include "studio/train_config.h"
 
 class QAction;
@@ -76,7 +77,8 @@ class SettingsPanel : public QWidget {
   void revalidate();
   void setEditorText(Field& f, const QString& text);
   QString editorText(const Field& f) const;
-  static QString textOf(const nlohmann::json& value);
+  void browseFor(Field& f, const QString& path);
+  static QString textOf(const nlohmann::json& value, FieldType type);
 
   std::map<QString, std::unique_ptr<Field>> m_fields;
   std::map<QString, QFormLayout*> m_layouts;

@@ -3,12 +3,15 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "studio/file_io.h"
+#include "studio/log.h"
+#include "studio/settings_schema.h"
 
 namespace studio {
 namespace {
@@ -26,10 +29,20 @@ void describe(V& v, TrainConfig& c) {
     v.field("width", c.model.width);
     v.field("depth", c.model.depth);
     v.field("dropout", c.model.dropout);
+    v.field("path", c.model.path);
   });
   v.section("data", [&] {
+    v.field("format", c.data.format);
     v.field("dataset", c.data.dataset);
     v.field("root", c.data.root);
+    v.field("train_file", c.data.train_file);
+    v.field("test_file", c.data.test_file);
+    v.field("label_column", c.data.label_column);
+    v.field("ignore_columns", c.data.ignore_columns);
+    v.field("image_size", c.data.image_size);
+    v.field("channels", c.data.channels);
+    v.field("test_fraction", c.data.test_fraction);
+    v.field("on_bad_file", c.data.on_bad_file);
     v.field("train_limit", c.data.train_limit);
     v.field("test_limit", c.data.test_limit);
     v.field("val_fraction", c.data.val_fraction);
@@ -183,24 +196,71 @@ struct Reader {
       else errors.push_back({pathOf(key), "must be a number (got " + j->dump() + ")"});
     }
   }
+  // A whole number that fits I, or an error naming the value as written:
+  // nothing is narrowed silently (4294967328 is not 32).
+  template <class I> bool toInteger(const json& j, I& out, std::string& why) {
+    using L = std::numeric_limits<I>;
+    const std::string fits = "must be a whole number from " + std::to_string(L::min()) + " to " +
+                             std::to_string(L::max()) + " (got " + j.dump() + ")";
+    if (j.is_number_unsigned()) {
+      const uint64_t v = j.get<uint64_t>();
+      if (v > static_cast<uint64_t>(L::max())) return why = fits, false;
+      out = static_cast<I>(v);
+      return true;
+    }
+    if (j.is_number_integer()) {
+      const int64_t v = j.get<int64_t>();
+      if (v < 0 && std::is_unsigned_v<I>) return why = "must be >= 0 (got " + j.dump() + ")", false;
+      if (!std::is_unsigned_v<I> && (v < static_cast<int64_t>(L::min()) || v > static_cast<int64_t>(L::max())))
+        return why = fits, false;
+      out = static_cast<I>(v);
+      return true;
+    }
+    if (j.is_number_float()) {
+      const double d = j.get<double>();
+      if (!std::isfinite(d) || std::floor(d) != d) return why = "must be a whole number (got " + j.dump() + ")", false;
+      // 2^63 and beyond do not fit even int64; compare in double first.
+      if (d < static_cast<double>(L::min()) || d >= std::ldexp(1.0, L::digits)) return why = fits, false;
+      out = static_cast<I>(d);
+      return true;
+    }
+    why = "must be a whole number (got " + j.dump() + ")";
+    return false;
+  }
   template <class I> void readInteger(const char* key, I& out) {
     if (const json* j = find(key)) {
-      bool whole = j->is_number_integer() ||
-                   (j->is_number_float() && std::floor(j->get<double>()) == j->get<double>());
-      if (!whole) {
-        errors.push_back({pathOf(key), "must be a whole number (got " + j->dump() + ")"});
-      } else if (std::is_unsigned_v<I> && j->is_number_integer() && !j->is_number_unsigned() &&
-                 j->get<int64_t>() < 0) {
-        errors.push_back({pathOf(key), "must be >= 0 (got " + j->dump() + ")"});
-      } else {
-        out = static_cast<I>(j->is_number_float() ? static_cast<int64_t>(j->get<double>())
-                                                  : j->get<int64_t>());
-      }
+      std::string why;
+      if (!toInteger(*j, out, why)) errors.push_back({pathOf(key), why});
     }
   }
   void read(const char* key, int& out) { readInteger(key, out); }
   void read(const char* key, int64_t& out) { readInteger(key, out); }
   void read(const char* key, uint64_t& out) { readInteger(key, out); }
+  void read(const char* key, std::vector<int64_t>& out) {
+    if (const json* j = find(key)) {
+      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + j->dump() + ")"});
+      std::vector<int64_t> v;
+      for (const json& item : *j) {
+        int64_t x = 0;
+        std::string why;
+        if (!toInteger(item, x, why))
+          return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + j->dump() + ")"});
+        v.push_back(x);
+      }
+      out = v;
+    }
+  }
+  void read(const char* key, std::vector<std::string>& out) {
+    if (const json* j = find(key)) {
+      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of strings (got " + j->dump() + ")"});
+      std::vector<std::string> v;
+      for (const json& item : *j) {
+        if (!item.is_string()) return errors.push_back({pathOf(key), "must be a list of strings (got " + j->dump() + ")"});
+        v.push_back(item.get<std::string>());
+      }
+      out = v;
+    }
+  }
 
   template <class T> void field(const char* key, T& value) { read(key, value); }
 
@@ -237,37 +297,26 @@ std::string num(double v) {
   return s.str();
 }
 
-bool oneOf(const std::string& v, std::initializer_list<const char*> allowed) {
-  for (const char* a : allowed)
-    if (v == a) return true;
-  return false;
-}
-
-std::string listOf(std::initializer_list<const char*> allowed) {
-  std::string s;
-  for (const char* a : allowed) s += (s.empty() ? "" : ", ") + std::string(a);
-  return s;
-}
-
 }  // namespace
 
 std::vector<ConfigError> validate(const TrainConfig& c) {
   std::vector<ConfigError> e;
-  auto positive = [&](const std::string& f, double v) {
-    if (!(v > 0)) e.push_back({f, "must be > 0 (got " + num(v) + ")"});
-  };
-  auto nonNegative = [&](const std::string& f, double v) {
-    if (!(v >= 0)) e.push_back({f, "must be >= 0 (got " + num(v) + ")"});
-  };
-  auto range = [&](const std::string& f, double v, double lo, double hi, bool hiOpen) {
-    if (!(v >= lo && (hiOpen ? v < hi : v <= hi)))
-      e.push_back({f, "must be in [" + num(lo) + ", " + num(hi) + (hiOpen ? ")" : "]") +
-                          " (got " + num(v) + ")"});
-  };
-  auto choice = [&](const std::string& f, const std::string& v, std::initializer_list<const char*> a) {
-    if (!oneOf(v, a)) e.push_back({f, "must be one of " + listOf(a) + " (got \"" + v + "\")"});
-  };
+  const json doc = toJson(c);
+  // Ranges and choices, as each field's spec gives them.
+  for (const FieldSpec& spec : settingsSchema()) {
+    if (spec.checkOnlyWhenApplies && !settingApplies(spec, c)) continue;
+    const json& v = doc.at(json::json_pointer(jsonPointer(spec.path)));
+    if (!spec.choices.empty() && v.is_string() &&
+        std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
+      std::string list;
+      for (const auto& a : spec.choices) list += (list.empty() ? "" : ", ") + a;
+      e.push_back({spec.path, "must be one of " + list + " (got " + v.dump() + ")"});
+    }
+    if (spec.range && v.is_number() && !spec.range->contains(v.get<double>()))
+      e.push_back({spec.path, spec.range->rule() + " (got " + num(v.get<double>()) + ")"});
+  }
 
+  // The rules that join fields, or that no range says.
   if (c.schema_version != kConfigSchemaVersion)
     e.push_back({"schema_version", "must be " + std::to_string(kConfigSchemaVersion) + " (got " +
                                        std::to_string(c.schema_version) + ")"});
@@ -278,119 +327,57 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
       break;
     }
 
-  choice("model.kind", c.model.kind, {"mlp", "cnn", "resnet"});
-  range("model.width", c.model.width, 1, 4096, false);
-  range("model.depth", c.model.depth, 1, 64, false);
-  range("model.dropout", c.model.dropout, 0, 1, true);
+  const auto& d = c.data;
+  if (d.format == "csv") {
+    if (d.root.empty() && d.train_file.empty())
+      e.push_back({"data.root", "must name the table file (a .csv), or set data.train_file"});
+    if (c.model.kind == "cnn" || c.model.kind == "resnet")
+      e.push_back({"model.kind", "must be mlp or torchscript with data.format csv: a table has no image for "
+                                 "\"" + c.model.kind + "\" to convolve"});
+    if (d.augment_flip) e.push_back({"data.augment_flip", "applies to images; data.format csv is a table"});
+    if (d.augment_crop > 0) e.push_back({"data.augment_crop", "applies to images; data.format csv is a table"});
+  } else if (d.root.empty()) {
+    e.push_back({"data.root", "must name a folder"});
+  }
+  if (d.format == "image_folder") {
+    if (d.image_size.size() != 2) {
+      e.push_back({"data.image_size", "must be [height, width] (got " + json(d.image_size).dump() + ")"});
+    } else {
+      const bool autoSize = d.image_size[0] == 0 && d.image_size[1] == 0;
+      const bool ok = autoSize || (d.image_size[0] >= 1 && d.image_size[0] <= 4096 && d.image_size[1] >= 1 &&
+                                   d.image_size[1] <= 4096);
+      if (!ok)
+        e.push_back({"data.image_size", "must be two sizes from 1 to 4096, or [0, 0] for the first image's size (got " +
+                                            json(d.image_size).dump() + ")"});
+    }
+    if (d.channels == 2) e.push_back({"data.channels", "must be 0 (as the first image), 1 or 3 (got 2)"});
+  }
+  if (c.model.kind == "torchscript" && c.model.path.empty())
+    e.push_back({"model.path", "must name the TorchScript file (saved in Python with torch.jit.save)"});
 
-  choice("data.dataset", c.data.dataset, {"fashion-mnist", "mnist"});
-  if (c.data.root.empty()) e.push_back({"data.root", "must name a folder"});
-  nonNegative("data.train_limit", static_cast<double>(c.data.train_limit));
-  nonNegative("data.test_limit", static_cast<double>(c.data.test_limit));
-  range("data.val_fraction", c.data.val_fraction, 0, 0.9, false);
-  range("data.augment_crop", c.data.augment_crop, 0, 8, false);
-
-  nonNegative("train.epochs", c.train.epochs);
-  nonNegative("train.max_steps", static_cast<double>(c.train.max_steps));
   if (c.train.epochs == 0 && c.train.max_steps == 0)
     e.push_back({"train.epochs", "must be > 0 when train.max_steps is 0 (got 0)"});
-  range("train.batch_size", c.train.batch_size, 1, 1 << 20, false);
-  range("train.accumulation_steps", c.train.accumulation_steps, 1, 4096, false);
-  nonNegative("train.grad_clip_norm", c.train.grad_clip_norm);
-  range("train.log_every_steps", c.train.log_every_steps, 1, 100000, false);
-
   const auto& o = c.optimizer;
-  choice("optimizer.kind", o.kind, {"sgd", "adam", "adamw"});
-  positive("optimizer.lr", o.lr);
-  nonNegative("optimizer.weight_decay", o.weight_decay);
-  range("optimizer.momentum", o.momentum, 0, 1, true);
   if (o.kind == "sgd" && o.nesterov && o.momentum <= 0)
     e.push_back({"optimizer.nesterov", "needs optimizer.momentum > 0 (got " + num(o.momentum) + ")"});
-  range("optimizer.beta1", o.beta1, 0, 1, true);
-  range("optimizer.beta2", o.beta2, 0, 1, true);
-  positive("optimizer.eps", o.eps);
-
   const auto& s = c.schedule;
-  choice("schedule.kind", s.kind, {"constant", "step", "cosine", "linear", "onecycle", "cyclic"});
-  nonNegative("schedule.warmup_steps", static_cast<double>(s.warmup_steps));
-  range("schedule.warmup_start_factor", s.warmup_start_factor, 0, 1, false);
   if (s.warmup_steps > 0 && (s.kind == "onecycle" || s.kind == "cyclic"))
     e.push_back({"schedule.warmup_steps", "must be 0 with schedule.kind \"" + s.kind +
                                               "\", which warms up by itself (got " +
                                               std::to_string(s.warmup_steps) + ")"});
-  if (s.kind == "step") {
-    positive("schedule.step.step_size", static_cast<double>(s.step.step_size));
-    positive("schedule.step.gamma", s.step.gamma);
-  }
-  if (s.kind == "cosine") {
-    nonNegative("schedule.cosine.t_max", static_cast<double>(s.cosine.t_max));
-    nonNegative("schedule.cosine.eta_min", s.cosine.eta_min);
-  }
-  if (s.kind == "linear") {
-    range("schedule.linear.start_factor", s.linear.start_factor, 0, 1, false);
-    if (s.linear.start_factor == 0)
-      e.push_back({"schedule.linear.start_factor", "must be > 0 (got 0)"});
-    range("schedule.linear.end_factor", s.linear.end_factor, 0, 1, false);
-    positive("schedule.linear.total_iters", static_cast<double>(s.linear.total_iters));
-  }
-  if (s.kind == "onecycle") {
-    const auto& y = s.onecycle;
-    positive("schedule.onecycle.max_lr", y.max_lr);
-    nonNegative("schedule.onecycle.total_steps", static_cast<double>(y.total_steps));
-    range("schedule.onecycle.pct_start", y.pct_start, 0, 1, false);
-    choice("schedule.onecycle.anneal", y.anneal, {"cos", "linear"});
-    positive("schedule.onecycle.div_factor", y.div_factor);
-    positive("schedule.onecycle.final_div_factor", y.final_div_factor);
-    range("schedule.onecycle.base_momentum", y.base_momentum, 0, 1, true);
-    range("schedule.onecycle.max_momentum", y.max_momentum, 0, 1, true);
-  }
-  if (s.kind == "cyclic") {
-    const auto& y = s.cyclic;
-    positive("schedule.cyclic.base_lr", y.base_lr);
-    positive("schedule.cyclic.max_lr", y.max_lr);
-    positive("schedule.cyclic.step_size_up", static_cast<double>(y.step_size_up));
-    nonNegative("schedule.cyclic.step_size_down", static_cast<double>(y.step_size_down));
-    choice("schedule.cyclic.mode", y.mode, {"triangular", "triangular2", "exp_range"});
-    range("schedule.cyclic.gamma", y.gamma, 0, 1, false);
-    if (y.gamma == 0) e.push_back({"schedule.cyclic.gamma", "must be > 0 (got 0)"});
-    range("schedule.cyclic.base_momentum", y.base_momentum, 0, 1, true);
-    range("schedule.cyclic.max_momentum", y.max_momentum, 0, 1, true);
-  }
-  if ((s.kind == "onecycle" && s.onecycle.cycle_momentum) ||
-      (s.kind == "cyclic" && s.cyclic.cycle_momentum)) {
+  if ((s.kind == "onecycle" && s.onecycle.cycle_momentum) || (s.kind == "cyclic" && s.cyclic.cycle_momentum)) {
     if (o.kind == "sgd" && o.momentum <= 0)
       e.push_back({"schedule." + s.kind + ".cycle_momentum",
                    "needs optimizer.momentum > 0 with sgd, or set it to false"});
   }
-
-  choice("precision.mode", c.precision.mode, {"fp32", "fp16", "bf16"});
-  const auto& l = c.precision.loss_scale;
-  positive("precision.loss_scale.init_scale", l.init_scale);
-  if (!(l.growth_factor > 1))
-    e.push_back({"precision.loss_scale.growth_factor", "must be > 1 (got " + num(l.growth_factor) + ")"});
-  if (!(l.backoff_factor > 0 && l.backoff_factor < 1))
-    e.push_back({"precision.loss_scale.backoff_factor",
-                 "must be in (0, 1) (got " + num(l.backoff_factor) + ")"});
-  range("precision.loss_scale.growth_interval", l.growth_interval, 1, 1 << 30, false);
-
   const auto& p = c.performance;
   bool deviceOk = p.device == "auto" || p.device == "cpu" || p.device == "cuda";
-  if (!deviceOk && p.device.rfind("cuda:", 0) == 0 && p.device.size() > 5) {
+  if (!deviceOk && p.device.rfind("cuda:", 0) == 0 && p.device.size() > 5 && p.device.size() < 9) {
     deviceOk = p.device.find_first_not_of("0123456789", 5) == std::string::npos;
   }
   if (!deviceOk)
     e.push_back({"performance.device", "must be auto, cpu, cuda or cuda:N (got \"" + p.device + "\")"});
-  range("performance.threads", p.threads, 0, 1024, false);
-
-  choice("loader.mode", c.loader.mode, {"auto", "device", "workers"});
-  range("loader.workers", c.loader.workers, 0, 64, false);
-  range("loader.prefetch", c.loader.prefetch, 1, 64, false);
-
-  nonNegative("evaluation.every_steps", static_cast<double>(c.evaluation.every_steps));
-  range("evaluation.batch_size", c.evaluation.batch_size, 1, 1 << 20, false);
-
   if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
-  nonNegative("output.checkpoint_every_steps", static_cast<double>(c.output.checkpoint_every_steps));
   return e;
 }
 
@@ -412,6 +399,9 @@ TrainConfig configFromJson(const nlohmann::json& j, std::vector<ConfigError>& er
   r.seen.back().insert("run_info");  // written by the engine beside the settings; informational
   describe(r, c);
   r.leave();
+  // Version 1 had IDX data and built-in models only, with the same keys: it
+  // reads as version 2 as it is.
+  if (c.schema_version == 1) c.schema_version = kConfigSchemaVersion;
   return c;
 }
 
@@ -429,6 +419,15 @@ TrainConfig loadConfigFile(const std::string& path) {
     j = json::parse(in);
   } catch (const json::parse_error& e) {
     throw ConfigFileError("settings file " + path + " is not valid JSON: " + e.what());
+  }
+  if (j.is_object() && j.contains("schema_version") && j["schema_version"].is_number_integer()) {
+    const int64_t version = j["schema_version"].get<int64_t>();
+    if (version > kConfigSchemaVersion)
+      throw ConfigFileError("settings file " + path + " has schema_version " + std::to_string(version) +
+                            ": it was written by a newer Training Studio (this one reads versions 1 to " +
+                            std::to_string(kConfigSchemaVersion) + ")");
+    if (version == 1)
+      log::info("settings file " + path + " is schema version 1; read as version 2 (IDX data, as it says)");
   }
   std::vector<ConfigError> errors;
   TrainConfig c = configFromJson(j, errors);

@@ -16,22 +16,35 @@
 
 namespace studio {
 
-inline constexpr int kConfigSchemaVersion = 1;
+// Version 2 added data.format (image folders, CSV tables) and TorchScript
+// models; version-1 files read as version 2 unchanged (they are IDX runs).
+inline constexpr int kConfigSchemaVersion = 2;
 
 struct ModelConfig {
-  std::string kind = "cnn";   // mlp | cnn | resnet
+  std::string kind = "cnn";   // mlp | cnn | resnet | torchscript
   int width = 32;             // hidden units (mlp) or base channels (cnn, resnet)
   int depth = 2;              // hidden layers (mlp), conv stages (cnn), residual blocks (resnet)
   double dropout = 0.0;       // before the classifier
+  std::string path;           // torchscript: the file torch.jit.save wrote
 };
 
 struct DataConfig {
-  std::string dataset = "fashion-mnist";
+  std::string format = "idx"; // idx | image_folder | csv
+  std::string dataset = "fashion-mnist";  // idx: which MNIST-format set
+  // idx and image_folder: the folder; csv: the table (unless train_file is set).
   std::string root = "/usr/share/datasets/fashion-mnist";
-  int64_t train_limit = 0;    // use only the first N training images (0: all)
-  int64_t test_limit = 0;     // use only the first N test images (0: all)
-  double val_fraction = 0.0;  // held out of the training images for validation
-  bool normalize = true;      // subtract the training mean, divide by its std
+  std::string train_file;     // csv: the training table (instead of root)
+  std::string test_file;      // csv: a separate test table
+  std::string label_column;   // csv: a column name or 0-based index; "": the last column
+  std::vector<std::string> ignore_columns;  // csv: columns that are not features
+  std::vector<int64_t> image_size = {0, 0};  // image_folder: [height, width]; [0, 0]: the first image's
+  int channels = 0;           // image_folder: 1 or 3; 0: from the files
+  double test_fraction = 0.2; // held out for testing when there is no test folder or file
+  std::string on_bad_file = "fail";  // image_folder: fail | skip an unreadable image
+  int64_t train_limit = 0;    // use only the first N training examples (0: all)
+  int64_t test_limit = 0;     // use only the first N test examples (0: all)
+  double val_fraction = 0.0;  // held out of the training examples for validation
+  bool normalize = true;      // images: per-channel mean/std; tables: standardise each feature
   bool augment_flip = false;  // random horizontal flip
   int augment_crop = 0;       // random crop after zero padding of this many pixels
 };
@@ -160,8 +173,9 @@ struct ConfigError {
 std::vector<ConfigError> validate(const TrainConfig& config);
 
 nlohmann::json toJson(const TrainConfig& config);
-// Reads settings; missing keys keep their defaults, unknown keys and wrong
-// types are errors (appended to errors, with their path).
+// Reads settings; missing keys keep their defaults, unknown keys, wrong types
+// and whole numbers out of their type's range are errors (appended to errors,
+// with their path). A version-1 document reads as version 2.
 TrainConfig configFromJson(const nlohmann::json& json, std::vector<ConfigError>& errors);
 
 // Loading and saving files; throws ConfigFileError (IoError when writing

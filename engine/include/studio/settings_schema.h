@@ -1,0 +1,73 @@
+#pragma once
+// Every setting described once: where it sits in the form, its label, a
+// one-line tip saying what it does and when it helps, the editor it needs,
+// its choices or range, and when it applies. validate() checks ranges and
+// choices by walking these specs (cross-field rules are a short list beside
+// it); the window builds its form from them, so a new setting is one entry
+// here and no edit in ui/. Torch-free.
+// Thread: immutable data, any thread.
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "studio/train_config.h"
+
+namespace studio {
+
+enum class FieldType {
+  Text,      // free text
+  Folder,    // a folder path (the form offers a folder picker)
+  File,      // a file path (a file picker)
+  DataPath,  // data.root: a folder, or a file for tables
+  Int,
+  Real,
+  Bool,
+  Choice,    // one of `choices`
+  Size,      // [height, width] ("64x64" in the form; [0, 0]: "auto")
+  TextList,  // a list of names ("a, b" in the form)
+};
+
+// lo..hi with open or closed ends; hi = inf: no upper bound.
+struct NumberRange {
+  double lo = 0;
+  double hi = std::numeric_limits<double>::infinity();
+  bool loOpen = false;
+  bool hiOpen = false;
+  bool contains(double v) const;
+  // "must be > 0", "must be in [0, 1)"
+  std::string rule() const;
+};
+
+struct FieldSpec {
+  std::string path;   // dotted, as in validation messages: "optimizer.lr"
+  std::string group;  // the form's section
+  std::string label;
+  FieldType type = FieldType::Text;
+  std::string tip;
+  std::vector<std::string> choices;  // Choice only
+  std::optional<NumberRange> range;  // Int and Real
+  // When the field matters for these settings (momentum with SGD, the chosen
+  // schedule's own fields, the chosen data format's fields). Empty: always.
+  std::function<bool(const TrainConfig&)> applies;
+  // Check range and choices only when the field applies (a schedule's own
+  // fields); other fields are checked always.
+  bool checkOnlyWhenApplies = false;
+  // For DataPath: whether the picker should choose a file.
+  std::function<bool(const TrainConfig&)> picksFile;
+};
+
+// Every editable field in form order (schema_version is not editable).
+const std::vector<FieldSpec>& settingsSchema();
+// The form's sections in order.
+const std::vector<std::string>& settingsGroups();
+// nullptr when no field has this path.
+const FieldSpec* findSetting(const std::string& path);
+bool settingApplies(const FieldSpec& spec, const TrainConfig& config);
+
+// "optimizer.lr" -> "/optimizer/lr"
+std::string jsonPointer(const std::string& dottedPath);
+
+}  // namespace studio
