@@ -3,24 +3,22 @@
 // file so the torch headers never meet Qt's).
 #include <nlohmann/json.hpp>
 
-#include "data/image_dataset.h"
-#include "run/run_recorder.h"
+#include "studio/idx_file.h"
 #include "torch_test_support.h"
 
 namespace studio {
 
 void engineLogits(const std::string& exportDir, const std::string& imagesPath, int count, nlohmann::json& out) {
-  auto settings = nlohmann::json::parse(test::readText(exportDir + "/settings.json"));
-  const double mean = settings["run_info"]["normalization"]["mean"].get<double>();
-  const double std = settings["run_info"]["normalization"]["std"].get<double>();
-  TrainConfig cfg = readRunSettings(exportDir);
-  torch::nn::Sequential model = buildModel(cfg.model, 1, 28, 28, 10);
-  loadModelWeights(exportDir + "/checkpoint.ckpt", model);
-  model->eval();
-  const std::string labels = "/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz";
-  ImageSet set = loadImageSet(imagesPath, labels);
+  const nlohmann::json info = test::runInfo(exportDir);
+  const double mean = info["normalization"]["mean"][0].get<double>();
+  const double std = info["normalization"]["std"][0].get<double>();
+  auto model = test::weightsOf(exportDir, "", exportDir + "/checkpoint.ckpt");
+  model->setTraining(false);
+  IdxArray images = readIdxFile(imagesPath, 3);
   torch::NoGradGuard noGrad;
-  torch::Tensor x = (set.images.slice(0, 0, count).to(torch::kFloat32) / 255.0 - mean) / std;
+  torch::Tensor u8 = torch::from_blob(images.data.data(), {images.dims[0], 1, images.dims[1], images.dims[2]},
+                                      torch::kUInt8);
+  torch::Tensor x = (u8.slice(0, 0, count).to(torch::kFloat32) / 255.0 - mean) / std;
   torch::Tensor logits = model->forward(x).contiguous();
   out = {{"images", imagesPath}, {"count", count}, {"mean", mean}, {"std", std}, {"logits", nlohmann::json::array()}};
   for (int i = 0; i < count; ++i) {

@@ -24,7 +24,7 @@ TrainConfig mlpConfig(const QString& out, int batch, int accumulation) {
   return c;
 }
 
-std::vector<torch::Tensor> flat(torch::nn::Sequential m) {
+std::vector<torch::Tensor> flat(const std::unique_ptr<Model>& m) {
   std::vector<torch::Tensor> v;
   for (const auto& p : m->parameters()) v.push_back(p.detach().clone());
   return v;

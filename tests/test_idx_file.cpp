@@ -1,11 +1,12 @@
-// IDX files: raw and gzip read alike; truncated, wrong-magic, wrong-rank and
-// count-mismatched files give errors that name the file.
+// IDX files: raw and gzip read alike; truncated, wrong-magic, wrong-rank,
+// damaged-gzip, oversized-header and count-mismatched files give errors that
+// name the file; the data plan of an IDX folder splits it as it says.
 #include "test_support.h"
 
 #include <zlib.h>
 
-#include "data/idx_file.h"
-#include "data/image_dataset.h"
+#include "studio/data_plan.h"
+#include "studio/idx_file.h"
 
 using namespace studio;
 
@@ -58,14 +59,58 @@ class TestIdxFile : public QObject {
       QCOMPARE(int(a.data[13]), 3);
     }
   }
-  void imageSetHasShapesAndLabels() {
+  void planOfAnIdxFolder() {
     QTemporaryDir dir;
-    auto images = write(dir, "img.gz", idx({5, 3, 3}, 45), true);
-    auto labels = write(dir, "lbl", idx({5}, 5), false);
-    ImageSet s = loadImageSet(images, labels);
-    QCOMPARE(s.images.sizes().vec(), (std::vector<int64_t>{5, 1, 3, 3}));
-    QCOMPARE(s.labels.scalar_type(), torch::kInt64);
-    QCOMPARE(s.labels[4].item<int64_t>(), int64_t(4));
+    write(dir, "train-images-idx3-ubyte.gz", idx({20, 3, 3}, 180), true);
+    write(dir, "train-labels-idx1-ubyte", idx({20}, 20), false);
+    write(dir, "t10k-images-idx3-ubyte", idx({10, 3, 3}, 90), false);
+    write(dir, "t10k-labels-idx1-ubyte.gz", idx({10}, 10), true);
+    TrainConfig c;
+    c.data.root = dir.path().toStdString();
+    c.data.dataset = "mnist";
+    c.data.val_fraction = 0.5;  // one of each class's two training images
+    const DataPlan p = planData(c);
+    QCOMPARE(p.classes(), int64_t(10));
+    QCOMPARE(p.classNames.front(), std::string("0"));
+    QCOMPARE(p.idxHeight, int64_t(3));
+    QCOMPARE(p.train.size(), int64_t(10));
+    QCOMPARE(p.val.size(), int64_t(10));
+    QCOMPARE(p.test.size(), int64_t(10));
+    std::vector<int64_t> valLabels = p.val.labels;
+    std::sort(valLabels.begin(), valLabels.end());
+    for (int64_t k = 0; k < 10; ++k) QCOMPARE(valLabels[static_cast<size_t>(k)], k);  // stratified
+    QVERIFY(p.test.items.front() >= p.idxTrainCount);
+    c.data.test_limit = 4;
+    QCOMPARE(planData(c).test.size(), int64_t(4));
+  }
+  void testImagesOfAnotherSize() {
+    QTemporaryDir dir;
+    write(dir, "train-images-idx3-ubyte", idx({2, 3, 3}, 18), false);
+    write(dir, "train-labels-idx1-ubyte", idx({2}, 2), false);
+    const auto test = write(dir, "t10k-images-idx3-ubyte", idx({2, 4, 4}, 32), false);
+    write(dir, "t10k-labels-idx1-ubyte", idx({2}, 2), false);
+    TrainConfig c;
+    c.data.root = dir.path().toStdString();
+    expectError([&] { planData(c); }, test, "are 4x4 but the training images");
+  }
+  void damagedGzipIsAnError() {
+    QTemporaryDir dir;
+    // Varied bytes so the compressed stream is long enough to damage mid-way.
+    std::vector<uint8_t> bytes = idx({400, 28, 28}, 0);
+    uint32_t x = 12345;
+    for (int i = 0; i < 400 * 784; ++i) bytes.push_back(static_cast<uint8_t>((x = x * 1103515245 + 12345) >> 24));
+    const auto p = write(dir, "d.gz", bytes, true);
+    std::string gz = test::readText(p);
+    for (size_t i = gz.size() / 2; i < gz.size() / 2 + 1000; ++i) gz[i] = static_cast<char>(~gz[i]);
+    std::ofstream(p, std::ios::binary | std::ios::trunc).write(gz.data(), static_cast<std::streamsize>(gz.size()));
+    expectError([&] { readIdxFile(p, 3); }, p, "is damaged");
+  }
+  void oversizedHeaderIsRefusedBeforeAllocating() {
+    QTemporaryDir dir;
+    // 59 bytes declaring 5,000,000 images of 28x28 (3.9 GB).
+    auto bytes = idx({5000000, 28, 28}, 43);
+    const auto p = write(dir, "big", bytes, false);
+    expectError([&] { readIdxFile(p, 3); }, p, "cannot hold them");
   }
   void truncatedFile() {
     QTemporaryDir dir;
@@ -94,25 +139,29 @@ class TestIdxFile : public QObject {
   }
   void countMismatch() {
     QTemporaryDir dir;
-    auto images = write(dir, "img", idx({5, 2, 2}, 20), false);
-    auto labels = write(dir, "lbl", idx({4}, 4), false);
-    expectError([&] { loadImageSet(images, labels); }, labels, "holds 5 images but");
+    write(dir, "train-images-idx3-ubyte", idx({5, 2, 2}, 20), false);
+    auto labels = write(dir, "train-labels-idx1-ubyte", idx({4}, 4), false);
+    write(dir, "t10k-images-idx3-ubyte", idx({2, 2, 2}, 8), false);
+    write(dir, "t10k-labels-idx1-ubyte", idx({2}, 2), false);
+    TrainConfig c;
+    c.data.root = dir.path().toStdString();
+    expectError([&] { planData(c); }, labels, "holds 5 images but");
   }
   void missingFile() {
     expectError([] { readIdxFile("/nonexistent/file-idx3-ubyte", 3); }, "/nonexistent/file-idx3-ubyte",
                 "cannot open");
-    DataConfig c;
-    c.root = "/nonexistent-root";
-    expectError([&] { loadDataSplits(c, 1); }, "/nonexistent-root/train-images-idx3-ubyte.gz", "not found");
+    TrainConfig c;
+    c.data.root = "/nonexistent-root";
+    expectError([&] { planData(c); }, "/nonexistent-root/train-images-idx3-ubyte.gz", "not found");
   }
-  void realFashionMnistLoads() {
-    DataConfig c;
-    c.val_fraction = 0.1;
-    DataSplits d = loadDataSplits(c, 7);
-    QCOMPARE(d.train.size() + d.val.size(), int64_t(60000));
-    QCOMPARE(d.val.size(), int64_t(6000));
-    QCOMPARE(d.test.size(), int64_t(10000));
-    QVERIFY(d.mean > 0.2 && d.mean < 0.4);  // Fashion-MNIST's pixel mean is about 0.286
+  void realFashionMnistPlans() {
+    TrainConfig c;
+    c.data.val_fraction = 0.1;
+    const DataPlan p = planData(c);
+    QCOMPARE(p.train.size() + p.val.size(), int64_t(60000));
+    QCOMPARE(p.val.size(), int64_t(6000));  // 600 of each class's 6000
+    QCOMPARE(p.test.size(), int64_t(10000));
+    QCOMPARE(p.classNames[9], std::string("Ankle boot"));
   }
 };
 

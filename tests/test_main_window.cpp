@@ -296,7 +296,7 @@ class TestMainWindow : public QObject {
     c.data.root = m_dir.filePath("no-data-here").toStdString();
     m_window->settingsPanel()->setConfig(c);
     // The plan cannot be drawn, and the chart says why.
-    QTRY_VERIFY(chart(PlotsPanel::LearningRate)->title().contains("no-data-here/train-labels-idx1-ubyte.gz not found"));
+    QTRY_VERIFY(chart(PlotsPanel::LearningRate)->title().contains("no-data-here/train-images-idx3-ubyte.gz not found"));
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
     QVERIFY(m_window->startRun());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);

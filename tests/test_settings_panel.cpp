@@ -271,7 +271,7 @@ class TestSettingsPanel : public QObject {
     ui::MetricChart* chart = window.plotsPanel()->chart(ui::PlotsPanel::LearningRate);
     QTRY_VERIFY(chart->series("preview/lr") && chart->series("preview/lr")->size() == 12);
     const TrainConfig c = panel->config();
-    QCOMPARE(countTrainExamples(c.data), int64_t{1000});
+    QCOMPARE(countTrainExamples(c), int64_t{1000});
     const LrSchedule schedule(c.schedule, c.optimizer.lr, 12);
     const ui::PlotSeries* preview = chart->series("preview/lr");
     for (size_t i = 0; i < 12; ++i) {

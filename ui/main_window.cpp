@@ -235,7 +235,7 @@ void MainWindow::updateSchedulePreview() {
   if (!m_settings->isValid()) return;
   const TrainConfig c = m_settings->config();
   try {
-    const int64_t examples = countTrainExamples(c.data);
+    const int64_t examples = countTrainExamples(c);
     const StepPlan plan = planSteps(c, examples);
     const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
     std::vector<double> lr(static_cast<size_t>(plan.totalSteps));

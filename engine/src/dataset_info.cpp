@@ -1,12 +1,21 @@
 #include "studio/dataset_info.h"
 
-#include <algorithm>
 #include <filesystem>
-#include <memory>
+#include <numeric>
 
-#include <zlib.h>
+#include "studio/data_split.h"
+#include "studio/image_file.h"
 
 namespace studio {
+
+std::string InputShape::text() const {
+  if (features > 0) return std::to_string(features) + " features";
+  return std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width);
+}
+
+int64_t DatasetDescription::trainSize() const { return std::accumulate(trainCounts.begin(), trainCounts.end(), int64_t{0}); }
+int64_t DatasetDescription::valSize() const { return std::accumulate(valCounts.begin(), valCounts.end(), int64_t{0}); }
+int64_t DatasetDescription::testSize() const { return std::accumulate(testCounts.begin(), testCounts.end(), int64_t{0}); }
 
 std::string findDataFile(const std::string& root, const std::string& stem) {
   namespace fs = std::filesystem;
@@ -19,18 +28,49 @@ std::string findDataFile(const std::string& root, const std::string& stem) {
                   "MNIST-format files (Debian: apt install dataset-fashion-mnist)");
 }
 
-int64_t countTrainExamples(const DataConfig& data) {
-  const std::string path = findDataFile(data.root, "train-labels-idx1-ubyte");
-  // gzread reads plain files as they are, so one path serves both.
-  std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), gzclose);
-  unsigned char header[8];
-  if (!f || gzread(f.get(), header, sizeof header) != static_cast<int>(sizeof header))
-    throw DataError("cannot read the header of " + path);
-  if (header[0] != 0 || header[1] != 0 || header[2] != 0x08 || header[3] != 1)
-    throw DataError(path + " is not an IDX labels file (wrong magic number)");
-  int64_t n = (int64_t{header[4]} << 24) | (int64_t{header[5]} << 16) | (int64_t{header[6]} << 8) | header[7];
-  if (data.train_limit > 0) n = std::min(n, data.train_limit);
-  return n - std::max<int64_t>(heldOutCount(data.val_fraction, n), 0);
+InputShape inputShapeOf(const DataPlan& p, const DataConfig& d) {
+  InputShape s;
+  if (p.kind == DataKind::Table) {
+    s.features = static_cast<int64_t>(p.featureNames.size());
+  } else if (p.format == "idx") {
+    s = {1, p.idxHeight, p.idxWidth, 0};
+  } else {
+    const bool autoSize = d.image_size.size() != 2 || d.image_size[0] == 0;
+    if (autoSize || d.channels == 0) {
+      // The first image of the training folder, in sorted order.
+      const ImageHeader first = readImageHeader(p.files.front());
+      s.height = first.height;
+      s.width = first.width;
+      s.channels = first.channels;
+    }
+    if (!autoSize) {
+      s.height = d.image_size[0];
+      s.width = d.image_size[1];
+    }
+    if (d.channels != 0) s.channels = d.channels;
+  }
+  return s;
 }
+
+DatasetDescription describePlan(const DataPlan& p, const DataConfig& d) {
+  DatasetDescription out;
+  out.format = p.format;
+  out.kind = p.kind;
+  out.classNames = p.classNames;
+  out.trainCounts = classCounts(p.train.labels, p.classes());
+  out.valCounts = classCounts(p.val.labels, p.classes());
+  out.testCounts = classCounts(p.test.labels, p.classes());
+  out.input = inputShapeOf(p, d);
+  out.featureNames = p.featureNames;
+  out.trainFrom = p.trainFrom;
+  out.valFrom = p.valFrom;
+  out.testFrom = p.testFrom;
+  out.otherFiles = p.otherFiles;
+  return out;
+}
+
+DatasetDescription describeDataset(const TrainConfig& config) { return describePlan(planData(config), config.data); }
+
+int64_t countTrainExamples(const TrainConfig& config) { return planData(config).train.size(); }
 
 }  // namespace studio

@@ -138,6 +138,9 @@ Progress Session::progress() const {
   std::lock_guard<std::mutex> lock(const_cast<SessionChannel*>(ch)->textMutex);
   p.device = ch->device;
   p.runDir = ch->runDir;
+  p.phase = ch->phase;
+  p.phaseDone = ch->phaseDone;
+  p.phaseTotal = ch->phaseTotal;
   return p;
 }
 

@@ -15,32 +15,39 @@ import torch
 from torch import nn
 
 
-def build(model_cfg):
+def build(model_cfg, run_info):
+    """The studio's built-in mlp or cnn for the run's input shape and classes."""
     kind, width, depth, dropout = (model_cfg["kind"], model_cfg["width"], model_cfg["depth"],
                                    model_cfg.get("dropout", 0.0))
+    shape = run_info["input"]
+    classes = len(run_info["classes"])
     layers = []
     if kind == "mlp":
         layers.append(nn.Flatten())
-        n = 28 * 28
+        n = shape["features"] or shape["channels"] * shape["height"] * shape["width"]
         for _ in range(depth):
             layers += [nn.Linear(n, width), nn.ReLU()]
             if dropout > 0:
                 layers.append(nn.Dropout(dropout))
             n = width
-        layers.append(nn.Linear(n, 10))
+        layers.append(nn.Linear(n, classes))
     elif kind == "cnn":
-        c, h = 1, 28
+        c, h, w = shape["channels"], shape["height"], shape["width"]
         for i in range(depth):
             out = width << i
             layers += [nn.Conv2d(c, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU()]
-            if h >= 2:
+            if h >= 2 and w >= 2:
                 layers.append(nn.MaxPool2d(2))
                 h //= 2
+                w //= 2
             c = out
+        if h > 7 or w > 7:
+            h, w = min(h, 7), min(w, 7)
+            layers.append(nn.AdaptiveAvgPool2d((h, w)))
         layers.append(nn.Flatten())
         if dropout > 0:
             layers.append(nn.Dropout(dropout))
-        layers.append(nn.Linear(c * h * h, 10))
+        layers.append(nn.Linear(c * h * w, classes))
     else:
         raise SystemExit(f"check_export.py knows mlp and cnn, not {kind}")
     return nn.Sequential(*layers)
@@ -51,7 +58,7 @@ def main():
     settings = json.load(open(f"{export_dir}/settings.json"))
     state = torch.load(f"{export_dir}/model.pt")  # weights_only=True is the default
     assert isinstance(state, dict), type(state)
-    model = build(settings["model"])
+    model = build(settings["model"], settings["run_info"])
     model.load_state_dict(state, strict=True)
     model.eval()
     ref = json.load(open(logits_path))

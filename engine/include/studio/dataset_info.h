@@ -1,29 +1,56 @@
 #pragma once
-// What a run's data settings amount to, read from the files' headers only, so
-// the window can plan the schedule before any run starts. Torch-free.
+// What a run's data amounts to, from the data plan and the files' headers
+// (at most one image is read), so the window can plan the schedule and show
+// the data before any run starts, and the CLI can print a summary. Torch-free.
 // Thread: free functions, any thread.
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/train_config.h"
 
 namespace studio {
 
+// The input each example gives the model.
+struct InputShape {
+  int64_t channels = 0, height = 0, width = 0;  // images
+  int64_t features = 0;                          // tables
+  // "1x28x28" or "4 features"
+  std::string text() const;
+};
+
+struct DatasetDescription {
+  std::string format;
+  DataKind kind = DataKind::Image;
+  std::vector<std::string> classNames;
+  std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class
+  InputShape input;
+  std::vector<std::string> featureNames;  // tables
+  std::string trainFrom, valFrom, testFrom;
+  int64_t otherFiles = 0;
+  int64_t trainSize() const;
+  int64_t valSize() const;
+  int64_t testSize() const;
+};
+
 // <root>/<stem>.gz, or <root>/<stem> when only the raw file is there. Throws
 // DataError naming the file and the setting to change when neither exists.
 std::string findDataFile(const std::string& root, const std::string& stem);
 
-// Images held out of n for validation by data.val_fraction.
-inline int64_t heldOutCount(double valFraction, int64_t n) {
-  return static_cast<int64_t>(valFraction * static_cast<double>(n));
-}
+// The input shape the plan's examples will have: idx from the files' header,
+// image folders from data.image_size and data.channels or the first training
+// image, tables from their feature columns.
+InputShape inputShapeOf(const DataPlan& plan, const DataConfig& data);
 
-// Training examples a run with these data settings trains on: the training
-// file's count, cut to data.train_limit, less the data.val_fraction held out
-// (heldOutCount, as the engine's loader). Throws DataError naming the
-// file when it is missing or not an IDX labels file.
-int64_t countTrainExamples(const DataConfig& data);
+// Throws DataError naming what is wrong.
+DatasetDescription describeDataset(const TrainConfig& config);
+DatasetDescription describePlan(const DataPlan& plan, const DataConfig& data);
+
+// Training examples a run with these settings trains on (what the engine's
+// loader gets).
+int64_t countTrainExamples(const TrainConfig& config);
 
 }  // namespace studio

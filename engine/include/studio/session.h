@@ -53,6 +53,10 @@ struct Progress {
   double lastLoss = MetricRecord::kNone;
   std::string device;
   std::string runDir;
+  // Before training starts: what the engine is doing ("decoding images") and
+  // how far it is (phaseTotal 0: no count).
+  std::string phase;
+  int64_t phaseDone = 0, phaseTotal = 0;
 };
 
 struct StartOptions {

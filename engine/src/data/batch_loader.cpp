@@ -5,24 +5,45 @@
 
 #include <chrono>
 
+#include "studio/data_split.h"
+
 namespace studio {
 namespace {
 
-uint64_t mix(uint64_t a, uint64_t b) {
-  // splitmix64 step: distinct (seed, epoch, batch) give unrelated streams.
-  uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+// Distinct (seed, epoch, batch) give unrelated streams.
+uint64_t mix(uint64_t a, uint64_t b) { return mixSeed(a, b); }
 
 }  // namespace
 
-torch::Tensor transformBatch(const torch::Tensor& u8, const LoaderOptions& o, uint64_t augmentSeed,
-                             bool augment) {
-  torch::Tensor x = u8.to(torch::kFloat32).div_(255.0);
-  x.sub_(o.mean).div_(o.std);
-  if (!augment || (!o.augmentFlip && o.augmentCrop == 0)) return x;
+static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, uint64_t augmentSeed);
+
+Normalization Normalization::make(bool image, const std::vector<double>& mean, const std::vector<double>& std,
+                                  const torch::Device& device) {
+  Normalization n;
+  n.image = image;
+  const auto k = static_cast<int64_t>(mean.size());
+  const std::vector<int64_t> shape = image ? std::vector<int64_t>{1, k, 1, 1} : std::vector<int64_t>{1, k};
+  n.meanCpu = torch::tensor(mean, torch::kFloat64).to(torch::kFloat32).view(shape);
+  n.stdCpu = torch::tensor(std, torch::kFloat64).to(torch::kFloat32).view(shape);
+  n.meanDevice = n.meanCpu.to(device);
+  n.stdDevice = n.stdCpu.to(device);
+  return n;
+}
+
+torch::Tensor transformBatch(const torch::Tensor& in, const LoaderOptions& o, uint64_t augmentSeed, bool augment) {
+  const Normalization& n = o.norm;
+  const bool onCpu = !in.is_cuda();
+  const torch::Tensor& mean = onCpu ? n.meanCpu : n.meanDevice;
+  const torch::Tensor& std = onCpu ? n.stdCpu : n.stdDevice;
+  if (!n.image) return (in.to(torch::kFloat32) - mean).div_(std);
+  torch::Tensor x = in.to(torch::kFloat32).div_(255.0);
+  // Augmentation before normalisation: crops pad with black (0), which
+  // normalisation then maps per channel.
+  if (augment && (o.augmentFlip || o.augmentCrop > 0)) x = augmentBatch(x, o, augmentSeed);
+  return x.sub_(mean).div_(std);
+}
+
+static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, uint64_t augmentSeed) {
   const int64_t b = x.size(0), h = x.size(2), w = x.size(3);
   // The random choices are drawn on the CPU from a per-batch generator, so
   // both loader modes and any device give identical batches.
@@ -36,9 +57,7 @@ torch::Tensor transformBatch(const torch::Tensor& u8, const LoaderOptions& o, ui
     const int64_t p = o.augmentCrop;
     torch::Tensor dy = toDevice(torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64));
     torch::Tensor dx = toDevice(torch::randint(0, 2 * p + 1, {b}, gen, torch::kInt64));
-    // Zero padding is the normalised value of a black pixel.
-    const double fill = -o.mean / o.std;
-    torch::Tensor padded = torch::constant_pad_nd(x, {p, p, p, p}, fill);
+    torch::Tensor padded = torch::constant_pad_nd(x, {p, p, p, p}, 0.0);
     auto opts = torch::TensorOptions().dtype(torch::kInt64).device(x.device());
     torch::Tensor rows = dy.unsqueeze(1) + torch::arange(h, opts).unsqueeze(0);  // [B, H]
     torch::Tensor cols = dx.unsqueeze(1) + torch::arange(w, opts).unsqueeze(0);  // [B, W]
@@ -67,37 +86,32 @@ struct BatchLoader::Worker {
   explicit Worker(size_t capacity) : queue(capacity) {}
 };
 
-BatchLoader::BatchLoader(const ImageSet& set, const LoaderOptions& options, torch::Device device)
-    : m_options(options), m_device(device) {
-  if (options.deviceResident) {
-    m_set = {set.images.to(device), set.labels.to(device)};
-  } else {
-    m_set = set;
-  }
-}
+BatchLoader::BatchLoader(std::shared_ptr<Dataset> set, const LoaderOptions& options, torch::Device device)
+    : m_set(options.deviceResident ? onDevice(*set, device) : std::move(set)), m_options(options), m_device(device) {}
 
 BatchLoader::~BatchLoader() { stopWorkers(); }
 
 int64_t BatchLoader::batchesPerEpoch() const {
-  return (m_set.size() + m_options.batchSize - 1) / m_options.batchSize;
+  return (m_set->size() + m_options.batchSize - 1) / m_options.batchSize;
 }
 
 torch::Tensor BatchLoader::epochOrder(int64_t epoch) const {
-  if (!m_options.shuffle) return torch::arange(m_set.size(), torch::kInt64);
+  if (!m_options.shuffle) return torch::arange(m_set->size(), torch::kInt64);
   auto gen = at::make_generator<at::CPUGeneratorImpl>(mix(m_options.seed, static_cast<uint64_t>(epoch)));
-  return torch::randperm(m_set.size(), gen, torch::kInt64);
+  return torch::randperm(m_set->size(), gen, torch::kInt64);
 }
 
 BatchLoader::HostBatch BatchLoader::makeHostBatch(int64_t index) const {
   HostBatch hb;
   hb.index = index;
   const int64_t start = index * m_options.batchSize;
-  const int64_t end = std::min(start + m_options.batchSize, m_set.size());
+  const int64_t end = std::min(start + m_options.batchSize, m_set->size());
   torch::Tensor idx = m_order.slice(0, start, end);
   const uint64_t seed = mix(mix(m_options.seed, static_cast<uint64_t>(m_epoch)), static_cast<uint64_t>(index));
-  hb.x = transformBatch(m_set.images.index_select(0, idx), m_options, seed, m_options.shuffle);
-  hb.y = m_set.labels.index_select(0, idx);
-  if (m_options.channelsLast) hb.x = hb.x.contiguous(torch::MemoryFormat::ChannelsLast);
+  Examples e = m_set->gather(idx);
+  hb.x = transformBatch(e.x, m_options, seed, m_options.shuffle);
+  hb.y = e.y;
+  if (m_options.channelsLast && hb.x.dim() == 4) hb.x = hb.x.contiguous(torch::MemoryFormat::ChannelsLast);
   return hb;
 }
 
@@ -116,7 +130,7 @@ void BatchLoader::startEpoch(int64_t epoch, int64_t first) {
   m_epoch = epoch;
   m_nextBatch = first;
   m_firstBatch = first;
-  m_order = epochOrder(epoch).to(m_set.images.device());
+  m_order = epochOrder(epoch).to(m_set->device());
   if (m_options.deviceResident || m_options.workers <= 0) return;
   const int n = m_options.workers;
   const bool pin = m_options.pinMemory && m_device.is_cuda();

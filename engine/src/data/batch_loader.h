@@ -1,13 +1,14 @@
 #pragma once
-// Turns an ImageSet into shuffled, normalised, optionally augmented batches
+// Turns a Dataset into shuffled, normalised, optionally augmented batches
 // on the training device.
 //
 // Two modes:
-//  - device-resident: the uint8 images live on the device; batches are
-//    gathered and transformed there (the fastest way to train small data);
-//  - workers: background threads gather and transform batches on the host
-//    into pinned buffers, a bounded queue per worker holds `prefetch` batches,
-//    and the engine thread copies them to the device without blocking.
+//  - device-resident: the examples live on the device; batches are gathered
+//    and transformed there (the fastest way to train data that fits);
+//  - workers: background threads gather (from memory or the memory-mapped
+//    cache) and transform batches on the host into pinned buffers, a bounded
+//    queue per worker holds `prefetch` batches, and the engine thread copies
+//    them to the device without blocking.
 // Both produce exactly the same batches: the order is a function of
 // (seed, epoch) and each batch's augmentation of (seed, epoch, batch index),
 // so a resumed run sees the same data as an uninterrupted one.
@@ -23,16 +24,26 @@
 
 #include <torch/types.h>
 
-#include "data/image_dataset.h"
+#include "data/dataset.h"
 
 namespace studio {
+
+// Normalisation: images (uint8) become (x / 255 - mean[c]) / std[c] per
+// channel; tables (float) (x - mean[f]) / std[f] per feature. Both tensors
+// are kept on the CPU (workers) and on the training device.
+struct Normalization {
+  bool image = true;
+  torch::Tensor meanCpu, stdCpu, meanDevice, stdDevice;  // shaped to broadcast over a batch
+  static Normalization make(bool image, const std::vector<double>& mean, const std::vector<double>& std,
+                            const torch::Device& device);
+};
 
 struct LoaderOptions {
   int64_t batchSize = 128;
   bool shuffle = true;
   bool augmentFlip = false;
   int augmentCrop = 0;
-  double mean = 0, std = 1;
+  Normalization norm;
   uint64_t seed = 1;
   bool deviceResident = true;
   int workers = 2;
@@ -50,13 +61,13 @@ struct Batch {
 
 class BatchLoader {
  public:
-  BatchLoader(const ImageSet& set, const LoaderOptions& options, torch::Device device);
+  BatchLoader(std::shared_ptr<Dataset> set, const LoaderOptions& options, torch::Device device);
   ~BatchLoader();
   BatchLoader(const BatchLoader&) = delete;
   BatchLoader& operator=(const BatchLoader&) = delete;
 
   int64_t batchesPerEpoch() const;
-  int64_t examples() const { return m_set.size(); }
+  int64_t examples() const { return m_set->size(); }
   // Starts an epoch at batch `first` (resume skips what was already seen).
   void startEpoch(int64_t epoch, int64_t first = 0);
   // The next batch of the epoch; false at its end. Rethrows worker errors.
@@ -69,7 +80,7 @@ class BatchLoader {
   HostBatch makeHostBatch(int64_t index) const;
   void stopWorkers();
 
-  ImageSet m_set;          // host copy (workers) or device copy (device-resident)
+  std::shared_ptr<Dataset> m_set;  // host (workers) or device copy (device-resident)
   LoaderOptions m_options;
   torch::Device m_device;
   torch::Tensor m_order;   // this epoch's permutation, on the set's device
@@ -79,9 +90,8 @@ class BatchLoader {
   std::vector<std::unique_ptr<Worker>> m_workers;
 };
 
-// Gathers images[idx] and applies normalisation and augmentation; shared by
-// both modes and by evaluation.
-torch::Tensor transformBatch(const torch::Tensor& imagesU8, const LoaderOptions& options,
-                             uint64_t augmentSeed, bool augment);
+// Applies normalisation and (images, training) augmentation to a gathered
+// batch; shared by both modes and by evaluation.
+torch::Tensor transformBatch(const torch::Tensor& x, const LoaderOptions& options, uint64_t augmentSeed, bool augment);
 
 }  // namespace studio

@@ -7,6 +7,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/pooling.h>
 
+#include <algorithm>
+
 namespace studio {
 namespace {
 
@@ -45,12 +47,12 @@ TORCH_MODULE(ResidualBlock);
 
 }  // namespace
 
-torch::nn::Sequential buildModel(const ModelConfig& c, int64_t channels, int64_t height, int64_t width,
-                                 int64_t classes) {
+torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, int64_t classes) {
+  const int64_t channels = input.channels, height = input.height, width = input.width;
   nn::Sequential m;
   if (c.kind == "mlp") {
     m->push_back(nn::Flatten());
-    int64_t in = channels * height * width;
+    int64_t in = input.features > 0 ? input.features : channels * height * width;
     for (int i = 0; i < c.depth; ++i) {
       m->push_back(nn::Linear(in, c.width));
       m->push_back(nn::ReLU());
@@ -73,6 +75,11 @@ torch::nn::Sequential buildModel(const ModelConfig& c, int64_t channels, int64_t
         w /= 2;
       }
       in = out;
+    }
+    if (h > 7 || w > 7) {
+      h = std::min<int64_t>(h, 7);
+      w = std::min<int64_t>(w, 7);
+      m->push_back(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({h, w})));
     }
     m->push_back(nn::Flatten());
     if (c.dropout > 0) m->push_back(nn::Dropout(c.dropout));

@@ -7,11 +7,15 @@
 
 #include <torch/nn/modules/container/sequential.h>
 
+#include "studio/dataset_info.h"
 #include "studio/train_config.h"
 
 namespace studio {
 
-torch::nn::Sequential buildModel(const ModelConfig& config, int64_t channels, int64_t height,
-                                 int64_t width, int64_t classes);
+// mlp takes any input (images flattened, table features); cnn and resnet
+// take images of any size and channel count: the cnn's feature map is
+// average-pooled to at most 7x7 before its classifier (28x28 images reach
+// 7x7 by its own pooling, so they are unchanged).
+torch::nn::Sequential buildModel(const ModelConfig& config, const InputShape& input, int64_t classes);
 
 }  // namespace studio

@@ -4,6 +4,7 @@
 #include <ATen/Context.h>
 
 #include <filesystem>
+#include <map>
 
 #include "run/tensor_archive.h"
 #include "studio/errors.h"
@@ -19,19 +20,11 @@ constexpr int64_t kVersion = 2;
 
 c10::impl::GenericDict newDict() { return c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()); }
 
-// Parameters, then buffers, by their names in the model.
-std::vector<std::pair<std::string, torch::Tensor>> modelState(torch::nn::Sequential& model) {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& p : model->named_parameters()) out.emplace_back(p.key(), p.value());
-  for (const auto& b : model->named_buffers()) out.emplace_back(b.key(), b.value());
-  return out;
-}
-
-void loadModelState(const ArchiveDict& stored, torch::nn::Sequential& model, const std::string& path) {
+void loadModelState(const ArchiveDict& stored, Model& model, const std::string& path) {
   std::map<std::string, torch::Tensor> byName;
   for (auto& [name, t] : stored.namedTensors()) byName[name] = t;
   torch::NoGradGuard noGrad;
-  const auto own = modelState(model);
+  const auto own = model.namedState();
   for (const auto& [name, t] : own) {
     auto it = byName.find(name);
     if (it == byName.end())
@@ -68,7 +61,7 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   a.insert("format", kFormat);
   a.insert("version", kVersion);
   auto model = newDict();
-  for (const auto& [name, t] : modelState(p.model)) model.insert(name, t.detach());
+  for (const auto& [name, t] : p.model.namedState()) model.insert(name, t.detach());
   a.insert("model", model);
   a.insert("optimizer", p.optimizer.state());
   a.insert("scaler", p.scaler.state());
@@ -99,7 +92,7 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   for (const auto& path : paths) writeFileAtomically(path, data);  // names the file on failure
 }
 
-void loadModelWeights(const std::string& path, torch::nn::Sequential& model) {
+void loadModelWeights(const std::string& path, Model& model) {
   loadModelState(openCheckpoint(path).dict("model"), model, path);
 }
 

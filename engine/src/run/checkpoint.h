@@ -12,9 +12,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <torch/nn/modules/container/sequential.h>
 #include <torch/types.h>
 
+#include "models/model.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 
@@ -31,7 +31,7 @@ struct CheckpointCounters {
 };
 
 struct CheckpointParts {
-  torch::nn::Sequential& model;
+  Model& model;
   Optimizer& optimizer;
   LossScaler& scaler;
   torch::Tensor& skipped;
@@ -44,6 +44,6 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts parts
 // code, or does not match the model.
 void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch::Device& device);
 // Only the model's weights, for export.
-void loadModelWeights(const std::string& path, torch::nn::Sequential& model);
+void loadModelWeights(const std::string& path, Model& model);
 
 }  // namespace studio

@@ -1,50 +1,96 @@
-// exportRun (declared in studio/session.h): a run's weights for use outside
-// the studio.
+// exportRun (declared in studio/session.h): a run's trained model for use
+// outside the studio, with what is needed to feed it.
 #include <filesystem>
 
-#include "data/image_dataset.h"
-#include "models/model_factory.h"
+#include "models/model.h"
 #include "run/checkpoint.h"
 #include "run/run_recorder.h"
-#include "run/tensor_archive.h"
 #include "studio/file_io.h"
+#include "studio/run_layout.h"
 #include "studio/session.h"
 
 namespace studio {
 namespace fs = std::filesystem;
 
+namespace {
+
+nlohmann::json runInfoOf(const std::string& runDir) {
+  const std::string path = runDir + "/" + run_files::kSettings;
+  const auto doc = nlohmann::json::parse(readFileBytes(path, "settings file"), nullptr, false);
+  const char* key = run_files::run_info::kKey;
+  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_object() ||
+      !doc[key].contains(run_files::run_info::kInput) || !doc[key].contains(run_files::run_info::kClasses))
+    throw InputError("settings file " + path + " has no run_info with the data's input shape and classes: the run "
+                     "never got as far as its data, or an older Training Studio wrote it");
+  return doc[key];
+}
+
+}  // namespace
+
+InputShape inputShapeFromRunInfo(const nlohmann::json& info) {
+  const auto& i = info.at(run_files::run_info::kInput);
+  InputShape s;
+  s.channels = i.value("channels", int64_t{0});
+  s.height = i.value("height", int64_t{0});
+  s.width = i.value("width", int64_t{0});
+  s.features = i.value("features", int64_t{0});
+  return s;
+}
+
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which) {
   if (which != "best" && which != "last")
     throw std::invalid_argument("export: which checkpoint must be best or last (got \"" + which + "\")");
-  TrainConfig cfg = readRunSettings(runDir);
+  if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
+  const TrainConfig cfg = readRunSettings(runDir);
+  const nlohmann::json info = runInfoOf(runDir);
   ExportResult result;
   result.checkpoint = which;
-  std::string ckpt = runDir + "/checkpoints/" + which + ".ckpt";
+  std::string ckpt = runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint);
   if (which == "best" && !fs::exists(ckpt)) {
-    ckpt = runDir + "/checkpoints/last.ckpt";
+    ckpt = runDir + "/" + run_files::kLastCheckpoint;
     result.checkpoint = "last";
     result.note = "the run has no best checkpoint (output.save_best was off, or it never evaluated), so the last "
                   "one was exported";
   }
-  // Fashion-MNIST and MNIST: 1x28x28 images, 10 classes.
-  torch::nn::Sequential model = buildModel(cfg.model, 1, 28, 28, 10);
-  loadModelWeights(ckpt, model);
+  namespace k = run_files::run_info;
+  const auto classes = info.at(k::kClasses).get<std::vector<std::string>>();
+  const InputShape input = inputShapeFromRunInfo(info);
+  std::unique_ptr<Model> model = makeModel(cfg.model, input, static_cast<int64_t>(classes.size()));
+  loadModelWeights(ckpt, *model);
 
   std::error_code ec;
   fs::create_directories(outDir, ec);
   if (ec) throw IoError("cannot create export folder " + outDir + ": " + ec.message());
-  // A plain state dict in torch.save's format: torch.load(path) in Python
-  // reads it with the default weights_only=True.
-  c10::Dict<std::string, at::Tensor> state;
-  for (const auto& p : model->named_parameters()) state.insert(p.key(), p.value().detach().cpu().contiguous());
-  for (const auto& b : model->named_buffers()) state.insert(b.key(), b.value().detach().cpu().contiguous());
+  for (const auto& f : model->exportTo(outDir)) result.files.push_back(f);
   auto write = [&](const std::string& name, const std::string& bytes) {
     writeFileAtomically(outDir + "/" + name, bytes);  // never through a link planted there
     result.files.push_back(outDir + "/" + name);
   };
-  write("model.pt", saveTensorArchive(c10::IValue(state)));
+  // How to turn raw data into the model's input, as the run did.
+  nlohmann::json pre = {{"input", input.features > 0 ? "table" : "image"},
+                        {"classes", classes},
+                        {"input_shape", info.at(k::kInput)},
+                        {"normalization", info.value(k::kNormalization, nlohmann::json::object())}};
+  if (input.features > 0) {
+    pre["features"] = info.value(k::kFeatures, nlohmann::json::array());
+    pre["how"] = "x = (features - mean) / std, feature by feature, in the order of \"features\"";
+  } else {
+    pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
+                 "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
+  }
+  write("preprocessing.json", pre.dump(2) + "\n");
   write("checkpoint.ckpt", readFileBytes(ckpt, "checkpoint"));
-  write("settings.json", readFileBytes(runDir + "/settings.json", "settings file"));
+  for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kSummary, run_files::kMetrics,
+                           run_files::kLog})
+    if (fs::is_regular_file(runDir + "/" + name)) write(name, readFileBytes(runDir + "/" + name, "run file"));
+  const std::string evalDir = runDir + "/" + run_files::kEvalFolder;
+  if (fs::is_directory(evalDir) && !fs::is_symlink(evalDir)) {
+    fs::create_directories(outDir + "/" + run_files::kEvalFolder, ec);
+    for (const auto& e : fs::directory_iterator(evalDir, ec))
+      if (e.is_regular_file() && !e.is_symlink())
+        write(std::string(run_files::kEvalFolder) + "/" + e.path().filename().string(),
+              readFileBytes(e.path().string(), "evaluation file"));
+  }
   return result;
 }
 

@@ -48,5 +48,8 @@ class RunRecorder {
 
 // The settings a run folder holds (settings.json without its run_info).
 TrainConfig readRunSettings(const std::string& runDir);
+// The data's input shape recorded in run_info.
+struct InputShape;
+InputShape inputShapeFromRunInfo(const nlohmann::json& runInfo);
 
 }  // namespace studio

@@ -66,3 +66,16 @@ MemoryFigures memoryFigures(const torch::Device& device) {
 }
 
 }  // namespace studio
+
+namespace studio {
+
+int64_t freeMemoryBytes(const torch::Device& device) {
+  if (device.is_cuda()) {
+    const auto [free, total] = at::accelerator::getMemoryInfo(device.index());
+    return static_cast<int64_t>(free);
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : int64_t(1) << 32;
+}
+
+}  // namespace studio

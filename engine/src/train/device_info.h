@@ -24,5 +24,7 @@ struct MemoryFigures {
 // CUDA caching-allocator figures on a GPU; the process's RSS (and peak RSS)
 // on the CPU.
 MemoryFigures memoryFigures(const torch::Device& device);
+// Free device memory (CUDA), or available system memory (the CPU), in bytes.
+int64_t freeMemoryBytes(const torch::Device& device);
 
 }  // namespace studio

@@ -35,6 +35,7 @@ struct SessionChannel {
   std::condition_variable wake;
 
   void send(const Command& c) {
+    if (c.type == Command::Stop) stopAsked = true;
     commands.enqueue(c);
     std::lock_guard<std::mutex> lock(wakeMutex);
     wake.notify_all();
@@ -47,8 +48,12 @@ struct SessionChannel {
   std::atomic<SessionState> state{SessionState::Starting};
   std::atomic<int64_t> step{0}, totalSteps{0}, epoch{0};
   std::atomic<double> samplesPerSecond{0}, wallSeconds{0}, lastLoss{MetricRecord::kNone};
-  std::mutex textMutex;  // guards device and runDir
+  std::atomic<int64_t> phaseDone{0}, phaseTotal{0};
+  std::mutex textMutex;  // guards device, runDir and phase
   std::string device, runDir;
+  std::string phase;     // what the engine is doing before training starts ("decoding images")
+  // Set with a Stop command, so long steps before the loop (decoding) can stop.
+  std::atomic<bool> stopAsked{false};
 };
 
 }  // namespace studio

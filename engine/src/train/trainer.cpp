@@ -10,17 +10,26 @@
 #include <optional>
 
 #include "data/batch_loader.h"
-#include "data/idx_file.h"
-#include "models/model_factory.h"
+#include "data/data_loading.h"
+#include "models/model.h"
+#include "models/torchscript_model.h"
 #include "optim/grad_clip.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/checkpoint.h"
 #include "run/run_recorder.h"
+#include "studio/eval_report.h"
+#include "studio/file_io.h"
+#include "studio/image_file.h"
 #include "studio/log.h"
 #include "studio/lr_schedule.h"
+#include "studio/run_layout.h"
 #include "train/autocast_scope.h"
 #include "train/device_info.h"
+#include "train/evaluator.h"
+
+#include <ATen/ops/_upsample_bilinear2d_aa.h>
+#include <filesystem>
 
 namespace studio {
 using Clock = std::chrono::steady_clock;
@@ -36,6 +45,29 @@ std::string fmt(double v, int digits = 4) {
 struct EvalResult {
   double loss = MetricRecord::kNone, accuracy = MetricRecord::kNone;
 };
+
+nlohmann::json inputJson(const InputShape& s) {
+  return {{"channels", s.channels}, {"height", s.height}, {"width", s.width}, {"features", s.features}};
+}
+
+// Up to n images side by side, each scaled to fit 64 pixels, as one picture.
+Image thumbnailStrip(const torch::Tensor& u8, int64_t& cellH, int64_t& cellW) {
+  const int64_t n = u8.size(0), c = u8.size(1), h = u8.size(2), w = u8.size(3);
+  const double scale = std::min(1.0, 64.0 / static_cast<double>(std::max(h, w)));
+  cellH = std::max<int64_t>(1, std::llround(static_cast<double>(h) * scale));
+  cellW = std::max<int64_t>(1, std::llround(static_cast<double>(w) * scale));
+  torch::Tensor x = u8.to(torch::kFloat32);
+  if (cellH != h || cellW != w) x = at::_upsample_bilinear2d_aa(x, {cellH, cellW}, false, std::nullopt, std::nullopt);
+  // [n, C, h, w] -> [h, n * w, C]
+  torch::Tensor strip = x.round().clamp(0, 255).to(torch::kUInt8).permute({2, 0, 3, 1}).reshape({cellH, n * cellW, c});
+  strip = strip.contiguous();
+  Image img;
+  img.height = cellH;
+  img.width = n * cellW;
+  img.channels = c;
+  img.pixels.assign(strip.data_ptr<uint8_t>(), strip.data_ptr<uint8_t>() + strip.numel());
+  return img;
+}
 
 // Per-step figures that stay on the device until the next flush.
 struct PendingStep {
@@ -54,17 +86,19 @@ struct Trainer::State {
   SessionChannel& ch;
 
   torch::Device device{torch::kCPU};
+  DataPlan plan;
   DataSplits data;
-  ImageSet valOnDevice, testOnDevice;
+  std::shared_ptr<Dataset> valSet, testSet;  // on the device when it holds the data
   LoaderOptions loaderOptions;
   std::unique_ptr<BatchLoader> loader;
-  torch::nn::Sequential model{nullptr};
+  std::unique_ptr<Model> model;
+  std::string modelSha256;
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<LossScaler> scaler;
   std::unique_ptr<LrSchedule> schedule;
   std::unique_ptr<RunRecorder> recorder;
   std::shared_ptr<void> logSink;
-  StepPlan plan;
+  StepPlan steps;
   bool autocast = false;
   at::ScalarType autocastDtype = at::kFloat;
 
@@ -95,6 +129,15 @@ struct Trainer::State {
     return wallAtStart + std::chrono::duration<double>(Clock::now() - started).count();
   }
 
+  void setPhase(const std::string& phase, int64_t done = 0, int64_t total = 0) {
+    {
+      std::lock_guard<std::mutex> lock(ch.textMutex);
+      ch.phase = phase;
+    }
+    ch.phaseDone = done;
+    ch.phaseTotal = total;
+  }
+
   void setup() {
     device = resolveDevice(cfg.performance.device);
     applyPerformanceSwitches(cfg.performance, device);
@@ -103,19 +146,24 @@ struct Trainer::State {
       ch.device = describeDevice(device);
       ch.runDir = runDir;
     }
-    logSink = log::addFileSink(runDir + "/log.txt");
+    logSink = log::addFileSink(runDir + "/" + run_files::kLog);
     log::info((resume ? "resuming run " : "starting run ") + runDir + " on " + describeDevice(device) +
               " with LibTorch " + TORCH_VERSION);
 
     if (!resume) {
       // Settings first: a run that fails on its data still records what it was.
       recorder = std::make_unique<RunRecorder>(runDir, false, 0);
-      recorder->writeSettings(cfg, {{"libtorch_version", TORCH_VERSION}, {"device", describeDevice(device)}});
+      recorder->writeSettings(cfg, {{run_files::run_info::kLibtorch, TORCH_VERSION},
+                                    {run_files::run_info::kDevice, describeDevice(device)}});
     }
     torch::manual_seed(cfg.train.seed);
-    data = loadDataSplits(cfg.data, cfg.train.seed);
-    log::info("data: " + std::to_string(data.train.size()) + " training, " + std::to_string(data.val.size()) +
-              " validation, " + std::to_string(data.test.size()) + " test images from " + cfg.data.root);
+    setPhase("reading the data");
+    plan = planData(cfg);
+    LoadProgress progress;
+    progress.report = [this](const std::string& phase, int64_t done, int64_t total) { setPhase(phase, done, total); };
+    progress.cancelled = [this] { return ch.stopAsked.load(); };
+    data = loadData(cfg, plan, progress);
+    logData();
 
     const std::string& mode = cfg.precision.mode;
     autocast = mode != "fp32";
@@ -123,67 +171,148 @@ struct Trainer::State {
     if (mode == "fp16" && !device.is_cuda())
       log::warn("precision.mode fp16 on the CPU is slow and meant for testing; bf16 is the CPU's fast type");
 
-    const auto& images = data.train.images;
-    model = buildModel(cfg.model, images.size(1), images.size(2), images.size(3), data.numClasses);
-    model->to(device);
-    if (cfg.performance.channels_last) {
-      torch::NoGradGuard noGrad;
-      for (auto& p : model->parameters())
-        if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+    setPhase("building the model");
+    model = makeModel(cfg.model, data.input, data.numClasses());
+    if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
+      modelSha256 = ts->sha256();
+      if (resume) checkSameModelFile();
     }
-    model->train();
+    model->to(device);
+    checkModelOutput(*model, cfg.model, data.input, data.numClasses(), device);
+    if (cfg.performance.channels_last) model->toChannelsLast();
+    model->setTraining(true);
     optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
     scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == "fp16");
     skipped = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
 
-    plan = planSteps(cfg, data.train.size());
-    schedule = std::make_unique<LrSchedule>(cfg.schedule, cfg.optimizer.lr, plan.totalSteps);
-    ch.totalSteps = plan.totalSteps;
+    steps = planSteps(cfg, data.train->size());
+    schedule = std::make_unique<LrSchedule>(cfg.schedule, cfg.optimizer.lr, steps.totalSteps);
+    ch.totalSteps = steps.totalSteps;
 
+    const bool image = data.kind == DataKind::Image;
     loaderOptions.batchSize = cfg.train.batch_size;
-    loaderOptions.augmentFlip = cfg.data.augment_flip;
-    loaderOptions.augmentCrop = cfg.data.augment_crop;
-    loaderOptions.mean = cfg.data.normalize ? data.mean : 0.0;
-    loaderOptions.std = cfg.data.normalize ? data.std : 1.0;
+    loaderOptions.augmentFlip = image && cfg.data.augment_flip;
+    loaderOptions.augmentCrop = image ? cfg.data.augment_crop : 0;
+    loaderOptions.norm = Normalization::make(image, data.mean, data.std, device);
     loaderOptions.seed = cfg.train.seed;
-    loaderOptions.deviceResident = cfg.loader.mode != "workers";
+    loaderOptions.deviceResident = residentOnDevice();
     loaderOptions.workers = cfg.loader.workers;
     loaderOptions.prefetch = cfg.loader.prefetch;
     loaderOptions.pinMemory = cfg.loader.pin_memory;
     loaderOptions.channelsLast = cfg.performance.channels_last;
+    setPhase(loaderOptions.deviceResident ? "moving the data to " + describeDevice(device) : "starting the loader");
     loader = std::make_unique<BatchLoader>(data.train, loaderOptions, device);
-    if (data.val.size() > 0) valOnDevice = {data.val.images.to(device), data.val.labels.to(device)};
-    testOnDevice = {data.test.images.to(device), data.test.labels.to(device)};
+    valSet = loaderOptions.deviceResident ? onDevice(*data.val, device) : data.val;
+    testSet = loaderOptions.deviceResident ? onDevice(*data.test, device) : data.test;
+    writeClasses();
 
     if (resume) {
-      CheckpointParts parts{model, *optimizer, *scaler, skipped, counters};
-      loadCheckpoint(runDir + "/checkpoints/last.ckpt", parts, device);
-      log::info("resumed at step " + std::to_string(counters.step) + " (epoch " +
-                std::to_string(counters.epoch) + ", batch " + std::to_string(counters.batchInEpoch) + ")");
+      CheckpointParts parts{*model, *optimizer, *scaler, skipped, counters};
+      loadCheckpoint(runDir + "/" + run_files::kLastCheckpoint, parts, device);
+      if (counters.epoch > 0 && counters.batchInEpoch > loader->batchesPerEpoch())
+        throw CheckpointError("checkpoint " + runDir + "/" + run_files::kLastCheckpoint + " stopped at batch " +
+                              std::to_string(counters.batchInEpoch) + " of an epoch that now has " +
+                              std::to_string(loader->batchesPerEpoch()) +
+                              " batches: the run's data or batch size changed since; start a new run");
+      log::info("resumed at step " + std::to_string(counters.step) + " (epoch " + std::to_string(counters.epoch) +
+                ", batch " + std::to_string(counters.batchInEpoch) + ")");
     }
     wallAtStart = counters.wallSeconds;
     if (resume) recorder = std::make_unique<RunRecorder>(runDir, true, counters.step);
     else writeSettings();
     ch.step = counters.step;
     ch.epoch = counters.epoch;
-    log::info("plan: " + std::to_string(plan.totalSteps) + " optimizer steps, " +
-              std::to_string(plan.stepsPerEpoch) + " per epoch, batch " + std::to_string(cfg.train.batch_size) +
-              " x " + std::to_string(cfg.train.accumulation_steps) + " accumulated, " + mode +
+    setPhase("");
+    log::info("plan: " + std::to_string(steps.totalSteps) + " optimizer steps, " +
+              std::to_string(steps.stepsPerEpoch) + " per epoch, batch " + std::to_string(cfg.train.batch_size) +
+              " x " + std::to_string(cfg.train.accumulation_steps) + " accumulated, " + mode + ", model " +
+              model->description() + " (" + std::to_string(model->parameterCount()) + " parameters)" +
               (loaderOptions.deviceResident ? ", data resident on the device"
                                             : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
   }
 
+  // loader.mode auto: the data stays on the device when the training split
+  // takes at most half of what is free there (on the CPU: of the memory).
+  bool residentOnDevice() const {
+    if (cfg.loader.mode != "auto") return cfg.loader.mode == "device";
+    const int64_t bytes = data.train->bytes() + data.val->bytes() + data.test->bytes();
+    return static_cast<double>(bytes) <= 0.5 * static_cast<double>(freeMemoryBytes(device));
+  }
+
+  void checkSameModelFile() {
+    const auto doc = nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"), nullptr,
+                                           false);
+    const auto pointer = nlohmann::json::json_pointer(std::string("/") + run_files::run_info::kKey + "/" +
+                                                      run_files::run_info::kModelSha256);
+    if (!doc.is_object() || !doc.contains(pointer)) return;
+    const std::string was = doc.at(pointer).get<std::string>();
+    if (was != modelSha256)
+      throw ModelError("model.path " + cfg.model.path + " changed since this run started (SHA-256 " +
+                       was.substr(0, 16) + "… then, " + modelSha256.substr(0, 16) +
+                       "… now): put the original file back, or start a new run");
+  }
+
+  void logData() {
+    auto join = [](const std::vector<int64_t>& v) {
+      std::string s;
+      for (int64_t x : v) s += (s.empty() ? "" : " ") + std::to_string(x);
+      return s;
+    };
+    log::info("data (" + plan.format + "): " + std::to_string(data.train->size()) + " training, " +
+              std::to_string(data.val->size()) + " validation, " + std::to_string(data.test->size()) +
+              " test examples of " + data.input.text() + ", " + std::to_string(data.numClasses()) + " classes");
+    log::info("examples per class (" + std::to_string(data.numClasses()) + " classes): training " +
+              join(data.trainCounts) + "; test " + join(data.testCounts));
+    log::info("training from " + plan.trainFrom + "; testing on " + plan.testFrom +
+              (plan.valFrom.empty() ? std::string() : "; validating on " + plan.valFrom));
+    if (plan.format == "image_folder")
+      log::info(std::string(data.fromCache ? "decoded images read from the cache " : "images decoded in ") +
+                (data.fromCache ? data.cacheFile : fmt(data.decodeSeconds, 3) + " s" +
+                                                      (data.cacheFile.empty() ? "" : ", cached in " + data.cacheFile)));
+    if (!data.skipped.empty()) {
+      std::string list;
+      for (size_t i = 0; i < data.skipped.size() && i < 10; ++i) list += "\n  " + data.skipped[i];
+      log::warn("skipped " + std::to_string(data.skipped.size()) +
+                " image(s) that could not be read (data.on_bad_file skip); the first ones:" + list);
+    }
+    if (plan.otherFiles > 0)
+      log::info(std::to_string(plan.otherFiles) + " file(s) under " + cfg.data.root + " are not images and were left out");
+  }
+
+  void writeClasses() {
+    nlohmann::json j = {{"classes", data.classNames},
+                        {"counts", {{"train", data.trainCounts}, {"validation", data.valCounts}, {"test", data.testCounts}}}};
+    if (!data.skipped.empty()) j["skipped_files"] = data.skipped;
+    writeFileAtomically(runDir + "/" + run_files::kClasses, j.dump(1) + "\n");
+  }
+
   void writeSettings() {
-    nlohmann::json info = {{"libtorch_version", TORCH_VERSION},
-                           {"device", describeDevice(device)},
-                           {"train_examples", data.train.size()},
-                           {"total_steps", plan.totalSteps},
-                           {"normalization", {{"mean", loaderOptions.mean}, {"std", loaderOptions.std}}},
-                           {"lr_changes", counters.lrChanges}};
+    namespace k = run_files::run_info;
+    nlohmann::json info = {{k::kLibtorch, TORCH_VERSION},
+                           {k::kDevice, describeDevice(device)},
+                           {k::kTrainExamples, data.train->size()},
+                           {k::kTotalSteps, steps.totalSteps},
+                           {k::kNormalization, {{"mean", data.mean}, {"std", data.std}}},
+                           {k::kInput, inputJson(data.input)},
+                           {k::kClasses, data.classNames},
+                           {k::kModel, model->description()},
+                           {k::kData,
+                            {{"format", plan.format},
+                             {"train", data.train->size()},
+                             {"validation", data.val->size()},
+                             {"test", data.test->size()},
+                             {"train_from", plan.trainFrom},
+                             {"validation_from", plan.valFrom},
+                             {"test_from", plan.testFrom},
+                             {"skipped_files", data.skipped.size()},
+                             {"decoded_cache", data.cacheFile}}},
+                           {k::kLrChanges, counters.lrChanges}};
+    if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
+    if (!modelSha256.empty()) info[k::kModelSha256] = modelSha256;
     recorder->writeSettings(cfg, info);
   }
 
-  CheckpointParts parts() { return CheckpointParts{model, *optimizer, *scaler, skipped, counters}; }
+  CheckpointParts parts() { return CheckpointParts{*model, *optimizer, *scaler, skipped, counters}; }
 
   void saveCheckpoints(bool best) {
     counters.wallSeconds = wallSeconds();
@@ -194,34 +323,54 @@ struct Trainer::State {
     recorder->flush();
   }
 
-  EvalResult evaluate(const ImageSet& set) {
-    EvalResult r;
-    if (set.size() == 0) return r;
-    torch::InferenceMode inference;
-    model->eval();
-    auto f32 = torch::TensorOptions().dtype(torch::kFloat64).device(device);
-    torch::Tensor lossSum = torch::zeros({}, f32), correct = torch::zeros({}, f32);
-    const int64_t bs = cfg.evaluation.batch_size;
-    for (int64_t start = 0; start < set.size(); start += bs) {
-      const int64_t end = std::min(start + bs, set.size());
-      torch::Tensor x = transformBatch(set.images.slice(0, start, end), loaderOptions, 0, false);
-      if (cfg.performance.channels_last) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
-      torch::Tensor y = set.labels.slice(0, start, end);
-      torch::Tensor logits;
-      {
-        AutocastScope ac(device.type(), autocast, autocastDtype);
-        logits = model->forward(x);
-      }
-      logits = logits.to(torch::kFloat32);
-      lossSum += torch::nn::functional::cross_entropy(
-          logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-      correct += logits.argmax(1).eq(y).sum();
+  EvalOptions evalOptions() const {
+    EvalOptions o;
+    o.batchSize = cfg.evaluation.batch_size;
+    o.autocast = autocast;
+    o.autocastDtype = autocastDtype;
+    o.channelsLast = cfg.performance.channels_last;
+    o.classes = data.numClasses();
+    return o;
+  }
+
+  EvalResult evaluateSet(const Dataset& set) {
+    const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
+    return {o.loss, o.accuracy};
+  }
+
+  // Evaluates, writes eval/step-<N>.json (and the mistakes' thumbnails)
+  // before the record is posted, so a front-end that sees the record finds
+  // the file.
+  EvalResult evaluateAndReport(bool validation) {
+    const Dataset& set = validation ? *valSet : *testSet;
+    const ExampleSet& hostSet = validation ? *data.val : *data.test;
+    const std::vector<int64_t>& items = validation ? data.valItems : data.testItems;
+    const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
+    EvalReport r;
+    r.step = counters.step;
+    r.epoch = counters.epoch;
+    r.split = validation ? "validation" : "test";
+    r.classes = data.classNames;
+    r.confusion = o.confusion;
+    computeClassFigures(r);
+    r.loss = o.loss;
+    for (const auto& w : o.wrong)
+      r.wrong.push_back({w.index, exampleSource(plan, items[static_cast<size_t>(w.index)]), w.truth, w.predicted,
+                         w.confidence});
+    const std::string folder = runDir + "/" + run_files::kEvalFolder;
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    requireRealDirectory(folder);
+    if (data.kind == DataKind::Image && !r.wrong.empty()) {
+      std::vector<int64_t> idx;
+      for (const auto& w : r.wrong) idx.push_back(w.index);
+      const torch::Tensor images = hostSet.gather(torch::tensor(idx, torch::kInt64)).x;
+      writePngFile(runDir + "/" + run_files::evalThumbnails(r.step),
+                   thumbnailStrip(images, r.thumbnailHeight, r.thumbnailWidth));
+      r.thumbnails = std::filesystem::path(run_files::evalThumbnails(r.step)).filename().string();
     }
-    model->train();
-    torch::Tensor both = torch::stack({lossSum, correct}).cpu();  // the one sync of an evaluation
-    r.loss = both[0].item<double>() / static_cast<double>(set.size());
-    r.accuracy = both[1].item<double>() / static_cast<double>(set.size());
-    return r;
+    writeFileAtomically(runDir + "/" + run_files::evalReport(r.step), toJson(r).dump(1) + "\n");
+    return {o.loss, o.accuracy};
   }
 
   // Moves the pending per-step figures to the host (one sync), posts and records them.
@@ -271,8 +420,8 @@ struct Trainer::State {
 
   void evalAndCheckpoint() {
     flushStats();
-    const bool haveVal = valOnDevice.size() > 0;
-    EvalResult e = evaluate(haveVal ? valOnDevice : testOnDevice);
+    const bool haveVal = valSet->size() > 0;
+    EvalResult e = evaluateAndReport(haveVal);
     if (!haveVal) lastTestEval = {counters.step, e};
     MetricRecord r;
     r.kind = RecordKind::Eval;
@@ -373,15 +522,15 @@ struct Trainer::State {
   void trainLoop() {
     const int64_t k = cfg.train.accumulation_steps;
     const int64_t b = cfg.train.batch_size;
-    const int64_t n = data.train.size();
+    const int64_t n = data.train->size();
     const int64_t nb = loader->batchesPerEpoch();
-    const int64_t stopAt = options.stopAtStep > 0 ? options.stopAtStep : plan.totalSteps;
+    const int64_t stopAt = options.stopAtStep > 0 ? options.stopAtStep : steps.totalSteps;
     windowStart = Clock::now();
     ch.state = SessionState::Running;
     pollCommands();
-    while (counters.step < plan.totalSteps && !stopRequested) {
+    while (counters.step < steps.totalSteps && !stopRequested) {
       loader->startEpoch(counters.epoch, counters.batchInEpoch);
-      while (counters.batchInEpoch < nb && counters.step < plan.totalSteps && !stopRequested) {
+      while (counters.batchInEpoch < nb && counters.step < steps.totalSteps && !stopRequested) {
         const int64_t groupEnd = std::min(counters.batchInEpoch + k, nb);
         const int64_t groupSamples = std::min(groupEnd * b, n) - counters.batchInEpoch * b;
         torch::Tensor lossSum;
@@ -416,13 +565,13 @@ struct Trainer::State {
         }
         const int64_t every = cfg.evaluation.every_steps;
         const bool evalDue = every > 0 ? counters.step % every == 0 : epochDone;
-        if (evalDue || counters.step == plan.totalSteps) {
+        if (evalDue || counters.step == steps.totalSteps) {
           evalAndCheckpoint();
         } else if (cfg.output.checkpoint_every_steps > 0 && counters.step % cfg.output.checkpoint_every_steps == 0) {
           flushStats();
           saveCheckpoints(false);
         }
-        if (counters.step >= stopAt && counters.step < plan.totalSteps) stopRequested = true;
+        if (counters.step >= stopAt && counters.step < steps.totalSteps) stopRequested = true;
         pollCommands();
         if (epochDone) break;
       }
@@ -437,7 +586,7 @@ struct Trainer::State {
     s.error = error;
     s.device = describeDevice(device);
     s.steps = counters.step;
-    s.totalSteps = plan.totalSteps;
+    s.totalSteps = steps.totalSteps;
     s.epochs = counters.epoch;
     s.bestEvalAccuracy = counters.bestAccuracy < 0 ? MetricRecord::kNone : counters.bestAccuracy;
     s.finalTrainLoss = lastTrainLoss;
@@ -476,12 +625,15 @@ RunSummary Trainer::run() {
     summary = s.finish(status, error);
     if (!s.stopRequested) {
       const bool fresh = s.lastTestEval && s.lastTestEval->first == s.counters.step;
-      EvalResult test = fresh ? s.lastTestEval->second : s.evaluate(s.testOnDevice);
+      EvalResult test = fresh ? s.lastTestEval->second : s.evaluateAndReport(false);
       summary.testAccuracy = test.accuracy;
       summary.testLoss = test.loss;
       log::info("finished: test accuracy " + fmt(test.accuracy) + ", test loss " + fmt(test.loss) + ", " +
                 fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
     }
+  } catch (const LoadCancelled&) {
+    status = "stopped";
+    log::info("stopped while loading the data, before any training step");
   } catch (const c10::OutOfMemoryError& e) {
     status = "failed";
     error = "out of memory on " + describeDevice(s.device) + " at step " + std::to_string(s.counters.step) +

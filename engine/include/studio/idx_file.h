@@ -1,13 +1,14 @@
 #pragma once
-// Reader for the IDX format of MNIST and Fashion-MNIST (gzip or raw).
+// Reader for the IDX format of MNIST and Fashion-MNIST (gzip or raw). A .gz
+// file's CRC-32 and length are checked: a damaged file is an error, never
+// silently wrong data. Torch-free.
 // Thread: free functions, any thread.
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "studio/dataset_info.h"  // DataError
+#include "studio/errors.h"
 
 namespace studio {
 
@@ -18,7 +19,11 @@ struct IdxArray {
 
 // Reads an unsigned-byte IDX file with `expectedRank` dimensions. Throws
 // DataError naming the file when it is missing, not IDX, of another rank,
-// truncated or longer than its header says.
+// truncated, longer than its header says, or (gzip) damaged. The declared
+// size is checked against the file before anything is allocated.
 IdxArray readIdxFile(const std::string& path, int expectedRank);
+
+// Only the header's dimensions.
+std::vector<int64_t> readIdxDims(const std::string& path, int expectedRank);
 
 }  // namespace studio

@@ -1,0 +1,54 @@
+#pragma once
+// Tables in CSV files, read with libcsv (quoted fields, embedded delimiters
+// and newlines). The delimiter (',' ';' or tab) and a header row are
+// detected; data.label_column picks the label, data.ignore_columns what is
+// neither label nor feature, and every other column must be numeric.
+// Rows are numbered as a spreadsheet shows them: the header is row 1.
+// Torch-free. Thread: free functions, any thread.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace studio {
+
+struct CsvTable {
+  std::string path;
+  char delimiter = ',';
+  bool hasHeader = false;
+  std::vector<std::string> columns;            // header names, or "column 0", "column 1", ...
+  std::vector<std::vector<std::string>> rows;  // data rows, every one as wide as columns
+  int64_t firstRowNumber = 1;                  // the spreadsheet row number of rows[0]
+};
+
+// Throws DataError naming the file: unreadable, empty, ragged rows (the row
+// and its cell count), fewer than 2 columns.
+CsvTable readCsvTable(const std::string& path);
+
+struct TableColumns {
+  int64_t label = -1;
+  std::vector<int64_t> features;
+  std::vector<std::string> featureNames;
+};
+
+// labelColumn: a header name or a 0-based index; "" the last column. Throws
+// DataError naming data.label_column or data.ignore_columns and the file when
+// a column does not exist, and when no feature column is left.
+TableColumns selectColumns(const CsvTable& table, const std::string& labelColumn,
+                           const std::vector<std::string>& ignoreColumns);
+
+struct NumericTable {
+  int64_t rows = 0, features = 0;
+  std::vector<float> x;                 // rows x features, row-major
+  std::vector<std::string> labelText;   // each row's label as written
+};
+
+// Throws DataError naming the file, row and column of a missing, non-numeric,
+// NaN or infinite feature value, or a missing label.
+NumericTable numericTable(const CsvTable& table, const TableColumns& columns);
+
+// Class names for label texts: integers sorted by value, anything else sorted
+// as text.
+std::vector<std::string> classNamesOf(const std::vector<std::string>& labelTexts);
+
+}  // namespace studio

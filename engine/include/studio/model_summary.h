@@ -1,0 +1,41 @@
+#pragma once
+// A model's layers as the settings build it: each top-level layer's output
+// shape and parameter count, and the totals, for built-ins and TorchScript
+// models alike. The data is planned (not decoded) for its input shape and
+// class count; the model is built on the CPU and run on a batch of 2 zero
+// examples. A TorchScript model's code runs.
+// Torch-free header; implemented in the engine.
+// Thread: any thread (one model summary at a time per thread).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "studio/train_config.h"
+
+namespace studio {
+
+struct ModelSummaryRow {
+  std::string name, type;
+  std::string output;  // "[2, 32, 14, 14]", or "" when unknown
+  int64_t parameters = 0;
+};
+
+struct ModelSummary {
+  std::string model;   // "cnn w32 d2", "TorchScript net.ts"
+  std::string input;   // "[2, 1, 28, 28]"
+  std::string output;
+  std::vector<std::string> classNames;
+  std::vector<ModelSummaryRow> rows;
+  int64_t parameters = 0;           // every parameter
+  int64_t trainableParameters = 0;  // those the optimizer updates
+  int64_t stateTensors = 0;         // parameters and buffers a checkpoint holds
+};
+
+// Throws InputError (DataError, ModelError) naming what is wrong.
+ModelSummary summarizeModel(const TrainConfig& config);
+
+// The table the CLI prints.
+std::string formatModelSummary(const ModelSummary& summary);
+
+}  // namespace studio

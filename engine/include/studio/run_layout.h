@@ -1,0 +1,52 @@
+#pragma once
+// A run folder's files and the keys of the JSON files in it, in one place:
+// the engine writes them, the window and the CLI read them.
+//   settings.json      the settings that ran, plus run_info (below)
+//   metrics.csv        one row per step and evaluation (studio/metric_record.h)
+//   log.txt            the engine's log
+//   summary.json       the final figures (RunSummary)
+//   classes.json       class names and per-class counts of each split
+//   eval/step-<N>.json each evaluation: confusion matrix, per-class figures,
+//                      the most confidently wrong examples (studio/eval_report.h)
+//   eval/step-<N>-wrong.png  their thumbnails, side by side (image data)
+//   checkpoints/last.ckpt, checkpoints/best.ckpt
+// Torch-free. Thread: constants and pure functions.
+
+#include <cstdint>
+#include <string>
+
+namespace studio::run_files {
+
+inline constexpr const char* kSettings = "settings.json";
+inline constexpr const char* kMetrics = "metrics.csv";
+inline constexpr const char* kLog = "log.txt";
+inline constexpr const char* kSummary = "summary.json";
+inline constexpr const char* kClasses = "classes.json";
+inline constexpr const char* kEvalFolder = "eval";
+inline constexpr const char* kCheckpoints = "checkpoints";
+inline constexpr const char* kLastCheckpoint = "checkpoints/last.ckpt";
+inline constexpr const char* kBestCheckpoint = "checkpoints/best.ckpt";
+
+inline std::string evalReport(int64_t step) { return std::string(kEvalFolder) + "/step-" + std::to_string(step) + ".json"; }
+inline std::string evalThumbnails(int64_t step) {
+  return std::string(kEvalFolder) + "/step-" + std::to_string(step) + "-wrong.png";
+}
+
+// Keys of settings.json's run_info.
+namespace run_info {
+inline constexpr const char* kKey = "run_info";
+inline constexpr const char* kLibtorch = "libtorch_version";
+inline constexpr const char* kDevice = "device";
+inline constexpr const char* kTrainExamples = "train_examples";
+inline constexpr const char* kTotalSteps = "total_steps";
+inline constexpr const char* kNormalization = "normalization";  // {"mean": [...], "std": [...]}
+inline constexpr const char* kInput = "input";                  // {"channels","height","width","features"}
+inline constexpr const char* kClasses = "classes";              // [names]
+inline constexpr const char* kFeatures = "features";            // tables: [names]
+inline constexpr const char* kModel = "model";                  // "cnn w32 d2", "TorchScript net.ts"
+inline constexpr const char* kModelSha256 = "model_sha256";     // TorchScript files
+inline constexpr const char* kLrChanges = "lr_changes";
+inline constexpr const char* kData = "data";                    // what the data settings selected
+}  // namespace run_info
+
+}  // namespace studio::run_files

@@ -1,0 +1,40 @@
+#pragma once
+// Loads what a data plan selects into datasets: IDX files read whole, image
+// folders decoded through the cache (studio: data/decoded_images.h), tables
+// from the parsed CSV. Also the normalisation statistics of the training
+// split: per channel for images (of the pixels in [0, 1]), per feature for
+// tables (as scikit-learn's StandardScaler: population std, 1 when a column
+// is constant).
+// Thread: engine thread.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+#include "data/decoded_images.h"
+#include "studio/data_plan.h"
+#include "studio/dataset_info.h"
+#include "studio/train_config.h"
+
+namespace studio {
+
+struct DataSplits {
+  std::shared_ptr<ExampleSet> train, val, test;
+  DataKind kind = DataKind::Image;
+  InputShape input;
+  std::vector<std::string> classNames;
+  std::vector<double> mean, std;  // per channel or feature; 0 and 1 when data.normalize is off
+  std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class, after skipped files
+  std::vector<int64_t> trainItems, valItems, testItems;     // the plan's item at each position
+  // Image folders: what decoding did.
+  std::vector<std::string> skipped;  // "path: why" of the files left out
+  bool fromCache = false;
+  std::string cacheFile;
+  double decodeSeconds = 0;
+  int64_t numClasses() const { return static_cast<int64_t>(classNames.size()); }
+};
+
+DataSplits loadData(const TrainConfig& config, const DataPlan& plan, const LoadProgress& progress);
+
+}  // namespace studio

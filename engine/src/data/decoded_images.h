@@ -1,0 +1,59 @@
+#pragma once
+// Image files decoded in parallel on all cores into one uint8 tensor
+// [N, C, H, W] (resized with antialiased bilinear interpolation, as
+// torch.nn.functional.interpolate(mode="bilinear", antialias=True)), kept in
+// a cache under the user's cache folder: <key>.u8 (the pixels, memory-mapped
+// when used, so a set larger than memory streams from the page cache) and
+// <key>.json (written last: its presence marks a complete entry). The key is
+// the SHA-256 of the files' paths, sizes and modification times and the
+// size and channels asked for: any change to a file decodes afresh.
+// The folder: $STUDIO_DATA_CACHE, else $STUDIO_CACHE/decoded, else
+// $XDG_CACHE_HOME/training-studio/decoded, else ~/.cache/training-studio/decoded.
+// Thread: decodeImages on the engine thread (it runs its own workers).
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace studio {
+
+// Progress of a long step, for the front-end; cancelled() stops it.
+struct LoadProgress {
+  std::function<void(const std::string& phase, int64_t done, int64_t total)> report;
+  std::function<bool()> cancelled;
+};
+
+// A load stopped by the person (Stop while decoding).
+struct LoadCancelled : std::runtime_error {
+  LoadCancelled() : std::runtime_error("stopped while loading the data") {}
+};
+
+struct DecodeRequest {
+  std::vector<std::string> files;
+  int64_t channels = 0, height = 0, width = 0;
+  bool skipBadFiles = false;  // data.on_bad_file skip
+};
+
+struct DecodedImages {
+  torch::Tensor images;                 // uint8 [n, C, H, W]; rows of skipped files are zero
+  std::vector<int64_t> bad;             // files skipped (indices into the request)
+  std::vector<std::string> badReasons;  // why, in the same order
+  bool fromCache = false;
+  std::string cacheFile;                // "" when the cache could not be written
+  double seconds = 0;
+};
+
+std::string decodedCacheFolder();
+
+// Throws DataError naming the first file that cannot be read (unless
+// skipBadFiles), LoadCancelled when cancelled.
+DecodedImages decodeImages(const DecodeRequest& request, const LoadProgress& progress);
+
+// One file as the cache holds it: uint8 [C, H, W].
+torch::Tensor decodeImageTensor(const std::string& path, int64_t channels, int64_t height, int64_t width);
+
+}  // namespace studio

@@ -1,0 +1,225 @@
+#include "studio/data_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "studio/data_split.h"
+#include "studio/dataset_info.h"
+#include "studio/idx_file.h"
+#include "studio/image_folder.h"
+
+namespace studio {
+namespace {
+
+// Seeds of the splits, each its own stream of train.seed.
+constexpr uint64_t kTestStream = 0x7e57, kValStream = 0x5eed, kLimitStream = 0x1157;
+
+std::string percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g%%", f * 100.0);
+  return buf;
+}
+
+void append(PlannedSplit& s, int64_t item, int64_t label) {
+  s.items.push_back(item);
+  s.labels.push_back(label);
+}
+
+// Takes `fraction` of each class out of `from` (seeded) and returns it.
+PlannedSplit holdOut(PlannedSplit& from, double fraction, uint64_t seed, int64_t classes) {
+  PlannedSplit held, kept;
+  if (fraction <= 0) return held;
+  const HeldOut h = stratifiedHoldOut(from.labels, classes, fraction, seed);
+  for (int64_t i : h.held) append(held, from.items[static_cast<size_t>(i)], from.labels[static_cast<size_t>(i)]);
+  for (int64_t i : h.kept) append(kept, from.items[static_cast<size_t>(i)], from.labels[static_cast<size_t>(i)]);
+  from = std::move(kept);
+  return held;
+}
+
+// The first n (in order), or n chosen by a seeded shuffle, kept in order.
+void limit(PlannedSplit& s, int64_t n, bool seeded, uint64_t seed) {
+  if (n <= 0 || n >= s.size()) return;
+  std::vector<int64_t> pick;
+  if (seeded) {
+    pick = seededPermutation(s.size(), seed);
+    pick.resize(static_cast<size_t>(n));
+    std::sort(pick.begin(), pick.end());
+  } else {
+    for (int64_t i = 0; i < n; ++i) pick.push_back(i);
+  }
+  PlannedSplit out;
+  for (int64_t i : pick) append(out, s.items[static_cast<size_t>(i)], s.labels[static_cast<size_t>(i)]);
+  s = std::move(out);
+}
+
+const std::vector<std::string>& fashionMnistClasses() {
+  static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                                 "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+  return names;
+}
+
+void planIdx(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  // One statement each: the first missing file is the one reported.
+  p.idxTrainImages = findDataFile(d.root, "train-images-idx3-ubyte");
+  p.idxTrainLabels = findDataFile(d.root, "train-labels-idx1-ubyte");
+  p.idxTestImages = findDataFile(d.root, "t10k-images-idx3-ubyte");
+  p.idxTestLabels = findDataFile(d.root, "t10k-labels-idx1-ubyte");
+  // In the order of the files above: the first bad one is the one reported.
+  const std::vector<int64_t> trainDims = readIdxDims(p.idxTrainImages, 3);
+  const IdxArray trainLabels = readIdxFile(p.idxTrainLabels, 1);
+  const std::vector<int64_t> testDims = readIdxDims(p.idxTestImages, 3);
+  const IdxArray testLabels = readIdxFile(p.idxTestLabels, 1);
+  auto agree = [](const std::string& images, int64_t n, const std::string& labels, int64_t m) {
+    if (n != m)
+      throw DataError("data files disagree: " + images + " holds " + std::to_string(n) + " images but " + labels +
+                      " holds " + std::to_string(m) + " labels");
+  };
+  agree(p.idxTrainImages, trainDims[0], p.idxTrainLabels, trainLabels.dims[0]);
+  agree(p.idxTestImages, testDims[0], p.idxTestLabels, testLabels.dims[0]);
+  if (testDims[1] != trainDims[1] || testDims[2] != trainDims[2])
+    throw DataError("data files disagree: the test images in " + p.idxTestImages + " are " +
+                    std::to_string(testDims[1]) + "x" + std::to_string(testDims[2]) + " but the training images in " +
+                    p.idxTrainImages + " are " + std::to_string(trainDims[1]) + "x" + std::to_string(trainDims[2]));
+  p.idxHeight = trainDims[1];
+  p.idxWidth = trainDims[2];
+  p.idxTrainCount = trainDims[0];
+  for (const auto* labels : {&trainLabels, &testLabels})
+    for (uint8_t l : labels->data)
+      if (l > 9)
+        throw DataError("labels file " + (labels == &trainLabels ? p.idxTrainLabels : p.idxTestLabels) +
+                        " holds label " + std::to_string(l) + " (expected 0..9)");
+  if (d.dataset == "fashion-mnist") {
+    p.classNames = fashionMnistClasses();
+  } else {
+    for (int k = 0; k < 10; ++k) p.classNames.push_back(std::to_string(k));
+  }
+  for (size_t i = 0; i < trainLabels.data.size(); ++i) append(p.train, static_cast<int64_t>(i), trainLabels.data[i]);
+  for (size_t i = 0; i < testLabels.data.size(); ++i)
+    append(p.test, p.idxTrainCount + static_cast<int64_t>(i), testLabels.data[i]);
+  // The files are in no order of class: the first N are a fair sample.
+  limit(p.train, d.train_limit, false, 0);
+  limit(p.test, d.test_limit, false, 0);
+  p.trainFrom = p.idxTrainImages;
+  p.testFrom = p.idxTestImages;
+  p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), p.classes());
+}
+
+void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  const ImageFolderScan scan = scanImageFolder(d.root);
+  p.classNames = scan.classNames;
+  p.otherFiles = scan.otherFiles;
+  auto add = [&](const ImageFolderSplit& from, PlannedSplit& to) {
+    for (size_t i = 0; i < from.files.size(); ++i) {
+      append(to, static_cast<int64_t>(p.files.size()), from.labels[i]);
+      p.files.push_back(from.files[i]);
+    }
+  };
+  add(scan.train, p.train);
+  const std::string trainDir = scan.splitFolders ? d.root + "/train" : d.root;
+  p.trainFrom = trainDir;
+  if (!scan.test.files.empty()) {
+    add(scan.test, p.test);
+    p.testFrom = d.root + "/test";
+  } else if (d.test_fraction > 0) {
+    p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), p.classes());
+    p.testFrom = "held out of " + trainDir + ": " + percent(d.test_fraction) + " of each class";
+  } else {
+    throw DataError("data.root " + d.root + " has no test/ folder and data.test_fraction is 0, so nothing is left "
+                    "to test on: set data.test_fraction (e.g. 0.2) or add a test folder");
+  }
+  limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
+  limit(p.test, d.test_limit, true, mixSeed(seed, kLimitStream + 1));
+  if (!scan.val.files.empty()) {
+    add(scan.val, p.val);
+    p.valFrom = d.root + "/val";
+  } else {
+    p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), p.classes());
+  }
+}
+
+void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  p.kind = DataKind::Table;
+  p.trainTable = d.train_file.empty() ? d.root : d.train_file;
+  const CsvTable train = readCsvTable(p.trainTable);
+  const TableColumns cols = selectColumns(train, d.label_column, d.ignore_columns);
+  p.featureNames = cols.featureNames;
+  p.table = numericTable(train, cols);
+  p.trainTableRows = p.table.rows;
+  p.trainFirstRow = train.firstRowNumber;
+  p.classNames = classNamesOf(p.table.labelText);
+  if (p.classNames.size() < 2)
+    throw DataError("table " + p.trainTable + " has 1 class (\"" + p.classNames.front() + "\") in its label column \"" +
+                    train.columns[static_cast<size_t>(cols.label)] +
+                    "\"; a classifier needs at least 2 (is data.label_column the right column?)");
+  std::map<std::string, int64_t> classOf;
+  for (size_t k = 0; k < p.classNames.size(); ++k) classOf[p.classNames[k]] = static_cast<int64_t>(k);
+  for (int64_t r = 0; r < p.table.rows; ++r) append(p.train, r, classOf.at(p.table.labelText[static_cast<size_t>(r)]));
+  p.trainFrom = p.trainTable;
+  if (!d.test_file.empty()) {
+    p.testTable = d.test_file;
+    const CsvTable test = readCsvTable(d.test_file);
+    const TableColumns testCols = selectColumns(test, d.label_column, d.ignore_columns);
+    if (testCols.features.size() != cols.features.size() || (train.hasHeader && test.hasHeader &&
+                                                              testCols.featureNames != cols.featureNames))
+      throw DataError("tables disagree: " + d.test_file + " has other feature columns than " + p.trainTable);
+    const NumericTable t = numericTable(test, testCols);
+    p.testFirstRow = test.firstRowNumber;
+    for (int64_t r = 0; r < t.rows; ++r) {
+      const std::string& label = t.labelText[static_cast<size_t>(r)];
+      const auto it = classOf.find(label);
+      if (it == classOf.end())
+        throw DataError("table " + d.test_file + " row " + std::to_string(r + test.firstRowNumber) + " has label \"" +
+                        label + "\", which the training table " + p.trainTable + " does not have");
+      append(p.test, p.table.rows + r, it->second);
+    }
+    p.table.x.insert(p.table.x.end(), t.x.begin(), t.x.end());
+    p.table.labelText.insert(p.table.labelText.end(), t.labelText.begin(), t.labelText.end());
+    p.table.rows += t.rows;
+    p.testFrom = d.test_file;
+  } else if (d.test_fraction > 0) {
+    p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), p.classes());
+    p.testFrom = "held out of " + p.trainTable + ": " + percent(d.test_fraction) + " of each class";
+  } else {
+    throw DataError("there is no data.test_file and data.test_fraction is 0, so nothing is left to test on: set "
+                    "data.test_fraction (e.g. 0.2) or data.test_file");
+  }
+  limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
+  limit(p.test, d.test_limit, true, mixSeed(seed, kLimitStream + 1));
+  p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), p.classes());
+}
+
+}  // namespace
+
+std::string exampleSource(const DataPlan& p, int64_t item) {
+  if (p.format == "idx")
+    return item < p.idxTrainCount ? p.idxTrainImages + " image " + std::to_string(item)
+                                   : p.idxTestImages + " image " + std::to_string(item - p.idxTrainCount);
+  if (p.format == "image_folder") return p.files.at(static_cast<size_t>(item));
+  return item < p.trainTableRows ? p.trainTable + " row " + std::to_string(item + p.trainFirstRow)
+                                 : p.testTable + " row " + std::to_string(item - p.trainTableRows + p.testFirstRow);
+}
+
+DataPlan planData(const TrainConfig& c) {
+  const DataConfig& d = c.data;
+  DataPlan p;
+  p.format = d.format;
+  if (d.format == "idx")
+    planIdx(p, d, c.train.seed);
+  else if (d.format == "image_folder")
+    planFolder(p, d, c.train.seed);
+  else if (d.format == "csv")
+    planCsv(p, d, c.train.seed);
+  else
+    throw DataError("data.format must be idx, image_folder or csv (got \"" + d.format + "\")");
+  if (!p.val.items.empty() && p.valFrom.empty())
+    p.valFrom = "held out of the training examples: " + percent(d.val_fraction) + " of each class";
+  if (p.train.items.empty())
+    throw DataError("no training examples are left from " + p.trainFrom +
+                    " after the test, validation and limit settings (data.test_fraction, data.val_fraction, "
+                    "data.train_limit)");
+  if (p.test.items.empty()) throw DataError("no test examples are left in " + p.testFrom);
+  return p;
+}
+
+}  // namespace studio

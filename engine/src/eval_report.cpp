@@ -1,0 +1,130 @@
+#include "studio/eval_report.h"
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/errors.h"
+#include "studio/file_io.h"
+
+namespace studio {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+double numOr(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNaN;
+}
+double ratio(int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : kNaN; }
+
+}  // namespace
+
+void computeClassFigures(EvalReport& r) {
+  const size_t k = r.classes.size();
+  r.perClass.assign(k, {});
+  int64_t total = 0, correct = 0;
+  for (size_t t = 0; t < k; ++t)
+    for (size_t p = 0; p < k; ++p) {
+      total += r.confusion[t][p];
+      if (t == p) correct += r.confusion[t][p];
+    }
+  for (size_t c = 0; c < k; ++c) {
+    ClassFigures& f = r.perClass[c];
+    f.name = r.classes[c];
+    for (size_t j = 0; j < k; ++j) {
+      f.support += r.confusion[c][j];
+      f.predicted += r.confusion[j][c];
+    }
+    f.correct = r.confusion[c][c];
+    f.precision = ratio(f.correct, f.predicted);
+    f.recall = ratio(f.correct, f.support);
+    f.f1 = std::isfinite(f.precision) && std::isfinite(f.recall) && f.precision + f.recall > 0
+               ? 2 * f.precision * f.recall / (f.precision + f.recall)
+               : (std::isfinite(f.precision) && std::isfinite(f.recall) ? 0.0 : kNaN);
+    // One-vs-rest: examples whose membership of this class was judged right.
+    const int64_t wrong = (f.support - f.correct) + (f.predicted - f.correct);
+    f.accuracy = ratio(total - wrong, total);
+  }
+  r.examples = total;
+  r.accuracy = ratio(correct, total);
+}
+
+nlohmann::json toJson(const EvalReport& r) {
+  nlohmann::json perClass = nlohmann::json::array();
+  for (const auto& f : r.perClass)
+    perClass.push_back({{"class", f.name},
+                        {"support", f.support},
+                        {"predicted", f.predicted},
+                        {"correct", f.correct},
+                        {"precision", num(f.precision)},
+                        {"recall", num(f.recall)},
+                        {"f1", num(f.f1)},
+                        {"accuracy", num(f.accuracy)}});
+  nlohmann::json wrong = nlohmann::json::array();
+  for (const auto& w : r.wrong)
+    wrong.push_back({{"index", w.index},
+                     {"source", w.source},
+                     {"true", w.truth},
+                     {"predicted", w.predicted},
+                     {"confidence", w.confidence}});
+  return {{"step", r.step},
+          {"epoch", r.epoch},
+          {"split", r.split},
+          {"loss", num(r.loss)},
+          {"accuracy", num(r.accuracy)},
+          {"examples", r.examples},
+          {"classes", r.classes},
+          {"confusion", r.confusion},
+          {"per_class", perClass},
+          {"most_confident_wrong", wrong},
+          {"thumbnails", r.thumbnails},
+          {"thumbnail_size", {r.thumbnailHeight, r.thumbnailWidth}}};
+}
+
+EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) {
+  EvalReport r;
+  try {
+    r.step = j.at("step").get<int64_t>();
+    r.epoch = j.at("epoch").get<int64_t>();
+    r.split = j.at("split").get<std::string>();
+    r.loss = numOr(j, "loss");
+    r.classes = j.at("classes").get<std::vector<std::string>>();
+    r.confusion = j.at("confusion").get<std::vector<std::vector<int64_t>>>();
+    const size_t k = r.classes.size();
+    if (r.confusion.size() != k) throw InputError("its confusion matrix is not classes x classes");
+    for (const auto& row : r.confusion)
+      if (row.size() != k) throw InputError("its confusion matrix is not classes x classes");
+    computeClassFigures(r);
+    for (const auto& w : j.value("most_confident_wrong", nlohmann::json::array())) {
+      WrongExample e;
+      e.index = w.at("index").get<int64_t>();
+      e.source = w.value("source", std::string());
+      e.truth = w.at("true").get<int64_t>();
+      e.predicted = w.at("predicted").get<int64_t>();
+      e.confidence = w.at("confidence").get<double>();
+      if (e.truth < 0 || e.predicted < 0 || e.truth >= static_cast<int64_t>(k) || e.predicted >= static_cast<int64_t>(k))
+        throw InputError("an example's class is out of range");
+      r.wrong.push_back(e);
+    }
+    r.thumbnails = j.value("thumbnails", std::string());
+    if (j.contains("thumbnail_size") && j["thumbnail_size"].is_array() && j["thumbnail_size"].size() == 2) {
+      r.thumbnailHeight = j["thumbnail_size"][0].get<int64_t>();
+      r.thumbnailWidth = j["thumbnail_size"][1].get<int64_t>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("evaluation report " + path + " is not readable: " + e.what());
+  } catch (const InputError& e) {
+    throw InputError("evaluation report " + path + " is not readable: " + e.what());
+  }
+  return r;
+}
+
+EvalReport readEvalReport(const std::string& path) {
+  const auto j = nlohmann::json::parse(readFileBytes(path, "evaluation report"), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw InputError("evaluation report " + path + " is not valid JSON");
+  return evalReportFromJson(j, path);
+}
+
+}  // namespace studio

@@ -1,0 +1,347 @@
+#include "studio/image_file.h"
+
+#include <png.h>
+#include <turbojpeg.h>
+
+#include <algorithm>
+#include <cctype>
+#include <csetjmp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "studio/errors.h"
+#include "studio/file_io.h"
+
+namespace studio {
+namespace {
+
+// Larger images are refused before their pixels are allocated.
+constexpr int64_t kMaxSide = 32768;
+constexpr int64_t kMaxPixels = int64_t(1) << 28;
+
+std::string sizeText(int64_t w, int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
+
+void checkSize(int64_t w, int64_t h, const std::string& path) {
+  if (w <= 0 || h <= 0) throw DataError("image file " + path + " has no pixels (" + sizeText(w, h) + ")");
+  if (w > kMaxSide || h > kMaxSide || w * h > kMaxPixels)
+    throw DataError("image file " + path + " is too large to train on (" + sizeText(w, h) +
+                    " pixels); shrink it first");
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string kindOf(const std::string& bytes) {
+  if (bytes.size() >= 8 && std::memcmp(bytes.data(), "\x89PNG\r\n\x1a\n", 8) == 0) return "png";
+  if (bytes.size() >= 3 && std::memcmp(bytes.data(), "\xFF\xD8\xFF", 3) == 0) return "jpeg";
+  if (bytes.size() >= 2 && std::memcmp(bytes.data(), "BM", 2) == 0) return "bmp";
+  return "";
+}
+
+// --- PNG (libpng's own API; its errors longjmp, so the function that calls
+// setjmp holds no object with a destructor) ---
+
+struct PngSource {
+  const unsigned char* data;
+  size_t size;
+  size_t pos;
+  char message[256];
+};
+
+void pngRead(png_structp png, png_bytep out, size_t n) {
+  auto* src = static_cast<PngSource*>(png_get_io_ptr(png));
+  if (src->pos + n > src->size) png_error(png, "the file ends early (truncated)");
+  std::memcpy(out, src->data + src->pos, n);
+  src->pos += n;
+}
+
+void pngError(png_structp png, png_const_charp text) {
+  auto* src = static_cast<PngSource*>(png_get_error_ptr(png));
+  std::snprintf(src->message, sizeof src->message, "%s", text);
+  png_longjmp(png, 1);
+}
+
+void pngWarning(png_structp, png_const_charp) {}
+
+struct PngPixels {
+  unsigned char* pixels = nullptr;  // malloc'd
+  png_uint_32 width = 0, height = 0;
+  int channels = 0;
+};
+
+// Returns false with src->message set. headerOnly: stops after the header.
+bool readPng(PngSource* src, PngPixels* out, bool headerOnly) {
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, src, pngError, pngWarning);
+  if (!png) {
+    std::snprintf(src->message, sizeof src->message, "out of memory");
+    return false;
+  }
+  png_infop info = png_create_info_struct(png);
+  unsigned char* volatile buffer = nullptr;
+  png_bytep* volatile rows = nullptr;
+  if (setjmp(png_jmpbuf(png))) {
+    std::free(buffer);
+    std::free(rows);
+    png_destroy_read_struct(&png, &info, nullptr);
+    return false;
+  }
+  png_set_user_limits(png, kMaxSide, kMaxSide);
+  png_set_read_fn(png, src, pngRead);
+  png_read_info(png, info);
+  out->width = png_get_image_width(png, info);
+  out->height = png_get_image_height(png, info);
+  const int colorType = png_get_color_type(png, info);
+  if (headerOnly) {
+    out->channels = (colorType & PNG_COLOR_MASK_COLOR) ? 3 : 1;
+    png_destroy_read_struct(&png, &info, nullptr);
+    return true;
+  }
+  if (static_cast<int64_t>(out->width) * out->height > kMaxPixels) png_error(png, "the image is too large");
+  // As Pillow: palettes and low bit depths expanded, 16 bits to their high
+  // byte, alpha (and tRNS transparency) dropped.
+  png_set_expand(png);
+  png_set_strip_16(png);
+  png_set_strip_alpha(png);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  out->channels = png_get_channels(png, info);
+  const size_t rowBytes = png_get_rowbytes(png, info);
+  buffer = static_cast<unsigned char*>(std::malloc(rowBytes * out->height));
+  rows = static_cast<png_bytep*>(std::malloc(sizeof(png_bytep) * out->height));
+  if (!buffer || !rows) png_error(png, "out of memory");
+  for (png_uint_32 y = 0; y < out->height; ++y) rows[y] = buffer + y * rowBytes;
+  png_read_image(png, rows);
+  png_read_end(png, nullptr);
+  std::free(rows);
+  png_destroy_read_struct(&png, &info, nullptr);
+  out->pixels = buffer;
+  return true;
+}
+
+Image decodePng(const std::string& bytes, const std::string& path) {
+  PngSource src{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), 0, {0}};
+  PngPixels px;
+  if (!readPng(&src, &px, false)) throw DataError("image file " + path + " is not a readable PNG: " + src.message);
+  std::unique_ptr<unsigned char, decltype(&std::free)> own(px.pixels, &std::free);
+  if (px.channels != 1 && px.channels != 3)
+    throw DataError("image file " + path + " has " + std::to_string(px.channels) + " channels after decoding");
+  Image img;
+  img.width = px.width;
+  img.height = px.height;
+  img.channels = px.channels;
+  img.pixels.assign(px.pixels, px.pixels + img.width * img.height * img.channels);
+  return img;
+}
+
+// --- JPEG and BMP (TurboJPEG) ---
+
+struct TjHandle {
+  tjhandle h = nullptr;
+  explicit TjHandle(bool compress) : h(compress ? tjInitCompress() : tjInitDecompress()) {}
+  ~TjHandle() {
+    if (h) tjDestroy(h);
+  }
+};
+
+tjhandle decompressor() {
+  thread_local TjHandle handle(false);
+  return handle.h;
+}
+
+Image decodeJpeg(const std::string& bytes, const std::string& path) {
+  tjhandle tj = decompressor();
+  if (!tj) throw DataError("cannot start the JPEG decoder for " + path);
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  int w = 0, h = 0, subsamp = 0, colorspace = 0;
+  if (tjDecompressHeader3(tj, data, bytes.size(), &w, &h, &subsamp, &colorspace) != 0)
+    throw DataError("image file " + path + " is not a readable JPEG: " + tjGetErrorStr2(tj));
+  checkSize(w, h, path);
+  const bool gray = colorspace == TJCS_GRAY;
+  const bool cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
+  const int pf = gray ? TJPF_GRAY : cmyk ? TJPF_CMYK : TJPF_RGB;
+  std::vector<uint8_t> buf(static_cast<size_t>(w) * h * tjPixelSize[pf]);
+  // Accurate IDCT and fancy upsampling, as Pillow; a warning (a truncated or
+  // damaged file) is an error, as Pillow's "image file is truncated".
+  if (tjDecompress2(tj, data, bytes.size(), buf.data(), w, 0, h, pf, TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING) != 0)
+    throw DataError("image file " + path + " is a damaged JPEG: " + tjGetErrorStr2(tj));
+  Image img;
+  img.width = w;
+  img.height = h;
+  if (gray) {
+    img.channels = 1;
+    img.pixels = std::move(buf);
+  } else if (!cmyk) {
+    img.channels = 3;
+    img.pixels = std::move(buf);
+  } else {
+    // Adobe's inverted CMYK, as stored by Photoshop: R = C * K / 255.
+    img.channels = 3;
+    img.pixels.resize(static_cast<size_t>(w) * h * 3);
+    for (size_t i = 0, n = static_cast<size_t>(w) * h; i < n; ++i) {
+      const unsigned k = buf[i * 4 + 3];
+      for (int c = 0; c < 3; ++c) img.pixels[i * 3 + c] = static_cast<uint8_t>(buf[i * 4 + c] * k / 255);
+    }
+  }
+  return img;
+}
+
+Image decodeBmp(const std::string& path) {
+  int w = 0, h = 0, pf = TJPF_UNKNOWN;
+  unsigned char* px = tjLoadImage(path.c_str(), &w, 1, &h, &pf, 0);
+  if (!px) throw DataError("image file " + path + " is not a readable BMP: " + tjGetErrorStr2(nullptr));
+  std::unique_ptr<unsigned char, decltype(&tjFree)> own(px, &tjFree);
+  checkSize(w, h, path);
+  Image img;
+  img.width = w;
+  img.height = h;
+  const size_t n = static_cast<size_t>(w) * h;
+  if (pf == TJPF_GRAY) {
+    img.channels = 1;
+    img.pixels.assign(px, px + n);
+    return img;
+  }
+  if (pf < 0 || pf >= TJ_NUMPF || tjRedOffset[pf] < 0)
+    throw DataError("image file " + path + " is a BMP of a pixel format the studio does not read");
+  img.channels = 3;
+  img.pixels.resize(n * 3);
+  const int size = tjPixelSize[pf], r = tjRedOffset[pf], g = tjGreenOffset[pf], b = tjBlueOffset[pf];
+  for (size_t i = 0; i < n; ++i) {
+    img.pixels[i * 3] = px[i * size + r];
+    img.pixels[i * 3 + 1] = px[i * size + g];
+    img.pixels[i * 3 + 2] = px[i * size + b];
+  }
+  return img;
+}
+
+Image convertChannels(Image img, int want) {
+  if (want == 0 || want == img.channels) return img;
+  const size_t n = static_cast<size_t>(img.width * img.height);
+  std::vector<uint8_t> out(n * static_cast<size_t>(want));
+  if (want == 1) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t r = img.pixels[i * 3], g = img.pixels[i * 3 + 1], b = img.pixels[i * 3 + 2];
+      out[i] = static_cast<uint8_t>((r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i * 3] = out[i * 3 + 1] = out[i * 3 + 2] = img.pixels[i];
+  }
+  img.pixels = std::move(out);
+  img.channels = want;
+  return img;
+}
+
+}  // namespace
+
+bool isImageFileName(const std::string& name) {
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos) return false;
+  const std::string ext = lower(name.substr(dot + 1));
+  return ext == "png" || ext == "jpg" || ext == "jpeg" || ext == "bmp";
+}
+
+Image decodeImage(const std::string& bytes, const std::string& path, int wantChannels) {
+  const std::string kind = kindOf(bytes);
+  Image img;
+  if (kind == "png")
+    img = decodePng(bytes, path);
+  else if (kind == "jpeg")
+    img = decodeJpeg(bytes, path);
+  else if (kind == "bmp")
+    img = decodeBmp(path);
+  else if (bytes.empty())
+    throw DataError("image file " + path + " is empty");
+  else
+    throw DataError("image file " + path + " is not a PNG, JPEG or BMP image (its first bytes say otherwise)");
+  checkSize(img.width, img.height, path);
+  return convertChannels(std::move(img), wantChannels);
+}
+
+Image decodeImageFile(const std::string& path, int wantChannels) {
+  std::string bytes;
+  try {
+    bytes = readFileBytes(path, "image file");
+  } catch (const InputError& e) {
+    throw DataError(e.what());
+  }
+  return decodeImage(bytes, path, wantChannels);
+}
+
+ImageHeader readImageHeader(const std::string& path) {
+  std::string bytes;
+  try {
+    bytes = readFileBytes(path, "image file");
+  } catch (const InputError& e) {
+    throw DataError(e.what());
+  }
+  ImageHeader h;
+  h.kind = kindOf(bytes);
+  if (h.kind == "png") {
+    PngSource src{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), 0, {0}};
+    PngPixels px;
+    if (!readPng(&src, &px, true)) throw DataError("image file " + path + " is not a readable PNG: " + src.message);
+    h.width = px.width;
+    h.height = px.height;
+    h.channels = px.channels;
+  } else if (h.kind == "jpeg") {
+    tjhandle tj = decompressor();
+    int w = 0, ht = 0, subsamp = 0, colorspace = 0;
+    if (!tj || tjDecompressHeader3(tj, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), &w, &ht,
+                                   &subsamp, &colorspace) != 0)
+      throw DataError("image file " + path + " is not a readable JPEG");
+    h.width = w;
+    h.height = ht;
+    h.channels = colorspace == TJCS_GRAY ? 1 : 3;
+  } else {
+    const Image img = decodeImage(bytes, path, 0);  // BMP: small enough to read whole
+    h.width = img.width;
+    h.height = img.height;
+    h.channels = img.channels;
+  }
+  checkSize(h.width, h.height, path);
+  return h;
+}
+
+std::string encodePng(const Image& img) {
+  png_image image;
+  std::memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  image.width = static_cast<png_uint_32>(img.width);
+  image.height = static_cast<png_uint_32>(img.height);
+  image.format = img.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+  png_alloc_size_t size = 0;
+  if (!png_image_write_to_memory(&image, nullptr, &size, 0, img.pixels.data(), 0, nullptr))
+    throw IoError(std::string("cannot encode a PNG: ") + image.message);
+  std::string out(size, '\0');
+  if (!png_image_write_to_memory(&image, out.data(), &size, 0, img.pixels.data(), 0, nullptr))
+    throw IoError(std::string("cannot encode a PNG: ") + image.message);
+  out.resize(size);
+  png_image_free(&image);
+  return out;
+}
+
+std::string encodeJpeg(const Image& img, int quality) {
+  TjHandle tj(true);
+  if (!tj.h) throw IoError("cannot start the JPEG encoder");
+  unsigned char* jpeg = nullptr;
+  unsigned long size = 0;
+  const int pf = img.channels == 1 ? TJPF_GRAY : TJPF_RGB;
+  const int subsamp = img.channels == 1 ? TJSAMP_GRAY : TJSAMP_420;
+  if (tjCompress2(tj.h, img.pixels.data(), static_cast<int>(img.width), 0, static_cast<int>(img.height), pf, &jpeg,
+                  &size, subsamp, quality, TJFLAG_ACCURATEDCT) != 0)
+    throw IoError(std::string("cannot encode a JPEG: ") + tjGetErrorStr2(tj.h));
+  std::string out(reinterpret_cast<const char*>(jpeg), size);
+  tjFree(jpeg);
+  return out;
+}
+
+void writePngFile(const std::string& path, const Image& image) { writeFileAtomically(path, encodePng(image)); }
+
+void writeJpegFile(const std::string& path, const Image& image, int quality) {
+  writeFileAtomically(path, encodeJpeg(image, quality));
+}
+
+}  // namespace studio

@@ -1,0 +1,32 @@
+#pragma once
+// The built-in classifiers (models/model_factory.h) behind the Model
+// interface. Parameter names are those of a Python nn.Sequential of the same
+// layers ("0.weight", "1.running_mean"), so the exported state dict loads
+// into it.
+// Thread: engine thread.
+
+#include <torch/nn/modules/container/sequential.h>
+
+#include "models/model.h"
+
+namespace studio {
+
+class BuiltinModel : public Model {
+ public:
+  BuiltinModel(const ModelConfig& config, const InputShape& input, int64_t classes);
+  torch::Tensor forward(const torch::Tensor& x) override { return m_net->forward(x); }
+  std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
+  int64_t parameterCount() override;
+  std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
+  void setTraining(bool on) override { m_net->train(on); }
+  void to(const torch::Device& device) override { m_net->to(device); }
+  std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
+  std::string description() const override { return m_description; }
+  std::vector<std::string> exportTo(const std::string& dir) override;
+
+ private:
+  torch::nn::Sequential m_net;
+  std::string m_description;
+};
+
+}  // namespace studio

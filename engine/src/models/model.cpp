@@ -1,0 +1,58 @@
+#include "models/model.h"
+
+#include "models/builtin_model.h"
+#include "models/torchscript_model.h"
+#include "studio/errors.h"
+
+namespace studio {
+
+void Model::toChannelsLast() {
+  torch::NoGradGuard noGrad;
+  for (auto& p : parameters())
+    if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+}
+
+torch::Tensor sampleInput(const InputShape& input, int64_t n, const torch::Device& device) {
+  auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  if (input.features > 0) return torch::zeros({n, input.features}, opts);
+  return torch::zeros({n, input.channels, input.height, input.width}, opts);
+}
+
+std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
+  if (config.kind == "torchscript") return std::make_unique<TorchScriptModel>(config.path);
+  return std::make_unique<BuiltinModel>(config, input, classes);
+}
+
+void checkModelOutput(Model& model, const ModelConfig& config, const InputShape& input, int64_t classes,
+                      const torch::Device& device) {
+  const torch::Tensor x = sampleInput(input, 2, device);
+  const std::string shape = "[2, " + (input.features > 0 ? std::to_string(input.features)
+                                                          : std::to_string(input.channels) + ", " +
+                                                                std::to_string(input.height) + ", " +
+                                                                std::to_string(input.width)) + "]";
+  const std::string what = config.kind == "torchscript" ? "the TorchScript model " + config.path
+                                                        : "model.kind " + config.kind;
+  torch::Tensor y;
+  model.setTraining(false);
+  try {
+    torch::NoGradGuard noGrad;
+    y = model.forward(x);
+  } catch (const ModelError&) {
+    model.setTraining(true);
+    throw;
+  } catch (const std::exception& e) {
+    model.setTraining(true);
+    const c10::Error* ce = dynamic_cast<const c10::Error*>(&e);
+    throw ModelError(what + " fails on a batch of the data's shape " + shape + ": " +
+                     (ce ? ce->what_without_backtrace() : e.what()));
+  }
+  model.setTraining(true);
+  if (y.dim() != 2 || y.size(0) != 2 || y.size(1) != classes)
+    throw ModelError(what + " gives output of shape " + c10::str(y.sizes()) + " for input " + shape +
+                     "; it must give [2, " + std::to_string(classes) + "]: one logit per class (" +
+                     std::to_string(classes) + " classes in the data)");
+  if (!y.is_floating_point()) throw ModelError(what + " gives " + std::string(c10::toString(y.scalar_type())) +
+                                               " output; it must give floating-point logits");
+}
+
+}  // namespace studio

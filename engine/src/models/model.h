@@ -1,0 +1,66 @@
+#pragma once
+// Models behind one interface (as PyTorch's torch/imethod.h: depend on the
+// interface, not on an implementation). The trainer, checkpoints, export and
+// the model summary talk only to this.
+//  - BuiltinModel: the mlp/cnn/resnet a ModelConfig describes, a
+//    torch::nn::Sequential (exported as a state dict for the same layers in
+//    Python: model.pt);
+//  - TorchScriptModel: a module saved in Python with torch.jit.save, loaded
+//    with torch::jit::load (exported back as TorchScript: model.ts).
+// Thread: engine thread (or the one thread that made it).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "studio/dataset_info.h"
+#include "studio/train_config.h"
+
+namespace studio {
+
+struct LayerSummary {
+  std::string name;             // "0", "conv1", ...
+  std::string type;             // "Conv2d", "ResidualBlock", ...
+  std::vector<int64_t> output;  // empty when unknown
+  int64_t parameters = 0;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual torch::Tensor forward(const torch::Tensor& x) = 0;
+  // The tensors the optimizer updates.
+  virtual std::vector<torch::Tensor> parameters() = 0;
+  // Every parameter's elements, frozen ones included.
+  virtual int64_t parameterCount() = 0;
+  // Parameters then buffers, by name: what a checkpoint and an export hold.
+  virtual std::vector<std::pair<std::string, torch::Tensor>> namedState() = 0;
+  virtual void setTraining(bool on) = 0;
+  virtual void to(const torch::Device& device) = 0;
+  // Conv weights (4-d parameters) in channels-last layout.
+  void toChannelsLast();
+  // Each top-level layer's output shape and parameter count for `sample` (a
+  // batch on the model's device), in eval mode and without autograd.
+  virtual std::vector<LayerSummary> layers(const torch::Tensor& sample) = 0;
+  // "cnn w32 d2", "TorchScript net.ts"
+  virtual std::string description() const = 0;
+  // Writes the model for use outside the studio into dir; the files written.
+  virtual std::vector<std::string> exportTo(const std::string& dir) = 0;
+};
+
+// Throws ModelError naming model.path when a TorchScript file cannot be used.
+std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes);
+
+// Runs a batch of 2 zero examples through the model (eval mode, no autograd)
+// and checks it gives [2, classes]; throws ModelError saying the shapes.
+void checkModelOutput(Model& model, const ModelConfig& config, const InputShape& input, int64_t classes,
+                      const torch::Device& device);
+
+// A batch of n zero examples of this input shape.
+torch::Tensor sampleInput(const InputShape& input, int64_t n, const torch::Device& device);
+
+}  // namespace studio

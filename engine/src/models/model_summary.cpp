@@ -1,0 +1,71 @@
+#include "studio/model_summary.h"
+
+#include <cstdio>
+
+#include "models/model.h"
+#include "studio/dataset_info.h"
+
+namespace studio {
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& s) {
+  if (s.empty()) return "";
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+std::string thousands(int64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+}  // namespace
+
+ModelSummary summarizeModel(const TrainConfig& config) {
+  const DataPlan plan = planData(config);
+  const InputShape input = inputShapeOf(plan, config.data);
+  const torch::Device cpu(torch::kCPU);
+  std::unique_ptr<Model> model = makeModel(config.model, input, plan.classes());
+  checkModelOutput(*model, config.model, input, plan.classes(), cpu);
+  const torch::Tensor sample = sampleInput(input, 2, cpu);
+  ModelSummary s;
+  s.model = model->description();
+  s.input = shapeText(sample.sizes().vec());
+  s.classNames = plan.classNames;
+  for (const LayerSummary& l : model->layers(sample)) {
+    if (l.name == "(output)") {
+      s.output = shapeText(l.output);
+      continue;
+    }
+    s.rows.push_back({l.name, l.type, shapeText(l.output), l.parameters});
+  }
+  s.stateTensors = static_cast<int64_t>(model->namedState().size());
+  for (const auto& p : model->parameters()) s.trainableParameters += p.numel();
+  s.parameters = model->parameterCount();
+  if (s.output.empty()) {
+    torch::NoGradGuard noGrad;
+    model->setTraining(false);
+    s.output = shapeText(model->forward(sample).sizes().vec());
+  }
+  return s;
+}
+
+std::string formatModelSummary(const ModelSummary& s) {
+  std::string out = "model " + s.model + ", input " + s.input + ", " + std::to_string(s.classNames.size()) +
+                    " classes\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-18s %-22s %-22s %14s\n", "layer", "type", "output", "parameters");
+  out += line;
+  for (const auto& r : s.rows) {
+    std::snprintf(line, sizeof line, "%-18s %-22s %-22s %14s\n", r.name.c_str(), r.type.c_str(),
+                  r.output.empty() ? "-" : r.output.c_str(), thousands(r.parameters).c_str());
+    out += line;
+  }
+  out += "output " + s.output + "\n";
+  out += "parameters: " + thousands(s.parameters) + " (" + thousands(s.trainableParameters) + " trained)\n";
+  return out;
+}
+
+}  // namespace studio
