@@ -1,6 +1,7 @@
 // training-studio-cli: the engine without a window.
 //   train (--preset NAME | --config FILE) [--set key=value ...] [--out DIR]
 //   resume RUN_DIR
+//   summary (--preset NAME | --config FILE) [--set key=value ...]
 //   presets
 //   export RUN_DIR --out DIR [--which best|last]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
@@ -8,13 +9,16 @@
 
 #include <atomic>
 #include <csignal>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "cli_progress.h"
+#include "studio/dataset_info.h"
 #include "studio/log.h"
+#include "studio/model_summary.h"
 #include "studio/session.h"
+#include "studio/sha256.h"
 #include "studio/train_config.h"
 
 namespace {
@@ -49,29 +53,107 @@ int runSession(studio::Session& session) {
   return 0;
 }
 
+// The settings of `train` and `summary`: a preset or a file, then --set.
+struct SettingsSource {
+  CLI::Option* preset = nullptr;
+  CLI::Option* config = nullptr;
+  std::string presetName, configFile;
+  std::vector<std::string> overrides;
+
+  void addTo(CLI::App* cmd) {
+    preset = cmd->add_option("--preset", presetName, "Preset name (see `presets`)");
+    config = cmd->add_option("--config", configFile, "Settings JSON file");
+    preset->excludes(config);
+    cmd->add_option("--set", overrides, "Override a setting: dotted.key=value (repeatable)");
+  }
+
+  // "settings file X" or "preset X", with the --set values after it.
+  std::string describe() const {
+    std::string s = !configFile.empty() ? "settings file " + configFile
+                                        : "preset " + (presetName.empty() ? std::string("fashion-mnist-cnn") : presetName);
+    for (const auto& o : overrides) s += " --set " + o;
+    return s;
+  }
+
+  studio::TrainConfig load() const {
+    if (config->count() > 0 && configFile.empty())
+      throw studio::ConfigFileError("--config names no file (got \"\")");
+    if (preset->count() > 0 && presetName.empty()) throw studio::ConfigFileError("--preset names no preset (got \"\")");
+    studio::TrainConfig c;
+    if (!configFile.empty()) {
+      if (std::filesystem::is_directory(configFile))
+        throw studio::ConfigFileError("--config " + configFile + " is a folder; give the settings JSON file");
+      c = studio::loadConfigFile(configFile);
+    } else {
+      const std::string name = presetName.empty() ? "fashion-mnist-cnn" : presetName;
+      c = studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), name));
+    }
+    for (const auto& o : overrides) studio::applyOverride(c, o);
+    const auto errors = studio::validate(c);
+    if (!errors.empty()) {
+      std::string text = "invalid settings in " + describe() + ":";
+      for (const auto& e : errors) text += "\n  " + e.text();
+      throw studio::ConfigFileError(text);
+    }
+    return c;
+  }
+};
+
+void noteTorchScript(const studio::TrainConfig& c) {
+  if (c.model.kind != "torchscript") return;
+  std::string sha = "unreadable";
+  try {
+    sha = studio::sha256OfFile(c.model.path);
+  } catch (const std::exception&) {
+  }
+  std::fprintf(stderr, "note: model.path %s is TorchScript: loading it runs the code in it (SHA-256 %s)\n",
+               c.model.path.c_str(), sha.c_str());
+}
+
+std::string joinCounts(const std::vector<int64_t>& v) {
+  int64_t total = 0;
+  for (int64_t x : v) total += x;
+  return std::to_string(total);
+}
+
+int printSummary(const studio::TrainConfig& c) {
+  const studio::DatasetDescription d = studio::describeDataset(c);
+  std::printf("data (%s): %s per example, %zu classes\n", d.format.c_str(), d.input.text().c_str(),
+              d.classNames.size());
+  std::printf("  training   %8s  from %s\n", joinCounts(d.trainCounts).c_str(), d.trainFrom.c_str());
+  if (d.valSize() > 0) std::printf("  validation %8s  from %s\n", joinCounts(d.valCounts).c_str(), d.valFrom.c_str());
+  std::printf("  test       %8s  from %s\n", joinCounts(d.testCounts).c_str(), d.testFrom.c_str());
+  std::printf("  %-24s %10s %10s %10s\n", "class", "training", "validation", "test");
+  for (size_t k = 0; k < d.classNames.size(); ++k)
+    std::printf("  %-24s %10lld %10lld %10lld\n", d.classNames[k].c_str(), static_cast<long long>(d.trainCounts[k]),
+                static_cast<long long>(d.valCounts[k]), static_cast<long long>(d.testCounts[k]));
+  std::printf("\n%s", studio::formatModelSummary(studio::summarizeModel(c)).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Training Studio, headless: train PyTorch models with LibTorch"};
   app.require_subcommand(1);
 
-  std::string preset, configFile, outDir;
-  std::vector<std::string> overrides;
+  SettingsSource trainSettings, summarySettings;
+  std::string outDir;
   auto* train = app.add_subcommand("train", "Start a new run");
-  auto* presetOpt = train->add_option("--preset", preset, "Preset name (see `presets`)");
-  auto* configOpt = train->add_option("--config", configFile, "Settings JSON file");
-  presetOpt->excludes(configOpt);
-  train->add_option("--set", overrides, "Override a setting: dotted.key=value (repeatable)");
+  trainSettings.addTo(train);
   train->add_option("--out", outDir, "Folder for run folders (output.dir)");
 
   std::string runDir;
   auto* resume = app.add_subcommand("resume", "Continue a stopped run from its last checkpoint");
   resume->add_option("run_dir", runDir, "The run folder")->required();
 
+  auto* summary = app.add_subcommand("summary", "Print the data's classes and splits and the model's layers");
+  summarySettings.addTo(summary);
+
   app.add_subcommand("presets", "List the presets");
 
   std::string exportRun, exportOut, which = "best";
-  auto* exp = app.add_subcommand("export", "Write a run's model.pt, checkpoint and settings to a folder");
+  auto* exp = app.add_subcommand("export", "Write a run's model, checkpoint, settings and evaluations to a folder");
   exp->add_option("run_dir", exportRun, "The run folder")->required();
   exp->add_option("--out", exportOut, "Destination folder")->required();
   exp->add_option("--which", which, "best or last checkpoint")->check(CLI::IsMember({"best", "last"}));
@@ -93,28 +175,29 @@ int main(int argc, char** argv) {
       for (const auto& name : studio::presetNames(dir)) std::printf("%s\n", name.c_str());
       return 0;
     }
+    if (app.got_subcommand("summary")) {
+      const studio::TrainConfig c = summarySettings.load();
+      noteTorchScript(c);
+      return printSummary(c);
+    }
     if (app.got_subcommand("export")) {
       const studio::ExportResult r = studio::exportRun(exportRun, exportOut, which);
       if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
       std::printf("exported %s (%s checkpoint) to %s:", exportRun.c_str(), r.checkpoint.c_str(), exportOut.c_str());
-      for (const auto& f : r.files) std::printf(" %s", std::filesystem::path(f).filename().c_str());
+      for (const auto& f : r.files) std::printf(" %s", std::filesystem::relative(f, exportOut).c_str());
       std::printf("\n");
       return 0;
     }
     studio::Session session;
     if (app.got_subcommand("resume")) {
+      if (std::filesystem::is_regular_file(runDir + "/settings.json"))
+        noteTorchScript(studio::loadConfigFile(runDir + "/settings.json"));
       session.resume(runDir);
       return runSession(session);
     }
-    studio::TrainConfig config;
-    if (!configFile.empty()) {
-      config = studio::loadConfigFile(configFile);
-    } else {
-      const std::string name = preset.empty() ? "fashion-mnist-cnn" : preset;
-      config = studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), name));
-    }
-    for (const auto& o : overrides) studio::applyOverride(config, o);
+    studio::TrainConfig config = trainSettings.load();
     if (!outDir.empty()) config.output.dir = outDir;
+    noteTorchScript(config);
     session.start(config);
     return runSession(session);
   } catch (const studio::InputError& e) {

@@ -38,6 +38,32 @@ void CliProgress::record(const MetricRecord& r) {
 }
 
 void CliProgress::update(const Progress& p) {
+  if (!p.phase.empty()) {
+    // Before training: reading, decoding, moving the data.
+    char count[64] = "";
+    if (p.phaseTotal > 0)
+      std::snprintf(count, sizeof count, " %lld/%lld", static_cast<long long>(p.phaseDone),
+                    static_cast<long long>(p.phaseTotal));
+    const double frac = p.phaseTotal > 0 ? static_cast<double>(p.phaseDone) / static_cast<double>(p.phaseTotal) : 0;
+    if (m_tty) {
+      const int width = 30, filled = static_cast<int>(frac * width);
+      std::string bar = "[" + std::string(static_cast<size_t>(filled), '#') +
+                        std::string(static_cast<size_t>(width - filled), '.') + "]";
+      std::fprintf(m_out, "\r\033[K%s %s%s", bar.c_str(), p.phase.c_str(), count);
+      std::fflush(m_out);
+      m_drawn = true;
+    } else if (p.phase != m_phase || std::chrono::steady_clock::now() - m_lastLine > std::chrono::seconds(5)) {
+      std::fprintf(m_out, "%s%s\n", p.phase.c_str(), count);
+      std::fflush(m_out);
+      m_lastLine = std::chrono::steady_clock::now();
+    }
+    m_phase = p.phase;
+    return;
+  }
+  if (!m_phase.empty()) {
+    clearLine();
+    m_phase.clear();
+  }
   if (p.totalSteps <= 0) return;
   const double frac = static_cast<double>(p.step) / static_cast<double>(p.totalSteps);
   const double eta = p.step > 0 && p.wallSeconds > 0

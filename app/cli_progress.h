@@ -26,6 +26,7 @@ class CliProgress {
   double m_loss = MetricRecord::kNone;
   std::chrono::steady_clock::time_point m_lastLine;
   bool m_drawn = false;
+  std::string m_phase;
 };
 
 std::string formatDuration(double seconds);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "studio/errors.h"
@@ -26,6 +27,10 @@ bool parseNumber(const std::string& text, double& out) {
   const char* begin = t.data();
   if (*begin == '+') ++begin;
   const auto [end, ec] = std::from_chars(begin, t.data() + t.size(), out);
+  if (ec == std::errc::result_out_of_range && end == t.data() + t.size()) {
+    out = std::strtod(t.c_str(), nullptr);  // +-HUGE_VAL beyond double's range, 0 below it
+    return true;
+  }
   return ec == std::errc() && end == t.data() + t.size();
 }
 
@@ -82,7 +87,7 @@ CsvTable readCsvTable(const std::string& path) {
     throw DataError(e.what());
   }
   if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
-  if (trim(text).empty()) throw DataError("table " + path + " is empty");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw DataError("table " + path + " is empty");
   t.delimiter = sniffDelimiter(text);
 
   csv_parser parser;

@@ -369,7 +369,7 @@ struct Trainer::State {
                    thumbnailStrip(images, r.thumbnailHeight, r.thumbnailWidth));
       r.thumbnails = std::filesystem::path(run_files::evalThumbnails(r.step)).filename().string();
     }
-    writeFileAtomically(runDir + "/" + run_files::evalReport(r.step), toJson(r).dump(1) + "\n");
+    writeFileAtomically(runDir + "/" + run_files::evalReport(r.step), toJson(r).dump() + "\n");
     return {o.loss, o.accuracy};
   }
 

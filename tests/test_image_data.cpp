@@ -1,0 +1,255 @@
+// Image data: PNG, JPEG and BMP files (written here with libpng and
+// TurboJPEG, and by Pillow for the kinds those writers do not make) decode
+// and resize to exactly what Pillow and torch give in Python; the decoded
+// cache is used when nothing changed and rebuilt when a file did; unreadable
+// images stop the load or are skipped, by setting; image folders' layouts
+// and mistakes give the right splits or messages.
+#include "test_support.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+
+#include <sys/stat.h>
+#include <utime.h>
+
+#include "data/decoded_images.h"
+#include "studio/data_plan.h"
+#include "studio/image_file.h"
+#include "studio/image_folder.h"
+
+using namespace studio;
+
+namespace {
+
+Image pattern(int64_t h, int64_t w, int64_t c, int seed) {
+  Image img;
+  img.height = h;
+  img.width = w;
+  img.channels = c;
+  uint32_t x = static_cast<uint32_t>(seed) * 2654435761u + 1;
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t i = 0; i < w; ++i)
+      for (int64_t k = 0; k < c; ++k) {
+        x = x * 1103515245u + 12345u;
+        img.pixels.push_back(static_cast<uint8_t>((i * 7 + y * 13 + 60 * k + ((x >> 16) % 30)) % 256));
+      }
+  return img;
+}
+
+std::string path(const QTemporaryDir& d, const QString& name) { return (d.path() + "/" + name).toStdString(); }
+
+void writeBytes(const std::string& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+template <class F>
+QString errorOf(F&& f) {
+  try {
+    f();
+  } catch (const DataError& e) {
+    return QString::fromStdString(e.what());
+  }
+  return "(no error)";
+}
+
+// root/<class>/<n>.png for each class and count.
+void makeFolder(const QString& root, const std::vector<std::pair<QString, int>>& classes, int seed = 0) {
+  for (const auto& [name, n] : classes) {
+    QDir().mkpath(root + "/" + name);
+    for (int i = 0; i < n; ++i)
+      writePngFile((root + "/" + name + QString("/%1.png").arg(i, 3, 10, QChar('0'))).toStdString(),
+                   pattern(8, 8, 1, seed + i));
+  }
+}
+
+}  // namespace
+
+class TestImageData : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void decodesAsPythonDoes() {
+    QTemporaryDir dir;
+    writePngFile(path(dir, "cpp_gray.png"), pattern(21, 17, 1, 1));
+    writePngFile(path(dir, "cpp_rgb.png"), pattern(18, 26, 3, 2));
+    writeJpegFile(path(dir, "cpp_gray.jpg"), pattern(24, 20, 1, 3), 90);
+    writeJpegFile(path(dir, "cpp_rgb.jpeg"), pattern(33, 29, 3, 4), 80);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(std::getenv("STUDIO_PYTHON"), {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/image_reference.py", dir.path()});
+    QVERIFY(p.waitForFinished(300000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    const QStringList lines = QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 11 * 2 * 2);  // 11 files, 1 and 3 channels, own size and 20x24
+    for (const QString& line : lines) {
+      const QStringList f = line.split(' ');
+      const QString name = f[0];
+      const int64_t c = f[1].toLongLong(), h = f[2].toLongLong(), w = f[3].toLongLong();
+      const torch::Tensor got = decodeImageTensor(path(dir, name), c, h, w);
+      const std::string ref = test::readText(path(dir, QString("ref/%1.%2.%3x%4.u8").arg(name).arg(c).arg(h).arg(w)));
+      QCOMPARE(static_cast<int64_t>(ref.size()), c * h * w);
+      const torch::Tensor want =
+          torch::from_blob(const_cast<char*>(ref.data()), {c, h, w}, torch::kUInt8).clone();
+      const int64_t differ = got.ne(want).sum().item<int64_t>();
+      QVERIFY2(differ == 0, qPrintable(QString("%1: %2 of %3 values differ from Pillow/torch").arg(line).arg(differ)
+                                           .arg(c * h * w)));
+    }
+    const ImageHeader png = readImageHeader(path(dir, "cpp_rgb.png"));
+    QCOMPARE(png.height, int64_t(18));
+    QCOMPARE(png.width, int64_t(26));
+    QCOMPARE(png.channels, int64_t(3));
+    QCOMPARE(png.kind, std::string("png"));
+    QCOMPARE(readImageHeader(path(dir, "cpp_gray.jpg")).channels, int64_t(1));
+    QCOMPARE(readImageHeader(path(dir, "pil_gray.bmp")).kind, std::string("bmp"));
+  }
+
+  void cacheIsUsedUntilAFileChanges() {
+    QTemporaryDir dir, cache;
+    qputenv("STUDIO_DATA_CACHE", cache.path().toUtf8());
+    DecodeRequest r;
+    for (int i = 0; i < 40; ++i) {
+      const std::string p = path(dir, QString("%1.png").arg(i));
+      writePngFile(p, pattern(12 + i % 3, 10, 3, i));
+      r.files.push_back(p);
+    }
+    r.channels = 1;
+    r.height = 16;
+    r.width = 16;
+    int64_t reports = 0;
+    LoadProgress progress;
+    progress.report = [&](const std::string&, int64_t, int64_t) { ++reports; };
+    const DecodedImages first = decodeImages(r, progress);
+    QVERIFY(!first.fromCache);
+    QVERIFY(reports > 0);
+    QVERIFY2(QFile::exists(QString::fromStdString(first.cacheFile)), first.cacheFile.c_str());
+    const DecodedImages second = decodeImages(r, {});
+    QVERIFY(second.fromCache);
+    QCOMPARE(second.cacheFile, first.cacheFile);
+    QVERIFY(torch::equal(first.images, second.images));
+    QCOMPARE(second.images.sizes().vec(), (std::vector<int64_t>{40, 1, 16, 16}));
+    // Each row is what decoding that one file gives.
+    QVERIFY(torch::equal(second.images[7], decodeImageTensor(r.files[7], 1, 16, 16)));
+    // Another size is another entry; a changed file (a new time) a new decode.
+    r.height = 12;
+    QVERIFY(!decodeImages(r, {}).fromCache);
+    QVERIFY(decodeImages(r, {}).fromCache);
+    utimbuf times{1000000000, 1000000000};
+    QCOMPARE(utime(r.files[3].c_str(), &times), 0);
+    QVERIFY(!decodeImages(r, {}).fromCache);
+    qunsetenv("STUDIO_DATA_CACHE");
+  }
+
+  void unreadableImagesStopOrAreSkipped() {
+    QTemporaryDir dir, cache;
+    qputenv("STUDIO_DATA_CACHE", cache.path().toUtf8());
+    DecodeRequest r;
+    r.channels = 3;
+    r.height = 8;
+    r.width = 8;
+    const std::string png = encodePng(pattern(8, 8, 3, 9));
+    writeBytes(path(dir, "0-good.png"), png);
+    writeBytes(path(dir, "1-truncated.png"), png.substr(0, png.size() / 2));
+    writeBytes(path(dir, "2-noise.jpg"), std::string(300, '\x5a'));
+    writeBytes(path(dir, "3-empty.png"), "");
+    const std::string jpeg = encodeJpeg(pattern(64, 64, 3, 1));
+    writeBytes(path(dir, "4-jpeg-cut.jpg"), jpeg.substr(0, jpeg.size() * 2 / 3));  // cut in the scan data
+    for (const char* n : {"0-good.png", "1-truncated.png", "2-noise.jpg", "3-empty.png", "4-jpeg-cut.jpg"})
+      r.files.push_back(path(dir, n));
+    const QString stop = errorOf([&] { decodeImages(r, {}); });
+    QVERIFY2(stop.contains("1-truncated.png") && stop.contains("data.on_bad_file"), qPrintable(stop));
+    r.skipBadFiles = true;
+    const DecodedImages d = decodeImages(r, {});
+    QCOMPARE(d.bad, (std::vector<int64_t>{1, 2, 3, 4}));
+    QVERIFY(QString::fromStdString(d.badReasons[1]).contains("2-noise.jpg"));
+    QVERIFY(QString::fromStdString(d.badReasons[1]).contains("not a PNG, JPEG or BMP"));
+    QVERIFY(QString::fromStdString(d.badReasons[2]).contains("is empty"));
+    QVERIFY2(QString::fromStdString(d.badReasons[3]).contains("4-jpeg-cut.jpg is a damaged JPEG"), d.badReasons[3].c_str());
+    QVERIFY(torch::equal(d.images[0], decodeImageTensor(r.files[0], 3, 8, 8)));
+    // Cached with its bad files: the fail setting still fails on them.
+    r.skipBadFiles = false;
+    QVERIFY(errorOf([&] { decodeImages(r, {}); }).contains("1-truncated.png"));
+    qunsetenv("STUDIO_DATA_CACHE");
+  }
+
+  void folderMistakesAreNamed_data() {
+    QTest::addColumn<QString>("layout");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("missing") << "missing" << "does not exist";
+    QTest::newRow("a file") << "file" << "is a file, not a folder";
+    QTest::newRow("no class folders") << "flat" << "holds no class folders";
+    QTest::newRow("empty class") << "empty-class" << "holds no images";
+    QTest::newRow("one class") << "one-class" << "a classifier needs at least 2 classes";
+    QTest::newRow("test class unknown") << "test-extra" << "has no counterpart";
+  }
+  void folderMistakesAreNamed() {
+    QFETCH(QString, layout);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString root = dir.path() + "/data";
+    if (layout == "file") writeBytes(root.toStdString(), "x");
+    if (layout == "flat") {
+      QDir().mkpath(root);
+      writePngFile((root + "/a.png").toStdString(), pattern(4, 4, 1, 0));
+    }
+    if (layout == "empty-class") {
+      makeFolder(root, {{"cat", 2}, {"dog", 0}});
+      writeBytes((root + "/dog/readme.txt").toStdString(), "no images here");
+    }
+    if (layout == "one-class") makeFolder(root, {{"cat", 3}});
+    if (layout == "test-extra") {
+      makeFolder(root + "/train", {{"cat", 2}, {"dog", 2}});
+      makeFolder(root + "/test", {{"cat", 1}, {"fox", 1}});
+    }
+    const QString e = errorOf([&] { scanImageFolder(root.toStdString()); });
+    QVERIFY2(e.contains(message), qPrintable(e));
+    QVERIFY2(e.contains(root), qPrintable(e));
+  }
+
+  void folderLayoutsGiveTheirSplits() {
+    QTemporaryDir dir;
+    // Class folders only: the test set is held out per class.
+    const QString flat = dir.path() + "/flat";
+    makeFolder(flat, {{"b-dog", 10}, {"a-cat", 20}});
+    QDir().mkpath(flat + "/a-cat/more");
+    writePngFile((flat + "/a-cat/more/x.png").toStdString(), pattern(8, 8, 1, 99));
+    writeBytes((flat + "/a-cat/notes.txt").toStdString(), "not an image");
+    writeBytes((flat + "/a-cat/.hidden.png").toStdString(), "hidden");
+    TrainConfig c;
+    c.data.format = "image_folder";
+    c.data.root = flat.toStdString();
+    c.data.test_fraction = 0.2;
+    c.data.val_fraction = 0.25;
+    DataPlan p = planData(c);
+    QCOMPARE(p.classNames, (std::vector<std::string>{"a-cat", "b-dog"}));
+    QCOMPARE(p.otherFiles, int64_t(1));
+    QCOMPARE(p.test.size(), int64_t(4 + 2));               // floor(0.2 * 21) + floor(0.2 * 10)
+    QCOMPARE(p.val.size(), int64_t(4 + 2));                // floor(0.25 * 17) + floor(0.25 * 8)
+    QCOMPARE(p.train.size(), int64_t(31 - 6 - 6));
+    QVERIFY(p.testFrom.find("20% of each class") != std::string::npos);
+    // The same seed, the same split; another seed, another.
+    QCOMPARE(planData(c).test.items, p.test.items);
+    c.train.seed = 2;
+    QVERIFY(planData(c).test.items != p.test.items);
+    // train/ test/ val/ folders: each split from its folder.
+    const QString split = dir.path() + "/split";
+    makeFolder(split + "/train", {{"cat", 5}, {"dog", 6}});
+    makeFolder(split + "/test", {{"cat", 2}, {"dog", 3}});
+    makeFolder(split + "/val", {{"dog", 1}});
+    c.data.root = split.toStdString();
+    p = planData(c);
+    QCOMPARE(p.train.size(), int64_t(11));
+    QCOMPARE(p.test.size(), int64_t(5));
+    QCOMPARE(p.val.size(), int64_t(1));
+    QCOMPARE(p.val.labels.front(), int64_t(1));
+    QVERIFY(p.testFrom.find("/test") != std::string::npos);
+    // Without a test folder and with no fraction to hold out, there is nothing to test on.
+    const QString noTest = dir.path() + "/no-test";
+    makeFolder(noTest + "/train", {{"cat", 2}, {"dog", 2}});
+    c.data.root = noTest.toStdString();
+    c.data.test_fraction = 0;
+    QVERIFY(errorOf([&] { planData(c); }).contains("data.test_fraction"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestImageData)
+#include "test_image_data.moc"
