@@ -12,6 +12,7 @@
 
 #include <cmath>
 
+#include "studio/metric_catalog.h"
 #include "ui/metric_chart.h"
 
 namespace studio::ui {
@@ -122,25 +123,36 @@ QStringList PlotsPanel::runKeys() const {
   return keys;
 }
 
+PlotsPanel::Chart PlotsPanel::chartFor(MetricPlot c) {
+  switch (c) {
+    case MetricPlot::Loss: return Loss;
+    case MetricPlot::Accuracy: return Accuracy;
+    case MetricPlot::LearningRate: return LearningRate;
+    case MetricPlot::Throughput: return Throughput;
+    case MetricPlot::Memory: return Memory;
+    case MetricPlot::GradNorm: return GradNorm;
+    case MetricPlot::LossScale: return LossScale;
+    case MetricPlot::None: break;
+  }
+  return ChartCount;
+}
+
 void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
   // One run: a colour per quantity. Several: a colour per run, and the legend
-  // says which run each curve is.
+  // says which run each curve is; curves of one chart then differ by dashes.
   const QString p = overlay ? run.label + ": " : QString();
-  auto c = [&](int own) { return overlay ? color(run.colorIndex) : color(own); };
-  m_charts[Loss]->addSeries(key(run.key, "train_loss"), p + tr("train (raw)"), seriesStyle(faded(c(0)), Qt::SolidLine, 1.0));
-  m_charts[Loss]->addSeries(key(run.key, "train_loss_smooth"), p + tr("train (smoothed)"), seriesStyle(c(0)));
-  m_charts[Loss]->addSeries(key(run.key, "eval_loss"), p + tr("eval"), seriesStyle(c(1), Qt::DashLine, 1.0, true));
-  m_charts[Accuracy]->addSeries(key(run.key, "eval_accuracy"), p + tr("eval accuracy"), seriesStyle(c(2), Qt::SolidLine, 1.0, true));
-  m_charts[LearningRate]->addSeries(key(run.key, "lr"), p + tr("actual"), seriesStyle(c(0)));
-  m_charts[Throughput]->addSeries(key(run.key, "samples_per_second"), p + tr("samples/s"), seriesStyle(c(0)));
-  m_charts[Memory]->addSeries(key(run.key, "mem_allocated"), {}, seriesStyle(c(0)));
-  m_charts[Memory]->addSeries(key(run.key, "mem_reserved"), {}, seriesStyle(c(1), overlay ? Qt::DashLine : Qt::SolidLine));
-  m_charts[Memory]->addSeries(key(run.key, "mem_peak"), {}, seriesStyle(c(3), overlay ? Qt::DotLine : Qt::SolidLine));
+  for (const MetricSpec& m : metricCatalog()) {
+    const Chart chart = chartFor(m.chart);
+    if (chart == ChartCount) continue;
+    QColor c = overlay ? color(run.colorIndex) : color(m.colour);
+    Qt::PenStyle pen = m.dashed ? Qt::DashLine : Qt::SolidLine;
+    if (overlay && m.chart == MetricPlot::Memory) pen = m.colour == 1 ? Qt::DashLine : m.colour == 3 ? Qt::DotLine : pen;
+    const bool raw = std::string(m.id) == "train_loss";  // drawn faint, under its smoothed curve
+    m_charts[chart]->addSeries(key(run.key, m.id), p + tr(m.label),
+                               seriesStyle(raw ? faded(c) : c, pen, 1.0, m.dots, m.rightAxis));
+    if (raw) m_charts[chart]->addSeries(key(run.key, "train_loss_smooth"), p + tr("train (smoothed)"), seriesStyle(c));
+  }
   labelMemorySeries(run, overlay);
-  m_charts[GradNorm]->addSeries(key(run.key, "grad_norm"), p + tr("gradient norm"), seriesStyle(c(0)));
-  m_charts[LossScale]->addSeries(key(run.key, "loss_scale"), p + tr("loss scale"), seriesStyle(c(0)));
-  m_charts[LossScale]->addSeries(key(run.key, "skipped_steps"), p + tr("skipped steps"),
-                                 seriesStyle(c(1), Qt::DashLine, 1.0, false, true));
 }
 
 void PlotsPanel::labelMemorySeries(RunEntry& run, bool overlay) {
@@ -148,36 +160,26 @@ void PlotsPanel::labelMemorySeries(RunEntry& run, bool overlay) {
   // process's resident, virtual and peak resident memory on the CPU.
   const QString p = overlay ? run.label + ": " : QString();
   MetricChart* m = m_charts[Memory];
-  m->setSeriesLabel(key(run.key, "mem_allocated"), p + (m_memoryIsGpu ? tr("allocated") : tr("resident")));
-  m->setSeriesLabel(key(run.key, "mem_reserved"), p + (m_memoryIsGpu ? tr("reserved") : tr("virtual")));
-  m->setSeriesLabel(key(run.key, "mem_peak"), p + (m_memoryIsGpu ? tr("peak allocated") : tr("peak resident")));
+  m->setSeriesLabel(key(run.key, "mem_allocated_mib"), p + (m_memoryIsGpu ? tr("allocated") : tr("resident")));
+  m->setSeriesLabel(key(run.key, "mem_reserved_mib"), p + (m_memoryIsGpu ? tr("reserved") : tr("virtual")));
+  m->setSeriesLabel(key(run.key, "mem_peak_mib"), p + (m_memoryIsGpu ? tr("peak allocated") : tr("peak resident")));
 }
 
 void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r) {
   const double x = static_cast<double>(r.step);
-  switch (r.kind) {
-    case RecordKind::Train:
-      m_charts[Loss]->append(key(run.key, "train_loss"), x, r.trainLoss);
-      if (std::isfinite(r.trainLoss))
-        m_charts[Loss]->append(key(run.key, "train_loss_smooth"), x, run.smoother.add(r.trainLoss));
-      m_charts[LearningRate]->append(key(run.key, "lr"), x, r.lr);
-      m_charts[Throughput]->append(key(run.key, "samples_per_second"), x, r.samplesPerSecond);
-      m_charts[Memory]->append(key(run.key, "mem_allocated"), x, r.memAllocatedMiB);
-      m_charts[Memory]->append(key(run.key, "mem_reserved"), x, r.memReservedMiB);
-      m_charts[Memory]->append(key(run.key, "mem_peak"), x, r.memPeakMiB);
-      m_charts[GradNorm]->append(key(run.key, "grad_norm"), x, r.gradNorm);
-      m_charts[LossScale]->append(key(run.key, "loss_scale"), x, r.lossScale);
-      if (std::isfinite(r.lossScale))
-        m_charts[LossScale]->append(key(run.key, "skipped_steps"), x, static_cast<double>(r.skippedSteps));
-      break;
-    case RecordKind::Eval:
-      m_charts[Loss]->append(key(run.key, "eval_loss"), x, r.evalLoss);
-      m_charts[Accuracy]->append(key(run.key, "eval_accuracy"), x, r.evalAccuracy);
-      break;
-    case RecordKind::LrChange:
-      for (Chart c : {Loss, LearningRate})
-        m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4));
-      break;
+  if (r.kind == RecordKind::LrChange) {
+    for (Chart c : {Loss, LearningRate}) m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4));
+    return;
+  }
+  for (const MetricSpec& m : metricCatalog()) {
+    const Chart chart = chartFor(m.chart);
+    if (chart == ChartCount || m.kind != r.kind) continue;
+    // Skipped steps mean something only where there is loss scaling (fp16).
+    if (m.whole == &MetricRecord::skippedSteps && !std::isfinite(r.lossScale)) continue;
+    const double y = m.value(r);
+    m_charts[chart]->append(key(run.key, m.id), x, y);
+    if (m.real == &MetricRecord::trainLoss && std::isfinite(y))
+      m_charts[chart]->append(key(run.key, "train_loss_smooth"), x, run.smoother.add(y));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <array>
 #include <vector>
 
+#include "studio/metric_catalog.h"
 #include "studio/metric_record.h"
 #include "ui/loss_smoother.h"
 
@@ -39,6 +40,8 @@ class PlotsPanel : public QWidget {
   MetricChart* chart(Chart c) const { return m_charts[c]; }
   std::vector<MetricChart*> charts() const { return {m_charts.begin(), m_charts.end()}; }
   static QString chartFileName(Chart c);
+  // The chart a catalogue entry is drawn on (ChartCount: none).
+  static Chart chartFor(studio::MetricPlot c);
 
   // Replaces what is shown with these runs (overlaid when several).
   void showRuns(const std::vector<RunCurves>& runs);

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "studio/metric_catalog.h"
+
 namespace studio {
 namespace {
 
@@ -24,31 +26,23 @@ void put(std::string& s, double v) {
   s += buf;
 }
 
-double get(const std::string& f) { return f.empty() ? MetricRecord::kNone : std::stod(f); }
-
 }  // namespace
 
 std::string metricsCsvHeader() {
-  return "kind,step,epoch,wall_s,train_loss,lr,grad_norm,loss_scale,skipped_steps,samples_per_s,"
-         "step_ms,mem_allocated_mib,mem_reserved_mib,mem_peak_mib,eval_loss,eval_accuracy";
+  std::string h = "kind,step,epoch";
+  for (const auto& m : metricCatalog()) h += std::string(",") + m.id;
+  return h;
 }
 
 std::string metricsCsvRow(const MetricRecord& r) {
   std::string s = kindName(r.kind);
   s += ',' + std::to_string(r.step) + ',' + std::to_string(r.epoch);
-  put(s, r.wallSeconds);
-  put(s, r.trainLoss);
-  put(s, r.lr);
-  put(s, r.gradNorm);
-  put(s, r.lossScale);
-  s += ',' + std::to_string(r.skippedSteps);
-  put(s, r.samplesPerSecond);
-  put(s, r.stepMillis);
-  put(s, r.memAllocatedMiB);
-  put(s, r.memReservedMiB);
-  put(s, r.memPeakMiB);
-  put(s, r.evalLoss);
-  put(s, r.evalAccuracy);
+  for (const auto& m : metricCatalog()) {
+    if (m.whole)
+      s += ',' + std::to_string(r.*m.whole);
+    else
+      put(s, r.*m.real);
+  }
   return s;
 }
 
@@ -58,27 +52,30 @@ bool parseMetricsCsvRow(const std::string& line, MetricRecord& r) {
   std::string cell;
   while (std::getline(in, cell, ',')) f.push_back(cell);
   if (!line.empty() && line.back() == ',') f.emplace_back();
-  if (f.size() != 16) return false;
+  const auto& catalog = metricCatalog();
+  if (f.size() != 3 + catalog.size()) return false;
   try {
     if (f[0] == "train") r.kind = RecordKind::Train;
     else if (f[0] == "eval") r.kind = RecordKind::Eval;
     else if (f[0] == "lr_change") r.kind = RecordKind::LrChange;
     else return false;
-    r.step = std::stoll(f[1]);
-    r.epoch = std::stoll(f[2]);
-    r.wallSeconds = get(f[3]);
-    r.trainLoss = get(f[4]);
-    r.lr = get(f[5]);
-    r.gradNorm = get(f[6]);
-    r.lossScale = get(f[7]);
-    r.skippedSteps = std::stoll(f[8]);
-    r.samplesPerSecond = get(f[9]);
-    r.stepMillis = get(f[10]);
-    r.memAllocatedMiB = get(f[11]);
-    r.memReservedMiB = get(f[12]);
-    r.memPeakMiB = get(f[13]);
-    r.evalLoss = get(f[14]);
-    r.evalAccuracy = get(f[15]);
+    size_t used = 0;
+    r.step = std::stoll(f[1], &used);
+    if (used != f[1].size()) return false;
+    r.epoch = std::stoll(f[2], &used);
+    if (used != f[2].size()) return false;
+    for (size_t i = 0; i < catalog.size(); ++i) {
+      const std::string& v = f[3 + i];
+      if (catalog[i].whole) {
+        r.*catalog[i].whole = std::stoll(v, &used);
+      } else if (v.empty()) {
+        r.*catalog[i].real = MetricRecord::kNone;
+        continue;
+      } else {
+        r.*catalog[i].real = std::stod(v, &used);
+      }
+      if (used != v.size()) return false;
+    }
   } catch (const std::exception&) {
     return false;
   }

@@ -1,0 +1,43 @@
+#pragma once
+// Every metric described once (after PlotJuggler's series-by-name with
+// attributes): its id, its metrics.csv column, its unit, which record carries
+// it, and the chart and style it is drawn with. The CSV header, row writer
+// and reader and the window's charts all loop over this list, so a new
+// metric is a field in MetricRecord and one entry here. Torch-free.
+// Thread: immutable data, any thread.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "studio/metric_record.h"
+
+namespace studio {
+
+enum class MetricPlot { None, Loss, Accuracy, LearningRate, Throughput, Memory, GradNorm, LossScale };
+
+struct MetricSpec {
+  const char* id;      // also the csv column
+  const char* label;   // in legends
+  const char* unit;
+  RecordKind kind;     // the record that carries it
+  MetricPlot chart;
+  // One of the two: a real-valued or a whole-number field of MetricRecord.
+  double MetricRecord::*real = nullptr;
+  int64_t MetricRecord::*whole = nullptr;
+  // How it is drawn: colour slot, dashed, a dot per sample, on the right axis.
+  int colour = 0;
+  bool dashed = false;
+  bool dots = false;
+  bool rightAxis = false;
+
+  double value(const MetricRecord& r) const {
+    return real ? r.*real : static_cast<double>(r.*whole);
+  }
+};
+
+// In metrics.csv column order (after kind, step and epoch).
+const std::vector<MetricSpec>& metricCatalog();
+const MetricSpec* findMetric(const std::string& id);
+
+}  // namespace studio

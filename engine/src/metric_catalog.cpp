@@ -1,0 +1,59 @@
+#include "studio/metric_catalog.h"
+
+namespace studio {
+namespace {
+
+using C = MetricPlot;
+using K = RecordKind;
+
+MetricSpec real(const char* id, const char* label, const char* unit, K kind, C chart, double MetricRecord::*field,
+                int colour = 0) {
+  MetricSpec s{id, label, unit, kind, chart};
+  s.real = field;
+  s.colour = colour;
+  return s;
+}
+
+std::vector<MetricSpec> make() {
+  std::vector<MetricSpec> m;
+  m.push_back(real("wall_s", "wall time", "s", K::Train, C::None, &MetricRecord::wallSeconds));
+  m.push_back(real("train_loss", "train (raw)", "cross-entropy", K::Train, C::Loss, &MetricRecord::trainLoss));
+  m.push_back(real("lr", "actual", "lr", K::Train, C::LearningRate, &MetricRecord::lr));
+  m.push_back(real("grad_norm", "gradient norm", "L2 norm", K::Train, C::GradNorm, &MetricRecord::gradNorm));
+  m.push_back(real("loss_scale", "loss scale", "scale", K::Train, C::LossScale, &MetricRecord::lossScale));
+  MetricSpec skipped{"skipped_steps", "skipped steps", "steps", K::Train, C::LossScale};
+  skipped.whole = &MetricRecord::skippedSteps;
+  skipped.colour = 1;
+  skipped.dashed = true;
+  skipped.rightAxis = true;
+  m.push_back(skipped);
+  m.push_back(real("samples_per_s", "samples/s", "samples/s", K::Train, C::Throughput, &MetricRecord::samplesPerSecond));
+  m.push_back(real("step_ms", "step time", "ms", K::Train, C::None, &MetricRecord::stepMillis));
+  m.push_back(real("mem_allocated_mib", "allocated", "MiB", K::Train, C::Memory, &MetricRecord::memAllocatedMiB, 0));
+  m.push_back(real("mem_reserved_mib", "reserved", "MiB", K::Train, C::Memory, &MetricRecord::memReservedMiB, 1));
+  m.push_back(real("mem_peak_mib", "peak allocated", "MiB", K::Train, C::Memory, &MetricRecord::memPeakMiB, 3));
+  MetricSpec evalLoss = real("eval_loss", "eval", "cross-entropy", K::Eval, C::Loss, &MetricRecord::evalLoss, 1);
+  evalLoss.dashed = true;
+  evalLoss.dots = true;
+  m.push_back(evalLoss);
+  MetricSpec evalAcc = real("eval_accuracy", "eval accuracy", "accuracy", K::Eval, C::Accuracy,
+                            &MetricRecord::evalAccuracy, 2);
+  evalAcc.dots = true;
+  m.push_back(evalAcc);
+  return m;
+}
+
+}  // namespace
+
+const std::vector<MetricSpec>& metricCatalog() {
+  static const std::vector<MetricSpec> catalog = make();
+  return catalog;
+}
+
+const MetricSpec* findMetric(const std::string& id) {
+  for (const auto& m : metricCatalog())
+    if (id == m.id) return &m;
+  return nullptr;
+}
+
+}  // namespace studio
