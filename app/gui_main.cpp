@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -46,7 +47,8 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot("screenshot", "Before quitting, save the window as a PNG to FILE.", "FILE");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT (default 1600x1000 for screenshots).", "WxH");
   QCommandLineOption theme("theme", "light, dark or system.", "NAME");
-  for (const auto& o : {preset, config, set, autostart, quitAfter, screenshot, size, theme}) cli.addOption(o);
+  QCommandLineOption tab("tab", "Open on this tab: curves, data, model or evaluation.", "NAME");
+  for (const auto& o : {preset, config, set, autostart, quitAfter, screenshot, size, theme, tab}) cli.addOption(o);
   cli.process(app);
 
   const bool unattended = cli.isSet(quitAfter) || cli.isSet(screenshot);
@@ -74,6 +76,13 @@ int main(int argc, char** argv) {
     const QString t = cli.value(theme);
     if (t != "light" && t != "dark" && t != "system") return fail("--theme must be light, dark or system (got " + t + ")", 2);
     studio::ui::applyTheme(studio::ui::themeFromName(t));
+  }
+
+  if (cli.isSet(tab)) {
+    const QStringList tabs = {"curves", "data", "model", "evaluation"};
+    const int i = tabs.indexOf(cli.value(tab));
+    if (i < 0) return fail("--tab must be curves, data, model or evaluation (got " + cli.value(tab) + ")", 2);
+    window.tabs()->setCurrentIndex(i);
   }
 
   int64_t stopAt = 0;

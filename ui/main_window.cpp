@@ -13,6 +13,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTimer>
 #include <QUndoStack>
 
@@ -22,7 +23,11 @@
 #include "studio/dataset_info.h"
 #include "studio/log.h"
 #include "studio/lr_schedule.h"
+#include "studio/sha256.h"
+#include "ui/data_panel.h"
+#include "ui/evaluation_panel.h"
 #include "ui/log_panel.h"
+#include "ui/model_panel.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
 #include "ui/run_catalog.h"
@@ -53,12 +58,28 @@ QDockWidget* dock(const QString& title, const QString& name, QWidget* content, Q
 }  // namespace
 
 MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
-    : QMainWindow(parent), m_presetDir(presetDir), m_settings(new SettingsPanel), m_plots(new PlotsPanel),
+    : QMainWindow(parent), m_presetDir(presetDir), m_settings(new SettingsPanel), m_tabs(new QTabWidget),
+      m_plots(new PlotsPanel), m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel),
       m_runs(new RunsPanel), m_log(new LogPanel), m_toolbar(new RunToolBar(this)), m_status(new RunStatusBar(this)),
-      m_controller(new RunController(this)), m_previewTimer(new QTimer(this)), m_restore(restore) {
+      m_controller(new RunController(this)), m_previewTimer(new QTimer(this)), m_restore(restore), m_dataJob(this),
+      m_modelJob(this) {
   setWindowTitle(tr("Training Studio"));
   setObjectName("mainWindow");
-  setCentralWidget(m_plots);
+  m_tabs->setObjectName("centralTabs");
+  m_tabs->addTab(m_plots, tr("Curves"));
+  m_tabs->addTab(m_data, tr("Data"));
+  m_tabs->addTab(m_model, tr("Model"));
+  m_tabs->addTab(m_eval, tr("Evaluation"));
+  setCentralWidget(m_tabs);
+  m_trustPrompt = [this](const QString& path, const QString& sha) {
+    return QMessageBox::warning(this, tr("Run the code in a TorchScript file?"),
+                                tr("%1 is a TorchScript model. Loading it runs the code in it, with your "
+                                   "permissions: only go on with files you trust.\n\nSHA-256 %2\n\nTrain with it?")
+                                    .arg(path, sha),
+                                QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+  };
+  if (restore)
+    for (const QString& sha : QSettings().value("trust/torchscript").toStringList()) m_trusted.insert(sha);
   addToolBar(Qt::TopToolBarArea, m_toolbar);
   setStatusBar(m_status);
   auto* settingsDock = dock(tr("Settings"), "settingsDock", m_settings, this);
@@ -94,6 +115,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   }
   m_settings->undoStack()->clear();
   m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
+  checkData();
   updateSchedulePreview();
   m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
   log::info("Training Studio ready; presets from " + presetDir.toStdString());
@@ -187,7 +209,21 @@ void MainWindow::connectPanels() {
     m_previewTimer->start();
   });
   connect(m_settings, &SettingsPanel::message, this, [this](const QString& t) { showMessage(t); });
-  connect(m_previewTimer, &QTimer::timeout, this, &MainWindow::updateSchedulePreview);
+  connect(m_previewTimer, &QTimer::timeout, this, [this] {
+    checkData();
+    updateSchedulePreview();
+  });
+  connect(m_data, &DataPanel::recheckRequested, this, [this] { checkData(true); });
+  connect(m_model, &ModelPanel::trustRequested, this, [this](const QString& path) {
+    try {
+      const QString sha = QString::fromStdString(sha256OfFile(path.toStdString()));
+      if (m_trusted.contains(sha) || m_trustPrompt(path, sha)) trust(sha);
+    } catch (const std::exception& e) {
+      showMessage(QString::fromStdString(e.what()), true);
+    }
+    m_modelKey.clear();
+    updateModelSummary();
+  });
 
   connect(m_toolbar, &RunToolBar::startRequested, this, &MainWindow::startRun);
   connect(m_toolbar, &RunToolBar::pauseRequested, m_controller, &RunController::pause);
@@ -209,6 +245,7 @@ void MainWindow::connectPanels() {
   connect(m_controller, &RunController::runStarted, this, [this](const QString& dir) {
     m_liveRun = absolute(dir);
     m_plots->beginRun(m_liveRun, runLabel(readRunInfo(dir)));
+    m_eval->showRun(m_liveRun, runLabel(readRunInfo(dir)));
     m_runs->setLiveRun(m_liveRun);
     m_settings->setLocked(true);
     m_status->clearProgress();
@@ -232,21 +269,123 @@ void MainWindow::connectPanels() {
 }
 
 void MainWindow::updateSchedulePreview() {
-  if (!m_settings->isValid()) return;
   const TrainConfig c = m_settings->config();
-  try {
-    const int64_t examples = countTrainExamples(c);
-    const StepPlan plan = planSteps(c, examples);
-    const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
-    std::vector<double> lr(static_cast<size_t>(plan.totalSteps));
-    for (int64_t i = 0; i < plan.totalSteps; ++i) lr[static_cast<size_t>(i)] = schedule.lr(i);
-    m_plots->setSchedulePreview(lr);
-    m_plots->chart(PlotsPanel::LearningRate)
-        ->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
-  } catch (const std::exception& e) {
-    m_plots->setSchedulePreview({});
-    m_plots->chart(PlotsPanel::LearningRate)->setTitle(tr("Learning rate (no plan: %1)").arg(e.what()));
+  if (!validate(c).empty()) return;  // the form shows what to fix
+  MetricChart* lr = m_plots->chart(PlotsPanel::LearningRate);
+  if (m_previewKey != dataPreviewKey(c) || !m_previewDone) {
+    lr->setTitle(tr("Learning rate (planning: reading the data…)"));
+    return;
   }
+  if (!m_preview.ok) {
+    m_plots->setSchedulePreview({});
+    lr->setTitle(tr("Learning rate (no plan: %1)").arg(m_preview.error));
+    return;
+  }
+  const StepPlan plan = planSteps(c, m_preview.description.trainSize());
+  const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
+  std::vector<double> values(static_cast<size_t>(plan.totalSteps));
+  for (int64_t i = 0; i < plan.totalSteps; ++i) values[static_cast<size_t>(i)] = schedule.lr(i);
+  m_plots->setSchedulePreview(values);
+  lr->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
+}
+
+bool MainWindow::dataChecked() const {
+  return m_previewDone && m_previewKey == dataPreviewKey(m_settings->config());
+}
+
+// Reads the data the settings select on a worker thread (a folder of 60,000
+// images takes a moment to scan); the result fills the Data tab, the plan
+// and, on error, the inline message under the setting it is about.
+void MainWindow::checkData(bool force) {
+  const TrainConfig c = m_settings->config();
+  const QString key = dataPreviewKey(c);
+  if (!force && key == m_previewKey) return;
+  m_previewKey = key;
+  m_previewDone = false;
+  m_settings->setDataError({}, {});
+  m_data->showLoading(QString::fromStdString(c.data.root.empty() ? c.data.train_file : c.data.root));
+  m_dataJob.start([c] { return makeDataPreview(c); },
+                  [this, key](const DataPreview& p) { onDataPreview(key, p); });
+}
+
+void MainWindow::onDataPreview(const QString& key, const DataPreview& p) {
+  if (key != m_previewKey) return;
+  m_preview = p;
+  m_previewDone = true;
+  m_data->showPreview(p);
+  // An error is the data's only while the settings themselves are valid.
+  m_settings->setDataError(p.field, p.ok ? QString() : p.error);
+  updateSchedulePreview();
+  updateModelSummary();
+}
+
+void MainWindow::updateModelSummary() {
+  const TrainConfig c = m_settings->config();
+  if (!m_previewDone || !m_preview.ok) {
+    m_model->showError(m_preview.ok ? tr("waiting for the data") : tr("the data cannot be read"));
+    return;
+  }
+  nlohmann::json k = toJson(c)["model"];
+  k["input"] = m_preview.description.input.text();
+  k["classes"] = m_preview.description.classNames.size();
+  QString sha;
+  if (c.model.kind == "torchscript") {
+    try {
+      sha = QString::fromStdString(sha256OfFile(c.model.path));
+    } catch (const std::exception& e) {
+      m_model->showError(QString::fromStdString(e.what()));
+      return;
+    }
+    if (!m_trusted.contains(sha)) {
+      m_modelKey.clear();
+      m_model->showUntrusted(QString::fromStdString(c.model.path), sha);
+      return;
+    }
+    k["sha256"] = sha.toStdString();
+  }
+  const QString key = QString::fromStdString(k.dump());
+  if (key == m_modelKey) return;
+  m_modelKey = key;
+  m_model->showLoading();
+  m_modelJob.start(
+      [c]() -> std::pair<ModelSummary, QString> {
+        try {
+          return {summarizeModel(c), QString()};
+        } catch (const std::exception& e) {
+          return {ModelSummary{}, QString::fromStdString(e.what())};
+        }
+      },
+      [this](const std::pair<ModelSummary, QString>& r) {
+        if (r.second.isEmpty())
+          m_model->showSummary(r.first);
+        else
+          m_model->showError(r.second);
+      });
+}
+
+void MainWindow::trust(const QString& sha256) {
+  m_trusted.insert(sha256);
+  if (m_restore) QSettings().setValue("trust/torchscript", QStringList(m_trusted.begin(), m_trusted.end()));
+}
+
+// Before a first start with a TorchScript file: its code runs, so the
+// person says so (once per file content).
+bool MainWindow::ensureTrusted(const TrainConfig& c) {
+  if (c.model.kind != "torchscript") return true;
+  QString sha;
+  try {
+    sha = QString::fromStdString(sha256OfFile(c.model.path));
+  } catch (const std::exception& e) {
+    showMessage(tr("Cannot start: %1").arg(QString::fromStdString(e.what())), true);
+    return false;
+  }
+  if (m_trusted.contains(sha)) return true;
+  if (!m_trustPrompt(QString::fromStdString(c.model.path), sha)) {
+    showMessage(tr("Not started: %1 was not trusted to run").arg(QString::fromStdString(c.model.path)), true);
+    return false;
+  }
+  trust(sha);
+  return true;
 }
 
 bool MainWindow::startRun() {
@@ -254,6 +393,7 @@ bool MainWindow::startRun() {
     showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
     return false;
   }
+  if (!ensureTrusted(m_settings->config())) return false;
   StartOptions options;
   options.stopAtStep = m_stopAtStep;
   m_liveResumed = false;
@@ -262,6 +402,11 @@ bool MainWindow::startRun() {
 }
 
 bool MainWindow::resumeRun(const QString& runDir) {
+  try {
+    if (!ensureTrusted(loadConfigFile((runDir + "/settings.json").toStdString()))) return false;
+  } catch (const std::exception&) {
+    // The session's resume names what is wrong with the folder.
+  }
   StartOptions options;
   options.stopAtStep = m_stopAtStep;
   m_liveResumed = true;
@@ -283,6 +428,8 @@ void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord
     m_plots->appendRecords(dir, earlier);
   }
   m_plots->appendRecords(dir, records);
+  for (const auto& r : records)
+    if (r.kind == RecordKind::Eval) m_eval->evaluationArrived(dir, r.step);
   for (auto it = records.rbegin(); it != records.rend(); ++it)
     if (it->kind == RecordKind::Train) {
       m_toolbar->setCurrentLearningRate(it->lr);
@@ -335,6 +482,16 @@ void MainWindow::showRuns(const QStringList& runDirs) {
   }
   m_plots->setMemoryIsGpu(gpu);
   m_plots->showRuns(runs);
+  if (runs.size() == 1) {
+    m_eval->showRun(runs.front().key, runs.front().label);
+  } else if (runs.size() > 1) {
+    QStringList dirs, labels;
+    for (const auto& r : runs) {
+      dirs << r.key;
+      labels << r.label;
+    }
+    m_eval->compareRuns(dirs, labels);
+  }
   if (!problems.isEmpty()) showMessage(tr("Some metrics could not be read: %1").arg(problems.join("; ")), true);
 }
 

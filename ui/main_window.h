@@ -5,17 +5,26 @@
 // Thread: the UI thread.
 
 #include <QMainWindow>
+#include <QSet>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
+#include "studio/model_summary.h"
 #include "studio/session.h"
+#include "ui/background_job.h"
+#include "ui/data_preview.h"
 
+class QTabWidget;
 class QTimer;
 
 namespace studio::ui {
 
+class DataPanel;
+class EvaluationPanel;
 class LogPanel;
+class ModelPanel;
 class PlotsPanel;
 class RunController;
 class RunStatusBar;
@@ -34,6 +43,10 @@ class MainWindow : public QMainWindow {
 
   SettingsPanel* settingsPanel() const { return m_settings; }
   PlotsPanel* plotsPanel() const { return m_plots; }
+  DataPanel* dataPanel() const { return m_data; }
+  ModelPanel* modelPanel() const { return m_model; }
+  EvaluationPanel* evaluationPanel() const { return m_eval; }
+  QTabWidget* tabs() const { return m_tabs; }
   RunsPanel* runsPanel() const { return m_runs; }
   LogPanel* logPanel() const { return m_log; }
   RunToolBar* runToolBar() const { return m_toolbar; }
@@ -55,6 +68,15 @@ class MainWindow : public QMainWindow {
   // The last message shown to the person (errors included).
   QString lastMessage() const { return m_lastMessage; }
 
+  // Asked before a run loads a TorchScript file not trusted yet (its code
+  // runs): true to go on. The default asks the person in a dialog; tests
+  // answer for them.
+  using TrustPrompt = std::function<bool(const QString& path, const QString& sha256)>;
+  void setTrustPrompt(TrustPrompt prompt) { m_trustPrompt = std::move(prompt); }
+  bool isTrusted(const QString& sha256) const { return m_trusted.contains(sha256); }
+  // The data check of the current settings has finished (for tests).
+  bool dataChecked() const;
+
  Q_SIGNALS:
   void runFinished(const studio::RunSummary& summary);
 
@@ -65,6 +87,11 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void connectPanels();
   void updateSchedulePreview();
+  void checkData(bool force = false);
+  void onDataPreview(const QString& key, const DataPreview& preview);
+  void updateModelSummary();
+  bool ensureTrusted(const TrainConfig& config);
+  void trust(const QString& sha256);
   void onRecords(const QString& runDir, const std::vector<MetricRecord>& records);
   void onRunFinished(const RunSummary& summary);
   void onStateChanged();
@@ -75,7 +102,11 @@ class MainWindow : public QMainWindow {
 
   QString m_presetDir;
   SettingsPanel* m_settings;
+  QTabWidget* m_tabs;
   PlotsPanel* m_plots;
+  DataPanel* m_data;
+  ModelPanel* m_model;
+  EvaluationPanel* m_eval;
   RunsPanel* m_runs;
   LogPanel* m_log;
   RunToolBar* m_toolbar;
@@ -87,6 +118,14 @@ class MainWindow : public QMainWindow {
   bool m_liveResumed = false;
   QString m_lastMessage;
   bool m_restore;
+  BackgroundJob<DataPreview> m_dataJob;
+  BackgroundJob<std::pair<ModelSummary, QString>> m_modelJob;
+  QString m_previewKey;       // the data settings of the preview shown (or under way)
+  bool m_previewDone = false;
+  DataPreview m_preview;
+  QString m_modelKey;
+  QSet<QString> m_trusted;    // SHA-256 of TorchScript files the person trusted
+  TrustPrompt m_trustPrompt;
 };
 
 }  // namespace studio::ui

@@ -12,6 +12,8 @@
 
 #include <qcustomplot.h>
 
+#include "ui/plot_palette.h"
+
 namespace studio::ui {
 
 MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* parent)
@@ -294,21 +296,7 @@ void MetricChart::changeEvent(QEvent* event) {
 void MetricChart::applyPalette() {
   const QPalette p = palette();
   const QColor text = p.color(QPalette::WindowText);
-  QColor grid = p.color(QPalette::Mid);
-  grid.setAlpha(110);
-  m_plot->setBackground(p.brush(QPalette::Base));
-  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2}) {
-    axis->setBasePen(QPen(text));
-    axis->setTickPen(QPen(text));
-    axis->setSubTickPen(QPen(text));
-    axis->setLabelColor(text);
-    axis->setTickLabelColor(text);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-  }
-  m_plot->legend->setBrush(p.brush(QPalette::Base));
-  m_plot->legend->setTextColor(text);
-  m_plot->legend->setBorderPen(QPen(grid));
-  if (auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))) t->setTextColor(text);
+  applyPlotPalette(m_plot, p);
   m_crossLine->setPen(QPen(text, 1, Qt::DotLine));
   m_crossText->setColor(text);
   QColor box = p.color(QPalette::ToolTipBase);

@@ -1,6 +1,7 @@
 #include "ui/run_status_bar.h"
 
 #include <QLabel>
+#include <QProgressBar>
 
 #include <cmath>
 
@@ -17,8 +18,13 @@ QString duration(double seconds) {
 
 RunStatusBar::RunStatusBar(QWidget* parent)
     : QStatusBar(parent), m_state(new QLabel), m_step(new QLabel), m_eta(new QLabel), m_speed(new QLabel),
-      m_device(new QLabel), m_memory(new QLabel) {
+      m_device(new QLabel), m_memory(new QLabel), m_loading(new QProgressBar) {
   m_step->setObjectName("statusStep");
+  m_loading->setObjectName("loadingProgress");
+  m_loading->setMaximumWidth(320);
+  m_loading->setTextVisible(true);
+  m_loading->hide();
+  addPermanentWidget(m_loading);
   for (QLabel* l : {m_state, m_step, m_eta, m_speed, m_device, m_memory}) addPermanentWidget(l);
   clearProgress();
 }
@@ -26,13 +32,29 @@ RunStatusBar::RunStatusBar(QWidget* parent)
 void RunStatusBar::clearProgress() {
   m_state->setText(tr("idle"));
   for (QLabel* l : {m_step, m_eta, m_speed, m_memory}) l->clear();
+  m_loading->hide();
   m_firstStep = -1;
 }
+
+QString RunStatusBar::loadingText() const { return m_loading->isVisible() ? m_loading->format() : QString(); }
 
 QString RunStatusBar::stepText() const { return m_step->text(); }
 
 void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last) {
   m_state->setText(stateName(p.state));
+  const bool loading = !p.phase.empty() && (p.state == SessionState::Starting || p.state == SessionState::Running);
+  m_loading->setVisible(loading);
+  if (loading) {
+    const QString phase = QString::fromStdString(p.phase);
+    if (p.phaseTotal > 0) {
+      m_loading->setRange(0, 1000);
+      m_loading->setValue(static_cast<int>(1000 * p.phaseDone / p.phaseTotal));
+      m_loading->setFormat(QString("%1 %2/%3").arg(phase).arg(p.phaseDone).arg(p.phaseTotal));
+    } else {
+      m_loading->setRange(0, 0);  // busy, no count
+      m_loading->setFormat(phase);
+    }
+  }
   m_step->setText(tr("epoch %1 · step %2 / %3").arg(p.epoch + 1).arg(p.step).arg(p.totalSteps));
   if (p.state == SessionState::Running && p.step > 0) {
     if (m_firstStep < 0) {

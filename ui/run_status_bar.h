@@ -8,6 +8,7 @@
 #include "studio/session.h"
 
 class QLabel;
+class QProgressBar;
 
 namespace studio::ui {
 
@@ -20,6 +21,8 @@ class RunStatusBar : public QStatusBar {
   void showProgress(const Progress& p, const MetricRecord* lastTrain);
   void clearProgress();
   QString stepText() const;
+  // The loading bar's text while one shows ("decoding images 120/600"), or "".
+  QString loadingText() const;
 
  private:
   QLabel* m_state;
@@ -28,6 +31,7 @@ class RunStatusBar : public QStatusBar {
   QLabel* m_speed;
   QLabel* m_device;
   QLabel* m_memory;
+  QProgressBar* m_loading;  // decoding and other work before the first step
   QElapsedTimer m_clock;
   int64_t m_firstStep = -1;
 };

@@ -393,6 +393,8 @@ void SettingsPanel::revalidate() {
   if (errors.empty()) errors = validate(c);
   m_config = c;
   m_errors = m_parseErrors;
+  if (!m_dataError.second.isEmpty() && errors.empty() && m_parseErrors.empty())
+    m_errors[m_dataError.first] = m_dataError.second;
   QStringList elsewhere;
   for (const auto& e : errors) {
     const QString path = QString::fromStdString(e.field);
@@ -427,6 +429,13 @@ void SettingsPanel::revalidate() {
     m_lastValid = valid;
     Q_EMIT validityChanged(valid);
   }
+}
+
+void SettingsPanel::setDataError(const QString& field, const QString& message) {
+  const std::pair<QString, QString> now{message.isEmpty() ? QString() : field, message};
+  if (now == m_dataError) return;
+  m_dataError = now;
+  revalidate();
 }
 
 QStringList SettingsPanel::errorTexts() const {

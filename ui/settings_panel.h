@@ -59,6 +59,11 @@ class SettingsPanel : public QWidget {
   // Locks editing while a run trains (its settings are fixed once started).
   void setLocked(bool locked);
 
+  // An error found when the data was read (a folder that does not exist, a
+  // label column that is not there): shown under its field, and the
+  // settings are not valid until it is cleared (an empty message).
+  void setDataError(const QString& field, const QString& message);
+
   // Applies a field's text as if typed (used by undo/redo and the tests).
   void applyFieldText(const QString& path, const QString& text);
   void applyDocument(const nlohmann::json& doc);
@@ -86,6 +91,7 @@ class SettingsPanel : public QWidget {
   TrainConfig m_config;
   std::map<QString, QString> m_errors;       // path -> message (validation and parsing)
   std::map<QString, QString> m_parseErrors;  // text that is not a value of the field's type
+  std::pair<QString, QString> m_dataError;   // field, message
   QUndoStack* m_undo;
   QComboBox* m_presets = nullptr;
   QString m_presetDir;

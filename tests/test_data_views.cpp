@@ -1,0 +1,288 @@
+// The window's views of a person's own data and model, offscreen:
+//  - the Data tab shows an image folder's classes with sample images and the
+//    counts of each split as bars (what is held out included), a table's
+//    first rows, and a data mistake as an inline error under its setting;
+//  - the Model tab lists the layers, and asks before running a TorchScript
+//    file's code; Start asks too, and refuses when the person says no;
+//  - the Evaluation tab shows a finished run's confusion matrix (counts and
+//    row-normalised), per-class figures and confident mistakes, follows a
+//    live run, and compares two runs class by class;
+//  - the status bar shows the loading phase with its progress.
+#include <QtTest/QtTest>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QTableWidget>
+
+#include "studio/image_file.h"
+#include "studio/sha256.h"
+#include "test_support.h"
+#include "ui/data_panel.h"
+#include "ui/evaluation_panel.h"
+#include "ui/main_window.h"
+#include "ui/metric_chart.h"
+#include "ui/plots_panel.h"
+#include "ui/model_panel.h"
+#include "ui/run_controller.h"
+#include "ui/run_status_bar.h"
+#include "ui/run_toolbar.h"
+#include "ui/runs_panel.h"
+#include "ui/settings_panel.h"
+
+using namespace studio;
+
+namespace {
+
+constexpr int kTimeout = 120'000;
+
+// 3 classes of 16x16 RGB images that differ by colour: learnable at once.
+void makeFolder(const QString& root) {
+  const char* names[] = {"blue", "green", "red"};
+  for (int k = 0; k < 3; ++k) {
+    QDir().mkpath(root + "/" + names[k]);
+    for (int i = 0; i < 40 + 10 * k; ++i) {
+      Image img;
+      img.height = img.width = 16;
+      img.channels = 3;
+      uint32_t x = static_cast<uint32_t>(k * 1000 + i);
+      for (int p = 0; p < 16 * 16; ++p)
+        for (int c = 0; c < 3; ++c) {
+          x = x * 1103515245u + 12345u;
+          const int base = c == 2 - k ? 200 : 40;
+          img.pixels.push_back(static_cast<uint8_t>(base + static_cast<int>((x >> 16) % 40)));
+        }
+      writePngFile(QString("%1/%2/%3.png").arg(root, names[k]).arg(i, 3, 10, QChar('0')).toStdString(), img);
+    }
+  }
+}
+
+}  // namespace
+
+class TestDataViews : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::unique_ptr<ui::MainWindow> m_window;
+  QString m_folder, m_firstRun;
+
+  TrainConfig folderConfig(const QString& name) {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = name.toStdString();
+    c.data.format = "image_folder";
+    c.data.root = m_folder.toStdString();
+    c.data.train_limit = 0;
+    c.data.test_limit = 0;
+    c.data.test_fraction = 0.25;
+    c.model.kind = "cnn";
+    c.model.width = 8;
+    c.model.depth = 2;
+    c.train.batch_size = 16;
+    c.train.epochs = 2;
+    c.optimizer.kind = "adam";
+    c.optimizer.lr = 0.01;
+    return c;
+  }
+
+  RunSummary runToEnd(const TrainConfig& c) {
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    if (!m_window->startRun()) qFatal("not started: %s", qPrintable(m_window->lastMessage()));
+    if (!QTest::qWaitFor([&] { return finished.count() == 1; }, kTimeout)) qFatal("the run did not end");
+    return finished.front().front().value<RunSummary>();
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("TrainingStudioTests");
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath("config"));
+    m_folder = m_dir.filePath("pictures");
+    makeFolder(m_folder);
+    m_window = std::make_unique<ui::MainWindow>(QString::fromStdString(defaultPresetDir()), false);
+    m_window->resize(1400, 900);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+  }
+
+  void dataTabShowsClassesSamplesAndSplits() {
+    m_window->settingsPanel()->setConfig(folderConfig("preview"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->dataChecked(), kTimeout);
+    ui::DataPanel* data = m_window->dataPanel();
+    QVERIFY2(data->preview().ok, qPrintable(data->preview().error));
+    QCOMPARE(data->preview().description.classNames, (std::vector<std::string>{"blue", "green", "red"}));
+    // Bars: training and test (held out: floor(0.25 * n) of each class).
+    const auto bars = data->barValues();
+    QCOMPARE(bars.size(), size_t(2));
+    QCOMPARE(bars[0], (std::vector<double>{30, 38, 45}));
+    QCOMPARE(bars[1], (std::vector<double>{10, 12, 15}));
+    QCOMPARE(data->sampleCount(), 3 * 6);
+    QVERIFY(data->findChild<QLabel*>("dataSummary")->text().contains("25% of each class"));
+    QVERIFY(data->findChild<QLabel*>("dataSummary")->text().contains("3x16x16"));
+    // The plan follows the data: 113 training images in batches of 16, 2 epochs.
+    ui::MetricChart* lr = m_window->plotsPanel()->chart(ui::PlotsPanel::LearningRate);
+    QTRY_VERIFY(lr->series("preview/lr") && lr->series("preview/lr")->size() == 2 * 8);
+  }
+
+  void dataMistakesAreInlineErrors() {
+    // A class folder without images: the message under data.root names it.
+    QDir().mkpath(m_folder + "/empty-class");
+    m_window->dataPanel()->recheckRequested();
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->settingsPanel()->errorFor("data.root").contains("empty-class"), kTimeout);
+    QVERIFY(!m_window->runToolBar()->startAction()->isEnabled());
+    QVERIFY(m_window->dataPanel()->findChild<QLabel*>("dataError")->text().contains("holds no images"));
+    QVERIFY(QDir(m_folder + "/empty-class").removeRecursively());
+    m_window->dataPanel()->recheckRequested();
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->settingsPanel()->isValid(), kTimeout);
+    // A table: its first rows; a label column it does not have: an error under that setting.
+    const QString csv = m_dir.filePath("table.csv");
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("x,y,kind\n");
+    for (int i = 0; i < 20; ++i) f.write(QString("%1,%2,%3\n").arg(i).arg(i * 2).arg(i % 2 ? "b" : "a").toUtf8());
+    f.close();
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.data.format = "csv";
+    c.data.root = csv.toStdString();
+    c.model.kind = "mlp";
+    m_window->settingsPanel()->setConfig(c);
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->dataChecked(), kTimeout);
+    auto* table = m_window->dataPanel()->findChild<QTableWidget*>("tablePreview");
+    QCOMPARE(table->columnCount(), 3);
+    QCOMPARE(table->rowCount(), 12);  // the first rows
+    QCOMPARE(table->horizontalHeaderItem(2)->text(), QString("kind"));
+    m_window->settingsPanel()->applyFieldText("data.label_column", "species");
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->settingsPanel()->errorFor("data.label_column").contains("is not a column"),
+                             kTimeout);
+  }
+
+  void modelTabListsTheLayers() {
+    m_window->settingsPanel()->setConfig(folderConfig("model"));
+    QTableWidget* layers = m_window->modelPanel()->table();
+    QTRY_VERIFY2_WITH_TIMEOUT(layers->rowCount() == 10,  // conv, bn, relu, pool x2, flatten, linear
+                              qPrintable(m_window->modelPanel()->findChild<QLabel*>("modelHead")->text()), 20000);
+    QCOMPARE(layers->item(9, 1)->text(), QString("Linear"));
+    QCOMPARE(layers->item(9, 2)->text(), QString("[2, 3]"));
+    QCOMPARE(layers->item(0, 2)->text(), QString("[2, 8, 16, 16]"));
+    QCOMPARE(layers->item(7, 2)->text(), QString("[2, 16, 4, 4]"));
+  }
+
+  void torchScriptIsTrustedBeforeItRuns() {
+    const QString models = m_dir.filePath("models");
+    QProcess p;
+    p.start(std::getenv("STUDIO_PYTHON"),
+            {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/make_torchscript_models.py", models, "4", "3"});
+    QVERIFY(p.waitForFinished(300000) && p.exitCode() == 0);
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "torchscript";
+    c.model.kind = "torchscript";
+    c.model.path = (models + "/cnn.ts").toStdString();
+    c.train.max_steps = 3;
+    m_window->settingsPanel()->setConfig(c);
+    const QString sha = QString::fromStdString(sha256OfFile(c.model.path));
+    // The Model tab does not run it unasked.
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->findChild<QPushButton*>("trustModel")->isHidden() == false, kTimeout);
+    QCOMPARE(m_window->modelPanel()->table()->rowCount(), 0);
+    // Start asks; "no" starts nothing.
+    QStringList asked;
+    m_window->setTrustPrompt([&](const QString& path, const QString& s) {
+      asked << path + " " + s;
+      return false;
+    });
+    QVERIFY(!m_window->startRun());
+    QCOMPARE(asked.size(), 1);
+    QVERIFY(asked.front().contains(sha));
+    QVERIFY(m_window->lastMessage().contains("was not trusted"));
+    QVERIFY(!m_window->controller()->active());
+    // "Yes" runs it, and is remembered for this file.
+    m_window->setTrustPrompt([&](const QString&, const QString&) { return true; });
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("completed"));
+    QVERIFY(m_window->isTrusted(sha));
+    m_window->setTrustPrompt([&](const QString&, const QString&) -> bool { qFatal("asked twice"); });
+    m_window->modelPanel()->trustRequested(QString::fromStdString(c.model.path));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->table()->rowCount() == 10, kTimeout);
+  }
+
+  void evaluationTabShowsARun() {
+    TrainConfig c = folderConfig("eval");
+    c.evaluation.every_steps = 4;
+    const RunSummary r = runToEnd(c);
+    QCOMPARE(r.status, std::string("completed"));
+    m_firstRun = QDir(QString::fromStdString(r.runDir)).absolutePath();
+    ui::EvaluationPanel* eval = m_window->evaluationPanel();
+    // It followed the live run to its last evaluation.
+    QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
+    QCOMPARE(eval->stepChooser()->count(), static_cast<int>(ui::evaluationSteps(m_firstRun).size()));
+    QVERIFY(eval->stepChooser()->count() >= 3);
+    const auto counts = eval->drawnMatrix();
+    double total = 0, diagonal = 0;
+    for (size_t t = 0; t < counts.size(); ++t)
+      for (size_t p = 0; p < counts.size(); ++p) {
+        total += counts[t][p];
+        if (t == p) diagonal += counts[t][p];
+      }
+    QCOMPARE(total, 37.0);  // the test images
+    QCOMPARE(diagonal / total, r.testAccuracy);
+    eval->setRowNormalized(true);
+    for (const auto& row : eval->drawnMatrix()) {
+      double sum = 0;
+      for (double v : row) sum += v;
+      QVERIFY(std::fabs(sum - 1.0) < 1e-9);
+    }
+    eval->setRowNormalized(false);
+    QCOMPARE(eval->classTable()->rowCount(), 3);
+    QCOMPARE(eval->classTable()->item(2, 0)->text(), QString("red"));
+    // An older evaluation, chosen from the list.
+    eval->stepChooser()->setCurrentIndex(0);
+    eval->stepChooser()->activated(0);
+    QCOMPARE(eval->report()->step, int64_t(4));
+    // Export carries the evaluations and the classes.
+    QString error;
+    const QStringList files = m_window->exportRunTo(m_firstRun, m_dir.filePath("export"), &error);
+    QVERIFY2(!files.isEmpty(), qPrintable(error));
+    QVERIFY(files.contains(m_dir.filePath("export") + "/classes.json"));
+    QVERIFY(files.contains(m_dir.filePath("export") + "/eval/step-4.json"));
+    QVERIFY(files.contains(m_dir.filePath("export") + "/preprocessing.json"));
+  }
+
+  void mistakesAreShownWithTheirClasses() {
+    // A run too short to learn makes mistakes to show.
+    TrainConfig c = folderConfig("short");
+    c.train.max_steps = 1;
+    c.optimizer.lr = 1e-6;
+    const RunSummary r = runToEnd(c);
+    m_window->runsPanel()->refresh();
+    m_window->runsPanel()->selectRuns({QDir(QString::fromStdString(r.runDir)).absolutePath()});
+    ui::EvaluationPanel* eval = m_window->evaluationPanel();
+    QTRY_VERIFY(eval->report().has_value());
+    QVERIFY(eval->mistakesShown() > 0);
+    QVERIFY(!eval->report()->thumbnails.empty());
+    // Two runs: compared class by class.
+    m_window->runsPanel()->selectRuns({m_firstRun, QDir(QString::fromStdString(r.runDir)).absolutePath()});
+    QCOMPARE(eval->comparisonTable()->columnCount(), 3);  // class, and one column per run
+    QCOMPARE(eval->comparisonTable()->rowCount(), 4);     // 3 classes and all
+  }
+
+  void statusBarShowsTheLoadingPhase() {
+    ui::RunStatusBar* bar = m_window->runStatusBar();
+    Progress p;
+    p.state = SessionState::Starting;
+    p.phase = "decoding images";
+    p.phaseDone = 30;
+    p.phaseTotal = 60;
+    bar->showProgress(p, nullptr);
+    QCOMPARE(bar->loadingText(), QString("decoding images 30/60"));
+    p.state = SessionState::Running;
+    p.phase.clear();
+    bar->showProgress(p, nullptr);
+    QCOMPARE(bar->loadingText(), QString());
+  }
+
+  void cleanupTestCase() { m_window.reset(); }
+};
+
+QTEST_MAIN(TestDataViews)
+#include "test_data_views.moc"

@@ -1,0 +1,88 @@
+#include "ui/data_preview.h"
+
+#include <nlohmann/json.hpp>
+
+#include "studio/csv_table.h"
+#include "studio/idx_file.h"
+#include "studio/image_file.h"
+
+namespace studio::ui {
+namespace {
+
+QImage toQImage(const Image& img) {
+  const QImage::Format f = img.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888;
+  QImage q(img.pixels.data(), static_cast<int>(img.width), static_cast<int>(img.height),
+           static_cast<int>(img.width * img.channels), f);
+  return q.copy();  // owns its pixels
+}
+
+// Which setting a data error is about, from the setting it names.
+QString fieldOf(const QString& message, const TrainConfig& c) {
+  for (const char* f : {"data.label_column", "data.ignore_columns", "data.test_fraction", "data.val_fraction",
+                        "data.train_limit", "data.test_file", "data.train_file", "data.on_bad_file"})
+    if (message.contains(f)) return f;
+  if (c.data.format == "csv") {
+    if (!c.data.test_file.empty() && message.contains(QString::fromStdString(c.data.test_file))) return "data.test_file";
+    if (!c.data.train_file.empty()) return "data.train_file";
+  }
+  return "data.root";
+}
+
+}  // namespace
+
+QString dataPreviewKey(const TrainConfig& c) {
+  nlohmann::json k = toJson(c)["data"];
+  k["seed"] = c.train.seed;
+  return QString::fromStdString(k.dump());
+}
+
+DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
+  DataPreview p;
+  try {
+    const DataPlan plan = planData(config);
+    p.description = describePlan(plan, config.data);
+    const int64_t classes = plan.classes();
+    p.samples.assign(static_cast<size_t>(classes), {});
+    if (plan.format == "idx") {
+      const IdxArray images = readIdxFile(plan.idxTrainImages, 3);
+      const int64_t px = images.dims[1] * images.dims[2];
+      for (size_t i = 0; i < plan.train.items.size(); ++i) {
+        auto& row = p.samples[static_cast<size_t>(plan.train.labels[i])];
+        if (static_cast<int>(row.size()) >= perClass) continue;
+        Image img;
+        img.height = images.dims[1];
+        img.width = images.dims[2];
+        img.channels = 1;
+        const auto at = images.data.begin() + static_cast<std::ptrdiff_t>(plan.train.items[i] * px);
+        img.pixels.assign(at, at + px);
+        row.push_back(toQImage(img));
+      }
+    } else if (plan.format == "image_folder") {
+      const int want = static_cast<int>(p.description.input.channels);
+      for (size_t i = 0; i < plan.train.items.size(); ++i) {
+        auto& row = p.samples[static_cast<size_t>(plan.train.labels[i])];
+        if (static_cast<int>(row.size()) >= perClass) continue;
+        try {
+          row.push_back(toQImage(decodeImageFile(plan.files[static_cast<size_t>(plan.train.items[i])], want)));
+        } catch (const DataError&) {
+          row.push_back(QImage());  // shown as unreadable; the run says more
+        }
+      }
+    } else {
+      const CsvTable t = readCsvTable(plan.trainTable);
+      for (const auto& c : t.columns) p.columns << QString::fromStdString(c);
+      for (size_t r = 0; r < t.rows.size() && r < 12; ++r) {
+        QStringList cells;
+        for (const auto& cell : t.rows[r]) cells << QString::fromStdString(cell);
+        p.rows.push_back(cells);
+      }
+    }
+    p.ok = true;
+  } catch (const std::exception& e) {
+    p.error = QString::fromStdString(e.what());
+    p.field = fieldOf(p.error, config);
+  }
+  return p;
+}
+
+}  // namespace studio::ui

@@ -1,0 +1,417 @@
+#include "ui/evaluation_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QEvent>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "studio/run_layout.h"
+#include "ui/plot_palette.h"
+
+namespace studio::ui {
+namespace {
+
+const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+                          QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
+
+QString percent(double v) { return std::isfinite(v) ? QString::number(100.0 * v, 'f', 1) + " %" : "—"; }
+
+QTableWidgetItem* cell(const QString& text, bool number = false) {
+  auto* item = new QTableWidgetItem(text);
+  if (number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  return item;
+}
+
+QSharedPointer<QCPAxisTickerText> classTicker(const std::vector<std::string>& names) {
+  QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
+  for (size_t k = 0; k < names.size(); ++k) t->addTick(static_cast<double>(k), QString::fromStdString(names[k]));
+  return t;
+}
+
+QTableWidget* table(const QStringList& headers, const char* name) {
+  auto* t = new QTableWidget(0, static_cast<int>(headers.size()));
+  t->setObjectName(name);
+  t->setHorizontalHeaderLabels(headers);
+  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  t->verticalHeader()->hide();
+  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  t->horizontalHeader()->setStretchLastSection(true);
+  return t;
+}
+
+}  // namespace
+
+std::vector<int64_t> evaluationSteps(const QString& runDir) {
+  std::vector<int64_t> steps;
+  const QDir dir(runDir + "/" + run_files::kEvalFolder);
+  for (const QString& f : dir.entryList({"step-*.json"}, QDir::Files)) {
+    bool ok = false;
+    const int64_t step = f.mid(5, f.size() - 10).toLongLong(&ok);
+    if (ok) steps.push_back(step);
+  }
+  std::sort(steps.begin(), steps.end());
+  return steps;
+}
+
+EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
+  auto* top = new QVBoxLayout(this);
+  top->setContentsMargins(6, 6, 6, 6);
+  auto* bar = new QHBoxLayout;
+  m_message = new QLabel;
+  m_message->setObjectName("evaluationMessage");
+  m_message->setWordWrap(true);
+  bar->addWidget(m_message, 1);
+  bar->addWidget(new QLabel(tr("Evaluation:")));
+  m_steps = new QComboBox;
+  m_steps->setObjectName("evaluationStep");
+  m_steps->setToolTip(tr("Which evaluation of the run to show (the newest while it trains)."));
+  m_steps->setFocusPolicy(Qt::StrongFocus);
+  bar->addWidget(m_steps);
+  m_normalize = new QCheckBox(tr("Row-normalised"));
+  m_normalize->setObjectName("rowNormalized");
+  m_normalize->setToolTip(tr("Each row as shares of its true class (recall on the diagonal) instead of counts."));
+  bar->addWidget(m_normalize);
+  top->addLayout(bar);
+  connect(m_steps, &QComboBox::activated, this, [this](int i) { showStep(m_steps->itemData(i).toLongLong()); });
+  connect(m_normalize, &QCheckBox::toggled, this, &EvaluationPanel::setRowNormalized);
+
+  m_pages = new QStackedWidget;
+  // One run.
+  auto* single = new QSplitter(Qt::Vertical);
+  auto* upper = new QSplitter(Qt::Horizontal);
+  m_matrix = new QCustomPlot;
+  m_matrix->setObjectName("confusionMatrix");
+  m_matrix->setMinimumSize(240, 200);
+  m_matrix->plotLayout()->insertRow(0);
+  m_matrix->plotLayout()->addElement(
+      0, 0, new QCPTextElement(m_matrix, tr("Confusion matrix"), QFont(font().family(), font().pointSize(), QFont::Bold)));
+  m_matrix->xAxis->setLabel(tr("predicted"));
+  m_matrix->yAxis->setLabel(tr("true"));
+  m_matrix->yAxis->setRangeReversed(true);
+  m_map = new QCPColorMap(m_matrix->xAxis, m_matrix->yAxis);
+  // Light for few, dark blue for many (ColorBrewer's Blues): readable numbers on both.
+  QCPColorGradient blues;
+  blues.setColorStopAt(0.0, QColor(247, 251, 255));
+  blues.setColorStopAt(0.5, QColor(107, 174, 214));
+  blues.setColorStopAt(1.0, QColor(8, 48, 107));
+  m_map->setGradient(blues);
+  m_map->setInterpolate(false);
+  upper->addWidget(m_matrix);
+  m_classes = table({tr("Class"), tr("Examples"), tr("Precision"), tr("Recall"), tr("F1"), tr("Accuracy (one vs rest)")},
+                    "classFigures");
+  upper->addWidget(m_classes);
+  upper->setStretchFactor(0, 3);
+  upper->setStretchFactor(1, 2);
+  single->addWidget(upper);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  m_mistakesHost = new QWidget;
+  m_mistakes = new QGridLayout(m_mistakesHost);
+  m_mistakes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  scroll->setWidget(m_mistakesHost);
+  scroll->setMinimumHeight(140);
+  single->addWidget(scroll);
+  single->setStretchFactor(0, 3);
+  single->setStretchFactor(1, 1);
+  m_pages->addWidget(single);
+  // Several runs.
+  auto* several = new QSplitter(Qt::Vertical);
+  m_compare = new QCustomPlot;
+  m_compare->setObjectName("classComparison");
+  m_compare->plotLayout()->insertRow(0);
+  m_compare->plotLayout()->addElement(
+      0, 0, new QCPTextElement(m_compare, tr("Accuracy of each class (recall), last evaluation of each run"),
+                               QFont(font().family(), font().pointSize(), QFont::Bold)));
+  m_compare->legend->setVisible(true);
+  several->addWidget(m_compare);
+  m_compareTable = table({tr("Class")}, "classComparisonTable");
+  several->addWidget(m_compareTable);
+  m_pages->addWidget(several);
+  top->addWidget(m_pages, 1);
+  applyPlotPalette(m_matrix, palette());
+  applyPlotPalette(m_compare, palette());
+  clear();
+}
+
+void EvaluationPanel::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) {
+    applyPlotPalette(m_matrix, palette());
+    applyPlotPalette(m_compare, palette());
+    m_matrix->replot(QCustomPlot::rpQueuedReplot);
+    m_compare->replot(QCustomPlot::rpQueuedReplot);
+  }
+  QWidget::changeEvent(event);
+}
+
+void EvaluationPanel::setMessage(const QString& text) { m_message->setText(text); }
+
+void EvaluationPanel::clear() {
+  m_run.clear();
+  m_report.reset();
+  m_steps->clear();
+  m_pages->setCurrentIndex(0);
+  m_map->data()->clear();
+  m_classes->setRowCount(0);
+  fillMistakes();
+  setMessage(tr("No evaluation yet: a run evaluates at the end of each epoch (or every N steps, see Evaluation "
+                "in the settings)."));
+  m_matrix->replot();
+}
+
+void EvaluationPanel::showRun(const QString& runDir, const QString& label) {
+  const bool same = runDir == m_run;
+  m_run = runDir;
+  m_label = label;
+  m_pages->setCurrentIndex(0);
+  const std::vector<int64_t> steps = evaluationSteps(runDir);
+  const int64_t keep = same && m_report ? m_report->step : -1;
+  m_steps->clear();
+  for (int64_t s : steps) m_steps->addItem(tr("step %1").arg(s), QVariant::fromValue<qlonglong>(s));
+  if (steps.empty()) {
+    m_report.reset();
+    m_map->data()->clear();
+    m_classes->setRowCount(0);
+    fillMistakes();
+    setMessage(tr("%1 has no evaluation yet.").arg(label));
+    m_matrix->replot();
+    return;
+  }
+  const bool had = std::find(steps.begin(), steps.end(), keep) != steps.end();
+  showStep(had ? keep : steps.back());
+}
+
+void EvaluationPanel::evaluationArrived(const QString& runDir, int64_t step) {
+  if (runDir != m_run) return;
+  // Follow the newest unless the person chose an older one.
+  const bool following = !m_report || m_steps->currentIndex() == m_steps->count() - 1;
+  m_steps->addItem(tr("step %1").arg(step), QVariant::fromValue<qlonglong>(step));
+  if (following) showStep(step);
+}
+
+void EvaluationPanel::showStep(int64_t step) {
+  const QString file = m_run + "/" + QString::fromStdString(run_files::evalReport(step));
+  try {
+    m_report = readEvalReport(file.toStdString());
+  } catch (const std::exception& e) {
+    m_report.reset();
+    setMessage(QString::fromStdString(e.what()));
+    return;
+  }
+  const int i = m_steps->findData(QVariant::fromValue<qlonglong>(step));
+  if (i >= 0) m_steps->setCurrentIndex(i);
+  m_thumbnails = m_report->thumbnails.empty()
+                     ? QImage()
+                     : QImage(m_run + "/" + run_files::kEvalFolder + "/" + QString::fromStdString(m_report->thumbnails));
+  setMessage(tr("%1 — %2 at step %3 (epoch %4): accuracy %5, loss %6, %7 examples")
+                 .arg(m_label, QString::fromStdString(m_report->split))
+                 .arg(m_report->step)
+                 .arg(m_report->epoch + 0)
+                 .arg(percent(m_report->accuracy))
+                 .arg(m_report->loss, 0, 'g', 4)
+                 .arg(m_report->examples));
+  drawMatrix();
+  fillClasses();
+  fillMistakes();
+}
+
+void EvaluationPanel::setRowNormalized(bool on) {
+  if (m_normalize->isChecked() != on) m_normalize->setChecked(on);
+  m_rowNormalized = on;
+  drawMatrix();
+}
+
+void EvaluationPanel::drawMatrix() {
+  for (int i = m_matrix->itemCount() - 1; i >= 0; --i) m_matrix->removeItem(i);
+  if (!m_report) {
+    m_matrix->replot();
+    return;
+  }
+  const auto& r = *m_report;
+  const int k = static_cast<int>(r.classes.size());
+  m_map->data()->setSize(k, k);
+  m_map->data()->setRange(QCPRange(0, k - 1), QCPRange(0, k - 1));
+  const auto values = drawnMatrix();
+  double top = 0;
+  for (int t = 0; t < k; ++t)
+    for (int p = 0; p < k; ++p) {
+      const double v = values[static_cast<size_t>(t)][static_cast<size_t>(p)];
+      m_map->data()->setCell(p, t, v);
+      top = std::max(top, v);
+    }
+  m_map->setDataRange(QCPRange(0, std::max(top, 1e-9)));
+  // The numbers in the cells while they fit.
+  if (k <= 20) {
+    const QColor light(255, 255, 255), dark(20, 20, 20);
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() - (k > 10 ? 2.5 : 1.0)));
+    for (int t = 0; t < k; ++t)
+      for (int p = 0; p < k; ++p) {
+        const double v = values[static_cast<size_t>(t)][static_cast<size_t>(p)];
+        auto* text = new QCPItemText(m_matrix);
+        text->position->setCoords(p, t);
+        text->setText(m_rowNormalized ? QString::number(v, 'f', 2) : QString::number(static_cast<qlonglong>(v)));
+        text->setFont(small);
+        text->setColor(v > 0.45 * top ? light : dark);
+      }
+  }
+  m_matrix->xAxis->setTicker(classTicker(r.classes));
+  m_matrix->yAxis->setTicker(classTicker(r.classes));
+  m_matrix->xAxis->setTickLabelRotation(k > 6 ? 40 : 0);
+  m_matrix->xAxis->setRange(-0.5, k - 0.5);
+  m_matrix->yAxis->setRange(-0.5, k - 0.5);
+  m_matrix->xAxis->grid()->setVisible(false);
+  m_matrix->yAxis->grid()->setVisible(false);
+  m_matrix->replot();
+}
+
+std::vector<std::vector<double>> EvaluationPanel::drawnMatrix() const {
+  std::vector<std::vector<double>> out;
+  if (!m_report) return out;
+  for (const auto& row : m_report->confusion) {
+    double total = 0;
+    for (int64_t v : row) total += static_cast<double>(v);
+    std::vector<double> r;
+    for (int64_t v : row) r.push_back(m_rowNormalized ? (total > 0 ? static_cast<double>(v) / total : 0.0)
+                                                      : static_cast<double>(v));
+    out.push_back(r);
+  }
+  return out;
+}
+
+void EvaluationPanel::fillClasses() {
+  m_classes->setRowCount(m_report ? static_cast<int>(m_report->perClass.size()) : 0);
+  if (!m_report) return;
+  for (size_t i = 0; i < m_report->perClass.size(); ++i) {
+    const ClassFigures& f = m_report->perClass[i];
+    const int row = static_cast<int>(i);
+    m_classes->setItem(row, 0, cell(QString::fromStdString(f.name)));
+    m_classes->setItem(row, 1, cell(QString::number(f.support), true));
+    m_classes->setItem(row, 2, cell(percent(f.precision), true));
+    m_classes->setItem(row, 3, cell(percent(f.recall), true));
+    m_classes->setItem(row, 4, cell(percent(f.f1), true));
+    m_classes->setItem(row, 5, cell(percent(f.accuracy), true));
+  }
+}
+
+void EvaluationPanel::fillMistakes() {
+  while (QLayoutItem* item = m_mistakes->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  if (!m_report || m_report->wrong.empty()) return;
+  auto* title = new QLabel(tr("Most confidently wrong:"));
+  m_mistakes->addWidget(title, 0, 0, 1, -1);
+  const int h = static_cast<int>(m_report->thumbnailHeight), w = static_cast<int>(m_report->thumbnailWidth);
+  for (size_t i = 0; i < m_report->wrong.size(); ++i) {
+    const WrongExample& e = m_report->wrong[i];
+    auto* box = new QWidget;
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(2, 2, 2, 2);
+    if (!m_thumbnails.isNull() && w > 0) {
+      auto* picture = new QLabel;
+      const QImage one = m_thumbnails.copy(static_cast<int>(i) * w, 0, w, h);
+      picture->setPixmap(QPixmap::fromImage(one.scaled(std::max(w, 48), std::max(h, 48), Qt::KeepAspectRatio)));
+      v->addWidget(picture, 0, Qt::AlignHCenter);
+    }
+    auto* caption = new QLabel(tr("%1 → %2\n%3")
+                                   .arg(QString::fromStdString(m_report->classes[static_cast<size_t>(e.truth)]),
+                                        QString::fromStdString(m_report->classes[static_cast<size_t>(e.predicted)]),
+                                        percent(e.confidence)));
+    caption->setAlignment(Qt::AlignHCenter);
+    v->addWidget(caption);
+    box->setToolTip(tr("%1\ntrue: %2, predicted: %3 with probability %4")
+                        .arg(QString::fromStdString(e.source),
+                             QString::fromStdString(m_report->classes[static_cast<size_t>(e.truth)]),
+                             QString::fromStdString(m_report->classes[static_cast<size_t>(e.predicted)]),
+                             percent(e.confidence)));
+    m_mistakes->addWidget(box, 1 + static_cast<int>(i) / 8, static_cast<int>(i) % 8);
+  }
+}
+
+int EvaluationPanel::mistakesShown() const { return m_report ? static_cast<int>(m_report->wrong.size()) : 0; }
+
+void EvaluationPanel::compareRuns(const QStringList& runDirs, const QStringList& labels) {
+  m_run.clear();
+  m_report.reset();
+  m_steps->clear();
+  m_pages->setCurrentIndex(1);
+  m_compare->clearPlottables();
+  std::vector<EvalReport> reports;
+  QStringList shown, missing;
+  for (int i = 0; i < runDirs.size(); ++i) {
+    const auto steps = evaluationSteps(runDirs[i]);
+    if (steps.empty()) {
+      missing << labels[i];
+      continue;
+    }
+    try {
+      reports.push_back(readEvalReport((runDirs[i] + "/" + QString::fromStdString(run_files::evalReport(steps.back())))
+                                           .toStdString()));
+      shown << labels[i];
+    } catch (const std::exception& e) {
+      missing << labels[i] + " (" + QString::fromStdString(e.what()) + ")";
+    }
+  }
+  QString text = tr("Comparing %1 runs' last evaluations.").arg(shown.size());
+  if (!missing.isEmpty()) text += " " + tr("Without an evaluation to compare: %1.").arg(missing.join(", "));
+  // Classes in the first run's order; runs with other classes show theirs too.
+  std::vector<std::string> classes;
+  for (const auto& r : reports)
+    for (const auto& c : r.classes)
+      if (std::find(classes.begin(), classes.end(), c) == classes.end()) classes.push_back(c);
+  auto* group = new QCPBarsGroup(m_compare);
+  m_compareTable->clear();
+  QStringList headers{tr("Class")};
+  for (const auto& l : shown) headers << l;
+  m_compareTable->setColumnCount(static_cast<int>(headers.size()));
+  m_compareTable->setHorizontalHeaderLabels(headers);
+  m_compareTable->setRowCount(static_cast<int>(classes.size()) + 1);
+  for (size_t k = 0; k < classes.size(); ++k)
+    m_compareTable->setItem(static_cast<int>(k), 0, cell(QString::fromStdString(classes[k])));
+  m_compareTable->setItem(static_cast<int>(classes.size()), 0, cell(tr("all (accuracy)")));
+  for (size_t r = 0; r < reports.size(); ++r) {
+    QVector<double> x, y;
+    for (size_t k = 0; k < classes.size(); ++k) {
+      const auto& names = reports[r].classes;
+      const auto it = std::find(names.begin(), names.end(), classes[k]);
+      double recall = std::nan("");
+      if (it != names.end()) recall = reports[r].perClass[static_cast<size_t>(it - names.begin())].recall;
+      m_compareTable->setItem(static_cast<int>(k), static_cast<int>(r) + 1, cell(percent(recall), true));
+      if (!std::isfinite(recall)) continue;
+      x << static_cast<double>(k);
+      y << recall;
+    }
+    m_compareTable->setItem(static_cast<int>(classes.size()), static_cast<int>(r) + 1,
+                            cell(percent(reports[r].accuracy), true));
+    auto* bars = new QCPBars(m_compare->xAxis, m_compare->yAxis);
+    bars->setName(shown[static_cast<int>(r)]);
+    bars->setData(x, y);
+    bars->setWidth(0.8 / static_cast<double>(std::max<size_t>(reports.size(), 1)));
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(kColors[r % 8]);
+    bars->setBarsGroup(group);
+  }
+  m_compare->xAxis->setTicker(classTicker(classes));
+  m_compare->xAxis->setTickLabelRotation(classes.size() > 6 ? 40 : 0);
+  m_compare->xAxis->setRange(-0.6, static_cast<double>(classes.size()) - 0.4);
+  m_compare->yAxis->setRange(0, 1.05);
+  m_compare->yAxis->setLabel(tr("recall"));
+  applyPlotPalette(m_compare, palette());
+  m_compare->replot();
+  setMessage(text);
+}
+
+}  // namespace studio::ui

@@ -1,0 +1,86 @@
+#pragma once
+// The Evaluation tab: for one run, any of its evaluations (the newest while
+// it trains): the confusion matrix (counts or row-normalised, a QCustomPlot
+// colour map), precision, recall, F1 and one-vs-rest accuracy per class, and
+// the examples it got wrong with the most confidence (thumbnails for images).
+// For several runs: each class's accuracy (recall) side by side, from each
+// run's last evaluation. Everything is read from the run folders
+// (eval/step-<N>.json), so a past run shows what a live one showed.
+// Thread: the UI thread.
+
+#include <QImage>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+#include "studio/eval_report.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QCPColorMap;
+class QGridLayout;
+class QLabel;
+class QStackedWidget;
+class QTableWidget;
+
+namespace studio::ui {
+
+// Evaluation steps a run folder holds, oldest first.
+std::vector<int64_t> evaluationSteps(const QString& runDir);
+
+class EvaluationPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit EvaluationPanel(QWidget* parent = nullptr);
+
+  // One run: lists its evaluations and shows the newest.
+  void showRun(const QString& runDir, const QString& label);
+  // A new evaluation of the run shown (the live run).
+  void evaluationArrived(const QString& runDir, int64_t step);
+  // Several runs side by side.
+  void compareRuns(const QStringList& runDirs, const QStringList& labels);
+  void clear();
+
+  void setRowNormalized(bool on);
+  const std::optional<EvalReport>& report() const { return m_report; }
+  QString shownRun() const { return m_run; }
+  // The matrix as drawn ([true][predicted]).
+  std::vector<std::vector<double>> drawnMatrix() const;
+  int mistakesShown() const;
+  QTableWidget* classTable() const { return m_classes; }
+  QTableWidget* comparisonTable() const { return m_compareTable; }
+  QComboBox* stepChooser() const { return m_steps; }
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void showStep(int64_t step);
+  void drawMatrix();
+  void fillClasses();
+  void fillMistakes();
+  void setMessage(const QString& text);
+
+  QString m_run, m_label;
+  std::optional<EvalReport> m_report;
+  QImage m_thumbnails;
+  bool m_rowNormalized = false;
+  QLabel* m_message;
+  QComboBox* m_steps;
+  QCheckBox* m_normalize;
+  QStackedWidget* m_pages;
+  QCustomPlot* m_matrix;
+  QCPColorMap* m_map = nullptr;
+  QTableWidget* m_classes;
+  QWidget* m_mistakesHost;
+  QGridLayout* m_mistakes;
+  QCustomPlot* m_compare;
+  QTableWidget* m_compareTable;
+};
+
+}  // namespace studio::ui
