@@ -1,4 +1,4 @@
-// Image data: PNG, JPEG and BMP files (written here with libpng and
+// Image data: PNG, JPEG, BMP, PGM and PPM files (written here with libpng and
 // TurboJPEG, and by Pillow for the kinds those writers do not make) decode
 // and resize to exactly what Pillow and torch give in Python; the decoded
 // cache is used when nothing changed and rebuilt when a file did; unreadable
@@ -80,7 +80,7 @@ class TestImageData : public QObject {
     QVERIFY(p.waitForFinished(300000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QStringList lines = QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.size(), 11 * 2 * 2);  // 11 files, 1 and 3 channels, own size and 20x24
+    QCOMPARE(lines.size(), 13 * 2 * 2);  // 13 files, 1 and 3 channels, own size and 20x24
     for (const QString& line : lines) {
       const QStringList f = line.split(' ');
       const QString name = f[0];
@@ -161,7 +161,7 @@ class TestImageData : public QObject {
     const DecodedImages d = decodeImages(r, {});
     QCOMPARE(d.bad, (std::vector<int64_t>{1, 2, 3, 4}));
     QVERIFY(QString::fromStdString(d.badReasons[1]).contains("2-noise.jpg"));
-    QVERIFY(QString::fromStdString(d.badReasons[1]).contains("not a PNG, JPEG or BMP"));
+    QVERIFY(QString::fromStdString(d.badReasons[1]).contains("not a PNG, JPEG, BMP, PGM or PPM"));
     QVERIFY(QString::fromStdString(d.badReasons[2]).contains("is empty"));
     QVERIFY2(QString::fromStdString(d.badReasons[3]).contains("4-jpeg-cut.jpg is a damaged JPEG"), d.badReasons[3].c_str());
     QVERIFY(torch::equal(d.images[0], decodeImageTensor(r.files[0], 3, 8, 8)));

@@ -39,6 +39,7 @@ std::string kindOf(const std::string& bytes) {
   if (bytes.size() >= 8 && std::memcmp(bytes.data(), "\x89PNG\r\n\x1a\n", 8) == 0) return "png";
   if (bytes.size() >= 3 && std::memcmp(bytes.data(), "\xFF\xD8\xFF", 3) == 0) return "jpeg";
   if (bytes.size() >= 2 && std::memcmp(bytes.data(), "BM", 2) == 0) return "bmp";
+  if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == '5' || bytes[1] == '6')) return "pnm";
   return "";
 }
 
@@ -189,10 +190,11 @@ Image decodeJpeg(const std::string& bytes, const std::string& path) {
   return img;
 }
 
-Image decodeBmp(const std::string& path) {
+// BMP, and binary PGM/PPM, through TurboJPEG's loader.
+Image decodeBmp(const std::string& path, const char* kind) {
   int w = 0, h = 0, pf = TJPF_UNKNOWN;
   unsigned char* px = tjLoadImage(path.c_str(), &w, 1, &h, &pf, 0);
-  if (!px) throw DataError("image file " + path + " is not a readable BMP: " + tjGetErrorStr2(nullptr));
+  if (!px) throw DataError("image file " + path + " is not a readable " + kind + ": " + tjGetErrorStr2(nullptr));
   std::unique_ptr<unsigned char, decltype(&tjFree)> own(px, &tjFree);
   checkSize(w, h, path);
   Image img;
@@ -205,7 +207,7 @@ Image decodeBmp(const std::string& path) {
     return img;
   }
   if (pf < 0 || pf >= TJ_NUMPF || tjRedOffset[pf] < 0)
-    throw DataError("image file " + path + " is a BMP of a pixel format the studio does not read");
+    throw DataError("image file " + path + " is a " + kind + " of a pixel format the studio does not read");
   img.channels = 3;
   img.pixels.resize(n * 3);
   const int size = tjPixelSize[pf], r = tjRedOffset[pf], g = tjGreenOffset[pf], b = tjBlueOffset[pf];
@@ -240,7 +242,7 @@ bool isImageFileName(const std::string& name) {
   const auto dot = name.rfind('.');
   if (dot == std::string::npos) return false;
   const std::string ext = lower(name.substr(dot + 1));
-  return ext == "png" || ext == "jpg" || ext == "jpeg" || ext == "bmp";
+  return ext == "png" || ext == "jpg" || ext == "jpeg" || ext == "bmp" || ext == "pgm" || ext == "ppm";
 }
 
 Image decodeImage(const std::string& bytes, const std::string& path, int wantChannels) {
@@ -251,11 +253,13 @@ Image decodeImage(const std::string& bytes, const std::string& path, int wantCha
   else if (kind == "jpeg")
     img = decodeJpeg(bytes, path);
   else if (kind == "bmp")
-    img = decodeBmp(path);
+    img = decodeBmp(path, "BMP");
+  else if (kind == "pnm")
+    img = decodeBmp(path, "PGM/PPM");
   else if (bytes.empty())
     throw DataError("image file " + path + " is empty");
   else
-    throw DataError("image file " + path + " is not a PNG, JPEG or BMP image (its first bytes say otherwise)");
+    throw DataError("image file " + path + " is not a PNG, JPEG, BMP, PGM or PPM image (its first bytes say otherwise)");
   checkSize(img.width, img.height, path);
   return convertChannels(std::move(img), wantChannels);
 }
@@ -296,7 +300,7 @@ ImageHeader readImageHeader(const std::string& path) {
     h.height = ht;
     h.channels = colorspace == TJCS_GRAY ? 1 : 3;
   } else {
-    const Image img = decodeImage(bytes, path, 0);  // BMP: small enough to read whole
+    const Image img = decodeImage(bytes, path, 0);  // BMP, PGM, PPM: read whole
     h.width = img.width;
     h.height = img.height;
     h.channels = img.channels;

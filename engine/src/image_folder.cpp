@@ -83,7 +83,7 @@ ImageFolderScan scanImageFolder(const std::string& rootText) {
   for (const auto& [name, files] : train)
     if (files.empty())
       throw DataError("class folder " + (trainDir / name).string() +
-                      " holds no images (.png, .jpg, .jpeg or .bmp); add some or remove the folder");
+                      " holds no images (.png, .jpg, .jpeg, .bmp, .pgm or .ppm); add some or remove the folder");
   if (train.size() < 2)
     throw DataError("data.root " + rootText + " holds 1 class folder (" + train.begin()->first +
                     "); a classifier needs at least 2 classes");

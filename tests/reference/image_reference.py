@@ -5,7 +5,7 @@ torch, for the test that the studio decodes images as Python does.
 Usage: image_reference.py DIR
   1. Writes, with Pillow, the kinds of files the studio's own writers do not
      make: RGBA and palette PNGs, a 16-bit gray PNG, an interlaced PNG, a
-     progressive JPEG, gray and colour BMPs.
+     progressive JPEG, gray and colour BMPs, a PGM and a PPM.
   2. Decodes every image file in DIR (those and the ones the C++ test wrote
      with libpng and TurboJPEG) as the studio does: Pillow's convert("L") or
      convert("RGB") (16-bit gray: Pillow's 16-bit values, high byte, since
@@ -45,6 +45,8 @@ def write_fixtures(d):
     Image.fromarray(pattern(32, 40, 3, 5)).save(os.path.join(d, "pil_progressive.jpg"), quality=85, progressive=True)
     Image.fromarray(pattern(13, 11, 1, 6)[..., 0], "L").save(os.path.join(d, "pil_gray.bmp"))
     Image.fromarray(pattern(13, 11, 3, 7)).save(os.path.join(d, "pil_rgb.bmp"))
+    Image.fromarray(pattern(12, 14, 1, 8)[..., 0], "L").save(os.path.join(d, "pil_gray.pgm"))
+    Image.fromarray(pattern(10, 9, 3, 9)).save(os.path.join(d, "pil_rgb.ppm"))
 
 
 def decode(path, channels):
@@ -65,7 +67,7 @@ def main():
     os.makedirs(os.path.join(d, "ref"), exist_ok=True)
     for name in sorted(os.listdir(d)):
         path = os.path.join(d, name)
-        if not os.path.isfile(path) or not name.lower().endswith((".png", ".jpg", ".jpeg", ".bmp")):
+        if not os.path.isfile(path) or not name.lower().endswith((".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm")):
             continue
         for channels in (1, 3):
             chw = decode(path, channels)

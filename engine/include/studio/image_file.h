@@ -1,6 +1,7 @@
 #pragma once
 // Reading and writing image files with Debian's maintained decoders: libpng
-// for PNG, TurboJPEG (libjpeg-turbo) for JPEG, and TurboJPEG's BMP loader.
+// for PNG, TurboJPEG (libjpeg-turbo) for JPEG, and TurboJPEG's loader for BMP
+// and binary PGM/PPM.
 // The kind is told by the file's first bytes, not its name.
 //
 // Pixels come out as Pillow gives them, so a Python reference can check them:
@@ -24,7 +25,7 @@ struct Image {
 
 struct ImageHeader {
   int64_t height = 0, width = 0, channels = 0;  // as stored (colour: 3)
-  std::string kind;                              // png | jpeg | bmp
+  std::string kind;                              // png | jpeg | bmp | pnm
 };
 
 // wantChannels 0: as stored; 1 or 3: converted. Throws DataError naming the
@@ -33,7 +34,7 @@ Image decodeImageFile(const std::string& path, int wantChannels = 0);
 Image decodeImage(const std::string& bytes, const std::string& path, int wantChannels = 0);
 ImageHeader readImageHeader(const std::string& path);
 
-// .png .jpg .jpeg .bmp, any case.
+// .png .jpg .jpeg .bmp .pgm .ppm, any case.
 bool isImageFileName(const std::string& name);
 
 // Writing (test fixtures, evaluation thumbnails). Throw IoError naming the file.

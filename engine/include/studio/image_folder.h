@@ -3,7 +3,7 @@
 // decoded):
 //   root/<class>/...                        one folder per class, or
 //   root/train/<class>/..., root/test/<class>/... and optionally root/val/<class>/...
-// Image files (.png .jpg .jpeg .bmp, any case) are found in each class folder
+// Image files (.png .jpg .jpeg .bmp .pgm .ppm, any case) are found in each class folder
 // and its sub-folders; other files and hidden ones are left out. Class names
 // are the training class folders' names, sorted; files are sorted by path.
 // Torch-free. Thread: free functions, any thread.
