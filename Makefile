@@ -46,6 +46,7 @@ test: build
 
 bench: build
 	./$(BUILD)/bench/bench_engine
+	./$(BUILD)/bench/bench_image_folder
 	./$(BUILD)/bench/bench_replot
 	./$(BUILD)/bench/bench_window
 
