@@ -43,8 +43,13 @@ RunInfo readRunInfo(const QString& runDir) {
     }
     if (settings.contains("run_info") && settings["run_info"].is_object()) {
       const auto& info = settings["run_info"];
-      r.device = QString::fromStdString(info.value("device", std::string()));
-      r.totalSteps = info.value("total_steps", qint64{0});
+      if (info.contains("device") && info["device"].is_string())
+        r.device = QString::fromStdString(info["device"].get<std::string>());
+      if (info.contains("total_steps") && info["total_steps"].is_number_integer())
+        r.totalSteps = info["total_steps"].get<qint64>();
+      // "TorchScript net.ts", as the engine describes the model it built.
+      if (info.contains("model") && info["model"].is_string())
+        r.model = QString::fromStdString(info["model"].get<std::string>());
     }
   }
   const nlohmann::json summary = readJson(runDir + "/summary.json");
