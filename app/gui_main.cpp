@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
       return fail(e.what(), 2);
     }
     settings->setConfig(c, "open");
+    if (!cli.isSet(config)) settings->markPreset(cli.isSet(preset) ? cli.value(preset) : "fashion-mnist-cnn");
   }
   if (cli.isSet(theme)) {
     const QString t = cli.value(theme);
@@ -117,6 +118,13 @@ int main(int argc, char** argv) {
 
   int exitCode = 0;
   if (cli.isSet(autostart) || cli.isSet(quitAfter)) {
+    // Unattended, nobody answers a dialog: as the CLI, say that the model's
+    // code runs (the person named it on the command line) and go on.
+    window.setTrustPrompt([](const QString& path, const QString& sha) {
+      std::fprintf(stderr, "note: model.path %s is TorchScript: loading it runs the code in it (SHA-256 %s)\n",
+                   qPrintable(path), qPrintable(sha));
+      return true;
+    });
     if (!settings->isValid()) return fail("the settings have errors:\n  " + settings->errorTexts().join("\n  "), 2);
     QObject::connect(&window, &studio::ui::MainWindow::runFinished, &app, [&](const studio::RunSummary& s) {
       std::printf("run %s: %lld of %lld steps, %s\n", s.status.c_str(), static_cast<long long>(s.steps),

@@ -479,6 +479,11 @@ void SettingsPanel::setPresets(const QString& presetDir) {
   for (const auto& name : presetNames(presetDir.toStdString())) m_presets->addItem(QString::fromStdString(name));
 }
 
+void SettingsPanel::markPreset(const QString& name) {
+  const int i = m_presets->findText(name);
+  if (i >= 0) m_presets->setCurrentIndex(i);
+}
+
 bool SettingsPanel::loadPreset(const QString& name, QString* error) {
   return attempt(error, [&] {
     const std::string path = presetPath(m_presetDir.toStdString(), name.toStdString());

@@ -52,6 +52,8 @@ class SettingsPanel : public QWidget {
   QAction* redoAction() const { return m_redoAction; }
 
   void setPresets(const QString& presetDir);
+  // Shows this preset as the one chosen (settings opened from it elsewhere).
+  void markPreset(const QString& name);
   // Loads a preset by name; false with the message when it cannot.
   bool loadPreset(const QString& name, QString* error = nullptr);
   bool loadFile(const QString& path, QString* error = nullptr);
