@@ -2,9 +2,9 @@
 // delimiters and newlines, the label column is found by name or index, and
 // every mistake in a table (ragged rows, missing, non-numeric or NaN values,
 // an unknown label column, one class) is named by file, row and column.
-#include <QtTest/QtTest>
-
 #include <fstream>
+
+#include "test_support.h"
 
 #include "studio/csv_table.h"
 #include "studio/data_plan.h"
@@ -17,16 +17,6 @@ std::string writeTable(const QTemporaryDir& dir, const QString& name, const std:
   const std::string p = (dir.path() + "/" + name).toStdString();
   std::ofstream(p, std::ios::binary) << text;
   return p;
-}
-
-template <class F>
-QString errorOf(F&& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return QString::fromStdString(e.what());
-  }
-  return "(no error)";
 }
 
 TrainConfig csvConfig(const std::string& file) {
@@ -84,12 +74,12 @@ class TestCsvTable : public QObject {
     QCOMPARE(selectColumns(t, "species", {}).label, int64_t(0));
     QCOMPARE(selectColumns(t, "0", {}).label, int64_t(0));
     QCOMPARE(selectColumns(t, "", {}).label, int64_t(2));  // the last column
-    const QString unknown = errorOf([&] { selectColumns(t, "kind", {}); });
+    const QString unknown = test::dataErrorOf([&] { selectColumns(t, "kind", {}); });
     QVERIFY2(unknown.contains("data.label_column \"kind\" is not a column") && unknown.contains("species, w, h"),
              qPrintable(unknown));
-    QVERIFY(errorOf([&] { selectColumns(t, "7", {}); }).contains("it has columns 0 to 2"));
-    QVERIFY(errorOf([&] { selectColumns(t, "species", {"w", "h"}); }).contains("no feature columns left"));
-    QVERIFY(errorOf([&] { selectColumns(t, "species", {"colour"}); }).contains("data.ignore_columns entry"));
+    QVERIFY(test::dataErrorOf([&] { selectColumns(t, "7", {}); }).contains("it has columns 0 to 2"));
+    QVERIFY(test::dataErrorOf([&] { selectColumns(t, "species", {"w", "h"}); }).contains("no feature columns left"));
+    QVERIFY(test::dataErrorOf([&] { selectColumns(t, "species", {"colour"}); }).contains("data.ignore_columns entry"));
   }
 
   void classNamesAreSorted() {
@@ -116,7 +106,7 @@ class TestCsvTable : public QObject {
     QFETCH(QString, message);
     QTemporaryDir dir;
     const std::string file = writeTable(dir, "bad.csv", text.toStdString());
-    const QString e = errorOf([&] { planData(csvConfig(file)); });
+    const QString e = test::dataErrorOf([&] { planData(csvConfig(file)); });
     QVERIFY2(e.contains(QString::fromStdString(file)), qPrintable(e));
     QVERIFY2(e.contains(message), qPrintable(e));
   }
@@ -144,7 +134,7 @@ class TestCsvTable : public QObject {
     QCOMPARE(p.train.size(), int64_t(30));
     QCOMPARE(exampleSource(p, p.test.items[1]), c.data.test_file + " row 3");
     c.data.test_file = writeTable(dir, "test2.csv", "id;x;y;label\n100;1;2;setosa\n101;3;4;rosa\n");
-    QVERIFY(errorOf([&] { planData(c); }).contains("row 3 has label \"rosa\", which the training table"));
+    QVERIFY(test::dataErrorOf([&] { planData(c); }).contains("row 3 has label \"rosa\", which the training table"));
   }
 };
 

@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
+#include <QTreeWidget>
 
 #include "studio/image_file.h"
 #include "studio/sha256.h"
@@ -264,6 +265,32 @@ class TestDataViews : public QObject {
     m_window->runsPanel()->selectRuns({m_firstRun, QDir(QString::fromStdString(r.runDir)).absolutePath()});
     QCOMPARE(eval->comparisonTable()->columnCount(), 3);  // class, and one column per run
     QCOMPARE(eval->comparisonTable()->rowCount(), 4);     // 3 classes and all
+  }
+
+  void badRunFoldersAreListedNotFatal() {
+    // Run folders edited by hand: wrong types, and a settings.json that is not JSON.
+    const QString runs = m_dir.filePath("runs");
+    QDir().mkpath(runs + "/20260101-000000-typed");
+    QDir().mkpath(runs + "/20260101-000001-garbage");
+    auto write = [](const QString& path, const QByteArray& text) {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    };
+    write(runs + "/20260101-000000-typed/settings.json",
+          R"({"name": 5, "model": {"kind": 3, "width": "wide"}, "run_info": {"total_steps": "many", "device": 1}})");
+    write(runs + "/20260101-000000-typed/summary.json", R"({"status": 3, "steps": "many", "test_accuracy": "high"})");
+    write(runs + "/20260101-000001-garbage/settings.json", "{ not json");
+    m_window->runsPanel()->setRunsDir(runs);
+    m_window->runsPanel()->refresh();
+    QStringList statuses;
+    for (int i = 0; i < m_window->runsPanel()->list()->topLevelItemCount(); ++i)
+      statuses << m_window->runsPanel()->list()->topLevelItem(i)->text(2);
+    QVERIFY2(statuses.contains("unreadable"), qPrintable(statuses.join(",")));
+    QVERIFY2(statuses.contains("?"), qPrintable(statuses.join(",")));
+    // Selecting them draws nothing and says why, without ending the window.
+    m_window->runsPanel()->selectRuns({runs + "/20260101-000001-garbage"});
+    QVERIFY(m_window->lastMessage().contains("metrics.csv"));
   }
 
   void statusBarShowsTheLoadingPhase() {

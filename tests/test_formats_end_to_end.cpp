@@ -15,7 +15,6 @@
 #include "test_support.h"
 
 #include <QDir>
-#include <QProcess>
 
 #include "models/model.h"
 #include "run/tensor_archive.h"
@@ -80,22 +79,8 @@ void writeFolderAndSortedIdx(const QString& folder, const QString& idxDir, const
   writeFileAtomically(idxDir.toStdString() + "/" + idxStem + "-labels-idx1-ubyte", idxBytes({count}, labels));
 }
 
-struct Ran {
-  int code;
-  QString output;
-};
-
-Ran run(const QString& program, const QStringList& args) {
-  QProcess p;
-  p.setProcessChannelMode(QProcess::MergedChannels);
-  p.start(program, args);
-  if (!p.waitForFinished(600000)) qFatal("%s did not finish", qPrintable(program));
-  return {p.exitCode(), QString::fromUtf8(p.readAll())};
-}
-
-Ran python(const QString& script, const QStringList& args) {
-  return run(std::getenv("STUDIO_PYTHON"), QStringList{QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/" + script} + args);
-}
+using test::python;
+using test::Ran;
 
 }  // namespace
 
@@ -309,7 +294,7 @@ class TestFormatsEndToEnd : public QObject {
     QVERIFY(QFile::exists(QString::fromStdString(r.runDir + "/settings.json")));
     QVERIFY(test::readText(r.runDir + "/log.txt").find(message.toStdString()) != std::string::npos);
     // The CLI's summary names it too, with exit status 2.
-    const Ran cli = run(std::getenv("STUDIO_CLI"), {"summary", "--set", "model.kind=\"torchscript\"", "--set",
+    const Ran cli = test::cli({"summary", "--set", "model.kind=\"torchscript\"", "--set",
                                                     "model.path=\"" + QString::fromStdString(c.model.path) + "\"",
                                                     "--set", "data.root=\"" + m_idx + "\""});
     QCOMPARE(cli.code, 2);

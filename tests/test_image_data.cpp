@@ -43,16 +43,6 @@ void writeBytes(const std::string& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-template <class F>
-QString errorOf(F&& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return QString::fromStdString(e.what());
-  }
-  return "(no error)";
-}
-
 // root/<class>/<n>.png for each class and count.
 void makeFolder(const QString& root, const std::vector<std::pair<QString, int>>& classes, int seed = 0) {
   for (const auto& [name, n] : classes) {
@@ -155,7 +145,7 @@ class TestImageData : public QObject {
     writeBytes(path(dir, "4-jpeg-cut.jpg"), jpeg.substr(0, jpeg.size() * 2 / 3));  // cut in the scan data
     for (const char* n : {"0-good.png", "1-truncated.png", "2-noise.jpg", "3-empty.png", "4-jpeg-cut.jpg"})
       r.files.push_back(path(dir, n));
-    const QString stop = errorOf([&] { decodeImages(r, {}); });
+    const QString stop = test::dataErrorOf([&] { decodeImages(r, {}); });
     QVERIFY2(stop.contains("1-truncated.png") && stop.contains("data.on_bad_file"), qPrintable(stop));
     r.skipBadFiles = true;
     const DecodedImages d = decodeImages(r, {});
@@ -167,7 +157,7 @@ class TestImageData : public QObject {
     QVERIFY(torch::equal(d.images[0], decodeImageTensor(r.files[0], 3, 8, 8)));
     // Cached with its bad files: the fail setting still fails on them.
     r.skipBadFiles = false;
-    QVERIFY(errorOf([&] { decodeImages(r, {}); }).contains("1-truncated.png"));
+    QVERIFY(test::dataErrorOf([&] { decodeImages(r, {}); }).contains("1-truncated.png"));
     qunsetenv("STUDIO_DATA_CACHE");
   }
 
@@ -200,7 +190,7 @@ class TestImageData : public QObject {
       makeFolder(root + "/train", {{"cat", 2}, {"dog", 2}});
       makeFolder(root + "/test", {{"cat", 1}, {"fox", 1}});
     }
-    const QString e = errorOf([&] { scanImageFolder(root.toStdString()); });
+    const QString e = test::dataErrorOf([&] { scanImageFolder(root.toStdString()); });
     QVERIFY2(e.contains(message), qPrintable(e));
     QVERIFY2(e.contains(root), qPrintable(e));
   }
@@ -247,7 +237,7 @@ class TestImageData : public QObject {
     makeFolder(noTest + "/train", {{"cat", 2}, {"dog", 2}});
     c.data.root = noTest.toStdString();
     c.data.test_fraction = 0;
-    QVERIFY(errorOf([&] { planData(c); }).contains("data.test_fraction"));
+    QVERIFY(test::dataErrorOf([&] { planData(c); }).contains("data.test_fraction"));
   }
 };
 

@@ -12,7 +12,6 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
-#include <QProcess>
 
 #include <unistd.h>
 
@@ -20,29 +19,9 @@ using namespace studio;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  QString output;
-};
-
-Result runProgram(const QString& program, const QStringList& args) {
-  QProcess p;
-  p.setProcessChannelMode(QProcess::MergedChannels);
-  p.start(program, args);
-  if (!p.waitForFinished(300000)) qFatal("%s did not finish", qPrintable(program));
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
-}
-
-QString env(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v) qFatal("%s is not set; run the suites through ctest", name);
-  return QString::fromLocal8Bit(v);
-}
-
-Result cli(const QStringList& args) { return runProgram(env("STUDIO_CLI"), args); }
-Result python(const QString& script, const QStringList& args) {
-  return runProgram(env("STUDIO_PYTHON"), QStringList{env("STUDIO_TEST_SCRIPTS") + "/" + script} + args);
-}
+using test::cli;
+using test::python;
+using Result = test::Ran;
 
 void copyTree(const QString& from, const QString& to) {
   QDir().mkpath(to);

@@ -61,9 +61,47 @@ inline TrainConfig smallConfig(const QString& outDir) {
 
 }  // namespace studio::test
 
+#include <QProcess>
+
 #include "studio/session.h"
 
 namespace studio::test {
+
+// The message of the DataError f throws, or "(no error)".
+template <class F>
+QString dataErrorOf(F&& f) {
+  try {
+    f();
+  } catch (const DataError& e) {
+    return QString::fromStdString(e.what());
+  }
+  return "(no error)";
+}
+
+struct Ran {
+  int code = -1;  // -1: it crashed
+  QString output;  // stdout and stderr
+};
+
+inline QString env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) qFatal("%s is not set; run the suites through ctest", name);
+  return QString::fromLocal8Bit(v);
+}
+
+inline Ran runProgram(const QString& program, const QStringList& args, int timeoutMs = 600000) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(program, args);
+  if (!p.waitForFinished(timeoutMs)) qFatal("%s did not finish", qPrintable(program));
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+}
+
+// The studio's CLI, and a script of tests/reference with the tests' Python.
+inline Ran cli(const QStringList& args) { return runProgram(env("STUDIO_CLI"), args); }
+inline Ran python(const QString& script, const QStringList& args) {
+  return runProgram(env("STUDIO_PYTHON"), QStringList{env("STUDIO_TEST_SCRIPTS") + "/" + script} + args);
+}
 
 // Drives a session to its end, draining the metric queue as a front-end does.
 inline RunSummary runToEnd(Session& s, std::vector<MetricRecord>* records = nullptr) {

@@ -18,8 +18,19 @@ nlohmann::json readJson(const QString& path) {
   return nlohmann::json::parse(in, nullptr, false);  // a broken file reads as "discarded"
 }
 
+// Readers that never throw: a field of the wrong type reads as missing (a run
+// folder edited by hand must not end the window).
 double numberOr(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : MetricRecord::kNone;
+}
+
+QString textOr(const nlohmann::json& j, const char* key, const QString& fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? QString::fromStdString(j[key].get<std::string>())
+                                                                 : fallback;
+}
+
+qint64 wholeOr(const nlohmann::json& j, const char* key, qint64 fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<qint64>() : fallback;
 }
 
 }  // namespace
@@ -33,38 +44,39 @@ RunInfo readRunInfo(const QString& runDir) {
   if (!r.started.isValid()) r.started = dirInfo.birthTime().isValid() ? dirInfo.birthTime() : dirInfo.lastModified();
   const nlohmann::json settings = readJson(runDir + "/settings.json");
   if (settings.is_object()) {
-    r.name = QString::fromStdString(settings.value("name", std::string()));
+    r.name = textOr(settings, "name", QString());
     if (settings.contains("model") && settings["model"].is_object()) {
       const auto& m = settings["model"];
-      r.model = QString("%1 w%2 d%3")
-                    .arg(QString::fromStdString(m.value("kind", std::string("?"))))
-                    .arg(m.value("width", 0))
-                    .arg(m.value("depth", 0));
+      r.model = QString("%1 w%2 d%3").arg(textOr(m, "kind", "?")).arg(wholeOr(m, "width", 0)).arg(wholeOr(m, "depth", 0));
     }
     if (settings.contains("run_info") && settings["run_info"].is_object()) {
       const auto& info = settings["run_info"];
-      if (info.contains("device") && info["device"].is_string())
-        r.device = QString::fromStdString(info["device"].get<std::string>());
-      if (info.contains("total_steps") && info["total_steps"].is_number_integer())
-        r.totalSteps = info["total_steps"].get<qint64>();
+      r.device = textOr(info, "device", r.device);
+      r.totalSteps = wholeOr(info, "total_steps", r.totalSteps);
       // "TorchScript net.ts", as the engine describes the model it built.
-      if (info.contains("model") && info["model"].is_string())
-        r.model = QString::fromStdString(info["model"].get<std::string>());
+      r.model = textOr(info, "model", r.model);
     }
   }
+  const bool summaryThere = QFile::exists(runDir + "/summary.json");
   const nlohmann::json summary = readJson(runDir + "/summary.json");
   if (summary.is_object()) {
-    r.status = QString::fromStdString(summary.value("status", std::string("?")));
-    r.error = QString::fromStdString(summary.value("error", std::string()));
+    r.status = textOr(summary, "status", "?");
+    r.error = textOr(summary, "error", QString());
     r.bestAccuracy = numberOr(summary, "best_eval_accuracy");
     r.testAccuracy = numberOr(summary, "test_accuracy");
-    r.steps = summary.value("steps", qint64{0});
-    r.totalSteps = summary.value("total_steps", r.totalSteps);
-    if (summary.contains("device") && summary["device"].is_string())
-      r.device = QString::fromStdString(summary["device"].get<std::string>());
+    r.steps = wholeOr(summary, "steps", 0);
+    r.totalSteps = wholeOr(summary, "total_steps", r.totalSteps);
+    r.device = textOr(summary, "device", r.device);
+  } else if (summaryThere) {
+    r.status = "unreadable";
+    r.error = QStringLiteral("%1/summary.json is not valid JSON").arg(runDir);
   } else {
     // No summary: still training, or ended without one (killed, power cut).
     r.status = "interrupted";
+  }
+  if (!settings.is_object()) {
+    r.status = "unreadable";
+    r.error = QStringLiteral("%1/settings.json is not valid JSON settings").arg(runDir);
   }
   r.resumable = QFile::exists(runDir + "/checkpoints/last.ckpt") && r.status != "completed";
   return r;
