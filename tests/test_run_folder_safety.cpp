@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QProcess>
 
 #include <unistd.h>
 
@@ -173,6 +174,75 @@ class TestRunFolderSafety : public QObject {
     QVERIFY2(r.output.contains(run + "/checkpoints is a symbolic link"), qPrintable(r.output));
     QCOMPARE(QDir(elsewhere).entryList(QDir::Files).size(), 1);  // last.ckpt, and nothing new
     QCOMPARE(contents(elsewhere + "/last.ckpt"), before);
+  }
+
+  void aRunFolderIsLockedWhileOneTrainsInIt() {
+    const QString run = copyOfRun();
+    Session first;
+    first.resume(run.toStdString());
+    first.pause();
+    // Another process is refused at once, with a message; nothing it wrote.
+    const Result second = cli({"resume", run});
+    QVERIFY2(second.code == 2, qPrintable(second.output));
+    QVERIFY2(second.output.contains("is in use") && second.output.contains("pid"), qPrintable(second.output));
+    first.stop();
+    QCOMPARE(test::runToEnd(first).status, std::string("stopped"));
+    // Once the first has ended, the folder is free again.
+    const Result third = cli({"resume", run});
+    QVERIFY2(third.code == 0, qPrintable(third.output));
+    // Every step once in the metrics, though three processes had the folder.
+    QStringList steps;
+    for (const auto& line : test::readLines(run.toStdString() + "/metrics.csv"))
+      if (line.rfind("train,", 0) == 0) steps << QString::fromStdString(line).section(',', 1, 1);
+    QCOMPARE(steps.size(), 16);
+    QCOMPARE(steps.removeDuplicates(), 0);
+  }
+
+  void runsStartedTogetherGetTheirOwnFolders() {
+    const QString out = m_dir.path() + "/together";
+    QList<QProcess*> ps;
+    for (int i = 0; i < 3; ++i) {
+      auto* p = new QProcess(this);
+      p->setProcessChannelMode(QProcess::MergedChannels);
+      p->start(test::env("STUDIO_CLI"), {"train", "--preset", "fashion-mnist-mlp", "--set", "data.train_limit=256",
+                                          "--set", "train.max_steps=2", "--set", "name=\"same\"", "--out", out});
+      ps << p;
+    }
+    for (QProcess* p : ps) {
+      QVERIFY(p->waitForFinished(300000));
+      QVERIFY2(p->exitCode() == 0, p->readAll().constData());
+    }
+    const QStringList folders = QDir(out).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QCOMPARE(folders.size(), 3);
+    for (const QString& f : folders) {
+      QVERIFY(f.contains("-same"));
+      QVERIFY(test::readText((out + "/" + f + "/summary.json").toStdString()).find("completed") != std::string::npos);
+    }
+  }
+
+  void resumeAfterTheBatchSizeWasEditedIsRefused() {
+    const QString run = copyOfRun();
+    // The run stopped at batch 6 of 16; with batches 8 times as large an epoch has 2.
+    const std::string settings = run.toStdString() + "/settings.json";
+    auto doc = nlohmann::json::parse(test::readText(settings));
+    doc["train"]["batch_size"] = 256;
+    std::ofstream(settings) << doc.dump();
+    const Result r = cli({"resume", run});
+    QVERIFY2(r.code == 2, qPrintable(r.output));
+    QVERIFY2(r.output.contains("the run's data or batch size changed since"), qPrintable(r.output));
+  }
+
+  void badSettingsInARunFolderNameTheFile() {
+    const QString run = copyOfRun();
+    const std::string settings = run.toStdString() + "/settings.json";
+    auto doc = nlohmann::json::parse(test::readText(settings));
+    doc["optimizer"]["lr"] = -1;
+    std::ofstream(settings) << doc.dump();
+    const Result r = cli({"resume", run});
+    QVERIFY2(r.code == 2, qPrintable(r.output));
+    QVERIFY2(r.output.contains("invalid settings in settings file " + run + "/settings.json") &&
+                 r.output.contains("optimizer.lr must be > 0 (got -1)"),
+             qPrintable(r.output));
   }
 };
 

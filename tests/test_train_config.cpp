@@ -67,6 +67,10 @@ class TestTrainConfig : public QObject {
     QTest::newRow("eval batch") << "evaluation.batch_size=0" << "evaluation.batch_size" << "(got 0)";
     QTest::newRow("output dir") << "output.dir=\"\"" << "output.dir" << "must name a folder";
     QTest::newRow("name slash") << "name=\"a/b\"" << "name" << "must not contain";
+    QTest::newRow("name dot-dot") << "name=\"..\"" << "name" << "must not start with '.'";
+    QTest::newRow("name control") << "name=\"a\\u001b[31mb\"" << "name" << "must not contain control characters";
+    QTest::newRow("name 300 chars") << ("name=\"" + QString(300, 'x') + "\"") << "name" << "at most 100 characters (got 300)";
+    QTest::newRow("lr 1e400") << "optimizer.lr=1e400" << "optimizer.lr" << "must be a finite number";
     QTest::newRow("schema") << "schema_version=7" << "schema_version" << "must be 2 (got 7)";
     QTest::newRow("data format") << "data.format=\"parquet\"" << "data.format"
                                  << "must be one of idx, image_folder, csv (got \"parquet\")";
@@ -144,6 +148,24 @@ class TestTrainConfig : public QObject {
       QVERIFY2(!spec->label.empty() && !spec->tip.empty(), p.c_str());
       QVERIFY2(std::find(settingsGroups().begin(), settingsGroups().end(), spec->group) != settingsGroups().end(),
                p.c_str());
+    }
+  }
+
+  void deeplyNestedValuesGiveShortMessages() {
+    // 100,000 nested lists where a name belongs: an error, not a stack overflow.
+    std::string text = "{\"name\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+    QTemporaryDir dir;
+    const std::string path = (dir.path() + "/deep.json").toStdString();
+    std::ofstream(path) << text;
+    try {
+      loadConfigFile(path);
+      QFAIL("expected an error");
+    } catch (const ConfigFileError& e) {
+      const std::string m = e.what();
+      QVERIFY2(m.find("name must be a string (got a list of 1 item(s))") != std::string::npos ||
+                   m.find("not valid JSON") != std::string::npos,
+               m.substr(0, 300).c_str());
+      QVERIFY(m.find(path) != std::string::npos);
     }
   }
 

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <thread>
 
+#include "run/run_lock.h"
 #include "run/run_recorder.h"
 #include "studio/file_io.h"
 #include "studio/log.h"
@@ -26,14 +27,15 @@ const char* stateName(SessionState s) {
 }
 
 namespace {
-std::string listErrors(const std::vector<ConfigError>& errors) {
-  std::string text = "invalid settings:";
+std::string listErrors(const std::vector<ConfigError>& errors, const std::string& source) {
+  std::string text = source.empty() ? "invalid settings:" : "invalid settings in " + source + ":";
   for (const auto& x : errors) text += "\n  " + x.text();
   return text;
 }
 }  // namespace
 
-InvalidSettings::InvalidSettings(std::vector<ConfigError> e) : InputError(listErrors(e)), errors(std::move(e)) {}
+InvalidSettings::InvalidSettings(std::vector<ConfigError> e, const std::string& source)
+    : InputError(listErrors(e, source)), errors(std::move(e)) {}
 
 struct Session::Impl {
   std::unique_ptr<SessionChannel> channel;
@@ -43,12 +45,14 @@ struct Session::Impl {
   RunSummary summary;
   std::mutex doneMutex;
   std::condition_variable doneCv;
+  std::unique_ptr<RunLock> lock;  // held while the engine thread trains
 
   void launch(TrainConfig cfg, std::string runDir, bool resume, const StartOptions& options) {
     if (thread.joinable()) {
       if (!done) throw std::logic_error("a session is already running; stop it first");
       thread.join();
     }
+    lock = std::make_unique<RunLock>(runDir);  // throws when another process trains there
     channel = std::make_unique<SessionChannel>(options.metricQueueCapacity);
     done = false;
     SessionChannel* ch = channel.get();
@@ -58,8 +62,12 @@ struct Session::Impl {
       ch->runDir = runDir;
     }
     thread = std::thread([this, ch, cfg = std::move(cfg), runDir = std::move(runDir), resume, options] {
-      Trainer trainer(cfg, runDir, resume, options, *ch);
-      RunSummary s = trainer.run();
+      RunSummary s;
+      {
+        Trainer trainer(cfg, runDir, resume, options, *ch);
+        s = trainer.run();
+      }
+      lock.reset();  // everything is written: another process may train here now
       ch->state = s.status == "completed" ? SessionState::Finished
                   : s.status == "stopped" ? SessionState::Stopped
                                           : SessionState::Failed;
@@ -97,7 +105,7 @@ void Session::resume(const std::string& runDir, const StartOptions& options) {
   if (!fs::is_directory(runDir)) throw std::invalid_argument("run folder " + runDir + " not found");
   TrainConfig config = readRunSettings(runDir);
   auto errors = validate(config);
-  if (!errors.empty()) throw InvalidSettings(errors);
+  if (!errors.empty()) throw InvalidSettings(errors, "settings file " + runDir + "/settings.json");
   if (!fs::exists(runDir + "/checkpoints/last.ckpt"))
     throw std::invalid_argument("run folder " + runDir + " has no checkpoints/last.ckpt to resume from");
   requireRealDirectory(runDir + "/checkpoints");  // never written through a link

@@ -1,5 +1,6 @@
 #include "studio/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -161,6 +162,18 @@ struct Writer {
 };
 
 
+// A JSON value as a message shows it: scalars as written, containers by their
+// size only (dumping a hostile, deeply nested value would recurse too deep and
+// say nothing useful), long strings cut.
+std::string shown(const json& j) {
+  if (j.is_array()) return "a list of " + std::to_string(j.size()) + " item(s)";
+  if (j.is_object()) return "an object of " + std::to_string(j.size()) + " key(s)";
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) return "a number too large for a double";
+  std::string d = j.dump();
+  if (d.size() > 80) d = d.substr(0, 77) + "...";
+  return d;
+}
+
 struct Reader {
   std::vector<const json*> stack;
   std::vector<std::string> path;
@@ -181,19 +194,20 @@ struct Reader {
   void read(const char* key, std::string& out) {
     if (const json* j = find(key)) {
       if (j->is_string()) out = j->get<std::string>();
-      else errors.push_back({pathOf(key), "must be a string (got " + j->dump() + ")"});
+      else errors.push_back({pathOf(key), "must be a string (got " + shown(*j) + ")"});
     }
   }
   void read(const char* key, bool& out) {
     if (const json* j = find(key)) {
       if (j->is_boolean()) out = j->get<bool>();
-      else errors.push_back({pathOf(key), "must be true or false (got " + j->dump() + ")"});
+      else errors.push_back({pathOf(key), "must be true or false (got " + shown(*j) + ")"});
     }
   }
   void read(const char* key, double& out) {
     if (const json* j = find(key)) {
-      if (j->is_number()) out = j->get<double>();
-      else errors.push_back({pathOf(key), "must be a number (got " + j->dump() + ")"});
+      if (j->is_number() && std::isfinite(j->get<double>())) out = j->get<double>();
+      else if (j->is_number()) errors.push_back({pathOf(key), "must be a finite number (got " + shown(*j) + ")"});
+      else errors.push_back({pathOf(key), "must be a number (got " + shown(*j) + ")"});
     }
   }
   // A whole number that fits I, or an error naming the value as written:
@@ -201,7 +215,7 @@ struct Reader {
   template <class I> bool toInteger(const json& j, I& out, std::string& why) {
     using L = std::numeric_limits<I>;
     const std::string fits = "must be a whole number from " + std::to_string(L::min()) + " to " +
-                             std::to_string(L::max()) + " (got " + j.dump() + ")";
+                             std::to_string(L::max()) + " (got " + shown(j) + ")";
     if (j.is_number_unsigned()) {
       const uint64_t v = j.get<uint64_t>();
       if (v > static_cast<uint64_t>(L::max())) return why = fits, false;
@@ -210,7 +224,7 @@ struct Reader {
     }
     if (j.is_number_integer()) {
       const int64_t v = j.get<int64_t>();
-      if (v < 0 && std::is_unsigned_v<I>) return why = "must be >= 0 (got " + j.dump() + ")", false;
+      if (v < 0 && std::is_unsigned_v<I>) return why = "must be >= 0 (got " + shown(j) + ")", false;
       if (!std::is_unsigned_v<I> && (v < static_cast<int64_t>(L::min()) || v > static_cast<int64_t>(L::max())))
         return why = fits, false;
       out = static_cast<I>(v);
@@ -218,13 +232,13 @@ struct Reader {
     }
     if (j.is_number_float()) {
       const double d = j.get<double>();
-      if (!std::isfinite(d) || std::floor(d) != d) return why = "must be a whole number (got " + j.dump() + ")", false;
+      if (!std::isfinite(d) || std::floor(d) != d) return why = "must be a whole number (got " + shown(j) + ")", false;
       // 2^63 and beyond do not fit even int64; compare in double first.
       if (d < static_cast<double>(L::min()) || d >= std::ldexp(1.0, L::digits)) return why = fits, false;
       out = static_cast<I>(d);
       return true;
     }
-    why = "must be a whole number (got " + j.dump() + ")";
+    why = "must be a whole number (got " + shown(j) + ")";
     return false;
   }
   template <class I> void readInteger(const char* key, I& out) {
@@ -238,13 +252,13 @@ struct Reader {
   void read(const char* key, uint64_t& out) { readInteger(key, out); }
   void read(const char* key, std::vector<int64_t>& out) {
     if (const json* j = find(key)) {
-      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + j->dump() + ")"});
+      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + shown(*j) + ")"});
       std::vector<int64_t> v;
       for (const json& item : *j) {
         int64_t x = 0;
         std::string why;
         if (!toInteger(item, x, why))
-          return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + j->dump() + ")"});
+          return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + shown(*j) + ")"});
         v.push_back(x);
       }
       out = v;
@@ -252,10 +266,10 @@ struct Reader {
   }
   void read(const char* key, std::vector<std::string>& out) {
     if (const json* j = find(key)) {
-      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of strings (got " + j->dump() + ")"});
+      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of strings (got " + shown(*j) + ")"});
       std::vector<std::string> v;
       for (const json& item : *j) {
-        if (!item.is_string()) return errors.push_back({pathOf(key), "must be a list of strings (got " + j->dump() + ")"});
+        if (!item.is_string()) return errors.push_back({pathOf(key), "must be a list of strings (got " + shown(*j) + ")"});
         v.push_back(item.get<std::string>());
       }
       out = v;
@@ -268,7 +282,7 @@ struct Reader {
     const json* j = find(key);
     if (!j) return;
     if (!j->is_object()) {
-      errors.push_back({pathOf(key), "must be an object (got " + j->dump() + ")"});
+      errors.push_back({pathOf(key), "must be an object (got " + shown(*j) + ")"});
       return;
     }
     enter(*j);
@@ -320,12 +334,18 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   if (c.schema_version != kConfigSchemaVersion)
     e.push_back({"schema_version", "must be " + std::to_string(kConfigSchemaVersion) + " (got " +
                                        std::to_string(c.schema_version) + ")"});
+  // The name becomes part of a folder's name: nothing that leaves the output
+  // folder, hides the folder or upsets a terminal.
   if (c.name.empty()) e.push_back({"name", "must not be empty"});
-  for (char ch : c.name)
-    if (ch == '/' || ch == '\\' || ch == '\0') {
-      e.push_back({"name", "must not contain '/' or '\\' (got \"" + c.name + "\")"});
-      break;
-    }
+  const bool control = std::any_of(c.name.begin(), c.name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 32 || ch == 127; });
+  if (c.name.find_first_of("/\\") != std::string::npos)
+    e.push_back({"name", "must not contain '/' or '\\' (got \"" + c.name + "\")"});
+  else if (control)
+    e.push_back({"name", "must not contain control characters (tabs, newlines, escapes)"});
+  else if (c.name == "." || c.name == ".." || c.name.front() == '.')
+    e.push_back({"name", "must not start with '.' (got \"" + c.name + "\")"});
+  if (c.name.size() > 100)
+    e.push_back({"name", "must be at most 100 characters (got " + std::to_string(c.name.size()) + ")"});
 
   const auto& d = c.data;
   if (d.format == "csv") {
@@ -419,6 +439,8 @@ TrainConfig loadConfigFile(const std::string& path) {
     j = json::parse(in);
   } catch (const json::parse_error& e) {
     throw ConfigFileError("settings file " + path + " is not valid JSON: " + e.what());
+  } catch (const json::exception& e) {  // a number beyond double's range (1e400)
+    throw ConfigFileError("settings file " + path + " holds a value it cannot read: " + e.what());
   }
   if (j.is_object() && j.contains("schema_version") && j["schema_version"].is_number_integer()) {
     const int64_t version = j["schema_version"].get<int64_t>();
@@ -450,6 +472,8 @@ void applyOverride(TrainConfig& config, const std::string& assignment) {
     value = json::parse(text);
   } catch (const json::parse_error&) {
     value = text;
+  } catch (const json::out_of_range&) {
+    throw ConfigFileError(key + " must be a finite number (got " + text + ", too large for a double)");
   }
   json root = toJson(config);
   json* node = &root;

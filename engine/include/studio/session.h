@@ -69,7 +69,8 @@ struct StartOptions {
 
 // Settings that do not validate; what() lists every error with its field.
 struct InvalidSettings : InputError {
-  explicit InvalidSettings(std::vector<ConfigError> e);
+  // source: where the settings came from ("settings file runs/x/settings.json").
+  explicit InvalidSettings(std::vector<ConfigError> e, const std::string& source = "");
   std::vector<ConfigError> errors;
 };
 

@@ -209,7 +209,7 @@ struct Trainer::State {
     if (resume) {
       CheckpointParts parts{*model, *optimizer, *scaler, skipped, counters};
       loadCheckpoint(runDir + "/" + run_files::kLastCheckpoint, parts, device);
-      if (counters.epoch > 0 && counters.batchInEpoch > loader->batchesPerEpoch())
+      if (counters.batchInEpoch >= loader->batchesPerEpoch())
         throw CheckpointError("checkpoint " + runDir + "/" + run_files::kLastCheckpoint + " stopped at batch " +
                               std::to_string(counters.batchInEpoch) + " of an epoch that now has " +
                               std::to_string(loader->batchesPerEpoch()) +
@@ -529,6 +529,7 @@ struct Trainer::State {
     ch.state = SessionState::Running;
     pollCommands();
     while (counters.step < steps.totalSteps && !stopRequested) {
+      const int64_t stepBefore = counters.step;
       loader->startEpoch(counters.epoch, counters.batchInEpoch);
       while (counters.batchInEpoch < nb && counters.step < steps.totalSteps && !stopRequested) {
         const int64_t groupEnd = std::min(counters.batchInEpoch + k, nb);
@@ -575,6 +576,10 @@ struct Trainer::State {
         pollCommands();
         if (epochDone) break;
       }
+      // An epoch that trains nothing would repeat for ever.
+      if (counters.step == stepBefore && !stopRequested)
+        throw std::logic_error("no step was made in epoch " + std::to_string(counters.epoch) + " (batch " +
+                               std::to_string(counters.batchInEpoch) + " of " + std::to_string(nb) + ")");
     }
     flushStats();
   }
