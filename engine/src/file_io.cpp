@@ -42,7 +42,8 @@ std::string parentFolder(const std::string& path) {
   return p.empty() ? "." : p;
 }
 
-void writeFileAtomically(const std::string& path, std::string_view data) {
+void writeFileAtomically(const std::string& path, std::string_view data,
+                         const std::function<void(const char*)>& phase) {
   // A unique name, created exclusively: whatever was planted at "<path>.tmp"
   // (a link to a file elsewhere) is never opened.
   std::string tmpl = path + ".tmp.XXXXXX";
@@ -68,11 +69,13 @@ void writeFileAtomically(const std::string& path, std::string_view data) {
     throw;
   }
   ::close(fd);
+  if (phase) phase("temp");
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     throw IoError("cannot write " + path + ": " + reason(err));
   }
+  if (phase) phase("renamed");
   syncFolder(parentFolder(path));
 }
 

@@ -10,6 +10,7 @@
 // file where a file or folder must be throws InputError. Torch-free.
 // Thread: free functions, any thread; an AppendFile belongs to one thread.
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -17,7 +18,11 @@
 
 namespace studio {
 
-void writeFileAtomically(const std::string& path, std::string_view data);
+// `phase`, when given, is called with "temp" once the new content is on the
+// disk under its temporary name and with "renamed" once it replaced path
+// (the crash-safety tests stop the process there).
+void writeFileAtomically(const std::string& path, std::string_view data,
+                         const std::function<void(const char* phase)>& phase = {});
 
 // Whole file into memory; throws InputError naming it (and `what` it is).
 std::string readFileBytes(const std::string& path, const std::string& what = "file");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "run/crash_point.h"
 #include "run/tensor_archive.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -89,7 +90,12 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   } catch (const c10::Error& e) {
     throw IoError("cannot serialise checkpoint " + paths.front() + ": " + e.what_without_backtrace());
   }
-  for (const auto& path : paths) writeFileAtomically(path, data);  // names the file on failure
+  for (const auto& path : paths) {
+    crashPoint("checkpoint-before-temp");
+    writeFileAtomically(path, data, [](const char* phase) {  // names the file on failure
+      crashPoint(std::string("checkpoint-after-") + phase);
+    });
+  }
 }
 
 void loadModelWeights(const std::string& path, Model& model) {

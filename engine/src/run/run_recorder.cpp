@@ -74,6 +74,11 @@ void RunRecorder::flush() {
   m_buffer.clear();
 }
 
+void RunRecorder::sync() {
+  flush();
+  m_csv.sync();
+}
+
 void RunRecorder::flushIfDue() {
   if (std::chrono::steady_clock::now() - m_lastFlush > std::chrono::seconds(3)) flush();
 }

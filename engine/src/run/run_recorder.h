@@ -34,6 +34,10 @@ class RunRecorder {
   void writeSettings(const TrainConfig& config, const nlohmann::json& runInfo);
   void append(const MetricRecord& record);
   void flush();
+  // Flushes and waits until the rows are on the disk (fsync): before a
+  // checkpoint of a step replaces the last one, the rows up to that step
+  // must survive any crash.
+  void sync();
   void flushIfDue();
   // summary.json; static, so a run that failed before it had a recorder
   // still leaves one.

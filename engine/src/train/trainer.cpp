@@ -17,6 +17,7 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/checkpoint.h"
+#include "run/crash_point.h"
 #include "run/run_recorder.h"
 #include "studio/eval_report.h"
 #include "studio/file_io.h"
@@ -314,13 +315,18 @@ struct Trainer::State {
 
   CheckpointParts parts() { return CheckpointParts{*model, *optimizer, *scaler, skipped, counters}; }
 
+  // Write-ahead: the metric rows up to this step reach the disk first, so a
+  // checkpoint never stands for steps whose rows a crash lost (resume keeps
+  // the rows up to the checkpoint's step and redoes the rest).
   void saveCheckpoints(bool best) {
     counters.wallSeconds = wallSeconds();
+    crashPoint("checkpoint-before-metrics-flush");
+    recorder->sync();
+    crashPoint("checkpoint-after-metrics-flush");
     const std::string dir = runDir + "/checkpoints";
     std::vector<std::string> paths{dir + "/last.ckpt"};
     if (best) paths.push_back(dir + "/best.ckpt");
     saveCheckpoint(paths, parts());
-    recorder->flush();
   }
 
   EvalOptions evalOptions() const {
