@@ -34,6 +34,14 @@ void CliProgress::record(const MetricRecord& r) {
   } else if (r.kind == RecordKind::LrChange) {
     clearLine();
     std::fprintf(m_out, "step %lld: learning rate set to %g\n", static_cast<long long>(r.step), r.lr);
+  } else if (r.kind == RecordKind::NonFinite) {
+    clearLine();
+    std::fprintf(m_out, "step %lld: the loss or gradients are not finite (loss %g); the step was not applied\n",
+                 static_cast<long long>(r.step), r.trainLoss);
+  } else if (r.kind == RecordKind::Rollback) {
+    clearLine();
+    std::fprintf(m_out, "rolled back to the checkpoint of step %lld; learning rate now %g\n",
+                 static_cast<long long>(r.step), r.lr);
   }
 }
 
@@ -106,6 +114,9 @@ void CliProgress::finish(const RunSummary& s) {
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond)) std::fprintf(m_out, "  samples/s:       %.0f\n", s.samplesPerSecond);
   if (s.skippedSteps > 0) std::fprintf(m_out, "  skipped steps:   %lld\n", static_cast<long long>(s.skippedSteps));
+  if (s.nonfiniteSteps > 0)
+    std::fprintf(m_out, "  non-finite steps: %lld (rollbacks: %lld)\n", static_cast<long long>(s.nonfiniteSteps),
+                 static_cast<long long>(s.rollbacks));
   std::fprintf(m_out, "  wall time:       %s (%.1f s)\n", formatDuration(s.wallSeconds).c_str(), s.wallSeconds);
   std::fflush(m_out);
 }

@@ -7,9 +7,11 @@
 #include <qcustomplot.h>
 
 #include "ui/metric_chart.h"
+#include "ui/plots_panel.h"
 
 using studio::ui::MetricChart;
 using studio::ui::PlotSeries;
+using namespace studio;
 
 class TestMetricChart : public QObject {
   Q_OBJECT
@@ -115,6 +117,43 @@ class TestMetricChart : public QObject {
     QFile pdf(dir.filePath("a.pdf"));
     QVERIFY(pdf.open(QIODevice::ReadOnly));
     QVERIFY(pdf.read(5) == "%PDF-");
+  }
+
+  void rollbackDropsTheStepsAfterItsCheckpoint() {
+    ui::PlotsPanel panel;
+    panel.beginRun("run", "run");
+    std::vector<MetricRecord> records;
+    for (int step = 1; step <= 10; ++step) {
+      MetricRecord r;
+      r.step = step;
+      r.trainLoss = 1.0 / step;
+      r.lr = 0.1;
+      records.push_back(r);
+    }
+    MetricRecord bad;
+    bad.kind = RecordKind::NonFinite;
+    bad.step = 9;
+    records.push_back(bad);
+    panel.appendRecords("run", records);
+    MetricRecord back;
+    back.kind = RecordKind::Rollback;
+    back.step = 5;
+    back.lr = 0.05;
+    std::vector<MetricRecord> after{back};
+    for (int step = 6; step <= 7; ++step) {
+      MetricRecord r;
+      r.step = step;
+      r.trainLoss = 0.5;
+      r.lr = 0.05;
+      after.push_back(r);
+    }
+    panel.appendRecords("run", after);
+    const ui::PlotSeries* loss = panel.chart(ui::PlotsPanel::Loss)->series("run/train_loss");
+    QCOMPARE(loss->x, (std::vector<double>{1, 2, 3, 4, 5, 6, 7}));
+    QCOMPARE(loss->y.back(), 0.5);
+    QCOMPARE(panel.chart(ui::PlotsPanel::Loss)->series("run/train_loss_smooth")->size(), size_t(7));
+    QCOMPARE(panel.chart(ui::PlotsPanel::LearningRate)->series("run/lr")->y.back(), 0.05);
+    QCOMPARE(panel.chart(ui::PlotsPanel::Loss)->markerCount(), 2);  // "not finite" and the rollback
   }
 };
 

@@ -116,6 +116,11 @@ const PlotSeries* MetricChart::series(const QString& key) const {
 
 std::vector<QString> MetricChart::seriesKeys() const { return m_order; }
 
+void MetricChart::dropAfter(const QString& keyPrefix, double x) {
+  for (auto& [key, curve] : m_series)
+    if (key.startsWith(keyPrefix)) curve.data.dropAfter(x);
+}
+
 void MetricChart::clear() {
   for (auto& [key, curve] : m_series) m_plot->removeGraph(curve.graph);
   m_series.clear();

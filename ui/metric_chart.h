@@ -52,6 +52,9 @@ class MetricChart : public QWidget {
   std::vector<QString> seriesKeys() const;
   // Removes every curve and marker.
   void clear();
+  // Drops the samples after step x of the curves whose key starts with prefix
+  // (a run that rolled back to that step).
+  void dropAfter(const QString& keyPrefix, double x);
 
   // A dashed vertical line at step x with a label (a learning-rate change).
   void addMarker(double x, const QString& label);

@@ -23,6 +23,13 @@ struct PlotSeries {
     x.clear();
     y.clear();
   }
+  // Drops the samples after px (x ascending).
+  void dropAfter(double px) {
+    size_t n = x.size();
+    while (n > 0 && x[n - 1] > px) --n;
+    x.resize(n);
+    y.resize(n);
+  }
   // Index of the sample nearest to px (x ascending); size() when empty.
   size_t indexNear(double px) const;
 };

@@ -171,6 +171,19 @@ void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r) {
     for (Chart c : {Loss, LearningRate}) m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4));
     return;
   }
+  if (r.kind == RecordKind::NonFinite) {
+    m_charts[Loss]->addMarker(x, tr("not finite"));
+    return;
+  }
+  if (r.kind == RecordKind::Rollback) {
+    // The steps after the checkpoint no longer stand: their points go, the
+    // run continues from there.
+    for (auto* c : m_charts) c->dropAfter(run.key + "/", x);
+    run.smoother = LossSmoother(m_smoothing);
+    for (double y : m_charts[Loss]->series(key(run.key, "train_loss"))->y) run.smoother.add(y);
+    for (Chart c : {Loss, LearningRate}) m_charts[c]->addMarker(x, tr("rollback, lr → %1").arg(r.lr, 0, 'g', 4));
+    return;
+  }
   for (const MetricSpec& m : metricCatalog()) {
     const Chart chart = chartFor(m.chart);
     if (chart == ChartCount || m.kind != r.kind) continue;

@@ -89,6 +89,13 @@ void RunController::poll() {
   while (m_session->pollMetric(r)) batch.push_back(r);
   if (!batch.empty()) {
     for (const auto& rec : batch) {
+      if (rec.kind == RecordKind::Rollback) {
+        // The records after the checkpoint no longer stand.
+        std::erase_if(m_records, [&](const MetricRecord& old) { return old.step > rec.step; });
+        m_lastTrain = -1;
+        for (qsizetype i = 0; i < static_cast<qsizetype>(m_records.size()); ++i)
+          if (m_records[static_cast<size_t>(i)].kind == RecordKind::Train) m_lastTrain = i;
+      }
       if (rec.kind == RecordKind::Train) m_lastTrain = static_cast<qsizetype>(m_records.size());
       m_records.push_back(rec);
     }

@@ -14,6 +14,8 @@ const char* kindName(RecordKind k) {
     case RecordKind::Train: return "train";
     case RecordKind::Eval: return "eval";
     case RecordKind::LrChange: return "lr_change";
+    case RecordKind::NonFinite: return "nonfinite";
+    case RecordKind::Rollback: return "rollback";
   }
   return "train";
 }
@@ -58,6 +60,8 @@ bool parseMetricsCsvRow(const std::string& line, MetricRecord& r) {
     if (f[0] == "train") r.kind = RecordKind::Train;
     else if (f[0] == "eval") r.kind = RecordKind::Eval;
     else if (f[0] == "lr_change") r.kind = RecordKind::LrChange;
+    else if (f[0] == "nonfinite") r.kind = RecordKind::NonFinite;
+    else if (f[0] == "rollback") r.kind = RecordKind::Rollback;
     else return false;
     size_t used = 0;
     r.step = std::stoll(f[1], &used);

@@ -157,6 +157,20 @@ std::vector<FieldSpec> makeSchema() {
   range(add("train.log_every_steps", train, "Read metrics every N steps", T::Int,
             "Metrics stay on the device and are read in one sync every N steps; larger is faster on a GPU."),
         between(1, 100000));
+  choices(add("train.on_nonfinite", train, "When the loss is not finite", T::Choice,
+              "A step whose loss or gradients are NaN or infinite is never applied. stop: end the run (its last "
+              "checkpoint kept); skip: go on without that step; rollback: go back to the last checkpoint with a "
+              "lower learning rate."),
+          {"stop", "skip", "rollback"});
+  const Applies rollback = [](const TrainConfig& c) { return c.train.on_nonfinite == "rollback"; };
+  when(range(add("train.rollback_lr_factor", train, "Rollback: learning-rate factor", T::Real,
+                 "Each rollback multiplies the learning rate by this."),
+             between(0, 1, true, true)),
+       rollback);
+  when(range(add("train.max_rollbacks", train, "Rollback: at most", T::Int,
+                 "Rollbacks before the run stops as diverged."),
+             between(1, 100)),
+       rollback);
 
   choices(add("optimizer.kind", opt, "Optimizer", T::Choice,
               "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "

@@ -59,6 +59,9 @@ void describe(V& v, TrainConfig& c) {
     v.field("grad_clip_norm", c.train.grad_clip_norm);
     v.field("seed", c.train.seed);
     v.field("log_every_steps", c.train.log_every_steps);
+    v.field("on_nonfinite", c.train.on_nonfinite);
+    v.field("rollback_lr_factor", c.train.rollback_lr_factor);
+    v.field("max_rollbacks", c.train.max_rollbacks);
   });
   v.section("optimizer", [&] {
     v.field("kind", c.optimizer.kind);

@@ -39,7 +39,9 @@ struct RunSummary {
   double finalEvalLoss = MetricRecord::kNone;
   double samplesPerSecond = MetricRecord::kNone;  // training samples over training time
   double wallSeconds = 0;
-  int64_t skippedSteps = 0;
+  int64_t skippedSteps = 0;     // steps not applied (fp16 overflow, non-finite loss)
+  int64_t nonfiniteSteps = 0;   // steps whose loss or gradients were not finite
+  int64_t rollbacks = 0;        // train.on_nonfinite rollback
 };
 
 // Live position of the run, readable at any time without waiting.

@@ -57,6 +57,12 @@ struct TrainingConfig {
   double grad_clip_norm = 0.0;  // clip the global L2 norm; 0: off
   uint64_t seed = 1;
   int log_every_steps = 10;   // how often metrics leave the device (one host sync)
+  // A step whose loss or gradients are not finite is never applied. Then:
+  // stop the run (failed, the last checkpoint kept), skip it and go on, or
+  // roll back to the last checkpoint with the learning rate scaled down.
+  std::string on_nonfinite = "stop";  // stop | skip | rollback
+  double rollback_lr_factor = 0.5;    // rollback: learning-rate multiplier per rollback
+  int max_rollbacks = 3;              // rollback: then the run stops
 };
 
 struct OptimizerConfig {

@@ -64,7 +64,8 @@ void Optimizer::step(double lr, std::optional<double> momentum, const std::optio
     at::_fused_adam_(ps, gs, b1, b2, {}, st, lr, beta1, c.beta2, c.weight_decay, c.eps,
                      /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
   }
-  if (foundInf) at::_foreach_sub_(st, *foundInf);
+  // As Python's adamw: the increment is undone where the step was skipped.
+  if (foundInf) at::_foreach_sub_(st, std::vector<torch::Tensor>(st.size(), *foundInf));
 }
 
 void Optimizer::zeroGrad(bool setToNone) {

@@ -75,6 +75,8 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   counters.insert("lr_multiplier", c.lrMultiplier);
   counters.insert("best_accuracy", c.bestAccuracy);
   counters.insert("wall_seconds", c.wallSeconds);
+  counters.insert("nonfinite_steps", c.nonfiniteSteps);
+  counters.insert("rollbacks", c.rollbacks);
   counters.insert("lr_changes", c.lrChanges.dump());
   a.insert("counters", counters);
   auto rng = newDict();
@@ -119,6 +121,8 @@ void loadCheckpoint(const std::string& path, CheckpointParts p, const torch::Dev
   c.lrMultiplier = counters.real("lr_multiplier");
   c.bestAccuracy = counters.real("best_accuracy");
   c.wallSeconds = counters.real("wall_seconds");
+  c.nonfiniteSteps = counters.integer("nonfinite_steps");
+  c.rollbacks = counters.integer("rollbacks");
   c.lrChanges = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);
   if (c.lrChanges.is_discarded() || !c.lrChanges.is_array())
     throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");

@@ -27,6 +27,8 @@ struct CheckpointCounters {
   double lrMultiplier = 1.0; // from set-learning-rate commands
   double bestAccuracy = -1;  // best evaluation accuracy so far
   double wallSeconds = 0;
+  int64_t nonfiniteSteps = 0;  // steps whose loss or gradients were not finite
+  int64_t rollbacks = 0;
   nlohmann::json lrChanges = nlohmann::json::array();
 };
 

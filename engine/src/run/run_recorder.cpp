@@ -29,23 +29,33 @@ std::string RunRecorder::createRunDir(const std::string& outputDir, const std::s
 
 RunRecorder::RunRecorder(std::string runDir, bool resume, int64_t resumeStep) : m_dir(std::move(runDir)) {
   requireRealDirectory(checkpointDir());
+  rewriteUpTo(resume ? resumeStep : -1);
+  m_lastFlush = std::chrono::steady_clock::now();
+}
+
+void RunRecorder::rewriteUpTo(int64_t step) {
   const std::string path = m_dir + "/metrics.csv";
   std::string kept = metricsCsvHeader() + "\n";
-  if (resume) {
-    // Rows after the checkpoint are replaced by the resumed run's own.
+  if (step >= 0) {
+    // Rows after the checkpoint are replaced by the run's own from there.
     std::ifstream in(path);
     std::string line;
     std::getline(in, line);
     while (std::getline(in, line)) {
       MetricRecord r;
-      if (parseMetricsCsvRow(line, r) && r.step <= resumeStep) kept += line + "\n";
+      if (parseMetricsCsvRow(line, r) && r.step <= step) kept += line + "\n";
     }
   }
   // A new file in either case (renamed into place, replacing whatever was
   // there, a link included), then appended to without following links.
+  m_csv.close();
   writeFileAtomically(path, kept);
   m_csv = AppendFile(path);
-  m_lastFlush = std::chrono::steady_clock::now();
+}
+
+void RunRecorder::truncateAfter(int64_t step) {
+  flush();
+  rewriteUpTo(step);
 }
 
 RunRecorder::~RunRecorder() {
@@ -98,7 +108,9 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                       {"final_eval_loss", num(s.finalEvalLoss)},
                       {"samples_per_second", num(s.samplesPerSecond)},
                       {"wall_seconds", s.wallSeconds},
-                      {"skipped_steps", s.skippedSteps}};
+                      {"skipped_steps", s.skippedSteps},
+                      {"nonfinite_steps", s.nonfiniteSteps},
+                      {"rollbacks", s.rollbacks}};
   writeFileAtomically(runDir + "/summary.json", j.dump(2) + "\n");
 }
 

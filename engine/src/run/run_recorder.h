@@ -39,11 +39,14 @@ class RunRecorder {
   // must survive any crash.
   void sync();
   void flushIfDue();
+  // Drops every row after this step (a rollback to its checkpoint).
+  void truncateAfter(int64_t step);
   // summary.json; static, so a run that failed before it had a recorder
   // still leaves one.
   static void writeSummary(const std::string& runDir, const RunSummary& summary);
 
  private:
+  void rewriteUpTo(int64_t step);  // -1: the header only
   std::string m_dir;
   AppendFile m_csv;
   std::string m_buffer;

@@ -29,6 +29,7 @@
 #include "train/device_info.h"
 #include "train/evaluator.h"
 
+#include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_upsample_bilinear2d_aa.h>
 #include <filesystem>
 
@@ -106,6 +107,13 @@ struct Trainer::State {
   // Position and running figures (all in the checkpoint).
   CheckpointCounters counters;
   torch::Tensor skipped;  // float32 scalar on the device: steps skipped on inf/NaN
+  // Non-finite steps (train.on_nonfinite): a device count, a scratch flag for
+  // the gradient check without loss scaling, and what the host has seen.
+  torch::Tensor nonfinite, gradsBad, unitScale;
+  int64_t nonfiniteSeen = 0;
+  int64_t lastNonfiniteStep = 0;
+  bool rollbackDue = false;
+  std::optional<int64_t> divergedAt;  // the run stops: the loss went non-finite here
 
   // Between flushes.
   std::vector<torch::Tensor> pendingStats;  // [loss, grad_norm, scale, skipped]
@@ -185,6 +193,9 @@ struct Trainer::State {
     optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
     scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == "fp16");
     skipped = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+    nonfinite = torch::zeros_like(skipped);
+    gradsBad = torch::zeros_like(skipped);
+    unitScale = torch::ones_like(skipped);
 
     steps = planSteps(cfg, data.train->size());
     schedule = std::make_unique<LrSchedule>(cfg.schedule, cfg.optimizer.lr, steps.totalSteps);
@@ -215,6 +226,8 @@ struct Trainer::State {
                               std::to_string(counters.batchInEpoch) + " of an epoch that now has " +
                               std::to_string(loader->batchesPerEpoch()) +
                               " batches: the run's data or batch size changed since; start a new run");
+      nonfiniteSeen = counters.nonfiniteSteps;
+      nonfinite.fill_(static_cast<double>(nonfiniteSeen));
       log::info("resumed at step " + std::to_string(counters.step) + " (epoch " + std::to_string(counters.epoch) +
                 ", batch " + std::to_string(counters.batchInEpoch) + ")");
     }
@@ -319,7 +332,11 @@ struct Trainer::State {
   // checkpoint never stands for steps whose rows a crash lost (resume keeps
   // the rows up to the checkpoint's step and redoes the rest).
   void saveCheckpoints(bool best) {
+    // After a non-finite step the weights are suspect: the last checkpoint
+    // stays the one to go back to (or the one kept when the run stops).
+    if (rollbackDue || divergedAt) return;
     counters.wallSeconds = wallSeconds();
+    counters.nonfiniteSteps = nonfiniteSeen;
     crashPoint("checkpoint-before-metrics-flush");
     recorder->sync();
     crashPoint("checkpoint-after-metrics-flush");
@@ -402,6 +419,7 @@ struct Trainer::State {
       r.gradNorm = acc[i][1];
       if (scaler->enabled()) r.lossScale = acc[i][2];
       r.skippedSteps = static_cast<int64_t>(acc[i][3]);
+      const auto count = static_cast<int64_t>(acc[i][4]);
       r.samplesPerSecond = sps;
       r.stepMillis = 1000.0 * seconds / static_cast<double>(pending.size());
       r.memAllocatedMiB = mem.allocatedMiB;
@@ -409,6 +427,10 @@ struct Trainer::State {
       r.memPeakMiB = mem.peakMiB;
       post(r);
       lastTrainLoss = r.trainLoss;
+      if (count > nonfiniteSeen) {
+        nonfiniteSeen = count;
+        onNonFinite(r, count);
+      }
     }
     ch.samplesPerSecond = sps;
     ch.wallSeconds = wallSeconds();
@@ -426,6 +448,7 @@ struct Trainer::State {
 
   void evalAndCheckpoint() {
     flushStats();
+    if (rollbackDue || divergedAt) return;  // no evaluation of weights about to be dropped
     const bool haveVal = valSet->size() > 0;
     EvalResult e = evaluateAndReport(haveVal);
     if (!haveVal) lastTestEval = {counters.step, e};
@@ -511,18 +534,99 @@ struct Trainer::State {
   void optimizerStep(const torch::Tensor& meanLoss, int64_t samples) {
     std::vector<torch::Tensor> grads = optimizer->grads();
     scaler->unscale(grads);
+    // Which gradients are not finite: the loss scaler knows (fp16); otherwise
+    // the same AMP kernel checks them, with a scale of 1. All on the device.
+    torch::Tensor badGrads;
+    if (scaler->enabled()) {
+      badGrads = scaler->foundInf();
+    } else {
+      torch::NoGradGuard noGrad;
+      gradsBad.zero_();
+      at::_amp_foreach_non_finite_check_and_unscale_(grads, gradsBad, unitScale);
+      badGrads = gradsBad;
+    }
+    const torch::Tensor badLoss = meanLoss.isfinite().logical_not().to(torch::kFloat32);
+    // Such a step is never applied. With fp16 an overflowing gradient is the
+    // loss scaler's business (it backs off); anything else is an event.
+    const torch::Tensor skip = torch::maximum(badGrads, badLoss);
+    const torch::Tensor event = scaler->enabled() ? badLoss : skip;
     torch::Tensor norm = clipGradNorm(grads, cfg.train.grad_clip_norm);
     const double lr = schedule->lr(counters.step) * counters.lrMultiplier;
-    std::optional<torch::Tensor> foundInf;
-    if (scaler->enabled()) foundInf = scaler->foundInf();
-    optimizer->step(lr, schedule->momentum(counters.step), foundInf);
-    if (scaler->enabled()) {
-      skipped.add_(scaler->foundInf());
-      scaler->update();
-    }
+    optimizer->step(lr, schedule->momentum(counters.step), skip);
+    skipped.add_(skip);
+    nonfinite.add_(event);
+    if (scaler->enabled()) scaler->update();
     optimizer->zeroGrad(cfg.performance.zero_grad_to_none);
-    pendingStats.push_back(torch::stack({meanLoss.to(torch::kFloat32), norm.to(device), scaler->scaleTensor(), skipped}));
+    pendingStats.push_back(
+        torch::stack({meanLoss.to(torch::kFloat32), norm.to(device), scaler->scaleTensor(), skipped, nonfinite}));
     pending.push_back({counters.step + 1, counters.epoch, lr, samples});
+  }
+
+  // A step whose loss or gradients were not finite, seen at a flush.
+  void onNonFinite(const MetricRecord& row, int64_t count) {
+    MetricRecord r;
+    r.kind = RecordKind::NonFinite;
+    r.step = row.step;
+    r.epoch = row.epoch;
+    r.wallSeconds = row.wallSeconds;
+    r.trainLoss = row.trainLoss;
+    r.lr = row.lr;
+    post(r);
+    lastNonfiniteStep = row.step;
+    const std::string& policy = cfg.train.on_nonfinite;
+    if (count <= 10 || count % 100 == 0)
+      log::warn("step " + std::to_string(row.step) + ": the loss or the gradients are not finite (loss " +
+                fmt(row.trainLoss) + ", learning rate " + fmt(row.lr) + "); the step was not applied" +
+                (policy == "skip" ? " (train.on_nonfinite skip)" : "") +
+                (count == 10 ? "; further ones are logged every 100th" : ""));
+    if (policy == "stop") {
+      if (!divergedAt) divergedAt = row.step;  // the first one
+      stopRequested = true;
+    } else if (policy == "rollback") {
+      rollbackDue = true;
+    }
+  }
+
+  // Back to the last checkpoint with the learning rate scaled down
+  // (train.on_nonfinite rollback); the rows after it no longer stand.
+  void rollback() {
+    rollbackDue = false;
+    const std::string path = runDir + "/" + run_files::kLastCheckpoint;
+    if (counters.rollbacks >= cfg.train.max_rollbacks || !std::filesystem::exists(path)) {
+      log::error(counters.rollbacks >= cfg.train.max_rollbacks
+                     ? "the loss is still not finite after " + std::to_string(counters.rollbacks) +
+                           " rollback(s) (train.max_rollbacks); stopping"
+                     : "the loss is not finite and there is no checkpoint yet to roll back to; stopping");
+      divergedAt = lastNonfiniteStep;
+      stopRequested = true;
+      return;
+    }
+    const int64_t rollbacks = counters.rollbacks + 1;
+    const nlohmann::json lrChanges = counters.lrChanges;
+    loadCheckpoint(path, parts(), device);
+    counters.rollbacks = rollbacks;
+    counters.nonfiniteSteps = nonfiniteSeen;
+    nonfinite.fill_(static_cast<double>(nonfiniteSeen));
+    counters.lrMultiplier *= cfg.train.rollback_lr_factor;
+    const double lr = schedule->lr(counters.step) * counters.lrMultiplier;
+    counters.lrChanges = lrChanges;
+    counters.lrChanges.push_back(
+        {{"step", counters.step}, {"lr", lr}, {"multiplier", counters.lrMultiplier}, {"rollback", rollbacks}});
+    recorder->truncateAfter(counters.step);
+    MetricRecord r;
+    r.kind = RecordKind::Rollback;
+    r.step = counters.step;
+    r.epoch = counters.epoch;
+    r.wallSeconds = wallSeconds();
+    r.lr = lr;
+    post(r);
+    writeSettings();
+    ch.step = counters.step;
+    ch.epoch = counters.epoch;
+    log::warn("rolled back to the checkpoint of step " + std::to_string(counters.step) + " (rollback " +
+              std::to_string(rollbacks) + " of at most " + std::to_string(cfg.train.max_rollbacks) +
+              "); the learning rate is scaled by " + fmt(counters.lrMultiplier) + ", now " + fmt(lr));
+    windowStart = Clock::now();
   }
 
   void trainLoop() {
@@ -580,10 +684,15 @@ struct Trainer::State {
         }
         if (counters.step >= stopAt && counters.step < steps.totalSteps) stopRequested = true;
         pollCommands();
+        if (rollbackDue) {
+          flushStats();
+          rollback();
+          break;  // the loader starts again where the checkpoint was
+        }
         if (epochDone) break;
       }
-      // An epoch that trains nothing would repeat for ever.
-      if (counters.step == stepBefore && !stopRequested)
+      // An epoch that trains nothing would repeat for ever (a rollback goes back).
+      if (counters.step == stepBefore && !stopRequested && counters.rollbacks == 0)
         throw std::logic_error("no step was made in epoch " + std::to_string(counters.epoch) + " (batch " +
                                std::to_string(counters.batchInEpoch) + " of " + std::to_string(nb) + ")");
     }
@@ -604,6 +713,8 @@ struct Trainer::State {
     s.finalEvalLoss = lastEvalLoss;
     s.samplesPerSecond = trainSeconds > 0 ? static_cast<double>(trainSamples) / trainSeconds : MetricRecord::kNone;
     s.wallSeconds = wallSeconds();
+    s.nonfiniteSteps = nonfiniteSeen;
+    s.rollbacks = counters.rollbacks;
     try {
       if (skipped.defined()) s.skippedSteps = static_cast<int64_t>(skipped.item<float>());
     } catch (const std::exception&) {
@@ -627,7 +738,15 @@ RunSummary Trainer::run() {
   try {
     s.setup();
     s.trainLoop();
-    if (s.stopRequested) {
+    if (s.divergedAt) {
+      status = "failed";
+      error = "the training loss or gradients became NaN or infinite at step " + std::to_string(*s.divergedAt) +
+              (s.cfg.train.on_nonfinite == "rollback"
+                   ? " and rolling back did not help (train.max_rollbacks " + std::to_string(s.cfg.train.max_rollbacks) + ")"
+                   : " (train.on_nonfinite " + s.cfg.train.on_nonfinite + ")") +
+              "; lower optimizer.lr or the schedule's peak, clip gradients (train.grad_clip_norm), or set "
+              "train.on_nonfinite to rollback or skip. The last checkpoint is kept";
+    } else if (s.stopRequested) {
       status = "stopped";
       s.saveCheckpoints(false);
       log::info("stopped at step " + std::to_string(s.counters.step) + "; checkpoint saved, resume with: "
