@@ -1,7 +1,7 @@
 # Training Studio: the two commands of the README.
 #   make run   set up (Debian packages, LibTorch venv), build, open the studio on the default preset
 #   make test  set up, build, run every test
-# Also: make run-cli (train in the terminal), make bench, make screenshot (the README's).
+# Also: make run-cli (train in the terminal), make fuzz, make bench, make screenshot (the README's).
 # A user with their own LibTorch: make build TORCH_PREFIX=/path/to/libtorch
 SHELL := /bin/bash
 STUDIO_CACHE ?= $(HOME)/.cache/training-studio
@@ -15,7 +15,9 @@ export PATH := $(VENV)/bin:$(PATH)
 # ccache with precompiled headers
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: setup configure build run run-cli test bench screenshot clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: setup configure build run run-cli test fuzz bench screenshot clean
 
 setup:
 	@bash packaging/setup.sh >/dev/null
@@ -44,6 +46,16 @@ run-cli: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1200
 
+# libFuzzer on every reader of outside bytes (clang, ASan, UBSan), each target
+# for FUZZ_SECONDS after replaying its regressions.
+fuzz: setup
+	@prefix="$(TORCH_PREFIX)"; \
+	if [ -z "$$prefix" ]; then prefix=$$("$(VENV)/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)'); fi; \
+	cmake --preset fuzz -DCMAKE_PREFIX_PATH="$$prefix" > build-fuzz-configure.log 2>&1 \
+	  || { cat build-fuzz-configure.log; exit 1; }
+	cmake --build build-fuzz -j$(JOBS)
+	bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
 bench: build
 	./$(BUILD)/bench/bench_engine
 	./$(BUILD)/bench/bench_image_folder
@@ -59,4 +71,4 @@ screenshot: build
 	  --quit-after-steps 700 --screenshot $(SCREENSHOT)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-configure.log
+	rm -rf $(BUILD) $(BUILD)-configure.log build-fuzz build-fuzz-configure.log

@@ -4,7 +4,7 @@
 #   - Debian packages (Qt 6, QCustomPlot, spdlog, nlohmann_json, readerwriterqueue,
 #     CLI11, zlib, libpng, TurboJPEG, libcsv, OpenSSL's libcrypto (SHA-256),
 #     ninja, ccache, xvfb, a font for offscreen rendering, the Fashion-MNIST
-#     data set)
+#     data set, clang with its libFuzzer and sanitizer runtimes for make fuzz)
 #   - LibTorch 2.11 as the pip wheel torch==2.11.0 in a virtual environment kept
 #     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio),
 #     with numpy and Pillow (the tests' reference image decoder).
@@ -19,7 +19,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
       zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
-      ninja-build ccache xvfb xauth dataset-fashion-mnist
+      ninja-build ccache xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev
       python3-venv fonts-dejavu-core)
 
 missing=()

@@ -105,6 +105,12 @@ class TestIdxFile : public QObject {
     std::ofstream(p, std::ios::binary | std::ios::trunc).write(gz.data(), static_cast<std::streamsize>(gz.size()));
     expectError([&] { readIdxFile(p, 3); }, p, "is damaged");
   }
+  void sizesWhoseProductOverflowsAreRefused() {
+    // Found by fuzz_idx: three sizes near 2^28 multiply beyond 64 bits.
+    QTemporaryDir dir;
+    const auto p = write(dir, "huge", idx({0x0FFFFFFF, 0x0FFFFFFF, 0x0FFFFFFF}, 8), false);
+    expectError([&] { readIdxFile(p, 3); }, p, "declares too much data");
+  }
   void oversizedHeaderIsRefusedBeforeAllocating() {
     QTemporaryDir dir;
     // 59 bytes declaring 5,000,000 images of 28x28 (3.9 GB).

@@ -161,6 +161,24 @@ class TestImageData : public QObject {
     qunsetenv("STUDIO_DATA_CACHE");
   }
 
+  void headersDeclaringHugeImagesAreRefusedBeforeAllocating() {
+    // Found by fuzz_image: a 100-byte BMP declaring 4 GB of pixels, which
+    // TurboJPEG's loader would allocate; and its PPM counterpart.
+    QTemporaryDir dir;
+    std::string bmp = "BM" + std::string(28, '\0');
+    bmp[10] = 54;
+    bmp[14] = 40;
+    bmp[18] = bmp[19] = 0x00, bmp[20] = 0x01, bmp[21] = 0x00;  // width 65536
+    bmp[22] = 0x00, bmp[23] = 0x00, bmp[24] = 0x01, bmp[25] = 0x00;  // height 65536
+    bmp[26] = 1;
+    bmp[28] = 24;
+    bmp += std::string(70, '\x7f');
+    writeBytes(path(dir, "huge.bmp"), bmp);
+    QVERIFY(test::dataErrorOf([&] { decodeImageFile(path(dir, "huge.bmp")); }).contains("is too large"));
+    writeBytes(path(dir, "short.ppm"), "P6\n# made by hand\n4000 3000\n255\n" + std::string(100, 'x'));
+    QVERIFY(test::dataErrorOf([&] { decodeImageFile(path(dir, "short.ppm")); }).contains("is truncated"));
+  }
+
   void folderMistakesAreNamed_data() {
     QTest::addColumn<QString>("layout");
     QTest::addColumn<QString>("message");

@@ -3,6 +3,10 @@
 // back, and rows of another width or with garbage are refused.
 #include <QtTest/QtTest>
 
+#include <nlohmann/json.hpp>
+
+#include "studio/errors.h"
+#include "studio/eval_report.h"
 #include "studio/metric_catalog.h"
 
 using namespace studio;
@@ -38,6 +42,35 @@ class TestMetricCatalog : public QObject {
     for (const auto& m : metricCatalog()) {
       if (std::isnan(m.value(r))) QVERIFY2(std::isnan(m.value(back)), m.id);
       else QVERIFY2(std::fabs(m.value(back) - m.value(r)) <= 1e-8 * std::fabs(m.value(r)), m.id);
+    }
+  }
+
+  void evalReportsAreReadWithTheirTypesChecked() {
+    // A report as the engine writes it reads back, per-class figures recomputed.
+    EvalReport r;
+    r.step = 8;
+    r.split = "test";
+    r.classes = {"a", "b"};
+    r.confusion = {{3, 1}, {0, 4}};
+    computeClassFigures(r);
+    QCOMPARE(r.accuracy, 7.0 / 8.0);
+    QCOMPARE(r.perClass[0].recall, 0.75);
+    QCOMPARE(r.perClass[1].precision, 0.8);
+    const EvalReport back = evalReportFromJson(toJson(r), "r.json");
+    QCOMPARE(back.confusion, r.confusion);
+    QCOMPARE(back.perClass[1].f1, r.perClass[1].f1);
+    // Found by fuzz_run_files: a step of 1e20 (nlohmann's own conversion is
+    // undefined behaviour), a matrix of the wrong shape, a negative count.
+    for (const char* bad : {R"({"step": 1e20, "epoch": 0, "split": "t", "classes": ["a"], "confusion": [[1]]})",
+                            R"({"step": 1, "epoch": 0, "split": "t", "classes": ["a", "b"], "confusion": [[1]]})",
+                            R"({"step": 1, "epoch": 0, "split": "t", "classes": ["a"], "confusion": [[-5]]})"}) {
+      bool refused = false;
+      try {
+        evalReportFromJson(nlohmann::json::parse(bad), "bad.json");
+      } catch (const InputError& e) {
+        refused = std::string(e.what()).find("bad.json") != std::string::npos;
+      }
+      QVERIFY2(refused, bad);
     }
   }
 

@@ -151,6 +151,19 @@ class TestTrainConfig : public QObject {
     }
   }
 
+  void textMustBeUtf8() {
+    // Found by fuzz_settings: bytes that are not UTF-8 made writing the
+    // settings (and the message about them) throw a library error.
+    TrainConfig c;
+    c.name = "run\xff\xfe";
+    c.data.ignore_columns = {"ok", "bad\xc3"};
+    const auto errors = validate(c);
+    QVERIFY2(hasError(errors, "name", "must be UTF-8 text"), all(errors).c_str());
+    QVERIFY2(hasError(errors, "data.ignore_columns", "must be UTF-8 text"), all(errors).c_str());
+    applyOverride(c, "model.kind=\xff\xff");  // not JSON: taken as text, then judged
+    QVERIFY(hasError(validate(c), "model.kind", "must be one of"));
+  }
+
   void deeplyNestedValuesGiveShortMessages() {
     // 100,000 nested lists where a name belongs: an error, not a stack overflow.
     std::string text = "{\"name\": " + std::string(100000, '[') + std::string(100000, ']') + "}";

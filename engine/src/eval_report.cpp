@@ -19,6 +19,18 @@ double numOr(const nlohmann::json& j, const char* key) {
 }
 double ratio(int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : kNaN; }
 
+// A whole number of the file, checked: nlohmann's own conversion of 1e20 to
+// an integer is undefined behaviour.
+int64_t whole(const nlohmann::json& j, const char* what) {
+  if (!j.is_number_integer()) throw InputError(std::string(what) + " is not a whole number");
+  return j.get<int64_t>();
+}
+int64_t wholeAt(const nlohmann::json& j, const char* key) { return whole(j.at(key), key); }
+double realAt(const nlohmann::json& j, const char* key) {
+  if (!j.at(key).is_number()) throw InputError(std::string(key) + " is not a number");
+  return j.at(key).get<double>();
+}
+
 }  // namespace
 
 void computeClassFigures(EvalReport& r) {
@@ -86,32 +98,44 @@ nlohmann::json toJson(const EvalReport& r) {
 EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) {
   EvalReport r;
   try {
-    r.step = j.at("step").get<int64_t>();
-    r.epoch = j.at("epoch").get<int64_t>();
+    r.step = wholeAt(j, "step");
+    r.epoch = wholeAt(j, "epoch");
     r.split = j.at("split").get<std::string>();
     r.loss = numOr(j, "loss");
     r.classes = j.at("classes").get<std::vector<std::string>>();
-    r.confusion = j.at("confusion").get<std::vector<std::vector<int64_t>>>();
     const size_t k = r.classes.size();
-    if (r.confusion.size() != k) throw InputError("its confusion matrix is not classes x classes");
-    for (const auto& row : r.confusion)
-      if (row.size() != k) throw InputError("its confusion matrix is not classes x classes");
+    const auto& matrix = j.at("confusion");
+    if (!matrix.is_array() || matrix.size() != k) throw InputError("its confusion matrix is not classes x classes");
+    for (const auto& row : matrix) {
+      if (!row.is_array() || row.size() != k) throw InputError("its confusion matrix is not classes x classes");
+      std::vector<int64_t> counts;
+      for (const auto& c : row) {
+        const int64_t v = whole(c, "a confusion count");
+        if (v < 0 || v > (int64_t(1) << 50)) throw InputError("a confusion count is out of range");
+        counts.push_back(v);
+      }
+      r.confusion.push_back(counts);
+    }
     computeClassFigures(r);
-    for (const auto& w : j.value("most_confident_wrong", nlohmann::json::array())) {
+    const auto wrong = j.contains("most_confident_wrong") ? j["most_confident_wrong"] : nlohmann::json::array();
+    if (!wrong.is_array()) throw InputError("most_confident_wrong is not a list");
+    for (const auto& w : wrong) {
       WrongExample e;
-      e.index = w.at("index").get<int64_t>();
-      e.source = w.value("source", std::string());
-      e.truth = w.at("true").get<int64_t>();
-      e.predicted = w.at("predicted").get<int64_t>();
-      e.confidence = w.at("confidence").get<double>();
+      e.index = wholeAt(w, "index");
+      e.source = w.contains("source") && w["source"].is_string() ? w["source"].get<std::string>() : std::string();
+      e.truth = wholeAt(w, "true");
+      e.predicted = wholeAt(w, "predicted");
+      e.confidence = realAt(w, "confidence");
       if (e.truth < 0 || e.predicted < 0 || e.truth >= static_cast<int64_t>(k) || e.predicted >= static_cast<int64_t>(k))
         throw InputError("an example's class is out of range");
       r.wrong.push_back(e);
     }
-    r.thumbnails = j.value("thumbnails", std::string());
+    r.thumbnails = j.contains("thumbnails") && j["thumbnails"].is_string() ? j["thumbnails"].get<std::string>() : "";
     if (j.contains("thumbnail_size") && j["thumbnail_size"].is_array() && j["thumbnail_size"].size() == 2) {
-      r.thumbnailHeight = j["thumbnail_size"][0].get<int64_t>();
-      r.thumbnailWidth = j["thumbnail_size"][1].get<int64_t>();
+      r.thumbnailHeight = whole(j["thumbnail_size"][0], "thumbnail_size");
+      r.thumbnailWidth = whole(j["thumbnail_size"][1], "thumbnail_size");
+      if (r.thumbnailHeight < 0 || r.thumbnailWidth < 0 || r.thumbnailHeight > 4096 || r.thumbnailWidth > 4096)
+        throw InputError("thumbnail_size is out of range");
     }
   } catch (const nlohmann::json::exception& e) {
     throw InputError("evaluation report " + path + " is not readable: " + e.what());

@@ -69,9 +69,13 @@ IdxArray readIdxFile(const std::string& path, int expectedRank) {
   GzFile f = open(path);
   IdxArray out;
   out.dims = readHeader(f.get(), path, expectedRank);
+  // Each size is below 2^28: the product is checked before it can overflow.
+  constexpr int64_t kMost = int64_t(1) << 34;
   int64_t count = 1;
-  for (int64_t d : out.dims) count *= d;
-  if (count > (int64_t(1) << 34)) throw DataError("data file " + path + " declares too much data");
+  for (int64_t d : out.dims) {
+    if (d > kMost / count) throw DataError("data file " + path + " declares too much data");
+    count *= d;
+  }
   // A file cannot hold more than deflate's best ratio (1032:1) lets it: a
   // header that promises far more is refused before anything is allocated.
   struct stat st {};

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -190,6 +191,54 @@ Image decodeJpeg(const std::string& bytes, const std::string& path) {
   return img;
 }
 
+int64_t le32(const std::string& b, size_t at) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint8_t>(b[at])) |
+                              static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8 |
+                              static_cast<uint32_t>(static_cast<uint8_t>(b[at + 2])) << 16 |
+                              static_cast<uint32_t>(static_cast<uint8_t>(b[at + 3])) << 24);
+}
+
+// TurboJPEG's loader allocates the pixels a BMP or PNM header declares before
+// it reads them: the declared size is checked against the limits and the
+// file's length first, so a 100-byte file cannot ask for gigabytes.
+void checkDeclaredSize(const std::string& b, const std::string& path, const char* kind) {
+  int64_t w = 0, h = 0, bytesPerPixel = 0;
+  if (std::string(kind) == "BMP") {
+    if (b.size() < 30) throw DataError("image file " + path + " is too short to be a BMP");
+    w = le32(b, 18);
+    h = std::llabs(le32(b, 22));
+    const int64_t bits = static_cast<uint8_t>(b[28]) | static_cast<uint8_t>(b[29]) << 8;
+    bytesPerPixel = std::max<int64_t>(bits / 8, 1);
+    checkSize(w, h, path);
+    if (bits >= 8 && (w * bits + 31) / 32 * 4 * h > static_cast<int64_t>(b.size()))
+      throw DataError("image file " + path + " is truncated: its header declares " + sizeText(w, h) +
+                      " pixels, more than the file holds");
+  } else {
+    // P5/P6: width, height and maximum as text, with # comments between.
+    size_t at = 2;
+    int64_t fields[3] = {0, 0, 0};
+    for (int64_t& f : fields) {
+      while (at < b.size() && (std::isspace(static_cast<unsigned char>(b[at])) || b[at] == '#')) {
+        if (b[at] == '#')
+          while (at < b.size() && b[at] != '\n') ++at;
+        else
+          ++at;
+      }
+      if (at >= b.size() || !std::isdigit(static_cast<unsigned char>(b[at])))
+        throw DataError("image file " + path + " is not a readable PGM/PPM (its header is broken)");
+      while (at < b.size() && std::isdigit(static_cast<unsigned char>(b[at])) && f < (int64_t(1) << 40))
+        f = f * 10 + (b[at++] - '0');
+    }
+    w = fields[0];
+    h = fields[1];
+    bytesPerPixel = (b[1] == '6' ? 3 : 1) * (fields[2] > 255 ? 2 : 1);
+    checkSize(w, h, path);
+    if (w * h * bytesPerPixel > static_cast<int64_t>(b.size()))
+      throw DataError("image file " + path + " is truncated: its header declares " + sizeText(w, h) +
+                      " pixels, more than the file holds");
+  }
+}
+
 // BMP, and binary PGM/PPM, through TurboJPEG's loader.
 Image decodeBmp(const std::string& path, const char* kind) {
   int w = 0, h = 0, pf = TJPF_UNKNOWN;
@@ -252,10 +301,11 @@ Image decodeImage(const std::string& bytes, const std::string& path, int wantCha
     img = decodePng(bytes, path);
   else if (kind == "jpeg")
     img = decodeJpeg(bytes, path);
-  else if (kind == "bmp")
-    img = decodeBmp(path, "BMP");
-  else if (kind == "pnm")
-    img = decodeBmp(path, "PGM/PPM");
+  else if (kind == "bmp" || kind == "pnm") {
+    const char* name = kind == "bmp" ? "BMP" : "PGM/PPM";
+    checkDeclaredSize(bytes, path, name);
+    img = decodeBmp(path, name);
+  }
   else if (bytes.empty())
     throw DataError("image file " + path + " is empty");
   else

@@ -172,9 +172,19 @@ std::string shown(const json& j) {
   if (j.is_array()) return "a list of " + std::to_string(j.size()) + " item(s)";
   if (j.is_object()) return "an object of " + std::to_string(j.size()) + " key(s)";
   if (j.is_number_float() && !std::isfinite(j.get<double>())) return "a number too large for a double";
-  std::string d = j.dump();
+  // Bytes that are not UTF-8 are shown replaced, never thrown over.
+  std::string d = j.dump(-1, ' ', false, json::error_handler_t::replace);
   if (d.size() > 80) d = d.substr(0, 77) + "...";
   return d;
+}
+
+bool isUtf8(const std::string& s) {
+  try {
+    (void)json(s).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
 }
 
 struct Reader {
@@ -321,14 +331,24 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   const json doc = toJson(c);
   // Ranges and choices, as each field's spec gives them.
   for (const FieldSpec& spec : settingsSchema()) {
-    if (spec.checkOnlyWhenApplies && !settingApplies(spec, c)) continue;
     const json& v = doc.at(json::json_pointer(jsonPointer(spec.path)));
+    // Text goes into settings.json and folder names, whatever applies: it
+    // must be UTF-8.
+    auto checkText = [&](const json& t) {
+      if (t.is_string() && !isUtf8(t.get<std::string>()))
+        e.push_back({spec.path, "must be UTF-8 text (got " + shown(t) + ")"});
+    };
+    checkText(v);
+    if (v.is_array())
+      for (const auto& item : v) checkText(item);
+    if (spec.checkOnlyWhenApplies && !settingApplies(spec, c)) continue;
     if (!spec.choices.empty() && v.is_string() &&
         std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
       std::string list;
       for (const auto& a : spec.choices) list += (list.empty() ? "" : ", ") + a;
-      e.push_back({spec.path, "must be one of " + list + " (got " + v.dump() + ")"});
+      e.push_back({spec.path, "must be one of " + list + " (got " + shown(v) + ")"});
     }
+
     if (spec.range && v.is_number() && !spec.range->contains(v.get<double>()))
       e.push_back({spec.path, spec.range->rule() + " (got " + num(v.get<double>()) + ")"});
   }

@@ -1,0 +1,24 @@
+// Image files: PNG (libpng), JPEG (TurboJPEG), BMP, PGM and PPM (TurboJPEG's
+// loader), decoded as stored and converted to 1 and 3 channels.
+#include "fuzz_input.h"
+#include "studio/errors.h"
+#include "studio/image_file.h"
+
+using namespace studio;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::InputFile file(data, size);
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  for (int channels : {0, 1, 3}) {
+    try {
+      const Image img = decodeImage(bytes, file.path(), channels);
+      if (static_cast<int64_t>(img.pixels.size()) != img.height * img.width * img.channels) std::abort();
+    } catch (const DataError&) {
+    }
+  }
+  try {
+    (void)readImageHeader(file.path());
+  } catch (const DataError&) {
+  }
+  return 0;
+}
