@@ -38,6 +38,9 @@ void CliProgress::record(const MetricRecord& r) {
     clearLine();
     std::fprintf(m_out, "step %lld: the loss or gradients are not finite (loss %g); the step was not applied\n",
                  static_cast<long long>(r.step), r.trainLoss);
+  } else if (r.kind == RecordKind::EarlyStop) {
+    clearLine();
+    std::fprintf(m_out, "step %lld: early stop (train.early_stopping)\n", static_cast<long long>(r.step));
   } else if (r.kind == RecordKind::Rollback) {
     clearLine();
     std::fprintf(m_out, "rolled back to the checkpoint of step %lld; learning rate now %g\n",
@@ -117,6 +120,7 @@ void CliProgress::finish(const RunSummary& s) {
   if (s.nonfiniteSteps > 0)
     std::fprintf(m_out, "  non-finite steps: %lld (rollbacks: %lld)\n", static_cast<long long>(s.nonfiniteSteps),
                  static_cast<long long>(s.rollbacks));
+  if (!s.earlyStopReason.empty()) std::fprintf(m_out, "  early stop:      %s\n", s.earlyStopReason.c_str());
   std::fprintf(m_out, "  wall time:       %s (%.1f s)\n", formatDuration(s.wallSeconds).c_str(), s.wallSeconds);
   std::fflush(m_out);
 }

@@ -60,7 +60,7 @@ TrainConfig unusual() {
             .normalize = false,
             .augment_flip = true,
             .augment_crop = 3};
-  c.train = {7, 999, 96, 3, 1.5, 424242, 5};
+  c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}};
   c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
   c.schedule.kind = "cyclic";
   c.schedule.warmup_steps = 0;

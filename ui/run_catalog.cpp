@@ -78,7 +78,8 @@ RunInfo readRunInfo(const QString& runDir) {
     r.status = "unreadable";
     r.error = QStringLiteral("%1/settings.json is not valid JSON settings").arg(runDir);
   }
-  r.resumable = QFile::exists(runDir + "/checkpoints/last.ckpt") && r.status != "completed";
+  r.resumable = QFile::exists(runDir + "/checkpoints/last.ckpt") && r.status != "completed" &&
+                  r.status != "early-stopped";
   return r;
 }
 

@@ -16,6 +16,7 @@ const char* kindName(RecordKind k) {
     case RecordKind::LrChange: return "lr_change";
     case RecordKind::NonFinite: return "nonfinite";
     case RecordKind::Rollback: return "rollback";
+    case RecordKind::EarlyStop: return "early_stop";
   }
   return "train";
 }
@@ -62,6 +63,7 @@ bool parseMetricsCsvRow(const std::string& line, MetricRecord& r) {
     else if (f[0] == "lr_change") r.kind = RecordKind::LrChange;
     else if (f[0] == "nonfinite") r.kind = RecordKind::NonFinite;
     else if (f[0] == "rollback") r.kind = RecordKind::Rollback;
+    else if (f[0] == "early_stop") r.kind = RecordKind::EarlyStop;
     else return false;
     size_t used = 0;
     r.step = std::stoll(f[1], &used);

@@ -68,7 +68,7 @@ struct Session::Impl {
         s = trainer.run();
       }
       lock.reset();  // everything is written: another process may train here now
-      ch->state = s.status == "completed" ? SessionState::Finished
+      ch->state = s.status == "completed" || s.status == "early-stopped" ? SessionState::Finished
                   : s.status == "stopped" ? SessionState::Stopped
                                           : SessionState::Failed;
       {
@@ -143,6 +143,7 @@ Progress Session::progress() const {
   p.samplesPerSecond = ch->samplesPerSecond;
   p.wallSeconds = ch->wallSeconds;
   p.lastLoss = ch->lastLoss;
+  p.droppedRecords = ch->dropped.load();
   std::lock_guard<std::mutex> lock(const_cast<SessionChannel*>(ch)->textMutex);
   p.device = ch->device;
   p.runDir = ch->runDir;

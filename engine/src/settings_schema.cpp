@@ -172,6 +172,25 @@ std::vector<FieldSpec> makeSchema() {
              between(1, 100)),
        rollback);
 
+  choices(add("train.early_stopping.metric", train, "Early stopping", T::Choice,
+              "End the run when this evaluation figure stops improving; the best checkpoint is kept "
+              "(checkpoints/best.ckpt, export --which best)."),
+          {"off", "eval_loss", "eval_accuracy"});
+  const Applies early = [](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; };
+  when(choices(add("train.early_stopping.mode", train, "Early stopping: better is", T::Choice,
+                   "min: lower is better; max: higher is better; auto: min for a loss, max for an accuracy."),
+               {"auto", "min", "max"}),
+       early);
+  when(range(add("train.early_stopping.patience", train, "Early stopping: patience (evaluations)", T::Int,
+                 "Evaluations in a row without improvement before the run ends; evaluation.every_steps sets how "
+                 "often they come."),
+             between(1, 100000)),
+       early);
+  when(range(add("train.early_stopping.min_delta", train, "Early stopping: least improvement", T::Real,
+                 "An evaluation improves on the best only by more than this (0: any improvement)."),
+             atLeast(0)),
+       early);
+
   choices(add("optimizer.kind", opt, "Optimizer", T::Choice,
               "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "
               "decay."),

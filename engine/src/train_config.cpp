@@ -62,6 +62,13 @@ void describe(V& v, TrainConfig& c) {
     v.field("on_nonfinite", c.train.on_nonfinite);
     v.field("rollback_lr_factor", c.train.rollback_lr_factor);
     v.field("max_rollbacks", c.train.max_rollbacks);
+    v.section("early_stopping", [&] {
+      auto& e = c.train.early_stopping;
+      v.field("metric", e.metric);
+      v.field("mode", e.mode);
+      v.field("patience", e.patience);
+      v.field("min_delta", e.min_delta);
+    });
   });
   v.section("optimizer", [&] {
     v.field("kind", c.optimizer.kind);

@@ -12,8 +12,9 @@ namespace studio {
 
 // NonFinite: a step whose loss or gradients were not finite (not applied);
 // Rollback: the run went back to the checkpoint at `step`, with learning
-// rate `lr` (rows after that step no longer stand).
-enum class RecordKind : uint8_t { Train = 0, Eval = 1, LrChange = 2, NonFinite = 3, Rollback = 4 };
+// rate `lr` (rows after that step no longer stand); EarlyStop: the run ends
+// at `step` (train.early_stopping: no improvement for its patience).
+enum class RecordKind : uint8_t { Train = 0, Eval = 1, LrChange = 2, NonFinite = 3, Rollback = 4, EarlyStop = 5 };
 
 struct MetricRecord {
   static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();

@@ -25,7 +25,7 @@ const char* stateName(SessionState s);
 // Final figures of a run, also written to the run folder as summary.json.
 struct RunSummary {
   std::string runDir;
-  std::string status;          // completed | stopped | failed
+  std::string status;          // completed | early-stopped | stopped | failed
   std::string error;           // what went wrong, for failed runs
   bool badInput = false;       // failed on the person's input (settings, data files)
   std::string device;
@@ -42,6 +42,12 @@ struct RunSummary {
   int64_t skippedSteps = 0;     // steps not applied (fp16 overflow, non-finite loss)
   int64_t nonfiniteSteps = 0;   // steps whose loss or gradients were not finite
   int64_t rollbacks = 0;        // train.on_nonfinite rollback
+  // train.early_stopping: its metric ("" when off), the best value and its
+  // step (the best checkpoint's), and why the run ended early ("" if it did not).
+  std::string earlyStoppingMetric;
+  double earlyStoppingBest = MetricRecord::kNone;
+  int64_t earlyStoppingBestStep = 0;
+  std::string earlyStopReason;
 };
 
 // Live position of the run, readable at any time without waiting.
@@ -59,6 +65,8 @@ struct Progress {
   // how far it is (phaseTotal 0: no count).
   std::string phase;
   int64_t phaseDone = 0, phaseTotal = 0;
+  // Records the front-end's queue had no room for (metrics.csv has them all).
+  int64_t droppedRecords = 0;
 };
 
 struct StartOptions {

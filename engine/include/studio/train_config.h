@@ -49,6 +49,15 @@ struct DataConfig {
   int augment_crop = 0;       // random crop after zero padding of this many pixels
 };
 
+// Ends the run when the evaluation metric has not improved for `patience`
+// evaluations in a row (an improvement beats the best by more than min_delta).
+struct EarlyStoppingConfig {
+  std::string metric = "off";  // off | eval_loss | eval_accuracy
+  std::string mode = "auto";   // auto (min for a loss, max for an accuracy) | min | max
+  int patience = 5;            // evaluations without improvement
+  double min_delta = 0.0;
+};
+
 struct TrainingConfig {
   int epochs = 3;
   int64_t max_steps = 0;      // optimizer steps; 0: epochs decide
@@ -63,6 +72,7 @@ struct TrainingConfig {
   std::string on_nonfinite = "stop";  // stop | skip | rollback
   double rollback_lr_factor = 0.5;    // rollback: learning-rate multiplier per rollback
   int max_rollbacks = 3;              // rollback: then the run stops
+  EarlyStoppingConfig early_stopping;
 };
 
 struct OptimizerConfig {

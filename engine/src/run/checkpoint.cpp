@@ -77,6 +77,9 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   counters.insert("wall_seconds", c.wallSeconds);
   counters.insert("nonfinite_steps", c.nonfiniteSteps);
   counters.insert("rollbacks", c.rollbacks);
+  counters.insert("early_best", c.earlyBest);
+  counters.insert("early_best_step", c.earlyBestStep);
+  counters.insert("early_bad_evals", c.earlyBadEvals);
   counters.insert("lr_changes", c.lrChanges.dump());
   a.insert("counters", counters);
   auto rng = newDict();
@@ -123,6 +126,11 @@ void loadCheckpoint(const std::string& path, CheckpointParts p, const torch::Dev
   c.wallSeconds = counters.real("wall_seconds");
   c.nonfiniteSteps = counters.integer("nonfinite_steps");
   c.rollbacks = counters.integer("rollbacks");
+  if (counters.has("early_best")) {  // checkpoints from before early stopping have none
+    c.earlyBest = counters.real("early_best");
+    c.earlyBestStep = counters.integer("early_best_step");
+    c.earlyBadEvals = counters.integer("early_bad_evals");
+  }
   c.lrChanges = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);
   if (c.lrChanges.is_discarded() || !c.lrChanges.is_array())
     throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");

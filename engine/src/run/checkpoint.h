@@ -8,6 +8,7 @@
 // torch.load(path), weights_only=True.
 // Thread: engine thread.
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct CheckpointCounters {
   double wallSeconds = 0;
   int64_t nonfiniteSteps = 0;  // steps whose loss or gradients were not finite
   int64_t rollbacks = 0;
+  // train.early_stopping: the best value of its metric so far (NaN: none yet),
+  // the step it came at, and the evaluations since without improvement.
+  double earlyBest = std::numeric_limits<double>::quiet_NaN();
+  int64_t earlyBestStep = 0;
+  int64_t earlyBadEvals = 0;
   nlohmann::json lrChanges = nlohmann::json::array();
 };
 

@@ -111,6 +111,12 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                       {"skipped_steps", s.skippedSteps},
                       {"nonfinite_steps", s.nonfiniteSteps},
                       {"rollbacks", s.rollbacks}};
+  if (!s.earlyStoppingMetric.empty())
+    j["early_stopping"] = {{"metric", s.earlyStoppingMetric},
+                           {"best", num(s.earlyStoppingBest)},
+                           {"best_step", s.earlyStoppingBestStep},
+                           {"stopped", !s.earlyStopReason.empty()},
+                           {"reason", s.earlyStopReason}};
   writeFileAtomically(runDir + "/summary.json", j.dump(2) + "\n");
 }
 

@@ -114,6 +114,7 @@ struct Trainer::State {
   int64_t lastNonfiniteStep = 0;
   bool rollbackDue = false;
   std::optional<int64_t> divergedAt;  // the run stops: the loss went non-finite here
+  std::string earlyStopReason;        // train.early_stopping ended the run
 
   // Between flushes.
   std::vector<torch::Tensor> pendingStats;  // [loss, grad_norm, scale, skipped]
@@ -461,12 +462,58 @@ struct Trainer::State {
     r.evalAccuracy = e.accuracy;
     post(r);
     lastEvalLoss = e.loss;
-    const bool best = cfg.output.save_best && !(e.accuracy <= counters.bestAccuracy);
-    if (best) counters.bestAccuracy = e.accuracy;
+    const bool betterAccuracy = !(e.accuracy <= counters.bestAccuracy);
+    if (betterAccuracy) counters.bestAccuracy = e.accuracy;
     log::info("step " + std::to_string(counters.step) + " " + (haveVal ? "validation" : "test") + " loss " +
               fmt(e.loss) + " accuracy " + fmt(e.accuracy));
+    // With early stopping, the best checkpoint is the best by its metric.
+    const bool early = cfg.train.early_stopping.metric != "off";
+    const bool best = early ? earlyStoppingImproved(e) : cfg.output.save_best && betterAccuracy;
     saveCheckpoints(best);
+    if (early) checkEarlyStop(haveVal);
     windowStart = Clock::now();  // evaluation time is not training time
+  }
+
+  bool earlyStoppingMinimises() const {
+    const auto& es = cfg.train.early_stopping;
+    return es.mode == "auto" ? es.metric == "eval_loss" : es.mode == "min";
+  }
+
+  // Counts this evaluation for train.early_stopping; true when it is the best.
+  bool earlyStoppingImproved(const EvalResult& e) {
+    const auto& es = cfg.train.early_stopping;
+    const double v = es.metric == "eval_loss" ? e.loss : e.accuracy;
+    const double best = counters.earlyBest;
+    const bool improved = std::isfinite(v) && (std::isnan(best) || (earlyStoppingMinimises() ? v < best - es.min_delta
+                                                                                              : v > best + es.min_delta));
+    if (improved) {
+      counters.earlyBest = v;
+      counters.earlyBestStep = counters.step;
+      counters.earlyBadEvals = 0;
+    } else {
+      ++counters.earlyBadEvals;
+    }
+    return improved;
+  }
+
+  void checkEarlyStop(bool validation) {
+    const auto& es = cfg.train.early_stopping;
+    if (counters.earlyBadEvals < es.patience || counters.step >= steps.totalSteps) return;
+    const std::string what = std::string(validation ? "validation " : "test ") +
+                             (es.metric == "eval_loss" ? "loss" : "accuracy");
+    earlyStopReason = what + " has not improved" +
+                      (es.min_delta > 0 ? " by more than " + fmt(es.min_delta) : std::string()) + " for " +
+                      std::to_string(counters.earlyBadEvals) + " evaluations (train.early_stopping.patience " +
+                      std::to_string(es.patience) + "); best " + fmt(counters.earlyBest) + " at step " +
+                      std::to_string(counters.earlyBestStep) + ", kept in checkpoints/best.ckpt";
+    stopRequested = true;
+    MetricRecord r;
+    r.kind = RecordKind::EarlyStop;
+    r.step = counters.step;
+    r.epoch = counters.epoch;
+    r.wallSeconds = wallSeconds();
+    post(r);
+    log::info("early stop at step " + std::to_string(counters.step) + ": " + earlyStopReason);
   }
 
   // Applies queued commands; blocks (on the condition variable) while paused.
@@ -715,6 +762,12 @@ struct Trainer::State {
     s.wallSeconds = wallSeconds();
     s.nonfiniteSteps = nonfiniteSeen;
     s.rollbacks = counters.rollbacks;
+    if (cfg.train.early_stopping.metric != "off") {
+      s.earlyStoppingMetric = cfg.train.early_stopping.metric;
+      s.earlyStoppingBest = counters.earlyBest;
+      s.earlyStoppingBestStep = counters.earlyBestStep;
+      s.earlyStopReason = earlyStopReason;
+    }
     try {
       if (skipped.defined()) s.skippedSteps = static_cast<int64_t>(skipped.item<float>());
     } catch (const std::exception&) {
@@ -746,6 +799,8 @@ RunSummary Trainer::run() {
                    : " (train.on_nonfinite " + s.cfg.train.on_nonfinite + ")") +
               "; lower optimizer.lr or the schedule's peak, clip gradients (train.grad_clip_norm), or set "
               "train.on_nonfinite to rollback or skip. The last checkpoint is kept";
+    } else if (!s.earlyStopReason.empty()) {
+      status = "early-stopped";
     } else if (s.stopRequested) {
       status = "stopped";
       s.saveCheckpoints(false);
@@ -753,7 +808,7 @@ RunSummary Trainer::run() {
                 "training-studio-cli resume " + s.runDir);
     }
     summary = s.finish(status, error);
-    if (!s.stopRequested) {
+    if (!s.stopRequested || !s.earlyStopReason.empty()) {
       const bool fresh = s.lastTestEval && s.lastTestEval->first == s.counters.step;
       EvalResult test = fresh ? s.lastTestEval->second : s.evaluateAndReport(false);
       summary.testAccuracy = test.accuracy;
