@@ -300,11 +300,11 @@ class TestDataViews : public QObject {
     p.phase = "decoding images";
     p.phaseDone = 30;
     p.phaseTotal = 60;
-    bar->showProgress(p, nullptr);
+    bar->showProgress(p, nullptr, 0);
     QCOMPARE(bar->loadingText(), QString("decoding images 30/60"));
     p.state = SessionState::Running;
     p.phase.clear();
-    bar->showProgress(p, nullptr);
+    bar->showProgress(p, nullptr, 0);
     QCOMPARE(bar->loadingText(), QString());
   }
 

@@ -116,6 +116,27 @@ class TestMainWindow : public QObject {
     // The engine's log reaches the log dock through spdlog's Qt sink.
     QTRY_VERIFY(m_window->logPanel()->visibleText().contains("starting run"));
     QVERIFY(m_window->runStatusBar()->stepText().contains("step"));
+    // The status bar counts the records the window has drawn from the queue,
+    // and names none dropped.
+    auto shown = [&] { return QLocale().toLongLong(m_window->runStatusBar()->recordsText().section(' ', 0, 0)); };
+    QTRY_VERIFY_WITH_TIMEOUT(shown() > 0, kTimeout);
+    QVERIFY(m_window->runStatusBar()->recordsText().endsWith(" records"));
+    QVERIFY2(shown() <= controller()->receivedRecords(), qPrintable(m_window->runStatusBar()->recordsText()));
+    QCOMPARE(controller()->droppedRecords(), int64_t{0});
+  }
+
+  void statusBarNamesDroppedRecords() {
+    // A queue too small for the records (a stalled window) drops some from
+    // the live view only; the status bar says how many, in its warning colour.
+    ui::RunStatusBar bar;
+    Progress p;
+    p.state = SessionState::Running;
+    p.droppedRecords = 1234;
+    bar.showProgress(p, nullptr, 56789);
+    QCOMPARE(bar.recordsText(), QLocale().toString(56789) + " records, " + QLocale().toString(1234) + " dropped");
+    p.droppedRecords = 0;
+    bar.showProgress(p, nullptr, 56790);
+    QCOMPARE(bar.recordsText(), QLocale().toString(56790) + " records");
   }
 
   void pauseHoldsTheStepCount() {

@@ -11,6 +11,7 @@
 using studio::ui::LossSmoother;
 using studio::ui::PlotSeries;
 using studio::ui::decimateMinMax;
+using studio::ui::sampleSteps;
 
 namespace {
 
@@ -87,6 +88,39 @@ class TestPlotSeries : public QObject {
     QCOMPARE(x.size(), size_t{1001 + 2});
     QCOMPARE(x.front(), 499'999.0);
     QCOMPARE(y[1], s.y[499'999]);
+  }
+
+  void shortPlansKeepEveryStep() {
+    const PlotSeries s = sampleSteps(1000, [](int64_t i) { return 0.5 * static_cast<double>(i); });
+    QCOMPARE(s.size(), size_t{1000});
+    QCOMPARE(s.x.front(), 1.0);
+    QCOMPARE(s.y[999], 499.5);
+  }
+
+  void longPlansKeepEachSpansExtremes() {
+    // A plan of 50 million steps (a run set to 100,000 epochs) must not become
+    // 50 million points redrawn at every tick. A step decay every 7,777,777
+    // steps and a one-step spike keep their jumps in the sampled curve.
+    const int64_t steps = 50'000'000;
+    auto lr = [](int64_t i) { return i == 12'345'678 ? 5.0 : std::pow(0.5, static_cast<double>(i / 7'777'777)); };
+    int64_t calls = 0;
+    const PlotSeries s = sampleSteps(steps, [&](int64_t i) { ++calls; return lr(i); }, 10000, 50'000'000);
+    QVERIFY(s.size() <= 10002);
+    QVERIFY(calls <= steps + 10001);
+    QCOMPARE(s.x.front(), 1.0);
+    QCOMPARE(s.x.back(), static_cast<double>(steps));
+    QVERIFY(std::is_sorted(s.x.begin(), s.x.end()));
+    // Each sample is the plan's value at its step.
+    for (size_t i = 0; i < s.size(); ++i) QCOMPARE(s.y[i], lr(static_cast<int64_t>(s.x[i]) - 1));
+    // The spike and every level of the decay are there.
+    QCOMPARE(*std::max_element(s.y.begin(), s.y.end()), 5.0);
+    for (int level = 0; level <= 6; ++level)
+      QVERIFY2(std::count(s.y.begin(), s.y.end(), std::pow(0.5, level)) > 0, qPrintable(QString::number(level)));
+    // With fewer evaluations allowed, the steps evaluated are evenly spaced.
+    calls = 0;
+    const PlotSeries coarse = sampleSteps(steps, [&](int64_t i) { ++calls; return lr(i); }, 10000, 1'000'000);
+    QVERIFY(calls <= 1'000'000 + 2 * 10000);
+    QCOMPARE(coarse.x.back(), static_cast<double>(steps));
   }
 
   void indexNearFindsTheClosestStep() {

@@ -259,7 +259,8 @@ void MainWindow::connectPanels() {
   auto* statusTimer = new QTimer(this);
   statusTimer->setInterval(250);
   connect(statusTimer, &QTimer::timeout, this, [this] {
-    if (m_controller->active()) m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord());
+    if (m_controller->active()) m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(),
+                           m_controller->receivedRecords());
   });
   statusTimer->start();
 
@@ -283,9 +284,7 @@ void MainWindow::updateSchedulePreview() {
   }
   const StepPlan plan = planSteps(c, m_preview.description.trainSize());
   const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
-  std::vector<double> values(static_cast<size_t>(plan.totalSteps));
-  for (int64_t i = 0; i < plan.totalSteps; ++i) values[static_cast<size_t>(i)] = schedule.lr(i);
-  m_plots->setSchedulePreview(values);
+  m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }));
   lr->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
 }
 
@@ -436,12 +435,13 @@ void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord
       break;
     }
   m_plots->setMemoryIsGpu(m_controller->progress().device.rfind("cuda", 0) == 0);
-  m_plots->refresh();
+  m_plots->refreshLive();
 }
 
 void MainWindow::onStateChanged() {
   m_toolbar->setRunState(m_controller->state(), m_controller->active());
-  m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord());
+  m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(),
+                           m_controller->receivedRecords());
 }
 
 void MainWindow::onRunFinished(const RunSummary& s) {

@@ -60,4 +60,37 @@ void decimateMinMax(const PlotSeries& s, double lo, double hi, int columns, std:
   }
 }
 
+PlotSeries sampleSteps(int64_t steps, const std::function<double(int64_t)>& value, size_t maxPoints,
+                       int64_t maxEvaluations) {
+  PlotSeries out;
+  if (steps <= 0) return out;
+  if (static_cast<size_t>(steps) <= maxPoints) {
+    out.x.reserve(static_cast<size_t>(steps));
+    out.y.reserve(static_cast<size_t>(steps));
+    for (int64_t i = 0; i < steps; ++i) out.append(static_cast<double>(i + 1), value(i));
+    return out;
+  }
+  const int64_t stride = std::max<int64_t>(1, (steps + maxEvaluations - 1) / maxEvaluations);
+  const int64_t spans = std::max<int64_t>(1, static_cast<int64_t>(maxPoints / 2) - 1);
+  out.x.reserve(maxPoints + 2);
+  out.y.reserve(maxPoints + 2);
+  for (int64_t k = 0; k < spans; ++k) {
+    const int64_t begin = steps * k / spans, end = steps * (k + 1) / spans;  // [begin, end)
+    int64_t lo = begin, hi = begin;
+    double vlo = value(begin), vhi = vlo;
+    for (int64_t i = begin + stride; i < end; i += stride) {
+      const double v = value(i);
+      if (v < vlo) vlo = v, lo = i;
+      if (v > vhi) vhi = v, hi = i;
+    }
+    const int64_t first = std::min(lo, hi), second = std::max(lo, hi);
+    const double vFirst = first == lo ? vlo : vhi, vSecond = first == lo ? vhi : vlo;
+    if (k == 0 && first != 0) out.append(1, value(0));
+    out.append(static_cast<double>(first + 1), vFirst);
+    if (second != first) out.append(static_cast<double>(second + 1), vSecond);
+  }
+  if (out.x.back() != static_cast<double>(steps)) out.append(static_cast<double>(steps), value(steps - 1));
+  return out;
+}
+
 }  // namespace studio::ui

@@ -5,6 +5,8 @@
 // Thread: plain data, the UI thread.
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace studio::ui {
@@ -42,5 +44,14 @@ struct PlotSeries {
 // four per column they are all returned unchanged.
 void decimateMinMax(const PlotSeries& series, double lo, double hi, int columns, std::vector<double>& outX,
                     std::vector<double>& outY);
+
+// A planned curve over optimizer steps 1..steps (value(i) at step i + 1),
+// kept small enough to redraw at every tick of a long run: up to maxPoints
+// every step is a sample; beyond, the steps are cut into maxPoints / 2 equal
+// spans, each giving its lowest and highest value at their steps (first and
+// last step always kept). A plan of millions of steps costs at most
+// maxEvaluations calls of value (evenly spaced steps past that).
+PlotSeries sampleSteps(int64_t steps, const std::function<double(int64_t)>& value, size_t maxPoints = 100000,
+                       int64_t maxEvaluations = 4000000);
 
 }  // namespace studio::ui

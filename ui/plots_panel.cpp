@@ -8,9 +8,12 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
+#include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "studio/metric_catalog.h"
 #include "ui/metric_chart.h"
@@ -171,6 +174,10 @@ void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r) {
     for (Chart c : {Loss, LearningRate}) m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4));
     return;
   }
+  if (r.kind == RecordKind::EarlyStop) {
+    for (Chart c : {Loss, Accuracy}) m_charts[c]->addMarker(x, tr("early stop"));
+    return;
+  }
   if (r.kind == RecordKind::NonFinite) {
     m_charts[Loss]->addMarker(x, tr("not finite"));
     return;
@@ -218,8 +225,8 @@ void PlotsPanel::appendRecords(const QString& runKey, const std::vector<MetricRe
   for (const auto& r : records) appendTo(*run, r);
 }
 
-void PlotsPanel::setSchedulePreview(const std::vector<double>& lr) {
-  m_preview = lr;
+void PlotsPanel::setSchedulePreview(PlotSeries lr) {
+  m_preview = std::move(lr);
   showPreview();
 }
 
@@ -227,15 +234,10 @@ void PlotsPanel::showPreview() {
   // The plan of the settings in the form; beside several past runs it would
   // belong to none of them.
   if (m_runs.size() > 1) return;
-  const std::vector<double>& lr = m_preview;
   MetricChart* chart = m_charts[LearningRate];
   MetricChart::SeriesStyle s = seriesStyle(palette().color(QPalette::Mid), Qt::DashLine, 1.0);
   chart->addSeries("preview/lr", tr("planned"), s);
-  PlotSeries data;
-  data.x.reserve(lr.size());
-  data.y.reserve(lr.size());
-  for (size_t i = 0; i < lr.size(); ++i) data.append(static_cast<double>(i + 1), lr[i]);
-  chart->setData("preview/lr", std::move(data));
+  chart->setData("preview/lr", m_preview);
   chart->refresh();
 }
 
@@ -269,7 +271,34 @@ void PlotsPanel::recomputeSmoothed() {
 }
 
 void PlotsPanel::refresh() {
+  if (m_liveTimer) m_liveTimer->stop();
   for (auto* c : m_charts) c->refresh();
+}
+
+qint64 PlotsPanel::liveInterval() const {
+  constexpr double kShare = 0.02;  // of the UI thread, at most
+  return std::max<qint64>(33, static_cast<qint64>(std::ceil(m_liveCostMs / kShare)));
+}
+
+void PlotsPanel::refreshLive() {
+  if (!m_liveTimer) {
+    m_liveTimer = new QTimer(this);
+    m_liveTimer->setSingleShot(true);
+    connect(m_liveTimer, &QTimer::timeout, this, &PlotsPanel::redrawLive);
+  }
+  if (m_liveTimer->isActive()) return;  // a redraw is already due
+  const qint64 since = m_sinceLive.isValid() ? m_sinceLive.elapsed() : std::numeric_limits<qint64>::max();
+  const qint64 wait = liveInterval();
+  if (since >= wait) redrawLive();
+  else m_liveTimer->start(static_cast<int>(wait - since));
+}
+
+void PlotsPanel::redrawLive() {
+  QElapsedTimer t;
+  t.start();
+  for (auto* c : m_charts) c->refreshNow();
+  m_liveCostMs = static_cast<double>(t.nsecsElapsed()) * 1e-6;
+  m_sinceLive.start();
 }
 
 QStringList PlotsPanel::exportPlots(const QString& dir) {

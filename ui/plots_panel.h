@@ -5,6 +5,7 @@
 // (live or from disk) or several overlaid for comparison, one colour per run.
 // Thread: the UI thread.
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include <array>
@@ -13,6 +14,7 @@
 #include "studio/metric_catalog.h"
 #include "studio/metric_record.h"
 #include "ui/loss_smoother.h"
+#include "ui/plot_series.h"
 
 class QCheckBox;
 class QDoubleSpinBox;
@@ -52,7 +54,7 @@ class PlotsPanel : public QWidget {
   QStringList runKeys() const;
 
   // The learning rate the settings will produce; lr[i] is step i+1's.
-  void setSchedulePreview(const std::vector<double>& lr);
+  void setSchedulePreview(PlotSeries lr);
   void setMemoryIsGpu(bool gpu);
 
   double smoothing() const { return m_smoothing; }
@@ -60,6 +62,14 @@ class PlotsPanel : public QWidget {
 
   // Coalesced redraw of every chart.
   void refresh();
+  // The redraw a live run asks for at each drain of the queue. It draws now,
+  // or as soon as the charts' budget allows: after a redraw that took t, the
+  // next waits at least 50 t (and 33 ms), so drawing takes at most ~2 % of the
+  // UI thread however long the run and however often it records.
+  void refreshLive();
+  // How long the last live redraw took, and the interval it set (tests, soak).
+  double lastLiveRedrawMs() const { return m_liveCostMs; }
+  qint64 liveInterval() const;
   // Each chart as <dir>/<name>.png and .pdf; returns the files that failed.
   QStringList exportPlots(const QString& dir);
 
@@ -79,16 +89,20 @@ class PlotsPanel : public QWidget {
   RunEntry* findRun(const QString& key);
 
   void showPreview();
+  void redrawLive();
   void labelMemorySeries(RunEntry& run, bool overlay);
 
   std::array<MetricChart*, ChartCount> m_charts{};
-  std::vector<double> m_preview;
+  PlotSeries m_preview;
   std::vector<RunEntry> m_runs;
   double m_smoothing = 0.6;
   bool m_memoryIsGpu = false;
   QDoubleSpinBox* m_smoothingBox = nullptr;
   QCheckBox* m_logLoss = nullptr;
   QLabel* m_overlayNote = nullptr;
+  QTimer* m_liveTimer = nullptr;  // a live redraw held back by the budget
+  QElapsedTimer m_sinceLive;
+  double m_liveCostMs = 0;
 };
 
 }  // namespace studio::ui

@@ -26,6 +26,7 @@ bool RunController::launch(const std::function<void(Session&)>& begin) {
   }
   m_session = std::move(session);
   m_records.clear();
+  m_received = 0;
   m_lastTrain = -1;
   m_finishedReported = false;
   m_runDir = QString::fromStdString(m_session->progress().runDir);
@@ -88,6 +89,7 @@ void RunController::poll() {
   MetricRecord r;
   while (m_session->pollMetric(r)) batch.push_back(r);
   if (!batch.empty()) {
+    m_received += static_cast<int64_t>(batch.size());
     for (const auto& rec : batch) {
       if (rec.kind == RecordKind::Rollback) {
         // The records after the checkpoint no longer stand.

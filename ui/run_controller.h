@@ -47,6 +47,9 @@ class RunController : public QObject {
   const std::vector<MetricRecord>& records() const { return m_records; }
   const MetricRecord* lastTrainRecord() const;
   int64_t droppedRecords() const;
+  // Records drained from the queue for the current run (a rollback's erased
+  // records included).
+  int64_t receivedRecords() const { return m_received; }
   // Drains the queue now (tests, screenshots); the timer does it otherwise.
   void poll();
 
@@ -66,6 +69,7 @@ class RunController : public QObject {
   QString m_runDir;
   std::vector<MetricRecord> m_records;
   qsizetype m_lastTrain = -1;
+  int64_t m_received = 0;
   bool m_finishedReported = false;
 };
 

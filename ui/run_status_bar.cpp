@@ -18,20 +18,23 @@ QString duration(double seconds) {
 
 RunStatusBar::RunStatusBar(QWidget* parent)
     : QStatusBar(parent), m_state(new QLabel), m_step(new QLabel), m_eta(new QLabel), m_speed(new QLabel),
-      m_device(new QLabel), m_memory(new QLabel), m_loading(new QProgressBar) {
+      m_device(new QLabel), m_memory(new QLabel), m_records(new QLabel), m_loading(new QProgressBar) {
   m_step->setObjectName("statusStep");
+  m_records->setObjectName("statusRecords");
   m_loading->setObjectName("loadingProgress");
   m_loading->setMaximumWidth(320);
   m_loading->setTextVisible(true);
   m_loading->hide();
   addPermanentWidget(m_loading);
-  for (QLabel* l : {m_state, m_step, m_eta, m_speed, m_device, m_memory}) addPermanentWidget(l);
+  for (QLabel* l : {m_state, m_step, m_eta, m_speed, m_device, m_memory, m_records}) addPermanentWidget(l);
   clearProgress();
 }
 
 void RunStatusBar::clearProgress() {
   m_state->setText(tr("idle"));
-  for (QLabel* l : {m_step, m_eta, m_speed, m_memory}) l->clear();
+  for (QLabel* l : {m_step, m_eta, m_speed, m_memory, m_records}) l->clear();
+  m_records->setToolTip(QString());
+  m_records->setStyleSheet(QString());
   m_loading->hide();
   m_firstStep = -1;
 }
@@ -40,7 +43,9 @@ QString RunStatusBar::loadingText() const { return m_loading->isVisible() ? m_lo
 
 QString RunStatusBar::stepText() const { return m_step->text(); }
 
-void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last) {
+QString RunStatusBar::recordsText() const { return m_records->text(); }
+
+void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int64_t received) {
   m_state->setText(stateName(p.state));
   const bool loading = !p.phase.empty() && (p.state == SessionState::Starting || p.state == SessionState::Running);
   m_loading->setVisible(loading);
@@ -76,6 +81,17 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last) {
                                 .arg(last->memReservedMiB, 0, 'f', 0)
                                 .arg(last->memPeakMiB, 0, 'f', 0)
                           : tr("RSS %1 MiB").arg(last->memAllocatedMiB, 0, 'f', 0));
+  }
+  if (p.droppedRecords > 0) {
+    m_records->setText(tr("%L1 records, %L2 dropped").arg(received).arg(p.droppedRecords));
+    m_records->setToolTip(tr("The live view's queue was full %L1 times: those records are missing from the curves "
+                             "but not from the run (metrics.csv has every row).")
+                              .arg(p.droppedRecords));
+    m_records->setStyleSheet("color: #c0392b;");
+  } else {
+    m_records->setText(tr("%L1 records").arg(received));
+    m_records->setToolTip(tr("Metric records drawn from the live queue; none dropped."));
+    m_records->setStyleSheet(QString());
   }
 }
 

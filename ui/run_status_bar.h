@@ -1,5 +1,7 @@
 #pragma once
-// The status bar: run state, epoch and step, ETA, samples/s, device and memory.
+// The status bar: run state, epoch and step, ETA, samples/s, device, memory,
+// and how many metric records reached the window (and how many the queue had
+// no room for, which only the live view misses: metrics.csv has them all).
 // Thread: the UI thread.
 
 #include <QElapsedTimer>
@@ -18,11 +20,13 @@ class RunStatusBar : public QStatusBar {
  public:
   explicit RunStatusBar(QWidget* parent = nullptr);
   // Called on each UI tick with the engine's position and its last train record.
-  void showProgress(const Progress& p, const MetricRecord* lastTrain);
+  // received: the records the window has drained from the queue so far.
+  void showProgress(const Progress& p, const MetricRecord* lastTrain, int64_t received);
   void clearProgress();
   QString stepText() const;
   // The loading bar's text while one shows ("decoding images 120/600"), or "".
   QString loadingText() const;
+  QString recordsText() const;
 
  private:
   QLabel* m_state;
@@ -31,6 +35,7 @@ class RunStatusBar : public QStatusBar {
   QLabel* m_speed;
   QLabel* m_device;
   QLabel* m_memory;
+  QLabel* m_records;
   QProgressBar* m_loading;  // decoding and other work before the first step
   QElapsedTimer m_clock;
   int64_t m_firstStep = -1;

@@ -33,6 +33,10 @@
 #include <ATen/ops/_upsample_bilinear2d_aa.h>
 #include <filesystem>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace studio {
 using Clock = std::chrono::steady_clock;
 
@@ -471,6 +475,12 @@ struct Trainer::State {
     const bool best = early ? earlyStoppingImproved(e) : cfg.output.save_best && betterAccuracy;
     saveCheckpoints(best);
     if (early) checkEarlyStop(haveVal);
+#if defined(__GLIBC__)
+    // An evaluation's large buffers are freed by now; the C heap keeps such
+    // pages and fragments over hours (a 30-minute soak grew 12 % without
+    // this). Giving them back keeps resident memory to what is in use.
+    malloc_trim(0);
+#endif
     windowStart = Clock::now();  // evaluation time is not training time
   }
 
