@@ -1,7 +1,8 @@
 # Training Studio: the two commands of the README.
 #   make run   set up (Debian packages, LibTorch venv), build, open the studio on the default preset
 #   make test  set up, build, run every test
-# Also: make run-cli (train in the terminal), make fuzz, make bench, make screenshot (the README's).
+# Also: make run-cli (train in the terminal), make fuzz, make sanitize, make bench, make soak,
+# make screenshot (the README's).
 # A user with their own LibTorch: make build TORCH_PREFIX=/path/to/libtorch
 SHELL := /bin/bash
 STUDIO_CACHE ?= $(HOME)/.cache/training-studio
@@ -17,7 +18,7 @@ export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_f
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: setup configure build run run-cli test fuzz bench screenshot clean
+.PHONY: setup configure build run run-cli test fuzz sanitize bench soak screenshot clean
 
 setup:
 	@bash packaging/setup.sh >/dev/null
@@ -56,11 +57,42 @@ fuzz: setup
 	cmake --build build-fuzz -j$(JOBS)
 	bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
+# The engine and CLI suites under AddressSanitizer + UndefinedBehaviorSanitizer
+# (build-asan), then the session, queue and window-drain suites under
+# ThreadSanitizer (build-tsan, clang). Our code is instrumented, the libraries
+# it calls are not: LeakSanitizer's reports of LibTorch's own leaks are
+# suppressed in the file named here, each entry saying why, and ThreadSanitizer
+# ignores what uninstrumented libraries do inside themselves
+# (ignore_noninstrumented_modules: libgomp's and Qt's locks are invisible to
+# it). A report from our code fails the suite.
+TSAN_SUITES := test_session test_nonfinite test_main_window
+SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan-libtorch.supp \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1
+sanitize: setup
+	@prefix="$(TORCH_PREFIX)"; \
+	if [ -z "$$prefix" ]; then prefix=$$("$(VENV)/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)'); fi; \
+	for p in asan tsan; do \
+	  cmake --preset $$p -DCMAKE_PREFIX_PATH="$$prefix" -DSTUDIO_PYTHON="$(VENV)/bin/python" > build-$$p-configure.log 2>&1 \
+	    || { cat build-$$p-configure.log; exit 1; }; \
+	done
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && $(SANITIZER_ENV) ctest -j$(JOBS) --output-on-failure --timeout 1800
+	cmake --build build-tsan -j$(JOBS) --target $(TSAN_SUITES)
+	cd build-tsan && $(SANITIZER_ENV) ctest --output-on-failure --timeout 1800 -R '^($(subst $(eval) ,|,$(TSAN_SUITES)))$$'
+
 bench: build
 	./$(BUILD)/bench/bench_engine
 	./$(BUILD)/bench/bench_image_folder
 	./$(BUILD)/bench/bench_replot
 	./$(BUILD)/bench/bench_window
+
+# A long run with the window attached (offscreen), metrics every step: resident
+# memory, dropped records and the UI thread's share (bench/RESULTS.md).
+SOAK_MINUTES ?= 30
+soak: build
+	./$(BUILD)/bench/bench_soak --minutes $(SOAK_MINUTES)
 
 # The README's screenshot: the real window, offscreen, after 700 steps of the default preset.
 SCREENSHOT := resources/screenshots/studio.png
