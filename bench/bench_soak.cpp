@@ -36,6 +36,7 @@
 #include "ui/run_controller.h"
 #include "ui/run_status_bar.h"
 #include "ui/settings_panel.h"
+#include "window_bench.h"
 
 namespace {
 
@@ -54,12 +55,6 @@ std::pair<double, double> heapMiB() {
   const struct mallinfo2 m = mallinfo2();
   constexpr double kMiB = 1024.0 * 1024.0;
   return {static_cast<double>(m.uordblks + m.hblkhd) / kMiB, static_cast<double>(m.fordblks) / kMiB};
-}
-
-double threadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
 double median(std::vector<double> v) {
@@ -105,17 +100,10 @@ int main(int argc, char** argv) {
   c.output.dir = "bench-runs";
 
   studio::ui::MainWindow window(presetDir, false);
-  window.resize(1600, 1000);
-  window.show();
-  window.settingsPanel()->setConfig(c);
   QEventLoop loop;
-  QObject::connect(&window, &studio::ui::MainWindow::runFinished, &loop, &QEventLoop::quit);
-  if (!window.startRun()) {
-    std::fprintf(stderr, "bench_soak: %s\n", qPrintable(window.lastMessage()));
-    return 1;
-  }
+  bench::startWindowRun(window, c, loop, "bench_soak");
   studio::ui::RunController* run = window.controller();
-  const double cpu0 = threadCpuSeconds();
+  const double cpu0 = bench::threadCpuSeconds();
   QElapsedTimer wall;
   wall.start();
   std::vector<double> secondMinute, lastMinute;  // RSS samples
@@ -133,7 +121,7 @@ int main(int argc, char** argv) {
     if (lastMinute.size() > 60) lastMinute.erase(lastMinute.begin());
     if (t >= 60.0 * (minute + 1)) {
       ++minute;
-      const double cpuNow = threadCpuSeconds();
+      const double cpuNow = bench::threadCpuSeconds();
       const double ui = (cpuNow - cpuAtMinute) / 60.0;  // this minute's share
       cpuAtMinute = cpuNow;
       const auto [heapUsed, heapFree] = heapMiB();
@@ -152,7 +140,7 @@ int main(int argc, char** argv) {
   loop.exec();
   sampler.stop();
   const double seconds = static_cast<double>(wall.elapsed()) / 1000.0;
-  const double uiShare = (threadCpuSeconds() - cpu0) / seconds;
+  const double uiShare = (bench::threadCpuSeconds() - cpu0) / seconds;
   run->poll();
   int64_t trainReceived = 0;
   for (const auto& r : run->records())

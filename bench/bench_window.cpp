@@ -21,6 +21,7 @@
 #include "ui/main_window.h"
 #include "ui/run_controller.h"
 #include "ui/settings_panel.h"
+#include "window_bench.h"
 
 namespace {
 
@@ -54,34 +55,19 @@ double headless(const studio::TrainConfig& c) {
   return rate(records, c);
 }
 
-double threadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
 // The UI thread's CPU time per second of the windowed run (the whole cost of
 // draining, plotting and painting), as a share of one core.
 double g_uiShare = 0;
 
 double windowed(const studio::TrainConfig& c, const QString& presetDir) {
   studio::ui::MainWindow window(presetDir, false);
-  window.resize(1600, 1000);
-  window.show();
-  window.settingsPanel()->setConfig(c);
-  // The application's own event loop, as in the studio (a polling loop here
-  // would spin a core and measure itself).
   QEventLoop loop;
-  QObject::connect(&window, &studio::ui::MainWindow::runFinished, &loop, &QEventLoop::quit);
-  if (!window.startRun()) {
-    std::fprintf(stderr, "bench_window: %s\n", qPrintable(window.lastMessage()));
-    std::exit(1);
-  }
-  const double cpu0 = threadCpuSeconds();
+  bench::startWindowRun(window, c, loop, "bench_window");
+  const double cpu0 = bench::threadCpuSeconds();
   QElapsedTimer wall;
   wall.start();
   loop.exec();
-  g_uiShare = (threadCpuSeconds() - cpu0) / (static_cast<double>(wall.nsecsElapsed()) * 1e-9);
+  g_uiShare = (bench::threadCpuSeconds() - cpu0) / (static_cast<double>(wall.nsecsElapsed()) * 1e-9);
   return rate(window.controller()->records(), c);
 }
 
