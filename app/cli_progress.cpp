@@ -121,7 +121,11 @@ void CliProgress::finish(const RunSummary& s) {
     std::fprintf(m_out, "  non-finite steps: %lld (rollbacks: %lld)\n", static_cast<long long>(s.nonfiniteSteps),
                  static_cast<long long>(s.rollbacks));
   if (!s.earlyStopReason.empty()) std::fprintf(m_out, "  early stop:      %s\n", s.earlyStopReason.c_str());
+  if (s.device.rfind("cuda", 0) == 0 && !s.cudaGraphs.empty())
+    std::fprintf(m_out, "  CUDA graphs:     %s\n", s.cudaGraphs.c_str());
   std::fprintf(m_out, "  wall time:       %s (%.1f s)\n", formatDuration(s.wallSeconds).c_str(), s.wallSeconds);
+  std::fprintf(m_out, "  time spent:      set-up %.2f s, training %.2f s, evaluation %.2f s, writing %.2f s\n",
+               s.setupSeconds, s.trainSeconds, s.evalSeconds, s.writeSeconds);
   std::fflush(m_out);
 }
 

@@ -1,7 +1,8 @@
 // Engine throughput against the hand-written PyTorch loop (reference_loop.py)
 // on the same model, data, optimizer, schedule, batch and device. Prints
 // both samples/s and their ratio (engine / Python; the goal is >= 1).
-// Usage: bench_engine [--steps N] [--rounds R] [--device cpu|cuda] [--python PATH]
+// Usage: bench_engine [--steps N] [--rounds R] [--device cpu|cuda] [--python PATH] [--set key=value]...
+// (--set changes the engine's settings only: a variant's cost, not a comparison)
 // Each round runs both; the medians are compared.
 #include <algorithm>
 #include <array>
@@ -63,46 +64,74 @@ int main(int argc, char** argv) {
   int steps = 300, rounds = 3;
   const int warmup = 20;
   std::string device = "cpu", python = STUDIO_BENCH_PYTHON;
+  std::vector<std::string> sets;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--steps") steps = std::atoi(argv[i + 1]);
     else if (k == "--device") device = argv[i + 1];
     else if (k == "--python") python = argv[i + 1];
     else if (k == "--rounds") rounds = std::atoi(argv[i + 1]);
+    else if (k == "--set") sets.push_back(argv[i + 1]);
   }
   studio::log::setConsoleLevel("warn");
   studio::TrainConfig c = studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), "fashion-mnist-cnn"));
+  for (const auto& s : sets) studio::applyOverride(c, s);
   c.train.max_steps = warmup + steps;
   c.train.log_every_steps = warmup;  // records flush at the warm-up's end and every 20 steps after
   c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
   c.performance.device = device;
   c.output.dir = "/tmp/training-studio-bench";
-  std::vector<double> engine, reference;
-  std::string deviceName;
-  // Alternate the two, so a slow spell of a shared machine hits both.
-  for (int r = 0; r < rounds; ++r) {
-    engine.push_back(engineRun(c, warmup, deviceName));
-    const int threads = deviceName.find('(') == std::string::npos
-                            ? 0
-                            : std::atoi(deviceName.substr(deviceName.find('(') + 1).c_str());
-    const std::string cmd = python + " " + STUDIO_BENCH_DIR + "/reference_loop.py --steps " +
-                            std::to_string(steps) + " --batch " + std::to_string(c.train.batch_size) +
-                            " --device " + (device == "cpu" ? "cpu" : "cuda") + " --threads " +
-                            std::to_string(threads);
-    const std::string out = run(cmd);
-    try {
-      reference.push_back(nlohmann::json::parse(out)["samples_per_second"].get<double>());
-    } catch (const std::exception&) {
-      std::fprintf(stderr, "reference loop failed: %s\n%s\n", cmd.c_str(), out.c_str());
-      return 1;
-    }
-    std::printf("round %d: engine %.0f, PyTorch loop %.0f samples/s\n", r + 1, engine.back(), reference.back());
+  const bool cuda = device != "cpu";
+  // On a GPU: the engine's eager step and its CUDA graph, against Python's
+  // eager loop and the same Python step captured whole in a CUDA graph.
+  struct Variant {
+    std::string name;
+    bool engine;
+    std::string mode;  // engine: performance.cuda_graphs; Python: eager | graph
+    std::vector<double> sps;
+  };
+  std::vector<Variant> variants = {{"engine", true, "off", {}}, {"PyTorch loop", false, "eager", {}}};
+  if (cuda) {
+    variants[0].name = "engine, eager step";
+    variants.push_back({"engine, CUDA graph", true, "on", {}});
+    variants.push_back({"PyTorch loop, CUDA graph", false, "graph", {}});
   }
-  const double e = median(engine), p = median(reference);
+  std::string deviceName;
+  // Alternate the variants, so a slow spell of a shared machine hits all.
+  for (int r = 0; r < rounds; ++r) {
+    for (auto& v : variants) {
+      if (v.engine) {
+        c.performance.cuda_graphs = v.mode;
+        v.sps.push_back(engineRun(c, warmup, deviceName));
+        continue;
+      }
+      const int threads = deviceName.find('(') == std::string::npos
+                              ? 0
+                              : std::atoi(deviceName.substr(deviceName.find('(') + 1).c_str());
+      const std::string cmd = python + " " + STUDIO_BENCH_DIR + "/reference_loop.py --steps " + std::to_string(steps) +
+                              " --batch " + std::to_string(c.train.batch_size) + " --device " +
+                              (cuda ? "cuda" : "cpu") + " --threads " + std::to_string(threads) + " --mode " + v.mode;
+      const std::string out = run(cmd);
+      try {
+        v.sps.push_back(nlohmann::json::parse(out)["samples_per_second"].get<double>());
+      } catch (const std::exception&) {
+        std::fprintf(stderr, "reference loop failed: %s\n%s\n", cmd.c_str(), out.c_str());
+        return 1;
+      }
+    }
+    std::printf("round %d:", r + 1);
+    for (const auto& v : variants) std::printf("  %s %.0f", v.name.c_str(), v.sps.back());
+    std::printf(" samples/s\n");
+  }
   std::printf("preset fashion-mnist-cnn, %d timed steps of batch %d after %d warm-up steps, on %s, median of %d\n",
               steps, c.train.batch_size, warmup, deviceName.c_str(), rounds);
-  std::printf("engine samples/s:          %10.0f\n", e);
-  std::printf("PyTorch loop samples/s:    %10.0f\n", p);
-  std::printf("ratio engine / PyTorch:    %10.3f\n", e / p);
+  for (const auto& v : variants) std::printf("%-28s %10.0f samples/s\n", v.name.c_str(), median(v.sps));
+  const double e = median(variants[0].sps), p = median(variants[1].sps);
+  std::printf("ratio engine / PyTorch:      %10.3f\n", e / p);
+  if (cuda) {
+    const double eg = median(variants[2].sps), pg = median(variants[3].sps);
+    std::printf("ratio graph / eager engine:  %10.3f\n", eg / e);
+    std::printf("ratio engine graph / PyTorch graph: %.3f\n", eg / pg);
+  }
   return 0;
 }

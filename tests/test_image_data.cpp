@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <utime.h>
 
+#include "data/data_loading.h"
 #include "data/decoded_images.h"
 #include "studio/data_plan.h"
 #include "studio/image_file.h"
@@ -126,6 +127,37 @@ class TestImageData : public QObject {
     utimbuf times{1000000000, 1000000000};
     QCOMPARE(utime(r.files[3].c_str(), &times), 0);
     QVERIFY(!decodeImages(r, {}).fromCache);
+    qunsetenv("STUDIO_DATA_CACHE");
+  }
+
+  // IDX images are inflated once, then read from the cache; an entry of the
+  // wrong length is ignored (and rewritten), a changed file inflated afresh.
+  void idxImagesAreCached() {
+    QTemporaryDir dir, cache;
+    qputenv("STUDIO_DATA_CACHE", cache.path().toUtf8());
+    TrainConfig c = test::smallConfig(dir.path());
+    const DataPlan plan = planData(c);
+    auto trainImages = [&] { return loadData(c, plan, {}).train->gather(torch::arange(512)).x; };
+    const torch::Tensor first = trainImages();
+    const QStringList entries = QDir(cache.path()).entryList({"idx-*.u8"}, QDir::Files);
+    QCOMPARE(entries.size(), 2);  // training and test images
+    const torch::Tensor second = trainImages();
+    QVERIFY(torch::equal(first, second));
+    // The pixels really come from the cache: its entries, altered in place
+    // (same length), change what loads.
+    for (const QString& e : entries) {
+      QFile f(cache.path() + "/" + e);
+      QVERIFY(f.open(QIODevice::ReadWrite));
+      QByteArray bytes = f.readAll();
+      for (qsizetype i = 24; i < bytes.size(); ++i) bytes[i] = static_cast<char>(255 - static_cast<uint8_t>(bytes[i]));
+      f.seek(0);
+      f.write(bytes);
+    }
+    QVERIFY(torch::equal(trainImages(), 255 - first));
+    // Truncated entries are ignored: the files are inflated again.
+    for (const QString& e : entries) QVERIFY(QFile::resize(cache.path() + "/" + e, 1000));
+    QVERIFY(torch::equal(trainImages(), first));
+    QVERIFY(torch::equal(trainImages(), first));
     qunsetenv("STUDIO_DATA_CACHE");
   }
 

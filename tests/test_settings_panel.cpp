@@ -72,7 +72,7 @@ TrainConfig unusual() {
   c.schedule.cyclic = {0.0005, 0.05, 150, 90, "exp_range", 0.999, false, 0.7, 0.95};
   c.precision.mode = "fp16";
   c.precision.loss_scale = {1024, 4, 0.25, 100};
-  c.performance = {"cpu", false, false, true, false, 3};
+  c.performance = {"cpu", false, false, true, false, "off", 3};
   c.loader = {"workers", 3, 6, false};
   c.evaluation = {250, 512};
   c.output = {"/tmp/runs-elsewhere", 50, false};

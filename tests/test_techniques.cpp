@@ -69,6 +69,11 @@ class TestTechniques : public QObject {
     QVERIFY(skipped < 6);
     // The first and last loss differ: the weights moved.
     QVERIFY(rows.front().trainLoss != rows.back().trainLoss);
+    // summary.json says where the time went, and why there was no CUDA graph.
+    const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
+    QCOMPARE(summary.at("cuda_graphs").get<std::string>(), std::string("off: the run is on the CPU"));
+    for (const char* k : {"setup", "training", "evaluation", "writing"}) QVERIFY(summary.at("seconds").at(k).get<double>() >= 0);
+    QVERIFY(summary.at("seconds").at("training").get<double>() > 0);
   }
 
   void fp16OverflowSkipsStepsAndBacksOff() {

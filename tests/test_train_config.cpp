@@ -206,6 +206,19 @@ class TestTrainConfig : public QObject {
     }
   }
 
+  // CUDA graphs need a CUDA GPU: "on" with the CPU named is refused before
+  // anything starts; auto and off pass.
+  void cudaGraphsOnNeedsAGpu() {
+    TrainConfig c;
+    c.performance.device = "cpu";
+    c.performance.cuda_graphs = "on";
+    QVERIFY(hasError(validate(c), "performance.cuda_graphs", "CUDA graphs need a CUDA GPU"));
+    c.performance.cuda_graphs = "auto";
+    QVERIFY(validate(c).empty());
+    c.performance.cuda_graphs = "sometimes";
+    QVERIFY(hasError(validate(c), "performance.cuda_graphs", "(got \"sometimes\")"));
+  }
+
   void scheduleFieldsAreCheckedForTheChosenKind() {
     TrainConfig c;
     c.schedule.kind = "onecycle";

@@ -351,6 +351,10 @@ std::vector<FieldSpec> makeSchema() {
       "Time the convolution algorithms once and keep the fastest; helps when input shapes do not change.");
   add("performance.tf32", perf, "TF32 matmuls", T::Bool,
       "Let fp32 matmuls and convolutions use TF32 tensor cores (Ampere and later): much faster, slightly less exact.");
+  choices(add("performance.cuda_graphs", perf, "CUDA graphs", T::Choice,
+              "Record the whole optimizer step once as a CUDA graph and replay it: far fewer kernel launches. "
+              "auto: when the step can be recorded (otherwise the log says why); on: an error when it cannot."),
+          {"auto", "on", "off"});
   range(add("performance.threads", perf, "CPU threads (0: all cores)", T::Int,
             "Intra-op threads when training on the CPU."),
         between(0, 1024));

@@ -141,6 +141,7 @@ void describe(V& v, TrainConfig& c) {
     v.field("tf32", p.tf32);
     v.field("channels_last", p.channels_last);
     v.field("zero_grad_to_none", p.zero_grad_to_none);
+    v.field("cuda_graphs", p.cuda_graphs);
     v.field("threads", p.threads);
   });
   v.section("loader", [&] {
@@ -427,6 +428,8 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   }
   if (!deviceOk)
     e.push_back({"performance.device", "must be auto, cpu, cuda or cuda:N (got \"" + p.device + "\")"});
+  if (p.cuda_graphs == "on" && p.device == "cpu")
+    e.push_back({"performance.cuda_graphs", "is on, but performance.device is cpu: CUDA graphs need a CUDA GPU"});
   if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
   return e;
 }

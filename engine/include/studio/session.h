@@ -48,6 +48,11 @@ struct RunSummary {
   double earlyStoppingBest = MetricRecord::kNone;
   int64_t earlyStoppingBestStep = 0;
   std::string earlyStopReason;
+  // performance.cuda_graphs: "on (recorded at step N)", or "off: why".
+  std::string cudaGraphs;
+  // Where the wall time went: setting up (data, model, device), training
+  // steps, evaluations, checkpoints and other writes.
+  double setupSeconds = 0, trainSeconds = 0, evalSeconds = 0, writeSeconds = 0;
 };
 
 // Live position of the run, readable at any time without waiting.

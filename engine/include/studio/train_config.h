@@ -142,6 +142,10 @@ struct PerformanceConfig {
   bool tf32 = true;
   bool channels_last = false;
   bool zero_grad_to_none = true;
+  // The whole optimizer step as one CUDA graph: auto (when it can be
+  // captured; otherwise eager, with the reason logged) | on (an error when it
+  // cannot) | off.
+  std::string cuda_graphs = "auto";
   int threads = 0;             // CPU intra-op threads; 0: all cores
 };
 

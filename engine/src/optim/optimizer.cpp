@@ -1,6 +1,7 @@
 #include "optim/optimizer.h"
 
 #include <ATen/ops/_foreach_add.h>
+#include <ATen/ops/_foreach_mul.h>
 #include <ATen/ops/_foreach_sub.h>
 #include <ATen/ops/_fused_adam.h>
 #include <ATen/ops/_fused_adamw.h>
@@ -34,38 +35,96 @@ std::vector<torch::Tensor> Optimizer::grads() const {
   return g;
 }
 
-void Optimizer::step(double lr, std::optional<double> momentum, const std::optional<torch::Tensor>& foundInf) {
-  torch::NoGradGuard noGrad;
-  // Parameters that got no gradient this step are left alone, as in PyTorch.
+struct Optimizer::Active {
   std::vector<torch::Tensor> ps, gs, b1, b2, st;
+};
+
+// Parameters that got no gradient this step are left alone, as in PyTorch.
+Optimizer::Active Optimizer::active() const {
+  Active a;
   for (size_t i = 0; i < m_params.size(); ++i) {
     const auto& g = m_params[i].grad();
     if (!g.defined()) continue;
-    ps.push_back(m_params[i]);
-    gs.push_back(g);
-    if (!m_buf1.empty()) b1.push_back(m_buf1[i]);
-    if (!m_buf2.empty()) b2.push_back(m_buf2[i]);
-    if (!m_steps.empty()) st.push_back(m_steps[i]);
+    a.ps.push_back(m_params[i]);
+    a.gs.push_back(g);
+    if (!m_buf1.empty()) a.b1.push_back(m_buf1[i]);
+    if (!m_buf2.empty()) a.b2.push_back(m_buf2[i]);
+    if (!m_steps.empty()) a.st.push_back(m_steps[i]);
   }
-  if (ps.empty()) return;
+  return a;
+}
+
+void Optimizer::step(double lr, std::optional<double> momentum, const std::optional<torch::Tensor>& foundInf) {
+  torch::NoGradGuard noGrad;
+  Active a = active();
+  if (a.ps.empty()) return;
   const auto& c = m_config;
   if (c.kind == "sgd") {
     const double mom = momentum.value_or(c.momentum);
-    at::_fused_sgd_(ps, gs, b1, c.weight_decay, mom, lr, /*dampening=*/0.0, c.nesterov,
+    at::_fused_sgd_(a.ps, a.gs, a.b1, c.weight_decay, mom, lr, /*dampening=*/0.0, c.nesterov,
                     /*maximize=*/false, /*is_first_step=*/false, std::nullopt, foundInf);
     return;
   }
   const double beta1 = momentum.value_or(c.beta1);
-  at::_foreach_add_(st, 1);
+  at::_foreach_add_(a.st, 1);
   if (c.kind == "adamw") {
-    at::_fused_adamw_(ps, gs, b1, b2, {}, st, lr, beta1, c.beta2, c.weight_decay, c.eps,
+    at::_fused_adamw_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, beta1, c.beta2, c.weight_decay, c.eps,
                       /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
   } else {
-    at::_fused_adam_(ps, gs, b1, b2, {}, st, lr, beta1, c.beta2, c.weight_decay, c.eps,
+    at::_fused_adam_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, beta1, c.beta2, c.weight_decay, c.eps,
                      /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
   }
   // As Python's adamw: the increment is undone where the step was skipped.
-  if (foundInf) at::_foreach_sub_(st, std::vector<torch::Tensor>(st.size(), *foundInf));
+  if (foundInf) at::_foreach_sub_(a.st, std::vector<torch::Tensor>(a.st.size(), *foundInf));
+}
+
+std::string Optimizer::notCapturable(bool momentumCycles) const {
+  if (momentumCycles && m_config.kind != "sgd")
+    return "the schedule cycles " + m_config.kind +
+           "'s beta1, which PyTorch's fused Adam kernels take as a number, not a device tensor";
+  return "";
+}
+
+void Optimizer::step(const torch::Tensor& lr, const torch::Tensor& momentum, const torch::Tensor& foundInf) {
+  torch::NoGradGuard noGrad;
+  Active a = active();
+  if (a.ps.empty()) return;
+  const auto& c = m_config;
+  if (c.kind != "sgd") {
+    at::_foreach_add_(a.st, 1);
+    if (c.kind == "adamw")
+      at::_fused_adamw_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, c.beta1, c.beta2, c.weight_decay, c.eps, false, false,
+                        std::nullopt, foundInf);
+    else
+      at::_fused_adam_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, c.beta1, c.beta2, c.weight_decay, c.eps, false, false,
+                       std::nullopt, foundInf);
+    at::_foreach_sub_(a.st, std::vector<torch::Tensor>(a.st.size(), foundInf));
+    return;
+  }
+  if (!momentum.defined() || c.momentum == 0) {
+    at::_fused_sgd_(a.ps, a.gs, a.b1, c.weight_decay, c.momentum, lr, 0.0, c.nesterov, false, false, std::nullopt,
+                    foundInf);
+    return;
+  }
+  // SGD with the momentum from a device scalar, in the fused kernel's order
+  // (weight decay, buffer, Nesterov, update). A skipped step (foundInf 1)
+  // must change nothing: its gradients (maybe inf or NaN) are zeroed, the
+  // buffer is multiplied by 1 instead of the momentum, and the update by 0.
+  const torch::Tensor keep = 1 - foundInf;
+  for (auto& g : a.gs) g.nan_to_num_(0, 0, 0);
+  std::vector<torch::Tensor> g = a.gs;
+  if (c.weight_decay != 0) g = at::_foreach_add(a.gs, a.ps, c.weight_decay);
+  at::_foreach_mul_(a.b1, momentum * keep + foundInf);
+  at::_foreach_add_(a.b1, at::_foreach_mul(g, keep));
+  std::vector<torch::Tensor> update;
+  if (c.nesterov) {
+    update = at::_foreach_mul(a.b1, momentum);
+    at::_foreach_add_(update, g);
+    at::_foreach_mul_(update, lr * keep);
+  } else {
+    update = at::_foreach_mul(a.b1, lr * keep);
+  }
+  at::_foreach_sub_(a.ps, update);
 }
 
 void Optimizer::zeroGrad(bool setToNone) {

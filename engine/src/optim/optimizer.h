@@ -6,6 +6,7 @@
 // Thread: engine thread.
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <ATen/core/ivalue.h>
@@ -27,6 +28,14 @@ class Optimizer {
   // on the device and the step counters are left unchanged.
   void step(double lr, std::optional<double> momentum = std::nullopt,
             const std::optional<torch::Tensor>& foundInf = std::nullopt);
+  // The same update with the learning rate (and the momentum, when the
+  // schedule cycles it; undefined otherwise) in float32 scalars on the
+  // device, so that it can be recorded in a CUDA graph and replayed with new
+  // values. `foundInf` is required. SGD with a cycling momentum runs as
+  // foreach kernels (the fused one takes momentum as a number).
+  void step(const torch::Tensor& lr, const torch::Tensor& momentum, const torch::Tensor& foundInf);
+  // Why step(Tensor, ...) cannot serve this optimizer ("" when it can).
+  std::string notCapturable(bool momentumCycles) const;
   void zeroGrad(bool setToNone);
   const std::vector<torch::Tensor>& params() const { return m_params; }
   std::vector<torch::Tensor> grads() const;
@@ -43,6 +52,9 @@ class Optimizer {
   std::vector<torch::Tensor> m_buf1;   // momentum buffers (sgd) or exp_avg (adam)
   std::vector<torch::Tensor> m_buf2;   // exp_avg_sq (adam)
   std::vector<torch::Tensor> m_steps;  // adam: float32 step counts on the device
+
+  struct Active;  // the parameters that have a gradient, with their state
+  Active active() const;
 };
 
 }  // namespace studio

@@ -117,6 +117,11 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                            {"best_step", s.earlyStoppingBestStep},
                            {"stopped", !s.earlyStopReason.empty()},
                            {"reason", s.earlyStopReason}};
+  if (!s.cudaGraphs.empty()) j["cuda_graphs"] = s.cudaGraphs;
+  j["seconds"] = {{"setup", s.setupSeconds},
+                  {"training", s.trainSeconds},
+                  {"evaluation", s.evalSeconds},
+                  {"writing", s.writeSeconds}};
   writeFileAtomically(runDir + "/summary.json", j.dump(2) + "\n");
 }
 

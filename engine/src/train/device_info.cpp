@@ -3,6 +3,8 @@
 #include <ATen/Context.h>
 #include <ATen/DeviceAccelerator.h>
 #include <ATen/Parallel.h>
+#include <ATen/ops/conv2d.h>
+#include <ATen/ops/mm.h>
 #include <torch/cuda.h>
 
 #include <fstream>
@@ -37,6 +39,43 @@ void applyPerformanceSwitches(const PerformanceConfig& c, const torch::Device& d
   }
   const int threads = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(threads);
+}
+
+CudnnHeuristicsOnly::CudnnHeuristicsOnly(bool active) {
+  auto& ctx = at::globalContext();
+  if (active && ctx.benchmarkCuDNN()) {
+    ctx.setBenchmarkCuDNN(false);
+    m_restore = true;
+  }
+}
+
+CudnnHeuristicsOnly::~CudnnHeuristicsOnly() {
+  if (m_restore) at::globalContext().setBenchmarkCuDNN(true);
+}
+
+DeviceWarmup::DeviceWarmup(const torch::Device& device) {
+  if (!device.is_cuda()) return;
+  m_thread = std::thread([device] {
+    try {
+      torch::NoGradGuard noGrad;
+      const auto opts = torch::TensorOptions().device(device);
+      // A convolution loads cuDNN, a matrix product cuBLAS; tiny and
+      // heuristic (no autotuning of shapes the run never uses).
+      CudnnHeuristicsOnly heuristics;
+      torch::Tensor x = torch::ones({2, 1, 8, 8}, opts);
+      torch::Tensor y = torch::conv2d(x, torch::ones({2, 1, 3, 3}, opts));
+      torch::Tensor z = torch::mm(torch::ones({8, 8}, opts), torch::ones({8, 8}, opts));
+      (void)(y.sum() + z.sum()).item<float>();
+    } catch (const std::exception&) {
+      // The engine's first use of the device reports it.
+    }
+  });
+}
+
+DeviceWarmup::~DeviceWarmup() { wait(); }
+
+void DeviceWarmup::wait() {
+  if (m_thread.joinable()) m_thread.join();
 }
 
 std::string describeDevice(const torch::Device& device) {

@@ -28,6 +28,7 @@
 #include "train/autocast_scope.h"
 #include "train/device_info.h"
 #include "train/evaluator.h"
+#include "train/step_graph.h"
 
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_upsample_bilinear2d_aa.h>
@@ -136,6 +137,25 @@ struct Trainer::State {
   bool stopRequested = false;
   bool paused = false;
 
+  // performance.cuda_graphs: after kGraphWarmup eager steps, each full step
+  // (k full micro-batches) replays one recorded graph of the whole step; a
+  // short last group of an epoch runs eagerly on the same gradient buffers.
+  static constexpr int64_t kGraphWarmup = 3;
+  StepGraph graph;
+  bool graphWanted = false;
+  std::string graphStatus;
+  int64_t graphWarmupDone = 0;
+  std::vector<torch::Tensor> staticX, staticY;  // the recorded inputs
+  torch::Tensor lrDevice, momentumDevice, staticRow;
+
+  // Where the time went (summary.json "seconds").
+  double setupSeconds = 0, evalSeconds = 0, writeSeconds = 0;
+  struct Timed {
+    double& into;
+    Clock::time_point t0 = Clock::now();
+    ~Timed() { into += std::chrono::duration<double>(Clock::now() - t0).count(); }
+  };
+
   State(TrainConfig c, std::string dir, bool r, StartOptions o, SessionChannel& channel)
       : cfg(std::move(c)), runDir(std::move(dir)), resume(r), options(o), ch(channel) {}
 
@@ -155,6 +175,7 @@ struct Trainer::State {
   void setup() {
     device = resolveDevice(cfg.performance.device);
     applyPerformanceSwitches(cfg.performance, device);
+    DeviceWarmup warmup(device);  // the GPU starts up while the data loads
     {
       std::lock_guard<std::mutex> lock(ch.textMutex);
       ch.device = describeDevice(device);
@@ -185,6 +206,7 @@ struct Trainer::State {
     if (mode == "fp16" && !device.is_cuda())
       log::warn("precision.mode fp16 on the CPU is slow and meant for testing; bf16 is the CPU's fast type");
 
+    warmup.wait();
     setPhase("building the model");
     model = makeModel(cfg.model, data.input, data.numClasses());
     if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
@@ -192,7 +214,10 @@ struct Trainer::State {
       if (resume) checkSameModelFile();
     }
     model->to(device);
-    checkModelOutput(*model, cfg.model, data.input, data.numClasses(), device);
+    {
+      CudnnHeuristicsOnly heuristics;  // a probe's shape, never trained on
+      checkModelOutput(*model, cfg.model, data.input, data.numClasses(), device);
+    }
     if (cfg.performance.channels_last) model->toChannelsLast();
     model->setTraining(true);
     optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
@@ -241,6 +266,7 @@ struct Trainer::State {
     else writeSettings();
     ch.step = counters.step;
     ch.epoch = counters.epoch;
+    setupGraphs();
     setPhase("");
     log::info("plan: " + std::to_string(steps.totalSteps) + " optimizer steps, " +
               std::to_string(steps.stepsPerEpoch) + " per epoch, batch " + std::to_string(cfg.train.batch_size) +
@@ -248,6 +274,31 @@ struct Trainer::State {
               model->description() + " (" + std::to_string(model->parameterCount()) + " parameters)" +
               (loaderOptions.deviceResident ? ", data resident on the device"
                                             : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
+  }
+
+  void setupGraphs() {
+    const std::string& want = cfg.performance.cuda_graphs;
+    if (want == "off") {
+      graphStatus = "off (performance.cuda_graphs off)";
+      return;
+    }
+    std::string why;
+    if (!device.is_cuda()) why = "the run is on the CPU";
+    else if (!StepGraph::available()) why = "this LibTorch was built without CUDA";
+    else why = optimizer->notCapturable(schedule->momentum(0).has_value());
+    if (!why.empty()) {
+      if (want == "on")
+        throw std::invalid_argument("performance.cuda_graphs is on, but " + why + "; set it to auto or off");
+      graphStatus = "off: " + why;
+      if (device.is_cuda()) log::info("CUDA graphs off: " + why);
+      return;
+    }
+    graphWanted = true;
+    graphStatus = "off: the run ended before the step was recorded";
+    StepGraph::useSideStream(device);
+    const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+    lrDevice = torch::zeros({}, f32);
+    if (schedule->momentum(0)) momentumDevice = torch::zeros({}, f32);
   }
 
   // loader.mode auto: the data stays on the device when the training split
@@ -340,6 +391,7 @@ struct Trainer::State {
     // After a non-finite step the weights are suspect: the last checkpoint
     // stays the one to go back to (or the one kept when the run stops).
     if (rollbackDue || divergedAt) return;
+    Timed timed{writeSeconds};
     counters.wallSeconds = wallSeconds();
     counters.nonfiniteSteps = nonfiniteSeen;
     crashPoint("checkpoint-before-metrics-flush");
@@ -362,6 +414,7 @@ struct Trainer::State {
   }
 
   EvalResult evaluateSet(const Dataset& set) {
+    CudnnHeuristicsOnly heuristics;
     const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
     return {o.loss, o.accuracy};
   }
@@ -373,6 +426,8 @@ struct Trainer::State {
     const Dataset& set = validation ? *valSet : *testSet;
     const ExampleSet& hostSet = validation ? *data.val : *data.test;
     const std::vector<int64_t>& items = validation ? data.valItems : data.testItems;
+    Timed timed{evalSeconds};
+    CudnnHeuristicsOnly heuristics;
     const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
     EvalReport r;
     r.step = counters.step;
@@ -598,7 +653,32 @@ struct Trainer::State {
               " (the schedule continues, scaled by " + fmt(counters.lrMultiplier) + ")");
   }
 
-  void optimizerStep(const torch::Tensor& meanLoss, int64_t samples) {
+  // The micro-batches' forward and backward passes; returns the group's mean loss.
+  torch::Tensor forwardBackward(const std::vector<torch::Tensor>& xs, const std::vector<torch::Tensor>& ys,
+                                int64_t groupSamples) {
+    torch::Tensor lossSum;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      torch::Tensor logits;
+      {
+        AutocastScope ac(device.type(), autocast, autocastDtype);
+        logits = model->forward(xs[i]);
+      }
+      torch::Tensor loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), ys[i]);
+      // Each micro-batch weighs by its share of the group's samples, so the
+      // accumulated gradient is the mean over the whole group, also for a
+      // short last group.
+      const double share = static_cast<double>(ys[i].size(0)) / static_cast<double>(groupSamples);
+      scaler->scale(loss * share).backward();
+      torch::Tensor contribution = loss.detach() * share;
+      lossSum = lossSum.defined() ? lossSum + contribution : contribution;
+    }
+    return lossSum;
+  }
+
+  // Unscales, checks, clips and applies the gradients, all on the device;
+  // returns the step's figures [loss, grad norm, scale, skipped, non-finite].
+  // `graphed`: the learning rate and momentum come from device scalars.
+  torch::Tensor updateWeights(const torch::Tensor& meanLoss, bool graphed, double lr, std::optional<double> momentum) {
     std::vector<torch::Tensor> grads = optimizer->grads();
     scaler->unscale(grads);
     // Which gradients are not finite: the loss scaler knows (fp16); otherwise
@@ -618,15 +698,76 @@ struct Trainer::State {
     const torch::Tensor skip = torch::maximum(badGrads, badLoss);
     const torch::Tensor event = scaler->enabled() ? badLoss : skip;
     torch::Tensor norm = clipGradNorm(grads, cfg.train.grad_clip_norm);
-    const double lr = schedule->lr(counters.step) * counters.lrMultiplier;
-    optimizer->step(lr, schedule->momentum(counters.step), skip);
+    if (graphed) optimizer->step(lrDevice, momentumDevice, skip);
+    else optimizer->step(lr, momentum, skip);
     skipped.add_(skip);
     nonfinite.add_(event);
     if (scaler->enabled()) scaler->update();
-    optimizer->zeroGrad(cfg.performance.zero_grad_to_none);
-    pendingStats.push_back(
-        torch::stack({meanLoss.to(torch::kFloat32), norm.to(device), scaler->scaleTensor(), skipped, nonfinite}));
-    pending.push_back({counters.step + 1, counters.epoch, lr, samples});
+    return torch::stack({meanLoss.to(torch::kFloat32), norm.to(device), scaler->scaleTensor(), skipped, nonfinite});
+  }
+
+  // `full`: k full micro-batches, the shape every other step has; cuDNN
+  // autotunes that one only.
+  torch::Tensor eagerStep(const std::vector<Batch>& group, int64_t groupSamples, double lr,
+                          std::optional<double> momentum, bool full = true) {
+    CudnnHeuristicsOnly heuristics(!full);
+    // After recording, the gradients live in the graph's buffers: they are
+    // zeroed in place, never freed, so the graph's pointers stay valid.
+    if (graph.captured()) optimizer->zeroGrad(false);
+    std::vector<torch::Tensor> xs, ys;
+    for (const auto& b : group) {
+      xs.push_back(b.x);
+      ys.push_back(b.y);
+    }
+    torch::Tensor row = updateWeights(forwardBackward(xs, ys, groupSamples), false, lr, momentum);
+    optimizer->zeroGrad(graph.captured() ? false : cfg.performance.zero_grad_to_none);
+    return row;
+  }
+
+  torch::Tensor graphStep(const std::vector<Batch>& group, int64_t groupSamples, double lr,
+                          std::optional<double> momentum) {
+    if (!graph.captured()) {
+      if (graphWarmupDone < kGraphWarmup) {
+        ++graphWarmupDone;
+        return eagerStep(group, groupSamples, lr, momentum);
+      }
+      staticX.clear();
+      staticY.clear();
+      for (const auto& b : group) {
+        staticX.push_back(b.x.clone());
+        staticY.push_back(b.y.clone());
+      }
+      lrDevice.fill_(lr);
+      if (momentumDevice.defined()) momentumDevice.fill_(momentum.value_or(0.0));
+      optimizer->zeroGrad(true);  // the recorded backward writes fresh gradients
+      try {
+        graph.capture([&] { staticRow = updateWeights(forwardBackward(staticX, staticY, groupSamples), true, lr, momentum); });
+      } catch (const std::runtime_error& e) {
+        const std::string why = std::string("recording the step failed: ") + e.what();
+        if (cfg.performance.cuda_graphs == "on")
+          throw std::runtime_error("performance.cuda_graphs is on, but " + why + "; set it to auto or off");
+        log::warn("CUDA graphs off: " + why);
+        graphStatus = "off: " + why;
+        graphWanted = false;
+        staticX.clear();
+        staticY.clear();
+        staticRow.reset();
+        optimizer->zeroGrad(true);
+        return eagerStep(group, groupSamples, lr, momentum);
+      }
+      graphStatus = "on (recorded at step " + std::to_string(counters.step + 1) + ")";
+      log::info("CUDA graphs: the whole step is recorded at step " + std::to_string(counters.step + 1) +
+                " and replayed from now on");
+    } else {
+      for (size_t i = 0; i < group.size(); ++i) {
+        staticX[i].copy_(group[i].x, /*non_blocking=*/true);
+        staticY[i].copy_(group[i].y, /*non_blocking=*/true);
+      }
+      lrDevice.fill_(lr);
+      if (momentumDevice.defined()) momentumDevice.fill_(momentum.value_or(0.0));
+    }
+    graph.replay();
+    return staticRow.clone();
   }
 
   // A step whose loss or gradients were not finite, seen at a flush.
@@ -711,26 +852,21 @@ struct Trainer::State {
       while (counters.batchInEpoch < nb && counters.step < steps.totalSteps && !stopRequested) {
         const int64_t groupEnd = std::min(counters.batchInEpoch + k, nb);
         const int64_t groupSamples = std::min(groupEnd * b, n) - counters.batchInEpoch * b;
-        torch::Tensor lossSum;
+        std::vector<Batch> group;
+        bool full = groupEnd - counters.batchInEpoch == k;
         for (int64_t i = counters.batchInEpoch; i < groupEnd; ++i) {
           Batch batch;
           if (!loader->next(batch)) throw std::logic_error("loader ended before its epoch");
-          torch::Tensor logits;
-          {
-            AutocastScope ac(device.type(), autocast, autocastDtype);
-            logits = model->forward(batch.x);
-          }
-          torch::Tensor loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), batch.y);
-          // Each micro-batch weighs by its share of the group's samples, so
-          // the accumulated gradient is the mean over the whole group, also
-          // for a short last group.
-          const double share = static_cast<double>(batch.size()) / static_cast<double>(groupSamples);
-          scaler->scale(loss * share).backward();
-          torch::Tensor contribution = loss.detach() * share;
-          lossSum = lossSum.defined() ? lossSum + contribution : contribution;
+          full = full && batch.size() == b;
+          group.push_back(std::move(batch));
         }
         counters.batchInEpoch = groupEnd;
-        optimizerStep(lossSum, groupSamples);
+        const double lr = schedule->lr(counters.step) * counters.lrMultiplier;
+        const std::optional<double> momentum = schedule->momentum(counters.step);
+        pendingStats.push_back(graphWanted && full ? graphStep(group, groupSamples, lr, momentum)
+                                                   : eagerStep(group, groupSamples, lr, momentum, full));
+        group.clear();
+        pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples});
         ++counters.step;
         ch.step = counters.step;
 
@@ -782,6 +918,11 @@ struct Trainer::State {
     s.wallSeconds = wallSeconds();
     s.nonfiniteSteps = nonfiniteSeen;
     s.rollbacks = counters.rollbacks;
+    s.cudaGraphs = graphStatus;
+    s.setupSeconds = setupSeconds;
+    s.trainSeconds = trainSeconds;
+    s.evalSeconds = evalSeconds;
+    s.writeSeconds = writeSeconds;
     if (cfg.train.early_stopping.metric != "off") {
       s.earlyStoppingMetric = cfg.train.early_stopping.metric;
       s.earlyStoppingBest = counters.earlyBest;
@@ -809,7 +950,10 @@ RunSummary Trainer::run() {
   bool badInput = false;
   RunSummary summary;
   try {
-    s.setup();
+    {
+      State::Timed timed{s.setupSeconds};
+      s.setup();
+    }
     s.trainLoop();
     if (s.divergedAt) {
       status = "failed";
@@ -833,6 +977,7 @@ RunSummary Trainer::run() {
       EvalResult test = fresh ? s.lastTestEval->second : s.evaluateAndReport(false);
       summary.testAccuracy = test.accuracy;
       summary.testLoss = test.loss;
+      summary.evalSeconds = s.evalSeconds;
       log::info("finished: test accuracy " + fmt(test.accuracy) + ", test loss " + fmt(test.loss) + ", " +
                 fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
     }
