@@ -54,6 +54,23 @@ Optimizer::Active Optimizer::active() const {
   return a;
 }
 
+// Adam or AdamW on the fused kernel, with the learning rate as a number or a
+// device scalar (both overloads of the kernel exist).
+template <typename Lr>
+void Optimizer::adamStep(Active& a, const Lr& lr, double beta1, const std::optional<torch::Tensor>& foundInf) {
+  const auto& c = m_config;
+  at::_foreach_add_(a.st, 1);
+  if (c.kind == "adamw") {
+    at::_fused_adamw_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, beta1, c.beta2, c.weight_decay, c.eps,
+                      /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
+  } else {
+    at::_fused_adam_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, beta1, c.beta2, c.weight_decay, c.eps,
+                     /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
+  }
+  // As Python's adamw: the increment is undone where the step was skipped.
+  if (foundInf) at::_foreach_sub_(a.st, std::vector<torch::Tensor>(a.st.size(), *foundInf));
+}
+
 void Optimizer::step(double lr, std::optional<double> momentum, const std::optional<torch::Tensor>& foundInf) {
   torch::NoGradGuard noGrad;
   Active a = active();
@@ -65,17 +82,7 @@ void Optimizer::step(double lr, std::optional<double> momentum, const std::optio
                     /*maximize=*/false, /*is_first_step=*/false, std::nullopt, foundInf);
     return;
   }
-  const double beta1 = momentum.value_or(c.beta1);
-  at::_foreach_add_(a.st, 1);
-  if (c.kind == "adamw") {
-    at::_fused_adamw_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, beta1, c.beta2, c.weight_decay, c.eps,
-                      /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
-  } else {
-    at::_fused_adam_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, beta1, c.beta2, c.weight_decay, c.eps,
-                     /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
-  }
-  // As Python's adamw: the increment is undone where the step was skipped.
-  if (foundInf) at::_foreach_sub_(a.st, std::vector<torch::Tensor>(a.st.size(), *foundInf));
+  adamStep(a, lr, momentum.value_or(c.beta1), foundInf);
 }
 
 std::string Optimizer::notCapturable(bool momentumCycles) const {
@@ -91,14 +98,7 @@ void Optimizer::step(const torch::Tensor& lr, const torch::Tensor& momentum, con
   if (a.ps.empty()) return;
   const auto& c = m_config;
   if (c.kind != "sgd") {
-    at::_foreach_add_(a.st, 1);
-    if (c.kind == "adamw")
-      at::_fused_adamw_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, c.beta1, c.beta2, c.weight_decay, c.eps, false, false,
-                        std::nullopt, foundInf);
-    else
-      at::_fused_adam_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, c.beta1, c.beta2, c.weight_decay, c.eps, false, false,
-                       std::nullopt, foundInf);
-    at::_foreach_sub_(a.st, std::vector<torch::Tensor>(a.st.size(), foundInf));
+    adamStep(a, lr, c.beta1, foundInf);
     return;
   }
   if (!momentum.defined() || c.momentum == 0) {

@@ -55,6 +55,8 @@ class Optimizer {
 
   struct Active;  // the parameters that have a gradient, with their state
   Active active() const;
+  template <typename Lr>
+  void adamStep(Active& a, const Lr& lr, double beta1, const std::optional<torch::Tensor>& foundInf);
 };
 
 }  // namespace studio

@@ -413,12 +413,6 @@ struct Trainer::State {
     return o;
   }
 
-  EvalResult evaluateSet(const Dataset& set) {
-    CudnnHeuristicsOnly heuristics;
-    const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
-    return {o.loss, o.accuracy};
-  }
-
   // Evaluates, writes eval/step-<N>.json (and the mistakes' thumbnails)
   // before the record is posted, so a front-end that sees the record finds
   // the file.
@@ -737,8 +731,6 @@ struct Trainer::State {
         staticX.push_back(b.x.clone());
         staticY.push_back(b.y.clone());
       }
-      lrDevice.fill_(lr);
-      if (momentumDevice.defined()) momentumDevice.fill_(momentum.value_or(0.0));
       optimizer->zeroGrad(true);  // the recorded backward writes fresh gradients
       try {
         graph.capture([&] { staticRow = updateWeights(forwardBackward(staticX, staticY, groupSamples), true, lr, momentum); });
@@ -763,9 +755,10 @@ struct Trainer::State {
         staticX[i].copy_(group[i].x, /*non_blocking=*/true);
         staticY[i].copy_(group[i].y, /*non_blocking=*/true);
       }
-      lrDevice.fill_(lr);
-      if (momentumDevice.defined()) momentumDevice.fill_(momentum.value_or(0.0));
     }
+    // After a capture too: recording runs nothing, the replay reads these.
+    lrDevice.fill_(lr);
+    if (momentumDevice.defined()) momentumDevice.fill_(momentum.value_or(0.0));
     graph.replay();
     return staticRow.clone();
   }
