@@ -202,7 +202,11 @@ int main() {
   compareRuns("fp32 SGD Nesterov, OneCycle without momentum cycling", out,
               {"schedule.onecycle.cycle_momentum=false", "schedule.onecycle.max_lr=0.02", "optimizer.lr=0.02"}, 2e-2,
               1e-3);
-  compareRuns("fp32 SGD Nesterov, OneCycle with cycling momentum", out, {}, 2e-2, 1e-3);
+  // Both at a peak learning rate of 0.02: the preset's 0.1 diverges on these
+  // 1000 examples (loss 15 by step 10), where any rounding grows unbounded
+  // and the comparison says nothing (one H100 run failed so).
+  compareRuns("fp32 SGD Nesterov, OneCycle with cycling momentum", out,
+              {"schedule.onecycle.max_lr=0.02", "optimizer.lr=0.02"}, 2e-2, 1e-3);
   // fp16 and bf16: equal to 1e-5 throughout (the H100 gave bit-identical
   // figures: the same kernels run eagerly and recorded).
   compareRuns("fp16 AdamW, loss-scale overflows, accumulation 2, clipping, cosine, channels-last", out,
