@@ -1,9 +1,11 @@
 // training-studio-cli: the engine without a window.
 //   train (--preset NAME | --config FILE) [--set key=value ...] [--out DIR]
 //   resume RUN_DIR
+//   continue RUN_DIR --epochs N [--schedule restart|constant] [--lr X] [--set schedule.key=value ...]
+//   fork RUN_DIR [--from best|last|step-N] [--set key=value ...] [--out DIR]
 //   summary (--preset NAME | --config FILE) [--set key=value ...]
 //   presets
-//   export RUN_DIR --out DIR [--which best|last]
+//   export RUN_DIR --out DIR [--which best|last|ema]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
 #include <CLI/CLI.hpp>
 
@@ -147,6 +149,26 @@ int main(int argc, char** argv) {
   auto* resume = app.add_subcommand("resume", "Continue a stopped run from its last checkpoint");
   resume->add_option("run_dir", runDir, "The run folder")->required();
 
+  studio::ContinueOptions more;
+  std::string continueDir;
+  auto* cont = app.add_subcommand("continue", "Train a finished, early-stopped or stopped run further, in its folder");
+  cont->add_option("run_dir", continueDir, "The run folder")->required();
+  cont->add_option("--epochs", more.epochs, "How many more epochs")->required();
+  cont->add_option("--schedule", more.schedule,
+                   "restart: the schedule again over the new epochs (default); constant: one learning rate");
+  cont->add_option("--lr", more.lr,
+                   "The learning rate (restart: its base; constant: the rate; default: optimizer.lr, or the run's "
+                   "last learning rate for constant)");
+  cont->add_option("--set", more.scheduleOverrides, "Edit the restarted schedule: schedule.key=value (repeatable)");
+
+  studio::ForkOptions forkOptions;
+  std::string forkDir;
+  auto* fork = app.add_subcommand("fork", "Start a new run from a run's checkpoint with edited settings");
+  fork->add_option("run_dir", forkDir, "The parent run folder")->required();
+  fork->add_option("--from", forkOptions.from, "best, last (default) or step-N (with output.keep_checkpoints)");
+  fork->add_option("--set", forkOptions.overrides, "Change a setting: dotted.key=value (repeatable)");
+  fork->add_option("--out", forkOptions.outputDir, "Folder for the new run folder (default: beside the parent)");
+
   auto* summary = app.add_subcommand("summary", "Print the data's classes and splits and the model's layers");
   summarySettings.addTo(summary);
 
@@ -156,7 +178,8 @@ int main(int argc, char** argv) {
   auto* exp = app.add_subcommand("export", "Write a run's model, checkpoint, settings and evaluations to a folder");
   exp->add_option("run_dir", exportRun, "The run folder")->required();
   exp->add_option("--out", exportOut, "Destination folder")->required();
-  exp->add_option("--which", which, "best or last checkpoint")->check(CLI::IsMember({"best", "last"}));
+  exp->add_option("--which", which, "best or last checkpoint, or ema: the weights' moving average (train.ema)")
+      ->check(CLI::IsMember({"best", "last", "ema"}));
 
   try {
     app.parse(argc, argv);
@@ -193,6 +216,19 @@ int main(int argc, char** argv) {
       if (std::filesystem::is_regular_file(runDir + "/settings.json"))
         noteTorchScript(studio::loadConfigFile(runDir + "/settings.json"));
       session.resume(runDir);
+      return runSession(session);
+    }
+    if (app.got_subcommand("continue")) {
+      if (std::filesystem::is_regular_file(continueDir + "/settings.json"))
+        noteTorchScript(studio::loadConfigFile(continueDir + "/settings.json"));
+      session.continueRun(continueDir, more);
+      return runSession(session);
+    }
+    if (app.got_subcommand("fork")) {
+      if (std::filesystem::is_regular_file(forkDir + "/settings.json"))
+        noteTorchScript(studio::loadConfigFile(forkDir + "/settings.json"));
+      const std::string dir = session.fork(forkDir, forkOptions);
+      std::fprintf(stderr, "forked %s (%s checkpoint) into %s\n", forkDir.c_str(), forkOptions.from.c_str(), dir.c_str());
       return runSession(session);
     }
     studio::TrainConfig config = trainSettings.load();

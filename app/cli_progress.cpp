@@ -112,6 +112,8 @@ void CliProgress::finish(const RunSummary& s) {
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
   if (std::isfinite(s.testAccuracy))
     std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.testAccuracy, s.testLoss);
+  if (std::isfinite(s.emaTestAccuracy))
+    std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.emaTestAccuracy, s.emaTestLoss);
   if (std::isfinite(s.bestEvalAccuracy))
     std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEvalAccuracy);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);

@@ -60,7 +60,7 @@ TrainConfig unusual() {
             .normalize = false,
             .augment_flip = true,
             .augment_crop = 3};
-  c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}};
+  c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}, {0.995, 3, 11}};
   c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
   c.schedule.kind = "cyclic";
   c.schedule.warmup_steps = 0;
@@ -75,7 +75,7 @@ TrainConfig unusual() {
   c.performance = {"cpu", false, false, true, false, "off", 3};
   c.loader = {"workers", 3, 6, false};
   c.evaluation = {250, 512};
-  c.output = {"/tmp/runs-elsewhere", 50, false};
+  c.output = {"/tmp/runs-elsewhere", 50, false, true};
   return c;
 }
 

@@ -123,4 +123,42 @@ StepPlan planSteps(const TrainConfig& config, int64_t trainExamples) {
   return p;
 }
 
+RunSchedule::RunSchedule(const ScheduleConfig& config, double baseLr, int64_t baseTotal,
+                         std::vector<ScheduleExtension> extensions, double defaultMomentum)
+    : m_base(config, baseLr, baseTotal), m_extensions(std::move(extensions)), m_defaultMomentum(defaultMomentum) {
+  m_cycles = m_base.momentum(0).has_value();
+  for (const auto& e : m_extensions) {
+    m_restarts.emplace_back(e.schedule, e.lr, e.to - e.from);
+    if (e.how == "restart" && m_restarts.back().momentum(0)) m_cycles = true;
+  }
+}
+
+int RunSchedule::part(int64_t step) const {
+  for (int i = static_cast<int>(m_extensions.size()) - 1; i >= 0; --i)
+    if (step >= m_extensions[static_cast<size_t>(i)].from) return i;
+  return -1;
+}
+
+double RunSchedule::lr(int64_t step) const {
+  const int i = part(step);
+  if (i < 0) return m_base.lr(step);
+  const auto& e = m_extensions[static_cast<size_t>(i)];
+  return e.how == "constant" ? e.lr : m_restarts[static_cast<size_t>(i)].lr(step - e.from);
+}
+
+std::optional<double> RunSchedule::momentum(int64_t step) const {
+  if (!m_cycles) return std::nullopt;
+  const int i = part(step);
+  std::optional<double> m;
+  if (i < 0) {
+    m = m_base.momentum(step);
+  } else {
+    const auto& e = m_extensions[static_cast<size_t>(i)];
+    // A constant part keeps the momentum the run had when it began.
+    m = e.how == "constant" ? (e.from > 0 ? momentum(e.from - 1) : std::nullopt)
+                            : m_restarts[static_cast<size_t>(i)].momentum(step - e.from);
+  }
+  return m ? m : std::optional<double>(m_defaultMomentum);
+}
+
 }  // namespace studio

@@ -40,6 +40,16 @@ std::vector<MetricSpec> make() {
                             &MetricRecord::evalAccuracy, 2);
   evalAcc.dots = true;
   m.push_back(evalAcc);
+  // train.ema: the moving average's evaluation, beside the raw weights'.
+  MetricSpec emaLoss = real("ema_eval_loss", "eval (EMA)", "cross-entropy", K::Eval, C::Loss,
+                            &MetricRecord::emaEvalLoss, 3);
+  emaLoss.dashed = true;
+  emaLoss.dots = true;
+  m.push_back(emaLoss);
+  MetricSpec emaAcc = real("ema_eval_accuracy", "eval accuracy (EMA)", "accuracy", K::Eval, C::Accuracy,
+                           &MetricRecord::emaEvalAccuracy, 3);
+  emaAcc.dots = true;
+  m.push_back(emaAcc);
   return m;
 }
 

@@ -49,14 +49,36 @@ std::string metricsCsvRow(const MetricRecord& r) {
   return s;
 }
 
+std::optional<MetricsCsvColumns> metricsCsvColumns(const std::string& header) {
+  std::vector<std::string> names;
+  std::stringstream in(header);
+  std::string cell;
+  while (std::getline(in, cell, ',')) names.push_back(cell);
+  if (names.size() < 3 || names[0] != "kind" || names[1] != "step" || names[2] != "epoch") return std::nullopt;
+  MetricsCsvColumns c;
+  const auto& catalog = metricCatalog();
+  for (size_t i = 3; i < names.size(); ++i) {
+    int index = -1;
+    for (size_t k = 0; k < catalog.size(); ++k)
+      if (names[i] == catalog[k].id) index = static_cast<int>(k);
+    c.catalogIndex.push_back(index);
+  }
+  return c;
+}
+
 bool parseMetricsCsvRow(const std::string& line, MetricRecord& r) {
+  static const MetricsCsvColumns current = *metricsCsvColumns(metricsCsvHeader());
+  return parseMetricsCsvRow(line, r, current);
+}
+
+bool parseMetricsCsvRow(const std::string& line, MetricRecord& r, const MetricsCsvColumns& columns) {
   std::vector<std::string> f;
   std::stringstream in(line);
   std::string cell;
   while (std::getline(in, cell, ',')) f.push_back(cell);
   if (!line.empty() && line.back() == ',') f.emplace_back();
   const auto& catalog = metricCatalog();
-  if (f.size() != 3 + catalog.size()) return false;
+  if (f.size() != 3 + columns.catalogIndex.size()) return false;
   try {
     if (f[0] == "train") r.kind = RecordKind::Train;
     else if (f[0] == "eval") r.kind = RecordKind::Eval;
@@ -70,15 +92,17 @@ bool parseMetricsCsvRow(const std::string& line, MetricRecord& r) {
     if (used != f[1].size()) return false;
     r.epoch = std::stoll(f[2], &used);
     if (used != f[2].size()) return false;
-    for (size_t i = 0; i < catalog.size(); ++i) {
+    for (size_t i = 0; i < columns.catalogIndex.size(); ++i) {
+      if (columns.catalogIndex[i] < 0) continue;
+      const MetricSpec& m = catalog[static_cast<size_t>(columns.catalogIndex[i])];
       const std::string& v = f[3 + i];
-      if (catalog[i].whole) {
-        r.*catalog[i].whole = std::stoll(v, &used);
+      if (m.whole) {
+        r.*m.whole = std::stoll(v, &used);
       } else if (v.empty()) {
-        r.*catalog[i].real = MetricRecord::kNone;
+        r.*m.real = MetricRecord::kNone;
         continue;
       } else {
-        r.*catalog[i].real = std::stod(v, &used);
+        r.*m.real = std::stod(v, &used);
       }
       if (used != v.size()) return false;
     }

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <thread>
 
+#include "run/run_lineage.h"
 #include "run/run_lock.h"
 #include "run/run_recorder.h"
 #include "studio/file_io.h"
@@ -47,7 +48,7 @@ struct Session::Impl {
   std::condition_variable doneCv;
   std::unique_ptr<RunLock> lock;  // held while the engine thread trains
 
-  void launch(TrainConfig cfg, std::string runDir, bool resume, const StartOptions& options) {
+  void launch(TrainConfig cfg, std::string runDir, RunStart start, const StartOptions& options) {
     if (thread.joinable()) {
       if (!done) throw std::logic_error("a session is already running; stop it first");
       thread.join();
@@ -61,10 +62,10 @@ struct Session::Impl {
       std::lock_guard<std::mutex> lock(ch->textMutex);
       ch->runDir = runDir;
     }
-    thread = std::thread([this, ch, cfg = std::move(cfg), runDir = std::move(runDir), resume, options] {
+    thread = std::thread([this, ch, cfg = std::move(cfg), runDir = std::move(runDir), start = std::move(start), options] {
       RunSummary s;
       {
-        Trainer trainer(cfg, runDir, resume, options, *ch);
+        Trainer trainer(cfg, runDir, start, options, *ch);
         s = trainer.run();
       }
       lock.reset();  // everything is written: another process may train here now
@@ -97,7 +98,7 @@ void Session::start(const TrainConfig& config, const StartOptions& options) {
   auto errors = validate(config);
   if (!errors.empty()) throw InvalidSettings(errors);
   std::string dir = RunRecorder::createRunDir(config.output.dir, config.name);
-  m_impl->launch(config, dir, false, options);
+  m_impl->launch(config, dir, RunStart{}, options);
 }
 
 void Session::resume(const std::string& runDir, const StartOptions& options) {
@@ -109,7 +110,27 @@ void Session::resume(const std::string& runDir, const StartOptions& options) {
   if (!fs::exists(runDir + "/checkpoints/last.ckpt"))
     throw std::invalid_argument("run folder " + runDir + " has no checkpoints/last.ckpt to resume from");
   requireRealDirectory(runDir + "/checkpoints");  // never written through a link
-  m_impl->launch(config, runDir, true, options);
+  RunStart from;
+  from.resume = true;
+  m_impl->launch(config, runDir, from, options);
+}
+
+void Session::continueRun(const std::string& runDir, const ContinueOptions& more, const StartOptions& options) {
+  auto [config, extend] = planContinue(runDir, more);
+  RunStart from;
+  from.resume = true;
+  from.extend = extend;
+  m_impl->launch(config, runDir, from, options);
+}
+
+std::string Session::fork(const std::string& parentDir, const ForkOptions& fork, const StartOptions& options) {
+  ForkPlan plan = planFork(parentDir, fork);
+  std::string dir = RunRecorder::createRunDir(plan.config.output.dir, plan.config.name);
+  RunStart from;
+  from.forkCheckpoint = plan.checkpoint;
+  from.parent = plan.parent;
+  m_impl->launch(plan.config, dir, from, options);
+  return dir;
 }
 
 void Session::pause() {

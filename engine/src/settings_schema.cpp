@@ -191,6 +191,20 @@ std::vector<FieldSpec> makeSchema() {
              atLeast(0)),
        early);
 
+  range(add("train.ema.decay", train, "Weight average (EMA) decay", T::Real,
+            "Keep an exponential moving average of the weights, evaluated beside them as a second curve and "
+            "exported with export --which ema; 0: off, typical 0.99-0.9999."),
+        between(0, 1, false, true));
+  const Applies ema = [](const TrainConfig& c) { return c.train.ema.decay > 0; };
+  when(range(add("train.ema.every_steps", train, "Weight average: every N steps", T::Int,
+                 "Update the average after every N optimizer steps."),
+             atLeast(1)),
+       ema);
+  when(range(add("train.ema.start_step", train, "Weight average: from step", T::Int,
+                 "The first update copies the weights at this step; the average starts there."),
+             atLeast(0)),
+       ema);
+
   choices(add("optimizer.kind", opt, "Optimizer", T::Choice,
               "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "
               "decay."),
@@ -389,6 +403,8 @@ std::vector<FieldSpec> makeSchema() {
         atLeast(0));
   add("output.save_best", out, "Keep the best checkpoint", T::Bool,
       "Also keep the checkpoint with the best evaluation accuracy (checkpoints/best.ckpt).");
+  add("output.keep_checkpoints", out, "Keep every evaluation's checkpoint", T::Bool,
+      "Also keep each evaluation's checkpoint as checkpoints/step-N.ckpt, so a fork can start from any of them.");
   return f;
 }
 

@@ -69,6 +69,11 @@ void describe(V& v, TrainConfig& c) {
       v.field("patience", e.patience);
       v.field("min_delta", e.min_delta);
     });
+    v.section("ema", [&] {
+      v.field("decay", c.train.ema.decay);
+      v.field("every_steps", c.train.ema.every_steps);
+      v.field("start_step", c.train.ema.start_step);
+    });
   });
   v.section("optimizer", [&] {
     v.field("kind", c.optimizer.kind);
@@ -158,6 +163,7 @@ void describe(V& v, TrainConfig& c) {
     v.field("dir", c.output.dir);
     v.field("checkpoint_every_steps", c.output.checkpoint_every_steps);
     v.field("save_best", c.output.save_best);
+    v.field("keep_checkpoints", c.output.keep_checkpoints);
   });
 }
 

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "studio/train_config.h"
 
@@ -29,6 +31,42 @@ class LrSchedule {
   ScheduleConfig m_config;
   double m_baseLr;
   int64_t m_totalSteps;
+};
+
+// A run trained further (training-studio-cli continue) gets the steps
+// [from, to) on top of its schedule: either a schedule of the settings'
+// kinds started again over those steps (restart, a warm restart), or one
+// constant learning rate.
+struct ScheduleExtension {
+  int64_t from = 0, to = 0;
+  std::string how = "restart";  // restart | constant
+  ScheduleConfig schedule;      // restart: its schedule
+  double lr = 0;                // restart: its optimizer.lr; constant: the learning rate
+};
+
+// The whole life of a run's learning rate: the settings' schedule over its
+// first baseTotal steps, then each extension from its first step on.
+// defaultMomentum: the optimizer's own momentum (SGD) or beta1 (Adam),
+// returned where a part does not cycle it while another does (a recorded
+// CUDA graph reads the momentum every step).
+class RunSchedule {
+ public:
+  RunSchedule(const ScheduleConfig& config, double baseLr, int64_t baseTotal,
+              std::vector<ScheduleExtension> extensions = {}, double defaultMomentum = 0.9);
+  double lr(int64_t step) const;
+  std::optional<double> momentum(int64_t step) const;
+  const std::vector<ScheduleExtension>& extensions() const { return m_extensions; }
+  // Some part cycles the momentum: momentum() has a value at every step.
+  bool cyclesMomentum() const { return m_cycles; }
+
+ private:
+  // The extension that holds this step; -1: the settings' schedule.
+  int part(int64_t step) const;
+  LrSchedule m_base;
+  std::vector<ScheduleExtension> m_extensions;
+  std::vector<LrSchedule> m_restarts;  // one per extension (unused for constant)
+  double m_defaultMomentum;
+  bool m_cycles = false;
 };
 
 struct StepPlan {

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace studio {
 
@@ -35,6 +37,8 @@ struct MetricRecord {
   double memPeakMiB = kNone;
   double evalLoss = kNone;
   double evalAccuracy = kNone;
+  double emaEvalLoss = kNone;      // the weights' moving average (train.ema)
+  double emaEvalAccuracy = kNone;
 };
 
 // The metrics.csv header and one row, so every reader and writer agrees.
@@ -42,5 +46,15 @@ std::string metricsCsvHeader();
 std::string metricsCsvRow(const MetricRecord& r);
 // Parses a row written by metricsCsvRow; false if it is not one.
 bool parseMetricsCsvRow(const std::string& line, MetricRecord& out);
+
+// The columns of a metrics.csv as its header names them: a file written
+// before a metric existed lacks its column (the metric reads as none), and a
+// column this studio does not know is skipped. nullopt when the line is not
+// a metrics.csv header (it must start with kind,step,epoch).
+struct MetricsCsvColumns {
+  std::vector<int> catalogIndex;  // per column after kind,step,epoch: the catalogue entry, or -1
+};
+std::optional<MetricsCsvColumns> metricsCsvColumns(const std::string& header);
+bool parseMetricsCsvRow(const std::string& line, MetricRecord& out, const MetricsCsvColumns& columns);
 
 }  // namespace studio

@@ -9,7 +9,8 @@
 //   eval/step-<N>.json each evaluation: confusion matrix, per-class figures,
 //                      the most confidently wrong examples (studio/eval_report.h)
 //   eval/step-<N>-wrong.png  their thumbnails, side by side (image data)
-//   checkpoints/last.ckpt, checkpoints/best.ckpt
+//   checkpoints/last.ckpt, checkpoints/best.ckpt, checkpoints/step-<N>.ckpt
+//                      (output.keep_checkpoints)
 // Torch-free. Thread: constants and pure functions.
 
 #include <cstdint>
@@ -28,6 +29,7 @@ inline constexpr const char* kLastCheckpoint = "checkpoints/last.ckpt";
 inline constexpr const char* kBestCheckpoint = "checkpoints/best.ckpt";
 
 inline std::string evalReport(int64_t step) { return std::string(kEvalFolder) + "/step-" + std::to_string(step) + ".json"; }
+inline std::string stepCheckpoint(int64_t step) { return "checkpoints/step-" + std::to_string(step) + ".ckpt"; }
 inline std::string evalThumbnails(int64_t step) {
   return std::string(kEvalFolder) + "/step-" + std::to_string(step) + "-wrong.png";
 }
@@ -47,6 +49,13 @@ inline constexpr const char* kModel = "model";                  // "cnn w32 d2",
 inline constexpr const char* kModelSha256 = "model_sha256";     // TorchScript files
 inline constexpr const char* kLrChanges = "lr_changes";
 inline constexpr const char* kData = "data";                    // what the data settings selected
+// A fork: {"run": the parent's folder, "checkpoint": best|last|step-N,
+// "step", "epoch", "changed": {"key": [parent's value, this run's]},
+// "step_shift": steps a changed batch size moves the plan by}.
+inline constexpr const char* kParent = "parent";
+// Continuations: [{"from_step", "to_step", "schedule": restart|constant,
+// "lr", "settings": the restarted schedule's settings}].
+inline constexpr const char* kContinued = "continued";
 }  // namespace run_info
 
 }  // namespace studio::run_files

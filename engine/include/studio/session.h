@@ -34,6 +34,9 @@ struct RunSummary {
   int64_t epochs = 0;
   double testAccuracy = MetricRecord::kNone;
   double testLoss = MetricRecord::kNone;
+  // train.ema: the weights' moving average on the test set.
+  double emaTestAccuracy = MetricRecord::kNone;
+  double emaTestLoss = MetricRecord::kNone;
   double bestEvalAccuracy = MetricRecord::kNone;
   double finalTrainLoss = MetricRecord::kNone;
   double finalEvalLoss = MetricRecord::kNone;
@@ -82,6 +85,23 @@ struct StartOptions {
   size_t metricQueueCapacity = 1 << 16;
 };
 
+// training-studio-cli continue: more epochs for a finished, early-stopped
+// or stopped run, in its own folder, with its history kept.
+struct ContinueOptions {
+  int64_t epochs = 0;                // more epochs; at least 1
+  std::string schedule = "restart";  // restart: the schedule again over them | constant
+  double lr = 0;                     // 0: restart, optimizer.lr; constant, the run's last learning rate
+  std::vector<std::string> scheduleOverrides;  // "schedule.key=value" for the restarted schedule
+};
+
+// training-studio-cli fork: a new run from another run's checkpoint with
+// edited settings. The model and the data may not change.
+struct ForkOptions {
+  std::string from = "last";           // best | last | step-N
+  std::vector<std::string> overrides;  // "key=value"
+  std::string outputDir;               // "": beside the parent's folder
+};
+
 // Settings that do not validate; what() lists every error with its field.
 struct InvalidSettings : InputError {
   // source: where the settings came from ("settings file runs/x/settings.json").
@@ -103,6 +123,13 @@ class Session {
   // std::invalid_argument naming the folder or file if it cannot be resumed
   // (ConfigFileError if its settings.json is unreadable).
   void resume(const std::string& runDir, const StartOptions& options = {});
+  // Trains runDir further (ContinueOptions); throws InputError naming what
+  // is wrong (0 epochs, an unknown schedule, no checkpoint).
+  void continueRun(const std::string& runDir, const ContinueOptions& more, const StartOptions& options = {});
+  // Starts a new run folder from a checkpoint of parentDir; returns its
+  // folder. Throws InputError, before any folder is made, for a missing or
+  // mismatched checkpoint or a change to the model or the data.
+  std::string fork(const std::string& parentDir, const ForkOptions& fork, const StartOptions& options = {});
 
   void pause();
   void resumeTraining();
@@ -130,7 +157,8 @@ class Session {
 //   model.pt        a state dict Python's torch.load(path) reads (weights_only)
 //   checkpoint.ckpt the full checkpoint (resumable)
 //   settings.json   the exact settings
-// `which` is "best" or "last"; "best" falls back to "last" (saying so in
+// `which` is "best", "last" or "ema" (the last checkpoint's moving average of
+// the weights, train.ema); "best" falls back to "last" (saying so in
 // note) when the run has no best checkpoint. Throws InputError or IoError
 // naming the file.
 struct ExportResult {

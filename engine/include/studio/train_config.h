@@ -58,6 +58,17 @@ struct EarlyStoppingConfig {
   double min_delta = 0.0;
 };
 
+// An exponential moving average of the weights (and BatchNorm's running
+// statistics), evaluated beside them: after every `every_steps` optimizer
+// steps from `start_step` on, avg = decay * avg + (1 - decay) * weights (the
+// first update copies), as torch.optim.swa_utils.AveragedModel with
+// get_ema_multi_avg_fn(decay) and use_buffers=True.
+struct EmaConfig {
+  double decay = 0.0;  // 0: off; e.g. 0.999
+  int64_t every_steps = 1;
+  int64_t start_step = 0;
+};
+
 struct TrainingConfig {
   int epochs = 3;
   int64_t max_steps = 0;      // optimizer steps; 0: epochs decide
@@ -73,6 +84,7 @@ struct TrainingConfig {
   double rollback_lr_factor = 0.5;    // rollback: learning-rate multiplier per rollback
   int max_rollbacks = 3;              // rollback: then the run stops
   EarlyStoppingConfig early_stopping;
+  EmaConfig ema;
 };
 
 struct OptimizerConfig {
@@ -165,6 +177,9 @@ struct OutputConfig {
   std::string dir = "runs";
   int64_t checkpoint_every_steps = 0;  // 0: at evaluations only
   bool save_best = true;
+  // Keep each evaluation's checkpoint as checkpoints/step-<N>.ckpt too, so a
+  // fork can start from any of them (fork --from step-N).
+  bool keep_checkpoints = false;
 };
 
 struct TrainConfig {

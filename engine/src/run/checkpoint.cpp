@@ -67,6 +67,12 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   a.insert("optimizer", p.optimizer.state());
   a.insert("scaler", p.scaler.state());
   a.insert("skipped", p.skipped);
+  if (p.ema && p.ema->started()) {
+    auto ema = newDict();
+    for (const auto& [name, t] : p.ema->named(p.model)) ema.insert(name, t.detach());
+    a.insert("ema", ema);
+    a.insert("ema_updates", p.ema->updates());
+  }
   const auto& c = p.counters;
   auto counters = newDict();
   counters.insert("step", c.step);
@@ -103,21 +109,18 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   }
 }
 
-void loadModelWeights(const std::string& path, Model& model) {
-  loadModelState(openCheckpoint(path).dict("model"), model, path);
+void loadModelWeights(const std::string& path, Model& model, bool ema) {
+  const ArchiveDict a = openCheckpoint(path);
+  if (ema && !a.has("ema"))
+    throw CheckpointError("checkpoint " + path + " holds no weight average: the run had train.ema.decay 0, or "
+                          "stopped before train.ema.start_step");
+  loadModelState(a.dict(ema ? "ema" : "model"), model, path);
 }
 
-void loadCheckpoint(const std::string& path, CheckpointParts p, const torch::Device& device) {
-  const ArchiveDict a = openCheckpoint(path);
-  loadModelState(a.dict("model"), p.model, path);
-  p.optimizer.loadState(a.dict("optimizer"), path);
-  p.scaler.loadState(a.dict("scaler"));
-  {
-    torch::NoGradGuard noGrad;
-    p.skipped.copy_(a.tensor("skipped"));
-  }
+namespace {
+CheckpointCounters countersOf(const ArchiveDict& a, const std::string& path) {
   const ArchiveDict counters = a.dict("counters");
-  auto& c = p.counters;
+  CheckpointCounters c;
   c.step = counters.integer("step");
   c.epoch = counters.integer("epoch");
   c.batchInEpoch = counters.integer("batch_in_epoch");
@@ -136,6 +139,39 @@ void loadCheckpoint(const std::string& path, CheckpointParts p, const torch::Dev
     throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");
   if (c.step < 0 || c.epoch < 0 || c.batchInEpoch < 0)
     throw CheckpointError("checkpoint " + path + " is damaged: it records a negative position");
+  return c;
+}
+}  // namespace
+
+CheckpointCounters readCheckpointCounters(const std::string& path) { return countersOf(openCheckpoint(path), path); }
+
+void loadOptimizerState(const std::string& path, Optimizer& optimizer) {
+  optimizer.loadState(openCheckpoint(path).dict("optimizer"), path);
+}
+
+void loadScalerState(const std::string& path, LossScaler& scaler) { scaler.loadState(openCheckpoint(path).dict("scaler")); }
+
+void loadCheckpoint(const std::string& path, CheckpointParts p, const torch::Device& device, bool withOptimizer) {
+  const ArchiveDict a = openCheckpoint(path);
+  loadModelState(a.dict("model"), p.model, path);
+  if (withOptimizer) {
+    p.optimizer.loadState(a.dict("optimizer"), path);
+    p.scaler.loadState(a.dict("scaler"));
+    torch::NoGradGuard noGrad;
+    p.skipped.copy_(a.tensor("skipped"));
+  }
+  p.counters = countersOf(a, path);
+  if (p.ema && a.has("ema")) {
+    std::vector<std::pair<std::string, torch::Tensor>> stored;
+    for (auto& [name, t] : a.dict("ema").namedTensors()) stored.emplace_back(name, t);
+    try {
+      p.ema->load(p.model, stored, a.integer("ema_updates"));
+    } catch (const CheckpointError& e) {
+      throw CheckpointError("checkpoint " + path + ": " + e.what());
+    }
+  } else if (p.ema) {
+    p.ema->reset();  // saved before the average started
+  }
   const ArchiveDict rng = a.dict("rng");
   auto restore = [&](at::Generator gen, const torch::Tensor& state) {
     std::lock_guard<std::mutex> lock(gen.mutex());

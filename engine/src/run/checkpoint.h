@@ -16,6 +16,7 @@
 #include <torch/types.h>
 
 #include "models/model.h"
+#include "optim/ema_weights.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 
@@ -44,14 +45,24 @@ struct CheckpointParts {
   LossScaler& scaler;
   torch::Tensor& skipped;
   CheckpointCounters& counters;
+  EmaWeights* ema;  // train.ema, or nullptr
 };
 
 // Writes the same checkpoint to each path (last, and best when it is).
 void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts parts);
 // Throws CheckpointError naming the file when it is missing, damaged, carries
-// code, or does not match the model.
-void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch::Device& device);
-// Only the model's weights, for export.
-void loadModelWeights(const std::string& path, Model& model);
+// code, or does not match the model. withOptimizer false: the optimizer and
+// the loss scaler keep their own state (a fork with other settings).
+void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch::Device& device,
+                    bool withOptimizer = true);
+// Only the optimizer's state (throws CheckpointError when it is of another
+// optimizer or other parameters), or only the loss scaler's.
+void loadOptimizerState(const std::string& path, Optimizer& optimizer);
+void loadScalerState(const std::string& path, LossScaler& scaler);
+// Only the position and figures, without a model.
+CheckpointCounters readCheckpointCounters(const std::string& path);
+// Only the model's weights, for export; ema: the weights' moving average
+// (train.ema) instead, a CheckpointError when the run kept none.
+void loadModelWeights(const std::string& path, Model& model, bool ema = false);
 
 }  // namespace studio

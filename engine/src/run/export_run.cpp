@@ -12,9 +12,7 @@
 namespace studio {
 namespace fs = std::filesystem;
 
-namespace {
-
-nlohmann::json runInfoOf(const std::string& runDir) {
+nlohmann::json readRunInfo(const std::string& runDir) {
   const std::string path = runDir + "/" + run_files::kSettings;
   const auto doc = nlohmann::json::parse(readFileBytes(path, "settings file"), nullptr, false);
   const char* key = run_files::run_info::kKey;
@@ -24,8 +22,6 @@ nlohmann::json runInfoOf(const std::string& runDir) {
                      "never got as far as its data, or an older Training Studio wrote it");
   return doc[key];
 }
-
-}  // namespace
 
 InputShape inputShapeFromRunInfo(const nlohmann::json& info) {
   const auto& i = info.at(run_files::run_info::kInput);
@@ -38,11 +34,11 @@ InputShape inputShapeFromRunInfo(const nlohmann::json& info) {
 }
 
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which) {
-  if (which != "best" && which != "last")
-    throw std::invalid_argument("export: which checkpoint must be best or last (got \"" + which + "\")");
+  if (which != "best" && which != "last" && which != "ema")
+    throw std::invalid_argument("export: which weights must be best, last or ema (got \"" + which + "\")");
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
-  const nlohmann::json info = runInfoOf(runDir);
+  const nlohmann::json info = readRunInfo(runDir);
   ExportResult result;
   result.checkpoint = which;
   std::string ckpt = runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint);
@@ -56,7 +52,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   const auto classes = info.at(k::kClasses).get<std::vector<std::string>>();
   const InputShape input = inputShapeFromRunInfo(info);
   std::unique_ptr<Model> model = makeModel(cfg.model, input, static_cast<int64_t>(classes.size()));
-  loadModelWeights(ckpt, *model);
+  loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
 
   std::error_code ec;
   fs::create_directories(outDir, ec);

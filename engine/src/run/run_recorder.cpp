@@ -38,12 +38,15 @@ void RunRecorder::rewriteUpTo(int64_t step) {
   std::string kept = metricsCsvHeader() + "\n";
   if (step >= 0) {
     // Rows after the checkpoint are replaced by the run's own from there.
+    // Written again in this studio's columns: a file from before a metric
+    // existed gets the column, empty in the old rows.
     std::ifstream in(path);
     std::string line;
     std::getline(in, line);
-    while (std::getline(in, line)) {
+    const auto columns = metricsCsvColumns(line);
+    while (columns && std::getline(in, line)) {
       MetricRecord r;
-      if (parseMetricsCsvRow(line, r) && r.step <= step) kept += line + "\n";
+      if (parseMetricsCsvRow(line, r, *columns) && r.step <= step) kept += metricsCsvRow(r) + "\n";
     }
   }
   // A new file in either case (renamed into place, replacing whatever was
@@ -117,6 +120,8 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                            {"best_step", s.earlyStoppingBestStep},
                            {"stopped", !s.earlyStopReason.empty()},
                            {"reason", s.earlyStopReason}};
+  if (!std::isnan(s.emaTestAccuracy))
+    j["ema"] = {{"test_accuracy", num(s.emaTestAccuracy)}, {"test_loss", num(s.emaTestLoss)}};
   if (!s.cudaGraphs.empty()) j["cuda_graphs"] = s.cudaGraphs;
   j["seconds"] = {{"setup", s.setupSeconds},
                   {"training", s.trainSeconds},

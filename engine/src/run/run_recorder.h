@@ -55,6 +55,9 @@ class RunRecorder {
 
 // The settings a run folder holds (settings.json without its run_info).
 TrainConfig readRunSettings(const std::string& runDir);
+// settings.json's run_info; throws InputError when it lacks the data's
+// input shape and classes (the run never got as far as its data).
+nlohmann::json readRunInfo(const std::string& runDir);
 // The data's input shape recorded in run_info.
 struct InputShape;
 InputShape inputShapeFromRunInfo(const nlohmann::json& runInfo);

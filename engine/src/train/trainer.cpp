@@ -13,6 +13,7 @@
 #include "data/data_loading.h"
 #include "models/model.h"
 #include "models/torchscript_model.h"
+#include "optim/ema_weights.h"
 #include "optim/grad_clip.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
@@ -88,6 +89,7 @@ struct PendingStep {
 struct Trainer::State {
   TrainConfig cfg;
   std::string runDir;
+  RunStart start;
   bool resume;
   StartOptions options;
   SessionChannel& ch;
@@ -102,7 +104,12 @@ struct Trainer::State {
   std::string modelSha256;
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<LossScaler> scaler;
-  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<EmaWeights> ema;  // train.ema
+  std::unique_ptr<RunSchedule> schedule;
+  // A fork's run_info.parent, and the continuations (run_info.continued).
+  nlohmann::json parentInfo;
+  std::vector<ScheduleExtension> extensions;
+  int64_t stepShift = 0;  // a fork with another batch size: its plan is moved by this many steps
   std::unique_ptr<RunRecorder> recorder;
   std::shared_ptr<void> logSink;
   StepPlan steps;
@@ -156,8 +163,10 @@ struct Trainer::State {
     ~Timed() { into += std::chrono::duration<double>(Clock::now() - t0).count(); }
   };
 
-  State(TrainConfig c, std::string dir, bool r, StartOptions o, SessionChannel& channel)
-      : cfg(std::move(c)), runDir(std::move(dir)), resume(r), options(o), ch(channel) {}
+  State(TrainConfig c, std::string dir, RunStart s, StartOptions o, SessionChannel& channel)
+      : cfg(std::move(c)), runDir(std::move(dir)), start(std::move(s)), resume(start.resume), options(o), ch(channel) {
+    parentInfo = start.parent;
+  }
 
   double wallSeconds() const {
     return wallAtStart + std::chrono::duration<double>(Clock::now() - started).count();
@@ -182,8 +191,8 @@ struct Trainer::State {
       ch.runDir = runDir;
     }
     logSink = log::addFileSink(runDir + "/" + run_files::kLog);
-    log::info((resume ? "resuming run " : "starting run ") + runDir + " on " + describeDevice(device) +
-              " with LibTorch " + TORCH_VERSION);
+    log::info((start.extend ? "continuing run " : resume ? "resuming run " : "starting run ") + runDir + " on " +
+              describeDevice(device) + " with LibTorch " + TORCH_VERSION);
 
     if (!resume) {
       // Settings first: a run that fails on its data still records what it was.
@@ -222,14 +231,13 @@ struct Trainer::State {
     model->setTraining(true);
     optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
     scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == "fp16");
+    if (cfg.train.ema.decay > 0) ema = std::make_unique<EmaWeights>(cfg.train.ema.decay);
     skipped = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
     nonfinite = torch::zeros_like(skipped);
     gradsBad = torch::zeros_like(skipped);
     unitScale = torch::ones_like(skipped);
 
     steps = planSteps(cfg, data.train->size());
-    schedule = std::make_unique<LrSchedule>(cfg.schedule, cfg.optimizer.lr, steps.totalSteps);
-    ch.totalSteps = steps.totalSteps;
 
     const bool image = data.kind == DataKind::Image;
     loaderOptions.batchSize = cfg.train.batch_size;
@@ -249,7 +257,7 @@ struct Trainer::State {
     writeClasses();
 
     if (resume) {
-      CheckpointParts parts{*model, *optimizer, *scaler, skipped, counters};
+      CheckpointParts parts{*model, *optimizer, *scaler, skipped, counters, ema.get()};
       loadCheckpoint(runDir + "/" + run_files::kLastCheckpoint, parts, device);
       if (counters.batchInEpoch >= loader->batchesPerEpoch())
         throw CheckpointError("checkpoint " + runDir + "/" + run_files::kLastCheckpoint + " stopped at batch " +
@@ -260,10 +268,16 @@ struct Trainer::State {
       nonfinite.fill_(static_cast<double>(nonfiniteSeen));
       log::info("resumed at step " + std::to_string(counters.step) + " (epoch " + std::to_string(counters.epoch) +
                 ", batch " + std::to_string(counters.batchInEpoch) + ")");
+      readLineage();
+    } else if (!start.forkCheckpoint.empty()) {
+      startFork();
     }
+    planSchedule();
+    if (start.extend) extend(*start.extend);
+    ch.totalSteps = steps.totalSteps;
     wallAtStart = counters.wallSeconds;
     if (resume) recorder = std::make_unique<RunRecorder>(runDir, true, counters.step);
-    else writeSettings();
+    if (!resume || start.extend) writeSettings();
     ch.step = counters.step;
     ch.epoch = counters.epoch;
     setupGraphs();
@@ -276,6 +290,125 @@ struct Trainer::State {
                                             : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
   }
 
+  // A resumed run's lineage from its settings.json: the fork's step shift
+  // and the continuations.
+  void readLineage() {
+    namespace k = run_files::run_info;
+    const std::string path = runDir + "/" + run_files::kSettings;
+    const auto doc = nlohmann::json::parse(readFileBytes(path, "settings file"), nullptr, false);
+    if (!doc.is_object() || !doc.contains(k::kKey) || !doc[k::kKey].is_object()) return;
+    const auto& info = doc[k::kKey];
+    try {
+      if (info.contains(k::kParent)) {
+        parentInfo = info[k::kParent];
+        stepShift = parentInfo.value("step_shift", int64_t{0});
+      }
+      if (info.contains(k::kContinued))
+        for (const auto& e : info[k::kContinued]) extensions.push_back(extensionFromJson(e));
+    } catch (const nlohmann::json::exception& e) {
+      throw ConfigFileError("settings file " + path + ": run_info." + k::kParent + " or run_info." + k::kContinued +
+                            " is unreadable (" + e.what() + ")");
+    }
+  }
+
+  nlohmann::json extensionJson(const ScheduleExtension& e) const {
+    nlohmann::json j = {{"from_step", e.from}, {"to_step", e.to}, {"schedule", e.how}, {"lr", e.lr}};
+    if (e.how == "restart") {
+      TrainConfig c;
+      c.schedule = e.schedule;
+      j["settings"] = toJson(c)["schedule"];
+    }
+    return j;
+  }
+
+  ScheduleExtension extensionFromJson(const nlohmann::json& j) const {
+    ScheduleExtension e;
+    e.from = j.at("from_step").get<int64_t>();
+    e.to = j.at("to_step").get<int64_t>();
+    e.how = j.at("schedule").get<std::string>();
+    e.lr = j.at("lr").get<double>();
+    if (e.how != "restart" && e.how != "constant") throw std::invalid_argument("schedule " + e.how);
+    if (e.how == "restart") {
+      nlohmann::json root = toJson(cfg);
+      root["schedule"] = j.at("settings");
+      std::vector<ConfigError> errors;
+      e.schedule = configFromJson(root, errors).schedule;
+      if (!errors.empty()) throw std::invalid_argument(errors.front().text());
+    }
+    if (e.from < 0 || e.to <= e.from || !(e.lr > 0)) throw std::invalid_argument("a continuation's steps or lr");
+    return e;
+  }
+
+  // The schedule and the number of steps: the settings' plan (moved by a
+  // fork's step shift), then the continuations.
+  void planSchedule() {
+    if (cfg.train.max_steps == 0) steps.totalSteps += stepShift;
+    const int64_t planned = steps.totalSteps;
+    if (!extensions.empty()) steps.totalSteps = std::max(planned, extensions.back().to);
+    const double defaultMomentum = cfg.optimizer.kind == "sgd" ? cfg.optimizer.momentum : cfg.optimizer.beta1;
+    schedule = std::make_unique<RunSchedule>(cfg.schedule, cfg.optimizer.lr, planned, extensions, defaultMomentum);
+  }
+
+  // training-studio-cli continue: `epochs` more epochs after the plan's end
+  // (or after the checkpoint, for an early-stopped run).
+  void extend(const RunStart::Extend& x) {
+    ScheduleExtension e;
+    e.how = x.how;
+    e.from = x.fromHere ? counters.step : std::max(counters.step, steps.totalSteps);
+    e.to = e.from + x.epochs * steps.stepsPerEpoch;
+    e.schedule = x.schedule;
+    const double lastLr =
+        counters.step > 0 ? schedule->lr(counters.step - 1) * counters.lrMultiplier : cfg.optimizer.lr;
+    e.lr = x.lr > 0 ? x.lr : x.how == "constant" ? lastLr : cfg.optimizer.lr;
+    if (counters.lrMultiplier != 1.0)
+      log::info("the learning-rate changes made during the run (x" + fmt(counters.lrMultiplier) +
+                ") end here; the continuation has its own learning rate");
+    counters.lrMultiplier = 1.0;
+    counters.earlyBadEvals = 0;  // early stopping counts afresh
+    extensions.push_back(e);
+    planSchedule();
+    log::info("continuing from step " + std::to_string(counters.step) + " for " + std::to_string(x.epochs) +
+              " more epoch(s): steps " + std::to_string(e.from + 1) + "-" + std::to_string(e.to) + ", " +
+              (e.how == "constant" ? "a constant learning rate of " + fmt(e.lr)
+                                   : "the " + e.schedule.kind + " schedule started again at learning rate " + fmt(e.lr)));
+  }
+
+  // A fork: the parent's weights, position and random state; its optimizer
+  // state when the optimizer is the same kind; everything else afresh.
+  void startFork() {
+    const std::string& path = start.forkCheckpoint;
+    const bool sameOptimizer = parentInfo.value("optimizer", std::string()) == cfg.optimizer.kind;
+    CheckpointParts from = parts();
+    from.ema = nullptr;  // the fork's own average starts afresh
+    loadCheckpoint(path, from, device, /*withOptimizer=*/false);
+    if (sameOptimizer) {
+      try {
+        loadOptimizerState(path, *optimizer);
+      } catch (const CheckpointError& e) {
+        optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
+        log::info(std::string("the optimizer starts afresh: ") + e.what());
+      }
+    }
+    if (cfg.precision.mode == "fp16" && parentInfo.value("precision", std::string()) == "fp16")
+      loadScalerState(path, *scaler);
+    const CheckpointCounters at = counters;
+    counters = CheckpointCounters{};
+    counters.step = at.step;
+    counters.epoch = at.epoch;
+    counters.batchInEpoch = at.batchInEpoch;
+    if (counters.batchInEpoch >= loader->batchesPerEpoch())
+      throw CheckpointError("checkpoint " + path + " stopped at batch " + std::to_string(counters.batchInEpoch) +
+                            " of an epoch that has " + std::to_string(loader->batchesPerEpoch()) +
+                            " batches with this fork's batch size; fork from a checkpoint at an epoch's end");
+    const int64_t k = cfg.train.accumulation_steps;
+    stepShift = counters.step - counters.epoch * steps.stepsPerEpoch - (counters.batchInEpoch + k - 1) / k;
+    parentInfo["step_shift"] = stepShift;
+    log::info("forked from " + parentInfo.value("run", std::string()) + " (" +
+              parentInfo.value("checkpoint", std::string()) + " checkpoint, step " + std::to_string(counters.step) +
+              ", epoch " + std::to_string(counters.epoch) + ")" +
+              (sameOptimizer ? "" : "; the " + cfg.optimizer.kind + " optimizer starts afresh"));
+  }
+
   void setupGraphs() {
     const std::string& want = cfg.performance.cuda_graphs;
     if (want == "off") {
@@ -285,7 +418,7 @@ struct Trainer::State {
     std::string why;
     if (!device.is_cuda()) why = "the run is on the CPU";
     else if (!StepGraph::available()) why = "this LibTorch was built without CUDA";
-    else why = optimizer->notCapturable(schedule->momentum(0).has_value());
+    else why = optimizer->notCapturable(schedule->cyclesMomentum());
     if (!why.empty()) {
       if (want == "on")
         throw std::invalid_argument("performance.cuda_graphs is on, but " + why + "; set it to auto or off");
@@ -298,7 +431,7 @@ struct Trainer::State {
     StepGraph::useSideStream(device);
     const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
     lrDevice = torch::zeros({}, f32);
-    if (schedule->momentum(0)) momentumDevice = torch::zeros({}, f32);
+    if (schedule->cyclesMomentum()) momentumDevice = torch::zeros({}, f32);
   }
 
   // loader.mode auto: the data stays on the device when the training split
@@ -379,15 +512,21 @@ struct Trainer::State {
                            {k::kLrChanges, counters.lrChanges}};
     if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
     if (!modelSha256.empty()) info[k::kModelSha256] = modelSha256;
+    if (!parentInfo.is_null()) info[k::kParent] = parentInfo;
+    if (!extensions.empty()) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& e : extensions) list.push_back(extensionJson(e));
+      info[k::kContinued] = list;
+    }
     recorder->writeSettings(cfg, info);
   }
 
-  CheckpointParts parts() { return CheckpointParts{*model, *optimizer, *scaler, skipped, counters}; }
+  CheckpointParts parts() { return CheckpointParts{*model, *optimizer, *scaler, skipped, counters, ema.get()}; }
 
   // Write-ahead: the metric rows up to this step reach the disk first, so a
   // checkpoint never stands for steps whose rows a crash lost (resume keeps
   // the rows up to the checkpoint's step and redoes the rest).
-  void saveCheckpoints(bool best) {
+  void saveCheckpoints(bool best, bool atEvaluation = false) {
     // After a non-finite step the weights are suspect: the last checkpoint
     // stays the one to go back to (or the one kept when the run stops).
     if (rollbackDue || divergedAt) return;
@@ -400,6 +539,7 @@ struct Trainer::State {
     const std::string dir = runDir + "/checkpoints";
     std::vector<std::string> paths{dir + "/last.ckpt"};
     if (best) paths.push_back(dir + "/best.ckpt");
+    if (atEvaluation && cfg.output.keep_checkpoints) paths.push_back(runDir + "/" + run_files::stepCheckpoint(counters.step));
     saveCheckpoint(paths, parts());
   }
 
@@ -447,6 +587,16 @@ struct Trainer::State {
       r.thumbnails = std::filesystem::path(run_files::evalThumbnails(r.step)).filename().string();
     }
     writeFileAtomically(runDir + "/" + run_files::evalReport(r.step), toJson(r).dump() + "\n");
+    return {o.loss, o.accuracy};
+  }
+
+  // The weights' moving average (train.ema) on the validation or test set,
+  // loss and accuracy only.
+  EvalResult evaluateAverage(bool validation) {
+    Timed timed{evalSeconds};
+    CudnnHeuristicsOnly heuristics;
+    EmaWeights::Swap swap(*ema, *model);
+    const EvalOutcome o = evaluate(*model, validation ? *valSet : *testSet, loaderOptions, evalOptions(), device);
     return {o.loss, o.accuracy};
   }
 
@@ -514,6 +664,14 @@ struct Trainer::State {
     r.wallSeconds = wallSeconds();
     r.evalLoss = e.loss;
     r.evalAccuracy = e.accuracy;
+    if (ema && ema->started()) {
+      const EvalResult avg = evaluateAverage(haveVal);
+      r.emaEvalLoss = avg.loss;
+      r.emaEvalAccuracy = avg.accuracy;
+      log::info("step " + std::to_string(counters.step) + " weight average (EMA of " +
+                std::to_string(ema->updates()) + " updates): loss " + fmt(avg.loss) + " accuracy " +
+                fmt(avg.accuracy));
+    }
     post(r);
     lastEvalLoss = e.loss;
     const bool betterAccuracy = !(e.accuracy <= counters.bestAccuracy);
@@ -523,7 +681,7 @@ struct Trainer::State {
     // With early stopping, the best checkpoint is the best by its metric.
     const bool early = cfg.train.early_stopping.metric != "off";
     const bool best = early ? earlyStoppingImproved(e) : cfg.output.save_best && betterAccuracy;
-    saveCheckpoints(best);
+    saveCheckpoints(best, /*atEvaluation=*/true);
     if (early) checkEarlyStop(haveVal);
     trimHeap();
     windowStart = Clock::now();  // evaluation time is not training time
@@ -862,6 +1020,9 @@ struct Trainer::State {
         pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples});
         ++counters.step;
         ch.step = counters.step;
+        const auto& e = cfg.train.ema;
+        if (ema && counters.step >= e.start_step && (counters.step - e.start_step) % e.every_steps == 0)
+          ema->update(*model);
 
         if (pending.size() >= static_cast<size_t>(cfg.train.log_every_steps)) flushStats();
         const bool epochDone = counters.batchInEpoch >= nb;
@@ -931,8 +1092,8 @@ struct Trainer::State {
   }
 };
 
-Trainer::Trainer(TrainConfig config, std::string runDir, bool resume, StartOptions options, SessionChannel& channel)
-    : m_s(std::make_unique<State>(std::move(config), std::move(runDir), resume, options, channel)) {}
+Trainer::Trainer(TrainConfig config, std::string runDir, RunStart start, StartOptions options, SessionChannel& channel)
+    : m_s(std::make_unique<State>(std::move(config), std::move(runDir), std::move(start), options, channel)) {}
 
 Trainer::~Trainer() = default;
 
@@ -970,6 +1131,12 @@ RunSummary Trainer::run() {
       EvalResult test = fresh ? s.lastTestEval->second : s.evaluateAndReport(false);
       summary.testAccuracy = test.accuracy;
       summary.testLoss = test.loss;
+      if (s.ema && s.ema->started()) {
+        const EvalResult avg = s.evaluateAverage(false);
+        summary.emaTestAccuracy = avg.accuracy;
+        summary.emaTestLoss = avg.loss;
+        log::info("weight average (EMA): test accuracy " + fmt(avg.accuracy) + ", test loss " + fmt(avg.loss));
+      }
       summary.evalSeconds = s.evalSeconds;
       log::info("finished: test accuracy " + fmt(test.accuracy) + ", test loss " + fmt(test.loss) + ", " +
                 fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");

@@ -6,7 +6,10 @@
 // Thread: constructed and run on the engine thread.
 
 #include <memory>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "studio/session.h"
 #include "studio/train_config.h"
@@ -14,10 +17,26 @@
 
 namespace studio {
 
+// How a run begins: fresh, from its own last checkpoint (resume, and
+// continue, which first adds more steps), or from another run's checkpoint
+// (fork).
+struct RunStart {
+  bool resume = false;  // runDir's checkpoints/last.ckpt
+  struct Extend {
+    int64_t epochs = 0;           // more epochs
+    std::string how = "restart";  // restart | constant
+    ScheduleConfig schedule;      // restart: the schedule started again
+    double lr = 0;                // 0: restart, optimizer.lr; constant, the last learning rate
+    bool fromHere = false;        // from the checkpoint's step (an early-stopped run), not the plan's end
+  };
+  std::optional<Extend> extend;   // continue
+  std::string forkCheckpoint;     // fork: the parent's checkpoint file
+  nlohmann::json parent;          // fork: run_info.parent
+};
+
 class Trainer {
  public:
-  // resume: continue runDir from checkpoints/last.ckpt.
-  Trainer(TrainConfig config, std::string runDir, bool resume, StartOptions options, SessionChannel& channel);
+  Trainer(TrainConfig config, std::string runDir, RunStart start, StartOptions options, SessionChannel& channel);
   ~Trainer();
   // Trains to the end, a stop, or an error; never throws. Writes
   // summary.json and returns the same figures.

@@ -1,0 +1,180 @@
+#include "run/run_lineage.h"
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "models/model.h"
+#include "run/checkpoint.h"
+#include "run/run_recorder.h"
+#include "studio/file_io.h"
+#include "studio/run_layout.h"
+
+namespace studio {
+namespace fs = std::filesystem;
+
+namespace {
+
+void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, nlohmann::json>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+  } else {
+    out[prefix] = j;
+  }
+}
+
+void requireRunFolder(const std::string& dir) {
+  if (dir.empty()) throw InputError("no run folder given");
+  if (!fs::is_directory(dir)) throw InputError("run folder " + dir + " not found");
+}
+
+// "checkpoints/last.ckpt (step 120), checkpoints/best.ckpt (step 80)".
+std::string checkpointsOf(const std::string& runDir) {
+  std::string list;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(runDir + "/" + run_files::kCheckpoints, ec)) {
+    if (entry.path().extension() != ".ckpt") continue;
+    std::string step = "unreadable";
+    try {
+      step = "step " + std::to_string(readCheckpointCounters(entry.path().string()).step);
+    } catch (const std::exception&) {
+    }
+    list += (list.empty() ? "" : ", ") + entry.path().stem().string() + " (" + step + ")";
+  }
+  return list.empty() ? "none" : list;
+}
+
+bool modelOrDataKey(const std::string& key) {
+  if (key == "data.augment_flip" || key == "data.augment_crop") return false;  // regularisation
+  return key.rfind("model.", 0) == 0 || key.rfind("data.", 0) == 0;
+}
+
+}  // namespace
+
+nlohmann::json settingsChanges(const TrainConfig& a, const TrainConfig& b) {
+  std::map<std::string, nlohmann::json> fa, fb;
+  flatten(toJson(a), "", fa);
+  flatten(toJson(b), "", fb);
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : fb) {
+    if (key == "name" || key == "output.dir" || key == "schema_version") continue;
+    auto it = fa.find(key);
+    const nlohmann::json before = it == fa.end() ? nlohmann::json() : it->second;
+    if (before != value) out[key] = nlohmann::json::array({before, value});
+  }
+  return out;
+}
+
+ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
+  requireRunFolder(parentDir);
+  const std::string& from = options.from;
+  std::string file;
+  if (from == "last") file = run_files::kLastCheckpoint;
+  else if (from == "best") file = run_files::kBestCheckpoint;
+  else if (from.rfind("step-", 0) == 0 && from.size() > 5 && from.size() < 25 &&
+           from.find_first_not_of("0123456789", 5) == std::string::npos)
+    file = run_files::stepCheckpoint(std::stoll(from.substr(5)));
+  else throw InputError("fork --from must be best, last or step-N (got \"" + from + "\")");
+  ForkPlan plan;
+  plan.checkpoint = parentDir + "/" + file;
+  if (!fs::is_regular_file(plan.checkpoint))
+    throw CheckpointError("run " + parentDir + " has no " + from + " checkpoint (" + file + "); its checkpoints: " +
+                          checkpointsOf(parentDir) +
+                          (from.rfind("step-", 0) == 0 ? " (a run keeps every evaluation's checkpoint with "
+                                                         "output.keep_checkpoints true)"
+                                                       : ""));
+  const TrainConfig parent = readRunSettings(parentDir);
+  const nlohmann::json info = readRunInfo(parentDir);
+
+  TrainConfig child = parent;
+  child.name = parent.name + "-fork";
+  for (const auto& o : options.overrides) applyOverride(child, o);
+  child.output.dir = !options.outputDir.empty() ? options.outputDir
+                     : fs::path(parentDir).lexically_normal().has_parent_path()
+                         ? fs::path(parentDir).lexically_normal().parent_path().string()
+                         : std::string(".");
+  const nlohmann::json changed = settingsChanges(parent, child);
+  for (auto it = changed.begin(); it != changed.end(); ++it)
+    if (modelOrDataKey(it.key()))
+      throw InputError("fork cannot change " + it.key() + " (" + it.value()[0].dump() + " in the parent, " +
+                       it.value()[1].dump() + " asked): the checkpoint's weights belong to the parent's model "
+                       "and data; start a new run for that");
+  const auto errors = validate(child);
+  if (!errors.empty()) throw InvalidSettings(errors, "the fork of " + parentDir);
+
+  // The checkpoint must be readable and fit the parent's model: checked now,
+  // before a folder exists.
+  const CheckpointCounters at = readCheckpointCounters(plan.checkpoint);
+  {
+    namespace k = run_files::run_info;
+    const auto classes = info.at(k::kClasses).size();
+    std::unique_ptr<Model> model = makeModel(parent.model, inputShapeFromRunInfo(info), static_cast<int64_t>(classes));
+    loadModelWeights(plan.checkpoint, *model);
+  }
+  const bool batchChanged = changed.contains("train.batch_size") || changed.contains("train.accumulation_steps");
+  if (batchChanged && at.batchInEpoch != 0)
+    throw InputError("fork --from " + from + ": that checkpoint is at step " + std::to_string(at.step) +
+                     ", in the middle of epoch " + std::to_string(at.epoch + 1) +
+                     "; a fork that changes train.batch_size or train.accumulation_steps starts from a checkpoint "
+                     "at an epoch's end (evaluation.every_steps 0 puts every evaluation there)");
+  const bool planEnds = child.train.max_steps > 0 ? child.train.max_steps <= at.step
+                                                  : child.train.epochs <= at.epoch;
+  if (planEnds)
+    throw InputError("fork --from " + from + " starts at step " + std::to_string(at.step) + ", where the fork's "
+                     "plan already ends: raise " +
+                     (child.train.max_steps > 0 ? "train.max_steps above " + std::to_string(at.step)
+                                                : "train.epochs above " + std::to_string(at.epoch) +
+                                                      " (--set train.epochs=" + std::to_string(at.epoch + 1) + ")"));
+  plan.parent = {{"run", fs::absolute(parentDir).lexically_normal().string()},
+                 {"checkpoint", from},
+                 {"step", at.step},
+                 {"epoch", at.epoch},
+                 {"changed", changed},
+                 {"optimizer", parent.optimizer.kind},
+                 {"precision", parent.precision.mode}};
+  plan.config = std::move(child);
+  return plan;
+}
+
+std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir, const ContinueOptions& options) {
+  requireRunFolder(runDir);
+  if (options.epochs < 1)
+    throw InputError("continue --epochs must be 1 or more (got " + std::to_string(options.epochs) + ")");
+  if (options.schedule != "restart" && options.schedule != "constant")
+    throw InputError("continue --schedule must be restart or constant (got \"" + options.schedule + "\")");
+  if (!(options.lr >= 0) || !std::isfinite(options.lr))
+    throw InputError("continue --lr must be a learning rate > 0 (got " + std::to_string(options.lr) + ")");
+  TrainConfig config = readRunSettings(runDir);
+  auto errors = validate(config);
+  if (!errors.empty()) throw InvalidSettings(errors, "settings file " + runDir + "/" + run_files::kSettings);
+  if (!fs::exists(runDir + "/" + run_files::kLastCheckpoint))
+    throw CheckpointError("run folder " + runDir + " has no " + run_files::kLastCheckpoint + " to continue from");
+  requireRealDirectory(runDir + "/" + run_files::kCheckpoints);
+
+  TrainConfig edited = config;
+  for (const auto& o : options.scheduleOverrides) {
+    const std::string key = o.substr(0, o.find('='));
+    if (key.rfind("schedule.", 0) != 0)
+      throw InputError("continue --set changes only the schedule (schedule.*), not " + key + "; to change " + key +
+                       ", fork the run: training-studio-cli fork " + runDir + " --set " + o);
+    if (options.schedule == "constant")
+      throw InputError("continue --set " + o + " is for --schedule restart; a constant schedule takes only --lr");
+    applyOverride(edited, o);
+  }
+  errors = validate(edited);
+  if (!errors.empty()) throw InvalidSettings(errors, "continue --set");
+
+  RunStart::Extend extend;
+  extend.epochs = options.epochs;
+  extend.how = options.schedule;
+  extend.schedule = edited.schedule;
+  extend.lr = options.lr;
+  const std::string summary = runDir + "/" + run_files::kSummary;
+  if (fs::is_regular_file(summary)) {
+    const auto doc = nlohmann::json::parse(readFileBytes(summary, "summary file"), nullptr, false);
+    extend.fromHere = doc.is_object() && doc.value("status", std::string()) == "early-stopped";
+  }
+  return {config, extend};
+}
+
+}  // namespace studio

@@ -1,0 +1,36 @@
+#pragma once
+// How a run descends from another: the checks and settings of a fork (a new
+// run from another run's checkpoint with edited settings) and of a
+// continuation (more epochs for a run, in its own folder). Everything here
+// runs before a folder is made or a thread starts, so bad input leaves
+// nothing behind.
+// Thread: the front-end's.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/session.h"
+#include "train/trainer.h"
+
+namespace studio {
+
+struct ForkPlan {
+  TrainConfig config;      // the parent's settings with the overrides
+  std::string checkpoint;  // the parent's checkpoint file
+  nlohmann::json parent;   // run_info.parent
+};
+// Throws InputError naming what is wrong: no such run or checkpoint, a
+// checkpoint that does not fit the parent's model, an override of the model
+// or the data, settings that do not validate, a changed batch size at a
+// checkpoint in the middle of an epoch.
+ForkPlan planFork(const std::string& parentDir, const ForkOptions& options);
+
+// The run's settings and what to add; throws InputError as above.
+std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir, const ContinueOptions& options);
+
+// The settings that differ, flattened: {"optimizer.lr": [a's, b's]}
+// (name and output.dir are not settings of the training).
+nlohmann::json settingsChanges(const TrainConfig& a, const TrainConfig& b);
+
+}  // namespace studio
