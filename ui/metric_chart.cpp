@@ -85,9 +85,9 @@ void MetricChart::addSeries(const QString& key, const QString& label, const Seri
   g->setPen(style.pen);
   g->setAdaptiveSampling(false);  // decimated here, exactly
   if (style.dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style.pen.color(), 5));
+  g->removeFromLegend();  // listed once it has a point (updateGraphs)
   m_series[key] = Curve{label, {}, g};
   m_order.push_back(key);
-  m_plot->legend->setVisible(m_order.size() > 1);
 }
 
 void MetricChart::setSeriesLabel(const QString& key, const QString& label) {
@@ -203,6 +203,19 @@ void MetricChart::updateGraphs(bool fitView) {
     c.graph->data()->set(points, true);
     m_drawnPoints += xs.size();
   }
+  // The legend lists the curves that have points (a run without a weight
+  // average shows no "eval (EMA)"), in the order they got them.
+  int listed = 0;
+  for (const QString& key : m_order) {
+    const Curve& c = m_series.at(key);
+    if (c.data.empty()) {
+      c.graph->removeFromLegend();
+    } else {
+      c.graph->addToLegend();
+      ++listed;
+    }
+  }
+  m_plot->legend->setVisible(listed > 1);
   if (fitView) {
     for (QCPAxis* axis : {m_plot->yAxis, m_plot->yAxis2}) {
       bool any = false;

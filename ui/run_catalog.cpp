@@ -55,6 +55,21 @@ RunInfo readRunInfo(const QString& runDir) {
       r.totalSteps = wholeOr(info, "total_steps", r.totalSteps);
       // "TorchScript net.ts", as the engine describes the model it built.
       r.model = textOr(info, "model", r.model);
+      if (info.contains("parent") && info["parent"].is_object()) {
+        const auto& parent = info["parent"];
+        r.parentDir = textOr(parent, "run", QString());
+        r.parentStep = wholeOr(parent, "step", 0);
+        if (parent.contains("changed") && parent["changed"].is_object())
+          for (auto it = parent["changed"].begin(); it != parent["changed"].end(); ++it) {
+            const auto& v = it.value();
+            if (v.is_array() && v.size() == 2)
+              r.changed << QString("%1 %2 → %3")
+                               .arg(QString::fromStdString(it.key()), QString::fromStdString(v[0].dump()),
+                                    QString::fromStdString(v[1].dump()));
+          }
+      }
+      if (info.contains("continued") && info["continued"].is_array())
+        r.continuations = static_cast<int>(info["continued"].size());
     }
   }
   const bool summaryThere = QFile::exists(runDir + "/summary.json");
@@ -104,7 +119,8 @@ bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QStri
     return false;
   }
   std::string line;
-  if (!std::getline(in, line) || line != metricsCsvHeader()) {
+  std::optional<MetricsCsvColumns> columns;
+  if (!std::getline(in, line) || !(columns = metricsCsvColumns(line))) {
     if (error) *error = QStringLiteral("%1 does not start with the metrics header").arg(path);
     return false;
   }
@@ -113,7 +129,7 @@ bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QStri
     ++lineNo;
     if (line.empty()) continue;
     MetricRecord r;
-    if (!parseMetricsCsvRow(line, r)) {
+    if (!parseMetricsCsvRow(line, r, *columns)) {
       // A run killed mid-write can leave a torn last line; everything before it stands.
       if (error) *error = QStringLiteral("%1 line %2 is not a metrics row").arg(path).arg(lineNo);
       return false;

@@ -4,6 +4,7 @@
 // Thread: free functions, any thread.
 
 #include <QString>
+#include <QStringList>
 #include <QDateTime>
 
 #include <vector>
@@ -26,6 +27,12 @@ struct RunInfo {
   qint64 totalSteps = 0;
   QString device;
   bool resumable = false;  // has checkpoints/last.ckpt and did not complete
+  // A fork: its parent's folder, the step it branched at, and the settings
+  // it changed ("optimizer.lr 0.05 → 0.01"); continuations made in place.
+  QString parentDir;
+  qint64 parentStep = 0;
+  QStringList changed;
+  int continuations = 0;
 };
 
 // Run folders (those holding a settings.json) under runsDir, newest first.

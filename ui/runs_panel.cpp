@@ -1,6 +1,7 @@
 #include "ui/runs_panel.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,7 +15,7 @@
 
 namespace studio::ui {
 namespace {
-enum Column { Name, Date, Status, Best, Steps, Model, Device, Columns };
+enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, Columns };
 }
 
 RunsPanel::RunsPanel(QWidget* parent)
@@ -24,7 +25,8 @@ RunsPanel::RunsPanel(QWidget* parent)
   top->setContentsMargins(4, 4, 4, 4);
   m_list->setObjectName("runsList");
   m_list->setColumnCount(Columns);
-  m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best acc."), tr("Steps"), tr("Model"), tr("Device")});
+  m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best acc."), tr("Steps"), tr("Model"),
+                           tr("Device"), tr("Parent"), tr("Changed")});
   m_list->setRootIsDecorated(false);
   m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_list->setAlternatingRowColors(true);
@@ -86,6 +88,14 @@ void RunsPanel::refresh() {
       item->setText(Steps, QString("%1 / %2").arg(run.steps).arg(run.totalSteps));
     item->setText(Model, run.model);
     item->setText(Device, run.device);
+    if (!run.parentDir.isEmpty()) {
+      item->setText(Parent, tr("%1 @ step %2").arg(QFileInfo(run.parentDir).fileName()).arg(run.parentStep));
+      item->setToolTip(Parent, run.parentDir);
+      item->setText(Changed, run.changed.isEmpty() ? tr("(nothing)") : run.changed.join("; "));
+      item->setToolTip(Changed, run.changed.join("\n"));
+    }
+    if (run.continuations > 0)
+      item->setText(Steps, item->text(Steps) + tr(" (continued %n time(s))", nullptr, run.continuations));
     item->setData(Status, Qt::UserRole, run.resumable && !live);
     if (selected.contains(run.dir)) item->setSelected(true);
   }
