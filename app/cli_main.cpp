@@ -3,6 +3,9 @@
 //   resume RUN_DIR
 //   continue RUN_DIR --epochs N [--schedule restart|constant] [--lr X] [--set schedule.key=value ...]
 //   fork RUN_DIR [--from best|last|step-N] [--set key=value ...] [--out DIR]
+//   queue add (--preset NAME | --config FILE) [--set key=value ...] [--grid key=v1,v2 ...] [--queue FILE]
+//   queue list [--queue FILE]
+//   queue run [--queue FILE]
 //   summary (--preset NAME | --config FILE) [--set key=value ...]
 //   presets
 //   export RUN_DIR --out DIR [--which best|last|ema]
@@ -19,6 +22,7 @@
 #include "studio/dataset_info.h"
 #include "studio/log.h"
 #include "studio/model_summary.h"
+#include "studio/run_queue.h"
 #include "studio/session.h"
 #include "studio/sha256.h"
 #include "studio/train_config.h"
@@ -133,6 +137,94 @@ int printSummary(const studio::TrainConfig& c) {
   return 0;
 }
 
+void printQueue(const std::vector<studio::QueueItem>& items, const std::string& file) {
+  if (items.empty()) {
+    std::printf("queue %s is empty\n", file.c_str());
+    return;
+  }
+  std::printf("%4s  %-8s %-40s %s\n", "id", "status", "run", "folder");
+  for (const auto& i : items) {
+    const std::string what = i.label.empty() ? i.config.name : i.label;
+    std::printf("%4lld  %-8s %-40s %s\n", static_cast<long long>(i.id), i.status.c_str(), what.c_str(),
+                i.runDir.empty() ? "-" : i.runDir.c_str());
+    if (!i.error.empty()) std::printf("      error: %s\n", i.error.c_str());
+  }
+}
+
+// Runs the queue's items one after another: first one a crash or Ctrl-C
+// left running (resumed from its checkpoint), then the queued ones in order.
+int runQueue(const std::string& file) {
+  namespace fs = std::filesystem;
+  studio::QueueRunnerLock runner(file);
+  int failed = 0, ran = 0;
+  for (;;) {
+    studio::QueueItem item;
+    studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
+      studio::QueueItem* pick = nullptr;
+      for (auto& i : items)
+        if (i.status == "running" && !pick) pick = &i;
+      for (auto& i : items)
+        if (i.status == "queued" && !pick) pick = &i;
+      if (!pick) return;
+      pick->status = "running";
+      item = *pick;
+    });
+    if (item.id == 0) break;
+    const std::string what = item.label.empty() ? item.config.name : item.label;
+    studio::Session session;
+    try {
+      if (!item.runDir.empty() && fs::exists(item.runDir + "/checkpoints/last.ckpt")) {
+        std::fprintf(stderr, "queue item %lld (%s): resuming %s\n", static_cast<long long>(item.id), what.c_str(),
+                     item.runDir.c_str());
+        session.resume(item.runDir);
+      } else {
+        if (!item.runDir.empty())
+          std::fprintf(stderr, "queue item %lld: %s has no checkpoint to resume from; starting it again\n",
+                       static_cast<long long>(item.id), item.runDir.c_str());
+        session.start(item.config);
+        std::fprintf(stderr, "queue item %lld (%s): started %s\n", static_cast<long long>(item.id), what.c_str(),
+                     session.progress().runDir.c_str());
+      }
+    } catch (const std::exception& e) {
+      studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
+        for (auto& i : items)
+          if (i.id == item.id) {
+            i.status = "failed";
+            i.error = e.what();
+          }
+      });
+      std::fprintf(stderr, "queue item %lld failed to start: %s\n", static_cast<long long>(item.id), e.what());
+      ++failed;
+      continue;
+    }
+    const std::string dir = session.progress().runDir;
+    studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
+      for (auto& i : items)
+        if (i.id == item.id) i.runDir = dir;
+    });
+    runSession(session);
+    const studio::RunSummary s = session.summary();
+    ++ran;
+    studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
+      for (auto& i : items) {
+        if (i.id != item.id) continue;
+        if (s.status == "completed" || s.status == "early-stopped") i.status = "done";
+        else if (s.status == "failed") i.status = "failed", i.error = s.error;
+        // stopped (Ctrl-C): stays running, resumed by the next runner
+      }
+    });
+    if (s.status == "failed") ++failed;
+    if (s.status == "stopped") {
+      std::fprintf(stderr, "queue stopped; `training-studio-cli queue run --queue %s` resumes item %lld\n",
+                   file.c_str(), static_cast<long long>(item.id));
+      return 130;
+    }
+  }
+  std::printf("\nqueue %s: %d run(s) this time, %d failed\n", file.c_str(), ran, failed);
+  printQueue(studio::loadQueue(file), file);
+  return failed > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,6 +261,19 @@ int main(int argc, char** argv) {
   fork->add_option("--set", forkOptions.overrides, "Change a setting: dotted.key=value (repeatable)");
   fork->add_option("--out", forkOptions.outputDir, "Folder for the new run folder (default: beside the parent)");
 
+  SettingsSource queueSettings;
+  std::vector<std::string> grids;
+  std::string queueFile = "runs/queue.json";
+  auto* queue = app.add_subcommand("queue", "A queue of runs in a file, run one after another");
+  queue->require_subcommand(1);
+  auto* queueAdd = queue->add_subcommand("add", "Add runs: the settings, or a grid of values of some settings");
+  queueSettings.addTo(queueAdd);
+  queueAdd->add_option("--grid", grids, "A setting's values to try: key=v1,v2,... (repeatable: every combination)");
+  auto* queueList = queue->add_subcommand("list", "Show the queue");
+  auto* queueRun = queue->add_subcommand("run", "Run the queued runs one after another");
+  for (auto* q : {queueAdd, queueList, queueRun})
+    q->add_option("--queue", queueFile, "The queue file (default runs/queue.json)");
+
   auto* summary = app.add_subcommand("summary", "Print the data's classes and splits and the model's layers");
   summarySettings.addTo(summary);
 
@@ -202,6 +307,25 @@ int main(int argc, char** argv) {
       const studio::TrainConfig c = summarySettings.load();
       noteTorchScript(c);
       return printSummary(c);
+    }
+    if (app.got_subcommand("queue")) {
+      if (queueFile.empty()) throw studio::ConfigFileError("--queue names no file (got \"\")");
+      if (std::filesystem::is_directory(queueFile))
+        throw studio::ConfigFileError("--queue " + queueFile + " is a folder; give the queue's JSON file");
+      const auto parent = std::filesystem::path(queueFile).parent_path();
+      if (!parent.empty()) std::filesystem::create_directories(parent);
+      if (queue->got_subcommand("add")) {
+        const auto added = studio::expandGrid(queueSettings.load(), grids);
+        const auto items = studio::addToQueue(queueFile, added);
+        std::printf("added %zu run(s) to %s\n", added.size(), queueFile.c_str());
+        printQueue(items, queueFile);
+        return 0;
+      }
+      if (queue->got_subcommand("list")) {
+        printQueue(studio::loadQueue(queueFile), queueFile);
+        return 0;
+      }
+      return runQueue(queueFile);
     }
     if (app.got_subcommand("export")) {
       const studio::ExportResult r = studio::exportRun(exportRun, exportOut, which);

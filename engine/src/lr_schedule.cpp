@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <vector>
 
@@ -121,6 +122,17 @@ StepPlan planSteps(const TrainConfig& config, int64_t trainExamples) {
   p.totalSteps = config.train.max_steps > 0 ? config.train.max_steps
                                             : p.stepsPerEpoch * config.train.epochs;
   return p;
+}
+
+std::string schedulePlanError(const ScheduleConfig& c, int64_t totalSteps, const std::string& where) {
+  if (c.kind != "onecycle") return "";
+  const int64_t total = c.onecycle.total_steps > 0 ? c.onecycle.total_steps : totalSteps;
+  if (c.onecycle.pct_start * static_cast<double>(total) > 1.0) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", c.onecycle.pct_start);
+  return where + ".onecycle.pct_start " + buf + " of " + std::to_string(total) +
+         " steps leaves the warm-up at most one step (PyTorch's OneCycleLR divides by zero there): raise "
+         "pct_start, train for more steps, or choose another schedule";
 }
 
 RunSchedule::RunSchedule(const ScheduleConfig& config, double baseLr, int64_t baseTotal,

@@ -69,6 +69,11 @@ class RunSchedule {
   bool m_cycles = false;
 };
 
+// Why these settings give no usable schedule over totalSteps steps ("" when
+// they do): a OneCycle warm-up of at most one step, where PyTorch's
+// OneCycleLR divides by zero. `where` names the settings ("schedule").
+std::string schedulePlanError(const ScheduleConfig& config, int64_t totalSteps, const std::string& where = "schedule");
+
 struct StepPlan {
   int64_t microBatchesPerEpoch = 0;
   int64_t stepsPerEpoch = 0;   // optimizer steps; a short last group counts as one

@@ -345,6 +345,12 @@ struct Trainer::State {
     if (cfg.train.max_steps == 0) steps.totalSteps += stepShift;
     const int64_t planned = steps.totalSteps;
     if (!extensions.empty()) steps.totalSteps = std::max(planned, extensions.back().to);
+    if (const std::string why = schedulePlanError(cfg.schedule, planned); !why.empty() && counters.step < planned)
+      throw InputError(why);
+    for (const auto& e : extensions)
+      if (const std::string why = schedulePlanError(e.schedule, e.to - e.from, "the continuation's schedule");
+          e.how == "restart" && !why.empty())
+        throw InputError(why);
     const double defaultMomentum = cfg.optimizer.kind == "sgd" ? cfg.optimizer.momentum : cfg.optimizer.beta1;
     schedule = std::make_unique<RunSchedule>(cfg.schedule, cfg.optimizer.lr, planned, extensions, defaultMomentum);
   }

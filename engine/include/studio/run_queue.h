@@ -1,0 +1,67 @@
+#pragma once
+// A queue of runs in one JSON file (by default <output.dir>/queue.json), run
+// one after another by `training-studio-cli queue run`; it survives closing
+// the window and restarting the machine. Each item is a whole, validated
+// TrainConfig with its status:
+//   queued    not started yet
+//   running   started (runDir set); a runner that finds one after a crash or
+//             Ctrl-C resumes its run folder from its last checkpoint
+//   done      ended completed or early-stopped
+//   failed    ended failed (error says why); not retried
+// Edits take an flock on <file>.lock for the read-modify-write only, so
+// `queue add` works while a runner runs; a runner holds <file>.run.lock
+// throughout, so two runners never share a queue. Torch-free.
+// Thread: free functions, any thread.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "studio/train_config.h"
+
+namespace studio {
+
+struct QueueItem {
+  int64_t id = 0;
+  std::string label;   // "optimizer.lr=0.1 train.batch_size=64", or "" for plain settings
+  TrainConfig config;
+  std::string status = "queued";
+  std::string runDir;  // once started
+  std::string error;   // failed
+};
+
+inline constexpr int kMaxGridRuns = 64;
+
+// The queue file; a missing file is an empty queue. Throws ConfigFileError
+// naming the file (and the item and field) when it is not a queue, or an
+// item's settings are unknown or invalid.
+std::vector<QueueItem> loadQueue(const std::string& path);
+void saveQueue(const std::string& path, const std::vector<QueueItem>& items);
+
+// base with each combination of the grids' values ("key=v1,v2,v3" or
+// "key=[v1, v2]"), every one validated before any is returned: a bad value
+// throws ConfigFileError naming the setting and the value. No grids: base
+// alone. Each item's name gets the values it was given.
+std::vector<QueueItem> expandGrid(const TrainConfig& base, const std::vector<std::string>& grids);
+
+// Appends under the edit lock, numbering the items after the last; returns
+// the queue as it now stands.
+std::vector<QueueItem> addToQueue(const std::string& path, std::vector<QueueItem> items);
+// Reads, lets `edit` change the items, writes back, under the edit lock.
+std::vector<QueueItem> editQueue(const std::string& path, const std::function<void(std::vector<QueueItem>&)>& edit);
+
+// Held by the process that runs the queue; throws InputError when another
+// process runs it.
+class QueueRunnerLock {
+ public:
+  explicit QueueRunnerLock(const std::string& path);
+  ~QueueRunnerLock();
+  QueueRunnerLock(const QueueRunnerLock&) = delete;
+  QueueRunnerLock& operator=(const QueueRunnerLock&) = delete;
+
+ private:
+  int m_fd = -1;
+};
+
+}  // namespace studio
