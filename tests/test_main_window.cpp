@@ -296,6 +296,58 @@ class TestMainWindow : public QObject {
     QCOMPARE(loss->size(), countRows(m_stoppedRun, RecordKind::Train, true));
   }
 
+  // Continue… and Fork… of the Runs dock (their dialogs answered): the
+  // continued run's curves go on from its last step; the fork's are drawn
+  // on from its parent's, and the Runs table names its parent and changes.
+  void continueAndForkFromTheRunsList() {
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    m_window->runsPanel()->selectRuns({m_shortRun});
+    QVERIFY(m_window->runsPanel()->findChild<QPushButton*>("continueRun")->isEnabled());
+    QVERIFY(m_window->runsPanel()->findChild<QPushButton*>("forkRun")->isEnabled());
+    ContinueOptions more;
+    more.epochs = 1;
+    more.schedule = "constant";
+    QVERIFY(m_window->continueRun(m_shortRun, more));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    QCOMPARE(finished.front().front().value<RunSummary>().steps, int64_t(12 + 16));
+    const ui::PlotSeries* loss = chart(PlotsPanel::Loss)->series(m_shortRun + "/train_loss");
+    QVERIFY(loss);
+    QCOMPARE(loss->x.front(), 1.0);
+    QCOMPARE(loss->x.back(), 28.0);
+    QCOMPARE(loss->size(), size_t{28});
+
+    ForkOptions fork;
+    fork.overrides = {"optimizer.lr=0.001", "train.max_steps=40"};
+    QVERIFY(m_window->forkRun(m_shortRun, fork));
+    const QString forkDir = QDir(controller()->runDir()).absolutePath();
+    QVERIFY(forkDir != m_shortRun);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kTimeout);
+    QCOMPARE(finished.back().front().value<RunSummary>().status, std::string("completed"));
+    const ui::PlotSeries* forkLoss = chart(PlotsPanel::Loss)->series(forkDir + "/train_loss");
+    QVERIFY(forkLoss);
+    QCOMPARE(forkLoss->x.front(), 1.0);  // the parent's steps first
+    QCOMPARE(forkLoss->x.back(), 40.0);
+    QCOMPARE(forkLoss->size(), size_t{40});
+    QCOMPARE(countRows(forkDir, RecordKind::Train), size_t{12});  // its own file holds its own steps
+
+    m_window->runsPanel()->refresh();
+    QTreeWidgetItem* row = nullptr;
+    QTreeWidget* list = m_window->runsPanel()->list();
+    for (int i = 0; i < list->topLevelItemCount(); ++i)
+      if (list->topLevelItem(i)->data(0, Qt::UserRole).toString() == forkDir) row = list->topLevelItem(i);
+    QVERIFY(row);
+    const QString texts = [&] {
+      QStringList t;
+      for (int c = 0; c < list->columnCount(); ++c) t << row->text(c);
+      return t.join(" | ");
+    }();
+    QVERIFY2(texts.contains(QFileInfo(m_shortRun).fileName() + " @ step 28"), qPrintable(texts));
+    QVERIFY2(texts.contains("optimizer.lr 0.003 → 0.001"), qPrintable(texts));
+    // Reopened from the list: the same curves.
+    m_window->runsPanel()->selectRuns({forkDir});
+    QCOMPARE(chart(PlotsPanel::Loss)->series(forkDir + "/train_loss")->size(), size_t{40});
+  }
+
   void closingDuringARunKeepsItsCheckpoint() {
     auto window = std::make_unique<ui::MainWindow>(QString::fromStdString(defaultPresetDir()), false);
     window->show();

@@ -1,6 +1,13 @@
 #include "ui/main_window.h"
 
 #include <QAction>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSpinBox>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
@@ -266,6 +273,8 @@ void MainWindow::connectPanels() {
 
   connect(m_runs, &RunsPanel::showRequested, this, &MainWindow::showRuns);
   connect(m_runs, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
+  connect(m_runs, &RunsPanel::continueRequested, this, &MainWindow::askContinue);
+  connect(m_runs, &RunsPanel::forkRequested, this, &MainWindow::askFork);
   connect(m_runs, &RunsPanel::exportRequested, this, &MainWindow::exportSelectedRun);
 }
 
@@ -412,14 +421,118 @@ bool MainWindow::resumeRun(const QString& runDir) {
   return m_controller->resume(runDir, options);
 }
 
+bool MainWindow::continueRun(const QString& runDir, const ContinueOptions& more) {
+  try {
+    if (!ensureTrusted(loadConfigFile((runDir + "/settings.json").toStdString()))) return false;
+  } catch (const std::exception&) {
+    // The session names what is wrong with the folder.
+  }
+  StartOptions options;
+  options.stopAtStep = m_stopAtStep;
+  m_liveResumed = true;
+  return m_controller->continueRun(runDir, more, options);
+}
+
+bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
+  try {
+    if (!ensureTrusted(loadConfigFile((parentDir + "/settings.json").toStdString()))) return false;
+  } catch (const std::exception&) {
+  }
+  StartOptions options;
+  options.stopAtStep = m_stopAtStep;
+  m_liveResumed = true;  // its parent's curves up to the branch are drawn under it
+  return m_controller->fork(parentDir, fork, options);
+}
+
+void MainWindow::askContinue(const QString& runDir) {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Continue %1").arg(QFileInfo(runDir).fileName()));
+  auto* form = new QFormLayout(&dialog);
+  auto* epochs = new QSpinBox;
+  epochs->setRange(1, 100000);
+  epochs->setValue(1);
+  auto* schedule = new QComboBox;
+  schedule->addItem(tr("restart: the run's schedule again over the new epochs"), "restart");
+  schedule->addItem(tr("constant: one learning rate"), "constant");
+  auto* lr = new QLineEdit;
+  lr->setPlaceholderText(tr("default: optimizer.lr (restart) or the run's last (constant)"));
+  form->addRow(new QLabel(tr("Train this run further in its own folder; its curves go on.")));
+  form->addRow(tr("More epochs"), epochs);
+  form->addRow(tr("Learning rate"), schedule);
+  form->addRow(tr("Rate"), lr);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+  ContinueOptions more;
+  more.epochs = epochs->value();
+  more.schedule = schedule->currentData().toString().toStdString();
+  if (!lr->text().trimmed().isEmpty()) {
+    bool ok = false;
+    more.lr = lr->text().trimmed().toDouble(&ok);
+    if (!ok || !(more.lr > 0)) {
+      showMessage(tr("Continue: the learning rate must be a number > 0 (got \"%1\")").arg(lr->text()), true);
+      return;
+    }
+  }
+  continueRun(runDir, more);
+}
+
+void MainWindow::askFork(const QString& runDir) {
+  TrainConfig parent;
+  try {
+    parent = loadConfigFile((runDir + "/settings.json").toStdString());
+  } catch (const std::exception& e) {
+    showMessage(QString::fromStdString(e.what()), true);
+    return;
+  }
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Fork %1").arg(QFileInfo(runDir).fileName()));
+  auto* form = new QFormLayout(&dialog);
+  auto* from = new QComboBox;
+  from->addItem(tr("last checkpoint"), "last");
+  if (QFile::exists(runDir + "/checkpoints/best.ckpt")) from->addItem(tr("best checkpoint"), "best");
+  QStringList steps = QDir(runDir + "/checkpoints").entryList({"step-*.ckpt"}, QDir::Files);
+  std::sort(steps.begin(), steps.end(), [](const QString& a, const QString& b) {
+    return a.mid(5).chopped(5).toLongLong() < b.mid(5).chopped(5).toLongLong();
+  });
+  for (const QString& f : steps) from->addItem(f.chopped(5), f.chopped(5));
+  // The form's settings that differ from the run's (the model and data stay
+  // the run's), one key=value per line, to edit.
+  QStringList changes;
+  for (const auto& a : settingsAssignments(settingsChanges(parent, m_settings->config()))) {
+    const QString line = QString::fromStdString(a);
+    const bool modelOrData = (line.startsWith("model.") || line.startsWith("data.")) &&
+                             !line.startsWith("data.augment_");
+    if (!modelOrData) changes << line;
+  }
+  auto* edits = new QPlainTextEdit(changes.join("\n"));
+  edits->setPlaceholderText(tr("one setting per line, e.g.\noptimizer.lr=0.01\ntrain.epochs=6"));
+  form->addRow(new QLabel(tr("A new run from this run's weights with these settings changed (from the form; "
+                             "edit them). The model and the data stay the run's.")));
+  form->addRow(tr("From"), from);
+  form->addRow(tr("Changes"), edits);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+  ForkOptions fork;
+  fork.from = from->currentData().toString().toStdString();
+  for (const QString& line : edits->toPlainText().split('\n', Qt::SkipEmptyParts))
+    if (!line.trimmed().isEmpty()) fork.overrides.push_back(line.trimmed().toStdString());
+  forkRun(runDir, fork);
+}
+
 void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord>& records) {
   const QString dir = absolute(runDir);
   if (m_liveResumed) {
-    // A resumed run continues its metrics.csv; draw what it held before the
-    // checkpoint under the new points.
+    // A resumed or continued run goes on in its metrics.csv, a fork from its
+    // parent's: draw what came before under the new points.
     m_liveResumed = false;
     std::vector<MetricRecord> before;
-    readRunMetrics(dir, before);
+    readRunHistory(dir, before);
     const int64_t from = records.front().step;
     std::vector<MetricRecord> earlier;
     for (const auto& r : before)
@@ -476,7 +589,7 @@ void MainWindow::showRuns(const QStringList& runDirs) {
       curves.records = m_controller->records();
     } else {
       QString error;
-      if (!readRunMetrics(d, curves.records, &error)) problems << error;
+      if (!readRunHistory(d, curves.records, &error)) problems << error;
     }
     runs.push_back(std::move(curves));
   }

@@ -59,6 +59,9 @@ class MainWindow : public QMainWindow {
   // As the Start button; false (with the reason shown) when it cannot.
   bool startRun();
   bool resumeRun(const QString& runDir);
+  // As the Runs dock's Continue… and Fork… once their dialogs are answered.
+  bool continueRun(const QString& runDir, const ContinueOptions& more);
+  bool forkRun(const QString& parentDir, const ForkOptions& fork);
   // Shows these runs' curves (several: overlaid).
   void showRuns(const QStringList& runDirs);
   // Writes the run's model.pt, checkpoint.ckpt, settings.json, metrics.csv and
@@ -97,6 +100,8 @@ class MainWindow : public QMainWindow {
   void onStateChanged();
   void showMessage(const QString& text, bool error = false);
   void exportSelectedRun(const QString& runDir);
+  void askContinue(const QString& runDir);
+  void askFork(const QString& runDir);
   void saveWindowState();
   void restoreWindowState();
 

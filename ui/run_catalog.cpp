@@ -3,9 +3,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSet>
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -93,7 +95,8 @@ RunInfo readRunInfo(const QString& runDir) {
     r.status = "unreadable";
     r.error = QStringLiteral("%1/settings.json is not valid JSON settings").arg(runDir);
   }
-  r.resumable = QFile::exists(runDir + "/checkpoints/last.ckpt") && r.status != "completed" &&
+  r.hasCheckpoint = QFile::exists(runDir + "/checkpoints/last.ckpt");
+  r.resumable = r.hasCheckpoint && r.status != "completed" &&
                   r.status != "early-stopped";
   return r;
 }
@@ -137,6 +140,33 @@ bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QStri
     out.push_back(r);
   }
   return true;
+}
+
+bool readRunHistory(const QString& runDir, std::vector<MetricRecord>& out, QString* error) {
+  // The chain of parents, nearest first, each with the step its child branched at.
+  std::vector<std::pair<QString, qint64>> parents;
+  RunInfo info = readRunInfo(runDir);
+  QSet<QString> seen{info.dir};
+  while (!info.parentDir.isEmpty() && parents.size() < 32) {
+    const qint64 step = info.parentStep;
+    info = readRunInfo(info.parentDir);
+    if (seen.contains(info.dir) || !QFile::exists(info.dir + "/metrics.csv")) break;
+    seen.insert(info.dir);
+    parents.emplace_back(info.dir, step);
+  }
+  // Oldest first: each ancestor's rows up to where the next one branched.
+  qint64 upTo = std::numeric_limits<qint64>::max();
+  std::vector<std::vector<MetricRecord>> parts;
+  for (const auto& [dir, step] : parents) {
+    upTo = std::min(upTo, step);
+    std::vector<MetricRecord> rows, kept;
+    readRunMetrics(dir, rows);
+    for (const auto& r : rows)
+      if (r.step <= upTo) kept.push_back(r);
+    parts.push_back(std::move(kept));
+  }
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) out.insert(out.end(), it->begin(), it->end());
+  return readRunMetrics(runDir, out, error);
 }
 
 }  // namespace studio::ui

@@ -27,6 +27,7 @@ struct RunInfo {
   qint64 totalSteps = 0;
   QString device;
   bool resumable = false;  // has checkpoints/last.ckpt and did not complete
+  bool hasCheckpoint = false;  // checkpoints/last.ckpt: it can be continued or forked
   // A fork: its parent's folder, the step it branched at, and the settings
   // it changed ("optimizer.lr 0.05 → 0.01"); continuations made in place.
   QString parentDir;
@@ -41,5 +42,9 @@ RunInfo readRunInfo(const QString& runDir);
 // Every record of the run's metrics.csv. False, with a message naming the
 // file and line, when it cannot be read; rows read before a bad one are kept.
 bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QString* error = nullptr);
+// As readRunMetrics, and for a fork first its parent's records up to the
+// step it branched at (and theirs, for a fork of a fork): the fork's curves
+// on the parent's step axis. A parent that is gone or unreadable is left out.
+bool readRunHistory(const QString& runDir, std::vector<MetricRecord>& out, QString* error = nullptr);
 
 }  // namespace studio::ui

@@ -45,6 +45,14 @@ bool RunController::resume(const QString& runDir, const StartOptions& options) {
   return launch([&](Session& s) { s.resume(runDir.toStdString(), options); });
 }
 
+bool RunController::continueRun(const QString& runDir, const ContinueOptions& more, const StartOptions& options) {
+  return launch([&](Session& s) { s.continueRun(runDir.toStdString(), more, options); });
+}
+
+bool RunController::fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options) {
+  return launch([&](Session& s) { s.fork(parentDir.toStdString(), fork, options); });
+}
+
 void RunController::pause() {
   if (active()) m_session->pause();
 }

@@ -30,6 +30,8 @@ class RunController : public QObject {
   // emitted, when it cannot start (the message names what was wrong).
   bool start(const TrainConfig& config, const StartOptions& options = {});
   bool resume(const QString& runDir, const StartOptions& options = {});
+  bool continueRun(const QString& runDir, const ContinueOptions& more, const StartOptions& options = {});
+  bool fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options = {});
 
   void pause();
   void resumeTraining();

@@ -20,6 +20,7 @@ enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, C
 
 RunsPanel::RunsPanel(QWidget* parent)
     : QWidget(parent), m_list(new QTreeWidget), m_resume(new QPushButton(tr("Resume"))),
+      m_continue(new QPushButton(tr("Continue…"))), m_fork(new QPushButton(tr("Fork…"))),
       m_export(new QPushButton(tr("Export…"))) {
   auto* top = new QVBoxLayout(this);
   top->setContentsMargins(4, 4, 4, 4);
@@ -37,11 +38,19 @@ RunsPanel::RunsPanel(QWidget* parent)
   auto* refresh = new QPushButton(tr("Refresh"));
   m_resume->setObjectName("resumeRun");
   m_resume->setToolTip(tr("Continue the selected stopped run from its last checkpoint."));
+  m_continue->setObjectName("continueRun");
+  m_continue->setToolTip(tr("Train the selected run more epochs in its own folder, its history kept "
+                            "(the schedule again over them, or one learning rate)."));
+  m_fork->setObjectName("forkRun");
+  m_fork->setToolTip(tr("Start a new run from one of the selected run's checkpoints with edited settings "
+                        "(learning rate, schedule, precision, batch, epochs...); the model and data stay."));
   m_export->setObjectName("exportRun");
   m_export->setToolTip(tr("Write the selected run's checkpoint, model.pt, settings, metrics and plots to a folder."));
   bar->addWidget(refresh);
   bar->addStretch(1);
   bar->addWidget(m_resume);
+  bar->addWidget(m_continue);
+  bar->addWidget(m_fork);
   bar->addWidget(m_export);
   top->addLayout(bar);
 
@@ -52,6 +61,12 @@ RunsPanel::RunsPanel(QWidget* parent)
   });
   connect(m_resume, &QPushButton::clicked, this, [this] {
     if (selectedRuns().size() == 1) Q_EMIT resumeRequested(selectedRuns().front());
+  });
+  connect(m_continue, &QPushButton::clicked, this, [this] {
+    if (selectedRuns().size() == 1) Q_EMIT continueRequested(selectedRuns().front());
+  });
+  connect(m_fork, &QPushButton::clicked, this, [this] {
+    if (selectedRuns().size() == 1) Q_EMIT forkRequested(selectedRuns().front());
   });
   connect(m_export, &QPushButton::clicked, this, [this] {
     if (selectedRuns().size() == 1) Q_EMIT exportRequested(selectedRuns().front());
@@ -97,6 +112,7 @@ void RunsPanel::refresh() {
     if (run.continuations > 0)
       item->setText(Steps, item->text(Steps) + tr(" (continued %n time(s))", nullptr, run.continuations));
     item->setData(Status, Qt::UserRole, run.resumable && !live);
+    item->setData(Steps, Qt::UserRole, run.hasCheckpoint && !live);
     if (selected.contains(run.dir)) item->setSelected(true);
   }
   m_filling = false;
@@ -132,6 +148,9 @@ void RunsPanel::updateButtons() {
   const auto items = m_list->selectedItems();
   m_resume->setEnabled(items.size() == 1 && items.front()->data(Status, Qt::UserRole).toBool());
   m_export->setEnabled(items.size() == 1);
+  const bool branchable = items.size() == 1 && items.front()->data(Steps, Qt::UserRole).toBool();
+  m_continue->setEnabled(branchable);
+  m_fork->setEnabled(branchable);
 }
 
 }  // namespace studio::ui

@@ -32,6 +32,8 @@ class RunsPanel : public QWidget {
  Q_SIGNALS:
   void showRequested(const QStringList& dirs);
   void resumeRequested(const QString& dir);
+  void continueRequested(const QString& dir);
+  void forkRequested(const QString& dir);
   void exportRequested(const QString& dir);
 
  private:
@@ -41,6 +43,8 @@ class RunsPanel : public QWidget {
   QString m_live;
   QTreeWidget* m_list;
   QPushButton* m_resume;
+  QPushButton* m_continue;
+  QPushButton* m_fork;
   QPushButton* m_export;
   bool m_filling = false;
 };

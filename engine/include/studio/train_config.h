@@ -213,6 +213,13 @@ nlohmann::json toJson(const TrainConfig& config);
 // with their path). A version-1 document reads as version 2.
 TrainConfig configFromJson(const nlohmann::json& json, std::vector<ConfigError>& errors);
 
+// The settings that differ between a and b, flattened:
+// {"optimizer.lr": [a's value, b's value]} (name and output.dir are left
+// out: they are not settings of the training). As --set assignments:
+// "optimizer.lr=0.01".
+nlohmann::json settingsChanges(const TrainConfig& a, const TrainConfig& b);
+std::vector<std::string> settingsAssignments(const nlohmann::json& changes);
+
 // Loading and saving files; throws ConfigFileError (IoError when writing
 // fails) naming the file and problem.
 TrainConfig loadConfigFile(const std::string& path);

@@ -15,14 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, nlohmann::json>& out) {
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
-  } else {
-    out[prefix] = j;
-  }
-}
-
 void requireRunFolder(const std::string& dir) {
   if (dir.empty()) throw InputError("no run folder given");
   if (!fs::is_directory(dir)) throw InputError("run folder " + dir + " not found");
@@ -50,20 +42,6 @@ bool modelOrDataKey(const std::string& key) {
 }
 
 }  // namespace
-
-nlohmann::json settingsChanges(const TrainConfig& a, const TrainConfig& b) {
-  std::map<std::string, nlohmann::json> fa, fb;
-  flatten(toJson(a), "", fa);
-  flatten(toJson(b), "", fb);
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [key, value] : fb) {
-    if (key == "name" || key == "output.dir" || key == "schema_version") continue;
-    auto it = fa.find(key);
-    const nlohmann::json before = it == fa.end() ? nlohmann::json() : it->second;
-    if (before != value) out[key] = nlohmann::json::array({before, value});
-  }
-  return out;
-}
 
 ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
   requireRunFolder(parentDir);

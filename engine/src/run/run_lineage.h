@@ -29,8 +29,4 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options);
 // The run's settings and what to add; throws InputError as above.
 std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir, const ContinueOptions& options);
 
-// The settings that differ, flattened: {"optimizer.lr": [a's, b's]}
-// (name and output.dir are not settings of the training).
-nlohmann::json settingsChanges(const TrainConfig& a, const TrainConfig& b);
-
 }  // namespace studio
