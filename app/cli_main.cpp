@@ -158,18 +158,9 @@ int runQueue(const std::string& file) {
   studio::QueueRunnerLock runner(file);
   int failed = 0, ran = 0;
   for (;;) {
-    studio::QueueItem item;
-    studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
-      studio::QueueItem* pick = nullptr;
-      for (auto& i : items)
-        if (i.status == "running" && !pick) pick = &i;
-      for (auto& i : items)
-        if (i.status == "queued" && !pick) pick = &i;
-      if (!pick) return;
-      pick->status = "running";
-      item = *pick;
-    });
-    if (item.id == 0) break;
+    const std::optional<studio::QueueItem> next = studio::takeNextQueueItem(file);
+    if (!next) break;
+    const studio::QueueItem& item = *next;
     const std::string what = item.label.empty() ? item.config.name : item.label;
     studio::Session session;
     try {
@@ -186,33 +177,16 @@ int runQueue(const std::string& file) {
                      session.progress().runDir.c_str());
       }
     } catch (const std::exception& e) {
-      studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
-        for (auto& i : items)
-          if (i.id == item.id) {
-            i.status = "failed";
-            i.error = e.what();
-          }
-      });
+      studio::finishQueueItem(file, item.id, "failed", e.what());
       std::fprintf(stderr, "queue item %lld failed to start: %s\n", static_cast<long long>(item.id), e.what());
       ++failed;
       continue;
     }
-    const std::string dir = session.progress().runDir;
-    studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
-      for (auto& i : items)
-        if (i.id == item.id) i.runDir = dir;
-    });
+    studio::setQueueItemRunDir(file, item.id, session.progress().runDir);
     runSession(session);
     const studio::RunSummary s = session.summary();
     ++ran;
-    studio::editQueue(file, [&](std::vector<studio::QueueItem>& items) {
-      for (auto& i : items) {
-        if (i.id != item.id) continue;
-        if (s.status == "completed" || s.status == "early-stopped") i.status = "done";
-        else if (s.status == "failed") i.status = "failed", i.error = s.error;
-        // stopped (Ctrl-C): stays running, resumed by the next runner
-      }
-    });
+    studio::finishQueueItem(file, item.id, s.status, s.error);  // stopped: resumed by the next runner
     if (s.status == "failed") ++failed;
     if (s.status == "stopped") {
       std::fprintf(stderr, "queue stopped; `training-studio-cli queue run --queue %s` resumes item %lld\n",

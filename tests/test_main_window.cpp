@@ -68,6 +68,9 @@ class TestMainWindow : public QObject {
     return c;
   }
   ui::RunController* controller() { return m_window->controller(); }
+  static std::string readRunSettingsName(const std::string& runDir) {
+    return nlohmann::json::parse(test::readText(runDir + "/settings.json"))["name"].get<std::string>();
+  }
   MetricChart* chart(PlotsPanel::Chart c) { return m_window->plotsPanel()->chart(c); }
   size_t points(PlotsPanel::Chart c, const QString& run, const char* metric) {
     const ui::PlotSeries* s = chart(c)->series(run + "/" + metric);
@@ -346,6 +349,47 @@ class TestMainWindow : public QObject {
     // Reopened from the list: the same curves.
     m_window->runsPanel()->selectRuns({forkDir});
     QCOMPARE(chart(PlotsPanel::Loss)->series(forkDir + "/train_loss")->size(), size_t{40});
+  }
+
+  // The Runs dock's Queue and Run queue on the runs folder's queue.json:
+  // two queued runs listed greyed, then run one after another.
+  void queueRunsOneAfterAnother() {
+    const QString queueFile = m_window->runsPanel()->queueFile();
+    QCOMPARE(queueFile, m_dir.filePath("runs") + "/queue.json");
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "queued-a";
+    c.train.max_steps = 6;
+    m_window->settingsPanel()->setConfig(c);
+    m_window->runsPanel()->findChild<QPushButton*>("queueAdd")->click();
+    c.name = "queued-b";
+    c.optimizer.lr = 0.02;
+    m_window->settingsPanel()->setConfig(c);
+    m_window->runsPanel()->findChild<QPushButton*>("queueAdd")->click();
+    QCOMPARE(m_window->runsPanel()->queuedCount(), 2);
+    const int runsBefore = m_window->runsPanel()->runCount();
+
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    m_window->runsPanel()->findChild<QPushButton*>("queueRun")->click();
+    QVERIFY(m_window->queueRunning());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_window->queueRunning(), kTimeout);
+    const auto items = loadQueue(queueFile.toStdString());
+    QCOMPARE(items.size(), size_t{2});
+    for (const auto& i : items) {
+      QCOMPARE(i.status, std::string("done"));
+      QVERIFY(QFile::exists(QString::fromStdString(i.runDir + "/summary.json")));
+    }
+    QCOMPARE(readRunSettingsName(items[1].runDir), std::string("queued-b"));
+    QCOMPARE(m_window->runsPanel()->queuedCount(), 0);
+    QCOMPARE(m_window->runsPanel()->runCount(), runsBefore + 2);
+
+    // A queue file edited into nonsense: listed as unreadable, and Run queue
+    // says why instead of running anything.
+    std::ofstream(queueFile.toStdString(), std::ios::trunc) << "{ nonsense";
+    m_window->runsPanel()->refresh();
+    QVERIFY(!m_window->runQueue());
+    QVERIFY2(m_window->lastMessage().contains("is not valid JSON"), qPrintable(m_window->lastMessage()));
+    QFile::remove(queueFile);
   }
 
   void closingDuringARunKeepsItsCheckpoint() {

@@ -275,6 +275,8 @@ void MainWindow::connectPanels() {
   connect(m_runs, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runs, &RunsPanel::continueRequested, this, &MainWindow::askContinue);
   connect(m_runs, &RunsPanel::forkRequested, this, &MainWindow::askFork);
+  connect(m_runs, &RunsPanel::queueAddRequested, this, &MainWindow::addToQueue);
+  connect(m_runs, &RunsPanel::queueRunRequested, this, &MainWindow::runQueue);
   connect(m_runs, &RunsPanel::exportRequested, this, &MainWindow::exportSelectedRun);
 }
 
@@ -444,6 +446,83 @@ bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
   return m_controller->fork(parentDir, fork, options);
 }
 
+bool MainWindow::addToQueue() {
+  if (!m_settings->isValid()) {
+    showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
+    return false;
+  }
+  try {
+    QDir().mkpath(m_runs->runsDir());
+    QueueItem item;
+    item.config = m_settings->config();
+    const auto items = studio::addToQueue(m_runs->queueFile().toStdString(), {item});
+    const auto queued = std::count_if(items.begin(), items.end(), [](const QueueItem& i) { return i.status == "queued"; });
+    showMessage(tr("Added to the queue (%1 queued): %2").arg(queued).arg(m_runs->queueFile()));
+  } catch (const std::exception& e) {
+    showMessage(QString::fromStdString(e.what()), true);
+    return false;
+  }
+  m_runs->refresh();
+  return true;
+}
+
+bool MainWindow::runQueue() {
+  if (m_queueRunner) return true;
+  if (m_controller->active()) {
+    showMessage(tr("A run is going; the queue starts when it is stopped or done."), true);
+    return false;
+  }
+  try {
+    m_queueRunner = std::make_unique<QueueRunnerLock>(m_runs->queueFile().toStdString());
+  } catch (const std::exception& e) {
+    showMessage(QString::fromStdString(e.what()), true);
+    return false;
+  }
+  startNextQueued();
+  return m_queueRunner != nullptr;
+}
+
+void MainWindow::endQueue(const QString& message, bool error) {
+  m_queueRunner.reset();
+  m_queueItem = 0;
+  m_runs->refresh();
+  showMessage(message, error);
+}
+
+void MainWindow::startNextQueued() {
+  if (!m_queueRunner) return;
+  const std::string file = m_runs->queueFile().toStdString();
+  std::optional<QueueItem> next;
+  try {
+    next = takeNextQueueItem(file);
+  } catch (const std::exception& e) {
+    endQueue(QString::fromStdString(e.what()), true);
+    return;
+  }
+  if (!next) {
+    endQueue(tr("The queue is done"));
+    return;
+  }
+  const QString dir = QString::fromStdString(next->runDir);
+  bool started = false;
+  if (!dir.isEmpty() && QFile::exists(dir + "/checkpoints/last.ckpt")) {
+    started = resumeRun(dir);
+  } else if (ensureTrusted(next->config)) {
+    StartOptions options;
+    options.stopAtStep = m_stopAtStep;
+    m_liveResumed = false;
+    started = m_controller->start(next->config, options);
+  }
+  if (!started) {
+    finishQueueItem(file, next->id, "failed", m_lastMessage.toStdString());
+    QTimer::singleShot(0, this, &MainWindow::startNextQueued);
+    return;
+  }
+  m_queueItem = next->id;
+  setQueueItemRunDir(file, next->id, m_controller->runDir().toStdString());
+  m_runs->refresh();
+}
+
 void MainWindow::askContinue(const QString& runDir) {
   QDialog dialog(this);
   dialog.setWindowTitle(tr("Continue %1").arg(QFileInfo(runDir).fileName()));
@@ -558,6 +637,19 @@ void MainWindow::onStateChanged() {
 }
 
 void MainWindow::onRunFinished(const RunSummary& s) {
+  if (m_queueRunner && m_queueItem != 0) {
+    try {
+      finishQueueItem(m_runs->queueFile().toStdString(), m_queueItem, s.status, s.error);
+    } catch (const std::exception& e) {
+      showMessage(QString::fromStdString(e.what()), true);
+    }
+    m_queueItem = 0;
+    if (s.status == "stopped") {
+      endQueue(tr("Queue stopped; Run queue resumes this run first"));
+    } else {
+      QTimer::singleShot(0, this, &MainWindow::startNextQueued);
+    }
+  }
   m_settings->setLocked(false);
   m_toolbar->setRunState(m_controller->state(), false);
   m_runs->setLiveRun(QString());

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "studio/model_summary.h"
+#include "studio/run_queue.h"
 #include "studio/session.h"
 #include "ui/background_job.h"
 #include "ui/data_preview.h"
@@ -62,6 +63,12 @@ class MainWindow : public QMainWindow {
   // As the Runs dock's Continue… and Fork… once their dialogs are answered.
   bool continueRun(const QString& runDir, const ContinueOptions& more);
   bool forkRun(const QString& parentDir, const ForkOptions& fork);
+  // The Runs dock's Queue and Run queue: the form's settings into the runs
+  // folder's queue.json; its runs one after another (false with the reason
+  // shown when it cannot start).
+  bool addToQueue();
+  bool runQueue();
+  bool queueRunning() const { return m_queueRunner != nullptr; }
   // Shows these runs' curves (several: overlaid).
   void showRuns(const QStringList& runDirs);
   // Writes the run's model.pt, checkpoint.ckpt, settings.json, metrics.csv and
@@ -102,6 +109,8 @@ class MainWindow : public QMainWindow {
   void exportSelectedRun(const QString& runDir);
   void askContinue(const QString& runDir);
   void askFork(const QString& runDir);
+  void startNextQueued();
+  void endQueue(const QString& message, bool error = false);
   void saveWindowState();
   void restoreWindowState();
 
@@ -121,6 +130,9 @@ class MainWindow : public QMainWindow {
   int64_t m_stopAtStep = 0;
   QString m_liveRun;
   bool m_liveResumed = false;
+  // Running the queue: its runner lock and the item now running (0: none).
+  std::unique_ptr<QueueRunnerLock> m_queueRunner;
+  int64_t m_queueItem = 0;
   QString m_lastMessage;
   bool m_restore;
   BackgroundJob<DataPreview> m_dataJob;

@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "studio/run_queue.h"
 #include "ui/run_catalog.h"
 
 namespace studio::ui {
@@ -21,6 +22,7 @@ enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, C
 RunsPanel::RunsPanel(QWidget* parent)
     : QWidget(parent), m_list(new QTreeWidget), m_resume(new QPushButton(tr("Resume"))),
       m_continue(new QPushButton(tr("Continue…"))), m_fork(new QPushButton(tr("Fork…"))),
+      m_queueAdd(new QPushButton(tr("Queue"))), m_queueRun(new QPushButton(tr("Run queue"))),
       m_export(new QPushButton(tr("Export…"))) {
   auto* top = new QVBoxLayout(this);
   top->setContentsMargins(4, 4, 4, 4);
@@ -44,9 +46,16 @@ RunsPanel::RunsPanel(QWidget* parent)
   m_fork->setObjectName("forkRun");
   m_fork->setToolTip(tr("Start a new run from one of the selected run's checkpoints with edited settings "
                         "(learning rate, schedule, precision, batch, epochs...); the model and data stay."));
+  m_queueAdd->setObjectName("queueAdd");
+  m_queueAdd->setToolTip(tr("Add the settings in the form to this runs folder's queue (queue.json); grids of "
+                            "values: training-studio-cli queue add --grid key=v1,v2"));
+  m_queueRun->setObjectName("queueRun");
+  m_queueRun->setToolTip(tr("Run the queued runs one after another (a run left unfinished is resumed first)."));
   m_export->setObjectName("exportRun");
   m_export->setToolTip(tr("Write the selected run's checkpoint, model.pt, settings, metrics and plots to a folder."));
   bar->addWidget(refresh);
+  bar->addWidget(m_queueAdd);
+  bar->addWidget(m_queueRun);
   bar->addStretch(1);
   bar->addWidget(m_resume);
   bar->addWidget(m_continue);
@@ -68,6 +77,8 @@ RunsPanel::RunsPanel(QWidget* parent)
   connect(m_fork, &QPushButton::clicked, this, [this] {
     if (selectedRuns().size() == 1) Q_EMIT forkRequested(selectedRuns().front());
   });
+  connect(m_queueAdd, &QPushButton::clicked, this, &RunsPanel::queueAddRequested);
+  connect(m_queueRun, &QPushButton::clicked, this, &RunsPanel::queueRunRequested);
   connect(m_export, &QPushButton::clicked, this, [this] {
     if (selectedRuns().size() == 1) Q_EMIT exportRequested(selectedRuns().front());
   });
@@ -115,11 +126,43 @@ void RunsPanel::refresh() {
     item->setData(Steps, Qt::UserRole, run.hasCheckpoint && !live);
     if (selected.contains(run.dir)) item->setSelected(true);
   }
+  // The queue's runs not started yet, greyed, below the runs.
+  m_queued = 0;
+  std::vector<QueueItem> queue;
+  QString queueProblem;
+  try {
+    queue = loadQueue(queueFile().toStdString());
+  } catch (const std::exception& e) {
+    queueProblem = QString::fromStdString(e.what());
+  }
+  for (const QueueItem& q : queue) {
+    if (q.status != "queued") continue;
+    auto* item = new QTreeWidgetItem(m_list);
+    item->setText(Name, QString::fromStdString(q.label.empty() ? q.config.name : q.config.name + " (" + q.label + ")"));
+    item->setText(Status, tr("queued"));
+    item->setText(Model, QString("%1 w%2 d%3").arg(QString::fromStdString(q.config.model.kind)).arg(q.config.model.width)
+                             .arg(q.config.model.depth));
+    item->setFlags(Qt::ItemIsEnabled);  // nothing to draw yet
+    for (int c = 0; c < Columns; ++c) item->setForeground(c, palette().color(QPalette::Disabled, QPalette::Text));
+    ++m_queued;
+  }
+  if (!queueProblem.isEmpty()) {
+    auto* item = new QTreeWidgetItem(m_list);
+    item->setText(Name, tr("queue.json"));
+    item->setText(Status, tr("unreadable"));
+    item->setToolTip(Status, queueProblem);
+    item->setFlags(Qt::ItemIsEnabled);
+  }
   m_filling = false;
   updateButtons();
 }
 
-int RunsPanel::runCount() const { return m_list->topLevelItemCount(); }
+int RunsPanel::runCount() const {
+  int n = 0;
+  for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+    if (!m_list->topLevelItem(i)->data(Name, Qt::UserRole).toString().isEmpty()) ++n;
+  return n;
+}
 
 QStringList RunsPanel::selectedRuns() const {
   QStringList dirs;

@@ -28,12 +28,18 @@ class RunsPanel : public QWidget {
   // Selects these runs (and shows them).
   void selectRuns(const QStringList& dirs);
   QTreeWidget* list() const { return m_list; }
+  // The queue file of this runs folder (training-studio-cli queue uses the same).
+  QString queueFile() const { return m_dir + "/queue.json"; }
+  // Rows of queued runs (not started yet) shown under the runs.
+  int queuedCount() const { return m_queued; }
 
  Q_SIGNALS:
   void showRequested(const QStringList& dirs);
   void resumeRequested(const QString& dir);
   void continueRequested(const QString& dir);
   void forkRequested(const QString& dir);
+  void queueAddRequested();
+  void queueRunRequested();
   void exportRequested(const QString& dir);
 
  private:
@@ -45,8 +51,11 @@ class RunsPanel : public QWidget {
   QPushButton* m_resume;
   QPushButton* m_continue;
   QPushButton* m_fork;
+  QPushButton* m_queueAdd;
+  QPushButton* m_queueRun;
   QPushButton* m_export;
   bool m_filling = false;
+  int m_queued = 0;
 };
 
 }  // namespace studio::ui

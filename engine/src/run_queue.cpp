@@ -191,6 +191,42 @@ std::vector<QueueItem> addToQueue(const std::string& path, std::vector<QueueItem
   });
 }
 
+std::optional<QueueItem> takeNextQueueItem(const std::string& path) {
+  std::optional<QueueItem> next;
+  editQueue(path, [&](std::vector<QueueItem>& items) {
+    QueueItem* pick = nullptr;
+    for (auto& i : items)
+      if (i.status == "running" && !pick) pick = &i;
+    for (auto& i : items)
+      if (i.status == "queued" && !pick) pick = &i;
+    if (!pick) return;
+    pick->status = "running";
+    next = *pick;
+  });
+  return next;
+}
+
+void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& runDir) {
+  editQueue(path, [&](std::vector<QueueItem>& items) {
+    for (auto& i : items)
+      if (i.id == id) i.runDir = runDir;
+  });
+}
+
+void finishQueueItem(const std::string& path, int64_t id, const std::string& runStatus, const std::string& error) {
+  editQueue(path, [&](std::vector<QueueItem>& items) {
+    for (auto& i : items) {
+      if (i.id != id) continue;
+      if (runStatus == "completed" || runStatus == "early-stopped") {
+        i.status = "done";
+      } else if (runStatus == "failed") {
+        i.status = "failed";
+        i.error = error;
+      }
+    }
+  });
+}
+
 QueueRunnerLock::QueueRunnerLock(const std::string& path) : m_fd(lockFile(path + ".run.lock", false)) {
   if (m_fd < 0) throw InputError("queue " + path + " is being run by another process; wait for it, or stop it");
 }

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,16 @@ std::vector<QueueItem> expandGrid(const TrainConfig& base, const std::vector<std
 std::vector<QueueItem> addToQueue(const std::string& path, std::vector<QueueItem> items);
 // Reads, lets `edit` change the items, writes back, under the edit lock.
 std::vector<QueueItem> editQueue(const std::string& path, const std::function<void(std::vector<QueueItem>&)>& edit);
+
+// For a runner: the next item to run, marked running: first one a crash or
+// a stop left running (to resume from its run folder), then the first queued.
+// nullopt when nothing is left.
+std::optional<QueueItem> takeNextQueueItem(const std::string& path);
+// Records an item's run folder, and how it ended: the summary's status
+// (completed and early-stopped: done; failed: failed, with the error;
+// stopped: it stays running, for the next runner to resume).
+void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& runDir);
+void finishQueueItem(const std::string& path, int64_t id, const std::string& runStatus, const std::string& error);
 
 // Held by the process that runs the queue; throws InputError when another
 // process runs it.
