@@ -4,6 +4,7 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
+#include <QCheckBox>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -428,6 +429,19 @@ class TestMainWindow : public QObject {
     QCOMPARE(s.status, std::string("failed"));
     QVERIFY(s.badInput);
     QVERIFY2(m_window->lastMessage().contains(missing), qPrintable(m_window->lastMessage()));
+    // Failed before its first step: hidden from the runs list unless asked for.
+    auto listed = [&] {
+      m_window->runsPanel()->refresh();
+      QTreeWidget* list = m_window->runsPanel()->list();
+      for (int i = 0; i < list->topLevelItemCount(); ++i)
+        if (list->topLevelItem(i)->data(0, Qt::UserRole).toString() == QDir(QString::fromStdString(s.runDir)).absolutePath())
+          return true;
+      return false;
+    };
+    QVERIFY(!listed());
+    m_window->runsPanel()->findChild<QCheckBox*>("showFailedEarly")->setChecked(true);
+    QVERIFY(listed());
+    m_window->runsPanel()->findChild<QCheckBox*>("showFailedEarly")->setChecked(false);
     // Back to data that exists: the error goes.
     m_window->settingsPanel()->setConfig(test::smallConfig(m_dir.filePath("runs")));
     QTRY_VERIFY(m_window->settingsPanel()->isValid());

@@ -1,5 +1,6 @@
 #include "ui/runs_panel.h"
 
+#include <QCheckBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -23,6 +24,7 @@ RunsPanel::RunsPanel(QWidget* parent)
     : QWidget(parent), m_list(new QTreeWidget), m_resume(new QPushButton(tr("Resume"))),
       m_continue(new QPushButton(tr("Continue…"))), m_fork(new QPushButton(tr("Fork…"))),
       m_queueAdd(new QPushButton(tr("Queue"))), m_queueRun(new QPushButton(tr("Run queue"))),
+      m_showFailedEarly(new QCheckBox(tr("Show runs that failed before training"))),
       m_export(new QPushButton(tr("Export…"))) {
   auto* top = new QVBoxLayout(this);
   top->setContentsMargins(4, 4, 4, 4);
@@ -36,6 +38,11 @@ RunsPanel::RunsPanel(QWidget* parent)
   m_list->setToolTip(tr("Select a run to draw its curves; select several (Ctrl/Shift) to compare them."));
   m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   top->addWidget(m_list, 1);
+  m_showFailedEarly->setObjectName("showFailedEarly");
+  m_showFailedEarly->setToolTip(tr("Runs that failed before their first step (bad data, settings or model) keep "
+                                   "their folder with the error, and are hidden unless this is on."));
+  top->addWidget(m_showFailedEarly);
+  connect(m_showFailedEarly, &QCheckBox::toggled, this, &RunsPanel::refresh);
   auto* bar = new QHBoxLayout;
   auto* refresh = new QPushButton(tr("Refresh"));
   m_resume->setObjectName("resumeRun");
@@ -101,8 +108,9 @@ void RunsPanel::refresh() {
   m_filling = true;
   m_list->clear();
   for (const RunInfo& run : listRuns(m_dir)) {
-    auto* item = new QTreeWidgetItem(m_list);
     const bool live = run.dir == m_live;
+    if (!live && run.status == "failed" && run.steps == 0 && !m_showFailedEarly->isChecked()) continue;
+    auto* item = new QTreeWidgetItem(m_list);
     item->setData(Name, Qt::UserRole, run.dir);
     item->setText(Name, run.name.isEmpty() ? run.folderName : run.name);
     item->setToolTip(Name, run.dir);

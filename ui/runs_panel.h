@@ -1,12 +1,16 @@
 #pragma once
 // The list of runs on disk (name, date, status, best accuracy, steps, model,
-// device). Selecting runs asks for their curves (several: overlaid); a stopped
-// run can be resumed and any run exported from here.
+// device, a fork's parent and changed settings) and the queue's runs not yet
+// started. Selecting runs asks for their curves (several: overlaid); a
+// stopped run can be resumed, any run continued, forked or exported, and the
+// form's settings queued from here. Runs that failed before their first step
+// are hidden unless asked for.
 // Thread: the UI thread.
 
 #include <QStringList>
 #include <QWidget>
 
+class QCheckBox;
 class QPushButton;
 class QTreeWidget;
 
@@ -53,6 +57,7 @@ class RunsPanel : public QWidget {
   QPushButton* m_fork;
   QPushButton* m_queueAdd;
   QPushButton* m_queueRun;
+  QCheckBox* m_showFailedEarly;
   QPushButton* m_export;
   bool m_filling = false;
   int m_queued = 0;
