@@ -393,6 +393,58 @@ class TestMainWindow : public QObject {
     QFile::remove(queueFile);
   }
 
+  // Fork of the paused live run: the fork trains from its current weights
+  // while it stays paused; then Resume brings it back, going on from there.
+  void forkOfThePausedLiveRun() {
+    TrainConfig c = longConfig();
+    c.name = "paused-parent";
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    const QString parent = QDir(controller()->runDir()).absolutePath();
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->progress().step >= 6, kTimeout);
+    controller()->pause();
+    QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), SessionState::Paused, kTimeout);
+    const int64_t pausedAt = controller()->progress().step;
+    m_window->runsPanel()->selectRuns({parent});
+    QVERIFY(m_window->runsPanel()->findChild<QPushButton*>("forkRun")->isEnabled());
+
+    ForkOptions fork;
+    fork.overrides = {"optimizer.lr=0.01", "train.max_steps=" + std::to_string(pausedAt + 8), "name=paused-fork"};
+    QVERIFY2(m_window->forkRun(parent, fork), qPrintable(m_window->lastMessage()));
+    const QString forkDir = QDir(controller()->runDir()).absolutePath();
+    QVERIFY(forkDir != parent);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const auto s = finished.front().front().value<RunSummary>();
+    QCOMPARE(s.status, std::string("completed"));
+    QCOMPARE(s.steps, pausedAt + 8);
+    std::vector<MetricRecord> rows;
+    ui::readRunMetrics(forkDir, rows);
+    QCOMPARE(rows.front().step, pausedAt + 1);  // from the paused step's weights
+    QCOMPARE(ui::readRunInfo(forkDir).parentStep, pausedAt);
+    QCOMPARE(controller()->parkedRunDir(), parent);
+
+    // The parent waited, paused; Resume in the Runs list brings it back.
+    m_window->runsPanel()->refresh();
+    m_window->runsPanel()->selectRuns({parent});
+    QVERIFY(m_window->runsPanel()->findChild<QPushButton*>("resumeRun")->isEnabled());
+    m_window->runsPanel()->findChild<QPushButton*>("resumeRun")->click();
+    QVERIFY(controller()->parkedRunDir().isEmpty());
+    QCOMPARE(QDir(controller()->runDir()).absolutePath(), parent);
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->progress().step > pausedAt + 2, kTimeout);
+    controller()->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kTimeout);
+    rows.clear();
+    ui::readRunMetrics(parent, rows);
+    int64_t last = 0;
+    for (const auto& r : rows)
+      if (r.kind == RecordKind::Train) {
+        QCOMPARE(r.step, last + 1);  // every step once, through the pause
+        last = r.step;
+      }
+    QVERIFY(last > pausedAt);
+  }
+
   void closingDuringARunKeepsItsCheckpoint() {
     auto window = std::make_unique<ui::MainWindow>(QString::fromStdString(defaultPresetDir()), false);
     window->show();

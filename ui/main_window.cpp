@@ -412,6 +412,28 @@ bool MainWindow::startRun() {
 }
 
 bool MainWindow::resumeRun(const QString& runDir) {
+  if (!m_controller->parkedRunDir().isEmpty() && absolute(runDir) == absolute(m_controller->parkedRunDir())) {
+    // The run set aside while its fork trained: back as the live run, going on.
+    if (m_controller->active()) {
+      showMessage(tr("A run is going; the paused run comes back when it is stopped or done."), true);
+      return false;
+    }
+    m_controller->unpark();
+    m_runs->setParkedRun(QString());
+    m_liveRun = absolute(runDir);
+    m_plots->beginRun(m_liveRun, runLabel(readRunInfo(runDir)));
+    std::vector<MetricRecord> history;
+    readRunHistory(m_liveRun, history);
+    m_plots->appendRecords(m_liveRun, history);
+    m_plots->refreshLive();
+    m_runs->setLiveRun(m_liveRun);
+    m_settings->setLocked(true);
+    setWindowTitle(tr("Training Studio — %1").arg(QFileInfo(runDir).fileName()));
+    m_controller->resumeTraining();
+    onStateChanged();
+    showMessage(tr("Run %1 goes on from where it was paused").arg(QFileInfo(runDir).fileName()));
+    return true;
+  }
   try {
     if (!ensureTrusted(loadConfigFile((runDir + "/settings.json").toStdString()))) return false;
   } catch (const std::exception&) {
@@ -442,8 +464,30 @@ bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
   }
   StartOptions options;
   options.stopAtStep = m_stopAtStep;
+  ForkOptions from = fork;
+  const bool liveParent = m_controller->active() && absolute(parentDir) == m_liveRun;
+  if (liveParent) {
+    // The paused run writes a checkpoint of its current weights and waits,
+    // paused, while the fork trains from it.
+    if (!m_controller->parkPaused()) return false;
+    from.from = "last";
+    m_runs->setParkedRun(parentDir);
+  }
   m_liveResumed = true;  // its parent's curves up to the branch are drawn under it
-  return m_controller->fork(parentDir, fork, options);
+  if (m_controller->fork(parentDir, from, options)) {
+    if (liveParent)
+      showMessage(tr("The fork trains from the paused run's current weights; %1 stays paused (Resume it in the "
+                     "Runs list once the fork is done)").arg(QFileInfo(parentDir).fileName()));
+    return true;
+  }
+  if (liveParent) {  // the fork did not start: the paused run is the live one again
+    const QString why = m_lastMessage;
+    m_runs->setParkedRun(QString());
+    m_controller->unpark();
+    onStateChanged();
+    showMessage(why, true);
+  }
+  return false;
 }
 
 bool MainWindow::addToQueue() {
@@ -570,13 +614,19 @@ void MainWindow::askFork(const QString& runDir) {
   dialog.setWindowTitle(tr("Fork %1").arg(QFileInfo(runDir).fileName()));
   auto* form = new QFormLayout(&dialog);
   auto* from = new QComboBox;
-  from->addItem(tr("last checkpoint"), "last");
-  if (QFile::exists(runDir + "/checkpoints/best.ckpt")) from->addItem(tr("best checkpoint"), "best");
+  const bool live = m_controller->active() && absolute(runDir) == m_liveRun;
+  if (live) {
+    from->addItem(tr("its current weights (step %1; it stays paused)").arg(m_controller->progress().step), "last");
+  } else {
+    from->addItem(tr("last checkpoint"), "last");
+    if (QFile::exists(runDir + "/checkpoints/best.ckpt")) from->addItem(tr("best checkpoint"), "best");
+  }
   QStringList steps = QDir(runDir + "/checkpoints").entryList({"step-*.ckpt"}, QDir::Files);
   std::sort(steps.begin(), steps.end(), [](const QString& a, const QString& b) {
     return a.mid(5).chopped(5).toLongLong() < b.mid(5).chopped(5).toLongLong();
   });
-  for (const QString& f : steps) from->addItem(f.chopped(5), f.chopped(5));
+  if (!live)
+    for (const QString& f : steps) from->addItem(f.chopped(5), f.chopped(5));
   // The form's settings that differ from the run's (the model and data stay
   // the run's), one key=value per line, to edit.
   QStringList changes;
@@ -632,6 +682,7 @@ void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord
 
 void MainWindow::onStateChanged() {
   m_toolbar->setRunState(m_controller->state(), m_controller->active());
+  m_runs->setLivePaused(m_controller->active() && m_controller->state() == SessionState::Paused);
   m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(),
                            m_controller->receivedRecords());
 }

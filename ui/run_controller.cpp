@@ -10,7 +10,48 @@ RunController::RunController(QObject* parent) : QObject(parent) {
   connect(&m_timer, &QTimer::timeout, this, &RunController::poll);
 }
 
-RunController::~RunController() { stopAndWait(); }
+RunController::~RunController() {
+  stopAndWait();
+  m_parked.reset();  // a parked run stops (writing its checkpoint) as it ends
+}
+
+bool RunController::parkPaused() {
+  if (!active() || m_state != SessionState::Paused) {
+    Q_EMIT failed(tr("Only a paused run can be forked while it runs; pause it first."));
+    return false;
+  }
+  if (m_parked) {
+    Q_EMIT failed(tr("A run is set aside already (%1); resume it first.").arg(m_parked->runDir));
+    return false;
+  }
+  if (!m_session->saveCheckpointAndWait(std::chrono::seconds(120))) {
+    Q_EMIT failed(tr("The paused run could not write its checkpoint; see the log."));
+    return false;
+  }
+  poll();
+  m_timer.stop();
+  m_parked = std::make_unique<Parked>(Parked{std::move(m_session), m_runDir, std::move(m_records), m_lastTrain, m_received});
+  m_records.clear();
+  m_lastTrain = -1;
+  m_received = 0;
+  m_runDir.clear();
+  m_state = SessionState::Idle;
+  return true;
+}
+
+bool RunController::unpark() {
+  if (!m_parked || active()) return false;
+  m_session = std::move(m_parked->session);
+  m_runDir = m_parked->runDir;
+  m_records = std::move(m_parked->records);
+  m_lastTrain = m_parked->lastTrain;
+  m_received = m_parked->received;
+  m_parked.reset();
+  m_finishedReported = false;
+  m_state = SessionState::Paused;
+  m_timer.start();
+  return true;
+}
 
 bool RunController::launch(const std::function<void(Session&)>& begin) {
   if (active()) {

@@ -55,6 +55,14 @@ class RunController : public QObject {
   // Drains the queue now (tests, screenshots); the timer does it otherwise.
   void poll();
 
+  // A fork of the paused run: its checkpoint is written (waiting for it), and
+  // its session is set aside, still paused, so that another run (the fork)
+  // can go; unpark() brings it back as the current run, paused. False (with
+  // failed()) when the run is not paused or the checkpoint was not written.
+  bool parkPaused();
+  bool unpark();
+  QString parkedRunDir() const { return m_parked ? m_parked->runDir : QString(); }
+
  Q_SIGNALS:
   void runStarted(const QString& runDir);
   void recordsArrived(const QString& runDir, const std::vector<studio::MetricRecord>& records);
@@ -65,6 +73,14 @@ class RunController : public QObject {
  private:
   bool launch(const std::function<void(Session&)>& begin);
 
+  struct Parked {
+    std::unique_ptr<Session> session;
+    QString runDir;
+    std::vector<MetricRecord> records;
+    qsizetype lastTrain = -1;
+    int64_t received = 0;
+  };
+  std::unique_ptr<Parked> m_parked;
   std::unique_ptr<Session> m_session;
   QTimer m_timer;
   SessionState m_state = SessionState::Idle;

@@ -103,6 +103,17 @@ void RunsPanel::setLiveRun(const QString& dir) {
   refresh();
 }
 
+void RunsPanel::setLivePaused(bool paused) {
+  if (paused == m_livePaused) return;
+  m_livePaused = paused;
+  refresh();
+}
+
+void RunsPanel::setParkedRun(const QString& dir) {
+  m_parked = dir.isEmpty() ? QString() : QDir(dir).absolutePath();
+  refresh();
+}
+
 void RunsPanel::refresh() {
   const QStringList selected = selectedRuns();
   m_filling = true;
@@ -115,7 +126,9 @@ void RunsPanel::refresh() {
     item->setText(Name, run.name.isEmpty() ? run.folderName : run.name);
     item->setToolTip(Name, run.dir);
     item->setText(Date, run.started.toString("yyyy-MM-dd HH:mm:ss"));
-    item->setText(Status, live ? tr("running") : run.status);
+    const bool parked = run.dir == m_parked;
+    item->setText(Status, live ? (m_livePaused ? tr("paused") : tr("running"))
+                               : parked ? tr("paused (its fork trains)") : run.status);
     if (!run.error.isEmpty()) item->setToolTip(Status, run.error);
     if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
     if (run.totalSteps > 0 || run.steps > 0)
@@ -130,8 +143,9 @@ void RunsPanel::refresh() {
     }
     if (run.continuations > 0)
       item->setText(Steps, item->text(Steps) + tr(" (continued %n time(s))", nullptr, run.continuations));
-    item->setData(Status, Qt::UserRole, run.resumable && !live);
-    item->setData(Steps, Qt::UserRole, run.hasCheckpoint && !live);
+    item->setData(Status, Qt::UserRole, (run.resumable && !live) || parked);
+    item->setData(Steps, Qt::UserRole, run.hasCheckpoint && !live && !parked);
+    item->setData(Date, Qt::UserRole, (run.hasCheckpoint && !live && !parked) || (live && m_livePaused));
     if (selected.contains(run.dir)) item->setSelected(true);
   }
   // The queue's runs not started yet, greyed, below the runs.
@@ -201,7 +215,7 @@ void RunsPanel::updateButtons() {
   m_export->setEnabled(items.size() == 1);
   const bool branchable = items.size() == 1 && items.front()->data(Steps, Qt::UserRole).toBool();
   m_continue->setEnabled(branchable);
-  m_fork->setEnabled(branchable);
+  m_fork->setEnabled(items.size() == 1 && items.front()->data(Date, Qt::UserRole).toBool());
 }
 
 }  // namespace studio::ui

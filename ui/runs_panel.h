@@ -26,6 +26,10 @@ class RunsPanel : public QWidget {
   QString runsDir() const { return m_dir; }
   // The run the window is training now (shown as running).
   void setLiveRun(const QString& dir);
+  // The live run is paused (it can be forked from its current weights), and
+  // the run set aside paused while its fork trains (shown as paused).
+  void setLivePaused(bool paused);
+  void setParkedRun(const QString& dir);
   void refresh();
   int runCount() const;
   QStringList selectedRuns() const;
@@ -51,6 +55,8 @@ class RunsPanel : public QWidget {
 
   QString m_dir;
   QString m_live;
+  bool m_livePaused = false;
+  QString m_parked;
   QTreeWidget* m_list;
   QPushButton* m_resume;
   QPushButton* m_continue;

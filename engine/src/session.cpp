@@ -145,6 +145,19 @@ void Session::stop() {
 void Session::saveCheckpointNow() {
   if (m_impl->channel) m_impl->channel->send({Command::SaveNow, 0});
 }
+bool Session::saveCheckpointAndWait(std::chrono::milliseconds timeout) {
+  SessionChannel* ch = m_impl->channel.get();
+  if (!ch || m_impl->done) return false;
+  const int64_t before = ch->checkpointsSaved.load();
+  ch->send({Command::SaveNow, 0});
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (ch->checkpointsSaved.load() == before) {
+    if (m_impl->done || std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 void Session::setLearningRate(double lr) {
   if (m_impl->channel) m_impl->channel->send({Command::SetLr, lr});
 }

@@ -135,6 +135,9 @@ class Session {
   void resumeTraining();
   void stop();
   void saveCheckpointNow();
+  // As saveCheckpointNow, then waits (up to timeout) until it is written,
+  // also while paused; false when it was not (the run ended or failed).
+  bool saveCheckpointAndWait(std::chrono::milliseconds timeout);
   // Scales the schedule so the current learning rate becomes `lr`.
   void setLearningRate(double lr);
 

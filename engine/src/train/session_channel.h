@@ -54,6 +54,8 @@ struct SessionChannel {
   std::string phase;     // what the engine is doing before training starts ("decoding images")
   // Set with a Stop command, so long steps before the loop (decoding) can stop.
   std::atomic<bool> stopAsked{false};
+  // Checkpoints written on a SaveNow command (also while paused).
+  std::atomic<int64_t> checkpointsSaved{0};
 };
 
 }  // namespace studio

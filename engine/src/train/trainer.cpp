@@ -778,6 +778,7 @@ struct Trainer::State {
             flushStats();
             saveCheckpoints(false);
             log::info("checkpoint saved at step " + std::to_string(counters.step));
+            ++ch.checkpointsSaved;
             break;
           case Command::SetLr: setLearningRate(c.value); break;
         }
