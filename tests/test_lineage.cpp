@@ -28,15 +28,7 @@ std::vector<std::string> comparable(const std::string& runDir, int64_t afterStep
   return out;
 }
 
-std::vector<MetricRecord> trainRows(const std::string& runDir) {
-  std::vector<MetricRecord> out;
-  auto lines = test::readLines(runDir + "/metrics.csv");
-  for (size_t i = 1; i < lines.size(); ++i) {
-    MetricRecord r;
-    if (parseMetricsCsvRow(lines[i], r) && r.kind == RecordKind::Train) out.push_back(r);
-  }
-  return out;
-}
+std::vector<MetricRecord> trainRows(const std::string& runDir) { return test::metricRows(runDir, RecordKind::Train); }
 
 void compareRows(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   QCOMPARE(a.size(), b.size());

@@ -31,11 +31,7 @@ test::Ran cliWith(const QStringList& args, const QStringList& env) {
 
 std::vector<int64_t> trainSteps(const std::string& runDir) {
   std::vector<int64_t> steps;
-  const auto lines = test::readLines(runDir + "/metrics.csv");
-  for (size_t i = 1; i < lines.size(); ++i) {
-    MetricRecord r;
-    if (parseMetricsCsvRow(lines[i], r) && r.kind == RecordKind::Train) steps.push_back(r.step);
-  }
+  for (const auto& r : test::metricRows(runDir, RecordKind::Train)) steps.push_back(r.step);
   return steps;
 }
 

@@ -67,6 +67,17 @@ inline TrainConfig smallConfig(const QString& outDir) {
 
 namespace studio::test {
 
+// The rows of a run's metrics.csv of one kind, in order.
+inline std::vector<MetricRecord> metricRows(const std::string& runDir, RecordKind kind) {
+  std::vector<MetricRecord> out;
+  const auto lines = readLines(runDir + "/metrics.csv");
+  for (size_t i = 1; i < lines.size(); ++i) {
+    MetricRecord r;
+    if (parseMetricsCsvRow(lines[i], r) && r.kind == kind) out.push_back(r);
+  }
+  return out;
+}
+
 // The message of the DataError f throws, or "(no error)".
 template <class F>
 QString dataErrorOf(F&& f) {

@@ -27,15 +27,7 @@ TrainConfig emaConfig(const QString& out) {
   return c;
 }
 
-std::vector<MetricRecord> evalRows(const std::string& runDir) {
-  std::vector<MetricRecord> out;
-  auto lines = test::readLines(runDir + "/metrics.csv");
-  for (size_t i = 1; i < lines.size(); ++i) {
-    MetricRecord r;
-    if (parseMetricsCsvRow(lines[i], r) && r.kind == RecordKind::Eval) out.push_back(r);
-  }
-  return out;
-}
+std::vector<MetricRecord> evalRows(const std::string& runDir) { return test::metricRows(runDir, RecordKind::Eval); }
 
 std::map<std::string, torch::Tensor> averageOf(const std::string& runDir) {
   TrainConfig cfg = readRunSettings(runDir);

@@ -404,11 +404,9 @@ bool MainWindow::startRun() {
     return false;
   }
   if (!ensureTrusted(m_settings->config())) return false;
-  StartOptions options;
-  options.stopAtStep = m_stopAtStep;
   m_liveResumed = false;
   if (m_restore) QSettings().setValue("settings/last", QString::fromStdString(m_settings->document().dump()));
-  return m_controller->start(m_settings->config(), options);
+  return m_controller->start(m_settings->config(), windowStartOptions());
 }
 
 bool MainWindow::resumeRun(const QString& runDir) {
@@ -434,36 +432,33 @@ bool MainWindow::resumeRun(const QString& runDir) {
     showMessage(tr("Run %1 goes on from where it was paused").arg(QFileInfo(runDir).fileName()));
     return true;
   }
+  if (!trustsRunFolder(runDir)) return false;
+  m_liveResumed = true;
+  return m_controller->resume(runDir, windowStartOptions());
+}
+
+bool MainWindow::trustsRunFolder(const QString& runDir) {
   try {
-    if (!ensureTrusted(loadConfigFile((runDir + "/settings.json").toStdString()))) return false;
+    return ensureTrusted(loadConfigFile((runDir + "/settings.json").toStdString()));
   } catch (const std::exception&) {
-    // The session's resume names what is wrong with the folder.
+    return true;  // the session names what is wrong with the folder
   }
+}
+
+StartOptions MainWindow::windowStartOptions() const {
   StartOptions options;
   options.stopAtStep = m_stopAtStep;
-  m_liveResumed = true;
-  return m_controller->resume(runDir, options);
+  return options;
 }
 
 bool MainWindow::continueRun(const QString& runDir, const ContinueOptions& more) {
-  try {
-    if (!ensureTrusted(loadConfigFile((runDir + "/settings.json").toStdString()))) return false;
-  } catch (const std::exception&) {
-    // The session names what is wrong with the folder.
-  }
-  StartOptions options;
-  options.stopAtStep = m_stopAtStep;
+  if (!trustsRunFolder(runDir)) return false;
   m_liveResumed = true;
-  return m_controller->continueRun(runDir, more, options);
+  return m_controller->continueRun(runDir, more, windowStartOptions());
 }
 
 bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
-  try {
-    if (!ensureTrusted(loadConfigFile((parentDir + "/settings.json").toStdString()))) return false;
-  } catch (const std::exception&) {
-  }
-  StartOptions options;
-  options.stopAtStep = m_stopAtStep;
+  if (!trustsRunFolder(parentDir)) return false;
   ForkOptions from = fork;
   const bool liveParent = m_controller->active() && absolute(parentDir) == m_liveRun;
   if (liveParent) {
@@ -474,7 +469,7 @@ bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
     m_runs->setParkedRun(parentDir);
   }
   m_liveResumed = true;  // its parent's curves up to the branch are drawn under it
-  if (m_controller->fork(parentDir, from, options)) {
+  if (m_controller->fork(parentDir, from, windowStartOptions())) {
     if (liveParent)
       showMessage(tr("The fork trains from the paused run's current weights; %1 stays paused (Resume it in the "
                      "Runs list once the fork is done)").arg(QFileInfo(parentDir).fileName()));
@@ -552,10 +547,8 @@ void MainWindow::startNextQueued() {
   if (!dir.isEmpty() && QFile::exists(dir + "/checkpoints/last.ckpt")) {
     started = resumeRun(dir);
   } else if (ensureTrusted(next->config)) {
-    StartOptions options;
-    options.stopAtStep = m_stopAtStep;
     m_liveResumed = false;
-    started = m_controller->start(next->config, options);
+    started = m_controller->start(next->config, windowStartOptions());
   }
   if (!started) {
     finishQueueItem(file, next->id, "failed", m_lastMessage.toStdString());

@@ -110,6 +110,10 @@ class MainWindow : public QMainWindow {
   void askContinue(const QString& runDir);
   void askFork(const QString& runDir);
   void startNextQueued();
+  // Asks about a run folder's TorchScript file as a start would (true when
+  // its settings are unreadable: the session then says why).
+  bool trustsRunFolder(const QString& runDir);
+  StartOptions windowStartOptions() const;
   void endQueue(const QString& message, bool error = false);
   void saveWindowState();
   void restoreWindowState();
