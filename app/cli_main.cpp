@@ -3,6 +3,7 @@
 //   resume RUN_DIR
 //   continue RUN_DIR --epochs N [--schedule restart|constant] [--lr X] [--set schedule.key=value ...]
 //   fork RUN_DIR [--from best|last|step-N] [--set key=value ...] [--out DIR]
+//   lr-find (--preset NAME | --config FILE) [--set key=value ...] [--min A] [--max B] [--steps N] [--out DIR]
 //   queue add (--preset NAME | --config FILE) [--set key=value ...] [--grid key=v1,v2 ...] [--queue FILE]
 //   queue list [--queue FILE]
 //   queue run [--queue FILE]
@@ -13,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -235,6 +237,15 @@ int main(int argc, char** argv) {
   fork->add_option("--set", forkOptions.overrides, "Change a setting: dotted.key=value (repeatable)");
   fork->add_option("--out", forkOptions.outputDir, "Folder for the new run folder (default: beside the parent)");
 
+  SettingsSource findSettings;
+  studio::LrFindOptions find;
+  auto* lrFind = app.add_subcommand("lr-find", "Learning-rate range test: the loss over exponentially growing rates");
+  findSettings.addTo(lrFind);
+  lrFind->add_option("--min", find.lrMin, "Lowest learning rate (default 1e-6)");
+  lrFind->add_option("--max", find.lrMax, "Highest learning rate (default 1)");
+  lrFind->add_option("--steps", find.steps, "Optimizer steps of the sweep (default 100)");
+  lrFind->add_option("--out", outDir, "Folder for run folders (output.dir)");
+
   SettingsSource queueSettings;
   std::vector<std::string> grids;
   std::string queueFile = "runs/queue.json";
@@ -281,6 +292,26 @@ int main(int argc, char** argv) {
       const studio::TrainConfig c = summarySettings.load();
       noteTorchScript(c);
       return printSummary(c);
+    }
+    if (app.got_subcommand("lr-find")) {
+      studio::TrainConfig config = findSettings.load();
+      if (!outDir.empty()) config.output.dir = outDir;
+      noteTorchScript(config);
+      studio::Session session;
+      session.findLearningRate(config, find);
+      const int rc = runSession(session);
+      const studio::RunSummary s = session.summary();
+      if (rc == 0 && std::isfinite(s.lrFindSuggestion)) {
+        std::printf("learning-rate range test: %s\n", s.lrFindEnd.c_str());
+        std::printf("  suggested learning rate: %.3g (the smoothed loss falls fastest there)\n", s.lrFindSuggestion);
+        std::printf("  lowest smoothed loss at: %.3g\n", s.lrFindMinimum);
+        std::printf("  use it: --set optimizer.lr=%.3g, or for OneCycle --set schedule.onecycle.max_lr=%.3g\n",
+                    s.lrFindSuggestion, s.lrFindMinimum / 10 > s.lrFindSuggestion ? s.lrFindMinimum / 10
+                                                                                  : s.lrFindSuggestion);
+      } else if (rc == 0) {
+        std::printf("learning-rate range test: %s; too few steps to suggest a rate\n", s.lrFindEnd.c_str());
+      }
+      return rc;
     }
     if (app.got_subcommand("queue")) {
       if (queueFile.empty()) throw studio::ConfigFileError("--queue names no file (got \"\")");

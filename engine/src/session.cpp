@@ -1,5 +1,6 @@
 #include "studio/session.h"
 
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -121,6 +122,24 @@ void Session::continueRun(const std::string& runDir, const ContinueOptions& more
   from.resume = true;
   from.extend = extend;
   m_impl->launch(config, runDir, from, options);
+}
+
+void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& find) {
+  auto errors = validate(config);
+  if (!errors.empty()) throw InvalidSettings(errors);
+  if (!(find.lrMin > 0) || !(find.lrMax > find.lrMin) || !std::isfinite(find.lrMax))
+    throw InputError("lr-find needs 0 < --min < --max (got " + std::to_string(find.lrMin) + " and " +
+                     std::to_string(find.lrMax) + ")");
+  if (find.steps < 5 || find.steps > 100000)
+    throw InputError("lr-find --steps must be between 5 and 100000 (got " + std::to_string(find.steps) + ")");
+  if (!(find.beta >= 0 && find.beta < 1)) throw InputError("lr-find smoothing must be in [0, 1)");
+  if (!(find.divergeFactor > 1)) throw InputError("lr-find --diverge must be > 1");
+  TrainConfig c = config;
+  c.name += "-lr-find";
+  std::string dir = RunRecorder::createRunDir(c.output.dir, c.name);
+  RunStart from;
+  from.lrFind = find;
+  m_impl->launch(c, dir, from, {});
 }
 
 std::string Session::fork(const std::string& parentDir, const ForkOptions& fork, const StartOptions& options) {

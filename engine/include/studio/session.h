@@ -53,6 +53,12 @@ struct RunSummary {
   std::string earlyStopReason;
   // performance.cuda_graphs: "on (recorded at step N)", or "off: why".
   std::string cudaGraphs;
+  // A learning-rate range test (Session::findLearningRate): the suggested
+  // rate (where the smoothed loss falls fastest), the rate of the lowest
+  // smoothed loss, and why the sweep ended.
+  double lrFindSuggestion = MetricRecord::kNone;
+  double lrFindMinimum = MetricRecord::kNone;
+  std::string lrFindEnd;
   // Where the wall time went: setting up (data, model, device), training
   // steps, evaluations, checkpoints and other writes.
   double setupSeconds = 0, trainSeconds = 0, evalSeconds = 0, writeSeconds = 0;
@@ -102,6 +108,21 @@ struct ForkOptions {
   std::string outputDir;               // "": beside the parent's folder
 };
 
+// training-studio-cli lr-find: a learning-rate range test (Smith 2017;
+// fastai's lr_find): from fresh weights, `steps` optimizer steps at learning
+// rates growing exponentially from lrMin to lrMax, the loss smoothed by an
+// exponential moving average (beta, bias-corrected); it stops early when the
+// smoothed loss exceeds divergeFactor times its lowest, or is not finite. Its
+// own run folder records each step (metrics.csv) and the result
+// (summary.json "lr_find"); the schedule of the settings is not used.
+struct LrFindOptions {
+  double lrMin = 1e-6;
+  double lrMax = 1.0;
+  int64_t steps = 100;
+  double beta = 0.98;
+  double divergeFactor = 4.0;
+};
+
 // Settings that do not validate; what() lists every error with its field.
 struct InvalidSettings : InputError {
   // source: where the settings came from ("settings file runs/x/settings.json").
@@ -130,6 +151,9 @@ class Session {
   // folder. Throws InputError, before any folder is made, for a missing or
   // mismatched checkpoint or a change to the model or the data.
   std::string fork(const std::string& parentDir, const ForkOptions& fork, const StartOptions& options = {});
+  // A learning-rate range test on these settings in a new run folder
+  // (named <name>-lr-find); throws InputError for bad options.
+  void findLearningRate(const TrainConfig& config, const LrFindOptions& find);
 
   void pause();
   void resumeTraining();

@@ -120,6 +120,9 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                            {"best_step", s.earlyStoppingBestStep},
                            {"stopped", !s.earlyStopReason.empty()},
                            {"reason", s.earlyStopReason}};
+  if (!s.lrFindEnd.empty())
+    j["lr_find"] = {{"suggested_lr", num(s.lrFindSuggestion)}, {"lowest_loss_lr", num(s.lrFindMinimum)},
+                    {"ended", s.lrFindEnd}};
   if (!std::isnan(s.emaTestAccuracy))
     j["ema"] = {{"test_accuracy", num(s.emaTestAccuracy)}, {"test_loss", num(s.emaTestLoss)}};
   if (!s.cudaGraphs.empty()) j["cuda_graphs"] = s.cudaGraphs;

@@ -995,6 +995,99 @@ struct Trainer::State {
     windowStart = Clock::now();
   }
 
+  // The learning-rate range test: exponentially growing rates, one optimizer
+  // step each (accumulation included), the loss read every step (a sync per
+  // step is the price of stopping on divergence), smoothed as fastai does.
+  double lrFindSuggestion = MetricRecord::kNone, lrFindMinimum = MetricRecord::kNone;
+  std::string lrFindEnd;
+  void lrFindLoop(const LrFindOptions& o) {
+    const int64_t k = cfg.train.accumulation_steps;
+    const int64_t b = cfg.train.batch_size;
+    const int64_t n = data.train->size();
+    const int64_t nb = loader->batchesPerEpoch();
+    graphWanted = false;
+    graphStatus = "off (learning-rate range test)";
+    steps.totalSteps = o.steps;
+    ch.totalSteps = o.steps;
+    ch.state = SessionState::Running;
+    std::vector<double> lrs, smoothed;
+    double avg = 0, best = std::numeric_limits<double>::infinity();
+    lrFindEnd = "swept " + fmt(o.lrMin) + " to " + fmt(o.lrMax) + " in " + std::to_string(o.steps) + " steps";
+    windowStart = Clock::now();
+    while (counters.step < o.steps && !stopRequested) {
+      loader->startEpoch(counters.epoch, counters.batchInEpoch);
+      while (counters.batchInEpoch < nb && counters.step < o.steps && !stopRequested) {
+        const int64_t groupEnd = std::min(counters.batchInEpoch + k, nb);
+        const int64_t groupSamples = std::min(groupEnd * b, n) - counters.batchInEpoch * b;
+        std::vector<Batch> group;
+        for (int64_t i = counters.batchInEpoch; i < groupEnd; ++i) {
+          Batch batch;
+          if (!loader->next(batch)) throw std::logic_error("loader ended before its epoch");
+          group.push_back(std::move(batch));
+        }
+        counters.batchInEpoch = groupEnd;
+        const double t = static_cast<double>(counters.step) / static_cast<double>(o.steps - 1);
+        const double lr = o.lrMin * std::pow(o.lrMax / o.lrMin, t);
+        pendingStats.push_back(eagerStep(group, groupSamples, lr, std::nullopt));
+        pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples});
+        ++counters.step;
+        ch.step = counters.step;
+        const double loss = pendingStats.back()[0].item<double>();
+        flushStats();
+        const bool epochDone = counters.batchInEpoch >= nb;
+        if (epochDone) {
+          ++counters.epoch;
+          counters.batchInEpoch = 0;
+        }
+        if (!std::isfinite(loss) || divergedAt) {
+          lrFindEnd = "the loss or the gradients are not finite at learning rate " + fmt(lr);
+          stopRequested = true;
+          break;
+        }
+        pollCommands();
+        if (ch.stopAsked) {
+          lrFindEnd = "stopped";
+          break;
+        }
+        avg = o.beta * avg + (1 - o.beta) * loss;
+        const double s = avg / (1 - std::pow(o.beta, static_cast<double>(lrs.size() + 1)));
+        lrs.push_back(lr);
+        smoothed.push_back(s);
+        best = std::min(best, s);
+        if (s > o.divergeFactor * best) {
+          lrFindEnd = "the smoothed loss " + fmt(s) + " passed " + fmt(o.divergeFactor) + " times its lowest (" +
+                      fmt(best) + ") at learning rate " + fmt(lr);
+          stopRequested = true;
+        }
+        if (epochDone) break;  // the loader starts the next epoch
+      }
+    }
+    flushStats();
+    const bool stoppedByPerson = lrFindEnd == "stopped";
+    stopRequested = stoppedByPerson;
+    // The steepest fall of the smoothed loss against log(lr), before its
+    // lowest point; the first tenth of the sweep (at least 5 steps) is left
+    // out, as fastai's plot does: the average has not settled there.
+    const size_t skip = std::max<size_t>(5, static_cast<size_t>(o.steps / 10));
+    if (smoothed.size() >= skip + 3) {
+      size_t lowest = skip;
+      for (size_t i = skip; i < smoothed.size(); ++i)
+        if (smoothed[i] < smoothed[lowest]) lowest = i;
+      lrFindMinimum = lrs[lowest];
+      double steepest = 0;
+      for (size_t i = skip + 1; i <= lowest; ++i) {
+        const double slope = (smoothed[i] - smoothed[i - 1]) / (std::log(lrs[i]) - std::log(lrs[i - 1]));
+        if (slope < steepest) {
+          steepest = slope;
+          lrFindSuggestion = lrs[i];
+        }
+      }
+      if (!std::isfinite(lrFindSuggestion)) lrFindSuggestion = lrFindMinimum / 10;
+    }
+    log::info("learning-rate range test: " + lrFindEnd + "; suggested " + fmt(lrFindSuggestion) +
+              " (steepest fall of the smoothed loss), lowest loss at " + fmt(lrFindMinimum));
+  }
+
   void trainLoop() {
     const int64_t k = cfg.train.accumulation_steps;
     const int64_t b = cfg.train.batch_size;
@@ -1115,8 +1208,14 @@ RunSummary Trainer::run() {
       State::Timed timed{s.setupSeconds};
       s.setup();
     }
-    s.trainLoop();
-    if (s.divergedAt) {
+    if (s.start.lrFind) {
+      s.lrFindLoop(*s.start.lrFind);
+    } else {
+      s.trainLoop();
+    }
+    if (s.start.lrFind) {
+      status = s.stopRequested && s.lrFindEnd == "stopped" ? "stopped" : "completed";
+    } else if (s.divergedAt) {
       status = "failed";
       error = "the training loss or gradients became NaN or infinite at step " + std::to_string(*s.divergedAt) +
               (s.cfg.train.on_nonfinite == "rollback"
@@ -1133,7 +1232,11 @@ RunSummary Trainer::run() {
                 "training-studio-cli resume " + s.runDir);
     }
     summary = s.finish(status, error);
-    if (!s.stopRequested || !s.earlyStopReason.empty()) {
+    if (s.start.lrFind) {
+      summary.lrFindSuggestion = s.lrFindSuggestion;
+      summary.lrFindMinimum = s.lrFindMinimum;
+      summary.lrFindEnd = s.lrFindEnd;
+    } else if (!s.stopRequested || !s.earlyStopReason.empty()) {
       const bool fresh = s.lastTestEval && s.lastTestEval->first == s.counters.step;
       EvalResult test = fresh ? s.lastTestEval->second : s.evaluateAndReport(false);
       summary.testAccuracy = test.accuracy;

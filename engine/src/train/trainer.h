@@ -30,6 +30,7 @@ struct RunStart {
     bool fromHere = false;        // from the checkpoint's step (an early-stopped run), not the plan's end
   };
   std::optional<Extend> extend;   // continue
+  std::optional<LrFindOptions> lrFind;  // a learning-rate range test instead of training
   std::string forkCheckpoint;     // fork: the parent's checkpoint file
   nlohmann::json parent;          // fork: run_info.parent
 };
