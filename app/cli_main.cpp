@@ -156,7 +156,6 @@ void printQueue(const std::vector<studio::QueueItem>& items, const std::string& 
 // Runs the queue's items one after another: first one a crash or Ctrl-C
 // left running (resumed from its checkpoint), then the queued ones in order.
 int runQueue(const std::string& file) {
-  namespace fs = std::filesystem;
   studio::QueueRunnerLock runner(file);
   int failed = 0, ran = 0;
   for (;;) {
@@ -166,7 +165,7 @@ int runQueue(const std::string& file) {
     const std::string what = item.label.empty() ? item.config.name : item.label;
     studio::Session session;
     try {
-      if (!item.runDir.empty() && fs::exists(item.runDir + "/checkpoints/last.ckpt")) {
+      if (studio::queueItemResumes(item)) {
         std::fprintf(stderr, "queue item %lld (%s): resuming %s\n", static_cast<long long>(item.id), what.c_str(),
                      item.runDir.c_str());
         session.resume(item.runDir);

@@ -419,9 +419,10 @@ bool MainWindow::resumeRun(const QString& runDir) {
     m_controller->unpark();
     m_runs->setParkedRun(QString());
     m_liveRun = absolute(runDir);
-    m_plots->beginRun(m_liveRun, runLabel(readRunInfo(runDir)));
+    const RunInfo info = readRunInfo(runDir);
+    m_plots->beginRun(m_liveRun, runLabel(info));
     std::vector<MetricRecord> history;
-    readRunHistory(m_liveRun, history);
+    readRunHistory(info, history);
     m_plots->appendRecords(m_liveRun, history);
     m_plots->refreshLive();
     m_runs->setLiveRun(m_liveRun);
@@ -544,7 +545,7 @@ void MainWindow::startNextQueued() {
   }
   const QString dir = QString::fromStdString(next->runDir);
   bool started = false;
-  if (!dir.isEmpty() && QFile::exists(dir + "/checkpoints/last.ckpt")) {
+  if (queueItemResumes(*next)) {
     started = resumeRun(dir);
   } else if (ensureTrusted(next->config)) {
     m_liveResumed = false;
@@ -654,7 +655,7 @@ void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord
     // parent's: draw what came before under the new points.
     m_liveResumed = false;
     std::vector<MetricRecord> before;
-    readRunHistory(dir, before);
+    readRunHistory(readRunInfo(dir), before);
     const int64_t from = records.front().step;
     std::vector<MetricRecord> earlier;
     for (const auto& r : before)
@@ -725,7 +726,7 @@ void MainWindow::showRuns(const QStringList& runDirs) {
       curves.records = m_controller->records();
     } else {
       QString error;
-      if (!readRunHistory(d, curves.records, &error)) problems << error;
+      if (!readRunHistory(info, curves.records, &error)) problems << error;
     }
     runs.push_back(std::move(curves));
   }

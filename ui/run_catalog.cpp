@@ -142,10 +142,10 @@ bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QStri
   return true;
 }
 
-bool readRunHistory(const QString& runDir, std::vector<MetricRecord>& out, QString* error) {
+bool readRunHistory(const RunInfo& run, std::vector<MetricRecord>& out, QString* error) {
   // The chain of parents, nearest first, each with the step its child branched at.
   std::vector<std::pair<QString, qint64>> parents;
-  RunInfo info = readRunInfo(runDir);
+  RunInfo info = run;
   QSet<QString> seen{info.dir};
   while (!info.parentDir.isEmpty() && parents.size() < 32) {
     const qint64 step = info.parentStep;
@@ -166,7 +166,7 @@ bool readRunHistory(const QString& runDir, std::vector<MetricRecord>& out, QStri
     parts.push_back(std::move(kept));
   }
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) out.insert(out.end(), it->begin(), it->end());
-  return readRunMetrics(runDir, out, error);
+  return readRunMetrics(run.dir, out, error);
 }
 
 }  // namespace studio::ui

@@ -45,6 +45,7 @@ bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QStri
 // As readRunMetrics, and for a fork first its parent's records up to the
 // step it branched at (and theirs, for a fork of a fork): the fork's curves
 // on the parent's step axis. A parent that is gone or unreadable is left out.
-bool readRunHistory(const QString& runDir, std::vector<MetricRecord>& out, QString* error = nullptr);
+// `run`: the run's readRunInfo.
+bool readRunHistory(const RunInfo& run, std::vector<MetricRecord>& out, QString* error = nullptr);
 
 }  // namespace studio::ui

@@ -1,6 +1,7 @@
 #include "studio/file_io.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,6 +103,22 @@ std::string readFileBytes(const std::string& path, const std::string& what) {
   ::close(fd);
   out.resize(done);
   return out;
+}
+
+int lockFile(const std::string& path, bool wait) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) throw InputError(path + " is a symbolic link; nothing is written through it (remove the link)");
+    throw IoError("cannot create the lock file " + path + ": " + std::strerror(err));
+  }
+  if (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (wait) throw IoError("cannot lock " + path + ": " + std::strerror(err));
+    return -1;
+  }
+  return fd;
 }
 
 void requireRealDirectory(const std::string& path) {

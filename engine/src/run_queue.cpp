@@ -1,11 +1,7 @@
 #include "studio/run_queue.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -27,26 +23,10 @@ std::string joinErrors(const std::vector<ConfigError>& errors) {
 
 bool knownStatus(const std::string& s) { return s == "queued" || s == "running" || s == "done" || s == "failed"; }
 
-// An flock on a file beside the queue; blocking for edits, not for runners.
-int lockFile(const std::string& path, bool wait) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ELOOP) throw InputError(path + " is a symbolic link; nothing is written through it (remove the link)");
-    throw IoError("cannot create the lock file " + path + ": " + std::strerror(err));
-  }
-  if (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
+// The edit lock: an flock on <queue>.lock, waited for.
 struct EditLock {
   int fd;
-  explicit EditLock(const std::string& queue) : fd(lockFile(queue + ".lock", true)) {
-    if (fd < 0) throw IoError("cannot lock " + queue + ".lock: " + std::strerror(errno));
-  }
+  explicit EditLock(const std::string& queue) : fd(lockFile(queue + ".lock", true)) {}
   ~EditLock() { ::close(fd); }
 };
 
@@ -204,6 +184,10 @@ std::optional<QueueItem> takeNextQueueItem(const std::string& path) {
     next = *pick;
   });
   return next;
+}
+
+bool queueItemResumes(const QueueItem& item) {
+  return !item.runDir.empty() && std::filesystem::exists(item.runDir + "/checkpoints/last.ckpt");
 }
 
 void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& runDir) {

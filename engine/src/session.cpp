@@ -1,14 +1,12 @@
 #include "studio/session.h"
 
 #include <cmath>
-#include <filesystem>
 #include <mutex>
 #include <thread>
 
 #include "run/run_lineage.h"
 #include "run/run_lock.h"
 #include "run/run_recorder.h"
-#include "studio/file_io.h"
 #include "studio/log.h"
 #include "train/session_channel.h"
 #include "train/trainer.h"
@@ -103,14 +101,7 @@ void Session::start(const TrainConfig& config, const StartOptions& options) {
 }
 
 void Session::resume(const std::string& runDir, const StartOptions& options) {
-  namespace fs = std::filesystem;
-  if (!fs::is_directory(runDir)) throw std::invalid_argument("run folder " + runDir + " not found");
-  TrainConfig config = readRunSettings(runDir);
-  auto errors = validate(config);
-  if (!errors.empty()) throw InvalidSettings(errors, "settings file " + runDir + "/settings.json");
-  if (!fs::exists(runDir + "/checkpoints/last.ckpt"))
-    throw std::invalid_argument("run folder " + runDir + " has no checkpoints/last.ckpt to resume from");
-  requireRealDirectory(runDir + "/checkpoints");  // never written through a link
+  const TrainConfig config = readResumableRun(runDir, "resume");
   RunStart from;
   from.resume = true;
   m_impl->launch(config, runDir, from, options);

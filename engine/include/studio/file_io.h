@@ -27,6 +27,13 @@ void writeFileAtomically(const std::string& path, std::string_view data,
 // Whole file into memory; throws InputError naming it (and `what` it is).
 std::string readFileBytes(const std::string& path, const std::string& what = "file");
 
+// An exclusive flock on path (created when missing, never through a link),
+// which the kernel releases when the process ends however it ends: the open
+// descriptor, to close to release it, or -1 when another process holds it
+// and `wait` is false. Throws InputError for a link, IoError when the file
+// cannot be made.
+int lockFile(const std::string& path, bool wait);
+
 // Throws InputError unless path is a directory itself (not a link to one).
 void requireRealDirectory(const std::string& path);
 

@@ -59,6 +59,9 @@ std::optional<QueueItem> takeNextQueueItem(const std::string& path);
 // Records an item's run folder, and how it ended: the summary's status
 // (completed and early-stopped: done; failed: failed, with the error;
 // stopped: it stays running, for the next runner to resume).
+// An item a runner left running whose run folder has a checkpoint: it is
+// resumed, not started again.
+bool queueItemResumes(const QueueItem& item);
 void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& runDir);
 void finishQueueItem(const std::string& path, int64_t id, const std::string& runStatus, const std::string& error);
 

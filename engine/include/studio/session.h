@@ -145,7 +145,8 @@ class Session {
   // (ConfigFileError if its settings.json is unreadable).
   void resume(const std::string& runDir, const StartOptions& options = {});
   // Trains runDir further (ContinueOptions); throws InputError naming what
-  // is wrong (0 epochs, an unknown schedule, no checkpoint).
+  // is wrong (0 epochs, an unknown schedule), and as resume() does for the
+  // folder, its settings and its checkpoint.
   void continueRun(const std::string& runDir, const ContinueOptions& more, const StartOptions& options = {});
   // Starts a new run folder from a checkpoint of parentDir; returns its
   // folder. Throws InputError, before any folder is made, for a missing or

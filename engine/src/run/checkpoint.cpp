@@ -109,14 +109,6 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   }
 }
 
-void loadModelWeights(const std::string& path, Model& model, bool ema) {
-  const ArchiveDict a = openCheckpoint(path);
-  if (ema && !a.has("ema"))
-    throw CheckpointError("checkpoint " + path + " holds no weight average: the run had train.ema.decay 0, or "
-                          "stopped before train.ema.start_step");
-  loadModelState(a.dict(ema ? "ema" : "model"), model, path);
-}
-
 namespace {
 CheckpointCounters countersOf(const ArchiveDict& a, const std::string& path) {
   const ArchiveDict counters = a.dict("counters");
@@ -143,16 +135,32 @@ CheckpointCounters countersOf(const ArchiveDict& a, const std::string& path) {
 }
 }  // namespace
 
-CheckpointCounters readCheckpointCounters(const std::string& path) { return countersOf(openCheckpoint(path), path); }
+CheckpointFile::CheckpointFile(const std::string& p) : path(p), root(openCheckpoint(p)) {}
 
-void loadOptimizerState(const std::string& path, Optimizer& optimizer) {
-  optimizer.loadState(openCheckpoint(path).dict("optimizer"), path);
+CheckpointCounters loadModelWeights(const std::string& path, Model& model, bool ema) {
+  const ArchiveDict a = openCheckpoint(path);
+  if (ema && !a.has("ema"))
+    throw CheckpointError("checkpoint " + path + " holds no weight average: the run had train.ema.decay 0, or "
+                          "stopped before train.ema.start_step");
+  loadModelState(a.dict(ema ? "ema" : "model"), model, path);
+  return countersOf(a, path);
 }
 
-void loadScalerState(const std::string& path, LossScaler& scaler) { scaler.loadState(openCheckpoint(path).dict("scaler")); }
+CheckpointCounters readCheckpointCounters(const std::string& path) { return countersOf(openCheckpoint(path), path); }
+
+void loadOptimizerState(const CheckpointFile& file, Optimizer& optimizer) {
+  optimizer.loadState(file.root.dict("optimizer"), file.path);
+}
+
+void loadScalerState(const CheckpointFile& file, LossScaler& scaler) { scaler.loadState(file.root.dict("scaler")); }
 
 void loadCheckpoint(const std::string& path, CheckpointParts p, const torch::Device& device, bool withOptimizer) {
-  const ArchiveDict a = openCheckpoint(path);
+  loadCheckpoint(CheckpointFile(path), p, device, withOptimizer);
+}
+
+void loadCheckpoint(const CheckpointFile& file, CheckpointParts p, const torch::Device& device, bool withOptimizer) {
+  const ArchiveDict& a = file.root;
+  const std::string& path = file.path;
   loadModelState(a.dict("model"), p.model, path);
   if (withOptimizer) {
     p.optimizer.loadState(a.dict("optimizer"), path);

@@ -19,6 +19,7 @@
 #include "optim/ema_weights.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
+#include "run/tensor_archive.h"
 
 namespace studio {
 
@@ -50,19 +51,32 @@ struct CheckpointParts {
 
 // Writes the same checkpoint to each path (last, and best when it is).
 void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts parts);
+
+// A checkpoint read and checked once, to take several parts from (a fork).
+// Throws CheckpointError naming the file when it is missing, damaged,
+// carries code or is of another format version.
+struct CheckpointFile {
+  explicit CheckpointFile(const std::string& path);
+  std::string path;
+  ArchiveDict root;
+};
+
 // Throws CheckpointError naming the file when it is missing, damaged, carries
 // code, or does not match the model. withOptimizer false: the optimizer and
 // the loss scaler keep their own state (a fork with other settings).
+void loadCheckpoint(const CheckpointFile& file, CheckpointParts parts, const torch::Device& device,
+                    bool withOptimizer = true);
 void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch::Device& device,
                     bool withOptimizer = true);
 // Only the optimizer's state (throws CheckpointError when it is of another
 // optimizer or other parameters), or only the loss scaler's.
-void loadOptimizerState(const std::string& path, Optimizer& optimizer);
-void loadScalerState(const std::string& path, LossScaler& scaler);
+void loadOptimizerState(const CheckpointFile& file, Optimizer& optimizer);
+void loadScalerState(const CheckpointFile& file, LossScaler& scaler);
 // Only the position and figures, without a model.
 CheckpointCounters readCheckpointCounters(const std::string& path);
 // Only the model's weights, for export; ema: the weights' moving average
-// (train.ema) instead, a CheckpointError when the run kept none.
-void loadModelWeights(const std::string& path, Model& model, bool ema = false);
+// (train.ema) instead, a CheckpointError when the run kept none. Returns the
+// checkpoint's position and figures.
+CheckpointCounters loadModelWeights(const std::string& path, Model& model, bool ema = false);
 
 }  // namespace studio

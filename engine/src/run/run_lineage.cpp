@@ -82,13 +82,9 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
 
   // The checkpoint must be readable and fit the parent's model: checked now,
   // before a folder exists.
-  const CheckpointCounters at = readCheckpointCounters(plan.checkpoint);
-  {
-    namespace k = run_files::run_info;
-    const auto classes = info.at(k::kClasses).size();
-    std::unique_ptr<Model> model = makeModel(parent.model, inputShapeFromRunInfo(info), static_cast<int64_t>(classes));
-    loadModelWeights(plan.checkpoint, *model);
-  }
+  const auto classes = static_cast<int64_t>(info.at(run_files::run_info::kClasses).size());
+  const CheckpointCounters at =
+      loadModelWeights(plan.checkpoint, *makeModel(parent.model, inputShapeFromRunInfo(info), classes));
   const bool batchChanged = changed.contains("train.batch_size") || changed.contains("train.accumulation_steps");
   if (batchChanged && at.batchInEpoch != 0)
     throw InputError("fork --from " + from + ": that checkpoint is at step " + std::to_string(at.step) +
@@ -114,20 +110,26 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
   return plan;
 }
 
+TrainConfig readResumableRun(const std::string& runDir, const std::string& verb) {
+  if (!fs::is_directory(runDir)) throw std::invalid_argument("run folder " + runDir + " not found");
+  TrainConfig config = readRunSettings(runDir);
+  const auto errors = validate(config);
+  if (!errors.empty()) throw InvalidSettings(errors, "settings file " + runDir + "/" + run_files::kSettings);
+  if (!fs::exists(runDir + "/" + run_files::kLastCheckpoint))
+    throw std::invalid_argument("run folder " + runDir + " has no " + run_files::kLastCheckpoint + " to " + verb +
+                                " from");
+  requireRealDirectory(runDir + "/" + run_files::kCheckpoints);  // never written through a link
+  return config;
+}
+
 std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir, const ContinueOptions& options) {
-  requireRunFolder(runDir);
   if (options.epochs < 1)
     throw InputError("continue --epochs must be 1 or more (got " + std::to_string(options.epochs) + ")");
   if (options.schedule != "restart" && options.schedule != "constant")
     throw InputError("continue --schedule must be restart or constant (got \"" + options.schedule + "\")");
   if (!(options.lr >= 0) || !std::isfinite(options.lr))
     throw InputError("continue --lr must be a learning rate > 0 (got " + std::to_string(options.lr) + ")");
-  TrainConfig config = readRunSettings(runDir);
-  auto errors = validate(config);
-  if (!errors.empty()) throw InvalidSettings(errors, "settings file " + runDir + "/" + run_files::kSettings);
-  if (!fs::exists(runDir + "/" + run_files::kLastCheckpoint))
-    throw CheckpointError("run folder " + runDir + " has no " + run_files::kLastCheckpoint + " to continue from");
-  requireRealDirectory(runDir + "/" + run_files::kCheckpoints);
+  TrainConfig config = readResumableRun(runDir, "continue");
 
   TrainConfig edited = config;
   for (const auto& o : options.scheduleOverrides) {
@@ -139,8 +141,7 @@ std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir,
       throw InputError("continue --set " + o + " is for --schedule restart; a constant schedule takes only --lr");
     applyOverride(edited, o);
   }
-  errors = validate(edited);
-  if (!errors.empty()) throw InvalidSettings(errors, "continue --set");
+  if (const auto errors = validate(edited); !errors.empty()) throw InvalidSettings(errors, "continue --set");
 
   RunStart::Extend extend;
   extend.epochs = options.epochs;

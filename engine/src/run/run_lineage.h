@@ -26,7 +26,14 @@ struct ForkPlan {
 // checkpoint in the middle of an epoch.
 ForkPlan planFork(const std::string& parentDir, const ForkOptions& options);
 
-// The run's settings and what to add; throws InputError as above.
+// The settings of a run folder that can go on from its last checkpoint
+// (resume, continue): throws std::invalid_argument naming the folder when it
+// or its checkpoints/last.ckpt is missing, InvalidSettings when its
+// settings.json does not validate. `verb` says what for ("resume").
+TrainConfig readResumableRun(const std::string& runDir, const std::string& verb);
+
+// The run's settings and what to add; throws InputError as above (and as
+// readResumableRun for the folder).
 std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir, const ContinueOptions& options);
 
 }  // namespace studio

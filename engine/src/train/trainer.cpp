@@ -193,6 +193,7 @@ struct Trainer::State {
     logSink = log::addFileSink(runDir + "/" + run_files::kLog);
     log::info((start.extend ? "continuing run " : resume ? "resuming run " : "starting run ") + runDir + " on " +
               describeDevice(device) + " with LibTorch " + TORCH_VERSION);
+    const nlohmann::json stored = resume ? storedRunInfo() : nlohmann::json::object();
 
     if (!resume) {
       // Settings first: a run that fails on its data still records what it was.
@@ -220,7 +221,7 @@ struct Trainer::State {
     model = makeModel(cfg.model, data.input, data.numClasses());
     if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
       modelSha256 = ts->sha256();
-      if (resume) checkSameModelFile();
+      if (resume) checkSameModelFile(stored);
     }
     model->to(device);
     {
@@ -259,16 +260,13 @@ struct Trainer::State {
     if (resume) {
       CheckpointParts parts{*model, *optimizer, *scaler, skipped, counters, ema.get()};
       loadCheckpoint(runDir + "/" + run_files::kLastCheckpoint, parts, device);
-      if (counters.batchInEpoch >= loader->batchesPerEpoch())
-        throw CheckpointError("checkpoint " + runDir + "/" + run_files::kLastCheckpoint + " stopped at batch " +
-                              std::to_string(counters.batchInEpoch) + " of an epoch that now has " +
-                              std::to_string(loader->batchesPerEpoch()) +
-                              " batches: the run's data or batch size changed since; start a new run");
+      requirePositionFits(runDir + "/" + run_files::kLastCheckpoint, "now has",
+                          ": the run's data or batch size changed since; start a new run");
       nonfiniteSeen = counters.nonfiniteSteps;
       nonfinite.fill_(static_cast<double>(nonfiniteSeen));
       log::info("resumed at step " + std::to_string(counters.step) + " (epoch " + std::to_string(counters.epoch) +
                 ", batch " + std::to_string(counters.batchInEpoch) + ")");
-      readLineage();
+      readLineage(stored);
     } else if (!start.forkCheckpoint.empty()) {
       startFork();
     }
@@ -290,14 +288,29 @@ struct Trainer::State {
                                             : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
   }
 
-  // A resumed run's lineage from its settings.json: the fork's step shift
-  // and the continuations.
-  void readLineage() {
+  // The loaded checkpoint's position must lie inside an epoch of this
+  // loader ("that <epochHas> N batches<advice>" says why it does not).
+  void requirePositionFits(const std::string& path, const std::string& epochHas, const std::string& advice) const {
+    if (counters.batchInEpoch < loader->batchesPerEpoch()) return;
+    throw CheckpointError("checkpoint " + path + " stopped at batch " + std::to_string(counters.batchInEpoch) +
+                          " of an epoch that " + epochHas + " " + std::to_string(loader->batchesPerEpoch()) +
+                          " batches" + advice);
+  }
+
+  // A resumed run's settings.json run_info, read once for its model file
+  // and its lineage (an empty object when there is none).
+  nlohmann::json storedRunInfo() const {
+    const auto doc = nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"),
+                                           nullptr, false);
+    const char* key = run_files::run_info::kKey;
+    if (!doc.is_object() || !doc.contains(key) || !doc[key].is_object()) return nlohmann::json::object();
+    return doc[key];
+  }
+
+  // A resumed run's lineage: the fork's step shift and the continuations.
+  void readLineage(const nlohmann::json& info) {
     namespace k = run_files::run_info;
     const std::string path = runDir + "/" + run_files::kSettings;
-    const auto doc = nlohmann::json::parse(readFileBytes(path, "settings file"), nullptr, false);
-    if (!doc.is_object() || !doc.contains(k::kKey) || !doc[k::kKey].is_object()) return;
-    const auto& info = doc[k::kKey];
     try {
       if (info.contains(k::kParent)) {
         parentInfo = info[k::kParent];
@@ -383,29 +396,27 @@ struct Trainer::State {
   // state when the optimizer is the same kind; everything else afresh.
   void startFork() {
     const std::string& path = start.forkCheckpoint;
+    const CheckpointFile file(path);  // read once for every part taken
     const bool sameOptimizer = parentInfo.value("optimizer", std::string()) == cfg.optimizer.kind;
     CheckpointParts from = parts();
     from.ema = nullptr;  // the fork's own average starts afresh
-    loadCheckpoint(path, from, device, /*withOptimizer=*/false);
+    loadCheckpoint(file, from, device, /*withOptimizer=*/false);
     if (sameOptimizer) {
       try {
-        loadOptimizerState(path, *optimizer);
+        loadOptimizerState(file, *optimizer);
       } catch (const CheckpointError& e) {
         optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
         log::info(std::string("the optimizer starts afresh: ") + e.what());
       }
     }
     if (cfg.precision.mode == "fp16" && parentInfo.value("precision", std::string()) == "fp16")
-      loadScalerState(path, *scaler);
+      loadScalerState(file, *scaler);
     const CheckpointCounters at = counters;
     counters = CheckpointCounters{};
     counters.step = at.step;
     counters.epoch = at.epoch;
     counters.batchInEpoch = at.batchInEpoch;
-    if (counters.batchInEpoch >= loader->batchesPerEpoch())
-      throw CheckpointError("checkpoint " + path + " stopped at batch " + std::to_string(counters.batchInEpoch) +
-                            " of an epoch that has " + std::to_string(loader->batchesPerEpoch()) +
-                            " batches with this fork's batch size; fork from a checkpoint at an epoch's end");
+    requirePositionFits(path, "has", " with this fork's batch size; fork from a checkpoint at an epoch's end");
     const int64_t k = cfg.train.accumulation_steps;
     stepShift = counters.step - counters.epoch * steps.stepsPerEpoch - (counters.batchInEpoch + k - 1) / k;
     parentInfo["step_shift"] = stepShift;
@@ -448,13 +459,9 @@ struct Trainer::State {
     return static_cast<double>(bytes) <= 0.5 * static_cast<double>(freeMemoryBytes(device));
   }
 
-  void checkSameModelFile() {
-    const auto doc = nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"), nullptr,
-                                           false);
-    const auto pointer = nlohmann::json::json_pointer(std::string("/") + run_files::run_info::kKey + "/" +
-                                                      run_files::run_info::kModelSha256);
-    if (!doc.is_object() || !doc.contains(pointer)) return;
-    const std::string was = doc.at(pointer).get<std::string>();
+  void checkSameModelFile(const nlohmann::json& info) {
+    if (!info.contains(run_files::run_info::kModelSha256)) return;
+    const std::string was = info.at(run_files::run_info::kModelSha256).get<std::string>();
     if (was != modelSha256)
       throw ModelError("model.path " + cfg.model.path + " changed since this run started (SHA-256 " +
                        was.substr(0, 16) + "… then, " + modelSha256.substr(0, 16) +
@@ -1001,9 +1008,6 @@ struct Trainer::State {
   double lrFindSuggestion = MetricRecord::kNone, lrFindMinimum = MetricRecord::kNone;
   std::string lrFindEnd;
   void lrFindLoop(const LrFindOptions& o) {
-    const int64_t k = cfg.train.accumulation_steps;
-    const int64_t b = cfg.train.batch_size;
-    const int64_t n = data.train->size();
     const int64_t nb = loader->batchesPerEpoch();
     graphWanted = false;
     graphStatus = "off (learning-rate range test)";
@@ -1017,28 +1021,18 @@ struct Trainer::State {
     while (counters.step < o.steps && !stopRequested) {
       loader->startEpoch(counters.epoch, counters.batchInEpoch);
       while (counters.batchInEpoch < nb && counters.step < o.steps && !stopRequested) {
-        const int64_t groupEnd = std::min(counters.batchInEpoch + k, nb);
-        const int64_t groupSamples = std::min(groupEnd * b, n) - counters.batchInEpoch * b;
-        std::vector<Batch> group;
-        for (int64_t i = counters.batchInEpoch; i < groupEnd; ++i) {
-          Batch batch;
-          if (!loader->next(batch)) throw std::logic_error("loader ended before its epoch");
-          group.push_back(std::move(batch));
-        }
-        counters.batchInEpoch = groupEnd;
+        int64_t groupSamples = 0;
+        bool full = false;
+        const std::vector<Batch> group = nextGroup(groupSamples, full);
         const double t = static_cast<double>(counters.step) / static_cast<double>(o.steps - 1);
         const double lr = o.lrMin * std::pow(o.lrMax / o.lrMin, t);
-        pendingStats.push_back(eagerStep(group, groupSamples, lr, std::nullopt));
+        pendingStats.push_back(eagerStep(group, groupSamples, lr, std::nullopt, full));
         pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples});
         ++counters.step;
         ch.step = counters.step;
         const double loss = pendingStats.back()[0].item<double>();
         flushStats();
-        const bool epochDone = counters.batchInEpoch >= nb;
-        if (epochDone) {
-          ++counters.epoch;
-          counters.batchInEpoch = 0;
-        }
+        const bool epochDone = closeEpochIfDone();
         if (!std::isfinite(loss) || divergedAt) {
           lrFindEnd = "the loss or the gradients are not finite at learning rate " + fmt(lr);
           stopRequested = true;
@@ -1088,10 +1082,37 @@ struct Trainer::State {
               " (steepest fall of the smoothed loss), lowest loss at " + fmt(lrFindMinimum));
   }
 
-  void trainLoop() {
+  // The next step's micro-batches from the loader: accumulation_steps of
+  // them, fewer at an epoch's end. `samples`: their examples; `full`: k whole
+  // batches, the shape every other step has (the one recorded and tuned).
+  std::vector<Batch> nextGroup(int64_t& samples, bool& full) {
     const int64_t k = cfg.train.accumulation_steps;
     const int64_t b = cfg.train.batch_size;
-    const int64_t n = data.train->size();
+    const int64_t groupEnd = std::min(counters.batchInEpoch + k, loader->batchesPerEpoch());
+    samples = std::min(groupEnd * b, data.train->size()) - counters.batchInEpoch * b;
+    full = groupEnd - counters.batchInEpoch == k;
+    std::vector<Batch> group;
+    for (int64_t i = counters.batchInEpoch; i < groupEnd; ++i) {
+      Batch batch;
+      if (!loader->next(batch)) throw std::logic_error("loader ended before its epoch");
+      full = full && batch.size() == b;
+      group.push_back(std::move(batch));
+    }
+    counters.batchInEpoch = groupEnd;
+    return group;
+  }
+
+  // After a step: moves the position to the next epoch when this one is
+  // done; true then.
+  bool closeEpochIfDone() {
+    if (counters.batchInEpoch < loader->batchesPerEpoch()) return false;
+    ++counters.epoch;
+    counters.batchInEpoch = 0;
+    ch.epoch = counters.epoch;
+    return true;
+  }
+
+  void trainLoop() {
     const int64_t nb = loader->batchesPerEpoch();
     const int64_t stopAt = options.stopAtStep > 0 ? options.stopAtStep : steps.totalSteps;
     windowStart = Clock::now();
@@ -1101,17 +1122,9 @@ struct Trainer::State {
       const int64_t stepBefore = counters.step;
       loader->startEpoch(counters.epoch, counters.batchInEpoch);
       while (counters.batchInEpoch < nb && counters.step < steps.totalSteps && !stopRequested) {
-        const int64_t groupEnd = std::min(counters.batchInEpoch + k, nb);
-        const int64_t groupSamples = std::min(groupEnd * b, n) - counters.batchInEpoch * b;
-        std::vector<Batch> group;
-        bool full = groupEnd - counters.batchInEpoch == k;
-        for (int64_t i = counters.batchInEpoch; i < groupEnd; ++i) {
-          Batch batch;
-          if (!loader->next(batch)) throw std::logic_error("loader ended before its epoch");
-          full = full && batch.size() == b;
-          group.push_back(std::move(batch));
-        }
-        counters.batchInEpoch = groupEnd;
+        int64_t groupSamples = 0;
+        bool full = false;
+        std::vector<Batch> group = nextGroup(groupSamples, full);
         const double lr = schedule->lr(counters.step) * counters.lrMultiplier;
         const std::optional<double> momentum = schedule->momentum(counters.step);
         pendingStats.push_back(graphWanted && full ? graphStep(group, groupSamples, lr, momentum)
@@ -1125,12 +1138,7 @@ struct Trainer::State {
           ema->update(*model);
 
         if (pending.size() >= static_cast<size_t>(cfg.train.log_every_steps)) flushStats();
-        const bool epochDone = counters.batchInEpoch >= nb;
-        if (epochDone) {
-          ++counters.epoch;
-          counters.batchInEpoch = 0;
-          ch.epoch = counters.epoch;
-        }
+        const bool epochDone = closeEpochIfDone();
         const int64_t every = cfg.evaluation.every_steps;
         const bool evalDue = every > 0 ? counters.step % every == 0 : epochDone;
         if (evalDue || counters.step == steps.totalSteps) {
