@@ -14,6 +14,10 @@ class TestLrFind : public QObject {
   void sweepsStopsAndSuggests() {
     QTemporaryDir dir;
     TrainConfig c = test::smallConfig(dir.path());  // 16 steps an epoch: the sweep crosses epochs
+    // A schedule the sweep does not use, which a run would refuse (a OneCycle
+    // warm-up of one step): it does not stop the sweep.
+    c.schedule.kind = "onecycle";
+    c.train.max_steps = 2;
     LrFindOptions o;
     o.lrMin = 1e-5;
     o.lrMax = 100;

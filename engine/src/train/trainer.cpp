@@ -358,7 +358,9 @@ struct Trainer::State {
     if (cfg.train.max_steps == 0) steps.totalSteps += stepShift;
     const int64_t planned = steps.totalSteps;
     if (!extensions.empty()) steps.totalSteps = std::max(planned, extensions.back().to);
-    if (const std::string why = schedulePlanError(cfg.schedule, planned); !why.empty() && counters.step < planned)
+    // A learning-rate range test sets its own rates: the schedule is not used.
+    if (const std::string why = schedulePlanError(cfg.schedule, planned);
+        !why.empty() && counters.step < planned && !start.lrFind)
       throw InputError(why);
     for (const auto& e : extensions)
       if (const std::string why = schedulePlanError(e.schedule, e.to - e.from, "the continuation's schedule");
