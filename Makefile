@@ -85,6 +85,7 @@ sanitize: setup
 bench: build
 	./$(BUILD)/bench/bench_engine
 	./$(BUILD)/bench/bench_image_folder
+	./$(BUILD)/bench/bench_memory
 	./$(BUILD)/bench/bench_replot
 	./$(BUILD)/bench/bench_window
 

@@ -245,6 +245,14 @@ int main(int argc, char** argv) {
   lrFind->add_option("--steps", find.steps, "Optimizer steps of the sweep (default 100)");
   lrFind->add_option("--out", outDir, "Folder for run folders (output.dir)");
 
+  SettingsSource batchSettings;
+  studio::BatchFindOptions batchFind;
+  auto* batchFindCmd =
+      app.add_subcommand("batch-find", "The largest micro-batch whose training step fits in the device's memory");
+  batchSettings.addTo(batchFindCmd);
+  batchFindCmd->add_option("--max", batchFind.maxBatch, "The largest micro-batch to try (default 65536)");
+  batchFindCmd->add_option("--out", outDir, "Folder for run folders (output.dir)");
+
   SettingsSource queueSettings;
   std::vector<std::string> grids;
   std::string queueFile = "runs/queue.json";
@@ -309,6 +317,26 @@ int main(int argc, char** argv) {
                                                                                   : s.lrFindSuggestion);
       } else if (rc == 0) {
         std::printf("learning-rate range test: %s; too few steps to suggest a rate\n", s.lrFindEnd.c_str());
+      }
+      return rc;
+    }
+    if (app.got_subcommand("batch-find")) {
+      studio::TrainConfig config = batchSettings.load();
+      if (!outDir.empty()) config.output.dir = outDir;
+      noteTorchScript(config);
+      studio::Session session;
+      session.findBatchSize(config, batchFind);
+      const int rc = runSession(session);
+      const studio::RunSummary s = session.summary();
+      if (rc == 0 && s.batchFindLargest > 0) {
+        const long long effective = static_cast<long long>(config.train.batch_size) * config.train.accumulation_steps;
+        std::printf("largest micro-batch that fits: %lld on %s", static_cast<long long>(s.batchFindLargest),
+                    s.device.c_str());
+        if (std::isfinite(s.batchFindLimitMiB)) std::printf(" (%.0f MiB)", s.batchFindLimitMiB);
+        std::printf("\n  for the effective batch of %lld: --set train.batch_size=%lld --set "
+                    "train.accumulation_steps=%lld\n",
+                    effective, static_cast<long long>(s.batchFindMicro),
+                    static_cast<long long>(s.batchFindAccumulation));
       }
       return rc;
     }

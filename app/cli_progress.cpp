@@ -41,6 +41,10 @@ void CliProgress::record(const MetricRecord& r) {
   } else if (r.kind == RecordKind::EarlyStop) {
     clearLine();
     std::fprintf(m_out, "step %lld: early stop (train.early_stopping)\n", static_cast<long long>(r.step));
+  } else if (r.kind == RecordKind::OomBackoff) {
+    clearLine();
+    std::fprintf(m_out, "step %lld: out of memory; going on with micro-batches of %lld (memory.oom_backoff)\n",
+                 static_cast<long long>(r.step), static_cast<long long>(r.microBatch));
   } else if (r.kind == RecordKind::Rollback) {
     clearLine();
     std::fprintf(m_out, "rolled back to the checkpoint of step %lld; learning rate now %g\n",

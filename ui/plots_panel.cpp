@@ -182,6 +182,10 @@ void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r) {
     m_charts[Loss]->addMarker(x, tr("not finite"));
     return;
   }
+  if (r.kind == RecordKind::OomBackoff) {
+    for (Chart c : {Loss, Memory}) m_charts[c]->addMarker(x, tr("out of memory: micro-batch → %1").arg(r.microBatch));
+    return;
+  }
   if (r.kind == RecordKind::Rollback) {
     // The steps after the checkpoint no longer stand: their points go, the
     // run continues from there.

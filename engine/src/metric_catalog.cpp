@@ -32,6 +32,9 @@ std::vector<MetricSpec> make() {
   m.push_back(real("mem_allocated_mib", "allocated", "MiB", K::Train, C::Memory, &MetricRecord::memAllocatedMiB, 0));
   m.push_back(real("mem_reserved_mib", "reserved", "MiB", K::Train, C::Memory, &MetricRecord::memReservedMiB, 1));
   m.push_back(real("mem_peak_mib", "peak allocated", "MiB", K::Train, C::Memory, &MetricRecord::memPeakMiB, 3));
+  MetricSpec micro{"micro_batch", "micro-batch", "examples", K::Train, C::None};
+  micro.whole = &MetricRecord::microBatch;
+  m.push_back(micro);
   MetricSpec evalLoss = real("eval_loss", "eval", "cross-entropy", K::Eval, C::Loss, &MetricRecord::evalLoss, 1);
   evalLoss.dashed = true;
   evalLoss.dots = true;

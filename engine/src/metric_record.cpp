@@ -17,6 +17,7 @@ const char* kindName(RecordKind k) {
     case RecordKind::NonFinite: return "nonfinite";
     case RecordKind::Rollback: return "rollback";
     case RecordKind::EarlyStop: return "early_stop";
+    case RecordKind::OomBackoff: return "oom_backoff";
   }
   return "train";
 }
@@ -86,6 +87,7 @@ bool parseMetricsCsvRow(const std::string& line, MetricRecord& r, const MetricsC
     else if (f[0] == "nonfinite") r.kind = RecordKind::NonFinite;
     else if (f[0] == "rollback") r.kind = RecordKind::Rollback;
     else if (f[0] == "early_stop") r.kind = RecordKind::EarlyStop;
+    else if (f[0] == "oom_backoff") r.kind = RecordKind::OomBackoff;
     else return false;
     size_t used = 0;
     r.step = std::stoll(f[1], &used);

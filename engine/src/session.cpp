@@ -133,6 +133,19 @@ void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& f
   m_impl->launch(c, dir, from, {});
 }
 
+void Session::findBatchSize(const TrainConfig& config, const BatchFindOptions& find) {
+  auto errors = validate(config);
+  if (!errors.empty()) throw InvalidSettings(errors);
+  if (find.maxBatch < 2 || find.maxBatch > (int64_t(1) << 24))
+    throw InputError("batch-find --max must be between 2 and 16777216 (got " + std::to_string(find.maxBatch) + ")");
+  TrainConfig c = config;
+  c.name += "-batch-find";
+  std::string dir = RunRecorder::createRunDir(c.output.dir, c.name);
+  RunStart from;
+  from.batchFind = find;
+  m_impl->launch(c, dir, from, {});
+}
+
 std::string Session::fork(const std::string& parentDir, const ForkOptions& fork, const StartOptions& options) {
   ForkPlan plan = planFork(parentDir, fork);
   std::string dir = RunRecorder::createRunDir(plan.config.output.dir, plan.config.name);

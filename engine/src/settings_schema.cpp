@@ -359,6 +359,22 @@ std::vector<FieldSpec> makeSchema() {
       "Store images and conv weights as NHWC; faster convolutions with fp16/bf16 on tensor cores.");
   add("performance.zero_grad_to_none", prec, "Zero grad to none", T::Bool,
       "Free gradients between steps instead of filling them with zeros: less memory traffic.");
+  choices(add("memory.activation_checkpointing", prec, "Activation checkpointing", T::Choice,
+              "Keep only each segment's input in the forward pass and recompute its activations in the backward "
+              "pass: less memory for some more compute (built-in models). auto: segments of about sqrt(blocks) "
+              "blocks (Chen et al. 2016); every: segments of the given number of blocks."),
+          {"off", "auto", "every"});
+  when(range(add("memory.checkpoint_blocks", prec, "Checkpoint: blocks per segment", T::Int,
+                 "Blocks (residual blocks, conv stages, hidden layers) recomputed together."),
+             between(1, 1 << 20)),
+       [](const TrainConfig& c) { return c.memory.activation_checkpointing == "every"; });
+  add("memory.oom_backoff", prec, "Out of memory: back off", T::Bool,
+      "When a step runs out of memory, halve the micro-batch and double the accumulation (same effective batch), "
+      "mark it on the curves, and go on.");
+  range(add("memory.cpu_limit_mib", prec, "CPU memory limit (MiB, 0: none)", T::Int,
+            "On the CPU: the most tensor memory the training may allocate after the data is loaded; past it the "
+            "step runs out of memory as it would on a GPU."),
+        atLeast(0));
 
   add("performance.device", perf, "Device", T::Text, "auto (the GPU when there is one), cpu, cuda or cuda:N.");
   add("performance.cudnn_benchmark", perf, "cuDNN benchmark", T::Bool,

@@ -150,6 +150,12 @@ void describe(V& v, TrainConfig& c) {
     v.field("cuda_graphs", p.cuda_graphs);
     v.field("threads", p.threads);
   });
+  v.section("memory", [&] {
+    v.field("activation_checkpointing", c.memory.activation_checkpointing);
+    v.field("checkpoint_blocks", c.memory.checkpoint_blocks);
+    v.field("oom_backoff", c.memory.oom_backoff);
+    v.field("cpu_limit_mib", c.memory.cpu_limit_mib);
+  });
   v.section("loader", [&] {
     v.field("mode", c.loader.mode);
     v.field("workers", c.loader.workers);
@@ -437,6 +443,10 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"performance.device", "must be auto, cpu, cuda or cuda:N (got \"" + p.device + "\")"});
   if (p.cuda_graphs == "on" && p.device == "cpu")
     e.push_back({"performance.cuda_graphs", "is on, but performance.device is cpu: CUDA graphs need a CUDA GPU"});
+  if (c.memory.activation_checkpointing != "off" && c.model.kind == "torchscript")
+    e.push_back({"memory.activation_checkpointing",
+                 "works on the built-in models (mlp, cnn, resnet), not on a TorchScript model: its layers "
+                 "cannot be split into recomputed segments; set it to off"});
   if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
   return e;
 }

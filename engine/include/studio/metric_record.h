@@ -16,7 +16,11 @@ namespace studio {
 // Rollback: the run went back to the checkpoint at `step`, with learning
 // rate `lr` (rows after that step no longer stand); EarlyStop: the run ends
 // at `step` (train.early_stopping: no improvement for its patience).
-enum class RecordKind : uint8_t { Train = 0, Eval = 1, LrChange = 2, NonFinite = 3, Rollback = 4, EarlyStop = 5 };
+// OomBackoff: a step ran out of memory; the micro-batch is halved (microBatch
+// holds the new one) and the step is made again.
+enum class RecordKind : uint8_t {
+  Train = 0, Eval = 1, LrChange = 2, NonFinite = 3, Rollback = 4, EarlyStop = 5, OomBackoff = 6
+};
 
 struct MetricRecord {
   static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
@@ -35,6 +39,7 @@ struct MetricRecord {
   double memAllocatedMiB = kNone;  // CUDA allocator; process RSS on the CPU
   double memReservedMiB = kNone;
   double memPeakMiB = kNone;
+  int64_t microBatch = 0;          // examples per forward pass (memory.oom_backoff may lower it)
   double evalLoss = kNone;
   double evalAccuracy = kNone;
   double emaEvalLoss = kNone;      // the weights' moving average (train.ema)

@@ -59,6 +59,16 @@ struct RunSummary {
   double lrFindSuggestion = MetricRecord::kNone;
   double lrFindMinimum = MetricRecord::kNone;
   std::string lrFindEnd;
+  // The largest micro-batch that fits (Session::findBatchSize): 0 when the
+  // run was not one; the micro-batch and accumulation that keep the
+  // effective batch of the settings; each size tried and whether it fit.
+  int64_t batchFindLargest = 0;
+  int64_t batchFindMicro = 0;
+  int64_t batchFindAccumulation = 0;
+  double batchFindLimitMiB = MetricRecord::kNone;  // the memory it was measured against
+  std::vector<std::pair<int64_t, bool>> batchFindTried;
+  // memory.oom_backoff: the micro-batch at the end, when it was lowered.
+  int64_t microBatch = 0;
   // Where the wall time went: setting up (data, model, device), training
   // steps, evaluations, checkpoints and other writes.
   double setupSeconds = 0, trainSeconds = 0, evalSeconds = 0, writeSeconds = 0;
@@ -123,6 +133,18 @@ struct LrFindOptions {
   double divergeFactor = 4.0;
 };
 
+// training-studio-cli batch-find: the largest micro-batch whose training step
+// (forward, backward and optimizer step, with the run's model, precision and
+// optimizer) fits in the device's memory. Sizes double from 1 until one runs
+// out of memory (c10::OutOfMemoryError, caught and freed), then a bisection
+// narrows the step to within 1/16. On the CPU the memory is that of
+// memory.cpu_limit_mib, or half of what is free when it is 0 (the kernel
+// would kill the process, not report it). Its own run folder records the
+// result (summary.json "batch_find").
+struct BatchFindOptions {
+  int64_t maxBatch = 65536;  // no larger size is tried
+};
+
 // Settings that do not validate; what() lists every error with its field.
 struct InvalidSettings : InputError {
   // source: where the settings came from ("settings file runs/x/settings.json").
@@ -155,6 +177,10 @@ class Session {
   // A learning-rate range test on these settings in a new run folder
   // (named <name>-lr-find); throws InputError for bad options.
   void findLearningRate(const TrainConfig& config, const LrFindOptions& find);
+  // batch-find on these settings in a new run folder (<name>-batch-find);
+  // throws InputError for bad options. The run fails (bad input) when not
+  // even a micro-batch of 2 fits.
+  void findBatchSize(const TrainConfig& config, const BatchFindOptions& find);
 
   void pause();
   void resumeTraining();

@@ -161,6 +161,21 @@ struct PerformanceConfig {
   int threads = 0;             // CPU intra-op threads; 0: all cores
 };
 
+// Memory techniques.
+struct MemoryConfig {
+  // Recompute activations in the backward pass instead of keeping them (Chen
+  // et al. 2016): off | auto (segments of about sqrt(blocks) blocks) | every
+  // (segments of checkpoint_blocks blocks). Built-in models only.
+  std::string activation_checkpointing = "off";
+  int checkpoint_blocks = 2;
+  // An out-of-memory error during a step halves the micro-batch and doubles
+  // the accumulation (the same effective batch and schedule); the run goes on.
+  bool oom_backoff = true;
+  // CPU only: the most tensor memory (MiB) the run may allocate after loading
+  // its data (0: no limit); past it, an out-of-memory error as on a GPU.
+  int64_t cpu_limit_mib = 0;
+};
+
 struct LoaderConfig {
   std::string mode = "auto";   // auto | device | workers
   int workers = 2;
@@ -192,6 +207,7 @@ struct TrainConfig {
   ScheduleConfig schedule;
   PrecisionConfig precision;
   PerformanceConfig performance;
+  MemoryConfig memory;
   LoaderConfig loader;
   EvaluationConfig evaluation;
   OutputConfig output;

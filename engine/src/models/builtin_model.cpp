@@ -1,5 +1,16 @@
 #include "models/builtin_model.h"
 
+#include <ATen/autocast_mode.h>
+#include <ATen/core/Generator.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#include <cmath>
+#include <mutex>
+#include <optional>
+
+#include "train/autocast_scope.h"
+
 #include "models/model_factory.h"
 #include "run/tensor_archive.h"
 #include "studio/file_io.h"
@@ -25,7 +36,8 @@ int64_t count(const std::vector<torch::Tensor>& params) {
 
 BuiltinModel::BuiltinModel(const ModelConfig& c, const InputShape& input, int64_t classes)
     : m_net(buildModel(c, input, classes)),
-      m_description(c.kind + " w" + std::to_string(c.width) + " d" + std::to_string(c.depth)) {}
+      m_description(c.kind + " w" + std::to_string(c.width) + " d" + std::to_string(c.depth)),
+      m_input(input) {}
 
 int64_t BuiltinModel::parameterCount() { return count(m_net->parameters()); }
 
@@ -61,6 +73,191 @@ std::vector<std::string> BuiltinModel::exportTo(const std::string& dir) {
   const std::string path = dir + "/model.pt";
   writeFileAtomically(path, saveTensorArchive(c10::IValue(state)));
   return {path};
+}
+
+
+// ---- activation checkpointing ----------------------------------------------
+namespace {
+
+// One recomputed segment of one forward pass: what its backward needs to
+// run the same layers again as they ran the first time.
+struct SegmentRun : torch::CustomClassHolder {
+  torch::nn::Sequential net;
+  size_t begin = 0, end = 0;
+  std::vector<torch::Tensor> params;   // the segment's, that want gradients
+  std::vector<torch::Tensor> buffers;  // BatchNorm's running statistics
+  bool inputNeedsGrad = false;
+  // autocast as it was in the forward pass (backward runs without it)
+  at::DeviceType deviceType = at::kCPU;
+  bool autocast = false;
+  at::ScalarType autocastDtype = at::kFloat;
+  // The random state before the forward pass, when the segment has dropout:
+  // the recomputation draws the same masks.
+  std::optional<at::Generator> generator;
+  torch::Tensor rngState;
+
+  torch::Tensor run(torch::Tensor x) {
+    auto it = net->begin() + static_cast<std::ptrdiff_t>(begin);
+    for (size_t i = begin; i < end; ++i, ++it) x = it->forward(x);
+    return x;
+  }
+};
+
+struct CheckpointedSegment : torch::autograd::Function<CheckpointedSegment> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                c10::intrusive_ptr<SegmentRun> run, torch::Tensor x,
+                                                torch::TensorList params) {
+    (void)params;  // inputs only so that their gradients flow through this node
+    if (run->generator) {
+      std::lock_guard<std::mutex> lock(run->generator->mutex());
+      run->rngState = run->generator->get_state();
+    }
+    torch::Tensor y = run->run(x);  // autograd is off here: nothing is kept
+    ctx->save_for_backward({x});
+    ctx->saved_data["run"] = c10::IValue::make_capsule(run);
+    return {y};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list gradOut) {
+    auto run = c10::static_intrusive_pointer_cast<SegmentRun>(ctx->saved_data["run"].toCapsule());
+    torch::Tensor x = ctx->get_saved_variables()[0].detach().requires_grad_(run->inputNeedsGrad);
+    // The running statistics were updated by the forward pass already: the
+    // recomputation's update is undone once the gradients are taken (the
+    // backward pass checks that the tensors it saved were not changed).
+    std::vector<torch::Tensor> kept;
+    {
+      torch::NoGradGuard noGrad;
+      for (const auto& b : run->buffers) kept.push_back(b.clone());
+    }
+    torch::Tensor y;
+    {
+      torch::Tensor rngNow;
+      if (run->generator) {
+        std::lock_guard<std::mutex> lock(run->generator->mutex());
+        rngNow = run->generator->get_state();
+        run->generator->set_state(run->rngState);
+      }
+      {
+        torch::AutoGradMode grad(true);
+        AutocastScope ac(run->deviceType, run->autocast, run->autocastDtype);
+        y = run->run(x);
+      }
+      if (run->generator) {
+        std::lock_guard<std::mutex> lock(run->generator->mutex());
+        run->generator->set_state(rngNow);
+      }
+    }
+    std::vector<torch::Tensor> inputs;
+    if (run->inputNeedsGrad) inputs.push_back(x);
+    inputs.insert(inputs.end(), run->params.begin(), run->params.end());
+    const auto grads = torch::autograd::grad({y}, inputs, {gradOut[0]}, false, false, /*allow_unused=*/true);
+    {
+      torch::NoGradGuard noGrad;
+      for (size_t i = 0; i < kept.size(); ++i) run->buffers[i].copy_(kept[i]);
+    }
+    torch::autograd::variable_list out;
+    out.emplace_back();  // the run
+    size_t g = 0;
+    out.push_back(run->inputNeedsGrad ? grads[g++] : torch::Tensor());
+    while (g < grads.size()) out.push_back(grads[g++]);
+    return out;
+  }
+};
+
+}  // namespace
+
+torch::Tensor BuiltinModel::forward(const torch::Tensor& input) {
+  if (m_segments.empty() || !m_net->is_training() || !torch::GradMode::is_enabled()) return m_net->forward(input);
+  torch::Tensor x = input;
+  for (const auto& [begin, end] : m_segments) {
+    auto run = c10::make_intrusive<SegmentRun>();
+    run->net = m_net;
+    run->begin = begin;
+    run->end = end;
+    bool dropout = false;
+    for (size_t i = begin; i < end; ++i) {
+      const auto child = m_net->ptr(i);
+      for (const auto& p : child->parameters())
+        if (p.requires_grad()) run->params.push_back(p);
+      for (const auto& b : child->buffers()) run->buffers.push_back(b);
+      dropout = dropout || shortType(child->name()) == "Dropout";
+    }
+    run->inputNeedsGrad = x.requires_grad();
+    run->deviceType = x.device().type();
+    run->autocast = at::autocast::is_autocast_enabled(run->deviceType);
+    run->autocastDtype = at::autocast::get_autocast_dtype(run->deviceType);
+    if (dropout) run->generator = at::globalContext().defaultGenerator(x.device());
+    x = CheckpointedSegment::apply(run, x, torch::TensorList(run->params))[0];
+  }
+  auto it = m_net->begin() + static_cast<std::ptrdiff_t>(m_plainFrom);
+  for (; it != m_net->end(); ++it) x = it->forward(x);
+  return x;
+}
+
+std::string BuiltinModel::checkpointActivations(int64_t blocksPerSegment) {
+  // A block starts at each convolution, linear layer or residual block (a
+  // stage's batch norm, activation and pooling, a hidden layer's activation
+  // and dropout follow it); the last block, the classifier, is never
+  // recomputed.
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < m_net->size(); ++i) {
+    const std::string type = shortType(m_net->ptr(i)->name());
+    if (type == "Conv2d" || type == "Linear" || type == "ResidualBlock") starts.push_back(i);
+  }
+  if (!starts.empty()) starts.front() = 0;
+  const auto blocks = static_cast<int64_t>(starts.size()) - 1;
+  m_segments.clear();
+  m_plainFrom = 0;
+  if (blocks < 2)
+    return "nothing to recompute: " + m_description + " has " + std::to_string(std::max<int64_t>(blocks, 0)) +
+           " block(s) before its classifier";
+  // Segment ends, as block indices: every k blocks, or (auto) about sqrt(blocks)
+  // segments of about equal activation memory, as Chen et al. 2016 plan
+  // them: a block's cost is the size of what its layers output for one
+  // example (a residual block keeps about 7 tensors of its output's size).
+  std::vector<int64_t> ends;
+  if (blocksPerSegment > 0) {
+    for (int64_t b = blocksPerSegment; b < blocks; b += blocksPerSegment) ends.push_back(b);
+  } else {
+    std::vector<double> cost(static_cast<size_t>(blocks), 0.0);
+    const auto params = m_net->parameters();
+    const torch::Device device = params.empty() ? torch::Device(torch::kCPU) : params.front().device();
+    const auto rows = layers(sampleInput(m_input, 1, device));
+    for (int64_t b = 0; b < blocks; ++b)
+      for (size_t i = starts[static_cast<size_t>(b)]; i < starts[static_cast<size_t>(b + 1)]; ++i) {
+        double n = 1;
+        for (int64_t d : rows[i].output) n *= static_cast<double>(d);
+        cost[static_cast<size_t>(b)] += rows[i].type == "ResidualBlock" ? 7 * n : n;
+      }
+    double total = 0;
+    for (double c : cost) total += c;
+    const double budget = total / std::max(2.0, std::round(std::sqrt(static_cast<double>(blocks))));
+    double acc = 0;
+    for (int64_t b = 0; b < blocks; ++b) {
+      const double c = cost[static_cast<size_t>(b)];
+      if (acc > 0 && acc + c > budget) {
+        ends.push_back(b);
+        acc = 0;
+      }
+      acc += c;
+    }
+  }
+  // The last segment runs as usual: the backward pass needs its activations at once.
+  int64_t begin = 0;
+  std::string sizes;
+  for (int64_t end : ends) {
+    m_segments.emplace_back(starts[static_cast<size_t>(begin)], starts[static_cast<size_t>(end)]);
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(end - begin);
+    begin = end;
+  }
+  if (m_segments.empty())
+    return "nothing to recompute: " + m_description + "'s " + std::to_string(blocks) + " blocks make one segment" +
+           (blocksPerSegment > 0 ? " of " + std::to_string(blocksPerSegment) + " (use fewer blocks per segment)" : "");
+  m_plainFrom = m_segments.back().second;
+  return std::to_string(begin) + " of " + std::to_string(blocks) + " blocks recomputed, in " +
+         std::to_string(m_segments.size()) + " segment(s) of " + sizes + " block(s); the last " +
+         std::to_string(blocks - begin) + " block(s) and the classifier keep their activations";
 }
 
 }  // namespace studio

@@ -14,19 +14,26 @@ namespace studio {
 class BuiltinModel : public Model {
  public:
   BuiltinModel(const ModelConfig& config, const InputShape& input, int64_t classes);
-  torch::Tensor forward(const torch::Tensor& x) override { return m_net->forward(x); }
+  torch::Tensor forward(const torch::Tensor& x) override;
   std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
   int64_t parameterCount() override;
   std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
+  std::vector<torch::Tensor> buffers() override { return m_net->buffers(); }
   void setTraining(bool on) override { m_net->train(on); }
   void to(const torch::Device& device) override { m_net->to(device); }
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override { return m_description; }
   std::vector<std::string> exportTo(const std::string& dir) override;
+  std::string checkpointActivations(int64_t blocksPerSegment) override;
 
  private:
   torch::nn::Sequential m_net;
   std::string m_description;
+  InputShape m_input;
+  // Activation checkpointing: the recomputed segments' layers [begin, end),
+  // then the layers from m_plainFrom on run as usual.
+  std::vector<std::pair<size_t, size_t>> m_segments;
+  size_t m_plainFrom = 0;
 };
 
 }  // namespace studio

@@ -12,6 +12,11 @@ void Model::toChannelsLast() {
     if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
 }
 
+std::string Model::checkpointActivations(int64_t) {
+  throw InputError("memory.activation_checkpointing works on the built-in models (mlp, cnn, resnet), not on " +
+                   description() + "; set it to off");
+}
+
 torch::Tensor sampleInput(const InputShape& input, int64_t n, const torch::Device& device) {
   auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
   if (input.features > 0) return torch::zeros({n, input.features}, opts);
@@ -40,6 +45,9 @@ void checkModelOutput(Model& model, const ModelConfig& config, const InputShape&
   } catch (const ModelError&) {
     model.setTraining(true);
     throw;
+  } catch (const c10::OutOfMemoryError&) {
+    model.setTraining(true);
+    throw;  // the memory is full, not the model wrong
   } catch (const std::exception& e) {
     model.setTraining(true);
     const c10::Error* ce = dynamic_cast<const c10::Error*>(&e);

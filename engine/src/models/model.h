@@ -39,6 +39,8 @@ class Model {
   virtual int64_t parameterCount() = 0;
   // Parameters then buffers, by name: what a checkpoint and an export hold.
   virtual std::vector<std::pair<std::string, torch::Tensor>> namedState() = 0;
+  // The buffers alone (BatchNorm's running statistics).
+  virtual std::vector<torch::Tensor> buffers() = 0;
   virtual void setTraining(bool on) = 0;
   virtual void to(const torch::Device& device) = 0;
   // Conv weights (4-d parameters) in channels-last layout.
@@ -50,6 +52,14 @@ class Model {
   virtual std::string description() const = 0;
   // Writes the model for use outside the studio into dir; the files written.
   virtual std::vector<std::string> exportTo(const std::string& dir) = 0;
+  // memory.activation_checkpointing: splits the layers into segments of
+  // `blocksPerSegment` blocks (0: about sqrt(blocks), as Chen et al. 2016);
+  // in training, every segment but the last keeps only its input in the
+  // forward pass and recomputes its activations in the backward pass (the
+  // same gradients, dropout masks and BatchNorm statistics as without).
+  // Returns what it did, for the log ("4 segments of 3 blocks ..."); throws
+  // InputError when this model cannot be split.
+  virtual std::string checkpointActivations(int64_t blocksPerSegment);
 };
 
 // Throws ModelError naming model.path when a TorchScript file cannot be used.

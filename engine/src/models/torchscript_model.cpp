@@ -68,6 +68,12 @@ std::vector<torch::Tensor> TorchScriptModel::parameters() {
   return out;
 }
 
+std::vector<torch::Tensor> TorchScriptModel::buffers() {
+  std::vector<torch::Tensor> out;
+  for (const auto& b : m_module.buffers()) out.push_back(b);
+  return out;
+}
+
 std::vector<std::pair<std::string, torch::Tensor>> TorchScriptModel::namedState() {
   std::vector<std::pair<std::string, torch::Tensor>> out;
   for (const auto& p : m_module.named_parameters()) out.emplace_back(p.name, p.value);

@@ -20,6 +20,7 @@ class TorchScriptModel : public Model {
   std::vector<torch::Tensor> parameters() override;
   int64_t parameterCount() override { return countParameters(m_module); }
   std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
+  std::vector<torch::Tensor> buffers() override;
   static int64_t countParameters(const torch::jit::Module& m);
   void setTraining(bool on) override { m_module.train(on); }
   void to(const torch::Device& device) override { m_module.to(device); }

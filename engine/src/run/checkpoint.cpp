@@ -83,6 +83,7 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   counters.insert("wall_seconds", c.wallSeconds);
   counters.insert("nonfinite_steps", c.nonfiniteSteps);
   counters.insert("rollbacks", c.rollbacks);
+  counters.insert("micro_split", c.microSplit);
   counters.insert("early_best", c.earlyBest);
   counters.insert("early_best_step", c.earlyBestStep);
   counters.insert("early_bad_evals", c.earlyBadEvals);
@@ -121,6 +122,7 @@ CheckpointCounters countersOf(const ArchiveDict& a, const std::string& path) {
   c.wallSeconds = counters.real("wall_seconds");
   c.nonfiniteSteps = counters.integer("nonfinite_steps");
   c.rollbacks = counters.integer("rollbacks");
+  if (counters.has("micro_split")) c.microSplit = std::max<int64_t>(1, counters.integer("micro_split"));
   if (counters.has("early_best")) {  // checkpoints from before early stopping have none
     c.earlyBest = counters.real("early_best");
     c.earlyBestStep = counters.integer("early_best_step");

@@ -32,6 +32,8 @@ struct CheckpointCounters {
   double wallSeconds = 0;
   int64_t nonfiniteSteps = 0;  // steps whose loss or gradients were not finite
   int64_t rollbacks = 0;
+  // memory.oom_backoff: each loader batch runs in this many forward passes.
+  int64_t microSplit = 1;
   // train.early_stopping: the best value of its metric so far (NaN: none yet),
   // the step it came at, and the evaluations since without improvement.
   double earlyBest = std::numeric_limits<double>::quiet_NaN();

@@ -123,6 +123,16 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
   if (!s.lrFindEnd.empty())
     j["lr_find"] = {{"suggested_lr", num(s.lrFindSuggestion)}, {"lowest_loss_lr", num(s.lrFindMinimum)},
                     {"ended", s.lrFindEnd}};
+  if (s.batchFindMicro > 0 || !s.batchFindTried.empty()) {
+    nlohmann::json tried = nlohmann::json::array();
+    for (const auto& [n, fits] : s.batchFindTried) tried.push_back({{"micro_batch", n}, {"fits", fits}});
+    j["batch_find"] = {{"largest_micro_batch", s.batchFindLargest},
+                       {"micro_batch", s.batchFindMicro},
+                       {"accumulation_steps", s.batchFindAccumulation},
+                       {"memory_mib", num(s.batchFindLimitMiB)},
+                       {"tried", tried}};
+  }
+  if (s.microBatch > 0) j["micro_batch"] = s.microBatch;
   if (!std::isnan(s.emaTestAccuracy))
     j["ema"] = {{"test_accuracy", num(s.emaTestAccuracy)}, {"test_loss", num(s.emaTestLoss)}};
   if (!s.cudaGraphs.empty()) j["cuda_graphs"] = s.cudaGraphs;

@@ -1,12 +1,14 @@
 #include "train/trainer.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/version.h>
 
 #include <chrono>
+#include <exception>
 #include <optional>
 
 #include "data/batch_loader.h"
@@ -27,6 +29,7 @@
 #include "studio/lr_schedule.h"
 #include "studio/run_layout.h"
 #include "train/autocast_scope.h"
+#include "train/cpu_memory.h"
 #include "train/device_info.h"
 #include "train/evaluator.h"
 #include "train/step_graph.h"
@@ -82,6 +85,7 @@ struct PendingStep {
   int64_t step, epoch;
   double lr;
   int64_t samples;
+  int64_t microBatch;
 };
 
 }  // namespace
@@ -100,6 +104,7 @@ struct Trainer::State {
   std::shared_ptr<Dataset> valSet, testSet;  // on the device when it holds the data
   LoaderOptions loaderOptions;
   std::unique_ptr<BatchLoader> loader;
+  std::unique_ptr<CpuMemoryMeter> cpuMemory;  // memory.cpu_limit_mib on the CPU
   std::unique_ptr<Model> model;
   std::string modelSha256;
   std::unique_ptr<Optimizer> optimizer;
@@ -143,6 +148,28 @@ struct Trainer::State {
   std::optional<std::pair<int64_t, EvalResult>> lastTestEval;
   bool stopRequested = false;
   bool paused = false;
+  std::string checkpointing;  // memory.activation_checkpointing, as the model applied it
+  // What the run was doing, for an out-of-memory message: "" (a training
+  // step), "setup" or "evaluation".
+  std::string busyWith;
+  // Sets busyWith for its scope; an error leaving the scope leaves it set,
+  // for the message.
+  struct Busy {
+    std::string& slot;
+    std::string before;
+    int exceptions = std::uncaught_exceptions();
+    Busy(std::string& s, const char* what) : slot(s), before(s) { slot = what; }
+    ~Busy() {
+      if (std::uncaught_exceptions() == exceptions) slot = before;
+    }
+  };
+
+  // memory.oom_backoff: the examples per forward pass (the loader's batch in
+  // counters.microSplit parts).
+  int64_t microBatch() const {
+    const int64_t b = cfg.train.batch_size, k = counters.microSplit;
+    return (b + k - 1) / k;
+  }
 
   // performance.cuda_graphs: after kGraphWarmup eager steps, each full step
   // (k full micro-batches) replays one recorded graph of the whole step; a
@@ -218,6 +245,29 @@ struct Trainer::State {
 
     warmup.wait();
     setPhase("building the model");
+    int64_t cpuLimitMiB = cfg.memory.cpu_limit_mib;
+    if (start.batchFind && cpuLimitMiB == 0 && !device.is_cuda()) {
+      // Past the machine's memory the kernel kills the process; a limit
+      // turns that into an error the search can catch.
+      cpuLimitMiB = std::max<int64_t>(1, (freeMemoryBytes(device) / 2) >> 20);
+      log::info("batch-find on the CPU: measured against half of the free memory, " + std::to_string(cpuLimitMiB) +
+                " MiB (set memory.cpu_limit_mib to choose)");
+    }
+    if (cpuLimitMiB > 0) {
+      if (device.is_cuda()) {
+        log::warn("memory.cpu_limit_mib applies on the CPU; this run is on " + describeDevice(device) +
+                  " and uses the GPU's memory as it is");
+      } else {
+        try {
+          cpuMemory = std::make_unique<CpuMemoryMeter>(cpuLimitMiB << 20);
+        } catch (const std::logic_error&) {
+          throw InputError("memory.cpu_limit_mib: another run in this process already has a CPU memory limit; "
+                           "start this one when it has ended, or set the limit to 0");
+        }
+        log::info("CPU tensor memory limited to " + std::to_string(cpuLimitMiB) +
+                  " MiB (memory.cpu_limit_mib), counted from after the data was loaded");
+      }
+    }
     model = makeModel(cfg.model, data.input, data.numClasses());
     if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
       modelSha256 = ts->sha256();
@@ -229,6 +279,11 @@ struct Trainer::State {
       checkModelOutput(*model, cfg.model, data.input, data.numClasses(), device);
     }
     if (cfg.performance.channels_last) model->toChannelsLast();
+    if (cfg.memory.activation_checkpointing != "off") {
+      const int64_t every = cfg.memory.activation_checkpointing == "every" ? cfg.memory.checkpoint_blocks : 0;
+      checkpointing = model->checkpointActivations(every);
+      log::info("activation checkpointing (" + cfg.memory.activation_checkpointing + "): " + checkpointing);
+    }
     model->setTraining(true);
     optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
     scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == "fp16");
@@ -358,9 +413,10 @@ struct Trainer::State {
     if (cfg.train.max_steps == 0) steps.totalSteps += stepShift;
     const int64_t planned = steps.totalSteps;
     if (!extensions.empty()) steps.totalSteps = std::max(planned, extensions.back().to);
-    // A learning-rate range test sets its own rates: the schedule is not used.
+    // A learning-rate range test sets its own rates, batch-find makes one
+    // step per size: the schedule is not used.
     if (const std::string why = schedulePlanError(cfg.schedule, planned);
-        !why.empty() && counters.step < planned && !start.lrFind)
+        !why.empty() && counters.step < planned && !start.lrFind && !start.batchFind)
       throw InputError(why);
     for (const auto& e : extensions)
       if (const std::string why = schedulePlanError(e.schedule, e.to - e.from, "the continuation's schedule");
@@ -437,6 +493,8 @@ struct Trainer::State {
     std::string why;
     if (!device.is_cuda()) why = "the run is on the CPU";
     else if (!StepGraph::available()) why = "this LibTorch was built without CUDA";
+    else if (cfg.memory.activation_checkpointing != "off") why = "activation checkpointing recomputes in the backward pass";
+    else if (counters.microSplit > 1) why = "the micro-batch was split after running out of memory";
     else why = optimizer->notCapturable(schedule->cyclesMomentum());
     if (!why.empty()) {
       if (want == "on")
@@ -576,6 +634,7 @@ struct Trainer::State {
     const ExampleSet& hostSet = validation ? *data.val : *data.test;
     const std::vector<int64_t>& items = validation ? data.valItems : data.testItems;
     Timed timed{evalSeconds};
+    Busy busy(busyWith, "evaluation");
     CudnnHeuristicsOnly heuristics;
     const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
     EvalReport r;
@@ -644,6 +703,7 @@ struct Trainer::State {
       r.memAllocatedMiB = mem.allocatedMiB;
       r.memReservedMiB = mem.reservedMiB;
       r.memPeakMiB = mem.peakMiB;
+      r.microBatch = pending[i].microBatch;
       post(r);
       lastTrainLoss = r.trainLoss;
       if (count > nonfiniteSeen) {
@@ -884,8 +944,14 @@ struct Trainer::State {
     if (graph.captured()) optimizer->zeroGrad(false);
     std::vector<torch::Tensor> xs, ys;
     for (const auto& b : group) {
-      xs.push_back(b.x);
-      ys.push_back(b.y);
+      if (counters.microSplit > 1) {
+        const int64_t part = microBatch();
+        for (const auto& x : b.x.split(part)) xs.push_back(x);
+        for (const auto& y : b.y.split(part)) ys.push_back(y);
+      } else {
+        xs.push_back(b.x);
+        ys.push_back(b.y);
+      }
     }
     torch::Tensor row = updateWeights(forwardBackward(xs, ys, groupSamples), false, lr, momentum);
     optimizer->zeroGrad(graph.captured() ? false : cfg.performance.zero_grad_to_none);
@@ -935,6 +1001,73 @@ struct Trainer::State {
     if (momentumDevice.defined()) momentumDevice.fill_(momentum.value_or(0.0));
     graph.replay();
     return staticRow.clone();
+  }
+
+  // One optimizer step; with memory.oom_backoff, a step that runs out of
+  // memory is made again with the micro-batch halved (the loader's batches
+  // split in twice as many forward passes: the same effective batch, the same
+  // schedule), until it fits or the micro-batch is 1.
+  //
+  // Until a step of this size has succeeded (the first step, the first after
+  // a back-off) the BatchNorm statistics and the random state are kept before
+  // it, so that a failed try leaves no trace: the run then equals one
+  // started with the smaller micro-batch and the larger accumulation. Later
+  // steps repeat a shape that fitted and are not copied.
+  bool stepSizeProven = false;
+  torch::Tensor stepOrBackOff(const std::vector<Batch>& group, int64_t groupSamples, double lr,
+                              std::optional<double> momentum, bool full) {
+    while (true) {
+      std::vector<torch::Tensor> kept;
+      torch::Tensor cpuRng, deviceRng;
+      if (cfg.memory.oom_backoff && !stepSizeProven) {
+        torch::NoGradGuard noGrad;
+        for (const auto& b : model->buffers()) kept.push_back(b.clone());
+        cpuRng = at::detail::getDefaultCPUGenerator().get_state();
+        if (device.is_cuda()) deviceRng = at::globalContext().defaultGenerator(device).get_state();
+      }
+      try {
+        torch::Tensor row = graphWanted && full ? graphStep(group, groupSamples, lr, momentum)
+                                                : eagerStep(group, groupSamples, lr, momentum, full);
+        stepSizeProven = true;
+        return row;
+      } catch (const c10::OutOfMemoryError& e) {
+        const int64_t micro = microBatch();
+        if (!cfg.memory.oom_backoff || micro <= 1 || graph.captured()) throw;
+        // What the failed try left: its gradients, on a GPU the cached
+        // blocks, and (when kept) its BatchNorm statistics and random draws.
+        optimizer->zeroGrad(true);
+        if (!kept.empty() || cpuRng.defined()) {
+          torch::NoGradGuard noGrad;
+          const auto now = model->buffers();
+          for (size_t i = 0; i < kept.size(); ++i) now[i].copy_(kept[i]);
+          at::Generator cpuGen = at::detail::getDefaultCPUGenerator();
+          cpuGen.set_state(cpuRng);
+          if (deviceRng.defined()) {
+            at::Generator deviceGen = at::globalContext().defaultGenerator(device);
+            deviceGen.set_state(deviceRng);
+          }
+        }
+        if (graphWanted) {
+          graphWanted = false;  // a recording that ran out of memory is not used
+          graphStatus = "off: out of memory while recording the step";
+        }
+        if (device.is_cuda()) at::accelerator::emptyCache();
+        counters.microSplit *= 2;
+        const int64_t now = microBatch();
+        MetricRecord r;
+        r.kind = RecordKind::OomBackoff;
+        r.step = counters.step + 1;
+        r.epoch = counters.epoch;
+        r.wallSeconds = wallSeconds();
+        r.microBatch = now;
+        post(r);
+        log::warn("step " + std::to_string(counters.step + 1) + " ran out of memory on " + describeDevice(device) +
+                  " with micro-batches of " + std::to_string(micro) + " (" + e.what_without_backtrace() +
+                  "); going on with micro-batches of " + std::to_string(now) + ", " +
+                  std::to_string(cfg.train.accumulation_steps * counters.microSplit) +
+                  " per optimizer step (the same effective batch; memory.oom_backoff)");
+      }
+    }
   }
 
   // A step whose loss or gradients were not finite, seen at a flush.
@@ -1028,8 +1161,8 @@ struct Trainer::State {
         const std::vector<Batch> group = nextGroup(groupSamples, full);
         const double t = static_cast<double>(counters.step) / static_cast<double>(o.steps - 1);
         const double lr = o.lrMin * std::pow(o.lrMax / o.lrMin, t);
-        pendingStats.push_back(eagerStep(group, groupSamples, lr, std::nullopt, full));
-        pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples});
+        pendingStats.push_back(stepOrBackOff(group, groupSamples, lr, std::nullopt, full));
+        pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples, microBatch()});
         ++counters.step;
         ch.step = counters.step;
         const double loss = pendingStats.back()[0].item<double>();
@@ -1084,6 +1217,85 @@ struct Trainer::State {
               " (steepest fall of the smoothed loss), lowest loss at " + fmt(lrFindMinimum));
   }
 
+  // batch-find: one training step (forward, backward, optimizer step) of n
+  // zero examples; false when it ran out of memory (all of it freed again).
+  RunSummary batchFound;  // its batchFind* fields
+  bool stepFits(int64_t n) {
+    bool fits = true;
+    try {
+      CudnnHeuristicsOnly heuristics;  // no autotuning of shapes the run never uses
+      torch::Tensor x = sampleInput(data.input, n, device);
+      if (cfg.performance.channels_last && x.dim() == 4) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+      const torch::Tensor y = torch::zeros({n}, torch::TensorOptions().dtype(torch::kLong).device(device));
+      optimizer->zeroGrad(true);
+      const torch::Tensor row = updateWeights(forwardBackward({x}, {y}, n), false, cfg.optimizer.lr, std::nullopt);
+      (void)row[0].item<double>();  // the step has run: a GPU reports its errors by here
+    } catch (const c10::OutOfMemoryError&) {
+      fits = false;
+    }
+    optimizer->zeroGrad(true);
+    if (!fits && device.is_cuda()) at::accelerator::emptyCache();
+    batchFound.batchFindTried.emplace_back(n, fits);
+    log::info("batch-find: a micro-batch of " + std::to_string(n) + (fits ? " fits" : " runs out of memory"));
+    ch.step = static_cast<int64_t>(batchFound.batchFindTried.size());
+    return fits;
+  }
+
+  void batchFindLoop(const BatchFindOptions& o) {
+    graphWanted = false;
+    graphStatus = "off (batch-find)";
+    ch.state = SessionState::Running;
+    ch.totalSteps = 0;
+    for (int64_t n = 1; n < o.maxBatch; n *= 2) ++ch.totalSteps;
+    ch.totalSteps += 5;
+    if (device.is_cuda()) {
+      const auto [free, total] = at::accelerator::getMemoryInfo(device.index());
+      batchFound.batchFindLimitMiB = static_cast<double>(total) / (1 << 20);
+    } else if (cpuMemory) {
+      batchFound.batchFindLimitMiB = static_cast<double>(cpuMemory->limitBytes()) / (1 << 20);
+    }
+    const std::string where = describeDevice(device) + (std::isnan(batchFound.batchFindLimitMiB)
+                                                            ? std::string()
+                                                            : " (" + fmt(batchFound.batchFindLimitMiB) + " MiB)");
+    // Doubling: lo fits, hi does not (0: not found yet).
+    int64_t lo = 0, hi = 0;
+    for (int64_t n = 1; !stopRequested; n = std::min(2 * n, o.maxBatch)) {
+      if (!stepFits(n)) {
+        hi = n;
+        break;
+      }
+      lo = n;
+      if (n == o.maxBatch) break;
+      pollCommands();
+    }
+    // Then bisection, to within 1/16 of what fits.
+    while (lo > 0 && hi > 0 && hi - lo > std::max<int64_t>(1, lo / 16) && !stopRequested) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      (stepFits(mid) ? lo : hi) = mid;
+      pollCommands();
+    }
+    if (stopRequested) return;
+    batchFound.batchFindLargest = lo;
+    if (lo <= 1) {
+      throw InputError(std::string(lo == 0 ? "not even a micro-batch of 1" : "only a micro-batch of 1") +
+                       " fits in the memory of " + where + " with " + model->description() + ", " +
+                       cfg.precision.mode + " and " + cfg.optimizer.kind +
+                       ": use a smaller model, precision.mode bf16 or fp16, memory.activation_checkpointing" +
+                       (cpuMemory ? ", or a higher memory.cpu_limit_mib" : ""));
+    }
+    // The effective batch the settings ask for, in micro-batches that fit:
+    // the largest divisor of it that is at most lo.
+    const int64_t effective = int64_t(cfg.train.batch_size) * cfg.train.accumulation_steps;
+    int64_t micro = std::min(lo, effective);
+    while (effective % micro != 0) --micro;
+    batchFound.batchFindMicro = micro;
+    batchFound.batchFindAccumulation = effective / micro;
+    log::info("batch-find: the largest micro-batch that fits is " + std::to_string(lo) +
+              (hi > 0 ? " (" + std::to_string(hi) + " does not)" : " (the --max asked for)") + " on " + where +
+              "; for the effective batch of " + std::to_string(effective) + ": train.batch_size " +
+              std::to_string(micro) + ", train.accumulation_steps " + std::to_string(effective / micro));
+  }
+
   // The next step's micro-batches from the loader: accumulation_steps of
   // them, fewer at an epoch's end. `samples`: their examples; `full`: k whole
   // batches, the shape every other step has (the one recorded and tuned).
@@ -1129,10 +1341,9 @@ struct Trainer::State {
         std::vector<Batch> group = nextGroup(groupSamples, full);
         const double lr = schedule->lr(counters.step) * counters.lrMultiplier;
         const std::optional<double> momentum = schedule->momentum(counters.step);
-        pendingStats.push_back(graphWanted && full ? graphStep(group, groupSamples, lr, momentum)
-                                                   : eagerStep(group, groupSamples, lr, momentum, full));
+        pendingStats.push_back(stepOrBackOff(group, groupSamples, lr, momentum, full));
         group.clear();
-        pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples});
+        pending.push_back({counters.step + 1, counters.epoch, lr, groupSamples, microBatch()});
         ++counters.step;
         ch.step = counters.step;
         const auto& e = cfg.train.ema;
@@ -1187,6 +1398,14 @@ struct Trainer::State {
     s.trainSeconds = trainSeconds;
     s.evalSeconds = evalSeconds;
     s.writeSeconds = writeSeconds;
+    if (start.batchFind) {
+      s.batchFindLargest = batchFound.batchFindLargest;
+      s.batchFindMicro = batchFound.batchFindMicro;
+      s.batchFindAccumulation = batchFound.batchFindAccumulation;
+      s.batchFindLimitMiB = batchFound.batchFindLimitMiB;
+      s.batchFindTried = batchFound.batchFindTried;
+    }
+    if (counters.microSplit > 1) s.microBatch = microBatch();
     if (cfg.train.early_stopping.metric != "off") {
       s.earlyStoppingMetric = cfg.train.early_stopping.metric;
       s.earlyStoppingBest = counters.earlyBest;
@@ -1216,14 +1435,19 @@ RunSummary Trainer::run() {
   try {
     {
       State::Timed timed{s.setupSeconds};
+      State::Busy busy(s.busyWith, "setup");
       s.setup();
     }
     if (s.start.lrFind) {
       s.lrFindLoop(*s.start.lrFind);
+    } else if (s.start.batchFind) {
+      s.batchFindLoop(*s.start.batchFind);
     } else {
       s.trainLoop();
     }
-    if (s.start.lrFind) {
+    if (s.start.batchFind) {
+      status = s.stopRequested ? "stopped" : "completed";
+    } else if (s.start.lrFind) {
       status = s.stopRequested && s.lrFindEnd == "stopped" ? "stopped" : "completed";
     } else if (s.divergedAt) {
       status = "failed";
@@ -1242,7 +1466,9 @@ RunSummary Trainer::run() {
                 "training-studio-cli resume " + s.runDir);
     }
     summary = s.finish(status, error);
-    if (s.start.lrFind) {
+    if (s.start.batchFind) {
+      // batch-find's figures are copied by finish()
+    } else if (s.start.lrFind) {
       summary.lrFindSuggestion = s.lrFindSuggestion;
       summary.lrFindMinimum = s.lrFindMinimum;
       summary.lrFindEnd = s.lrFindEnd;
@@ -1266,9 +1492,25 @@ RunSummary Trainer::run() {
     log::info("stopped while loading the data, before any training step");
   } catch (const c10::OutOfMemoryError& e) {
     status = "failed";
-    error = "out of memory on " + describeDevice(s.device) + " at step " + std::to_string(s.counters.step) +
-            " with train.batch_size " + std::to_string(s.cfg.train.batch_size) +
-            ": lower train.batch_size, raise train.accumulation_steps or use precision.mode bf16/fp16";
+    const std::string limit = s.cpuMemory ? ", or raise memory.cpu_limit_mib" : "";
+    if (s.busyWith == "setup") {
+      error = "out of memory on " + describeDevice(s.device) + " while setting up, before any step (" +
+              e.what_without_backtrace() + "): the model and its optimizer do not fit; use a smaller model" + limit;
+      badInput = !limit.empty();
+    } else if (s.busyWith == "evaluation") {
+      error = "out of memory on " + describeDevice(s.device) + " evaluating after step " +
+              std::to_string(s.counters.step) + " with evaluation.batch_size " +
+              std::to_string(s.cfg.evaluation.batch_size) + " (" + e.what_without_backtrace() +
+              "): lower evaluation.batch_size" + limit + "; the run's last checkpoint is kept";
+    } else {
+      error = "out of memory on " + describeDevice(s.device) + " at step " + std::to_string(s.counters.step + 1) +
+              " with train.batch_size " + std::to_string(s.cfg.train.batch_size) +
+              (s.counters.microSplit > 1 ? " (run in micro-batches of " + std::to_string(s.microBatch()) + ")" : "") +
+              " (" + e.what_without_backtrace() +
+              "): lower train.batch_size, raise train.accumulation_steps, use precision.mode bf16/fp16, turn on "
+              "memory.activation_checkpointing" + limit +
+              (s.cfg.memory.oom_backoff ? "" : ", or turn on memory.oom_backoff");
+    }
   } catch (const InputError& e) {
     status = "failed";
     error = e.what();

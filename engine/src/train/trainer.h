@@ -31,6 +31,7 @@ struct RunStart {
   };
   std::optional<Extend> extend;   // continue
   std::optional<LrFindOptions> lrFind;  // a learning-rate range test instead of training
+  std::optional<BatchFindOptions> batchFind;  // the largest micro-batch instead of training
   std::string forkCheckpoint;     // fork: the parent's checkpoint file
   nlohmann::json parent;          // fork: run_info.parent
 };
