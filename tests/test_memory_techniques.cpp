@@ -259,6 +259,35 @@ class TestMemoryTechniques : public QObject {
     for (auto& [name, t] : wa) QVERIFY2(torch::equal(t, wb[name]), name.c_str());
   }
 
+  // A stopped run that backed off resumes with its smaller micro-batch: no
+  // new out-of-memory tries, the same losses as an uninterrupted run.
+  void resumeKeepsTheSmallerMicroBatch() {
+    QTemporaryDir dir;
+    TrainConfig c = runConfig(dir.path());
+    c.memory.cpu_limit_mib = 32;
+    Session whole;
+    whole.start(c);
+    const RunSummary straight = test::runToEnd(whole);
+    StartOptions o;
+    o.stopAtStep = 2;
+    Session first;
+    first.start(c, o);
+    const RunSummary stopped = test::runToEnd(first);
+    QCOMPARE(stopped.status, std::string("stopped"));
+    Session second;
+    second.resume(stopped.runDir);
+    const RunSummary resumed = test::runToEnd(second);
+    QCOMPARE(resumed.status, std::string("completed"));
+    QCOMPARE(test::metricRows(resumed.runDir, RecordKind::OomBackoff).size(), size_t(2));  // from before the stop
+    const auto rows = test::metricRows(resumed.runDir, RecordKind::Train);
+    const auto want = test::metricRows(straight.runDir, RecordKind::Train);
+    QCOMPARE(rows.size(), want.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      QCOMPARE(rows[i].microBatch, int64_t(64));
+      QCOMPARE(rows[i].trainLoss, want[i].trainLoss);
+    }
+  }
+
   void outOfMemoryWithoutBackoffFails() {
     QTemporaryDir dir;
     TrainConfig c = runConfig(dir.path());
