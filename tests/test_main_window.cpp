@@ -21,6 +21,7 @@
 #include "studio/lr_schedule.h"
 #include "test_support.h"
 #include "ui/log_panel.h"
+#include "ui/lr_find_dialog.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
@@ -529,6 +530,45 @@ class TestMainWindow : public QObject {
     QCOMPARE(second.size(), size);
     QCOMPARE(QSettings().value("runs/recent").toStringList().value(0), runDir);
     QSettings().clear();
+  }
+
+  // Run > Find learning rate…: the sweep runs live into the dialog's plot
+  // (loss against a log learning-rate axis), the suggestion is marked, and
+  // "Use" writes it into the schedule's max_lr (OneCycle) as one undo step.
+  void learningRateRangeTestInTheWindow() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "sweep";
+    c.schedule.kind = "onecycle";
+    m_window->settingsPanel()->setConfig(c);
+    QVERIFY(m_window->settingsPanel()->isValid());
+    ui::LrFindDialog* dialog = m_window->openLrFind();
+    QVERIFY(dialog->isVisible());
+    QCOMPARE(dialog->target(), QString("schedule.onecycle.max_lr"));
+    QCOMPARE(dialog->plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    LrFindOptions o;
+    o.lrMin = 1e-5;
+    o.lrMax = 100;
+    o.steps = 60;
+    dialog->setOptions(o);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    dialog->startButton()->click();
+    QVERIFY(!dialog->startButton()->isEnabled());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const auto s = finished.front().front().value<RunSummary>();
+    QCOMPARE(s.status, std::string("completed"));
+    QVERIFY(QString::fromStdString(s.runDir).endsWith("-lr-find"));
+    QCOMPARE(size_t(dialog->points()), countRows(QString::fromStdString(s.runDir), RecordKind::Train, true));
+    QVERIFY(dialog->points() >= 20);
+    QCOMPARE(dialog->suggestion(), s.lrFindSuggestion);
+    QVERIFY(dialog->status().contains("Suggested"));
+    QVERIFY(dialog->useButton()->isEnabled());
+    const double before = m_window->settingsPanel()->config().schedule.onecycle.max_lr;
+    dialog->useButton()->click();
+    QCOMPARE(m_window->settingsPanel()->config().schedule.onecycle.max_lr,
+             QString::number(s.lrFindSuggestion, 'g', 3).toDouble());
+    m_window->settingsPanel()->undoAction()->trigger();
+    QCOMPARE(m_window->settingsPanel()->config().schedule.onecycle.max_lr, before);
+    dialog->close();
   }
 
   void logLevelFilter() {

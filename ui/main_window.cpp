@@ -34,6 +34,7 @@
 #include "ui/data_panel.h"
 #include "ui/evaluation_panel.h"
 #include "ui/log_panel.h"
+#include "ui/lr_find_dialog.h"
 #include "ui/model_panel.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
@@ -179,6 +180,8 @@ void MainWindow::buildMenus() {
   for (QAction* a : {m_toolbar->startAction(), m_toolbar->pauseAction(), m_toolbar->resumeAction(),
                      m_toolbar->stopAction(), m_toolbar->saveAction()})
     run->addAction(a);
+  run->addSeparator();
+  run->addAction(tr("Find learning rate…"), this, [this] { openLrFind(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
@@ -486,6 +489,40 @@ bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
   return false;
 }
 
+LrFindDialog* MainWindow::openLrFind() {
+  if (!m_lrFind) {
+    m_lrFind = new LrFindDialog(this);
+    connect(m_lrFind, &LrFindDialog::startRequested, this, &MainWindow::startLrFind);
+    connect(m_lrFind, &LrFindDialog::useRequested, this, [this](const QString& path, const QString& value) {
+      if (m_controller->active()) {
+        showMessage(tr("The settings are locked while a run trains; use the rate when it is done."), true);
+        return;
+      }
+      m_settings->editField(path, value);
+      showMessage(tr("%1 set to %2 (Edit > Undo takes it back)").arg(path, value));
+    });
+  }
+  const TrainConfig c = m_settings->config();
+  m_lrFind->setTarget(c.schedule.kind == "onecycle" ? "schedule.onecycle.max_lr" : "optimizer.lr");
+  m_lrFind->show();
+  m_lrFind->raise();
+  return m_lrFind;
+}
+
+bool MainWindow::startLrFind(const LrFindOptions& options) {
+  if (!m_settings->isValid()) {
+    showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
+    return false;
+  }
+  const TrainConfig c = m_settings->config();
+  if (!ensureTrusted(c)) return false;
+  m_liveResumed = false;
+  if (!m_controller->findLearningRate(c, options)) return false;
+  m_lrFindRun = absolute(m_controller->runDir());
+  openLrFind()->begin(m_lrFindRun);
+  return true;
+}
+
 bool MainWindow::addToQueue() {
   if (!m_settings->isValid()) {
     showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
@@ -663,6 +700,7 @@ void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord
     m_plots->appendRecords(dir, earlier);
   }
   m_plots->appendRecords(dir, records);
+  if (m_lrFind && dir == m_lrFindRun) m_lrFind->addRecords(records);
   for (const auto& r : records)
     if (r.kind == RecordKind::Eval) m_eval->evaluationArrived(dir, r.step);
   for (auto it = records.rbegin(); it != records.rend(); ++it)
@@ -694,6 +732,10 @@ void MainWindow::onRunFinished(const RunSummary& s) {
     } else {
       QTimer::singleShot(0, this, &MainWindow::startNextQueued);
     }
+  }
+  if (m_lrFind && absolute(QString::fromStdString(s.runDir)) == m_lrFindRun) {
+    m_lrFind->finish(s);
+    m_lrFindRun.clear();
   }
   m_settings->setLocked(false);
   m_toolbar->setRunState(m_controller->state(), false);

@@ -25,6 +25,7 @@ namespace studio::ui {
 class DataPanel;
 class EvaluationPanel;
 class LogPanel;
+class LrFindDialog;
 class ModelPanel;
 class PlotsPanel;
 class RunController;
@@ -66,6 +67,10 @@ class MainWindow : public QMainWindow {
   // The Runs dock's Queue and Run queue: the form's settings into the runs
   // folder's queue.json; its runs one after another (false with the reason
   // shown when it cannot start).
+  // Run > Find learning rate…: opens the range-test dialog (its Start runs
+  // the sweep on the current settings); the dialog, for the tests.
+  LrFindDialog* openLrFind();
+  bool startLrFind(const LrFindOptions& options);
   bool addToQueue();
   bool runQueue();
   bool queueRunning() const { return m_queueRunner != nullptr; }
@@ -138,6 +143,8 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<QueueRunnerLock> m_queueRunner;
   int64_t m_queueItem = 0;
   QString m_lastMessage;
+  LrFindDialog* m_lrFind = nullptr;
+  QString m_lrFindRun;  // the sweep's run folder while it runs
   bool m_restore;
   BackgroundJob<DataPreview> m_dataJob;
   BackgroundJob<std::pair<ModelSummary, QString>> m_modelJob;

@@ -90,6 +90,10 @@ bool RunController::continueRun(const QString& runDir, const ContinueOptions& mo
   return launch([&](Session& s) { s.continueRun(runDir.toStdString(), more, options); });
 }
 
+bool RunController::findLearningRate(const TrainConfig& config, const LrFindOptions& find) {
+  return launch([&](Session& s) { s.findLearningRate(config, find); });
+}
+
 bool RunController::fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options) {
   return launch([&](Session& s) { s.fork(parentDir.toStdString(), fork, options); });
 }

@@ -32,6 +32,7 @@ class RunController : public QObject {
   bool resume(const QString& runDir, const StartOptions& options = {});
   bool continueRun(const QString& runDir, const ContinueOptions& more, const StartOptions& options = {});
   bool fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options = {});
+  bool findLearningRate(const TrainConfig& config, const LrFindOptions& find);
 
   void pause();
   void resumeTraining();

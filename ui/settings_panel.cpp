@@ -296,6 +296,12 @@ void SettingsPanel::onEdited(const QString& path) {
   m_undo->push(new SetFieldCommand(this, path, f.lastText, now, serial));
 }
 
+void SettingsPanel::editField(const QString& path, const QString& text) {
+  auto it = m_fields.find(path);
+  if (it == m_fields.end() || text == it->second->lastText) return;
+  m_undo->push(new SetFieldCommand(this, path, it->second->lastText, text, -1));
+}
+
 void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
   auto it = m_fields.find(path);
   if (it == m_fields.end()) return;

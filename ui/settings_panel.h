@@ -68,6 +68,8 @@ class SettingsPanel : public QWidget {
 
   // Applies a field's text as if typed (used by undo/redo and the tests).
   void applyFieldText(const QString& path, const QString& text);
+  // Sets a field's text as a person's edit does (one undo step).
+  void editField(const QString& path, const QString& text);
   void applyDocument(const nlohmann::json& doc);
 
  Q_SIGNALS:
