@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QTreeWidget>
@@ -569,6 +570,30 @@ class TestMainWindow : public QObject {
     m_window->settingsPanel()->undoAction()->trigger();
     QCOMPARE(m_window->settingsPanel()->config().schedule.onecycle.max_lr, before);
     dialog->close();
+  }
+
+  // Run > Find largest batch…: batch-find on the current settings; its
+  // answer, accepted, becomes the micro-batch and accumulation.
+  void largestBatchInTheWindow() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "fit";
+    c.train.batch_size = 50;
+    c.train.accumulation_steps = 2;  // the effective batch: 100
+    c.memory.cpu_limit_mib = 16;
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startBatchFind());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const auto s = finished.front().front().value<RunSummary>();
+    QCOMPARE(s.status, std::string("completed"));
+    QVERIFY(s.batchFindLargest > 1 && s.batchFindMicro <= s.batchFindLargest);
+    QCOMPARE(s.batchFindMicro * s.batchFindAccumulation, int64_t(100));
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY((box = m_window->findChild<QMessageBox*>("batchFindResult")) != nullptr);
+    QVERIFY(box->text().contains(QString("is %1").arg(s.batchFindLargest)));
+    box->button(QMessageBox::Yes)->click();
+    QCOMPARE(int64_t(m_window->settingsPanel()->config().train.batch_size), s.batchFindMicro);
+    QCOMPARE(int64_t(m_window->settingsPanel()->config().train.accumulation_steps), s.batchFindAccumulation);
   }
 
   void logLevelFilter() {

@@ -182,6 +182,7 @@ void MainWindow::buildMenus() {
     run->addAction(a);
   run->addSeparator();
   run->addAction(tr("Find learning rate…"), this, [this] { openLrFind(); });
+  run->addAction(tr("Find largest batch…"), this, [this] { startBatchFind(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
@@ -523,6 +524,20 @@ bool MainWindow::startLrFind(const LrFindOptions& options) {
   return true;
 }
 
+bool MainWindow::startBatchFind() {
+  if (!m_settings->isValid()) {
+    showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
+    return false;
+  }
+  const TrainConfig c = m_settings->config();
+  if (!ensureTrusted(c)) return false;
+  m_liveResumed = false;
+  if (!m_controller->findBatchSize(c, {})) return false;
+  m_batchFindRun = absolute(m_controller->runDir());
+  showMessage(tr("Finding the largest micro-batch that fits (%1)…").arg(m_batchFindRun));
+  return true;
+}
+
 bool MainWindow::addToQueue() {
   if (!m_settings->isValid()) {
     showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
@@ -736,6 +751,32 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   if (m_lrFind && absolute(QString::fromStdString(s.runDir)) == m_lrFindRun) {
     m_lrFind->finish(s);
     m_lrFindRun.clear();
+  }
+  if (!m_batchFindRun.isEmpty() && absolute(QString::fromStdString(s.runDir)) == m_batchFindRun) {
+    m_batchFindRun.clear();
+    if (s.status == "completed" && s.batchFindMicro > 0) {
+      const TrainConfig c = m_settings->config();
+      auto* box = new QMessageBox(QMessageBox::Question, tr("Largest batch"),
+                                  tr("The largest micro-batch whose training step fits on %1 is %2.\n\nFor the "
+                                     "effective batch of %3: micro-batch %4 with %5 accumulation step(s). Use them?")
+                                      .arg(QString::fromStdString(s.device))
+                                      .arg(s.batchFindLargest)
+                                      .arg(int64_t(c.train.batch_size) * c.train.accumulation_steps)
+                                      .arg(s.batchFindMicro)
+                                      .arg(s.batchFindAccumulation),
+                                  QMessageBox::Yes | QMessageBox::No, this);
+      box->setObjectName("batchFindResult");
+      box->setAttribute(Qt::WA_DeleteOnClose);
+      const QString micro = QString::number(s.batchFindMicro), accumulation = QString::number(s.batchFindAccumulation);
+      connect(box, &QMessageBox::finished, this, [this, micro, accumulation](int answer) {
+        if (answer != QMessageBox::Yes) return;
+        m_settings->editField("train.batch_size", micro);
+        m_settings->editField("train.accumulation_steps", accumulation);
+        showMessage(tr("train.batch_size %1, train.accumulation_steps %2 (Edit > Undo takes them back)")
+                        .arg(micro, accumulation));
+      });
+      box->open();
+    }
   }
   m_settings->setLocked(false);
   m_toolbar->setRunState(m_controller->state(), false);

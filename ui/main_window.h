@@ -71,6 +71,10 @@ class MainWindow : public QMainWindow {
   // the sweep on the current settings); the dialog, for the tests.
   LrFindDialog* openLrFind();
   bool startLrFind(const LrFindOptions& options);
+  // Run > Find largest batch…: batch-find on the current settings; at its end
+  // a message box (object name "batchFindResult") offers its micro-batch and
+  // accumulation for the settings.
+  bool startBatchFind();
   bool addToQueue();
   bool runQueue();
   bool queueRunning() const { return m_queueRunner != nullptr; }
@@ -145,6 +149,7 @@ class MainWindow : public QMainWindow {
   QString m_lastMessage;
   LrFindDialog* m_lrFind = nullptr;
   QString m_lrFindRun;  // the sweep's run folder while it runs
+  QString m_batchFindRun;  // batch-find's run folder while it runs
   bool m_restore;
   BackgroundJob<DataPreview> m_dataJob;
   BackgroundJob<std::pair<ModelSummary, QString>> m_modelJob;

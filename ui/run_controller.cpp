@@ -94,6 +94,10 @@ bool RunController::findLearningRate(const TrainConfig& config, const LrFindOpti
   return launch([&](Session& s) { s.findLearningRate(config, find); });
 }
 
+bool RunController::findBatchSize(const TrainConfig& config, const BatchFindOptions& find) {
+  return launch([&](Session& s) { s.findBatchSize(config, find); });
+}
+
 bool RunController::fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options) {
   return launch([&](Session& s) { s.fork(parentDir.toStdString(), fork, options); });
 }

@@ -33,6 +33,7 @@ class RunController : public QObject {
   bool continueRun(const QString& runDir, const ContinueOptions& more, const StartOptions& options = {});
   bool fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options = {});
   bool findLearningRate(const TrainConfig& config, const LrFindOptions& find);
+  bool findBatchSize(const TrainConfig& config, const BatchFindOptions& find);
 
   void pause();
   void resumeTraining();
