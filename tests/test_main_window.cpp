@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/dataset_info.h"
+#include "studio/log.h"
 #include "studio/lr_schedule.h"
 #include "test_support.h"
 #include "ui/log_panel.h"
@@ -596,6 +597,24 @@ class TestMainWindow : public QObject {
     QCOMPARE(int64_t(m_window->settingsPanel()->config().train.accumulation_steps), s.batchFindAccumulation);
   }
 
+  // Issue 9, item 7: at the end of a 2-epoch run the status bar says epoch
+  // 2 (not 3), and no ETA or samples/s are left over.
+  void statusBarAtTheEndOfARun() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "two-epochs";
+    c.data.train_limit = 128;
+    c.train.epochs = 2;
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    QCOMPARE(finished.front().front().value<RunSummary>().steps, int64_t(8));
+    QTRY_VERIFY2(m_window->runStatusBar()->stepText().startsWith("epoch 2 · step 8 / 8"),
+                 qPrintable(m_window->runStatusBar()->stepText()));
+    QCOMPARE(m_window->runStatusBar()->etaText(), QString());
+    QCOMPARE(m_window->runStatusBar()->speedText(), QString());
+  }
+
   void logLevelFilter() {
     ui::LogPanel* log = m_window->logPanel();
     QVERIFY(log->visibleText().contains("[info]"));
@@ -603,6 +622,11 @@ class TestMainWindow : public QObject {
     QVERIFY(!log->visibleText().contains("[info]"));
     log->setMinimumLevel(2);
     QVERIFY(log->visibleText().contains("[info]"));
+    // Issue 9, item 10: after the filter changed, new lines are still followed.
+    QVERIFY(log->followsNewLines());
+    for (int i = 0; i < 50; ++i) studio::log::info("a new line " + std::to_string(i));
+    QTRY_VERIFY(log->visibleText().contains("a new line 49"));
+    QVERIFY(log->followsNewLines());
   }
 
   void cleanupTestCase() { m_window.reset(); }

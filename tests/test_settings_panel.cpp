@@ -2,6 +2,11 @@
 // TrainConfig, the engine's own messages inline with Start disabled, undo and
 // redo, presets and files, and the schedule preview the settings produce.
 #include <QtTest/QtTest>
+#include <QApplication>
+#include <QWheelEvent>
+#include <QGroupBox>
+#include <QScrollBar>
+#include <QScrollArea>
 
 #include <QAction>
 #include <QCheckBox>
@@ -106,6 +111,47 @@ class TestSettingsPanel : public QObject {
       QVERIFY2(!editor->toolTip().isEmpty(), p.c_str());
     }
     QCOMPARE(settingsSchema().size(), paths.size() - 1);
+  }
+
+  // Issue 9, item 5: the wheel over a list the person is scrolling past
+  // scrolls the form and leaves the list's value alone; a focused list
+  // still takes the wheel.
+  void wheelOverAnUnfocusedListScrollsTheForm() {
+    SettingsPanel panel;
+    panel.resize(420, 300);  // the form scrolls
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* combo = qobject_cast<QComboBox*>(panel.editor("loader.mode"));
+    QVERIFY(combo);
+    const QString before = combo->currentText();
+    auto* scroll = panel.findChild<QScrollArea*>();
+    QVERIFY(scroll && scroll->verticalScrollBar()->maximum() > 0);
+    scroll->ensureWidgetVisible(combo);
+    const int scrolled = scroll->verticalScrollBar()->value();
+    auto wheel = [&](int delta) {
+      const QPointF at(combo->width() / 2.0, combo->height() / 2.0);
+      QWheelEvent e(at, combo->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
+      QApplication::sendEvent(combo, &e);
+    };
+    wheel(-120);
+    QCOMPARE(combo->currentText(), before);
+    QCOMPARE(QString::fromStdString(panel.config().loader.mode), before);
+    QVERIFY(scroll->verticalScrollBar()->value() > scrolled);  // the form moved instead
+    combo->setFocus();
+    QTRY_VERIFY(combo->hasFocus());
+    wheel(-120);
+    QVERIFY(combo->currentText() != before);
+  }
+
+  // Issue 9, item 8: the group's title shows its "&" (a single one is read as
+  // a shortcut mark, "Precision _memory").
+  void groupTitlesShowTheirAmpersand() {
+    SettingsPanel panel;
+    bool found = false;
+    for (auto* box : panel.findChildren<QGroupBox*>())
+      if (box->title() == "Precision && memory") found = true;
+    QVERIFY(found);
   }
 
   void formRoundTripsTrainConfig() {

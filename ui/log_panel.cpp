@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QTextCursor>
 #include <QVBoxLayout>
 
 #include <spdlog/sinks/qt_sinks.h>
@@ -79,6 +81,14 @@ void LogPanel::rebuild() {
   for (const auto& l : m_lines)
     if (l.level >= m_minLevel) shown << l.text;
   m_view->setPlainText(shown.join('\n'));
+  // At the newest line, so that new lines are followed again (setPlainText
+  // leaves the view at the top, where appending does not scroll).
+  m_view->moveCursor(QTextCursor::End);
+  m_view->verticalScrollBar()->setValue(m_view->verticalScrollBar()->maximum());
+}
+
+bool LogPanel::followsNewLines() const {
+  return m_view->verticalScrollBar()->value() == m_view->verticalScrollBar()->maximum();
 }
 
 QString LogPanel::visibleText() const { return m_view->toPlainText(); }

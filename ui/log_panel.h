@@ -25,6 +25,8 @@ class LogPanel : public QWidget {
   void setMinimumLevel(int level);
   int lineCount() const { return static_cast<int>(m_lines.size()); }
   QString visibleText() const;
+  // The view is at its newest line, so lines as they arrive are shown.
+  bool followsNewLines() const;
 
  public Q_SLOTS:
   // One formatted line "HH:MM:SS.mmm [level] text"; the sink calls this by name.

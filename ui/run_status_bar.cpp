@@ -45,6 +45,10 @@ QString RunStatusBar::stepText() const { return m_step->text(); }
 
 QString RunStatusBar::recordsText() const { return m_records->text(); }
 
+QString RunStatusBar::etaText() const { return m_eta->text(); }
+
+QString RunStatusBar::speedText() const { return m_speed->text(); }
+
 void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int64_t received) {
   m_state->setText(stateName(p.state));
   const bool loading = !p.phase.empty() && (p.state == SessionState::Starting || p.state == SessionState::Running);
@@ -60,7 +64,19 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
       m_loading->setFormat(phase);
     }
   }
-  m_step->setText(tr("epoch %1 · step %2 / %3").arg(p.epoch + 1).arg(p.step).arg(p.totalSteps));
+  // The epoch of the last step made: once an epoch's last step is done the
+  // engine's position is already the next epoch (a 2-epoch run ends at
+  // epoch 2, not 3); its last record says which epoch that step was in.
+  const int64_t epoch = last && last->step == p.step && p.step > 0 ? last->epoch : p.epoch;
+  m_step->setText(tr("epoch %1 · step %2 / %3").arg(epoch + 1).arg(p.step).arg(p.totalSteps));
+  const bool ended = p.state == SessionState::Finished || p.state == SessionState::Stopped ||
+                     p.state == SessionState::Failed || p.state == SessionState::Idle;
+  if (ended) {
+    // Nothing is left to estimate or to measure.
+    m_eta->clear();
+    m_speed->clear();
+    m_firstStep = -1;
+  }
   if (p.state == SessionState::Running && p.step > 0) {
     if (m_firstStep < 0) {
       m_firstStep = p.step;
@@ -72,7 +88,7 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
       m_eta->setText(tr("ETA %1").arg(duration(static_cast<double>(p.totalSteps - p.step) * elapsed / done)));
     }
   }
-  if (p.samplesPerSecond > 0) m_speed->setText(tr("%1 samples/s").arg(p.samplesPerSecond, 0, 'f', 0));
+  if (p.samplesPerSecond > 0 && !ended) m_speed->setText(tr("%1 samples/s").arg(p.samplesPerSecond, 0, 'f', 0));
   m_device->setText(QString::fromStdString(p.device));
   if (last && std::isfinite(last->memAllocatedMiB)) {
     const bool gpu = p.device.rfind("cuda", 0) == 0;

@@ -27,6 +27,8 @@ class RunStatusBar : public QStatusBar {
   // The loading bar's text while one shows ("decoding images 120/600"), or "".
   QString loadingText() const;
   QString recordsText() const;
+  QString etaText() const;
+  QString speedText() const;
 
  private:
   QLabel* m_state;

@@ -1,7 +1,10 @@
 #include "ui/settings_panel.h"
 
+#include <QAbstractScrollArea>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -98,6 +101,33 @@ QString shortest(double v) {
   return ec == std::errc() ? QString::fromLatin1(buf, static_cast<int>(end - buf)) : QString::number(v, 'g', 17);
 }
 
+// The mouse wheel over a list that does not have the focus scrolls the form
+// around it instead of changing the list's value (a person scrolling the form
+// would otherwise change whatever list passes under the pointer).
+class WheelGuard : public QObject {
+ public:
+  using QObject::QObject;
+  static void guard(QComboBox* box) {
+    static WheelGuard* const instance = new WheelGuard(qApp);
+    box->setFocusPolicy(Qt::StrongFocus);  // a wheel does not give it the focus either
+    box->installEventFilter(instance);
+  }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    auto* box = qobject_cast<QComboBox*>(watched);
+    if (event->type() != QEvent::Wheel || !box || box->hasFocus()) return false;
+    // To the scroll area around the form (a sent wheel event does not
+    // travel up to it by itself).
+    for (QWidget* w = box->parentWidget(); w; w = w->parentWidget())
+      if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
+        QCoreApplication::sendEvent(area->viewport(), event);
+        break;
+      }
+    return true;
+  }
+};
+
 }  // namespace
 
 SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUndoStack(this)) {
@@ -108,6 +138,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
   presetRow->addWidget(new QLabel(tr("Preset:")));
   m_presets = new QComboBox;
   m_presets->setObjectName("presets");
+  WheelGuard::guard(m_presets);
   m_presets->setToolTip(tr("Start from a shipped set of settings."));
   presetRow->addWidget(m_presets, 1);
   top->addLayout(presetRow);
@@ -175,7 +206,8 @@ void SettingsPanel::buildForm() {
   auto* column = new QVBoxLayout(m_formHost);
   column->setContentsMargins(0, 0, 0, 0);
   for (const std::string& group : settingsGroups()) {
-    auto* box = new QGroupBox(QString::fromStdString(group));
+    // "&&": a group box reads a single "&" as a shortcut mark ("Precision _memory").
+    auto* box = new QGroupBox(QString::fromStdString(group).replace("&", "&&"));
     auto* form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_layouts[QString::fromStdString(group)] = form;
@@ -202,6 +234,7 @@ void SettingsPanel::buildForm() {
       case FieldType::Choice:
         f->combo = new QComboBox;
         for (const auto& c : spec.choices) f->combo->addItem(QString::fromStdString(c));
+        WheelGuard::guard(f->combo);
         editorWidget = f->combo;
         connect(f->combo, &QComboBox::activated, this, [this, path] { onEdited(path); });
         break;
