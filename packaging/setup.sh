@@ -7,7 +7,8 @@
 #     data set, clang with its libFuzzer and sanitizer runtimes for make fuzz)
 #   - LibTorch 2.11 as the pip wheel torch==2.11.0 in a virtual environment kept
 #     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio),
-#     with numpy and Pillow (the tests' reference image decoder).
+#     with numpy and Pillow (the tests' reference image decoder) and safetensors
+#     (the tests read the exported model.safetensors with it).
 # Prints the virtual environment's path on its last line.
 set -euo pipefail
 
@@ -44,15 +45,15 @@ have=$("$venv/bin/python" - <<PY 2>/dev/null || true
 import importlib.metadata as m
 try:
     ok = m.version("torch").split("+")[0] == "$torch_version"
-    m.version("numpy"); m.version("cmake"); m.version("pillow")
+    m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors")
     print("ok" if ok else "")
 except Exception:
     print("")
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, numpy, pillow and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, numpy, pillow, safetensors and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" numpy pillow "cmake>=3.28" >&2
+      "torch==$torch_version" numpy pillow safetensors "cmake>=3.28" >&2
 fi
 echo "$venv"

@@ -12,6 +12,7 @@
 #include "train/autocast_scope.h"
 
 #include "models/model_factory.h"
+#include "run/safetensors_file.h"
 #include "run/tensor_archive.h"
 #include "studio/file_io.h"
 
@@ -37,7 +38,9 @@ int64_t count(const std::vector<torch::Tensor>& params) {
 BuiltinModel::BuiltinModel(const ModelConfig& c, const InputShape& input, int64_t classes)
     : m_net(buildModel(c, input, classes)),
       m_description(c.kind + " w" + std::to_string(c.width) + " d" + std::to_string(c.depth)),
-      m_input(input) {}
+      m_config(c),
+      m_input(input),
+      m_classes(classes) {}
 
 int64_t BuiltinModel::parameterCount() { return count(m_net->parameters()); }
 
@@ -72,7 +75,102 @@ std::vector<std::string> BuiltinModel::exportTo(const std::string& dir) {
   for (const auto& [name, t] : namedState()) state.insert(name, t.detach().cpu().contiguous());
   const std::string path = dir + "/model.pt";
   writeFileAtomically(path, saveTensorArchive(c10::IValue(state)));
-  return {path};
+  // The same tensors for safetensors.torch.load_file, and the layers in Python.
+  const std::string tensors = dir + "/model.safetensors", python = dir + "/model.py";
+  writeFileAtomically(tensors, safetensorsBytes(namedState(), {{"format", "pt"}, {"model", m_description}}));
+  writeFileAtomically(python, pythonSource());
+  return {path, tensors, python};
+}
+
+std::string BuiltinModel::pythonSource() const {
+  char dropout[32];
+  std::snprintf(dropout, sizeof dropout, "%.17g", m_config.dropout);
+  const std::string constants =
+      "KIND = \"" + m_config.kind + "\"\nWIDTH = " + std::to_string(m_config.width) + "\nDEPTH = " +
+      std::to_string(m_config.depth) + "\nDROPOUT = " + dropout + "\nINPUT = {\"channels\": " +
+      std::to_string(m_input.channels) + ", \"height\": " + std::to_string(m_input.height) + ", \"width\": " +
+      std::to_string(m_input.width) + ", \"features\": " + std::to_string(m_input.features) + "}\nCLASSES = " +
+      std::to_string(m_classes) + "\n";
+  return R"PY("""The network of a Training Studio run, in plain PyTorch: )PY" + m_description + R"PY(.
+
+build() makes the same layers, with the same parameter names, as the studio's
+built-in model, so the exported weights load into it:
+
+    from safetensors.torch import load_file   # pip install safetensors
+    from model import build
+    model = build()
+    model.load_state_dict(load_file("model.safetensors"))  # or torch.load("model.pt")
+    model.eval()
+
+Its input: float32 tensors [N, C, H, W] (images) or [N, features] (tables),
+normalised as preprocessing.json says.
+"""
+import torch
+from torch import nn
+
+)PY" + constants + R"PY(
+
+class ResidualBlock(nn.Module):
+    """A basic residual block (two 3x3 convolutions), as torchvision's BasicBlock."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = None
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = torch.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return torch.relu(y + (self.shortcut(x) if self.shortcut is not None else x))
+
+
+def build():
+    layers = []
+    c, h, w = INPUT["channels"], INPUT["height"], INPUT["width"]
+    if KIND == "mlp":
+        layers.append(nn.Flatten())
+        n = INPUT["features"] or c * h * w
+        for _ in range(DEPTH):
+            layers += [nn.Linear(n, WIDTH), nn.ReLU()]
+            if DROPOUT > 0:
+                layers.append(nn.Dropout(DROPOUT))
+            n = WIDTH
+        layers.append(nn.Linear(n, CLASSES))
+    elif KIND == "cnn":
+        for i in range(DEPTH):
+            out = WIDTH << i
+            layers += [nn.Conv2d(c, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU()]
+            if h >= 2 and w >= 2:
+                layers.append(nn.MaxPool2d(2))
+                h //= 2
+                w //= 2
+            c = out
+        if h > 7 or w > 7:
+            h, w = min(h, 7), min(w, 7)
+            layers.append(nn.AdaptiveAvgPool2d((h, w)))
+        layers.append(nn.Flatten())
+        if DROPOUT > 0:
+            layers.append(nn.Dropout(DROPOUT))
+        layers.append(nn.Linear(c * h * w, CLASSES))
+    else:  # resnet: a stem, then DEPTH blocks, halving the size and doubling the width every second block
+        layers += [nn.Conv2d(c, WIDTH, 3, padding=1, bias=False), nn.BatchNorm2d(WIDTH), nn.ReLU()]
+        cin = WIDTH
+        for i in range(DEPTH):
+            down = i > 0 and i % 2 == 0
+            out = cin * 2 if down else cin
+            layers.append(ResidualBlock(cin, out, 2 if down else 1))
+            cin = out
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten()]
+        if DROPOUT > 0:
+            layers.append(nn.Dropout(DROPOUT))
+        layers.append(nn.Linear(cin, CLASSES))
+    return nn.Sequential(*layers)
+)PY";
 }
 
 

@@ -23,13 +23,18 @@ class BuiltinModel : public Model {
   void to(const torch::Device& device) override { m_net->to(device); }
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override { return m_description; }
+  // model.pt (torch.save state dict), model.safetensors (the same tensors),
+  // and model.py, which rebuilds these layers in plain PyTorch (build()).
   std::vector<std::string> exportTo(const std::string& dir) override;
+  std::string pythonSource() const;
   std::string checkpointActivations(int64_t blocksPerSegment) override;
 
  private:
   torch::nn::Sequential m_net;
   std::string m_description;
+  ModelConfig m_config;
   InputShape m_input;
+  int64_t m_classes;
   // Activation checkpointing: the recomputed segments' layers [begin, end),
   // then the layers from m_plainFrom on run as usual.
   std::vector<std::pair<size_t, size_t>> m_segments;

@@ -1,5 +1,9 @@
 // exportRun (declared in studio/session.h): a run's trained model for use
 // outside the studio, with what is needed to feed it.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "models/model.h"
@@ -54,9 +58,13 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   std::unique_ptr<Model> model = makeModel(cfg.model, input, static_cast<int64_t>(classes.size()));
   loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
 
+  // A folder that cannot be made or written is the person's choice to fix
+  // (bad input), found before anything is written.
   std::error_code ec;
   fs::create_directories(outDir, ec);
-  if (ec) throw IoError("cannot create export folder " + outDir + ": " + ec.message());
+  if (ec) throw InputError("cannot create export folder " + outDir + ": " + ec.message());
+  if (::access(outDir.c_str(), W_OK | X_OK) != 0)
+    throw InputError("export folder " + outDir + " cannot be written: " + std::strerror(errno));
   for (const auto& f : model->exportTo(outDir)) result.files.push_back(f);
   auto write = [&](const std::string& name, const std::string& bytes) {
     writeFileAtomically(outDir + "/" + name, bytes);  // never through a link planted there

@@ -1,0 +1,135 @@
+// Weights for Python (issue 10, item 3): a built-in model's export holds
+// model.safetensors (read by Python's safetensors package) and model.py
+// (its layers in plain PyTorch). tests/reference/check_safetensors.py loads
+// them with nothing of the studio and compares the logits with the engine's;
+// the safetensors bytes are checked against the format's layout here.
+#include <torch/nn/init.h>
+
+#include "models/builtin_model.h"
+#include "run/safetensors_file.h"
+#include "test_support.h"
+#include "torch_test_support.h"
+
+using namespace studio;
+
+class TestExportFormats : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void pythonRebuildsTheModel_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("depth");
+    QTest::addColumn<double>("dropout");
+    QTest::addColumn<int>("features");
+    QTest::newRow("mlp with dropout, images") << "mlp" << 16 << 2 << 0.3 << 0;
+    QTest::newRow("mlp, a table") << "mlp" << 8 << 1 << 0.0 << 13;
+    QTest::newRow("cnn") << "cnn" << 8 << 3 << 0.2 << 0;
+    QTest::newRow("resnet, downsampling blocks") << "resnet" << 4 << 5 << 0.0 << 0;
+  }
+  void pythonRebuildsTheModel() {
+    QFETCH(QString, kind);
+    QFETCH(int, width);
+    QFETCH(int, depth);
+    QFETCH(double, dropout);
+    QFETCH(int, features);
+    ModelConfig config;
+    config.kind = kind.toStdString();
+    config.width = width;
+    config.depth = depth;
+    config.dropout = dropout;
+    InputShape input;
+    if (features > 0) {
+      input.features = features;
+    } else {
+      input.channels = 3;
+      input.height = 20;
+      input.width = 20;
+    }
+    torch::manual_seed(5);
+    BuiltinModel model(config, input, 7);
+    {
+      // BatchNorm statistics that are not the initial ones, so that they count.
+      torch::NoGradGuard noGrad;
+      for (auto& [name, t] : model.namedState())
+        if (name.find("running_var") != std::string::npos) t.uniform_(0.5, 2.0);
+        else if (name.find("running_mean") != std::string::npos) t.normal_(0, 0.3);
+    }
+    model.setTraining(false);
+    const torch::Tensor x = features > 0 ? torch::randn({4, features}) : torch::randn({4, 3, 20, 20});
+    torch::Tensor logits;
+    {
+      torch::NoGradGuard noGrad;
+      logits = model.forward(x).contiguous();
+    }
+    QTemporaryDir dir;
+    const auto files = model.exportTo(dir.path().toStdString());
+    QCOMPARE(files.size(), size_t(3));
+    nlohmann::json c;
+    c["shape"] = x.sizes().vec();
+    const torch::Tensor flat = x.reshape({-1}).contiguous();
+    c["input"] = std::vector<float>(flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel());
+    nlohmann::json rows = nlohmann::json::array();
+    for (int64_t i = 0; i < logits.size(0); ++i) {
+      const torch::Tensor row = logits[i].contiguous();
+      rows.push_back(std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel()));
+    }
+    c["logits"] = rows;
+    const QString casePath = dir.filePath("case.json");
+    std::ofstream(casePath.toStdString()) << c.dump();
+    const test::Ran ran = test::python("check_safetensors.py", {dir.path(), casePath});
+    qInfo("%s", qPrintable(ran.output.trimmed()));
+    QCOMPARE(ran.code, 0);
+    QVERIFY(ran.output.contains("safetensors ok"));
+  }
+
+  // The CLI's export of a real run writes both, and names a folder it cannot
+  // make (exit 2, nothing written).
+  void cliExportWritesThemAndNamesABadFolder() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.filePath("runs"));
+    c.train.max_steps = 2;
+    Session s;
+    s.start(c);
+    const RunSummary r = test::runToEnd(s);
+    QCOMPARE(r.status, std::string("completed"));
+    const QString out = dir.filePath("export");
+    const test::Ran ok = test::cli({"export", QString::fromStdString(r.runDir), "--out", out});
+    QCOMPARE(ok.code, 0);
+    for (const char* name : {"model.pt", "model.safetensors", "model.py"})
+      QVERIFY2(QFile::exists(out + "/" + name), name);
+    QFile blocker(dir.filePath("a-file"));
+    QVERIFY(blocker.open(QIODevice::WriteOnly));
+    blocker.close();
+    const test::Ran bad = test::cli({"export", QString::fromStdString(r.runDir), "--out", dir.filePath("a-file/x")});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.output.contains("cannot create export folder " + dir.filePath("a-file/x")), qPrintable(bad.output));
+  }
+
+  // The layout, byte by byte: header length, JSON header padded to 8 bytes,
+  // the data back to back in the header's order.
+  void safetensorsLayout() {
+    const torch::Tensor a = torch::arange(6, torch::kFloat32).reshape({2, 3});
+    const torch::Tensor b = torch::tensor(int64_t(42));
+    const std::string bytes = safetensorsBytes({{"a", a}, {"b", b}}, {{"format", "pt"}});
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+    QCOMPARE(n % 8, uint64_t(0));
+    const auto header = nlohmann::json::parse(bytes.substr(8, n));
+    QCOMPARE(header["a"]["dtype"].get<std::string>(), std::string("F32"));
+    QCOMPARE(header["a"]["shape"], nlohmann::json({2, 3}));
+    QCOMPARE(header["a"]["data_offsets"], nlohmann::json({0, 24}));
+    QCOMPARE(header["b"]["dtype"].get<std::string>(), std::string("I64"));
+    QCOMPARE(header["b"]["shape"], nlohmann::json::array());
+    QCOMPARE(header["b"]["data_offsets"], nlohmann::json({24, 32}));
+    QCOMPARE(header["__metadata__"]["format"].get<std::string>(), std::string("pt"));
+    QCOMPARE(bytes.size(), size_t(8 + n + 32));
+    float third = 0;
+    std::memcpy(&third, bytes.data() + 8 + n + 8, 4);
+    QCOMPARE(third, 2.0f);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, safetensorsBytes({{"c", torch::zeros({2}, torch::kComplexFloat)}}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, safetensorsBytes({{"a", a}, {"a", a}}));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestExportFormats)
+#include "test_export_formats.moc"
