@@ -615,6 +615,39 @@ class TestMainWindow : public QObject {
     QCOMPARE(m_window->runStatusBar()->speedText(), QString());
   }
 
+  // Issue 9, items 1 and 11: selecting a past run during a live run draws
+  // it over the live one, which goes on being drawn; Resume and Continue are
+  // disabled for other runs meanwhile, and a resume refused anyway leaves the
+  // live curves as they were (no line back to step 1).
+  void theLiveRunStaysOnScreen() {
+    QVERIFY(!m_stoppedRun.isEmpty());
+    TrainConfig c = longConfig();
+    c.name = "live";
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    const QString live = QDir(controller()->runDir()).absolutePath();
+    QTRY_VERIFY_WITH_TIMEOUT(points(PlotsPanel::Loss, live, "train_loss") >= 4, kTimeout);
+    m_window->runsPanel()->selectRuns({m_stoppedRun});
+    QVERIFY(points(PlotsPanel::Loss, m_stoppedRun, "train_loss") > 0);  // overlaid
+    const size_t before = points(PlotsPanel::Loss, live, "train_loss");
+    QVERIFY(before >= 4);
+    QTRY_VERIFY_WITH_TIMEOUT(points(PlotsPanel::Loss, live, "train_loss") > before + 4, kTimeout);  // still drawn
+    QVERIFY(m_window->windowTitle().contains(QFileInfo(live).fileName()));
+    auto* resume = m_window->runsPanel()->findChild<QPushButton*>("resumeRun");
+    auto* more = m_window->runsPanel()->findChild<QPushButton*>("continueRun");
+    QVERIFY(!resume->isEnabled() && !more->isEnabled());
+    QVERIFY(resume->toolTip().contains("A run is going"));
+    QVERIFY(!m_window->resumeRun(m_stoppedRun));  // refused all the same
+    const size_t now = points(PlotsPanel::Loss, live, "train_loss");
+    QTRY_VERIFY_WITH_TIMEOUT(points(PlotsPanel::Loss, live, "train_loss") > now + 4, kTimeout);
+    const ui::PlotSeries* loss = chart(PlotsPanel::Loss)->series(live + "/train_loss");
+    for (size_t i = 1; i < loss->size(); ++i) QVERIFY2(loss->x[i] > loss->x[i - 1], qPrintable(QString::number(i)));
+    controller()->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    QTRY_VERIFY(m_window->runsPanel()->findChild<QPushButton*>("resumeRun")->toolTip().contains("last checkpoint"));
+  }
+
   void logLevelFilter() {
     ui::LogPanel* log = m_window->logPanel();
     QVERIFY(log->visibleText().contains("[info]"));

@@ -438,8 +438,12 @@ bool MainWindow::resumeRun(const QString& runDir) {
     return true;
   }
   if (!trustsRunFolder(runDir)) return false;
+  // Set before the start (the first records may come at once), cleared when
+  // it is refused: a live run's curves must not get another run's history.
   m_liveResumed = true;
-  return m_controller->resume(runDir, windowStartOptions());
+  if (m_controller->resume(runDir, windowStartOptions())) return true;
+  m_liveResumed = false;
+  return false;
 }
 
 bool MainWindow::trustsRunFolder(const QString& runDir) {
@@ -459,7 +463,9 @@ StartOptions MainWindow::windowStartOptions() const {
 bool MainWindow::continueRun(const QString& runDir, const ContinueOptions& more) {
   if (!trustsRunFolder(runDir)) return false;
   m_liveResumed = true;
-  return m_controller->continueRun(runDir, more, windowStartOptions());
+  if (m_controller->continueRun(runDir, more, windowStartOptions())) return true;
+  m_liveResumed = false;
+  return false;
 }
 
 bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
@@ -797,7 +803,14 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   Q_EMIT runFinished(s);
 }
 
-void MainWindow::showRuns(const QStringList& runDirs) {
+void MainWindow::showRuns(const QStringList& selected) {
+  // The live run always stays on screen: runs selected during it are drawn
+  // over it, never instead of it.
+  QStringList runDirs = selected;
+  if (m_controller->active() && !m_liveRun.isEmpty()) {
+    runDirs.removeIf([this](const QString& d) { return absolute(d) == m_liveRun; });
+    runDirs.prepend(m_liveRun);
+  }
   std::vector<RunCurves> runs;
   QStringList problems;
   bool gpu = false;

@@ -46,10 +46,7 @@ RunsPanel::RunsPanel(QWidget* parent)
   auto* bar = new QHBoxLayout;
   auto* refresh = new QPushButton(tr("Refresh"));
   m_resume->setObjectName("resumeRun");
-  m_resume->setToolTip(tr("Continue the selected stopped run from its last checkpoint."));
   m_continue->setObjectName("continueRun");
-  m_continue->setToolTip(tr("Train the selected run more epochs in its own folder, its history kept "
-                            "(the schedule again over them, or one learning rate)."));
   m_fork->setObjectName("forkRun");
   m_fork->setToolTip(tr("Start a new run from one of the selected run's checkpoints with edited settings "
                         "(learning rate, schedule, precision, batch, epochs...); the model and data stay."));
@@ -211,10 +208,18 @@ void RunsPanel::selectRuns(const QStringList& dirs) {
 
 void RunsPanel::updateButtons() {
   const auto items = m_list->selectedItems();
-  m_resume->setEnabled(items.size() == 1 && items.front()->data(Status, Qt::UserRole).toBool());
+  // One run trains at a time: while one is live, no other can be resumed or
+  // continued (the button says so instead of refusing after the click).
+  const bool busy = !m_live.isEmpty();
+  m_resume->setEnabled(!busy && items.size() == 1 && items.front()->data(Status, Qt::UserRole).toBool());
   m_export->setEnabled(items.size() == 1);
   const bool branchable = items.size() == 1 && items.front()->data(Steps, Qt::UserRole).toBool();
-  m_continue->setEnabled(branchable);
+  m_continue->setEnabled(!busy && branchable);
+  const QString why = tr("A run is going; stop it (or let it finish) first.");
+  m_resume->setToolTip(busy ? why : tr("Continue the selected stopped run from its last checkpoint."));
+  m_continue->setToolTip(busy ? why
+                              : tr("Train the selected run more epochs in its own folder, its history kept "
+                                   "(the schedule again over them, or one learning rate)."));
   m_fork->setEnabled(items.size() == 1 && items.front()->data(Date, Qt::UserRole).toBool());
 }
 
