@@ -184,6 +184,18 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(trainedAfter(), kTimeout);
     for (const auto& r : controller()->records())
       if (r.kind == RecordKind::Train && r.step == changeStep + 1) QVERIFY(std::abs(r.lr - 0.0123) < 1e-3 * 0.0123);
+    // Issue 9, item 13: the dashed planned curve is scaled with it, so the
+    // steps after the change lie on it as those before did.
+    const ui::PlotSeries* planned = chart(PlotsPanel::LearningRate)->series("preview/lr");
+    QVERIFY(planned);
+    int checked = 0;
+    for (const auto& r : controller()->records())
+      if (r.kind == RecordKind::Train && r.step > changeStep) {
+        const double want = planned->y[static_cast<size_t>(r.step - 1)];
+        QVERIFY2(std::abs(r.lr - want) <= 1e-9 * want, qPrintable(QString("%1: %2 %3").arg(r.step).arg(r.lr).arg(want)));
+        ++checked;
+      }
+    QVERIFY(checked >= 1);
     // Bad input in the field is refused with a message, nothing is sent.
     edit->setText("fast");
     m_window->runToolBar()->setLrAction()->trigger();

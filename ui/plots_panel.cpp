@@ -217,6 +217,7 @@ void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
     for (const auto& r : runs[i].records) appendTo(m_runs.back(), r);
   }
   m_overlayNote->setText(overlay ? tr("comparing %1 runs").arg(runs.size()) : QString());
+  m_previewShown = m_preview;
   showPreview();
   refresh();
 }
@@ -226,11 +227,27 @@ void PlotsPanel::beginRun(const QString& runKey, const QString& label) { showRun
 void PlotsPanel::appendRecords(const QString& runKey, const std::vector<MetricRecord>& records) {
   RunEntry* run = findRun(runKey);
   if (!run) return;  // late records of a run no longer shown
-  for (const auto& r : records) appendTo(*run, r);
+  for (const auto& r : records) {
+    appendTo(*run, r);
+    if ((r.kind == RecordKind::LrChange || r.kind == RecordKind::Rollback) && m_runs.size() == 1)
+      rescalePreview(r.step, r.lr);
+  }
+}
+
+void PlotsPanel::rescalePreview(int64_t step, double lr) {
+  auto& p = m_previewShown;
+  const auto at = std::lower_bound(p.x.begin(), p.x.end(), static_cast<double>(step + 1));
+  if (at == p.x.end() || !(lr > 0)) return;
+  const auto i = static_cast<size_t>(at - p.x.begin());
+  if (!(p.y[i] > 0)) return;
+  const double factor = lr / p.y[i];
+  for (size_t j = i; j < p.size(); ++j) p.y[j] *= factor;
+  showPreview();
 }
 
 void PlotsPanel::setSchedulePreview(PlotSeries lr) {
   m_preview = std::move(lr);
+  m_previewShown = m_preview;
   showPreview();
 }
 
@@ -241,7 +258,7 @@ void PlotsPanel::showPreview() {
   MetricChart* chart = m_charts[LearningRate];
   MetricChart::SeriesStyle s = seriesStyle(palette().color(QPalette::Mid), Qt::DashLine, 1.0);
   chart->addSeries("preview/lr", tr("planned"), s);
-  chart->setData("preview/lr", m_preview);
+  chart->setData("preview/lr", m_previewShown);
   chart->refresh();
 }
 

@@ -89,11 +89,15 @@ class PlotsPanel : public QWidget {
   RunEntry* findRun(const QString& key);
 
   void showPreview();
+  // From the step after `step` the live run trains at lr: the rest of the
+  // planned curve is scaled to it (the schedule goes on, scaled).
+  void rescalePreview(int64_t step, double lr);
   void redrawLive();
   void labelMemorySeries(RunEntry& run, bool overlay);
 
   std::array<MetricChart*, ChartCount> m_charts{};
-  PlotSeries m_preview;
+  PlotSeries m_preview;       // the plan of the form's settings
+  PlotSeries m_previewShown;  // the same, scaled by the live run's learning-rate changes
   std::vector<RunEntry> m_runs;
   double m_smoothing = 0.6;
   bool m_memoryIsGpu = false;
