@@ -5,17 +5,19 @@
 #   bash .carry/unpack.sh && source .carry/deps.env && bash bench/gpu_run.sh
 # Extra packages for pack.sh: libpng-dev libpng16-16 libturbojpeg0-dev
 # libturbojpeg0 libjpeg62-turbo-dev libjpeg62-turbo libcsv-dev libcsv3
-# libssl-dev libssl3. MODE=test|bench|start runs one part (default: all).
+# libssl-dev libssl3 libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32
+# libcrcutil-dev libcrcutil0 (the last six since the TensorBoard writer; not yet
+# run on a device). MODE=test|bench|start runs one part (default: all).
 # Writes its logs into $OUT (the device tool's folder) or ./gpu-run-out.
 # Device run: build headless, GPU suite, benchmarks, default-preset timings.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-run-out}; mkdir -p "$OUT"
 mkdir -p /usr/share/datasets && ln -sfn /opt/deps/usr/share/datasets/fashion-mnist /usr/share/datasets/fashion-mnist
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $OUT/gpu.txt 2>&1
-for f in /opt/deps/usr/lib/x86_64-linux-gnu/lib{jpeg,turbojpeg,csv}.*; do [ -e /usr/lib/x86_64-linux-gnu/$(basename $f) ] || cp -a $f /usr/lib/x86_64-linux-gnu/; done
+for f in /opt/deps/usr/lib/x86_64-linux-gnu/lib{jpeg,turbojpeg,csv,protobuf,protoc,crcutil}.*; do [ -e /usr/lib/x86_64-linux-gnu/$(basename $f) ] || cp -a $f /usr/lib/x86_64-linux-gnu/; done
 PY=$(which python3)
 t0=$(date +%s)
-cmake --preset headless -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DSTUDIO_CSV_INCLUDE=/opt/deps/usr/include -DSTUDIO_CSV_LIBRARY=/usr/lib/x86_64-linux-gnu/libcsv.so.3 -DSTUDIO_PYTHON=$PY -Dlibjpeg-turbo_DIR=/opt/deps/usr/lib/x86_64-linux-gnu/cmake/libjpeg-turbo > $OUT/configure.log 2>&1 || { tail -40 $OUT/configure.log; exit 1; }
+cmake --preset headless -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DSTUDIO_CSV_INCLUDE=/opt/deps/usr/include -DSTUDIO_CSV_LIBRARY=/usr/lib/x86_64-linux-gnu/libcsv.so.3 -DSTUDIO_PYTHON=$PY -Dlibjpeg-turbo_DIR=/opt/deps/usr/lib/x86_64-linux-gnu/cmake/libjpeg-turbo -DProtobuf_PROTOC_EXECUTABLE=/opt/deps/usr/bin/protoc -DProtobuf_INCLUDE_DIR=/opt/deps/usr/include -DProtobuf_LIBRARY=/usr/lib/x86_64-linux-gnu/libprotobuf.so -DSTUDIO_CRCUTIL_INCLUDE=/opt/deps/usr/include/crcutil -DSTUDIO_CRCUTIL_LIBRARY=/usr/lib/x86_64-linux-gnu/libcrcutil.so > $OUT/configure.log 2>&1 || { tail -40 $OUT/configure.log; exit 1; }
 cmake --build build-headless -j16 > $OUT/build.log 2>&1 || { grep -B5 -A20 "error" $OUT/build.log | head -80; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 cd build-headless

@@ -20,6 +20,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
       zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
+      libprotobuf-dev protobuf-compiler libcrcutil-dev
       ninja-build ccache xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev
       python3-venv fonts-dejavu-core)
 
@@ -45,15 +46,15 @@ have=$("$venv/bin/python" - <<PY 2>/dev/null || true
 import importlib.metadata as m
 try:
     ok = m.version("torch").split("+")[0] == "$torch_version"
-    m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors")
+    m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors"); m.version("tensorboard")
     print("ok" if ok else "")
 except Exception:
     print("")
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, numpy, pillow, safetensors and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, numpy, pillow, safetensors, tensorboard and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" numpy pillow safetensors "cmake>=3.28" >&2
+      "torch==$torch_version" numpy pillow safetensors tensorboard "cmake>=3.28" >&2
 fi
 echo "$venv"

@@ -30,6 +30,7 @@ std::string RunRecorder::createRunDir(const std::string& outputDir, const std::s
 RunRecorder::RunRecorder(std::string runDir, bool resume, int64_t resumeStep) : m_dir(std::move(runDir)) {
   requireRealDirectory(checkpointDir());
   rewriteUpTo(resume ? resumeStep : -1);
+  m_tensorboard = std::make_unique<TensorBoardWriter>(m_dir + "/tensorboard", resume ? resumeStep : -1);
   m_lastFlush = std::chrono::steady_clock::now();
 }
 
@@ -59,6 +60,12 @@ void RunRecorder::rewriteUpTo(int64_t step) {
 void RunRecorder::truncateAfter(int64_t step) {
   flush();
   rewriteUpTo(step);
+  m_tensorboard->goesOnAfter(step);
+}
+
+void RunRecorder::finish(const RunSummary& summary) {
+  flush();
+  m_tensorboard->finish(summary);
 }
 
 RunRecorder::~RunRecorder() {
@@ -73,15 +80,18 @@ void RunRecorder::writeSettings(const TrainConfig& config, const nlohmann::json&
   nlohmann::json j = toJson(config);
   j["run_info"] = runInfo;
   writeFileAtomically(m_dir + "/settings.json", j.dump(2) + "\n");
+  m_tensorboard->settings(config);
 }
 
 void RunRecorder::append(const MetricRecord& record) {
   m_buffer += metricsCsvRow(record);
   m_buffer += '\n';
+  m_tensorboard->record(record);
 }
 
 void RunRecorder::flush() {
   m_lastFlush = std::chrono::steady_clock::now();
+  m_tensorboard->flush();
   if (m_buffer.empty()) return;
   m_csv.append(m_buffer);
   m_buffer.clear();

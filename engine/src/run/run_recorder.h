@@ -1,7 +1,7 @@
 #pragma once
 // Everything a run leaves on disk, written by the engine itself and never
 // dependent on a front-end: runs/<timestamp>-<name>/{settings.json,
-// metrics.csv, log.txt, summary.json, checkpoints/}.
+// metrics.csv, log.txt, summary.json, checkpoints/, tensorboard/}.
 // metrics.csv is buffered and flushed at evaluations, checkpoints and every
 // few seconds. A write that fails (disk full, folder removed) throws
 // IoError naming the file. Every file is written without following links
@@ -9,10 +9,12 @@
 // Thread: engine thread.
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "run/tensorboard_writer.h"
 #include "studio/file_io.h"
 #include "studio/metric_record.h"
 #include "studio/session.h"
@@ -41,6 +43,8 @@ class RunRecorder {
   void flushIfDue();
   // Drops every row after this step (a rollback to its checkpoint).
   void truncateAfter(int64_t step);
+  // The end of the run in the TensorBoard files (final figures, status).
+  void finish(const RunSummary& summary);
   // summary.json; static, so a run that failed before it had a recorder
   // still leaves one.
   static void writeSummary(const std::string& runDir, const RunSummary& summary);
@@ -48,6 +52,7 @@ class RunRecorder {
  private:
   void rewriteUpTo(int64_t step);  // -1: the header only
   std::string m_dir;
+  std::unique_ptr<TensorBoardWriter> m_tensorboard;  // RUN/tensorboard
   AppendFile m_csv;
   std::string m_buffer;
   std::chrono::steady_clock::time_point m_lastFlush;

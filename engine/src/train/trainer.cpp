@@ -1532,7 +1532,7 @@ RunSummary Trainer::run() {
     summary.badInput = badInput;
   }
   try {
-    if (s.recorder) s.recorder->flush();
+    if (s.recorder) s.recorder->finish(summary);
     RunRecorder::writeSummary(s.runDir, summary);
   } catch (const std::exception& e) {
     log::error(e.what());
