@@ -402,13 +402,20 @@ bool MainWindow::ensureTrusted(const TrainConfig& c) {
   return true;
 }
 
-bool MainWindow::startRun() {
+// The form's settings may start a run (a training run, lr-find, batch-find):
+// they are valid, and a TorchScript model in them is trusted.
+bool MainWindow::formReadyToRun() {
   if (!m_settings->isValid()) {
     showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
     return false;
   }
   if (!ensureTrusted(m_settings->config())) return false;
   m_liveResumed = false;
+  return true;
+}
+
+bool MainWindow::startRun() {
+  if (!formReadyToRun()) return false;
   if (m_restore) QSettings().setValue("settings/last", QString::fromStdString(m_settings->document().dump()));
   return m_controller->start(m_settings->config(), windowStartOptions());
 }
@@ -517,28 +524,14 @@ LrFindDialog* MainWindow::openLrFind() {
 }
 
 bool MainWindow::startLrFind(const LrFindOptions& options) {
-  if (!m_settings->isValid()) {
-    showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
-    return false;
-  }
-  const TrainConfig c = m_settings->config();
-  if (!ensureTrusted(c)) return false;
-  m_liveResumed = false;
-  if (!m_controller->findLearningRate(c, options)) return false;
+  if (!formReadyToRun() || !m_controller->findLearningRate(m_settings->config(), options)) return false;
   m_lrFindRun = absolute(m_controller->runDir());
   openLrFind()->begin(m_lrFindRun);
   return true;
 }
 
 bool MainWindow::startBatchFind() {
-  if (!m_settings->isValid()) {
-    showMessage(tr("Fix the settings first: %1").arg(m_settings->errorTexts().join("; ")), true);
-    return false;
-  }
-  const TrainConfig c = m_settings->config();
-  if (!ensureTrusted(c)) return false;
-  m_liveResumed = false;
-  if (!m_controller->findBatchSize(c, {})) return false;
+  if (!formReadyToRun() || !m_controller->findBatchSize(m_settings->config(), {})) return false;
   m_batchFindRun = absolute(m_controller->runDir());
   showMessage(tr("Finding the largest micro-batch that fits (%1)…").arg(m_batchFindRun));
   return true;

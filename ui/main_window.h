@@ -110,6 +110,7 @@ class MainWindow : public QMainWindow {
   void onDataPreview(const QString& key, const DataPreview& preview);
   void updateModelSummary();
   bool ensureTrusted(const TrainConfig& config);
+  bool formReadyToRun();
   void trust(const QString& sha256);
   void onRecords(const QString& runDir, const std::vector<MetricRecord>& records);
   void onRunFinished(const RunSummary& summary);

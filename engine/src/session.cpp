@@ -125,12 +125,9 @@ void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& f
     throw InputError("lr-find --steps must be between 5 and 100000 (got " + std::to_string(find.steps) + ")");
   if (!(find.beta >= 0 && find.beta < 1)) throw InputError("lr-find smoothing must be in [0, 1)");
   if (!(find.divergeFactor > 1)) throw InputError("lr-find --diverge must be > 1");
-  TrainConfig c = config;
-  c.name += "-lr-find";
-  std::string dir = RunRecorder::createRunDir(c.output.dir, c.name);
   RunStart from;
   from.lrFind = find;
-  m_impl->launch(c, dir, from, {});
+  launchProbe(config, "-lr-find", from);
 }
 
 void Session::findBatchSize(const TrainConfig& config, const BatchFindOptions& find) {
@@ -138,11 +135,16 @@ void Session::findBatchSize(const TrainConfig& config, const BatchFindOptions& f
   if (!errors.empty()) throw InvalidSettings(errors);
   if (find.maxBatch < 2 || find.maxBatch > (int64_t(1) << 24))
     throw InputError("batch-find --max must be between 2 and 16777216 (got " + std::to_string(find.maxBatch) + ")");
-  TrainConfig c = config;
-  c.name += "-batch-find";
-  std::string dir = RunRecorder::createRunDir(c.output.dir, c.name);
   RunStart from;
   from.batchFind = find;
+  launchProbe(config, "-batch-find", from);
+}
+
+// lr-find and batch-find: their own run folder, named after the settings'.
+void Session::launchProbe(const TrainConfig& config, const std::string& suffix, const RunStart& from) {
+  TrainConfig c = config;
+  c.name += suffix;
+  const std::string dir = RunRecorder::createRunDir(c.output.dir, c.name);
   m_impl->launch(c, dir, from, {});
 }
 

@@ -1,64 +1,33 @@
 #!/usr/bin/env python3
 """Checks an exported model.pt with the installed PyTorch: torch.load reads it
 with the default weights_only=True, the state dict loads strictly into the
-same architecture built in Python, and its logits on the given test images
+same architecture built in Python by the export's model.py, and its logits on the given test images
 equal the ones the C++ engine computed.
 Usage: check_export.py EXPORT_DIR LOGITS_JSON
 LOGITS_JSON: {"images": "<idx file>", "count": N, "mean": m, "std": s, "logits": [[...], ...]}
 """
 import gzip
+import importlib.util
 import json
 import sys
 
 import numpy as np
 import torch
-from torch import nn
 
 
-def build(model_cfg, run_info):
-    """The studio's built-in mlp or cnn for the run's input shape and classes."""
-    kind, width, depth, dropout = (model_cfg["kind"], model_cfg["width"], model_cfg["depth"],
-                                   model_cfg.get("dropout", 0.0))
-    shape = run_info["input"]
-    classes = len(run_info["classes"])
-    layers = []
-    if kind == "mlp":
-        layers.append(nn.Flatten())
-        n = shape["features"] or shape["channels"] * shape["height"] * shape["width"]
-        for _ in range(depth):
-            layers += [nn.Linear(n, width), nn.ReLU()]
-            if dropout > 0:
-                layers.append(nn.Dropout(dropout))
-            n = width
-        layers.append(nn.Linear(n, classes))
-    elif kind == "cnn":
-        c, h, w = shape["channels"], shape["height"], shape["width"]
-        for i in range(depth):
-            out = width << i
-            layers += [nn.Conv2d(c, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU()]
-            if h >= 2 and w >= 2:
-                layers.append(nn.MaxPool2d(2))
-                h //= 2
-                w //= 2
-            c = out
-        if h > 7 or w > 7:
-            h, w = min(h, 7), min(w, 7)
-            layers.append(nn.AdaptiveAvgPool2d((h, w)))
-        layers.append(nn.Flatten())
-        if dropout > 0:
-            layers.append(nn.Dropout(dropout))
-        layers.append(nn.Linear(c * h * w, classes))
-    else:
-        raise SystemExit(f"check_export.py knows mlp and cnn, not {kind}")
-    return nn.Sequential(*layers)
+def build(export_dir):
+    """The network in plain PyTorch, from the export's own model.py."""
+    spec = importlib.util.spec_from_file_location("model", f"{export_dir}/model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build()
 
 
 def main():
     export_dir, logits_path = sys.argv[1], sys.argv[2]
-    settings = json.load(open(f"{export_dir}/settings.json"))
     state = torch.load(f"{export_dir}/model.pt")  # weights_only=True is the default
     assert isinstance(state, dict), type(state)
-    model = build(settings["model"], settings["run_info"])
+    model = build(export_dir)
     model.load_state_dict(state, strict=True)
     model.eval()
     ref = json.load(open(logits_path))

@@ -2,7 +2,7 @@
 """Checks that an exported run gives, in Python with the installed PyTorch,
 the test accuracy the studio reported (summary.json), on the same test data:
 model.ts with torch.jit.load, or model.pt (a state dict) loaded into the same
-nn.Sequential, fed through preprocessing.json.
+nn.Sequential (built by the export's model.py), fed through preprocessing.json.
 Usage: check_exported_accuracy.py EXPORT_DIR TEST_DATA
   TEST_DATA: a folder of class folders (images), or a CSV test table.
 Prints the accuracy; fails when it differs from the summary's by more than
@@ -65,7 +65,7 @@ def main():
     if os.path.exists(os.path.join(export_dir, "model.ts")):
         model = torch.jit.load(os.path.join(export_dir, "model.ts"))
     else:
-        model = build(settings["model"], settings["run_info"])
+        model = build(export_dir)  # the export's own model.py
         model.load_state_dict(torch.load(os.path.join(export_dir, "model.pt")))
     model.eval()
     x, y = table(data, pre, settings) if pre["input"] == "table" else images(data, pre)

@@ -152,6 +152,8 @@ struct InvalidSettings : InputError {
   std::vector<ConfigError> errors;
 };
 
+struct RunStart;  // how the engine begins a run (engine internals)
+
 class Session {
  public:
   Session();
@@ -203,6 +205,7 @@ class Session {
   int64_t droppedRecords() const;
 
  private:
+  void launchProbe(const TrainConfig& config, const std::string& suffix, const RunStart& from);
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
