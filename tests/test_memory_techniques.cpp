@@ -268,15 +268,7 @@ class TestMemoryTechniques : public QObject {
     Session whole;
     whole.start(c);
     const RunSummary straight = test::runToEnd(whole);
-    StartOptions o;
-    o.stopAtStep = 2;
-    Session first;
-    first.start(c, o);
-    const RunSummary stopped = test::runToEnd(first);
-    QCOMPARE(stopped.status, std::string("stopped"));
-    Session second;
-    second.resume(stopped.runDir);
-    const RunSummary resumed = test::runToEnd(second);
+    const RunSummary resumed = test::stopThenResume(c, 2);
     QCOMPARE(resumed.status, std::string("completed"));
     QCOMPARE(test::metricRows(resumed.runDir, RecordKind::OomBackoff).size(), size_t(2));  // from before the stop
     const auto rows = test::metricRows(resumed.runDir, RecordKind::Train);

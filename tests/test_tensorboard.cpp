@@ -47,15 +47,7 @@ class TestTensorBoard : public QObject {
     TrainConfig c = test::smallConfig(dir.filePath("runs"));
     c.train.epochs = 2;
     c.evaluation.every_steps = 8;
-    StartOptions o;
-    o.stopAtStep = 10;
-    Session first;
-    first.start(c, o);
-    const RunSummary stopped = test::runToEnd(first);
-    QCOMPARE(stopped.status, std::string("stopped"));
-    Session second;
-    second.resume(stopped.runDir);
-    const RunSummary done = test::runToEnd(second);
+    const RunSummary done = test::stopThenResume(c, 10);
     QCOMPARE(done.status, std::string("completed"));
     QCOMPARE(QDir(QString::fromStdString(done.runDir + "/tensorboard")).entryList(QDir::Files).size(), 2);
     const test::Ran ran = test::python("check_tensorboard.py", {QString::fromStdString(done.runDir), "1"});
