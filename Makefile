@@ -64,9 +64,14 @@ fuzz: setup
 # suppressed in the file named here, each entry saying why, and ThreadSanitizer
 # ignores what uninstrumented libraries do inside themselves
 # (ignore_noninstrumented_modules: libgomp's and Qt's locks are invisible to
-# it). A report from our code fails the suite.
+# it). A report from our code fails the suite. Instrumented training is several
+# times slower: Qt Test's 5-minute limit per test function is raised to 25
+# (ctest's per-suite limit of 30 minutes stays), so a slow function under two
+# parallel suites is not cut short (test_formats_end_to_end's TorchScript run
+# once was, at 5 minutes, while still training).
 TSAN_SUITES := test_session test_nonfinite test_main_window
-SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
+SANITIZER_ENV := QTEST_FUNCTION_TIMEOUT=1500000 \
+  ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan-libtorch.supp \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1
