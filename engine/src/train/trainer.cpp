@@ -148,7 +148,6 @@ struct Trainer::State {
   std::optional<std::pair<int64_t, EvalResult>> lastTestEval;
   bool stopRequested = false;
   bool paused = false;
-  std::string checkpointing;  // memory.activation_checkpointing, as the model applied it
   // What the run was doing, for an out-of-memory message: "" (a training
   // step), "setup" or "evaluation".
   std::string busyWith;
@@ -281,8 +280,8 @@ struct Trainer::State {
     if (cfg.performance.channels_last) model->toChannelsLast();
     if (cfg.memory.activation_checkpointing != "off") {
       const int64_t every = cfg.memory.activation_checkpointing == "every" ? cfg.memory.checkpoint_blocks : 0;
-      checkpointing = model->checkpointActivations(every);
-      log::info("activation checkpointing (" + cfg.memory.activation_checkpointing + "): " + checkpointing);
+      log::info("activation checkpointing (" + cfg.memory.activation_checkpointing +
+                "): " + model->checkpointActivations(every));
     }
     model->setTraining(true);
     optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
