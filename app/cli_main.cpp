@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -36,11 +37,15 @@ void onInterrupt(int) { g_interrupts.fetch_add(1); }
 
 int runSession(studio::Session& session) {
   studio::CliProgress progress(stdout);
+  // Under torchrun rank 0 reports the run; the others say only how they ended.
+  const char* rankText = std::getenv("RANK");
+  const bool quiet = rankText && std::getenv("WORLD_SIZE") && std::string(rankText) != "0";
   int seenInterrupts = 0;
   for (;;) {
     const bool done = session.wait(std::chrono::milliseconds(100));
     studio::MetricRecord r;
-    while (session.pollMetric(r)) progress.record(r);
+    while (session.pollMetric(r))
+      if (!quiet) progress.record(r);
     if (done) break;
     const int interrupts = g_interrupts.load();
     if (interrupts != seenInterrupts) {
@@ -53,10 +58,15 @@ int runSession(studio::Session& session) {
         std::_Exit(130);
       }
     }
-    progress.update(session.progress());
+    if (!quiet) progress.update(session.progress());
   }
   const studio::RunSummary s = session.summary();
-  progress.finish(s);
+  if (s.rank > 0) {
+    std::fprintf(stderr, "rank %d of %d: %s%s%s\n", s.rank, s.worldSize, s.status.c_str(), s.error.empty() ? "" : ": ",
+                 s.error.c_str());
+  } else {
+    progress.finish(s);
+  }
   if (s.status == "failed") return s.badInput ? 2 : 1;
   return 0;
 }

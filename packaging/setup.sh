@@ -3,6 +3,7 @@
 # Idempotent: a second run only checks and costs seconds.
 #   - Debian packages (Qt 6, QCustomPlot, spdlog, nlohmann_json, readerwriterqueue,
 #     CLI11, zlib, libpng, TurboJPEG, libcsv, OpenSSL's libcrypto (SHA-256),
+#     Gloo's headers (LibTorch's c10d Gloo process group is declared with them),
 #     ninja, ccache, xvfb, a font for offscreen rendering, the Fashion-MNIST
 #     data set, clang with its libFuzzer and sanitizer runtimes for make fuzz)
 #   - LibTorch 2.11 as the pip wheel torch==2.11.0 in a virtual environment kept
@@ -20,7 +21,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
       zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
-      libprotobuf-dev protobuf-compiler libcrcutil-dev
+      libprotobuf-dev protobuf-compiler libcrcutil-dev libgloo-dev
       ninja-build ccache xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev
       python3-venv fonts-dejavu-core)
 

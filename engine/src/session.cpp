@@ -4,6 +4,7 @@
 #include <mutex>
 #include <thread>
 
+#include "dist/process_group.h"
 #include "run/run_lineage.h"
 #include "run/run_lock.h"
 #include "run/run_recorder.h"
@@ -34,6 +35,33 @@ std::string listErrors(const std::vector<ConfigError>& errors, const std::string
 }
 }  // namespace
 
+namespace {
+// Under torchrun: the process group (joined by the first run of the
+// process), else nullptr.
+ProcessGroup* ranksFor(const TrainConfig& config) {
+  return joinProcessGroup(std::chrono::seconds(config.distributed.timeout_s));
+}
+
+// A new run folder: rank 0 makes it and the other ranks learn its name.
+std::string newRunDir(const TrainConfig& config, ProcessGroup* ranks) {
+  if (!ranks) return RunRecorder::createRunDir(config.output.dir, config.name);
+  std::string dir;
+  if (ranks->leader()) {
+    try {
+      dir = RunRecorder::createRunDir(config.output.dir, config.name);
+    } catch (...) {
+      ranks->shareText("run_dir", "");  // the others stop too
+      throw;
+    }
+  }
+  dir = ranks->shareText("run_dir", dir);
+  if (dir.empty())
+    throw InputError(ranks->describe() + ": rank 0 could not create the run folder under " + config.output.dir +
+                     "; its output says why");
+  return dir;
+}
+}  // namespace
+
 InvalidSettings::InvalidSettings(std::vector<ConfigError> e, const std::string& source)
     : InputError(listErrors(e, source)), errors(std::move(e)) {}
 
@@ -52,7 +80,10 @@ struct Session::Impl {
       if (!done) throw std::logic_error("a session is already running; stop it first");
       thread.join();
     }
-    lock = std::make_unique<RunLock>(runDir);  // throws when another process trains there
+    // Throws when another process trains there; under torchrun rank 0
+    // holds it for all.
+    const ProcessGroup* ranks = currentProcessGroup();
+    if (!ranks || ranks->leader()) lock = std::make_unique<RunLock>(runDir);
     channel = std::make_unique<SessionChannel>(options.metricQueueCapacity);
     done = false;
     SessionChannel* ch = channel.get();
@@ -96,12 +127,13 @@ Session::~Session() {
 void Session::start(const TrainConfig& config, const StartOptions& options) {
   auto errors = validate(config);
   if (!errors.empty()) throw InvalidSettings(errors);
-  std::string dir = RunRecorder::createRunDir(config.output.dir, config.name);
+  const std::string dir = newRunDir(config, ranksFor(config));
   m_impl->launch(config, dir, RunStart{}, options);
 }
 
 void Session::resume(const std::string& runDir, const StartOptions& options) {
   const TrainConfig config = readResumableRun(runDir, "resume");
+  ranksFor(config);
   RunStart from;
   from.resume = true;
   m_impl->launch(config, runDir, from, options);
@@ -109,6 +141,7 @@ void Session::resume(const std::string& runDir, const StartOptions& options) {
 
 void Session::continueRun(const std::string& runDir, const ContinueOptions& more, const StartOptions& options) {
   auto [config, extend] = planContinue(runDir, more);
+  ranksFor(config);
   RunStart from;
   from.resume = true;
   from.extend = extend;
@@ -142,6 +175,9 @@ void Session::findBatchSize(const TrainConfig& config, const BatchFindOptions& f
 
 // lr-find and batch-find: their own run folder, named after the settings'.
 void Session::launchProbe(const TrainConfig& config, const std::string& suffix, const RunStart& from) {
+  if (const auto e = RankEnvironment::read(); e && e->world > 1)
+    throw InputError(suffix.substr(1) + " measures one process on one device: run it without torchrun (WORLD_SIZE=" +
+                     std::to_string(e->world) + " is set)");
   TrainConfig c = config;
   c.name += suffix;
   const std::string dir = RunRecorder::createRunDir(c.output.dir, c.name);
@@ -150,7 +186,7 @@ void Session::launchProbe(const TrainConfig& config, const std::string& suffix, 
 
 std::string Session::fork(const std::string& parentDir, const ForkOptions& fork, const StartOptions& options) {
   ForkPlan plan = planFork(parentDir, fork);
-  std::string dir = RunRecorder::createRunDir(plan.config.output.dir, plan.config.name);
+  const std::string dir = newRunDir(plan.config, ranksFor(plan.config));
   RunStart from;
   from.forkCheckpoint = plan.checkpoint;
   from.parent = plan.parent;

@@ -388,6 +388,14 @@ std::vector<FieldSpec> makeSchema() {
   range(add("performance.threads", perf, "CPU threads (0: all cores)", T::Int,
             "Intra-op threads when training on the CPU."),
         between(0, 1024));
+  range(add("distributed.timeout_s", perf, "Several processes: timeout (s)", T::Int,
+            "Under torchrun: how long a rank waits for the others (the rendezvous, a gradient exchange) before the "
+            "run fails with a message naming the exchange."),
+        between(1, 86400));
+  range(add("distributed.bucket_mib", perf, "Several processes: gradient bucket (MiB)", T::Int,
+            "Under torchrun: gradients are summed over the processes in buckets of this size, each sent while the "
+            "backward pass still runs."),
+        between(1, 4096));
   choices(add("loader.mode", perf, "Loader", T::Choice,
               "device: keep the whole dataset on the device (fastest for small datasets); workers: threads prepare "
               "batches ahead; auto: device when it fits."),

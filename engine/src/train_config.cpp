@@ -156,6 +156,10 @@ void describe(V& v, TrainConfig& c) {
     v.field("oom_backoff", c.memory.oom_backoff);
     v.field("cpu_limit_mib", c.memory.cpu_limit_mib);
   });
+  v.section("distributed", [&] {
+    v.field("timeout_s", c.distributed.timeout_s);
+    v.field("bucket_mib", c.distributed.bucket_mib);
+  });
   v.section("loader", [&] {
     v.field("mode", c.loader.mode);
     v.field("workers", c.loader.workers);

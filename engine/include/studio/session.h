@@ -72,6 +72,10 @@ struct RunSummary {
   // Where the wall time went: setting up (data, model, device), training
   // steps, evaluations, checkpoints and other writes.
   double setupSeconds = 0, trainSeconds = 0, evalSeconds = 0, writeSeconds = 0;
+  // Under torchrun: this process's rank and the number of processes (rank
+  // 0 writes the run folder; the figures are the same on every rank).
+  int rank = 0;
+  int worldSize = 1;
 };
 
 // Live position of the run, readable at any time without waiting.

@@ -176,6 +176,17 @@ struct MemoryConfig {
   int64_t cpu_limit_mib = 0;
 };
 
+// Data parallelism, for a run started by torchrun in several processes (one
+// per GPU): ignored by a run of its own.
+struct DistributedConfig {
+  // A collective that waits longer than this (a rank stopped or hangs)
+  // fails the run with a message, instead of hanging.
+  int timeout_s = 300;
+  // Gradients are summed over the ranks in buckets of about this size, each
+  // started as soon as the backward pass has filled it.
+  int bucket_mib = 25;
+};
+
 struct LoaderConfig {
   std::string mode = "auto";   // auto | device | workers
   int workers = 2;
@@ -208,6 +219,7 @@ struct TrainConfig {
   PrecisionConfig precision;
   PerformanceConfig performance;
   MemoryConfig memory;
+  DistributedConfig distributed;
   LoaderConfig loader;
   EvaluationConfig evaluation;
   OutputConfig output;

@@ -92,7 +92,11 @@ BatchLoader::BatchLoader(std::shared_ptr<Dataset> set, const LoaderOptions& opti
 BatchLoader::~BatchLoader() { stopWorkers(); }
 
 int64_t BatchLoader::batchesPerEpoch() const {
-  return (m_set->size() + m_options.batchSize - 1) / m_options.batchSize;
+  return (m_set->size() + globalBatch() - 1) / globalBatch();
+}
+
+int64_t BatchLoader::globalSize(int64_t index) const {
+  return std::min((index + 1) * globalBatch(), m_set->size()) - index * globalBatch();
 }
 
 torch::Tensor BatchLoader::epochOrder(int64_t epoch) const {
@@ -104,9 +108,11 @@ torch::Tensor BatchLoader::epochOrder(int64_t epoch) const {
 BatchLoader::HostBatch BatchLoader::makeHostBatch(int64_t index) const {
   HostBatch hb;
   hb.index = index;
-  const int64_t start = index * m_options.batchSize;
-  const int64_t end = std::min(start + m_options.batchSize, m_set->size());
-  torch::Tensor idx = m_order.slice(0, start, end);
+  const int64_t start = index * globalBatch();
+  const int64_t end = std::min(start + globalBatch(), m_set->size());
+  torch::Tensor idx = m_options.shardCount == 1 ? m_order.slice(0, start, end)
+                                                : m_order.slice(0, std::min(start + m_options.shardRank, end), end,
+                                                                m_options.shardCount);
   const uint64_t seed = mix(mix(m_options.seed, static_cast<uint64_t>(m_epoch)), static_cast<uint64_t>(index));
   Examples e = m_set->gather(idx);
   hb.x = transformBatch(e.x, m_options, seed, m_options.shuffle);
@@ -181,6 +187,7 @@ bool BatchLoader::next(Batch& out) {
   out.x = hb.x.to(m_device, /*non_blocking=*/true);
   out.y = hb.y.to(m_device, /*non_blocking=*/true);
   out.index = index;
+  out.globalSize = globalSize(index);
   return true;
 }
 

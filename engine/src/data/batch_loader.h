@@ -50,12 +50,20 @@ struct LoaderOptions {
   int prefetch = 4;
   bool pinMemory = true;
   bool channelsLast = false;
+  // Data parallelism: batch i of an epoch is rank r's share of the global
+  // batch i (batchSize x shardCount examples of the epoch's order): its
+  // examples r, r + shardCount, ... Every example once per epoch, split
+  // between the ranks; the global batches are those of one process with a
+  // batch of batchSize x shardCount.
+  int shardRank = 0;
+  int shardCount = 1;
 };
 
 struct Batch {
   torch::Tensor x;  // float32 [B, C, H, W] on the device
   torch::Tensor y;  // int64 [B] on the device
   int64_t index = 0;
+  int64_t globalSize = 0;  // the examples of the global batch (all ranks' shares)
   int64_t size() const { return y.size(0); }
 };
 
@@ -77,6 +85,8 @@ class BatchLoader {
   struct Worker;
   struct HostBatch;
   torch::Tensor epochOrder(int64_t epoch) const;
+  int64_t globalBatch() const { return m_options.batchSize * m_options.shardCount; }
+  int64_t globalSize(int64_t index) const;
   HostBatch makeHostBatch(int64_t index) const;
   void stopWorkers();
 

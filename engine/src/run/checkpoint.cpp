@@ -88,6 +88,7 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   counters.insert("early_best_step", c.earlyBestStep);
   counters.insert("early_bad_evals", c.earlyBadEvals);
   counters.insert("lr_changes", c.lrChanges.dump());
+  counters.insert("world_size", c.worldSize);
   a.insert("counters", counters);
   auto rng = newDict();
   rng.insert("cpu", at::detail::getDefaultCPUGenerator().get_state());
@@ -128,6 +129,7 @@ CheckpointCounters countersOf(const ArchiveDict& a, const std::string& path) {
     c.earlyBestStep = counters.integer("early_best_step");
     c.earlyBadEvals = counters.integer("early_bad_evals");
   }
+  if (counters.has("world_size")) c.worldSize = counters.integer("world_size");
   c.lrChanges = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);
   if (c.lrChanges.is_discarded() || !c.lrChanges.is_array())
     throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");

@@ -40,6 +40,9 @@ struct CheckpointCounters {
   int64_t earlyBestStep = 0;
   int64_t earlyBadEvals = 0;
   nlohmann::json lrChanges = nlohmann::json::array();
+  // The processes that trained it (torchrun's WORLD_SIZE): a position in
+  // an epoch means something only with the same number.
+  int64_t worldSize = 1;
 };
 
 struct CheckpointParts {

@@ -124,6 +124,7 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                       {"skipped_steps", s.skippedSteps},
                       {"nonfinite_steps", s.nonfiniteSteps},
                       {"rollbacks", s.rollbacks}};
+  if (s.worldSize > 1) j["world_size"] = s.worldSize;
   if (!s.earlyStoppingMetric.empty())
     j["early_stopping"] = {{"metric", s.earlyStoppingMetric},
                            {"best", num(s.earlyStoppingBest)},

@@ -2,6 +2,7 @@
 
 #include <torch/nn/functional/loss.h>
 
+#include "dist/process_group.h"
 #include "train/autocast_scope.h"
 
 namespace studio {
@@ -18,8 +19,13 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
   torch::Tensor lossSum = torch::zeros({}, f64);
   torch::Tensor confusion = torch::zeros({k * k}, f64.dtype(torch::kInt64));
   std::vector<torch::Tensor> wrongConf, wrongIndex, wrongTrue, wrongPred;
-  for (int64_t start = 0; start < n; start += o.batchSize) {
-    const int64_t end = std::min(start + o.batchSize, n);
+  int64_t from = 0, to = n;
+  if (o.group) {
+    from = n * o.group->rank() / o.group->world();
+    to = n * (o.group->rank() + 1) / o.group->world();
+  }
+  for (int64_t start = from; start < to; start += o.batchSize) {
+    const int64_t end = std::min(start + o.batchSize, to);
     Examples e = set.slice(start, end);
     torch::Tensor x = transformBatch(e.x.to(device, /*non_blocking=*/true), transform, 0, false);
     if (o.channelsLast && x.dim() == 4) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
@@ -45,15 +51,31 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
     wrongPred.push_back(pred.index_select(0, at));
   }
   model.setTraining(true);
-  torch::Tensor conf = torch::cat(wrongConf);
-  const int64_t keep = std::min<int64_t>(o.wrongToKeep, conf.size(0));
-  auto [top, at] = conf.topk(keep);
+  // The candidates for the most confident mistakes, padded to wrongToKeep
+  // (confidence -1: no mistake): [confidence, index, truth, predicted].
+  const int64_t keepAll = o.wrongToKeep;
+  torch::Tensor candidates = torch::full({4, keepAll}, -1.0, f64);
+  if (!wrongConf.empty()) {
+    torch::Tensor found = torch::stack({torch::cat(wrongConf).to(torch::kFloat64),
+                                        torch::cat(wrongIndex).to(torch::kFloat64),
+                                        torch::cat(wrongTrue).to(torch::kFloat64),
+                                        torch::cat(wrongPred).to(torch::kFloat64)});
+    candidates = torch::cat({found, candidates}, 1);
+  }
+  torch::Tensor totals = torch::cat({lossSum.view({1}), confusion.to(torch::kFloat64)});
+  if (o.group) {
+    std::vector<torch::Tensor> sum{totals};
+    o.group->allReduceSum(sum, "the evaluation's figures");
+    // Each rank's best candidates, then the best of them all.
+    auto [top, at] = candidates[0].topk(keepAll);
+    candidates = o.group->allGather(candidates.index_select(1, at), "the evaluation's mistakes")
+                     .permute({1, 0, 2})
+                     .reshape({4, -1});
+  }
+  const int64_t keep = keepAll;
+  auto [top, at] = candidates[0].topk(keep);
   // The one sync of an evaluation.
-  torch::Tensor figures = torch::cat({lossSum.view({1}), confusion.to(torch::kFloat64), top.to(torch::kFloat64),
-                                      torch::cat(wrongIndex).index_select(0, at).to(torch::kFloat64),
-                                      torch::cat(wrongTrue).index_select(0, at).to(torch::kFloat64),
-                                      torch::cat(wrongPred).index_select(0, at).to(torch::kFloat64)})
-                              .cpu();
+  torch::Tensor figures = torch::cat({totals, candidates.index_select(1, at).reshape({-1})}).cpu();
   const double* f = figures.data_ptr<double>();
   r.loss = f[0] / static_cast<double>(n);
   int64_t correct = 0;

@@ -15,6 +15,8 @@
 
 namespace studio {
 
+class ProcessGroup;
+
 struct EvalOptions {
   int64_t batchSize = 1000;
   bool autocast = false;
@@ -22,6 +24,9 @@ struct EvalOptions {
   bool channelsLast = false;
   int64_t classes = 0;
   int64_t wrongToKeep = 16;
+  // Data parallelism: each rank evaluates its contiguous share of the set
+  // and the figures are summed over the ranks (every rank gets them all).
+  ProcessGroup* group = nullptr;
 };
 
 struct EvalOutcome {

@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
+#include <torch/cuda.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/version.h>
@@ -13,6 +14,8 @@
 
 #include "data/batch_loader.h"
 #include "data/data_loading.h"
+#include "dist/grad_reducer.h"
+#include "dist/process_group.h"
 #include "models/model.h"
 #include "models/torchscript_model.h"
 #include "optim/ema_weights.h"
@@ -99,6 +102,11 @@ struct Trainer::State {
   SessionChannel& ch;
 
   torch::Device device{torch::kCPU};
+  // Data parallelism under torchrun: the process group (nullptr alone), the
+  // gradient reducer, and whether this process writes the run folder (rank 0).
+  ProcessGroup* ranks = nullptr;
+  std::unique_ptr<GradReducer> reducer;
+  bool writer = true;
   DataPlan plan;
   DataSplits data;
   std::shared_ptr<Dataset> valSet, testSet;  // on the device when it holds the data
@@ -208,20 +216,39 @@ struct Trainer::State {
   }
 
   void setup() {
+    ranks = currentProcessGroup();
+    writer = !ranks || ranks->leader();
     device = resolveDevice(cfg.performance.device);
-    applyPerformanceSwitches(cfg.performance, device);
+    PerformanceConfig performance = cfg.performance;
+    if (ranks) {
+      // One GPU per process: LOCAL_RANK's, unless the settings name one.
+      if (device.is_cuda() && cfg.performance.device.find(':') == std::string::npos) {
+        if (ranks->localRank() >= static_cast<int>(torch::cuda::device_count()))
+          throw InputError(ranks->describe() + " has LOCAL_RANK " + std::to_string(ranks->localRank()) + " but only " +
+                           std::to_string(torch::cuda::device_count()) +
+                           " CUDA device(s) exist here: start at most that many processes per machine "
+                           "(torchrun --nproc-per-node)");
+        device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(ranks->localRank()));
+      }
+      // The machine's cores shared between its processes.
+      if (performance.threads == 0)
+        performance.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency() /
+                                                                static_cast<unsigned>(ranks->localWorld())));
+      ranks->useDevice(device);
+    }
+    applyPerformanceSwitches(performance, device);
     DeviceWarmup warmup(device);  // the GPU starts up while the data loads
     {
       std::lock_guard<std::mutex> lock(ch.textMutex);
       ch.device = describeDevice(device);
       ch.runDir = runDir;
     }
-    logSink = log::addFileSink(runDir + "/" + run_files::kLog);
+    if (writer) logSink = log::addFileSink(runDir + "/" + run_files::kLog);
     log::info((start.extend ? "continuing run " : resume ? "resuming run " : "starting run ") + runDir + " on " +
               describeDevice(device) + " with LibTorch " + TORCH_VERSION);
     const nlohmann::json stored = resume ? storedRunInfo() : nlohmann::json::object();
 
-    if (!resume) {
+    if (!resume && writer) {
       // Settings first: a run that fails on its data still records what it was.
       recorder = std::make_unique<RunRecorder>(runDir, false, 0);
       recorder->writeSettings(cfg, {{run_files::run_info::kLibtorch, TORCH_VERSION},
@@ -284,6 +311,13 @@ struct Trainer::State {
                 "): " + model->checkpointActivations(every));
     }
     model->setTraining(true);
+    if (ranks) {
+      // The same initial weights on every rank: rank 0's.
+      torch::NoGradGuard noGrad;
+      std::vector<torch::Tensor> state = model->parameters();
+      for (const auto& b : model->buffers()) state.push_back(b);
+      ranks->broadcast(state, "the initial weights' broadcast");
+    }
     optimizer = std::make_unique<Optimizer>(model->parameters(), cfg.optimizer);
     scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == "fp16");
     if (cfg.train.ema.decay > 0) ema = std::make_unique<EmaWeights>(cfg.train.ema.decay);
@@ -292,7 +326,7 @@ struct Trainer::State {
     gradsBad = torch::zeros_like(skipped);
     unitScale = torch::ones_like(skipped);
 
-    steps = planSteps(cfg, data.train->size());
+    steps = planSteps(globalBatchConfig(), data.train->size());
 
     const bool image = data.kind == DataKind::Image;
     loaderOptions.batchSize = cfg.train.batch_size;
@@ -305,15 +339,28 @@ struct Trainer::State {
     loaderOptions.prefetch = cfg.loader.prefetch;
     loaderOptions.pinMemory = cfg.loader.pin_memory;
     loaderOptions.channelsLast = cfg.performance.channels_last;
+    if (ranks) {
+      loaderOptions.shardRank = ranks->rank();
+      loaderOptions.shardCount = ranks->world();
+    }
     setPhase(loaderOptions.deviceResident ? "moving the data to " + describeDevice(device) : "starting the loader");
     loader = std::make_unique<BatchLoader>(data.train, loaderOptions, device);
     valSet = loaderOptions.deviceResident ? onDevice(*data.val, device) : data.val;
     testSet = loaderOptions.deviceResident ? onDevice(*data.test, device) : data.test;
-    writeClasses();
+    if (writer) writeClasses();
 
     if (resume) {
       CheckpointParts parts{*model, *optimizer, *scaler, skipped, counters, ema.get()};
       loadCheckpoint(runDir + "/" + run_files::kLastCheckpoint, parts, device);
+      const int64_t world = ranks ? ranks->world() : 1;
+      if (counters.worldSize != world)
+        throw CheckpointError("checkpoint " + runDir + "/" + run_files::kLastCheckpoint + " was made by " +
+                              std::to_string(counters.worldSize) + " process(es) and this run has " +
+                              std::to_string(world) + ": its position in the epoch holds for " +
+                              std::to_string(counters.worldSize) + " only; resume with " +
+                              (counters.worldSize > 1 ? "torchrun --nproc-per-node " + std::to_string(counters.worldSize)
+                                                      : std::string("one process (without torchrun)")) +
+                              ", or fork the run to go on with another number");
       requirePositionFits(runDir + "/" + run_files::kLastCheckpoint, "now has",
                           ": the run's data or batch size changed since; start a new run");
       nonfiniteSeen = counters.nonfiniteSteps;
@@ -328,11 +375,20 @@ struct Trainer::State {
     if (start.extend) extend(*start.extend);
     ch.totalSteps = steps.totalSteps;
     wallAtStart = counters.wallSeconds;
-    if (resume) recorder = std::make_unique<RunRecorder>(runDir, true, counters.step);
+    counters.worldSize = ranks ? ranks->world() : 1;
+    if (resume && writer) recorder = std::make_unique<RunRecorder>(runDir, true, counters.step);
     if (!resume || start.extend) writeSettings();
     ch.step = counters.step;
     ch.epoch = counters.epoch;
     setupGraphs();
+    if (ranks) {
+      reducer = std::make_unique<GradReducer>(model->parameters(), *ranks,
+                                              static_cast<int64_t>(cfg.distributed.bucket_mib) << 20);
+      log::info(ranks->describe() + ": batch " + std::to_string(cfg.train.batch_size) + " per process, " +
+                std::to_string(cfg.train.batch_size * ranks->world()) + " in all; gradients summed in " +
+                std::to_string(reducer->buckets()) + " bucket(s) of up to " +
+                std::to_string(cfg.distributed.bucket_mib) + " MiB (" + ranks->backendName() + ")");
+    }
     setPhase("");
     log::info("plan: " + std::to_string(steps.totalSteps) + " optimizer steps, " +
               std::to_string(steps.stepsPerEpoch) + " per epoch, batch " + std::to_string(cfg.train.batch_size) +
@@ -340,6 +396,14 @@ struct Trainer::State {
               model->description() + " (" + std::to_string(model->parameterCount()) + " parameters)" +
               (loaderOptions.deviceResident ? ", data resident on the device"
                                             : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
+  }
+
+  // The settings as one process would train them: the global batch of all
+  // ranks (the plan of steps and epochs is that of the global batches).
+  TrainConfig globalBatchConfig() const {
+    TrainConfig c = cfg;
+    if (ranks) c.train.batch_size *= ranks->world();
+    return c;
   }
 
   // The loaded checkpoint's position must lie inside an epoch of this
@@ -494,6 +558,7 @@ struct Trainer::State {
     else if (!StepGraph::available()) why = "this LibTorch was built without CUDA";
     else if (cfg.memory.activation_checkpointing != "off") why = "activation checkpointing recomputes in the backward pass";
     else if (counters.microSplit > 1) why = "the micro-batch was split after running out of memory";
+    else if (ranks) why = "the run has several processes (gradients are exchanged between them)";
     else why = optimizer->notCapturable(schedule->cyclesMomentum());
     if (!why.empty()) {
       if (want == "on")
@@ -590,7 +655,8 @@ struct Trainer::State {
       for (const auto& e : extensions) list.push_back(extensionJson(e));
       info[k::kContinued] = list;
     }
-    recorder->writeSettings(cfg, info);
+    if (ranks) info[k::kWorldSize] = ranks->world();
+    if (writer) recorder->writeSettings(cfg, info);
   }
 
   CheckpointParts parts() { return CheckpointParts{*model, *optimizer, *scaler, skipped, counters, ema.get()}; }
@@ -602,6 +668,7 @@ struct Trainer::State {
     // After a non-finite step the weights are suspect: the last checkpoint
     // stays the one to go back to (or the one kept when the run stops).
     if (rollbackDue || divergedAt) return;
+    if (!writer) return;  // rank 0 writes the run's checkpoints
     Timed timed{writeSeconds};
     counters.wallSeconds = wallSeconds();
     counters.nonfiniteSteps = nonfiniteSeen;
@@ -615,6 +682,46 @@ struct Trainer::State {
     saveCheckpoint(paths, parts());
   }
 
+  // Under torchrun each rank's BatchNorm statistics come from its own share
+  // of the batches; before an evaluation and the checkpoints all ranks make
+  // together they are averaged over the ranks, so that every rank, and the
+  // saved model, holds the same ones. A collective: every rank calls it at
+  // the same step.
+  void syncBatchNormStatistics() {
+    if (!ranks) return;
+    torch::NoGradGuard noGrad;
+    std::vector<torch::Tensor> stats;
+    for (const auto& b : model->buffers())
+      if (b.is_floating_point()) stats.push_back(b);
+    if (stats.empty()) return;
+    std::vector<torch::Tensor> flat;
+    for (const auto& b : stats) flat.push_back(b.reshape(-1));
+    std::vector<torch::Tensor> sum{torch::cat(flat)};
+    ranks->allReduceSum(sum, "the BatchNorm statistics' average at step " + std::to_string(counters.step));
+    sum[0].div_(ranks->world());
+    int64_t at = 0;
+    for (auto& b : stats) {
+      b.copy_(sum[0].slice(0, at, at + b.numel()).view(b.sizes()));
+      at += b.numel();
+    }
+  }
+
+  // Under torchrun: a stop (a signal, early stopping, a non-finite policy)
+  // or a rollback seen by any rank is made by all at the same step, so their
+  // exchanges stay in step. One small all-reduce on the host per step.
+  void agreeWithOtherRanks() {
+    if (!ranks) return;
+    std::vector<torch::Tensor> flags{torch::tensor({stopRequested ? 1.0f : 0.0f, rollbackDue ? 1.0f : 0.0f})};
+    ranks->allReduceSum(flags, "the stop check after step " + std::to_string(counters.step));
+    const float* f = flags[0].data_ptr<float>();
+    if (f[0] > 0 && !stopRequested) {
+      stopRequested = true;
+      log::info(ranks->describe() + ": another rank stopped at step " + std::to_string(counters.step) +
+                "; stopping with it");
+    }
+    if (f[1] > 0) rollbackDue = true;
+  }
+
   EvalOptions evalOptions() const {
     EvalOptions o;
     o.batchSize = cfg.evaluation.batch_size;
@@ -622,6 +729,7 @@ struct Trainer::State {
     o.autocastDtype = autocastDtype;
     o.channelsLast = cfg.performance.channels_last;
     o.classes = data.numClasses();
+    o.group = ranks;
     return o;
   }
 
@@ -635,7 +743,9 @@ struct Trainer::State {
     Timed timed{evalSeconds};
     Busy busy(busyWith, "evaluation");
     CudnnHeuristicsOnly heuristics;
+    syncBatchNormStatistics();
     const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
+    if (!writer) return {o.loss, o.accuracy};
     EvalReport r;
     r.step = counters.step;
     r.epoch = counters.epoch;
@@ -715,13 +825,13 @@ struct Trainer::State {
     ch.lastLoss = lastTrainLoss;
     pending.clear();
     pendingStats.clear();
-    recorder->flushIfDue();
+    if (recorder) recorder->flushIfDue();
     windowStart = Clock::now();
     if (windowStart - lastTrim >= std::chrono::seconds(30)) trimHeap();  // counted as training time
   }
 
   void post(const MetricRecord& r) {
-    recorder->append(r);
+    if (recorder) recorder->append(r);
     ch.post(r);
   }
 
@@ -827,7 +937,7 @@ struct Trainer::State {
           case Command::Pause:
             if (!paused) {
               flushStats();
-              recorder->flush();
+              if (recorder) recorder->flush();
               log::info("paused at step " + std::to_string(counters.step));
             }
             paused = true;
@@ -884,7 +994,14 @@ struct Trainer::State {
   torch::Tensor forwardBackward(const std::vector<torch::Tensor>& xs, const std::vector<torch::Tensor>& ys,
                                 int64_t groupSamples) {
     torch::Tensor lossSum;
+    // Under torchrun the last backward pass of the group starts the
+    // gradient exchange as it goes; a rank's share may be empty.
+    size_t last = xs.size();
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (ys[i].size(0) > 0) last = i;
     for (size_t i = 0; i < xs.size(); ++i) {
+      if (ys[i].size(0) == 0) continue;
+      if (reducer && i == last) reducer->arm();
       torch::Tensor logits;
       {
         AutocastScope ac(device.type(), autocast, autocastDtype);
@@ -899,13 +1016,24 @@ struct Trainer::State {
       torch::Tensor contribution = loss.detach() * share;
       lossSum = lossSum.defined() ? lossSum + contribution : contribution;
     }
+    if (!lossSum.defined()) lossSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
     return lossSum;
   }
 
   // Unscales, checks, clips and applies the gradients, all on the device;
   // returns the step's figures [loss, grad norm, scale, skipped, non-finite].
   // `graphed`: the learning rate and momentum come from device scalars.
-  torch::Tensor updateWeights(const torch::Tensor& meanLoss, bool graphed, double lr, std::optional<double> momentum) {
+  torch::Tensor updateWeights(torch::Tensor meanLoss, bool graphed, double lr, std::optional<double> momentum) {
+    if (reducer) {
+      // Every rank's gradients and loss, summed: each rank weighed its
+      // examples by 1 / (the global group's examples), so these are the
+      // global means, the same on every rank (and so are the inf check,
+      // the loss scale and the clipping that follow).
+      reducer->finish(counters.step + 1);
+      std::vector<torch::Tensor> loss{meanLoss.to(torch::kFloat32).reshape({1})};
+      ranks->allReduceSum(loss, "the loss all-reduce of step " + std::to_string(counters.step + 1));
+      meanLoss = loss[0].reshape({});
+    }
     std::vector<torch::Tensor> grads = optimizer->grads();
     scaler->unscale(grads);
     // Which gradients are not finite: the loss scaler knows (fp16); otherwise
@@ -1031,7 +1159,9 @@ struct Trainer::State {
         return row;
       } catch (const c10::OutOfMemoryError& e) {
         const int64_t micro = microBatch();
-        if (!cfg.memory.oom_backoff || micro <= 1 || graph.captured()) throw;
+        // Under torchrun the other ranks are already exchanging this step's
+        // gradients: the run fails with the usual advice instead.
+        if (!cfg.memory.oom_backoff || micro <= 1 || graph.captured() || ranks) throw;
         // What the failed try left: its gradients, on a GPU the cached
         // blocks, and (when kept) its BatchNorm statistics and random draws.
         optimizer->zeroGrad(true);
@@ -1119,7 +1249,7 @@ struct Trainer::State {
     counters.lrChanges = lrChanges;
     counters.lrChanges.push_back(
         {{"step", counters.step}, {"lr", lr}, {"multiplier", counters.lrMultiplier}, {"rollback", rollbacks}});
-    recorder->truncateAfter(counters.step);
+    if (recorder) recorder->truncateAfter(counters.step);
     MetricRecord r;
     r.kind = RecordKind::Rollback;
     r.step = counters.step;
@@ -1302,13 +1432,14 @@ struct Trainer::State {
     const int64_t k = cfg.train.accumulation_steps;
     const int64_t b = cfg.train.batch_size;
     const int64_t groupEnd = std::min(counters.batchInEpoch + k, loader->batchesPerEpoch());
-    samples = std::min(groupEnd * b, data.train->size()) - counters.batchInEpoch * b;
+    samples = 0;  // of all ranks
     full = groupEnd - counters.batchInEpoch == k;
     std::vector<Batch> group;
     for (int64_t i = counters.batchInEpoch; i < groupEnd; ++i) {
       Batch batch;
       if (!loader->next(batch)) throw std::logic_error("loader ended before its epoch");
       full = full && batch.size() == b;
+      samples += batch.globalSize;
       group.push_back(std::move(batch));
     }
     counters.batchInEpoch = groupEnd;
@@ -1357,10 +1488,13 @@ struct Trainer::State {
           evalAndCheckpoint();
         } else if (cfg.output.checkpoint_every_steps > 0 && counters.step % cfg.output.checkpoint_every_steps == 0) {
           flushStats();
+          syncBatchNormStatistics();
           saveCheckpoints(false);
         }
         if (counters.step >= stopAt && counters.step < steps.totalSteps) stopRequested = true;
         pollCommands();
+        crashPoint("train-step");
+        agreeWithOtherRanks();
         if (rollbackDue) {
           flushStats();
           rollback();
@@ -1397,6 +1531,10 @@ struct Trainer::State {
     s.trainSeconds = trainSeconds;
     s.evalSeconds = evalSeconds;
     s.writeSeconds = writeSeconds;
+    if (ranks) {
+      s.rank = ranks->rank();
+      s.worldSize = ranks->world();
+    }
     if (start.batchFind) {
       s.batchFindLargest = batchFound.batchFindLargest;
       s.batchFindMicro = batchFound.batchFindMicro;
@@ -1460,6 +1598,7 @@ RunSummary Trainer::run() {
       status = "early-stopped";
     } else if (s.stopRequested) {
       status = "stopped";
+      s.syncBatchNormStatistics();
       s.saveCheckpoints(false);
       log::info("stopped at step " + std::to_string(s.counters.step) + "; checkpoint saved, resume with: "
                 "training-studio-cli resume " + s.runDir);
@@ -1510,6 +1649,10 @@ RunSummary Trainer::run() {
               "memory.activation_checkpointing" + limit +
               (s.cfg.memory.oom_backoff ? "" : ", or turn on memory.oom_backoff");
     }
+  } catch (const RankLost& e) {
+    status = "failed";
+    error = std::string(e.what()) + "; the run's last checkpoint is kept: resume it with torchrun --nproc-per-node " +
+            std::to_string(s.ranks ? s.ranks->world() : 1) + " --no-python training-studio-cli resume " + s.runDir;
   } catch (const InputError& e) {
     status = "failed";
     error = e.what();
@@ -1532,7 +1675,7 @@ RunSummary Trainer::run() {
   }
   try {
     if (s.recorder) s.recorder->finish(summary);
-    RunRecorder::writeSummary(s.runDir, summary);
+    if (s.writer) RunRecorder::writeSummary(s.runDir, summary);
   } catch (const std::exception& e) {
     log::error(e.what());
     if (summary.error.empty()) {
