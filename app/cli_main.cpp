@@ -214,6 +214,7 @@ int runQueue(const std::string& file) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Training Studio, headless: train PyTorch models with LibTorch"};
+  app.set_version_flag("--version", std::string("training-studio-cli ") + STUDIO_VERSION);
   app.require_subcommand(1);
 
   SettingsSource trainSettings, summarySettings;

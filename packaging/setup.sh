@@ -11,6 +11,15 @@
 #     with numpy and Pillow (the tests' reference image decoder) and safetensors
 #     (the tests read the exported model.safetensors with it).
 # Prints the virtual environment's path on its last line.
+#
+# The installed package (make package: build/package/training-studio_*.deb,
+# installed with `sudo apt install ./training-studio_*.deb`) does not carry
+# LibTorch (the wheel and its CUDA libraries are several GB): its postinst
+# runs /usr/libexec/training-studio/install-libtorch, which puts the same
+# torch==2.11.0 wheel in /opt/training-studio/venv, and the launchers in
+# /usr/bin add that venv's torch/lib to LD_LIBRARY_PATH before starting the
+# binaries in /usr/libexec/training-studio. STUDIO_LIBTORCH_VENV points them
+# (and install-libtorch) at another venv, this script's for instance.
 set -euo pipefail
 
 cache="${STUDIO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/training-studio}"
@@ -22,6 +31,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
       zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
       libprotobuf-dev protobuf-compiler libcrcutil-dev libgloo-dev
+      help2man desktop-file-utils appstream dpkg-dev
       ninja-build ccache xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev
       python3-venv fonts-dejavu-core)
 

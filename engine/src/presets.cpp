@@ -40,8 +40,10 @@ std::string defaultPresetDir() {
   if (n > 0) {
     exe[n] = '\0';
     const fs::path bin = fs::path(exe).parent_path();
-    for (const fs::path& p : {bin / "presets", bin / "../share/training-studio/presets"})
-      if (fs::is_directory(p)) return p.string();
+    // The build folder; an installed bin/; the package's libexec/training-studio/.
+    for (const fs::path& p : {bin / "presets", bin / "../share/training-studio/presets",
+                              bin / "../../share/training-studio/presets"})
+      if (fs::is_directory(p)) return p.lexically_normal().string();
   }
   return STUDIO_SOURCE_PRESET_DIR;
 }
