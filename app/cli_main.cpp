@@ -28,11 +28,23 @@
 #include "studio/run_queue.h"
 #include "studio/session.h"
 #include "studio/sha256.h"
+#include "studio/metric_record.h"
 #include "studio/train_config.h"
 
 namespace {
 
 std::atomic<int> g_interrupts{0};
+// --report: the run's progress as tab-separated lines for a program that
+// started this one (the window's multi-process runs read rank 0's):
+//   studio-run <dir>, studio-total <steps>, studio-phase <text> <done> <total>,
+//   studio-record <metrics.csv row>, studio-end <status>
+bool g_report = false;
+
+void report(const std::string& line) {
+  std::fputs(line.c_str(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
 void onInterrupt(int) { g_interrupts.fetch_add(1); }
 
 int runSession(studio::Session& session) {
@@ -40,12 +52,24 @@ int runSession(studio::Session& session) {
   // Under torchrun rank 0 reports the run; the others say only how they ended.
   const char* rankText = std::getenv("RANK");
   const bool quiet = rankText && std::getenv("WORLD_SIZE") && std::string(rankText) != "0";
+  const bool reporting = g_report && !quiet;
+  std::string reportedDir, reportedPhase;
+  int64_t reportedTotal = 0;
   int seenInterrupts = 0;
   for (;;) {
     const bool done = session.wait(std::chrono::milliseconds(100));
+    if (reporting) {
+      const studio::Progress p = session.progress();
+      if (!p.runDir.empty() && p.runDir != reportedDir) report("studio-run\t" + (reportedDir = p.runDir));
+      if (p.totalSteps != reportedTotal) report("studio-total\t" + std::to_string(reportedTotal = p.totalSteps));
+      const std::string phase = p.phase + "\t" + std::to_string(p.phaseDone) + "\t" + std::to_string(p.phaseTotal);
+      if (phase != reportedPhase) report("studio-phase\t" + (reportedPhase = phase));
+    }
     studio::MetricRecord r;
-    while (session.pollMetric(r))
-      if (!quiet) progress.record(r);
+    while (session.pollMetric(r)) {
+      if (reporting) report("studio-record\t" + studio::metricsCsvRow(r));
+      else if (!quiet) progress.record(r);
+    }
     if (done) break;
     const int interrupts = g_interrupts.load();
     if (interrupts != seenInterrupts) {
@@ -58,9 +82,10 @@ int runSession(studio::Session& session) {
         std::_Exit(130);
       }
     }
-    if (!quiet) progress.update(session.progress());
+    if (!quiet && !reporting) progress.update(session.progress());
   }
   const studio::RunSummary s = session.summary();
+  if (reporting) report("studio-end\t" + s.status);
   if (s.rank > 0) {
     std::fprintf(stderr, "rank %d of %d: %s%s%s\n", s.rank, s.worldSize, s.status.c_str(), s.error.empty() ? "" : ": ",
                  s.error.c_str());
@@ -216,6 +241,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Training Studio, headless: train PyTorch models with LibTorch"};
   app.set_version_flag("--version", std::string("training-studio-cli ") + STUDIO_VERSION);
   app.require_subcommand(1);
+  app.add_flag("--report", g_report, "Progress as tab-separated lines for a program that runs this one")->group("");
 
   SettingsSource trainSettings, summarySettings;
   std::string outDir;

@@ -674,6 +674,37 @@ class TestMainWindow : public QObject {
     QVERIFY(log->followsNewLines());
   }
 
+  // Issue 10: distributed.devices starts the run in two CPU processes
+  // through torchrun; rank 0's records are drawn as a live run's.
+  void runInSeveralProcesses() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "two-processes";
+    c.model.kind = "mlp";
+    c.model.width = 32;
+    c.model.depth = 1;
+    c.data.train_limit = 512;
+    c.train.epochs = 2;
+    c.train.batch_size = 32;  // per process: 64 a step
+    c.performance.threads = 1;
+    c.distributed.devices = "cpu,cpu";
+    m_window->settingsPanel()->setConfig(c);
+    QVERIFY(m_window->settingsPanel()->isValid());
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(!controller()->runDir().isEmpty(), kTimeout);
+    const QString run = QDir(controller()->runDir()).absolutePath();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const RunSummary s = finished.front().front().value<RunSummary>();
+    QVERIFY2(s.status == "completed", s.error.c_str());
+    QCOMPARE(s.worldSize, 2);
+    QCOMPARE(s.steps, int64_t(16));  // 512 examples, 64 a step, 2 epochs
+    QCOMPARE(points(PlotsPanel::Loss, run, "train_loss"), countRows(run, RecordKind::Train));
+    QCOMPARE(points(PlotsPanel::Loss, run, "train_loss"), size_t(16));
+    QCOMPARE(points(PlotsPanel::Accuracy, run, "eval_accuracy"), countRows(run, RecordKind::Eval));
+    QVERIFY(QDir(m_dir.filePath("runs")).entryList({"*two-processes*"}, QDir::Dirs).size() == 1);
+    QVERIFY(m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());  // unlocked again
+  }
+
   void cleanupTestCase() { m_window.reset(); }
 };
 

@@ -208,6 +208,31 @@ class TestTrainConfig : public QObject {
 
   // CUDA graphs need a CUDA GPU: "on" with the CPU named is refused before
   // anything starts; auto and off pass.
+  // distributed.devices: one process per entry, GPU indices or cpu.
+  void processDevicesAreChecked() {
+    QCOMPARE(processDevices(""), std::vector<std::string>{});
+    QCOMPARE(processDevices(" 0, 1 ,3"), (std::vector<std::string>{"0", "1", "3"}));
+    for (const char* good : {"", "0,1", "cpu,cpu", "2"}) {
+      TrainConfig c;
+      c.distributed.devices = good;
+      QVERIFY2(validate(c).empty(), all(validate(c)).c_str());
+    }
+    for (const auto& [bad, part] : std::vector<std::pair<std::string, std::string>>{
+             {"0,0", "GPU indices once each"}, {"gpu0,gpu1", "GPU indices once each"},
+             {"0,,1", "GPU indices once each"}, {"cpu,1", "both GPUs and cpu"}}) {
+      TrainConfig c;
+      c.distributed.devices = bad;
+      QVERIFY2(hasError(validate(c), "distributed.devices", part), (bad + ": " + all(validate(c))).c_str());
+    }
+    TrainConfig c;
+    c.distributed.batchnorm = "global";
+    QVERIFY(hasError(validate(c), "distributed.batchnorm", "must be one of"));
+    c.distributed.batchnorm = "sync";
+    c.model.kind = "torchscript";
+    c.model.path = "net.ts";
+    QVERIFY(hasError(validate(c), "distributed.batchnorm", "built-in models"));
+  }
+
   void cudaGraphsOnNeedsAGpu() {
     TrainConfig c;
     c.performance.device = "cpu";

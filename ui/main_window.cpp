@@ -417,7 +417,14 @@ bool MainWindow::formReadyToRun() {
 bool MainWindow::startRun() {
   if (!formReadyToRun()) return false;
   if (m_restore) QSettings().setValue("settings/last", QString::fromStdString(m_settings->document().dump()));
-  return m_controller->start(m_settings->config(), windowStartOptions());
+  const TrainConfig config = m_settings->config();
+  if (processDevices(config.distributed.devices).size() > 1) {
+    showMessage(tr("Starting %1 processes through torchrun (distributed.devices %2); rank 0's curves show here.")
+                    .arg(processDevices(config.distributed.devices).size())
+                    .arg(QString::fromStdString(config.distributed.devices)));
+    return m_controller->startProcesses(config);
+  }
+  return m_controller->start(config, windowStartOptions());
 }
 
 bool MainWindow::resumeRun(const QString& runDir) {

@@ -1,5 +1,9 @@
 #include "ui/run_controller.h"
 
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QStandardPaths>
+
 #include <functional>
 #include <stdexcept>
 
@@ -72,7 +76,9 @@ bool RunController::launch(const std::function<void(Session&)>& begin) {
   m_finishedReported = false;
   m_runDir = QString::fromStdString(m_session->progress().runDir);
   m_state = SessionState::Starting;
-  Q_EMIT runStarted(m_runDir);
+  // A run in several processes names its folder once rank 0 has made it
+  // (poll() announces it then).
+  if (!m_runDir.isEmpty()) Q_EMIT runStarted(m_runDir);
   Q_EMIT stateChanged(m_state);
   m_timer.start();
   return true;
@@ -100,6 +106,23 @@ bool RunController::findBatchSize(const TrainConfig& config, const BatchFindOpti
 
 bool RunController::fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options) {
   return launch([&](Session& s) { s.fork(parentDir.toStdString(), fork, options); });
+}
+
+bool RunController::startProcesses(const TrainConfig& config) {
+  QString torchrun = qEnvironmentVariable("STUDIO_TORCHRUN");
+  if (torchrun.isEmpty()) torchrun = QStandardPaths::findExecutable("torchrun");
+  if (torchrun.isEmpty()) {
+    Q_EMIT failed(tr("distributed.devices asks for several processes, but PyTorch's launcher (torchrun) is not on "
+                     "PATH: install torch in the Python environment on PATH, or set STUDIO_TORCHRUN to it"));
+    return false;
+  }
+  QString cli = qEnvironmentVariable("STUDIO_CLI");
+  if (cli.isEmpty()) cli = QCoreApplication::applicationDirPath() + "/training-studio-cli";
+  if (!QFileInfo(cli).isExecutable()) {
+    Q_EMIT failed(tr("the headless runner %1 is missing; it starts each process of the run").arg(cli));
+    return false;
+  }
+  return launch([&](Session& s) { s.startProcesses(config, torchrun.toStdString(), cli.toStdString()); });
 }
 
 void RunController::pause() {
@@ -142,6 +165,10 @@ void RunController::poll() {
   // finished() before draining: whatever the engine posted before it ended is
   // in the queue by then.
   const bool ended = m_session->finished();
+  if (m_runDir.isEmpty()) {
+    m_runDir = QString::fromStdString(m_session->progress().runDir);
+    if (!m_runDir.isEmpty()) Q_EMIT runStarted(m_runDir);
+  }
   std::vector<MetricRecord> batch;
   MetricRecord r;
   while (m_session->pollMetric(r)) batch.push_back(r);

@@ -34,6 +34,10 @@ class RunController : public QObject {
   bool fork(const QString& parentDir, const ForkOptions& fork, const StartOptions& options = {});
   bool findLearningRate(const TrainConfig& config, const LrFindOptions& find);
   bool findBatchSize(const TrainConfig& config, const BatchFindOptions& find);
+  // A run in one process per entry of distributed.devices, through torchrun
+  // (STUDIO_TORCHRUN, or torchrun on PATH) and the CLI beside this program
+  // (STUDIO_CLI to choose another): rank 0's records arrive as a live run's.
+  bool startProcesses(const TrainConfig& config);
 
   void pause();
   void resumeTraining();

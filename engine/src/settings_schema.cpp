@@ -396,6 +396,14 @@ std::vector<FieldSpec> makeSchema() {
             "Under torchrun: gradients are summed over the processes in buckets of this size, each sent while the "
             "backward pass still runs."),
         between(1, 4096));
+  choices(add("distributed.batchnorm", perf, "Several processes: BatchNorm", T::Choice,
+              "Under torchrun: local normalises each process's share of the batch with its own statistics (the "
+              "running statistics averaged at evaluations); sync uses the whole global batch's, as one process "
+              "would (SyncBatchNorm; costs an exchange per BatchNorm layer)."),
+          {"local", "sync"});
+  add("distributed.devices", perf, "Several processes: devices", T::Text,
+      "Empty: one process. Otherwise the window starts the run in one process per entry through torchrun: GPU "
+      "indices (0,1) or cpu (cpu,cpu); rank 0's curves show here.");
   choices(add("loader.mode", perf, "Loader", T::Choice,
               "device: keep the whole dataset on the device (fastest for small datasets); workers: threads prepare "
               "batches ahead; auto: device when it fits."),

@@ -159,6 +159,8 @@ void describe(V& v, TrainConfig& c) {
   v.section("distributed", [&] {
     v.field("timeout_s", c.distributed.timeout_s);
     v.field("bucket_mib", c.distributed.bucket_mib);
+    v.field("batchnorm", c.distributed.batchnorm);
+    v.field("devices", c.distributed.devices);
   });
   v.section("loader", [&] {
     v.field("mode", c.loader.mode);
@@ -351,6 +353,18 @@ std::string num(double v) {
 
 }  // namespace
 
+std::vector<std::string> processDevices(const std::string& devices) {
+  std::vector<std::string> out;
+  std::stringstream in(devices);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    out.push_back(b == std::string::npos ? "" : item.substr(b, e - b + 1));
+  }
+  if (out.size() == 1 && out.front().empty()) out.clear();
+  return out;
+}
+
 std::vector<ConfigError> validate(const TrainConfig& c) {
   std::vector<ConfigError> e;
   const json doc = toJson(c);
@@ -451,6 +465,28 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"memory.activation_checkpointing",
                  "works on the built-in models (mlp, cnn, resnet), not on a TorchScript model: its layers "
                  "cannot be split into recomputed segments; set it to off"});
+  {
+    const auto list = processDevices(c.distributed.devices);
+    std::set<std::string> seen;
+    bool cpu = false, gpu = false;
+    for (const auto& d : list) {
+      const bool index = !d.empty() && d.size() <= 3 && std::all_of(d.begin(), d.end(), ::isdigit);
+      if (d == "cpu") cpu = true;
+      else if (index) gpu = true;
+      if ((d != "cpu" && !index) || (index && !seen.insert(d).second)) {
+        e.push_back({"distributed.devices", "must list GPU indices once each (\"0,1\") or cpu per process "
+                                            "(\"cpu,cpu\"), separated by commas (got \"" + c.distributed.devices + "\")"});
+        break;
+      }
+    }
+    if (cpu && gpu)
+      e.push_back({"distributed.devices", "lists both GPUs and cpu; one run uses one kind (got \"" +
+                                              c.distributed.devices + "\")"});
+  }
+  if (c.distributed.batchnorm == "sync" && c.model.kind == "torchscript")
+    e.push_back({"distributed.batchnorm",
+                 "sync works on the built-in models (cnn, resnet), whose BatchNorm layers the studio runs; a "
+                 "TorchScript model's are its own: set it to local"});
   if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
   return e;
 }

@@ -187,10 +187,18 @@ class Session {
   // throws InputError for bad options. The run fails (bad input) when not
   // even a micro-batch of 2 fits.
   void findBatchSize(const TrainConfig& config, const BatchFindOptions& find);
+  // A run in one process per entry of config.distributed.devices: starts
+  // PyTorch's launcher (`torchrun`, the program given) with the CLI (`cli`)
+  // on these settings, and shows rank 0's progress and records through this
+  // session as an in-process run's (its --report lines). stop() stops all
+  // processes with a checkpoint (SIGTERM to torchrun, which passes it on);
+  // pause and the other commands apply to in-process runs only. Throws
+  // InvalidSettings, or InputError when the programs cannot be started.
+  void startProcesses(const TrainConfig& config, const std::string& torchrun, const std::string& cli);
 
   void pause();
   void resumeTraining();
-  void stop();
+  void stop();  // also of a run in several processes
   void saveCheckpointNow();
   // As saveCheckpointNow, then waits (up to timeout) until it is written,
   // also while paused; false when it was not (the run ended or failed).

@@ -185,7 +185,21 @@ struct DistributedConfig {
   // Gradients are summed over the ranks in buckets of about this size, each
   // started as soon as the backward pass has filled it.
   int bucket_mib = 25;
+  // BatchNorm: local (each process normalises with its own share of the
+  // batch; the running statistics are averaged over the processes at each
+  // evaluation and checkpoint) | sync (with the statistics of the whole
+  // global batch, as one process would: PyTorch's SyncBatchNorm; built-in
+  // models).
+  std::string batchnorm = "local";
+  // The window's runs in several processes (it starts torchrun with the
+  // CLI): "" (one process, in the window) or a list, one process each: GPU
+  // indices ("0,1") or "cpu" ("cpu,cpu"). The CLI ignores it (torchrun
+  // decides there).
+  std::string devices;
 };
+
+// distributed.devices as a list ("0,1" -> {"0", "1"}); empty for "".
+std::vector<std::string> processDevices(const std::string& devices);
 
 struct LoaderConfig {
   std::string mode = "auto";   // auto | device | workers

@@ -119,9 +119,10 @@ void GradReducer::finish(int64_t step) {
     std::lock_guard<std::mutex> lock(s.mutex);
     s.armed = false;
     if (s.error) std::rethrow_exception(std::exchange(s.error, nullptr));
-    // What the hooks did not start: the same order on every rank.
-    for (size_t b = s.nextLaunch; b < s.buckets.size(); ++b) s.launch(s.buckets[b]);
-    s.nextLaunch = s.buckets.size();
+    // What the hooks did not start (all of it on a rank that had no
+    // backward pass this step): in bucket order, as on every rank.
+    for (auto& b : s.buckets)
+      if (!b.work) s.launch(b);
   }
   torch::NoGradGuard noGrad;
   const std::string what = "the gradient all-reduce of step " + std::to_string(step);

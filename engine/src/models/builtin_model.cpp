@@ -11,6 +11,7 @@
 
 #include "train/autocast_scope.h"
 
+#include "models/batch_norm.h"
 #include "models/model_factory.h"
 #include "run/safetensors_file.h"
 #include "run/tensor_archive.h"
@@ -264,6 +265,16 @@ struct CheckpointedSegment : torch::autograd::Function<CheckpointedSegment> {
 };
 
 }  // namespace
+
+int BuiltinModel::synchroniseBatchNorm(ProcessGroup* group) {
+  int n = 0;
+  for (const auto& m : m_net->modules(/*include_self=*/false))
+    if (auto bn = std::dynamic_pointer_cast<BatchNorm2dImpl>(m)) {
+      bn->synchronise(group);
+      ++n;
+    }
+  return n;
+}
 
 torch::Tensor BuiltinModel::forward(const torch::Tensor& input) {
   if (m_segments.empty() || !m_net->is_training() || !torch::GradMode::is_enabled()) return m_net->forward(input);

@@ -28,6 +28,7 @@ class BuiltinModel : public Model {
   std::vector<std::string> exportTo(const std::string& dir) override;
   std::string pythonSource() const;
   std::string checkpointActivations(int64_t blocksPerSegment) override;
+  int synchroniseBatchNorm(ProcessGroup* group) override;
 
  private:
   torch::nn::Sequential m_net;

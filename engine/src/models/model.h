@@ -22,6 +22,8 @@
 
 namespace studio {
 
+class ProcessGroup;
+
 struct LayerSummary {
   std::string name;             // "0", "conv1", ...
   std::string type;             // "Conv2d", "ResidualBlock", ...
@@ -39,6 +41,10 @@ class Model {
   virtual int64_t parameterCount() = 0;
   // Parameters then buffers, by name: what a checkpoint and an export hold.
   virtual std::vector<std::pair<std::string, torch::Tensor>> namedState() = 0;
+  // Under torchrun (distributed.batchnorm sync): BatchNorm layers normalise
+  // with the statistics of all ranks' batches; how many layers do (-1: this
+  // kind of model cannot).
+  virtual int synchroniseBatchNorm(ProcessGroup* group) { return -1; }
   // The buffers alone (BatchNorm's running statistics).
   virtual std::vector<torch::Tensor> buffers() = 0;
   virtual void setTraining(bool on) = 0;

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "models/batch_norm.h"
+
 namespace studio {
 namespace {
 
@@ -23,13 +25,13 @@ nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride = 1) {
 struct ResidualBlockImpl : nn::Module {
   ResidualBlockImpl(int64_t in, int64_t out, int64_t stride)
       : conv1(register_module("conv1", conv3x3(in, out, stride))),
-        bn1(register_module("bn1", nn::BatchNorm2d(out))),
+        bn1(register_module("bn1", BatchNorm2d(out))),
         conv2(register_module("conv2", conv3x3(out, out))),
-        bn2(register_module("bn2", nn::BatchNorm2d(out))) {
+        bn2(register_module("bn2", BatchNorm2d(out))) {
     if (stride != 1 || in != out) {
       shortcut = register_module(
           "shortcut", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)),
-                                     nn::BatchNorm2d(out)));
+                                     BatchNorm2d(out)));
     }
   }
   torch::Tensor forward(const torch::Tensor& x) {
@@ -38,9 +40,9 @@ struct ResidualBlockImpl : nn::Module {
     return torch::relu(y + (shortcut ? shortcut->forward(x) : x));
   }
   nn::Conv2d conv1;
-  nn::BatchNorm2d bn1;
+  BatchNorm2d bn1;
   nn::Conv2d conv2;
-  nn::BatchNorm2d bn2;
+  BatchNorm2d bn2;
   nn::Sequential shortcut{nullptr};
 };
 TORCH_MODULE(ResidualBlock);
@@ -67,7 +69,7 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
     for (int i = 0; i < c.depth; ++i) {
       const int64_t out = int64_t(c.width) << i;
       m->push_back(conv3x3(in, out));
-      m->push_back(nn::BatchNorm2d(out));
+      m->push_back(BatchNorm2d(out));
       m->push_back(nn::ReLU());
       if (h >= 2 && w >= 2) {
         m->push_back(nn::MaxPool2d(2));
@@ -89,7 +91,7 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
   // resnet: stem, then `depth` residual blocks, halving the resolution and
   // doubling the width every second block.
   m->push_back(conv3x3(channels, c.width));
-  m->push_back(nn::BatchNorm2d(c.width));
+  m->push_back(BatchNorm2d(c.width));
   m->push_back(nn::ReLU());
   int64_t in = c.width;
   for (int i = 0; i < c.depth; ++i) {

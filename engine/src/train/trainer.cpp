@@ -107,6 +107,7 @@ struct Trainer::State {
   ProcessGroup* ranks = nullptr;
   std::unique_ptr<GradReducer> reducer;
   bool writer = true;
+  bool syncedBatchNorm = false;  // distributed.batchnorm sync, with BatchNorm layers to sync
   DataPlan plan;
   DataSplits data;
   std::shared_ptr<Dataset> valSet, testSet;  // on the device when it holds the data
@@ -381,6 +382,13 @@ struct Trainer::State {
     ch.step = counters.step;
     ch.epoch = counters.epoch;
     setupGraphs();
+    if (ranks && cfg.distributed.batchnorm == "sync") {
+      const int layers = model->synchroniseBatchNorm(ranks);
+      if (layers < 0) throw InputError("distributed.batchnorm sync works on the built-in models only; set it to local");
+      syncedBatchNorm = layers > 0;
+      log::info("distributed.batchnorm sync: " + std::to_string(layers) +
+                " BatchNorm layer(s) normalise with the whole global batch's statistics");
+    }
     if (ranks) {
       reducer = std::make_unique<GradReducer>(model->parameters(), *ranks,
                                               static_cast<int64_t>(cfg.distributed.bucket_mib) << 20);
@@ -688,7 +696,7 @@ struct Trainer::State {
   // saved model, holds the same ones. A collective: every rank calls it at
   // the same step.
   void syncBatchNormStatistics() {
-    if (!ranks) return;
+    if (!ranks || syncedBatchNorm) return;  // synchronised layers keep the same statistics everywhere
     torch::NoGradGuard noGrad;
     std::vector<torch::Tensor> stats;
     for (const auto& b : model->buffers())
@@ -996,12 +1004,23 @@ struct Trainer::State {
     torch::Tensor lossSum;
     // Under torchrun the last backward pass of the group starts the
     // gradient exchange as it goes; a rank's share may be empty.
+    // With synchronised BatchNorm every rank runs every pass, an empty one
+    // too (with a loss of 0), so that their statistics' exchanges pair up.
     size_t last = xs.size();
     for (size_t i = 0; i < xs.size(); ++i)
-      if (ys[i].size(0) > 0) last = i;
+      if (ys[i].size(0) > 0 || syncedBatchNorm) last = i;
     for (size_t i = 0; i < xs.size(); ++i) {
-      if (ys[i].size(0) == 0) continue;
+      if (ys[i].size(0) == 0 && !syncedBatchNorm) continue;
       if (reducer && i == last) reducer->arm();
+      if (ys[i].size(0) == 0) {
+        torch::Tensor logits;
+        {
+          AutocastScope ac(device.type(), autocast, autocastDtype);
+          logits = model->forward(xs[i]);
+        }
+        (logits.to(torch::kFloat32).sum() * 0).backward();
+        continue;
+      }
       torch::Tensor logits;
       {
         AutocastScope ac(device.type(), autocast, autocastDtype);
