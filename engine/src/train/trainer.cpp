@@ -361,7 +361,7 @@ struct Trainer::State {
                               std::to_string(counters.worldSize) + " only; resume with " +
                               (counters.worldSize > 1 ? "torchrun --nproc-per-node " + std::to_string(counters.worldSize)
                                                       : std::string("one process (without torchrun)")) +
-                              ", or fork the run to go on with another number");
+                              "; another number of processes needs a new run");
       requirePositionFits(runDir + "/" + run_files::kLastCheckpoint, "now has",
                           ": the run's data or batch size changed since; start a new run");
       nonfiniteSeen = counters.nonfiniteSteps;
@@ -541,6 +541,12 @@ struct Trainer::State {
     if (cfg.precision.mode == "fp16" && parentInfo.value("precision", std::string()) == "fp16")
       loadScalerState(file, *scaler);
     const CheckpointCounters at = counters;
+    const int64_t world = ranks ? ranks->world() : 1;
+    if (at.worldSize != world && at.batchInEpoch > 0)
+      throw CheckpointError("checkpoint " + path + " was made by " + std::to_string(at.worldSize) +
+                            " process(es) in the middle of an epoch, and this fork has " + std::to_string(world) +
+                            ": its position holds for " + std::to_string(at.worldSize) +
+                            " only; fork from a checkpoint at an epoch's end, or with as many processes");
     counters = CheckpointCounters{};
     counters.step = at.step;
     counters.epoch = at.epoch;
