@@ -26,6 +26,7 @@
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
 #include "ui/run_toolbar.h"
+#include "studio/devices.h"
 #include "ui/settings_panel.h"
 
 using namespace studio;
@@ -223,6 +224,27 @@ class TestSettingsPanel : public QObject {
     panel.applyFieldText("schedule.warmup_steps", "0");
     QVERIFY(panel.isValid());
     QVERIFY(!panel.isFieldShown("schedule.warmup_steps"));
+  }
+
+  // Issue 9, item 12: a GPU that is not on this machine is an error at its
+  // field before Start, not a failed run folder after it.
+  void absentDevicesAreInlineErrors() {
+    SettingsPanel panel;
+    const int gpus = static_cast<int>(computeDevices().size()) - 1;
+    QVERIFY(computeDevices().front().name == "cpu");
+    const QString missing = "cuda:" + QString::number(gpus);  // one past the last GPU (cuda:0 on a CPU machine)
+    panel.applyFieldText("performance.device", missing);
+    QVERIFY(!panel.isValid());
+    QVERIFY2(panel.errorFor("performance.device").contains("names " + missing + ", which is not on this machine"),
+             qPrintable(panel.errorFor("performance.device")));
+    QVERIFY(panel.errorFor("performance.device").contains("it has cpu"));
+    panel.applyFieldText("performance.device", "cpu");
+    QVERIFY(panel.isValid());
+    panel.applyFieldText("distributed.devices", QString("0,%1").arg(std::max(gpus, 1)));
+    QVERIFY2(panel.errorFor("distributed.devices").contains("which is not on this machine"),
+             qPrintable(panel.errorFor("distributed.devices")));
+    panel.applyFieldText("distributed.devices", "cpu,cpu");
+    QVERIFY(panel.isValid());
   }
 
   void onlyRelevantFieldsAreShown() {

@@ -1,5 +1,7 @@
 #include "ui/settings_panel.h"
 
+#include "studio/devices.h"
+
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
@@ -430,6 +432,7 @@ void SettingsPanel::revalidate() {
   std::vector<ConfigError> errors;
   TrainConfig c = configFromJson(m_doc, errors);
   if (errors.empty()) errors = validate(c);
+  if (errors.empty()) errors = checkOnThisMachine(c);  // a GPU that is not here fails only after Start
   m_config = c;
   m_errors = m_parseErrors;
   if (!m_dataError.second.isEmpty() && errors.empty() && m_parseErrors.empty())

@@ -1,5 +1,7 @@
 #include "train/device_info.h"
 
+#include "studio/devices.h"
+
 #include <ATen/Context.h>
 #include <ATen/DeviceAccelerator.h>
 #include <ATen/Parallel.h>
@@ -115,6 +117,41 @@ int64_t freeMemoryBytes(const torch::Device& device) {
   }
   const long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
   return pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : int64_t(1) << 32;
+}
+
+const std::vector<ComputeDevice>& computeDevices() {
+  static const std::vector<ComputeDevice> list = [] {
+    std::vector<ComputeDevice> out{{"cpu", describeDevice(torch::Device(torch::kCPU))}};
+    if (torch::cuda::is_available())
+      for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) {
+        const torch::Device d(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
+        out.push_back({d.str(), describeDevice(d)});
+      }
+    return out;
+  }();
+  return list;
+}
+
+std::vector<ConfigError> checkOnThisMachine(const TrainConfig& c) {
+  std::vector<ConfigError> e;
+  const auto& here = computeDevices();
+  std::string names;
+  for (const auto& d : here) names += (names.empty() ? "" : ", ") + d.name;
+  const auto gpus = static_cast<int>(here.size()) - 1;
+  const std::string& device = c.performance.device;
+  if (device.rfind("cuda", 0) == 0) {
+    const int index = device == "cuda" ? 0 : std::atoi(device.c_str() + 5);
+    if (index >= gpus)
+      e.push_back({"performance.device", "names " + device + ", which is not on this machine (it has " + names +
+                                             "); use auto or one of those"});
+  }
+  for (const auto& d : processDevices(c.distributed.devices))
+    if (d != "cpu" && std::atoi(d.c_str()) >= gpus) {
+      e.push_back({"distributed.devices", "names GPU " + d + ", which is not on this machine (it has " + names +
+                                              "); list GPUs that are here, or cpu per process"});
+      break;
+    }
+  return e;
 }
 
 }  // namespace studio

@@ -1,0 +1,23 @@
+#pragma once
+// The devices this machine can train on, for the front-ends' inline checks
+// (torch-free; the engine asks LibTorch once).
+// Thread: any (the list is made once).
+
+#include <string>
+#include <vector>
+
+#include "studio/train_config.h"
+
+namespace studio {
+
+struct ComputeDevice {
+  std::string name;         // "cpu", "cuda:0"
+  std::string description;  // "NVIDIA H100 80GB HBM3 (79.1 GiB)"
+};
+const std::vector<ComputeDevice>& computeDevices();
+
+// Settings that validate but would fail on this machine: performance.device
+// or distributed.devices naming a GPU that is not here. Empty when none.
+std::vector<ConfigError> checkOnThisMachine(const TrainConfig& config);
+
+}  // namespace studio
