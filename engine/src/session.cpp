@@ -89,6 +89,24 @@ struct Session::Impl {
   std::atomic<pid_t> child{-1};    // startProcesses: torchrun
   std::atomic<bool> childStopped{false};
 
+  // The end of a run (on the thread that ran it): its state, its summary,
+  // and done for wait().
+  void publish(SessionChannel* ch, const RunSummary& s) {
+    ch->state = s.status == "completed" || s.status == "early-stopped" ? SessionState::Finished
+                : s.status == "stopped" ? SessionState::Stopped
+                                        : SessionState::Failed;
+    {
+      std::lock_guard<std::mutex> lock(summaryMutex);
+      summary = s;
+    }
+    {
+      std::lock_guard<std::mutex> lock(doneMutex);
+      child = -1;
+      done = true;
+    }
+    doneCv.notify_all();
+  }
+
   void launch(TrainConfig cfg, std::string runDir, RunStart start, const StartOptions& options) {
     if (thread.joinable()) {
       if (!done) throw std::logic_error("a session is already running; stop it first");
@@ -113,18 +131,7 @@ struct Session::Impl {
         s = trainer.run();
       }
       lock.reset();  // everything is written: another process may train here now
-      ch->state = s.status == "completed" || s.status == "early-stopped" ? SessionState::Finished
-                  : s.status == "stopped" ? SessionState::Stopped
-                                          : SessionState::Failed;
-      {
-        std::lock_guard<std::mutex> lock(summaryMutex);
-        summary = s;
-      }
-      {
-        std::lock_guard<std::mutex> lock(doneMutex);
-        done = true;
-      }
-      doneCv.notify_all();
+      publish(ch, s);
     });
   }
 };
@@ -358,19 +365,7 @@ void Session::startProcesses(const TrainConfig& config, const std::string& torch
                                       : std::string("killed by a signal")) +
                   ") without a summary: " + (error.empty() ? tail : error);
     }
-    ch->state = s.status == "completed" || s.status == "early-stopped" ? SessionState::Finished
-                : s.status == "stopped" ? SessionState::Stopped
-                                        : SessionState::Failed;
-    {
-      std::lock_guard<std::mutex> lock(m.summaryMutex);
-      m.summary = s;
-    }
-    {
-      std::lock_guard<std::mutex> lock(m.doneMutex);
-      m.child = -1;
-      m.done = true;
-    }
-    m.doneCv.notify_all();
+    m.publish(ch, s);
   });
 }
 

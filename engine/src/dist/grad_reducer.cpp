@@ -25,7 +25,6 @@ struct GradReducer::State {
   std::mutex mutex;
   bool armed = false;
   size_t nextLaunch = 0;
-  size_t early = 0;
   std::exception_ptr error;  // from a hook; finish() throws it
 
   State(ProcessGroup& g, std::vector<torch::Tensor> p) : group(g), params(std::move(p)) {}
@@ -46,7 +45,6 @@ struct GradReducer::State {
     while (nextLaunch < buckets.size() && buckets[nextLaunch].ready == buckets[nextLaunch].members.size()) {
       launch(buckets[nextLaunch]);
       ++nextLaunch;
-      ++early;
     }
   }
 
@@ -109,7 +107,6 @@ void GradReducer::arm() {
   State& s = *m_state;
   s.armed = true;
   s.nextLaunch = 0;
-  s.early = 0;
   for (auto& b : s.buckets) b.ready = 0;
 }
 
@@ -143,7 +140,5 @@ void GradReducer::finish(int64_t step) {
 }
 
 size_t GradReducer::buckets() const { return m_state->buckets.size(); }
-
-size_t GradReducer::startedEarly() const { return m_state->early; }
 
 }  // namespace studio

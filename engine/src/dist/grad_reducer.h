@@ -37,8 +37,6 @@ class GradReducer {
   // Every bucket reduced and copied back into the gradients; `step` for errors.
   void finish(int64_t step);
   size_t buckets() const;
-  // How many buckets the last finish() found already started by the hooks.
-  size_t startedEarly() const;
 
   struct State;
 

@@ -157,26 +157,24 @@ c10::intrusive_ptr<c10d::Work> ProcessGroup::allReduceAsync(std::vector<torch::T
   return m_impl->backendFor(tensors).allreduce(tensors, c10d::AllreduceOptions{});
 }
 
-void ProcessGroup::allReduceSum(std::vector<torch::Tensor>& tensors, const std::string& what) {
+void ProcessGroup::complete(const std::string& what, const std::function<c10::intrusive_ptr<c10d::Work>()>& start) {
   c10::intrusive_ptr<c10d::Work> work;
   try {
-    work = allReduceAsync(tensors);
+    work = start();
   } catch (const std::exception& e) {
     throw RankLost(describe() + ": " + what + " could not start (" + messageOf(e) + ")");
   }
   wait(work, what);
 }
 
+void ProcessGroup::allReduceSum(std::vector<torch::Tensor>& tensors, const std::string& what) {
+  complete(what, [&] { return allReduceAsync(tensors); });
+}
+
 void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, const std::string& what) {
   for (auto& t : tensors) {
     std::vector<torch::Tensor> one{t};
-    c10::intrusive_ptr<c10d::Work> work;
-    try {
-      work = m_impl->backendFor(one).broadcast(one, c10d::BroadcastOptions{});
-    } catch (const std::exception& e) {
-      throw RankLost(describe() + ": " + what + " could not start (" + messageOf(e) + ")");
-    }
-    wait(work, what);
+    complete(what, [&] { return m_impl->backendFor(one).broadcast(one, c10d::BroadcastOptions{}); });
   }
 }
 
@@ -184,13 +182,7 @@ torch::Tensor ProcessGroup::allGather(const torch::Tensor& tensor, const std::st
   std::vector<torch::Tensor> input{tensor.contiguous()};
   std::vector<std::vector<torch::Tensor>> output(1);
   for (int r = 0; r < m_env.world; ++r) output[0].push_back(torch::empty_like(input[0]));
-  c10::intrusive_ptr<c10d::Work> work;
-  try {
-    work = m_impl->backendFor(input).allgather(output, input, c10d::AllgatherOptions{});
-  } catch (const std::exception& e) {
-    throw RankLost(describe() + ": " + what + " could not start (" + messageOf(e) + ")");
-  }
-  wait(work, what);
+  complete(what, [&] { return m_impl->backendFor(input).allgather(output, input, c10d::AllgatherOptions{}); });
   return torch::stack(output[0]);
 }
 

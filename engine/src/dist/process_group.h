@@ -12,6 +12,7 @@
 // engine's thread during a backward pass (the gradient hooks).
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -56,7 +57,6 @@ class ProcessGroup {
   int localRank() const { return m_env.localRank; }
   int localWorld() const { return m_env.localWorld; }
   bool leader() const { return m_env.rank == 0; }
-  std::chrono::milliseconds timeout() const { return m_timeout; }
   const std::string& backendName() const { return m_backendName; }
   // "rank 1 of 2"
   std::string describe() const;
@@ -77,6 +77,10 @@ class ProcessGroup {
   std::string shareText(const std::string& key, const std::string& textOnRank0);
 
  private:
+  // Starts a collective (start() returns its work) and waits for it; both
+  // failures name `what`.
+  void complete(const std::string& what, const std::function<c10::intrusive_ptr<c10d::Work>()>& start);
+
   struct Impl;
   std::unique_ptr<Impl> m_impl;
   RankEnvironment m_env;

@@ -18,11 +18,16 @@
 
 namespace studio {
 
+namespace {
+// The GPU index of a performance.device of "cuda" or "cuda:N".
+int cudaIndex(const std::string& setting) { return setting == "cuda" ? 0 : std::stoi(setting.substr(5)); }
+}  // namespace
+
 torch::Device resolveDevice(const std::string& setting) {
   const bool haveCuda = torch::cuda::is_available();
   if (setting == "auto") return haveCuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
   if (setting == "cpu") return torch::Device(torch::kCPU);
-  const int index = setting == "cuda" ? 0 : std::stoi(setting.substr(5));
+  const int index = cudaIndex(setting);
   if (!haveCuda)
     throw std::invalid_argument("performance.device is \"" + setting +
                                 "\" but no CUDA GPU is available here; use \"auto\" or \"cpu\"");
@@ -140,8 +145,7 @@ std::vector<ConfigError> checkOnThisMachine(const TrainConfig& c) {
   const auto gpus = static_cast<int>(here.size()) - 1;
   const std::string& device = c.performance.device;
   if (device.rfind("cuda", 0) == 0) {
-    const int index = device == "cuda" ? 0 : std::atoi(device.c_str() + 5);
-    if (index >= gpus)
+    if (cudaIndex(device) >= gpus)
       e.push_back({"performance.device", "names " + device + ", which is not on this machine (it has " + names +
                                              "); use auto or one of those"});
   }

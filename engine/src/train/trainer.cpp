@@ -1018,19 +1018,14 @@ struct Trainer::State {
     for (size_t i = 0; i < xs.size(); ++i) {
       if (ys[i].size(0) == 0 && !syncedBatchNorm) continue;
       if (reducer && i == last) reducer->arm();
-      if (ys[i].size(0) == 0) {
-        torch::Tensor logits;
-        {
-          AutocastScope ac(device.type(), autocast, autocastDtype);
-          logits = model->forward(xs[i]);
-        }
-        (logits.to(torch::kFloat32).sum() * 0).backward();
-        continue;
-      }
       torch::Tensor logits;
       {
         AutocastScope ac(device.type(), autocast, autocastDtype);
         logits = model->forward(xs[i]);
+      }
+      if (ys[i].size(0) == 0) {
+        (logits.to(torch::kFloat32).sum() * 0).backward();
+        continue;
       }
       torch::Tensor loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), ys[i]);
       // Each micro-batch weighs by its share of the group's samples, so the
