@@ -892,8 +892,11 @@ struct Trainer::State {
   // at most every 30 s: it took 11-37 ms on the 2-core VM, so under 0.15 % of
   // the time.
   Clock::time_point lastTrim = Clock::now();
+  // Not in sanitizer builds: their allocator replaces glibc's, whose arenas
+  // malloc_trim would walk from a thread that never used them (a crash under
+  // ASan from a thread, google/sanitizers#1721; under TSan its report may hang).
   void trimHeap() {
-#if defined(__GLIBC__)
+#if defined(__GLIBC__) && !defined(STUDIO_SANITIZED)
     malloc_trim(0);
 #endif
     lastTrim = Clock::now();
