@@ -53,8 +53,11 @@ void CliProgress::record(const MetricRecord& r) {
 }
 
 void CliProgress::update(const Progress& p) {
-  if (!p.phase.empty()) {
-    // Before training: reading, decoding, moving the data.
+  // A log without a terminal has the evaluation's result line; its progress
+  // is for the bar.
+  const bool evaluating = p.phase.rfind("evaluating", 0) == 0;
+  if (!p.phase.empty() && (m_tty || !evaluating)) {
+    // Before training: reading, decoding, moving the data; then evaluations.
     char count[64] = "";
     if (p.phaseTotal > 0)
       std::snprintf(count, sizeof count, " %lld/%lld", static_cast<long long>(p.phaseDone),

@@ -627,6 +627,50 @@ class TestMainWindow : public QObject {
     QCOMPARE(m_window->runStatusBar()->speedText(), QString());
   }
 
+  // Issue 9, item 7: an evaluation says so in the status bar, with its
+  // progress in batches; Stop says "stopping…" until the run has ended (here
+  // during an evaluation, which is finished first), then "stopped".
+  void statusBarSaysEvaluatingAndStopping() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "slow-evaluation";
+    c.data.test_limit = 10000;
+    c.evaluation.batch_size = 1;  // 10,000 passes: seconds, long enough to be seen
+    c.evaluation.every_steps = 4;
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    ui::RunStatusBar* bar = m_window->runStatusBar();
+    QTRY_COMPARE_WITH_TIMEOUT(bar->stateText(), QString("evaluating"), kTimeout);
+    QVERIFY2(bar->loadingText().startsWith("evaluating on the test set "), qPrintable(bar->loadingText()));
+    QVERIFY2(bar->loadingText().endsWith("/10000"), qPrintable(bar->loadingText()));
+    m_window->runToolBar()->stopAction()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(bar->stateText(), QString("stopping…"), kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const auto s = finished.front().front().value<RunSummary>();
+    QCOMPARE(s.status, std::string("stopped"));
+    QCOMPARE(s.steps % 4, int64_t(0));  // the evaluation ended, then the run
+    QTRY_COMPARE(bar->stateText(), QString("stopped"));
+    QCOMPARE(bar->loadingText(), QString());
+  }
+
+  // Issue 9, item 12: a warm-up as long as the whole run is an error at its
+  // field once the plan (the data's size) is known, and Start is refused.
+  void warmupAsLongAsTheRunIsAnInlineError() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "warm";
+    c.schedule.kind = "cosine";
+    c.schedule.warmup_steps = 16;  // 512 examples in batches of 32, one epoch: the whole run
+    ui::SettingsPanel* s = m_window->settingsPanel();
+    s->setConfig(c);
+    QTRY_VERIFY2_WITH_TIMEOUT(s->errorFor("schedule.warmup_steps").contains("as long as the whole run (16 steps planned"),
+                              qPrintable(s->errorFor("schedule.warmup_steps")), kTimeout);
+    QVERIFY(!s->isValid());
+    QVERIFY(!m_window->startRun());
+    s->editField("schedule.warmup_steps", "15");
+    QTRY_VERIFY_WITH_TIMEOUT(s->isValid(), kTimeout);
+    QCOMPARE(s->errorFor("schedule.warmup_steps"), QString());
+  }
+
   // Issue 9, items 1 and 11: selecting a past run during a live run draws
   // it over the live one, which goes on being drawn; Resume and Continue are
   // disabled for other runs meanwhile, and a resume refused anyway leaves the

@@ -247,6 +247,29 @@ class TestSettingsPanel : public QObject {
     QVERIFY(panel.isValid());
   }
 
+  // Issue 9, item 12: fp16 where the run would train on the CPU is a note
+  // at its field before Start (it runs, slowly); it never blocks.
+  void fp16OnTheCpuIsAnInlineNote() {
+    SettingsPanel panel;
+    panel.applyFieldText("performance.device", "cpu");
+    panel.applyFieldText("precision.mode", "fp16");
+    QVERIFY(panel.isValid());
+    QVERIFY2(panel.warningFor("precision.mode").contains("fp16 on the CPU is slow"),
+             qPrintable(panel.warningFor("precision.mode")));
+    QVERIFY(panel.warningFor("precision.mode").contains("bf16"));
+    QCOMPARE(panel.errorFor("precision.mode"), QString());
+    panel.applyFieldText("precision.mode", "bf16");
+    QCOMPARE(panel.warningFor("precision.mode"), QString());
+    panel.applyFieldText("precision.mode", "fp16");
+    panel.applyFieldText("performance.device", "auto");
+    const bool gpuHere = computeDevices().size() > 1;
+    QCOMPARE(panel.warningFor("precision.mode").contains("this machine has no GPU"), !gpuHere);
+    // An error at the field comes before the note.
+    panel.applyFieldText("precision.loss_scale.init_scale", "-1");
+    QVERIFY(!panel.isValid());
+    QCOMPARE(panel.warningFor("precision.mode"), QString());
+  }
+
   void onlyRelevantFieldsAreShown() {
     SettingsPanel panel;
     panel.applyFieldText("optimizer.kind", "sgd");

@@ -295,9 +295,21 @@ void MainWindow::updateSchedulePreview() {
   if (!m_preview.ok) {
     m_plots->setSchedulePreview({});
     lr->setTitle(tr("Learning rate (no plan: %1)").arg(m_preview.error));
+    m_settings->setPlanError({}, {});
     return;
   }
   const StepPlan plan = planSteps(c, m_preview.description.trainSize());
+  // Only the plan knows the run's length: a warm-up that never ends is an
+  // error at its field before Start, not a schedule that never reaches its rate.
+  const int64_t warmup = c.schedule.warmup_steps;
+  m_settings->setPlanError("schedule.warmup_steps",
+                           warmup > 0 && warmup >= plan.totalSteps
+                               ? tr("the warm-up (%1 steps) is as long as the whole run (%2 steps planned, %3 per "
+                                    "epoch); lower it or train for longer")
+                                     .arg(warmup)
+                                     .arg(plan.totalSteps)
+                                     .arg(plan.stepsPerEpoch)
+                               : QString());
   const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
   m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }));
   lr->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));

@@ -43,6 +43,8 @@ QString RunStatusBar::loadingText() const { return m_loading->isVisible() ? m_lo
 
 QString RunStatusBar::stepText() const { return m_step->text(); }
 
+QString RunStatusBar::stateText() const { return m_state->text(); }
+
 QString RunStatusBar::recordsText() const { return m_records->text(); }
 
 QString RunStatusBar::etaText() const { return m_eta->text(); }
@@ -50,7 +52,8 @@ QString RunStatusBar::etaText() const { return m_eta->text(); }
 QString RunStatusBar::speedText() const { return m_speed->text(); }
 
 void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int64_t received) {
-  m_state->setText(stateName(p.state));
+  const bool evaluating = p.state == SessionState::Running && p.phase.rfind("evaluating", 0) == 0;
+  m_state->setText(p.stopping ? tr("stopping…") : evaluating ? tr("evaluating") : QString(stateName(p.state)));
   const bool loading = !p.phase.empty() && (p.state == SessionState::Starting || p.state == SessionState::Running);
   m_loading->setVisible(loading);
   if (loading) {

@@ -24,7 +24,11 @@ class RunStatusBar : public QStatusBar {
   void showProgress(const Progress& p, const MetricRecord* lastTrain, int64_t received);
   void clearProgress();
   QString stepText() const;
-  // The loading bar's text while one shows ("decoding images 120/600"), or "".
+  // The run's state: "running", "evaluating" while an evaluation runs,
+  // "stopping…" from Stop until the run has ended, "stopped", ...
+  QString stateText() const;
+  // The phase bar's text while one shows ("decoding images 120/600",
+  // "evaluating on the test set 3/10"), or "".
   QString loadingText() const;
   QString recordsText() const;
   QString etaText() const;

@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
+#include <QResizeEvent>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -42,6 +43,29 @@ struct SettingsPanel::Field {
 };
 
 namespace {
+
+// The message under a field: word-wrapped, but not height-for-width to the
+// form. Qt 6.4's QFormLayout lays out a height-for-width row among hidden
+// rows past the end of its arrays (valgrind: invalid writes in
+// QFormLayout::setGeometry, then a crash, once an error showed under a field
+// of the Schedule section); so the label gives its height at its present
+// width as its size hint, and asks for a new layout when its width changes.
+class FieldMessage : public QLabel {
+ public:
+  FieldMessage() { setWordWrap(true); }
+  bool hasHeightForWidth() const override { return false; }
+  QSize sizeHint() const override { return {QLabel::sizeHint().width(), heightAt(width())}; }
+  QSize minimumSizeHint() const override { return {QLabel::minimumSizeHint().width(), heightAt(width())}; }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override {
+    QLabel::resizeEvent(event);
+    if (event->size().width() != event->oldSize().width()) updateGeometry();
+  }
+
+ private:
+  int heightAt(int w) const { return QLabel::heightForWidth(w > 0 ? w : 240); }
+};
 
 bool isPath(FieldType t) { return t == FieldType::Folder || t == FieldType::File || t == FieldType::DataPath; }
 
@@ -265,10 +289,8 @@ void SettingsPanel::buildForm() {
     editorWidget->setObjectName(path);
     editorWidget->setToolTip(tip);
     if (!isPath(spec.type)) v->addWidget(editorWidget);
-    f->error = new QLabel;
+    f->error = new FieldMessage;
     f->error->setObjectName(path + ".error");
-    f->error->setWordWrap(true);
-    f->error->setStyleSheet("color: #d03c2f;");
     f->error->hide();
     v->addWidget(f->error);
     auto* label = new QLabel(QString::fromStdString(spec.label));
@@ -435,8 +457,12 @@ void SettingsPanel::revalidate() {
   if (errors.empty()) errors = checkOnThisMachine(c);  // a GPU that is not here fails only after Start
   m_config = c;
   m_errors = m_parseErrors;
-  if (!m_dataError.second.isEmpty() && errors.empty() && m_parseErrors.empty())
-    m_errors[m_dataError.first] = m_dataError.second;
+  for (const auto* outside : {&m_dataError, &m_planError})
+    if (!outside->second.isEmpty() && errors.empty() && m_parseErrors.empty())
+      m_errors[outside->first] = outside->second;
+  m_warnings.clear();
+  if (errors.empty())
+    for (const auto& w : warningsOnThisMachine(c)) m_warnings[QString::fromStdString(w.field)] = QString::fromStdString(w.message);
   QStringList elsewhere;
   for (const auto& e : errors) {
     const QString path = QString::fromStdString(e.field);
@@ -452,9 +478,16 @@ void SettingsPanel::revalidate() {
   for (auto& [path, f] : m_fields) {
     auto it = m_errors.find(path);
     const bool bad = it != m_errors.end();
-    f->error->setText(bad ? it->second : QString());
-    f->error->setVisible(bad);
-    const bool shown = bad || settingApplies(*f->spec, c);
+    auto warning = m_warnings.find(path);
+    const bool warned = !bad && warning != m_warnings.end();
+    f->error->setText(bad ? it->second : warned ? tr("Note: %1").arg(warning->second) : QString());
+    // Red for an error, amber for a note (a palette colour: cheaper than a
+    // style sheet per label on every edit).
+    QPalette palette = f->error->palette();
+    palette.setColor(QPalette::WindowText, bad ? QColor(0xd0, 0x3c, 0x2f) : QColor(0xa0, 0x62, 0x0a));
+    f->error->setPalette(palette);
+    f->error->setVisible(bad || warned);
+    const bool shown = bad || warned || settingApplies(*f->spec, c);
     if (auto* form = m_layouts.at(QString::fromStdString(f->spec->group))) form->setRowVisible(f->row, shown);
   }
   if (m_errors.empty()) {
@@ -480,6 +513,13 @@ void SettingsPanel::setDataError(const QString& field, const QString& message) {
   revalidate();
 }
 
+void SettingsPanel::setPlanError(const QString& field, const QString& message) {
+  const std::pair<QString, QString> now{message.isEmpty() ? QString() : field, message};
+  if (now == m_planError) return;
+  m_planError = now;
+  revalidate();
+}
+
 QStringList SettingsPanel::errorTexts() const {
   QStringList out;
   for (const FieldSpec& spec : settingsSchema()) {
@@ -493,7 +533,14 @@ QStringList SettingsPanel::errorTexts() const {
 
 QString SettingsPanel::errorFor(const QString& path) const {
   auto it = m_fields.find(path);
-  return it == m_fields.end() || it->second->error->isHidden() ? QString() : it->second->error->text();
+  return it == m_fields.end() || it->second->error->isHidden() || !m_errors.count(path) ? QString()
+                                                                                        : it->second->error->text();
+}
+
+QString SettingsPanel::warningFor(const QString& path) const {
+  auto it = m_fields.find(path);
+  return it == m_fields.end() || it->second->error->isHidden() || m_errors.count(path) ? QString()
+                                                                                       : it->second->error->text();
 }
 
 QWidget* SettingsPanel::editor(const QString& path) const {

@@ -40,8 +40,11 @@ class SettingsPanel : public QWidget {
   bool isValid() const { return m_errors.empty(); }
   // "field message" for every error, in form order.
   QStringList errorTexts() const;
-  // The inline message under a field ("" when it is fine).
+  // The inline error under a field ("" when it is fine).
   QString errorFor(const QString& path) const;
+  // The inline warning under a field: settings that run but are probably not
+  // meant (fp16 on a machine without a GPU); it never blocks Start.
+  QString warningFor(const QString& path) const;
   // The editor of a field ("optimizer.lr"): QLineEdit, QCheckBox or QComboBox.
   QWidget* editor(const QString& path) const;
   bool isFieldShown(const QString& path) const;
@@ -65,6 +68,9 @@ class SettingsPanel : public QWidget {
   // label column that is not there): shown under its field, and the
   // settings are not valid until it is cleared (an empty message).
   void setDataError(const QString& field, const QString& message);
+  // The same for what only the step plan shows (it needs the data's size):
+  // a warm-up as long as the whole run.
+  void setPlanError(const QString& field, const QString& message);
 
   // Applies a field's text as if typed (used by undo/redo and the tests).
   void applyFieldText(const QString& path, const QString& text);
@@ -95,7 +101,9 @@ class SettingsPanel : public QWidget {
   TrainConfig m_config;
   std::map<QString, QString> m_errors;       // path -> message (validation and parsing)
   std::map<QString, QString> m_parseErrors;  // text that is not a value of the field's type
+  std::map<QString, QString> m_warnings;     // path -> message, shown when the field has no error
   std::pair<QString, QString> m_dataError;   // field, message
+  std::pair<QString, QString> m_planError;   // field, message
   QUndoStack* m_undo;
   QComboBox* m_presets = nullptr;
   QString m_presetDir;

@@ -437,6 +437,8 @@ Progress Session::progress() const {
   p.wallSeconds = ch->wallSeconds;
   p.lastLoss = ch->lastLoss;
   p.droppedRecords = ch->dropped.load();
+  p.stopping = ch->stopAsked && (p.state == SessionState::Starting || p.state == SessionState::Running ||
+                                 p.state == SessionState::Paused);
   std::lock_guard<std::mutex> lock(const_cast<SessionChannel*>(ch)->textMutex);
   p.device = ch->device;
   p.runDir = ch->runDir;

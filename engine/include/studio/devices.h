@@ -20,4 +20,9 @@ const std::vector<ComputeDevice>& computeDevices();
 // or distributed.devices naming a GPU that is not here. Empty when none.
 std::vector<ConfigError> checkOnThisMachine(const TrainConfig& config);
 
+// Settings that run on this machine but are probably not meant: fp16 where
+// the run would train on the CPU (slow there; bf16 is the CPU's fast type).
+// The form shows them as notes; they never block a run.
+std::vector<ConfigError> warningsOnThisMachine(const TrainConfig& config);
+
 }  // namespace studio

@@ -89,12 +89,16 @@ struct Progress {
   double lastLoss = MetricRecord::kNone;
   std::string device;
   std::string runDir;
-  // Before training starts: what the engine is doing ("decoding images") and
-  // how far it is (phaseTotal 0: no count).
+  // What the engine is doing besides training steps ("decoding images" before
+  // the first step, "evaluating on the test set" with its batches) and how
+  // far it is (phaseTotal 0: no count). Empty while it trains.
   std::string phase;
   int64_t phaseDone = 0, phaseTotal = 0;
   // Records the front-end's queue had no room for (metrics.csv has them all).
   int64_t droppedRecords = 0;
+  // Stop was asked and the run has not ended yet (it finishes its step or
+  // evaluation, then writes its checkpoint).
+  bool stopping = false;
 };
 
 struct StartOptions {

@@ -24,8 +24,11 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
     from = n * o.group->rank() / o.group->world();
     to = n * (o.group->rank() + 1) / o.group->world();
   }
+  const int64_t batches = (to - from + o.batchSize - 1) / o.batchSize;
+  if (o.progress) o.progress(0, batches);
   for (int64_t start = from; start < to; start += o.batchSize) {
     const int64_t end = std::min(start + o.batchSize, to);
+    if (o.progress && start > from) o.progress((start - from) / o.batchSize, batches);
     Examples e = set.slice(start, end);
     torch::Tensor x = transformBatch(e.x.to(device, /*non_blocking=*/true), transform, 0, false);
     if (o.channelsLast && x.dim() == 4) x = x.contiguous(torch::MemoryFormat::ChannelsLast);

@@ -5,6 +5,7 @@
 // Thread: engine thread.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <torch/types.h>
@@ -27,6 +28,9 @@ struct EvalOptions {
   // Data parallelism: each rank evaluates its contiguous share of the set
   // and the figures are summed over the ranks (every rank gets them all).
   ProcessGroup* group = nullptr;
+  // Called after each batch is issued (batches done, batches in all): the
+  // front-end's progress; never a sync with the device.
+  std::function<void(int64_t, int64_t)> progress;
 };
 
 struct EvalOutcome {

@@ -746,6 +746,19 @@ struct Trainer::State {
     o.group = ranks;
     return o;
   }
+  // The same, reporting its batches as the phase ("evaluating on the test
+  // set", 3 of 10): the status bar's evaluation progress.
+  EvalOptions evalOptions(const std::string& what) {
+    EvalOptions o = evalOptions();
+    o.progress = [this, what](int64_t done, int64_t total) { setPhase(what, done, total); };
+    return o;
+  }
+  // Clears the phase when an evaluation ends (an error included).
+  struct PhaseScope {
+    State& s;
+    explicit PhaseScope(State& state) : s(state) {}
+    ~PhaseScope() { s.setPhase(""); }
+  };
 
   // Evaluates, writes eval/step-<N>.json (and the mistakes' thumbnails)
   // before the record is posted, so a front-end that sees the record finds
@@ -758,7 +771,10 @@ struct Trainer::State {
     Busy busy(busyWith, "evaluation");
     CudnnHeuristicsOnly heuristics;
     syncBatchNormStatistics();
-    const EvalOutcome o = evaluate(*model, set, loaderOptions, evalOptions(), device);
+    PhaseScope phase(*this);
+    const EvalOutcome o = evaluate(*model, set, loaderOptions,
+                                   evalOptions(validation ? "evaluating on the validation set" : "evaluating on the test set"),
+                                   device);
     if (!writer) return {o.loss, o.accuracy};
     EvalReport r;
     r.step = counters.step;
@@ -793,7 +809,9 @@ struct Trainer::State {
     Timed timed{evalSeconds};
     CudnnHeuristicsOnly heuristics;
     EmaWeights::Swap swap(*ema, *model);
-    const EvalOutcome o = evaluate(*model, validation ? *valSet : *testSet, loaderOptions, evalOptions(), device);
+    PhaseScope phase(*this);
+    const EvalOutcome o = evaluate(*model, validation ? *valSet : *testSet, loaderOptions,
+                                   evalOptions("evaluating the weight average"), device);
     return {o.loss, o.accuracy};
   }
 
