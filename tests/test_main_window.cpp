@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -716,6 +717,42 @@ class TestMainWindow : public QObject {
     for (int i = 0; i < 50; ++i) studio::log::info("a new line " + std::to_string(i));
     QTRY_VERIFY(log->visibleText().contains("a new line 49"));
     QVERIFY(log->followsNewLines());
+  }
+
+  // Issue 9, item 9: a settings file that cannot be read as settings (a value
+  // of the wrong type; values out of range load and show inline) is said in a
+  // dialog and logged as an error (seen with the log at "error and above");
+  // the form keeps what it had. A file that loads shows in the Preset box in
+  // place of the preset it replaced.
+  void settingsFilesInTheWindow() {
+    ui::SettingsPanel* s = m_window->settingsPanel();
+    QVERIFY(s->loadPreset("fashion-mnist-cnn"));
+    auto* presets = s->findChild<QComboBox*>("presets");
+    QCOMPARE(presets->currentText(), QString("fashion-mnist-cnn"));
+    const std::string before = toJson(s->config()).dump();
+    const QString bad = m_dir.filePath("bad-settings.json");
+    std::ofstream(bad.toStdString()) << R"({"optimizer": {"lr": "fast"}})";  // not a number: not settings
+    QVERIFY(!m_window->loadSettingsFile(bad));
+    auto* box = m_window->findChild<QMessageBox*>("failureDialog");
+    QVERIFY(box);
+    QTRY_VERIFY(box->isVisible());
+    QVERIFY2(box->text().contains("bad-settings.json") && box->text().contains("optimizer.lr"), qPrintable(box->text()));
+    box->close();
+    QCOMPARE(toJson(s->config()).dump(), before);
+    ui::LogPanel* log = m_window->logPanel();
+    log->setMinimumLevel(4);  // error and above
+    QVERIFY(log->visibleText().contains("optimizer.lr"));
+    log->setMinimumLevel(2);
+    TrainConfig other = test::smallConfig(m_dir.filePath("runs"));
+    other.name = "from-a-file";
+    const QString good = m_dir.filePath("good-settings.json");
+    saveConfigFile(other, good.toStdString());
+    QVERIFY(m_window->loadSettingsFile(good));
+    QCOMPARE(s->config().name, std::string("from-a-file"));
+    QCOMPARE(presets->currentIndex(), -1);
+    QCOMPARE(presets->placeholderText(), QString("(from good-settings.json)"));
+    QVERIFY(s->loadPreset("fashion-mnist-cnn"));
+    QCOMPARE(presets->currentText(), QString("fashion-mnist-cnn"));
   }
 
   // Issue 10: distributed.devices starts the run in two CPU processes

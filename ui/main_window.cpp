@@ -139,15 +139,14 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("Load settings…"), QKeySequence::Open, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Load settings"), QString(), tr("Settings (*.json)"));
-    QString error;
-    if (!path.isEmpty() && !m_settings->loadFile(path, &error)) showMessage(error, true);
+    if (!path.isEmpty()) loadSettingsFile(path);
   });
   file->addAction(tr("Save settings…"), QKeySequence::Save, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save settings"),
                                                       QString::fromStdString(m_settings->config().name) + ".json",
                                                       tr("Settings (*.json)"));
     QString error;
-    if (!path.isEmpty() && !m_settings->saveFile(path, &error)) showMessage(error, true);
+    if (!path.isEmpty() && !m_settings->saveFile(path, &error)) showFailure(tr("Settings not saved"), error);
   });
   file->addAction(tr("Export run…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
     const QStringList sel = m_runs->selectedRuns();
@@ -220,6 +219,8 @@ void MainWindow::connectPanels() {
     m_previewTimer->start();
   });
   connect(m_settings, &SettingsPanel::message, this, [this](const QString& t) { showMessage(t); });
+  connect(m_settings, &SettingsPanel::failed, this,
+          [this](const QString& t) { showFailure(tr("Settings file not used"), t); });
   connect(m_previewTimer, &QTimer::timeout, this, [this] {
     checkData();
     updateSchedulePreview();
@@ -888,6 +889,24 @@ void MainWindow::exportSelectedRun(const QString& runDir) {
     showMessage(tr("Export failed: %1").arg(error), true);
   else
     showMessage(tr("Exported %1 files to %2 (model.pt loads in Python with torch.load)").arg(files.size()).arg(out));
+}
+
+bool MainWindow::loadSettingsFile(const QString& path) {
+  QString error;
+  if (m_settings->loadFile(path, &error)) return true;
+  showFailure(tr("Settings not loaded"), error);
+  return false;
+}
+
+// A failure the person must see even with the status bar out of view: a
+// dialog that does not block the window (runs go on), the status bar and the
+// log at error level.
+void MainWindow::showFailure(const QString& title, const QString& text) {
+  showMessage(text, true);
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setObjectName("failureDialog");
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 void MainWindow::showMessage(const QString& text, bool error) {

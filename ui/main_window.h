@@ -86,6 +86,10 @@ class MainWindow : public QMainWindow {
   QStringList exportRunTo(const QString& runDir, const QString& outDir, QString* error = nullptr);
   // The last message shown to the person (errors included).
   QString lastMessage() const { return m_lastMessage; }
+  // File > Load settings… once a file is chosen: false when it cannot be
+  // read or is not valid settings, said in a dialog (object name
+  // "failureDialog"), the status bar and the log (as an error).
+  bool loadSettingsFile(const QString& path);
 
   // Asked before a run loads a TorchScript file not trusted yet (its code
   // runs): true to go on. The default asks the person in a dialog; tests
@@ -116,6 +120,7 @@ class MainWindow : public QMainWindow {
   void onRunFinished(const RunSummary& summary);
   void onStateChanged();
   void showMessage(const QString& text, bool error = false);
+  void showFailure(const QString& title, const QString& text);
   void exportSelectedRun(const QString& runDir);
   void askContinue(const QString& runDir);
   void askFork(const QString& runDir);

@@ -9,6 +9,7 @@
 #include <QEvent>
 #include <QResizeEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -200,13 +201,13 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
   connect(load, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Load settings"), QString(), tr("Settings (*.json)"));
     QString error;
-    if (!path.isEmpty() && !loadFile(path, &error)) Q_EMIT message(error);
+    if (!path.isEmpty() && !loadFile(path, &error)) Q_EMIT failed(error);
   });
   connect(save, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save settings"), QString::fromStdString(m_config.name) + ".json",
                                                       tr("Settings (*.json)"));
     QString error;
-    if (!path.isEmpty() && !saveFile(path, &error)) Q_EMIT message(error);
+    if (!path.isEmpty() && !saveFile(path, &error)) Q_EMIT failed(error);
   });
 
   m_summary = new QLabel;
@@ -570,6 +571,7 @@ void SettingsPanel::setPresets(const QString& presetDir) {
 
 void SettingsPanel::markPreset(const QString& name) {
   const int i = m_presets->findText(name);
+  if (i >= 0) m_presets->setPlaceholderText(QString());
   if (i >= 0) m_presets->setCurrentIndex(i);
 }
 
@@ -577,6 +579,7 @@ bool SettingsPanel::loadPreset(const QString& name, QString* error) {
   return attempt(error, [&] {
     const std::string path = presetPath(m_presetDir.toStdString(), name.toStdString());
     setConfig(loadConfigFile(path), tr("load preset %1").arg(name));
+    m_presets->setPlaceholderText(QString());
     const int i = m_presets->findText(name);
     if (i >= 0) m_presets->setCurrentIndex(i);
     Q_EMIT message(tr("Preset %1 loaded").arg(name));
@@ -586,6 +589,9 @@ bool SettingsPanel::loadPreset(const QString& name, QString* error) {
 bool SettingsPanel::loadFile(const QString& path, QString* error) {
   return attempt(error, [&] {
     setConfig(loadConfigFile(path.toStdString()), tr("load %1").arg(path));
+    // The settings are the file's now, no preset's.
+    m_presets->setPlaceholderText(tr("(from %1)").arg(QFileInfo(path).fileName()));
+    m_presets->setCurrentIndex(-1);
     Q_EMIT message(tr("Settings loaded from %1").arg(path));
   });
 }

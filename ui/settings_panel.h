@@ -84,6 +84,9 @@ class SettingsPanel : public QWidget {
   void validityChanged(bool valid);
   // A message for the status bar (loading and saving).
   void message(const QString& text);
+  // A settings file that could not be loaded or saved through the panel's
+  // buttons: the window shows it in a dialog and logs it as an error.
+  void failed(const QString& text);
 
  private:
   struct Field;
