@@ -14,6 +14,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -252,6 +253,79 @@ class TestMainWindow : public QObject {
     // A run folder that is not one: an error naming it.
     QVERIFY(m_window->exportRunTo(m_dir.filePath("no-such-run"), out, &error).isEmpty());
     QVERIFY2(error.contains("no-such-run"), qPrintable(error));
+  }
+
+  // Issue 9, item 3: exported charts are drawn at the chosen size, with the
+  // run's name and settings under them and without the crosshair read-out,
+  // which also goes when the mouse leaves or other runs are shown.
+  void exportedChartsCarryTheRunAndNoCrosshair() {
+    m_window->runsPanel()->selectRuns({m_stoppedRun});
+    MetricChart* loss = chart(PlotsPanel::Loss);
+    loss->refreshNow();
+    QCustomPlot* plot = loss->plot();
+    // The mouse moving over the plot, as the window system delivers it.
+    const auto hover = [plot](QPoint at) {
+      QMouseEvent move(QEvent::MouseMove, QPointF(at), QPointF(plot->mapToGlobal(at)), Qt::NoButton, Qt::NoButton,
+                       Qt::NoModifier);
+      QApplication::sendEvent(plot, &move);
+    };
+    hover(plot->axisRect()->rect().center());
+    QTRY_VERIFY(loss->crosshairShown());
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(plot, &leave);
+    QVERIFY(!loss->crosshairShown());
+    hover(plot->axisRect()->rect().center() + QPoint(3, 0));
+    QTRY_VERIFY(loss->crosshairShown());
+    m_window->setChartExportSize(QSize(1600, 900));
+    const QString out = m_dir.filePath("export-sized");
+    QString error;
+    QVERIFY2(!m_window->exportRunTo(m_stoppedRun, out, &error).isEmpty(), qPrintable(error));
+    QVERIFY(!loss->crosshairShown());
+    const QImage with(out + "/loss.png");
+    QCOMPARE(with.size(), QSize(1600, 900));
+    // The caption is drawn: the same chart saved without it differs.
+    QVERIFY(loss->savePng(m_dir.filePath("bare-loss.png"), 1600, 900));
+    QVERIFY(with != QImage(m_dir.filePath("bare-loss.png")));
+    QCOMPARE(QImage(out + "/accuracy.png").size(), QSize(1600, 900));
+    m_window->setChartExportSize(QSize(1200, 700));
+    hover(plot->axisRect()->rect().center());
+    QTRY_VERIFY(loss->crosshairShown());
+    m_window->plotsPanel()->showRuns({});  // other runs (none) shown: the read-out was of curves now gone
+    QVERIFY(!loss->crosshairShown());
+  }
+
+  // Issue 9, item 8: a run with a single evaluation shows its point inside
+  // the axes with whole-step ticks; a log loss axis over less than a decade
+  // has ticks below 1 too.
+  void chartsReadWellWithFewPoints() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "one-evaluation";
+    c.train.max_steps = 3;  // evaluated once, at its end
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const QString run = QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
+    m_window->runsPanel()->selectRuns({run});
+    MetricChart* acc = chart(PlotsPanel::Accuracy);
+    QCOMPARE(points(PlotsPanel::Accuracy, run, "eval_accuracy"), size_t{1});
+    acc->refreshNow();
+    const QCPRange x = acc->plot()->xAxis->range();
+    QVERIFY2(x.lower < 3 && x.upper > 3, qPrintable(QString("%1..%2").arg(x.lower).arg(x.upper)));
+    QVERIFY2(x.upper - 3 >= 0.5 && 3 - x.lower >= 0.5, qPrintable(QString("%1..%2").arg(x.lower).arg(x.upper)));
+    QVERIFY2(acc->xTickStep() >= 1, qPrintable(QString::number(acc->xTickStep())));
+
+    MetricChart lossChart("Loss", "loss");
+    lossChart.resize(600, 400);
+    lossChart.show();
+    lossChart.addSeries("l", "loss", {QPen(Qt::blue), false, false});
+    for (int i = 0; i <= 100; ++i) lossChart.append("l", i, 2.5 * std::pow(0.3 / 2.5, i / 100.0));  // 2.5 down to 0.3
+    lossChart.setLogScale(true);
+    lossChart.refreshNow();
+    const QStringList labels = lossChart.yTickLabels();
+    QVERIFY2(labels.size() >= 3, qPrintable(labels.join(", ")));
+    QVERIFY2(std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.toDouble() > 0 && l.toDouble() < 1; }),
+             qPrintable(labels.join(", ")));
   }
 
   void openingARunRedrawsItsCsv() {

@@ -16,6 +16,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -54,6 +55,26 @@ QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
 QString runLabel(const RunInfo& info) {
   return info.started.isValid() ? QString("%1 %2").arg(info.name, info.started.toString("MM-dd HH:mm:ss"))
                                 : info.folderName;
+}
+
+// Under an exported chart: which run, and the settings that tell runs apart.
+QString exportCaption(const QString& runDir) {
+  const RunInfo info = readRunInfo(runDir);
+  QStringList parts{info.folderName};
+  try {
+    const TrainConfig c = loadConfigFile((runDir + "/settings.json").toStdString());
+    if (!info.model.isEmpty()) parts << QObject::tr("model %1").arg(info.model);
+    parts << QObject::tr("%1 lr %2").arg(QString::fromStdString(c.optimizer.kind)).arg(c.optimizer.lr, 0, 'g', 4)
+          << QObject::tr("batch %1 x %2").arg(c.train.batch_size).arg(c.train.accumulation_steps)
+          << QObject::tr("schedule %1").arg(QString::fromStdString(c.schedule.kind))
+          << QString::fromStdString(c.precision.mode);
+  } catch (const std::exception&) {
+    // A folder without readable settings: its name says which run it is.
+  }
+  parts << QObject::tr("%1 of %2 steps").arg(info.steps).arg(info.totalSteps);
+  if (std::isfinite(info.bestAccuracy))
+    parts << QObject::tr("best accuracy %1 %").arg(100 * info.bestAccuracy, 0, 'f', 2);
+  return parts.join(QStringLiteral("  ·  "));
 }
 
 QDockWidget* dock(const QString& title, const QString& name, QWidget* content, QMainWindow* window) {
@@ -155,6 +176,15 @@ void MainWindow::buildMenus() {
       showMessage(tr("Select one run in the Runs list to export it."), true);
     else
       exportSelectedRun(dir);
+  });
+  file->addAction(tr("Chart export size…"), this, [this] {
+    const QStringList sizes{"1200 x 700", "1600 x 900", "1920 x 1080", "2400 x 1400", "3200 x 1800"};
+    const QString now = QString("%1 x %2").arg(m_chartExportSize.width()).arg(m_chartExportSize.height());
+    bool ok = false;
+    const QString chosen = QInputDialog::getItem(this, tr("Chart export size"), tr("Exported charts (pixels):"), sizes,
+                                                 std::max<int>(0, static_cast<int>(sizes.indexOf(now))), false, &ok);
+    const QStringList wh = chosen.split(" x ");
+    if (ok && wh.size() == 2) setChartExportSize(QSize(wh[0].toInt(), wh[1].toInt()));
   });
   QMenu* recent = file->addMenu(tr("Recent runs"));
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
@@ -869,7 +899,7 @@ QStringList MainWindow::exportRunTo(const QString& runDir, const QString& outDir
     }
     // The plots of exactly this run.
     if (m_plots->runKeys() != QStringList{absolute(runDir)}) showRuns({runDir});
-    const QStringList failed = m_plots->exportPlots(outDir);
+    const QStringList failed = m_plots->exportPlots(outDir, m_chartExportSize, exportCaption(runDir));
     if (!failed.isEmpty()) throw std::runtime_error(("cannot write " + failed.join(", ")).toStdString());
     for (auto* c : m_plots->charts())
       written << outDir + "/" + c->objectName() + ".png" << outDir + "/" + c->objectName() + ".pdf";
@@ -889,6 +919,12 @@ void MainWindow::exportSelectedRun(const QString& runDir) {
     showMessage(tr("Export failed: %1").arg(error), true);
   else
     showMessage(tr("Exported %1 files to %2 (model.pt loads in Python with torch.load)").arg(files.size()).arg(out));
+}
+
+void MainWindow::setChartExportSize(const QSize& size) {
+  m_chartExportSize = size.expandedTo(QSize(200, 150));
+  if (m_restore) QSettings().setValue("export/chartSize", m_chartExportSize);
+  showMessage(tr("Charts are exported at %1 x %2 pixels").arg(m_chartExportSize.width()).arg(m_chartExportSize.height()));
 }
 
 bool MainWindow::loadSettingsFile(const QString& path) {
@@ -941,6 +977,8 @@ void MainWindow::restoreWindowState() {
   restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());
   m_plots->setSmoothing(s.value("view/smoothing", m_plots->smoothing()).toDouble());
+  const QSize size = s.value("export/chartSize", m_chartExportSize).toSize();
+  if (size.width() >= 200 && size.height() >= 150) m_chartExportSize = size;
   applyTheme(themeFromName(s.value("view/theme", "system").toString()));
 }
 

@@ -86,6 +86,11 @@ class MainWindow : public QMainWindow {
   QStringList exportRunTo(const QString& runDir, const QString& outDir, QString* error = nullptr);
   // The last message shown to the person (errors included).
   QString lastMessage() const { return m_lastMessage; }
+  // The size exported charts are drawn at (File > Chart export size…;
+  // kept with the window's settings). Each carries its run's name and
+  // settings under it.
+  void setChartExportSize(const QSize& size);
+  QSize chartExportSize() const { return m_chartExportSize; }
   // File > Load settings… once a file is chosen: false when it cannot be
   // read or is not valid settings, said in a dialog (object name
   // "failureDialog"), the status bar and the log (as an error).
@@ -153,6 +158,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<QueueRunnerLock> m_queueRunner;
   int64_t m_queueItem = 0;
   QString m_lastMessage;
+  QSize m_chartExportSize{1200, 700};
   LrFindDialog* m_lrFind = nullptr;
   QString m_lrFindRun;  // the sweep's run folder while it runs
   QString m_batchFindRun;  // batch-find's run folder while it runs

@@ -15,6 +15,16 @@
 #include "ui/plot_palette.h"
 
 namespace studio::ui {
+namespace {
+
+// Steps are whole numbers: no tick between two steps (a run of 1 step showed
+// ticks at 100.2, 100.4, ...).
+class StepTicker : public QCPAxisTicker {
+ protected:
+  double getTickStep(const QCPRange& range) override { return std::max(1.0, QCPAxisTicker::getTickStep(range)); }
+};
+
+}  // namespace
 
 MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* parent)
     : QWidget(parent), m_title(title), m_plot(new QCustomPlot(this)) {
@@ -28,6 +38,7 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   titleElement->setObjectName("title");
   m_plot->plotLayout()->addElement(0, 0, titleElement);
   m_plot->xAxis->setLabel(tr("step"));
+  m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
   m_plot->yAxis->setLabel(yLabel);
   m_plot->legend->setVisible(false);
   QFont small = font();
@@ -134,6 +145,7 @@ void MetricChart::clear() {
   m_plot->yAxis2->setVisible(false);
   m_plot->legend->setVisible(false);
   m_follow = true;
+  hideCrosshair();  // it read values of curves that are gone
   refresh();
 }
 
@@ -158,11 +170,29 @@ void MetricChart::addMarker(double x, const QString& label) {
 void MetricChart::setLogScale(bool on) {
   m_logScale = on;
   m_plot->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  if (on)
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-  else
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  chooseValueTicker(m_plot->yAxis->range());
   updateGraphs(true);
+}
+
+// A log axis over a decade or more gets ticks at 1, 2, 5 times the powers of
+// ten; over less than a decade (a loss from 0.3 to 2.5), where powers of ten
+// alone left no tick below 1, evenly spaced ones, which never crowd there.
+void MetricChart::chooseValueTicker(const QCPRange& range) {
+  QCPAxis* y = m_plot->yAxis;
+  if (!m_logScale) {
+    if (y->ticker().dynamicCast<QCPAxisTickerLog>()) y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    return;
+  }
+  const bool decades = range.lower > 0 && range.upper / range.lower >= 10;
+  const bool isLog = !y->ticker().dynamicCast<QCPAxisTickerLog>().isNull();
+  if (decades && !isLog) {
+    auto log = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+    log->setLogBase(10);
+    log->setSubTickCount(8);
+    y->setTicker(log);
+  } else if (!decades && isLog) {
+    y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  }
 }
 
 void MetricChart::resetView() {
@@ -187,8 +217,10 @@ void MetricChart::updateGraphs(bool fitView) {
       hi = std::max(hi, c.data.x.back());
     }
     if (std::isfinite(lo)) {
-      if (hi <= lo) hi = lo + 1;
-      m_plot->xAxis->setRange(lo, hi);
+      // A little room at both ends, so a point at either end (a single
+      // evaluation) is drawn whole, inside the axes.
+      const double pad = hi > lo ? (hi - lo) * 0.02 : 1.0;
+      m_plot->xAxis->setRange(lo - pad, hi + pad);
     }
   }
   const QCPRange range = m_plot->xAxis->range();
@@ -236,6 +268,7 @@ void MetricChart::updateGraphs(bool fitView) {
         r = QCPRange(r.lower - pad, r.upper + pad);
       }
       axis->setRange(r);
+      if (axis == m_plot->yAxis) chooseValueTicker(r);
     }
   }
   m_updating = false;
@@ -296,14 +329,48 @@ void MetricChart::showContextMenu(const QPoint& pos) {
   menu.exec(m_plot->mapToGlobal(pos));
 }
 
-bool MetricChart::savePng(const QString& path, int w, int h) {
+template <class Save>
+bool MetricChart::saveWith(const QString& caption, Save save) {
+  hideCrosshair();  // the mouse's read-out is not part of the picture
   updateGraphs(m_follow);
-  return m_plot->savePng(path, w, h);
+  QCPTextElement* under = nullptr;
+  QCPLayoutGrid* grid = m_plot->plotLayout();
+  if (!caption.isEmpty()) {
+    grid->insertRow(grid->rowCount());
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() - 1));
+    under = new QCPTextElement(m_plot, caption, small);
+    under->setTextColor(palette().color(QPalette::WindowText));
+    grid->addElement(grid->rowCount() - 1, 0, under);
+  }
+  const bool ok = save();
+  if (under) {
+    grid->remove(under);
+    grid->simplify();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+  return ok;
 }
 
-bool MetricChart::savePdf(const QString& path, int w, int h) {
-  updateGraphs(m_follow);
-  return m_plot->savePdf(path, w, h);
+bool MetricChart::savePng(const QString& path, int w, int h, const QString& caption) {
+  return saveWith(caption, [&] { return m_plot->savePng(path, w, h); });
+}
+
+bool MetricChart::savePdf(const QString& path, int w, int h, const QString& caption) {
+  return saveWith(caption, [&] { return m_plot->savePdf(path, w, h); });
+}
+
+bool MetricChart::crosshairShown() const { return m_crossText->visible(); }
+
+double MetricChart::xTickStep() const {
+  const QVector<double> ticks = m_plot->xAxis->tickVector();
+  return ticks.size() >= 2 ? ticks[1] - ticks[0] : 0;
+}
+
+QStringList MetricChart::yTickLabels() const {
+  QStringList labels;
+  for (const QString& l : m_plot->yAxis->tickVectorLabels()) labels << l;
+  return labels;
 }
 
 void MetricChart::changeEvent(QEvent* event) {

@@ -22,6 +22,7 @@ class QCPGraph;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPItemTracer;
+class QCPRange;
 
 namespace studio::ui {
 
@@ -73,8 +74,16 @@ class MetricChart : public QWidget {
   // Points handed to QCustomPlot for drawing at the last refresh, all curves.
   size_t drawnPoints() const { return m_drawnPoints; }
 
-  bool savePng(const QString& path, int width = 0, int height = 0);
-  bool savePdf(const QString& path, int width = 0, int height = 0);
+  // The chart as a file (0: the size on screen), without the crosshair, and
+  // with the caption (the run's name and settings) under it when given.
+  bool savePng(const QString& path, int width = 0, int height = 0, const QString& caption = QString());
+  bool savePdf(const QString& path, int width = 0, int height = 0, const QString& caption = QString());
+  // The crosshair read-out is on screen (the mouse is over the chart).
+  bool crosshairShown() const;
+  // The step axis's distance between ticks (whole steps: at least 1).
+  double xTickStep() const;
+  // The value axis's tick labels as drawn at the last replot.
+  QStringList yTickLabels() const;
 
   QCustomPlot* plot() const { return m_plot; }
 
@@ -93,6 +102,9 @@ class MetricChart : public QWidget {
   void showCrosshair(double x);
   void hideCrosshair();
   void showContextMenu(const QPoint& pos);
+  void chooseValueTicker(const QCPRange& range);
+  template <class Save>
+  bool saveWith(const QString& caption, Save save);
 
   QString m_title;
   QCustomPlot* m_plot;

@@ -322,12 +322,12 @@ void PlotsPanel::redrawLive() {
   m_sinceLive.start();
 }
 
-QStringList PlotsPanel::exportPlots(const QString& dir) {
+QStringList PlotsPanel::exportPlots(const QString& dir, const QSize& size, const QString& caption) {
   QStringList failed;
   for (int i = 0; i < ChartCount; ++i) {
     const QString base = QDir(dir).filePath(chartFileName(static_cast<Chart>(i)));
-    if (!m_charts[i]->savePng(base + ".png", 1200, 700)) failed << base + ".png";
-    if (!m_charts[i]->savePdf(base + ".pdf", 1200, 700)) failed << base + ".pdf";
+    if (!m_charts[i]->savePng(base + ".png", size.width(), size.height(), caption)) failed << base + ".png";
+    if (!m_charts[i]->savePdf(base + ".pdf", size.width(), size.height(), caption)) failed << base + ".pdf";
   }
   return failed;
 }

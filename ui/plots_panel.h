@@ -70,8 +70,9 @@ class PlotsPanel : public QWidget {
   // How long the last live redraw took, and the interval it set (tests, soak).
   double lastLiveRedrawMs() const { return m_liveCostMs; }
   qint64 liveInterval() const;
-  // Each chart as <dir>/<name>.png and .pdf; returns the files that failed.
-  QStringList exportPlots(const QString& dir);
+  // Each chart as <dir>/<name>.png and .pdf at this size, with the caption
+  // (the run's name and settings) under it; returns the files that failed.
+  QStringList exportPlots(const QString& dir, const QSize& size = QSize(1200, 700), const QString& caption = QString());
 
  Q_SIGNALS:
   void smoothingChanged(double weight);
