@@ -326,6 +326,27 @@ class TestMainWindow : public QObject {
     QVERIFY2(labels.size() >= 3, qPrintable(labels.join(", ")));
     QVERIFY2(std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.toDouble() > 0 && l.toDouble() < 1; }),
              qPrintable(labels.join(", ")));
+
+    // Issue 9, item 6: with two runs overlaid the legend is under the axes,
+    // not over the curves; a click on an entry hides its curve, another
+    // shows it again.
+    m_window->runsPanel()->selectRuns({m_stoppedRun, run});
+    MetricChart* loss = chart(PlotsPanel::Loss);
+    loss->refreshNow();
+    QCustomPlot* plot = loss->plot();
+    QVERIFY(plot->legend->visible());
+    QVERIFY(plot->legend->itemCount() >= 2);
+    QVERIFY(!plot->axisRect()->outerRect().intersects(plot->legend->outerRect()));
+    QCPAbstractLegendItem* first = plot->legend->item(0);
+    auto* entry = qobject_cast<QCPPlottableLegendItem*>(first);
+    QVERIFY(entry);
+    const QPoint at = first->outerRect().center();
+    const bool following = loss->following();
+    QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+    QTRY_VERIFY(!entry->plottable()->visible());
+    QCOMPARE(loss->following(), following);  // a legend click is not a pan
+    QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+    QTRY_VERIFY(entry->plottable()->visible());
   }
 
   void openingARunRedrawsItsCsv() {

@@ -44,7 +44,23 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() - 1.5));
   m_plot->legend->setFont(small);
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  // The legend sits under the axes, in columns, never over the curves or the
+  // learning-rate change labels (placeLegend); a click on an entry hides or
+  // shows its curve.
+  m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+  m_plot->axisRect()->insetLayout()->simplify();
+  m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  m_plot->legend->setWrap(3);
+  m_plot->legend->setIconSize(14, 8);
+  m_plot->legend->setRowSpacing(0);
+  m_plot->legend->setColumnSpacing(6);
+  m_plot->legend->setMargins(QMargins(3, 1, 3, 1));
+  connect(m_plot, &QCustomPlot::legendClick, this, [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
+    auto* entry = qobject_cast<QCPPlottableLegendItem*>(item);
+    if (!entry) return;
+    for (const auto& [key, c] : m_series)
+      if (c.graph == entry->plottable()) setSeriesShown(key, !c.graph->visible());
+  });
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
   m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
@@ -61,7 +77,10 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   hideCrosshair();
 
   // Any zoom or pan by the person ends following; double-click resets.
-  connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_follow = false; });
+  connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+    if (m_plot->legend->visible() && m_plot->legend->selectTest(e->position(), false) >= 0) return;  // a legend click
+    m_follow = false;
+  });
   connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow = false; });
   connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
   connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
@@ -143,7 +162,7 @@ void MetricChart::clear() {
     if (item != m_crossLine && item != m_crossText) m_plot->removeItem(item);
   }
   m_plot->yAxis2->setVisible(false);
-  m_plot->legend->setVisible(false);
+  placeLegend(false);
   m_follow = true;
   hideCrosshair();  // it read values of curves that are gone
   refresh();
@@ -247,7 +266,7 @@ void MetricChart::updateGraphs(bool fitView) {
       ++listed;
     }
   }
-  m_plot->legend->setVisible(listed > 1);
+  placeLegend(listed > 1);
   if (fitView) {
     for (QCPAxis* axis : {m_plot->yAxis, m_plot->yAxis2}) {
       bool any = false;
@@ -361,6 +380,41 @@ bool MetricChart::savePdf(const QString& path, int w, int h, const QString& capt
 }
 
 bool MetricChart::crosshairShown() const { return m_crossText->visible(); }
+
+bool MetricChart::seriesShown(const QString& key) const {
+  auto it = m_series.find(key);
+  return it != m_series.end() && it->second.graph->visible();
+}
+
+void MetricChart::setSeriesShown(const QString& key, bool shown) {
+  auto it = m_series.find(key);
+  if (it == m_series.end()) return;
+  QCPGraph* g = it->second.graph;
+  g->setVisible(shown);
+  // A hidden curve's entry stays, greyed, to be clicked again.
+  if (auto* entry = m_plot->legend->itemWithPlottable(g)) {
+    QColor text = palette().color(QPalette::WindowText);
+    if (!shown) text.setAlpha(90);
+    entry->setTextColor(text);
+  }
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// The legend in a row of its own under the axes while there is more than one
+// curve to tell apart; out of the layout otherwise, taking no room.
+void MetricChart::placeLegend(bool shown) {
+  QCPLayoutGrid* grid = m_plot->plotLayout();
+  const bool placed = grid->rowCount() > 2 && grid->hasElement(2, 0) && grid->element(2, 0) == m_plot->legend;
+  if (shown && !placed) {
+    grid->insertRow(2);
+    grid->addElement(2, 0, m_plot->legend);
+    grid->setRowStretchFactor(2, 0.001);
+  } else if (!shown && placed) {
+    grid->take(m_plot->legend);
+    grid->simplify();
+  }
+  m_plot->legend->setVisible(shown);
+}
 
 double MetricChart::xTickStep() const {
   const QVector<double> ticks = m_plot->xAxis->tickVector();

@@ -80,6 +80,9 @@ class MetricChart : public QWidget {
   bool savePdf(const QString& path, int width = 0, int height = 0, const QString& caption = QString());
   // The crosshair read-out is on screen (the mouse is over the chart).
   bool crosshairShown() const;
+  // A curve is drawn (a click on its legend entry hides it; another shows it).
+  bool seriesShown(const QString& key) const;
+  void setSeriesShown(const QString& key, bool shown);
   // The step axis's distance between ticks (whole steps: at least 1).
   double xTickStep() const;
   // The value axis's tick labels as drawn at the last replot.
@@ -103,6 +106,7 @@ class MetricChart : public QWidget {
   void hideCrosshair();
   void showContextMenu(const QPoint& pos);
   void chooseValueTicker(const QCPRange& range);
+  void placeLegend(bool shown);
   template <class Save>
   bool saveWith(const QString& caption, Save save);
 
