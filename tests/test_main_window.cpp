@@ -349,6 +349,22 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY(entry->plottable()->visible());
   }
 
+  // Issue 9, item 2: the window opens usable at 1280x720: it can be that
+  // small, and the status bar and the charts are inside it.
+  void fitsA1280x720Screen() {
+    const QSize min = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
+    QVERIFY2(min.width() <= 1280 && min.height() <= 720, qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
+    const QSize before = m_window->size();
+    m_window->resize(1280, 720);
+    QTRY_COMPARE(m_window->size(), QSize(1280, 720));
+    QTest::qWait(50);
+    const QRect status = m_window->runStatusBar()->geometry();
+    QVERIFY2(status.bottom() < 720 && status.height() > 0, qPrintable(QString::number(status.bottom())));
+    QWidget* loss = chart(PlotsPanel::Loss);
+    QVERIFY(loss->isVisible() && loss->height() >= 150);
+    m_window->resize(before);
+  }
+
   void openingARunRedrawsItsCsv() {
     m_window->plotsPanel()->showRuns({});
     QCOMPARE(points(PlotsPanel::Loss, m_stoppedRun, "train_loss"), size_t{0});

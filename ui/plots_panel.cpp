@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -96,13 +97,22 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   m_charts[LossScale] = new MetricChart(tr("Loss scale and skipped steps (fp16 runs only)"), tr("scale"));
   m_charts[LossScale]->setRightAxisLabel(tr("skipped steps"));
   m_charts[LossScale]->setLogScale(true);
-  auto* grid = new QGridLayout;
+  // The charts scroll when the window is smaller than they need (a 1280x720
+  // screen): the window's own minimum stays small enough to fit it.
+  auto* gridHost = new QWidget;
+  auto* grid = new QGridLayout(gridHost);
+  grid->setContentsMargins(0, 0, 0, 0);
   grid->setSpacing(4);
   for (int i = 0; i < ChartCount; ++i) {
     m_charts[i]->setObjectName(chartFileName(static_cast<Chart>(i)));
     grid->addWidget(m_charts[i], i / 2, i % 2);
   }
-  top->addLayout(grid, 1);
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName("chartScroll");
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(gridHost);
+  top->addWidget(scroll, 1);
   connect(m_logLoss, &QCheckBox::toggled, m_charts[Loss], &MetricChart::setLogScale);
   connect(reset, &QPushButton::clicked, this, [this] {
     for (auto* c : m_charts) c->resetView();
