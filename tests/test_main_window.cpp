@@ -427,6 +427,51 @@ class TestMainWindow : public QObject {
     QCOMPARE(loss->size(), countRows(m_stoppedRun, RecordKind::Train, true));
   }
 
+  // Issue 9, item 4: Resume shows the run at once: its own settings in the
+  // form (locked while it runs), its plan, and its history, before any new
+  // record; then its curves go on without a repeated step.
+  void resumeShowsTheRunAtOnce() {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "resumed-at-once";
+    c.optimizer.lr = 0.0777;
+    c.schedule.kind = "cosine";
+    m_window->settingsPanel()->setConfig(c);
+    m_window->setStopAtStep(6);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    m_window->setStopAtStep(0);
+    const QString run = QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
+    QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("stopped"));
+    TrainConfig other = test::smallConfig(m_dir.filePath("runs"));
+    other.name = "something-else";
+    other.optimizer.lr = 0.5;
+    m_window->settingsPanel()->setConfig(other);
+    m_window->plotsPanel()->showRuns({});
+
+    m_window->setStopAtStep(10);
+    QVERIFY(m_window->resumeRun(run));
+    // Before the event loop runs again: nothing new has arrived yet.
+    ui::SettingsPanel* s = m_window->settingsPanel();
+    QCOMPARE(s->config().name, std::string("resumed-at-once"));
+    QCOMPARE(s->config().optimizer.lr, 0.0777);
+    QVERIFY(!s->editor("optimizer.lr")->isEnabled());
+    QCOMPARE(points(PlotsPanel::Loss, run, "train_loss"), countRows(run, RecordKind::Train, true));
+    const ui::PlotSeries* plan = chart(PlotsPanel::LearningRate)->series("preview/lr");
+    QVERIFY(plan && !plan->empty());
+    QCOMPARE(plan->x.back(), 16.0);  // the 16 steps planned
+    QVERIFY(std::abs(plan->y.front() - 0.0777) < 1e-9);  // cosine from the run's rate, not the form's 0.5
+
+    finished.clear();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    m_window->setStopAtStep(0);
+    const ui::PlotSeries* loss = chart(PlotsPanel::Loss)->series(run + "/train_loss");
+    QVERIFY(loss);
+    QCOMPARE(loss->x.back(), 10.0);
+    QCOMPARE(loss->size(), countRows(run, RecordKind::Train, true));  // no step twice
+    for (size_t i = 1; i < loss->size(); ++i) QVERIFY(loss->x[i] > loss->x[i - 1]);
+  }
+
   // Continue… and Fork… of the Runs dock (their dialogs answered): the
   // continued run's curves go on from its last step; the fork's are drawn
   // on from its parent's, and the Runs table names its parent and changes.

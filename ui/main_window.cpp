@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "studio/dataset_info.h"
 #include "studio/log.h"
@@ -495,12 +496,43 @@ bool MainWindow::resumeRun(const QString& runDir) {
     return true;
   }
   if (!trustsRunFolder(runDir)) return false;
+  const RunInfo info = readRunInfo(runDir);
+  std::optional<TrainConfig> settings;
+  try {
+    settings = loadConfigFile((runDir + "/settings.json").toStdString());
+  } catch (const std::exception&) {
+    // The session names what is wrong with the folder.
+  }
   // Set before the start (the first records may come at once), cleared when
   // it is refused: a live run's curves must not get another run's history.
   m_liveResumed = true;
-  if (m_controller->resume(runDir, windowStartOptions())) return true;
-  m_liveResumed = false;
-  return false;
+  m_resumeDrawnUpTo = -1;
+  if (!m_controller->resume(runDir, windowStartOptions())) {
+    m_liveResumed = false;
+    return false;
+  }
+  // At once, not with its first new records: the run's own settings in the
+  // form (locked while it runs), its plan, and its history up to its
+  // checkpoint (a stopped run's is at its last step; the history of a run
+  // that ended otherwise is drawn up to where the new records start).
+  if (settings) {
+    m_settings->setConfig(*settings, tr("settings of %1").arg(QFileInfo(runDir).fileName()));
+    m_runs->setRunsDir(QFileInfo(absolute(runDir)).absolutePath());
+    if (info.totalSteps > 0) {
+      const LrSchedule schedule(settings->schedule, settings->optimizer.lr, info.totalSteps);
+      m_plots->setSchedulePreview(sampleSteps(info.totalSteps, [&](int64_t i) { return schedule.lr(i); }));
+    }
+  }
+  if (info.status == "stopped" && info.steps > 0) {
+    std::vector<MetricRecord> history, upTo;
+    readRunHistory(info, history);
+    for (const auto& r : history)
+      if (r.step <= info.steps) upTo.push_back(r);
+    m_plots->appendRecords(m_liveRun, upTo);
+    m_plots->refreshLive();
+    m_resumeDrawnUpTo = info.steps;
+  }
+  return true;
 }
 
 bool MainWindow::trustsRunFolder(const QString& runDir) {
@@ -760,7 +792,8 @@ void MainWindow::onRecords(const QString& runDir, const std::vector<MetricRecord
     const int64_t from = records.front().step;
     std::vector<MetricRecord> earlier;
     for (const auto& r : before)
-      if (r.step < from) earlier.push_back(r);
+      if (r.step < from && r.step > m_resumeDrawnUpTo) earlier.push_back(r);
+    m_resumeDrawnUpTo = -1;
     m_plots->appendRecords(dir, earlier);
   }
   m_plots->appendRecords(dir, records);

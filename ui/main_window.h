@@ -154,6 +154,7 @@ class MainWindow : public QMainWindow {
   int64_t m_stopAtStep = 0;
   QString m_liveRun;
   bool m_liveResumed = false;
+  int64_t m_resumeDrawnUpTo = -1;  // a resume's history already drawn, up to this step
   // Running the queue: its runner lock and the item now running (0: none).
   std::unique_ptr<QueueRunnerLock> m_queueRunner;
   int64_t m_queueItem = 0;
