@@ -9,6 +9,8 @@
 #include <QScrollArea>
 
 #include <QAction>
+#include <QMenu>
+#include <QToolButton>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
@@ -228,6 +230,31 @@ class TestSettingsPanel : public QObject {
 
   // Issue 9, item 12: a GPU that is not on this machine is an error at its
   // field before Start, not a failed run folder after it.
+  // Issue 9, item 12: the Device field lists the devices this machine has,
+  // with their memory; choosing one sets the field as an edit (undoable).
+  void deviceFieldListsThisMachinesDevices() {
+    SettingsPanel panel;
+    panel.show();
+    auto* pick = panel.findChild<QToolButton*>("performance.device.devices");
+    QVERIFY(pick && pick->menu());
+    const QList<QAction*> actions = pick->menu()->actions();
+    QCOMPARE(actions.size(), static_cast<int>(computeDevices().size()) + 1);
+    QCOMPARE(actions[0]->data().toString(), QString("auto"));
+    QCOMPARE(actions[1]->data().toString(), QString("cpu"));
+    QVERIFY2(actions[1]->text().contains(" cores, ") && actions[1]->text().contains("GiB memory"),
+             qPrintable(actions[1]->text()));
+    for (int i = 2; i < actions.size(); ++i)
+      QVERIFY2(actions[i]->data().toString().startsWith("cuda:") && actions[i]->text().contains("GiB"),
+               qPrintable(actions[i]->text()));
+    panel.applyFieldText("performance.device", "auto");
+    const int before = panel.undoStack()->count();
+    actions[1]->trigger();
+    QCOMPARE(panel.config().performance.device, std::string("cpu"));
+    QCOMPARE(panel.undoStack()->count(), before + 1);
+    panel.undoStack()->undo();
+    QCOMPARE(panel.config().performance.device, std::string("auto"));
+  }
+
   void absentDevicesAreInlineErrors() {
     SettingsPanel panel;
     const int gpus = static_cast<int>(computeDevices().size()) - 1;

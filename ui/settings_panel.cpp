@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
@@ -289,7 +290,28 @@ void SettingsPanel::buildForm() {
     }
     editorWidget->setObjectName(path);
     editorWidget->setToolTip(tip);
-    if (!isPath(spec.type)) v->addWidget(editorWidget);
+    if (path == "performance.device") {
+      // The devices this machine has, with their memory, one click each
+      // (typing stays possible: cuda:N on a machine the settings are for).
+      auto* h = new QHBoxLayout;
+      h->setContentsMargins(0, 0, 0, 0);
+      h->addWidget(editorWidget, 1);
+      auto* pick = new QToolButton;
+      pick->setObjectName(path + ".devices");
+      pick->setText(tr("Devices"));
+      pick->setToolTip(tr("The devices on this machine"));
+      pick->setPopupMode(QToolButton::InstantPopup);
+      auto* menu = new QMenu(pick);
+      menu->addAction(tr("auto: the first GPU when there is one, else the CPU"))->setData("auto");
+      for (const auto& d : computeDevices())
+        menu->addAction(QString::fromStdString(d.name + ": " + d.description))->setData(QString::fromStdString(d.name));
+      connect(menu, &QMenu::triggered, this, [this, path](QAction* a) { editField(path, a->data().toString()); });
+      pick->setMenu(menu);
+      h->addWidget(pick);
+      v->addLayout(h);
+    } else if (!isPath(spec.type)) {
+      v->addWidget(editorWidget);
+    }
     f->error = new FieldMessage;
     f->error->setObjectName(path + ".error");
     f->error->hide();

@@ -12,7 +12,7 @@ namespace studio {
 
 struct ComputeDevice {
   std::string name;         // "cpu", "cuda:0"
-  std::string description;  // "NVIDIA H100 80GB HBM3 (79.1 GiB)"
+  std::string description;  // "NVIDIA H100 80GB HBM3, 79.1 GiB"; "16 cores, 125.6 GiB memory"
 };
 const std::vector<ComputeDevice>& computeDevices();
 

@@ -8,7 +8,12 @@
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/mm.h>
 #include <torch/cuda.h>
+#if defined(STUDIO_WITH_CUDA)
+#include <ATen/cuda/CUDAContext.h>
+#endif
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -124,13 +129,29 @@ int64_t freeMemoryBytes(const torch::Device& device) {
   return pages > 0 && size > 0 ? static_cast<int64_t>(pages) * size : int64_t(1) << 32;
 }
 
+namespace {
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+}  // namespace
+
 const std::vector<ComputeDevice>& computeDevices() {
   static const std::vector<ComputeDevice> list = [] {
-    std::vector<ComputeDevice> out{{"cpu", describeDevice(torch::Device(torch::kCPU))}};
+    const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    std::vector<ComputeDevice> out{{"cpu", std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+                                               " cores, " + gib(ram) + " memory"}};
     if (torch::cuda::is_available())
       for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) {
         const torch::Device d(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
-        out.push_back({d.str(), describeDevice(d)});
+#if defined(STUDIO_WITH_CUDA)
+        // The properties only: no context is made on the GPU for the list.
+        const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
+        out.push_back({d.str(), std::string(p->name) + ", " + gib(static_cast<double>(p->totalGlobalMem))});
+#else
+        out.push_back({d.str(), "a CUDA GPU"});
+#endif
       }
     return out;
   }();
