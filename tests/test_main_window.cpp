@@ -4,6 +4,9 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
+#include <QDockWidget>
+#include <QLabel>
+#include <QToolButton>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
@@ -363,6 +366,34 @@ class TestMainWindow : public QObject {
     QWidget* loss = chart(PlotsPanel::Loss);
     QVERIFY(loss->isVisible() && loss->height() >= 150);
     m_window->resize(before);
+  }
+
+  // Issue 9, item 2: the layout stays put: the Settings dock keeps its width
+  // as the Undo button's command grows, and an error's banner does not move
+  // the field being edited.
+  void settingsLayoutStaysPut() {
+    ui::SettingsPanel* s = m_window->settingsPanel();
+    s->setConfig(test::smallConfig(m_dir.filePath("runs")));
+    auto* dock = m_window->findChild<QDockWidget*>("settingsDock");
+    QVERIFY(dock);
+    QTest::qWait(50);
+    const int width = dock->width();
+    QWidget* lr = s->editor("optimizer.lr");
+    const QPoint at = lr->mapTo(s, QPoint(0, 0));
+    s->editField("optimizer.lr", "-1");  // an error: inline, and the count of settings to fix
+    QVERIFY(!s->isValid());
+    auto* banner = s->findChild<QLabel*>("settingsSummary");
+    QTRY_VERIFY(banner->isVisible());
+    QTest::qWait(50);
+    QCOMPARE(lr->mapTo(s, QPoint(0, 0)), at);
+    auto* undo = s->findChild<QToolButton*>("undoSettings");
+    QVERIFY(undo && undo->isEnabled());
+    QCOMPARE(undo->text(), QString("Undo"));
+    QVERIFY2(undo->toolTip().contains("optimizer.lr"), qPrintable(undo->toolTip()));
+    QCOMPARE(dock->width(), width);
+    undo->click();
+    QCOMPARE(s->config().optimizer.lr, test::smallConfig(m_dir.filePath("runs")).optimizer.lr);
+    QTRY_VERIFY(!banner->isVisible());
   }
 
   void openingARunRedrawsItsCsv() {

@@ -189,10 +189,23 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
   // The stack enables them as it can undo; a lock overrides that.
   connect(m_undo, &QUndoStack::canUndoChanged, this, [this](bool can) { m_undoAction->setEnabled(can && !m_locked); });
   connect(m_undo, &QUndoStack::canRedoChanged, this, [this](bool can) { m_redoAction->setEnabled(can && !m_locked); });
-  auto* undo = new QToolButton;
-  undo->setDefaultAction(m_undoAction);
-  auto* redo = new QToolButton;
-  redo->setDefaultAction(m_redoAction);
+  // Buttons of a fixed width: their text stays "Undo" / "Redo" (what they
+  // undo is their tooltip, and the Edit menu's text), so the dock does not
+  // widen as the command's name grows.
+  const auto button = [this](QAction* action, const QString& text, const QString& name) {
+    auto* b = new QToolButton;
+    b->setObjectName(name);
+    b->setText(text);
+    b->setEnabled(action->isEnabled());
+    connect(b, &QToolButton::clicked, action, &QAction::trigger);
+    connect(action, &QAction::changed, b, [b, action] {
+      b->setEnabled(action->isEnabled());
+      b->setToolTip(action->text() + " (" + action->shortcut().toString(QKeySequence::NativeText) + ")");
+    });
+    return b;
+  };
+  auto* undo = button(m_undoAction, tr("Undo"), "undoSettings");
+  auto* redo = button(m_redoAction, tr("Redo"), "redoSettings");
   fileRow->addWidget(load);
   fileRow->addWidget(save);
   fileRow->addStretch(1);
@@ -216,7 +229,6 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
   m_summary->setWordWrap(true);
   m_summary->setStyleSheet("color: #d03c2f;");
   m_summary->hide();
-  top->addWidget(m_summary);
 
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
@@ -224,6 +236,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
   m_formHost = new QWidget;
   scroll->setWidget(m_formHost);
   top->addWidget(scroll, 1);
+  // The count of settings to fix goes under the form: appearing, it never
+  // moves the field being edited.
+  top->addWidget(m_summary);
   buildForm();
   applyDocument(toJson(TrainConfig{}));
 }
