@@ -38,6 +38,7 @@
 #include "ui/run_toolbar.h"
 #include "ui/runs_panel.h"
 #include "ui/settings_panel.h"
+#include "ui/theme.h"
 
 using namespace studio;
 using ui::MetricChart;
@@ -394,6 +395,30 @@ class TestMainWindow : public QObject {
     undo->click();
     QCOMPARE(s->config().optimizer.lr, test::smallConfig(m_dir.filePath("runs")).optimizer.lr);
     QTRY_VERIFY(!banner->isVisible());
+  }
+
+  // Issue 9, item 8: the toolbar's icons take the theme's text colour (the
+  // style's glyphs were near-black on the dark theme's grey).
+  void toolbarIconsFollowTheTheme() {
+    const auto lightness = [](const QIcon& icon) {
+      const QImage image = icon.pixmap(16, 16).toImage().convertToFormat(QImage::Format_ARGB32);
+      double sum = 0;
+      int n = 0;
+      for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+          const QColor c = image.pixelColor(x, y);
+          if (c.alpha() < 128) continue;
+          sum += c.lightness();
+          ++n;
+        }
+      return n > 0 ? sum / n : -1.0;
+    };
+    QAction* start = m_window->runToolBar()->startAction();
+    ui::applyTheme(ui::Theme::Dark);
+    QTRY_VERIFY2(lightness(start->icon()) > 180, qPrintable(QString::number(lightness(start->icon()))));
+    ui::applyTheme(ui::Theme::Light);
+    QTRY_VERIFY2(lightness(start->icon()) < 90, qPrintable(QString::number(lightness(start->icon()))));
+    ui::applyTheme(ui::Theme::System);
   }
 
   void openingARunRedrawsItsCsv() {

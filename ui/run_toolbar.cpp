@@ -4,6 +4,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QEvent>
+#include <QPainter>
 #include <QStyle>
 
 #include <cmath>
@@ -14,7 +16,8 @@ RunToolBar::RunToolBar(QWidget* parent) : QToolBar(tr("Run"), parent) {
   setObjectName("runToolBar");
   setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   auto make = [this](const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key, const QString& tip) {
-    QAction* a = addAction(style()->standardIcon(icon), text);
+    QAction* a = addAction(text);
+    m_icons.emplace_back(a, icon);
     a->setShortcut(key);
     a->setToolTip(QString("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
     return a;
@@ -52,7 +55,36 @@ RunToolBar::RunToolBar(QWidget* parent) : QToolBar(tr("Run"), parent) {
   };
   connect(m_setLr, &QAction::triggered, this, requestLr);
   connect(m_lrEdit, &QLineEdit::returnPressed, this, requestLr);
+  tintIcons();
   update();
+}
+
+void RunToolBar::changeEvent(QEvent* event) {
+  QToolBar::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) tintIcons();
+}
+
+void RunToolBar::tintIcons() {
+  const auto tinted = [](const QPixmap& glyph, const QColor& colour) {
+    QPixmap out(glyph.size());
+    out.fill(Qt::transparent);
+    QPainter p(&out);
+    p.drawPixmap(0, 0, glyph);
+    p.setCompositionMode(QPainter::CompositionMode_SourceIn);
+    p.fillRect(out.rect(), colour);
+    p.end();
+    out.setDevicePixelRatio(glyph.devicePixelRatio());
+    return out;
+  };
+  const QColor normal = palette().color(QPalette::Active, QPalette::ButtonText);
+  const QColor disabled = palette().color(QPalette::Disabled, QPalette::ButtonText);
+  for (const auto& [action, which] : m_icons) {
+    const QPixmap glyph = style()->standardIcon(which).pixmap(iconSize(), devicePixelRatioF());
+    QIcon icon;
+    icon.addPixmap(tinted(glyph, normal), QIcon::Normal);
+    icon.addPixmap(tinted(glyph, disabled), QIcon::Disabled);
+    action->setIcon(icon);
+  }
 }
 
 void RunToolBar::setRunState(SessionState state, bool active) {

@@ -4,7 +4,11 @@
 // state and the settings' validity.
 // Thread: the UI thread.
 
+#include <QStyle>
 #include <QToolBar>
+
+#include <utility>
+#include <vector>
 
 #include "studio/session.h"
 
@@ -41,8 +45,15 @@ class RunToolBar : public QToolBar {
   void learningRateRequested(double lr);
   void message(const QString& text);
 
+ protected:
+  void changeEvent(QEvent* event) override;
+
  private:
   void update();
+  // The style's icons drawn in the palette's button-text colour (normal and
+  // disabled): the Fusion glyphs were near-black on the dark theme's grey.
+  void tintIcons();
+  std::vector<std::pair<QAction*, QStyle::StandardPixmap>> m_icons;
 
   QAction* m_start;
   QAction* m_pause;
