@@ -1,11 +1,14 @@
 // The chart: a million points draw as min/max per pixel column with the spike
 // kept; zooming re-decimates exactly; log scale, markers, reset view.
+#include <QCheckBox>
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <optional>
 
 #include <qcustomplot.h>
 
+#include "ui/divergence_watch.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
 
@@ -157,6 +160,146 @@ class TestMetricChart : public QObject {
     QCOMPARE(panel.chart(ui::PlotsPanel::Loss)->series("run/train_loss_smooth")->size(), size_t(7));
     QCOMPARE(panel.chart(ui::PlotsPanel::LearningRate)->series("run/lr")->y.back(), 0.05);
     QCOMPARE(panel.chart(ui::PlotsPanel::Loss)->markerCount(), 2);  // "not finite" and the rollback
+  }
+
+  // Issue 9 (chart basics): the charts are linked. The mouse over one shows
+  // the read-out at that step in every chart; zooming or panning one's steps
+  // shows the same steps in all, a double-click resets all; unlinked, each
+  // chart is on its own.
+  void linkedChartsZoomAndReadOutTogether() {
+    ui::PlotsPanel panel;
+    panel.resize(1200, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.beginRun("run", "run");
+    std::vector<MetricRecord> records;
+    for (int step = 1; step <= 400; ++step) {
+      MetricRecord r;
+      r.step = step;
+      r.trainLoss = 2.0 / std::sqrt(step);
+      r.lr = 0.1;
+      r.samplesPerSecond = 1000 + step;
+      r.memAllocatedMiB = 300;
+      r.gradNorm = 1.0;
+      records.push_back(r);
+    }
+    panel.appendRecords("run", records);
+    for (MetricChart* c : panel.charts()) c->refreshNow();
+    MetricChart* loss = panel.chart(ui::PlotsPanel::Loss);
+    MetricChart* lr = panel.chart(ui::PlotsPanel::LearningRate);
+    MetricChart* speed = panel.chart(ui::PlotsPanel::Throughput);
+    QCustomPlot* plot = loss->plot();
+    const auto hover = [plot](QPoint at) {
+      QMouseEvent move(QEvent::MouseMove, QPointF(at), QPointF(plot->mapToGlobal(at)), Qt::NoButton, Qt::NoButton,
+                       Qt::NoModifier);
+      QApplication::sendEvent(plot, &move);
+    };
+    const QPoint centre = plot->axisRect()->rect().center();
+    hover(centre);
+    QVERIFY(loss->crosshairShown());
+    QVERIFY(lr->crosshairShown());
+    QVERIFY(speed->crosshairShown());
+    // The same step in each read-out.
+    const int step = static_cast<int>(std::lround(plot->xAxis->pixelToCoord(centre.x())));
+    const QString at = QStringLiteral("(step %1)").arg(step);
+    for (MetricChart* c : {loss, speed}) {
+      QString text;
+      for (int i = 0; i < c->plot()->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(c->plot()->item(i)); t && t->visible()) text += t->text();
+      QVERIFY2(text.contains(at), qPrintable(text + " lacks " + at));
+    }
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(plot, &leave);
+    QVERIFY(!loss->crosshairShown());
+    QVERIFY(!lr->crosshairShown());
+
+    // The person zooms the loss chart's steps (as a wheel or drag does, by
+    // setting its range): every chart shows steps 100-150 and stops following.
+    plot->xAxis->setRange(100, 150);
+    for (MetricChart* c : panel.charts()) {
+      QCOMPARE(c->stepRangeLower(), 100.0);
+      QCOMPARE(c->stepRangeUpper(), 150.0);
+      QVERIFY(!c->following());
+    }
+    // What the speed chart draws is its own data in that range.
+    bool found = false;
+    const QCPRange drawn = speed->plot()->graph(0)->getKeyRange(found);
+    QVERIFY(found && drawn.lower >= 99 && drawn.upper <= 151);
+    // A double-click resets every chart.
+    QTest::mouseDClick(plot, Qt::LeftButton, {}, centre);
+    for (MetricChart* c : panel.charts()) QVERIFY(c->following());
+    QCOMPARE(speed->stepRangeUpper(), 400.0 + 0.02 * 399.0);
+
+    // Unlinked: a zoom and the read-out stay in their chart.
+    auto* link = panel.findChild<QCheckBox*>("linkCharts");
+    QVERIFY(link && link->isChecked());
+    link->setChecked(false);
+    plot->xAxis->setRange(10, 20);
+    QVERIFY(speed->following());
+    QCOMPARE(speed->stepRangeUpper(), 400.0 + 0.02 * 399.0);
+    hover(centre);
+    QVERIFY(loss->crosshairShown());
+    QVERIFY(!speed->crosshairShown());
+  }
+
+  // Issue 9 (progress and health): a divergence warning. A loss that falls
+  // and stays down, or hovers near zero, says nothing; one that climbs back
+  // past twice its lowest, and more than halfway to where it started, says so
+  // once, naming the step and the lowest point; a non-finite step says so
+  // once. Drawn runs get a marker at that step; only arriving records signal.
+  void divergenceIsSaidOnceWithItsStep() {
+    const auto train = [](int64_t step, double loss) {
+      MetricRecord r;
+      r.step = step;
+      r.trainLoss = loss;
+      r.lr = 0.1;
+      return r;
+    };
+    {
+      ui::DivergenceWatch falling;
+      for (int s = 1; s <= 500; ++s)
+        QVERIFY(!falling.observe(train(s, 2.3 / std::sqrt(s) * (1 + 0.3 * std::sin(s * 1.7)))));
+      ui::DivergenceWatch nearZero;  // noise around 1e-4: tripling it is still noise
+      for (int s = 1; s <= 500; ++s) QVERIFY(!nearZero.observe(train(s, s < 50 ? 2.0 / s : 1e-4 * (2 + std::sin(s)))));
+    }
+    ui::DivergenceWatch watch;
+    std::optional<ui::DivergenceWatch::Warning> said;
+    int warnings = 0;
+    for (int s = 1; s <= 300; ++s) {
+      const double loss = s <= 100 ? 2.3 - 1.9 * s / 100.0 : 0.4 + 0.05 * (s - 100);  // down to 0.4, then up
+      if (auto w = watch.observe(train(s, loss))) {
+        said = w;
+        ++warnings;
+      }
+    }
+    QCOMPARE(warnings, 1);
+    QVERIFY(said->step > 100 && said->step < 150);  // soon after the turn
+    QVERIFY2(said->text.contains("step " + QString::number(said->step)), qPrintable(said->text));
+    QVERIFY2(said->text.contains("at step 10"), qPrintable(said->text));  // the lowest, near step 100..109
+    QVERIFY(said->text.contains("optimizer.lr"));
+    MetricRecord bad;
+    bad.kind = RecordKind::NonFinite;
+    bad.step = 301;
+    const auto nonFinite = watch.observe(bad);
+    QVERIFY(nonFinite && nonFinite->step == 301 && nonFinite->text.contains("NaN"));
+    bad.step = 302;
+    QVERIFY(!watch.observe(bad));
+
+    // The panel: arriving records signal and mark; a run drawn from its
+    // history is only marked.
+    std::vector<MetricRecord> climbing;
+    for (int s = 1; s <= 200; ++s) climbing.push_back(train(s, s <= 100 ? 2.3 - 1.9 * s / 100.0 : 0.4 + 0.05 * (s - 100)));
+    ui::PlotsPanel panel;
+    QSignalSpy seen(&panel, &ui::PlotsPanel::divergenceSeen);
+    panel.beginRun("live", "live");
+    panel.appendRecords("live", climbing);
+    QCOMPARE(seen.count(), 1);
+    QCOMPARE(seen.front().at(0).toString(), QString("live"));
+    QVERIFY(seen.front().at(1).toString().contains("climbing"));
+    QCOMPARE(panel.chart(ui::PlotsPanel::Loss)->markerCount(), 1);
+    panel.showRuns({{"past", "past", climbing}});
+    QCOMPARE(seen.count(), 1);
+    QCOMPARE(panel.chart(ui::PlotsPanel::Loss)->markerCount(), 1);
   }
 };
 

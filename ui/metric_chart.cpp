@@ -82,12 +82,20 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
     m_follow = false;
   });
   connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow = false; });
-  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
-  connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
-    if (!m_updating) updateGraphs(false);
+  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] {
+    resetView();
+    Q_EMIT viewResetByPerson();
+  });
+  connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
+    if (m_updating) return;
+    m_follow = false;  // the person's zoom or pan (or a linked chart's)
+    updateGraphs(false);
+    if (!m_linking) Q_EMIT stepRangeChanged(r.lower, r.upper);
   });
   connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-    showCrosshair(m_plot->xAxis->pixelToCoord(e->position().x()));
+    const double x = m_plot->xAxis->pixelToCoord(e->position().x());
+    showCrosshair(x);
+    Q_EMIT crosshairMoved(x);
   });
   m_plot->installEventFilter(this);
   m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -325,9 +333,23 @@ void MetricChart::hideCrosshair() {
 }
 
 bool MetricChart::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_plot && event->type() == QEvent::Leave) hideCrosshair();
+  if (watched == m_plot && event->type() == QEvent::Leave) {
+    hideCrosshair();
+    Q_EMIT crosshairLeft();
+  }
   return QWidget::eventFilter(watched, event);
 }
+
+void MetricChart::setStepRange(double lower, double upper) {
+  if (!(upper > lower)) return;
+  m_follow = false;
+  m_linking = true;
+  m_plot->xAxis->setRange(lower, upper);
+  m_linking = false;
+}
+
+double MetricChart::stepRangeLower() const { return m_plot->xAxis->range().lower; }
+double MetricChart::stepRangeUpper() const { return m_plot->xAxis->range().upper; }
 
 void MetricChart::showContextMenu(const QPoint& pos) {
   QMenu menu(this);

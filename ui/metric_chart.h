@@ -88,7 +88,25 @@ class MetricChart : public QWidget {
   // The value axis's tick labels as drawn at the last replot.
   QStringList yTickLabels() const;
 
+  // The read-out at step x, as if the mouse were there (a linked chart's
+  // crosshair), and hiding it.
+  void showCrosshairAt(double x) { showCrosshair(x); }
+  void hideCrosshair();
+  // Shows steps lower..upper and stops following (a linked chart's zoom),
+  // without signalling it back.
+  void setStepRange(double lower, double upper);
+  double stepRangeLower() const;
+  double stepRangeUpper() const;
+
   QCustomPlot* plot() const { return m_plot; }
+
+ Q_SIGNALS:
+  // The person's mouse over the chart is at step x; it left the chart.
+  void crosshairMoved(double x);
+  void crosshairLeft();
+  // The person zoomed or panned the step axis; double-clicked to reset.
+  void stepRangeChanged(double lower, double upper);
+  void viewResetByPerson();
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -103,7 +121,6 @@ class MetricChart : public QWidget {
   void updateGraphs(bool fitView);
   void applyPalette();
   void showCrosshair(double x);
-  void hideCrosshair();
   void showContextMenu(const QPoint& pos);
   void chooseValueTicker(const QCPRange& range);
   void placeLegend(bool shown);
@@ -120,6 +137,7 @@ class MetricChart : public QWidget {
   bool m_logScale = false;
   bool m_follow = true;
   bool m_updating = false;
+  bool m_linking = false;  // setStepRange: not the person's zoom
   size_t m_drawnPoints = 0;
 };
 

@@ -79,13 +79,26 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   m_logLoss = new QCheckBox(tr("Log-scale loss"));
   m_logLoss->setObjectName("logLoss");
   bar->addWidget(m_logLoss);
+  m_link = new QCheckBox(tr("Linked"));
+  m_link->setObjectName("linkCharts");
+  m_link->setChecked(true);
+  m_link->setToolTip(tr("The charts move together: zooming or panning one's steps shows the same steps in all, "
+                        "and the mouse's read-out is shown in every chart at the same step."));
+  bar->addWidget(m_link);
   auto* reset = new QPushButton(tr("Reset views"));
   reset->setToolTip(tr("Follow the data again in every chart (double-click a chart to reset just it)."));
   bar->addWidget(reset);
   m_overlayNote = new QLabel;
   bar->addWidget(m_overlayNote);
-  bar->addStretch(1);
-  bar->addWidget(new QLabel(tr("Drag: pan · wheel: zoom · right-click: log scale, save")));
+  // What the mouse does on a chart (Help > Guide says it too), in a label
+  // that gives up its room before the controls do.
+  auto* hint = new QLabel(tr("Drag: pan · wheel: zoom · right-click: log scale, save · F1: guide"));
+  hint->setObjectName("chartHint");
+  hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  hint->setToolTip(hint->text());
+  hint->installEventFilter(this);  // elided to its width (eventFilter)
+  bar->addWidget(hint, 1);
   top->addLayout(bar);
 
   m_charts[Loss] = new MetricChart(tr("Loss"), tr("cross-entropy"));
@@ -117,6 +130,22 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   connect(reset, &QPushButton::clicked, this, [this] {
     for (auto* c : m_charts) c->resetView();
   });
+  // Linked charts: one's zoom, pan, reset and crosshair are shown in all.
+  for (MetricChart* source : m_charts) {
+    const auto others = [this, source](const auto& apply) {
+      if (!m_link->isChecked()) return;
+      for (MetricChart* c : m_charts)
+        if (c != source) apply(c);
+    };
+    connect(source, &MetricChart::crosshairMoved, this, [others](double x) {
+      others([x](MetricChart* c) { c->showCrosshairAt(x); });
+    });
+    connect(source, &MetricChart::crosshairLeft, this, [others] { others([](MetricChart* c) { c->hideCrosshair(); }); });
+    connect(source, &MetricChart::stepRangeChanged, this, [others](double lower, double upper) {
+      others([lower, upper](MetricChart* c) { c->setStepRange(lower, upper); });
+    });
+    connect(source, &MetricChart::viewResetByPerson, this, [others] { others([](MetricChart* c) { c->resetView(); }); });
+  }
 }
 
 QString PlotsPanel::chartFileName(Chart c) {
@@ -178,8 +207,13 @@ void PlotsPanel::labelMemorySeries(RunEntry& run, bool overlay) {
   m->setSeriesLabel(key(run.key, "mem_peak_mib"), p + (m_memoryIsGpu ? tr("peak allocated") : tr("peak resident")));
 }
 
-void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r) {
+void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r, bool announce) {
   const double x = static_cast<double>(r.step);
+  if (auto warning = run.watch.observe(r)) {
+    // A non-finite step has its own marker (below).
+    if (r.kind != RecordKind::NonFinite) m_charts[Loss]->addMarker(x, warning->marker);
+    if (announce) Q_EMIT divergenceSeen(run.key, warning->text);
+  }
   if (r.kind == RecordKind::LrChange) {
     for (Chart c : {Loss, LearningRate}) m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4));
     return;
@@ -222,7 +256,7 @@ void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
   m_runs.clear();
   const bool overlay = runs.size() > 1;
   for (size_t i = 0; i < runs.size(); ++i) {
-    m_runs.push_back({runs[i].key, runs[i].label, static_cast<int>(i), LossSmoother(m_smoothing)});
+    m_runs.push_back({runs[i].key, runs[i].label, static_cast<int>(i), LossSmoother(m_smoothing), {}});
     addRunSeries(m_runs.back(), overlay);
     for (const auto& r : runs[i].records) appendTo(m_runs.back(), r);
   }
@@ -238,7 +272,7 @@ void PlotsPanel::appendRecords(const QString& runKey, const std::vector<MetricRe
   RunEntry* run = findRun(runKey);
   if (!run) return;  // late records of a run no longer shown
   for (const auto& r : records) {
-    appendTo(*run, r);
+    appendTo(*run, r, true);
     if ((r.kind == RecordKind::LrChange || r.kind == RecordKind::Rollback) && m_runs.size() == 1)
       rescalePreview(r.step, r.lr);
   }
@@ -340,6 +374,20 @@ QStringList PlotsPanel::exportPlots(const QString& dir, const QSize& size, const
     if (!m_charts[i]->savePdf(base + ".pdf", size.width(), size.height(), caption)) failed << base + ".pdf";
   }
   return failed;
+}
+
+}  // namespace studio::ui
+
+namespace studio::ui {
+
+bool PlotsPanel::eventFilter(QObject* watched, QEvent* event) {
+  // The chart hint, cut short with an ellipsis where the bar is narrow.
+  if (auto* hint = qobject_cast<QLabel*>(watched); hint && event->type() == QEvent::Resize) {
+    const QString full = hint->toolTip();
+    const QString shown = hint->fontMetrics().elidedText(full, Qt::ElideRight, hint->width());
+    if (hint->text() != shown) hint->setText(shown);
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace studio::ui

@@ -13,6 +13,7 @@
 
 #include "studio/metric_catalog.h"
 #include "studio/metric_record.h"
+#include "ui/divergence_watch.h"
 #include "ui/loss_smoother.h"
 #include "ui/plot_series.h"
 
@@ -74,8 +75,14 @@ class PlotsPanel : public QWidget {
   // (the run's name and settings) under it; returns the files that failed.
   QStringList exportPlots(const QString& dir, const QSize& size = QSize(1200, 700), const QString& caption = QString());
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  Q_SIGNALS:
   void smoothingChanged(double weight);
+  // Records arriving for this run show it diverging (DivergenceWatch): the
+  // step is marked on the loss chart, and this says what happened.
+  void divergenceSeen(const QString& runKey, const QString& text);
 
  private:
   struct RunEntry {
@@ -83,9 +90,11 @@ class PlotsPanel : public QWidget {
     QString label;
     int colorIndex = 0;
     LossSmoother smoother;
+    DivergenceWatch watch;  // marks the step where the loss went wrong
   };
   void addRunSeries(RunEntry& run, bool overlay);
-  void appendTo(RunEntry& run, const MetricRecord& r);
+  // announce: a record arriving now (a live run), whose warning is signalled.
+  void appendTo(RunEntry& run, const MetricRecord& r, bool announce = false);
   void recomputeSmoothed();
   RunEntry* findRun(const QString& key);
 
@@ -104,6 +113,7 @@ class PlotsPanel : public QWidget {
   bool m_memoryIsGpu = false;
   QDoubleSpinBox* m_smoothingBox = nullptr;
   QCheckBox* m_logLoss = nullptr;
+  QCheckBox* m_link = nullptr;  // the charts zoom, pan and read out together
   QLabel* m_overlayNote = nullptr;
   QTimer* m_liveTimer = nullptr;  // a live redraw held back by the budget
   QElapsedTimer m_sinceLive;
