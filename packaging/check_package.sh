@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks a built .deb: its control fields, the files a desktop install needs
 # (launchers, binaries, presets, desktop file, icon, AppStream metadata, man
-# page), and that the desktop file and metadata validate. With --install
+# page, the README that Help shows), and that the desktop file and metadata
+# validate. With --install
 # (root, a machine you may change): installs it and runs the CLI through its
 # launcher (LibTorch from STUDIO_LIBTORCH_VENV or /opt/training-studio/venv).
 #   packaging/check_package.sh build/package/training-studio_0.1.0_amd64.deb [--install]
@@ -17,7 +18,8 @@ for f in ./usr/bin/training-studio ./usr/bin/training-studio-cli \
          ./usr/share/applications/training-studio.desktop \
          ./usr/share/icons/hicolor/scalable/apps/training-studio.svg \
          ./usr/share/metainfo/io.github.training_studio.TrainingStudio.metainfo.xml \
-         ./usr/share/man/man1/training-studio-cli.1.gz; do
+         ./usr/share/man/man1/training-studio-cli.1.gz \
+         ./usr/share/doc/training-studio/README.md; do
   grep -qx -- "$f" <<<"$files" || fail "$deb lacks $f"
 done
 depends=$(dpkg-deb -f "$deb" Depends)

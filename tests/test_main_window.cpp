@@ -10,6 +10,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QMenu>
+#include <QTextBlock>
+#include <QTextBrowser>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -29,6 +32,7 @@
 #include "test_support.h"
 #include "ui/log_panel.h"
 #include "ui/lr_find_dialog.h"
+#include "ui/help_dialog.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
@@ -838,6 +842,9 @@ class TestMainWindow : public QObject {
                  qPrintable(m_window->runStatusBar()->stepText()));
     QCOMPARE(m_window->runStatusBar()->etaText(), QString());
     QCOMPARE(m_window->runStatusBar()->speedText(), QString());
+    // The end of a run is a desktop notification (popped up only while the
+    // window is not the one in use; the title is kept either way).
+    QVERIFY2(m_window->lastNotification().endsWith("-two-epochs completed"), qPrintable(m_window->lastNotification()));
   }
 
   // Issue 9, item 7: an evaluation says so in the status bar, with its
@@ -850,6 +857,11 @@ class TestMainWindow : public QObject {
     c.evaluation.batch_size = 1;  // 10,000 passes: seconds, long enough to be seen
     c.evaluation.every_steps = 4;
     m_window->settingsPanel()->setConfig(c);
+    // View > Desktop notifications off: this run's end notifies nobody.
+    auto* notifyAction = m_window->findChild<QAction*>("notifyAction");
+    QVERIFY(notifyAction && notifyAction->isChecked());
+    notifyAction->setChecked(false);
+    const QString notifiedBefore = m_window->lastNotification();
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
     QVERIFY(m_window->startRun());
     ui::RunStatusBar* bar = m_window->runStatusBar();
@@ -864,6 +876,48 @@ class TestMainWindow : public QObject {
     QCOMPARE(s.steps % 4, int64_t(0));  // the evaluation ended, then the run
     QTRY_COMPARE(bar->stateText(), QString("stopped"));
     QCOMPARE(bar->loadingText(), QString());
+    QCOMPARE(m_window->lastNotification(), notifiedBefore);
+    notifyAction->setChecked(true);
+  }
+
+  // Issue 9 (help): Help > Guide (F1) explains the charts, the mouse and the
+  // shortcuts, and links the README's sections, which Help > README lists;
+  // each opens the README in the same dialog at its heading.
+  void guideAndReadmeSections() {
+    QAction* guideAction = nullptr;
+    for (QAction* a : m_window->findChildren<QAction*>())
+      if (a->text() == "Guide") guideAction = a;
+    QVERIFY(guideAction);
+    QCOMPARE(guideAction->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    guideAction->trigger();
+    auto* guide = m_window->findChild<ui::HelpDialog*>("guide");
+    QVERIFY(guide && guide->isVisible());
+    const QString text = guide->browser()->toPlainText();
+    for (const char* expected : {"Loss", "Learning rate", "Linked", "Shift+F5", "F1"})
+      QVERIFY2(text.contains(expected), expected);
+    // The README beside the build (the source tree) is found and its
+    // sections are listed, in order.
+    QVERIFY(!ui::HelpDialog::readmePath().isEmpty());
+    const QStringList sections = ui::HelpDialog::readmeSections();
+    QVERIFY(sections.contains("The studio"));
+    QVERIFY(sections.indexOf("The two commands") < sections.indexOf("Settings"));
+    auto* menu = m_window->findChild<QMenu*>("readmeMenu");
+    QVERIFY(menu);
+    QCOMPARE(menu->actions().size(), sections.size());
+    // A link in the guide opens the README at that section.
+    const QString html = guide->browser()->toHtml();
+    QVERIFY(html.contains("readme:Settings"));
+    Q_EMIT guide->browser()->anchorClicked(QUrl("readme:Settings"));
+    QTextCursor at = guide->browser()->textCursor();
+    QCOMPARE(at.block().text(), QString("Settings"));
+    QVERIFY(at.block().blockFormat().headingLevel() == 2);
+    // And the menu's entry for another section.
+    for (QAction* a : menu->actions())
+      if (a->text() == "Continue and fork") a->trigger();
+    at = guide->browser()->textCursor();
+    QCOMPARE(at.block().text(), QString("Continue and fork"));
+    QVERIFY(!guide->showReadme("No such section"));
+    guide->close();
   }
 
   // Issue 9, item 12: a warm-up as long as the whole run is an error at its

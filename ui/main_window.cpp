@@ -8,6 +8,9 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSpinBox>
+#include <QIcon>
+#include <QStyle>
+#include <QSystemTrayIcon>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
@@ -35,6 +38,7 @@
 #include "studio/sha256.h"
 #include "ui/data_panel.h"
 #include "ui/evaluation_panel.h"
+#include "ui/help_dialog.h"
 #include "ui/log_panel.h"
 #include "ui/lr_find_dialog.h"
 #include "ui/model_panel.h"
@@ -234,7 +238,25 @@ void MainWindow::buildMenus() {
     for (auto* c : m_plots->charts()) c->resetView();
   });
 
+  view->addSeparator();
+  m_notifyAction = view->addAction(tr("Desktop notifications"));
+  m_notifyAction->setObjectName("notifyAction");
+  m_notifyAction->setCheckable(true);
+  m_notifyAction->setToolTip(tr("A notification when a run ends or fails, or its loss starts diverging, while "
+                                "the window is not the one in use"));
+  m_notifyAction->setChecked(!m_restore || QSettings().value("view/notify", true).toBool());
+  connect(m_notifyAction, &QAction::toggled, this, [this](bool on) {
+    if (m_restore) QSettings().setValue("view/notify", on);
+  });
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("Guide"), QKeySequence::HelpContents, this, [this] { openGuide(); });
+  QMenu* readme = help->addMenu(tr("README"));
+  readme->setObjectName("readmeMenu");
+  for (const QString& section : HelpDialog::readmeSections())
+    readme->addAction(section, this, [this, section] { openGuide()->showReadme(section); });
+  if (readme->isEmpty()) readme->addAction(tr("(no README next to this program)"))->setEnabled(false);
+  help->addSeparator();
   help->addAction(tr("About Training Studio"), this, [this] {
     QMessageBox::about(this, tr("About Training Studio"),
                        tr("Training Studio %1\nTrains PyTorch models with LibTorch; every speed and memory "
@@ -299,6 +321,15 @@ void MainWindow::connectPanels() {
   connect(m_controller, &RunController::stateChanged, this, &MainWindow::onStateChanged);
   connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
   connect(m_controller, &RunController::failed, this, [this](const QString& t) { showMessage(t, true); });
+  // The live run's loss went wrong: said in the status bar (until the next
+  // message) and the log, the step marked on the loss chart.
+  connect(m_plots, &PlotsPanel::divergenceSeen, this, [this](const QString& key, const QString& text) {
+    if (!m_controller->active() || absolute(key) != m_liveRun) return;
+    m_lastMessage = text;
+    m_status->showMessage(text, 0);
+    log::warn(text.toStdString());
+    notify(tr("Run %1 may be diverging").arg(QFileInfo(key).fileName()), text, false);
+  });
   auto* statusTimer = new QTimer(this);
   statusTimer->setInterval(250);
   connect(statusTimer, &QTimer::timeout, this, [this] {
@@ -868,6 +899,8 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   if (std::isfinite(s.testAccuracy)) text += tr("; test accuracy %1 %").arg(s.testAccuracy * 100, 0, 'f', 2);
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
   showMessage(text, s.status == "failed");
+  notify(tr("Run %1 %2").arg(QFileInfo(QString::fromStdString(s.runDir)).fileName(), QString::fromStdString(s.status)),
+         text, s.status == "failed");
   if (m_restore) {
     QSettings settings;
     QStringList recent = settings.value("runs/recent").toStringList();
@@ -976,6 +1009,37 @@ void MainWindow::showFailure(const QString& title, const QString& text) {
   box->setObjectName("failureDialog");
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();
+}
+
+HelpDialog* MainWindow::openGuide() {
+  auto* dialog = findChild<HelpDialog*>("guide", Qt::FindDirectChildrenOnly);
+  if (!dialog) dialog = new HelpDialog(this);
+  dialog->showGuide();
+  dialog->show();
+  dialog->raise();
+  return dialog;
+}
+
+void MainWindow::notify(const QString& title, const QString& text, bool failure) {
+  if (!m_notifyAction || !m_notifyAction->isChecked()) return;
+  m_lastNotification = title;
+  if (isActiveWindow() && !isMinimized()) return;  // the person is looking at the window
+  QApplication::alert(this);
+  if (!QSystemTrayIcon::isSystemTrayAvailable() || !QSystemTrayIcon::supportsMessages()) return;
+  if (!m_tray) {
+    QIcon icon = QIcon::fromTheme("training-studio", windowIcon());
+    if (icon.isNull()) icon = style()->standardIcon(QStyle::SP_MessageBoxInformation);
+    m_tray = new QSystemTrayIcon(icon, this);
+    m_tray->setToolTip(tr("Training Studio"));
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] {
+      showNormal();
+      raise();
+      activateWindow();
+    });
+  }
+  m_tray->show();
+  m_tray->showMessage(title, text, failure ? QSystemTrayIcon::Critical : QSystemTrayIcon::Information, 15000);
+  QTimer::singleShot(20000, m_tray, &QSystemTrayIcon::hide);
 }
 
 void MainWindow::showMessage(const QString& text, bool error) {

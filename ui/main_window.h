@@ -17,6 +17,8 @@
 #include "ui/background_job.h"
 #include "ui/data_preview.h"
 
+class QAction;
+class QSystemTrayIcon;
 class QTabWidget;
 class QTimer;
 
@@ -24,6 +26,7 @@ namespace studio::ui {
 
 class DataPanel;
 class EvaluationPanel;
+class HelpDialog;
 class LogPanel;
 class LrFindDialog;
 class ModelPanel;
@@ -104,6 +107,13 @@ class MainWindow : public QMainWindow {
   bool isTrusted(const QString& sha256) const { return m_trusted.contains(sha256); }
   // The data check of the current settings has finished (for tests).
   bool dataChecked() const;
+  // The last desktop notification (a run ended or failed, its loss diverging):
+  // its title, also when the window was active and nothing popped up.
+  // View > Desktop notifications turns them off.
+  QString lastNotification() const { return m_lastNotification; }
+  // Help > Guide: the short guide to the charts, the controls and the
+  // shortcuts, with links to the README's sections (object name "guide").
+  HelpDialog* openGuide();
 
  Q_SIGNALS:
   void runFinished(const studio::RunSummary& summary);
@@ -126,6 +136,9 @@ class MainWindow : public QMainWindow {
   void onStateChanged();
   void showMessage(const QString& text, bool error = false);
   void showFailure(const QString& title, const QString& text);
+  // A desktop notification (the tray's message and the taskbar's alert) when
+  // the window is not the one in use.
+  void notify(const QString& title, const QString& text, bool failure);
   void exportSelectedRun(const QString& runDir);
   void askContinue(const QString& runDir);
   void askFork(const QString& runDir);
@@ -159,6 +172,9 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<QueueRunnerLock> m_queueRunner;
   int64_t m_queueItem = 0;
   QString m_lastMessage;
+  QString m_lastNotification;
+  QAction* m_notifyAction = nullptr;
+  QSystemTrayIcon* m_tray = nullptr;
   QSize m_chartExportSize{1200, 700};
   LrFindDialog* m_lrFind = nullptr;
   QString m_lrFindRun;  // the sweep's run folder while it runs

@@ -1,0 +1,134 @@
+#include "ui/help_dialog.h"
+
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace studio::ui {
+
+namespace {
+
+QString guideHtml() {
+  const auto link = [](const char* section) {
+    return QStringLiteral("<a href=\"readme:%1\">%1</a>").arg(QString::fromUtf8(section).toHtmlEscaped());
+  };
+  return QCoreApplication::translate("HelpDialog",
+      "<h2>Training Studio in a minute</h2>"
+      "<p>Edit the settings on the left (a bad value says why under its field, and Start waits until none is "
+      "left), press <b>Start</b> (F5), and watch the curves. Every run is a folder under the output folder; the "
+      "<b>Runs</b> list below shows them. More: %1.</p>"
+      "<h3>The charts</h3><ul>"
+      "<li><b>Loss</b>: the training loss of each step (faint), its moving average (the weight is <i>Loss "
+      "smoothing</i>) and the evaluation loss (dots). A marker says where the learning rate changed, a step was "
+      "not finite, or the loss started climbing (<i>diverging?</i>).</li>"
+      "<li><b>Evaluation accuracy</b>: on the validation split at each evaluation, and the test split at the "
+      "end.</li>"
+      "<li><b>Learning rate</b>: the planned schedule (dashed, drawn while you edit) and the rate the run "
+      "used.</li>"
+      "<li><b>Throughput</b>: samples per second. <b>Memory</b>: the CUDA allocator's allocated, reserved and "
+      "peak memory on a GPU, the process's resident memory on the CPU.</li>"
+      "<li><b>Gradient norm</b>: before clipping. <b>Loss scale</b>: fp16 runs' dynamic loss scale and skipped "
+      "steps.</li></ul>"
+      "<h3>The mouse on a chart</h3><ul>"
+      "<li>Drag to pan, wheel to zoom, double-click to follow the run again; right-click for log scale and "
+      "PNG/PDF.</li>"
+      "<li>The read-out shows every curve's value at the step under the mouse; with <i>Linked</i> on, every "
+      "chart shows that step and zooms with the others.</li>"
+      "<li>A click on a legend entry hides its curve; another shows it.</li></ul>"
+      "<h3>Runs</h3><p>Select a run to draw it, several to compare them (a colour per run). Resume a stopped run, "
+      "continue a finished one for more epochs, fork one with changed settings, queue the form's settings, "
+      "export a run. More: %2, %3.</p>"
+      "<h3>Shortcuts</h3><table cellspacing=\"6\">"
+      "<tr><td>F5</td><td>Start</td></tr><tr><td>F6</td><td>Pause</td></tr><tr><td>F7</td><td>Resume</td></tr>"
+      "<tr><td>Shift+F5</td><td>Stop (writes a checkpoint)</td></tr>"
+      "<tr><td>Ctrl+Shift+S</td><td>Save a checkpoint now</td></tr>"
+      "<tr><td>Ctrl+Z / Ctrl+Shift+Z</td><td>Undo / redo a settings edit</td></tr>"
+      "<tr><td>Ctrl+O / Ctrl+S</td><td>Load / save settings</td></tr>"
+      "<tr><td>Ctrl+E</td><td>Export the selected run</td></tr><tr><td>F1</td><td>This guide</td></tr></table>"
+      "<p>Settings, techniques and files: %4, %5, %6.</p>")
+      .arg(link("The studio"), link("The experiment loop: run, watch, fork, compare, continue"),
+           link("Continue and fork"), link("Settings"), link("What a run leaves on disk"),
+           link("Your own data and model"));
+}
+
+}  // namespace
+
+HelpDialog::HelpDialog(QWidget* parent) : QDialog(parent), m_browser(new QTextBrowser) {
+  setObjectName("guide");
+  setWindowTitle(tr("Training Studio guide"));
+  m_browser->setOpenLinks(false);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_browser);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+  QPushButton* guide = buttons->addButton(tr("Guide"), QDialogButtonBox::ActionRole);
+  layout->addWidget(buttons);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
+  connect(guide, &QPushButton::clicked, this, &HelpDialog::showGuide);
+  connect(m_browser, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+    if (url.scheme() == "readme") showReadme(url.path());
+  });
+  resize(720, 640);
+  showGuide();
+}
+
+void HelpDialog::showGuide() { m_browser->setHtml(guideHtml()); }
+
+QString HelpDialog::readmePath() {
+  const QDir app(QCoreApplication::applicationDirPath());
+  for (const char* relative : {"../../share/doc/training-studio/README.md", "../../README.md"}) {
+    const QFileInfo f(app.filePath(QString::fromUtf8(relative)));
+    if (f.isFile()) return f.canonicalFilePath();
+  }
+  return {};
+}
+
+QStringList HelpDialog::readmeSections() {
+  QFile f(readmePath());
+  QStringList sections;
+  if (!f.open(QIODevice::ReadOnly)) return sections;
+  static const QRegularExpression heading("^#{2,3} (.+)$");
+  bool fenced = false;
+  for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
+    if (line.startsWith("```")) fenced = !fenced;
+    if (fenced) continue;
+    const auto m = heading.match(line.trimmed());
+    if (m.hasMatch()) sections << m.captured(1).remove('`').trimmed();
+  }
+  return sections;
+}
+
+bool HelpDialog::showReadme(const QString& section) {
+  const QString path = readmePath();
+  QFile f(path);
+  if (path.isEmpty() || !f.open(QIODevice::ReadOnly)) {
+    m_browser->setHtml(tr("<p>The README is not next to this program (looked in %1).</p>")
+                           .arg(QDir(QCoreApplication::applicationDirPath())
+                                    .filePath("../../share/doc/training-studio")
+                                    .toHtmlEscaped()));
+    return false;
+  }
+  m_browser->setMarkdown(QString::fromUtf8(f.readAll()));
+  if (section.isEmpty()) return true;
+  // The section's heading block, shown at the top.
+  for (QTextBlock b = m_browser->document()->begin(); b.isValid(); b = b.next()) {
+    if (b.blockFormat().headingLevel() > 0 && b.text().trimmed() == section.trimmed()) {
+      QTextCursor end(m_browser->document());
+      end.movePosition(QTextCursor::End);
+      m_browser->setTextCursor(end);
+      m_browser->ensureCursorVisible();
+      m_browser->setTextCursor(QTextCursor(b));
+      m_browser->ensureCursorVisible();
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace studio::ui
