@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QTableWidget>
 #include <QTreeWidget>
 
 #include <qcustomplot.h>
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -878,6 +880,100 @@ class TestMainWindow : public QObject {
     QCOMPARE(bar->loadingText(), QString());
     QCOMPARE(m_window->lastNotification(), notifiedBefore);
     notifyAction->setChecked(true);
+  }
+
+  // Issue 9 (run comparison): the runs table has a column for each setting
+  // that differs between the runs listed, sorts numerically by any column,
+  // keeps the person's title, tags and notes (notes.json, never written
+  // through a link), compares two runs' settings side by side, and deletes
+  // runs to the desktop's trash, which Undo delete brings back.
+  void runsTableComparesAndManagesRuns() {
+    const QString folder = m_dir.filePath("compare-runs");
+    QStringList dirs;
+    for (const auto& [name, lr, batch] : {std::tuple{"cmp-a", 0.003, 32}, std::tuple{"cmp-b", 0.01, 16}}) {
+      TrainConfig c = test::smallConfig(folder);
+      c.name = name;
+      c.optimizer.lr = lr;
+      c.train.batch_size = batch;
+      c.train.max_steps = 3;
+      m_window->settingsPanel()->setConfig(c);
+      QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+      QVERIFY(m_window->startRun());
+      QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+      dirs << QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
+    }
+    ui::RunsPanel* runs = m_window->runsPanel();
+    runs->refresh();
+    QCOMPARE(runs->runCount(), 2);
+    const QStringList columns = runs->settingColumns();
+    QVERIFY2(columns.contains("optimizer.lr") && columns.contains("train.batch_size"), qPrintable(columns.join(",")));
+    QVERIFY(!columns.contains("name") && !columns.contains("output.dir") && !columns.contains("model.kind"));
+    QTreeWidget* list = runs->list();
+    const int lrColumn = [&] {
+      for (int c = 0; c < list->columnCount(); ++c)
+        if (list->headerItem()->text(c) == "optimizer.lr") return c;
+      return -1;
+    }();
+    QVERIFY(lrColumn > 0);
+    // Sorted by the learning rate, as numbers, either way.
+    list->sortByColumn(lrColumn, Qt::AscendingOrder);
+    QCOMPARE(list->topLevelItem(0)->text(lrColumn), QString("0.003"));
+    list->sortByColumn(lrColumn, Qt::DescendingOrder);
+    QCOMPARE(list->topLevelItem(0)->text(lrColumn), QString("0.01"));
+    QCOMPARE(list->topLevelItem(0)->data(0, Qt::UserRole).toString(), dirs[1]);
+
+    // Title, tags and notes.
+    QVERIFY(runs->setRunNotes(dirs[0], "Baseline", {"baseline", " cpu "}, "first try"));
+    const auto rowOf = [&](const QString& dir) -> QTreeWidgetItem* {
+      for (int i = 0; i < list->topLevelItemCount(); ++i)
+        if (list->topLevelItem(i)->data(0, Qt::UserRole).toString() == dir) return list->topLevelItem(i);
+      return nullptr;
+    };
+    QCOMPARE(rowOf(dirs[0])->text(0), QString("Baseline"));
+    QCOMPARE(rowOf(dirs[0])->text(9), QString("baseline, cpu"));
+    QVERIFY(rowOf(dirs[0])->toolTip(0).contains("first try"));
+    QCOMPARE(ui::readRunInfo(dirs[0]).tags, (QStringList{"baseline", "cpu"}));
+    // A link planted where notes.json goes is replaced, never written through.
+    const QString outside = m_dir.filePath("outside-notes.txt");
+    { std::ofstream(outside.toStdString()) << "keep me"; }
+    QVERIFY(QFile::link(outside, dirs[1] + "/notes.json"));
+    QVERIFY(runs->setRunNotes(dirs[1], "Higher rate", {}, QString()));
+    {
+      QFile kept(outside);
+      QVERIFY(kept.open(QIODevice::ReadOnly));
+      QCOMPARE(kept.readAll(), QByteArray("keep me"));
+    }
+    QVERIFY(!QFileInfo(dirs[1] + "/notes.json").isSymLink());
+
+    // The two runs' settings side by side: the rows that differ.
+    runs->selectRuns(dirs);
+    QVERIFY(runs->findChild<QPushButton*>("compareSettings")->isEnabled());
+    QDialog* diff = runs->compareSelected();
+    QVERIFY(diff && diff->objectName() == "settingsDiff");
+    auto* table = diff->findChild<QTableWidget*>("settingsDiffTable");
+    QCOMPARE(table->rowCount(), static_cast<int>(columns.size()));
+    const int lrRow = static_cast<int>(columns.indexOf("optimizer.lr"));
+    QStringList lrs{table->item(lrRow, 0)->text(), table->item(lrRow, 1)->text()};
+    lrs.sort();
+    QCOMPARE(lrs, (QStringList{"0.003", "0.01"}));
+    diff->close();
+
+    // Delete to the trash, and back.
+    runs->selectRuns({dirs[1]});
+    QVERIFY(runs->findChild<QPushButton*>("deleteRuns")->isEnabled());
+    QString error;
+    QVERIFY2(runs->deleteSelected(&error), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(dirs[1]));
+    QCOMPARE(runs->runCount(), 1);
+    QVERIFY(m_window->lastMessage().contains("trash"));
+    QVERIFY(runs->findChild<QPushButton*>("undoDelete")->isEnabled());
+    QVERIFY2(runs->undoDelete(&error), qPrintable(error));
+    QVERIFY(QFileInfo::exists(dirs[1] + "/settings.json"));
+    QCOMPARE(runs->runCount(), 2);
+    QCOMPARE(ui::readRunInfo(dirs[1]).title, QString("Higher rate"));
+    QVERIFY(!runs->canUndoDelete());
+    QVERIFY(!runs->undoDelete(&error));
+    m_window->settingsPanel()->setConfig(test::smallConfig(m_dir.filePath("runs")));
   }
 
   // Issue 9 (help): Help > Guide (F1) explains the charts, the mouse and the

@@ -339,6 +339,7 @@ void MainWindow::connectPanels() {
   statusTimer->start();
 
   connect(m_runs, &RunsPanel::showRequested, this, &MainWindow::showRuns);
+  connect(m_runs, &RunsPanel::message, this, [this](const QString& text, bool error) { showMessage(text, error); });
   connect(m_runs, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runs, &RunsPanel::continueRequested, this, &MainWindow::askContinue);
   connect(m_runs, &RunsPanel::forkRequested, this, &MainWindow::askFork);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "studio/file_io.h"
+
 namespace studio::ui {
 namespace {
 
@@ -35,7 +37,54 @@ qint64 wholeOr(const nlohmann::json& j, const char* key, qint64 fallback) {
   return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<qint64>() : fallback;
 }
 
+void flatten(const nlohmann::json& j, const QString& prefix, QMap<QString, QString>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const QString key = prefix.isEmpty() ? QString::fromStdString(it.key()) : prefix + "." + QString::fromStdString(it.key());
+    if (it.value().is_object())
+      flatten(it.value(), key, out);
+    else if (it.value().is_string())
+      out[key] = QString::fromStdString(it.value().get<std::string>());
+    else
+      out[key] = QString::fromStdString(it.value().dump());
+  }
+}
+
 }  // namespace
+
+QStringList differingSettings(const std::vector<RunInfo>& runs) {
+  QSet<QString> keys;
+  for (const RunInfo& r : runs)
+    for (auto it = r.settings.begin(); it != r.settings.end(); ++it) keys.insert(it.key());
+  QStringList differing;
+  for (const QString& key : keys) {
+    if (key == "name" || key == "output.dir") continue;
+    for (const RunInfo& r : runs)
+      if (r.settings.value(key) != runs.front().settings.value(key)) {
+        differing << key;
+        break;
+      }
+  }
+  differing.sort();
+  return differing;
+}
+
+bool writeRunNotes(const QString& runDir, const QString& title, const QStringList& tags, const QString& notes,
+                   QString* error) {
+  nlohmann::json j;
+  j["title"] = title.trimmed().toStdString();
+  j["tags"] = nlohmann::json::array();
+  for (const QString& t : tags)
+    if (!t.trimmed().isEmpty()) j["tags"].push_back(t.trimmed().toStdString());
+  j["notes"] = notes.toStdString();
+  try {
+    requireRealDirectory(runDir.toStdString());
+    writeFileAtomically((runDir + "/notes.json").toStdString(), j.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  return true;
+}
 
 RunInfo readRunInfo(const QString& runDir) {
   RunInfo r;
@@ -46,6 +95,9 @@ RunInfo readRunInfo(const QString& runDir) {
   if (!r.started.isValid()) r.started = dirInfo.birthTime().isValid() ? dirInfo.birthTime() : dirInfo.lastModified();
   const nlohmann::json settings = readJson(runDir + "/settings.json");
   if (settings.is_object()) {
+    nlohmann::json chosen = settings;
+    chosen.erase("run_info");
+    flatten(chosen, QString(), r.settings);
     r.name = textOr(settings, "name", QString());
     if (settings.contains("model") && settings["model"].is_object()) {
       const auto& m = settings["model"];
@@ -94,6 +146,14 @@ RunInfo readRunInfo(const QString& runDir) {
   if (!settings.is_object()) {
     r.status = "unreadable";
     r.error = QStringLiteral("%1/settings.json is not valid JSON settings").arg(runDir);
+  }
+  const nlohmann::json notes = readJson(runDir + "/notes.json");
+  if (notes.is_object()) {
+    r.title = textOr(notes, "title", QString());
+    r.notes = textOr(notes, "notes", QString());
+    if (notes.contains("tags") && notes["tags"].is_array())
+      for (const auto& t : notes["tags"])
+        if (t.is_string()) r.tags << QString::fromStdString(t.get<std::string>());
   }
   r.hasCheckpoint = QFile::exists(runDir + "/checkpoints/last.ckpt");
   r.resumable = r.hasCheckpoint && r.status != "completed" &&

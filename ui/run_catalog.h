@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 #include <QDateTime>
+#include <QMap>
 
 #include <vector>
 
@@ -34,7 +35,23 @@ struct RunInfo {
   qint64 parentStep = 0;
   QStringList changed;
   int continuations = 0;
+  // Every setting of settings.json as "section.key" → its value as text
+  // (what the engine filled in after the start, run_info, left out).
+  QMap<QString, QString> settings;
+  // The person's own title, tags and notes (notes.json; never the engine's).
+  QString title;
+  QStringList tags;
+  QString notes;
 };
+
+// The settings whose values are not the same in all these runs (a setting a
+// run lacks counts as empty), sorted; the name and the output folder, which
+// differ between any two runs, are left out.
+QStringList differingSettings(const std::vector<RunInfo>& runs);
+// Writes the run's notes.json (title, tags, notes) atomically, never through
+// a link; false with the reason when it cannot.
+bool writeRunNotes(const QString& runDir, const QString& title, const QStringList& tags, const QString& notes,
+                   QString* error = nullptr);
 
 // Run folders (those holding a settings.json) under runsDir, newest first.
 std::vector<RunInfo> listRuns(const QString& runsDir);

@@ -1,12 +1,20 @@
 #include "ui/runs_panel.h"
 
+#include <QAction>
 #include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QFormLayout>
 #include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -17,21 +25,42 @@
 
 namespace studio::ui {
 namespace {
-enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, Columns };
-}
+enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, Tags, Columns };
+
+// Sorted by the clicked column: numbers as numbers ("85.20 %", "120 / 400",
+// a learning rate), anything else as text.
+class RunItem : public QTreeWidgetItem {
+ public:
+  using QTreeWidgetItem::QTreeWidgetItem;
+  bool operator<(const QTreeWidgetItem& other) const override {
+    const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
+    bool a = false, b = false;
+    const double x = text(column).section(' ', 0, 0).toDouble(&a);
+    const double y = other.text(column).section(' ', 0, 0).toDouble(&b);
+    if (a && b) return x < y;
+    if (a != b) return a;  // numbers before blanks and words
+    return QTreeWidgetItem::operator<(other);
+  }
+};
+}  // namespace
 
 RunsPanel::RunsPanel(QWidget* parent)
     : QWidget(parent), m_list(new QTreeWidget), m_resume(new QPushButton(tr("Resume"))),
       m_continue(new QPushButton(tr("Continue…"))), m_fork(new QPushButton(tr("Fork…"))),
       m_queueAdd(new QPushButton(tr("Queue"))), m_queueRun(new QPushButton(tr("Run queue"))),
       m_showFailedEarly(new QCheckBox(tr("Show runs that failed before training"))),
-      m_export(new QPushButton(tr("Export…"))) {
+      m_export(new QPushButton(tr("Export…"))), m_delete(new QPushButton(tr("Delete"))),
+      m_undoDelete(new QPushButton(tr("Undo delete"))), m_notes(new QPushButton(tr("Notes…"))),
+      m_compare(new QPushButton(tr("Compare settings…"))) {
   auto* top = new QVBoxLayout(this);
   top->setContentsMargins(4, 4, 4, 4);
   m_list->setObjectName("runsList");
   m_list->setColumnCount(Columns);
   m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best acc."), tr("Steps"), tr("Model"),
-                           tr("Device"), tr("Parent"), tr("Changed")});
+                           tr("Device"), tr("Parent"), tr("Changed"), tr("Tags")});
+  m_list->setSortingEnabled(true);
+  m_list->sortByColumn(Date, Qt::DescendingOrder);
+  m_list->header()->setSortIndicatorShown(true);
   m_list->setRootIsDecorated(false);
   m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_list->setAlternatingRowColors(true);
@@ -66,6 +95,36 @@ RunsPanel::RunsPanel(QWidget* parent)
   bar->addWidget(m_fork);
   bar->addWidget(m_export);
   top->addLayout(bar);
+  // The second row: what a person does to the runs themselves.
+  auto* manage = new QHBoxLayout;
+  m_notes->setObjectName("runNotes");
+  m_notes->setToolTip(tr("Give the selected run a title (shown instead of its name), tags and notes (kept in its "
+                         "notes.json)."));
+  m_compare->setObjectName("compareSettings");
+  m_compare->setToolTip(tr("The settings that differ between the selected runs, side by side."));
+  m_delete->setObjectName("deleteRuns");
+  m_delete->setToolTip(tr("Move the selected runs' folders to the desktop's trash (Undo delete brings them back)."));
+  m_undoDelete->setObjectName("undoDelete");
+  m_undoDelete->setToolTip(tr("Bring the last deleted runs back from the trash."));
+  manage->addWidget(m_notes);
+  manage->addWidget(m_compare);
+  manage->addStretch(1);
+  manage->addWidget(m_delete);
+  manage->addWidget(m_undoDelete);
+  top->addLayout(manage);
+  auto* deleteKey = new QAction(this);
+  deleteKey->setShortcut(QKeySequence::Delete);
+  deleteKey->setShortcutContext(Qt::WidgetShortcut);
+  m_list->addAction(deleteKey);
+  connect(deleteKey, &QAction::triggered, m_delete, &QPushButton::click);
+  connect(m_delete, &QPushButton::clicked, this, [this] {
+    if (m_delete->isEnabled()) deleteSelected();
+  });
+  connect(m_undoDelete, &QPushButton::clicked, this, [this] { undoDelete(); });
+  connect(m_notes, &QPushButton::clicked, this, [this] {
+    if (selectedRuns().size() == 1) editNotes(selectedRuns().front());
+  });
+  connect(m_compare, &QPushButton::clicked, this, [this] { compareSelected(); });
 
   connect(refresh, &QPushButton::clicked, this, &RunsPanel::refresh);
   connect(m_list, &QTreeWidget::itemSelectionChanged, this, [this] {
@@ -114,14 +173,29 @@ void RunsPanel::setParkedRun(const QString& dir) {
 void RunsPanel::refresh() {
   const QStringList selected = selectedRuns();
   m_filling = true;
+  m_list->setSortingEnabled(false);
   m_list->clear();
-  for (const RunInfo& run : listRuns(m_dir)) {
+  std::vector<RunInfo> runs;
+  for (RunInfo& run : listRuns(m_dir)) {
     const bool live = run.dir == m_live;
     if (!live && run.status == "failed" && run.steps == 0 && !m_showFailedEarly->isChecked()) continue;
-    auto* item = new QTreeWidgetItem(m_list);
+    runs.push_back(std::move(run));
+  }
+  // A column for each setting that differs between the runs listed.
+  m_settingColumns = runs.size() > 1 ? differingSettings(runs) : QStringList();
+  QStringList headers;
+  for (int c = 0; c < Columns; ++c) headers << m_list->headerItem()->text(c);
+  m_list->setColumnCount(Columns + static_cast<int>(m_settingColumns.size()));
+  m_list->setHeaderLabels(headers + m_settingColumns);
+  for (const RunInfo& run : runs) {
+    const bool live = run.dir == m_live;
+    auto* item = new RunItem(m_list);
     item->setData(Name, Qt::UserRole, run.dir);
-    item->setText(Name, run.name.isEmpty() ? run.folderName : run.name);
-    item->setToolTip(Name, run.dir);
+    item->setText(Name, !run.title.isEmpty() ? run.title : run.name.isEmpty() ? run.folderName : run.name);
+    item->setToolTip(Name, run.notes.isEmpty() ? run.dir : run.dir + "\n\n" + run.notes);
+    item->setText(Tags, run.tags.join(", "));
+    for (int i = 0; i < m_settingColumns.size(); ++i)
+      item->setText(Columns + i, run.settings.value(m_settingColumns[i]));
     item->setText(Date, run.started.toString("yyyy-MM-dd HH:mm:ss"));
     const bool parked = run.dir == m_parked;
     item->setText(Status, live ? (m_livePaused ? tr("paused") : tr("running"))
@@ -156,7 +230,7 @@ void RunsPanel::refresh() {
   }
   for (const QueueItem& q : queue) {
     if (q.status != "queued") continue;
-    auto* item = new QTreeWidgetItem(m_list);
+    auto* item = new RunItem(m_list);
     item->setText(Name, QString::fromStdString(q.label.empty() ? q.config.name : q.config.name + " (" + q.label + ")"));
     item->setText(Status, tr("queued"));
     item->setText(Model, QString("%1 w%2 d%3").arg(QString::fromStdString(q.config.model.kind)).arg(q.config.model.width)
@@ -166,12 +240,13 @@ void RunsPanel::refresh() {
     ++m_queued;
   }
   if (!queueProblem.isEmpty()) {
-    auto* item = new QTreeWidgetItem(m_list);
+    auto* item = new RunItem(m_list);
     item->setText(Name, tr("queue.json"));
     item->setText(Status, tr("unreadable"));
     item->setToolTip(Status, queueProblem);
     item->setFlags(Qt::ItemIsEnabled);
   }
+  m_list->setSortingEnabled(true);
   m_filling = false;
   updateButtons();
 }
@@ -221,6 +296,152 @@ void RunsPanel::updateButtons() {
                               : tr("Train the selected run more epochs in its own folder, its history kept "
                                    "(the schedule again over them, or one learning rate)."));
   m_fork->setEnabled(items.size() == 1 && items.front()->data(Date, Qt::UserRole).toBool());
+  // The live run and the one paused for its fork stay.
+  bool deletable = !items.isEmpty();
+  for (QTreeWidgetItem* item : items) {
+    const QString dir = item->data(Name, Qt::UserRole).toString();
+    if (dir.isEmpty() || dir == m_live || dir == m_parked) deletable = false;
+  }
+  m_delete->setEnabled(deletable);
+  m_undoDelete->setEnabled(!m_deleted.empty());
+  m_notes->setEnabled(items.size() == 1 && !items.front()->data(Name, Qt::UserRole).toString().isEmpty());
+  m_compare->setEnabled(selectedRuns().size() >= 2);
+}
+
+bool RunsPanel::deleteSelected(QString* error) {
+  const QStringList dirs = selectedRuns();
+  const auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    Q_EMIT message(why, true);
+    return false;
+  };
+  if (dirs.isEmpty()) return fail(tr("Select the runs to delete first."));
+  for (const QString& dir : dirs)
+    if (dir == m_live || dir == m_parked)
+      return fail(tr("%1 is training (or paused for its fork); stop it before deleting it.").arg(dir));
+  std::vector<Deleted> done;
+  for (const QString& dir : dirs) {
+    QString inTrash;
+    if (!QFile::moveToTrash(dir, &inTrash)) {
+      const bool some = !done.empty();
+      if (some) m_deleted.push_back(std::move(done));
+      refresh();
+      return fail(tr("%1 could not be moved to the trash (no trash on its disk, or no permission); it is "
+                     "kept%2.")
+                      .arg(dir, some ? tr(", and the runs moved before it can be brought back with Undo delete")
+                                     : QString()));
+    }
+    done.push_back({dir, inTrash});
+  }
+  m_deleted.push_back(std::move(done));
+  refresh();
+  Q_EMIT message(tr("Moved %n run(s) to the trash; Undo delete brings them back.", nullptr,
+                    static_cast<int>(dirs.size())),
+                 false);
+  return true;
+}
+
+bool RunsPanel::undoDelete(QString* error) {
+  if (m_deleted.empty()) {
+    if (error) *error = tr("Nothing deleted to bring back.");
+    return false;
+  }
+  std::vector<Deleted> last = std::move(m_deleted.back());
+  m_deleted.pop_back();
+  QStringList failed;
+  for (const Deleted& d : last) {
+    if (QFileInfo::exists(d.original) || !QDir().rename(d.inTrash, d.original)) {
+      failed << d.original;
+      continue;
+    }
+    // The trash's note of where it came from (freedesktop.org's layout:
+    // <trash>/files/NAME and <trash>/info/NAME.trashinfo).
+    const QFileInfo in(d.inTrash);
+    QFile::remove(in.dir().filePath("../info/" + in.fileName() + ".trashinfo"));
+  }
+  refresh();
+  if (!failed.isEmpty()) {
+    const QString why = tr("Could not bring back %1 (a folder is there now, or the trash moved); the runs are in "
+                           "the trash.")
+                            .arg(failed.join(", "));
+    if (error) *error = why;
+    Q_EMIT message(why, true);
+    return false;
+  }
+  QStringList back;
+  for (const Deleted& d : last) back << d.original;
+  selectRuns(back);
+  Q_EMIT message(tr("Brought %n run(s) back from the trash.", nullptr, static_cast<int>(last.size())), false);
+  return true;
+}
+
+bool RunsPanel::setRunNotes(const QString& dir, const QString& title, const QStringList& tags, const QString& notes,
+                            QString* error) {
+  QString why;
+  if (!writeRunNotes(dir, title, tags, notes, &why)) {
+    why = tr("The notes of %1 were not saved: %2").arg(dir, why);
+    if (error) *error = why;
+    Q_EMIT message(why, true);
+    return false;
+  }
+  refresh();
+  return true;
+}
+
+void RunsPanel::editNotes(const QString& dir) {
+  const RunInfo run = readRunInfo(dir);
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Notes: %1").arg(run.folderName));
+  auto* form = new QFormLayout(&dialog);
+  auto* title = new QLineEdit(run.title);
+  title->setPlaceholderText(run.name);
+  auto* tags = new QLineEdit(run.tags.join(", "));
+  tags->setPlaceholderText(tr("comma-separated, e.g. baseline, fp16"));
+  auto* notes = new QPlainTextEdit(run.notes);
+  form->addRow(tr("Title"), title);
+  form->addRow(tr("Tags"), tags);
+  form->addRow(tr("Notes"), notes);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+  setRunNotes(dir, title->text(), tags->text().split(',', Qt::SkipEmptyParts), notes->toPlainText());
+}
+
+QDialog* RunsPanel::compareSelected() {
+  std::vector<RunInfo> runs;
+  for (const QString& dir : selectedRuns()) runs.push_back(readRunInfo(dir));
+  if (runs.size() < 2) return nullptr;
+  const QStringList keys = differingSettings(runs);
+  auto* dialog = new QDialog(this);
+  dialog->setObjectName("settingsDiff");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Settings that differ"));
+  auto* layout = new QVBoxLayout(dialog);
+  auto* table = new QTableWidget(static_cast<int>(keys.size()), static_cast<int>(runs.size()));
+  table->setObjectName("settingsDiffTable");
+  QStringList names;
+  for (const RunInfo& r : runs) names << (!r.title.isEmpty() ? r.title : r.folderName);
+  table->setHorizontalHeaderLabels(names);
+  table->setVerticalHeaderLabels(keys);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  for (int row = 0; row < keys.size(); ++row)
+    for (int c = 0; c < static_cast<int>(runs.size()); ++c) {
+      const QString value = runs[static_cast<size_t>(c)].settings.value(keys[row]);
+      auto* cell = new QTableWidgetItem(value.isEmpty() ? tr("(not set)") : value);
+      table->setItem(row, c, cell);
+    }
+  table->resizeColumnsToContents();
+  layout->addWidget(new QLabel(keys.isEmpty() ? tr("These runs have the same settings.")
+                                              : tr("%n setting(s) differ.", nullptr, static_cast<int>(keys.size()))));
+  layout->addWidget(table);
+  auto* close = new QDialogButtonBox(QDialogButtonBox::Close);
+  connect(close, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  layout->addWidget(close);
+  dialog->resize(760, 420);
+  dialog->show();
+  return dialog;
 }
 
 }  // namespace studio::ui

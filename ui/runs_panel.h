@@ -5,12 +5,19 @@
 // stopped run can be resumed, any run continued, forked or exported, and the
 // form's settings queued from here. Runs that failed before their first step
 // are hidden unless asked for.
+// Columns: the fixed ones, the person's tags, then every setting whose value
+// differs between the runs listed; a click on a header sorts by it (numbers
+// as numbers). Runs can be given a title, tags and notes, compared setting
+// by setting, and deleted to the desktop's trash (undoable).
 // Thread: the UI thread.
 
 #include <QStringList>
 #include <QWidget>
 
+#include <vector>
+
 class QCheckBox;
+class QDialog;
 class QPushButton;
 class QTreeWidget;
 
@@ -40,6 +47,21 @@ class RunsPanel : public QWidget {
   QString queueFile() const { return m_dir + "/queue.json"; }
   // Rows of queued runs (not started yet) shown under the runs.
   int queuedCount() const { return m_queued; }
+  // The settings shown as columns: those that differ between the runs listed.
+  QStringList settingColumns() const { return m_settingColumns; }
+
+  // Delete…: the selected runs to the desktop's trash (not the live or the
+  // paused one); Undo delete brings the last ones back. False with the
+  // reason when it cannot (nothing is lost then).
+  bool deleteSelected(QString* error = nullptr);
+  bool undoDelete(QString* error = nullptr);
+  bool canUndoDelete() const { return !m_deleted.empty(); }
+  // Notes…: the run's own title (shown instead of its name), tags and notes.
+  bool setRunNotes(const QString& dir, const QString& title, const QStringList& tags, const QString& notes,
+                   QString* error = nullptr);
+  // Compare settings…: the dialog (object name "settingsDiff") listing the
+  // settings that differ between the selected runs, one column per run.
+  QDialog* compareSelected();
 
  Q_SIGNALS:
   void showRequested(const QStringList& dirs);
@@ -49,9 +71,16 @@ class RunsPanel : public QWidget {
   void queueAddRequested();
   void queueRunRequested();
   void exportRequested(const QString& dir);
+  // What a delete, an undo or a notes edit did, or why it could not.
+  void message(const QString& text, bool error);
 
  private:
   void updateButtons();
+  void editNotes(const QString& dir);
+  struct Deleted {
+    QString original;
+    QString inTrash;
+  };
 
   QString m_dir;
   QString m_live;
@@ -65,8 +94,14 @@ class RunsPanel : public QWidget {
   QPushButton* m_queueRun;
   QCheckBox* m_showFailedEarly;
   QPushButton* m_export;
+  QPushButton* m_delete;
+  QPushButton* m_undoDelete;
+  QPushButton* m_notes;
+  QPushButton* m_compare;
   bool m_filling = false;
   int m_queued = 0;
+  QStringList m_settingColumns;
+  std::vector<std::vector<Deleted>> m_deleted;  // each delete's runs, the last one last
 };
 
 }  // namespace studio::ui
