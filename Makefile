@@ -76,7 +76,8 @@ fuzz: setup
 # still training). Every suite of these builds has ctest's limit of 30 minutes
 # (tests/CMakeLists.txt sets no shorter one there), so a function that hangs
 # is ended by Qt Test, which says which one and, with gdb, prints every
-# thread's stack; ctest keeps the start and the end of a long output. Each
+# thread's stack (DEBUGINFOD_URLS empty: gdb never waits on the network for
+# symbols); ctest keeps the start and the end of a long output. Each
 # suite runs under tests/sanitized_run.sh, which says how one that did not pass
 # ended (the signal, its peak memory, the memory and disk left) and stops one
 # whose memory passes 3/4 of the machine's with every thread's stack.
@@ -90,7 +91,7 @@ fuzz: setup
 # sanitize.
 TSAN_SUITES := test_session test_nonfinite test_main_window
 CTEST_OUTPUT := --output-on-failure --test-output-size-failed 1048576 --test-output-truncation middle
-SANITIZER_ENV := QTEST_FUNCTION_TIMEOUT=900000 \
+SANITIZER_ENV := QTEST_FUNCTION_TIMEOUT=900000 DEBUGINFOD_URLS= \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan-libtorch.supp \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
