@@ -242,6 +242,86 @@ class TestMetricChart : public QObject {
     QVERIFY(!speed->crosshairShown());
   }
 
+  // Issue 9, item 8: at a scale factor of 2 (a high-DPI screen, or an export
+  // at twice the size) the curves, the planned schedule and the grid are two
+  // device pixels wide, not hairlines: their pens scale with the painter.
+  void linesKeepTheirWidthAtScaleFactorTwo() {
+    ui::PlotsPanel panel;
+    panel.resize(1000, 700);
+    ui::PlotSeries plan;
+    for (int step = 1; step <= 100; ++step) plan.append(step, 0.1);
+    panel.setSchedulePreview(plan);
+    panel.beginRun("run", "run");
+    std::vector<MetricRecord> records;
+    for (int step = 1; step <= 100; ++step) {
+      MetricRecord r;
+      r.step = step;
+      r.trainLoss = 1.0;
+      r.lr = 0.05;
+      records.push_back(r);
+    }
+    panel.appendRecords("run", records);
+    MetricChart* lr = panel.chart(ui::PlotsPanel::LearningRate);
+    lr->setParent(nullptr);  // on its own, at a known size
+    lr->resize(600, 300);
+    lr->show();
+    QVERIFY(QTest::qWaitForWindowExposed(lr));
+    // Drawn as on a screen with a device pixel ratio of 2: QCustomPlot's
+    // buffers at twice the pixels, the widget rendered into an image of that
+    // ratio. (QCustomPlot::toPixmap with a scale would turn hairlines into
+    // full pens itself, hiding the fault.)
+    lr->plot()->setBufferDevicePixelRatio(2.0);
+    lr->refreshNow();
+    const QSize size = lr->plot()->size();
+    QImage image(size * 2, QImage::Format_RGB32);
+    image.setDevicePixelRatio(2.0);
+    image.fill(lr->palette().color(QPalette::Base));
+    lr->plot()->render(&image);
+    image.setDevicePixelRatio(1.0);
+    QVERIFY(image.width() > 800);
+    const QColor base = lr->palette().color(QPalette::Base);
+    const auto near = [](QColor a, QColor b, int tolerance) {
+      return std::abs(a.red() - b.red()) <= tolerance && std::abs(a.green() - b.green()) <= tolerance &&
+             std::abs(a.blue() - b.blue()) <= tolerance;
+    };
+    // The longest run of pixels of this colour down a column (a horizontal
+    // line's thickness) in the middle of the plot.
+    const auto thickness = [&](QColor colour) {
+      int best = 0;
+      for (int x = image.width() / 2 - 100; x < image.width() / 2 + 100; ++x) {
+        int run = 0;
+        for (int y = 0; y < image.height(); ++y) {
+          run = near(image.pixelColor(x, y), colour, 40) ? run + 1 : 0;
+          best = std::max(best, run);
+        }
+      }
+      return best;
+    };
+    const QColor actual = lr->plot()->graph(0)->pen().color();
+    QVERIFY2(thickness(actual) >= 2, qPrintable(QString::number(thickness(actual))));
+    QCPGraph* planned = nullptr;
+    for (int i = 0; i < lr->plot()->graphCount(); ++i)
+      if (lr->plot()->graph(i)->name() == "planned") planned = lr->plot()->graph(i);
+    QVERIFY(planned);
+    QVERIFY2(thickness(planned->pen().color()) >= 2, qPrintable(QString::number(thickness(planned->pen().color()))));
+    // The grid's vertical lines: the longest run across a row, in rows
+    // between two horizontal grid lines (0.08 and 0.09).
+    int grid = 0;
+    const int from = static_cast<int>(2 * lr->plot()->yAxis->coordToPixel(0.09)) + 8;
+    const int to = static_cast<int>(2 * lr->plot()->yAxis->coordToPixel(0.08)) - 8;
+    QVERIFY(to - from > 20);
+    for (int y = from; y < to; ++y) {
+      int run = 0;
+      for (int x = image.width() / 6; x < image.width() * 9 / 10; ++x) {
+        const QColor c = image.pixelColor(x, y);
+        run = !near(c, base, 6) && !near(c, actual, 40) ? run + 1 : 0;
+        grid = std::max(grid, run);
+      }
+    }
+    QVERIFY2(grid >= 2 && grid <= 4, qPrintable(QString::number(grid)));
+    lr->setParent(&panel);  // destroyed with the panel
+  }
+
   // Issue 9 (progress and health): a divergence warning. A loss that falls
   // and stays down, or hovers near zero, says nothing; one that climbs back
   // past twice its lowest, and more than halfway to where it started, says so
