@@ -121,13 +121,22 @@ SOAK_MINUTES ?= 30
 soak: build
 	./$(BUILD)/bench/bench_soak --minutes $(SOAK_MINUTES)
 
-# The README's screenshot: the real window, offscreen, after 700 steps of the default preset.
+# The README's screenshots: the real window, offscreen, after 700 steps of the
+# default preset; then a second run at a third of its learning rate, and the
+# two compared (overlaid, the runs table showing the setting that differs).
 SCREENSHOT := resources/screenshots/studio.png
+COMPARE_SCREENSHOT := resources/screenshots/compare.png
 screenshot: build
 	rm -rf $(BUILD)/screenshot-runs
 	QT_QPA_PLATFORM=offscreen ./$(BUILD)/app/training-studio --preset $(PRESET) \
 	  --set evaluation.every_steps=100 --set output.dir=$(BUILD)/screenshot-runs \
 	  --quit-after-steps 700 --screenshot $(SCREENSHOT)
+	QT_QPA_PLATFORM=offscreen ./$(BUILD)/app/training-studio --preset $(PRESET) --set name=lower-lr \
+	  --set schedule.onecycle.max_lr=0.033 --set optimizer.lr=0.033 \
+	  --set evaluation.every_steps=100 --set output.dir=$(BUILD)/screenshot-runs --quit-after-steps 700
+	runs=""; for d in $(BUILD)/screenshot-runs/*/; do runs="$$runs --compare $${d%/}"; done; \
+	QT_QPA_PLATFORM=offscreen ./$(BUILD)/app/training-studio --preset $(PRESET) \
+	  --set output.dir=$(BUILD)/screenshot-runs $$runs --screenshot $(COMPARE_SCREENSHOT)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-configure.log build-fuzz build-fuzz-configure.log

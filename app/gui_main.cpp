@@ -16,6 +16,7 @@
 #include "ui/main_window.h"
 #include "ui/plots_panel.h"
 #include "ui/run_controller.h"
+#include "ui/runs_panel.h"
 #include "ui/settings_panel.h"
 #include "ui/theme.h"
 
@@ -48,7 +49,11 @@ int main(int argc, char** argv) {
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT (default 1600x1000 for screenshots).", "WxH");
   QCommandLineOption theme("theme", "light, dark or system.", "NAME");
   QCommandLineOption tab("tab", "Open on this tab: curves, data, model or evaluation.", "NAME");
-  for (const auto& o : {preset, config, set, autostart, quitAfter, screenshot, size, theme, tab}) cli.addOption(o);
+  QCommandLineOption compare("compare",
+                             "Select this run folder in the Runs list (repeatable: the runs are overlaid and compared).",
+                             "DIR");
+  for (const auto& o : {preset, config, set, autostart, quitAfter, screenshot, size, theme, tab, compare})
+    cli.addOption(o);
   cli.process(app);
 
   const bool unattended = cli.isSet(quitAfter) || cli.isSet(screenshot);
@@ -100,6 +105,18 @@ int main(int argc, char** argv) {
     window.resize(w, h);
   }
   window.show();
+
+  if (cli.isSet(compare)) {
+    if (cli.isSet(autostart) || cli.isSet(quitAfter)) return fail("--compare shows runs on disk; it cannot start one", 2);
+    QStringList dirs;
+    for (const QString& dir : cli.values(compare)) {
+      if (!QFileInfo::exists(dir + "/settings.json")) return fail("--compare " + dir + ": not a run folder (no settings.json)", 2);
+      dirs << QDir(dir).absolutePath();
+    }
+    // The runs list shows the folder the runs are in.
+    window.runsPanel()->setRunsDir(QFileInfo(dirs.front()).absolutePath());
+    window.runsPanel()->selectRuns(dirs);
+  }
 
   const QString shotPath = cli.value(screenshot);
   auto takeScreenshot = [&]() -> bool {

@@ -461,12 +461,13 @@ class TestMainWindow : public QObject {
     QCOMPARE(lossSeries, 2);
     QCOMPARE(points(PlotsPanel::Loss, m_shortRun, "train_loss"), size_t{12});  // a record per step
     QVERIFY(chart(PlotsPanel::Loss)->plot()->legend->visible());
-    // Each run's legend entry names it.
+    // Each run's legend entry names it, short enough to be read whole (runs
+    // of different names: the name alone).
     QStringList names;
     for (int i = 0; i < chart(PlotsPanel::Loss)->plot()->graphCount(); ++i)
       names << chart(PlotsPanel::Loss)->plot()->graph(i)->name();
-    QCOMPARE(names.filter(QRegularExpression("^long .*: train \\(smoothed\\)$")).size(), 1);
-    QCOMPARE(names.filter(QRegularExpression("^short .*: train \\(smoothed\\)$")).size(), 1);
+    QCOMPARE(names.filter(QRegularExpression("^long: train \\(smoothed\\)$")).size(), 1);
+    QCOMPARE(names.filter(QRegularExpression("^short: train \\(smoothed\\)$")).size(), 1);
   }
 
   void resumeFromTheRunsList() {
@@ -944,6 +945,26 @@ class TestMainWindow : public QObject {
       QCOMPARE(kept.readAll(), QByteArray("keep me"));
     }
     QVERIFY(!QFileInfo(dirs[1] + "/notes.json").isSymLink());
+
+    // Overlaid, each run's curves are named by its title; two of the same
+    // title add when they started.
+    runs->selectRuns(dirs);
+    const auto smoothedNames = [this] {
+      QStringList names;
+      for (int i = 0; i < chart(PlotsPanel::Loss)->plot()->graphCount(); ++i)
+        if (chart(PlotsPanel::Loss)->plot()->graph(i)->name().endsWith(": train (smoothed)"))
+          names << chart(PlotsPanel::Loss)->plot()->graph(i)->name();
+      names.sort();
+      return names;
+    };
+    QCOMPARE(smoothedNames(), (QStringList{"Baseline: train (smoothed)", "Higher rate: train (smoothed)"}));
+    QVERIFY(runs->setRunNotes(dirs[1], "Baseline", {}, QString()));
+    runs->selectRuns(dirs);
+    const QStringList twins = smoothedNames();
+    QCOMPARE(twins.size(), 2);
+    QVERIFY2(twins[0] != twins[1] && twins[0].startsWith("Baseline ") && twins[1].startsWith("Baseline "),
+             qPrintable(twins.join(" | ")));
+    QVERIFY(runs->setRunNotes(dirs[1], "Higher rate", {}, QString()));
 
     // The two runs' settings side by side: the rows that differ.
     runs->selectRuns(dirs);

@@ -58,8 +58,8 @@ namespace {
 QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
 
 QString runLabel(const RunInfo& info) {
-  return info.started.isValid() ? QString("%1 %2").arg(info.name, info.started.toString("MM-dd HH:mm:ss"))
-                                : info.folderName;
+  const QString name = info.title.isEmpty() ? info.name : info.title;
+  return info.started.isValid() ? QString("%1 %2").arg(name, info.started.toString("MM-dd HH:mm:ss")) : info.folderName;
 }
 
 // Under an exported chart: which run, and the settings that tell runs apart.
@@ -924,10 +924,25 @@ void MainWindow::showRuns(const QStringList& selected) {
   std::vector<RunCurves> runs;
   QStringList problems;
   bool gpu = false;
-  for (const QString& d : runDirs) {
-    const RunInfo info = readRunInfo(d);  // one read of settings.json and summary.json per run
+  std::vector<RunInfo> infos;
+  for (const QString& d : runDirs) infos.push_back(readRunInfo(d));  // one read of each run's settings and summary
+  // Overlaid, each legend entry starts with the run's title or name, short
+  // enough to read whole; runs of the same name add when they started.
+  QStringList names, labels;
+  for (const RunInfo& info : infos) names << (!info.title.isEmpty() ? info.title : info.name);
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const QString& name = names[static_cast<qsizetype>(i)];
+    labels << (infos.size() == 1 || name.isEmpty() || names.count(name) > 1 ? runLabel(infos[i]) : name);
+  }
+  const QStringList firstTry = labels;  // runs started in the same second: their folders tell them apart
+  for (size_t i = 0; i < infos.size(); ++i)
+    if (firstTry.count(firstTry[static_cast<qsizetype>(i)]) > 1)
+      labels[static_cast<qsizetype>(i)] = names[static_cast<qsizetype>(i)] + " (" + infos[i].folderName + ")";
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const RunInfo& info = infos[i];
+    const QString d = info.dir;
     gpu = gpu || info.device.startsWith("cuda");
-    RunCurves curves{absolute(d), runLabel(info), {}};
+    RunCurves curves{absolute(d), labels[static_cast<qsizetype>(i)], {}};
     if (curves.key == m_liveRun && m_controller->active()) {
       curves.records = m_controller->records();
     } else {
