@@ -242,6 +242,41 @@ class TestMetricChart : public QObject {
     QVERIFY(!speed->crosshairShown());
   }
 
+  // Issue 9, item 6: two runs overlaid have long legend entries; the legend
+  // takes as many columns as fit, so each entry reads whole.
+  void legendEntriesReadWhole() {
+    for (const int width : {420, 700, 1600}) {
+      MetricChart chart("Loss", "loss");
+      chart.resize(width, 320);
+      chart.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&chart));
+      for (const char* run : {"fashion-mnist-cnn", "lower-lr"})
+        for (const char* what : {"train (raw)", "train (smoothed)", "eval"}) {
+          const QString key = QString("%1/%2").arg(run, what);
+          chart.addSeries(key, QString("%1: %2").arg(run, what), plain());
+          for (int step = 1; step <= 10; ++step) chart.append(key, step, 1.0 / step);
+        }
+      chart.refreshNow();
+      QCPLegend* legend = chart.plot()->legend;
+      QVERIFY(legend->visible());
+      QCOMPARE(legend->itemCount(), 6);
+      const QFontMetrics metrics(legend->font());
+      for (int i = 0; i < legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+        QVERIFY(item);
+        const int needed = metrics.horizontalAdvance(item->plottable()->name()) + legend->iconSize().width();
+        QVERIFY2(item->outerRect().width() >= needed,
+                 qPrintable(QString("%1 px wide: '%2' has %3 of %4 px")
+                                .arg(width)
+                                .arg(item->plottable()->name())
+                                .arg(item->outerRect().width())
+                                .arg(needed)));
+        QVERIFY(item->outerRect().right() <= chart.plot()->width());
+      }
+      if (width == 1600) QCOMPARE(legend->columnCount(), 3);
+    }
+  }
+
   // Issue 9, item 8: at a scale factor of 2 (a high-DPI screen, or an export
   // at twice the size) the curves, the planned schedule and the grid are two
   // device pixels wide, not hairlines: their pens scale with the painter.

@@ -3,6 +3,7 @@
 #include <QContextMenuEvent>
 #include <QEvent>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QMenu>
 #include <QVBoxLayout>
 
@@ -275,6 +276,23 @@ void MetricChart::updateGraphs(bool fitView) {
     }
   }
   placeLegend(listed > 1);
+  if (listed > 1) {
+    // As many columns (up to 3) as the widest entry leaves room for, so every
+    // entry reads whole (two runs overlaid have long names).
+    const QFontMetrics metrics(m_plot->legend->font());
+    int widest = 0;
+    for (const QString& key : m_order) {
+      const Curve& c = m_series.at(key);
+      if (!c.data.empty()) widest = std::max(widest, metrics.horizontalAdvance(c.label));
+    }
+    const int entry = widest + m_plot->legend->iconSize().width() + m_plot->legend->iconTextPadding() + 16;
+    const int room = std::max(m_plot->width(), 1) - 10;
+    const int columns = std::clamp(room / std::max(entry, 1), 1, 3);
+    if (m_plot->legend->wrap() != columns) {
+      m_plot->legend->setWrap(columns);
+      m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // rearranged at the new wrap
+    }
+  }
   if (fitView) {
     for (QCPAxis* axis : {m_plot->yAxis, m_plot->yAxis2}) {
       bool any = false;
