@@ -1,6 +1,7 @@
 // The chart: a million points draw as min/max per pixel column with the spike
 // kept; zooming re-decimates exactly; log scale, markers, reset view.
 #include <QCheckBox>
+#include <QComboBox>
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -240,6 +241,96 @@ class TestMetricChart : public QObject {
     hover(centre);
     QVERIFY(loss->crosshairShown());
     QVERIFY(!speed->crosshairShown());
+  }
+
+  // Issue 9 (chart basics): the x-axis as steps, epochs, samples seen or wall
+  // time. Each run maps by its own shape (two runs of different batch sizes
+  // line up by samples), markers move with their run, the plan has no wall
+  // time, and the read-out keeps the step.
+  void xAxisAsEpochsSamplesOrTime() {
+    ui::PlotsPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ui::PlotSeries plan;
+    for (int step = 1; step <= 40; ++step) plan.append(step, 0.1);
+    const auto records = [](int steps, double secondsPerStep) {
+      std::vector<MetricRecord> out;
+      for (int step = 1; step <= steps; ++step) {
+        MetricRecord r;
+        r.step = step;
+        r.trainLoss = 1.0 / step;
+        r.lr = 0.1;
+        r.wallSeconds = 3.0 + secondsPerStep * step;
+        out.push_back(r);
+        if (step == 20) {
+          MetricRecord change = r;
+          change.kind = RecordKind::LrChange;
+          change.lr = 0.05;
+          out.push_back(change);
+        }
+      }
+      return out;
+    };
+    // Run a: 10 steps an epoch, 32 samples a step; run b: 64 samples a step.
+    panel.showRuns({{"a", "a", records(40, 0.5), {10, 32}}, {"b", "b", records(20, 2.0), {5, 64}}});
+    panel.setSchedulePreview(plan, {10, 32});
+    MetricChart* loss = panel.chart(ui::PlotsPanel::Loss);
+    MetricChart* lr = panel.chart(ui::PlotsPanel::LearningRate);
+    QCOMPARE(loss->shownSeries("a/train_loss")->x.back(), 40.0);
+
+    auto* box = panel.findChild<QComboBox*>("xAxis");
+    QVERIFY(box);
+    box->setCurrentIndex(ui::PlotsPanel::Epochs);
+    QCOMPARE(panel.xAxis(), ui::PlotsPanel::Epochs);
+    QCOMPARE(loss->xLabel(), QString("epoch"));
+    QCOMPARE(loss->shownSeries("a/train_loss")->x.back(), 4.0);
+    QCOMPARE(loss->shownSeries("b/train_loss")->x.back(), 4.0);  // 20 steps of 5 an epoch
+    QCOMPARE(loss->series("a/train_loss")->x.back(), 40.0);      // the data keep their steps
+    loss->refreshNow();
+    QVERIFY(loss->plot()->xAxis->range().upper < 5.0);
+
+    panel.setXAxis(ui::PlotsPanel::Samples);
+    QCOMPARE(box->currentIndex(), int(ui::PlotsPanel::Samples));
+    QCOMPARE(loss->shownSeries("a/train_loss")->x.back(), 40.0 * 32);
+    QCOMPARE(loss->shownSeries("b/train_loss")->x.back(), 20.0 * 64);
+    // One run: the plan of the form's settings is drawn under it, in samples too.
+    panel.showRuns({{"a", "a", records(40, 0.5), {10, 32}}});
+    QVERIFY(lr->shownSeries("preview/lr"));
+    QCOMPARE(lr->shownSeries("preview/lr")->x.back(), 40.0 * 32);
+    // The learning-rate change marker of run a sits at its samples.
+    bool found = false;
+    for (int i = 0; i < lr->plot()->itemCount(); ++i)
+      if (auto* line = qobject_cast<QCPItemStraightLine*>(lr->plot()->item(i)); line && line->visible())
+        found = found || line->point1->coords().x() == 20.0 * 32;
+    QVERIFY(found);
+
+    panel.setXAxis(ui::PlotsPanel::WallTime);
+    QCOMPARE(loss->shownSeries("a/train_loss")->x.back(), 3.0 + 0.5 * 40);
+    QVERIFY(lr->shownSeries("preview/lr")->empty());  // a plan has no wall time
+    QVERIFY(!lr->shownSeries("a/lr")->empty());
+    panel.showRuns({{"a", "a", records(40, 0.5), {10, 32}}, {"b", "b", records(20, 2.0), {5, 64}}});
+    QCOMPARE(loss->shownSeries("b/train_loss")->x.front(), 3.0 + 2.0);
+    QCOMPARE(loss->shownSeries("b/train_loss")->x.back(), 3.0 + 2.0 * 20);
+
+    // The read-out says the step and the time.
+    QCustomPlot* plot = loss->plot();
+    loss->refreshNow();
+    const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(3.0 + 0.5 * 10)), plot->axisRect()->center().y());
+    QMouseEvent move(QEvent::MouseMove, QPointF(at), QPointF(plot->mapToGlobal(at)), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(plot, &move);
+    QString text;
+    for (int i = 0; i < plot->itemCount(); ++i)
+      if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible() && t->text().contains("(step"))
+        text = t->text();
+    QVERIFY2(text.contains("(step 10, wall time (h:m:s) 8)"), qPrintable(text));
+
+    // Back to steps: everything where it was.
+    panel.setXAxis(ui::PlotsPanel::Steps);
+    QCOMPARE(loss->xLabel(), QString("step"));
+    QCOMPARE(loss->shownSeries("b/train_loss")->x.back(), 20.0);
+    QCOMPARE(loss->shownSeries("a/train_loss")->x.back(), 40.0);
   }
 
   // Issue 9, item 6: two runs overlaid have long legend entries; the legend

@@ -309,7 +309,7 @@ void MainWindow::connectPanels() {
 
   connect(m_controller, &RunController::runStarted, this, [this](const QString& dir) {
     m_liveRun = absolute(dir);
-    m_plots->beginRun(m_liveRun, runLabel(readRunInfo(dir)));
+    m_plots->beginRun(m_liveRun, runLabel(readRunInfo(dir)), liveShape(readRunInfo(dir)));
     m_eval->showRun(m_liveRun, runLabel(readRunInfo(dir)));
     m_runs->setLiveRun(m_liveRun);
     m_settings->setLocked(true);
@@ -375,7 +375,9 @@ void MainWindow::updateSchedulePreview() {
                                      .arg(plan.stepsPerEpoch)
                                : QString());
   const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
-  m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }));
+  m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }),
+                              {static_cast<double>(plan.stepsPerEpoch),
+                               static_cast<double>(c.train.batch_size) * c.train.accumulation_steps});
   lr->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
 }
 
@@ -514,7 +516,7 @@ bool MainWindow::resumeRun(const QString& runDir) {
     m_runs->setParkedRun(QString());
     m_liveRun = absolute(runDir);
     const RunInfo info = readRunInfo(runDir);
-    m_plots->beginRun(m_liveRun, runLabel(info));
+    m_plots->beginRun(m_liveRun, runLabel(info), liveShape(info));
     std::vector<MetricRecord> history;
     readRunHistory(info, history);
     m_plots->appendRecords(m_liveRun, history);
@@ -942,7 +944,7 @@ void MainWindow::showRuns(const QStringList& selected) {
     const RunInfo& info = infos[i];
     const QString d = info.dir;
     gpu = gpu || info.device.startsWith("cuda");
-    RunCurves curves{absolute(d), labels[static_cast<qsizetype>(i)], {}};
+    RunCurves curves{absolute(d), labels[static_cast<qsizetype>(i)], {}, {info.stepsPerEpoch, info.samplesPerStep}};
     if (curves.key == m_liveRun && m_controller->active()) {
       curves.records = m_controller->records();
     } else {
@@ -1083,6 +1085,18 @@ void MainWindow::saveWindowState() {
   s.setValue("window/state", saveState());
   s.setValue("settings/last", QString::fromStdString(m_settings->document().dump()));
   s.setValue("view/smoothing", m_plots->smoothing());
+  s.setValue("view/xAxis", static_cast<int>(m_plots->xAxis()));
+}
+
+RunShape MainWindow::liveShape(const RunInfo& info) const {
+  RunShape shape{info.stepsPerEpoch, info.samplesPerStep};
+  // A run that has not read its data yet: the plan of the form's settings,
+  // which it runs, on the data the form checked.
+  if (shape.stepsPerEpoch <= 0 && m_previewDone && m_preview.ok) {
+    const TrainConfig c = m_settings->config();
+    shape.stepsPerEpoch = static_cast<double>(planSteps(c, m_preview.description.trainSize()).stepsPerEpoch);
+  }
+  return shape;
 }
 
 void MainWindow::restoreWindowState() {
@@ -1090,6 +1104,8 @@ void MainWindow::restoreWindowState() {
   restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());
   m_plots->setSmoothing(s.value("view/smoothing", m_plots->smoothing()).toDouble());
+  const int x = s.value("view/xAxis", 0).toInt();
+  if (x >= PlotsPanel::Steps && x <= PlotsPanel::WallTime) m_plots->setXAxis(static_cast<PlotsPanel::XAxis>(x));
   const QSize size = s.value("export/chartSize", m_chartExportSize).toSize();
   if (size.width() >= 200 && size.height() >= 150) m_chartExportSize = size;
   applyTheme(themeFromName(s.value("view/theme", "system").toString()));

@@ -36,6 +36,8 @@ class RunStatusBar;
 class RunToolBar;
 class RunsPanel;
 class SettingsPanel;
+struct RunInfo;
+struct RunShape;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -149,6 +151,8 @@ class MainWindow : public QMainWindow {
   StartOptions windowStartOptions() const;
   void endQueue(const QString& message, bool error = false);
   void saveWindowState();
+  // How the run's steps translate into epochs and samples, for the x-axis.
+  RunShape liveShape(const RunInfo& info) const;
   void restoreWindowState();
 
   QString m_presetDir;

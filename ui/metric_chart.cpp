@@ -38,7 +38,8 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   auto* titleElement = new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize(), QFont::Bold));
   titleElement->setObjectName("title");
   m_plot->plotLayout()->addElement(0, 0, titleElement);
-  m_plot->xAxis->setLabel(tr("step"));
+  m_xLabel = tr("step");
+  m_plot->xAxis->setLabel(m_xLabel);
   m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
   m_plot->yAxis->setLabel(yLabel);
   m_plot->legend->setVisible(false);
@@ -125,7 +126,8 @@ void MetricChart::addSeries(const QString& key, const QString& label, const Seri
   g->setAdaptiveSampling(false);  // decimated here, exactly
   if (style.dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style.pen.color(), 5));
   g->removeFromLegend();  // listed once it has a point (updateGraphs)
-  m_series[key] = Curve{label, {}, g};
+  m_series[key] = Curve{label, {}, g, {}};
+  remap(key, m_series[key]);
   m_order.push_back(key);
 }
 
@@ -140,12 +142,62 @@ void MetricChart::setSeriesLabel(const QString& key, const QString& label) {
 void MetricChart::append(const QString& key, double x, double y) {
   auto it = m_series.find(key);
   if (it == m_series.end() || !std::isfinite(y)) return;
-  it->second.data.append(x, y);
+  Curve& c = it->second;
+  c.data.append(x, y);
+  if (!m_xMap) return;
+  // A series is drawn whole or not at all: shown has every sample or none.
+  const double mx = m_xMap(key, x);
+  if (std::isfinite(mx) && c.shown.size() + 1 == c.data.size())
+    c.shown.append(mx, y);
+  else
+    c.shown.clear();
 }
 
 void MetricChart::setData(const QString& key, PlotSeries data) {
   auto it = m_series.find(key);
-  if (it != m_series.end()) it->second.data = std::move(data);
+  if (it == m_series.end()) return;
+  it->second.data = std::move(data);
+  remap(key, it->second);
+}
+
+void MetricChart::remap(const QString& key, Curve& c) const {
+  c.shown.clear();
+  if (!m_xMap) return;
+  c.shown.x.reserve(c.data.size());
+  c.shown.y.reserve(c.data.size());
+  for (size_t i = 0; i < c.data.size(); ++i) {
+    const double mx = m_xMap(key, c.data.x[i]);
+    if (!std::isfinite(mx)) {
+      c.shown.clear();
+      return;
+    }
+    c.shown.append(mx, c.data.y[i]);
+  }
+}
+
+const PlotSeries* MetricChart::shownSeries(const QString& key) const {
+  auto it = m_series.find(key);
+  return it == m_series.end() ? nullptr : &drawn(it->second);
+}
+
+void MetricChart::setXMap(XMap map, const QString& label, XTicks ticks) {
+  m_xMap = std::move(map);
+  m_xLabel = label;
+  m_plot->xAxis->setLabel(label);
+  if (ticks == XTicks::WholeSteps) {
+    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
+  } else if (ticks == XTicks::Time) {
+    auto time = QSharedPointer<QCPAxisTickerTime>(new QCPAxisTickerTime);
+    time->setTimeFormat("%h:%m:%s");
+    m_plot->xAxis->setTicker(time);
+  } else {
+    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  }
+  for (auto& [key, c] : m_series) remap(key, c);
+  for (const Marker& m : m_markers) placeMarker(m);
+  hideCrosshair();
+  m_follow = true;
+  updateGraphs(true);
 }
 
 const PlotSeries* MetricChart::series(const QString& key) const {
@@ -157,7 +209,10 @@ std::vector<QString> MetricChart::seriesKeys() const { return m_order; }
 
 void MetricChart::dropAfter(const QString& keyPrefix, double x) {
   for (auto& [key, curve] : m_series)
-    if (key.startsWith(keyPrefix)) curve.data.dropAfter(x);
+    if (key.startsWith(keyPrefix)) {
+      curve.data.dropAfter(x);
+      remap(key, curve);
+    }
 }
 
 void MetricChart::clear() {
@@ -177,22 +232,30 @@ void MetricChart::clear() {
   refresh();
 }
 
-void MetricChart::addMarker(double x, const QString& label) {
+void MetricChart::addMarker(double x, const QString& label, const QString& key) {
   auto* line = new QCPItemStraightLine(m_plot);
   QPen pen(palette().color(QPalette::Highlight), 1, Qt::DashLine);
   line->setPen(pen);
   line->point1->setTypeY(QCPItemPosition::ptAxisRectRatio);
   line->point2->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  line->point1->setCoords(x, 0);
-  line->point2->setCoords(x, 1);
   auto* text = new QCPItemText(m_plot);
   text->position->setTypeX(QCPItemPosition::ptPlotCoords);
   text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  text->position->setCoords(x, 0.98);
   text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
   text->setText(label);
   text->setColor(pen.color());
-  m_markers.push_back(line);
+  m_markers.push_back({line, text, x, key});
+  placeMarker(m_markers.back());
+}
+
+void MetricChart::placeMarker(const Marker& m) const {
+  const double x = m_xMap ? m_xMap(m.key, m.step) : m.step;
+  m.line->setVisible(std::isfinite(x));
+  m.text->setVisible(std::isfinite(x));
+  if (!std::isfinite(x)) return;
+  m.line->point1->setCoords(x, 0);
+  m.line->point2->setCoords(x, 1);
+  m.text->position->setCoords(x, 0.98);
 }
 
 void MetricChart::setLogScale(bool on) {
@@ -240,9 +303,10 @@ void MetricChart::updateGraphs(bool fitView) {
   if (fitView) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const auto& [key, c] : m_series) {
-      if (c.data.empty()) continue;
-      lo = std::min(lo, c.data.x.front());
-      hi = std::max(hi, c.data.x.back());
+      const PlotSeries& d = drawn(c);
+      if (d.empty()) continue;
+      lo = std::min(lo, d.x.front());
+      hi = std::max(hi, d.x.back());
     }
     if (std::isfinite(lo)) {
       // A little room at both ends, so a point at either end (a single
@@ -256,7 +320,7 @@ void MetricChart::updateGraphs(bool fitView) {
   std::vector<double> xs, ys;
   m_drawnPoints = 0;
   for (const auto& [key, c] : m_series) {
-    decimateMinMax(c.data, range.lower, range.upper, columns, xs, ys);
+    decimateMinMax(drawn(c), range.lower, range.upper, columns, xs, ys);
     QVector<QCPGraphData> points;
     points.reserve(static_cast<qsizetype>(xs.size()));
     for (size_t i = 0; i < xs.size(); ++i) points.append(QCPGraphData(xs[i], ys[i]));
@@ -268,7 +332,7 @@ void MetricChart::updateGraphs(bool fitView) {
   int listed = 0;
   for (const QString& key : m_order) {
     const Curve& c = m_series.at(key);
-    if (c.data.empty()) {
+    if (drawn(c).empty()) {
       c.graph->removeFromLegend();
     } else {
       c.graph->addToLegend();
@@ -283,7 +347,7 @@ void MetricChart::updateGraphs(bool fitView) {
     int widest = 0;
     for (const QString& key : m_order) {
       const Curve& c = m_series.at(key);
-      if (!c.data.empty()) widest = std::max(widest, metrics.horizontalAdvance(c.label));
+      if (!drawn(c).empty()) widest = std::max(widest, metrics.horizontalAdvance(c.label));
     }
     const int entry = widest + m_plot->legend->iconSize().width() + m_plot->legend->iconTextPadding() + 16;
     const int room = std::max(m_plot->width(), 1) - 10;
@@ -327,11 +391,15 @@ void MetricChart::showCrosshair(double x) {
   bool any = false;
   for (const QString& key : m_order) {
     const Curve& c = m_series.at(key);
-    if (c.data.empty()) continue;
-    const size_t i = c.data.indexNear(x);
-    if (!any) snapped = c.data.x[i];
+    const PlotSeries& d = drawn(c);
+    if (d.empty()) continue;
+    const size_t i = d.indexNear(x);
+    if (!any) snapped = d.x[i];
     any = true;
-    lines << QStringLiteral("%1: %2 (step %3)").arg(c.label).arg(c.data.y[i], 0, 'g', 5).arg(c.data.x[i]);
+    // The step always; the x shown too when it is not steps.
+    const QString at = m_xMap ? QStringLiteral("step %1, %2 %3").arg(c.data.x[i]).arg(m_xLabel).arg(d.x[i], 0, 'g', 5)
+                              : QStringLiteral("step %1").arg(c.data.x[i]);
+    lines << QStringLiteral("%1: %2 (%3)").arg(c.label).arg(d.y[i], 0, 'g', 5).arg(at);
   }
   if (!any) return;
   m_crossLine->point1->setCoords(snapped, 0);

@@ -11,6 +11,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -57,9 +58,21 @@ class MetricChart : public QWidget {
   // (a run that rolled back to that step).
   void dropAfter(const QString& keyPrefix, double x);
 
-  // A dashed vertical line at step x with a label (a learning-rate change).
-  void addMarker(double x, const QString& label);
+  // A dashed vertical line at step x with a label (a learning-rate change);
+  // key names the run it belongs to for the x mapping (setXMap).
+  void addMarker(double x, const QString& label, const QString& key = QString());
   int markerCount() const { return static_cast<int>(m_markers.size()); }
+
+  // The step axis shown as something else: map(key, step) is the x of series
+  // `key`'s sample at that step (epoch, samples seen, seconds); a series with
+  // a sample that maps to NaN is left out. Steps again with an empty map.
+  // Series keep their steps (series() and the read-out's "step N").
+  enum class XTicks { WholeSteps, Plain, Time };
+  using XMap = std::function<double(const QString& key, double step)>;
+  void setXMap(XMap map, const QString& label, XTicks ticks);
+  QString xLabel() const { return m_xLabel; }
+  // The x of each sample drawn for this series (mapped), for tests.
+  const PlotSeries* shownSeries(const QString& key) const;
 
   void setLogScale(bool on);
   bool logScale() const { return m_logScale; }
@@ -115,9 +128,19 @@ class MetricChart : public QWidget {
  private:
   struct Curve {
     QString label;
-    PlotSeries data;
+    PlotSeries data;   // x: steps
     QCPGraph* graph = nullptr;
+    PlotSeries shown;  // x mapped (setXMap); empty while steps are shown
   };
+  struct Marker {
+    QCPItemStraightLine* line = nullptr;
+    QCPItemText* text = nullptr;
+    double step = 0;
+    QString key;
+  };
+  const PlotSeries& drawn(const Curve& c) const { return m_xMap ? c.shown : c.data; }
+  void remap(const QString& key, Curve& c) const;
+  void placeMarker(const Marker& m) const;
   void updateGraphs(bool fitView);
   void applyPalette();
   void showCrosshair(double x);
@@ -131,7 +154,9 @@ class MetricChart : public QWidget {
   QCustomPlot* m_plot;
   std::map<QString, Curve> m_series;
   std::vector<QString> m_order;
-  std::vector<QCPItemStraightLine*> m_markers;
+  std::vector<Marker> m_markers;
+  XMap m_xMap;
+  QString m_xLabel;
   QCPItemStraightLine* m_crossLine = nullptr;
   QCPItemText* m_crossText = nullptr;
   bool m_logScale = false;

@@ -1,6 +1,7 @@
 #include "ui/plots_panel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
@@ -85,6 +86,14 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   m_link->setToolTip(tr("The charts move together: zooming or panning one's steps shows the same steps in all, "
                         "and the mouse's read-out is shown in every chart at the same step."));
   bar->addWidget(m_link);
+  m_xBox = new QComboBox;
+  m_xBox->setObjectName("xAxis");
+  m_xBox->addItems({tr("x: step"), tr("x: epoch"), tr("x: samples"), tr("x: wall time")});
+  m_xBox->setToolTip(tr("What the charts' horizontal axis counts: optimizer steps, epochs, training samples seen, "
+                        "or the run's wall-clock time."));
+  m_xBox->setFocusPolicy(Qt::StrongFocus);
+  bar->addWidget(m_xBox);
+  connect(m_xBox, &QComboBox::currentIndexChanged, this, [this](int i) { setXAxis(static_cast<XAxis>(i)); });
   auto* reset = new QPushButton(tr("Reset views"));
   reset->setToolTip(tr("Follow the data again in every chart (double-click a chart to reset just it)."));
   bar->addWidget(reset);
@@ -209,25 +218,33 @@ void PlotsPanel::labelMemorySeries(RunEntry& run, bool overlay) {
 
 void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r, bool announce) {
   const double x = static_cast<double>(r.step);
+  // The wall clock at each step, for the x-axis in time (before the points
+  // of this record are mapped).
+  if (r.kind == RecordKind::Train && std::isfinite(r.wallSeconds)) {
+    if (!run.wall.empty() && run.wall.x.back() >= x) run.wall.dropAfter(x - 1);  // after a rollback
+    run.wall.append(x, r.wallSeconds);
+  }
   if (auto warning = run.watch.observe(r)) {
     // A non-finite step has its own marker (below).
-    if (r.kind != RecordKind::NonFinite) m_charts[Loss]->addMarker(x, warning->marker);
+    if (r.kind != RecordKind::NonFinite) m_charts[Loss]->addMarker(x, warning->marker, key(run.key, "marker"));
     if (announce) Q_EMIT divergenceSeen(run.key, warning->text);
   }
   if (r.kind == RecordKind::LrChange) {
-    for (Chart c : {Loss, LearningRate}) m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4));
+    for (Chart c : {Loss, LearningRate})
+      m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4), key(run.key, "marker"));
     return;
   }
   if (r.kind == RecordKind::EarlyStop) {
-    for (Chart c : {Loss, Accuracy}) m_charts[c]->addMarker(x, tr("early stop"));
+    for (Chart c : {Loss, Accuracy}) m_charts[c]->addMarker(x, tr("early stop"), key(run.key, "marker"));
     return;
   }
   if (r.kind == RecordKind::NonFinite) {
-    m_charts[Loss]->addMarker(x, tr("not finite"));
+    m_charts[Loss]->addMarker(x, tr("not finite"), key(run.key, "marker"));
     return;
   }
   if (r.kind == RecordKind::OomBackoff) {
-    for (Chart c : {Loss, Memory}) m_charts[c]->addMarker(x, tr("out of memory: micro-batch → %1").arg(r.microBatch));
+    for (Chart c : {Loss, Memory})
+      m_charts[c]->addMarker(x, tr("out of memory: micro-batch → %1").arg(r.microBatch), key(run.key, "marker"));
     return;
   }
   if (r.kind == RecordKind::Rollback) {
@@ -236,7 +253,8 @@ void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r, bool announce) {
     for (auto* c : m_charts) c->dropAfter(run.key + "/", x);
     run.smoother = LossSmoother(m_smoothing);
     for (double y : m_charts[Loss]->series(key(run.key, "train_loss"))->y) run.smoother.add(y);
-    for (Chart c : {Loss, LearningRate}) m_charts[c]->addMarker(x, tr("rollback, lr → %1").arg(r.lr, 0, 'g', 4));
+    for (Chart c : {Loss, LearningRate})
+      m_charts[c]->addMarker(x, tr("rollback, lr → %1").arg(r.lr, 0, 'g', 4), key(run.key, "marker"));
     return;
   }
   for (const MetricSpec& m : metricCatalog()) {
@@ -256,7 +274,7 @@ void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
   m_runs.clear();
   const bool overlay = runs.size() > 1;
   for (size_t i = 0; i < runs.size(); ++i) {
-    m_runs.push_back({runs[i].key, runs[i].label, static_cast<int>(i), LossSmoother(m_smoothing), {}});
+    m_runs.push_back({runs[i].key, runs[i].label, static_cast<int>(i), LossSmoother(m_smoothing), {}, runs[i].shape, {}});
     addRunSeries(m_runs.back(), overlay);
     for (const auto& r : runs[i].records) appendTo(m_runs.back(), r);
   }
@@ -266,7 +284,57 @@ void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
   refresh();
 }
 
-void PlotsPanel::beginRun(const QString& runKey, const QString& label) { showRuns({{runKey, label, {}}}); }
+void PlotsPanel::beginRun(const QString& runKey, const QString& label, RunShape shape) {
+  showRuns({{runKey, label, {}, shape}});
+}
+
+const PlotsPanel::RunEntry* PlotsPanel::runOfSeries(const QString& seriesKey) const {
+  for (const auto& r : m_runs)
+    if (seriesKey.startsWith(r.key + "/")) return &r;
+  return nullptr;
+}
+
+double PlotsPanel::mapStep(const QString& seriesKey, double step) const {
+  constexpr double none = std::numeric_limits<double>::quiet_NaN();
+  const bool plan = seriesKey.startsWith("preview/");
+  const RunEntry* run = plan ? nullptr : runOfSeries(seriesKey);
+  const RunShape shape = plan ? m_previewShape : run ? run->shape : RunShape{};
+  switch (m_xAxis) {
+    case Steps: return step;
+    case Epochs: return shape.stepsPerEpoch > 0 ? step / shape.stepsPerEpoch : none;
+    case Samples: return shape.samplesPerStep > 0 ? step * shape.samplesPerStep : none;
+    case WallTime: {
+      if (!run || run->wall.empty()) return none;
+      const auto& xs = run->wall.x;
+      const auto& ys = run->wall.y;
+      const auto at = std::lower_bound(xs.begin(), xs.end(), step);
+      if (at == xs.end()) return ys.back();
+      const auto i = static_cast<size_t>(at - xs.begin());
+      if (*at == step || i == 0) return ys[i];
+      const double t = (step - xs[i - 1]) / (xs[i] - xs[i - 1]);
+      return ys[i - 1] + t * (ys[i] - ys[i - 1]);
+    }
+  }
+  return none;
+}
+
+void PlotsPanel::setXAxis(XAxis x) {
+  m_xAxis = x;
+  if (m_xBox->currentIndex() != x) {
+    const QSignalBlocker block(m_xBox);
+    m_xBox->setCurrentIndex(x);
+  }
+  static const char* labels[] = {QT_TR_NOOP("step"), QT_TR_NOOP("epoch"), QT_TR_NOOP("samples seen"),
+                                 QT_TR_NOOP("wall time (h:m:s)")};
+  const auto ticks = x == Steps ? MetricChart::XTicks::WholeSteps
+                     : x == WallTime ? MetricChart::XTicks::Time : MetricChart::XTicks::Plain;
+  for (MetricChart* c : m_charts) {
+    if (x == Steps)
+      c->setXMap({}, tr(labels[x]), ticks);
+    else
+      c->setXMap([this](const QString& key, double step) { return mapStep(key, step); }, tr(labels[x]), ticks);
+  }
+}
 
 void PlotsPanel::appendRecords(const QString& runKey, const std::vector<MetricRecord>& records) {
   RunEntry* run = findRun(runKey);
@@ -289,7 +357,8 @@ void PlotsPanel::rescalePreview(int64_t step, double lr) {
   showPreview();
 }
 
-void PlotsPanel::setSchedulePreview(PlotSeries lr) {
+void PlotsPanel::setSchedulePreview(PlotSeries lr, RunShape shape) {
+  m_previewShape = shape;
   m_preview = std::move(lr);
   m_previewShown = m_preview;
   showPreview();

@@ -18,6 +18,7 @@
 #include "ui/plot_series.h"
 
 class QCheckBox;
+class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 
@@ -26,10 +27,18 @@ namespace studio::ui {
 class MetricChart;
 
 // A run's records with the name it is shown under.
+// How a run's steps translate into epochs and samples (0: not known; the
+// x-axis in those units then leaves the run out).
+struct RunShape {
+  double stepsPerEpoch = 0;
+  double samplesPerStep = 0;  // batch x accumulation x processes
+};
+
 struct RunCurves {
   QString key;    // unique (the run folder)
   QString label;  // for legends
   std::vector<MetricRecord> records;
+  RunShape shape{};
 };
 
 class PlotsPanel : public QWidget {
@@ -49,13 +58,20 @@ class PlotsPanel : public QWidget {
   // Replaces what is shown with these runs (overlaid when several).
   void showRuns(const std::vector<RunCurves>& runs);
   // Starts showing a live run: one run, no points yet.
-  void beginRun(const QString& key, const QString& label);
+  void beginRun(const QString& key, const QString& label, RunShape shape = {});
   void appendRecords(const QString& key, const std::vector<MetricRecord>& records);
   // Keys of the runs shown.
   QStringList runKeys() const;
 
   // The learning rate the settings will produce; lr[i] is step i+1's.
-  void setSchedulePreview(PlotSeries lr);
+  void setSchedulePreview(PlotSeries lr, RunShape shape = {});
+
+  // The charts' x-axis: optimizer steps, epochs, samples seen, or the run's
+  // wall time (the "x:" box above the charts). The planned
+  // schedule has no wall time: it is left out there.
+  enum XAxis { Steps, Epochs, Samples, WallTime };
+  void setXAxis(XAxis x);
+  XAxis xAxis() const { return m_xAxis; }
   void setMemoryIsGpu(bool gpu);
 
   double smoothing() const { return m_smoothing; }
@@ -91,7 +107,12 @@ class PlotsPanel : public QWidget {
     int colorIndex = 0;
     LossSmoother smoother;
     DivergenceWatch watch;  // marks the step where the loss went wrong
+    RunShape shape{};
+    PlotSeries wall;  // x: step, y: the run's wall-clock seconds there
   };
+  // A series' x at a step under the x-axis chosen (NaN: not known).
+  double mapStep(const QString& seriesKey, double step) const;
+  const RunEntry* runOfSeries(const QString& seriesKey) const;
   void addRunSeries(RunEntry& run, bool overlay);
   // announce: a record arriving now (a live run), whose warning is signalled.
   void appendTo(RunEntry& run, const MetricRecord& r, bool announce = false);
@@ -114,6 +135,9 @@ class PlotsPanel : public QWidget {
   QDoubleSpinBox* m_smoothingBox = nullptr;
   QCheckBox* m_logLoss = nullptr;
   QCheckBox* m_link = nullptr;  // the charts zoom, pan and read out together
+  QComboBox* m_xBox = nullptr;
+  XAxis m_xAxis = Steps;
+  RunShape m_previewShape{};
   QLabel* m_overlayNote = nullptr;
   QTimer* m_liveTimer = nullptr;  // a live redraw held back by the budget
   QElapsedTimer m_sinceLive;

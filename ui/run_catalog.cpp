@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/file_io.h"
+#include "studio/lr_schedule.h"
+#include "studio/train_config.h"
 
 namespace studio::ui {
 namespace {
@@ -124,6 +126,21 @@ RunInfo readRunInfo(const QString& runDir) {
       }
       if (info.contains("continued") && info["continued"].is_array())
         r.continuations = static_cast<int>(info["continued"].size());
+    }
+    // The run's epochs and samples, as the engine planned them.
+    if (settings.contains("train") && settings["train"].is_object()) {
+      TrainConfig c;
+      c.train.batch_size = static_cast<int>(wholeOr(settings["train"], "batch_size", 0));
+      c.train.accumulation_steps = static_cast<int>(wholeOr(settings["train"], "accumulation_steps", 1));
+      c.train.max_steps = 0;
+      c.train.epochs = 1;
+      const nlohmann::json info = settings.contains("run_info") ? settings["run_info"] : nlohmann::json::object();
+      const qint64 world = std::max<qint64>(1, wholeOr(info, "world_size", 1));
+      const qint64 examples = wholeOr(info, "train_examples", 0);
+      if (c.train.batch_size > 0 && c.train.accumulation_steps > 0) {
+        r.samplesPerStep = static_cast<double>(c.train.batch_size) * c.train.accumulation_steps * static_cast<double>(world);
+        if (examples > 0) r.stepsPerEpoch = static_cast<double>(planSteps(c, (examples + world - 1) / world).stepsPerEpoch);
+      }
     }
   }
   const bool summaryThere = QFile::exists(runDir + "/summary.json");

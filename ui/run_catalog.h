@@ -38,6 +38,10 @@ struct RunInfo {
   // Every setting of settings.json as "section.key" → its value as text
   // (what the engine filled in after the start, run_info, left out).
   QMap<QString, QString> settings;
+  // Steps per epoch (once the run has read its data: 0 before) and training
+  // samples per optimizer step (batch x accumulation x processes).
+  double stepsPerEpoch = 0;
+  double samplesPerStep = 0;
   // The person's own title, tags and notes (notes.json; never the engine's).
   QString title;
   QStringList tags;
