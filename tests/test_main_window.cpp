@@ -248,7 +248,8 @@ class TestMainWindow : public QObject {
     const QStringList files = m_window->exportRunTo(m_stoppedRun, out, &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
     QStringList expected = {"model.pt", "checkpoint.ckpt", "settings.json", "metrics.csv"};
-    for (const char* chartName : {"loss", "accuracy", "learning_rate", "throughput", "memory", "grad_norm", "loss_scale"})
+    for (const char* chartName :
+         {"loss", "accuracy", "learning_rate", "throughput", "memory", "grad_norm", "loss_scale", "utilisation"})
       expected << QString(chartName) + ".png" << QString(chartName) + ".pdf";
     for (const QString& name : expected) {
       QFileInfo f(out + "/" + name);
@@ -995,6 +996,38 @@ class TestMainWindow : public QObject {
     QVERIFY(!runs->canUndoDelete());
     QVERIFY(!runs->undoDelete(&error));
     m_window->settingsPanel()->setConfig(test::smallConfig(m_dir.filePath("runs")));
+  }
+
+  // Issue 9 (progress and health): the live run's utilisation. Once a second
+  // the window samples this process's CPU share (of all cores) and, through
+  // NVML where NVIDIA's driver is, the GPU's; the chart's title says where
+  // the GPU figures come from or why there are none.
+  void utilisationOfTheLiveRun() {
+    TrainConfig c = longConfig();
+    c.name = "utilisation";
+    m_window->settingsPanel()->setConfig(c);
+    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
+    QVERIFY(m_window->startRun());
+    const QString run = QDir(controller()->runDir()).absolutePath();
+    MetricChart* use = chart(PlotsPanel::Utilisation);
+    const auto samples = [&] {
+      const ui::PlotSeries* cpu = use->series(run + "/cpu");
+      return cpu ? cpu->size() : size_t{0};
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(samples() >= 3, kTimeout);
+    controller()->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    const ui::PlotSeries* cpu = use->series(run + "/cpu");
+    double busiest = 0;
+    for (double y : cpu->y) {
+      QVERIFY2(y >= 0 && y <= 101, qPrintable(QString::number(y)));  // a share of all cores
+      busiest = std::max(busiest, y);
+    }
+    QVERIFY2(busiest > 5, qPrintable(QString::number(busiest)));  // training keeps a core busy
+    // At the run's steps, in order.
+    QVERIFY(std::is_sorted(cpu->x.begin(), cpu->x.end()));
+    QVERIFY(use->title().contains("NVML") || use->title().contains("no GPU figures"));
+    QVERIFY(use->series(run + "/gpu")->empty());  // a CPU run has no GPU figures
   }
 
   // Issue 9 (help): Help > Guide (F1) explains the charts, the mouse and the

@@ -5,12 +5,14 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <ctime>
 #include <optional>
 
 #include <qcustomplot.h>
 
 #include "ui/divergence_watch.h"
 #include "ui/metric_chart.h"
+#include "ui/system_monitor.h"
 #include "ui/plots_panel.h"
 
 using studio::ui::MetricChart;
@@ -446,6 +448,41 @@ class TestMetricChart : public QObject {
     }
     QVERIFY2(grid >= 2 && grid <= 4, qPrintable(QString::number(grid)));
     lr->setParent(&panel);  // destroyed with the panel
+  }
+
+  // The CPU share SystemMonitor reads from /proc/self/stat: a thread kept busy
+  // for 0.4 s is about one core's worth (of all cores), and an idle wait near
+  // nothing; with no NVIDIA driver here the GPU figures are absent, saying
+  // why.
+  void systemMonitorReadsTheCpuShare() {
+    ui::SystemMonitor monitor;
+    // The expected share from the kernel's own count (the process's CPU
+    // clock over the wall clock), so a loaded machine cannot fail it.
+    const auto cpuSeconds = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+      return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+    };
+    QVERIFY(std::isnan(monitor.sample(-1).cpuPercent));  // no interval yet
+    QElapsedTimer t;
+    t.start();
+    const double cpuFrom = cpuSeconds();
+    volatile double sink = 0;
+    while (cpuSeconds() - cpuFrom < 0.4) sink = sink + std::sqrt(static_cast<double>(t.nsecsElapsed()));
+    const double busy = monitor.sample(-1).cpuPercent;
+    const double cores = std::max(1, QThread::idealThreadCount());
+    const double expected = 100.0 * (cpuSeconds() - cpuFrom) / (static_cast<double>(t.nsecsElapsed()) * 1e-9) / cores;
+    // /proc counts in clock ticks (10 ms): 0.4 s is known to within a few %.
+    QVERIFY2(std::abs(busy - expected) < 0.15 * expected + 2,
+             qPrintable(QString("%1 %, expected %2 %").arg(busy).arg(expected)));
+    const double oneCore = 100.0 / cores;
+    QThread::msleep(400);
+    const double idle = monitor.sample(-1).cpuPercent;
+    QVERIFY2(idle < 0.3 * oneCore, qPrintable(QString::number(idle)));
+    if (!monitor.gpuFigures()) {
+      QVERIFY(monitor.noGpuReason().startsWith("no GPU figures: "));
+      QVERIFY(std::isnan(monitor.sample(0).gpuPercent));
+    }
   }
 
   // Issue 9 (progress and health): a divergence warning. A loss that falls

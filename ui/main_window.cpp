@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include "studio/dataset_info.h"
@@ -45,6 +46,7 @@
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
 #include "ui/run_catalog.h"
+#include "ui/system_monitor.h"
 #include "ui/run_controller.h"
 #include "ui/run_status_bar.h"
 #include "ui/run_toolbar.h"
@@ -337,6 +339,21 @@ void MainWindow::connectPanels() {
                            m_controller->receivedRecords());
   });
   statusTimer->start();
+  // The machine's figures for the live run, once a second (Utilisation).
+  m_monitor = std::make_unique<SystemMonitor>();
+  m_plots->setSystemNote(m_monitor->gpuFigures() ? tr("GPU figures through NVML") : m_monitor->noGpuReason());
+  auto* monitorTimer = new QTimer(this);
+  monitorTimer->setInterval(1000);
+  connect(monitorTimer, &QTimer::timeout, this, [this] {
+    if (!m_controller->active() || m_liveRun.isEmpty()) return;
+    const Progress p = m_controller->progress();
+    int gpu = -1;
+    if (p.device.rfind("cuda", 0) == 0) gpu = p.device.size() > 5 ? std::atoi(p.device.c_str() + 5) : 0;
+    const SystemMonitor::Sample s = m_monitor->sample(gpu);
+    m_plots->addSystemSample(m_liveRun, p.step, s.cpuPercent, s.gpuPercent, s.gpuMemoryPercent);
+    m_plots->chart(PlotsPanel::Utilisation)->refresh();
+  });
+  monitorTimer->start();
 
   connect(m_runs, &RunsPanel::showRequested, this, &MainWindow::showRuns);
   connect(m_runs, &RunsPanel::message, this, [this](const QString& text, bool error) { showMessage(text, error); });

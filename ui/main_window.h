@@ -36,6 +36,7 @@ class RunStatusBar;
 class RunToolBar;
 class RunsPanel;
 class SettingsPanel;
+class SystemMonitor;
 struct RunInfo;
 struct RunShape;
 
@@ -179,6 +180,7 @@ class MainWindow : public QMainWindow {
   QString m_lastNotification;
   QAction* m_notifyAction = nullptr;
   QSystemTrayIcon* m_tray = nullptr;
+  std::unique_ptr<SystemMonitor> m_monitor;
   QSize m_chartExportSize{1200, 700};
   LrFindDialog* m_lrFind = nullptr;
   QString m_lrFindRun;  // the sweep's run folder while it runs

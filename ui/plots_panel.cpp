@@ -119,6 +119,7 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   m_charts[LossScale] = new MetricChart(tr("Loss scale and skipped steps (fp16 runs only)"), tr("scale"));
   m_charts[LossScale]->setRightAxisLabel(tr("skipped steps"));
   m_charts[LossScale]->setLogScale(true);
+  m_charts[Utilisation] = new MetricChart(tr("Utilisation (the live run)"), tr("% (CPU: of all cores)"));
   // The charts scroll when the window is smaller than they need (a 1280x720
   // screen): the window's own minimum stays small enough to fit it.
   auto* gridHost = new QWidget;
@@ -158,7 +159,8 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
 }
 
 QString PlotsPanel::chartFileName(Chart c) {
-  static const char* names[] = {"loss", "accuracy", "learning_rate", "throughput", "memory", "grad_norm", "loss_scale"};
+  static const char* names[] = {"loss",      "accuracy",   "learning_rate", "throughput",
+                                "memory",    "grad_norm",  "loss_scale",    "utilisation"};
   return names[c];
 }
 
@@ -204,6 +206,26 @@ void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
     if (raw) m_charts[chart]->addSeries(key(run.key, "train_loss_smooth"), p + tr("train (smoothed)"), seriesStyle(c));
   }
   labelMemorySeries(run, overlay);
+  MetricChart* use = m_charts[Utilisation];
+  use->addSeries(key(run.key, "cpu"), p + tr("CPU (this process)"), seriesStyle(overlay ? color(run.colorIndex) : color(0)));
+  use->addSeries(key(run.key, "gpu"), p + tr("GPU"), seriesStyle(overlay ? color(run.colorIndex) : color(1), Qt::DashLine));
+  use->addSeries(key(run.key, "gpu_memory"), p + tr("GPU memory used"),
+                 seriesStyle(overlay ? color(run.colorIndex) : color(2), Qt::DotLine));
+}
+
+void PlotsPanel::addSystemSample(const QString& runKey, int64_t step, double cpuPercent, double gpuPercent,
+                                 double gpuMemoryPercent) {
+  if (!findRun(runKey)) return;
+  MetricChart* use = m_charts[Utilisation];
+  const double x = static_cast<double>(step);
+  use->append(key(runKey, "cpu"), x, cpuPercent);  // NaN: left out
+  use->append(key(runKey, "gpu"), x, gpuPercent);
+  use->append(key(runKey, "gpu_memory"), x, gpuMemoryPercent);
+}
+
+void PlotsPanel::setSystemNote(const QString& note) {
+  m_charts[Utilisation]->setTitle(note.isEmpty() ? tr("Utilisation (the live run)")
+                                                 : tr("Utilisation (the live run; %1)").arg(note));
 }
 
 void PlotsPanel::labelMemorySeries(RunEntry& run, bool overlay) {

@@ -45,7 +45,7 @@ class PlotsPanel : public QWidget {
   Q_OBJECT
 
  public:
-  enum Chart { Loss, Accuracy, LearningRate, Throughput, Memory, GradNorm, LossScale, ChartCount };
+  enum Chart { Loss, Accuracy, LearningRate, Throughput, Memory, GradNorm, LossScale, Utilisation, ChartCount };
 
   explicit PlotsPanel(QWidget* parent = nullptr);
 
@@ -73,6 +73,12 @@ class PlotsPanel : public QWidget {
   void setXAxis(XAxis x);
   XAxis xAxis() const { return m_xAxis; }
   void setMemoryIsGpu(bool gpu);
+  // The live run's machine figures at its current step (SystemMonitor),
+  // drawn in the Utilisation chart; NaN figures are left out. The note says
+  // where the GPU figures come from, or why there are none.
+  void addSystemSample(const QString& runKey, int64_t step, double cpuPercent, double gpuPercent,
+                       double gpuMemoryPercent);
+  void setSystemNote(const QString& note);
 
   double smoothing() const { return m_smoothing; }
   void setSmoothing(double weight);
