@@ -245,6 +245,67 @@ class TestMetricChart : public QObject {
     QVERIFY(!speed->crosshairShown());
   }
 
+  // Issue 9 (chart basics): smoothing per chart, from its right-click menu.
+  // A chart draws its curves as TensorBoard's bias-corrected moving average
+  // (s_t = w s_{t-1} + (1 - w) x_t, shown as s_t / (1 - w^t)); the data keep
+  // their values, dots (evaluations) and the plan are never smoothed, and the
+  // loss chart's choice is the panel's loss smoothing (its raw curve stays).
+  void smoothingPerChart() {
+    ui::PlotsPanel panel;
+    std::vector<MetricRecord> records;
+    for (int step = 1; step <= 50; ++step) {
+      MetricRecord r;
+      r.step = step;
+      r.trainLoss = 1.0;
+      r.lr = 0.1;
+      r.samplesPerSecond = step % 2 ? 1000.0 : 3000.0;
+      records.push_back(r);
+      if (step % 10 == 0) {
+        MetricRecord e;
+        e.kind = RecordKind::Eval;
+        e.step = step;
+        e.evalAccuracy = step % 20 ? 0.5 : 0.9;
+        records.push_back(e);
+      }
+    }
+    panel.beginRun("a", "a");
+    panel.appendRecords("a", records);
+    MetricChart* speed = panel.chart(ui::PlotsPanel::Throughput);
+    QCOMPARE(speed->smoothing(), 0.0);
+    Q_EMIT speed->smoothingRequested(0.9);  // as the menu's "0.9"
+    QCOMPARE(speed->smoothing(), 0.9);
+    const ui::PlotSeries* shown = speed->shownSeries("a/samples_per_s");
+    const ui::PlotSeries* data = speed->series("a/samples_per_s");
+    QCOMPARE(shown->size(), size_t{50});
+    double ema = 0, debias = 1;
+    for (size_t i = 0; i < data->size(); ++i) {
+      ema = 0.9 * ema + 0.1 * data->y[i];
+      debias *= 0.9;
+      QVERIFY(std::abs(shown->y[i] - ema / (1 - debias)) < 1e-9);
+    }
+    QCOMPARE(shown->y.front(), 1000.0);  // bias-corrected: the first point is the first sample
+    QVERIFY(std::abs(shown->y.back() - 2000.0) < 150);
+    QCOMPARE(data->y[1], 3000.0);  // the data as recorded
+    // New samples are smoothed as they arrive.
+    MetricRecord more = records.front();
+    more.step = 51;
+    panel.appendRecords("a", {more});
+    ema = 0.9 * ema + 0.1 * 1000.0;
+    debias *= 0.9;
+    QVERIFY(std::abs(speed->shownSeries("a/samples_per_s")->y.back() - ema / (1 - debias)) < 1e-9);
+    // Dots are never smoothed.
+    MetricChart* accuracy = panel.chart(ui::PlotsPanel::Accuracy);
+    accuracy->setSmoothing(0.9);
+    QCOMPARE(accuracy->shownSeries("a/eval_accuracy")->y, accuracy->series("a/eval_accuracy")->y);
+    // The loss chart's menu sets the loss smoothing.
+    Q_EMIT panel.chart(ui::PlotsPanel::Loss)->smoothingRequested(0.99);
+    QCOMPARE(panel.smoothing(), 0.99);
+    QCOMPARE(panel.chart(ui::PlotsPanel::Loss)->smoothing(), 0.0);
+    // Off again: drawn as recorded.
+    speed->setSmoothing(0);
+    QCOMPARE(speed->shownSeries("a/samples_per_s")->y, speed->series("a/samples_per_s")->y);
+  }
+
   // Issue 9 (chart basics): the x-axis as steps, epochs, samples seen or wall
   // time. Each run maps by its own shape (two runs of different batch sizes
   // line up by samples), markers move with their run, the plan has no wall

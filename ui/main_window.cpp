@@ -1103,6 +1103,8 @@ void MainWindow::saveWindowState() {
   s.setValue("settings/last", QString::fromStdString(m_settings->document().dump()));
   s.setValue("view/smoothing", m_plots->smoothing());
   s.setValue("view/xAxis", static_cast<int>(m_plots->xAxis()));
+  for (MetricChart* c : m_plots->charts())
+    if (c != m_plots->chart(PlotsPanel::Loss)) s.setValue("view/smoothing/" + c->objectName(), c->smoothing());
 }
 
 RunShape MainWindow::liveShape(const RunInfo& info) const {
@@ -1123,6 +1125,8 @@ void MainWindow::restoreWindowState() {
   m_plots->setSmoothing(s.value("view/smoothing", m_plots->smoothing()).toDouble());
   const int x = s.value("view/xAxis", 0).toInt();
   if (x >= PlotsPanel::Steps && x <= PlotsPanel::WallTime) m_plots->setXAxis(static_cast<PlotsPanel::XAxis>(x));
+  for (MetricChart* c : m_plots->charts())
+    if (c != m_plots->chart(PlotsPanel::Loss)) c->setSmoothing(s.value("view/smoothing/" + c->objectName(), 0.0).toDouble());
   const QSize size = s.value("export/chartSize", m_chartExportSize).toSize();
   if (size.width() >= 200 && size.height() >= 150) m_chartExportSize = size;
   applyTheme(themeFromName(s.value("view/theme", "system").toString()));

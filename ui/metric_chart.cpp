@@ -41,6 +41,7 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   m_xLabel = tr("step");
   m_plot->xAxis->setLabel(m_xLabel);
   m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
+  m_yLabel = yLabel;
   m_plot->yAxis->setLabel(yLabel);
   m_plot->legend->setVisible(false);
   QFont small = font();
@@ -126,7 +127,7 @@ void MetricChart::addSeries(const QString& key, const QString& label, const Seri
   g->setAdaptiveSampling(false);  // decimated here, exactly
   if (style.dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style.pen.color(), 5));
   g->removeFromLegend();  // listed once it has a point (updateGraphs)
-  m_series[key] = Curve{label, {}, g, {}};
+  m_series[key] = Curve{label, {}, g, {}, style.smoothable && !style.dots, 0, 1};
   remap(key, m_series[key]);
   m_order.push_back(key);
 }
@@ -144,13 +145,29 @@ void MetricChart::append(const QString& key, double x, double y) {
   if (it == m_series.end() || !std::isfinite(y)) return;
   Curve& c = it->second;
   c.data.append(x, y);
-  if (!m_xMap) return;
+  if (!transformed(c)) return;
   // A series is drawn whole or not at all: shown has every sample or none.
-  const double mx = m_xMap(key, x);
+  const double mx = m_xMap ? m_xMap(key, x) : x;
+  const double sy = m_smoothing > 0 && c.smoothable ? smoothNext(c, y) : y;
   if (std::isfinite(mx) && c.shown.size() + 1 == c.data.size())
-    c.shown.append(mx, y);
+    c.shown.append(mx, sy);
   else
     c.shown.clear();
+}
+
+double MetricChart::smoothNext(Curve& c, double y) const {
+  c.ema = m_smoothing * c.ema + (1 - m_smoothing) * y;
+  c.debias *= m_smoothing;
+  return c.ema / (1 - c.debias);
+}
+
+void MetricChart::setSmoothing(double weight) {
+  weight = std::clamp(weight, 0.0, 0.999);
+  if (weight == m_smoothing) return;
+  m_smoothing = weight;
+  m_plot->yAxis->setLabel(weight > 0 ? tr("%1 · smoothed %2").arg(m_yLabel).arg(weight) : m_yLabel);
+  for (auto& [key, c] : m_series) remap(key, c);
+  updateGraphs(m_follow);
 }
 
 void MetricChart::setData(const QString& key, PlotSeries data) {
@@ -162,16 +179,19 @@ void MetricChart::setData(const QString& key, PlotSeries data) {
 
 void MetricChart::remap(const QString& key, Curve& c) const {
   c.shown.clear();
-  if (!m_xMap) return;
+  c.ema = 0;
+  c.debias = 1;
+  if (!transformed(c)) return;
+  const bool smooth = m_smoothing > 0 && c.smoothable;
   c.shown.x.reserve(c.data.size());
   c.shown.y.reserve(c.data.size());
   for (size_t i = 0; i < c.data.size(); ++i) {
-    const double mx = m_xMap(key, c.data.x[i]);
+    const double mx = m_xMap ? m_xMap(key, c.data.x[i]) : c.data.x[i];
     if (!std::isfinite(mx)) {
       c.shown.clear();
       return;
     }
-    c.shown.append(mx, c.data.y[i]);
+    c.shown.append(mx, smooth ? smoothNext(c, c.data.y[i]) : c.data.y[i]);
   }
 }
 
@@ -443,6 +463,13 @@ void MetricChart::showContextMenu(const QPoint& pos) {
   log->setCheckable(true);
   log->setChecked(m_logScale);
   connect(log, &QAction::toggled, this, &MetricChart::setLogScale);
+  QMenu* smoothing = menu.addMenu(tr("Smoothing"));
+  for (double w : smoothingChoices()) {
+    QAction* a = smoothing->addAction(w > 0 ? QString::number(w) : tr("off"));
+    a->setCheckable(true);
+    a->setChecked(w == m_smoothing);
+    connect(a, &QAction::triggered, this, [this, w] { Q_EMIT smoothingRequested(w); });
+  }
   menu.addAction(tr("Reset view"), this, &MetricChart::resetView);
   menu.addSeparator();
   menu.addAction(tr("Save as PNG…"), this, [this] {

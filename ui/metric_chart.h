@@ -35,6 +35,7 @@ class MetricChart : public QWidget {
     QPen pen;
     bool dots = false;         // draw a dot at each sample (sparse series: evaluations)
     bool rightAxis = false;    // a second quantity with its own scale
+    bool smoothable = true;    // drawn smoothed with the chart's smoothing (dots never are)
   };
 
   MetricChart(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
@@ -71,6 +72,13 @@ class MetricChart : public QWidget {
   using XMap = std::function<double(const QString& key, double step)>;
   void setXMap(XMap map, const QString& label, XTicks ticks);
   QString xLabel() const { return m_xLabel; }
+
+  // This chart's curves drawn as a bias-corrected moving average of this
+  // weight (0: as recorded), as TensorBoard smooths; the read-out shows the
+  // smoothed values. The right-click menu asks for it (smoothingRequested).
+  void setSmoothing(double weight);
+  double smoothing() const { return m_smoothing; }
+  static QList<double> smoothingChoices() { return {0.0, 0.6, 0.9, 0.99}; }
   // The x of each sample drawn for this series (mapped), for tests.
   const PlotSeries* shownSeries(const QString& key) const;
 
@@ -120,6 +128,8 @@ class MetricChart : public QWidget {
   // The person zoomed or panned the step axis; double-clicked to reset.
   void stepRangeChanged(double lower, double upper);
   void viewResetByPerson();
+  // A smoothing weight chosen in the right-click menu.
+  void smoothingRequested(double weight);
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -130,7 +140,9 @@ class MetricChart : public QWidget {
     QString label;
     PlotSeries data;   // x: steps
     QCPGraph* graph = nullptr;
-    PlotSeries shown;  // x mapped (setXMap); empty while steps are shown
+    PlotSeries shown;  // x mapped (setXMap), y smoothed (setSmoothing); empty when neither
+    bool smoothable = true;
+    double ema = 0, debias = 1;  // the smoothing's running state over data
   };
   struct Marker {
     QCPItemStraightLine* line = nullptr;
@@ -138,7 +150,9 @@ class MetricChart : public QWidget {
     double step = 0;
     QString key;
   };
-  const PlotSeries& drawn(const Curve& c) const { return m_xMap ? c.shown : c.data; }
+  bool transformed(const Curve& c) const { return m_xMap || (m_smoothing > 0 && c.smoothable); }
+  const PlotSeries& drawn(const Curve& c) const { return transformed(c) ? c.shown : c.data; }
+  double smoothNext(Curve& c, double y) const;
   void remap(const QString& key, Curve& c) const;
   void placeMarker(const Marker& m) const;
   void updateGraphs(bool fitView);
@@ -157,6 +171,8 @@ class MetricChart : public QWidget {
   std::vector<Marker> m_markers;
   XMap m_xMap;
   QString m_xLabel;
+  double m_smoothing = 0;
+  QString m_yLabel;
   QCPItemStraightLine* m_crossLine = nullptr;
   QCPItemText* m_crossText = nullptr;
   bool m_logScale = false;

@@ -140,6 +140,16 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   connect(reset, &QPushButton::clicked, this, [this] {
     for (auto* c : m_charts) c->resetView();
   });
+  // Smoothing from a chart's right-click menu: the loss chart's is the loss
+  // smoothing above (its raw curve stays, faint); any other chart smooths its
+  // own curves.
+  for (MetricChart* c : m_charts)
+    connect(c, &MetricChart::smoothingRequested, this, [this, c](double w) {
+      if (c == m_charts[Loss])
+        setSmoothing(w);
+      else
+        c->setSmoothing(w);
+    });
   // Linked charts: one's zoom, pan, reset and crosshair are shown in all.
   for (MetricChart* source : m_charts) {
     const auto others = [this, source](const auto& apply) {
@@ -392,6 +402,7 @@ void PlotsPanel::showPreview() {
   if (m_runs.size() > 1) return;
   MetricChart* chart = m_charts[LearningRate];
   MetricChart::SeriesStyle s = seriesStyle(palette().color(QPalette::Mid), Qt::DashLine, 1.0);
+  s.smoothable = false;  // a plan is drawn as planned
   chart->addSeries("preview/lr", tr("planned"), s);
   chart->setData("preview/lr", m_previewShown);
   chart->refresh();
