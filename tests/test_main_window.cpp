@@ -1015,6 +1015,15 @@ class TestMainWindow : public QObject {
       return cpu ? cpu->size() : size_t{0};
     };
     QTRY_VERIFY_WITH_TIMEOUT(samples() >= 3, kTimeout);
+    // The epoch's progress as a bar while it trains: 2048 examples in
+    // batches of 32 are 64 steps an epoch.
+    ui::RunStatusBar* bar = m_window->runStatusBar();
+    const QRegularExpression epochBar("^epoch (\\d+): (\\d+)/64 steps$");
+    QTRY_VERIFY2(epochBar.match(bar->epochText()).hasMatch(), qPrintable(bar->epochText()));
+    const auto m = epochBar.match(bar->epochText());
+    QVERIFY(m.captured(2).toInt() <= 64);
+    // The epoch number is the status bar's own ("epoch N · step ...").
+    QVERIFY2(bar->stepText().startsWith("epoch "), qPrintable(bar->stepText()));
     controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
     const ui::PlotSeries* cpu = use->series(run + "/cpu");
@@ -1028,6 +1037,7 @@ class TestMainWindow : public QObject {
     QVERIFY(std::is_sorted(cpu->x.begin(), cpu->x.end()));
     QVERIFY(use->title().contains("NVML") || use->title().contains("no GPU figures"));
     QVERIFY(use->series(run + "/gpu")->empty());  // a CPU run has no GPU figures
+    QTRY_COMPARE(bar->epochText(), QString());      // no bar once the run has ended
   }
 
   // Issue 9 (help): Help > Guide (F1) explains the charts, the mouse and the

@@ -311,7 +311,9 @@ void MainWindow::connectPanels() {
 
   connect(m_controller, &RunController::runStarted, this, [this](const QString& dir) {
     m_liveRun = absolute(dir);
-    m_plots->beginRun(m_liveRun, runLabel(readRunInfo(dir)), liveShape(readRunInfo(dir)));
+    const RunShape shape = liveShape(readRunInfo(dir));
+    m_plots->beginRun(m_liveRun, runLabel(readRunInfo(dir)), shape);
+    m_status->setStepsPerEpoch(shape.stepsPerEpoch);
     m_eval->showRun(m_liveRun, runLabel(readRunInfo(dir)));
     m_runs->setLiveRun(m_liveRun);
     m_settings->setLocked(true);
@@ -335,6 +337,15 @@ void MainWindow::connectPanels() {
   auto* statusTimer = new QTimer(this);
   statusTimer->setInterval(250);
   connect(statusTimer, &QTimer::timeout, this, [this] {
+    // The live run's epochs, once it has read its data (its settings.json
+    // then says how many examples): the epoch bar and the x-axis in epochs.
+    if (m_controller->active() && !m_liveRun.isEmpty() && m_status->stepsPerEpoch() <= 0) {
+      const RunInfo info = readRunInfo(m_liveRun);
+      if (info.stepsPerEpoch > 0) {
+        m_status->setStepsPerEpoch(info.stepsPerEpoch);
+        m_plots->setRunShape(m_liveRun, {info.stepsPerEpoch, info.samplesPerStep});
+      }
+    }
     if (m_controller->active()) m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(),
                            m_controller->receivedRecords());
   });
@@ -534,6 +545,7 @@ bool MainWindow::resumeRun(const QString& runDir) {
     m_liveRun = absolute(runDir);
     const RunInfo info = readRunInfo(runDir);
     m_plots->beginRun(m_liveRun, runLabel(info), liveShape(info));
+    m_status->setStepsPerEpoch(liveShape(info).stepsPerEpoch);
     std::vector<MetricRecord> history;
     readRunHistory(info, history);
     m_plots->appendRecords(m_liveRun, history);

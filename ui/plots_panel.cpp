@@ -350,6 +350,13 @@ double PlotsPanel::mapStep(const QString& seriesKey, double step) const {
   return none;
 }
 
+void PlotsPanel::setRunShape(const QString& runKey, RunShape shape) {
+  RunEntry* run = findRun(runKey);
+  if (!run) return;
+  run->shape = shape;
+  if (m_xAxis == Epochs || m_xAxis == Samples) setXAxis(m_xAxis);  // the run's curves mapped again
+}
+
 void PlotsPanel::setXAxis(XAxis x) {
   m_xAxis = x;
   if (m_xBox->currentIndex() != x) {

@@ -71,6 +71,8 @@ class PlotsPanel : public QWidget {
   // schedule has no wall time: it is left out there.
   enum XAxis { Steps, Epochs, Samples, WallTime };
   void setXAxis(XAxis x);
+  // A run's shape learnt after it started (its data read): drawn again.
+  void setRunShape(const QString& runKey, RunShape shape);
   XAxis xAxis() const { return m_xAxis; }
   void setMemoryIsGpu(bool gpu);
   // The live run's machine figures at its current step (SystemMonitor),

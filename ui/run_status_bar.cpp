@@ -3,6 +3,8 @@
 #include <QLabel>
 #include <QProgressBar>
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace studio::ui {
@@ -18,7 +20,8 @@ QString duration(double seconds) {
 
 RunStatusBar::RunStatusBar(QWidget* parent)
     : QStatusBar(parent), m_state(new QLabel), m_step(new QLabel), m_eta(new QLabel), m_speed(new QLabel),
-      m_device(new QLabel), m_memory(new QLabel), m_records(new QLabel), m_loading(new QProgressBar) {
+      m_device(new QLabel), m_memory(new QLabel), m_records(new QLabel), m_loading(new QProgressBar),
+      m_epochBar(new QProgressBar) {
   m_step->setObjectName("statusStep");
   m_records->setObjectName("statusRecords");
   m_loading->setObjectName("loadingProgress");
@@ -26,6 +29,11 @@ RunStatusBar::RunStatusBar(QWidget* parent)
   m_loading->setTextVisible(true);
   m_loading->hide();
   addPermanentWidget(m_loading);
+  m_epochBar->setObjectName("epochProgress");
+  m_epochBar->setMaximumWidth(220);
+  m_epochBar->setTextVisible(true);
+  m_epochBar->hide();
+  addPermanentWidget(m_epochBar);
   for (QLabel* l : {m_state, m_step, m_eta, m_speed, m_device, m_memory, m_records}) addPermanentWidget(l);
   clearProgress();
 }
@@ -36,10 +44,13 @@ void RunStatusBar::clearProgress() {
   m_records->setToolTip(QString());
   m_records->setStyleSheet(QString());
   m_loading->hide();
+  m_epochBar->hide();
   m_firstStep = -1;
 }
 
 QString RunStatusBar::loadingText() const { return m_loading->isVisible() ? m_loading->format() : QString(); }
+
+QString RunStatusBar::epochText() const { return m_epochBar->isVisible() ? m_epochBar->format() : QString(); }
 
 QString RunStatusBar::stepText() const { return m_step->text(); }
 
@@ -74,6 +85,17 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
   m_step->setText(tr("epoch %1 · step %2 / %3").arg(epoch + 1).arg(p.step).arg(p.totalSteps));
   const bool ended = p.state == SessionState::Finished || p.state == SessionState::Stopped ||
                      p.state == SessionState::Failed || p.state == SessionState::Idle;
+  // The epoch's steps done, while it trains (paused too: where it stands).
+  const bool training = !ended && !loading && p.step > 0 && m_stepsPerEpoch > 0 &&
+                        (p.state == SessionState::Running || p.state == SessionState::Paused);
+  m_epochBar->setVisible(training);
+  if (training) {
+    const auto perEpoch = static_cast<int64_t>(m_stepsPerEpoch);
+    const int64_t done = std::clamp<int64_t>(p.step - epoch * perEpoch, 0, perEpoch);
+    m_epochBar->setRange(0, static_cast<int>(perEpoch));
+    m_epochBar->setValue(static_cast<int>(done));
+    m_epochBar->setFormat(tr("epoch %1: %2/%3 steps").arg(epoch + 1).arg(done).arg(perEpoch));
+  }
   if (ended) {
     // Nothing is left to estimate or to measure.
     m_eta->clear();

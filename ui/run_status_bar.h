@@ -1,5 +1,6 @@
 #pragma once
-// The status bar: run state, epoch and step, ETA, samples/s, device, memory,
+// The status bar: run state, epoch and step (with the epoch's progress as a
+// bar), ETA, samples/s, device, memory,
 // and how many metric records reached the window (and how many the queue had
 // no room for, which only the live view misses: metrics.csv has them all).
 // Thread: the UI thread.
@@ -30,6 +31,11 @@ class RunStatusBar : public QStatusBar {
   // The phase bar's text while one shows ("decoding images 120/600",
   // "evaluating on the test set 3/10"), or "".
   QString loadingText() const;
+  // While the run trains, a bar of the epoch's steps done ("epoch 2: 120/469
+  // steps"), or "" when none shows. setStepsPerEpoch gives the run's (0: none).
+  QString epochText() const;
+  void setStepsPerEpoch(double steps) { m_stepsPerEpoch = steps; }
+  double stepsPerEpoch() const { return m_stepsPerEpoch; }
   QString recordsText() const;
   QString etaText() const;
   QString speedText() const;
@@ -43,6 +49,8 @@ class RunStatusBar : public QStatusBar {
   QLabel* m_memory;
   QLabel* m_records;
   QProgressBar* m_loading;  // decoding and other work before the first step
+  QProgressBar* m_epochBar;  // the epoch's steps while it trains
+  double m_stepsPerEpoch = 0;
   QElapsedTimer m_clock;
   int64_t m_firstStep = -1;
 };
