@@ -1123,10 +1123,9 @@ RunShape MainWindow::liveShape(const RunInfo& info) const {
   RunShape shape{info.stepsPerEpoch, info.samplesPerStep};
   // A run that has not read its data yet: the plan of the form's settings,
   // which it runs, on the data the form checked.
-  if (shape.stepsPerEpoch <= 0 && m_previewDone && m_preview.ok) {
-    const TrainConfig c = m_settings->config();
+  const TrainConfig c = m_settings->config();
+  if (shape.stepsPerEpoch <= 0 && m_previewDone && m_preview.ok && m_previewKey == dataPreviewKey(c))
     shape.stepsPerEpoch = static_cast<double>(planSteps(c, m_preview.description.trainSize()).stepsPerEpoch);
-  }
   return shape;
 }
 
