@@ -22,6 +22,15 @@ using namespace studio;
 class TestMetricChart : public QObject {
   Q_OBJECT
 
+  // A training record: the step, its loss and learning rate.
+  static MetricRecord trainRecord(int64_t step, double loss, double lr) {
+    MetricRecord r;
+    r.step = step;
+    r.trainLoss = loss;
+    r.lr = lr;
+    return r;
+  }
+
   MetricChart::SeriesStyle plain() {
     MetricChart::SeriesStyle s;
     s.pen = QPen(Qt::blue);
@@ -177,10 +186,7 @@ class TestMetricChart : public QObject {
     panel.beginRun("run", "run");
     std::vector<MetricRecord> records;
     for (int step = 1; step <= 400; ++step) {
-      MetricRecord r;
-      r.step = step;
-      r.trainLoss = 2.0 / std::sqrt(step);
-      r.lr = 0.1;
+      MetricRecord r = trainRecord(step, 2.0 / std::sqrt(step), 0.1);
       r.samplesPerSecond = 1000 + step;
       r.memAllocatedMiB = 300;
       r.gradNorm = 1.0;
@@ -254,10 +260,7 @@ class TestMetricChart : public QObject {
     ui::PlotsPanel panel;
     std::vector<MetricRecord> records;
     for (int step = 1; step <= 50; ++step) {
-      MetricRecord r;
-      r.step = step;
-      r.trainLoss = 1.0;
-      r.lr = 0.1;
+      MetricRecord r = trainRecord(step, 1.0, 0.1);
       r.samplesPerSecond = step % 2 ? 1000.0 : 3000.0;
       records.push_back(r);
       if (step % 10 == 0) {
@@ -320,10 +323,7 @@ class TestMetricChart : public QObject {
     const auto records = [](int steps, double secondsPerStep) {
       std::vector<MetricRecord> out;
       for (int step = 1; step <= steps; ++step) {
-        MetricRecord r;
-        r.step = step;
-        r.trainLoss = 1.0 / step;
-        r.lr = 0.1;
+        MetricRecord r = trainRecord(step, 1.0 / step, 0.1);
         r.wallSeconds = 3.0 + secondsPerStep * step;
         out.push_back(r);
         if (step == 20) {
@@ -442,13 +442,7 @@ class TestMetricChart : public QObject {
     panel.setSchedulePreview(plan);
     panel.beginRun("run", "run");
     std::vector<MetricRecord> records;
-    for (int step = 1; step <= 100; ++step) {
-      MetricRecord r;
-      r.step = step;
-      r.trainLoss = 1.0;
-      r.lr = 0.05;
-      records.push_back(r);
-    }
+    for (int step = 1; step <= 100; ++step) records.push_back(trainRecord(step, 1.0, 0.05));
     panel.appendRecords("run", records);
     MetricChart* lr = panel.chart(ui::PlotsPanel::LearningRate);
     lr->setParent(nullptr);  // on its own, at a known size
@@ -552,13 +546,7 @@ class TestMetricChart : public QObject {
   // once, naming the step and the lowest point; a non-finite step says so
   // once. Drawn runs get a marker at that step; only arriving records signal.
   void divergenceIsSaidOnceWithItsStep() {
-    const auto train = [](int64_t step, double loss) {
-      MetricRecord r;
-      r.step = step;
-      r.trainLoss = loss;
-      r.lr = 0.1;
-      return r;
-    };
+    const auto train = [](int64_t step, double loss) { return trainRecord(step, loss, 0.1); };
     {
       ui::DivergenceWatch falling;
       for (int s = 1; s <= 500; ++s)
