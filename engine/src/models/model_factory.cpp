@@ -3,13 +3,13 @@
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/pooling.h>
 
 #include <algorithm>
 
 #include "models/batch_norm.h"
+#include "models/dropout.h"
 
 namespace studio {
 namespace {
@@ -58,7 +58,7 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
     for (int i = 0; i < c.depth; ++i) {
       m->push_back(nn::Linear(in, c.width));
       m->push_back(nn::ReLU());
-      if (c.dropout > 0) m->push_back(nn::Dropout(c.dropout));
+      if (c.dropout > 0) m->push_back(Dropout(c.dropout));
       in = c.width;
     }
     m->push_back(nn::Linear(in, classes));
@@ -84,7 +84,7 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
       m->push_back(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({h, w})));
     }
     m->push_back(nn::Flatten());
-    if (c.dropout > 0) m->push_back(nn::Dropout(c.dropout));
+    if (c.dropout > 0) m->push_back(Dropout(c.dropout));
     m->push_back(nn::Linear(in * h * w, classes));
     return m;
   }
@@ -102,7 +102,7 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
   }
   m->push_back(nn::AdaptiveAvgPool2d(1));
   m->push_back(nn::Flatten());
-  if (c.dropout > 0) m->push_back(nn::Dropout(c.dropout));
+  if (c.dropout > 0) m->push_back(Dropout(c.dropout));
   m->push_back(nn::Linear(in, classes));
   return m;
 }
