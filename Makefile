@@ -104,7 +104,7 @@ sanitize: setup
 	cd build-tsan && $(SANITIZER_ENV) ctest $(CTEST_OUTPUT) --timeout 1800 -R '^($(subst $(eval) ,|,$(TSAN_SUITES)))$$'
 
 bench: build
-	./$(BUILD)/bench/bench_engine
+	./$(BUILD)/bench/bench_engine --matrix
 	./$(BUILD)/bench/bench_image_folder
 	./$(BUILD)/bench/bench_memory
 	./$(BUILD)/bench/bench_replot

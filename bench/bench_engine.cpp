@@ -1,9 +1,18 @@
-// Engine throughput against the hand-written PyTorch loop (reference_loop.py)
-// on the same model, data, optimizer, schedule, batch and device. Prints
-// both samples/s and their ratio (engine / Python; the goal is >= 1).
-// Usage: bench_engine [--steps N] [--rounds R] [--device cpu|cuda] [--python PATH] [--set key=value]...
-// (--set changes the engine's settings only: a variant's cost, not a comparison)
-// Each round runs both; the medians are compared.
+// Engine throughput against the hand-written PyTorch loops (reference_loop.py)
+// on the same model, data, optimizer, schedule, batch and device: Python's
+// eager loop, the model through torch.compile(mode="reduce-overhead"), and
+// (CUDA) the whole step captured in one CUDA graph; the engine's eager step
+// and (CUDA) its own CUDA graph. Every variant runs once a round, the rounds
+// alternate (a slow spell of a shared machine hits all), medians compared.
+//
+// Usage: bench_engine [--matrix] [--device cpu|cuda] [--rounds R]
+//                     [--model cnn|mlp] [--batch B] [--width W] [--steps N]
+//                     [--no-compile] [--python PATH] [--set key=value]...
+//  --matrix: the standard cases of issue 8 for the device (the presets'
+//            fashion-mnist-mlp, overhead-bound, and fashion-mnist-cnn at
+//            batch 128 and 512, and the CNN at a compute-bound width), then
+//            one table of all of them. Without it: one case.
+//  --set changes the engine's settings only: a variant's cost, not a comparison.
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -19,7 +28,7 @@
 
 namespace {
 
-std::string run(const std::string& cmd) {
+std::string shell(const std::string& cmd) {
   std::array<char, 4096> buf{};
   std::string out;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
@@ -58,80 +67,194 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+struct Case {
+  std::string model;  // cnn | mlp: the preset fashion-mnist-<model>
+  int batch = 128;
+  int width = 0;  // 0: the preset's
+  int steps = 300;
+};
+
+struct Variant {
+  std::string name;
+  bool engine = false;
+  std::string mode;  // engine: performance.cuda_graphs; Python: eager | compile | graph
+  std::vector<double> sps;
+  std::string failed;  // a Python variant that could not run (its first lines of output)
+  double med() const { return sps.empty() ? 0.0 : median(sps); }
+};
+
+struct Result {
+  Case c;
+  int width = 0;
+  std::vector<Variant> variants;
+  bool ok = true;
+  const Variant* find(const std::string& name) const {
+    for (const auto& v : variants)
+      if (v.name == name && !v.sps.empty()) return &v;
+    return nullptr;
+  }
+  double best(bool engine) const {
+    double b = 0;
+    for (const auto& v : variants)
+      if (v.engine == engine) b = std::max(b, v.med());
+    return b;
+  }
+};
+
+struct Bench {
+  std::string device, python;
+  int rounds = 3;
+  bool compile = true;
+  std::vector<std::string> sets;
+  std::string deviceName;
+  static constexpr int warmup = 20;
+
+  Result run(Case k) {
+    k.steps = (k.steps + warmup - 1) / warmup * warmup;  // the engine's records flush every `warmup` steps
+    const bool cuda = device != "cpu";
+    studio::TrainConfig c =
+        studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), "fashion-mnist-" + k.model));
+    for (const auto& s : sets) studio::applyOverride(c, s);
+    c.train.batch_size = k.batch;
+    if (k.width > 0) c.model.width = k.width;
+    c.train.max_steps = warmup + k.steps;
+    c.train.log_every_steps = warmup;  // records flush at the warm-up's end and every 20 steps after
+    c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
+    c.performance.device = device;
+    c.output.dir = "/tmp/training-studio-bench";
+    Result r{k, static_cast<int>(c.model.width), {}, true};
+    r.variants.push_back({cuda ? "engine, eager step" : "engine", true, "off", {}, ""});
+    if (cuda) r.variants.push_back({"engine, CUDA graph", true, "on", {}, ""});
+    r.variants.push_back({"PyTorch eager", false, "eager", {}, ""});
+    if (compile) r.variants.push_back({"PyTorch compile", false, "compile", {}, ""});
+    if (cuda) r.variants.push_back({"PyTorch CUDA graph", false, "graph", {}, ""});
+    std::printf("\n%s, batch %d, width %d: %d timed steps after %d warm-up steps, %d round(s)\n",
+                c.name.c_str(), k.batch, r.width, k.steps, warmup, rounds);
+    std::fflush(stdout);
+    for (int round = 0; round < rounds; ++round) {
+      for (auto& v : r.variants) {
+        if (v.engine) {
+          c.performance.cuda_graphs = v.mode;
+          v.sps.push_back(engineRun(c, warmup, deviceName));
+          continue;
+        }
+        if (!v.failed.empty()) continue;
+        const int threads = deviceName.find('(') == std::string::npos
+                                ? 0
+                                : std::atoi(deviceName.substr(deviceName.find('(') + 1).c_str());
+        const std::string cmd = python + " " + STUDIO_BENCH_DIR + "/reference_loop.py --model " + k.model +
+                                " --width " + std::to_string(r.width) + " --steps " + std::to_string(k.steps) +
+                                " --batch " + std::to_string(k.batch) + " --device " + (cuda ? "cuda" : "cpu") +
+                                " --threads " + std::to_string(threads) + " --mode " + v.mode + " 2>&1";
+        const std::string out = shell(cmd);
+        // The JSON line is the last line; compilers may print warnings before it.
+        const auto brace = out.rfind("\n{");
+        try {
+          v.sps.push_back(
+              nlohmann::json::parse(out.substr(brace == std::string::npos ? 0 : brace + 1))["samples_per_second"]
+                  .get<double>());
+        } catch (const std::exception&) {
+          v.failed = out.substr(0, 600);
+          std::fprintf(stderr, "%s could not run (%s):\n%s\n", v.name.c_str(), cmd.c_str(), v.failed.c_str());
+          if (v.mode == "eager") {  // the comparison itself is missing
+            r.ok = false;
+            return r;
+          }
+        }
+      }
+      std::printf("round %d:", round + 1);
+      for (const auto& v : r.variants)
+        if (!v.sps.empty()) std::printf("  %s %.0f", v.name.c_str(), v.sps.back());
+      std::printf(" samples/s\n");
+      std::fflush(stdout);
+    }
+    std::printf("on %s, medians:\n", deviceName.c_str());
+    for (const auto& v : r.variants)
+      if (!v.sps.empty()) std::printf("  %-22s %10.0f samples/s\n", v.name.c_str(), v.med());
+    const double eager = r.find("PyTorch eager")->med();
+    std::printf("  ratio engine / PyTorch eager:          %.3f\n", r.best(true) / eager);
+    std::printf("  ratio engine / best PyTorch variant:   %.3f\n", r.best(true) / r.best(false));
+    if (cuda) {
+      const double eg = r.find("engine, CUDA graph") ? r.find("engine, CUDA graph")->med() : 0.0;
+      std::printf("  ratio graph / eager engine:            %.3f\n", eg / r.find("engine, eager step")->med());
+      if (const Variant* pg = r.find("PyTorch CUDA graph"))
+        std::printf("  ratio engine graph / PyTorch graph:    %.3f\n", eg / pg->med());
+    }
+    return r;
+  }
+};
+
+// One Markdown table of every case (for bench/RESULTS.md).
+void printTable(const std::vector<Result>& results, const std::string& deviceName) {
+  const bool cuda = results.front().find("engine, eager step") != nullptr;
+  std::printf("\nsamples/s, medians, on %s:\n\n", deviceName.c_str());
+  std::vector<std::string> cols = cuda ? std::vector<std::string>{"engine, eager step", "engine, CUDA graph"}
+                                       : std::vector<std::string>{"engine"};
+  for (const char* p : {"PyTorch eager", "PyTorch compile", "PyTorch CUDA graph"})
+    if (cuda || std::string(p) != "PyTorch CUDA graph") cols.push_back(p);
+  std::printf("| model | batch | width |");
+  for (const auto& c : cols) std::printf(" %s |", c.c_str());
+  std::printf(" engine / PyTorch eager | engine / best PyTorch |\n|---|---|---|");
+  for (size_t i = 0; i < cols.size() + 2; ++i) std::printf("---|");
+  std::printf("\n");
+  for (const auto& r : results) {
+    std::printf("| %s | %d | %d |", r.c.model.c_str(), r.c.batch, r.width);
+    for (const auto& c : cols) {
+      const Variant* v = r.find(c);
+      if (v) std::printf(" %.0f |", v->med());
+      else std::printf(" - |");
+    }
+    std::printf(" %.3f | %.3f |\n", r.best(true) / r.find("PyTorch eager")->med(), r.best(true) / r.best(false));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 300, rounds = 3;
-  const int warmup = 20;
+  int rounds = 3;
+  bool matrix = false, compile = true;
   std::string device = "cpu", python = STUDIO_BENCH_PYTHON;
+  Case one{"cnn", 128, 0, 300};
   std::vector<std::string> sets;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i];
-    if (k == "--steps") steps = std::atoi(argv[i + 1]);
-    else if (k == "--device") device = argv[i + 1];
-    else if (k == "--python") python = argv[i + 1];
-    else if (k == "--rounds") rounds = std::atoi(argv[i + 1]);
-    else if (k == "--set") sets.push_back(argv[i + 1]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    const bool hasValue = i + 1 < argc;
+    if (k == "--matrix") matrix = true;
+    else if (k == "--no-compile") compile = false;
+    else if (k == "--steps" && hasValue) one.steps = std::atoi(argv[++i]);
+    else if (k == "--batch" && hasValue) one.batch = std::atoi(argv[++i]);
+    else if (k == "--width" && hasValue) one.width = std::atoi(argv[++i]);
+    else if (k == "--model" && hasValue) one.model = argv[++i];
+    else if (k == "--device" && hasValue) device = argv[++i];
+    else if (k == "--python" && hasValue) python = argv[++i];
+    else if (k == "--rounds" && hasValue) rounds = std::atoi(argv[++i]);
+    else if (k == "--set" && hasValue) sets.push_back(argv[++i]);
+    else {
+      std::fprintf(stderr, "bench_engine: unknown or incomplete option '%s'\n", k.c_str());
+      return 2;
+    }
+  }
+  if ((one.model != "cnn" && one.model != "mlp") || one.batch < 1 || one.steps < 1 || rounds < 1) {
+    std::fprintf(stderr, "bench_engine: --model is cnn or mlp; --batch, --steps and --rounds are positive\n");
+    return 2;
   }
   studio::log::setConsoleLevel("warn");
-  studio::TrainConfig c = studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), "fashion-mnist-cnn"));
-  for (const auto& s : sets) studio::applyOverride(c, s);
-  c.train.max_steps = warmup + steps;
-  c.train.log_every_steps = warmup;  // records flush at the warm-up's end and every 20 steps after
-  c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
-  c.performance.device = device;
-  c.output.dir = "/tmp/training-studio-bench";
   const bool cuda = device != "cpu";
-  // On a GPU: the engine's eager step and its CUDA graph, against Python's
-  // eager loop and the same Python step captured whole in a CUDA graph.
-  struct Variant {
-    std::string name;
-    bool engine;
-    std::string mode;  // engine: performance.cuda_graphs; Python: eager | graph
-    std::vector<double> sps;
-  };
-  std::vector<Variant> variants = {{"engine", true, "off", {}}, {"PyTorch loop", false, "eager", {}}};
-  if (cuda) {
-    variants[0].name = "engine, eager step";
-    variants.push_back({"engine, CUDA graph", true, "on", {}});
-    variants.push_back({"PyTorch loop, CUDA graph", false, "graph", {}});
+  // Steps per case: a few seconds of the engine's time each on the device.
+  std::vector<Case> cases;
+  if (!matrix) cases.push_back(one);
+  else if (cuda)
+    cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 1000}, {"cnn", 128, 0, 1000},
+             {"cnn", 512, 0, 500},  {"cnn", 512, 128, 200}};
+  else
+    cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 600}, {"cnn", 128, 0, 200},
+             {"cnn", 512, 0, 60},   {"cnn", 128, 128, 40}};
+  Bench bench{device, python, rounds, compile, sets, {}};
+  std::vector<Result> results;
+  for (const auto& c : cases) {
+    results.push_back(bench.run(c));
+    if (!results.back().ok) return 1;
   }
-  std::string deviceName;
-  // Alternate the variants, so a slow spell of a shared machine hits all.
-  for (int r = 0; r < rounds; ++r) {
-    for (auto& v : variants) {
-      if (v.engine) {
-        c.performance.cuda_graphs = v.mode;
-        v.sps.push_back(engineRun(c, warmup, deviceName));
-        continue;
-      }
-      const int threads = deviceName.find('(') == std::string::npos
-                              ? 0
-                              : std::atoi(deviceName.substr(deviceName.find('(') + 1).c_str());
-      const std::string cmd = python + " " + STUDIO_BENCH_DIR + "/reference_loop.py --steps " + std::to_string(steps) +
-                              " --batch " + std::to_string(c.train.batch_size) + " --device " +
-                              (cuda ? "cuda" : "cpu") + " --threads " + std::to_string(threads) + " --mode " + v.mode;
-      const std::string out = run(cmd);
-      try {
-        v.sps.push_back(nlohmann::json::parse(out)["samples_per_second"].get<double>());
-      } catch (const std::exception&) {
-        std::fprintf(stderr, "reference loop failed: %s\n%s\n", cmd.c_str(), out.c_str());
-        return 1;
-      }
-    }
-    std::printf("round %d:", r + 1);
-    for (const auto& v : variants) std::printf("  %s %.0f", v.name.c_str(), v.sps.back());
-    std::printf(" samples/s\n");
-  }
-  std::printf("preset fashion-mnist-cnn, %d timed steps of batch %d after %d warm-up steps, on %s, median of %d\n",
-              steps, c.train.batch_size, warmup, deviceName.c_str(), rounds);
-  for (const auto& v : variants) std::printf("%-28s %10.0f samples/s\n", v.name.c_str(), median(v.sps));
-  const double e = median(variants[0].sps), p = median(variants[1].sps);
-  std::printf("ratio engine / PyTorch:      %10.3f\n", e / p);
-  if (cuda) {
-    const double eg = median(variants[2].sps), pg = median(variants[3].sps);
-    std::printf("ratio graph / eager engine:  %10.3f\n", eg / e);
-    std::printf("ratio engine graph / PyTorch graph: %.3f\n", eg / pg);
-  }
+  if (matrix) printTable(results, bench.deviceName);
   return 0;
 }

@@ -2,9 +2,18 @@
 """The hand-written PyTorch loop the engine is measured against: the same
 model, data, optimizer and schedule as a preset, written the way a
 practitioner who knows the tricks would (data resident on the device, fused
-SGD, OneCycleLR, zero_grad(set_to_none=True), channels-last/AMP when asked,
-no per-step .item()). Prints one JSON line with samples/s.
-Usage: reference_loop.py --steps N --batch B --threads T --device cpu|cuda [--width W] [--depth D]
+optimizer, zero_grad(set_to_none=True), no per-step .item()). Prints one JSON
+line with samples/s.
+
+--model cnn: the preset fashion-mnist-cnn (convolution stages, fused SGD with
+  Nesterov, OneCycleLR).
+--model mlp: the preset fashion-mnist-mlp (two hidden layers with dropout,
+  fused AdamW, linear warm-up then cosine).
+--mode eager: the plain loop; compile: the model through
+  torch.compile(mode="reduce-overhead") (its compilation falls in the 20
+  warm-up steps); graph (CUDA only): the whole step captured in one CUDA graph.
+Usage: reference_loop.py --steps N --batch B --threads T --device cpu|cuda
+       [--model cnn|mlp] [--width W] [--depth D] [--mode eager|compile|graph]
 """
 import argparse
 import gzip
@@ -34,10 +43,11 @@ def main():
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--width", type=int, default=32)
+    ap.add_argument("--model", default="cnn", choices=["cnn", "mlp"])
+    ap.add_argument("--width", type=int, default=0, help="default: the preset's (cnn 32, mlp 256)")
     ap.add_argument("--depth", type=int, default=2)
     ap.add_argument("--root", default="/usr/share/datasets/fashion-mnist")
-    ap.add_argument("--mode", default="eager", choices=["eager", "graph"],
+    ap.add_argument("--mode", default="eager", choices=["eager", "compile", "graph"],
                     help="graph: the whole step (forward, backward, fused SGD with a tensor learning rate) "
                          "captured once in a CUDA graph and replayed, as torch.cuda.graphs documents")
     a = ap.parse_args()
@@ -48,33 +58,57 @@ def main():
     x_all = load_images(f"{a.root}/train-images-idx3-ubyte.gz", 60000).to(dev)
     y_all = load_labels(f"{a.root}/train-labels-idx1-ubyte.gz", 60000).to(dev)
     mean, std = 0.2860, 0.3530
+    mlp = a.model == "mlp"
+    width = a.width or (256 if mlp else 32)
     layers, c, h = [], 1, 28
-    for i in range(a.depth):
-        out = a.width << i
-        layers += [nn.Conv2d(c, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU(), nn.MaxPool2d(2)]
-        c, h = out, h // 2
-    model = nn.Sequential(*layers, nn.Flatten(), nn.Linear(c * h * h, 10)).to(dev)
-    graph = a.mode == "graph" and dev.type == "cuda"
+    if mlp:  # as the studio builds fashion-mnist-mlp (model.py in an exported run)
+        layers, n = [nn.Flatten()], 784
+        for _ in range(a.depth):
+            layers += [nn.Linear(n, width), nn.ReLU(), nn.Dropout(0.1)]
+            n = width
+        model = nn.Sequential(*layers, nn.Linear(n, 10)).to(dev)
+    else:
+        for i in range(a.depth):
+            out = width << i
+            layers += [nn.Conv2d(c, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU(), nn.MaxPool2d(2)]
+            c, h = out, h // 2
+        model = nn.Sequential(*layers, nn.Flatten(), nn.Linear(c * h * h, 10)).to(dev)
+    if a.mode == "graph" and dev.type != "cuda":
+        raise SystemExit("--mode graph needs --device cuda")
+    graph = a.mode == "graph"
+    forward = torch.compile(model, mode="reduce-overhead") if a.mode == "compile" else model
     total = a.steps + 20
+    # The preset's optimizer and schedule. In graph mode the learning rate is a
+    # device tensor that is filled before each replay from the same schedule
+    # run on a probe; the momentum stays fixed (the fused SGD kernel takes it
+    # as a number, so OneCycle's momentum cycling cannot be captured here).
+    def make_opt(params, lr):
+        if mlp:
+            return torch.optim.AdamW(params, lr=lr, weight_decay=0.01, fused=True, capturable=graph)
+        return torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=5e-4, fused=True)
+
+    def make_sched(o, cycle_momentum=True):
+        if mlp:
+            warm = torch.optim.lr_scheduler.LinearLR(o, start_factor=0.1, end_factor=1.0, total_iters=100)
+            cos = torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=max(total - 100, 1))
+            return torch.optim.lr_scheduler.SequentialLR(o, [warm, cos], milestones=[100])
+        return torch.optim.lr_scheduler.OneCycleLR(o, max_lr=0.1, total_steps=total, pct_start=0.25,
+                                                   cycle_momentum=cycle_momentum)
+
+    base_lr = 1e-3 if mlp else 0.1
     if graph:
-        # A tensor learning rate that the schedule fills before each replay;
-        # the momentum stays 0.9 (the fused kernel takes it as a number, so
-        # OneCycle's momentum cycling cannot be captured here).
-        lr_t = torch.tensor(0.1, device=dev)
-        opt = torch.optim.SGD(model.parameters(), lr=lr_t, momentum=0.9, nesterov=True, weight_decay=5e-4,
-                              fused=True)
-        probe = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-        plan = torch.optim.lr_scheduler.OneCycleLR(probe, max_lr=0.1, total_steps=total, pct_start=0.25,
-                                                   cycle_momentum=False)
+        lr_t = torch.tensor(base_lr, device=dev)
+        opt = make_opt(model.parameters(), lr_t)
+        probe = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=base_lr)
+        plan = make_sched(probe, cycle_momentum=False)
         lrs = []
         for _ in range(total):
             lrs.append(probe.param_groups[0]["lr"])
             probe.step()
             plan.step()
     else:
-        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=5e-4,
-                              fused=True)
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=total, pct_start=0.25)
+        opt = make_opt(model.parameters(), base_lr)
+        sched = make_sched(opt)
     loss_fn = nn.CrossEntropyLoss()
     perm = torch.randperm(60000, device=dev)
     losses = []
@@ -85,7 +119,7 @@ def main():
 
     def eager_step(i):
         x, y = batch(i)
-        loss = loss_fn(model(x), y)
+        loss = loss_fn(forward(x), y)
         loss.backward()
         opt.step()
         if not graph:
@@ -120,7 +154,7 @@ def main():
         g.replay()
         losses.append(static_loss.detach().clone())
 
-    for i in range(3 if graph else 0, 20):  # warm-up (cuDNN benchmark, allocator)
+    for i in range(3 if graph else 0, 20):  # warm-up (cuDNN benchmark, allocator, compilation)
         step(i)
     if dev.type == "cuda":
         torch.cuda.synchronize()
@@ -130,7 +164,7 @@ def main():
     final = torch.stack(losses[-10:]).mean().item()  # the one sync
     seconds = time.perf_counter() - t0
     print(json.dumps({"samples_per_second": a.steps * a.batch / seconds, "seconds": seconds, "steps": a.steps,
-                      "final_loss": final, "threads": torch.get_num_threads(), "torch": torch.__version__}))
+                      "final_loss": final, "model": a.model, "width": width, "mode": a.mode, "threads": torch.get_num_threads(), "torch": torch.__version__}))
 
 
 if __name__ == "__main__":
