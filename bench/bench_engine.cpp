@@ -7,7 +7,8 @@
 //
 // Usage: bench_engine [--matrix] [--device cpu|cuda] [--rounds R]
 //                     [--model cnn|mlp] [--batch B] [--width W] [--steps N]
-//                     [--no-compile] [--python PATH] [--set key=value]...
+//                     [--case model:batch:width:steps]... [--no-compile]
+//                     [--python PATH] [--set key=value]...
 //  --matrix: the standard cases of issue 8 for the device (the presets'
 //            fashion-mnist-mlp, overhead-bound, and fashion-mnist-cnn at
 //            batch 128 and 512, and the CNN at a compute-bound width), then
@@ -132,7 +133,10 @@ struct Bench {
                 c.name.c_str(), k.batch, r.width, k.steps, warmup, rounds);
     std::fflush(stdout);
     for (int round = 0; round < rounds; ++round) {
-      for (auto& v : r.variants) {
+      // Each round starts with the next variant: none is always first
+      // (a shared machine's slow spells and warm caches even out).
+      for (size_t n = 0; n < r.variants.size(); ++n) {
+        auto& v = r.variants[(n + static_cast<size_t>(round)) % r.variants.size()];
         if (v.engine) {
           c.performance.cuda_graphs = v.mode;
           v.sps.push_back(engineRun(c, warmup, deviceName));
@@ -216,6 +220,7 @@ int main(int argc, char** argv) {
   std::string device = "cpu", python = STUDIO_BENCH_PYTHON;
   Case one{"cnn", 128, 0, 300};
   std::vector<std::string> sets;
+  std::vector<Case> extra;  // --case
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     const bool hasValue = i + 1 < argc;
@@ -229,7 +234,18 @@ int main(int argc, char** argv) {
     else if (k == "--python" && hasValue) python = argv[++i];
     else if (k == "--rounds" && hasValue) rounds = std::atoi(argv[++i]);
     else if (k == "--set" && hasValue) sets.push_back(argv[++i]);
-    else {
+    else if (k == "--case" && hasValue) {
+      Case c{"", 128, 0, 300};
+      char model[16] = {};
+      if (std::sscanf(argv[++i], "%15[a-z]:%d:%d:%d", model, &c.batch, &c.width, &c.steps) != 4 ||
+          (std::string(model) != "cnn" && std::string(model) != "mlp") || c.batch < 1 || c.width < 0 ||
+          c.steps < 1) {
+        std::fprintf(stderr, "bench_engine: --case is model:batch:width:steps, model cnn or mlp, width 0 for the preset's\n");
+        return 2;
+      }
+      c.model = model;
+      extra.push_back(c);
+    } else {
       std::fprintf(stderr, "bench_engine: unknown or incomplete option '%s'\n", k.c_str());
       return 2;
     }
@@ -242,7 +258,8 @@ int main(int argc, char** argv) {
   const bool cuda = device != "cpu";
   // Steps per case: a few seconds of the engine's time each on the device.
   std::vector<Case> cases;
-  if (!matrix) cases.push_back(one);
+  if (!extra.empty()) cases = extra;
+  else if (!matrix) cases.push_back(one);
   else if (cuda)
     cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 1000}, {"cnn", 128, 0, 1000},
              {"cnn", 512, 0, 500},  {"cnn", 512, 128, 200}};
@@ -255,6 +272,6 @@ int main(int argc, char** argv) {
     results.push_back(bench.run(c));
     if (!results.back().ok) return 1;
   }
-  if (matrix) printTable(results, bench.deviceName);
+  if (results.size() > 1) printTable(results, bench.deviceName);
   return 0;
 }

@@ -10,6 +10,18 @@
 #include <mutex>
 #include <stdexcept>
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define STUDIO_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define STUDIO_TSAN 1
+#endif
+#ifndef STUDIO_TSAN
+#define STUDIO_TSAN 0
+#endif
+
 namespace studio {
 namespace {
 
@@ -74,15 +86,21 @@ torch::Tensor cpuDropoutNoise(torch::IntArrayRef shape, torch::ScalarType dtype,
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "cpuDropoutNoise", [&] {
     auto* base = noise.data_ptr<scalar_t>();
     const auto scale = static_cast<scalar_t>(1.0 / (1.0 - p));
-    iter.for_each(
-        [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-          for (int64_t j = 0; j < size1; ++j) {
-            auto* first = reinterpret_cast<scalar_t*>(data[0] + j * strides[1]);
-            const int64_t begin = first - base;
-            fill(base, begin, begin + size0, keepBelow, scale, seed);
-          }
-        },
-        /*grain_size=*/4096);
+    auto loop = [&](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+      for (int64_t j = 0; j < size1; ++j) {
+        auto* first = reinterpret_cast<scalar_t*>(data[0] + j * strides[1]);
+        const int64_t begin = first - base;
+        fill(base, begin, begin + size0, keepBelow, scale, seed);
+      }
+    };
+#if STUDIO_TSAN
+    // ThreadSanitizer cannot see libgomp's (uninstrumented) barriers: it
+    // would take the workers' writes and the engine thread's later free of
+    // the mask for a race. The same mask, made on this thread.
+    iter.serial_for_each(loop, {0, iter.numel()});
+#else
+    iter.for_each(loop, /*grain_size=*/4096);
+#endif
   });
   return noise;
 }
