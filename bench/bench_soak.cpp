@@ -17,7 +17,11 @@
 #include <QFile>
 #include <QTimer>
 
+#if defined(STUDIO_TCMALLOC)
+#include <gperftools/malloc_extension_c.h>
+#else
 #include <malloc.h>
+#endif
 #include <unistd.h>
 
 #include <ctime>
@@ -48,13 +52,22 @@ double residentMiB() {
   return fields[1].toDouble() * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
-// The C heap (glibc): bytes in use by the program, and bytes free but kept
-// (in the arenas, not returned to the system): RSS that grows while the first
-// stays flat is kept memory, not a leak.
+// The C heap: bytes in use by the program, and bytes free but kept (glibc's
+// arenas, tcmalloc's page heap and caches; not returned to the system): RSS
+// that grows while the first stays flat is kept memory, not a leak.
 std::pair<double, double> heapMiB() {
-  const struct mallinfo2 m = mallinfo2();
   constexpr double kMiB = 1024.0 * 1024.0;
+#if defined(STUDIO_TCMALLOC)
+  size_t used = 0, heap = 0, unmapped = 0;
+  MallocExtension_GetNumericProperty("generic.current_allocated_bytes", &used);
+  MallocExtension_GetNumericProperty("generic.heap_size", &heap);
+  MallocExtension_GetNumericProperty("tcmalloc.pageheap_unmapped_bytes", &unmapped);
+  const size_t kept = heap > used + unmapped ? heap - used - unmapped : 0;
+  return {static_cast<double>(used) / kMiB, static_cast<double>(kept) / kMiB};
+#else
+  const struct mallinfo2 m = mallinfo2();
   return {static_cast<double>(m.uordblks + m.hblkhd) / kMiB, static_cast<double>(m.fordblks) / kMiB};
+#endif
 }
 
 double median(std::vector<double> v) {

@@ -7,7 +7,9 @@
 # libturbojpeg0 libjpeg62-turbo-dev libjpeg62-turbo libcsv-dev libcsv3
 # libssl-dev libssl3 libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32
 # libcrcutil-dev libcrcutil0 (the last six since the TensorBoard writer; not yet
-# run on a device). MODE=test|bench|start runs one part (default: all).
+# run on a device). Without libgoogle-perftools-dev the build keeps glibc's
+# heap (CMake says so); add it and libtcmalloc-minimal4 to measure with tcmalloc.
+# MODE=test|bench|start runs one part (default: all).
 # Writes its logs into $OUT (the device tool's folder) or ./gpu-run-out.
 # Device run: build headless, GPU suite, benchmarks, default-preset timings.
 set -uo pipefail

@@ -31,7 +31,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
       zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
-      libprotobuf-dev protobuf-compiler libcrcutil-dev libgloo-dev
+      libprotobuf-dev protobuf-compiler libcrcutil-dev libgloo-dev libgoogle-perftools-dev
       help2man desktop-file-utils appstream dpkg-dev
       ninja-build ccache gdb xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev
       python3-venv fonts-dejavu-core)
