@@ -10,18 +10,6 @@
 #include <mutex>
 #include <stdexcept>
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define STUDIO_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define STUDIO_TSAN 1
-#endif
-#ifndef STUDIO_TSAN
-#define STUDIO_TSAN 0
-#endif
-
 namespace studio {
 namespace {
 
@@ -93,7 +81,7 @@ torch::Tensor cpuDropoutNoise(torch::IntArrayRef shape, torch::ScalarType dtype,
         fill(base, begin, begin + size0, keepBelow, scale, seed);
       }
     };
-#if STUDIO_TSAN
+#if defined(STUDIO_SANITIZED_THREAD)  // the tsan preset (CMakeLists.txt)
     // ThreadSanitizer cannot see libgomp's (uninstrumented) barriers: it
     // would take the workers' writes and the engine thread's later free of
     // the mask for a race. The same mask, made on this thread.
