@@ -8,20 +8,28 @@
 // Usage: bench_engine [--matrix] [--device cpu|cuda] [--rounds R]
 //                     [--model cnn|mlp] [--batch B] [--width W] [--steps N]
 //                     [--case model:batch:width:steps]... [--no-compile]
-//                     [--python PATH] [--set key=value]...
+//                     [--python PATH] [--set key=value]... [--ops]
 //  --matrix: the standard cases of issue 8 for the device (the presets'
 //            fashion-mnist-mlp, overhead-bound, and fashion-mnist-cnn at
 //            batch 128 and 512, and the CNN at a compute-bound width), then
 //            one table of all of them. Without it: one case.
 //  --set changes the engine's settings only: a variant's cost, not a comparison.
+//  --ops: instead of timing, the ATen operators the engine dispatches per step
+//         (top level, every thread: each is a kernel launch or more on a GPU;
+//         a replayed CUDA graph counts as one), from two runs of different
+//         lengths, so that set-up and the end of the run cancel out.
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <ATen/record_function.h>
 #include <nlohmann/json.hpp>
 
 #include "studio/log.h"
@@ -61,6 +69,79 @@ double engineRun(studio::TrainConfig c, int warmup, std::string& device) {
   }
   device = e.device;
   return static_cast<double>((c.train.max_steps - warmup) * c.train.batch_size) / (tEnd - tWarm);
+}
+
+// ATen operators dispatched by any thread, counted where a thread is not
+// already inside one (an operator's own calls are its business).
+struct OpCount {
+  static std::mutex mutex;
+  static std::map<std::string, long> byName;
+  static thread_local int depth;
+  // The autograd engine's scope around a node's backward is not an
+  // operator: the operators it calls count.
+  static bool scope(const at::RecordFunction& f) {
+    return std::string_view(f.name()).rfind("autograd::engine::", 0) == 0;
+  }
+  static std::unique_ptr<at::ObserverContext> enter(const at::RecordFunction& f) {
+    if (scope(f)) return nullptr;
+    if (depth++ == 0) {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++byName[f.name()];
+    }
+    return nullptr;
+  }
+  static void leave(const at::RecordFunction& f, at::ObserverContext*) {
+    if (!scope(f)) --depth;
+  }
+};
+std::mutex OpCount::mutex;
+std::map<std::string, long> OpCount::byName;
+thread_local int OpCount::depth = 0;
+
+std::map<std::string, long> countOps(studio::TrainConfig c, std::string& device) {
+  {
+    std::lock_guard<std::mutex> lock(OpCount::mutex);
+    OpCount::byName.clear();
+  }
+  const at::CallbackHandle h = at::addGlobalCallback(
+      at::RecordFunctionCallback(&OpCount::enter, &OpCount::leave).scopes({at::RecordScope::FUNCTION}));
+  studio::Session s;
+  s.start(c);
+  studio::MetricRecord r;
+  while (!s.wait(std::chrono::milliseconds(100)))
+    while (s.pollMetric(r)) {
+    }
+  at::removeCallback(h);
+  const studio::RunSummary e = s.summary();
+  if (e.status != "completed") {
+    std::fprintf(stderr, "engine run %s: %s\n", e.status.c_str(), e.error.c_str());
+    std::exit(1);
+  }
+  device = e.device;
+  std::lock_guard<std::mutex> lock(OpCount::mutex);
+  return OpCount::byName;
+}
+
+// Operators per step of the engine's step on `c` (cuda_graphs as set there).
+void printOpsPerStep(studio::TrainConfig c, int steps, std::string& device) {
+  const int64_t base = c.train.max_steps;
+  const auto a = countOps(c, device);
+  c.train.max_steps = base + steps;
+  const auto b = countOps(c, device);
+  std::vector<std::pair<double, std::string>> perStep;
+  double total = 0;
+  for (const auto& [name, n] : b) {
+    const double d = static_cast<double>(n - (a.count(name) ? a.at(name) : 0)) / steps;
+    total += d;
+    if (d >= 0.05) perStep.push_back({d, name});
+  }
+  std::sort(perStep.rbegin(), perStep.rend());
+  std::printf("  engine, cuda_graphs %s: %.1f ATen operators per step; the most:", c.performance.cuda_graphs.c_str(),
+              total);
+  for (size_t i = 0; i < perStep.size() && i < 24; ++i)
+    std::printf("%s %s %.1f", i ? "," : "", perStep[i].second.c_str(), perStep[i].first);
+  std::printf("\n");
+  std::fflush(stdout);
 }
 
 double median(std::vector<double> v) {
@@ -108,6 +189,7 @@ struct Bench {
   bool compile = true;
   std::vector<std::string> sets;
   std::string deviceName;
+  bool ops = false;
   static constexpr int warmup = 20;
 
   Result run(Case k) {
@@ -124,6 +206,17 @@ struct Bench {
     c.performance.device = device;
     c.output.dir = "/tmp/training-studio-bench";
     Result r{k, static_cast<int>(c.model.width), {}, true};
+    if (ops) {
+      std::printf("\n%s, batch %d, width %d: operators per step over %d steps after %d\n", c.name.c_str(), k.batch,
+                  r.width, k.steps, warmup + k.steps);
+      for (const char* mode : {"off", "on"}) {
+        if (!cuda && std::string(mode) == "on") continue;
+        c.performance.cuda_graphs = mode;
+        printOpsPerStep(c, k.steps, deviceName);
+      }
+      r.ok = false;  // no timings
+      return r;
+    }
     r.variants.push_back({cuda ? "engine, eager step" : "engine", true, "off", {}, ""});
     if (cuda) r.variants.push_back({"engine, CUDA graph", true, "on", {}, ""});
     r.variants.push_back({"PyTorch eager", false, "eager", {}, ""});
@@ -216,7 +309,7 @@ void printTable(const std::vector<Result>& results, const std::string& deviceNam
 
 int main(int argc, char** argv) {
   int rounds = 3;
-  bool matrix = false, compile = true;
+  bool matrix = false, compile = true, ops = false;
   std::string device = "cpu", python = STUDIO_BENCH_PYTHON;
   Case one{"cnn", 128, 0, 300};
   std::vector<std::string> sets;
@@ -226,6 +319,7 @@ int main(int argc, char** argv) {
     const bool hasValue = i + 1 < argc;
     if (k == "--matrix") matrix = true;
     else if (k == "--no-compile") compile = false;
+    else if (k == "--ops") ops = true;
     else if (k == "--steps" && hasValue) one.steps = std::atoi(argv[++i]);
     else if (k == "--batch" && hasValue) one.batch = std::atoi(argv[++i]);
     else if (k == "--width" && hasValue) one.width = std::atoi(argv[++i]);
@@ -266,12 +360,13 @@ int main(int argc, char** argv) {
   else
     cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 600}, {"cnn", 128, 0, 200},
              {"cnn", 512, 0, 60},   {"cnn", 128, 128, 40}};
-  Bench bench{device, python, rounds, compile, sets, {}};
+  Bench bench{device, python, rounds, compile, sets, {}, ops};
   std::vector<Result> results;
   for (const auto& c : cases) {
     results.push_back(bench.run(c));
+    if (ops) continue;
     if (!results.back().ok) return 1;
   }
-  if (results.size() > 1) printTable(results, bench.deviceName);
+  if (results.size() > 1 && !ops) printTable(results, bench.deviceName);
   return 0;
 }

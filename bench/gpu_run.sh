@@ -38,6 +38,9 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
   grep -E "engine|ratio" $OUT/bench-nocycle.log
   ./bench/bench_engine --device cuda --rounds 2 --steps 1000 --no-compile --set performance.cudnn_benchmark=true > $OUT/bench-cudnnbench.log 2>&1
   grep -E "engine|ratio" $OUT/bench-cudnnbench.log
+  # Operators per step outside the replayed graph (host work) and in the eager step.
+  ./bench/bench_engine --device cuda --ops --case cnn:128:0:1000 > $OUT/bench-ops.log 2>&1
+  cat $OUT/bench-ops.log
 fi
 if [ "$MODE" = all ] || [ "$MODE" = start ]; then
   for i in 1 2 3 4 5; do

@@ -3,8 +3,8 @@
 // reference: each pair of runs below has the same seed, data and settings,
 // and the recorded run's losses, gradient norms, skipped steps and final
 // accuracy must equal the eager run's within float tolerance over 60 steps.
-// The cases cover fp32 SGD with OneCycle's cycling momentum (the foreach
-// update with a device momentum), fp16 AdamW with loss-scale overflows
+// The cases cover fp32 SGD with OneCycle's cycling momentum (the update
+// with a device momentum: three passes of the fused SGD kernel), fp16 AdamW with loss-scale overflows
 // (skipped inside the graph), accumulation, clipping and a short last group
 // of each epoch (eager between replays), and bf16 with the workers loader.
 // Auto falls back with its reason (Adam with a cycling beta1), and on makes
@@ -137,9 +137,9 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
 
 // The capturable SGD update with a device momentum equals the fused kernel
 // with the same momentum as a number, including a skipped step whose
-// gradients are NaN.
-void foreachSgdEqualsFused() {
-  std::printf("foreach SGD with a device momentum equals fused SGD\n");
+// gradients are NaN (test_optimizer checks the same on the CPU).
+void deviceMomentumSgdEqualsFused() {
+  std::printf("SGD with a device momentum equals fused SGD\n");
   torch::manual_seed(3);
   const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA);
   std::vector<torch::Tensor> a, b;
@@ -191,13 +191,13 @@ int main() {
   }
   log::setConsoleLevel("warn");
   const std::string out = tempDir();
-  foreachSgdEqualsFused();
+  deviceMomentumSgdEqualsFused();
   // fp32: inside a capture cuDNN may pick another convolution algorithm
   // (it chooses by the workspace it can get, and capture allocates from the
   // graph's own pool), which sums in another order: about 1e-5 relative in
   // the first recorded step's loss, which training then grows, chaotically,
   // to 1e-4..5e-3 by step 60 (seen on an H100). With a cycling momentum the
-  // graph's foreach SGD also rounds differently from the fused kernel (the
+  // graph's SGD also rounds differently from the fused kernel (the
   // first check). So: 1e-3 for the first 10 steps, 2 % after.
   compareRuns("fp32 SGD Nesterov, OneCycle without momentum cycling", out,
               {"schedule.onecycle.cycle_momentum=false", "schedule.onecycle.max_lr=0.02", "optimizer.lr=0.02"}, 2e-2,

@@ -1,11 +1,11 @@
 #include "optim/optimizer.h"
 
 #include <ATen/ops/_foreach_add.h>
-#include <ATen/ops/_foreach_mul.h>
 #include <ATen/ops/_foreach_sub.h>
 #include <ATen/ops/_fused_adam.h>
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
+#include <ATen/ops/rsub.h>
 
 #include "run/tensor_archive.h"
 #include "studio/errors.h"
@@ -106,25 +106,28 @@ void Optimizer::step(const torch::Tensor& lr, const torch::Tensor& momentum, con
                     foundInf);
     return;
   }
-  // SGD with the momentum from a device scalar, in the fused kernel's order
-  // (weight decay, buffer, Nesterov, update). A skipped step (foundInf 1)
-  // must change nothing: its gradients (maybe inf or NaN) are zeroed, the
-  // buffer is multiplied by 1 instead of the momentum, and the update by 0.
-  const torch::Tensor keep = 1 - foundInf;
-  for (auto& g : a.gs) g.nan_to_num_(0, 0, 0);
-  std::vector<torch::Tensor> g = a.gs;
-  if (c.weight_decay != 0) g = at::_foreach_add(a.gs, a.ps, c.weight_decay);
-  at::_foreach_mul_(a.b1, momentum * keep + foundInf);
-  at::_foreach_add_(a.b1, at::_foreach_mul(g, keep));
-  std::vector<torch::Tensor> update;
+  // SGD with the momentum m from a device scalar, as three passes of the
+  // fused kernel (a pass per parameter list, not per tensor), each skipped
+  // on the device when foundInf is 1. The kernel computes, per element,
+  //   g = grad / grad_scale (written back to grad); g = -g if maximize;
+  //   g += weight_decay * param; param -= lr * g
+  // so, with L = 1 - m:
+  //   1. param := buf, grad := g, scale L, decay 1, lr L, maximize:
+  //      buf -= L * (-g / L + buf), i.e. buf = m * buf + g; and g := g / L.
+  //   2. (Nesterov) param := g / L, grad := buf, decay 1, lr m, maximize:
+  //      g/L -= m * (-buf + g/L), i.e. (1 - m) * g/L + m * buf = g + m * buf.
+  //   3. param -= lr * (that, or buf).
+  // Weight decay goes into the gradients first, as the fused kernel adds it.
+  if (c.weight_decay != 0) at::_foreach_add_(a.gs, a.ps, c.weight_decay);
+  const torch::Tensor oneMinusM = at::rsub(momentum, 1);
+  at::_fused_sgd_(a.b1, a.gs, {}, /*weight_decay=*/1.0, /*momentum=*/0.0, oneMinusM, 0.0, false,
+                  /*maximize=*/true, false, oneMinusM, foundInf);
   if (c.nesterov) {
-    update = at::_foreach_mul(a.b1, momentum);
-    at::_foreach_add_(update, g);
-    at::_foreach_mul_(update, lr * keep);
+    at::_fused_sgd_(a.gs, a.b1, {}, 1.0, 0.0, momentum, 0.0, false, /*maximize=*/true, false, std::nullopt, foundInf);
+    at::_fused_sgd_(a.ps, a.gs, {}, 0.0, 0.0, lr, 0.0, false, false, false, std::nullopt, foundInf);
   } else {
-    update = at::_foreach_mul(a.b1, lr * keep);
+    at::_fused_sgd_(a.ps, a.b1, {}, 0.0, 0.0, lr, 0.0, false, false, false, std::nullopt, foundInf);
   }
-  at::_foreach_sub_(a.ps, update);
 }
 
 void Optimizer::zeroGrad(bool setToNone) {

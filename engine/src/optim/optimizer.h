@@ -31,8 +31,9 @@ class Optimizer {
   // The same update with the learning rate (and the momentum, when the
   // schedule cycles it; undefined otherwise) in float32 scalars on the
   // device, so that it can be recorded in a CUDA graph and replayed with new
-  // values. `foundInf` is required. SGD with a cycling momentum runs as
-  // foreach kernels (the fused one takes momentum as a number).
+  // values. `foundInf` is required, and the gradients are spent (overwritten).
+  // SGD with a cycling momentum runs as three passes of the fused kernel
+  // (which takes the momentum as a number) that read it from the device.
   void step(const torch::Tensor& lr, const torch::Tensor& momentum, const torch::Tensor& foundInf);
   // Why step(Tensor, ...) cannot serve this optimizer ("" when it can).
   std::string notCapturable(bool momentumCycles) const;

@@ -1058,8 +1058,11 @@ struct Trainer::State {
       // accumulated gradient is the mean over the whole group, also for a
       // short last group.
       const double share = static_cast<double>(ys[i].size(0)) / static_cast<double>(groupSamples);
-      scaler->scale(loss * share).backward();
-      torch::Tensor contribution = loss.detach() * share;
+      // (A whole group in one pass weighs 1: no multiplication, forward or
+      // backward, in the recorded step either.)
+      if (share != 1.0) loss = loss * share;
+      scaler->scale(loss).backward();
+      torch::Tensor contribution = loss.detach();
       lossSum = lossSum.defined() ? lossSum + contribution : contribution;
     }
     if (!lossSum.defined()) lossSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
@@ -1082,22 +1085,23 @@ struct Trainer::State {
     }
     std::vector<torch::Tensor> grads = optimizer->grads();
     scaler->unscale(grads);
-    // Which gradients are not finite: the loss scaler knows (fp16); otherwise
-    // the same AMP kernel checks them, with a scale of 1. All on the device.
-    torch::Tensor badGrads;
+    // A step whose loss or gradients are not finite is never applied. With
+    // fp16 an overflowing gradient is the loss scaler's business (it knows
+    // which, and backs off); anything else is an event. Without the scaler
+    // the same AMP kernel checks the gradients and the loss together, with
+    // a scale of 1 (one pass over the list). All on the device.
+    torch::Tensor skip, event;
     if (scaler->enabled()) {
-      badGrads = scaler->foundInf();
+      event = meanLoss.isfinite().logical_not().to(torch::kFloat32);
+      skip = torch::maximum(scaler->foundInf(), event);
     } else {
       torch::NoGradGuard noGrad;
       gradsBad.zero_();
-      at::_amp_foreach_non_finite_check_and_unscale_(grads, gradsBad, unitScale);
-      badGrads = gradsBad;
+      std::vector<torch::Tensor> checked = grads;
+      checked.push_back(meanLoss);
+      at::_amp_foreach_non_finite_check_and_unscale_(checked, gradsBad, unitScale);
+      skip = event = gradsBad;
     }
-    const torch::Tensor badLoss = meanLoss.isfinite().logical_not().to(torch::kFloat32);
-    // Such a step is never applied. With fp16 an overflowing gradient is the
-    // loss scaler's business (it backs off); anything else is an event.
-    const torch::Tensor skip = torch::maximum(badGrads, badLoss);
-    const torch::Tensor event = scaler->enabled() ? badLoss : skip;
     torch::Tensor norm = clipGradNorm(grads, cfg.train.grad_clip_norm);
     if (graphed) optimizer->step(lrDevice, momentumDevice, skip);
     else optimizer->step(lr, momentum, skip);
