@@ -130,6 +130,45 @@ class TestImageData : public QObject {
     qunsetenv("STUDIO_DATA_CACHE");
   }
 
+  // The normalisation's statistics: the mean and unbiased std of the
+  // training pixels in [0, 1], per channel. Fashion-MNIST against the
+  // installed PyTorch in Python (tests/reference/make_references.py); three
+  // channels against LibTorch's mean and std of the decoded training split.
+  void normalisationStatisticsMatchPyTorch() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path());
+    c.data.train_limit = 0;
+    const auto ref = test::loadReference("data_statistics");
+    const DataSplits d = loadData(c, planData(c), {});
+    QCOMPARE(d.train->size() * 28 * 28, ref["count"].get<int64_t>());
+    QVERIFY2(test::close(d.mean[0], ref["mean"].get<double>(), 1e-12, 0),
+             qPrintable(QString("mean %1, PyTorch %2").arg(d.mean[0], 0, 'g', 17).arg(ref["mean"].get<double>(), 0, 'g', 17)));
+    QVERIFY2(test::close(d.std[0], ref["std"].get<double>(), 1e-12, 0),
+             qPrintable(QString("std %1, PyTorch %2").arg(d.std[0], 0, 'g', 17).arg(ref["std"].get<double>(), 0, 'g', 17)));
+
+    const QString root = dir.path() + "/rgb";
+    for (const QString& name : {QString("cat"), QString("dog")}) {
+      QDir().mkpath(root + "/" + name);
+      for (int i = 0; i < 30; ++i)
+        writePngFile((root + "/" + name + QString("/%1.png").arg(i)).toStdString(),
+                     pattern(9, 7, 3, i + (name == "dog" ? 100 : 0)));
+    }
+    TrainConfig f;
+    f.data.format = "image_folder";
+    f.data.root = root.toStdString();
+    f.data.test_fraction = 0.2;
+    qputenv("STUDIO_DATA_CACHE", (dir.path() + "/cache").toUtf8());
+    const DataSplits rgb = loadData(f, planData(f), {});
+    qunsetenv("STUDIO_DATA_CACHE");
+    const torch::Tensor px = rgb.train->all().x.to(torch::kFloat64).div(255.0).transpose(0, 1).reshape({3, -1});
+    const torch::Tensor mean = px.mean(1), std = px.std(1);
+    for (int64_t ch = 0; ch < 3; ++ch) {
+      QVERIFY2(test::close(rgb.mean[static_cast<size_t>(ch)], mean[ch].item<double>(), 1e-12, 0), qPrintable(QString("mean of channel %1").arg(ch)));
+      QVERIFY2(test::close(rgb.std[static_cast<size_t>(ch)], std[ch].item<double>(), 1e-12, 0), qPrintable(QString("std of channel %1").arg(ch)));
+    }
+    QVERIFY(rgb.mean[0] != rgb.mean[1] && rgb.mean[1] != rgb.mean[2]);  // the channels are told apart
+  }
+
   // IDX images are inflated once, then read from the cache; an entry of the
   // wrong length is ignored (and rewritten), a changed file inflated afresh.
   void idxImagesAreCached() {

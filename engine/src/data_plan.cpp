@@ -84,6 +84,7 @@ void planIdx(DataPlan& p, const DataConfig& d, uint64_t seed) {
   p.idxHeight = trainDims[1];
   p.idxWidth = trainDims[2];
   p.idxTrainCount = trainDims[0];
+  p.idxTestCount = testDims[0];
   for (const auto* labels : {&trainLabels, &testLabels})
     for (uint8_t l : labels->data)
       if (l > 9)

@@ -40,7 +40,7 @@ struct DataPlan {
   // idx: an item below idxTrainCount is that image of the training files,
   // the others (item - idxTrainCount) of the test files.
   std::string idxTrainImages, idxTrainLabels, idxTestImages, idxTestLabels;
-  int64_t idxTrainCount = 0;
+  int64_t idxTrainCount = 0, idxTestCount = 0;
   int64_t idxHeight = 0, idxWidth = 0;
 
   // image_folder: items index files.
