@@ -95,7 +95,8 @@ std::vector<int64_t> labelsOf(const ExampleSet& s) {
 }
 
 // Per channel (images, pixels in [0, 1], unbiased std) or per feature
-// (tables, population std), in chunks, in double.
+// (tables, population std): 8-bit images from exact integer sums, anything
+// else in chunks, in double.
 void statistics(DataSplits& d, bool normalize) {
   const bool image = d.kind == DataKind::Image;
   const int64_t k = image ? d.input.channels : d.input.features;
