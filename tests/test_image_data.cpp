@@ -169,6 +169,16 @@ class TestImageData : public QObject {
     QVERIFY(rgb.mean[0] != rgb.mean[1] && rgb.mean[1] != rgb.mean[2]);  // the channels are told apart
   }
 
+  // Data "resident on the device" is not copied when the device is the CPU
+  // it was loaded on (a copy only doubled the memory it takes).
+  void cpuResidentDataIsTheLoadedData() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path());
+    const DataSplits d = loadData(c, planData(c), {});
+    QVERIFY(onDevice(d.train, torch::kCPU).get() == d.train.get());
+    QVERIFY(onDevice(d.test, torch::kCPU).get() == d.test.get());
+  }
+
   // IDX images are inflated once, then read from the cache; an entry of the
   // wrong length is ignored (and rewritten), a changed file inflated afresh.
   void idxImagesAreCached() {

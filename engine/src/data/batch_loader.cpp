@@ -87,7 +87,7 @@ struct BatchLoader::Worker {
 };
 
 BatchLoader::BatchLoader(std::shared_ptr<Dataset> set, const LoaderOptions& options, torch::Device device)
-    : m_set(options.deviceResident ? onDevice(*set, device) : std::move(set)), m_options(options), m_device(device) {}
+    : m_set(options.deviceResident ? onDevice(std::move(set), device) : std::move(set)), m_options(options), m_device(device) {}
 
 BatchLoader::~BatchLoader() { stopWorkers(); }
 

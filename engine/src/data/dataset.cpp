@@ -26,8 +26,9 @@ int64_t ExampleSet::bytes() const {
   return per * size();
 }
 
-std::shared_ptr<Dataset> onDevice(const Dataset& set, const torch::Device& device) {
-  Examples e = set.all();
+std::shared_ptr<Dataset> onDevice(std::shared_ptr<Dataset> set, const torch::Device& device) {
+  if (set->device() == device) return set;
+  Examples e = set->all();
   return std::make_shared<TensorSet>(Examples{e.x.to(device), e.y.to(device)});
 }
 

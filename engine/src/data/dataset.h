@@ -68,7 +68,8 @@ class TensorSet : public Dataset {
   Examples m_e;
 };
 
-// The same examples as tensors on `device`.
-std::shared_ptr<Dataset> onDevice(const Dataset& set, const torch::Device& device);
+// The same examples as tensors on `device`; `set` itself where it is there
+// already (on the CPU a copy would only double the memory the data takes).
+std::shared_ptr<Dataset> onDevice(std::shared_ptr<Dataset> set, const torch::Device& device);
 
 }  // namespace studio

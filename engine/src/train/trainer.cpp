@@ -348,8 +348,8 @@ struct Trainer::State {
     }
     setPhase(loaderOptions.deviceResident ? "moving the data to " + describeDevice(device) : "starting the loader");
     loader = std::make_unique<BatchLoader>(data.train, loaderOptions, device);
-    valSet = loaderOptions.deviceResident ? onDevice(*data.val, device) : data.val;
-    testSet = loaderOptions.deviceResident ? onDevice(*data.test, device) : data.test;
+    valSet = loaderOptions.deviceResident ? onDevice(data.val, device) : data.val;
+    testSet = loaderOptions.deviceResident ? onDevice(data.test, device) : data.test;
     if (writer) writeClasses();
 
     if (resume) {
