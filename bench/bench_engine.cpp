@@ -24,16 +24,14 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include <ATen/record_function.h>
 #include <nlohmann/json.hpp>
 
 #include "studio/log.h"
 #include "studio/session.h"
+#include "train/op_count.h"
 
 namespace {
 
@@ -71,55 +69,25 @@ double engineRun(studio::TrainConfig c, int warmup, std::string& device) {
   return static_cast<double>((c.train.max_steps - warmup) * c.train.batch_size) / (tEnd - tWarm);
 }
 
-// ATen operators dispatched by any thread, counted where a thread is not
-// already inside one (an operator's own calls are its business).
-struct OpCount {
-  static std::mutex mutex;
-  static std::map<std::string, long> byName;
-  static thread_local int depth;
-  // The autograd engine's scope around a node's backward is not an
-  // operator: the operators it calls count.
-  static bool scope(const at::RecordFunction& f) {
-    return std::string_view(f.name()).rfind("autograd::engine::", 0) == 0;
-  }
-  static std::unique_ptr<at::ObserverContext> enter(const at::RecordFunction& f) {
-    if (scope(f)) return nullptr;
-    if (depth++ == 0) {
-      std::lock_guard<std::mutex> lock(mutex);
-      ++byName[f.name()];
-    }
-    return nullptr;
-  }
-  static void leave(const at::RecordFunction& f, at::ObserverContext*) {
-    if (!scope(f)) --depth;
-  }
-};
-std::mutex OpCount::mutex;
-std::map<std::string, long> OpCount::byName;
-thread_local int OpCount::depth = 0;
-
 std::map<std::string, long> countOps(studio::TrainConfig c, std::string& device) {
-  {
-    std::lock_guard<std::mutex> lock(OpCount::mutex);
-    OpCount::byName.clear();
-  }
-  const at::CallbackHandle h = at::addGlobalCallback(
-      at::RecordFunctionCallback(&OpCount::enter, &OpCount::leave).scopes({at::RecordScope::FUNCTION}));
+  std::map<std::string, long> ops;
   studio::Session s;
-  s.start(c);
-  studio::MetricRecord r;
-  while (!s.wait(std::chrono::milliseconds(100)))
-    while (s.pollMetric(r)) {
-    }
-  at::removeCallback(h);
+  {
+    const studio::OpCount count;
+    s.start(c);
+    studio::MetricRecord r;
+    while (!s.wait(std::chrono::milliseconds(100)))
+      while (s.pollMetric(r)) {
+      }
+    ops = count.byName();
+  }
   const studio::RunSummary e = s.summary();
   if (e.status != "completed") {
     std::fprintf(stderr, "engine run %s: %s\n", e.status.c_str(), e.error.c_str());
     std::exit(1);
   }
   device = e.device;
-  std::lock_guard<std::mutex> lock(OpCount::mutex);
-  return OpCount::byName;
+  return ops;
 }
 
 // Operators per step of the engine's step on `c` (cuda_graphs as set there).
@@ -189,12 +157,11 @@ struct Bench {
   bool compile = true;
   std::vector<std::string> sets;
   std::string deviceName;
-  bool ops = false;
   static constexpr int warmup = 20;
 
-  Result run(Case k) {
+  // The case's settings; its steps rounded up to whole flushes of records.
+  studio::TrainConfig config(Case& k) const {
     k.steps = (k.steps + warmup - 1) / warmup * warmup;  // the engine's records flush every `warmup` steps
-    const bool cuda = device != "cpu";
     studio::TrainConfig c =
         studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), "fashion-mnist-" + k.model));
     for (const auto& s : sets) studio::applyOverride(c, s);
@@ -205,18 +172,25 @@ struct Bench {
     c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
     c.performance.device = device;
     c.output.dir = "/tmp/training-studio-bench";
-    Result r{k, static_cast<int>(c.model.width), {}, true};
-    if (ops) {
-      std::printf("\n%s, batch %d, width %d: operators per step over %d steps after %d\n", c.name.c_str(), k.batch,
-                  r.width, k.steps, warmup + k.steps);
-      for (const char* mode : {"off", "on"}) {
-        if (!cuda && std::string(mode) == "on") continue;
-        c.performance.cuda_graphs = mode;
-        printOpsPerStep(c, k.steps, deviceName);
-      }
-      r.ok = false;  // no timings
-      return r;
+    return c;
+  }
+
+  // --ops: the engine's operators per step, eager and (CUDA) recorded.
+  void opsPerStep(Case k) {
+    studio::TrainConfig c = config(k);
+    std::printf("\n%s, batch %d, width %d: operators per step over %d steps after %d\n", c.name.c_str(), k.batch,
+                static_cast<int>(c.model.width), k.steps, warmup + k.steps);
+    for (const char* mode : {"off", "on"}) {
+      if (device == "cpu" && std::string(mode) == "on") continue;
+      c.performance.cuda_graphs = mode;
+      printOpsPerStep(c, k.steps, deviceName);
     }
+  }
+
+  Result run(Case k) {
+    const bool cuda = device != "cpu";
+    studio::TrainConfig c = config(k);
+    Result r{k, static_cast<int>(c.model.width), {}, true};
     r.variants.push_back({cuda ? "engine, eager step" : "engine", true, "off", {}, ""});
     if (cuda) r.variants.push_back({"engine, CUDA graph", true, "on", {}, ""});
     r.variants.push_back({"PyTorch eager", false, "eager", {}, ""});
@@ -360,13 +334,16 @@ int main(int argc, char** argv) {
   else
     cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 600}, {"cnn", 128, 0, 200},
              {"cnn", 512, 0, 60},   {"cnn", 128, 128, 40}};
-  Bench bench{device, python, rounds, compile, sets, {}, ops};
+  Bench bench{device, python, rounds, compile, sets, {}};
+  if (ops) {
+    for (const auto& c : cases) bench.opsPerStep(c);
+    return 0;
+  }
   std::vector<Result> results;
   for (const auto& c : cases) {
     results.push_back(bench.run(c));
-    if (ops) continue;
     if (!results.back().ok) return 1;
   }
-  if (results.size() > 1 && !ops) printTable(results, bench.deviceName);
+  if (results.size() > 1) printTable(results, bench.deviceName);
   return 0;
 }

@@ -7,11 +7,10 @@
 // values as numbers, and its cost does not grow with the parameter count.
 #include "test_support.h"
 
-#include <ATen/record_function.h>
-
 #include <map>
 
 #include "optim/optimizer.h"
+#include "train/op_count.h"
 
 using namespace studio;
 
@@ -23,32 +22,15 @@ torch::Tensor tensorOf(const nlohmann::json& values, const std::vector<int64_t>&
   return torch::from_blob(v.data(), shape, torch::kFloat32).clone();
 }
 
-// The ATen operators one call dispatches by itself, by name: those called
-// inside another (as the CPU's foreach operators call one per tensor, where
-// CUDA launches one kernel for the list) are not counted.
-std::map<std::string, int>* g_ops = nullptr;
-int g_depth = 0;
-
-std::map<std::string, int> opsOf(const std::function<void()>& fn) {
-  std::map<std::string, int> ops;
-  g_ops = &ops;
-  g_depth = 0;
-  const at::CallbackHandle handle = at::addThreadLocalCallback(
-      at::RecordFunctionCallback(
-          [](const at::RecordFunction& f) -> std::unique_ptr<at::ObserverContext> {
-            if (g_ops && g_depth++ == 0) ++(*g_ops)[f.name()];
-            return nullptr;
-          },
-          [](const at::RecordFunction&, at::ObserverContext*) { --g_depth; })
-          .scopes({at::RecordScope::FUNCTION}));
+// The ATen operators one call dispatches by itself, by name (OpCount).
+std::map<std::string, long> opsOf(const std::function<void()>& fn) {
+  const OpCount count;
   fn();
-  at::removeCallback(handle);
-  g_ops = nullptr;
-  return ops;
+  return count.byName();
 }
 
-int total(const std::map<std::string, int>& ops) {
-  int n = 0;
+long total(const std::map<std::string, long>& ops) {
+  long n = 0;
   for (const auto& [name, count] : ops) n += count;
   return n;
 }
@@ -192,7 +174,7 @@ class TestOptimizer : public QObject {
   // tensor (it was one NaN scrub per gradient before).
   void deviceMomentumStepCostsTheSameForManyTensors() {
     for (bool nesterov : {true, false}) {
-      std::map<std::string, int> few, many;
+      std::map<std::string, long> few, many;
       for (size_t n : {size_t{3}, size_t{30}}) {
         std::vector<torch::Tensor> ps = someParams(n);
         OptimizerConfig oc;
@@ -207,10 +189,10 @@ class TestOptimizer : public QObject {
       }
       QString list;
       for (const auto& [name, count] : many) list += QString(" %1 x%2").arg(QString::fromStdString(name)).arg(count);
-      qInfo("%s, 30 tensors: %d operators:%s", nesterov ? "nesterov" : "heavy ball", total(many), qPrintable(list));
+      qInfo("%s, 30 tensors: %ld operators:%s", nesterov ? "nesterov" : "heavy ball", total(many), qPrintable(list));
       QCOMPARE(total(many), total(few));
       QVERIFY(many.count("aten::_fused_sgd_") == 1);
-      QCOMPARE(many["aten::_fused_sgd_"], nesterov ? 3 : 2);
+      QCOMPARE(many["aten::_fused_sgd_"], nesterov ? 3L : 2L);
     }
   }
 };
