@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <thread>
 
 #include "cli_progress.h"
@@ -235,9 +236,7 @@ int runQueue(const std::string& file) {
   return failed > 0 ? 1 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int cliMain(int argc, char** argv) {
   CLI::App app{"Training Studio, headless: train PyTorch models with LibTorch"};
   app.set_version_flag("--version", std::string("training-studio-cli ") + STUDIO_VERSION);
   app.require_subcommand(1);
@@ -439,4 +438,27 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   }
+}
+
+}  // namespace
+
+// The process ends without the static destructors of the libraries it loaded.
+// LibTorch's take about 0.1 s at every exit: deregistering its thousands of
+// operators one by one, unregistering CUDA's kernel images (paging the CUDA
+// libraries in to do so), dropping oneDNN's pattern tables. On the 2-core VM
+// `--version` went from 0.35 to 0.29 s and a 10-step run from 0.97 to 0.80 s
+// (medians of 12 alternating runs). Nothing is lost: when cliMain returns, the
+// session and its threads are gone and every file it wrote is closed (its
+// bytes are the kernel's; the run's files were also fsynced), and what stdio
+// still buffers is flushed here. The sanitizer builds exit normally, for
+// LeakSanitizer's check at exit.
+int main(int argc, char** argv) {
+  const int rc = cliMain(argc, argv);
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+#if !defined(STUDIO_SANITIZED)
+  std::_Exit(rc);
+#endif
+  return rc;
 }
