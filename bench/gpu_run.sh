@@ -38,6 +38,11 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
   grep -E "engine|ratio" $OUT/bench-nocycle.log
   ./bench/bench_engine --device cuda --rounds 2 --steps 1000 --no-compile --set performance.cudnn_benchmark=true > $OUT/bench-cudnnbench.log 2>&1
   grep -E "engine|ratio" $OUT/bench-cudnnbench.log
+  # What pooling before the ReLU (the engine's CNN) is worth to Python's graphed step.
+  for f in "" --pool-first "" --pool-first; do
+    echo "reference_loop.py --mode graph $f: $($PY ../bench/reference_loop.py --device cuda --mode graph --steps 1000 $f 2>/dev/null | tail -1)"
+  done > $OUT/pool-first.log 2>&1
+  cat $OUT/pool-first.log
   # Operators per step outside the replayed graph (host work) and in the eager step.
   ./bench/bench_engine --device cuda --ops --case cnn:128:0:1000 > $OUT/bench-ops.log 2>&1
   cat $OUT/bench-ops.log

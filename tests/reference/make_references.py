@@ -9,6 +9,11 @@ Writes into OUT_DIR:
   optimizers.json   parameters after each of a few SGD / Adam / AdamW steps
   loss_scaler.json  GradScaler's scale, skipped steps and parameters for a
                     scripted run of finite and inf/NaN gradients
+  data_statistics.json  Fashion-MNIST's pixel mean and std, exactly
+  builtin_cnn.json  the built-in CNN written in the usual order (conv, BN,
+                    ReLU, max-pool per stage): its weights, a batch, and the
+                    logits, loss, gradients and BatchNorm statistics of one
+                    training pass, then logits in eval mode
 Usage: make_references.py OUT_DIR
 """
 import gzip
@@ -20,6 +25,7 @@ from fractions import Fraction
 
 import numpy as np
 import torch
+from torch import nn
 
 
 def tolist(t):
@@ -204,6 +210,35 @@ def make_data_statistics():
     return {"path": path, "count": n, "mean": float(mean), "std": math.sqrt(var)}
 
 
+def make_builtin_cnn():
+    """The studio's CNN (model.kind cnn, width 8, depth 3, 1x28x28 input, 10
+    classes) as PyTorch users write it: Conv2d-BatchNorm2d-ReLU-MaxPool2d per
+    stage. The studio pools before the ReLU; its results must be these."""
+    torch.manual_seed(3)
+    layers, c = [], 1
+    for i in range(3):
+        out = 8 << i
+        layers += [nn.Conv2d(c, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU(), nn.MaxPool2d(2)]
+        c = out
+    model = nn.Sequential(*layers, nn.Flatten(), nn.Linear(c * 3 * 3, 10))
+    state = {k: tolist(v) for k, v in model.state_dict().items() if v.is_floating_point()}
+    shapes = {k: list(v.shape) for k, v in model.state_dict().items() if v.is_floating_point()}
+    x = torch.randn(16, 1, 28, 28)
+    y = torch.randint(0, 10, (16,))
+    model.train()
+    logits = model(x)
+    loss = nn.functional.cross_entropy(logits, y)
+    loss.backward()
+    grads = {k: tolist(p.grad) for k, p in model.named_parameters()}
+    running = {k: tolist(v) for k, v in model.state_dict().items() if "running" in k}
+    model.eval()
+    with torch.no_grad():
+        eval_logits = model(x)
+    return {"width": 8, "depth": 3, "state": state, "shapes": shapes, "x": tolist(x), "y": y.tolist(),
+            "logits": tolist(logits), "loss": loss.item(), "grads": grads, "running": running,
+            "eval_logits": tolist(eval_logits)}
+
+
 def to_json(value):
     # inf/NaN are not JSON: write them as strings the tests parse back.
     if isinstance(value, float) and not math.isfinite(value):
@@ -220,7 +255,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     torch.set_num_threads(1)
     for name, data in [("schedules", make_schedules()), ("optimizers", make_optimizers()),
-                       ("loss_scaler", make_loss_scaler()), ("data_statistics", make_data_statistics())]:
+                       ("loss_scaler", make_loss_scaler()), ("data_statistics", make_data_statistics()),
+                       ("builtin_cnn", make_builtin_cnn())]:
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)
         print(f"wrote {out}/{name}.json (torch {torch.__version__})")

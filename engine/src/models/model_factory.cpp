@@ -68,14 +68,21 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
     int64_t in = channels, h = height, w = width;
     for (int i = 0; i < c.depth; ++i) {
       const int64_t out = int64_t(c.width) << i;
+      // The stage's ReLU comes after its pooling: max-pooling and ReLU
+      // commute exactly (both are monotone; the same element wins a window,
+      // and a window of non-positive values passes no gradient either way),
+      // so the outputs and gradients are bit for bit those of the usual
+      // conv-BN-ReLU-pool order, with the ReLU's forward and backward over a
+      // quarter of the elements (test_builtin_models checks it against
+      // PyTorch's usual order). The parameters keep their indices.
       m->push_back(conv3x3(in, out));
       m->push_back(BatchNorm2d(out));
-      m->push_back(nn::ReLU());
       if (h >= 2 && w >= 2) {
         m->push_back(nn::MaxPool2d(2));
         h /= 2;
         w /= 2;
       }
+      m->push_back(nn::ReLU());
       in = out;
     }
     if (h > 7 || w > 7) {
