@@ -446,12 +446,12 @@ int cliMain(int argc, char** argv) {
 // LibTorch's take about 0.1 s at every exit: deregistering its thousands of
 // operators one by one, unregistering CUDA's kernel images (paging the CUDA
 // libraries in to do so), dropping oneDNN's pattern tables. On the 2-core VM
-// `--version` went from 0.35 to 0.29 s and a 10-step run from 0.97 to 0.80 s
-// (medians of 12 alternating runs). Nothing is lost: when cliMain returns, the
-// session and its threads are gone and every file it wrote is closed (its
-// bytes are the kernel's; the run's files were also fsynced), and what stdio
-// still buffers is flushed here. The sanitizer builds exit normally, for
-// LeakSanitizer's check at exit.
+// a 10-step run went from 0.97 to 0.80 s (medians of 12 runs alternating the
+// two binaries) and `--version` from 0.35 to 0.29 s (6 runs each). Nothing is
+// lost: when cliMain returns, the session and its threads are gone and every
+// file it wrote is closed (its bytes are the kernel's; the run's files were
+// also fsynced), and what stdio still buffers is flushed here. The sanitizer
+// builds exit normally, for LeakSanitizer's check at exit.
 int main(int argc, char** argv) {
   const int rc = cliMain(argc, argv);
   std::cout.flush();
