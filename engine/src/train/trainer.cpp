@@ -38,6 +38,7 @@
 #include "train/step_graph.h"
 
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
+#include <ATen/ops/_foreach_add.h>
 #include <ATen/ops/_upsample_bilinear2d_aa.h>
 #include <filesystem>
 
@@ -1105,8 +1106,7 @@ struct Trainer::State {
     torch::Tensor norm = clipGradNorm(grads, cfg.train.grad_clip_norm);
     if (graphed) optimizer->step(lrDevice, momentumDevice, skip);
     else optimizer->step(lr, momentum, skip);
-    skipped.add_(skip);
-    nonfinite.add_(event);
+    at::_foreach_add_(std::vector<torch::Tensor>{skipped, nonfinite}, std::vector<torch::Tensor>{skip, event});
     if (scaler->enabled()) scaler->update();
     return torch::stack({meanLoss.to(torch::kFloat32), norm.to(device), scaler->scaleTensor(), skipped, nonfinite});
   }
