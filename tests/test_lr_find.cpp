@@ -81,7 +81,10 @@ class TestLrFind : public QObject {
     LrFindOptions o;
     o.lrMin = 1;
     o.lrMax = 0.1;
-    refused(o, "0 < --min < --max");
+    refused(o, "0 < --min < --max (got 1 and 0.1)");
+    o.lrMin = 1e-7;  // reversed and small: the message shows them as they are
+    o.lrMax = 1e-8;
+    refused(o, "(got 1e-07 and 1e-08)");
     o = LrFindOptions{};
     o.steps = 2;
     refused(o, "--steps must be between 5 and 100000 (got 2)");

@@ -172,9 +172,11 @@ void Session::continueRun(const std::string& runDir, const ContinueOptions& more
 void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& find) {
   auto errors = validate(config);
   if (!errors.empty()) throw InvalidSettings(errors);
-  if (!(find.lrMin > 0) || !(find.lrMax > find.lrMin) || !std::isfinite(find.lrMax))
-    throw InputError("lr-find needs 0 < --min < --max (got " + std::to_string(find.lrMin) + " and " +
-                     std::to_string(find.lrMax) + ")");
+  if (!(find.lrMin > 0) || !(find.lrMax > find.lrMin) || !std::isfinite(find.lrMax)) {
+    char got[96];  // %g: a rate of 1e-7 reads 1e-07, not std::to_string's 0.000000
+    std::snprintf(got, sizeof got, "(got %g and %g)", find.lrMin, find.lrMax);
+    throw InputError(std::string("lr-find needs 0 < --min < --max ") + got);
+  }
   if (find.steps < 5 || find.steps > 100000)
     throw InputError("lr-find --steps must be between 5 and 100000 (got " + std::to_string(find.steps) + ")");
   if (!(find.beta >= 0 && find.beta < 1)) throw InputError("lr-find smoothing must be in [0, 1)");
