@@ -5,25 +5,19 @@
 // Oracle: tests/reference/make_references.py (builtin_cnn) with the installed
 // torch: the same weights and batch through nn.Sequential in the usual order.
 #include "test_support.h"
+#include "torch_test_support.h"
 
 #include <ATen/Parallel.h>
 #include <torch/nn/functional/loss.h>
-
-#include <map>
 
 #include "models/model.h"
 #include "studio/dataset_info.h"
 #include "studio/train_config.h"
 
 using namespace studio;
+using studio::test::tensorOf;
 
 namespace {
-
-torch::Tensor tensorOf(const nlohmann::json& values, const std::vector<int64_t>& shape) {
-  std::vector<float> v;
-  for (const auto& x : values) v.push_back(static_cast<float>(x.get<double>()));
-  return torch::from_blob(v.data(), shape, torch::kFloat32).clone();
-}
 
 // The largest difference from the reference's values, relative to their
 // largest magnitude (at least 1).

@@ -6,6 +6,7 @@
 // scalars) equals the installed PyTorch's fused SGD kernel given the same
 // values as numbers, and its cost does not grow with the parameter count.
 #include "test_support.h"
+#include "torch_test_support.h"
 
 #include <map>
 
@@ -13,14 +14,9 @@
 #include "train/op_count.h"
 
 using namespace studio;
+using studio::test::tensorOf;
 
 namespace {
-
-torch::Tensor tensorOf(const nlohmann::json& values, const std::vector<int64_t>& shape) {
-  std::vector<float> v;
-  for (const auto& x : values) v.push_back(static_cast<float>(x.get<double>()));
-  return torch::from_blob(v.data(), shape, torch::kFloat32).clone();
-}
 
 // The ATen operators one call dispatches by itself, by name (OpCount).
 std::map<std::string, long> opsOf(const std::function<void()>& fn) {

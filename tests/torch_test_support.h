@@ -1,6 +1,8 @@
 #pragma once
-// Reading a run's trained weights back, for the suites that look inside.
+// Reading a run's trained weights back, for the suites that look inside;
+// golden numbers as tensors.
 #include <memory>
+#include <vector>
 
 #include "models/model.h"
 #include "run/checkpoint.h"
@@ -9,6 +11,13 @@
 #include "text_file.h"
 
 namespace studio::test {
+
+// A float32 tensor of `shape` from a golden file's list of numbers.
+inline torch::Tensor tensorOf(const nlohmann::json& values, const std::vector<int64_t>& shape) {
+  std::vector<float> v;
+  for (const auto& x : values) v.push_back(static_cast<float>(x.get<double>()));
+  return torch::from_blob(v.data(), shape, torch::kFloat32).clone();
+}
 
 inline nlohmann::json runInfo(const std::string& runDir) {
   return nlohmann::json::parse(readText(runDir + "/settings.json"))[run_files::run_info::kKey];
