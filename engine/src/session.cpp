@@ -155,18 +155,13 @@ void Session::start(const TrainConfig& config, const StartOptions& options) {
 void Session::resume(const std::string& runDir, const StartOptions& options) {
   const TrainConfig config = readResumableRun(runDir, "resume");
   ranksFor(config);
-  RunStart from;
-  from.resume = true;
-  m_impl->launch(config, runDir, from, options);
+  m_impl->launch(config, runDir, run_start::Resume{}, options);
 }
 
 void Session::continueRun(const std::string& runDir, const ContinueOptions& more, const StartOptions& options) {
   auto [config, extend] = planContinue(runDir, more);
   ranksFor(config);
-  RunStart from;
-  from.resume = true;
-  from.extend = extend;
-  m_impl->launch(config, runDir, from, options);
+  m_impl->launch(config, runDir, extend, options);
 }
 
 void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& find) {
@@ -181,9 +176,7 @@ void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& f
     throw InputError("lr-find --steps must be between 5 and 100000 (got " + std::to_string(find.steps) + ")");
   if (!(find.beta >= 0 && find.beta < 1)) throw InputError("lr-find smoothing must be in [0, 1)");
   if (!(find.divergeFactor > 1)) throw InputError("lr-find --diverge must be > 1");
-  RunStart from;
-  from.lrFind = find;
-  launchProbe(config, "-lr-find", from);
+  launchProbe(config, "-lr-find", run_start::LrFind{find});
 }
 
 void Session::findBatchSize(const TrainConfig& config, const BatchFindOptions& find) {
@@ -191,9 +184,7 @@ void Session::findBatchSize(const TrainConfig& config, const BatchFindOptions& f
   if (!errors.empty()) throw InvalidSettings(errors);
   if (find.maxBatch < 2 || find.maxBatch > (int64_t(1) << 24))
     throw InputError("batch-find --max must be between 2 and 16777216 (got " + std::to_string(find.maxBatch) + ")");
-  RunStart from;
-  from.batchFind = find;
-  launchProbe(config, "-batch-find", from);
+  launchProbe(config, "-batch-find", run_start::BatchFind{find});
 }
 
 // lr-find and batch-find: their own run folder, named after the settings'.
@@ -210,10 +201,7 @@ void Session::launchProbe(const TrainConfig& config, const std::string& suffix, 
 std::string Session::fork(const std::string& parentDir, const ForkOptions& fork, const StartOptions& options) {
   ForkPlan plan = planFork(parentDir, fork);
   const std::string dir = newRunDir(plan.config, ranksFor(plan.config));
-  RunStart from;
-  from.forkCheckpoint = plan.checkpoint;
-  from.parent = plan.parent;
-  m_impl->launch(plan.config, dir, from, options);
+  m_impl->launch(plan.config, dir, run_start::Fork{plan.checkpoint, plan.parent}, options);
   return dir;
 }
 

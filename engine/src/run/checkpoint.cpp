@@ -73,22 +73,22 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
     a.insert("ema", ema);
     a.insert("ema_updates", p.ema->updates());
   }
-  const auto& c = p.counters;
+  const CheckpointState& c = p.state;
   auto counters = newDict();
-  counters.insert("step", c.step);
-  counters.insert("epoch", c.epoch);
-  counters.insert("batch_in_epoch", c.batchInEpoch);
-  counters.insert("lr_multiplier", c.lrMultiplier);
+  counters.insert("step", c.position.step);
+  counters.insert("epoch", c.position.epoch);
+  counters.insert("batch_in_epoch", c.position.batchInEpoch);
+  counters.insert("lr_multiplier", c.lr.multiplier);
   counters.insert("best_accuracy", c.bestAccuracy);
-  counters.insert("wall_seconds", c.wallSeconds);
-  counters.insert("nonfinite_steps", c.nonfiniteSteps);
-  counters.insert("rollbacks", c.rollbacks);
-  counters.insert("micro_split", c.microSplit);
-  counters.insert("early_best", c.earlyBest);
-  counters.insert("early_best_step", c.earlyBestStep);
-  counters.insert("early_bad_evals", c.earlyBadEvals);
-  counters.insert("lr_changes", c.lrChanges.dump());
-  counters.insert("world_size", c.worldSize);
+  counters.insert("wall_seconds", c.position.wallSeconds);
+  counters.insert("nonfinite_steps", c.nonfinite.steps);
+  counters.insert("rollbacks", c.nonfinite.rollbacks);
+  counters.insert("micro_split", c.position.microSplit);
+  counters.insert("early_best", c.earlyStopping.best);
+  counters.insert("early_best_step", c.earlyStopping.bestStep);
+  counters.insert("early_bad_evals", c.earlyStopping.badEvals);
+  counters.insert("lr_changes", c.lr.changes.dump());
+  counters.insert("world_size", c.position.worldSize);
   a.insert("counters", counters);
   auto rng = newDict();
   rng.insert("cpu", at::detail::getDefaultCPUGenerator().get_state());
@@ -112,28 +112,29 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
 }
 
 namespace {
-CheckpointCounters countersOf(const ArchiveDict& a, const std::string& path) {
+CheckpointState stateOf(const ArchiveDict& a, const std::string& path) {
   const ArchiveDict counters = a.dict("counters");
-  CheckpointCounters c;
-  c.step = counters.integer("step");
-  c.epoch = counters.integer("epoch");
-  c.batchInEpoch = counters.integer("batch_in_epoch");
-  c.lrMultiplier = counters.real("lr_multiplier");
+  CheckpointState c;
+  RunPosition& at = c.position;
+  at.step = counters.integer("step");
+  at.epoch = counters.integer("epoch");
+  at.batchInEpoch = counters.integer("batch_in_epoch");
+  c.lr.multiplier = counters.real("lr_multiplier");
   c.bestAccuracy = counters.real("best_accuracy");
-  c.wallSeconds = counters.real("wall_seconds");
-  c.nonfiniteSteps = counters.integer("nonfinite_steps");
-  c.rollbacks = counters.integer("rollbacks");
-  if (counters.has("micro_split")) c.microSplit = std::max<int64_t>(1, counters.integer("micro_split"));
+  at.wallSeconds = counters.real("wall_seconds");
+  c.nonfinite.steps = counters.integer("nonfinite_steps");
+  c.nonfinite.rollbacks = counters.integer("rollbacks");
+  if (counters.has("micro_split")) at.microSplit = std::max<int64_t>(1, counters.integer("micro_split"));
   if (counters.has("early_best")) {  // checkpoints from before early stopping have none
-    c.earlyBest = counters.real("early_best");
-    c.earlyBestStep = counters.integer("early_best_step");
-    c.earlyBadEvals = counters.integer("early_bad_evals");
+    c.earlyStopping.best = counters.real("early_best");
+    c.earlyStopping.bestStep = counters.integer("early_best_step");
+    c.earlyStopping.badEvals = counters.integer("early_bad_evals");
   }
-  if (counters.has("world_size")) c.worldSize = counters.integer("world_size");
-  c.lrChanges = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);
-  if (c.lrChanges.is_discarded() || !c.lrChanges.is_array())
+  if (counters.has("world_size")) at.worldSize = counters.integer("world_size");
+  c.lr.changes = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);
+  if (c.lr.changes.is_discarded() || !c.lr.changes.is_array())
     throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");
-  if (c.step < 0 || c.epoch < 0 || c.batchInEpoch < 0)
+  if (at.step < 0 || at.epoch < 0 || at.batchInEpoch < 0)
     throw CheckpointError("checkpoint " + path + " is damaged: it records a negative position");
   return c;
 }
@@ -141,16 +142,16 @@ CheckpointCounters countersOf(const ArchiveDict& a, const std::string& path) {
 
 CheckpointFile::CheckpointFile(const std::string& p) : path(p), root(openCheckpoint(p)) {}
 
-CheckpointCounters loadModelWeights(const std::string& path, Model& model, bool ema) {
+CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema) {
   const ArchiveDict a = openCheckpoint(path);
   if (ema && !a.has("ema"))
     throw CheckpointError("checkpoint " + path + " holds no weight average: the run had train.ema.decay 0, or "
                           "stopped before train.ema.start_step");
   loadModelState(a.dict(ema ? "ema" : "model"), model, path);
-  return countersOf(a, path);
+  return stateOf(a, path);
 }
 
-CheckpointCounters readCheckpointCounters(const std::string& path) { return countersOf(openCheckpoint(path), path); }
+CheckpointState readCheckpointState(const std::string& path) { return stateOf(openCheckpoint(path), path); }
 
 void loadOptimizerState(const CheckpointFile& file, Optimizer& optimizer) {
   optimizer.loadState(file.root.dict("optimizer"), file.path);
@@ -172,7 +173,7 @@ void loadCheckpoint(const CheckpointFile& file, CheckpointParts p, const torch::
     torch::NoGradGuard noGrad;
     p.skipped.copy_(a.tensor("skipped"));
   }
-  p.counters = countersOf(a, path);
+  p.state = stateOf(a, path);
   if (p.ema && a.has("ema")) {
     std::vector<std::pair<std::string, torch::Tensor>> stored;
     for (auto& [name, t] : a.dict("ema").namedTensors()) stored.emplace_back(name, t);

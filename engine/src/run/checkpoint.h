@@ -8,7 +8,6 @@
 // torch.load(path), weights_only=True.
 // Thread: engine thread.
 
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,39 +18,18 @@
 #include "optim/ema_weights.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
+#include "run/checkpoint_state.h"
 #include "run/tensor_archive.h"
 
 namespace studio {
-
-struct CheckpointCounters {
-  int64_t step = 0;          // optimizer steps done
-  int64_t epoch = 0;         // current epoch
-  int64_t batchInEpoch = 0;  // next micro-batch of the current epoch
-  double lrMultiplier = 1.0; // from set-learning-rate commands
-  double bestAccuracy = -1;  // best evaluation accuracy so far
-  double wallSeconds = 0;
-  int64_t nonfiniteSteps = 0;  // steps whose loss or gradients were not finite
-  int64_t rollbacks = 0;
-  // memory.oom_backoff: each loader batch runs in this many forward passes.
-  int64_t microSplit = 1;
-  // train.early_stopping: the best value of its metric so far (NaN: none yet),
-  // the step it came at, and the evaluations since without improvement.
-  double earlyBest = std::numeric_limits<double>::quiet_NaN();
-  int64_t earlyBestStep = 0;
-  int64_t earlyBadEvals = 0;
-  nlohmann::json lrChanges = nlohmann::json::array();
-  // The processes that trained it (torchrun's WORLD_SIZE): a position in
-  // an epoch means something only with the same number.
-  int64_t worldSize = 1;
-};
 
 struct CheckpointParts {
   Model& model;
   Optimizer& optimizer;
   LossScaler& scaler;
   torch::Tensor& skipped;
-  CheckpointCounters& counters;
-  EmaWeights* ema;  // train.ema, or nullptr
+  CheckpointState& state;  // the figures (position, learning-rate changes, the callbacks')
+  EmaWeights* ema;         // train.ema, or nullptr
 };
 
 // Writes the same checkpoint to each path (last, and best when it is).
@@ -78,10 +56,10 @@ void loadCheckpoint(const std::string& path, CheckpointParts parts, const torch:
 void loadOptimizerState(const CheckpointFile& file, Optimizer& optimizer);
 void loadScalerState(const CheckpointFile& file, LossScaler& scaler);
 // Only the position and figures, without a model.
-CheckpointCounters readCheckpointCounters(const std::string& path);
+CheckpointState readCheckpointState(const std::string& path);
 // Only the model's weights, for export; ema: the weights' moving average
 // (train.ema) instead, a CheckpointError when the run kept none. Returns the
 // checkpoint's position and figures.
-CheckpointCounters loadModelWeights(const std::string& path, Model& model, bool ema = false);
+CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema = false);
 
 }  // namespace studio

@@ -28,7 +28,7 @@ std::string checkpointsOf(const std::string& runDir) {
     if (entry.path().extension() != ".ckpt") continue;
     std::string step = "unreadable";
     try {
-      step = "step " + std::to_string(readCheckpointCounters(entry.path().string()).step);
+      step = "step " + std::to_string(readCheckpointState(entry.path().string()).position.step);
     } catch (const std::exception&) {
     }
     list += (list.empty() ? "" : ", ") + entry.path().stem().string() + " (" + step + ")";
@@ -83,8 +83,8 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
   // The checkpoint must be readable and fit the parent's model: checked now,
   // before a folder exists.
   const auto classes = static_cast<int64_t>(info.at(run_files::run_info::kClasses).size());
-  const CheckpointCounters at =
-      loadModelWeights(plan.checkpoint, *makeModel(parent.model, inputShapeFromRunInfo(info), classes));
+  const RunPosition at =
+      loadModelWeights(plan.checkpoint, *makeModel(parent.model, inputShapeFromRunInfo(info), classes)).position;
   const bool batchChanged = changed.contains("train.batch_size") || changed.contains("train.accumulation_steps");
   if (batchChanged && at.batchInEpoch != 0)
     throw InputError("fork --from " + from + ": that checkpoint is at step " + std::to_string(at.step) +
@@ -122,7 +122,7 @@ TrainConfig readResumableRun(const std::string& runDir, const std::string& verb)
   return config;
 }
 
-std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir, const ContinueOptions& options) {
+std::pair<TrainConfig, run_start::Continue> planContinue(const std::string& runDir, const ContinueOptions& options) {
   if (options.epochs < 1)
     throw InputError("continue --epochs must be 1 or more (got " + std::to_string(options.epochs) + ")");
   if (options.schedule != "restart" && options.schedule != "constant")
@@ -143,7 +143,7 @@ std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir,
   }
   if (const auto errors = validate(edited); !errors.empty()) throw InvalidSettings(errors, "continue --set");
 
-  RunStart::Extend extend;
+  run_start::Continue extend;
   extend.epochs = options.epochs;
   extend.how = options.schedule;
   extend.schedule = edited.schedule;

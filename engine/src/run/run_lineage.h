@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/session.h"
-#include "train/trainer.h"
+#include "train/run_start.h"
 
 namespace studio {
 
@@ -34,6 +34,6 @@ TrainConfig readResumableRun(const std::string& runDir, const std::string& verb)
 
 // The run's settings and what to add; throws InputError as above (and as
 // readResumableRun for the folder).
-std::pair<TrainConfig, RunStart::Extend> planContinue(const std::string& runDir, const ContinueOptions& options);
+std::pair<TrainConfig, run_start::Continue> planContinue(const std::string& runDir, const ContinueOptions& options);
 
 }  // namespace studio

@@ -1,4 +1,4 @@
-#include "train/evaluator.h"
+#include "train/tasks/classification_eval.h"
 
 #include <torch/nn/functional/loss.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Evaluation without autograd (InferenceMode): loss, accuracy, the confusion
+// Classification's evaluation without autograd (InferenceMode): loss, accuracy, the confusion
 // matrix and the most confidently wrong examples of a split. Everything is
 // accumulated on the device and read back in one sync at the end.
 // Thread: engine thread.

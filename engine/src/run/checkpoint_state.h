@@ -1,0 +1,55 @@
+#pragma once
+// The figures a checkpoint holds beside its tensors, grouped by who owns
+// them: the run's position and learning-rate changes (the training loop),
+// the best accuracy (checkpointing), the non-finite counts (the non-finite
+// policy) and early stopping's state. On disk they are one "counters"
+// dictionary (run/checkpoint.cpp), as before.
+// Thread: engine thread.
+
+#include <cstdint>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+namespace studio {
+
+struct RunPosition {
+  int64_t step = 0;          // optimizer steps done
+  int64_t epoch = 0;         // current epoch
+  int64_t batchInEpoch = 0;  // next micro-batch of the current epoch
+  // memory.oom_backoff: each loader batch runs in this many forward passes.
+  int64_t microSplit = 1;
+  // The processes that trained it (torchrun's WORLD_SIZE): a position in
+  // an epoch means something only with the same number.
+  int64_t worldSize = 1;
+  double wallSeconds = 0;
+};
+
+// The learning rate as the person changed it during the run.
+struct LrAdjustments {
+  double multiplier = 1.0;  // from set-learning-rate commands and rollbacks
+  nlohmann::json changes = nlohmann::json::array();
+};
+
+struct NonfiniteCounts {
+  int64_t steps = 0;  // steps whose loss or gradients were not finite
+  int64_t rollbacks = 0;
+};
+
+// train.early_stopping: the best value of its metric so far (NaN: none yet),
+// the step it came at, and the evaluations since without improvement.
+struct EarlyStoppingState {
+  double best = std::numeric_limits<double>::quiet_NaN();
+  int64_t bestStep = 0;
+  int64_t badEvals = 0;
+};
+
+struct CheckpointState {
+  RunPosition position;
+  LrAdjustments lr;
+  double bestAccuracy = -1;  // best evaluation accuracy so far
+  NonfiniteCounts nonfinite;
+  EarlyStoppingState earlyStopping;
+};
+
+}  // namespace studio

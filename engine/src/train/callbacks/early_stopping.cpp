@@ -1,0 +1,71 @@
+// train.early_stopping: ends the run when its metric has not improved for
+// `patience` evaluations; the best checkpoint is then the best by that
+// metric. Its best value, step and count are in the checkpoints.
+#include <cmath>
+
+#include "studio/log.h"
+#include "train/callbacks/train_callback.h"
+
+namespace studio {
+namespace {
+
+class EarlyStopping : public TrainCallback {
+ public:
+  explicit EarlyStopping(const EarlyStoppingConfig& config) : m_cfg(config) {}
+
+  // Counts the evaluation; the best checkpoint follows its judgement.
+  void onEvaluated(RunContext& ctx, EvalVerdict& v) override {
+    const double value = m_cfg.metric == "eval_loss" ? v.figures.loss : v.figures.accuracy;
+    const double best = m_state.best;
+    const bool improved = std::isfinite(value) && (std::isnan(best) || (minimises() ? value < best - m_cfg.min_delta
+                                                                                    : value > best + m_cfg.min_delta));
+    if (improved) {
+      m_state.best = value;
+      m_state.bestStep = ctx.position.step;
+      m_state.badEvals = 0;
+    } else {
+      ++m_state.badEvals;
+    }
+    v.improvedByMetric = improved;
+  }
+
+  // After the checkpoints of this evaluation are written.
+  void afterEvaluation(RunContext& ctx, const EvalVerdict& v) override {
+    if (m_state.badEvals < m_cfg.patience || ctx.position.step >= ctx.steps.totalSteps) return;
+    const std::string what =
+        std::string(v.validation ? "validation " : "test ") + (m_cfg.metric == "eval_loss" ? "loss" : "accuracy");
+    ctx.control.earlyStopReason =
+        what + " has not improved" + (m_cfg.min_delta > 0 ? " by more than " + fmt(m_cfg.min_delta) : std::string()) +
+        " for " + std::to_string(m_state.badEvals) + " evaluations (train.early_stopping.patience " +
+        std::to_string(m_cfg.patience) + "); best " + fmt(m_state.best) + " at step " +
+        std::to_string(m_state.bestStep) + ", kept in checkpoints/best.ckpt";
+    ctx.control.stopRequested = true;
+    ctx.post(ctx.record(RecordKind::EarlyStop));
+    log::info("early stop at step " + std::to_string(ctx.position.step) + ": " + ctx.control.earlyStopReason);
+  }
+
+  void save(CheckpointState& state) const override { state.earlyStopping = m_state; }
+  void load(const CheckpointState& state) override { m_state = state.earlyStopping; }
+  void onContinue(RunContext&) override { m_state.badEvals = 0; }  // counts afresh
+
+  void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
+    s.earlyStoppingMetric = m_cfg.metric;
+    s.earlyStoppingBest = m_state.best;
+    s.earlyStoppingBestStep = m_state.bestStep;
+    s.earlyStopReason = ctx.control.earlyStopReason;
+  }
+
+ private:
+  bool minimises() const { return m_cfg.mode == "auto" ? m_cfg.metric == "eval_loss" : m_cfg.mode == "min"; }
+  EarlyStoppingConfig m_cfg;
+  EarlyStoppingState m_state;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainCallback> makeEarlyStopping(RunContext& ctx) {
+  if (ctx.cfg.train.early_stopping.metric == "off") return nullptr;
+  return std::make_unique<EarlyStopping>(ctx.cfg.train.early_stopping);
+}
+
+}  // namespace studio

@@ -1,0 +1,60 @@
+// train.ema: the weights' exponential moving average, updated after the
+// steps the settings name, evaluated beside the weights at each evaluation
+// and at the end, and kept in the checkpoints (its "ema" part).
+#include "models/model.h"
+#include "optim/ema_weights.h"
+#include "run/checkpoint.h"
+#include "studio/log.h"
+#include "train/callbacks/train_callback.h"
+#include "train/evaluation.h"
+
+namespace studio {
+namespace {
+
+class WeightAverage : public TrainCallback {
+ public:
+  explicit WeightAverage(double decay) : m_ema(decay) {}
+
+  void onStepEnd(RunContext& ctx) override {
+    const auto& e = ctx.cfg.train.ema;
+    const int64_t step = ctx.position.step;
+    if (step >= e.start_step && (step - e.start_step) % e.every_steps == 0) m_ema.update(*ctx.parts.model);
+  }
+
+  void onEvaluation(RunContext& ctx, bool validation, MetricRecord& r) override {
+    if (!m_ema.started()) return;
+    const EvalFigures avg = evaluate(ctx, validation);
+    r.emaEvalLoss = avg.loss;
+    r.emaEvalAccuracy = avg.accuracy;
+    log::info("step " + std::to_string(ctx.position.step) + " weight average (EMA of " +
+              std::to_string(m_ema.updates()) + " updates): loss " + fmt(avg.loss) + " accuracy " + fmt(avg.accuracy));
+  }
+
+  void onFinalTest(RunContext& ctx, RunSummary& s) override {
+    if (!m_ema.started()) return;
+    const EvalFigures avg = evaluate(ctx, false);
+    s.emaTestAccuracy = avg.accuracy;
+    s.emaTestLoss = avg.loss;
+    log::info("weight average (EMA): test accuracy " + fmt(avg.accuracy) + ", test loss " + fmt(avg.loss));
+  }
+
+  void addTo(CheckpointParts& parts) override { parts.ema = &m_ema; }
+
+ private:
+  // Loss and accuracy of the average (the model holds it meanwhile).
+  EvalFigures evaluate(RunContext& ctx, bool validation) {
+    EmaWeights::Swap swap(m_ema, *ctx.parts.model);
+    return ctx.evaluation->figures(validation, "evaluating the weight average");
+  }
+
+  EmaWeights m_ema;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainCallback> makeWeightAverage(RunContext& ctx) {
+  if (!(ctx.cfg.train.ema.decay > 0)) return nullptr;
+  return std::make_unique<WeightAverage>(ctx.cfg.train.ema.decay);
+}
+
+}  // namespace studio

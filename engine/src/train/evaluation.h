@@ -1,0 +1,34 @@
+#pragma once
+// Evaluations during and after training, through the run's task: a split's
+// figures, its report in eval/step-N.json, and a training evaluation (the
+// metric window flushed, the record posted, the callbacks judging it).
+// Thread: engine thread.
+
+#include <string>
+
+#include "train/run_context.h"
+
+namespace studio {
+
+struct EvalOptions;
+
+class Evaluation {
+ public:
+  explicit Evaluation(RunContext& ctx) : m_ctx(ctx) {}
+  // The model on the validation or test split; writes eval/step-N.json (and
+  // the mistakes' thumbnails) before it returns, so a front-end that sees
+  // the record finds the file.
+  EvalFigures reported(bool validation);
+  // Loss and accuracy only, the phase showing `what` (the weight average).
+  EvalFigures figures(bool validation, const std::string& what);
+  // An evaluation step of training: on the validation split, or the test
+  // split when there is none.
+  void atStep();
+
+ private:
+  // The batches reported as the phase ("evaluating on the test set", 3 of 10).
+  EvalOptions options(const std::string& what);
+  RunContext& m_ctx;
+};
+
+}  // namespace studio

@@ -1,0 +1,125 @@
+// The learning-rate range test: exponentially growing rates, one optimizer
+// step each (accumulation included), the loss read every step (a sync per
+// step is the price of stopping on divergence), smoothed as fastai does.
+#include <cmath>
+#include <limits>
+
+#include "data/batch_loader.h"
+#include "studio/log.h"
+#include "train/metric_window.h"
+#include "train/probes/probe.h"
+#include "train/run_commands.h"
+#include "train/step_runner.h"
+#include "train/train_loop.h"
+
+namespace studio {
+namespace {
+
+class LrFind : public Probe {
+ public:
+  LrFind(RunContext& ctx, const LrFindOptions& options) : m_ctx(ctx), m_o(options) {}
+
+  void run() override {
+    RunContext& c = m_ctx;
+    RunPosition& at = c.position;
+    LoopControl& control = c.control;
+    const int64_t nb = c.data.loader->batchesPerEpoch();
+    c.stepper->graphsOff("off (learning-rate range test)");
+    c.steps.totalSteps = m_o.steps;
+    c.ch.totalSteps = m_o.steps;
+    c.ch.state = SessionState::Running;
+    std::vector<double> lrs, smoothed;
+    double avg = 0, best = std::numeric_limits<double>::infinity();
+    m_end = "swept " + fmt(m_o.lrMin) + " to " + fmt(m_o.lrMax) + " in " + std::to_string(m_o.steps) + " steps";
+    bool stoppedByPerson = false;
+    c.window->restart();
+    while (at.step < m_o.steps && !control.stopRequested) {
+      c.data.loader->startEpoch(at.epoch, at.batchInEpoch);
+      while (at.batchInEpoch < nb && at.step < m_o.steps && !control.stopRequested) {
+        int64_t samples = 0;
+        bool full = false;
+        const std::vector<Batch> group = nextGroup(c, samples, full);
+        const double t = static_cast<double>(at.step) / static_cast<double>(m_o.steps - 1);
+        const double lr = m_o.lrMin * std::pow(m_o.lrMax / m_o.lrMin, t);
+        c.window->add(c.stepper->step({group, samples, lr, std::nullopt, full}),
+                      {at.step + 1, at.epoch, lr, samples, c.microBatch()});
+        ++at.step;
+        c.ch.step = at.step;
+        const double loss = c.window->last()[0].item<double>();
+        c.window->flush();
+        const bool epochDone = closeEpochIfDone(c);
+        if (!std::isfinite(loss) || control.divergedAt) {
+          m_end = "the loss or the gradients are not finite at learning rate " + fmt(lr);
+          control.stopRequested = true;
+          break;
+        }
+        pollCommands(c);
+        if (c.ch.stopAsked) {
+          m_end = "stopped";
+          stoppedByPerson = true;
+          break;
+        }
+        avg = m_o.beta * avg + (1 - m_o.beta) * loss;
+        const double s = avg / (1 - std::pow(m_o.beta, static_cast<double>(lrs.size() + 1)));
+        lrs.push_back(lr);
+        smoothed.push_back(s);
+        best = std::min(best, s);
+        if (s > m_o.divergeFactor * best) {
+          m_end = "the smoothed loss " + fmt(s) + " passed " + fmt(m_o.divergeFactor) + " times its lowest (" +
+                  fmt(best) + ") at learning rate " + fmt(lr);
+          control.stopRequested = true;
+        }
+        if (epochDone) break;  // the loader starts the next epoch
+      }
+    }
+    c.window->flush();
+    control.stopRequested = stoppedByPerson;  // the run's status: stopped only by the person
+    suggest(lrs, smoothed);
+    log::info("learning-rate range test: " + m_end + "; suggested " + fmt(m_suggestion) +
+              " (steepest fall of the smoothed loss), lowest loss at " + fmt(m_minimum));
+    m_done = true;
+  }
+
+  void addTo(RunSummary& s) const override {
+    if (!m_done) return;
+    s.lrFindSuggestion = m_suggestion;
+    s.lrFindMinimum = m_minimum;
+    s.lrFindEnd = m_end;
+  }
+
+ private:
+  // The steepest fall of the smoothed loss against log(lr), before its
+  // lowest point; the first tenth of the sweep (at least 5 steps) is left
+  // out, as fastai's plot does: the average has not settled there.
+  void suggest(const std::vector<double>& lrs, const std::vector<double>& smoothed) {
+    const size_t skip = std::max<size_t>(5, static_cast<size_t>(m_o.steps / 10));
+    if (smoothed.size() < skip + 3) return;
+    size_t lowest = skip;
+    for (size_t i = skip; i < smoothed.size(); ++i)
+      if (smoothed[i] < smoothed[lowest]) lowest = i;
+    m_minimum = lrs[lowest];
+    double steepest = 0;
+    for (size_t i = skip + 1; i <= lowest; ++i) {
+      const double slope = (smoothed[i] - smoothed[i - 1]) / (std::log(lrs[i]) - std::log(lrs[i - 1]));
+      if (slope < steepest) {
+        steepest = slope;
+        m_suggestion = lrs[i];
+      }
+    }
+    if (!std::isfinite(m_suggestion)) m_suggestion = m_minimum / 10;
+  }
+
+  RunContext& m_ctx;
+  LrFindOptions m_o;
+  double m_suggestion = MetricRecord::kNone, m_minimum = MetricRecord::kNone;
+  std::string m_end;
+  bool m_done = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> makeLrFind(RunContext& ctx, const LrFindOptions& options) {
+  return std::make_unique<LrFind>(ctx, options);
+}
+
+}  // namespace studio

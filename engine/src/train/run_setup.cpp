@@ -1,0 +1,307 @@
+#include "train/run_setup.h"
+
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include <thread>
+
+#include "data/batch_loader.h"
+#include "data/data_loading.h"
+#include "dist/grad_reducer.h"
+#include "dist/process_group.h"
+#include "models/model.h"
+#include "models/torchscript_model.h"
+#include "optim/loss_scaler.h"
+#include "optim/optimizer.h"
+#include "run/run_recorder.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "studio/log.h"
+#include "studio/run_layout.h"
+#include "train/callbacks/train_callback.h"
+#include "train/checkpoints.h"
+#include "train/cpu_memory.h"
+#include "train/device_info.h"
+#include "train/evaluation.h"
+#include "train/metric_window.h"
+#include "train/run_origin.h"
+#include "train/step_runner.h"
+#include "train/tasks/task.h"
+
+namespace studio {
+namespace {
+
+// The device, and under torchrun this process's GPU and share of the cores.
+void place(RunContext& ctx) {
+  RunContext::Placement& w = ctx.where;
+  w.ranks = currentProcessGroup();
+  w.writer = !w.ranks || w.ranks->leader();
+  w.device = resolveDevice(ctx.cfg.performance.device);
+  PerformanceConfig performance = ctx.cfg.performance;
+  if (ProcessGroup* ranks = w.ranks) {
+    // One GPU per process: LOCAL_RANK's, unless the settings name one.
+    if (w.device.is_cuda() && ctx.cfg.performance.device.find(':') == std::string::npos) {
+      if (ranks->localRank() >= static_cast<int>(torch::cuda::device_count()))
+        throw InputError(ranks->describe() + " has LOCAL_RANK " + std::to_string(ranks->localRank()) + " but only " +
+                         std::to_string(torch::cuda::device_count()) +
+                         " CUDA device(s) exist here: start at most that many processes per machine "
+                         "(torchrun --nproc-per-node)");
+      w.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(ranks->localRank()));
+    }
+    // The machine's cores shared between its processes.
+    if (performance.threads == 0)
+      performance.threads = static_cast<int>(
+          std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(ranks->localWorld())));
+    ranks->useDevice(w.device);
+  }
+  applyPerformanceSwitches(performance, w.device);
+}
+
+void logData(const RunContext& ctx) {
+  const DataSplits& data = ctx.data.splits;
+  const DataPlan& plan = ctx.data.plan;
+  auto join = [](const std::vector<int64_t>& v) {
+    std::string s;
+    for (int64_t x : v) s += (s.empty() ? "" : " ") + std::to_string(x);
+    return s;
+  };
+  log::info("data (" + plan.format + "): " + std::to_string(data.train->size()) + " training, " +
+            std::to_string(data.val->size()) + " validation, " + std::to_string(data.test->size()) +
+            " test examples of " + data.input.text() + ", " + std::to_string(data.numClasses()) + " classes");
+  log::info("examples per class (" + std::to_string(data.numClasses()) + " classes): training " +
+            join(data.trainCounts) + "; test " + join(data.testCounts));
+  log::info("training from " + plan.trainFrom + "; testing on " + plan.testFrom +
+            (plan.valFrom.empty() ? std::string() : "; validating on " + plan.valFrom));
+  if (plan.format == "image_folder")
+    log::info(std::string(data.fromCache ? "decoded images read from the cache " : "images decoded in ") +
+              (data.fromCache ? data.cacheFile
+                              : fmt(data.decodeSeconds, 3) + " s" +
+                                    (data.cacheFile.empty() ? "" : ", cached in " + data.cacheFile)));
+  if (!data.skipped.empty()) {
+    std::string list;
+    for (size_t i = 0; i < data.skipped.size() && i < 10; ++i) list += "\n  " + data.skipped[i];
+    log::warn("skipped " + std::to_string(data.skipped.size()) +
+              " image(s) that could not be read (data.on_bad_file skip); the first ones:" + list);
+  }
+  if (plan.otherFiles > 0)
+    log::info(std::to_string(plan.otherFiles) + " file(s) under " + ctx.cfg.data.root +
+              " are not images and were left out");
+}
+
+void writeClasses(const RunContext& ctx) {
+  const DataSplits& data = ctx.data.splits;
+  nlohmann::json j = {{"classes", data.classNames},
+                      {"counts", {{"train", data.trainCounts}, {"validation", data.valCounts}, {"test", data.testCounts}}}};
+  if (!data.skipped.empty()) j["skipped_files"] = data.skipped;
+  writeFileAtomically(ctx.runDir + "/" + run_files::kClasses, j.dump(1) + "\n");
+}
+
+// loader.mode auto: the data stays on the device when the training split
+// takes at most half of what is free there (on the CPU: of the memory).
+bool residentOnDevice(const RunContext& ctx) {
+  if (ctx.cfg.loader.mode != "auto") return ctx.cfg.loader.mode == "device";
+  const DataSplits& data = ctx.data.splits;
+  const int64_t bytes = data.train->bytes() + data.val->bytes() + data.test->bytes();
+  return static_cast<double>(bytes) <= 0.5 * static_cast<double>(freeMemoryBytes(ctx.where.device));
+}
+
+// memory.cpu_limit_mib (batch-find on the CPU measures against half of the
+// free memory unless it is set).
+void limitCpuMemory(RunContext& ctx) {
+  const torch::Device device = ctx.where.device;
+  int64_t limitMiB = ctx.cfg.memory.cpu_limit_mib;
+  if (ctx.start.is<run_start::BatchFind>() && limitMiB == 0 && !device.is_cuda()) {
+    // Past the machine's memory the kernel kills the process; a limit
+    // turns that into an error the search can catch.
+    limitMiB = std::max<int64_t>(1, (freeMemoryBytes(device) / 2) >> 20);
+    log::info("batch-find on the CPU: measured against half of the free memory, " + std::to_string(limitMiB) +
+              " MiB (set memory.cpu_limit_mib to choose)");
+  }
+  if (limitMiB <= 0) return;
+  if (device.is_cuda()) {
+    log::warn("memory.cpu_limit_mib applies on the CPU; this run is on " + describeDevice(device) +
+              " and uses the GPU's memory as it is");
+    return;
+  }
+  try {
+    ctx.where.cpuMemory = std::make_unique<CpuMemoryMeter>(limitMiB << 20);
+  } catch (const std::logic_error&) {
+    throw InputError("memory.cpu_limit_mib: another run in this process already has a CPU memory limit; "
+                     "start this one when it has ended, or set the limit to 0");
+  }
+  log::info("CPU tensor memory limited to " + std::to_string(limitMiB) +
+            " MiB (memory.cpu_limit_mib), counted from after the data was loaded");
+}
+
+void checkSameModelFile(const RunContext& ctx, const nlohmann::json& info) {
+  if (!info.contains(run_files::run_info::kModelSha256)) return;
+  const std::string was = info.at(run_files::run_info::kModelSha256).get<std::string>();
+  const std::string& now = ctx.parts.modelSha256;
+  if (was != now)
+    throw ModelError("model.path " + ctx.cfg.model.path + " changed since this run started (SHA-256 " +
+                     was.substr(0, 16) + "… then, " + now.substr(0, 16) +
+                     "… now): put the original file back, or start a new run");
+}
+
+// The model on the device as the settings shape it, the same on every rank.
+void buildModel(RunContext& ctx, const nlohmann::json& stored) {
+  const DataSplits& data = ctx.data.splits;
+  const torch::Device device = ctx.where.device;
+  const TrainConfig& cfg = ctx.cfg;
+  ctx.parts.task = makeTask("classification");
+  auto& model = ctx.parts.model;
+  model = makeModel(cfg.model, data.input, data.numClasses());
+  if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
+    ctx.parts.modelSha256 = ts->sha256();
+    if (resumes(ctx.start)) checkSameModelFile(ctx, stored);
+  }
+  model->to(device);
+  {
+    CudnnHeuristicsOnly heuristics;  // a probe's shape, never trained on
+    checkModelOutput(*model, cfg.model, data.input, data.numClasses(), device);
+  }
+  if (cfg.performance.channels_last) model->toChannelsLast();
+  if (cfg.memory.activation_checkpointing != "off") {
+    const int64_t every = cfg.memory.activation_checkpointing == "every" ? cfg.memory.checkpoint_blocks : 0;
+    log::info("activation checkpointing (" + cfg.memory.activation_checkpointing +
+              "): " + model->checkpointActivations(every));
+  }
+  model->setTraining(true);
+  if (ctx.where.ranks) {
+    // The same initial weights on every rank: rank 0's.
+    torch::NoGradGuard noGrad;
+    std::vector<torch::Tensor> state = model->parameters();
+    for (const auto& b : model->buffers()) state.push_back(b);
+    ctx.where.ranks->broadcast(state, "the initial weights' broadcast");
+  }
+}
+
+void startLoader(RunContext& ctx) {
+  const TrainConfig& cfg = ctx.cfg;
+  const DataSplits& data = ctx.data.splits;
+  const torch::Device device = ctx.where.device;
+  LoaderOptions& o = ctx.data.loaderOptions;
+  const bool image = data.kind == DataKind::Image;
+  o.batchSize = cfg.train.batch_size;
+  o.augmentFlip = image && cfg.data.augment_flip;
+  o.augmentCrop = image ? cfg.data.augment_crop : 0;
+  o.norm = Normalization::make(image, data.mean, data.std, device);
+  o.seed = cfg.train.seed;
+  o.deviceResident = residentOnDevice(ctx);
+  o.workers = cfg.loader.workers;
+  o.prefetch = cfg.loader.prefetch;
+  o.pinMemory = cfg.loader.pin_memory;
+  o.channelsLast = cfg.performance.channels_last;
+  if (ctx.where.ranks) {
+    o.shardRank = ctx.where.ranks->rank();
+    o.shardCount = ctx.where.ranks->world();
+  }
+  ctx.setPhase(o.deviceResident ? "moving the data to " + describeDevice(device) : "starting the loader");
+  ctx.data.loader = std::make_unique<BatchLoader>(data.train, o, device);
+  ctx.data.val = o.deviceResident ? onDevice(data.val, device) : data.val;
+  ctx.data.test = o.deviceResident ? onDevice(data.test, device) : data.test;
+}
+
+// Under torchrun: synchronised BatchNorm and the gradient reducer.
+void joinRanks(RunContext& ctx) {
+  ProcessGroup* ranks = ctx.where.ranks;
+  if (!ranks) return;
+  const TrainConfig& cfg = ctx.cfg;
+  if (cfg.distributed.batchnorm == "sync") {
+    const int layers = ctx.parts.model->synchroniseBatchNorm(ranks);
+    if (layers < 0) throw InputError("distributed.batchnorm sync works on the built-in models only; set it to local");
+    ctx.where.syncedBatchNorm = layers > 0;
+    log::info("distributed.batchnorm sync: " + std::to_string(layers) +
+              " BatchNorm layer(s) normalise with the whole global batch's statistics");
+  }
+  ctx.where.reducer = std::make_unique<GradReducer>(ctx.parts.model->parameters(), *ranks,
+                                                    static_cast<int64_t>(cfg.distributed.bucket_mib) << 20);
+  log::info(ranks->describe() + ": batch " + std::to_string(cfg.train.batch_size) + " per process, " +
+            std::to_string(cfg.train.batch_size * ranks->world()) + " in all; gradients summed in " +
+            std::to_string(ctx.where.reducer->buckets()) + " bucket(s) of up to " +
+            std::to_string(cfg.distributed.bucket_mib) + " MiB (" + ranks->backendName() + ")");
+}
+
+}  // namespace
+
+void setupRun(RunContext& ctx) {
+  const TrainConfig& cfg = ctx.cfg;
+  const bool resume = resumes(ctx.start);
+  const auto* more = ctx.start.as<run_start::Continue>();
+  // The services and callbacks first: a run that fails while setting up
+  // still reports their figures (its early-stopping metric, say).
+  ctx.window = std::make_unique<MetricWindow>(ctx);
+  ctx.evaluation = std::make_unique<Evaluation>(ctx);
+  ctx.checkpoints = std::make_unique<Checkpoints>(ctx);
+  ctx.callbacks = makeCallbacks(ctx);
+  place(ctx);
+  const torch::Device device = ctx.where.device;
+  DeviceWarmup warmup(device);  // the GPU starts up while the data loads
+  {
+    std::lock_guard<std::mutex> lock(ctx.ch.textMutex);
+    ctx.ch.device = describeDevice(device);
+    ctx.ch.runDir = ctx.runDir;
+  }
+  if (ctx.where.writer) ctx.logSink = log::addFileSink(ctx.runDir + "/" + run_files::kLog);
+  log::info((more ? "continuing run " : resume ? "resuming run " : "starting run ") + ctx.runDir + " on " +
+            describeDevice(device) + " with LibTorch " + TORCH_VERSION);
+  const nlohmann::json stored = resume ? storedRunInfo(ctx) : nlohmann::json::object();
+
+  if (!resume && ctx.where.writer) {
+    // Settings first: a run that fails on its data still records what it was.
+    ctx.recorder = std::make_unique<RunRecorder>(ctx.runDir, false, 0);
+    ctx.recorder->writeSettings(cfg, {{run_files::run_info::kLibtorch, TORCH_VERSION},
+                                      {run_files::run_info::kDevice, describeDevice(device)}});
+  }
+  torch::manual_seed(cfg.train.seed);
+  ctx.setPhase("reading the data");
+  ctx.data.plan = planData(cfg);
+  LoadProgress progress;
+  progress.report = [&ctx](const std::string& phase, int64_t done, int64_t total) { ctx.setPhase(phase, done, total); };
+  progress.cancelled = [&ctx] { return ctx.ch.stopAsked.load(); };
+  ctx.data.splits = loadData(cfg, ctx.data.plan, progress);
+  logData(ctx);
+
+  const std::string& mode = cfg.precision.mode;
+  ctx.where.autocast = mode != "fp32";
+  ctx.where.autocastDtype = mode == "bf16" ? at::kBFloat16 : at::kHalf;
+  if (mode == "fp16" && !device.is_cuda())
+    log::warn("precision.mode fp16 on the CPU is slow and meant for testing; bf16 is the CPU's fast type");
+
+  warmup.wait();
+  ctx.setPhase("building the model");
+  limitCpuMemory(ctx);
+  buildModel(ctx, stored);
+  ctx.parts.optimizer = std::make_unique<Optimizer>(ctx.parts.model->parameters(), cfg.optimizer);
+  ctx.parts.scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == "fp16");
+  ctx.skipped = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+  ctx.nonfinite = torch::zeros_like(ctx.skipped);
+
+  ctx.steps = planSteps(ctx.globalBatchConfig(), ctx.data.splits.train->size());
+  startLoader(ctx);
+  if (ctx.where.writer) writeClasses(ctx);
+
+  if (resume) resumeRun(ctx, stored);
+  else if (const auto* fork = ctx.start.as<run_start::Fork>()) startFork(ctx, *fork);
+  planSchedule(ctx);
+  if (more) continueRun(ctx, *more);
+  ctx.ch.totalSteps = ctx.steps.totalSteps;
+  ctx.times.wallAtStart = ctx.position.wallSeconds;
+  ctx.position.worldSize = ctx.world();
+  if (resume && ctx.where.writer) ctx.recorder = std::make_unique<RunRecorder>(ctx.runDir, true, ctx.position.step);
+  if (!resume || more) writeRunSettings(ctx);
+  ctx.showPosition();
+  ctx.stepper = makeStepRunner(ctx);
+  joinRanks(ctx);
+  ctx.setPhase("");
+  log::info("plan: " + std::to_string(ctx.steps.totalSteps) + " optimizer steps, " +
+            std::to_string(ctx.steps.stepsPerEpoch) + " per epoch, batch " + std::to_string(cfg.train.batch_size) +
+            " x " + std::to_string(cfg.train.accumulation_steps) + " accumulated, " + mode + ", model " +
+            ctx.parts.model->description() + " (" + std::to_string(ctx.parts.model->parameterCount()) +
+            " parameters)" +
+            (ctx.data.loaderOptions.deviceResident
+                 ? ", data resident on the device"
+                 : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
+}
+
+}  // namespace studio

@@ -1,0 +1,24 @@
+// The tasks a run can learn, by name.
+#include <utility>
+
+#include "train/tasks/task.h"
+
+namespace studio {
+
+#define STUDIO_TASKS(X) X("classification", makeClassification)
+
+#define STUDIO_DECLARE(name, make) std::unique_ptr<Task> make();
+STUDIO_TASKS(STUDIO_DECLARE)
+#undef STUDIO_DECLARE
+
+std::unique_ptr<Task> makeTask(const std::string& kind) {
+  std::string known;
+#define STUDIO_MAKE(name, make)                          \
+  if (kind == name) return make();                       \
+  known += std::string(known.empty() ? "" : ", ") + name;
+  STUDIO_TASKS(STUDIO_MAKE)
+#undef STUDIO_MAKE
+  throw std::invalid_argument("task " + kind + " is not one of " + known);
+}
+
+}  // namespace studio
