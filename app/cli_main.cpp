@@ -192,11 +192,8 @@ void printQueue(const std::vector<studio::QueueItem>& items, const std::string& 
 // Runs the queue's items one after another: first one a crash or Ctrl-C
 // left running (resumed from its checkpoint), then the queued ones in order.
 int runQueue(const std::string& file) {
-  studio::QueueRunnerLock runner(file);
-  int failed = 0, ran = 0;
-  for (;;) {
-    const std::optional<studio::QueueItem> next = studio::takeNextQueueItem(file);
-    if (!next) break;
+  studio::QueuePass pass(file);
+  while (const std::optional<studio::QueueItem> next = pass.next()) {
     const studio::QueueItem& item = *next;
     const std::string what = item.label.empty() ? item.config.name : item.label;
     studio::Session session;
@@ -214,26 +211,22 @@ int runQueue(const std::string& file) {
                      session.progress().runDir.c_str());
       }
     } catch (const std::exception& e) {
-      studio::finishQueueItem(file, item.id, "failed", e.what());
+      pass.notStarted(item, e.what());
       std::fprintf(stderr, "queue item %lld failed to start: %s\n", static_cast<long long>(item.id), e.what());
-      ++failed;
       continue;
     }
-    studio::setQueueItemRunDir(file, item.id, session.progress().runDir);
+    pass.started(item, session.progress().runDir);
     runSession(session);
     const studio::RunSummary s = session.summary();
-    ++ran;
-    studio::finishQueueItem(file, item.id, s.status, s.error);  // stopped: resumed by the next runner
-    if (s.status == "failed") ++failed;
-    if (s.status == "stopped") {
+    if (!pass.ended(item, s.status, s.error)) {
       std::fprintf(stderr, "queue stopped; `training-studio-cli queue run --queue %s` resumes item %lld\n",
                    file.c_str(), static_cast<long long>(item.id));
       return 130;
     }
   }
-  std::printf("\nqueue %s: %d run(s) this time, %d failed\n", file.c_str(), ran, failed);
+  std::printf("\nqueue %s: %d run(s) this time, %d failed\n", file.c_str(), pass.ran(), pass.failed());
   printQueue(studio::loadQueue(file), file);
-  return failed > 0 ? 1 : 0;
+  return pass.failed() > 0 ? 1 : 0;
 }
 
 int cliMain(int argc, char** argv) {

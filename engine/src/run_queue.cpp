@@ -219,4 +219,24 @@ QueueRunnerLock::~QueueRunnerLock() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
+QueuePass::QueuePass(std::string path) : m_path(std::move(path)), m_lock(m_path) {}
+
+std::optional<QueueItem> QueuePass::next() { return takeNextQueueItem(m_path); }
+
+void QueuePass::started(const QueueItem& item, const std::string& runDir) {
+  setQueueItemRunDir(m_path, item.id, runDir);
+}
+
+void QueuePass::notStarted(const QueueItem& item, const std::string& why) {
+  ++m_failed;
+  finishQueueItem(m_path, item.id, "failed", why);
+}
+
+bool QueuePass::ended(const QueueItem& item, const std::string& status, const std::string& error) {
+  ++m_ran;
+  if (status == "failed") ++m_failed;
+  finishQueueItem(m_path, item.id, status, error);  // stopped: resumed by the next runner
+  return goesOnAfter(status);
+}
+
 }  // namespace studio

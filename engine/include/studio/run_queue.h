@@ -78,4 +78,32 @@ class QueueRunnerLock {
   int m_fd = -1;
 };
 
+// One runner's pass over a queue file: the protocol that the CLI's `queue
+// run` and the window share. It holds the runner lock, takes the next item
+// (one a crash or a stop left running first), records the item's run folder
+// once it started or why it could not start, and records how its run ended.
+// A stopped run ends the pass: its item stays running, so the next runner
+// resumes it.
+class QueuePass {
+ public:
+  // Throws InputError when another process runs the queue.
+  explicit QueuePass(std::string path);
+  const std::string& path() const { return m_path; }
+  // The next item, marked running; nullopt when nothing is left.
+  std::optional<QueueItem> next();
+  void started(const QueueItem& item, const std::string& runDir);
+  void notStarted(const QueueItem& item, const std::string& why);
+  // Records how the item's run ended (the summary's status and error);
+  // false when the pass ends there (a stopped run).
+  bool ended(const QueueItem& item, const std::string& status, const std::string& error);
+  static bool goesOnAfter(const std::string& status) { return status != "stopped"; }
+  int ran() const { return m_ran; }
+  int failed() const { return m_failed; }
+
+ private:
+  std::string m_path;
+  QueueRunnerLock m_lock;
+  int m_ran = 0, m_failed = 0;
+};
+
 }  // namespace studio
