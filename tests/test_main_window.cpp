@@ -31,6 +31,7 @@
 #include "studio/dataset_info.h"
 #include "studio/log.h"
 #include "studio/lr_schedule.h"
+#include "studio/run_queue.h"
 #include "test_support.h"
 #include "ui/log_panel.h"
 #include "ui/lr_find_dialog.h"

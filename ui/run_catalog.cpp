@@ -246,4 +246,9 @@ bool readRunHistory(const RunInfo& run, std::vector<MetricRecord>& out, QString*
   return readRunMetrics(run.dir, out, error);
 }
 
+QString runLabel(const RunInfo& info) {
+  const QString name = info.title.isEmpty() ? info.name : info.title;
+  return info.started.isValid() ? QString("%1 %2").arg(name, info.started.toString("MM-dd HH:mm:ss")) : info.folderName;
+}
+
 }  // namespace studio::ui

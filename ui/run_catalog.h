@@ -69,4 +69,7 @@ bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QStri
 // `run`: the run's readRunInfo.
 bool readRunHistory(const RunInfo& run, std::vector<MetricRecord>& out, QString* error = nullptr);
 
+// A run as its curves are labelled: its title (or name) and when it started.
+QString runLabel(const RunInfo& info);
+
 }  // namespace studio::ui

@@ -2,12 +2,9 @@
 
 #include "studio/devices.h"
 
-#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QEvent>
-#include <QResizeEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -21,7 +18,6 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QToolButton>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -30,6 +26,8 @@
 
 #include "studio/session.h"
 #include "studio/settings_schema.h"
+#include "ui/settings_edits.h"
+#include "ui/settings_widgets.h"
 
 namespace studio::ui {
 
@@ -46,69 +44,7 @@ struct SettingsPanel::Field {
 
 namespace {
 
-// The message under a field: word-wrapped, but not height-for-width to the
-// form. Qt 6.4's QFormLayout lays out a height-for-width row among hidden
-// rows past the end of its arrays (valgrind: invalid writes in
-// QFormLayout::setGeometry, then a crash, once an error showed under a field
-// of the Schedule section); so the label gives its height at its present
-// width as its size hint, and asks for a new layout when its width changes.
-class FieldMessage : public QLabel {
- public:
-  FieldMessage() { setWordWrap(true); }
-  bool hasHeightForWidth() const override { return false; }
-  QSize sizeHint() const override { return {QLabel::sizeHint().width(), heightAt(width())}; }
-  QSize minimumSizeHint() const override { return {QLabel::minimumSizeHint().width(), heightAt(width())}; }
-
- protected:
-  void resizeEvent(QResizeEvent* event) override {
-    QLabel::resizeEvent(event);
-    if (event->size().width() != event->oldSize().width()) updateGeometry();
-  }
-
- private:
-  int heightAt(int w) const { return QLabel::heightForWidth(w > 0 ? w : 240); }
-};
-
 bool isPath(FieldType t) { return t == FieldType::Folder || t == FieldType::File || t == FieldType::DataPath; }
-
-// One field's edit. Typing in one field merges into one step until the field
-// loses focus; toggles and choices are a step each.
-class SetFieldCommand : public QUndoCommand {
- public:
-  SetFieldCommand(SettingsPanel* panel, QString path, QString before, QString after, int serial)
-      : m_panel(panel), m_path(std::move(path)), m_before(std::move(before)), m_after(std::move(after)),
-        m_serial(serial) {
-    setText(QObject::tr("edit %1").arg(m_path));
-  }
-  int id() const override { return 1; }
-  bool mergeWith(const QUndoCommand* other) override {
-    const auto* o = static_cast<const SetFieldCommand*>(other);
-    if (o->m_path != m_path || o->m_serial != m_serial || m_serial < 0) return false;
-    m_after = o->m_after;
-    return true;
-  }
-  void redo() override { m_panel->applyFieldText(m_path, m_after); }
-  void undo() override { m_panel->applyFieldText(m_path, m_before); }
-
- private:
-  SettingsPanel* m_panel;
-  QString m_path, m_before, m_after;
-  int m_serial;
-};
-
-class SetDocumentCommand : public QUndoCommand {
- public:
-  SetDocumentCommand(SettingsPanel* panel, nlohmann::json before, nlohmann::json after, const QString& what)
-      : m_panel(panel), m_before(std::move(before)), m_after(std::move(after)) {
-    setText(what);
-  }
-  void redo() override { m_panel->applyDocument(m_after); }
-  void undo() override { m_panel->applyDocument(m_before); }
-
- private:
-  SettingsPanel* m_panel;
-  nlohmann::json m_before, m_after;
-};
 
 // Runs a file or preset operation; its exception's text (which names the
 // file and the problem) becomes the error for the person.
@@ -128,33 +64,6 @@ QString shortest(double v) {
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return ec == std::errc() ? QString::fromLatin1(buf, static_cast<int>(end - buf)) : QString::number(v, 'g', 17);
 }
-
-// The mouse wheel over a list that does not have the focus scrolls the form
-// around it instead of changing the list's value (a person scrolling the form
-// would otherwise change whatever list passes under the pointer).
-class WheelGuard : public QObject {
- public:
-  using QObject::QObject;
-  static void guard(QComboBox* box) {
-    static WheelGuard* const instance = new WheelGuard(qApp);
-    box->setFocusPolicy(Qt::StrongFocus);  // a wheel does not give it the focus either
-    box->installEventFilter(instance);
-  }
-
- protected:
-  bool eventFilter(QObject* watched, QEvent* event) override {
-    auto* box = qobject_cast<QComboBox*>(watched);
-    if (event->type() != QEvent::Wheel || !box || box->hasFocus()) return false;
-    // To the scroll area around the form (a sent wheel event does not
-    // travel up to it by itself).
-    for (QWidget* w = box->parentWidget(); w; w = w->parentWidget())
-      if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
-        QCoreApplication::sendEvent(area->viewport(), event);
-        break;
-      }
-    return true;
-  }
-};
 
 }  // namespace
 

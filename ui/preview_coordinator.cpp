@@ -1,0 +1,152 @@
+#include "ui/preview_coordinator.h"
+
+#include <QTimer>
+
+#include "studio/lr_schedule.h"
+#include "studio/sha256.h"
+#include "ui/data_panel.h"
+#include "ui/metric_chart.h"
+#include "ui/model_panel.h"
+#include "ui/plots_panel.h"
+#include "ui/run_catalog.h"
+#include "ui/settings_panel.h"
+#include "ui/trust_store.h"
+
+namespace studio::ui {
+
+PreviewCoordinator::PreviewCoordinator(SettingsPanel* settings, DataPanel* data, ModelPanel* model,
+                                       PlotsPanel* plots, TrustStore* trust, QObject* parent)
+    : QObject(parent), m_settings(settings), m_data(data), m_model(model), m_plots(plots), m_trust(trust),
+      m_timer(new QTimer(this)), m_dataJob(this), m_modelJob(this) {
+  m_timer->setSingleShot(true);
+  m_timer->setInterval(80);  // typing coalesces into one schedule redraw
+  connect(m_timer, &QTimer::timeout, this, [this] {
+    checkData();
+    updateSchedulePreview();
+  });
+  connect(m_data, &DataPanel::recheckRequested, this, [this] { checkData(true); });
+}
+
+void PreviewCoordinator::settingsEdited() { m_timer->start(); }
+
+void PreviewCoordinator::updateSchedulePreview() {
+  const TrainConfig c = m_settings->config();
+  if (!validate(c).empty()) return;  // the form shows what to fix
+  MetricChart* lr = m_plots->chart(PlotsPanel::LearningRate);
+  if (m_previewKey != dataPreviewKey(c) || !m_previewDone) {
+    lr->setTitle(tr("Learning rate (planning: reading the data…)"));
+    return;
+  }
+  if (!m_preview.ok) {
+    m_plots->setSchedulePreview({});
+    lr->setTitle(tr("Learning rate (no plan: %1)").arg(m_preview.error));
+    m_settings->setPlanError({}, {});
+    return;
+  }
+  const StepPlan plan = planSteps(c, m_preview.description.trainSize());
+  // Only the plan knows the run's length: a warm-up that never ends is an
+  // error at its field before Start, not a schedule that never reaches its rate.
+  const int64_t warmup = c.schedule.warmup_steps;
+  m_settings->setPlanError("schedule.warmup_steps",
+                           warmup > 0 && warmup >= plan.totalSteps
+                               ? tr("the warm-up (%1 steps) is as long as the whole run (%2 steps planned, %3 per "
+                                    "epoch); lower it or train for longer")
+                                     .arg(warmup)
+                                     .arg(plan.totalSteps)
+                                     .arg(plan.stepsPerEpoch)
+                               : QString());
+  const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
+  m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }),
+                              {static_cast<double>(plan.stepsPerEpoch),
+                               static_cast<double>(c.train.batch_size) * c.train.accumulation_steps});
+  lr->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
+}
+
+bool PreviewCoordinator::dataChecked() const {
+  return m_previewDone && m_previewKey == dataPreviewKey(m_settings->config());
+}
+
+// A folder of 60,000 images takes a moment to scan: on a worker thread; the
+// result fills the Data tab, the plan and, on error, the inline message
+// under the setting it is about.
+void PreviewCoordinator::checkData(bool force) {
+  const TrainConfig c = m_settings->config();
+  const QString key = dataPreviewKey(c);
+  if (!force && key == m_previewKey) return;
+  m_previewKey = key;
+  m_previewDone = false;
+  m_settings->setDataError({}, {});
+  m_data->showLoading(QString::fromStdString(c.data.root.empty() ? c.data.train_file : c.data.root));
+  m_dataJob.start([c] { return makeDataPreview(c); },
+                  [this, key](const DataPreview& p) { onDataPreview(key, p); });
+}
+
+void PreviewCoordinator::onDataPreview(const QString& key, const DataPreview& p) {
+  if (key != m_previewKey) return;
+  m_preview = p;
+  m_previewDone = true;
+  m_data->showPreview(p);
+  // An error is the data's only while the settings themselves are valid.
+  m_settings->setDataError(p.field, p.ok ? QString() : p.error);
+  updateSchedulePreview();
+  updateModelSummary();
+}
+
+void PreviewCoordinator::refreshModel() {
+  m_modelKey.clear();
+  updateModelSummary();
+}
+
+void PreviewCoordinator::updateModelSummary() {
+  const TrainConfig c = m_settings->config();
+  if (!m_previewDone || !m_preview.ok) {
+    m_model->showError(m_preview.ok ? tr("waiting for the data") : tr("the data cannot be read"));
+    return;
+  }
+  nlohmann::json k = toJson(c)["model"];
+  k["input"] = m_preview.description.input.text();
+  k["classes"] = m_preview.description.classNames.size();
+  QString sha;
+  if (c.model.kind == "torchscript") {
+    try {
+      sha = QString::fromStdString(sha256OfFile(c.model.path));
+    } catch (const std::exception& e) {
+      m_model->showError(QString::fromStdString(e.what()));
+      return;
+    }
+    if (!m_trust->contains(sha)) {
+      m_modelKey.clear();
+      m_model->showUntrusted(QString::fromStdString(c.model.path), sha);
+      return;
+    }
+    k["sha256"] = sha.toStdString();
+  }
+  const QString key = QString::fromStdString(k.dump());
+  if (key == m_modelKey) return;
+  m_modelKey = key;
+  m_model->showLoading();
+  m_modelJob.start(
+      [c]() -> std::pair<ModelSummary, QString> {
+        try {
+          return {summarizeModel(c), QString()};
+        } catch (const std::exception& e) {
+          return {ModelSummary{}, QString::fromStdString(e.what())};
+        }
+      },
+      [this](const std::pair<ModelSummary, QString>& r) {
+        if (r.second.isEmpty())
+          m_model->showSummary(r.first);
+        else
+          m_model->showError(r.second);
+      });
+}
+
+RunShape PreviewCoordinator::liveShape(const RunInfo& info) const {
+  RunShape shape{info.stepsPerEpoch, info.samplesPerStep};
+  const TrainConfig c = m_settings->config();
+  if (shape.stepsPerEpoch <= 0 && m_previewDone && m_preview.ok && m_previewKey == dataPreviewKey(c))
+    shape.stepsPerEpoch = static_cast<double>(planSteps(c, m_preview.description.trainSize()).stepsPerEpoch);
+  return shape;
+}
+
+}  // namespace studio::ui

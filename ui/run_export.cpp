@@ -1,0 +1,65 @@
+#include "ui/run_export.h"
+
+#include <QDir>
+#include <QFile>
+#include <QObject>
+
+#include <cmath>
+
+#include "studio/session.h"
+#include "ui/metric_chart.h"
+#include "ui/plots_panel.h"
+#include "ui/run_catalog.h"
+
+namespace studio::ui {
+namespace {
+
+// Under an exported chart: which run, and the settings that tell runs apart.
+QString exportCaption(const QString& runDir) {
+  const RunInfo info = readRunInfo(runDir);
+  QStringList parts{info.folderName};
+  try {
+    const TrainConfig c = loadConfigFile((runDir + "/settings.json").toStdString());
+    if (!info.model.isEmpty()) parts << QObject::tr("model %1").arg(info.model);
+    parts << QObject::tr("%1 lr %2").arg(QString::fromStdString(c.optimizer.kind)).arg(c.optimizer.lr, 0, 'g', 4)
+          << QObject::tr("batch %1 x %2").arg(c.train.batch_size).arg(c.train.accumulation_steps)
+          << QObject::tr("schedule %1").arg(QString::fromStdString(c.schedule.kind))
+          << QString::fromStdString(c.precision.mode);
+  } catch (const std::exception&) {
+    // A folder without readable settings: its name says which run it is.
+  }
+  parts << QObject::tr("%1 of %2 steps").arg(info.steps).arg(info.totalSteps);
+  if (std::isfinite(info.bestAccuracy))
+    parts << QObject::tr("best accuracy %1 %").arg(100 * info.bestAccuracy, 0, 'f', 2);
+  return parts.join(QStringLiteral("  ·  "));
+}
+
+}  // namespace
+
+QStringList exportRunFiles(const QString& runDir, const QString& outDir, const ExportTarget& target, QString* error) {
+  QStringList written;
+  try {
+    const ExportResult r = exportRun(runDir.toStdString(), outDir.toStdString(), "best");
+    for (const auto& f : r.files) written << QString::fromStdString(f);
+    if (!r.note.empty()) target.note(QString::fromStdString(r.note));
+    for (const char* name : {"metrics.csv", "summary.json", "log.txt"}) {
+      const QString from = runDir + "/" + name, to = outDir + "/" + name;
+      if (!QFile::exists(from)) continue;
+      QFile::remove(to);
+      if (!QFile::copy(from, to)) throw std::runtime_error(("cannot write " + to).toStdString());
+      written << to;
+    }
+    // The plots of exactly this run.
+    if (target.plots->runKeys() != QStringList{QDir(runDir).absolutePath()}) target.showRuns({runDir});
+    const QStringList failed = target.plots->exportPlots(outDir, target.chartSize, exportCaption(runDir));
+    if (!failed.isEmpty()) throw std::runtime_error(("cannot write " + failed.join(", ")).toStdString());
+    for (auto* c : target.plots->charts())
+      written << outDir + "/" + c->objectName() + ".png" << outDir + "/" + c->objectName() + ".pdf";
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return {};
+  }
+  return written;
+}
+
+}  // namespace studio::ui

@@ -1,0 +1,31 @@
+#pragma once
+// File > Export run…: the run's files for Python (through the engine's
+// exportRun: model.pt, checkpoint.ckpt, settings.json, …), its metrics.csv,
+// summary.json and log.txt, and every chart of exactly this run as PNG and
+// PDF at the chosen size, each captioned with the run and the settings that
+// tell runs apart.
+// Thread: the UI thread.
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace studio::ui {
+
+class PlotsPanel;
+
+struct ExportTarget {
+  PlotsPanel* plots;
+  QSize chartSize;
+  // Shows exactly these runs' curves (the charts to export).
+  std::function<void(const QStringList&)> showRuns;
+  // A note from the export (what it could not include), for the person.
+  std::function<void(const QString&)> note;
+};
+
+// The files written, or empty with `error`.
+QStringList exportRunFiles(const QString& runDir, const QString& outDir, const ExportTarget& target, QString* error);
+
+}  // namespace studio::ui
