@@ -3,6 +3,9 @@
 #include <QtTest/QtTest>
 
 #include <fstream>
+#include <set>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -148,6 +151,55 @@ class TestTrainConfig : public QObject {
       QVERIFY2(!spec->label.empty() && !spec->tip.empty(), p.c_str());
       QVERIFY2(std::find(settingsGroups().begin(), settingsGroups().end(), spec->group) != settingsGroups().end(),
                p.c_str());
+    }
+  }
+
+  // Each spec names its own member of the struct, of the type its editor
+  // edits, and a value set there is written at the spec's path and nowhere
+  // else, and read back into the same member.
+  void eachSettingHasItsOwnMember() {
+    std::set<const void*> members;
+    const nlohmann::json defaults = toJson(TrainConfig{});
+    for (const FieldSpec& spec : settingsSchema()) {
+      TrainConfig c;
+      const FieldRef ref = spec.member(c);
+      QVERIFY2(members.insert(std::visit([](auto* m) { return static_cast<const void*>(m); }, ref)).second,
+               spec.path.c_str());
+      const bool typeFits = std::visit(
+          [&](auto* m) {
+            using M = std::remove_pointer_t<decltype(m)>;
+            switch (spec.type) {
+              case FieldType::Int: return std::is_integral_v<M> && !std::is_same_v<M, bool>;
+              case FieldType::Real: return std::is_same_v<M, double>;
+              case FieldType::Bool: return std::is_same_v<M, bool>;
+              case FieldType::Size: return std::is_same_v<M, std::vector<int64_t>>;
+              case FieldType::TextList: return std::is_same_v<M, std::vector<std::string>>;
+              default: return std::is_same_v<M, std::string>;
+            }
+          },
+          ref);
+      QVERIFY2(typeFits, spec.path.c_str());
+      // Another value than the default, set through the member.
+      std::visit(
+          [](auto* m) {
+            using M = std::remove_pointer_t<decltype(m)>;
+            if constexpr (std::is_same_v<M, bool>) *m = !*m;
+            else if constexpr (std::is_arithmetic_v<M>) *m = *m + 3;
+            else if constexpr (std::is_same_v<M, std::string>) *m += "-x";
+            else if constexpr (std::is_same_v<M, std::vector<int64_t>>) *m = {7, 9};
+            else *m = {"a", "b"};
+          },
+          ref);
+      const nlohmann::json written = toJson(c);
+      const auto diff = nlohmann::json::diff(defaults, written);
+      QVERIFY2(!diff.empty(), spec.path.c_str());
+      for (const auto& op : diff)
+        QVERIFY2(op["path"].get<std::string>().rfind(jsonPointer(spec.path), 0) == 0,
+                 (spec.path + ": " + diff.dump()).c_str());
+      std::vector<ConfigError> errors;
+      const TrainConfig back = configFromJson(written, errors);
+      QVERIFY2(errors.empty(), all(errors).c_str());
+      QCOMPARE(toJson(back), written);
     }
   }
 

@@ -8,6 +8,11 @@ namespace {
 
 using T = FieldType;
 using Applies = std::function<bool(const TrainConfig&)>;
+using Member = std::function<FieldRef(TrainConfig&)>;
+
+// A setting's dotted path in settings.json is its member's path in the
+// struct: one name gives both.
+#define SETTING(path) #path, [](TrainConfig& c) -> FieldRef { return &c.path; }
 
 std::string num(double v) {
   std::ostringstream s;
@@ -25,9 +30,11 @@ std::vector<FieldSpec> makeSchema() {
   const std::string model = "Model", data = "Data", train = "Training", opt = "Optimizer", sched = "Schedule",
                     prec = "Precision & memory", perf = "Performance", eval = "Evaluation", out = "Output";
   // One field; the chainable setters below fill in the rest.
-  auto add = [&](std::string path, std::string group, std::string label, T type, std::string tip) -> FieldSpec& {
+  auto add = [&](std::string path, Member member, std::string group, std::string label, T type,
+                 std::string tip) -> FieldSpec& {
     FieldSpec s;
     s.path = std::move(path);
+    s.member = std::move(member);
     s.group = std::move(group);
     s.label = std::move(label);
     s.type = type;
@@ -57,385 +64,385 @@ std::vector<FieldSpec> makeSchema() {
   const Applies adam = [](const TrainConfig& c) { return c.optimizer.kind != "sgd"; };
   auto schedule = [](const char* kind) -> Applies { return [kind](const TrainConfig& c) { return c.schedule.kind == kind; }; };
 
-  choices(add("model.kind", model, "Architecture", T::Choice,
+  choices(add(SETTING(model.kind), model, "Architecture", T::Choice,
               "mlp: fully connected, fastest, also for tables; cnn: small conv net, a good default for images; "
               "resnet: residual blocks, most accurate and slowest; torchscript: your own model, saved in Python."),
           {"mlp", "cnn", "resnet", "torchscript"});
-  when(range(add("model.width", model, "Width", T::Int,
+  when(range(add(SETTING(model.width), model, "Width", T::Int,
                  "Hidden units (mlp) or base channels (cnn, resnet); wider learns more but costs time and memory."),
              between(1, 4096)),
        builtIn);
-  when(range(add("model.depth", model, "Depth", T::Int,
+  when(range(add(SETTING(model.depth), model, "Depth", T::Int,
                  "Hidden layers (mlp), conv stages (cnn) or residual blocks (resnet)."),
              between(1, 64)),
        builtIn);
-  when(range(add("model.dropout", model, "Dropout", T::Real,
+  when(range(add(SETTING(model.dropout), model, "Dropout", T::Real,
                  "Fraction of features zeroed before the classifier while training; helps when the model overfits."),
              between(0, 1, false, true)),
        builtIn);
-  when(add("model.path", model, "TorchScript file", T::File,
+  when(add(SETTING(model.path), model, "TorchScript file", T::File,
            "A model saved in Python with torch.jit.script(model).save(path) or torch.jit.trace(...).save(path), "
            "taking a batch and giving one logit per class. Loading it runs its code: use files you trust."),
        [](const TrainConfig& c) { return c.model.kind == "torchscript"; }, true);
 
-  choices(add("data.format", data, "Format", T::Choice,
+  choices(add(SETTING(data.format), data, "Format", T::Choice,
               "idx: MNIST-format files; image_folder: a folder with a sub-folder of images per class; "
               "csv: a table with one example per row."),
           {"idx", "image_folder", "csv"});
-  when(choices(add("data.dataset", data, "Dataset", T::Choice, "Which MNIST-format dataset the folder holds."),
+  when(choices(add(SETTING(data.dataset), data, "Dataset", T::Choice, "Which MNIST-format dataset the folder holds."),
                {"fashion-mnist", "mnist"}),
        idx, true);
-  add("data.root", data, "Data", T::DataPath,
+  add(SETTING(data.root), data, "Data", T::DataPath,
       "idx: the folder with the train-/t10k- files (Debian: dataset-fashion-mnist); image_folder: the folder of class "
       "folders (or of train/, test/ and val/ with class folders); csv: the table file.")
       .picksFile = csv;
-  when(add("data.train_file", data, "Training table", T::File,
+  when(add(SETTING(data.train_file), data, "Training table", T::File,
            "A separate training table (instead of the file in Data), when training and test rows come in two files."),
        csv, true);
-  when(add("data.test_file", data, "Test table", T::File,
+  when(add(SETTING(data.test_file), data, "Test table", T::File,
            "The test rows; without it, the test fraction of each class is held out of the table."),
        csv, true);
-  when(add("data.label_column", data, "Label column", T::Text,
+  when(add(SETTING(data.label_column), data, "Label column", T::Text,
            "The column holding the class: its header name or 0-based index; empty: the last column."),
        csv, true);
-  when(add("data.ignore_columns", data, "Ignored columns", T::TextList,
+  when(add(SETTING(data.ignore_columns), data, "Ignored columns", T::TextList,
            "Columns that are neither features nor the label (ids, free text): names or indices, comma-separated."),
        csv, true);
-  when(add("data.image_size", data, "Image size (HxW)", T::Size,
+  when(add(SETTING(data.image_size), data, "Image size (HxW)", T::Size,
            "Every image is resized to HEIGHTxWIDTH when it is loaded (antialiased bilinear); auto: the first image's "
            "size."),
        folder, true);
-  when(range(add("data.channels", data, "Channels", T::Int,
+  when(range(add(SETTING(data.channels), data, "Channels", T::Int,
                  "1: grayscale, 3: RGB (images of the other kind are converted); 0: as the first image."),
              between(0, 3)),
        folder, true);
-  when(range(add("data.test_fraction", data, "Test fraction", T::Real,
+  when(range(add(SETTING(data.test_fraction), data, "Test fraction", T::Real,
                  "Share of each class held out for testing (stratified, seeded) when there is no test folder or "
                  "test table."),
              between(0, 0.9)),
        [](const TrainConfig& c) { return c.data.format != "idx"; }, true);
-  when(choices(add("data.on_bad_file", data, "Unreadable images", T::Choice,
+  when(choices(add(SETTING(data.on_bad_file), data, "Unreadable images", T::Choice,
                    "fail: stop at the first image that cannot be read; skip: leave such images out (counted, and "
                    "the first ones named in the log)."),
                {"fail", "skip"}),
        folder, true);
-  range(add("data.train_limit", data, "Training examples (0: all)", T::Int,
+  range(add(SETTING(data.train_limit), data, "Training examples (0: all)", T::Int,
             "Train on only the first N examples; for quick trials of settings."),
         atLeast(0));
-  range(add("data.test_limit", data, "Test examples (0: all)", T::Int, "Evaluate on only the first N test examples."),
+  range(add(SETTING(data.test_limit), data, "Test examples (0: all)", T::Int, "Evaluate on only the first N test examples."),
         atLeast(0));
-  range(add("data.val_fraction", data, "Validation fraction", T::Real,
+  range(add(SETTING(data.val_fraction), data, "Validation fraction", T::Real,
             "Share of each class of the training examples held out for evaluation during the run, so the test set "
             "stays unseen."),
         between(0, 0.9));
-  add("data.normalize", data, "Normalise", T::Bool,
+  add(SETTING(data.normalize), data, "Normalise", T::Bool,
       "Images: subtract each channel's training mean and divide by its std; tables: standardise each feature. "
       "Almost always helps optimisation.");
-  when(add("data.augment_flip", data, "Random horizontal flip", T::Bool,
+  when(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
            "Mirror training images at random; more variety, less overfitting on longer runs."),
        images);
-  when(range(add("data.augment_crop", data, "Random crop padding (px)", T::Int,
+  when(range(add(SETTING(data.augment_crop), data, "Random crop padding (px)", T::Int,
                  "Pad by this many pixels and crop back at a random offset (0: off); less overfitting."),
              between(0, 8)),
        images);
 
-  range(add("train.epochs", train, "Epochs", T::Int, "Passes over the training examples."), atLeast(0));
-  range(add("train.max_steps", train, "Max optimizer steps (0: epochs decide)", T::Int,
+  range(add(SETTING(train.epochs), train, "Epochs", T::Int, "Passes over the training examples."), atLeast(0));
+  range(add(SETTING(train.max_steps), train, "Max optimizer steps (0: epochs decide)", T::Int,
             "Stop after this many optimizer steps, if that comes before the epochs end."),
         atLeast(0));
-  range(add("train.batch_size", train, "Batch size", T::Int,
+  range(add(SETTING(train.batch_size), train, "Batch size", T::Int,
             "Examples per forward/backward pass (micro-batch); larger is faster per example until memory runs out."),
         between(1, 1 << 20));
-  range(add("train.accumulation_steps", train, "Gradient accumulation", T::Int,
+  range(add(SETTING(train.accumulation_steps), train, "Gradient accumulation", T::Int,
             "Micro-batches summed per optimizer step: the effective batch of a larger batch in the memory of a small "
             "one."),
         between(1, 4096));
-  range(add("train.grad_clip_norm", train, "Gradient clipping (L2 norm, 0: off)", T::Real,
+  range(add(SETTING(train.grad_clip_norm), train, "Gradient clipping (L2 norm, 0: off)", T::Real,
             "Scale gradients down when their global norm exceeds this; tames loss spikes with high learning rates."),
         atLeast(0));
-  add("train.seed", train, "Seed", T::Int, "Fixes initialisation, shuffling and augmentation: same seed, same run.");
-  range(add("train.log_every_steps", train, "Read metrics every N steps", T::Int,
+  add(SETTING(train.seed), train, "Seed", T::Int, "Fixes initialisation, shuffling and augmentation: same seed, same run.");
+  range(add(SETTING(train.log_every_steps), train, "Read metrics every N steps", T::Int,
             "Metrics stay on the device and are read in one sync every N steps; larger is faster on a GPU."),
         between(1, 100000));
-  choices(add("train.on_nonfinite", train, "When the loss is not finite", T::Choice,
+  choices(add(SETTING(train.on_nonfinite), train, "When the loss is not finite", T::Choice,
               "A step whose loss or gradients are NaN or infinite is never applied. stop: end the run (its last "
               "checkpoint kept); skip: go on without that step; rollback: go back to the last checkpoint with a "
               "lower learning rate."),
           {"stop", "skip", "rollback"});
   const Applies rollback = [](const TrainConfig& c) { return c.train.on_nonfinite == "rollback"; };
-  when(range(add("train.rollback_lr_factor", train, "Rollback: learning-rate factor", T::Real,
+  when(range(add(SETTING(train.rollback_lr_factor), train, "Rollback: learning-rate factor", T::Real,
                  "Each rollback multiplies the learning rate by this."),
              between(0, 1, true, true)),
        rollback);
-  when(range(add("train.max_rollbacks", train, "Rollback: at most", T::Int,
+  when(range(add(SETTING(train.max_rollbacks), train, "Rollback: at most", T::Int,
                  "Rollbacks before the run stops as diverged."),
              between(1, 100)),
        rollback);
 
-  choices(add("train.early_stopping.metric", train, "Early stopping", T::Choice,
+  choices(add(SETTING(train.early_stopping.metric), train, "Early stopping", T::Choice,
               "End the run when this evaluation figure stops improving; the best checkpoint is kept "
               "(checkpoints/best.ckpt, export --which best)."),
           {"off", "eval_loss", "eval_accuracy"});
   const Applies early = [](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; };
-  when(choices(add("train.early_stopping.mode", train, "Early stopping: better is", T::Choice,
+  when(choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
                    "min: lower is better; max: higher is better; auto: min for a loss, max for an accuracy."),
                {"auto", "min", "max"}),
        early);
-  when(range(add("train.early_stopping.patience", train, "Early stopping: patience (evaluations)", T::Int,
+  when(range(add(SETTING(train.early_stopping.patience), train, "Early stopping: patience (evaluations)", T::Int,
                  "Evaluations in a row without improvement before the run ends; evaluation.every_steps sets how "
                  "often they come."),
              between(1, 100000)),
        early);
-  when(range(add("train.early_stopping.min_delta", train, "Early stopping: least improvement", T::Real,
+  when(range(add(SETTING(train.early_stopping.min_delta), train, "Early stopping: least improvement", T::Real,
                  "An evaluation improves on the best only by more than this (0: any improvement)."),
              atLeast(0)),
        early);
 
-  range(add("train.ema.decay", train, "Weight average (EMA) decay", T::Real,
+  range(add(SETTING(train.ema.decay), train, "Weight average (EMA) decay", T::Real,
             "Keep an exponential moving average of the weights, evaluated beside them as a second curve and "
             "exported with export --which ema; 0: off, typical 0.99-0.9999."),
         between(0, 1, false, true));
   const Applies ema = [](const TrainConfig& c) { return c.train.ema.decay > 0; };
-  when(range(add("train.ema.every_steps", train, "Weight average: every N steps", T::Int,
+  when(range(add(SETTING(train.ema.every_steps), train, "Weight average: every N steps", T::Int,
                  "Update the average after every N optimizer steps."),
              atLeast(1)),
        ema);
-  when(range(add("train.ema.start_step", train, "Weight average: from step", T::Int,
+  when(range(add(SETTING(train.ema.start_step), train, "Weight average: from step", T::Int,
                  "The first update copies the weights at this step; the average starts there."),
              atLeast(0)),
        ema);
 
-  choices(add("optimizer.kind", opt, "Optimizer", T::Choice,
+  choices(add(SETTING(optimizer.kind), opt, "Optimizer", T::Choice,
               "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "
               "decay."),
           {"sgd", "adam", "adamw"});
-  range(add("optimizer.lr", opt, "Learning rate", T::Real,
+  range(add(SETTING(optimizer.lr), opt, "Learning rate", T::Real,
             "Step size; the schedule scales it (OneCycle and cyclic set their own peak)."),
         above(0));
-  range(add("optimizer.weight_decay", opt, "Weight decay", T::Real,
+  range(add(SETTING(optimizer.weight_decay), opt, "Weight decay", T::Real,
             "Pulls weights toward zero each step; regularises (decoupled in AdamW)."),
         atLeast(0));
-  when(range(add("optimizer.momentum", opt, "Momentum", T::Real,
+  when(range(add(SETTING(optimizer.momentum), opt, "Momentum", T::Real,
                  "SGD: fraction of the last update carried into the next; 0.9 typical."),
              between(0, 1, false, true)),
        sgd);
-  when(add("optimizer.nesterov", opt, "Nesterov", T::Bool, "SGD: look-ahead momentum; often converges a little faster."),
+  when(add(SETTING(optimizer.nesterov), opt, "Nesterov", T::Bool, "SGD: look-ahead momentum; often converges a little faster."),
        sgd);
-  when(range(add("optimizer.beta1", opt, "Beta 1", T::Real, "Adam: decay of the gradient's running mean (its momentum)."),
+  when(range(add(SETTING(optimizer.beta1), opt, "Beta 1", T::Real, "Adam: decay of the gradient's running mean (its momentum)."),
              between(0, 1, false, true)),
        adam);
-  when(range(add("optimizer.beta2", opt, "Beta 2", T::Real, "Adam: decay of the squared gradient's running mean."),
+  when(range(add(SETTING(optimizer.beta2), opt, "Beta 2", T::Real, "Adam: decay of the squared gradient's running mean."),
              between(0, 1, false, true)),
        adam);
-  when(range(add("optimizer.eps", opt, "Epsilon", T::Real, "Adam: added to the denominator for numerical stability."),
+  when(range(add(SETTING(optimizer.eps), opt, "Epsilon", T::Real, "Adam: added to the denominator for numerical stability."),
              above(0)),
        adam);
 
-  choices(add("schedule.kind", sched, "Schedule", T::Choice,
+  choices(add(SETTING(schedule.kind), sched, "Schedule", T::Choice,
               "How the learning rate changes over the run: onecycle (warm up, then anneal) trains fastest for a fixed "
               "budget."),
           {"constant", "step", "cosine", "linear", "onecycle", "cyclic"});
   const Applies warms = [](const TrainConfig& c) { return c.schedule.kind != "onecycle" && c.schedule.kind != "cyclic"; };
-  when(range(add("schedule.warmup_steps", sched, "Warm-up steps", T::Int,
+  when(range(add(SETTING(schedule.warmup_steps), sched, "Warm-up steps", T::Int,
                  "Ramp the learning rate up linearly over the first steps; steadies the start with large rates or "
                  "batches."),
              atLeast(0)),
        warms);
-  when(range(add("schedule.warmup_start_factor", sched, "Warm-up start factor", T::Real,
+  when(range(add(SETTING(schedule.warmup_start_factor), sched, "Warm-up start factor", T::Real,
                  "Fraction of the learning rate at the first warm-up step."),
              between(0, 1)),
        warms);
-  when(range(add("schedule.step.step_size", sched, "Step: every N steps", T::Int,
+  when(range(add(SETTING(schedule.step.step_size), sched, "Step: every N steps", T::Int,
                  "Multiply the learning rate by gamma every N steps."),
              above(0)),
        schedule("step"), true);
-  when(range(add("schedule.step.gamma", sched, "Step: gamma", T::Real, "The factor applied at each step of the staircase."),
+  when(range(add(SETTING(schedule.step.gamma), sched, "Step: gamma", T::Real, "The factor applied at each step of the staircase."),
              above(0)),
        schedule("step"), true);
-  when(range(add("schedule.cosine.t_max", sched, "Cosine: period (0: the run)", T::Int,
+  when(range(add(SETTING(schedule.cosine.t_max), sched, "Cosine: period (0: the run)", T::Int,
                  "Steps over which the rate falls along a half cosine to its minimum."),
              atLeast(0)),
        schedule("cosine"), true);
-  when(range(add("schedule.cosine.eta_min", sched, "Cosine: minimum rate", T::Real,
+  when(range(add(SETTING(schedule.cosine.eta_min), sched, "Cosine: minimum rate", T::Real,
                  "The learning rate at the end of the cosine."),
              atLeast(0)),
        schedule("cosine"), true);
-  when(range(add("schedule.linear.start_factor", sched, "Linear: start factor", T::Real,
+  when(range(add(SETTING(schedule.linear.start_factor), sched, "Linear: start factor", T::Real,
                  "Fraction of the rate at the start."),
              between(0, 1, true)),
        schedule("linear"), true);
-  when(range(add("schedule.linear.end_factor", sched, "Linear: end factor", T::Real, "Fraction of the rate after the ramp."),
+  when(range(add(SETTING(schedule.linear.end_factor), sched, "Linear: end factor", T::Real, "Fraction of the rate after the ramp."),
              between(0, 1)),
        schedule("linear"), true);
-  when(range(add("schedule.linear.total_iters", sched, "Linear: ramp steps", T::Int, "Steps over which the factor moves."),
+  when(range(add(SETTING(schedule.linear.total_iters), sched, "Linear: ramp steps", T::Int, "Steps over which the factor moves."),
              above(0)),
        schedule("linear"), true);
   const Applies one = schedule("onecycle"), cyc = schedule("cyclic");
-  when(range(add("schedule.onecycle.max_lr", sched, "OneCycle: peak rate", T::Real,
+  when(range(add(SETTING(schedule.onecycle.max_lr), sched, "OneCycle: peak rate", T::Real,
                  "The highest learning rate, reached after the warm-up part; find it with a learning-rate range test."),
              above(0)),
        one, true);
-  when(range(add("schedule.onecycle.total_steps", sched, "OneCycle: steps (0: the run)", T::Int,
+  when(range(add(SETTING(schedule.onecycle.total_steps), sched, "OneCycle: steps (0: the run)", T::Int,
                  "Length of the cycle in optimizer steps."),
              atLeast(0)),
        one, true);
-  when(range(add("schedule.onecycle.pct_start", sched, "OneCycle: warm-up share", T::Real,
+  when(range(add(SETTING(schedule.onecycle.pct_start), sched, "OneCycle: warm-up share", T::Real,
                  "Share of the cycle spent rising to the peak."),
              between(0, 1)),
        one, true);
-  when(choices(add("schedule.onecycle.anneal", sched, "OneCycle: anneal", T::Choice, "Shape of the rise and fall."),
+  when(choices(add(SETTING(schedule.onecycle.anneal), sched, "OneCycle: anneal", T::Choice, "Shape of the rise and fall."),
                {"cos", "linear"}),
        one, true);
-  when(range(add("schedule.onecycle.div_factor", sched, "OneCycle: start divisor", T::Real, "Starting rate = peak / this."),
+  when(range(add(SETTING(schedule.onecycle.div_factor), sched, "OneCycle: start divisor", T::Real, "Starting rate = peak / this."),
              above(0)),
        one, true);
-  when(range(add("schedule.onecycle.final_div_factor", sched, "OneCycle: final divisor", T::Real,
+  when(range(add(SETTING(schedule.onecycle.final_div_factor), sched, "OneCycle: final divisor", T::Real,
                  "Final rate = starting rate / this; a low final rate settles the weights."),
              above(0)),
        one, true);
-  when(add("schedule.onecycle.three_phase", sched, "OneCycle: three phases", T::Bool,
+  when(add(SETTING(schedule.onecycle.three_phase), sched, "OneCycle: three phases", T::Bool,
            "Fall back to the starting rate symmetrically, then anneal further (fast.ai style)."),
        one, true);
-  when(add("schedule.onecycle.cycle_momentum", sched, "OneCycle: cycle momentum", T::Bool,
+  when(add(SETTING(schedule.onecycle.cycle_momentum), sched, "OneCycle: cycle momentum", T::Bool,
            "Lower momentum (or beta1) while the rate is high, raise it as the rate falls."),
        one, true);
-  when(range(add("schedule.onecycle.base_momentum", sched, "OneCycle: low momentum", T::Real, "Momentum at the peak rate."),
+  when(range(add(SETTING(schedule.onecycle.base_momentum), sched, "OneCycle: low momentum", T::Real, "Momentum at the peak rate."),
              between(0, 1, false, true)),
        one, true);
-  when(range(add("schedule.onecycle.max_momentum", sched, "OneCycle: high momentum", T::Real, "Momentum at the low rates."),
+  when(range(add(SETTING(schedule.onecycle.max_momentum), sched, "OneCycle: high momentum", T::Real, "Momentum at the low rates."),
              between(0, 1, false, true)),
        one, true);
-  when(range(add("schedule.cyclic.base_lr", sched, "Cyclic: low rate", T::Real, "Bottom of each cycle."), above(0)), cyc,
+  when(range(add(SETTING(schedule.cyclic.base_lr), sched, "Cyclic: low rate", T::Real, "Bottom of each cycle."), above(0)), cyc,
        true);
-  when(range(add("schedule.cyclic.max_lr", sched, "Cyclic: high rate", T::Real, "Top of each cycle."), above(0)), cyc,
+  when(range(add(SETTING(schedule.cyclic.max_lr), sched, "Cyclic: high rate", T::Real, "Top of each cycle."), above(0)), cyc,
        true);
-  when(range(add("schedule.cyclic.step_size_up", sched, "Cyclic: steps up", T::Int, "Steps from the low to the high rate."),
+  when(range(add(SETTING(schedule.cyclic.step_size_up), sched, "Cyclic: steps up", T::Int, "Steps from the low to the high rate."),
              above(0)),
        cyc, true);
-  when(range(add("schedule.cyclic.step_size_down", sched, "Cyclic: steps down (0: same)", T::Int,
+  when(range(add(SETTING(schedule.cyclic.step_size_down), sched, "Cyclic: steps down (0: same)", T::Int,
                  "Steps from the high back to the low rate."),
              atLeast(0)),
        cyc, true);
-  when(choices(add("schedule.cyclic.mode", sched, "Cyclic: mode", T::Choice,
+  when(choices(add(SETTING(schedule.cyclic.mode), sched, "Cyclic: mode", T::Choice,
                    "triangular: same cycles; triangular2: halve the height each cycle; exp_range: shrink by gamma per "
                    "step."),
                {"triangular", "triangular2", "exp_range"}),
        cyc, true);
-  when(range(add("schedule.cyclic.gamma", sched, "Cyclic: gamma", T::Real, "exp_range: height factor per step."),
+  when(range(add(SETTING(schedule.cyclic.gamma), sched, "Cyclic: gamma", T::Real, "exp_range: height factor per step."),
              between(0, 1, true)),
        cyc, true);
-  when(add("schedule.cyclic.cycle_momentum", sched, "Cyclic: cycle momentum", T::Bool,
+  when(add(SETTING(schedule.cyclic.cycle_momentum), sched, "Cyclic: cycle momentum", T::Bool,
            "Move momentum opposite to the rate within each cycle."),
        cyc, true);
-  when(range(add("schedule.cyclic.base_momentum", sched, "Cyclic: low momentum", T::Real, "Momentum at the high rate."),
+  when(range(add(SETTING(schedule.cyclic.base_momentum), sched, "Cyclic: low momentum", T::Real, "Momentum at the high rate."),
              between(0, 1, false, true)),
        cyc, true);
-  when(range(add("schedule.cyclic.max_momentum", sched, "Cyclic: high momentum", T::Real, "Momentum at the low rate."),
+  when(range(add(SETTING(schedule.cyclic.max_momentum), sched, "Cyclic: high momentum", T::Real, "Momentum at the low rate."),
              between(0, 1, false, true)),
        cyc, true);
 
-  choices(add("precision.mode", prec, "Precision", T::Choice,
+  choices(add(SETTING(precision.mode), prec, "Precision", T::Choice,
               "fp16/bf16 run matmuls and convolutions in half precision under autocast: faster on tensor-core GPUs, "
               "half the activation memory. fp16 needs loss scaling; bf16 does not."),
           {"fp32", "fp16", "bf16"});
   const Applies fp16 = [](const TrainConfig& c) { return c.precision.mode == "fp16"; };
-  when(range(add("precision.loss_scale.init_scale", prec, "Loss scale: initial", T::Real,
+  when(range(add(SETTING(precision.loss_scale.init_scale), prec, "Loss scale: initial", T::Real,
                  "fp16: the loss is multiplied by this before backward so small gradients do not underflow."),
              above(0)),
        fp16);
-  when(range(add("precision.loss_scale.growth_factor", prec, "Loss scale: growth", T::Real,
+  when(range(add(SETTING(precision.loss_scale.growth_factor), prec, "Loss scale: growth", T::Real,
                  "fp16: multiply the scale by this after a run of finite steps."),
              above(1)),
        fp16);
-  when(range(add("precision.loss_scale.backoff_factor", prec, "Loss scale: back-off", T::Real,
+  when(range(add(SETTING(precision.loss_scale.backoff_factor), prec, "Loss scale: back-off", T::Real,
                  "fp16: multiply the scale by this (and skip the step) when a gradient overflows."),
              between(0, 1, true, true)),
        fp16);
-  when(range(add("precision.loss_scale.growth_interval", prec, "Loss scale: growth interval", T::Int,
+  when(range(add(SETTING(precision.loss_scale.growth_interval), prec, "Loss scale: growth interval", T::Int,
                  "fp16: finite steps in a row before the scale grows."),
              between(1, 1 << 30)),
        fp16);
-  add("performance.channels_last", prec, "Channels-last", T::Bool,
+  add(SETTING(performance.channels_last), prec, "Channels-last", T::Bool,
       "Store images and conv weights as NHWC; faster convolutions with fp16/bf16 on tensor cores.");
-  add("performance.zero_grad_to_none", prec, "Zero grad to none", T::Bool,
+  add(SETTING(performance.zero_grad_to_none), prec, "Zero grad to none", T::Bool,
       "Free gradients between steps instead of filling them with zeros: less memory traffic.");
-  choices(add("memory.activation_checkpointing", prec, "Activation checkpointing", T::Choice,
+  choices(add(SETTING(memory.activation_checkpointing), prec, "Activation checkpointing", T::Choice,
               "Keep only each segment's input in the forward pass and recompute its activations in the backward "
               "pass: less memory for some more compute (built-in models). auto: segments of about sqrt(blocks) "
               "blocks (Chen et al. 2016); every: segments of the given number of blocks."),
           {"off", "auto", "every"});
-  when(range(add("memory.checkpoint_blocks", prec, "Checkpoint: blocks per segment", T::Int,
+  when(range(add(SETTING(memory.checkpoint_blocks), prec, "Checkpoint: blocks per segment", T::Int,
                  "Blocks (residual blocks, conv stages, hidden layers) recomputed together."),
              between(1, 1 << 20)),
        [](const TrainConfig& c) { return c.memory.activation_checkpointing == "every"; });
-  add("memory.oom_backoff", prec, "Out of memory: back off", T::Bool,
+  add(SETTING(memory.oom_backoff), prec, "Out of memory: back off", T::Bool,
       "When a step runs out of memory, halve the micro-batch and double the accumulation (same effective batch), "
       "mark it on the curves, and go on.");
-  range(add("memory.cpu_limit_mib", prec, "CPU memory limit (MiB, 0: none)", T::Int,
+  range(add(SETTING(memory.cpu_limit_mib), prec, "CPU memory limit (MiB, 0: none)", T::Int,
             "On the CPU: the most tensor memory the training may allocate after the data is loaded; past it the "
             "step runs out of memory as it would on a GPU."),
         atLeast(0));
 
-  add("performance.device", perf, "Device", T::Text, "auto (the GPU when there is one), cpu, cuda or cuda:N.");
-  add("performance.cudnn_benchmark", perf, "cuDNN benchmark", T::Bool,
+  add(SETTING(performance.device), perf, "Device", T::Text, "auto (the GPU when there is one), cpu, cuda or cuda:N.");
+  add(SETTING(performance.cudnn_benchmark), perf, "cuDNN benchmark", T::Bool,
       "Time the convolution algorithms once and keep the fastest; helps when input shapes do not change.");
-  add("performance.tf32", perf, "TF32 matmuls", T::Bool,
+  add(SETTING(performance.tf32), perf, "TF32 matmuls", T::Bool,
       "Let fp32 matmuls and convolutions use TF32 tensor cores (Ampere and later): much faster, slightly less exact.");
-  choices(add("performance.cuda_graphs", perf, "CUDA graphs", T::Choice,
+  choices(add(SETTING(performance.cuda_graphs), perf, "CUDA graphs", T::Choice,
               "Record the whole optimizer step once as a CUDA graph and replay it: far fewer kernel launches. "
               "auto: when the step can be recorded (otherwise the log says why); on: an error when it cannot."),
           {"auto", "on", "off"});
-  range(add("performance.threads", perf, "CPU threads (0: all cores)", T::Int,
+  range(add(SETTING(performance.threads), perf, "CPU threads (0: all cores)", T::Int,
             "Intra-op threads when training on the CPU."),
         between(0, 1024));
-  range(add("distributed.timeout_s", perf, "Several processes: timeout (s)", T::Int,
+  range(add(SETTING(distributed.timeout_s), perf, "Several processes: timeout (s)", T::Int,
             "Under torchrun: how long a rank waits for the others (the rendezvous, a gradient exchange) before the "
             "run fails with a message naming the exchange."),
         between(1, 86400));
-  range(add("distributed.bucket_mib", perf, "Several processes: gradient bucket (MiB)", T::Int,
+  range(add(SETTING(distributed.bucket_mib), perf, "Several processes: gradient bucket (MiB)", T::Int,
             "Under torchrun: gradients are summed over the processes in buckets of this size, each sent while the "
             "backward pass still runs."),
         between(1, 4096));
-  choices(add("distributed.batchnorm", perf, "Several processes: BatchNorm", T::Choice,
+  choices(add(SETTING(distributed.batchnorm), perf, "Several processes: BatchNorm", T::Choice,
               "Under torchrun: local normalises each process's share of the batch with its own statistics (the "
               "running statistics averaged at evaluations); sync uses the whole global batch's, as one process "
               "would (SyncBatchNorm; costs an exchange per BatchNorm layer)."),
           {"local", "sync"});
-  add("distributed.devices", perf, "Several processes: devices", T::Text,
+  add(SETTING(distributed.devices), perf, "Several processes: devices", T::Text,
       "Empty: one process. Otherwise the window starts the run in one process per entry through torchrun: GPU "
       "indices (0,1) or cpu (cpu,cpu); rank 0's curves show here.");
-  choices(add("loader.mode", perf, "Loader", T::Choice,
+  choices(add(SETTING(loader.mode), perf, "Loader", T::Choice,
               "device: keep the whole dataset on the device (fastest for small datasets); workers: threads prepare "
               "batches ahead; auto: device when it fits."),
           {"auto", "device", "workers"});
   const Applies workers = [](const TrainConfig& c) { return c.loader.mode != "device"; };
-  when(range(add("loader.workers", perf, "Loader workers", T::Int, "Threads preparing batches in parallel with training."),
+  when(range(add(SETTING(loader.workers), perf, "Loader workers", T::Int, "Threads preparing batches in parallel with training."),
              between(0, 64)),
        workers);
-  when(range(add("loader.prefetch", perf, "Prefetch per worker", T::Int,
+  when(range(add(SETTING(loader.prefetch), perf, "Prefetch per worker", T::Int,
                  "Batches each worker keeps ready ahead of the GPU."),
              between(1, 64)),
        workers);
-  when(add("loader.pin_memory", perf, "Pinned memory", T::Bool,
+  when(add(SETTING(loader.pin_memory), perf, "Pinned memory", T::Bool,
            "Page-locked host buffers, so copies to the GPU are asynchronous (non-blocking)."),
        workers);
 
-  range(add("evaluation.every_steps", eval, "Evaluate every N steps (0: each epoch)", T::Int,
+  range(add(SETTING(evaluation.every_steps), eval, "Evaluate every N steps (0: each epoch)", T::Int,
             "How often the model is evaluated (without autograd) on the validation or test examples."),
         atLeast(0));
-  range(add("evaluation.batch_size", eval, "Evaluation batch size", T::Int,
+  range(add(SETTING(evaluation.batch_size), eval, "Evaluation batch size", T::Int,
             "Examples per evaluation pass; no gradients are kept, so it can be larger than training's."),
         between(1, 1 << 20));
 
-  add("name", out, "Run name", T::Text, "Names the run's folder (after its date and time).");
-  add("output.dir", out, "Runs folder", T::Folder,
+  add(SETTING(name), out, "Run name", T::Text, "Names the run's folder (after its date and time).");
+  add(SETTING(output.dir), out, "Runs folder", T::Folder,
       "Where run folders are made: settings, metrics, log, checkpoints and evaluations.");
-  range(add("output.checkpoint_every_steps", out, "Checkpoint every N steps (0: at evaluations)", T::Int,
+  range(add(SETTING(output.checkpoint_every_steps), out, "Checkpoint every N steps (0: at evaluations)", T::Int,
             "Extra checkpoints between evaluations; a stopped or crashed run resumes from the last one."),
         atLeast(0));
-  add("output.save_best", out, "Keep the best checkpoint", T::Bool,
+  add(SETTING(output.save_best), out, "Keep the best checkpoint", T::Bool,
       "Also keep the checkpoint with the best evaluation accuracy (checkpoints/best.ckpt).");
-  add("output.keep_checkpoints", out, "Keep every evaluation's checkpoint", T::Bool,
+  add(SETTING(output.keep_checkpoints), out, "Keep every evaluation's checkpoint", T::Bool,
       "Also keep each evaluation's checkpoint as checkpoints/step-N.ckpt, so a fork can start from any of them.");
   return f;
 }

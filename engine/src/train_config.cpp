@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <variant>
 #include <limits>
 #include <map>
 #include <set>
@@ -19,178 +20,6 @@ namespace studio {
 namespace {
 
 using nlohmann::json;
-
-// One description of the struct serves writing and strict reading, so the two
-// can never disagree about a key.
-template <class V>
-void describe(V& v, TrainConfig& c) {
-  v.field("schema_version", c.schema_version);
-  v.field("name", c.name);
-  v.section("model", [&] {
-    v.field("kind", c.model.kind);
-    v.field("width", c.model.width);
-    v.field("depth", c.model.depth);
-    v.field("dropout", c.model.dropout);
-    v.field("path", c.model.path);
-  });
-  v.section("data", [&] {
-    v.field("format", c.data.format);
-    v.field("dataset", c.data.dataset);
-    v.field("root", c.data.root);
-    v.field("train_file", c.data.train_file);
-    v.field("test_file", c.data.test_file);
-    v.field("label_column", c.data.label_column);
-    v.field("ignore_columns", c.data.ignore_columns);
-    v.field("image_size", c.data.image_size);
-    v.field("channels", c.data.channels);
-    v.field("test_fraction", c.data.test_fraction);
-    v.field("on_bad_file", c.data.on_bad_file);
-    v.field("train_limit", c.data.train_limit);
-    v.field("test_limit", c.data.test_limit);
-    v.field("val_fraction", c.data.val_fraction);
-    v.field("normalize", c.data.normalize);
-    v.field("augment_flip", c.data.augment_flip);
-    v.field("augment_crop", c.data.augment_crop);
-  });
-  v.section("train", [&] {
-    v.field("epochs", c.train.epochs);
-    v.field("max_steps", c.train.max_steps);
-    v.field("batch_size", c.train.batch_size);
-    v.field("accumulation_steps", c.train.accumulation_steps);
-    v.field("grad_clip_norm", c.train.grad_clip_norm);
-    v.field("seed", c.train.seed);
-    v.field("log_every_steps", c.train.log_every_steps);
-    v.field("on_nonfinite", c.train.on_nonfinite);
-    v.field("rollback_lr_factor", c.train.rollback_lr_factor);
-    v.field("max_rollbacks", c.train.max_rollbacks);
-    v.section("early_stopping", [&] {
-      auto& e = c.train.early_stopping;
-      v.field("metric", e.metric);
-      v.field("mode", e.mode);
-      v.field("patience", e.patience);
-      v.field("min_delta", e.min_delta);
-    });
-    v.section("ema", [&] {
-      v.field("decay", c.train.ema.decay);
-      v.field("every_steps", c.train.ema.every_steps);
-      v.field("start_step", c.train.ema.start_step);
-    });
-  });
-  v.section("optimizer", [&] {
-    v.field("kind", c.optimizer.kind);
-    v.field("lr", c.optimizer.lr);
-    v.field("weight_decay", c.optimizer.weight_decay);
-    v.field("momentum", c.optimizer.momentum);
-    v.field("nesterov", c.optimizer.nesterov);
-    v.field("beta1", c.optimizer.beta1);
-    v.field("beta2", c.optimizer.beta2);
-    v.field("eps", c.optimizer.eps);
-  });
-  v.section("schedule", [&] {
-    auto& s = c.schedule;
-    v.field("kind", s.kind);
-    v.field("warmup_steps", s.warmup_steps);
-    v.field("warmup_start_factor", s.warmup_start_factor);
-    v.section("step", [&] {
-      v.field("step_size", s.step.step_size);
-      v.field("gamma", s.step.gamma);
-    });
-    v.section("cosine", [&] {
-      v.field("t_max", s.cosine.t_max);
-      v.field("eta_min", s.cosine.eta_min);
-    });
-    v.section("linear", [&] {
-      v.field("start_factor", s.linear.start_factor);
-      v.field("end_factor", s.linear.end_factor);
-      v.field("total_iters", s.linear.total_iters);
-    });
-    v.section("onecycle", [&] {
-      auto& o = s.onecycle;
-      v.field("max_lr", o.max_lr);
-      v.field("total_steps", o.total_steps);
-      v.field("pct_start", o.pct_start);
-      v.field("anneal", o.anneal);
-      v.field("div_factor", o.div_factor);
-      v.field("final_div_factor", o.final_div_factor);
-      v.field("three_phase", o.three_phase);
-      v.field("cycle_momentum", o.cycle_momentum);
-      v.field("base_momentum", o.base_momentum);
-      v.field("max_momentum", o.max_momentum);
-    });
-    v.section("cyclic", [&] {
-      auto& y = s.cyclic;
-      v.field("base_lr", y.base_lr);
-      v.field("max_lr", y.max_lr);
-      v.field("step_size_up", y.step_size_up);
-      v.field("step_size_down", y.step_size_down);
-      v.field("mode", y.mode);
-      v.field("gamma", y.gamma);
-      v.field("cycle_momentum", y.cycle_momentum);
-      v.field("base_momentum", y.base_momentum);
-      v.field("max_momentum", y.max_momentum);
-    });
-  });
-  v.section("precision", [&] {
-    v.field("mode", c.precision.mode);
-    v.section("loss_scale", [&] {
-      auto& l = c.precision.loss_scale;
-      v.field("init_scale", l.init_scale);
-      v.field("growth_factor", l.growth_factor);
-      v.field("backoff_factor", l.backoff_factor);
-      v.field("growth_interval", l.growth_interval);
-    });
-  });
-  v.section("performance", [&] {
-    auto& p = c.performance;
-    v.field("device", p.device);
-    v.field("cudnn_benchmark", p.cudnn_benchmark);
-    v.field("tf32", p.tf32);
-    v.field("channels_last", p.channels_last);
-    v.field("zero_grad_to_none", p.zero_grad_to_none);
-    v.field("cuda_graphs", p.cuda_graphs);
-    v.field("threads", p.threads);
-  });
-  v.section("memory", [&] {
-    v.field("activation_checkpointing", c.memory.activation_checkpointing);
-    v.field("checkpoint_blocks", c.memory.checkpoint_blocks);
-    v.field("oom_backoff", c.memory.oom_backoff);
-    v.field("cpu_limit_mib", c.memory.cpu_limit_mib);
-  });
-  v.section("distributed", [&] {
-    v.field("timeout_s", c.distributed.timeout_s);
-    v.field("bucket_mib", c.distributed.bucket_mib);
-    v.field("batchnorm", c.distributed.batchnorm);
-    v.field("devices", c.distributed.devices);
-  });
-  v.section("loader", [&] {
-    v.field("mode", c.loader.mode);
-    v.field("workers", c.loader.workers);
-    v.field("prefetch", c.loader.prefetch);
-    v.field("pin_memory", c.loader.pin_memory);
-  });
-  v.section("evaluation", [&] {
-    v.field("every_steps", c.evaluation.every_steps);
-    v.field("batch_size", c.evaluation.batch_size);
-  });
-  v.section("output", [&] {
-    v.field("dir", c.output.dir);
-    v.field("checkpoint_every_steps", c.output.checkpoint_every_steps);
-    v.field("save_best", c.output.save_best);
-    v.field("keep_checkpoints", c.output.keep_checkpoints);
-  });
-}
-
-struct Writer {
-  std::vector<json*> stack;
-  template <class T> void field(const char* key, T& value) { (*stack.back())[key] = value; }
-  void section(const char* key, const std::function<void()>& body) {
-    json& child = (*stack.back())[key] = json::object();
-    stack.push_back(&child);
-    body();
-    stack.pop_back();
-  }
-};
-
 
 // A JSON value as a message shows it: scalars as written, containers by their
 // size only (dumping a hostile, deeply nested value would recurse too deep and
@@ -214,41 +43,23 @@ bool isUtf8(const std::string& s) {
   }
 }
 
+// Strict reading of one value into its member: the wrong type, or a whole
+// number that does not fit, is an error naming the setting.
 struct Reader {
-  std::vector<const json*> stack;
-  std::vector<std::string> path;
-  std::vector<std::set<std::string>> seen;
   std::vector<ConfigError>& errors;
 
-  std::string pathOf(const char* key) const {
-    std::string p;
-    for (const auto& part : path) p += part + ".";
-    return p + key;
+  void read(const std::string& path, const json& j, std::string& out) {
+    if (j.is_string()) out = j.get<std::string>();
+    else errors.push_back({path, "must be a string (got " + shown(j) + ")"});
   }
-  const json* find(const char* key) {
-    seen.back().insert(key);
-    const json& obj = *stack.back();
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
+  void read(const std::string& path, const json& j, bool& out) {
+    if (j.is_boolean()) out = j.get<bool>();
+    else errors.push_back({path, "must be true or false (got " + shown(j) + ")"});
   }
-  void read(const char* key, std::string& out) {
-    if (const json* j = find(key)) {
-      if (j->is_string()) out = j->get<std::string>();
-      else errors.push_back({pathOf(key), "must be a string (got " + shown(*j) + ")"});
-    }
-  }
-  void read(const char* key, bool& out) {
-    if (const json* j = find(key)) {
-      if (j->is_boolean()) out = j->get<bool>();
-      else errors.push_back({pathOf(key), "must be true or false (got " + shown(*j) + ")"});
-    }
-  }
-  void read(const char* key, double& out) {
-    if (const json* j = find(key)) {
-      if (j->is_number() && std::isfinite(j->get<double>())) out = j->get<double>();
-      else if (j->is_number()) errors.push_back({pathOf(key), "must be a finite number (got " + shown(*j) + ")"});
-      else errors.push_back({pathOf(key), "must be a number (got " + shown(*j) + ")"});
-    }
+  void read(const std::string& path, const json& j, double& out) {
+    if (j.is_number() && std::isfinite(j.get<double>())) out = j.get<double>();
+    else if (j.is_number()) errors.push_back({path, "must be a finite number (got " + shown(j) + ")"});
+    else errors.push_back({path, "must be a number (got " + shown(j) + ")"});
   }
   // A whole number that fits I, or an error naming the value as written:
   // nothing is narrowed silently (4294967328 is not 32).
@@ -281,68 +92,70 @@ struct Reader {
     why = "must be a whole number (got " + shown(j) + ")";
     return false;
   }
-  template <class I> void readInteger(const char* key, I& out) {
-    if (const json* j = find(key)) {
+  template <class I> void readInteger(const std::string& path, const json& j, I& out) {
+    std::string why;
+    if (!toInteger(j, out, why)) errors.push_back({path, why});
+  }
+  void read(const std::string& path, const json& j, int& out) { readInteger(path, j, out); }
+  void read(const std::string& path, const json& j, int64_t& out) { readInteger(path, j, out); }
+  void read(const std::string& path, const json& j, uint64_t& out) { readInteger(path, j, out); }
+  void read(const std::string& path, const json& j, std::vector<int64_t>& out) {
+    const std::string wrong = "must be a list of whole numbers (got " + shown(j) + ")";
+    if (!j.is_array()) return errors.push_back({path, wrong});
+    std::vector<int64_t> v;
+    for (const json& item : j) {
+      int64_t x = 0;
       std::string why;
-      if (!toInteger(*j, out, why)) errors.push_back({pathOf(key), why});
+      if (!toInteger(item, x, why)) return errors.push_back({path, wrong});
+      v.push_back(x);
     }
+    out = v;
   }
-  void read(const char* key, int& out) { readInteger(key, out); }
-  void read(const char* key, int64_t& out) { readInteger(key, out); }
-  void read(const char* key, uint64_t& out) { readInteger(key, out); }
-  void read(const char* key, std::vector<int64_t>& out) {
-    if (const json* j = find(key)) {
-      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + shown(*j) + ")"});
-      std::vector<int64_t> v;
-      for (const json& item : *j) {
-        int64_t x = 0;
-        std::string why;
-        if (!toInteger(item, x, why))
-          return errors.push_back({pathOf(key), "must be a list of whole numbers (got " + shown(*j) + ")"});
-        v.push_back(x);
-      }
-      out = v;
+  void read(const std::string& path, const json& j, std::vector<std::string>& out) {
+    const std::string wrong = "must be a list of strings (got " + shown(j) + ")";
+    if (!j.is_array()) return errors.push_back({path, wrong});
+    std::vector<std::string> v;
+    for (const json& item : j) {
+      if (!item.is_string()) return errors.push_back({path, wrong});
+      v.push_back(item.get<std::string>());
     }
-  }
-  void read(const char* key, std::vector<std::string>& out) {
-    if (const json* j = find(key)) {
-      if (!j->is_array()) return errors.push_back({pathOf(key), "must be a list of strings (got " + shown(*j) + ")"});
-      std::vector<std::string> v;
-      for (const json& item : *j) {
-        if (!item.is_string()) return errors.push_back({pathOf(key), "must be a list of strings (got " + shown(*j) + ")"});
-        v.push_back(item.get<std::string>());
-      }
-      out = v;
-    }
-  }
-
-  template <class T> void field(const char* key, T& value) { read(key, value); }
-
-  void section(const char* key, const std::function<void()>& body) {
-    const json* j = find(key);
-    if (!j) return;
-    if (!j->is_object()) {
-      errors.push_back({pathOf(key), "must be an object (got " + shown(*j) + ")"});
-      return;
-    }
-    enter(*j);
-    path.push_back(key);
-    body();
-    leave();
-    path.pop_back();
-  }
-  void enter(const json& j) {
-    stack.push_back(&j);
-    seen.emplace_back();
-  }
-  void leave() {
-    for (auto it = stack.back()->begin(); it != stack.back()->end(); ++it)
-      if (!seen.back().count(it.key()))
-        errors.push_back({pathOf(it.key().c_str()), "is not a known setting"});
-    stack.pop_back();
-    seen.pop_back();
+    out = v;
   }
 };
+
+// "a.b.c" -> "a", "a.b", "a.b.c"
+std::vector<std::string> prefixes(const std::string& path) {
+  std::vector<std::string> out;
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1))
+    out.push_back(path.substr(0, dot));
+  out.push_back(path);
+  return out;
+}
+
+// The keys settings JSON may hold: every setting, and the sections above them
+// (and run_info, written by the engine beside the settings; informational).
+struct KnownKeys {
+  std::set<std::string> settings{"schema_version", "run_info"};
+  std::set<std::string> sections;
+  KnownKeys() {
+    for (const FieldSpec& spec : settingsSchema()) {
+      settings.insert(spec.path);
+      auto all = prefixes(spec.path);
+      all.pop_back();
+      sections.insert(all.begin(), all.end());
+    }
+  }
+};
+
+// Every key of an object that is neither a setting nor a section of them.
+void unknownKeys(const json& obj, const std::string& prefix, const KnownKeys& known, std::vector<ConfigError>& errors) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (known.settings.count(path)) continue;
+    if (!known.sections.count(path)) errors.push_back({path, "is not a known setting"});
+    else if (it->is_object()) unknownKeys(*it, path, known, errors);
+  }
+}
 
 std::string num(double v) {
   std::ostringstream s;
@@ -493,8 +306,10 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
 
 nlohmann::json toJson(const TrainConfig& config) {
   json root = json::object();
-  Writer w{{&root}};
-  describe(w, const_cast<TrainConfig&>(config));  // Writer only reads
+  root["schema_version"] = config.schema_version;
+  auto& c = const_cast<TrainConfig&>(config);  // the members are only read
+  for (const FieldSpec& spec : settingsSchema())
+    std::visit([&](auto* member) { root[json::json_pointer(jsonPointer(spec.path))] = *member; }, spec.member(c));
   return root;
 }
 
@@ -504,11 +319,30 @@ TrainConfig configFromJson(const nlohmann::json& j, std::vector<ConfigError>& er
     errors.push_back({"", "settings must be a JSON object (got " + std::string(j.type_name()) + ")"});
     return c;
   }
-  Reader r{{}, {}, {}, errors};
-  r.enter(j);
-  r.seen.back().insert("run_info");  // written by the engine beside the settings; informational
-  describe(r, c);
-  r.leave();
+  Reader r{errors};
+  if (auto it = j.find("schema_version"); it != j.end()) r.read("schema_version", *it, c.schema_version);
+  std::set<std::string> notObjects;  // sections reported as not objects, once each
+  for (const FieldSpec& spec : settingsSchema()) {
+    const json* node = &j;
+    for (const std::string& path : prefixes(spec.path)) {
+      const std::string key = path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+      const auto it = node->find(key);
+      if (it == node->end()) {
+        node = nullptr;
+        break;
+      }
+      node = &*it;
+      if (path != spec.path && !node->is_object()) {
+        if (notObjects.insert(path).second)
+          errors.push_back({path, "must be an object (got " + shown(*node) + ")"});
+        node = nullptr;
+        break;
+      }
+    }
+    if (node) std::visit([&](auto* member) { r.read(spec.path, *node, *member); }, spec.member(c));
+  }
+  static const KnownKeys known;
+  unknownKeys(j, "", known, errors);
   // Version 1 had IDX data and built-in models only, with the same keys: it
   // reads as version 2 as it is.
   if (c.schema_version == 1) c.schema_version = kConfigSchemaVersion;

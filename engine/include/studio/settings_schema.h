@@ -1,16 +1,20 @@
 #pragma once
 // Every setting described once: where it sits in the form, its label, a
 // one-line tip saying what it does and when it helps, the editor it needs,
-// its choices or range, and when it applies. validate() checks ranges and
-// choices by walking these specs (cross-field rules are a short list beside
-// it); the window builds its form from them, so a new setting is one entry
-// here and no edit in ui/. Torch-free.
+// its choices or range, when it applies, and the struct member that holds it
+// (whose initializer is its default, as LibTorch's options keep theirs).
+// Reading and writing settings JSON (train_config.cpp) and validate() walk
+// these specs (cross-field rules are a short list beside it); the window
+// builds its form from them. A new setting is its member in the struct and
+// one entry here: no edit in the reader, the writer or ui/. Torch-free.
 // Thread: immutable data, any thread.
 
 #include <functional>
 #include <limits>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "studio/train_config.h"
@@ -41,8 +45,14 @@ struct NumberRange {
   std::string rule() const;
 };
 
+// The member of TrainConfig that holds a setting.
+using FieldRef = std::variant<std::string*, bool*, int*, int64_t*, uint64_t*, double*, std::vector<int64_t>*,
+                              std::vector<std::string>*>;
+
 struct FieldSpec {
-  std::string path;   // dotted, as in validation messages: "optimizer.lr"
+  std::string path;   // dotted, as in settings.json and validation messages: "optimizer.lr"
+  // The member in a config (the same dotted path in C++: c.optimizer.lr).
+  std::function<FieldRef(TrainConfig&)> member;
   std::string group;  // the form's section
   std::string label;
   FieldType type = FieldType::Text;
