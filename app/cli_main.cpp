@@ -27,6 +27,7 @@
 #include "studio/log.h"
 #include "studio/model_summary.h"
 #include "studio/run_queue.h"
+#include "studio/report_lines.h"
 #include "studio/session.h"
 #include "studio/sha256.h"
 #include "studio/metric_record.h"
@@ -35,17 +36,10 @@
 namespace {
 
 std::atomic<int> g_interrupts{0};
-// --report: the run's progress as tab-separated lines for a program that
-// started this one (the window's multi-process runs read rank 0's):
-//   studio-run <dir>, studio-total <steps>, studio-phase <text> <done> <total>,
-//   studio-record <metrics.csv row>, studio-end <status>
+// --report: the run's progress as lines for the program that started this
+// one (studio/report_lines.h; the window's multi-process runs read rank 0's).
 bool g_report = false;
 
-void report(const std::string& line) {
-  std::fputs(line.c_str(), stdout);
-  std::fputc('\n', stdout);
-  std::fflush(stdout);
-}
 void onInterrupt(int) { g_interrupts.fetch_add(1); }
 
 int runSession(studio::Session& session) {
@@ -54,21 +48,14 @@ int runSession(studio::Session& session) {
   const char* rankText = std::getenv("RANK");
   const bool quiet = rankText && std::getenv("WORLD_SIZE") && std::string(rankText) != "0";
   const bool reporting = g_report && !quiet;
-  std::string reportedDir, reportedPhase;
-  int64_t reportedTotal = 0;
+  studio::ReportWriter report(stdout);
   int seenInterrupts = 0;
   for (;;) {
     const bool done = session.wait(std::chrono::milliseconds(100));
-    if (reporting) {
-      const studio::Progress p = session.progress();
-      if (!p.runDir.empty() && p.runDir != reportedDir) report("studio-run\t" + (reportedDir = p.runDir));
-      if (p.totalSteps != reportedTotal) report("studio-total\t" + std::to_string(reportedTotal = p.totalSteps));
-      const std::string phase = p.phase + "\t" + std::to_string(p.phaseDone) + "\t" + std::to_string(p.phaseTotal);
-      if (phase != reportedPhase) report("studio-phase\t" + (reportedPhase = phase));
-    }
+    if (reporting) report.progress(session.progress());
     studio::MetricRecord r;
     while (session.pollMetric(r)) {
-      if (reporting) report("studio-record\t" + studio::metricsCsvRow(r));
+      if (reporting) report.record(r);
       else if (!quiet) progress.record(r);
     }
     if (done) break;
@@ -86,7 +73,7 @@ int runSession(studio::Session& session) {
     if (!quiet && !reporting) progress.update(session.progress());
   }
   const studio::RunSummary s = session.summary();
-  if (reporting) report("studio-end\t" + s.status);
+  if (reporting) report.end(s.status);
   if (s.rank > 0) {
     std::fprintf(stderr, "rank %d of %d: %s%s%s\n", s.rank, s.worldSize, s.status.c_str(), s.error.empty() ? "" : ": ",
                  s.error.c_str());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "studio/metric_record.h"
+#include "studio/presets.h"
 #include "studio/train_config.h"
 
 namespace studio {
@@ -240,11 +241,5 @@ struct ExportResult {
   std::vector<std::string> files;  // written, in order
 };
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "best");
-
-// Preset settings shipped in resources/presets (name -> file).
-std::vector<std::string> presetNames(const std::string& presetDir);
-std::string presetPath(const std::string& presetDir, const std::string& name);
-// The preset folder: $STUDIO_PRESET_DIR, beside the executable, or the source tree's.
-std::string defaultPresetDir();
 
 }  // namespace studio

@@ -23,7 +23,7 @@
 #include "studio/session.h"
 #include "studio/train_config.h"
 #include "train/run_start.h"
-#include "train/session_channel.h"
+#include "session/session_channel.h"
 
 namespace studio {
 

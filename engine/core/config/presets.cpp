@@ -1,11 +1,11 @@
-// Preset lookup (declared in studio/session.h). Torch-free.
+// Preset lookup (studio/presets.h). Torch-free.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <unistd.h>
 
-#include "studio/session.h"
+#include "studio/presets.h"
 
 #ifndef STUDIO_SOURCE_PRESET_DIR
 #define STUDIO_SOURCE_PRESET_DIR ""

@@ -1,27 +1,20 @@
 #include "studio/session.h"
 
-#include <cerrno>
 #include <cmath>
 #include <csignal>
-#include <cstring>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include "dist/process_group.h"
+#include "launcher/torchrun.h"
 #include "run/run_lineage.h"
 #include "run/run_lock.h"
 #include "run/run_recorder.h"
+#include "session/session_channel.h"
 #include "studio/log.h"
-#include "train/session_channel.h"
 #include "train/trainer.h"
 
 namespace studio {
@@ -205,35 +198,6 @@ std::string Session::fork(const std::string& parentDir, const ForkOptions& fork,
   return dir;
 }
 
-namespace {
-// A run folder's summary.json as far as a front-end needs it.
-RunSummary summaryFile(const std::string& runDir) {
-  RunSummary s;
-  s.runDir = runDir;
-  std::ifstream in(runDir + "/summary.json");
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object()) return s;
-  auto num = [&](const char* k, double& into) {
-    if (j.contains(k) && j[k].is_number()) into = j[k].get<double>();
-  };
-  s.status = j.value("status", "");
-  s.error = j.value("error", "");
-  s.device = j.value("device", "");
-  s.steps = j.value("steps", int64_t(0));
-  s.totalSteps = j.value("total_steps", int64_t(0));
-  s.epochs = j.value("epochs", int64_t(0));
-  s.worldSize = j.value("world_size", 1);
-  num("test_accuracy", s.testAccuracy);
-  num("test_loss", s.testLoss);
-  num("best_eval_accuracy", s.bestEvalAccuracy);
-  num("final_train_loss", s.finalTrainLoss);
-  num("final_eval_loss", s.finalEvalLoss);
-  num("samples_per_second", s.samplesPerSecond);
-  num("wall_seconds", s.wallSeconds);
-  return s;
-}
-}  // namespace
-
 void Session::startProcesses(const TrainConfig& config, const std::string& torchrun, const std::string& cli) {
   auto errors = validate(config);
   if (!errors.empty()) throw InvalidSettings(errors);
@@ -246,116 +210,17 @@ void Session::startProcesses(const TrainConfig& config, const std::string& torch
     if (!m.done) throw std::logic_error("a session is already running; stop it first");
     m.thread.join();
   }
-  // The settings for the CLI, in a file of their own.
-  char path[] = "/tmp/training-studio-settings-XXXXXX.json";
-  const int fd = ::mkstemps(path, 5);
-  if (fd < 0) throw IoError(std::string("cannot write the settings for torchrun in /tmp: ") + std::strerror(errno));
-  TrainConfig c = config;
-  c.distributed.devices.clear();
-  const bool cpu = devices.front() == "cpu";
-  if (cpu) c.performance.device = "cpu";
-  const std::string text = toJson(c).dump(2) + "\n";
-  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  if (!written) throw IoError(std::string("cannot write the settings for torchrun to ") + path);
-  std::vector<std::string> args{torchrun, "--standalone", "--nproc-per-node", std::to_string(devices.size()),
-                                "--no-python", cli, "--report", "train", "--config", path};
-  std::string visible;
-  for (const auto& d : devices) visible += (visible.empty() ? "" : ",") + d;
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw IoError("cannot start torchrun: no pipe");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 2);
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    if (kv.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0 || kv.rfind("WORLD_SIZE=", 0) == 0 || kv.rfind("RANK=", 0) == 0)
-      continue;
-    env.push_back(kv);
-  }
-  if (!cpu) env.push_back("CUDA_VISIBLE_DEVICES=" + visible);
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, torchrun.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  if (rc != 0) {
-    ::close(out[0]);
-    ::unlink(path);
-    throw InputError("cannot start " + torchrun + " (PyTorch's launcher, for distributed.devices \"" +
-                     config.distributed.devices + "\"): " + std::strerror(rc) +
-                     "; install torch in the Python environment on PATH, or set STUDIO_TORCHRUN");
-  }
-  m.child = pid;
+  const TorchrunProcess process = startTorchrun(config, devices, torchrun, cli);
+  m.child = process.pid;
   m.childStopped = false;
   m.channel = std::make_unique<SessionChannel>(StartOptions{}.metricQueueCapacity);
   m.done = false;
   SessionChannel* ch = m.channel.get();
-  ch->device = cpu ? std::to_string(devices.size()) + " CPU processes" : "GPUs " + visible + " (one process each)";
+  ch->device = process.device;
   log::info("started torchrun: " + std::to_string(devices.size()) + " processes on " + ch->device);
-  m.thread = std::thread([this, ch, fd = out[0], pid, settings = std::string(path)] {
+  m.thread = std::thread([this, ch, process] {
     Impl& m = *m_impl;
-    FILE* in = ::fdopen(fd, "r");
-    std::string runDir, status, tail, error;
-    char* line = nullptr;
-    size_t cap = 0;
-    ssize_t n;
-    ch->state = SessionState::Starting;
-    while ((n = ::getline(&line, &cap, in)) > 0) {
-      std::string l(line, static_cast<size_t>(n));
-      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
-      const auto tab = l.find('\t');
-      const std::string key = tab == std::string::npos ? "" : l.substr(0, tab), value = l.substr(tab + 1);
-      if (key == "studio-run") {
-        std::lock_guard<std::mutex> lock(ch->textMutex);
-        ch->runDir = runDir = value;
-      } else if (key == "studio-total") {
-        ch->totalSteps = std::atoll(value.c_str());
-        if (ch->totalSteps > 0 && ch->state == SessionState::Starting) ch->state = SessionState::Running;
-      } else if (key == "studio-phase") {
-        std::lock_guard<std::mutex> lock(ch->textMutex);
-        ch->phase = value.substr(0, value.find('\t'));
-      } else if (key == "studio-record") {
-        MetricRecord r;
-        if (parseMetricsCsvRow(value, r)) {
-          ch->post(r);
-          ch->step = std::max<int64_t>(ch->step, r.step);
-          ch->epoch = r.epoch;
-          ch->wallSeconds = r.wallSeconds;
-          if (r.kind == RecordKind::Train) {
-            ch->lastLoss = r.trainLoss;
-            if (std::isfinite(r.samplesPerSecond)) ch->samplesPerSecond = r.samplesPerSecond;
-          }
-        }
-      } else if (key == "studio-end") {
-        status = value;
-      } else if (!l.empty()) {
-        log::info("[torchrun] " + l);
-        tail = l;
-        if (error.empty() && l.rfind("error: ", 0) == 0) error = l.substr(7);  // the CLI's own message
-      }
-    }
-    std::free(line);
-    std::fclose(in);
-    int wstatus = 0;
-    ::waitpid(pid, &wstatus, 0);
-    ::unlink(settings.c_str());
-    RunSummary s = runDir.empty() ? RunSummary{} : summaryFile(runDir);
-    if (s.status.empty()) {
-      s.status = m.childStopped ? "stopped" : "failed";
-      if (s.status == "failed")
-        s.error = "the processes ended (" +
-                  (WIFEXITED(wstatus) ? "exit status " + std::to_string(WEXITSTATUS(wstatus))
-                                      : std::string("killed by a signal")) +
-                  ") without a summary: " + (error.empty() ? tail : error);
-    }
-    m.publish(ch, s);
+    m.publish(ch, followTorchrun(process, *ch, m.childStopped));
   });
 }
 
