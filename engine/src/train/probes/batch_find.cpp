@@ -19,17 +19,15 @@ namespace {
 
 class BatchFind : public Probe {
  public:
-  BatchFind(RunContext& ctx, const BatchFindOptions& options) : m_ctx(ctx), m_o(options) {}
+  BatchFind(RunContext& ctx, const BatchFindOptions& options) : Probe(ctx), m_o(options) {}
 
   void run() override {
     RunContext& c = m_ctx;
     const torch::Device device = c.where.device;
-    c.stepper->graphsOff("off (batch-find)");
+    int64_t doublings = 0;
+    for (int64_t n = 1; n < m_o.maxBatch; n *= 2) ++doublings;
+    begin("off (batch-find)", doublings + 5);
     m_math = std::make_unique<StepMath>(c);
-    c.ch.state = SessionState::Running;
-    c.ch.totalSteps = 0;
-    for (int64_t n = 1; n < m_o.maxBatch; n *= 2) ++c.ch.totalSteps;
-    c.ch.totalSteps += 5;
     if (device.is_cuda()) {
       const auto [free, total] = at::accelerator::getMemoryInfo(device.index());
       m_found.batchFindLimitMiB = static_cast<double>(total) / (1 << 20);
@@ -114,7 +112,6 @@ class BatchFind : public Probe {
     return fits;
   }
 
-  RunContext& m_ctx;
   BatchFindOptions m_o;
   std::unique_ptr<StepMath> m_math;
   RunSummary m_found;  // its batchFind* fields

@@ -17,17 +17,15 @@ namespace {
 
 class LrFind : public Probe {
  public:
-  LrFind(RunContext& ctx, const LrFindOptions& options) : m_ctx(ctx), m_o(options) {}
+  LrFind(RunContext& ctx, const LrFindOptions& options) : Probe(ctx), m_o(options) {}
 
   void run() override {
     RunContext& c = m_ctx;
     RunPosition& at = c.position;
     LoopControl& control = c.control;
     const int64_t nb = c.data.loader->batchesPerEpoch();
-    c.stepper->graphsOff("off (learning-rate range test)");
     c.steps.totalSteps = m_o.steps;
-    c.ch.totalSteps = m_o.steps;
-    c.ch.state = SessionState::Running;
+    begin("off (learning-rate range test)", m_o.steps);
     std::vector<double> lrs, smoothed;
     double avg = 0, best = std::numeric_limits<double>::infinity();
     m_end = "swept " + fmt(m_o.lrMin) + " to " + fmt(m_o.lrMax) + " in " + std::to_string(m_o.steps) + " steps";
@@ -109,7 +107,6 @@ class LrFind : public Probe {
     if (!std::isfinite(m_suggestion)) m_suggestion = m_minimum / 10;
   }
 
-  RunContext& m_ctx;
   LrFindOptions m_o;
   double m_suggestion = MetricRecord::kNone, m_minimum = MetricRecord::kNone;
   std::string m_end;

@@ -1,6 +1,14 @@
 #include "train/probes/probe.h"
 
+#include "train/step_runner.h"
+
 namespace studio {
+
+void Probe::begin(const std::string& graphs, int64_t plannedSteps) {
+  m_ctx.stepper->graphsOff(graphs);
+  m_ctx.ch.totalSteps = plannedSteps;
+  m_ctx.ch.state = SessionState::Running;
+}
 
 std::unique_ptr<Probe> makeLrFind(RunContext& ctx, const LrFindOptions& options);
 std::unique_ptr<Probe> makeBatchFind(RunContext& ctx, const BatchFindOptions& options);

@@ -4,7 +4,9 @@
 // loop over the run's set-up.
 // Thread: engine thread.
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "studio/session.h"
 #include "train/run_context.h"
@@ -13,10 +15,17 @@ namespace studio {
 
 class Probe {
  public:
+  explicit Probe(RunContext& ctx) : m_ctx(ctx) {}
   virtual ~Probe() = default;
   virtual void run() = 0;
   // Its figures in the run's summary (what it found so far, also when it failed).
   virtual void addTo(RunSummary& s) const = 0;
+
+ protected:
+  // The probe's steps are eager (`graphs`: what the CUDA-graph status says)
+  // and the session shows it running with this many steps planned.
+  void begin(const std::string& graphs, int64_t plannedSteps);
+  RunContext& m_ctx;
 };
 
 // The probe the run's start asks for; nullptr for a run that trains.
