@@ -2,6 +2,8 @@
 // and metrics as M uninterrupted steps on the CPU, with shuffling,
 // augmentation, dropout (the RNG state), momentum, a schedule and both
 // loader modes in play; the stop falls mid-epoch.
+#include "optim/loss_scaler.h"
+#include "optim/optimizer.h"
 #include "test_support.h"
 #include "torch_test_support.h"
 
@@ -86,6 +88,44 @@ class TestResume : public QObject {
     QCOMPARE(mb.size(), ma.size());
     for (size_t i = 0; i < ma.size(); ++i) QCOMPARE(QString::fromStdString(mb[i]), QString::fromStdString(ma[i]));
     QCOMPARE(b2.testAccuracy, a.testAccuracy);
+  }
+
+  // A callback's own figures (CheckpointState::callbackFigures) are written
+  // with the checkpoint and read back; a checkpoint without them (every run's
+  // today) has no such part.
+  void callbackFiguresComeBack() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path());
+    Session run;
+    StartOptions stopEarly;
+    stopEarly.stopAtStep = 3;
+    run.start(c, stopEarly);
+    const RunSummary r = test::runToEnd(run);
+    QCOMPARE(r.steps, int64_t(3));
+    const std::string last = r.runDir + "/checkpoints/last.ckpt";
+    const CheckpointState plain = readCheckpointState(last);
+    QVERIFY(plain.callbackFigures.empty());
+    QVERIFY(!CheckpointFile(last).root.has("callback_figures"));
+
+    auto model = test::weightsOf(r.runDir);
+    Optimizer optimizer(model->parameters(), c.optimizer);
+    LossScaler scaler(c.precision.loss_scale, torch::kCPU, false);
+    torch::Tensor skipped = torch::zeros({}, torch::kFloat32);
+    CheckpointState state = plain;
+    state.callbackFigures = {{"plateau.best", 0.3125}, {"plateau.bad_evals", 9007199254740992.0}};
+    const std::string path = (dir.path() + "/figures.ckpt").toStdString();
+    saveCheckpoint({path}, {*model, optimizer, scaler, skipped, state, nullptr});
+
+    const CheckpointState back = readCheckpointState(path);
+    QCOMPARE(back.callbackFigures.size(), size_t(2));
+    QCOMPARE(back.callbackFigures.at("plateau.best"), 0.3125);
+    QCOMPARE(back.callbackFigures.at("plateau.bad_evals"), 9007199254740992.0);
+    QCOMPARE(back.position.step, plain.position.step);
+    QCOMPARE(back.earlyStopping.badEvals, plain.earlyStopping.badEvals);
+    // A resume's full load hands them on too.
+    CheckpointState loaded;
+    loadCheckpoint(path, {*model, optimizer, scaler, skipped, loaded, nullptr}, torch::kCPU);
+    QCOMPARE(loaded.callbackFigures, state.callbackFigures);
   }
 
   void resumeNeedsACheckpoint() {

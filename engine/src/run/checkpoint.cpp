@@ -90,6 +90,11 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   counters.insert("lr_changes", c.lr.changes.dump());
   counters.insert("world_size", c.position.worldSize);
   a.insert("counters", counters);
+  if (!c.callbackFigures.empty()) {
+    auto figures = newDict();
+    for (const auto& [name, value] : c.callbackFigures) figures.insert(name, value);
+    a.insert("callback_figures", figures);
+  }
   auto rng = newDict();
   rng.insert("cpu", at::detail::getDefaultCPUGenerator().get_state());
   const torch::Device dev = p.skipped.device();
@@ -136,6 +141,10 @@ CheckpointState stateOf(const ArchiveDict& a, const std::string& path) {
     throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");
   if (at.step < 0 || at.epoch < 0 || at.batchInEpoch < 0)
     throw CheckpointError("checkpoint " + path + " is damaged: it records a negative position");
+  if (a.has("callback_figures")) {
+    const ArchiveDict figures = a.dict("callback_figures");
+    for (const std::string& name : figures.keys()) c.callbackFigures[name] = figures.real(name);
+  }
   return c;
 }
 }  // namespace

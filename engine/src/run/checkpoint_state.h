@@ -3,11 +3,15 @@
 // them: the run's position and learning-rate changes (the training loop),
 // the best accuracy (checkpointing), the non-finite counts (the non-finite
 // policy) and early stopping's state. On disk they are one "counters"
-// dictionary (run/checkpoint.cpp), as before.
+// dictionary (run/checkpoint.cpp), as before. A callback added later keeps
+// its figures in `callbackFigures` under names of its own, with no change
+// here or in checkpoint.cpp.
 // Thread: engine thread.
 
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +54,10 @@ struct CheckpointState {
   double bestAccuracy = -1;  // best evaluation accuracy so far
   NonfiniteCounts nonfinite;
   EarlyStoppingState earlyStopping;
+  // Other callbacks' figures, each name prefixed with its callback's
+  // ("plateau.best"); whole numbers are exact up to 2^53. On disk the
+  // "callback_figures" dictionary, there only when a callback wrote one.
+  std::map<std::string, double> callbackFigures;
 };
 
 }  // namespace studio

@@ -196,6 +196,15 @@ std::string ArchiveDict::text(const std::string& key) const {
   return v.toStringRef();
 }
 
+std::vector<std::string> ArchiveDict::keys() const {
+  std::vector<std::string> out;
+  for (const auto& item : m_dict) {
+    if (!item.key().isString()) throw CheckpointError(m_path + ": \"" + m_where + "\" must have names as its keys");
+    out.push_back(item.key().toStringRef());
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, at::Tensor>> ArchiveDict::namedTensors() const {
   std::vector<std::pair<std::string, at::Tensor>> out;
   for (const auto& item : m_dict) {

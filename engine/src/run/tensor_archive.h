@@ -39,6 +39,8 @@ class ArchiveDict {
   int64_t integer(const std::string& key) const;
   double real(const std::string& key) const;
   std::string text(const std::string& key) const;
+  // Every key, in the file's order (a CheckpointError when one is not a string).
+  std::vector<std::string> keys() const;
   // Every key with a tensor value, in the file's order.
   std::vector<std::pair<std::string, at::Tensor>> namedTensors() const;
 

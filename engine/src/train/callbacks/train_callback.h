@@ -14,7 +14,9 @@
 // early stopping judges it before checkpointing writes the best checkpoint,
 // and the early stop is posted after that checkpoint.
 // Adding one: a file in this folder that defines its class and its make
-// function, and one line in the registry.
+// function, and one line in the registry. Figures it must keep across a
+// resume go in CheckpointState::callbackFigures under its own names (save
+// and load), with no change to the checkpoint's code.
 // Thread: engine thread.
 
 #include <cstdint>
