@@ -21,8 +21,7 @@ class BatchFind : public Probe {
  public:
   BatchFind(RunContext& ctx, const BatchFindOptions& options) : Probe(ctx), m_o(options) {}
 
-  void run() override {
-    RunContext& c = m_ctx;
+  void measure(RunContext& c) override {
     const torch::Device device = c.where.device;
     int64_t doublings = 0;
     for (int64_t n = 1; n < m_o.maxBatch; n *= 2) ++doublings;

@@ -15,12 +15,39 @@
 namespace studio {
 namespace {
 
+// The suggested rate: the steepest fall of the smoothed loss against
+// log(lr), before its lowest point; the first tenth of the sweep (at least 5
+// steps) is left out, as fastai's plot does: the average has not settled
+// there. Without a fall, a tenth of the rate at the lowest loss.
+struct Suggestion {
+  double lr = MetricRecord::kNone, lowestLossLr = MetricRecord::kNone;
+};
+
+Suggestion suggest(const std::vector<double>& lrs, const std::vector<double>& smoothed, int64_t steps) {
+  Suggestion out;
+  const size_t skip = std::max<size_t>(5, static_cast<size_t>(steps / 10));
+  if (smoothed.size() < skip + 3) return out;
+  size_t lowest = skip;
+  for (size_t i = skip; i < smoothed.size(); ++i)
+    if (smoothed[i] < smoothed[lowest]) lowest = i;
+  out.lowestLossLr = lrs[lowest];
+  double steepest = 0;
+  for (size_t i = skip + 1; i <= lowest; ++i) {
+    const double slope = (smoothed[i] - smoothed[i - 1]) / (std::log(lrs[i]) - std::log(lrs[i - 1]));
+    if (slope < steepest) {
+      steepest = slope;
+      out.lr = lrs[i];
+    }
+  }
+  if (!std::isfinite(out.lr)) out.lr = out.lowestLossLr / 10;
+  return out;
+}
+
 class LrFind : public Probe {
  public:
   LrFind(RunContext& ctx, const LrFindOptions& options) : Probe(ctx), m_o(options) {}
 
-  void run() override {
-    RunContext& c = m_ctx;
+  void measure(RunContext& c) override {
     RunPosition& at = c.position;
     LoopControl& control = c.control;
     const int64_t nb = c.data.loader->batchesPerEpoch();
@@ -72,43 +99,22 @@ class LrFind : public Probe {
     }
     c.window->flush();
     control.stopRequested = stoppedByPerson;  // the run's status: stopped only by the person
-    suggest(lrs, smoothed);
-    log::info("learning-rate range test: " + m_end + "; suggested " + fmt(m_suggestion) +
-              " (steepest fall of the smoothed loss), lowest loss at " + fmt(m_minimum));
+    m_found = suggest(lrs, smoothed, m_o.steps);
+    log::info("learning-rate range test: " + m_end + "; suggested " + fmt(m_found.lr) +
+              " (steepest fall of the smoothed loss), lowest loss at " + fmt(m_found.lowestLossLr));
     m_done = true;
   }
 
   void addTo(RunSummary& s) const override {
     if (!m_done) return;
-    s.lrFindSuggestion = m_suggestion;
-    s.lrFindMinimum = m_minimum;
+    s.lrFindSuggestion = m_found.lr;
+    s.lrFindMinimum = m_found.lowestLossLr;
     s.lrFindEnd = m_end;
   }
 
  private:
-  // The steepest fall of the smoothed loss against log(lr), before its
-  // lowest point; the first tenth of the sweep (at least 5 steps) is left
-  // out, as fastai's plot does: the average has not settled there.
-  void suggest(const std::vector<double>& lrs, const std::vector<double>& smoothed) {
-    const size_t skip = std::max<size_t>(5, static_cast<size_t>(m_o.steps / 10));
-    if (smoothed.size() < skip + 3) return;
-    size_t lowest = skip;
-    for (size_t i = skip; i < smoothed.size(); ++i)
-      if (smoothed[i] < smoothed[lowest]) lowest = i;
-    m_minimum = lrs[lowest];
-    double steepest = 0;
-    for (size_t i = skip + 1; i <= lowest; ++i) {
-      const double slope = (smoothed[i] - smoothed[i - 1]) / (std::log(lrs[i]) - std::log(lrs[i - 1]));
-      if (slope < steepest) {
-        steepest = slope;
-        m_suggestion = lrs[i];
-      }
-    }
-    if (!std::isfinite(m_suggestion)) m_suggestion = m_minimum / 10;
-  }
-
   LrFindOptions m_o;
-  double m_suggestion = MetricRecord::kNone, m_minimum = MetricRecord::kNone;
+  Suggestion m_found;
   std::string m_end;
   bool m_done = false;
 };

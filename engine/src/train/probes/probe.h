@@ -17,11 +17,13 @@ class Probe {
  public:
   explicit Probe(RunContext& ctx) : m_ctx(ctx) {}
   virtual ~Probe() = default;
-  virtual void run() = 0;
+  void run() { measure(m_ctx); }
   // Its figures in the run's summary (what it found so far, also when it failed).
   virtual void addTo(RunSummary& s) const = 0;
 
  protected:
+  // Its loop over the run's set-up.
+  virtual void measure(RunContext& c) = 0;
   // The probe's steps are eager (`graphs`: what the CUDA-graph status says)
   // and the session shows it running with this many steps planned.
   void begin(const std::string& graphs, int64_t plannedSteps);
