@@ -38,9 +38,13 @@ std::string listErrors(const std::vector<ConfigError>& errors, const std::string
   for (const auto& x : errors) text += "\n  " + x.text();
   return text;
 }
-}  // namespace
 
-namespace {
+// Every entry point that takes settings refuses invalid ones first.
+void requireValid(const TrainConfig& config) {
+  auto errors = validate(config);
+  if (!errors.empty()) throw InvalidSettings(errors);
+}
+
 // Under torchrun: the process group (joined by the first run of the
 // process), else nullptr.
 ProcessGroup* ranksFor(const TrainConfig& config) {
@@ -100,11 +104,15 @@ struct Session::Impl {
     doneCv.notify_all();
   }
 
+  // A session runs one run at a time; a finished one's thread is joined.
+  void joinFinished() {
+    if (!thread.joinable()) return;
+    if (!done) throw std::logic_error("a session is already running; stop it first");
+    thread.join();
+  }
+
   void launch(TrainConfig cfg, std::string runDir, RunStart start, const StartOptions& options) {
-    if (thread.joinable()) {
-      if (!done) throw std::logic_error("a session is already running; stop it first");
-      thread.join();
-    }
+    joinFinished();
     // Throws when another process trains there; under torchrun rank 0
     // holds it for all.
     const ProcessGroup* ranks = currentProcessGroup();
@@ -139,8 +147,7 @@ Session::~Session() {
 }
 
 void Session::start(const TrainConfig& config, const StartOptions& options) {
-  auto errors = validate(config);
-  if (!errors.empty()) throw InvalidSettings(errors);
+  requireValid(config);
   const std::string dir = newRunDir(config, ranksFor(config));
   m_impl->launch(config, dir, RunStart{}, options);
 }
@@ -158,8 +165,7 @@ void Session::continueRun(const std::string& runDir, const ContinueOptions& more
 }
 
 void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& find) {
-  auto errors = validate(config);
-  if (!errors.empty()) throw InvalidSettings(errors);
+  requireValid(config);
   if (!(find.lrMin > 0) || !(find.lrMax > find.lrMin) || !std::isfinite(find.lrMax)) {
     char got[96];  // %g: a rate of 1e-7 reads 1e-07, not std::to_string's 0.000000
     std::snprintf(got, sizeof got, "(got %g and %g)", find.lrMin, find.lrMax);
@@ -173,8 +179,7 @@ void Session::findLearningRate(const TrainConfig& config, const LrFindOptions& f
 }
 
 void Session::findBatchSize(const TrainConfig& config, const BatchFindOptions& find) {
-  auto errors = validate(config);
-  if (!errors.empty()) throw InvalidSettings(errors);
+  requireValid(config);
   if (find.maxBatch < 2 || find.maxBatch > (int64_t(1) << 24))
     throw InputError("batch-find --max must be between 2 and 16777216 (got " + std::to_string(find.maxBatch) + ")");
   launchProbe(config, "-batch-find", run_start::BatchFind{find});
@@ -199,17 +204,13 @@ std::string Session::fork(const std::string& parentDir, const ForkOptions& fork,
 }
 
 void Session::startProcesses(const TrainConfig& config, const std::string& torchrun, const std::string& cli) {
-  auto errors = validate(config);
-  if (!errors.empty()) throw InvalidSettings(errors);
+  requireValid(config);
   const auto devices = processDevices(config.distributed.devices);
   if (devices.size() < 2)
     throw InputError("distributed.devices lists " + std::to_string(devices.size()) +
                      " device(s): a run in several processes needs at least 2");
   Impl& m = *m_impl;
-  if (m.thread.joinable()) {
-    if (!m.done) throw std::logic_error("a session is already running; stop it first");
-    m.thread.join();
-  }
+  m.joinFinished();
   const TorchrunProcess process = startTorchrun(config, devices, torchrun, cli);
   m.child = process.pid;
   m.childStopped = false;
