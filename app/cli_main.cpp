@@ -36,11 +36,20 @@
 namespace {
 
 std::atomic<int> g_interrupts{0};
+// Until a session runs, nothing is recorded that a stop could save: a signal
+// quits at once (reading settings from a FIFO, loading a queue, exporting),
+// with 128 + its number as a shell reports it. std::signal's handlers restart
+// an interrupted open(), so only exiting in the handler ends such a wait.
+std::atomic<bool> g_sessionRuns{false};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 // --report: the run's progress as lines for the program that started this
 // one (studio/report_lines.h; the window's multi-process runs read rank 0's).
 bool g_report = false;
 
-void onInterrupt(int) { g_interrupts.fetch_add(1); }
+void onInterrupt(int signal) {
+  if (!g_sessionRuns.load()) std::_Exit(128 + signal);  // async-signal-safe
+  g_interrupts.fetch_add(1);
+}
 
 int runSession(studio::Session& session) {
   studio::CliProgress progress(stdout);
@@ -49,7 +58,10 @@ int runSession(studio::Session& session) {
   const bool quiet = rankText && std::getenv("WORLD_SIZE") && std::string(rankText) != "0";
   const bool reporting = g_report && !quiet;
   studio::ReportWriter report(stdout);
-  int seenInterrupts = 0;
+  // From here a first signal stops the run with a checkpoint (through its
+  // set-up too: loading the data checks for it), a second quits at once.
+  int seenInterrupts = g_interrupts.load();
+  g_sessionRuns.store(true);
   for (;;) {
     const bool done = session.wait(std::chrono::milliseconds(100));
     if (reporting) report.progress(session.progress());
@@ -84,6 +96,12 @@ int runSession(studio::Session& session) {
   return 0;
 }
 
+// A path option given as "" is a mistake (an unset shell variable, say),
+// not the default folder: said as such, exit status 2.
+const CLI::Validator kNamesSomething(
+    [](const std::string& value) { return value.empty() ? std::string("names nothing (got \"\"); give a path") : ""; },
+    "PATH", "non-empty");
+
 // The settings of `train` and `summary`: a preset or a file, then --set.
 struct SettingsSource {
   CLI::Option* preset = nullptr;
@@ -93,7 +111,7 @@ struct SettingsSource {
 
   void addTo(CLI::App* cmd) {
     preset = cmd->add_option("--preset", presetName, "Preset name (see `presets`)");
-    config = cmd->add_option("--config", configFile, "Settings JSON file");
+    config = cmd->add_option("--config", configFile, "Settings JSON file")->check(kNamesSomething);
     preset->excludes(config);
     cmd->add_option("--set", overrides, "Override a setting: dotted.key=value (repeatable)");
   }
@@ -226,7 +244,7 @@ int cliMain(int argc, char** argv) {
   std::string outDir;
   auto* train = app.add_subcommand("train", "Start a new run");
   trainSettings.addTo(train);
-  train->add_option("--out", outDir, "Folder for run folders (output.dir)");
+  train->add_option("--out", outDir, "Folder for run folders (output.dir)")->check(kNamesSomething);
 
   std::string runDir;
   auto* resume = app.add_subcommand("resume", "Continue a stopped run from its last checkpoint");
@@ -250,7 +268,8 @@ int cliMain(int argc, char** argv) {
   fork->add_option("run_dir", forkDir, "The parent run folder")->required();
   fork->add_option("--from", forkOptions.from, "best, last (default) or step-N (with output.keep_checkpoints)");
   fork->add_option("--set", forkOptions.overrides, "Change a setting: dotted.key=value (repeatable)");
-  fork->add_option("--out", forkOptions.outputDir, "Folder for the new run folder (default: beside the parent)");
+  fork->add_option("--out", forkOptions.outputDir, "Folder for the new run folder (default: beside the parent)")
+      ->check(kNamesSomething);
 
   SettingsSource findSettings;
   studio::LrFindOptions find;
@@ -259,7 +278,7 @@ int cliMain(int argc, char** argv) {
   lrFind->add_option("--min", find.lrMin, "Lowest learning rate (default 1e-6)");
   lrFind->add_option("--max", find.lrMax, "Highest learning rate (default 1)");
   lrFind->add_option("--steps", find.steps, "Optimizer steps of the sweep (default 100)");
-  lrFind->add_option("--out", outDir, "Folder for run folders (output.dir)");
+  lrFind->add_option("--out", outDir, "Folder for run folders (output.dir)")->check(kNamesSomething);
 
   SettingsSource batchSettings;
   studio::BatchFindOptions batchFind;
@@ -267,7 +286,7 @@ int cliMain(int argc, char** argv) {
       app.add_subcommand("batch-find", "The largest micro-batch whose training step fits in the device's memory");
   batchSettings.addTo(batchFindCmd);
   batchFindCmd->add_option("--max", batchFind.maxBatch, "The largest micro-batch to try (default 65536)");
-  batchFindCmd->add_option("--out", outDir, "Folder for run folders (output.dir)");
+  batchFindCmd->add_option("--out", outDir, "Folder for run folders (output.dir)")->check(kNamesSomething);
 
   SettingsSource queueSettings;
   std::vector<std::string> grids;
@@ -280,7 +299,7 @@ int cliMain(int argc, char** argv) {
   auto* queueList = queue->add_subcommand("list", "Show the queue");
   auto* queueRun = queue->add_subcommand("run", "Run the queued runs one after another");
   for (auto* q : {queueAdd, queueList, queueRun})
-    q->add_option("--queue", queueFile, "The queue file (default runs/queue.json)");
+    q->add_option("--queue", queueFile, "The queue file (default runs/queue.json)")->check(kNamesSomething);
 
   auto* summary = app.add_subcommand("summary", "Print the data's classes and splits and the model's layers");
   summarySettings.addTo(summary);
@@ -290,7 +309,7 @@ int cliMain(int argc, char** argv) {
   std::string exportRun, exportOut, which = "best";
   auto* exp = app.add_subcommand("export", "Write a run's model, checkpoint, settings and evaluations to a folder");
   exp->add_option("run_dir", exportRun, "The run folder")->required();
-  exp->add_option("--out", exportOut, "Destination folder")->required();
+  exp->add_option("--out", exportOut, "Destination folder")->required()->check(kNamesSomething);
   exp->add_option("--which", which, "best or last checkpoint, or ema: the weights' moving average (train.ema)")
       ->check(CLI::IsMember({"best", "last", "ema"}));
 

@@ -7,6 +7,7 @@
 #include "test_support.h"
 #include "torch_test_support.h"
 
+#include <QDirIterator>
 #include <QProcess>
 
 using namespace studio;
@@ -44,6 +45,33 @@ QString onlyRunIn(const QString& out) {
   return runs.size() == 1 ? out + "/" + runs.front() : QString();
 }
 
+// The temporary files a write cut short by a kill leaves ("*.tmp.XXXXXX").
+QStringList leftovers(const QString& run) {
+  QStringList found;
+  QDirIterator it(run, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    it.next();
+    if (it.fileName().contains(".tmp.")) found << it.filePath();
+  }
+  return found;
+}
+
+// The CLI's training run, killed (SIGKILL) at the nth time at phase: its folder.
+QString killedRun(const QString& out, const QString& phase, int nth) {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("STUDIO_CRASH_AT", phase + ":" + QString::number(nth));
+  p.setProcessEnvironment(env);
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(test::env("STUDIO_CLI"), trainArgs(out));
+  if (!p.waitForFinished(300000) || p.exitStatus() != QProcess::CrashExit) return QString();
+  return onlyRunIn(out);
+}
+
+nlohmann::json summaryOf(const QString& run) {
+  return nlohmann::json::parse(test::readText((run + "/summary.json").toStdString()), nullptr, false);
+}
+
 }  // namespace
 
 class TestCrashSafety : public QObject {
@@ -69,21 +97,57 @@ class TestCrashSafety : public QObject {
   }
   void killedAtEachPhaseResumesToTheSameRun() {
     QFETCH(QString, phase);
-    const QString out = m_dir.path() + "/" + phase;
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("STUDIO_CRASH_AT", phase + ":3");  // the third time: earlier checkpoints exist
-    p.setProcessEnvironment(env);
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(test::env("STUDIO_CLI"), trainArgs(out));
-    QVERIFY(p.waitForFinished(300000));
-    QCOMPARE(p.exitStatus(), QProcess::CrashExit);  // killed, as kill -9
-    const QString run = onlyRunIn(out);
+    // Killed as kill -9, the third time: earlier checkpoints exist.
+    const QString run = killedRun(m_dir.path() + "/" + phase, phase, 3);
     QVERIFY(!run.isEmpty());
     QVERIFY(QFile::exists(run + "/checkpoints/last.ckpt"));
+    // Killed after its temporary file was written: the file is left...
+    if (phase == "checkpoint-after-temp") QVERIFY2(!leftovers(run).isEmpty(), "no temporary file was left");
 
     const test::Ran resumed = test::cli({"resume", run});
     QVERIFY2(resumed.code == 0, qPrintable(resumed.output));
+    // ...and the resume removes it.
+    QVERIFY2(leftovers(run).isEmpty(), qPrintable(leftovers(run).join(", ")));
+    expectTheReferenceRun(run);
+  }
+
+  // Killed before its first checkpoint: resume trains it again from step 0
+  // in its folder (its settings are there), its early rows made again.
+  void killedBeforeTheFirstCheckpointResumesFromTheStart() {
+    const QString run = killedRun(m_dir.path() + "/first", "checkpoint-before-temp", 1);
+    QVERIFY(!run.isEmpty());
+    QVERIFY(!QFile::exists(run + "/checkpoints/last.ckpt"));
+    QVERIFY(!test::metricRows(run.toStdString(), RecordKind::Train).empty());  // rows it will make again
+    const test::Ran resumed = test::cli({"resume", run});
+    QVERIFY2(resumed.code == 0, qPrintable(resumed.output));
+    QVERIFY2(resumed.output.contains("training again from step 0"), qPrintable(resumed.output));
+    expectTheReferenceRun(run);
+  }
+
+  // Killed after the final checkpoint, before summary.json: the resumed
+  // run trains no step, and its summary's figures come from its rows.
+  void killedBeforeTheSummaryKeepsItsFigures() {
+    const QString run = killedRun(m_dir.path() + "/summary", "run-before-summary", 1);
+    QVERIFY(!run.isEmpty());
+    QVERIFY(!QFile::exists(run + "/summary.json"));
+    const test::Ran resumed = test::cli({"resume", run});
+    QVERIFY2(resumed.code == 0, qPrintable(resumed.output));
+    const nlohmann::json got = summaryOf(run), want = summaryOf(m_reference);
+    QCOMPARE(QString::fromStdString(got.value("status", "")), QString("completed"));
+    for (const char* key : {"final_train_loss", "final_eval_loss"}) {
+      QVERIFY2(got[key].is_number(), key);
+      // metrics.csv keeps 9 significant digits.
+      QVERIFY2(test::close(got[key].get<double>(), want[key].get<double>(), 1e-7, 0), key);
+    }
+    // The throughput the run's rows recorded (its last train row's).
+    const auto rows = test::metricRows(run.toStdString(), RecordKind::Train);
+    QVERIFY(got["samples_per_second"].is_number());
+    QCOMPARE(got["samples_per_second"].get<double>(), rows.back().samplesPerSecond);
+    expectTheReferenceRun(run);
+  }
+
+ private:
+  void expectTheReferenceRun(const QString& run) {
     // Every step once, and each row as the uninterrupted run wrote it.
     const auto want = comparable(m_reference.toStdString()), got = comparable(run.toStdString());
     QCOMPARE(got.size(), want.size());

@@ -57,6 +57,22 @@ class TestLrSchedule : public QObject {
     QCOMPARE(planSteps(c, 1000).stepsPerEpoch, int64_t(4));
     c.train.max_steps = 7;
     QCOMPARE(planSteps(c, 1000).totalSteps, int64_t(7));
+    // The first of the two ends the run, as train.max_steps's tip says (and
+    // Lightning's max_epochs/max_steps): 3 epochs of 4 steps come first.
+    c.train.max_steps = 40;
+    QCOMPARE(planSteps(c, 1000).totalSteps, int64_t(12));
+    c.train.epochs = 0;  // the steps alone
+    QCOMPARE(planSteps(c, 1000).totalSteps, int64_t(40));
+    // A plan past kMaxPlannedSteps is refused, and the epochs' product does
+    // not overflow.
+    c.train.max_steps = 0;
+    c.train.epochs = 1000000;
+    c.train.batch_size = 1;
+    c.train.accumulation_steps = 1;
+    const StepPlan huge = planSteps(c, int64_t(1) << 45);  // 3.5e19 steps: past int64
+    QCOMPARE(huge.totalSteps, std::numeric_limits<int64_t>::max());
+    QVERIFY(stepPlanError(c, huge).find("train.epochs 1000000") != std::string::npos);
+    QVERIFY(stepPlanError(c, planSteps(c, 1000)).empty());  // 1e9 steps: allowed
   }
 };
 

@@ -558,7 +558,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(loss->size(), size_t{28});
 
     ForkOptions fork;
-    fork.overrides = {"optimizer.lr=0.001", "train.max_steps=40"};
+    fork.overrides = {"optimizer.lr=0.001", "train.epochs=3", "train.max_steps=40"};
     QVERIFY(m_window->forkRun(m_shortRun, fork));
     const QString forkDir = QDir(controller()->runDir()).absolutePath();
     QVERIFY(forkDir != m_shortRun);
@@ -647,7 +647,8 @@ class TestMainWindow : public QObject {
     QVERIFY(m_window->runsPanel()->findChild<QPushButton*>("forkRun")->isEnabled());
 
     ForkOptions fork;
-    fork.overrides = {"optimizer.lr=0.01", "train.max_steps=" + std::to_string(pausedAt + 8), "name=paused-fork"};
+    fork.overrides = {"optimizer.lr=0.01", "train.epochs=3", "train.max_steps=" + std::to_string(pausedAt + 8),
+                      "name=paused-fork"};
     QVERIFY2(m_window->forkRun(parent, fork), qPrintable(m_window->lastMessage()));
     const QString forkDir = QDir(controller()->runDir()).absolutePath();
     QVERIFY(forkDir != parent);

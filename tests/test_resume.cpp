@@ -7,6 +7,8 @@
 #include "test_support.h"
 #include "torch_test_support.h"
 
+#include "studio/file_io.h"
+
 using namespace studio;
 
 namespace {
@@ -128,17 +130,37 @@ class TestResume : public QObject {
     QCOMPARE(loaded.callbackFigures, state.callbackFigures);
   }
 
-  void resumeNeedsACheckpoint() {
+  // A run folder without a checkpoint yet (killed in its first steps)
+  // trains again from step 0 in its folder; a fork without one must be
+  // forked again (its start is its parent's checkpoint).
+  void resumeWithoutACheckpointStartsAgain() {
     QTemporaryDir dir;
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Session().resume((dir.path() + "/nope").toStdString()));
-    QDir(dir.path()).mkpath("run");
+    QDir(dir.path()).mkpath("run/checkpoints");
     TrainConfig c = test::smallConfig(dir.path());
+    c.model.kind = "mlp";
+    c.model.width = 8;
+    c.train.max_steps = 3;
     saveConfigFile(c, (dir.path() + "/run/settings.json").toStdString());
+    Session again;
+    again.resume((dir.path() + "/run").toStdString());
+    const RunSummary r = test::runToEnd(again);
+    QVERIFY2(r.status == "completed", r.error.c_str());
+    QCOMPARE(r.steps, int64_t(3));
+    QVERIFY(QFile::exists(dir.path() + "/run/checkpoints/last.ckpt"));
+
+    QDir(dir.path()).mkpath("fork/checkpoints");
+    nlohmann::json j = toJson(c);
+    j["run_info"] = {{"parent", {{"run", "/runs/parent"}, {"checkpoint", "last"}}}};
+    writeFileAtomically((dir.path() + "/fork/settings.json").toStdString(), j.dump(2));
     try {
-      Session().resume((dir.path() + "/run").toStdString());
+      Session().resume((dir.path() + "/fork").toStdString());
       QFAIL("expected an error");
     } catch (const std::invalid_argument& e) {
-      QVERIFY2(std::string(e.what()).find("checkpoints/last.ckpt") != std::string::npos, e.what());
+      const std::string what = e.what();
+      QVERIFY2(what.find("checkpoints/last.ckpt") != std::string::npos &&
+                   what.find("starts from /runs/parent's checkpoint; fork that run again") != std::string::npos,
+               e.what());
     }
   }
 };

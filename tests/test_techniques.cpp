@@ -44,6 +44,7 @@ class TestTechniques : public QObject {
     QTemporaryDir dir;
     TrainConfig c = test::smallConfig(dir.path());
     c.data.train_limit = 256;
+    c.train.epochs = 0;  // the steps alone decide (accumulating 3, an epoch has 3)
     c.train.max_steps = 6;
     c.train.log_every_steps = 2;
     for (const QString& o : overrides.split(';')) applyOverride(c, o.toStdString());

@@ -79,9 +79,12 @@ class TestTrainConfig : public QObject {
                                  << "must be one of idx, image_folder, csv (got \"parquet\")";
     QTest::newRow("model kind torchscript needs a path") << "model.kind=\"torchscript\"" << "model.path"
                                                          << "must name the TorchScript file";
+    // Past the member's type, the setting's own range is quoted (not int's).
     QTest::newRow("width beyond int") << "model.width=4294967328" << "model.width"
-                                      << "must be a whole number from -2147483648 to 2147483647 (got 4294967328)";
-    QTest::newRow("epochs 1e300") << "train.epochs=1e300" << "train.epochs" << "must be a whole number from";
+                                      << "must be in [1, 4096] (got 4294967328)";
+    QTest::newRow("epochs 1e300") << "train.epochs=1e300" << "train.epochs" << "must be in [0, 1000000] (got 1e+300)";
+    QTest::newRow("max_steps beyond a plan") << "train.max_steps=1000000001" << "train.max_steps"
+                                             << "must be in [0, 1000000000] (got 1000000001)";
     QTest::newRow("seed negative") << "train.seed=-1" << "train.seed" << "must be >= 0 (got -1)";
   }
   void invalidFieldIsReported() {

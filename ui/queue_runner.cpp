@@ -74,10 +74,17 @@ void QueueRunner::startNext() {
     end(tr("The queue is done"));
     return;
   }
-  const bool started = queueItemResumes(*next) ? m_lifecycle->resume(QString::fromStdString(next->runDir))
-                                               : m_lifecycle->start(next->config);
+  bool started = false;
+  std::string why;
+  try {
+    started = queueItemResumes(*next) ? m_lifecycle->resume(QString::fromStdString(next->runDir))
+                                      : m_lifecycle->start(next->config);
+    if (!started) why = m_lifecycle->lastFailure().toStdString();
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
   if (!started) {
-    m_pass->notStarted(*next, m_lifecycle->lastFailure().toStdString());
+    m_pass->notStarted(*next, why);
     QTimer::singleShot(0, this, &QueueRunner::startNext);
     return;
   }

@@ -71,6 +71,7 @@ TrainConfig base(const std::string& out) {
   TrainConfig c = loadConfigFile(presetPath(defaultPresetDir(), "fashion-mnist-cnn"));
   c.data.train_limit = 1000;  // 7 full batches of 128 and one of 104 per epoch
   c.data.test_limit = 1000;
+  c.train.epochs = 0;  // the steps alone decide
   c.train.max_steps = 60;
   c.train.log_every_steps = 1;
   c.evaluation.every_steps = 25;

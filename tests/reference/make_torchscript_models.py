@@ -12,6 +12,7 @@ Usage: make_torchscript_models.py OUT_DIR FEATURES CLASSES [CNN_INIT]
   traced_mlp.ts     torch.jit.trace of an MLP for FEATURES inputs, CLASSES classes
   wrong_classes.ts  a CNN giving 7 logits for 10 classes
   tuple_output.ts   a module returning (logits, features)
+  no_parameters.ts  10 logits from 1x28x28 images with no parameters at all
   state_dict.pt     torch.save of a state dict: not TorchScript
   noise.ts          random bytes
 """
@@ -52,6 +53,11 @@ class TupleOut(nn.Module):
         return self.fc(f), f
 
 
+class NoParameters(nn.Module):
+    def forward(self, x):
+        return torch.flatten(x, 1)[:, :10]
+
+
 def main():
     out, features, classes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     os.makedirs(out, exist_ok=True)
@@ -65,6 +71,7 @@ def main():
     torch.jit.trace(mlp, torch.zeros(2, features)).save(os.path.join(out, "traced_mlp.ts"))
     torch.jit.script(cnn(7)).save(os.path.join(out, "wrong_classes.ts"))
     torch.jit.script(TupleOut()).save(os.path.join(out, "tuple_output.ts"))
+    torch.jit.script(NoParameters()).save(os.path.join(out, "no_parameters.ts"))
     torch.save(cnn().state_dict(), os.path.join(out, "state_dict.pt"))
     with open(os.path.join(out, "noise.ts"), "wb") as f:
         f.write(os.urandom(4096))

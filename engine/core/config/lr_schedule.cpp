@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -113,15 +114,34 @@ std::optional<double> LrSchedule::momentum(int64_t step) const {
   return std::nullopt;
 }
 
-StepPlan planSteps(const TrainConfig& config, int64_t trainExamples) {
+StepPlan planSteps(const TrainConfig& config, int64_t trainExamples, int64_t epochShift) {
   StepPlan p;
   const int64_t b = config.train.batch_size;
   const int64_t k = config.train.accumulation_steps;
   p.microBatchesPerEpoch = (trainExamples + b - 1) / b;
   p.stepsPerEpoch = (p.microBatchesPerEpoch + k - 1) / k;
-  p.totalSteps = config.train.max_steps > 0 ? config.train.max_steps
-                                            : p.stepsPerEpoch * config.train.epochs;
+  const int64_t maxSteps = config.train.max_steps;
+  if (config.train.epochs <= 0) {
+    p.totalSteps = maxSteps;
+  } else {
+    // Settings allow up to 1e6 epochs; a step count past int64 saturates.
+    const int64_t epochs = config.train.epochs;
+    const int64_t byEpochs = p.stepsPerEpoch > (std::numeric_limits<int64_t>::max() - epochShift) / epochs
+                                 ? std::numeric_limits<int64_t>::max()
+                                 : p.stepsPerEpoch * epochs + epochShift;
+    p.totalSteps = maxSteps > 0 ? std::min(maxSteps, byEpochs) : byEpochs;
+  }
   return p;
+}
+
+std::string stepPlanError(const TrainConfig& config, const StepPlan& plan) {
+  if (plan.totalSteps <= kMaxPlannedSteps) return "";
+  return "train.epochs " + std::to_string(config.train.epochs) + " of " + std::to_string(plan.stepsPerEpoch) +
+         " optimizer steps each plan " +
+         (plan.totalSteps == std::numeric_limits<int64_t>::max() ? std::string("more than 9e18")
+                                                                 : std::to_string(plan.totalSteps)) +
+         " steps, more than the " + std::to_string(kMaxPlannedSteps) +
+         " a run may plan (no machine finishes them): lower train.epochs, or set train.max_steps";
 }
 
 std::string schedulePlanError(const ScheduleConfig& c, int64_t totalSteps, const std::string& where) {

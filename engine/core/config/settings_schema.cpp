@@ -146,10 +146,14 @@ std::vector<FieldSpec> makeSchema() {
              between(0, 8)),
        images);
 
-  range(add(SETTING(train.epochs), train, "Epochs", T::Int, "Passes over the training examples."), atLeast(0));
+  // The first of the two to come ends the run (as Lightning's max_epochs and
+  // max_steps); kMaxPlannedSteps bounds a plan that no machine could finish.
+  range(add(SETTING(train.epochs), train, "Epochs", T::Int,
+            "Passes over the training examples (0: train.max_steps alone decides)."),
+        between(0, 1e6));
   range(add(SETTING(train.max_steps), train, "Max optimizer steps (0: epochs decide)", T::Int,
             "Stop after this many optimizer steps, if that comes before the epochs end."),
-        atLeast(0));
+        between(0, static_cast<double>(kMaxPlannedSteps)));
   range(add(SETTING(train.batch_size), train, "Batch size", T::Int,
             "Examples per forward/backward pass (micro-batch); larger is faster per example until memory runs out."),
         between(1, 1 << 20));
@@ -436,7 +440,9 @@ std::vector<FieldSpec> makeSchema() {
 
   add(SETTING(name), out, "Run name", T::Text, "Names the run's folder (after its date and time).");
   add(SETTING(output.dir), out, "Runs folder", T::Folder,
-      "Where run folders are made: settings, metrics, log, checkpoints and evaluations.");
+      "Where run folders are made: settings, metrics, log, checkpoints and evaluations. A relative folder is "
+      "taken from the working folder (where the studio or the command was started), as --out is, not from a "
+      "settings file's folder.");
   range(add(SETTING(output.checkpoint_every_steps), out, "Checkpoint every N steps (0: at evaluations)", T::Int,
             "Extra checkpoints between evaluations; a stopped or crashed run resumes from the last one."),
         atLeast(0));

@@ -1,9 +1,11 @@
 #include "studio/train_config.h"
+#include "studio/utf8.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <type_traits>
 #include <variant>
 #include <limits>
 #include <map>
@@ -32,15 +34,6 @@ std::string shown(const json& j) {
   std::string d = j.dump(-1, ' ', false, json::error_handler_t::replace);
   if (d.size() > 80) d = d.substr(0, 77) + "...";
   return d;
-}
-
-bool isUtf8(const std::string& s) {
-  try {
-    (void)json(s).dump();
-    return true;
-  } catch (const json::type_error&) {
-    return false;
-  }
 }
 
 // Strict reading of one value into its member: the wrong type, or a whole
@@ -94,7 +87,13 @@ struct Reader {
   }
   template <class I> void readInteger(const std::string& path, const json& j, I& out) {
     std::string why;
-    if (!toInteger(j, out, why)) errors.push_back({path, why});
+    if (toInteger(j, out, why)) return;
+    // A whole number past the member's type: the setting's own range says
+    // what is allowed (train.epochs: from 0 to 1e6, not int's limits).
+    const FieldSpec* spec = findSetting(path);
+    if (spec && spec->range && j.is_number() && why.rfind("must be a whole number from", 0) == 0)
+      why = spec->range->rule() + " (got " + shown(j) + ")";
+    errors.push_back({path, why});
   }
   void read(const std::string& path, const json& j, int& out) { readInteger(path, j, out); }
   void read(const std::string& path, const json& j, int64_t& out) { readInteger(path, j, out); }
@@ -180,29 +179,38 @@ std::vector<std::string> processDevices(const std::string& devices) {
 
 std::vector<ConfigError> validate(const TrainConfig& c) {
   std::vector<ConfigError> e;
-  const json doc = toJson(c);
-  // Ranges and choices, as each field's spec gives them.
+  // Ranges and choices, as each field's spec gives them, read from the
+  // members themselves (member() only points; nothing is written).
+  auto& members = const_cast<TrainConfig&>(c);
   for (const FieldSpec& spec : settingsSchema()) {
-    const json& v = doc.at(json::json_pointer(jsonPointer(spec.path)));
     // Text goes into settings.json and folder names, whatever applies: it
     // must be UTF-8.
-    auto checkText = [&](const json& t) {
-      if (t.is_string() && !isUtf8(t.get<std::string>()))
-        e.push_back({spec.path, "must be UTF-8 text (got " + shown(t) + ")"});
+    auto checkText = [&](const std::string& t) {
+      if (!isUtf8(t)) e.push_back({spec.path, "must be UTF-8 text (got " + shown(json(t)) + ")"});
     };
-    checkText(v);
-    if (v.is_array())
-      for (const auto& item : v) checkText(item);
+    const FieldRef member = spec.member(members);
+    if (const auto* text = std::get_if<std::string*>(&member)) checkText(**text);
+    if (const auto* list = std::get_if<std::vector<std::string>*>(&member))
+      for (const auto& item : **list) checkText(item);
     if (spec.checkOnlyWhenApplies && !settingApplies(spec, c)) continue;
-    if (!spec.choices.empty() && v.is_string() &&
-        std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
+    if (const auto* text = std::get_if<std::string*>(&member);
+        text && !spec.choices.empty() &&
+        std::find(spec.choices.begin(), spec.choices.end(), **text) == spec.choices.end()) {
       std::string list;
       for (const auto& a : spec.choices) list += (list.empty() ? "" : ", ") + a;
-      e.push_back({spec.path, "must be one of " + list + " (got " + shown(v) + ")"});
+      e.push_back({spec.path, "must be one of " + list + " (got " + shown(json(**text)) + ")"});
     }
-
-    if (spec.range && v.is_number() && !spec.range->contains(v.get<double>()))
-      e.push_back({spec.path, spec.range->rule() + " (got " + num(v.get<double>()) + ")"});
+    if (!spec.range) continue;
+    std::visit(
+        [&](auto* m) {
+          using T = std::remove_pointer_t<decltype(m)>;
+          if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+            if (spec.range->contains(static_cast<double>(*m))) return;
+            const std::string got = std::is_floating_point_v<T> ? num(static_cast<double>(*m)) : std::to_string(*m);
+            e.push_back({spec.path, spec.range->rule() + " (got " + got + ")"});
+          }
+        },
+        member);
   }
 
   // The rules that join fields, or that no range says.
@@ -399,22 +407,20 @@ void applyOverride(TrainConfig& config, const std::string& assignment) {
   } catch (const json::out_of_range&) {
     throw ConfigFileError(key + " must be a finite number (got " + text + ", too large for a double)");
   }
-  json root = toJson(config);
-  json* node = &root;
-  std::string rest = key;
-  for (;;) {
-    auto dot = rest.find('.');
-    std::string part = rest.substr(0, dot);
-    if (!node->is_object() || !node->contains(part))
-      throw ConfigFileError(key + " is not a known setting");
-    node = &(*node)[part];
-    if (dot == std::string::npos) break;
-    rest = rest.substr(dot + 1);
+  // Straight into the setting's member, read as a settings file reads it
+  // (one setting, not the whole settings through JSON and back).
+  static const KnownKeys known;
+  const FieldSpec* spec = findSetting(key);
+  if (!spec && key != "schema_version") {
+    if (known.sections.count(key)) throw ConfigFileError(key + " is a group of settings, not one setting");
+    throw ConfigFileError(key + " is not a known setting");
   }
-  if (node->is_object()) throw ConfigFileError(key + " is a group of settings, not one setting");
-  *node = value;
   std::vector<ConfigError> errors;
-  TrainConfig updated = configFromJson(root, errors);
+  Reader r{errors};
+  TrainConfig updated = config;
+  if (spec) std::visit([&](auto* member) { r.read(key, value, *member); }, spec->member(updated));
+  else r.read(key, value, updated.schema_version);
+  if (updated.schema_version == 1) updated.schema_version = kConfigSchemaVersion;  // as a file's version 1 reads
   if (!errors.empty()) throw ConfigFileError("--set " + assignment + ":" + joinErrors(errors));
   config = updated;
 }

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <unordered_map>
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/utf8.h"
 
 namespace studio {
 namespace {
@@ -73,6 +75,12 @@ void onRow(int, void* data) {
   c->row.clear();
 }
 
+std::string hexByte(char c) {
+  static const char* digits = "0123456789ABCDEF";
+  const auto b = static_cast<unsigned char>(c);
+  return {digits[b >> 4], digits[b & 15]};
+}
+
 std::string quoteName(const CsvTable& t, int64_t column) { return "column \"" + t.columns[static_cast<size_t>(column)] + "\""; }
 
 }  // namespace
@@ -125,7 +133,13 @@ CsvTable readCsvTable(const std::string& path) {
       t.hasHeader = !parseNumber(c.rows[0][j], v) && parseNumber(c.rows[1][j], v);
   }
   if (t.hasHeader) {
-    for (const auto& name : c.rows.front()) t.columns.push_back(trim(name));
+    for (const auto& name : c.rows.front()) {
+      if (firstNonUtf8(name) != std::string::npos)
+        throw DataError("table " + path + " row 1, column " + std::to_string(t.columns.size()) +
+                        ": the column name is not UTF-8 text; the table must be UTF-8: save it again as UTF-8 "
+                        "(or iconv -f latin1 -t utf-8)");
+      t.columns.push_back(trim(name));
+    }
     c.rows.erase(c.rows.begin());
     t.firstRowNumber = 2;
   } else {
@@ -137,9 +151,12 @@ CsvTable readCsvTable(const std::string& path) {
 
 TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, const std::vector<std::string>& ignore) {
   const auto width = static_cast<int64_t>(t.columns.size());
+  // Names to columns once (the first of a repeated name): a long
+  // data.ignore_columns costs linear time, not names x columns.
+  std::unordered_map<std::string, int64_t> byName;
+  for (int64_t j = width - 1; t.hasHeader && j >= 0; --j) byName[t.columns[static_cast<size_t>(j)]] = j;
   auto find = [&](const std::string& name, const std::string& setting) -> int64_t {
-    for (int64_t j = 0; j < width; ++j)
-      if (t.hasHeader && t.columns[static_cast<size_t>(j)] == trim(name)) return j;
+    if (const auto it = byName.find(trim(name)); it != byName.end()) return it->second;
     int64_t index = 0;
     if (parseInteger(name, index)) {
       if (index >= 0 && index < width) return index;
@@ -155,7 +172,16 @@ TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, co
   TableColumns cols;
   cols.label = labelColumn.empty() ? width - 1 : find(labelColumn, "data.label_column");
   std::set<int64_t> skip{cols.label};
-  for (const auto& name : ignore) skip.insert(find(name, "data.ignore_columns entry"));
+  for (const auto& name : ignore) {
+    const int64_t j = find(name, "data.ignore_columns entry");
+    if (j == cols.label)
+      throw DataError("data.ignore_columns lists \"" + name + "\", which is the label column of table " + t.path +
+                      (labelColumn.empty() ? " (data.label_column is empty: the last column)"
+                                           : " (data.label_column \"" + labelColumn + "\")") +
+                      "; a column is either the label or ignored: remove it from data.ignore_columns, or choose "
+                      "another data.label_column");
+    skip.insert(j);
+  }
   for (int64_t j = 0; j < width; ++j)
     if (!skip.count(j)) {
       cols.features.push_back(j);
@@ -177,6 +203,11 @@ NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
     const std::string where = "table " + t.path + " row " + std::to_string(static_cast<int64_t>(i) + t.firstRowNumber);
     const std::string label = trim(row[static_cast<size_t>(cols.label)]);
     if (label.empty()) throw DataError(where + ", " + quoteName(t, cols.label) + ": the label is missing");
+    if (const size_t bad = firstNonUtf8(label); bad != std::string::npos)
+      throw DataError(where + ", " + quoteName(t, cols.label) + ": the label is not UTF-8 text (byte 0x" +
+                      hexByte(label[bad]) + " at its character " + std::to_string(bad + 1) +
+                      "; Latin-1's \"\xC3\xA9\" is 0xE9): the table must be UTF-8; save it again as UTF-8 (in "
+                      "LibreOffice: Save As, Character set \"Unicode (UTF-8)\"; or iconv -f latin1 -t utf-8)");
     out.labelText.push_back(label);
     for (size_t k = 0; k < cols.features.size(); ++k) {
       const std::string& cell = row[static_cast<size_t>(cols.features[k])];

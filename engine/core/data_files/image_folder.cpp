@@ -32,11 +32,15 @@ std::vector<std::string> imagesUnder(const fs::path& dir, int64_t& other) {
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
+    std::error_code entry;  // a dangling link's target "not found" is not the walk's error
     if (hidden(it->path())) {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
+      if (it->is_directory(entry)) it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file(ec)) continue;
+    if (it->is_directory(entry)) continue;
+    // Anything else named as an image is one: a dangling link, a FIFO or a
+    // device is then an unreadable file (data.on_bad_file says what
+    // happens), never left out silently; reading it never blocks.
     if (isImageFileName(it->path().filename().string()))
       files.push_back(it->path().string());
     else

@@ -60,7 +60,7 @@ std::vector<QueueItem> loadQueue(const std::string& path) {
   const std::string where = "queue file " + path;
   const auto doc = nlohmann::json::parse(readFileBytes(path, "queue file"), nullptr, false);
   if (doc.is_discarded()) throw ConfigFileError(where + " is not valid JSON; fix it or remove it");
-  if (!doc.is_object() || doc.value("format", std::string()) != kFormat)
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat)
     throw ConfigFileError(where + " is not a Training Studio queue (it lacks \"format\": \"" + kFormat + "\")");
   if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<int64_t>() != kVersion)
     throw ConfigFileError(where + " has a version this Training Studio does not read (it reads version " +
@@ -187,7 +187,28 @@ std::optional<QueueItem> takeNextQueueItem(const std::string& path) {
 }
 
 bool queueItemResumes(const QueueItem& item) {
-  return !item.runDir.empty() && std::filesystem::exists(item.runDir + "/checkpoints/last.ckpt");
+  if (item.runDir.empty() || !std::filesystem::exists(item.runDir + "/checkpoints/last.ckpt")) return false;
+  // The folder must hold this item's run: a run_dir edited to name another
+  // run would resume (and finish) that one instead. Where it ran and how
+  // many threads it used do not make it another run.
+  auto trained = [](const TrainConfig& c) {
+    nlohmann::json j = toJson(c);
+    j.erase("output");
+    j.erase("performance");
+    return j;
+  };
+  TrainConfig there;
+  try {
+    there = loadConfigFile(item.runDir + "/settings.json");
+  } catch (const std::exception& e) {
+    throw InputError("queue item " + std::to_string(item.id) + ": its run folder " + item.runDir +
+                     " has unreadable settings (" + e.what() + ")");
+  }
+  if (trained(there) != trained(item.config))
+    throw InputError("queue item " + std::to_string(item.id) + " names run folder " + item.runDir +
+                     ", which holds another run (its settings are not the item's): it is not resumed; set the "
+                     "item's run_dir back to its own run, or empty it to start the item afresh");
+  return true;
 }
 
 void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& runDir) {

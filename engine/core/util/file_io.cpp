@@ -80,8 +80,21 @@ void writeFileAtomically(const std::string& path, std::string_view data,
   syncFolder(parentFolder(path));
 }
 
+namespace {
+std::string kindOfFile(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a folder";
+  return "not a file of bytes";
+}
+}  // namespace
+
 std::string readFileBytes(const std::string& path, const std::string& what) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of
+  // waiting for a writer; reads of a regular file do not block either way.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     throw InputError("cannot open " + what + " " + path + ": " + reason(err));
@@ -89,7 +102,7 @@ std::string readFileBytes(const std::string& path, const std::string& what) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw InputError(what + " " + path + " is not a regular file");
+    throw InputError(what + " " + path + " is not a regular file (" + kindOfFile(st.st_mode) + ")");
   }
   std::string out;
   out.resize(static_cast<size_t>(st.st_size));

@@ -15,14 +15,17 @@ struct ComputeDevice {
   std::string description;  // "NVIDIA H100 80GB HBM3, 79.1 GiB"; "16 cores, 125.6 GiB memory"
 };
 const std::vector<ComputeDevice>& computeDevices();
+// The machine's cores (std::thread::hardware_concurrency, at least 1).
+int machineCores();
 
 // Settings that validate but would fail on this machine: performance.device
 // or distributed.devices naming a GPU that is not here. Empty when none.
 std::vector<ConfigError> checkOnThisMachine(const TrainConfig& config);
 
 // Settings that run on this machine but are probably not meant: fp16 where
-// the run would train on the CPU (slow there; bf16 is the CPU's fast type).
-// The form shows them as notes; they never block a run.
+// the run would train on the CPU (slow there; bf16 is the CPU's fast type),
+// performance.threads above the machine's cores (the run uses the cores).
+// The form shows them as notes, a run's log as warnings; they never block a run.
 std::vector<ConfigError> warningsOnThisMachine(const TrainConfig& config);
 
 }  // namespace studio

@@ -53,7 +53,9 @@ std::string cacheKey(const DecodeRequest& r) {
   h.add(std::to_string(r.channels) + "x" + std::to_string(r.height) + "x" + std::to_string(r.width) + "\n");
   for (const auto& f : r.files) {
     struct stat st {};
-    if (::stat(f.c_str(), &st) != 0) throw DataError("image file " + f + " disappeared while the data was read");
+    // A dangling link is keyed by the link itself (its read fails as a bad file).
+    if (::stat(f.c_str(), &st) != 0 && ::lstat(f.c_str(), &st) != 0)
+      throw DataError("image file " + f + " disappeared while the data was read");
     const int64_t mtime = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     h.add(f);
     h.add(std::string(1, '\0') + std::to_string(st.st_size) + " " + std::to_string(mtime) + "\n");

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <mutex>
 
+#include <netdb.h>
+#include <sys/socket.h>
+
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -64,6 +67,15 @@ std::optional<RankEnvironment> RankEnvironment::read() {
     throw InputError(std::string("WORLD_SIZE=") + worldText + " but " + (!addr ? "MASTER_ADDR" : "MASTER_PORT") +
                      " is not set: start the processes with torchrun, or set rank 0's address and a free port");
   r.masterAddr = addr;
+  // Resolved once here: c10d retries an unknown name until its timeout and
+  // then reports it under pages of stack frames.
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(addr, nullptr, &hints, &found); rc != 0)
+    throw InputError(std::string("MASTER_ADDR \"") + addr + "\" is not an address this machine can resolve (" +
+                     ::gai_strerror(rc) + "): set it to rank 0's host name or IP address (torchrun --master-addr)");
+  ::freeaddrinfo(found);
   r.masterPort = intVariable("MASTER_PORT", port, 1, 65535, "must be a TCP port between 1 and 65535");
   const char* agent = env("TORCHELASTIC_USE_AGENT_STORE");
   r.agentStore = agent && std::string(agent) == "True";

@@ -86,16 +86,21 @@ RunSummary summaryFile(const std::string& runDir) {
   std::ifstream in(runDir + "/summary.json");
   const auto j = nlohmann::json::parse(in, nullptr, false);
   if (!j.is_object()) return s;
+  // A value of the wrong type reads as absent (never a json type_error).
   auto num = [&](const char* k, double& into) {
     if (j.contains(k) && j[k].is_number()) into = j[k].get<double>();
   };
-  s.status = j.value("status", "");
-  s.error = j.value("error", "");
-  s.device = j.value("device", "");
-  s.steps = j.value("steps", int64_t(0));
-  s.totalSteps = j.value("total_steps", int64_t(0));
-  s.epochs = j.value("epochs", int64_t(0));
-  s.worldSize = j.value("world_size", 1);
+  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : ""; };
+  auto whole = [&](const char* k, int64_t otherwise) {
+    return j.contains(k) && j[k].is_number_integer() ? j[k].get<int64_t>() : otherwise;
+  };
+  s.status = text("status");
+  s.error = text("error");
+  s.device = text("device");
+  s.steps = whole("steps", 0);
+  s.totalSteps = whole("total_steps", 0);
+  s.epochs = whole("epochs", 0);
+  s.worldSize = static_cast<int>(whole("world_size", 1));
   num("test_accuracy", s.testAccuracy);
   num("test_loss", s.testLoss);
   num("best_eval_accuracy", s.bestEvalAccuracy);

@@ -89,6 +89,7 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   counters.insert("early_bad_evals", c.earlyStopping.badEvals);
   counters.insert("lr_changes", c.lr.changes.dump());
   counters.insert("world_size", c.position.worldSize);
+  if (!c.runId.empty()) counters.insert("run_id", c.runId);
   a.insert("counters", counters);
   if (!c.callbackFigures.empty()) {
     auto figures = newDict();
@@ -136,6 +137,7 @@ CheckpointState stateOf(const ArchiveDict& a, const std::string& path) {
     c.earlyStopping.badEvals = counters.integer("early_bad_evals");
   }
   if (counters.has("world_size")) at.worldSize = counters.integer("world_size");
+  if (counters.has("run_id")) c.runId = counters.text("run_id");
   c.lr.changes = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);
   if (c.lr.changes.is_discarded() || !c.lr.changes.is_array())
     throw CheckpointError("checkpoint " + path + " is damaged: its learning-rate changes are unreadable");
@@ -161,6 +163,7 @@ CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema
 }
 
 CheckpointState readCheckpointState(const std::string& path) { return stateOf(openCheckpoint(path), path); }
+CheckpointState readCheckpointState(const CheckpointFile& file) { return stateOf(file.root, file.path); }
 
 void loadOptimizerState(const CheckpointFile& file, Optimizer& optimizer) {
   optimizer.loadState(file.root.dict("optimizer"), file.path);

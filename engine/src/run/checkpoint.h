@@ -57,6 +57,7 @@ void loadOptimizerState(const CheckpointFile& file, Optimizer& optimizer);
 void loadScalerState(const CheckpointFile& file, LossScaler& scaler);
 // Only the position and figures, without a model.
 CheckpointState readCheckpointState(const std::string& path);
+CheckpointState readCheckpointState(const CheckpointFile& file);
 // Only the model's weights, for export; ema: the weights' moving average
 // (train.ema) instead, a CheckpointError when the run kept none. Returns the
 // checkpoint's position and figures.

@@ -58,6 +58,7 @@ struct CheckpointState {
   // ("plateau.best"); whole numbers are exact up to 2^53. On disk the
   // "callback_figures" dictionary, there only when a callback wrote one.
   std::map<std::string, double> callbackFigures;
+  std::string runId;  // the run that saved it (run_info.run_id; "" before it existed)
 };
 
 }  // namespace studio

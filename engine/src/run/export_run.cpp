@@ -30,10 +30,16 @@ nlohmann::json readRunInfo(const std::string& runDir) {
 InputShape inputShapeFromRunInfo(const nlohmann::json& info) {
   const auto& i = info.at(run_files::run_info::kInput);
   InputShape s;
-  s.channels = i.value("channels", int64_t{0});
-  s.height = i.value("height", int64_t{0});
-  s.width = i.value("width", int64_t{0});
-  s.features = i.value("features", int64_t{0});
+  try {
+    s.channels = i.value("channels", int64_t{0});
+    s.height = i.value("height", int64_t{0});
+    s.width = i.value("width", int64_t{0});
+    s.features = i.value("features", int64_t{0});
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(std::string("settings.json's run_info.") + run_files::run_info::kInput +
+                     " must hold whole numbers \"channels\", \"height\", \"width\" and \"features\" (got " +
+                     i.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ")");
+  }
   return s;
 }
 
@@ -61,6 +67,11 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   // A folder that cannot be made or written is the person's choice to fix
   // (bad input), found before anything is written.
   std::error_code ec;
+  // An earlier export there is never overwritten without a word.
+  for (const char* name : {"preprocessing.json", "checkpoint.ckpt", "model.pt"})
+    if (fs::exists(fs::symlink_status(outDir + "/" + name, ec)))
+      throw InputError("export folder " + outDir + " already holds " + name +
+                       " (an earlier export?); nothing was written: choose another folder, or move that one away");
   fs::create_directories(outDir, ec);
   if (ec) throw InputError("cannot create export folder " + outDir + ": " + ec.message());
   if (::access(outDir.c_str(), W_OK | X_OK) != 0)

@@ -91,14 +91,15 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
                      ", in the middle of epoch " + std::to_string(at.epoch + 1) +
                      "; a fork that changes train.batch_size or train.accumulation_steps starts from a checkpoint "
                      "at an epoch's end (evaluation.every_steps 0 puts every evaluation there)");
-  const bool planEnds = child.train.max_steps > 0 ? child.train.max_steps <= at.step
-                                                  : child.train.epochs <= at.epoch;
-  if (planEnds)
+  // The first of train.max_steps and train.epochs to come ends a run.
+  const bool stepsEnd = child.train.max_steps > 0 && child.train.max_steps <= at.step;
+  const bool epochsEnd = child.train.epochs > 0 && child.train.epochs <= at.epoch;
+  if (stepsEnd || epochsEnd)
     throw InputError("fork --from " + from + " starts at step " + std::to_string(at.step) + ", where the fork's "
                      "plan already ends: raise " +
-                     (child.train.max_steps > 0 ? "train.max_steps above " + std::to_string(at.step)
-                                                : "train.epochs above " + std::to_string(at.epoch) +
-                                                      " (--set train.epochs=" + std::to_string(at.epoch + 1) + ")"));
+                     (stepsEnd ? "train.max_steps above " + std::to_string(at.step)
+                               : "train.epochs above " + std::to_string(at.epoch) +
+                                     " (--set train.epochs=" + std::to_string(at.epoch + 1) + ")"));
   plan.parent = {{"run", fs::absolute(parentDir).lexically_normal().string()},
                  {"checkpoint", from},
                  {"step", at.step},
@@ -110,15 +111,27 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
   return plan;
 }
 
-TrainConfig readResumableRun(const std::string& runDir, const std::string& verb) {
+TrainConfig readResumableRun(const std::string& runDir, const std::string& verb, bool* fromStart) {
   if (!fs::is_directory(runDir)) throw std::invalid_argument("run folder " + runDir + " not found");
   TrainConfig config = readRunSettings(runDir);
   const auto errors = validate(config);
   if (!errors.empty()) throw InvalidSettings(errors, "settings file " + runDir + "/" + run_files::kSettings);
-  if (!fs::exists(runDir + "/" + run_files::kLastCheckpoint))
-    throw std::invalid_argument("run folder " + runDir + " has no " + run_files::kLastCheckpoint + " to " + verb +
-                                " from");
   requireRealDirectory(runDir + "/" + run_files::kCheckpoints);  // never written through a link
+  if (fromStart) *fromStart = false;
+  if (fs::exists(runDir + "/" + run_files::kLastCheckpoint)) return config;
+  const std::string none = "run folder " + runDir + " has no " + run_files::kLastCheckpoint + " to " + verb + " from";
+  if (!fromStart) throw std::invalid_argument(none);
+  using json = nlohmann::json;
+  const auto doc = json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"), nullptr, false);
+  const json info = doc.is_object() ? doc.value(run_files::run_info::kKey, json::object()) : json::object();
+  if (info.is_object() && info.contains(run_files::run_info::kParent)) {
+    const json& parent = info[run_files::run_info::kParent];
+    const bool named = parent.is_object() && parent.contains("run") && parent["run"].is_string();
+    const std::string from = named ? parent["run"].get<std::string>() : "its parent";
+    throw std::invalid_argument(none + ": the fork was stopped before its first checkpoint, and it starts from " +
+                                from + "'s checkpoint; fork that run again");
+  }
+  *fromStart = true;
   return config;
 }
 
@@ -151,7 +164,12 @@ std::pair<TrainConfig, run_start::Continue> planContinue(const std::string& runD
   const std::string summary = runDir + "/" + run_files::kSummary;
   if (fs::is_regular_file(summary)) {
     const auto doc = nlohmann::json::parse(readFileBytes(summary, "summary file"), nullptr, false);
-    extend.fromHere = doc.is_object() && doc.value("status", std::string()) == "early-stopped";
+    const auto status = doc.is_object() ? doc.find("status") : doc.end();
+    if (doc.is_object() && status != doc.end() && !status->is_string())
+      throw InputError("summary file " + summary + ": \"status\" must be text such as \"completed\" (got " +
+                       status->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                       "); correct it, or remove the file");
+    extend.fromHere = doc.is_object() && status != doc.end() && *status == "early-stopped";
   }
   return {config, extend};
 }

@@ -30,7 +30,10 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options);
 // (resume, continue): throws std::invalid_argument naming the folder when it
 // or its checkpoints/last.ckpt is missing, InvalidSettings when its
 // settings.json does not validate. `verb` says what for ("resume").
-TrainConfig readResumableRun(const std::string& runDir, const std::string& verb);
+// With fromStart, a run without a checkpoint yet (killed in its first steps)
+// is resumable from its start: *fromStart says so. A fork without one is not
+// (its start is its parent's checkpoint): the message says to fork again.
+TrainConfig readResumableRun(const std::string& runDir, const std::string& verb, bool* fromStart = nullptr);
 
 // The run's settings and what to add; throws InputError as above (and as
 // readResumableRun for the folder).

@@ -1,11 +1,17 @@
 #include "run/run_lock.h"
 
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
 #include <unistd.h>
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/log.h"
 
 namespace studio {
+namespace fs = std::filesystem;
 
 RunLock::RunLock(const std::string& runDir) {
   const std::string path = runDir + "/.lock";
@@ -26,6 +32,24 @@ RunLock::RunLock(const std::string& runDir) {
     const ssize_t written = ::pwrite(m_fd, pid.data(), pid.size(), 0);
     (void)written;  // the pid only makes the message of a second process kinder
   }
+  removeLeftovers(runDir);
+}
+
+void RunLock::removeLeftovers(const std::string& runDir) {
+  // writeFileAtomically's names: "<file>.tmp." and six characters of mkstemp.
+  auto isLeftover = [](const std::string& name) {
+    const size_t at = name.rfind(".tmp.");
+    return at != std::string::npos && at > 0 && name.size() == at + 5 + 6;
+  };
+  std::vector<fs::path> found;
+  std::error_code ec;
+  // Links are not followed: only the folder's own files go.
+  for (fs::recursive_directory_iterator it(runDir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec) && !it->is_symlink(ec) && isLeftover(it->path().filename().string()))
+      found.push_back(it->path());
+  for (const auto& p : found)
+    if (fs::remove(p, ec))
+      log::info("removed " + p.string() + ", left by a write that a kill cut short");
 }
 
 RunLock::~RunLock() {

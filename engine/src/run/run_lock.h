@@ -3,7 +3,9 @@
 // <run>/.lock, which the kernel releases when the process ends, however it
 // ends (no stale locks after a crash). A second process that would train in
 // the same folder (two resumes at once) gets a clear message instead of
-// interleaving its records with the first's.
+// interleaving its records with the first's. Once held, it removes the
+// temporary files that a write cut short by a kill left in the folder
+// ("<file>.tmp.XXXXXX"): no other process writes there now.
 // Thread: made and dropped on any one thread; it holds for the process.
 
 #include <string>
@@ -18,6 +20,8 @@ class RunLock {
   ~RunLock();
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
+  // Removes runDir's "*.tmp.XXXXXX" files (under the lock only).
+  static void removeLeftovers(const std::string& runDir);
 
  private:
   int m_fd = -1;

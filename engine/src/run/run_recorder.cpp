@@ -2,6 +2,8 @@
 
 #include <ctime>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -34,22 +36,56 @@ RunRecorder::RunRecorder(std::string runDir, bool resume, int64_t resumeStep) : 
   m_lastFlush = std::chrono::steady_clock::now();
 }
 
-void RunRecorder::rewriteUpTo(int64_t step) {
-  const std::string path = m_dir + "/metrics.csv";
+std::string RunRecorder::keptRows(const std::string& path, int64_t step) {
+  m_lastTrain.reset();
+  m_lastEval.reset();
+  // Rows after the checkpoint are replaced by the run's own from there.
+  // Written again in this studio's columns: a file from before a metric
+  // existed gets the column, empty in the old rows. A file this studio cannot
+  // read as its own is never rewritten: its rows would be lost.
   std::string kept = metricsCsvHeader() + "\n";
-  if (step >= 0) {
-    // Rows after the checkpoint are replaced by the run's own from there.
-    // Written again in this studio's columns: a file from before a metric
-    // existed gets the column, empty in the old rows.
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    const auto columns = metricsCsvColumns(line);
-    while (columns && std::getline(in, line)) {
-      MetricRecord r;
-      if (parseMetricsCsvRow(line, r, *columns) && r.step <= step) kept += metricsCsvRow(r) + "\n";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return kept;  // no file: nothing recorded to keep
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) return kept;
+  const auto refuse = [&](size_t lineNo, const std::string& what) {
+    throw InputError(path + " line " + std::to_string(lineNo) + ": " + what +
+                     "; the run's recorded metrics would be lost if it were rewritten, so it is left as it is: "
+                     "restore the line, or move the file away to resume without its history");
+  };
+  size_t lineNo = 0;
+  std::optional<MetricsCsvColumns> columns;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    const bool terminated = end != std::string::npos;
+    std::string line = text.substr(at, (terminated ? end : text.size()) - at);
+    at = terminated ? end + 1 : text.size();
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (lineNo == 1) {
+      columns = metricsCsvColumns(line);
+      if (!columns)
+        refuse(1, "is not a metrics header (it must begin \"kind,step,epoch\"; got \"" + line.substr(0, 80) + "\")");
+      continue;
+    }
+    MetricRecord r;
+    if (parseMetricsCsvRow(line, r, *columns)) {
+      if (r.step > step) continue;
+      kept += metricsCsvRow(r) + "\n";
+      if (r.kind == RecordKind::Train) m_lastTrain = r;
+      if (r.kind == RecordKind::Eval) m_lastEval = r;
+    } else if (terminated) {
+      // An unterminated last line is a write a kill cut short: dropped.
+      refuse(lineNo, "is not a metrics row of this file's " + std::to_string(columns->catalogIndex.size() + 3) +
+                         " columns (got \"" + line.substr(0, 80) + "\")");
     }
   }
+  return kept;
+}
+
+void RunRecorder::rewriteUpTo(int64_t step) {
+  const std::string path = m_dir + "/metrics.csv";
+  const std::string kept = step >= 0 ? keptRows(path, step) : metricsCsvHeader() + "\n";
   // A new file in either case (renamed into place, replacing whatever was
   // there, a link included), then appended to without following links.
   m_csv.close();

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,10 @@ class RunRecorder {
   void flushIfDue();
   // Drops every row after this step (a rollback to its checkpoint).
   void truncateAfter(int64_t step);
+  // A resumed run's last train and eval rows in metrics.csv (none: nullopt):
+  // its final figures when it trains no further step itself.
+  const std::optional<MetricRecord>& lastTrainRow() const { return m_lastTrain; }
+  const std::optional<MetricRecord>& lastEvalRow() const { return m_lastEval; }
   // The end of the run in the TensorBoard files (final figures, status).
   void finish(const RunSummary& summary);
   // summary.json; static, so a run that failed before it had a recorder
@@ -51,6 +56,11 @@ class RunRecorder {
 
  private:
   void rewriteUpTo(int64_t step);  // -1: the header only
+  // metrics.csv's rows up to step, in this studio's columns; InputError
+  // (the file and line) when a line is not the studio's own. Notes the last
+  // train and eval rows kept.
+  std::string keptRows(const std::string& path, int64_t step);
+  std::optional<MetricRecord> m_lastTrain, m_lastEval;
   std::string m_dir;
   std::unique_ptr<TensorBoardWriter> m_tensorboard;  // RUN/tensorboard
   AppendFile m_csv;

@@ -174,8 +174,15 @@ void TensorBoardWriter::settings(const TrainConfig& config) {
   m_settingsWritten = true;
   const nlohmann::json j = toJson(config);
   tensorboard::Event e = event(0);
-  std::string text = "    " + j.dump(2);  // indented: Markdown shows it as code
-  for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, "    ");
+  // Indented: Markdown shows it as code. Built in one pass (inserting at
+  // each line was quadratic: a million data.ignore_columns took minutes).
+  const std::string dumped = j.dump(2);
+  std::string text = "    ";
+  text.reserve(dumped.size() * 2);
+  for (const char ch : dumped) {
+    text += ch;
+    if (ch == '\n') text += "    ";
+  }
   addText(e.mutable_summary(), "settings", text);
   tensorboard::hparams::HParamsPluginData start;
   start.set_version(0);

@@ -153,9 +153,10 @@ void Session::start(const TrainConfig& config, const StartOptions& options) {
 }
 
 void Session::resume(const std::string& runDir, const StartOptions& options) {
-  const TrainConfig config = readResumableRun(runDir, "resume");
+  run_start::Resume again;
+  const TrainConfig config = readResumableRun(runDir, "resume", &again.fromStart);
   ranksFor(config);
-  m_impl->launch(config, runDir, run_start::Resume{}, options);
+  m_impl->launch(config, runDir, again, options);
 }
 
 void Session::continueRun(const std::string& runDir, const ContinueOptions& more, const StartOptions& options) {

@@ -127,6 +127,10 @@ struct RunContext {
 
   // A fork's run_info.parent, and the continuations (run_info.continued).
   struct Lineage {
+    // run_info.run_id, made when the run began and kept in its checkpoints:
+    // a checkpoint of another run is refused by resume ("" in runs from
+    // before it existed: not checked).
+    std::string runId;
     nlohmann::json parent;
     std::vector<ScheduleExtension> extensions;
     int64_t stepShift = 0;  // a fork with another batch size: its plan is moved by this many steps
@@ -146,6 +150,9 @@ struct RunContext {
   // (when there is no validation set) is reused as the final test figures
   // when it ran at the last step.
   double lastTrainLoss = MetricRecord::kNone;
+  // A resumed run's throughput as its rows recorded it: its summary's figure
+  // when it trains no further step (killed after its last checkpoint).
+  double recordedSamplesPerSecond = MetricRecord::kNone;
   double lastEvalLoss = MetricRecord::kNone;
   std::optional<std::pair<int64_t, EvalFigures>> lastTestEval;
 

@@ -151,7 +151,11 @@ void startFork(RunContext& ctx, const run_start::Fork& fork) {
 void planSchedule(RunContext& ctx) {
   StepPlan& steps = ctx.steps;
   const auto& extensions = ctx.lineage.extensions;
-  if (ctx.cfg.train.max_steps == 0) steps.totalSteps += ctx.lineage.stepShift;
+  // A fork's epochs end where its parent's would have: its steps before the
+  // position's epoch began count (train.max_steps counts steps as they are).
+  if (ctx.lineage.stepShift != 0)
+    steps = planSteps(ctx.globalBatchConfig(), ctx.data.splits.train->size(), ctx.lineage.stepShift);
+  if (const std::string why = stepPlanError(ctx.cfg, steps); !why.empty()) throw InputError(why);
   const int64_t planned = steps.totalSteps;
   if (!extensions.empty()) steps.totalSteps = std::max(planned, extensions.back().to);
   // A learning-rate range test sets its own rates, batch-find makes one
@@ -216,6 +220,7 @@ void writeRunSettings(RunContext& ctx) {
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
   if (!ctx.parts.modelSha256.empty()) info[k::kModelSha256] = ctx.parts.modelSha256;
   if (!ctx.lineage.parent.is_null()) info[k::kParent] = ctx.lineage.parent;
+  if (!ctx.lineage.runId.empty()) info[k::kRunId] = ctx.lineage.runId;
   if (!ctx.lineage.extensions.empty()) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& e : ctx.lineage.extensions) list.push_back(extensionJson(e));

@@ -3,6 +3,8 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <cstdio>
+#include <random>
 #include <thread>
 
 #include "data/batch_loader.h"
@@ -14,6 +16,7 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/run_recorder.h"
+#include "studio/devices.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/log.h"
@@ -154,6 +157,12 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
     ctx.parts.modelSha256 = ts->sha256();
     if (resumes(ctx.start)) checkSameModelFile(ctx, stored);
+    // The optimizer's first step would fail on "element 0 of tensors does not
+    // require grad": say why instead.
+    if (model->parameters().empty())
+      throw ModelError("model.path " + cfg.model.path +
+                       " has no trainable parameters (none at all, or every one with requires_grad False): the model "
+                       "has nothing to train; give a model with learnable layers");
   }
   model->to(device);
   {
@@ -222,6 +231,20 @@ void joinRanks(RunContext& ctx) {
             std::to_string(cfg.distributed.bucket_mib) + " MiB (" + ranks->backendName() + ")");
 }
 
+// 64 random bits as 16 hex digits: which run a checkpoint belongs to.
+std::string newRunId() {
+  std::random_device random;
+  const uint64_t bits = (static_cast<uint64_t>(random()) << 32) ^ random();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
+  return text;
+}
+
+std::string storedRunId(const nlohmann::json& stored) {
+  const auto it = stored.find(run_files::run_info::kRunId);
+  return it != stored.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace
 
 void setupRun(RunContext& ctx) {
@@ -245,13 +268,16 @@ void setupRun(RunContext& ctx) {
   if (ctx.where.writer) ctx.logSink = log::addFileSink(ctx.runDir + "/" + run_files::kLog);
   log::info((more ? "continuing run " : resume ? "resuming run " : "starting run ") + ctx.runDir + " on " +
             describeDevice(device) + " with LibTorch " + TORCH_VERSION);
+  for (const ConfigError& w : warningsOnThisMachine(cfg)) log::warn(w.text());
   const nlohmann::json stored = resume ? storedRunInfo(ctx) : nlohmann::json::object();
+  ctx.lineage.runId = resume ? storedRunId(stored) : newRunId();
 
   if (!resume && ctx.where.writer) {
     // Settings first: a run that fails on its data still records what it was.
     ctx.recorder = std::make_unique<RunRecorder>(ctx.runDir, false, 0);
     ctx.recorder->writeSettings(cfg, {{run_files::run_info::kLibtorch, TORCH_VERSION},
-                                      {run_files::run_info::kDevice, describeDevice(device)}});
+                                      {run_files::run_info::kDevice, describeDevice(device)},
+                                      {run_files::run_info::kRunId, ctx.lineage.runId}});
   }
   torch::manual_seed(cfg.train.seed);
   ctx.setPhase("reading the data");
@@ -265,8 +291,6 @@ void setupRun(RunContext& ctx) {
   const std::string& mode = cfg.precision.mode;
   ctx.where.autocast = mode != "fp32";
   ctx.where.autocastDtype = mode == "bf16" ? at::kBFloat16 : at::kHalf;
-  if (mode == "fp16" && !device.is_cuda())
-    log::warn("precision.mode fp16 on the CPU is slow and meant for testing; bf16 is the CPU's fast type");
 
   warmup.wait();
   ctx.setPhase("building the model");
@@ -281,15 +305,30 @@ void setupRun(RunContext& ctx) {
   startLoader(ctx);
   if (ctx.where.writer) writeClasses(ctx);
 
-  if (resume) resumeRun(ctx, stored);
+  const auto* again = ctx.start.as<run_start::Resume>();
+  const bool fromStart = again && again->fromStart;
+  if (fromStart)
+    log::warn("no checkpoint yet (the run ended before its first): training again from step 0 in " + ctx.runDir +
+              "; the rows it recorded are replaced as it makes them again");
+  else if (resume)
+    resumeRun(ctx, stored);
   else if (const auto* fork = ctx.start.as<run_start::Fork>()) startFork(ctx, *fork);
   planSchedule(ctx);
   if (more) continueRun(ctx, *more);
   ctx.ch.totalSteps = ctx.steps.totalSteps;
   ctx.times.wallAtStart = ctx.position.wallSeconds;
   ctx.position.worldSize = ctx.world();
-  if (resume && ctx.where.writer) ctx.recorder = std::make_unique<RunRecorder>(ctx.runDir, true, ctx.position.step);
-  if (!resume || more) writeRunSettings(ctx);
+  if (resume && ctx.where.writer) {
+    ctx.recorder = std::make_unique<RunRecorder>(ctx.runDir, true, ctx.position.step);
+    // The figures its rows kept: a run that trains no further step (killed
+    // after its last checkpoint, before summary.json) ends on them.
+    if (const auto& t = ctx.recorder->lastTrainRow()) {
+      ctx.lastTrainLoss = t->trainLoss;
+      ctx.recordedSamplesPerSecond = t->samplesPerSecond;
+    }
+    if (const auto& e = ctx.recorder->lastEvalRow()) ctx.lastEvalLoss = e->evalLoss;
+  }
+  if (!resume || more || fromStart) writeRunSettings(ctx);
   ctx.showPosition();
   ctx.stepper = makeStepRunner(ctx);
   joinRanks(ctx);

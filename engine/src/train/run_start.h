@@ -18,7 +18,11 @@ namespace studio {
 
 namespace run_start {
 struct Fresh {};
-struct Resume {};  // runDir's checkpoints/last.ckpt
+struct Resume {  // runDir's checkpoints/last.ckpt
+  // None yet (killed before its first): the run again from step 0 in its
+  // folder, its rows past the start replaced as it makes them again.
+  bool fromStart = false;
+};
 // training-studio-cli continue: a resume that first adds more epochs.
 struct Continue {
   int64_t epochs = 0;           // more epochs

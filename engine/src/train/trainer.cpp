@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include "dist/process_group.h"
+#include "run/crash_point.h"
 #include "run/run_recorder.h"
 #include "studio/log.h"
 #include "train/callbacks/train_callback.h"
@@ -54,7 +55,7 @@ RunSummary summarise(const RunContext& c, const RunEnding& ending, const Probe* 
   s.finalTrainLoss = c.lastTrainLoss;
   s.finalEvalLoss = c.lastEvalLoss;
   s.samplesPerSecond =
-      c.times.train > 0 ? static_cast<double>(c.times.trainSamples) / c.times.train : MetricRecord::kNone;
+      c.times.train > 0 ? static_cast<double>(c.times.trainSamples) / c.times.train : c.recordedSamplesPerSecond;
   s.wallSeconds = c.wallSeconds();
   s.cudaGraphs = c.stepper ? c.stepper->graphStatus() : std::string();
   s.setupSeconds = c.times.setup;
@@ -120,9 +121,14 @@ RunSummary Trainer::run() {
     summary = summarise(c, ending, probe.get());
     summary.badInput = ending.badInput;
   }
+  // A resume refused in its set-up (before it had a recorder) leaves the
+  // folder as it was: its summary.json (a stopped run's figures) stays, and
+  // the error is the caller's and log.txt's.
+  const bool folderUntouched = resumes(c.start) && !c.recorder;
   try {
     if (c.recorder) c.recorder->finish(summary);
-    if (c.where.writer) RunRecorder::writeSummary(c.runDir, summary);
+    crashPoint("run-before-summary");
+    if (c.where.writer && !folderUntouched) RunRecorder::writeSummary(c.runDir, summary);
   } catch (const std::exception& e) {
     log::error(e.what());
     if (summary.error.empty()) {

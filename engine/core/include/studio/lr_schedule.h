@@ -79,7 +79,13 @@ struct StepPlan {
   int64_t stepsPerEpoch = 0;   // optimizer steps; a short last group counts as one
   int64_t totalSteps = 0;      // optimizer steps of the whole run
 };
-// How many steps a run of these settings takes on trainExamples images.
-StepPlan planSteps(const TrainConfig& config, int64_t trainExamples);
+// How many steps a run of these settings takes on trainExamples images: the
+// first of train.epochs and train.max_steps to come ends it (either 0: the
+// other alone). epochShift steps are added to where the epochs end (a fork's
+// steps before its position's epoch began).
+StepPlan planSteps(const TrainConfig& config, int64_t trainExamples, int64_t epochShift = 0);
+// Why a plan of totalSteps steps is refused ("" when it is not): more than
+// kMaxPlannedSteps, which no machine finishes.
+std::string stepPlanError(const TrainConfig& config, const StepPlan& plan);
 
 }  // namespace studio

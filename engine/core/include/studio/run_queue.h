@@ -60,7 +60,8 @@ std::optional<QueueItem> takeNextQueueItem(const std::string& path);
 // (completed and early-stopped: done; failed: failed, with the error;
 // stopped: it stays running, for the next runner to resume).
 // An item a runner left running whose run folder has a checkpoint: it is
-// resumed, not started again.
+// resumed, not started again. Throws InputError when that folder holds
+// another run (settings that are not the item's).
 bool queueItemResumes(const QueueItem& item);
 void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& runDir);
 void finishQueueItem(const std::string& path, int64_t id, const std::string& runStatus, const std::string& error);

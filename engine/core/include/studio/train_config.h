@@ -69,9 +69,13 @@ struct EmaConfig {
   int64_t start_step = 0;
 };
 
+// The most optimizer steps a run may plan: 1e9 steps of 0.1 ms each (a
+// small model's) take 28 hours; more is a mistake, not a plan.
+inline constexpr int64_t kMaxPlannedSteps = 1'000'000'000;
+
 struct TrainingConfig {
-  int epochs = 3;
-  int64_t max_steps = 0;      // optimizer steps; 0: epochs decide
+  int epochs = 3;             // 0: max_steps alone decides
+  int64_t max_steps = 0;      // optimizer steps; 0: epochs decide; else the first of the two ends the run
   int batch_size = 128;       // micro-batch size
   int accumulation_steps = 1; // micro-batches per optimizer step
   double grad_clip_norm = 0.0;  // clip the global L2 norm; 0: off
