@@ -40,10 +40,7 @@ QStringList trainArgs(const QString& out) {
           "performance.threads=2", "--out", out};
 }
 
-QString onlyRunIn(const QString& out) {
-  const QStringList runs = QDir(out).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-  return runs.size() == 1 ? out + "/" + runs.front() : QString();
-}
+using test::onlyRunIn;
 
 // The temporary files a write cut short by a kill leaves ("*.tmp.XXXXXX").
 QStringList leftovers(const QString& run) {

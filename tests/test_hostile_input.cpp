@@ -5,6 +5,7 @@
 #include "test_support.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QDirIterator>
 #include <QFile>
 #include <QProcess>
@@ -22,24 +23,8 @@ using test::cli;
 using test::python;
 using Result = test::Ran;
 
-void copyTree(const QString& from, const QString& to) {
-  QDir().mkpath(to);
-  QDirIterator it(from, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
-  while (it.hasNext()) {
-    it.next();
-    const QString target = to + "/" + QDir(from).relativeFilePath(it.filePath());
-    if (it.fileInfo().isDir())
-      QDir().mkpath(target);
-    else
-      QVERIFY(QFile::copy(it.filePath(), target));
-  }
-}
-
-QByteArray contents(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return "<unreadable>";
-  return f.readAll();
-}
+using test::contents;
+using test::copyTree;
 
 void writeFile(const QString& path, const QByteArray& bytes) {
   QFile f(path);
@@ -57,10 +42,7 @@ QStringList quickArgs(const QString& out) {
           "--out", out};
 }
 
-QString onlyRunIn(const QString& out) {
-  const QStringList runs = QDir(out).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-  return runs.size() == 1 ? out + "/" + runs.front() : QString();
-}
+using test::onlyRunIn;
 
 }  // namespace
 
@@ -176,7 +158,12 @@ class TestHostileInput : public QObject {
     QProcess p;
     p.start(test::env("STUDIO_CLI"), {"train", "--config", fifo});
     QVERIFY(p.waitForStarted());
-    QTest::qWait(500);  // blocked opening the FIFO by now
+    // Blocked opening the FIFO (the kernel's wait for a writer), its handler
+    // installed long before; where /proc does not say, 30 s are plenty.
+    const QString wchan = QString("/proc/%1/wchan").arg(p.processId());
+    QElapsedTimer waited;
+    waited.start();
+    while (!contents(wchan).contains("wait_for_partner") && waited.elapsed() < 30000) QTest::qWait(50);
     QCOMPARE(p.state(), QProcess::Running);
     ::kill(static_cast<pid_t>(p.processId()), signal);
     QVERIFY2(p.waitForFinished(10000), "the CLI did not quit on the signal");
@@ -197,8 +184,11 @@ class TestHostileInput : public QObject {
     s["performance"]["device"] = "cpu";
     const QString file = m_dir.path() + "/long-list.json";
     writeFile(file, QByteArray::fromStdString(s.dump()));
+    // A minute (the quadratic writer took 76 s on the 2-core VM); make
+    // sanitize's instrumented CLI (ASAN_OPTIONS set) gets five.
+    const int patienceMs = std::getenv("ASAN_OPTIONS") ? 300000 : 60000;
     const Result r = test::runProgram(test::env("STUDIO_CLI"),
-                                      {"train", "--config", file, "--out", m_dir.path() + "/long-list"}, 60000);
+                                      {"train", "--config", file, "--out", m_dir.path() + "/long-list"}, patienceMs);
     QVERIFY2(r.code == 0, qPrintable(show(r)));
   }
 

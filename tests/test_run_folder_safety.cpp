@@ -24,24 +24,8 @@ using test::cli;
 using test::python;
 using Result = test::Ran;
 
-void copyTree(const QString& from, const QString& to) {
-  QDir().mkpath(to);
-  QDirIterator it(from, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
-  while (it.hasNext()) {
-    it.next();
-    const QString target = to + "/" + QDir(from).relativeFilePath(it.filePath());
-    if (it.fileInfo().isDir())
-      QDir().mkpath(target);
-    else
-      QVERIFY(QFile::copy(it.filePath(), target));
-  }
-}
-
-QByteArray contents(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return "<unreadable>";
-  return f.readAll();
-}
+using test::contents;
+using test::copyTree;
 
 }  // namespace
 

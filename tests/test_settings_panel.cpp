@@ -297,6 +297,20 @@ class TestSettingsPanel : public QObject {
     QCOMPARE(panel.warningFor("precision.mode"), QString());
   }
 
+  // Issue 30, item 15: more threads than the machine's cores is a note at
+  // the field (the run uses the cores); it never blocks.
+  void threadsAboveTheCoresAreAnInlineNote() {
+    SettingsPanel panel;
+    const int cores = machineCores();
+    panel.applyFieldText("performance.threads", QString::number(cores));
+    QCOMPARE(panel.warningFor("performance.threads"), QString());
+    panel.applyFieldText("performance.threads", "1024");
+    QVERIFY(panel.isValid());
+    QVERIFY2(panel.warningFor("performance.threads")
+                 .contains(QString("1024 is more than this machine's %1 cores").arg(cores)),
+             qPrintable(panel.warningFor("performance.threads")));
+  }
+
   void onlyRelevantFieldsAreShown() {
     SettingsPanel panel;
     panel.applyFieldText("optimizer.kind", "sgd");

@@ -61,6 +61,9 @@ inline TrainConfig smallConfig(const QString& outDir) {
 
 }  // namespace studio::test
 
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
 #include <QProcess>
 
 #include "studio/session.h"
@@ -112,6 +115,32 @@ inline Ran runProgram(const QString& program, const QStringList& args, int timeo
 inline Ran cli(const QStringList& args) { return runProgram(env("STUDIO_CLI"), args); }
 inline Ran python(const QString& script, const QStringList& args) {
   return runProgram(env("STUDIO_PYTHON"), QStringList{env("STUDIO_TEST_SCRIPTS") + "/" + script} + args);
+}
+
+// A copy of a folder and everything in it (a run folder to spoil).
+inline void copyTree(const QString& from, const QString& to) {
+  QDir().mkpath(to);
+  QDirIterator it(from, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    it.next();
+    const QString target = to + "/" + QDir(from).relativeFilePath(it.filePath());
+    if (it.fileInfo().isDir())
+      QDir().mkpath(target);
+    else
+      QVERIFY(QFile::copy(it.filePath(), target));
+  }
+}
+
+inline QByteArray contents(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return "<unreadable>";
+  return f.readAll();
+}
+
+// The one run folder in out ("" when there is none or several).
+inline QString onlyRunIn(const QString& out) {
+  const QStringList runs = QDir(out).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+  return runs.size() == 1 ? out + "/" + runs.front() : QString();
 }
 
 // Drives a session to its end, draining the metric queue as a front-end does.

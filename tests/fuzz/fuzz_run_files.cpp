@@ -12,10 +12,14 @@ using namespace studio;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   MetricRecord r;
+  // The first line as a header (resume reads a run's own columns from it),
+  // then every line as a row of those columns and of this studio's.
+  const std::optional<MetricsCsvColumns> columns = metricsCsvColumns(text.substr(0, text.find('\n')));
   size_t start = 0;
   while (start <= text.size()) {
     const size_t end = std::min(text.find('\n', start), text.size());
     (void)parseMetricsCsvRow(text.substr(start, end - start), r);
+    if (columns) (void)parseMetricsCsvRow(text.substr(start, end - start), r, *columns);
     start = end + 1;
   }
   const auto j = nlohmann::json::parse(text, nullptr, false);
