@@ -73,7 +73,7 @@ def rows(path):
 def strip(j):
     if isinstance(j, dict):
         return {k: strip(v) for k, v in j.items()
-                if not any(t in k for t in timing) and k not in ("run_dir", "run", "dir")}
+                if not any(t in k for t in timing) and k not in ("run_dir", "run", "dir", "run_id")}
     if isinstance(j, list):
         return [strip(v) for v in j]
     return j
@@ -88,11 +88,12 @@ def same(x, y, where):
         if not ok:
             bad.append(where)
     elif isinstance(x, dict):
-        if not isinstance(y, dict) or sorted(map(str, x)) != sorted(map(str, y)):
+        keys = lambda d: sorted(str(k) for k in d if k != "run_id")  # random per run (issue 30)
+        if not isinstance(y, dict) or keys(x) != keys(y):
             bad.append(where + " (keys)")
             return
         for k in x:
-            if k != "wall_seconds":
+            if k not in ("wall_seconds", "run_id"):
                 same(x[k], y[k], f"{where}/{k}")
     elif isinstance(x, (list, tuple)):
         if not isinstance(y, (list, tuple)) or len(x) != len(y):
