@@ -20,11 +20,9 @@ using namespace studio;
 namespace {
 
 using test::cli;
+using test::contents;
 using test::python;
 using Result = test::Ran;
-
-using test::contents;
-using test::copyTree;
 
 void writeFile(const QString& path, const QByteArray& bytes) {
   QFile f(path);
@@ -55,7 +53,7 @@ class TestHostileInput : public QObject {
 
   QString copyOfRun(const QString& from) {
     const QString to = m_dir.path() + QString("/copy-%1").arg(++m_copies);
-    copyTree(from, to);
+    test::copyTree(from, to);
     return to;
   }
 
@@ -76,13 +74,7 @@ class TestHostileInput : public QObject {
     c.model.width = 16;
     c.model.depth = 1;
     c.evaluation.every_steps = 3;
-    Session s;
-    StartOptions o;
-    o.stopAtStep = 6;
-    s.start(c, o);
-    const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("stopped"));
-    m_stopped = QString::fromStdString(r.runDir);
+    m_stopped = test::stoppedRun(c, 6);
   }
 
   // 1. A metrics.csv the studio cannot read as its own is never rewritten.
@@ -295,11 +287,7 @@ class TestHostileInput : public QObject {
   void anotherRunsCheckpointIsRefused() {
     const QString run = copyOfRun(m_stopped);
     // Another run of the same settings (its weights fit this run's model).
-    Session s;
-    StartOptions o;
-    o.stopAtStep = 4;
-    s.start(loadConfigFile((m_stopped + "/settings.json").toStdString()), o);
-    const QString other = QString::fromStdString(test::runToEnd(s).runDir);
+    const QString other = test::stoppedRun(loadConfigFile((m_stopped + "/settings.json").toStdString()), 4);
     QVERIFY(QFile::remove(run + "/checkpoints/last.ckpt"));
     QVERIFY(QFile::copy(other + "/checkpoints/last.ckpt", run + "/checkpoints/last.ckpt"));
     const QByteArray metrics = contents(run + "/metrics.csv"), summary = contents(run + "/summary.json");

@@ -49,13 +49,7 @@ class TestRunFolderSafety : public QObject {
     c.model.kind = "mlp";
     c.model.width = 16;
     c.model.depth = 1;
-    Session s;
-    StartOptions o;
-    o.stopAtStep = 6;
-    s.start(c, o);
-    const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("stopped"));
-    m_stopped = QString::fromStdString(r.runDir);
+    m_stopped = test::stoppedRun(c, 6);
   }
 
   void checkpointReadsInPythonWithWeightsOnly() {

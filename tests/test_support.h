@@ -154,18 +154,22 @@ inline RunSummary runToEnd(Session& s, std::vector<MetricRecord>* records = null
   }
 }
 
+// The folder of a run of c stopped (as the Stop button does) after stopAt steps.
+inline QString stoppedRun(const TrainConfig& c, int64_t stopAt) {
+  StartOptions o;
+  o.stopAtStep = stopAt;
+  Session s;
+  s.start(c, o);
+  const RunSummary r = runToEnd(s);
+  if (r.status != "stopped") qFatal("the run did not stop at step %lld: %s", static_cast<long long>(stopAt), r.status.c_str());
+  return QString::fromStdString(r.runDir);
+}
+
 // A run of c stopped (as the Stop button does) after stopAt steps, then
 // resumed to its end: the resumed run's summary.
 inline RunSummary stopThenResume(const TrainConfig& c, int64_t stopAt) {
-  StartOptions o;
-  o.stopAtStep = stopAt;
-  Session first;
-  first.start(c, o);
-  const RunSummary stopped = runToEnd(first);
-  if (stopped.status != "stopped") qFatal("the run did not stop at step %lld: %s", static_cast<long long>(stopAt),
-                                          stopped.status.c_str());
   Session second;
-  second.resume(stopped.runDir);
+  second.resume(stoppedRun(c, stopAt).toStdString());
   return runToEnd(second);
 }
 
