@@ -38,6 +38,7 @@
 #include "ui/help_dialog.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
+#include "studio/file_io.h"
 #include "ui/plots_panel.h"
 #include "ui/run_catalog.h"
 #include "ui/run_controller.h"
@@ -1212,6 +1213,28 @@ class TestMainWindow : public QObject {
     QCOMPARE(points(PlotsPanel::Accuracy, run, "eval_accuracy"), countRows(run, RecordKind::Eval));
     QVERIFY(QDir(m_dir.filePath("runs")).entryList({"*two-processes*"}, QDir::Dirs).size() == 1);
     QVERIFY(m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());  // unlocked again
+  }
+
+  // Issue 30, item 5: a run killed before its first checkpoint (settings,
+  // no checkpoint, no summary) can be resumed from the Runs list (from step
+  // 0); a fork so killed cannot (it is forked again), nor a completed run.
+  void anInterruptedRunWithoutACheckpointIsResumable() {
+    QTemporaryDir dir;
+    const QString run = dir.filePath("killed");
+    QVERIFY(QDir().mkpath(run + "/checkpoints"));
+    nlohmann::json settings = toJson(test::smallConfig(dir.path()));
+    writeFileAtomically((run + "/settings.json").toStdString(), settings.dump());
+    ui::RunInfo info = ui::readRunInfo(run);
+    QCOMPARE(info.status, QString("interrupted"));
+    QVERIFY(!info.hasCheckpoint);
+    QVERIFY(info.resumable);
+    settings["run_info"] = {{"parent", {{"run", "/runs/parent"}, {"checkpoint", "last"}, {"step", 4}}}};
+    writeFileAtomically((run + "/settings.json").toStdString(), settings.dump());
+    QVERIFY(!ui::readRunInfo(run).resumable);
+    settings.erase("run_info");
+    writeFileAtomically((run + "/settings.json").toStdString(), settings.dump());
+    writeFileAtomically((run + "/summary.json").toStdString(), R"({"status": "completed"})");
+    QVERIFY(!ui::readRunInfo(run).resumable);
   }
 
   void cleanupTestCase() { m_window.reset(); }

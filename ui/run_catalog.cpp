@@ -173,8 +173,10 @@ RunInfo readRunInfo(const QString& runDir) {
         if (t.is_string()) r.tags << QString::fromStdString(t.get<std::string>());
   }
   r.hasCheckpoint = QFile::exists(runDir + "/checkpoints/last.ckpt");
-  r.resumable = r.hasCheckpoint && r.status != "completed" &&
-                  r.status != "early-stopped";
+  // An interrupted run without a checkpoint yet (killed in its first steps)
+  // resumes from step 0 in its folder; a fork so killed is forked again.
+  const bool fromStart = !r.hasCheckpoint && r.status == "interrupted" && r.parentDir.isEmpty();
+  r.resumable = (r.hasCheckpoint || fromStart) && r.status != "completed" && r.status != "early-stopped";
   return r;
 }
 

@@ -27,7 +27,9 @@ struct RunInfo {
   qint64 steps = 0;
   qint64 totalSteps = 0;
   QString device;
-  bool resumable = false;  // has checkpoints/last.ckpt and did not complete
+  // Did not complete, and has checkpoints/last.ckpt or is an interrupted
+  // run without one yet (it resumes from step 0; not a fork).
+  bool resumable = false;
   bool hasCheckpoint = false;  // checkpoints/last.ckpt: it can be continued or forked
   // A fork: its parent's folder, the step it branched at, and the settings
   // it changed ("optimizer.lr 0.05 → 0.01"); continuations made in place.
