@@ -15,6 +15,9 @@ namespace {
 
 std::string reason(int err) { return std::strerror(err); }
 
+// writeFileAtomically's temporary name: "<file>.tmp." and mkstemp's six characters.
+constexpr const char* kTemporarySuffix = ".tmp.";
+
 void writeAll(int fd, std::string_view data, const std::string& path) {
   size_t done = 0;
   while (done < data.size()) {
@@ -43,11 +46,16 @@ std::string parentFolder(const std::string& path) {
   return p.empty() ? "." : p;
 }
 
+bool isAtomicWriteTemporary(const std::string& fileName) {
+  const size_t at = fileName.rfind(kTemporarySuffix);
+  return at != std::string::npos && at > 0 && fileName.size() == at + std::strlen(kTemporarySuffix) + 6;
+}
+
 void writeFileAtomically(const std::string& path, std::string_view data,
                          const std::function<void(const char*)>& phase) {
   // A unique name, created exclusively: whatever was planted at "<path>.tmp"
   // (a link to a file elsewhere) is never opened.
-  std::string tmpl = path + ".tmp.XXXXXX";
+  std::string tmpl = path + kTemporarySuffix + "XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   const int fd = ::mkostemp(name.data(), O_CLOEXEC);

@@ -16,15 +16,21 @@
 namespace studio {
 namespace fs = std::filesystem;
 
-nlohmann::json readRunInfo(const std::string& runDir) {
-  const std::string path = runDir + "/" + run_files::kSettings;
-  const auto doc = nlohmann::json::parse(readFileBytes(path, "settings file"), nullptr, false);
+nlohmann::json storedRunInfo(const std::string& runDir) {
+  const auto doc = nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"),
+                                         nullptr, false);
   const char* key = run_files::run_info::kKey;
-  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_object() ||
-      !doc[key].contains(run_files::run_info::kInput) || !doc[key].contains(run_files::run_info::kClasses))
-    throw InputError("settings file " + path + " has no run_info with the data's input shape and classes: the run "
-                     "never got as far as its data, or an older Training Studio wrote it");
+  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_object()) return nlohmann::json::object();
   return doc[key];
+}
+
+nlohmann::json readRunInfo(const std::string& runDir) {
+  nlohmann::json info = storedRunInfo(runDir);
+  if (!info.contains(run_files::run_info::kInput) || !info.contains(run_files::run_info::kClasses))
+    throw InputError("settings file " + runDir + "/" + run_files::kSettings +
+                     " has no run_info with the data's input shape and classes: the run never got as far as its "
+                     "data, or an older Training Studio wrote it");
+  return info;
 }
 
 InputShape inputShapeFromRunInfo(const nlohmann::json& info) {

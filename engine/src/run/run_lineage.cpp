@@ -121,11 +121,8 @@ TrainConfig readResumableRun(const std::string& runDir, const std::string& verb,
   if (fs::exists(runDir + "/" + run_files::kLastCheckpoint)) return config;
   const std::string none = "run folder " + runDir + " has no " + run_files::kLastCheckpoint + " to " + verb + " from";
   if (!fromStart) throw std::invalid_argument(none);
-  using json = nlohmann::json;
-  const auto doc = json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"), nullptr, false);
-  const json info = doc.is_object() ? doc.value(run_files::run_info::kKey, json::object()) : json::object();
-  if (info.is_object() && info.contains(run_files::run_info::kParent)) {
-    const json& parent = info[run_files::run_info::kParent];
+  if (const nlohmann::json info = storedRunInfo(runDir); info.contains(run_files::run_info::kParent)) {
+    const nlohmann::json& parent = info[run_files::run_info::kParent];
     const bool named = parent.is_object() && parent.contains("run") && parent["run"].is_string();
     const std::string from = named ? parent["run"].get<std::string>() : "its parent";
     throw std::invalid_argument(none + ": the fork was stopped before its first checkpoint, and it starts from " +

@@ -36,16 +36,11 @@ RunLock::RunLock(const std::string& runDir) {
 }
 
 void RunLock::removeLeftovers(const std::string& runDir) {
-  // writeFileAtomically's names: "<file>.tmp." and six characters of mkstemp.
-  auto isLeftover = [](const std::string& name) {
-    const size_t at = name.rfind(".tmp.");
-    return at != std::string::npos && at > 0 && name.size() == at + 5 + 6;
-  };
   std::vector<fs::path> found;
   std::error_code ec;
   // Links are not followed: only the folder's own files go.
   for (fs::recursive_directory_iterator it(runDir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec) && !it->is_symlink(ec) && isLeftover(it->path().filename().string()))
+    if (it->is_regular_file(ec) && !it->is_symlink(ec) && isAtomicWriteTemporary(it->path().filename().string()))
       found.push_back(it->path());
   for (const auto& p : found)
     if (fs::remove(p, ec))

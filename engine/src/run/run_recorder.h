@@ -70,6 +70,9 @@ class RunRecorder {
 
 // The settings a run folder holds (settings.json without its run_info).
 TrainConfig readRunSettings(const std::string& runDir);
+// settings.json's run_info, as far as there is one (an empty object when
+// the file, or its run_info, is missing or unreadable).
+nlohmann::json storedRunInfo(const std::string& runDir);
 // settings.json's run_info; throws InputError when it lacks the data's
 // input shape and classes (the run never got as far as its data).
 nlohmann::json readRunInfo(const std::string& runDir);

@@ -82,14 +82,6 @@ nlohmann::json inputJson(const InputShape& s) {
 
 }  // namespace
 
-nlohmann::json storedRunInfo(const RunContext& ctx) {
-  const auto doc = nlohmann::json::parse(readFileBytes(ctx.runDir + "/" + run_files::kSettings, "settings file"),
-                                         nullptr, false);
-  const char* key = run_files::run_info::kKey;
-  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_object()) return nlohmann::json::object();
-  return doc[key];
-}
-
 void resumeRun(RunContext& ctx, const nlohmann::json& stored) {
   const std::string path = ctx.runDir + "/" + run_files::kLastCheckpoint;
   ctx.checkpoints->load(path);

@@ -10,8 +10,6 @@
 
 namespace studio {
 
-// A resumed run's settings.json run_info (an empty object when there is none).
-nlohmann::json storedRunInfo(const RunContext& ctx);
 // The run's last checkpoint, whole; `stored`: its run_info (the lineage).
 void resumeRun(RunContext& ctx, const nlohmann::json& stored);
 // The parent's weights, position and random state; its optimizer state

@@ -269,7 +269,8 @@ void setupRun(RunContext& ctx) {
   log::info((more ? "continuing run " : resume ? "resuming run " : "starting run ") + ctx.runDir + " on " +
             describeDevice(device) + " with LibTorch " + TORCH_VERSION);
   for (const ConfigError& w : warningsOnThisMachine(cfg)) log::warn(w.text());
-  const nlohmann::json stored = resume ? storedRunInfo(ctx) : nlohmann::json::object();
+  // A resumed run's run_info (an empty object when there is none).
+  const nlohmann::json stored = resume ? storedRunInfo(ctx.runDir) : nlohmann::json::object();
   ctx.lineage.runId = resume ? storedRunId(stored) : newRunId();
 
   if (!resume && ctx.where.writer) {

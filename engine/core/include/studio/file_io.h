@@ -23,6 +23,9 @@ namespace studio {
 // (the crash-safety tests stop the process there).
 void writeFileAtomically(const std::string& path, std::string_view data,
                          const std::function<void(const char* phase)>& phase = {});
+// Whether a file's name is one of writeFileAtomically's temporary files
+// ("<file>.tmp.XXXXXX"), which a kill during the write leaves behind.
+bool isAtomicWriteTemporary(const std::string& fileName);
 
 // Whole file into memory; throws InputError naming it (and `what` it is).
 std::string readFileBytes(const std::string& path, const std::string& what = "file");
