@@ -29,6 +29,7 @@
 #include "studio/run_queue.h"
 #include "studio/report_lines.h"
 #include "studio/session.h"
+#include "studio/settings_schema.h"
 #include "studio/sha256.h"
 #include "studio/metric_record.h"
 #include "studio/train_config.h"
@@ -144,6 +145,11 @@ struct SettingsSource {
       for (const auto& e : errors) text += "\n  " + e.text();
       throw studio::ConfigFileError(text);
     }
+    // A --set that these settings override is said, with what acts instead.
+    std::vector<std::string> keys;
+    for (const auto& o : overrides) keys.push_back(o.substr(0, o.find('=')));
+    for (const auto& w : studio::settingsWithoutEffect(c, keys))
+      std::fprintf(stderr, "warning: --set %s %s\n", w.field.c_str(), w.message.c_str());
     return c;
   }
 };

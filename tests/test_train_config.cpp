@@ -431,6 +431,52 @@ class TestTrainConfig : public QObject {
     }
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, presetPath(dir, "no-such-preset"));
   }
+
+  // Issue 29, item 1: a setting that the others override says so, naming
+  // the one that acts: optimizer.lr under OneCycle and cyclic, momentum
+  // while the schedule cycles it. The window, the fork dialog and the CLI's
+  // --set all read this.
+  void settingsWithoutEffectNameWhatActs() {
+    TrainConfig c;
+    c.optimizer.kind = "sgd";
+    c.schedule.kind = "cosine";
+    QVERIFY(settingsWithoutEffect(c).empty());
+    c.schedule.kind = "onecycle";
+    QVERIFY(settingEffectNote("optimizer.lr", c).find("schedule.onecycle.max_lr") != std::string::npos);
+    QVERIFY(settingEffectNote("optimizer.momentum", c).find("schedule.onecycle.base_momentum") != std::string::npos);
+    c.schedule.onecycle.cycle_momentum = false;
+    QCOMPARE(settingEffectNote("optimizer.momentum", c), std::string());
+    QCOMPARE(learningRateSetting(c), std::string("schedule.onecycle.max_lr"));
+    c.schedule.kind = "cyclic";
+    const auto notes = settingsWithoutEffect(c, {"optimizer.lr", "train.epochs"});
+    QCOMPARE(notes.size(), size_t(1));
+    QCOMPARE(notes.front().field, std::string("optimizer.lr"));
+    QVERIFY(notes.front().message.find("schedule.cyclic.max_lr") != std::string::npos);
+    c.optimizer.kind = "adam";  // momentum does not apply to Adam: nothing to say of it
+    QCOMPARE(settingEffectNote("optimizer.momentum", c), std::string());
+    QVERIFY(validate(c).empty());  // notes, never errors
+  }
+
+  // Issue 29, item 11: a run is named by what it trains.
+  void runNamesSayWhatTheyTrain() {
+    TrainConfig c;
+    c.data.format = "idx";
+    c.data.dataset = "fashion-mnist";
+    c.model.kind = "cnn";
+    QCOMPARE(suggestedRunName(c), std::string("fashion-mnist-cnn"));
+    c.data.format = "image_folder";
+    c.data.root = "/data/digits png/";
+    QCOMPARE(suggestedRunName(c), std::string("digits-png-cnn"));
+    c.data.format = "csv";
+    c.data.root = "/data/breast-cancer.csv";
+    c.model.kind = "torchscript";
+    c.model.path = "/models/net.ts";
+    QCOMPARE(suggestedRunName(c), std::string("breast-cancer-net"));
+    c.data.root = "/data/" + std::string(150, 'x') + ".csv";
+    c.name = suggestedRunName(c);
+    QVERIFY(c.name.size() <= 100);
+    QVERIFY(validate(c).empty() || validate(c).front().field != "name");
+  }
 };
 
 QTEST_GUILESS_MAIN(TestTrainConfig)

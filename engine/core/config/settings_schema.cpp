@@ -221,15 +221,33 @@ std::vector<FieldSpec> makeSchema() {
               "decay."),
           {"sgd", "adam", "adamw"});
   range(add(SETTING(optimizer.lr), opt, "Learning rate", T::Real,
-            "Step size; the schedule scales it (OneCycle and cyclic set their own peak)."),
-        above(0));
+            "Step size; the schedule scales it (OneCycle and cyclic set their own rates)."),
+        above(0))
+      .noEffect = [](const TrainConfig& c) -> std::string {
+    if (c.schedule.kind == "onecycle")
+      return "has no effect under schedule.kind onecycle: schedule.onecycle.max_lr sets the rates (it starts at "
+             "max_lr / schedule.onecycle.div_factor)";
+    if (c.schedule.kind == "cyclic")
+      return "has no effect under schedule.kind cyclic: schedule.cyclic.base_lr and schedule.cyclic.max_lr set the "
+             "rates";
+    return "";
+  };
   range(add(SETTING(optimizer.weight_decay), opt, "Weight decay", T::Real,
             "Pulls weights toward zero each step; regularises (decoupled in AdamW)."),
         atLeast(0));
   when(range(add(SETTING(optimizer.momentum), opt, "Momentum", T::Real,
                  "SGD: fraction of the last update carried into the next; 0.9 typical."),
              between(0, 1, false, true)),
-       sgd);
+       sgd)
+      .noEffect = [](const TrainConfig& c) -> std::string {
+    if (c.schedule.kind == "onecycle" && c.schedule.onecycle.cycle_momentum)
+      return "has no effect while schedule.onecycle.cycle_momentum is on: schedule.onecycle.base_momentum and "
+             "schedule.onecycle.max_momentum set it";
+    if (c.schedule.kind == "cyclic" && c.schedule.cyclic.cycle_momentum)
+      return "has no effect while schedule.cyclic.cycle_momentum is on: schedule.cyclic.base_momentum and "
+             "schedule.cyclic.max_momentum set it";
+    return "";
+  };
   when(add(SETTING(optimizer.nesterov), opt, "Nesterov", T::Bool, "SGD: look-ahead momentum; often converges a little faster."),
        sgd);
   when(range(add(SETTING(optimizer.beta1), opt, "Beta 1", T::Real, "Adam: decay of the gradient's running mean (its momentum)."),
@@ -485,6 +503,29 @@ const FieldSpec* findSetting(const std::string& path) {
 }
 
 bool settingApplies(const FieldSpec& spec, const TrainConfig& config) { return !spec.applies || spec.applies(config); }
+
+std::string settingEffectNote(const std::string& path, const TrainConfig& config) {
+  const FieldSpec* spec = findSetting(path);
+  if (!spec || !spec->noEffect || !settingApplies(*spec, config)) return "";
+  return spec->noEffect(config);
+}
+
+std::string learningRateSetting(const TrainConfig& c) {
+  if (c.schedule.kind == "onecycle") return "schedule.onecycle.max_lr";
+  if (c.schedule.kind == "cyclic") return "schedule.cyclic.max_lr";
+  return "optimizer.lr";
+}
+
+std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& paths) {
+  std::vector<ConfigError> notes;
+  auto add = [&](const std::string& path) {
+    if (std::string note = settingEffectNote(path, config); !note.empty()) notes.push_back({path, std::move(note)});
+  };
+  if (paths.empty())
+    for (const auto& s : settingsSchema()) add(s.path);
+  for (const auto& p : paths) add(p);
+  return notes;
+}
 
 std::string jsonPointer(const std::string& dotted) {
   std::string p = "/" + dotted;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <type_traits>
@@ -455,6 +456,29 @@ std::vector<std::string> settingsAssignments(const json& changes) {
     out.push_back(it.key() + "=" + it.value()[1].dump());  // JSON, so "123" stays a text
   }
   return out;
+}
+
+std::string suggestedRunName(const TrainConfig& c) {
+  namespace fs = std::filesystem;
+  const auto stem = [](const std::string& path) {
+    fs::path p = fs::path(path).lexically_normal();
+    if (p.has_filename() == false) p = p.parent_path();  // "folder/"
+    return p.stem().string();
+  };
+  std::string data = c.data.format == "idx"            ? c.data.dataset
+                     : c.data.format == "image_folder" ? stem(c.data.root)
+                                                        : stem(c.data.root.empty() ? c.data.train_file : c.data.root);
+  const std::string model = c.model.kind == "torchscript" ? stem(c.model.path) : c.model.kind;
+  std::string name = data.empty() ? model : model.empty() ? data : data + "-" + model;
+  for (char& ch : name)
+    if (ch == '/' || ch == '\\' || static_cast<unsigned char>(ch) < 32 || ch == 127 || ch == ' ') ch = '-';
+  while (!name.empty() && name.front() == '.') name.erase(name.begin());
+  if (name.size() > 100) {  // cut at a character's start
+    name.resize(100);
+    while (!name.empty() && (static_cast<unsigned char>(name.back()) & 0xC0) == 0x80) name.pop_back();
+    if (!name.empty() && static_cast<unsigned char>(name.back()) >= 0xC0) name.pop_back();
+  }
+  return name.empty() ? std::string("run") : name;
 }
 
 }  // namespace studio

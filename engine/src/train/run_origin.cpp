@@ -213,6 +213,7 @@ void writeRunSettings(RunContext& ctx) {
   if (!ctx.parts.modelSha256.empty()) info[k::kModelSha256] = ctx.parts.modelSha256;
   if (!ctx.lineage.parent.is_null()) info[k::kParent] = ctx.lineage.parent;
   if (!ctx.lineage.runId.empty()) info[k::kRunId] = ctx.lineage.runId;
+  if (probes(ctx.start)) info[k::kProbe] = probeKind(ctx.start);
   if (!ctx.lineage.extensions.empty()) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& e : ctx.lineage.extensions) list.push_back(extensionJson(e));

@@ -276,9 +276,12 @@ void setupRun(RunContext& ctx) {
   if (!resume && ctx.where.writer) {
     // Settings first: a run that fails on its data still records what it was.
     ctx.recorder = std::make_unique<RunRecorder>(ctx.runDir, false, 0);
-    ctx.recorder->writeSettings(cfg, {{run_files::run_info::kLibtorch, TORCH_VERSION},
-                                      {run_files::run_info::kDevice, describeDevice(device)},
-                                      {run_files::run_info::kRunId, ctx.lineage.runId}});
+    nlohmann::json info = {{run_files::run_info::kLibtorch, TORCH_VERSION},
+                           {run_files::run_info::kDevice, describeDevice(device)},
+                           {run_files::run_info::kRunId, ctx.lineage.runId}};
+    if (probes(ctx.start))  // the window lists it as a probe, not a training run
+      info[run_files::run_info::kProbe] = probeKind(ctx.start);
+    ctx.recorder->writeSettings(cfg, info);
   }
   torch::manual_seed(cfg.train.seed);
   ctx.setPhase("reading the data");

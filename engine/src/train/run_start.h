@@ -65,5 +65,9 @@ struct RunStart {
 inline bool resumes(const RunStart& s) { return s.is<run_start::Resume>() || s.is<run_start::Continue>(); }
 // lr-find and batch-find measure; they train no run.
 inline bool probes(const RunStart& s) { return s.is<run_start::LrFind>() || s.is<run_start::BatchFind>(); }
+// run_info.probe: "lr-find" or "batch-find" for a probe, "" for a training run.
+inline const char* probeKind(const RunStart& s) {
+  return s.is<run_start::LrFind>() ? "lr-find" : s.is<run_start::BatchFind>() ? "batch-find" : "";
+}
 
 }  // namespace studio

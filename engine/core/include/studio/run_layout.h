@@ -51,6 +51,7 @@ inline constexpr const char* kLrChanges = "lr_changes";
 inline constexpr const char* kData = "data";                    // what the data settings selected
 inline constexpr const char* kWorldSize = "world_size";         // processes under torchrun (absent: 1)
 inline constexpr const char* kRunId = "run_id";                 // 16 hex digits, also in each checkpoint
+inline constexpr const char* kProbe = "probe";                  // "lr-find" | "batch-find": not a training run
 // A fork: {"run": the parent's folder, "checkpoint": best|last|step-N,
 // "step", "epoch", "changed": {"key": [parent's value, this run's]},
 // "step_shift": steps a changed batch size moves the plan by}.

@@ -67,6 +67,10 @@ struct FieldSpec {
   bool checkOnlyWhenApplies = false;
   // For DataPath: whether the picker should choose a file.
   std::function<bool(const TrainConfig&)> picksFile;
+  // Why the field has no effect under these settings although it is set
+  // (optimizer.lr under OneCycle), naming the setting that acts instead;
+  // empty when it acts. Empty function: it always acts when it applies.
+  std::function<std::string(const TrainConfig&)> noEffect;
 };
 
 // Every editable field in form order (schema_version is not editable).
@@ -76,6 +80,17 @@ const std::vector<std::string>& settingsGroups();
 // nullptr when no field has this path.
 const FieldSpec* findSetting(const std::string& path);
 bool settingApplies(const FieldSpec& spec, const TrainConfig& config);
+// "has no effect under schedule.kind onecycle: schedule.onecycle.max_lr sets
+// the rate ..." for a setting that these settings override; empty when it
+// acts (or no field has this path). The form shows it beside the field, the
+// fork dialog beside a change, the CLI after --set.
+std::string settingEffectNote(const std::string& path, const TrainConfig& config);
+// The setting that sets a run's (peak) learning rate under its schedule:
+// schedule.onecycle.max_lr, schedule.cyclic.max_lr, else optimizer.lr.
+std::string learningRateSetting(const TrainConfig& config);
+// The notes of these settings (dotted paths; empty list: every field) as
+// warnings with their field.
+std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& paths = {});
 
 // "optimizer.lr" -> "/optimizer/lr"
 std::string jsonPointer(const std::string& dottedPath);

@@ -272,5 +272,10 @@ TrainConfig loadConfigFile(const std::string& path);
 void saveConfigFile(const TrainConfig& config, const std::string& path);
 // "optimizer.lr=0.1": value parsed as JSON, else taken as a string.
 void applyOverride(TrainConfig& config, const std::string& assignment);
+// A run name that says what the settings train: the data (the dataset, the
+// image folder's or the table's name) and the model (its kind, or the
+// TorchScript file's name), e.g. "digits-cnn", "breast-cancer-mlp"; a valid
+// `name` (at most 100 characters, no '/' and no leading '.').
+std::string suggestedRunName(const TrainConfig& config);
 
 }  // namespace studio

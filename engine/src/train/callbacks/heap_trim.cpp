@@ -9,6 +9,7 @@
 // malloc_trim would walk from a thread that never used them (a crash under
 // ASan from a thread, google/sanitizers#1721; under TSan its report may hang).
 #include "train/callbacks/train_callback.h"
+#include "train/heap_release.h"
 
 #if defined(STUDIO_TCMALLOC)
 #include <gperftools/malloc_extension_c.h>
@@ -17,6 +18,15 @@
 #endif
 
 namespace studio {
+
+void releaseFreeHeap() {
+#if defined(STUDIO_TCMALLOC)
+  MallocExtension_ReleaseFreeMemory();
+#elif defined(__GLIBC__) && !defined(STUDIO_SANITIZED)
+  malloc_trim(0);
+#endif
+}
+
 namespace {
 
 class HeapTrim : public TrainCallback {
@@ -28,11 +38,7 @@ class HeapTrim : public TrainCallback {
 
  private:
   void trim() {
-#if defined(STUDIO_TCMALLOC)
-    MallocExtension_ReleaseFreeMemory();
-#elif defined(__GLIBC__) && !defined(STUDIO_SANITIZED)
-    malloc_trim(0);
-#endif
+    releaseFreeHeap();
     m_last = Clock::now();
   }
   Clock::time_point m_last = Clock::now();

@@ -4,12 +4,15 @@
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
 
+#include <algorithm>
+
 #include "models/model.h"
 #include "optim/optimizer.h"
 #include "studio/errors.h"
 #include "studio/log.h"
 #include "train/cpu_memory.h"
 #include "train/device_info.h"
+#include "train/heap_release.h"
 #include "train/probes/probe.h"
 #include "train/run_commands.h"
 #include "train/step_runner.h"
@@ -22,9 +25,19 @@ class BatchFind : public Probe {
   BatchFind(RunContext& ctx, const BatchFindOptions& options) : Probe(ctx), m_o(options) {}
 
   void measure(RunContext& c) override {
+    // The tries' memory goes back to the system, not only to malloc's free
+    // lists: the window that ran the probe would keep gigabytes of them.
+    struct GiveBack {
+      ~GiveBack() { releaseFreeHeap(); }
+    } giveBack;
     const torch::Device device = c.where.device;
+    // No micro-batch larger than the training examples is ever used.
+    const int64_t examples = c.data.splits.train ? static_cast<int64_t>(c.data.splits.train->size()) : m_o.maxBatch;
+    m_max = std::clamp<int64_t>(examples, 2, m_o.maxBatch);
+    if (m_max < m_o.maxBatch)
+      log::info("batch-find: tries micro-batches up to the " + std::to_string(examples) + " training examples");
     int64_t doublings = 0;
-    for (int64_t n = 1; n < m_o.maxBatch; n *= 2) ++doublings;
+    for (int64_t n = 1; n < m_max; n *= 2) ++doublings;
     begin("off (batch-find)", doublings + 5);
     m_math = std::make_unique<StepMath>(c);
     if (device.is_cuda()) {
@@ -39,13 +52,13 @@ class BatchFind : public Probe {
     bool& stop = c.control.stopRequested;
     // Doubling: lo fits, hi does not (0: not found yet).
     int64_t lo = 0, hi = 0;
-    for (int64_t n = 1; !stop; n = std::min(2 * n, m_o.maxBatch)) {
+    for (int64_t n = 1; !stop; n = std::min(2 * n, m_max)) {
       if (!stepFits(n)) {
         hi = n;
         break;
       }
       lo = n;
-      if (n == m_o.maxBatch) break;
+      if (n == m_max) break;
       pollCommands(c);
     }
     // Then bisection, to within 1/16 of what fits.
@@ -71,7 +84,7 @@ class BatchFind : public Probe {
     m_found.batchFindMicro = micro;
     m_found.batchFindAccumulation = effective / micro;
     log::info("batch-find: the largest micro-batch that fits is " + std::to_string(lo) +
-              (hi > 0 ? " (" + std::to_string(hi) + " does not)" : " (the --max asked for)") + " on " + where +
+              (hi > 0 ? " (" + std::to_string(hi) + " does not)" : " (the most it tried)") + " on " + where +
               "; for the effective batch of " + std::to_string(effective) + ": train.batch_size " +
               std::to_string(micro) + ", train.accumulation_steps " + std::to_string(effective / micro));
   }
@@ -112,6 +125,7 @@ class BatchFind : public Probe {
   }
 
   BatchFindOptions m_o;
+  int64_t m_max = 0;  // the largest size tried: m_o.maxBatch or the training examples
   std::unique_ptr<StepMath> m_math;
   RunSummary m_found;  // its batchFind* fields
 };
