@@ -76,7 +76,6 @@ int main(int argc, char** argv) {
       return fail(e.what(), 2);
     }
     settings->setConfig(c, "open");
-    if (!cli.isSet(config)) settings->markPreset(cli.isSet(preset) ? cli.value(preset) : "fashion-mnist-cnn");
   }
   if (cli.isSet(theme)) {
     const QString t = cli.value(theme);

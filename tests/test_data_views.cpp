@@ -202,6 +202,22 @@ class TestDataViews : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
     QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("completed"));
     QVERIFY(m_window->isTrusted(sha));
+    // Issue 29, item 4: trusting the file at Start reaches the Model tab,
+    // which then follows every model setting: the built-in cnn, and back.
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->table()->rowCount() > 0, kTimeout);
+    QVERIFY(m_window->modelPanel()->findChild<QPushButton*>("trustModel")->isHidden());
+    const int fileLayers = m_window->modelPanel()->table()->rowCount();
+    const QString fileTotals = m_window->modelPanel()->totalsText();
+    m_window->settingsPanel()->editField("model.kind", "cnn");
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->totalsText() != fileTotals &&
+                                 m_window->modelPanel()->table()->rowCount() > 0, kTimeout);
+    const QString builtIn = m_window->modelPanel()->totalsText();
+    m_window->settingsPanel()->editField("model.width", "64");
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->totalsText() != builtIn &&
+                                 m_window->modelPanel()->table()->rowCount() > 0, kTimeout);
+    m_window->settingsPanel()->editField("model.kind", "torchscript");
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->totalsText() == fileTotals, kTimeout);
+    QCOMPARE(m_window->modelPanel()->table()->rowCount(), fileLayers);
     m_window->setTrustPrompt([&](const QString&, const QString&) -> bool { qFatal("asked twice"); });
     m_window->modelPanel()->trustRequested(QString::fromStdString(c.model.path));
     QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->table()->rowCount() == 10, kTimeout);

@@ -15,6 +15,7 @@
 #include <QTextBrowser>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QTableWidget>
 #include <QTreeWidget>
@@ -765,7 +766,11 @@ class TestMainWindow : public QObject {
     QCOMPARE(second.settingsPanel()->config().name, std::string("persisted"));
     QCOMPARE(toJson(second.settingsPanel()->config()).dump(), toJson(c).dump());
     QCOMPARE(second.plotsPanel()->smoothing(), 0.9);
-    QCOMPARE(second.size(), size);
+    // The size kept, within the screen (the offscreen platform's is 800x600;
+    // issue 29, item 5).
+    const QSize room = second.screen()->availableGeometry().size().shrunkBy(QMargins(6, 34, 6, 6));
+    QCOMPARE(second.width(), std::max(std::min(size.width(), room.width()), second.minimumSizeHint().width()));
+    QVERIFY(second.height() <= size.height());
     QCOMPARE(QSettings().value("runs/recent").toStringList().value(0), runDir);
     QSettings().clear();
   }

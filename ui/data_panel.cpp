@@ -56,8 +56,7 @@ DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
   m_counts->plotLayout()->insertRow(0);
   m_counts->plotLayout()->addElement(0, 0, new QCPTextElement(m_counts, tr("Examples per class"),
                                                              QFont(font().family(), font().pointSize(), QFont::Bold)));
-  m_counts->legend->setVisible(true);
-  m_counts->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  placeLegendBelow(m_counts);  // not over the bars
   split->addWidget(m_counts);
 
   m_examples = new QStackedWidget;
@@ -162,7 +161,7 @@ void DataPanel::drawCounts(const DataPreview& p) {
     if (below) bars->moveAbove(below);
     below = bars;
   }
-  m_counts->yAxis->setRange(0, top * 1.45 + 1);  // room for the legend above the bars
+  m_counts->yAxis->setRange(0, top * 1.08 + 1);
   m_counts->yAxis->setLabel(tr("examples"));
   applyPlotPalette(m_counts, palette());
   m_counts->replot();

@@ -94,7 +94,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   auto* upper = new QSplitter(Qt::Horizontal);
   m_matrix = new QCustomPlot;
   m_matrix->setObjectName("confusionMatrix");
-  m_matrix->setMinimumSize(240, 200);
+  m_matrix->setMinimumSize(220, 150);  // the window fits a 1280x720 screen (issue 29)
+  m_matrix->installEventFilter(this);  // its numbers fit its cells again when it is resized
   m_matrix->plotLayout()->insertRow(0);
   m_matrix->plotLayout()->addElement(
       0, 0, new QCPTextElement(m_matrix, tr("Confusion matrix"), QFont(font().family(), font().pointSize(), QFont::Bold)));
@@ -122,7 +123,7 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_mistakes = new QGridLayout(m_mistakesHost);
   m_mistakes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   scroll->setWidget(m_mistakesHost);
-  scroll->setMinimumHeight(140);
+  scroll->setMinimumHeight(80);
   single->addWidget(scroll);
   single->setStretchFactor(0, 3);
   single->setStretchFactor(1, 1);
@@ -197,7 +198,10 @@ void EvaluationPanel::evaluationArrived(const QString& runDir, int64_t step) {
   if (runDir != m_run) return;
   // Follow the newest unless the person chose an older one.
   const bool following = !m_report || m_steps->currentIndex() == m_steps->count() - 1;
-  m_steps->addItem(tr("step %1").arg(step), QVariant::fromValue<qlonglong>(step));
+  // showRun may have listed it already (its file was written before its
+  // record arrived): listed twice, the newest would no longer be followed.
+  if (m_steps->findData(QVariant::fromValue<qlonglong>(step)) < 0)
+    m_steps->addItem(tr("step %1").arg(step), QVariant::fromValue<qlonglong>(step));
   if (following) showStep(step);
 }
 
@@ -252,11 +256,37 @@ void EvaluationPanel::drawMatrix() {
       top = std::max(top, v);
     }
   m_map->setDataRange(QCPRange(0, std::max(top, 1e-9)));
-  // The numbers in the cells while they fit.
-  if (k <= 20) {
+  m_matrix->xAxis->setTicker(classTicker(r.classes));
+  m_matrix->yAxis->setTicker(classTicker(r.classes));
+  // Slanted labels end at their tick (the last one stays inside the plot);
+  // the left margin has room for the first one's slant.
+  const double slant = k > 6 ? 40 : 0;
+  m_matrix->xAxis->setTickLabelRotation(-slant);
+  int widest = 0;
+  for (const auto& name : r.classes)
+    widest = std::max(widest, QFontMetrics(m_matrix->xAxis->tickLabelFont()).horizontalAdvance(QString::fromStdString(name)));
+  m_matrix->axisRect()->setMinimumMargins(
+      QMargins(static_cast<int>(widest * std::cos(slant * M_PI / 180)) + 8, 0, 0, 0));
+  m_matrix->xAxis->setRange(-0.5, k - 0.5);
+  m_matrix->yAxis->setRange(-0.5, k - 0.5);
+  m_matrix->replot();  // lays the axes out: the cells' size below is known
+  // The numbers in the cells while they fit: the font shrinks to the cell's
+  // width, and below 6 points they are left out.
+  const double cell = std::min(m_matrix->axisRect()->width(), m_matrix->axisRect()->height()) / static_cast<double>(k);
+  QString longest;
+  for (const auto& row : values)
+    for (double v : row) {
+      const QString text = m_rowNormalized ? QString::number(v, 'f', 2) : QString::number(static_cast<qlonglong>(v));
+      if (text.size() > longest.size()) longest = text;
+    }
+  QFont small = font();
+  double points = font().pointSizeF() - 1.0;
+  for (; points >= 6.0; points -= 0.5) {
+    small.setPointSizeF(points);
+    if (QFontMetrics(small).horizontalAdvance(longest) <= 0.85 * cell) break;
+  }
+  if (points >= 6.0) {
     const QColor light(255, 255, 255), dark(20, 20, 20);
-    QFont small = font();
-    small.setPointSizeF(std::max(6.0, font().pointSizeF() - (k > 10 ? 2.5 : 1.0)));
     for (int t = 0; t < k; ++t)
       for (int p = 0; p < k; ++p) {
         const double v = values[static_cast<size_t>(t)][static_cast<size_t>(p)];
@@ -267,11 +297,6 @@ void EvaluationPanel::drawMatrix() {
         text->setColor(v > 0.45 * top ? light : dark);
       }
   }
-  m_matrix->xAxis->setTicker(classTicker(r.classes));
-  m_matrix->yAxis->setTicker(classTicker(r.classes));
-  m_matrix->xAxis->setTickLabelRotation(k > 6 ? 40 : 0);
-  m_matrix->xAxis->setRange(-0.5, k - 0.5);
-  m_matrix->yAxis->setRange(-0.5, k - 0.5);
   m_matrix->xAxis->grid()->setVisible(false);
   m_matrix->yAxis->grid()->setVisible(false);
   m_matrix->replot();
@@ -412,6 +437,15 @@ void EvaluationPanel::compareRuns(const QStringList& runDirs, const QStringList&
   applyPlotPalette(m_compare, palette());
   m_compare->replot();
   setMessage(text);
+}
+
+bool EvaluationPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_matrix && event->type() == QEvent::Resize && m_report && !m_redrawing) {
+    m_redrawing = true;
+    drawMatrix();
+    m_redrawing = false;
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace studio::ui

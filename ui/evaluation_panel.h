@@ -59,6 +59,9 @@ class EvaluationPanel : public QWidget {
  protected:
   void changeEvent(QEvent* event) override;
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   void showStep(int64_t step);
   void drawMatrix();
@@ -70,6 +73,7 @@ class EvaluationPanel : public QWidget {
   std::optional<EvalReport> m_report;
   QImage m_thumbnails;
   bool m_rowNormalized = false;
+  bool m_redrawing = false;
   QLabel* m_message;
   QComboBox* m_steps;
   QCheckBox* m_normalize;

@@ -6,15 +6,54 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 
 #include <algorithm>
 
+#include "studio/settings_schema.h"
 #include "ui/form_dialog.h"
 
 namespace studio::ui {
+namespace {
+
+ForkOptions optionsOf(const QComboBox* from, const QPlainTextEdit* edits) {
+  ForkOptions fork;
+  fork.from = from->currentData().toString().toStdString();
+  for (const QString& line : edits->toPlainText().split('\n', Qt::SkipEmptyParts))
+    if (!line.trimmed().isEmpty()) fork.overrides.push_back(line.trimmed().toStdString());
+  return fork;
+}
+
+// The notes of the typed changes that these settings override.
+QString effectNotes(const TrainConfig& run, const ForkOptions& fork) {
+  TrainConfig child = run;
+  std::vector<std::string> keys;
+  for (const auto& o : fork.overrides) {
+    try {
+      applyOverride(child, o);
+      keys.push_back(o.substr(0, o.find('=')));
+    } catch (const std::exception&) {
+      // A line that does not parse is said when OK is pressed.
+    }
+  }
+  QStringList notes;
+  for (const auto& w : settingsWithoutEffect(child, keys)) notes << QString::fromStdString(w.text());
+  return notes.join('\n');
+}
+
+}  // namespace
+
+QString forkMessageInWindowWords(const QString& engineMessage) {
+  QString text = engineMessage;
+  text.replace(QRegularExpression(QStringLiteral("\\(--set (\\S+?)\\)")), QStringLiteral("(\\1 in Changes)"));
+  text.replace(QRegularExpression(QStringLiteral("--set (\\S+)")), QStringLiteral("\\1 in Changes"));
+  text.replace(QRegularExpression(QStringLiteral("\\bfork --from (\\S+)")), QStringLiteral("the fork from \\1"));
+  if (!text.isEmpty()) text[0] = text[0].toUpper();
+  return text;
+}
 
 std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir, const TrainConfig& formConfig,
-                                          int64_t liveStep, QString* error) {
+                                          int64_t liveStep, const TryFork& tryFork, QString* error) {
   TrainConfig run;
   try {
     run = loadConfigFile((runDir + "/settings.json").toStdString());
@@ -23,9 +62,11 @@ std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir
     return std::nullopt;
   }
   QDialog dialog(parent);
+  dialog.setObjectName("forkDialog");
   dialog.setWindowTitle(QObject::tr("Fork %1").arg(QFileInfo(runDir).fileName()));
   auto* form = new QFormLayout(&dialog);
   auto* from = new QComboBox;
+  from->setObjectName("forkFrom");
   const bool live = liveStep >= 0;
   if (live) {
     from->addItem(QObject::tr("its current weights (step %1; it stays paused)").arg(liveStep), "last");
@@ -47,17 +88,47 @@ std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir
     if (!modelOrData) changes << line;
   }
   auto* edits = new QPlainTextEdit(changes.join("\n"));
+  edits->setObjectName("forkChanges");
   edits->setPlaceholderText(QObject::tr("one setting per line, e.g.\noptimizer.lr=0.01\ntrain.epochs=6"));
+  auto* notes = new QLabel;  // changes these settings override
+  notes->setObjectName("forkNotes");
+  notes->setWordWrap(true);
+  notes->setStyleSheet("color: #a0620a");
+  auto* refused = new QLabel;  // why the last OK did not start the fork
+  refused->setObjectName("forkError");
+  refused->setWordWrap(true);
+  refused->setStyleSheet("color: #d03c2f");
+  refused->hide();
   form->addRow(new QLabel(QObject::tr("A new run from this run's weights with these settings changed (from the "
                                       "form; edit them). The model and the data stay the run's.")));
   form->addRow(QObject::tr("From"), from);
   form->addRow(QObject::tr("Changes"), edits);
-  if (!runFormDialog(dialog, form)) return std::nullopt;
-  ForkOptions fork;
-  fork.from = from->currentData().toString().toStdString();
-  for (const QString& line : edits->toPlainText().split('\n', Qt::SkipEmptyParts))
-    if (!line.trimmed().isEmpty()) fork.overrides.push_back(line.trimmed().toStdString());
-  return fork;
+  form->addRow(notes);
+  form->addRow(refused);
+  auto showNotes = [&] {
+    const QString text = effectNotes(run, optionsOf(from, edits));
+    notes->setText(text.isEmpty() ? QString() : QObject::tr("Note: %1").arg(text));
+    notes->setVisible(!text.isEmpty());
+  };
+  showNotes();
+  QObject::connect(edits, &QPlainTextEdit::textChanged, &dialog, showNotes);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  form->addRow(buttons);
+  std::optional<ForkOptions> started;
+  QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+    const ForkOptions fork = optionsOf(from, edits);
+    const QString why = tryFork(fork);
+    if (why.isEmpty()) {
+      started = fork;
+      dialog.accept();
+      return;
+    }
+    refused->setText(forkMessageInWindowWords(why));
+    refused->show();
+  });
+  dialog.exec();
+  return started;
 }
 
 }  // namespace studio::ui

@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QTextCursor>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <spdlog/sinks/qt_sinks.h>
@@ -50,6 +51,16 @@ LogPanel::LogPanel(QWidget* parent) : QWidget(parent), m_level(new QComboBox), m
   m_view->setObjectName("logView");
   top->addWidget(m_view, 1);
   connect(m_level, &QComboBox::currentIndexChanged, this, &LogPanel::setMinimumLevel);
+  // Only the person's scrolling decides whether the view follows; a range
+  // that grows (lines appended, the view shown or resized) keeps it at the
+  // end while it does.
+  QScrollBar* scroll = m_view->verticalScrollBar();
+  connect(scroll, &QAbstractSlider::actionTriggered, this, [this, scroll] {
+    QTimer::singleShot(0, this, [this, scroll] { m_follow = scroll->value() >= scroll->maximum(); });
+  });
+  connect(scroll, &QAbstractSlider::rangeChanged, this, [this, scroll](int, int max) {
+    if (m_follow) scroll->setValue(max);
+  });
   connect(clear, &QPushButton::clicked, this, [this] {
     m_lines.clear();
     m_view->clear();
@@ -67,6 +78,7 @@ void LogPanel::appendLine(const QString& line) {
   m_lines.push_back({level, line});
   if (m_lines.size() > kKeptLines) m_lines.erase(m_lines.begin(), m_lines.begin() + kKeptLines / 10);
   if (level >= m_minLevel) m_view->appendPlainText(line);
+  if (m_follow) m_view->verticalScrollBar()->setValue(m_view->verticalScrollBar()->maximum());
 }
 
 void LogPanel::setMinimumLevel(int level) {
@@ -84,10 +96,11 @@ void LogPanel::rebuild() {
   // At the newest line, so that new lines are followed again (setPlainText
   // leaves the view at the top, where appending does not scroll).
   m_view->moveCursor(QTextCursor::End);
+  m_follow = true;
   m_view->verticalScrollBar()->setValue(m_view->verticalScrollBar()->maximum());
 }
 
-bool LogPanel::followsNewLines() const {
+bool LogPanel::atNewestLine() const {
   return m_view->verticalScrollBar()->value() == m_view->verticalScrollBar()->maximum();
 }
 

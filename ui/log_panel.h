@@ -25,8 +25,13 @@ class LogPanel : public QWidget {
   void setMinimumLevel(int level);
   int lineCount() const { return static_cast<int>(m_lines.size()); }
   QString visibleText() const;
-  // The view is at its newest line, so lines as they arrive are shown.
-  bool followsNewLines() const;
+  // The view follows new lines as they arrive: until the person scrolls up,
+  // and again once they scroll back to the end; also while the dock is
+  // hidden or tabbed away (a restored window's), so it shows the newest
+  // line when it is shown.
+  bool followsNewLines() const { return m_follow; }
+  // The view shows its last line.
+  bool atNewestLine() const;
 
  public Q_SLOTS:
   // One formatted line "HH:MM:SS.mmm [level] text"; the sink calls this by name.
@@ -40,6 +45,7 @@ class LogPanel : public QWidget {
   void rebuild();
 
   std::vector<Line> m_lines;
+  bool m_follow = true;
   int m_minLevel = 2;  // info
   QComboBox* m_level;
   QPlainTextEdit* m_view;

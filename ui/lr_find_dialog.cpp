@@ -12,6 +12,8 @@
 
 #include <qcustomplot.h>
 
+#include "ui/plot_palette.h"
+
 namespace studio::ui {
 
 LrFindDialog::LrFindDialog(QWidget* parent) : QDialog(parent) {
@@ -45,7 +47,7 @@ LrFindDialog::LrFindDialog(QWidget* parent) : QDialog(parent) {
   QCPGraph* smooth = m_plot->addGraph();
   smooth->setName(tr("smoothed"));
   smooth->setPen(QPen(QColor(31, 119, 180), 2));
-  m_plot->legend->setVisible(true);
+  placeLegendBelow(m_plot);  // not over the "suggested" label
   layout->addWidget(m_plot, 1);
 
   m_status = new QLabel(tr("The sweep trains from fresh weights, one step per rate, in its own run folder; your "

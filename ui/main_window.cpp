@@ -11,7 +11,9 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMenuBar>
+#include <QGuiApplication>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QTabWidget>
 #include <QUndoStack>
@@ -33,6 +35,7 @@
 #include "ui/plots_panel.h"
 #include "ui/preview_coordinator.h"
 #include "ui/probe_runs.h"
+#include "ui/queue_panel.h"
 #include "ui/queue_runner.h"
 #include "ui/run_controller.h"
 #include "ui/run_export.h"
@@ -60,7 +63,7 @@ QDockWidget* dock(const QString& title, const QString& name, QWidget* content, Q
 
 MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
     : QMainWindow(parent), m_settings(new SettingsPanel), m_tabs(new QTabWidget), m_plots(new PlotsPanel),
-      m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_runs(new RunsPanel),
+      m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_runs(new RunsPanel), m_queuePanel(new QueuePanel),
       m_log(new LogPanel), m_toolbar(new RunToolBar(this)), m_status(new RunStatusBar(this)),
       m_controller(new RunController(this)), m_trust(new TrustStore(restore, this)),
       m_preview(new PreviewCoordinator(m_settings, m_data, m_model, m_plots, m_trust, this)),
@@ -84,6 +87,10 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   addDockWidget(Qt::LeftDockWidgetArea, settingsDock);
   addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Runs"), "runsDock", m_runs, this));
   addDockWidget(Qt::BottomDockWidgetArea, dock(tr("Log"), "logDock", m_log, this));
+  QDockWidget* queueDock = dock(tr("Queue"), "queueDock", m_queuePanel, this);
+  addDockWidget(Qt::BottomDockWidgetArea, queueDock);
+  tabifyDockWidget(findChild<QDockWidget*>("logDock"), queueDock);
+  findChild<QDockWidget*>("logDock")->raise();
   resize(1500, 950);
 
   m_settings->setPresets(presetDir);
@@ -92,9 +99,11 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   loadLastSettings(presetDir);
   m_settings->undoStack()->clear();
   m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
+  m_queuePanel->setQueueFile(m_runs->queueFile());
   m_preview->checkData();
   m_preview->updateSchedulePreview();
   m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
+  if (QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen()) fitWithin(s->availableGeometry());
   log::info("Training Studio ready; presets from " + presetDir.toStdString());
 }
 
@@ -177,7 +186,7 @@ void MainWindow::buildMenus() {
     run->addAction(a);
   run->addSeparator();
   run->addAction(tr("Find learning rate…"), this, [this] { openLrFind(); });
-  run->addAction(tr("Find largest batch…"), this, [this] { startBatchFind(); });
+  run->addAction(tr("Find largest batch…"), this, [this] { openBatchFind(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
@@ -221,6 +230,7 @@ void MainWindow::connectPanels() {
   connect(m_settings, &SettingsPanel::settingsChanged, this, [this] {
     m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
     if (m_settings->isValid()) m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
+    m_queuePanel->setQueueFile(m_runs->queueFile());
     m_preview->settingsEdited();
   });
   connect(m_settings, &SettingsPanel::message, this, [this](const QString& t) { showMessage(t); });
@@ -267,6 +277,17 @@ void MainWindow::connectPanels() {
   });
 
   connect(m_runs, &RunsPanel::showRequested, this, &MainWindow::showRuns);
+  connect(m_runs, &RunsPanel::runsDeleted, m_lifecycle, &RunLifecycle::forgetRuns);
+  // The Queue dock: its edits are the file's; the runner's moves show there.
+  connect(m_queuePanel, &QueuePanel::runNowRequested, this, [this](int64_t id) { m_queue->runOne(id); });
+  connect(m_queuePanel, &QueuePanel::runAllRequested, this, &MainWindow::runQueue);
+  connect(m_queuePanel, &QueuePanel::message, this, [this](const QString& text, bool error) {
+    showMessage(text, error);
+    m_runs->refresh();
+  });
+  connect(m_queue, &QueueRunner::message, m_queuePanel, &QueuePanel::refresh);
+  connect(this, &MainWindow::runFinished, m_queuePanel, &QueuePanel::refresh);
+  connect(m_controller, &RunController::runStarted, m_queuePanel, &QueuePanel::refresh);
   connect(m_runs, &RunsPanel::message, this, [this](const QString& text, bool error) { showMessage(text, error); });
   connect(m_runs, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runs, &RunsPanel::continueRequested, this, &MainWindow::askContinue);
@@ -287,7 +308,9 @@ bool MainWindow::forkRun(const QString& parentDir, const ForkOptions& fork) {
 }
 LrFindDialog* MainWindow::openLrFind() { return m_probes->openLrFind(); }
 bool MainWindow::startLrFind(const LrFindOptions& options) { return m_probes->startLrFind(options); }
-bool MainWindow::startBatchFind() { return m_probes->startBatchFind(); }
+QDialog* MainWindow::openBatchFind() { return m_probes->openBatchFind(); }
+bool MainWindow::startBatchFind() { return m_probes->startBatchFind(m_probes->batchFindDefaults()); }
+bool MainWindow::startBatchFind(const BatchFindOptions& options) { return m_probes->startBatchFind(options); }
 bool MainWindow::addToQueue() { return m_queue->add(); }
 bool MainWindow::runQueue() { return m_queue->run(); }
 bool MainWindow::queueRunning() const { return m_queue->running(); }
@@ -307,19 +330,21 @@ void MainWindow::askContinue(const QString& runDir) {
 void MainWindow::askFork(const QString& runDir) {
   const bool live = m_controller->active() && absolute(runDir) == m_lifecycle->liveRun();
   QString error;
-  const std::optional<ForkOptions> fork =
-      askForkOptions(this, runDir, m_settings->config(), live ? m_controller->progress().step : -1, &error);
-  if (fork) forkRun(runDir, *fork);
-  else if (!error.isEmpty()) showMessage(error, true);
+  const auto tryFork = [&](const ForkOptions& fork) {
+    return forkRun(runDir, fork) ? QString() : m_lifecycle->lastFailure();
+  };
+  askForkOptions(this, runDir, m_settings->config(), live ? m_controller->progress().step : -1, tryFork, &error);
+  if (!error.isEmpty()) showMessage(error, true);
 }
 
 void MainWindow::onRunFinished(const RunSummary& s) {
   m_queue->runEnded(s);
-  m_probes->runEnded(s);
+  const QString probe = m_probes->runEnded(s);
   m_lifecycle->runEnded();
   QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
   if (std::isfinite(s.testAccuracy)) text += tr("; test accuracy %1 %").arg(s.testAccuracy * 100, 0, 'f', 2);
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
+  if (!probe.isEmpty()) text = probe;
   showMessage(text, s.status == "failed");
   m_notifier->notify(
       tr("Run %1 %2").arg(QFileInfo(QString::fromStdString(s.runDir)).fileName(), QString::fromStdString(s.status)),
@@ -402,6 +427,25 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   if (m_restore) saveWindowState();
   event->accept();
+}
+
+void MainWindow::fitWithin(const QRect& available) {
+  // The frame a window manager draws around the window (title bar, borders):
+  // known once shown; before, room for a usual one.
+  const QRect outer = frameGeometry(), inner = geometry();
+  const QMargins frame = isVisible() && outer != inner
+                             ? QMargins(inner.left() - outer.left(), inner.top() - outer.top(),
+                                        outer.right() - inner.right(), outer.bottom() - inner.bottom())
+                             : QMargins(6, 34, 6, 6);
+  const QSize room = available.size().shrunkBy(frame);
+  resize(size().boundedTo(room).expandedTo(minimumSizeHint().boundedTo(room)));
+  QRect placed(frameGeometry().topLeft(), size().grownBy(frame));
+  if (!available.contains(placed)) {
+    placed.moveCenter(available.center());
+    // The title bar stays reachable.
+    placed.moveTopLeft(QPoint(std::max(placed.left(), available.left()), std::max(placed.top(), available.top())));
+    move(placed.topLeft());
+  }
 }
 
 void MainWindow::saveWindowState() {

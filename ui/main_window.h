@@ -14,6 +14,7 @@
 
 #include "studio/session.h"
 
+class QDialog;
 class QTabWidget;
 
 namespace studio::ui {
@@ -28,6 +29,7 @@ class Notifier;
 class PlotsPanel;
 class PreviewCoordinator;
 class ProbeRuns;
+class QueuePanel;
 class QueueRunner;
 class RunController;
 class RunLifecycle;
@@ -53,6 +55,7 @@ class MainWindow : public QMainWindow {
   EvaluationPanel* evaluationPanel() const { return m_eval; }
   QTabWidget* tabs() const { return m_tabs; }
   RunsPanel* runsPanel() const { return m_runs; }
+  QueuePanel* queuePanel() const { return m_queuePanel; }
   LogPanel* logPanel() const { return m_log; }
   RunToolBar* runToolBar() const { return m_toolbar; }
   RunStatusBar* runStatusBar() const { return m_status; }
@@ -71,10 +74,14 @@ class MainWindow : public QMainWindow {
   // the sweep on the current settings); the dialog, for the tests.
   LrFindDialog* openLrFind();
   bool startLrFind(const LrFindOptions& options);
-  // Run > Find largest batch…: batch-find on the current settings; at its end
-  // a message box (object name "batchFindResult") offers its micro-batch and
-  // accumulation for the settings.
+  // Run > Find largest batch…: its options dialog (object name
+  // "batchFindDialog", the effective batch as the largest size to try), then
+  // batch-find on the current settings; at its end a message box (object
+  // name "batchFindResult") offers its micro-batch and accumulation for the
+  // settings. startBatchFind() takes the dialog's defaults.
+  QDialog* openBatchFind();
   bool startBatchFind();
+  bool startBatchFind(const BatchFindOptions& options);
   // The Runs dock's Queue and Run queue: the form's settings into the runs
   // folder's queue.json; its runs one after another (false with the reason
   // shown when it cannot start).
@@ -111,6 +118,11 @@ class MainWindow : public QMainWindow {
   // its title, also when the window was active and nothing popped up.
   // View > Desktop notifications turns them off.
   QString lastNotification() const;
+  // Sizes and places the window inside `available` (a screen's available
+  // geometry: the desktop less its panels), a window manager's frame
+  // included; a saved geometry too large for it, or off it, is brought in.
+  // The window does this with its screen's on opening.
+  void fitWithin(const QRect& available);
   // Help > Guide: the short guide to the charts, the controls and the
   // shortcuts, with links to the README's sections (object name "guide").
   HelpDialog* openGuide();
@@ -141,6 +153,7 @@ class MainWindow : public QMainWindow {
   ModelPanel* m_model;
   EvaluationPanel* m_eval;
   RunsPanel* m_runs;
+  QueuePanel* m_queuePanel;
   LogPanel* m_log;
   RunToolBar* m_toolbar;
   RunStatusBar* m_status;

@@ -110,7 +110,24 @@ MetricChart::~MetricChart() = default;
 
 void MetricChart::setTitle(const QString& title) {
   m_title = title;
-  if (auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))) t->setText(title);
+  fitTitle();
+}
+
+// The title as wide as the chart allows, cut at its end with an ellipsis (a
+// centred text wider than the chart would lose both ends); whole in its
+// tooltip.
+void MetricChart::fitTitle() {
+  auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0));
+  if (!t) return;
+  const int room = std::max(40, m_plot->width() - 12);
+  const QString shown = QFontMetrics(t->font()).elidedText(m_title, Qt::ElideRight, room);
+  if (t->text() != shown) t->setText(shown);
+  m_plot->setToolTip(shown != m_title ? m_title : QString());
+}
+
+QString MetricChart::shownTitle() const {
+  auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0));
+  return t ? t->text() : QString();
 }
 
 void MetricChart::setRightAxisLabel(const QString& label) {
@@ -235,6 +252,15 @@ void MetricChart::dropAfter(const QString& keyPrefix, double x) {
     }
 }
 
+void MetricChart::removeSeries(const QString& key) {
+  auto it = m_series.find(key);
+  if (it == m_series.end()) return;
+  m_plot->removeGraph(it->second.graph);
+  m_series.erase(it);
+  m_order.erase(std::remove(m_order.begin(), m_order.end(), key), m_order.end());
+  updateGraphs(false);
+}
+
 void MetricChart::clear() {
   for (auto& [key, curve] : m_series) m_plot->removeGraph(curve.graph);
   m_series.clear();
@@ -248,6 +274,10 @@ void MetricChart::clear() {
   m_plot->yAxis2->setVisible(false);
   placeLegend(false);
   m_follow = true;
+  // No zoom of what was drawn before is left for what comes next.
+  m_updating = true;  // not the person's zoom: linked charts keep theirs
+  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2}) axis->setRange(0, 1);
+  m_updating = false;
   hideCrosshair();  // it read values of curves that are gone
   refresh();
 }
@@ -443,6 +473,7 @@ bool MetricChart::eventFilter(QObject* watched, QEvent* event) {
     hideCrosshair();
     Q_EMIT crosshairLeft();
   }
+  if (watched == m_plot && event->type() == QEvent::Resize) fitTitle();
   return QWidget::eventFilter(watched, event);
 }
 
@@ -456,63 +487,6 @@ void MetricChart::setStepRange(double lower, double upper) {
 
 double MetricChart::stepRangeLower() const { return m_plot->xAxis->range().lower; }
 double MetricChart::stepRangeUpper() const { return m_plot->xAxis->range().upper; }
-
-void MetricChart::showContextMenu(const QPoint& pos) {
-  QMenu menu(this);
-  QAction* log = menu.addAction(tr("Log scale"));
-  log->setCheckable(true);
-  log->setChecked(m_logScale);
-  connect(log, &QAction::toggled, this, &MetricChart::setLogScale);
-  QMenu* smoothing = menu.addMenu(tr("Smoothing"));
-  for (double w : smoothingChoices()) {
-    QAction* a = smoothing->addAction(w > 0 ? QString::number(w) : tr("off"));
-    a->setCheckable(true);
-    a->setChecked(w == m_smoothing);
-    connect(a, &QAction::triggered, this, [this, w] { Q_EMIT smoothingRequested(w); });
-  }
-  menu.addAction(tr("Reset view"), this, &MetricChart::resetView);
-  menu.addSeparator();
-  menu.addAction(tr("Save as PNG…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), m_title + ".png", "PNG (*.png)");
-    if (!path.isEmpty()) savePng(path);
-  });
-  menu.addAction(tr("Save as PDF…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), m_title + ".pdf", "PDF (*.pdf)");
-    if (!path.isEmpty()) savePdf(path);
-  });
-  menu.exec(m_plot->mapToGlobal(pos));
-}
-
-template <class Save>
-bool MetricChart::saveWith(const QString& caption, Save save) {
-  hideCrosshair();  // the mouse's read-out is not part of the picture
-  updateGraphs(m_follow);
-  QCPTextElement* under = nullptr;
-  QCPLayoutGrid* grid = m_plot->plotLayout();
-  if (!caption.isEmpty()) {
-    grid->insertRow(grid->rowCount());
-    QFont small = font();
-    small.setPointSizeF(std::max(6.0, font().pointSizeF() - 1));
-    under = new QCPTextElement(m_plot, caption, small);
-    under->setTextColor(palette().color(QPalette::WindowText));
-    grid->addElement(grid->rowCount() - 1, 0, under);
-  }
-  const bool ok = save();
-  if (under) {
-    grid->remove(under);
-    grid->simplify();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
-  }
-  return ok;
-}
-
-bool MetricChart::savePng(const QString& path, int w, int h, const QString& caption) {
-  return saveWith(caption, [&] { return m_plot->savePng(path, w, h); });
-}
-
-bool MetricChart::savePdf(const QString& path, int w, int h, const QString& caption) {
-  return saveWith(caption, [&] { return m_plot->savePdf(path, w, h); });
-}
 
 bool MetricChart::crosshairShown() const { return m_crossText->visible(); }
 

@@ -42,6 +42,8 @@ class MetricChart : public QWidget {
   ~MetricChart() override;
 
   QString title() const { return m_title; }
+  // The title as drawn: elided to the chart's width.
+  QString shownTitle() const;
   void setTitle(const QString& title);
   void setRightAxisLabel(const QString& label);
 
@@ -55,6 +57,8 @@ class MetricChart : public QWidget {
   std::vector<QString> seriesKeys() const;
   // Removes every curve and marker.
   void clear();
+  // One series gone, its legend entry with it (nothing when there is none).
+  void removeSeries(const QString& key);
   // Drops the samples after step x of the curves whose key starts with prefix
   // (a run that rolled back to that step).
   void dropAfter(const QString& keyPrefix, double x);
@@ -99,6 +103,9 @@ class MetricChart : public QWidget {
   // with the caption (the run's name and settings) under it when given.
   bool savePng(const QString& path, int width = 0, int height = 0, const QString& caption = QString());
   bool savePdf(const QString& path, int width = 0, int height = 0, const QString& caption = QString());
+  // What the last saved picture showed: its title and its legend's entries.
+  QString savedTitle() const { return m_savedTitle; }
+  QStringList savedLegend() const { return m_savedLegend; }
   // The crosshair read-out is on screen (the mouse is over the chart).
   bool crosshairShown() const;
   // A curve is drawn (a click on its legend entry hides it; another shows it).
@@ -155,6 +162,7 @@ class MetricChart : public QWidget {
   double smoothNext(Curve& c, double y) const;
   void remap(const QString& key, Curve& c) const;
   void placeMarker(const Marker& m) const;
+  void fitTitle();
   void updateGraphs(bool fitView);
   void applyPalette();
   void showCrosshair(double x);
@@ -165,6 +173,8 @@ class MetricChart : public QWidget {
   bool saveWith(const QString& caption, Save save);
 
   QString m_title;
+  QString m_savedTitle;
+  QStringList m_savedLegend;
   QCustomPlot* m_plot;
   std::map<QString, Curve> m_series;
   std::vector<QString> m_order;

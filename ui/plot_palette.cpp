@@ -25,4 +25,18 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& p) {
     if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) t->setTextColor(text);
 }
 
+void placeLegendBelow(QCustomPlot* plot) {
+  QCPLegend* legend = plot->legend;
+  legend->setVisible(true);
+  plot->axisRect()->insetLayout()->take(legend);
+  auto* row = new QCPLayoutGrid;
+  const int at = plot->plotLayout()->rowCount();
+  plot->plotLayout()->insertRow(at);
+  plot->plotLayout()->addElement(at, 0, row);
+  row->addElement(0, 0, legend);
+  row->setMargins(QMargins(0, 0, 0, 4));
+  legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot->plotLayout()->setRowStretchFactor(at, 0.001);
+}
+
 }  // namespace studio::ui

@@ -10,5 +10,8 @@ class QCustomPlot;
 namespace studio::ui {
 
 void applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
+// The legend in a row of its own under the axes, its entries side by side:
+// it never covers a curve, a bar or a label drawn in the plot.
+void placeLegendBelow(QCustomPlot* plot);
 
 }  // namespace studio::ui

@@ -357,6 +357,10 @@ void PlotsPanel::setRunShape(const QString& runKey, RunShape shape) {
   if (m_xAxis == Epochs || m_xAxis == Samples) setXAxis(m_xAxis);  // the run's curves mapped again
 }
 
+void PlotsPanel::setRateSetting(const QString& runKey, const QString& path) {
+  if (RunEntry* run = findRun(runKey)) run->watch.setRateSetting(path);
+}
+
 void PlotsPanel::setXAxis(XAxis x) {
   m_xAxis = x;
   if (m_xBox->currentIndex() != x) {
@@ -476,12 +480,19 @@ void PlotsPanel::redrawLive() {
 }
 
 QStringList PlotsPanel::exportPlots(const QString& dir, const QSize& size, const QString& caption) {
+  // An export shows the run exported: not the form's plan, nor its title.
+  MetricChart* lr = m_charts[LearningRate];
+  const QString planTitle = lr->title();
+  lr->removeSeries("preview/lr");
+  lr->setTitle(tr("Learning rate"));
   QStringList failed;
   for (int i = 0; i < ChartCount; ++i) {
     const QString base = QDir(dir).filePath(chartFileName(static_cast<Chart>(i)));
     if (!m_charts[i]->savePng(base + ".png", size.width(), size.height(), caption)) failed << base + ".png";
     if (!m_charts[i]->savePdf(base + ".pdf", size.width(), size.height(), caption)) failed << base + ".pdf";
   }
+  lr->setTitle(planTitle);
+  showPreview();
   return failed;
 }
 

@@ -73,6 +73,9 @@ class PlotsPanel : public QWidget {
   void setXAxis(XAxis x);
   // A run's shape learnt after it started (its data read): drawn again.
   void setRunShape(const QString& runKey, RunShape shape);
+  // The setting that sets this run's learning rate, which a divergence
+  // warning advises lowering (learningRateSetting()).
+  void setRateSetting(const QString& runKey, const QString& path);
   XAxis xAxis() const { return m_xAxis; }
   void setMemoryIsGpu(bool gpu);
   // The live run's machine figures at its current step (SystemMonitor),

@@ -23,7 +23,9 @@ PreviewCoordinator::PreviewCoordinator(SettingsPanel* settings, DataPanel* data,
   connect(m_timer, &QTimer::timeout, this, [this] {
     checkData();
     updateSchedulePreview();
+    updateModelSummary();  // the Model tab follows every model setting, as the Data tab the data's
   });
+  connect(m_trust, &TrustStore::trusted, this, [this] { refreshModel(); });
   connect(m_data, &DataPanel::recheckRequested, this, [this] { checkData(true); });
 }
 
@@ -59,7 +61,7 @@ void PreviewCoordinator::updateSchedulePreview() {
   m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }),
                               {static_cast<double>(plan.stepsPerEpoch),
                                static_cast<double>(c.train.batch_size) * c.train.accumulation_steps});
-  lr->setTitle(tr("Learning rate (%1 steps planned: %2 per epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
+  lr->setTitle(tr("Learning rate (plan: %1 steps, %2/epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
 }
 
 bool PreviewCoordinator::dataChecked() const {
@@ -99,8 +101,9 @@ void PreviewCoordinator::refreshModel() {
 
 void PreviewCoordinator::updateModelSummary() {
   const TrainConfig c = m_settings->config();
-  if (!m_previewDone || !m_preview.ok) {
-    m_model->showError(m_preview.ok ? tr("waiting for the data") : tr("the data cannot be read"));
+  if (m_previewKey != dataPreviewKey(c) || !m_previewDone || !m_preview.ok) {
+    m_modelKey.clear();
+    m_model->showError(!m_previewDone || m_preview.ok ? tr("waiting for the data") : tr("the data cannot be read"));
     return;
   }
   nlohmann::json k = toJson(c)["model"];
@@ -111,6 +114,7 @@ void PreviewCoordinator::updateModelSummary() {
     try {
       sha = QString::fromStdString(sha256OfFile(c.model.path));
     } catch (const std::exception& e) {
+      m_modelKey.clear();
       m_model->showError(QString::fromStdString(e.what()));
       return;
     }
@@ -133,7 +137,8 @@ void PreviewCoordinator::updateModelSummary() {
           return {ModelSummary{}, QString::fromStdString(e.what())};
         }
       },
-      [this](const std::pair<ModelSummary, QString>& r) {
+      [this, key](const std::pair<ModelSummary, QString>& r) {
+        if (key != m_modelKey) return;  // the settings changed meanwhile: a newer summary is coming
         if (r.second.isEmpty())
           m_model->showSummary(r.first);
         else

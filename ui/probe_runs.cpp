@@ -1,9 +1,16 @@
 #include "ui/probe_runs.h"
 
+#include <QDialog>
 #include <QDir>
+#include <QLabel>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QWidget>
 
+#include <algorithm>
+
+#include "ui/form_dialog.h"
 #include "ui/lr_find_dialog.h"
 #include "ui/run_controller.h"
 #include "ui/run_lifecycle.h"
@@ -50,27 +57,86 @@ bool ProbeRuns::startLrFind(const LrFindOptions& options) {
   if (!m_lifecycle->startProbe([&] { return m_controller->findLearningRate(m_settings->config(), options); }))
     return false;
   m_lrFindRun = absolute(m_controller->runDir());
+  m_lifecycle->markProbe("lr-find");
   openLrFind()->begin(m_lrFindRun);
   return true;
 }
 
-bool ProbeRuns::startBatchFind() {
-  if (!m_lifecycle->startProbe([&] { return m_controller->findBatchSize(m_settings->config(), {}); })) return false;
+BatchFindOptions ProbeRuns::batchFindDefaults() const {
+  const TrainConfig c = m_settings->config();
+  BatchFindOptions o;
+  // What the run can use: its effective batch (the engine stops at the
+  // training examples too).
+  o.maxBatch = std::clamp<int64_t>(int64_t(c.train.batch_size) * c.train.accumulation_steps, 2, int64_t(1) << 24);
+  return o;
+}
+
+QDialog* ProbeRuns::openBatchFind() {
+  auto* dialog = new QDialog(m_dialogParent);
+  dialog->setObjectName("batchFindDialog");
+  dialog->setWindowTitle(tr("Find largest batch"));
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  auto* form = new QFormLayout(dialog);
+  const TrainConfig c = m_settings->config();
+  const int64_t effective = int64_t(c.train.batch_size) * c.train.accumulation_steps;
+  auto* text = new QLabel(tr("Tries micro-batches of 1, 2, 4, … up to the size below (and never more than the "
+                             "training examples), each one training step of the model on zeros, then narrows down "
+                             "to the largest that fits in the memory of the device (%1). Your effective batch is %2: a larger size "
+                             "only matters for a larger batch.")
+                              .arg(QString::fromStdString(c.performance.device))
+                              .arg(effective));
+  text->setWordWrap(true);
+  form->addRow(text);
+  auto* most = new QSpinBox;
+  most->setObjectName("batchFindMax");
+  most->setRange(2, 1 << 24);
+  most->setValue(static_cast<int>(batchFindDefaults().maxBatch));
+  form->addRow(tr("Largest size to try"), most);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+  connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, most] {
+    BatchFindOptions o;
+    o.maxBatch = most->value();
+    dialog->accept();
+    startBatchFind(o);
+  });
+  dialog->open();
+  return dialog;
+}
+
+bool ProbeRuns::startBatchFind(const BatchFindOptions& options) {
+  if (!m_lifecycle->startProbe([&] { return m_controller->findBatchSize(m_settings->config(), options); }))
+    return false;
   m_batchFindRun = absolute(m_controller->runDir());
-  Q_EMIT message(tr("Finding the largest micro-batch that fits (%1)…").arg(m_batchFindRun), false);
+  m_lifecycle->markProbe("batch-find");
+  Q_EMIT message(tr("Finding the largest micro-batch that fits, up to %1 (%2)…").arg(options.maxBatch).arg(m_batchFindRun),
+                 false);
   return true;
 }
 
-void ProbeRuns::runEnded(const RunSummary& s) {
+QString ProbeRuns::runEnded(const RunSummary& s) {
   const QString dir = absolute(QString::fromStdString(s.runDir));
+  const bool failed = s.status == "failed";
+  const QString error = s.error.empty() ? QString() : ": " + QString::fromStdString(s.error);
   if (m_lrFind && dir == m_lrFindRun) {
     m_lrFind->finish(s);
     m_lrFindRun.clear();
+    return failed ? tr("The learning-rate finder failed%1").arg(error)
+                  : tr("The learning-rate finder %1 after %2 rates").arg(QString::fromStdString(s.status)).arg(s.steps);
   }
   if (!m_batchFindRun.isEmpty() && dir == m_batchFindRun) {
     m_batchFindRun.clear();
-    if (s.status == "completed" && s.batchFindMicro > 0) offerBatch(s);
+    if (s.status == "completed" && s.batchFindMicro > 0) {
+      offerBatch(s);
+      return tr("Batch-find: the largest micro-batch that fits is %1 (%2 sizes tried)")
+          .arg(s.batchFindLargest)
+          .arg(s.batchFindTried.size());
+    }
+    return failed ? tr("Batch-find failed%1").arg(error) : tr("Batch-find %1").arg(QString::fromStdString(s.status));
   }
+  return QString();
 }
 
 void ProbeRuns::offerBatch(const RunSummary& s) {

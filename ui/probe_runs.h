@@ -1,9 +1,11 @@
 #pragma once
 // The window's probe runs on the form's settings: Run > Find learning
 // rate… (the range-test dialog, fed the sweep's records, its Use setting
-// the rate in the form) and Run > Find largest batch… (at its end a message
-// box, object name "batchFindResult", offers its micro-batch and
-// accumulation for the form).
+// the rate in the form) and Run > Find largest batch… (its options in a
+// dialog, object name "batchFindDialog"; at its end a message box, object
+// name "batchFindResult", offers its micro-batch and accumulation for the
+// form). A probe is no training run: the status bar counts its tries and
+// its end is said as the probe's answer.
 // Thread: the UI thread.
 
 #include <QObject>
@@ -13,6 +15,7 @@
 
 #include "studio/session.h"
 
+class QDialog;
 class QWidget;
 
 namespace studio::ui {
@@ -31,9 +34,14 @@ class ProbeRuns : public QObject {
   // The range-test dialog (made once; its Start runs the sweep).
   LrFindDialog* openLrFind();
   bool startLrFind(const LrFindOptions& options);
-  bool startBatchFind();
-  // A run ended: a probe's result for the person.
-  void runEnded(const RunSummary& summary);
+  // Run > Find largest batch…: the options dialog (made on each call; its
+  // OK starts the probe). The largest size offered is the effective batch.
+  QDialog* openBatchFind();
+  BatchFindOptions batchFindDefaults() const;
+  bool startBatchFind(const BatchFindOptions& options);
+  // A run ended: a probe's result for the person; what to say of its end
+  // when it was a probe, else "".
+  QString runEnded(const RunSummary& summary);
 
  Q_SIGNALS:
   void message(const QString& text, bool error);

@@ -54,7 +54,29 @@ bool QueueRunner::run() {
   return m_pass != nullptr;
 }
 
+bool QueueRunner::runOne(int64_t id) {
+  if (m_pass || m_controller->active()) {
+    Q_EMIT message(tr("A run is going; run the item when it is stopped or done."), true);
+    return false;
+  }
+  try {
+    editQueue(m_runs->queueFile().toStdString(), [&](std::vector<QueueItem>& items) {
+      const auto it = std::find_if(items.begin(), items.end(), [&](const QueueItem& q) { return q.id == id; });
+      if (it == items.end() || it->status != "queued") throw InputError("that item is no longer queued");
+      std::rotate(items.begin(), it, it + 1);  // first: the pass takes it next
+    });
+  } catch (const std::exception& e) {
+    Q_EMIT message(QString::fromStdString(e.what()), true);
+    return false;
+  }
+  m_onlyOne = true;
+  if (run()) return true;
+  m_onlyOne = false;
+  return false;
+}
+
 void QueueRunner::end(const QString& text, bool error) {
+  m_onlyOne = false;
   m_pass.reset();
   m_item.reset();
   m_runs->refresh();
@@ -101,7 +123,9 @@ void QueueRunner::runEnded(const RunSummary& s) {
     Q_EMIT message(QString::fromStdString(e.what()), true);
   }
   m_item.reset();
-  if (!QueuePass::goesOnAfter(s.status))
+  if (m_onlyOne)
+    end(tr("The queue item ran; the others wait for Run queue"));
+  else if (!QueuePass::goesOnAfter(s.status))
     end(tr("Queue stopped; Run queue resumes this run first"));
   else
     QTimer::singleShot(0, this, &QueueRunner::startNext);

@@ -31,6 +31,9 @@ class QueueRunner : public QObject {
   bool add();
   // Runs the queue (false, said, when it cannot start).
   bool run();
+  // Runs this queued item now, alone: it moves to the front of the queue
+  // and the pass ends after it.
+  bool runOne(int64_t id);
   bool running() const { return m_pass != nullptr; }
   // A live run ended: its item's end, then the next item (or the pass ends).
   void runEnded(const RunSummary& summary);
@@ -48,6 +51,7 @@ class QueueRunner : public QObject {
   RunsPanel* m_runs;
   std::unique_ptr<QueuePass> m_pass;
   std::unique_ptr<QueueItem> m_item;  // the item now running
+  bool m_onlyOne = false;             // runOne's pass
 };
 
 }  // namespace studio::ui

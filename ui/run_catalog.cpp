@@ -103,11 +103,12 @@ RunInfo readRunInfo(const QString& runDir) {
     r.name = textOr(settings, "name", QString());
     if (settings.contains("model") && settings["model"].is_object()) {
       const auto& m = settings["model"];
-      r.model = QString("%1 w%2 d%3").arg(textOr(m, "kind", "?")).arg(wholeOr(m, "width", 0)).arg(wholeOr(m, "depth", 0));
+      r.model = modelText(textOr(m, "kind", "?"), wholeOr(m, "width", 0), wholeOr(m, "depth", 0), textOr(m, "path", ""));
     }
     if (settings.contains("run_info") && settings["run_info"].is_object()) {
       const auto& info = settings["run_info"];
       r.device = textOr(info, "device", r.device);
+      r.probe = textOr(info, "probe", QString());
       r.totalSteps = wholeOr(info, "total_steps", r.totalSteps);
       // "TorchScript net.ts", as the engine describes the model it built.
       r.model = textOr(info, "model", r.model);
@@ -178,6 +179,11 @@ RunInfo readRunInfo(const QString& runDir) {
   const bool fromStart = !r.hasCheckpoint && r.status == "interrupted" && r.parentDir.isEmpty();
   r.resumable = (r.hasCheckpoint || fromStart) && r.status != "completed" && r.status != "early-stopped";
   return r;
+}
+
+QString modelText(const QString& kind, qint64 width, qint64 depth, const QString& path) {
+  if (kind == "torchscript") return QStringLiteral("TorchScript %1").arg(QFileInfo(path).fileName());
+  return QStringLiteral("%1 w%2 d%3").arg(kind).arg(width).arg(depth);
 }
 
 std::vector<RunInfo> listRuns(const QString& runsDir) {

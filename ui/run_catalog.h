@@ -14,6 +14,10 @@
 
 namespace studio::ui {
 
+// The Model column's text for model settings: "cnn w32 d2", or
+// "TorchScript net.ts" (a TorchScript file has no width or depth).
+QString modelText(const QString& kind, qint64 width, qint64 depth, const QString& path);
+
 struct RunInfo {
   QString dir;
   QString folderName;
@@ -27,6 +31,8 @@ struct RunInfo {
   qint64 steps = 0;
   qint64 totalSteps = 0;
   QString device;
+  // "lr-find" or "batch-find": a probe's folder, not a training run ("" for a run).
+  QString probe;
   // Did not complete, and has checkpoints/last.ckpt or is an interrupted
   // run without one yet (it resumes from step 0; not a fork).
   bool resumable = false;

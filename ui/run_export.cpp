@@ -21,7 +21,13 @@ QString exportCaption(const QString& runDir) {
   try {
     const TrainConfig c = loadConfigFile((runDir + "/settings.json").toStdString());
     if (!info.model.isEmpty()) parts << QObject::tr("model %1").arg(info.model);
-    parts << QObject::tr("%1 lr %2").arg(QString::fromStdString(c.optimizer.kind)).arg(c.optimizer.lr, 0, 'g', 4)
+    // The rate that acts: OneCycle's and cyclic's own, not optimizer.lr they override.
+    const auto& s = c.schedule;
+    const QString lr = s.kind == "onecycle" ? QObject::tr("max_lr %1").arg(s.onecycle.max_lr, 0, 'g', 4)
+                       : s.kind == "cyclic"
+                           ? QObject::tr("lr %1–%2").arg(s.cyclic.base_lr, 0, 'g', 4).arg(s.cyclic.max_lr, 0, 'g', 4)
+                           : QObject::tr("lr %1").arg(c.optimizer.lr, 0, 'g', 4);
+    parts << QObject::tr("%1 %2").arg(QString::fromStdString(c.optimizer.kind), lr)
           << QObject::tr("batch %1 x %2").arg(c.train.batch_size).arg(c.train.accumulation_steps)
           << QObject::tr("schedule %1").arg(QString::fromStdString(c.schedule.kind))
           << QString::fromStdString(c.precision.mode);

@@ -4,11 +4,13 @@
 #include <QFileInfo>
 #include <QSettings>
 #include <QTimer>
+#include <QUndoStack>
 
 #include <cstdlib>
 
 #include "studio/devices.h"
 #include "studio/lr_schedule.h"
+#include "studio/settings_schema.h"
 #include "ui/evaluation_panel.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
@@ -37,6 +39,12 @@ RunLifecycle::RunLifecycle(RunController* controller, const Panels& panels, Prev
   connect(m_controller, &RunController::recordsArrived, this, &RunLifecycle::onRecords);
   connect(m_controller, &RunController::stateChanged, this, &RunLifecycle::onStateChanged);
   connect(m_controller, &RunController::failed, this, [this](const QString& t) { m_lastFailure = t; });
+  // An edit of the form after a run: the charts show the new plan, not it
+  // under the plan (a run chosen in the Runs list stays).
+  connect(m_p.settings->undoStack(), &QUndoStack::indexChanged, this, [this] {
+    if (!m_controller->active() && !m_liveRun.isEmpty() && m_p.plots->runKeys() == QStringList{m_liveRun})
+      showRuns({});
+  });
   auto* statusTimer = new QTimer(this);
   statusTimer->setInterval(250);
   connect(statusTimer, &QTimer::timeout, this, &RunLifecycle::showLiveFigures);
@@ -203,15 +211,29 @@ bool RunLifecycle::fork(const QString& parentDir, const ForkOptions& fork) {
   return false;
 }
 
+void RunLifecycle::markProbe(const QString& kind) {
+  m_p.status->setProbe(kind);
+  onStateChanged();
+}
+
 void RunLifecycle::beginLive(const QString& runDir) {
   m_liveRun = absolute(runDir);
+  m_p.status->setProbe(QString());
   const RunInfo info = readRunInfo(runDir);
   const RunShape shape = m_preview->liveShape(info);
   m_p.plots->beginRun(m_liveRun, runLabel(info), shape);
+  try {  // a divergence warning names the setting that sets this run's rate
+    const TrainConfig c = loadConfigFile((m_liveRun + "/settings.json").toStdString());
+    m_p.plots->setRateSetting(m_liveRun, QString::fromStdString(learningRateSetting(c)));
+  } catch (const std::exception&) {
+    // Not written yet (a new run's thread writes it): the form's settings are the run's.
+    m_p.plots->setRateSetting(m_liveRun, QString::fromStdString(learningRateSetting(m_p.settings->config())));
+  }
   m_p.status->setStepsPerEpoch(shape.stepsPerEpoch);
   m_p.runs->setLiveRun(m_liveRun);
   m_p.settings->setLocked(true);
-  Q_EMIT titleChanged(tr("Training Studio — %1").arg(QFileInfo(runDir).fileName()));
+  // Qt adds the application's name (QGuiApplication::applicationDisplayName).
+  Q_EMIT titleChanged(QFileInfo(runDir).fileName());
 }
 
 void RunLifecycle::onStarted(const QString& dir) {
@@ -265,9 +287,20 @@ void RunLifecycle::showLiveFigures() {
       m_p.plots->setRunShape(m_liveRun, {info.stepsPerEpoch, info.samplesPerStep});
     }
   }
-  if (m_controller->active())
-    m_p.status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(),
-                             m_controller->receivedRecords());
+  if (m_controller->active()) {
+    const Progress p = m_controller->progress();
+    m_p.status->showProgress(p, m_controller->lastTrainRecord(), m_controller->receivedRecords());
+    m_p.runs->setLiveProgress(p.step, p.totalSteps);
+  }
+}
+
+void RunLifecycle::forgetRuns(const QStringList& runDirs) {
+  QStringList gone;
+  for (const QString& d : runDirs) gone << absolute(d);
+  QStringList kept;
+  for (const QString& key : m_p.plots->runKeys())
+    if (!gone.contains(absolute(key))) kept << key;
+  if (kept.size() != m_p.plots->runKeys().size()) showRuns(kept);
 }
 
 void RunLifecycle::runEnded() {

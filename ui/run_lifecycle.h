@@ -71,11 +71,16 @@ class RunLifecycle : public QObject {
   bool formReadyToRun();
 
   QString liveRun() const { return m_liveRun; }
+  // The live run is a probe of this kind ("lr-find", "batch-find"): the
+  // status bar counts its tries, not epochs.
+  void markProbe(const QString& kind);
   // The run is over: the form unlocked, the panels idle.
   void runEnded();
   // Shows these runs' curves (several: overlaid); the live run always
   // stays on screen.
   void showRuns(const QStringList& runDirs);
+  // These runs were deleted: their curves go from the charts.
+  void forgetRuns(const QStringList& runDirs);
   // The last failure said (a start refused, and why).
   QString lastFailure() const { return m_lastFailure; }
 

@@ -82,11 +82,16 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
   // engine's position is already the next epoch (a 2-epoch run ends at
   // epoch 2, not 3); its last record says which epoch that step was in.
   const int64_t epoch = last && last->step == p.step && p.step > 0 ? last->epoch : p.epoch;
-  m_step->setText(tr("epoch %1 · step %2 / %3").arg(epoch + 1).arg(p.step).arg(p.totalSteps));
+  if (m_probe == "batch-find")
+    m_step->setText(tr("batch-find · %n size(s) tried", nullptr, static_cast<int>(p.step)));
+  else if (!m_probe.isEmpty())
+    m_step->setText(tr("%1 · step %2 / %3").arg(m_probe).arg(p.step).arg(p.totalSteps));
+  else
+    m_step->setText(tr("epoch %1 · step %2 / %3").arg(epoch + 1).arg(p.step).arg(p.totalSteps));
   const bool ended = p.state == SessionState::Finished || p.state == SessionState::Stopped ||
                      p.state == SessionState::Failed || p.state == SessionState::Idle;
   // The epoch's steps done, while it trains (paused too: where it stands).
-  const bool training = !ended && !loading && p.step > 0 && m_stepsPerEpoch > 0 &&
+  const bool training = m_probe.isEmpty() && !ended && !loading && p.step > 0 && m_stepsPerEpoch > 0 &&
                         (p.state == SessionState::Running || p.state == SessionState::Paused);
   m_epochBar->setVisible(training);
   if (training) {

@@ -35,6 +35,9 @@ class RunStatusBar : public QStatusBar {
   // steps"), or "" when none shows. setStepsPerEpoch gives the run's (0: none).
   QString epochText() const;
   void setStepsPerEpoch(double steps) { m_stepsPerEpoch = steps; }
+  // The live run is a probe ("lr-find", "batch-find"; "" for a training
+  // run): its steps are its tries, said as such, with no epochs.
+  void setProbe(const QString& kind) { m_probe = kind; }
   double stepsPerEpoch() const { return m_stepsPerEpoch; }
   QString recordsText() const;
   QString etaText() const;
@@ -51,6 +54,7 @@ class RunStatusBar : public QStatusBar {
   QProgressBar* m_loading;  // decoding and other work before the first step
   QProgressBar* m_epochBar;  // the epoch's steps while it trains
   double m_stepsPerEpoch = 0;
+  QString m_probe;
   QElapsedTimer m_clock;
   int64_t m_firstStep = -1;
 };

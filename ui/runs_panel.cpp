@@ -14,16 +14,23 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <optional>
 
 #include "studio/run_queue.h"
+#include "studio/settings_schema.h"
 #include "ui/run_catalog.h"
 
 namespace studio::ui {
+namespace {
+constexpr int kProbeRole = Qt::UserRole + 1;  // the Steps cell: the row is a probe's
+}  // namespace
+
 namespace {
 enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, Tags, Columns };
 
@@ -159,6 +166,33 @@ void RunsPanel::setLiveRun(const QString& dir) {
   refresh();
 }
 
+void RunsPanel::setLiveProgress(int64_t step, int64_t totalSteps) {
+  if (m_live.isEmpty()) return;
+  auto liveItem = [this]() -> QTreeWidgetItem* {
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+      if (m_list->topLevelItem(i)->data(Name, Qt::UserRole).toString() == m_live) return m_list->topLevelItem(i);
+    return nullptr;
+  };
+  QTreeWidgetItem* item = liveItem();
+  const bool here = QFileInfo(m_live).absolutePath() == QDir(m_dir).absolutePath();  // else another folder is listed
+  if (here && (!item || (!m_liveHasSettings && QFile::exists(m_live + "/settings.json")))) {
+    refresh();
+    item = liveItem();
+  }
+  if (!item || totalSteps <= 0 || item->data(Steps, kProbeRole).toBool()) return;
+  const QString text = QString("%1 / %2").arg(step).arg(totalSteps);
+  if (item->text(Steps) != text) item->setText(Steps, text);
+}
+
+QString RunsPanel::cellText(const QString& runDir, const QString& column) const {
+  int c = 0;
+  while (c < m_list->columnCount() && m_list->headerItem()->text(c) != column) ++c;
+  for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+    if (QDir(m_list->topLevelItem(i)->data(Name, Qt::UserRole).toString()) == QDir(runDir))
+      return c < m_list->columnCount() ? m_list->topLevelItem(i)->text(c) : QString();
+  return QString();
+}
+
 void RunsPanel::setLivePaused(bool paused) {
   if (paused == m_livePaused) return;
   m_livePaused = paused;
@@ -176,11 +210,17 @@ void RunsPanel::refresh() {
   m_list->setSortingEnabled(false);
   m_list->clear();
   std::vector<RunInfo> runs;
+  bool liveListed = false;
   for (RunInfo& run : listRuns(m_dir)) {
     const bool live = run.dir == m_live;
+    liveListed = liveListed || live;
     if (!live && run.status == "failed" && run.steps == 0 && !m_showFailedEarly->isChecked()) continue;
     runs.push_back(std::move(run));
   }
+  // The live run before its thread wrote its settings.json.
+  if (!m_live.isEmpty() && !liveListed && QFileInfo(m_live).absolutePath() == QDir(m_dir).absolutePath())
+    runs.insert(runs.begin(), readRunInfo(m_live));
+  m_liveHasSettings = !m_live.isEmpty() && QFile::exists(m_live + "/settings.json");
   // A column for each setting that differs between the runs listed.
   m_settingColumns = runs.size() > 1 ? differingSettings(runs) : QStringList();
   QStringList headers;
@@ -202,7 +242,10 @@ void RunsPanel::refresh() {
                                : parked ? tr("paused (its fork trains)") : run.status);
     if (!run.error.isEmpty()) item->setToolTip(Status, run.error);
     if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
-    if (run.totalSteps > 0 || run.steps > 0)
+    item->setData(Steps, kProbeRole, !run.probe.isEmpty());
+    if (!run.probe.isEmpty())  // a probe's steps are tries, not the settings' plan
+      item->setText(Steps, run.probe);
+    else if (run.totalSteps > 0 || run.steps > 0)
       item->setText(Steps, QString("%1 / %2").arg(run.steps).arg(run.totalSteps));
     item->setText(Model, run.model);
     item->setText(Device, run.device);
@@ -233,8 +276,8 @@ void RunsPanel::refresh() {
     auto* item = new RunItem(m_list);
     item->setText(Name, QString::fromStdString(q.label.empty() ? q.config.name : q.config.name + " (" + q.label + ")"));
     item->setText(Status, tr("queued"));
-    item->setText(Model, QString("%1 w%2 d%3").arg(QString::fromStdString(q.config.model.kind)).arg(q.config.model.width)
-                             .arg(q.config.model.depth));
+    item->setText(Model, modelText(QString::fromStdString(q.config.model.kind), q.config.model.width,
+                                   q.config.model.depth, QString::fromStdString(q.config.model.path)));
     item->setFlags(Qt::ItemIsEnabled);  // nothing to draw yet
     for (int c = 0; c < Columns; ++c) item->setForeground(c, palette().color(QPalette::Disabled, QPalette::Text));
     ++m_queued;
@@ -319,10 +362,20 @@ bool RunsPanel::deleteSelected(QString* error) {
   for (const QString& dir : dirs)
     if (dir == m_live || dir == m_parked)
       return fail(tr("%1 is training (or paused for its fork); stop it before deleting it.").arg(dir));
+  // The desktop's trash is $XDG_DATA_HOME/Trash (freedesktop.org). Qt 6.4
+  // does not make $XDG_DATA_HOME when it is missing: it then "trashes" into
+  // files/ and info/ of the working folder.
+  QDir().mkpath(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation));
   std::vector<Deleted> done;
   for (const QString& dir : dirs) {
     QString inTrash;
-    if (!QFile::moveToTrash(dir, &inTrash)) {
+    bool trashed = QFile::moveToTrash(dir, &inTrash);
+    if (trashed && QFileInfo(inTrash).isRelative()) {  // no trash after all: put it back where it was
+      QDir().rename(inTrash, dir);
+      QFile::remove(QFileInfo(inTrash).dir().filePath("../info/" + QFileInfo(inTrash).fileName() + ".trashinfo"));
+      trashed = false;
+    }
+    if (!trashed) {
       const bool some = !done.empty();
       if (some) m_deleted.push_back(std::move(done));
       refresh();
@@ -335,6 +388,7 @@ bool RunsPanel::deleteSelected(QString* error) {
   }
   m_deleted.push_back(std::move(done));
   refresh();
+  Q_EMIT runsDeleted(dirs);
   Q_EMIT message(tr("Moved %n run(s) to the trash; Undo delete brings them back.", nullptr,
                     static_cast<int>(dirs.size())),
                  false);
@@ -426,10 +480,24 @@ QDialog* RunsPanel::compareSelected() {
   table->setHorizontalHeaderLabels(names);
   table->setVerticalHeaderLabels(keys);
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  std::vector<std::optional<TrainConfig>> configs;  // to say which values these settings override
+  for (const RunInfo& r : runs) {
+    try {
+      configs.emplace_back(loadConfigFile((r.dir + "/settings.json").toStdString()));
+    } catch (const std::exception&) {
+      configs.emplace_back();
+    }
+  }
   for (int row = 0; row < keys.size(); ++row)
     for (int c = 0; c < static_cast<int>(runs.size()); ++c) {
       const QString value = runs[static_cast<size_t>(c)].settings.value(keys[row]);
       auto* cell = new QTableWidgetItem(value.isEmpty() ? tr("(not set)") : value);
+      const auto& config = configs[static_cast<size_t>(c)];
+      if (const std::string note = config ? settingEffectNote(keys[row].toStdString(), *config) : "";
+          !note.empty()) {
+        cell->setText(tr("%1 (no effect)").arg(cell->text()));
+        cell->setToolTip(QString::fromStdString(keys[row].toStdString() + " " + note));
+      }
       table->setItem(row, c, cell);
     }
   table->resizeColumnsToContents();

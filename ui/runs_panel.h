@@ -36,6 +36,13 @@ class RunsPanel : public QWidget {
   // The live run is paused (it can be forked from its current weights), and
   // the run set aside paused while its fork trains (shown as paused).
   void setLivePaused(bool paused);
+  // The live run's position, as the engine reports it: its row's Steps
+  // follow (its summary comes only at its end), and a live run not listed
+  // yet (its folder had no settings.json at the start) is listed.
+  void setLiveProgress(int64_t step, int64_t totalSteps);
+  // The text of a run's cell in the list ("" when the run is not listed);
+  // column: the header's label ("Steps", "Status", ...).
+  QString cellText(const QString& runDir, const QString& column) const;
   void setParkedRun(const QString& dir);
   void refresh();
   int runCount() const;
@@ -71,6 +78,8 @@ class RunsPanel : public QWidget {
   void queueAddRequested();
   void queueRunRequested();
   void exportRequested(const QString& dir);
+  // These runs' folders went to the trash: nothing of them stays drawn.
+  void runsDeleted(const QStringList& dirs);
   // What a delete, an undo or a notes edit did, or why it could not.
   void message(const QString& text, bool error);
 
@@ -84,6 +93,7 @@ class RunsPanel : public QWidget {
 
   QString m_dir;
   QString m_live;
+  bool m_liveHasSettings = false;  // its row was filled from its settings.json
   bool m_livePaused = false;
   QString m_parked;
   QTreeWidget* m_list;

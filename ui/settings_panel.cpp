@@ -5,7 +5,9 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
+#include <QSettings>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -26,6 +28,7 @@
 
 #include "studio/session.h"
 #include "studio/settings_schema.h"
+#include "ui/file_pickers.h"
 #include "ui/settings_edits.h"
 #include "ui/settings_widgets.h"
 
@@ -310,6 +313,12 @@ void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
   auto it = m_fields.find(path);
   if (it == m_fields.end()) return;
   Field& f = *it->second;
+  // A run is named by what it trains unless the person named it: the name
+  // follows the data and the model while it is the one given automatically.
+  static const QStringList naming = {"data.format", "data.dataset", "data.root", "data.train_file", "model.kind",
+                                     "model.path"};
+  const std::string nameNow = m_doc.value("name", std::string());
+  const bool autoName = naming.contains(path) && (nameNow == m_autoName || nameNow == suggestedRunName(m_config));
   setEditorText(f, text);
   f.lastText = text;
   const auto pointer = nlohmann::json::json_pointer(jsonPointer(path.toStdString()));
@@ -371,15 +380,22 @@ void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
       m_doc[pointer] = text.toStdString();
   }
   revalidate();
+  if (autoName) {
+    const std::string suggested = suggestedRunName(m_config);
+    m_autoName = suggested;
+    if (suggested != nameNow) applyFieldText("name", QString::fromStdString(suggested));
+  }
 }
 
 void SettingsPanel::browseFor(Field& f, const QString& path) {
   const QString title = QString::fromStdString(f.spec->label);
   const bool file = f.spec->type == FieldType::File ||
                     (f.spec->type == FieldType::DataPath && f.spec->picksFile && f.spec->picksFile(m_config));
-  const QString chosen = file ? QFileDialog::getOpenFileName(this, title, f.line->text())
-                              : QFileDialog::getExistingDirectory(this, title, f.line->text());
+  const QString filter = pickerFilter(path, file);
+  const QString chosen = file ? QFileDialog::getOpenFileName(this, title, pickerStart(f.line->text(), file), filter)
+                              : QFileDialog::getExistingDirectory(this, title, pickerStart(f.line->text(), file));
   if (chosen.isEmpty()) return;
+  rememberPickerFolder(chosen, file);
   f.line->setText(chosen);
   ++f.editSerial;
   onEdited(path);
@@ -408,8 +424,14 @@ void SettingsPanel::revalidate() {
     if (!outside->second.isEmpty() && errors.empty() && m_parseErrors.empty())
       m_errors[outside->first] = outside->second;
   m_warnings.clear();
-  if (errors.empty())
-    for (const auto& w : warningsOnThisMachine(c)) m_warnings[QString::fromStdString(w.field)] = QString::fromStdString(w.message);
+  if (errors.empty()) {
+    std::vector<ConfigError> notes = warningsOnThisMachine(c);
+    for (auto& w : settingsWithoutEffect(c)) notes.push_back(std::move(w));  // optimizer.lr under OneCycle
+    for (const auto& w : notes) {
+      QString& slot = m_warnings[QString::fromStdString(w.field)];
+      slot = slot.isEmpty() ? QString::fromStdString(w.message) : slot + "; " + QString::fromStdString(w.message);
+    }
+  }
   QStringList elsewhere;
   for (const auto& e : errors) {
     const QString path = QString::fromStdString(e.field);
@@ -440,11 +462,18 @@ void SettingsPanel::revalidate() {
   if (m_errors.empty()) {
     m_summary->hide();
   } else {
-    QString text = tr("%n setting(s) to fix before a run can start.", "", static_cast<int>(m_errors.size()));
+    QStringList which;  // the fields by their labels in the form
+    for (const auto& [path, message] : m_errors) {
+      auto f = m_fields.find(path);
+      which << (f != m_fields.end() ? QString::fromStdString(f->second->spec->label) + " (" + path + ")" : path);
+    }
+    QString text = tr("%n setting(s) to fix before a run can start: %1.", "", static_cast<int>(m_errors.size()))
+                       .arg(which.join(", "));
     if (!elsewhere.isEmpty()) text += "\n" + elsewhere.join("\n");
     m_summary->setText(text);
     m_summary->show();
   }
+  showMatchingPreset();
   Q_EMIT settingsChanged();
   const bool valid = m_errors.empty();
   if (valid != m_lastValid) {
@@ -512,32 +541,50 @@ void SettingsPanel::setConfig(const TrainConfig& config, const QString& what) {
 void SettingsPanel::setPresets(const QString& presetDir) {
   m_presetDir = presetDir;
   m_presets->clear();
-  for (const auto& name : presetNames(presetDir.toStdString())) m_presets->addItem(QString::fromStdString(name));
+  m_presetDocs.clear();
+  for (const auto& name : presetNames(presetDir.toStdString())) {
+    nlohmann::json doc;
+    try {
+      doc = toJson(loadConfigFile(presetPath(presetDir.toStdString(), name)));
+    } catch (const std::exception&) {
+      // Said when it is chosen.
+    }
+    m_presets->addItem(QString::fromStdString(name));
+    m_presetDocs.push_back(std::move(doc));
+  }
+  showMatchingPreset();
 }
 
-void SettingsPanel::markPreset(const QString& name) {
-  const int i = m_presets->findText(name);
-  if (i >= 0) m_presets->setPlaceholderText(QString());
-  if (i >= 0) m_presets->setCurrentIndex(i);
+void SettingsPanel::showMatchingPreset() {
+  const nlohmann::json now = toJson(m_config);
+  const QSignalBlocker quiet(m_presets);
+  for (size_t i = 0; i < m_presetDocs.size(); ++i)
+    if (m_presetDocs[i] == now) {
+      m_presets->setPlaceholderText(QString());
+      m_presets->setCurrentIndex(static_cast<int>(i));
+      return;
+    }
+  m_presets->setPlaceholderText(m_settingsSource.isEmpty() ? tr("(your settings)") : m_settingsSource);
+  m_presets->setCurrentIndex(-1);
 }
 
 bool SettingsPanel::loadPreset(const QString& name, QString* error) {
   return attempt(error, [&] {
     const std::string path = presetPath(m_presetDir.toStdString(), name.toStdString());
-    setConfig(loadConfigFile(path), tr("load preset %1").arg(name));
-    m_presets->setPlaceholderText(QString());
-    const int i = m_presets->findText(name);
-    if (i >= 0) m_presets->setCurrentIndex(i);
+    const TrainConfig c = loadConfigFile(path);
+    m_settingsSource = tr("%1 (edited)").arg(name);
+    m_autoName = c.name;
+    setConfig(c, tr("load preset %1").arg(name));
     Q_EMIT message(tr("Preset %1 loaded").arg(name));
   });
 }
 
 bool SettingsPanel::loadFile(const QString& path, QString* error) {
   return attempt(error, [&] {
-    setConfig(loadConfigFile(path.toStdString()), tr("load %1").arg(path));
-    // The settings are the file's now, no preset's.
-    m_presets->setPlaceholderText(tr("(from %1)").arg(QFileInfo(path).fileName()));
-    m_presets->setCurrentIndex(-1);
+    const TrainConfig c = loadConfigFile(path.toStdString());
+    // The settings are the file's now, no preset's (unless they are one's).
+    m_settingsSource = tr("(from %1)").arg(QFileInfo(path).fileName());
+    setConfig(c, tr("load %1").arg(path));
     Q_EMIT message(tr("Settings loaded from %1").arg(path));
   });
 }

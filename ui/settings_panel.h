@@ -55,8 +55,6 @@ class SettingsPanel : public QWidget {
   QAction* redoAction() const { return m_redoAction; }
 
   void setPresets(const QString& presetDir);
-  // Shows this preset as the one chosen (settings opened from it elsewhere).
-  void markPreset(const QString& name);
   // Loads a preset by name; false with the message when it cannot.
   bool loadPreset(const QString& name, QString* error = nullptr);
   bool loadFile(const QString& path, QString* error = nullptr);
@@ -110,6 +108,12 @@ class SettingsPanel : public QWidget {
   QUndoStack* m_undo;
   QComboBox* m_presets = nullptr;
   QString m_presetDir;
+  std::vector<nlohmann::json> m_presetDocs;  // each preset's settings, in the box's order
+  QString m_settingsSource;
+  std::string m_autoName;  // the name given automatically (a preset's, or by what the run trains)  // what the box says when the settings are no preset's
+  // The Preset box shows the preset these settings are, or where they came from.
+  void showMatchingPreset();
+
   QLabel* m_summary = nullptr;
   QWidget* m_formHost = nullptr;
   QAction* m_undoAction = nullptr;

@@ -24,6 +24,7 @@ TrustStore::TrustStore(bool persist, QWidget* dialogParent) : QObject(dialogPare
 void TrustStore::trust(const QString& sha256) {
   m_trusted.insert(sha256);
   if (m_persist) QSettings().setValue("trust/torchscript", QStringList(m_trusted.begin(), m_trusted.end()));
+  Q_EMIT trusted(sha256);
 }
 
 bool TrustStore::ensure(const TrainConfig& c, QString* why) {

@@ -41,6 +41,11 @@ class TrustStore : public QObject {
   // with `why` when the file cannot be read.
   bool askFor(const QString& path, QString* why);
 
+ Q_SIGNALS:
+  // A file was trusted (at Start, or from the Model tab): what shows it can
+  // show it now.
+  void trusted(const QString& sha256);
+
  private:
   bool m_persist;
   QSet<QString> m_trusted;
