@@ -15,6 +15,7 @@
 #include "run/run_recorder.h"
 #include "session/session_channel.h"
 #include "studio/log.h"
+#include "train/heap_release.h"
 #include "train/trainer.h"
 
 namespace studio {
@@ -131,6 +132,9 @@ struct Session::Impl {
         Trainer trainer(cfg, runDir, start, options, *ch);
         s = trainer.run();
       }
+      // A probe's tries, its model and its data are freed by now: their
+      // pages go back to the system, not kept by the window that ran it.
+      if (probes(start)) releaseFreeHeap();
       lock.reset();  // everything is written: another process may train here now
       publish(ch, s);
     });
