@@ -8,6 +8,9 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QLineEdit>
+#include <QToolButton>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -492,6 +495,35 @@ class TestWindowReview : public QObject {
     QTRY_VERIFY(!window().queueRunning());
     QCOMPARE(names(), QString("second:done third:queued"));
     QCOMPARE(queue->list()->topLevelItemCount(), 2);
+  }
+
+  // Item 14, the pickers: with the csv format the Data picker opens on
+  // tables (its filter), not in the Fashion-MNIST folder, and the table
+  // chosen replaces the folder in the field and the settings.
+  void dataPickerTakesATable() {
+    const QString table = m_dir.filePath("tables/iris.csv");
+    QVERIFY(QDir().mkpath(m_dir.filePath("tables")));
+    QFile file(table);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("a,b,label\n1,2,x\n3,4,y\n");
+    file.close();
+    TrainConfig c = config("picked");
+    window().settingsPanel()->setConfig(c);  // data.root: the Fashion-MNIST folder
+    window().settingsPanel()->editField("data.format", "csv");
+    QString filter, openedIn;
+    QTimer::singleShot(0, this, [&] {
+      auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      filter = dialog->selectedNameFilter();
+      openedIn = dialog->directory().absolutePath();
+      dialog->selectFile(table);
+      QMetaObject::invokeMethod(dialog, "accept");
+    });
+    window().settingsPanel()->findChild<QToolButton*>("data.root.browse")->click();
+    QVERIFY2(filter.startsWith("Tables"), qPrintable(filter));
+    QVERIFY2(openedIn != QDir(QString::fromStdString(c.data.root)).absolutePath(), qPrintable(openedIn));
+    QCOMPARE(QString::fromStdString(window().settingsPanel()->config().data.root), table);
+    QCOMPARE(qobject_cast<QLineEdit*>(window().settingsPanel()->editor("data.root"))->text(), table);
   }
 };
 
