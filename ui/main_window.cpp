@@ -91,6 +91,8 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   addDockWidget(Qt::BottomDockWidgetArea, queueDock);
   tabifyDockWidget(findChild<QDockWidget*>("logDock"), queueDock);
   findChild<QDockWidget*>("logDock")->raise();
+  // The charts get most of the height (a restored window keeps its own).
+  resizeDocks({findChild<QDockWidget*>("runsDock")}, {190}, Qt::Vertical);
   resize(1500, 950);
 
   m_settings->setPresets(presetDir);
