@@ -146,9 +146,7 @@ struct SettingsSource {
       throw studio::ConfigFileError(text);
     }
     // A --set that these settings override is said, with what acts instead.
-    std::vector<std::string> keys;
-    for (const auto& o : overrides) keys.push_back(o.substr(0, o.find('=')));
-    for (const auto& w : studio::settingsWithoutEffect(c, keys))
+    for (const auto& w : studio::settingsWithoutEffect(c, overrides))
       std::fprintf(stderr, "warning: --set %s %s\n", w.field.c_str(), w.message.c_str());
     return c;
   }

@@ -452,6 +452,8 @@ class TestTrainConfig : public QObject {
     QCOMPARE(notes.size(), size_t(1));
     QCOMPARE(notes.front().field, std::string("optimizer.lr"));
     QVERIFY(notes.front().message.find("schedule.cyclic.max_lr") != std::string::npos);
+    // --set's assignments name their settings as well.
+    QCOMPARE(settingsWithoutEffect(c, {"optimizer.lr=0.5", "train.epochs=3"}).size(), size_t(1));
     c.optimizer.kind = "adam";  // momentum does not apply to Adam: nothing to say of it
     QCOMPARE(settingEffectNote("optimizer.momentum", c), std::string());
     QVERIFY(validate(c).empty());  // notes, never errors

@@ -516,14 +516,14 @@ std::string learningRateSetting(const TrainConfig& c) {
   return "optimizer.lr";
 }
 
-std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& paths) {
+std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& settings) {
   std::vector<ConfigError> notes;
   auto add = [&](const std::string& path) {
     if (std::string note = settingEffectNote(path, config); !note.empty()) notes.push_back({path, std::move(note)});
   };
-  if (paths.empty())
+  if (settings.empty())
     for (const auto& s : settingsSchema()) add(s.path);
-  for (const auto& p : paths) add(p);
+  for (const auto& s : settings) add(s.substr(0, s.find('=')));
   return notes;
 }
 

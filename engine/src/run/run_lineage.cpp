@@ -81,9 +81,7 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
                        "and data; start a new run for that");
   const auto errors = validate(child);
   if (!errors.empty()) throw InvalidSettings(errors, "the fork of " + parentDir);
-  std::vector<std::string> keys;
-  for (const auto& o : options.overrides) keys.push_back(o.substr(0, o.find('=')));
-  for (const auto& w : settingsWithoutEffect(child, keys)) log::warn("fork: " + w.text());
+  for (const auto& w : settingsWithoutEffect(child, options.overrides)) log::warn("fork: " + w.text());
 
   // The checkpoint must be readable and fit the parent's model: checked now,
   // before a folder exists.

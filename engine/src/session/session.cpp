@@ -132,8 +132,9 @@ struct Session::Impl {
         Trainer trainer(cfg, runDir, start, options, *ch);
         s = trainer.run();
       }
-      // A probe's tries, its model and its data are freed by now: their
-      // pages go back to the system, not kept by the window that ran it.
+      // A probe's tries (batch-find's reach the memory's limit), its model
+      // and its data are freed by now: their pages go back to the system,
+      // not kept by the window that ran it.
       if (probes(start)) releaseFreeHeap();
       lock.reset();  // everything is written: another process may train here now
       publish(ch, s);

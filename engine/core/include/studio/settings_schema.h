@@ -88,9 +88,10 @@ std::string settingEffectNote(const std::string& path, const TrainConfig& config
 // The setting that sets a run's (peak) learning rate under its schedule:
 // schedule.onecycle.max_lr, schedule.cyclic.max_lr, else optimizer.lr.
 std::string learningRateSetting(const TrainConfig& config);
-// The notes of these settings (dotted paths; empty list: every field) as
-// warnings with their field.
-std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& paths = {});
+// The notes of these settings as warnings with their field: dotted paths,
+// or "key=value" assignments as --set and a fork's changes give them (the
+// key is the path); an empty list: every field.
+std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& settings = {});
 
 // "optimizer.lr" -> "/optimizer/lr"
 std::string jsonPointer(const std::string& dottedPath);

@@ -12,7 +12,6 @@
 #include "studio/log.h"
 #include "train/cpu_memory.h"
 #include "train/device_info.h"
-#include "train/heap_release.h"
 #include "train/probes/probe.h"
 #include "train/run_commands.h"
 #include "train/step_runner.h"
@@ -25,11 +24,6 @@ class BatchFind : public Probe {
   BatchFind(RunContext& ctx, const BatchFindOptions& options) : Probe(ctx), m_o(options) {}
 
   void measure(RunContext& c) override {
-    // The tries' memory goes back to the system, not only to malloc's free
-    // lists: the window that ran the probe would keep gigabytes of them.
-    struct GiveBack {
-      ~GiveBack() { releaseFreeHeap(); }
-    } giveBack;
     const torch::Device device = c.where.device;
     // No micro-batch larger than the training examples is ever used.
     const int64_t examples = c.data.splits.train ? static_cast<int64_t>(c.data.splits.train->size()) : m_o.maxBatch;
