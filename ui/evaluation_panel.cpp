@@ -262,9 +262,9 @@ void EvaluationPanel::drawMatrix() {
   // the left margin has room for the first one's slant.
   const double slant = k > 6 ? 40 : 0;
   m_matrix->xAxis->setTickLabelRotation(-slant);
+  const QFontMetrics labels(m_matrix->xAxis->tickLabelFont());
   int widest = 0;
-  for (const auto& name : r.classes)
-    widest = std::max(widest, QFontMetrics(m_matrix->xAxis->tickLabelFont()).horizontalAdvance(QString::fromStdString(name)));
+  for (const auto& name : r.classes) widest = std::max(widest, labels.horizontalAdvance(QString::fromStdString(name)));
   m_matrix->axisRect()->setMinimumMargins(
       QMargins(static_cast<int>(widest * std::cos(slant * M_PI / 180)) + 8, 0, 0, 0));
   m_matrix->xAxis->setRange(-0.5, k - 0.5);

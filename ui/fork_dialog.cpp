@@ -19,25 +19,24 @@ namespace {
 ForkOptions optionsOf(const QComboBox* from, const QPlainTextEdit* edits) {
   ForkOptions fork;
   fork.from = from->currentData().toString().toStdString();
-  for (const QString& line : edits->toPlainText().split('\n', Qt::SkipEmptyParts))
-    if (!line.trimmed().isEmpty()) fork.overrides.push_back(line.trimmed().toStdString());
+  fork.overrides = settingLines(edits->toPlainText());
   return fork;
 }
 
 // The notes of the typed changes that these settings override.
 QString effectNotes(const TrainConfig& run, const ForkOptions& fork) {
   TrainConfig child = run;
-  std::vector<std::string> keys;
+  std::vector<std::string> applied;
   for (const auto& o : fork.overrides) {
     try {
       applyOverride(child, o);
-      keys.push_back(o.substr(0, o.find('=')));
+      applied.push_back(o);
     } catch (const std::exception&) {
       // A line that does not parse is said when OK is pressed.
     }
   }
   QStringList notes;
-  for (const auto& w : settingsWithoutEffect(child, keys)) notes << QString::fromStdString(w.text());
+  for (const auto& w : settingsWithoutEffect(child, applied)) notes << QString::fromStdString(w.text());
   return notes.join('\n');
 }
 
@@ -94,17 +93,11 @@ std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir
   notes->setObjectName("forkNotes");
   notes->setWordWrap(true);
   notes->setStyleSheet("color: #a0620a");
-  auto* refused = new QLabel;  // why the last OK did not start the fork
-  refused->setObjectName("forkError");
-  refused->setWordWrap(true);
-  refused->setStyleSheet("color: #d03c2f");
-  refused->hide();
   form->addRow(new QLabel(QObject::tr("A new run from this run's weights with these settings changed (from the "
                                       "form; edit them). The model and the data stay the run's.")));
   form->addRow(QObject::tr("From"), from);
   form->addRow(QObject::tr("Changes"), edits);
   form->addRow(notes);
-  form->addRow(refused);
   auto showNotes = [&] {
     const QString text = effectNotes(run, optionsOf(from, edits));
     notes->setText(text.isEmpty() ? QString() : QObject::tr("Note: %1").arg(text));
@@ -112,22 +105,13 @@ std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir
   };
   showNotes();
   QObject::connect(edits, &QPlainTextEdit::textChanged, &dialog, showNotes);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-  form->addRow(buttons);
   std::optional<ForkOptions> started;
-  QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+  runCheckedFormDialog(dialog, form, "forkError", [&] {  // the reason a fork was refused, in the window's words
     const ForkOptions fork = optionsOf(from, edits);
     const QString why = tryFork(fork);
-    if (why.isEmpty()) {
-      started = fork;
-      dialog.accept();
-      return;
-    }
-    refused->setText(forkMessageInWindowWords(why));
-    refused->show();
+    if (why.isEmpty()) started = fork;
+    return forkMessageInWindowWords(why);
   });
-  dialog.exec();
   return started;
 }
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "ui/form_dialog.h"
 #include "ui/run_catalog.h"
 
 namespace studio::ui {
@@ -231,31 +232,14 @@ void QueuePanel::askEdit() {
     lines << QString::fromStdString(a);
   auto* edits = new QPlainTextEdit(lines.join("\n"));
   edits->setObjectName("queueEditChanges");
-  auto* refused = new QLabel;
-  refused->setObjectName("queueEditError");
-  refused->setWordWrap(true);
-  refused->setStyleSheet("color: #d03c2f");
-  refused->hide();
   form->addRow(new QLabel(tr("The item's settings, one key=value per line; change or add lines.")));
   form->addRow(edits);
-  form->addRow(refused);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-  form->addRow(buttons);
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
-    std::vector<std::string> assignments;
-    for (const QString& line : edits->toPlainText().split('\n', Qt::SkipEmptyParts))
-      if (!line.trimmed().isEmpty()) assignments.push_back(line.trimmed().toStdString());
-    QString why;
-    if (editSelected(assignments, &why)) {
-      dialog.accept();
-      return;
-    }
-    refused->setText(why);
-    refused->show();
-  });
   dialog.resize(520, 420);
-  dialog.exec();
+  runCheckedFormDialog(dialog, form, "queueEditError", [&] {
+    QString why;
+    editSelected(settingLines(edits->toPlainText()), &why);
+    return why;
+  });
 }
 
 }  // namespace studio::ui

@@ -174,14 +174,17 @@ void RunsPanel::setLiveProgress(int64_t step, int64_t totalSteps) {
     return nullptr;
   };
   QTreeWidgetItem* item = liveItem();
-  const bool here = QFileInfo(m_live).absolutePath() == QDir(m_dir).absolutePath();  // else another folder is listed
-  if (here && (!item || (!m_liveHasSettings && QFile::exists(m_live + "/settings.json")))) {
+  if (liveInThisFolder() && (!item || (!m_liveHasSettings && QFile::exists(m_live + "/settings.json")))) {
     refresh();
     item = liveItem();
   }
   if (!item || totalSteps <= 0 || item->data(Steps, kProbeRole).toBool()) return;
   const QString text = QString("%1 / %2").arg(step).arg(totalSteps);
   if (item->text(Steps) != text) item->setText(Steps, text);
+}
+
+bool RunsPanel::liveInThisFolder() const {
+  return !m_live.isEmpty() && QFileInfo(m_live).absolutePath() == QDir(m_dir).absolutePath();
 }
 
 QString RunsPanel::cellText(const QString& runDir, const QString& column) const {
@@ -218,7 +221,7 @@ void RunsPanel::refresh() {
     runs.push_back(std::move(run));
   }
   // The live run before its thread wrote its settings.json.
-  if (!m_live.isEmpty() && !liveListed && QFileInfo(m_live).absolutePath() == QDir(m_dir).absolutePath())
+  if (!liveListed && liveInThisFolder())
     runs.insert(runs.begin(), readRunInfo(m_live));
   m_liveHasSettings = !m_live.isEmpty() && QFile::exists(m_live + "/settings.json");
   // A column for each setting that differs between the runs listed.

@@ -85,6 +85,8 @@ class RunsPanel : public QWidget {
 
  private:
   void updateButtons();
+  // The live run's folder is in the runs folder listed (else it is not listed).
+  bool liveInThisFolder() const;
   void editNotes(const QString& dir);
   struct Deleted {
     QString original;
