@@ -10,6 +10,7 @@
 //   summary (--preset NAME | --config FILE) [--set key=value ...]
 //   presets
 //   export RUN_DIR --out DIR [--which best|last|ema]
+//   predict RUN_DIR|EXPORT_DIR --input FILE|FOLDER|TABLE.csv [--which ...] [--top-k 5] [--tta flip] [--out F]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
 #include <CLI/CLI.hpp>
 
@@ -22,6 +23,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cli_predict.h"
 #include "cli_progress.h"
 #include "studio/dataset_info.h"
 #include "studio/log.h"
@@ -317,6 +319,8 @@ int cliMain(int argc, char** argv) {
   exp->add_option("--which", which, "best or last checkpoint, or ema: the weights' moving average (train.ema)")
       ->check(CLI::IsMember({"best", "last", "ema"}));
 
+  studio::PredictCommand predict(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -398,6 +402,7 @@ int cliMain(int argc, char** argv) {
       }
       return runQueue(queueFile);
     }
+    if (predict.chosen()) return predict.run();
     if (app.got_subcommand("export")) {
       const studio::ExportResult r = studio::exportRun(exportRun, exportOut, which);
       if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());

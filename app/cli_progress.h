@@ -18,6 +18,7 @@ class CliProgress {
   void record(const MetricRecord& r);   // each record drained from the session
   void update(const Progress& p);       // redraw (terminal) or maybe print a line
   void finish(const RunSummary& s);     // the closing summary
+  void endLine() { clearLine(); }       // the bar's line cleared, for what follows
 
  private:
   void clearLine();

@@ -192,6 +192,19 @@ TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, co
   return cols;
 }
 
+std::string trimCell(const std::string& cell) { return trim(cell); }
+
+std::string parseFeatureCell(const std::string& cell, float& out) {
+  double v = 0;
+  if (trim(cell).empty()) return "the value is missing";
+  if (!parseNumber(cell, v))
+    return "\"" + cell + "\" is not a number (list the column in data.ignore_columns if it is not a feature)";
+  if (std::isnan(v)) return "the value is NaN";
+  if (!std::isfinite(v) || std::fabs(v) > 3.0e38) return trim(cell) + " is not a finite float32 number";
+  out = static_cast<float>(v);
+  return "";
+}
+
 NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
   NumericTable out;
   out.rows = static_cast<int64_t>(t.rows.size());
@@ -210,18 +223,8 @@ NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
                       "LibreOffice: Save As, Character set \"Unicode (UTF-8)\"; or iconv -f latin1 -t utf-8)");
     out.labelText.push_back(label);
     for (size_t k = 0; k < cols.features.size(); ++k) {
-      const std::string& cell = row[static_cast<size_t>(cols.features[k])];
-      double v = 0;
-      if (trim(cell).empty())
-        throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": the value is missing");
-      if (!parseNumber(cell, v))
-        throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": \"" + cell +
-                        "\" is not a number (list the column in data.ignore_columns if it is not a feature)");
-      if (std::isnan(v)) throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": the value is NaN");
-      if (!std::isfinite(v) || std::fabs(v) > 3.0e38)
-        throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": " + trim(cell) +
-                        " is not a finite float32 number");
-      out.x[i * cols.features.size() + k] = static_cast<float>(v);
+      const std::string why = parseFeatureCell(row[static_cast<size_t>(cols.features[k])], out.x[i * cols.features.size() + k]);
+      if (!why.empty()) throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": " + why);
     }
   }
   return out;

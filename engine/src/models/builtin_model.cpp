@@ -69,6 +69,27 @@ std::vector<LayerSummary> BuiltinModel::layers(const torch::Tensor& sample) {
   return rows;
 }
 
+torch::Tensor BuiltinModel::forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) {
+  // The outputs of every layer up to the flatten, to pick the last spatial one.
+  std::vector<torch::Tensor> outputs;
+  torch::Tensor y = x;
+  size_t i = 0, flatten = m_net->size();
+  for (auto it = m_net->begin(); it != m_net->end(); ++it, ++i) {
+    if (flatten == m_net->size() && shortType(m_net->ptr(i)->name()) == "Flatten") flatten = i;
+    y = it->forward(y);
+    if (i < flatten) outputs.push_back(y);
+  }
+  for (size_t k = std::min(flatten, outputs.size()); k-- > 0;) {
+    const auto& t = outputs[k];
+    if (t.dim() == 4 && t.size(2) * t.size(3) > 1 && shortType(m_net->ptr(k)->name()) != "AdaptiveAvgPool2d") {
+      stage = t;
+      name = std::to_string(k);
+      return y;
+    }
+  }
+  return Model::forwardWithStage(x, stage, name);
+}
+
 std::vector<std::string> BuiltinModel::exportTo(const std::string& dir) {
   // A plain state dict in torch.save's format: torch.load(path) in Python
   // reads it with the default weights_only=True.

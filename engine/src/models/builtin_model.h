@@ -29,6 +29,7 @@ class BuiltinModel : public Model {
   std::string pythonSource() const;
   std::string checkpointActivations(int64_t blocksPerSegment) override;
   int synchroniseBatchNorm(ProcessGroup* group) override;
+  torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) override;
 
  private:
   torch::nn::Sequential m_net;

@@ -23,6 +23,11 @@ torch::Tensor sampleInput(const InputShape& input, int64_t n, const torch::Devic
   return torch::zeros({n, input.channels, input.height, input.width}, opts);
 }
 
+torch::Tensor Model::forwardWithStage(const torch::Tensor&, torch::Tensor&, std::string&) {
+  throw ModelError(description() + " has no convolutional stage the studio knows of: Grad-CAM explains the built-in "
+                   "cnn and resnet models");
+}
+
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
   if (config.kind == "torchscript") return std::make_unique<TorchScriptModel>(config.path);
   return std::make_unique<BuiltinModel>(config, input, classes);

@@ -66,6 +66,13 @@ class Model {
   // Returns what it did, for the log ("4 segments of 3 blocks ..."); throws
   // InputError when this model cannot be split.
   virtual std::string checkpointActivations(int64_t blocksPerSegment);
+  // Grad-CAM (predict/grad_cam.cpp): the logits of x, and the activations of
+  // the last convolutional stage, kept in the autograd graph, with the
+  // stage's name in layers() ("4"). The stage is the last layer before the
+  // classifier's flatten whose output is [N, C, h, w] with more than one
+  // position. Throws ModelError when the model has none (an mlp, a
+  // TorchScript module, whose layers the studio does not know).
+  virtual torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name);
 };
 
 // Throws ModelError naming model.path when a TorchScript file cannot be used.

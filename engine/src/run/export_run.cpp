@@ -88,7 +88,12 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
     result.files.push_back(outDir + "/" + name);
   };
   // How to turn raw data into the model's input, as the run did.
-  nlohmann::json pre = {{"input", input.features > 0 ? "table" : "image"},
+  // format: what training-studio-cli predict reads (predict/predictor.cpp);
+  // weights: which of the run's it holds (checkpoint.ckpt, or its moving average).
+  nlohmann::json pre = {{"format", 1},
+                        {"studio_version", STUDIO_VERSION},
+                        {"weights", result.checkpoint},
+                        {"input", input.features > 0 ? "table" : "image"},
                         {"classes", classes},
                         {"input_shape", info.at(k::kInput)},
                         {"normalization", info.value(k::kNormalization, nlohmann::json::object())}};

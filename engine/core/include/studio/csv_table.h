@@ -47,6 +47,12 @@ struct NumericTable {
 // NaN or infinite feature value, or a missing label.
 NumericTable numericTable(const CsvTable& table, const TableColumns& columns);
 
+// "" when a feature cell is a finite float32 number (then in out), else what
+// is wrong with it ("the value is missing", "\"abc\" is not a number ...").
+std::string parseFeatureCell(const std::string& cell, float& out);
+// A cell without the spaces, tabs and carriage returns at either end.
+std::string trimCell(const std::string& cell);
+
 // Class names for label texts: integers sorted by value, anything else sorted
 // as text.
 std::vector<std::string> classNamesOf(const std::vector<std::string>& labelTexts);

@@ -1,0 +1,74 @@
+#include "cli_predict.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "cli_progress.h"
+#include "studio/errors.h"
+
+namespace studio {
+
+PredictCommand::PredictCommand(CLI::App& app) {
+  m_cmd = app.add_subcommand("predict", "What a trained run or an export says about new images or table rows");
+  m_cmd->add_option("run_dir", m_folder, "The run folder, or an export folder")->required();
+  m_cmd->add_option("--input", m_input, "An image file, a folder of images (class folders give the accuracy), or a "
+                                        "CSV table with the run's feature columns")
+      ->required();
+  m_cmd->add_option("--which", m_options.which, "best (default), last, or ema: the weights' moving average");
+  m_cmd->add_option("--top-k", m_options.topK, "Classes to list per input, most probable first (default 5)");
+  m_cmd->add_option("--tta", m_options.tta, "Test-time augmentation: none (default), or flip: the mean of the "
+                                            "image's and its mirror's probabilities");
+  m_cmd->add_option("--batch-size", m_options.batchSize, "Inputs per batch on the device (default 256)");
+  m_cmd->add_option("--workers", m_options.workers, "Decoding threads (default: one per core)");
+  m_cmd->add_option("--device", m_options.device, "auto (default: the first GPU, else the CPU), cpu, cuda or cuda:N");
+  m_cmd->add_option("--on-bad-file", m_onBad, "fail (default), or skip: a file or row that cannot be read gets its "
+                                              "reason in the error column and the others are predicted")
+      ->check(CLI::IsMember({"fail", "skip"}));
+  m_cmd->add_option("--out", m_out, "The predictions' CSV file (default predictions.csv)");
+  m_cmd->add_flag("--overwrite", m_overwrite, "Replace the --out file when it exists");
+}
+
+int PredictCommand::run() {
+  namespace fs = std::filesystem;
+  if (m_out.empty()) throw InputError("--out names no file (got \"\"); give the predictions' CSV file");
+  if (fs::is_directory(m_out)) throw InputError("--out " + m_out + " is a folder; give the predictions' CSV file");
+  if (fs::exists(m_out) && !m_overwrite)
+    throw InputError("--out " + m_out + " already exists; nothing was written: give another file, or --overwrite");
+  m_options.skipBad = m_onBad == "skip";
+  Predictor predictor(m_folder, m_options);
+  CliProgress bar(stderr);
+  Progress p;
+  p.state = SessionState::Running;
+  p.phase = "predicting";
+  const PredictionReport r = predictor.predict(m_input, [&](int64_t done, int64_t total) {
+    p.phaseDone = done;
+    p.phaseTotal = total;
+    bar.update(p);
+    return true;
+  });
+  bar.endLine();
+  writePredictionsCsv(r, m_out);
+  if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
+  const auto n = static_cast<long long>(r.rows.size());
+  std::printf("predicted %lld %s with %s on %s in %.2f s (%.0f per second)\n", n - r.skipped,
+              r.input == "image" ? "images" : "rows", r.model.c_str(), r.device.c_str(), r.seconds,
+              r.seconds > 0 ? static_cast<double>(n) / r.seconds : 0.0);
+  for (const auto& row : r.rows)
+    if (!row.error.empty()) std::fprintf(stderr, "skipped %s: %s\n", row.source.c_str(), row.error.c_str());
+  if (r.skipped > 0) std::printf("skipped %lld that could not be read (their reasons are in %s)\n",
+                                 static_cast<long long>(r.skipped), m_out.c_str());
+  if (r.labelled > 0) {
+    std::printf("accuracy %.4f (%lld of %lld labelled inputs)\n", r.accuracy(), static_cast<long long>(r.correct),
+                static_cast<long long>(r.labelled));
+    std::printf("confusion matrix (rows: true class, columns: predicted, in the order of the classes):\n");
+    for (size_t i = 0; i < r.confusion.size(); ++i) {
+      std::printf("  %-16s", r.classes[i].c_str());
+      for (const auto v : r.confusion[i]) std::printf(" %6lld", static_cast<long long>(v));
+      std::printf("\n");
+    }
+  }
+  std::printf("wrote %s\n", m_out.c_str());
+  return 0;
+}
+
+}  // namespace studio

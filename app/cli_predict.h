@@ -1,0 +1,29 @@
+#pragma once
+// training-studio-cli predict RUN|EXPORT --input FILE|FOLDER|TABLE.csv [--which best|last|ema]
+//   [--top-k 5] [--tta none|flip] [--batch-size N] [--workers N] [--device D] [--on-bad-file fail|skip]
+//   [--out predictions.csv] [--overwrite]
+// Thread: the CLI's main thread.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "studio/predict.h"
+
+namespace studio {
+
+class PredictCommand {
+ public:
+  explicit PredictCommand(CLI::App& app);
+  bool chosen() const { return m_cmd->parsed(); }
+  // Exit status: 0, or throws InputError / IoError for the caller's handler.
+  int run();
+
+ private:
+  CLI::App* m_cmd = nullptr;
+  std::string m_folder, m_input, m_out = "predictions.csv", m_onBad = "fail";
+  bool m_overwrite = false;
+  PredictOptions m_options;
+};
+
+}  // namespace studio

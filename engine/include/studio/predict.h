@@ -1,0 +1,113 @@
+#pragma once
+// What a trained model says about new files: a run folder's checkpoint, or an
+// export folder (training-studio-cli export), fed images or a table exactly
+// as its run fed its data (the image size and channels, the normalisation,
+// the feature columns by name), batched on the device.
+//
+// Inputs: one image file; a folder (its images, in its sub-folders too, sorted
+// by path; a file under a folder named as one of the run's classes is
+// labelled with that class, so a class-folder layout gives the accuracy and
+// the confusion matrix); or a CSV table with the run's feature columns (its
+// label column, when present, labels the rows).
+//
+// Speed: worker threads decode and resize the images into pinned batches
+// while the device runs the one before; outputs stay on the device until the
+// batch after next has been issued (no per-batch host sync).
+//
+// Grad-CAM (Selvaraju et al. 2017): the gradient of a class's logit with
+// respect to the activations of the model's last convolutional stage,
+// averaged over the positions as each channel's weight, the weighted sum of
+// the activations through a ReLU, upsampled bilinearly to the input's size
+// and scaled to [0, 1] by its maximum.
+//
+// Torch-free. Thread: a Predictor is used by one thread at a time (it runs
+// its own decoding workers); the window runs it off the UI thread.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace studio {
+
+struct PredictOptions {
+  std::string which = "best";  // best | last | ema (of a run folder; an export holds one)
+  int64_t topK = 5;
+  std::string tta = "none";    // none | flip: the mean of the probabilities of the image and its mirror
+  int64_t batchSize = 256;
+  int workers = 0;             // decoding threads; 0: one per core
+  bool skipBad = false;        // a file or row that cannot be read is a row with its reason, the others go on
+  std::string device = "auto"; // auto | cpu | cuda | cuda:N
+};
+
+struct PredictionRow {
+  std::string source;              // the file, or "row N" (as a spreadsheet numbers it)
+  int64_t label = -1;              // the known class (class folder, label column); -1 unknown
+  std::vector<int64_t> top;        // class indices, most probable first
+  std::vector<float> probability;  // of each in top
+  std::string error;               // why it was skipped ("" when predicted)
+};
+
+struct PredictionReport {
+  std::string model;      // what predicted: "cnn w32 d2, best checkpoint of runs/x"
+  std::string weights;    // best | last | ema
+  std::string note;       // why the weights are not the ones asked for
+  std::string device;
+  std::string input;      // image | table
+  std::vector<std::string> classes;
+  std::vector<PredictionRow> rows;
+  std::vector<float> probabilities;  // rows x classes, every class (0 for a skipped row)
+  int64_t skipped = 0;
+  int64_t labelled = 0, correct = 0;            // rows with a known label; of them, top-1 right
+  std::vector<std::vector<int64_t>> confusion;  // [true][predicted], when labelled > 0
+  double seconds = 0;                           // loading the inputs and predicting
+  double accuracy() const { return labelled > 0 ? static_cast<double>(correct) / static_cast<double>(labelled) : 0; }
+};
+
+// Grad-CAM of one image for one class.
+struct GradCamMap {
+  std::string layer;          // the stage whose activations it weighs ("4", "layer4")
+  int64_t classIndex = 0;     // the class it explains (the predicted one unless asked)
+  float probability = 0;      // the model's probability of that class
+  int64_t height = 0, width = 0;
+  std::vector<float> heat;    // height x width, row-major, in [0, 1]
+  std::vector<uint8_t> image; // the model's input as pixels (height x width x channels, before normalising)
+  int64_t channels = 0;
+};
+
+// Progress: (done, total); return false to stop (the report holds what was done).
+using PredictProgress = std::function<bool(int64_t done, int64_t total)>;
+
+class Predictor {
+ public:
+  // A run folder or an export folder. Throws InputError naming the folder or
+  // file: not found, no checkpoint, an export of another format version.
+  Predictor(const std::string& runOrExport, const PredictOptions& options = {});
+  ~Predictor();
+  Predictor(const Predictor&) = delete;
+  Predictor& operator=(const Predictor&) = delete;
+
+  const std::vector<std::string>& classes() const;
+  std::string input() const;  // image | table
+  std::string description() const;
+
+  // Throws InputError naming the file, row or column (unless skipBad, where
+  // the row says why), IoError when the input cannot be read.
+  PredictionReport predict(const std::string& input, const PredictProgress& progress = {});
+  PredictionReport predictFiles(const std::vector<std::string>& files, const PredictProgress& progress = {});
+
+  // classIndex -1: the predicted class. Throws InputError for a table model
+  // or one without a convolutional stage.
+  GradCamMap gradCam(const std::string& imageFile, int64_t classIndex = -1);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m;
+};
+
+// Writes a report as CSV: source, label (when known), then top-k class and
+// probability pairs, then error. Throws IoError naming the file.
+void writePredictionsCsv(const PredictionReport& report, const std::string& path);
+
+}  // namespace studio

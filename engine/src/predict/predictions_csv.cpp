@@ -1,0 +1,43 @@
+// writePredictionsCsv (studio/predict.h).
+#include <algorithm>
+#include <cstdio>
+
+#include "studio/file_io.h"
+#include "studio/predict.h"
+
+namespace studio {
+namespace {
+
+// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
+  size_t k = 0;
+  for (const auto& row : r.rows) k = std::max(k, row.top.size());
+  std::string out = "source,label";
+  for (size_t j = 1; j <= k; ++j) out += ",class_" + std::to_string(j) + ",probability_" + std::to_string(j);
+  out += ",error\n";
+  char number[32];
+  for (const auto& row : r.rows) {
+    out += field(row.source) + "," + (row.label >= 0 ? field(r.classes[static_cast<size_t>(row.label)]) : "");
+    for (size_t j = 0; j < k; ++j) {
+      if (j < row.top.size()) {
+        std::snprintf(number, sizeof number, "%.9g", static_cast<double>(row.probability[j]));
+        out += "," + field(r.classes[static_cast<size_t>(row.top[j])]) + "," + number;
+      } else {
+        out += ",,";
+      }
+    }
+    out += "," + field(row.error) + "\n";
+  }
+  writeFileAtomically(path, out);
+}
+
+}  // namespace studio

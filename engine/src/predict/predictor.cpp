@@ -1,0 +1,314 @@
+// Predictor: a run's or an export's model on new files (studio/predict.h).
+#include <c10/core/Event.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <filesystem>
+
+#include "predict/image_batches.h"
+#include "predict/predict_inputs.h"
+#include "predict/predictor_impl.h"
+#include "run/checkpoint.h"
+#include "run/run_recorder.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "studio/run_layout.h"
+#include "studio/session.h"
+#include "train/device_info.h"
+
+namespace studio {
+namespace fs = std::filesystem;
+namespace {
+
+// The preprocessing.json format this studio writes and reads.
+constexpr int kExportFormat = 1;
+
+// Where the weights are: a run folder's checkpoint, or an export's.
+struct Source {
+  std::string checkpoint, weights, note;
+  bool ema = false;
+};
+
+Source exportSource(const std::string& dir, const std::string& which, TrainConfig& config) {
+  const std::string prePath = dir + "/preprocessing.json";
+  const auto pre = nlohmann::json::parse(readFileBytes(prePath, "export file"), nullptr, false);
+  if (!pre.is_object() || !pre.contains("classes") || !pre.contains("input_shape"))
+    throw InputError("export file " + prePath + " is not a Training Studio export's preprocessing.json (no classes "
+                     "or input_shape); export the run again with training-studio-cli export");
+  const int format = pre.value("format", kExportFormat);
+  if (format != kExportFormat)
+    throw InputError("export " + dir + " was written by another Training Studio version (" +
+                     pre.value("studio_version", std::string("unknown")) + ", preprocessing.json format " +
+                     std::to_string(format) + "; this one reads format " + std::to_string(kExportFormat) +
+                     "): predict with that version, or export the run again with this one");
+  Source s;
+  s.checkpoint = dir + "/checkpoint.ckpt";
+  s.weights = pre.value("weights", std::string("best"));
+  s.ema = s.weights == "ema";
+  if (which == "ema" && !s.ema)
+    throw InputError("export " + dir + " holds the " + s.weights + " weights, not their moving average: export the " +
+                     "run again with --which ema");
+  if (which != s.weights && which != "best") s.note = "an export holds one set of weights: the " + s.weights + " ones";
+  if (config.model.kind == "torchscript") config.model.path = dir + "/model.ts";
+  return s;
+}
+
+Source runSource(const std::string& dir, const std::string& which) {
+  Source s;
+  s.weights = which;
+  s.ema = which == "ema";
+  s.checkpoint = dir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint);
+  if (which == "best" && !fs::exists(s.checkpoint)) {
+    s.checkpoint = dir + "/" + run_files::kLastCheckpoint;
+    s.weights = "last";
+    s.note = "the run has no best checkpoint (output.save_best was off, or it never evaluated): the last one predicts";
+  }
+  if (!fs::exists(s.checkpoint))
+    throw CheckpointError("run " + dir + " has no checkpoint yet (" + run_files::kLastCheckpoint +
+                          "): it stopped or failed before saving one, so it has no trained weights to predict with");
+  return s;
+}
+
+// Top-k of each row, the confusion and the counts, as the probabilities come back.
+void collect(PredictionReport& r, const torch::Tensor& probs, int64_t topK, std::vector<PredictionRow> rows) {
+  const auto classes = static_cast<int64_t>(r.classes.size());
+  const torch::Tensor p = probs.contiguous();
+  const float* data = p.data_ptr<float>();
+  std::vector<int64_t> order(static_cast<size_t>(classes));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PredictionRow& row = rows[i];
+    const float* pi = data + static_cast<int64_t>(i) * classes;
+    if (!row.error.empty()) {
+      ++r.skipped;
+      r.probabilities.insert(r.probabilities.end(), static_cast<size_t>(classes), 0.0f);
+      r.rows.push_back(std::move(row));
+      continue;
+    }
+    r.probabilities.insert(r.probabilities.end(), pi, pi + classes);
+    for (int64_t c = 0; c < classes; ++c) order[static_cast<size_t>(c)] = c;
+    const auto k = static_cast<size_t>(std::min(topK, classes));
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                      [&](int64_t a, int64_t b) { return pi[a] > pi[b] || (pi[a] == pi[b] && a < b); });
+    for (size_t j = 0; j < k; ++j) {
+      row.top.push_back(order[j]);
+      row.probability.push_back(pi[order[j]]);
+    }
+    if (row.label >= 0) {
+      if (r.confusion.empty())
+        r.confusion.assign(static_cast<size_t>(classes), std::vector<int64_t>(static_cast<size_t>(classes), 0));
+      ++r.labelled;
+      if (order[0] == row.label) ++r.correct;
+      ++r.confusion[static_cast<size_t>(row.label)][static_cast<size_t>(order[0])];
+    }
+    r.rows.push_back(std::move(row));
+  }
+}
+
+// Batches' probabilities on their way back from the device: each copied
+// without blocking, read two batches later (no per-batch host sync).
+class Results {
+ public:
+  Results(PredictionReport& report, int64_t topK, const torch::Device& device)
+      : m_report(report), m_topK(topK), m_device(device) {}
+  void add(const torch::Tensor& probs, std::vector<PredictionRow> rows) {
+    if (!m_device.is_cuda()) {
+      collect(m_report, probs, m_topK, std::move(rows));
+      return;
+    }
+    Pending p{torch::empty(probs.sizes(), probs.options().device(torch::kCPU).pinned_memory(true)),
+              c10::Event(c10::DeviceType::CUDA), std::move(rows)};
+    p.host.copy_(probs, /*non_blocking=*/true);
+    p.done.record(c10::impl::VirtualGuardImpl(c10::DeviceType::CUDA).getStream(m_device));
+    m_pending.push_back(std::move(p));
+    while (m_pending.size() > 2) take();
+  }
+  void finish() {
+    while (!m_pending.empty()) take();
+  }
+
+ private:
+  struct Pending {
+    torch::Tensor host;
+    c10::Event done;
+    std::vector<PredictionRow> rows;
+  };
+  void take() {
+    m_pending.front().done.synchronize();
+    collect(m_report, m_pending.front().host, m_topK, std::move(m_pending.front().rows));
+    m_pending.pop_front();
+  }
+  PredictionReport& m_report;
+  int64_t m_topK;
+  torch::Device m_device;
+  std::deque<Pending> m_pending;
+};
+
+}  // namespace
+
+torch::Tensor Predictor::Impl::normalise(const torch::Tensor& raw) const {
+  torch::Tensor x = raw.to(device, /*non_blocking=*/true).to(torch::kFloat32);
+  if (images()) x = x.div_(255.0);
+  return x.sub_(mean).div_(std);
+}
+
+torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
+  const int64_t n = x.size(0);
+  if (options.tta == "flip" && images()) {
+    // One forward of both: each example's figures do not depend on the others (eval mode).
+    const torch::Tensor p = torch::softmax(model->forward(torch::cat({x, x.flip({3})})).to(torch::kFloat32), 1);
+    return (p.narrow(0, 0, n) + p.narrow(0, n, n)).div_(2);
+  }
+  return torch::softmax(model->forward(x).to(torch::kFloat32), 1);
+}
+
+PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& files,
+                                                 const std::vector<int64_t>& labels, const PredictProgress& progress) {
+  if (!images()) throw InputError("this model takes a CSV table's rows, not image files");
+  const auto start = std::chrono::steady_clock::now();
+  PredictionReport r = emptyReport();
+  if (files.empty()) return r;
+  ImageBatchOptions o;
+  o.channels = input.channels;
+  o.height = input.height;
+  o.width = input.width;
+  o.batchSize = options.batchSize;
+  o.workers = options.workers;
+  o.pinned = device.is_cuda();
+  ImageBatches batches(files, o);
+  c10::InferenceMode guard;
+  Results results(r, options.topK, device);
+  // A pinned batch is given back to the decoders once its copy is done.
+  std::deque<std::pair<int64_t, c10::Event>> copying;
+  const auto total = static_cast<int64_t>(files.size());
+  for (int64_t b = 0; b < batches.batches(); ++b) {
+    std::vector<std::string> errors;
+    const torch::Tensor pixels = batches.wait(b, errors);
+    const int64_t first = batches.batchBegin(b);
+    std::vector<PredictionRow> rows(errors.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      rows[i].source = files[static_cast<size_t>(first) + i];
+      rows[i].error = errors[i];
+      if (!labels.empty()) rows[i].label = labels[static_cast<size_t>(first) + i];
+      if (!errors[i].empty() && !options.skipBad)
+        throw DataError(errors[i] + " (give --on-bad-file skip to predict the other files)");
+    }
+    const torch::Tensor x = normalise(pixels);
+    if (device.is_cuda()) {
+      c10::Event copied(c10::DeviceType::CUDA);
+      copied.record(c10::impl::VirtualGuardImpl(c10::DeviceType::CUDA).getStream(device));
+      copying.emplace_back(b, std::move(copied));
+      while (copying.size() > 1) {
+        copying.front().second.synchronize();
+        batches.release(copying.front().first);
+        copying.pop_front();
+      }
+    } else {
+      batches.release(b);
+    }
+    results.add(probabilities(x), std::move(rows));
+    if (progress && !progress(first + static_cast<int64_t>(errors.size()), total)) break;
+  }
+  results.finish();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+
+PredictionReport Predictor::Impl::emptyReport() const {
+  PredictionReport r;
+  r.model = description;
+  r.weights = weights;
+  r.note = note;
+  r.device = describeDevice(device);
+  r.input = images() ? "image" : "table";
+  r.classes = classes;
+  return r;
+}
+
+Predictor::Predictor(const std::string& folder, const PredictOptions& options) : m(std::make_unique<Impl>()) {
+  m->options = options;
+  m->folder = folder;
+  if (options.which != "best" && options.which != "last" && options.which != "ema")
+    throw InputError("predict: which weights must be best, last or ema (got \"" + options.which + "\")");
+  if (options.tta != "none" && options.tta != "flip")
+    throw InputError("predict: --tta must be none or flip (got \"" + options.tta + "\")");
+  if (options.topK < 1) throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
+  if (options.batchSize < 1)
+    throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");
+  if (!fs::is_directory(folder)) throw InputError("run or export folder " + folder + " not found");
+  const bool isExport = fs::exists(folder + "/preprocessing.json");
+  if (!isExport && !fs::exists(folder + "/" + run_files::kSettings))
+    throw InputError("folder " + folder + " is neither a run folder (no " + run_files::kSettings +
+                     ") nor an export (no preprocessing.json)");
+  m->config = readRunSettings(folder);
+  const nlohmann::json info = readRunInfo(folder);
+  if (info.contains(run_files::run_info::kProbe))
+    throw InputError("run " + folder + " is a " + info[run_files::run_info::kProbe].get<std::string>() +
+                     " probe, not a trained model: predict with a training run");
+  const Source source = isExport ? exportSource(folder, options.which, m->config) : runSource(folder, options.which);
+  m->weights = source.weights;
+  m->note = source.note;
+  m->input = inputShapeFromRunInfo(info);
+  m->classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
+  m->features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
+  m->device = resolveDevice(options.device);
+  m->model = makeModel(m->config.model, m->input, static_cast<int64_t>(m->classes.size()));
+  loadModelWeights(source.checkpoint, *m->model, source.ema);
+  m->model->to(m->device);
+  m->model->setTraining(false);
+  m->description = m->model->description() + ", " + m->weights + " weights of " + folder;
+
+  const auto norm = info.value(run_files::run_info::kNormalization, nlohmann::json::object());
+  const auto width = m->images() ? m->input.channels : m->input.features;
+  std::vector<double> mean = norm.value("mean", std::vector<double>{}), std = norm.value("std", std::vector<double>{});
+  if (mean.size() != static_cast<size_t>(width) || std.size() != static_cast<size_t>(width)) {
+    mean.assign(static_cast<size_t>(width), 0.0);
+    std.assign(static_cast<size_t>(width), 1.0);
+  }
+  const std::vector<int64_t> shape = m->images() ? std::vector<int64_t>{1, width, 1, 1} : std::vector<int64_t>{1, width};
+  m->mean = torch::tensor(mean, torch::kFloat64).to(torch::kFloat32).view(shape).to(m->device);
+  m->std = torch::tensor(std, torch::kFloat64).to(torch::kFloat32).view(shape).to(m->device);
+}
+
+Predictor::~Predictor() = default;
+
+const std::vector<std::string>& Predictor::classes() const { return m->classes; }
+std::string Predictor::input() const { return m->images() ? "image" : "table"; }
+std::string Predictor::description() const { return m->description; }
+
+PredictionReport Predictor::predict(const std::string& input, const PredictProgress& progress) {
+  if (m->images()) {
+    const ImageInputs in = listImageInputs(input, m->classes);
+    return m->predictImages(in.files, in.labels, progress);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (fs::is_directory(input)) throw DataError("input " + input + " is a folder; this model takes a CSV table's rows");
+  const TableInputs t = readTableInputs(input, m->features, m->config.data.label_column,
+                                        m->config.data.ignore_columns, m->classes, m->options.skipBad);
+  PredictionReport r = m->emptyReport();
+  c10::InferenceMode guard;
+  const torch::Tensor all = torch::from_blob(const_cast<float*>(t.x.data()), {t.rows, t.features}, torch::kFloat32);
+  Results results(r, m->options.topK, m->device);
+  for (int64_t b = 0; b < t.rows; b += m->options.batchSize) {
+    const int64_t n = std::min(m->options.batchSize, t.rows - b);
+    std::vector<PredictionRow> rows(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      rows[static_cast<size_t>(i)].source = t.sources[static_cast<size_t>(b + i)];
+      rows[static_cast<size_t>(i)].label = t.labels[static_cast<size_t>(b + i)];
+      rows[static_cast<size_t>(i)].error = t.errors[static_cast<size_t>(b + i)];
+    }
+    results.add(m->probabilities(m->normalise(all.narrow(0, b, n))), std::move(rows));
+    if (progress && !progress(b + n, t.rows)) break;
+  }
+  results.finish();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+PredictionReport Predictor::predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) {
+  return m->predictImages(files, {}, progress);
+}
+
+}  // namespace studio

@@ -1,0 +1,41 @@
+#pragma once
+// The Predictor's state, shared by its units (predictor.cpp, grad_cam.cpp).
+// Thread: the Predictor's one thread.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "models/model.h"
+#include "studio/dataset_info.h"
+#include "studio/predict.h"
+#include "studio/train_config.h"
+
+namespace studio {
+
+struct Predictor::Impl {
+  PredictOptions options;
+  std::string folder;
+  TrainConfig config;
+  InputShape input;
+  std::vector<std::string> classes, features;
+  std::string weights, note, description;
+  torch::Device device{torch::kCPU};
+  std::unique_ptr<Model> model;
+  torch::Tensor mean, std;  // on the device, shaped to broadcast over a batch
+
+  bool images() const { return input.features == 0; }
+  // uint8 [B, C, H, W] pixels or float [B, F] features (any device) -> the model's input.
+  torch::Tensor normalise(const torch::Tensor& raw) const;
+  // Probabilities [B, classes] (float32) of a normalised batch, with the TTA.
+  torch::Tensor probabilities(const torch::Tensor& x);
+  // A report of no rows yet, saying what predicts.
+  PredictionReport emptyReport() const;
+  // labels: one per file, or empty (none known).
+  PredictionReport predictImages(const std::vector<std::string>& files, const std::vector<int64_t>& labels,
+                                 const PredictProgress& progress);
+};
+
+}  // namespace studio
