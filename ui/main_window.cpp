@@ -38,6 +38,7 @@
 #include "ui/queue_panel.h"
 #include "ui/queue_runner.h"
 #include "ui/run_controller.h"
+#include "ui/predict_panel.h"
 #include "ui/run_export.h"
 #include "ui/run_lifecycle.h"
 #include "ui/run_status_bar.h"
@@ -63,7 +64,7 @@ QDockWidget* dock(const QString& title, const QString& name, QWidget* content, Q
 
 MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
     : QMainWindow(parent), m_settings(new SettingsPanel), m_tabs(new QTabWidget), m_plots(new PlotsPanel),
-      m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_runs(new RunsPanel), m_queuePanel(new QueuePanel),
+      m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_predict(new PredictPanel), m_runs(new RunsPanel), m_queuePanel(new QueuePanel),
       m_log(new LogPanel), m_toolbar(new RunToolBar(this)), m_status(new RunStatusBar(this)),
       m_controller(new RunController(this)), m_trust(new TrustStore(restore, this)),
       m_preview(new PreviewCoordinator(m_settings, m_data, m_model, m_plots, m_trust, this)),
@@ -79,6 +80,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   m_tabs->addTab(m_data, tr("Data"));
   m_tabs->addTab(m_model, tr("Model"));
   m_tabs->addTab(m_eval, tr("Evaluation"));
+  m_tabs->addTab(m_predict, tr("Predict"));
   setCentralWidget(m_tabs);
   addToolBar(Qt::TopToolBarArea, m_toolbar);
   setStatusBar(m_status);
@@ -263,6 +265,11 @@ void MainWindow::connectPanels() {
 
   connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
   connect(m_controller, &RunController::failed, this, [this](const QString& t) { showMessage(t, true); });
+  // The Predict tab's model: the run selected in the Runs list, or the one that just ended.
+  connect(m_runs, &RunsPanel::showRequested, m_predict, [this](const QStringList& dirs) {
+    if (!dirs.isEmpty()) m_predict->setModelFolder(dirs.front());
+  });
+  m_predict->setPausedRunCheckpoint([this](const QString& dir) { return m_controller->checkpointIfPaused(dir); });
   auto say = [this](const QString& text, bool error) { showMessage(text, error); };
   connect(m_lifecycle, &RunLifecycle::message, this, say);
   connect(m_queue, &QueueRunner::message, this, say);
@@ -342,6 +349,7 @@ void MainWindow::askFork(const QString& runDir) {
 void MainWindow::onRunFinished(const RunSummary& s) {
   m_queue->runEnded(s);
   const QString probe = m_probes->runEnded(s);
+  if (probe.isEmpty() && s.status != "failed") m_predict->setModelFolder(QString::fromStdString(s.runDir));
   m_lifecycle->runEnded();
   QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
   if (std::isfinite(s.testAccuracy)) text += tr("; test accuracy %1 %").arg(s.testAccuracy * 100, 0, 'f', 2);

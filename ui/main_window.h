@@ -27,6 +27,7 @@ class LrFindDialog;
 class ModelPanel;
 class Notifier;
 class PlotsPanel;
+class PredictPanel;
 class PreviewCoordinator;
 class ProbeRuns;
 class QueuePanel;
@@ -53,6 +54,7 @@ class MainWindow : public QMainWindow {
   DataPanel* dataPanel() const { return m_data; }
   ModelPanel* modelPanel() const { return m_model; }
   EvaluationPanel* evaluationPanel() const { return m_eval; }
+  PredictPanel* predictPanel() const { return m_predict; }
   QTabWidget* tabs() const { return m_tabs; }
   RunsPanel* runsPanel() const { return m_runs; }
   QueuePanel* queuePanel() const { return m_queuePanel; }
@@ -152,6 +154,7 @@ class MainWindow : public QMainWindow {
   DataPanel* m_data;
   ModelPanel* m_model;
   EvaluationPanel* m_eval;
+  PredictPanel* m_predict;
   RunsPanel* m_runs;
   QueuePanel* m_queuePanel;
   LogPanel* m_log;

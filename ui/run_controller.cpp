@@ -43,6 +43,11 @@ bool RunController::parkPaused() {
   return true;
 }
 
+bool RunController::checkpointIfPaused(const QString& runDir) {
+  if (!active() || m_state != SessionState::Paused || runDir != m_runDir) return false;
+  return m_session->saveCheckpointAndWait(std::chrono::seconds(120));
+}
+
 bool RunController::unpark() {
   if (!m_parked || active()) return false;
   m_session = std::move(m_parked->session);

@@ -66,6 +66,9 @@ class RunController : public QObject {
   // can go; unpark() brings it back as the current run, paused. False (with
   // failed()) when the run is not paused or the checkpoint was not written.
   bool parkPaused();
+  // The Predict tab on the live run's folder: when it is paused, its current
+  // weights are written to its last checkpoint (waiting for it); true then.
+  bool checkpointIfPaused(const QString& runDir);
   bool unpark();
   QString parkedRunDir() const { return m_parked ? m_parked->runDir : QString(); }
 

@@ -1,0 +1,159 @@
+// The Predict tab (ui/predict_panel.h) driven offscreen as a person would:
+// a finished run selected in the Runs list becomes its model, a folder of
+// images dropped on the tab is predicted (each file a row with its class and
+// confidence, the class folders' accuracy), the rows sort by confidence and
+// filter by class, the selected image gets its Grad-CAM overlay, whose
+// opacity slider changes the picture, and Save CSV writes what
+// training-studio-cli predict writes.
+#include <QtTest/QtTest>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QSlider>
+#include <QTableWidget>
+#include <QTabWidget>
+
+#include "studio/file_io.h"
+#include "studio/idx_file.h"
+#include "studio/image_file.h"
+#include "test_support.h"
+#include "ui/main_window.h"
+#include "ui/predict_panel.h"
+#include "ui/runs_panel.h"
+
+using namespace studio;
+
+namespace {
+constexpr int kTimeout = 120'000;
+constexpr int kImages = 60;
+}  // namespace
+
+class TestPredictTab : public QObject {
+  Q_OBJECT
+  QTemporaryDir m_dir;
+  QString m_run, m_photos;
+  int m_count = 0;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    // A quick run on Fashion-MNIST, and some of its test images as class folders.
+    Session s;
+    s.start(test::smallConfig(m_dir.path() + "/runs"));
+    const RunSummary r = test::runToEnd(s);
+    QCOMPARE(r.status, std::string("completed"));
+    m_run = QString::fromStdString(r.runDir);
+    const auto classes = nlohmann::json::parse(test::readText(r.runDir + "/settings.json"))["run_info"]["classes"].get<std::vector<std::string>>();
+    const std::string root = "/usr/share/datasets/fashion-mnist/";
+    const IdxArray images = readIdxFile(root + "t10k-images-idx3-ubyte.gz", 3);
+    const IdxArray labels = readIdxFile(root + "t10k-labels-idx1-ubyte.gz", 1);
+    m_photos = m_dir.path() + "/photos";
+    // ("T-shirt/top" cannot name a folder: its images are left out.)
+    for (int i = 0; m_count < kImages; ++i) {
+      const QString name = QString::fromStdString(classes[labels.data[static_cast<size_t>(i)]]);
+      if (name.contains('/')) continue;
+      ++m_count;
+      const QString dir = m_photos + "/" + name;
+      QDir().mkpath(dir);
+      Image img{28, 28, 1, {images.data.begin() + i * 784, images.data.begin() + (i + 1) * 784}};
+      writePngFile(QString("%1/%2.png").arg(dir).arg(i).toStdString(), img);
+    }
+  }
+
+  void aDroppedFolderIsPredictedSortedFilteredAndSaved() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    ui::PredictPanel* panel = window.predictPanel();
+    QVERIFY(panel);
+    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(panel)), QString("Predict"));
+    // The run selected in the Runs list is the model.
+    window.runsPanel()->setRunsDir(m_dir.path() + "/runs");
+    window.showRuns({m_run});
+    Q_EMIT window.runsPanel()->showRequested({m_run});
+    QCOMPARE(panel->modelFolder(), m_run);
+    panel->setWeights("last");
+
+    // A folder dropped on the tab.
+    window.tabs()->setCurrentWidget(panel);
+    window.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(m_photos)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(panel, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(panel, &drop);
+    QVERIFY(panel->busy());
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+    QVERIFY2(panel->report().has_value(), qPrintable(panel->statusText()));
+    QTableWidget* table = panel->table();
+    QCOMPARE(table->rowCount(), kImages);
+    QCOMPARE(panel->report()->labelled, int64_t(kImages));
+    QVERIFY2(panel->statusText().contains("accuracy"), qPrintable(panel->statusText()));
+
+    // Sorted by confidence, most confident first; then the other way.
+    auto confidences = [&] {
+      std::vector<double> v;
+      for (int i = 0; i < table->rowCount(); ++i) v.push_back(table->item(i, 2)->data(Qt::DisplayRole).toDouble());
+      return v;
+    };
+    auto c = confidences();
+    QVERIFY(std::is_sorted(c.rbegin(), c.rend()));
+    table->sortByColumn(2, Qt::AscendingOrder);
+    c = confidences();
+    QVERIFY(std::is_sorted(c.begin(), c.end()));
+
+    // Filtered by the predicted class: only its rows show.
+    const QString cls = table->item(0, 1)->text();
+    auto* filter = panel->findChild<QComboBox*>("predictFilter");
+    filter->setCurrentIndex(filter->findData(cls));
+    int shown = 0;
+    for (int i = 0; i < table->rowCount(); ++i)
+      if (!table->isRowHidden(i)) {
+        ++shown;
+        QCOMPARE(table->item(i, 1)->text(), cls);
+      }
+    QCOMPARE(panel->visibleRows(), shown);
+    QVERIFY(shown > 0 && shown < kImages);
+    panel->setClassFilter("");
+    QCOMPARE(panel->visibleRows(), kImages);
+
+    // The selected image's Grad-CAM; the slider blends it in.
+    table->selectRow(3);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->camBusy() && panel->gradCam().has_value(), kTimeout);
+    QCOMPARE(panel->gradCam()->heat.size(), size_t(28 * 28));
+    panel->opacitySlider()->setValue(0);
+    const QImage plain = panel->shownImage();
+    panel->opacitySlider()->setValue(80);
+    const QImage blended = panel->shownImage();
+    QCOMPARE(plain.size(), QSize(28, 28));
+    QVERIFY(plain != blended);
+    // With no overlay the picture is the image itself.
+    const auto& cam = *panel->gradCam();
+    QCOMPARE(qGray(plain.pixel(14, 14)), static_cast<int>(cam.image[14 * 28 + 14]));
+
+    // Saved as the CLI writes it: a header and one line per file.
+    const QString csv = m_dir.path() + "/tab.csv";
+    QVERIFY(panel->saveCsv(csv));
+    const auto lines = test::readLines(csv.toStdString());
+    QCOMPARE(lines.size(), size_t(kImages + 1));
+    QVERIFY(lines[0].rfind("source,label,class_1,probability_1", 0) == 0);
+  }
+
+  void withoutAModelItSaysWhatToDo() {
+    ui::PredictPanel panel;
+    panel.predictPaths({m_photos});
+    QVERIFY(!panel.busy());
+    QVERIFY(panel.statusText().contains("Choose the model first"));
+    panel.setModelFolder(m_dir.path() + "/nowhere");
+    panel.predictPaths({m_photos});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), kTimeout);
+    QVERIFY2(panel.statusText().contains("nowhere") && panel.statusText().contains("not found"),
+             qPrintable(panel.statusText()));
+  }
+};
+
+QTEST_MAIN(TestPredictTab)
+#include "test_predict_tab.moc"

@@ -1,0 +1,417 @@
+#include "ui/predict_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMimeData>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <mutex>
+
+namespace studio::ui {
+namespace {
+
+constexpr int kBars = 5;
+enum Column { Source, Predicted, Confidence, TopK, Label, Problem, Columns };
+
+// A row's position in the report, kept in its first cell (rows get sorted).
+constexpr int kRowRole = Qt::UserRole + 1;
+
+// Blue (cold) to red (hot), as the usual jet-like maps.
+QColor heatColour(float v) { return QColor::fromHsvF(static_cast<float>((1.0 - std::clamp(v, 0.0f, 1.0f)) * 0.66), 1.0f, 1.0f); }
+
+void append(PredictionReport& into, PredictionReport&& more) {
+  if (into.classes.empty()) {
+    into = std::move(more);
+    return;
+  }
+  into.rows.insert(into.rows.end(), more.rows.begin(), more.rows.end());
+  into.probabilities.insert(into.probabilities.end(), more.probabilities.begin(), more.probabilities.end());
+  into.skipped += more.skipped;
+  into.labelled += more.labelled;
+  into.correct += more.correct;
+  into.seconds += more.seconds;
+  if (into.confusion.empty()) into.confusion = more.confusion;
+  else
+    for (size_t i = 0; i < more.confusion.size(); ++i)
+      for (size_t j = 0; j < more.confusion[i].size(); ++j) into.confusion[i][j] += more.confusion[i][j];
+}
+
+}  // namespace
+
+// The model stays loaded between jobs; one job uses it at a time.
+struct PredictPanel::Held {
+  std::mutex mutex;
+  std::unique_ptr<Predictor> predictor;
+  std::string key;  // folder, weights and TTA it was loaded for
+  Predictor& get(const std::string& folder, const PredictOptions& o) {
+    const std::string k = folder + "\n" + o.which + "\n" + o.tta;
+    if (!predictor || key != k) {
+      predictor.reset();
+      predictor = std::make_unique<Predictor>(folder, o);
+      key = k;
+    }
+    return *predictor;
+  }
+};
+
+PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_shared<Held>()) {
+  setObjectName("predictPanel");
+  setAcceptDrops(true);
+  m_model = new QLabel(tr("Select a finished run in the Runs list, or choose a run or export folder with Model…"));
+  m_model->setWordWrap(true);
+  auto* chooseModel = new QPushButton(tr("Model…"));
+  m_weights = new QComboBox;
+  m_weights->addItem(tr("best weights"), "best");
+  m_weights->addItem(tr("last weights"), "last");
+  m_weights->addItem(tr("moving average (train.ema)"), "ema");
+  m_mirror = new QCheckBox(tr("Average with the mirror image"));
+  m_mirror->setToolTip(tr("Test-time augmentation: each image's probabilities averaged with its horizontal "
+                          "mirror's (--tta flip)"));
+  auto* addImages = new QPushButton(tr("Add images…"));
+  auto* addFolder = new QPushButton(tr("Add folder…"));
+  m_filter = new QComboBox;
+  m_filter->setObjectName("predictFilter");
+  m_filter->addItem(tr("All classes"), QString());
+  m_save = new QPushButton(tr("Save CSV…"));
+  m_save->setEnabled(false);
+  m_status = new QLabel(tr("Drop image files or folders here (or a CSV table for a table's model)."));
+  m_status->setWordWrap(true);
+
+  m_table = new QTableWidget(0, Columns);
+  m_table->setObjectName("predictTable");
+  m_table->setHorizontalHeaderLabels({tr("File or row"), tr("Predicted"), tr("Confidence"), tr("Top 5"), tr("Label"),
+                                      tr("Problem")});
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->verticalHeader()->hide();
+
+  m_preview = new QLabel;
+  m_preview->setObjectName("predictPreview");
+  m_preview->setMinimumSize(224, 224);
+  m_preview->setAlignment(Qt::AlignCenter);
+  m_camNote = new QLabel;
+  m_camNote->setWordWrap(true);
+  m_opacity = new QSlider(Qt::Horizontal);
+  m_opacity->setObjectName("camOpacity");
+  m_opacity->setRange(0, 100);
+  m_opacity->setValue(50);
+  m_opacity->setToolTip(tr("Grad-CAM overlay: 0 shows the image alone"));
+  auto* side = new QWidget;
+  auto* sideLayout = new QVBoxLayout(side);
+  sideLayout->addWidget(m_preview);
+  auto* opacityRow = new QHBoxLayout;
+  opacityRow->addWidget(new QLabel(tr("Grad-CAM")));
+  opacityRow->addWidget(m_opacity);
+  sideLayout->addLayout(opacityRow);
+  sideLayout->addWidget(m_camNote);
+  for (int i = 0; i < kBars; ++i) {
+    auto* name = new QLabel;
+    auto* bar = new QProgressBar;
+    bar->setRange(0, 1000);
+    bar->setTextVisible(true);
+    sideLayout->addWidget(name);
+    sideLayout->addWidget(bar);
+    m_bars.emplace_back(name, bar);
+  }
+  sideLayout->addStretch(1);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(chooseModel);
+  top->addWidget(m_weights);
+  top->addWidget(m_mirror);
+  top->addStretch(1);
+  top->addWidget(addImages);
+  top->addWidget(addFolder);
+  top->addWidget(new QLabel(tr("Show")));
+  top->addWidget(m_filter);
+  top->addWidget(m_save);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(m_table);
+  split->addWidget(side);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_model);
+  layout->addLayout(top);
+  layout->addWidget(split, 1);
+  layout->addWidget(m_status);
+
+  connect(chooseModel, &QPushButton::clicked, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("A run folder or an export folder"), m_folder);
+    if (!dir.isEmpty()) setModelFolder(dir);
+  });
+  connect(addImages, &QPushButton::clicked, this, [this] {
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Images or a table"), QString(),
+        tr("Images and tables (*.png *.jpg *.jpeg *.bmp *.pgm *.ppm *.csv *.tsv *.txt);;All files (*)"));
+    if (!files.isEmpty()) predictPaths(files);
+  });
+  connect(addFolder, &QPushButton::clicked, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("A folder of images"));
+    if (!dir.isEmpty()) predictPaths({dir});
+  });
+  connect(m_filter, &QComboBox::currentIndexChanged, this,
+          [this] { setClassFilter(m_filter->currentData().toString()); });
+  connect(m_save, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save predictions"), "predictions.csv", tr("CSV (*.csv)"));
+    QString error;
+    if (!path.isEmpty() && !saveCsv(path, &error)) setStatus(error, true);
+  });
+  connect(m_table, &QTableWidget::itemSelectionChanged, this, &PredictPanel::showSelected);
+  connect(m_opacity, &QSlider::valueChanged, this, &PredictPanel::drawPreview);
+}
+
+PredictPanel::~PredictPanel() = default;
+
+void PredictPanel::setModelFolder(const QString& folder) {
+  if (folder == m_folder) return;
+  m_folder = folder;
+  m_model->setText(tr("Model: %1").arg(folder));
+}
+
+void PredictPanel::setWeights(const QString& which) {
+  const int i = m_weights->findData(which);
+  if (i >= 0) m_weights->setCurrentIndex(i);
+}
+
+void PredictPanel::setMirrorAveraging(bool on) { m_mirror->setChecked(on); }
+
+PredictOptions PredictPanel::options() const {
+  PredictOptions o;
+  o.which = m_weights->currentData().toString().toStdString();
+  o.tta = m_mirror->isChecked() ? "flip" : "none";
+  o.skipBad = true;  // a file that cannot be read is a row with its reason
+  return o;
+}
+
+void PredictPanel::predictPaths(const QStringList& paths) {
+  if (m_folder.isEmpty()) {
+    setStatus(tr("Choose the model first: select a finished run in the Runs list, or Model…"), true);
+    return;
+  }
+  if (paths.isEmpty()) return;
+  m_busy = true;
+  setStatus(tr("Predicting %1…").arg(paths.size() == 1 ? QFileInfo(paths.front()).fileName()
+                                                       : tr("%n inputs", nullptr, static_cast<int>(paths.size()))));
+  std::vector<std::string> inputs;
+  for (const auto& p : paths) inputs.push_back(p.toStdString());
+  PredictOptions o = options();
+  const bool live = m_pausedHook && m_pausedHook(m_folder);
+  if (live) o.which = "last";  // the paused run's weights, just written
+  m_used = o;
+  m_job.start(
+      [held = m_held, folder = m_folder.toStdString(), o, inputs, live]() -> Outcome {
+        Outcome out;
+        try {
+          std::lock_guard<std::mutex> lock(held->mutex);
+          if (live) held->predictor.reset();  // its checkpoint is new
+          Predictor& predictor = held->get(folder, o);
+          PredictionReport all;
+          for (const auto& input : inputs) append(all, predictor.predict(input));
+          out.report = std::move(all);
+        } catch (const std::exception& e) {
+          out.error = QString::fromStdString(e.what());
+        }
+        return out;
+      },
+      [this](const Outcome& out) {
+        m_busy = false;
+        if (!out.report) {
+          setStatus(out.error, true);
+          Q_EMIT predicted(0);
+          return;
+        }
+        m_report = out.report;
+        fillTable();
+        const auto& r = *m_report;
+        QString text = tr("%1: %2 predicted in %3 s").arg(QString::fromStdString(r.model))
+                           .arg(static_cast<qlonglong>(r.rows.size()) - r.skipped)
+                           .arg(r.seconds, 0, 'f', 2);
+        if (r.labelled > 0)
+          text += tr("; accuracy %1 % on the %2 labelled by their class folders")
+                      .arg(100.0 * r.accuracy(), 0, 'f', 1)
+                      .arg(r.labelled);
+        if (r.skipped > 0) text += tr("; %1 could not be read (see Problem)").arg(r.skipped);
+        if (!r.note.empty()) text += " (" + QString::fromStdString(r.note) + ")";
+        setStatus(text, false);
+        Q_EMIT predicted(static_cast<int>(r.rows.size()));
+      });
+}
+
+void PredictPanel::fillTable() {
+  const auto& r = *m_report;
+  m_table->setSortingEnabled(false);
+  m_table->clearContents();
+  m_table->setRowCount(static_cast<int>(r.rows.size()));
+  auto name = [&](int64_t c) { return QString::fromStdString(r.classes[static_cast<size_t>(c)]); };
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const auto& row = r.rows[i];
+    const int k = static_cast<int>(i);
+    const QString source = QString::fromStdString(row.source);
+    auto* item = new QTableWidgetItem(r.input == "image" ? QFileInfo(source).fileName() : source);
+    item->setToolTip(source);
+    item->setData(kRowRole, k);
+    m_table->setItem(k, Source, item);
+    m_table->setItem(k, Predicted, new QTableWidgetItem(row.top.empty() ? QString() : name(row.top[0])));
+    auto* confidence = new QTableWidgetItem;
+    if (!row.probability.empty()) confidence->setData(Qt::DisplayRole, static_cast<double>(row.probability[0]));
+    m_table->setItem(k, Confidence, confidence);
+    QStringList top;
+    for (size_t j = 0; j < row.top.size(); ++j)
+      top << QString("%1 %2").arg(name(row.top[j])).arg(static_cast<double>(row.probability[j]), 0, 'f', 3);
+    m_table->setItem(k, TopK, new QTableWidgetItem(top.join(" · ")));
+    m_table->setItem(k, Label, new QTableWidgetItem(row.label >= 0 ? name(row.label) : QString()));
+    m_table->setItem(k, Problem, new QTableWidgetItem(QString::fromStdString(row.error)));
+  }
+  m_table->setSortingEnabled(true);
+  m_table->sortByColumn(Confidence, Qt::DescendingOrder);
+  const QString keep = m_filter->currentData().toString();
+  m_filter->blockSignals(true);
+  m_filter->clear();
+  m_filter->addItem(tr("All classes"), QString());
+  for (const auto& c : r.classes) m_filter->addItem(QString::fromStdString(c), QString::fromStdString(c));
+  m_filter->setCurrentIndex(std::max(0, m_filter->findData(keep)));
+  m_filter->blockSignals(false);
+  setClassFilter(keep);
+  m_save->setEnabled(true);
+  if (m_table->rowCount() > 0) m_table->selectRow(0);
+}
+
+void PredictPanel::setClassFilter(const QString& className) {
+  if (m_filter->currentData().toString() != className) {
+    const int i = m_filter->findData(className);
+    if (i >= 0) {
+      m_filter->setCurrentIndex(i);  // comes back here through the signal
+      return;
+    }
+  }
+  for (int i = 0; i < m_table->rowCount(); ++i)
+    m_table->setRowHidden(i, !className.isEmpty() && m_table->item(i, Predicted)->text() != className);
+}
+
+int PredictPanel::visibleRows() const {
+  int n = 0;
+  for (int i = 0; i < m_table->rowCount(); ++i) n += !m_table->isRowHidden(i);
+  return n;
+}
+
+bool PredictPanel::saveCsv(const QString& path, QString* error) {
+  if (!m_report) {
+    if (error) *error = tr("Nothing predicted yet to save");
+    return false;
+  }
+  try {
+    writePredictionsCsv(*m_report, path.toStdString());
+  } catch (const std::exception& e) {
+    if (error) *error = tr("Cannot save the predictions: %1").arg(QString::fromStdString(e.what()));
+    return false;
+  }
+  setStatus(tr("Saved %1 predictions to %2").arg(m_report->rows.size()).arg(path));
+  return true;
+}
+
+QString PredictPanel::statusText() const { return m_status->text(); }
+
+void PredictPanel::setStatus(const QString& text, bool error) {
+  m_status->setText(text);
+  m_status->setStyleSheet(error ? "color: #c0392b;" : QString());
+  Q_EMIT message(text, error);
+}
+
+void PredictPanel::showSelected() {
+  const auto selected = m_table->selectedItems();
+  if (!m_report || selected.isEmpty()) return;
+  const int k = m_table->item(selected.front()->row(), Source)->data(kRowRole).toInt();
+  const auto& row = m_report->rows[static_cast<size_t>(k)];
+  for (size_t j = 0; j < m_bars.size(); ++j) {
+    auto [name, bar] = m_bars[j];
+    const bool shown = j < row.top.size();
+    name->setVisible(shown);
+    bar->setVisible(shown);
+    if (!shown) continue;
+    name->setText(QString::fromStdString(m_report->classes[static_cast<size_t>(row.top[j])]));
+    bar->setValue(static_cast<int>(std::lround(1000.0 * static_cast<double>(row.probability[j]))));
+    bar->setFormat(QString("%1 %").arg(100.0 * static_cast<double>(row.probability[j]), 0, 'f', 1));
+  }
+  m_cam.reset();
+  m_shown = QImage();
+  m_preview->clear();
+  if (m_report->input != "image" || !row.error.empty()) {
+    m_camNote->setText(m_report->input == "image" ? QString::fromStdString(row.error)
+                                                  : tr("Grad-CAM explains image models; this one reads table rows."));
+    return;
+  }
+  m_camBusy = true;
+  m_camNote->setText(tr("Computing Grad-CAM…"));
+  m_camJob.start(
+      [held = m_held, folder = m_folder.toStdString(), o = m_used, file = row.source]() -> Outcome {
+        Outcome out;
+        try {
+          std::lock_guard<std::mutex> lock(held->mutex);
+          out.cam = held->get(folder, o).gradCam(file);
+        } catch (const std::exception& e) {
+          out.error = QString::fromStdString(e.what());
+        }
+        return out;
+      },
+      [this](const Outcome& out) {
+        m_camBusy = false;
+        m_cam = out.cam;
+        m_camNote->setText(out.cam ? tr("Where the last convolutional stage (layer %1) looked for %2")
+                                         .arg(QString::fromStdString(out.cam->layer))
+                                         .arg(QString::fromStdString(
+                                             m_report->classes[static_cast<size_t>(out.cam->classIndex)]))
+                                   : out.error);
+        drawPreview();
+      });
+}
+
+void PredictPanel::drawPreview() {
+  if (!m_cam) return;
+  const GradCamMap& c = *m_cam;
+  const auto w = static_cast<int>(c.width), h = static_cast<int>(c.height);
+  QImage img(w, h, QImage::Format_RGB32);
+  const double a = m_opacity->value() / 100.0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const size_t p = static_cast<size_t>(y * w + x);
+      const uint8_t* px = c.image.data() + p * static_cast<size_t>(c.channels);
+      const int r0 = px[0], g0 = c.channels == 3 ? px[1] : px[0], b0 = c.channels == 3 ? px[2] : px[0];
+      const QColor heat = heatColour(c.heat[p]);
+      auto mix = [a](int base, int over) { return static_cast<int>(std::lround(base * (1 - a) + over * a)); };
+      img.setPixel(x, y, qRgb(mix(r0, heat.red()), mix(g0, heat.green()), mix(b0, heat.blue())));
+    }
+  m_shown = img;
+  const int side = std::max(224, std::min(m_preview->width(), m_preview->height()));
+  m_preview->setPixmap(QPixmap::fromImage(img.scaled(side, side, Qt::KeepAspectRatio, Qt::SmoothTransformation)));
+}
+
+void PredictPanel::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void PredictPanel::dropEvent(QDropEvent* event) {
+  QStringList paths;
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) paths << url.toLocalFile();
+  if (paths.isEmpty()) return;
+  event->acceptProposedAction();
+  predictPaths(paths);
+}
+
+}  // namespace studio::ui
