@@ -74,8 +74,11 @@ std::string tableOf(const Fmnist& f, int n) {
   return t;
 }
 
-std::vector<float> pythonProbabilities(const QString& exportDir, const QString& input, const QString& out) {
-  const Ran ran = test::python("predict_reference.py", {"probs", exportDir, input, out});
+std::vector<float> pythonProbabilities(const QString& exportDir, const QString& input, const QString& out,
+                                       const QString& tta = "") {
+  QStringList args{"probs", exportDir, input, out};
+  if (!tta.isEmpty()) args << tta;
+  const Ran ran = test::python("predict_reference.py", args);
   if (ran.code != 0) qFatal("predict_reference.py failed: %s", qPrintable(ran.output));
   std::vector<float> p;
   const auto doc = nlohmann::json::parse(test::readText(out.toStdString()));
@@ -223,6 +226,43 @@ class TestPredict : public QObject {
     for (size_t i = 0; i < a.size(); ++i) mean[i] = (a[i] + b[i]) / 2;
     QVERIFY(largestDifference(a, b) > 1e-3f);  // the mirror does change them
     QVERIFY2(largestDifference(both, mean) <= 1e-6f, qPrintable(QString::number(double(largestDifference(both, mean)))));
+  }
+
+  void fiveCropIsTorchvisionsOnLargerImages() {
+    // Larger photos: test images scaled to 40x36 (the model takes 28x28).
+    QDir().mkpath(path("large"));
+    std::string list;
+    std::vector<std::string> files;
+    const Fmnist testImages = fmnist("t10k");
+    for (int i = 0; i < 6; ++i) {
+      const Image small = testImages.at(i);
+      Image big{40, 36, 1, std::vector<uint8_t>(40 * 36)};
+      for (int64_t y = 0; y < 40; ++y)
+        for (int64_t x = 0; x < 36; ++x) big.pixels[static_cast<size_t>(y * 36 + x)] = small.pixels[static_cast<size_t>((y * 28 / 40) * 28 + x * 28 / 36)];
+      files.push_back(path("large/%1.png").arg(i).toStdString());
+      writePngFile(files.back(), big);
+      list += files.back() + "\n";
+    }
+    writeFileAtomically(path("large.txt").toStdString(), list);
+    PredictOptions o;
+    o.tta = "five-crop";
+    Predictor five(m_export.toStdString(), o);
+    const PredictionReport r = five.predictFiles(files);
+    QCOMPARE(r.skipped, int64_t(0));
+    const auto want = pythonProbabilities(m_export, path("large.txt"), path("python-five.json"), "five-crop");
+    const float d = largestDifference(r.probabilities, want);
+    qInfo("five-crop: largest difference from Python %g", static_cast<double>(d));
+    QVERIFY2(d <= 1e-5f, qPrintable(QString::number(static_cast<double>(d))));
+    // Images no larger than the input are refused, naming the file and its size.
+    const std::string small = (m_folder + QString("/test/%1/").arg(kNames[0])).toStdString() +
+                              QDir(m_folder + QString("/test/%1").arg(kNames[0])).entryList(QDir::Files).front().toStdString();
+    QString error;
+    try {
+      five.predictFiles({small});
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    QVERIFY2(error.contains(QString::fromStdString(small)) && error.contains("28x28, not larger"), qPrintable(error));
   }
 
   void gradCamIsPythonsWithHooks() {

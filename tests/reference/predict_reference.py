@@ -3,10 +3,14 @@
 with the installed PyTorch (model.ts with torch.jit.load, or model.pt loaded
 into the export's own model.py), fed through its preprocessing.json.
 
-  predict_reference.py probs EXPORT_DIR INPUT OUT_JSON
+  predict_reference.py probs EXPORT_DIR INPUT OUT_JSON [five-crop]
       INPUT: a text file listing image files (one per line), or a CSV table.
       Writes {"probabilities": [[...], ...]}: softmax of the logits, float32,
-      one row per image or table row, in order.
+      one row per image or table row, in order. five-crop: each image resized
+      to round(8/7) of the input's size and the mean of the probabilities of
+      torchvision.transforms.FiveCrop's five crops (the corners, and the
+      centre at int(round((S - h) / 2))), written out here as torchvision
+      does it (functional.five_crop).
   predict_reference.py gradcam EXPORT_DIR IMAGE LAYER OUT_JSON
       Grad-CAM (Selvaraju et al. 2017) of the predicted class with a forward hook on
       model[LAYER] and a hook on its output's gradient: the channel weights are the gradient's
@@ -37,9 +41,10 @@ def load(export_dir):
     return model.eval()
 
 
-def image(path, pre):
+def image(path, pre, scale=1.0):
     shape = pre["input_shape"]
     c, h, w = shape["channels"], shape["height"], shape["width"]
+    h, w = round(h * scale), round(w * scale)
     arr = np.array(Image.open(path).convert("L" if c == 1 else "RGB"))
     t = torch.from_numpy(arr.reshape(arr.shape[0], arr.shape[1], c).copy()).permute(2, 0, 1)[None].float()
     if t.shape[2:] != (h, w):
@@ -69,12 +74,21 @@ def main():
     model = load(export_dir)
     if mode == "probs":
         source, out = sys.argv[3], sys.argv[4]
+        five = len(sys.argv) > 5 and sys.argv[5] == "five-crop"
         if pre["input"] == "table":
             x = table(source, pre)
         else:
-            x = torch.cat([image(line.strip(), pre) for line in open(source) if line.strip()])
+            x = torch.cat([image(line.strip(), pre, 8 / 7 if five else 1.0) for line in open(source) if line.strip()])
         with torch.no_grad():
-            p = torch.softmax(model(x).float(), 1)
+            if five:
+                h, w = pre["input_shape"]["height"], pre["input_shape"]["width"]
+                big_h, big_w = x.shape[2], x.shape[3]
+                top, left = int(round((big_h - h) / 2.0)), int(round((big_w - w) / 2.0))
+                crops = [x[:, :, :h, :w], x[:, :, :h, big_w - w:], x[:, :, big_h - h:, :w],
+                         x[:, :, big_h - h:, big_w - w:], x[:, :, top:top + h, left:left + w]]
+                p = torch.stack([torch.softmax(model(c).float(), 1) for c in crops]).mean(0)
+            else:
+                p = torch.softmax(model(x).float(), 1)
         json.dump({"probabilities": p.tolist()}, open(out, "w"))
     elif mode == "gradcam":
         path, layer, out = sys.argv[3], int(sys.argv[4]), sys.argv[5]

@@ -34,7 +34,14 @@ namespace studio {
 struct PredictOptions {
   std::string which = "best";  // best | last | ema (of a run folder; an export holds one)
   int64_t topK = 5;
-  std::string tta = "none";    // none | flip: the mean of the probabilities of the image and its mirror
+  // Test-time augmentation, probabilities averaged on the device:
+  //  none;
+  //  flip: the image's and its horizontal mirror's;
+  //  five-crop: the image resized to 8/7 of the input's size (as 256 for
+  //    224), then its four corners' and its centre's crops of the input's
+  //    size (torchvision's FiveCrop); for images larger than the input only
+  //    (a smaller one is refused, or skipped with its reason).
+  std::string tta = "none";
   int64_t batchSize = 256;
   int workers = 0;             // decoding threads; 0: one per core
   bool skipBad = false;        // a file or row that cannot be read is a row with its reason, the others go on

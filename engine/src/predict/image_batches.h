@@ -21,6 +21,8 @@ struct ImageBatchOptions {
   int workers = 0;   // 0: one per core
   int prefetch = 3;  // batches decoded ahead
   bool pinned = false;
+  // An image not larger than this in both sides is refused (five-crop); 0: any.
+  int64_t largerThanHeight = 0, largerThanWidth = 0;
 };
 
 class ImageBatches {

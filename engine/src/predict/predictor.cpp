@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <tuple>
 #include <deque>
 #include <filesystem>
 
@@ -153,8 +155,22 @@ torch::Tensor Predictor::Impl::normalise(const torch::Tensor& raw) const {
   return x.sub_(mean).div_(std);
 }
 
+std::pair<int64_t, int64_t> Predictor::Impl::decodedSize() const {
+  if (options.tta != "five-crop") return {input.height, input.width};
+  return {std::lround(static_cast<double>(input.height) * 8 / 7), std::lround(static_cast<double>(input.width) * 8 / 7)};
+}
+
 torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
   const int64_t n = x.size(0);
+  if (options.tta == "five-crop" && images()) {
+    // torchvision's FiveCrop: the corners, then the centre at round((S - h) / 2), halves to even as Python's round.
+    const int64_t h = input.height, w = input.width, dh = x.size(2) - h, dw = x.size(3) - w;
+    const auto top = static_cast<int64_t>(std::nearbyint(static_cast<double>(dh) / 2));
+    const auto left = static_cast<int64_t>(std::nearbyint(static_cast<double>(dw) / 2));
+    auto crop = [&](int64_t y, int64_t x0) { return x.narrow(2, y, h).narrow(3, x0, w); };
+    const torch::Tensor all = torch::cat({crop(0, 0), crop(0, dw), crop(dh, 0), crop(dh, dw), crop(top, left)});
+    return torch::softmax(model->forward(all).to(torch::kFloat32), 1).view({5, n, -1}).mean(0);
+  }
   if (options.tta == "flip" && images()) {
     // One forward of both: each example's figures do not depend on the others (eval mode).
     const torch::Tensor p = torch::softmax(model->forward(torch::cat({x, x.flip({3})})).to(torch::kFloat32), 1);
@@ -171,8 +187,11 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
   if (files.empty()) return r;
   ImageBatchOptions o;
   o.channels = input.channels;
-  o.height = input.height;
-  o.width = input.width;
+  std::tie(o.height, o.width) = decodedSize();
+  if (options.tta == "five-crop") {
+    o.largerThanHeight = input.height;
+    o.largerThanWidth = input.width;
+  }
   o.batchSize = options.batchSize;
   o.workers = options.workers;
   o.pinned = device.is_cuda();
@@ -232,8 +251,8 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->folder = folder;
   if (options.which != "best" && options.which != "last" && options.which != "ema")
     throw InputError("predict: which weights must be best, last or ema (got \"" + options.which + "\")");
-  if (options.tta != "none" && options.tta != "flip")
-    throw InputError("predict: --tta must be none or flip (got \"" + options.tta + "\")");
+  if (options.tta != "none" && options.tta != "flip" && options.tta != "five-crop")
+    throw InputError("predict: --tta must be none, flip or five-crop (got \"" + options.tta + "\")");
   if (options.topK < 1) throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
   if (options.batchSize < 1)
     throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");

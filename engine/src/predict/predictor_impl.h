@@ -29,6 +29,8 @@ struct Predictor::Impl {
   bool images() const { return input.features == 0; }
   // uint8 [B, C, H, W] pixels or float [B, F] features (any device) -> the model's input.
   torch::Tensor normalise(const torch::Tensor& raw) const;
+  // The size images are decoded at: the input's, larger for five-crop.
+  std::pair<int64_t, int64_t> decodedSize() const;
   // Probabilities [B, classes] (float32) of a normalised batch, with the TTA.
   torch::Tensor probabilities(const torch::Tensor& x);
   // A report of no rows yet, saying what predicts.
