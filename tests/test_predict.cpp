@@ -7,7 +7,9 @@
 //  - given the run's own test split, the labelled accuracy is the run's test
 //    accuracy;
 //  - --tta flip is the mean of the image's and its mirror's probabilities;
-//  - Grad-CAM equals a reference computed in Python with hooks on the same layer (within 1e-4);
+//  - --tta five-crop is torchvision's FiveCrop's mean in Python;
+//  - Grad-CAM equals a reference computed in Python with hooks on the same
+//    layer (within 1e-4), and a table's gradient x input Python's;
 //  - bad input (a file that is not an image, a table without a feature
 //    column, a run without a checkpoint, an export of another version, an
 //    --out that exists) is refused with a message naming it, exit status 2,
@@ -202,6 +204,22 @@ class TestPredict : public QObject {
     const auto want = pythonProbabilities(m_tableExport, m_testCsv, path("python-table.json"));
     const float d = largestDifference(r.probabilities, want);
     QVERIFY2(d <= 1e-5f, qPrintable(QString::number(static_cast<double>(d))));
+    // Gradient x input of row 5's predicted class: Python's.
+    QCOMPARE(r.features.size(), size_t(kTest * 16));
+    Predictor table(m_tableExport.toStdString());
+    const std::vector<float> row(r.features.begin() + 5 * 16, r.features.begin() + 6 * 16);
+    const FeatureAttribution a = table.attributions(row);
+    QCOMPARE(a.classIndex, r.rows[5].top[0]);
+    QCOMPARE(a.features.front(), std::string("p0"));
+    const Ran ran = test::python("predict_reference.py", {"attributions", m_tableExport, m_testCsv, "5", path("attr.json")});
+    QVERIFY2(ran.code == 0, qPrintable(ran.output));
+    const auto attr = nlohmann::json::parse(test::readText(path("attr.json").toStdString()));
+    QCOMPARE(a.classIndex, attr["class"].get<int64_t>());
+    const float da = largestDifference(a.values, attr["values"].get<std::vector<float>>());
+    qInfo("gradient x input: largest difference from Python %g", static_cast<double>(da));
+    QVERIFY2(da <= 1e-5f, qPrintable(QString::number(static_cast<double>(da))));
+    QVERIFY(std::any_of(a.values.begin(), a.values.end(), [](float v) { return std::fabs(v) > 1e-3f; }));
+    QVERIFY_THROWS_EXCEPTION(InputError, Predictor(m_export.toStdString()).attributions(row));
   }
 
   void flipTtaIsTheMeanOfBothPasses() {

@@ -4,7 +4,8 @@
 // confidence, the class folders' accuracy), the rows sort by confidence and
 // filter by class, the selected image gets its Grad-CAM overlay, whose
 // opacity slider changes the picture, and Save CSV writes what
-// training-studio-cli predict writes.
+// training-studio-cli predict writes. A table's rows are predicted alike,
+// a selected row showing which features weighed most (gradient x input).
 #include <QtTest/QtTest>
 
 #include <QApplication>
@@ -96,11 +97,13 @@ class TestPredictTab : public QObject {
     // Sorted by confidence, most confident first; then the other way.
     auto confidences = [&] {
       std::vector<double> v;
-      for (int i = 0; i < table->rowCount(); ++i) v.push_back(table->item(i, 2)->data(Qt::DisplayRole).toDouble());
+      for (int i = 0; i < table->rowCount(); ++i) v.push_back(table->item(i, 2)->data(Qt::UserRole).toDouble());
       return v;
     };
     auto c = confidences();
     QVERIFY(std::is_sorted(c.rbegin(), c.rend()));
+    QVERIFY(c.front() > c.back());
+    QCOMPARE(table->item(0, 2)->text(), QString("%1 %").arg(100 * c.front(), 0, 'f', 1));
     table->sortByColumn(2, Qt::AscendingOrder);
     c = confidences();
     QVERIFY(std::is_sorted(c.begin(), c.end()));
@@ -140,6 +143,40 @@ class TestPredictTab : public QObject {
     const auto lines = test::readLines(csv.toStdString());
     QCOMPARE(lines.size(), size_t(kImages + 1));
     QVERIFY(lines[0].rfind("source,label,class_1,probability_1", 0) == 0);
+  }
+
+  void aTablesRowsAndWhatWeighedMost() {
+    // A table whose class is which of two columns is larger; a third is noise.
+    std::string csv = "left,right,noise,side\n";
+    for (int i = 0; i < 300; ++i) {
+      const double l = (i * 37 % 101) / 10.0, r = (i * 53 % 97) / 10.0, n = (i * 11 % 7) / 10.0;
+      csv += std::to_string(l) + "," + std::to_string(r) + "," + std::to_string(n) + "," + (l > r ? "L" : "R") + "\n";
+    }
+    const QString table = m_dir.path() + "/sides.csv";
+    writeFileAtomically(table.toStdString(), csv);
+    TrainConfig c = test::smallConfig(m_dir.path() + "/table-runs");
+    c.data.format = "csv";
+    c.data.root = table.toStdString();
+    c.model.kind = "mlp";
+    c.model.width = 16;
+    c.train.epochs = 4;
+    Session s;
+    s.start(c);
+    const RunSummary r = test::runToEnd(s);
+    QCOMPARE(r.status, std::string("completed"));
+    ui::PredictPanel panel;
+    panel.setModelFolder(QString::fromStdString(r.runDir));
+    panel.setWeights("last");
+    panel.predictPaths({table});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), kTimeout);
+    QVERIFY2(panel.report().has_value(), qPrintable(panel.statusText()));
+    QCOMPARE(panel.table()->rowCount(), 300);
+    QCOMPARE(panel.table()->item(0, 0)->toolTip().left(4), QString("row "));
+    panel.table()->selectRow(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.camBusy() && panel.attribution().has_value(), kTimeout);
+    QCOMPARE(panel.attribution()->values.size(), size_t(3));
+    QVERIFY2(panel.explanation().contains("gradient × input") && panel.explanation().contains("left"),
+             qPrintable(panel.explanation()));
   }
 
   void withoutAModelItSaysWhatToDo() {

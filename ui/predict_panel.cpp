@@ -18,6 +18,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <mutex>
 
 namespace studio::ui {
@@ -28,6 +29,15 @@ enum Column { Source, Predicted, Confidence, TopK, Label, Problem, Columns };
 
 // A row's position in the report, kept in its first cell (rows get sorted).
 constexpr int kRowRole = Qt::UserRole + 1;
+
+// A number shown as text ("42.0 %") that sorts by its value (Qt::UserRole).
+class NumberItem : public QTableWidgetItem {
+ public:
+  NumberItem(double value, const QString& text) : QTableWidgetItem(text) { setData(Qt::UserRole, value); }
+  bool operator<(const QTableWidgetItem& other) const override {
+    return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
+  }
+};
 
 // Blue (cold) to red (hot), as the usual jet-like maps.
 QColor heatColour(float v) { return QColor::fromHsvF(static_cast<float>((1.0 - std::clamp(v, 0.0f, 1.0f)) * 0.66), 1.0f, 1.0f); }
@@ -98,11 +108,15 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->setWordWrap(false);
+  m_table->setColumnWidth(Source, 160);
+  m_table->setColumnWidth(Confidence, 90);
+  m_table->setColumnWidth(TopK, 330);
   m_table->verticalHeader()->hide();
 
   m_preview = new QLabel;
   m_preview->setObjectName("predictPreview");
-  m_preview->setMinimumSize(224, 224);
+  m_preview->setMinimumSize(160, 160);
   m_preview->setAlignment(Qt::AlignCenter);
   m_camNote = new QLabel;
   m_camNote->setWordWrap(true);
@@ -268,9 +282,8 @@ void PredictPanel::fillTable() {
     item->setData(kRowRole, k);
     m_table->setItem(k, Source, item);
     m_table->setItem(k, Predicted, new QTableWidgetItem(row.top.empty() ? QString() : name(row.top[0])));
-    auto* confidence = new QTableWidgetItem;
-    if (!row.probability.empty()) confidence->setData(Qt::DisplayRole, static_cast<double>(row.probability[0]));
-    m_table->setItem(k, Confidence, confidence);
+    const double p = row.probability.empty() ? -1.0 : static_cast<double>(row.probability[0]);
+    m_table->setItem(k, Confidence, new NumberItem(p, p < 0 ? QString() : QString("%1 %").arg(100 * p, 0, 'f', 1)));
     QStringList top;
     for (size_t j = 0; j < row.top.size(); ++j)
       top << QString("%1 %2").arg(name(row.top[j])).arg(static_cast<double>(row.probability[j]), 0, 'f', 3);
@@ -326,6 +339,7 @@ bool PredictPanel::saveCsv(const QString& path, QString* error) {
 }
 
 QString PredictPanel::statusText() const { return m_status->text(); }
+QString PredictPanel::explanation() const { return m_camNote->text(); }
 
 void PredictPanel::setStatus(const QString& text, bool error) {
   m_status->setText(text);
@@ -349,14 +363,53 @@ void PredictPanel::showSelected() {
     bar->setFormat(QString("%1 %").arg(100.0 * static_cast<double>(row.probability[j]), 0, 'f', 1));
   }
   m_cam.reset();
+  m_attribution.reset();
   m_shown = QImage();
   m_preview->clear();
-  if (m_report->input != "image" || !row.error.empty()) {
-    m_camNote->setText(m_report->input == "image" ? QString::fromStdString(row.error)
-                                                  : tr("Grad-CAM explains image models; this one reads table rows."));
+  if (!row.error.empty()) {
+    m_camNote->setText(QString::fromStdString(row.error));
     return;
   }
   m_camBusy = true;
+  if (m_report->input != "image") {
+    const auto width = m_report->features.size() / std::max<size_t>(1, m_report->rows.size());
+    const std::vector<float> features(m_report->features.begin() + static_cast<std::ptrdiff_t>(k * width),
+                                      m_report->features.begin() + static_cast<std::ptrdiff_t>((k + 1) * width));
+    m_camNote->setText(tr("Weighing the features…"));
+    m_camJob.start(
+        [held = m_held, folder = m_folder.toStdString(), o = m_used, features]() -> Outcome {
+          Outcome out;
+          try {
+            std::lock_guard<std::mutex> lock(held->mutex);
+            out.attribution = held->get(folder, o).attributions(features);
+          } catch (const std::exception& e) {
+            out.error = QString::fromStdString(e.what());
+          }
+          return out;
+        },
+        [this](const Outcome& out) {
+          m_camBusy = false;
+          m_attribution = out.attribution;
+          if (!out.attribution) {
+            m_camNote->setText(out.error);
+            return;
+          }
+          // The features that moved the logit most, either way.
+          const auto& a = *out.attribution;
+          std::vector<size_t> order(a.values.size());
+          for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+          std::sort(order.begin(), order.end(),
+                    [&](size_t x, size_t y) { return std::fabs(a.values[x]) > std::fabs(a.values[y]); });
+          QStringList lines;
+          for (size_t i = 0; i < std::min<size_t>(8, order.size()); ++i)
+            lines << QString("%1  %2").arg(QString::fromStdString(a.features[order[i]]))
+                         .arg(static_cast<double>(a.values[order[i]]), 0, 'g', 3);
+          m_camNote->setText(tr("What weighed most for %1 (gradient × input):\n%2")
+                                 .arg(QString::fromStdString(m_report->classes[static_cast<size_t>(a.classIndex)]),
+                                      lines.join("\n")));
+        });
+    return;
+  }
   m_camNote->setText(tr("Computing Grad-CAM…"));
   m_camJob.start(
       [held = m_held, folder = m_folder.toStdString(), o = m_used, file = row.source]() -> Outcome {
@@ -397,7 +450,7 @@ void PredictPanel::drawPreview() {
       img.setPixel(x, y, qRgb(mix(r0, heat.red()), mix(g0, heat.green()), mix(b0, heat.blue())));
     }
   m_shown = img;
-  const int side = std::max(224, std::min(m_preview->width(), m_preview->height()));
+  const int side = std::max(96, std::min(m_preview->width(), m_preview->height()));
   m_preview->setPixmap(QPixmap::fromImage(img.scaled(side, side, Qt::KeepAspectRatio, Qt::SmoothTransformation)));
 }
 

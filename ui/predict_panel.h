@@ -66,6 +66,9 @@ class PredictPanel : public QWidget {
   // Grad-CAM of the selected image, once computed (for tests).
   const std::optional<GradCamMap>& gradCam() const { return m_cam; }
   bool camBusy() const { return m_camBusy; }
+  // A table row's gradient x input, once computed (for tests).
+  const std::optional<FeatureAttribution>& attribution() const { return m_attribution; }
+  QString explanation() const;  // the text under the picture
   QSlider* opacitySlider() const { return m_opacity; }
   QImage shownImage() const { return m_shown; }
 
@@ -82,6 +85,7 @@ class PredictPanel : public QWidget {
   struct Outcome {
     std::optional<PredictionReport> report;
     std::optional<GradCamMap> cam;
+    std::optional<FeatureAttribution> attribution;
     QString error;
   };
   PredictOptions options() const;
@@ -107,6 +111,7 @@ class PredictPanel : public QWidget {
   PredictOptions m_used;  // what the rows shown were predicted with
   std::optional<PredictionReport> m_report;
   std::optional<GradCamMap> m_cam;
+  std::optional<FeatureAttribution> m_attribution;
   QImage m_shown;
   bool m_busy = false, m_camBusy = false;
   BackgroundJob<Outcome> m_job{this}, m_camJob{this};

@@ -17,6 +17,10 @@ into the export's own model.py), fed through its preprocessing.json.
       mean over the positions, the map relu(sum of weighted activations),
       upsampled bilinearly (align_corners=False) to the input's size and
       divided by its maximum. Writes {"class": c, "probability": p, "heat": [...]}.
+  predict_reference.py attributions EXPORT_DIR TABLE ROW OUT_JSON
+      Gradient x input (Captum's InputXGradient) of the predicted class's
+      logit for data row ROW (0-based) of the table, on the normalised
+      features. Writes {"class": c, "values": [...]}.
 """
 import csv
 import json
@@ -111,8 +115,15 @@ def main():
             cam = cam / cam.max()
         prob = float(torch.softmax(logits.detach(), 1)[0, c])
         json.dump({"class": c, "probability": prob, "heat": cam.flatten().tolist()}, open(out, "w"))
+    elif mode == "attributions":
+        path, row, out = sys.argv[3], int(sys.argv[4]), sys.argv[5]
+        x = table(path, pre)[row:row + 1].clone().requires_grad_(True)
+        logits = model(x)
+        c = int(logits.argmax(1))
+        logits[0, c].backward()
+        json.dump({"class": c, "values": (x.grad * x.detach())[0].tolist()}, open(out, "w"))
     else:
-        raise SystemExit("mode must be probs or gradcam")
+        raise SystemExit("mode must be probs, gradcam or attributions")
 
 
 if __name__ == "__main__":

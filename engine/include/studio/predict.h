@@ -65,6 +65,7 @@ struct PredictionReport {
   std::vector<std::string> classes;
   std::vector<PredictionRow> rows;
   std::vector<float> probabilities;  // rows x classes, every class (0 for a skipped row)
+  std::vector<float> features;       // tables: rows x features, as read (for attributions)
   int64_t skipped = 0;
   int64_t labelled = 0, correct = 0;            // rows with a known label; of them, top-1 right
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted], when labelled > 0
@@ -81,6 +82,16 @@ struct GradCamMap {
   std::vector<float> heat;    // height x width, row-major, in [0, 1]
   std::vector<uint8_t> image; // the model's input as pixels (height x width x channels, before normalising)
   int64_t channels = 0;
+};
+
+// A table row's features weighed for one class: gradient x input (Shrikumar
+// et al. 2016; Captum's InputXGradient), the class's logit's gradient with
+// respect to each normalised feature times that feature.
+struct FeatureAttribution {
+  int64_t classIndex = 0;
+  float probability = 0;
+  std::vector<std::string> features;  // the model's feature columns, in order
+  std::vector<float> values;          // one per feature
 };
 
 // Progress: (done, total); return false to stop (the report holds what was done).
@@ -107,6 +118,10 @@ class Predictor {
   // classIndex -1: the predicted class. Throws InputError for a table model
   // or one without a convolutional stage.
   GradCamMap gradCam(const std::string& imageFile, int64_t classIndex = -1);
+  // rawFeatures: one row as read (PredictionReport::features); classIndex -1:
+  // the predicted class. Throws InputError for an image model or a row of
+  // another width.
+  FeatureAttribution attributions(const std::vector<float>& rawFeatures, int64_t classIndex = -1);
 
  private:
   struct Impl;

@@ -307,6 +307,7 @@ PredictionReport Predictor::predict(const std::string& input, const PredictProgr
   const TableInputs t = readTableInputs(input, m->features, m->config.data.label_column,
                                         m->config.data.ignore_columns, m->classes, m->options.skipBad);
   PredictionReport r = m->emptyReport();
+  r.features = t.x;
   c10::InferenceMode guard;
   const torch::Tensor all = torch::from_blob(const_cast<float*>(t.x.data()), {t.rows, t.features}, torch::kFloat32);
   Results results(r, m->options.topK, m->device);
