@@ -4,7 +4,8 @@
 // confidence, the class folders' accuracy), the rows sort by confidence and
 // filter by class, the selected image gets its Grad-CAM overlay, whose
 // opacity slider changes the picture, and Save CSV writes what
-// training-studio-cli predict writes. A table's rows are predicted alike,
+// training-studio-cli predict writes. A paused live run predicts with its
+// current weights. A table's rows are predicted alike,
 // a selected row showing which features weighed most (gradient x input).
 #include <QtTest/QtTest>
 
@@ -13,6 +14,7 @@
 #include <QDir>
 #include <QDropEvent>
 #include <QMimeData>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QTableWidget>
 #include <QTabWidget>
@@ -23,6 +25,8 @@
 #include "test_support.h"
 #include "ui/main_window.h"
 #include "ui/predict_panel.h"
+#include "ui/run_controller.h"
+#include "ui/settings_panel.h"
 #include "ui/runs_panel.h"
 
 using namespace studio;
@@ -177,6 +181,36 @@ class TestPredictTab : public QObject {
     QCOMPARE(panel.attribution()->values.size(), size_t(3));
     QVERIFY2(panel.explanation().contains("gradient × input") && panel.explanation().contains("left"),
              qPrintable(panel.explanation()));
+  }
+
+  // The live run, paused: its current weights predict (its last checkpoint
+  // is written first).
+  void aPausedRunPredictsWithItsCurrentWeights() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    TrainConfig c = test::smallConfig(m_dir.path() + "/live-runs");
+    c.name = "live";
+    c.train.epochs = 40;
+    window.settingsPanel()->setConfig(c);
+    QSignalSpy finished(&window, &ui::MainWindow::runFinished);
+    QVERIFY(window.startRun());
+    ui::RunController* run = window.controller();
+    QTRY_VERIFY_WITH_TIMEOUT(run->progress().step >= 4, kTimeout);
+    run->pause();
+    QTRY_COMPARE_WITH_TIMEOUT(run->state(), SessionState::Paused, kTimeout);
+    const QString dir = run->runDir();
+    const QString last = dir + "/checkpoints/last.ckpt";
+    const QDateTime before = QFileInfo(last).lastModified();  // null when it has none yet
+    QTest::qWait(50);
+    ui::PredictPanel* panel = window.predictPanel();
+    panel->setModelFolder(dir);
+    panel->predictPaths({m_photos});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+    QVERIFY2(panel->report().has_value(), qPrintable(panel->statusText()));
+    QCOMPARE(panel->report()->weights, std::string("last"));
+    QVERIFY(QFileInfo(last).lastModified() > before || (before.isNull() && QFile::exists(last)));
+    QCOMPARE(run->state(), SessionState::Paused);  // it stays paused
+    run->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
   }
 
   void withoutAModelItSaysWhatToDo() {

@@ -69,7 +69,9 @@ Source runSource(const std::string& dir, const std::string& which) {
   }
   if (!fs::exists(s.checkpoint))
     throw CheckpointError("run " + dir + " has no checkpoint yet (" + run_files::kLastCheckpoint +
-                          "): it stopped or failed before saving one, so it has no trained weights to predict with");
+                          "), so no trained weights to predict with: a run saves one at each evaluation, every "
+                          "output.checkpoint_every_steps and when it ends or stops (in the window, pausing a live run "
+                          "saves its current weights for the Predict tab)");
   return s;
 }
 
