@@ -48,6 +48,9 @@ QString guideHtml() {
       "<h3>Runs</h3><p>Select a run to draw it, several to compare them (a colour per run). Resume a stopped run, "
       "continue a finished one for more epochs, fork one with changed settings, queue the form's settings, "
       "export a run. More: %2, %3.</p>"
+      "<h3>Predict</h3><p>Select a finished run, open the <b>Predict</b> tab and drop photos or a folder on it: "
+      "each file's class and confidence, sortable and filtered by class, and for the selected image where the "
+      "model looked (Grad-CAM). Save CSV keeps them. More: %7.</p>"
       "<h3>Shortcuts</h3><table cellspacing=\"6\">"
       "<tr><td>F5</td><td>Start</td></tr><tr><td>F6</td><td>Pause</td></tr><tr><td>F7</td><td>Resume</td></tr>"
       "<tr><td>Shift+F5</td><td>Stop (writes a checkpoint)</td></tr>"
@@ -58,7 +61,7 @@ QString guideHtml() {
       "<p>Settings, techniques and files: %4, %5, %6.</p>")
       .arg(link("The studio"), link("The experiment loop: run, watch, fork, compare, continue"),
            link("Continue and fork"), link("Settings"), link("What a run leaves on disk"),
-           link("Your own data and model"));
+           link("Your own data and model"), link("Predictions on new files"));
 }
 
 }  // namespace
