@@ -37,6 +37,8 @@ int PredictCommand::run() {
   if (fs::exists(m_out) && !m_overwrite)
     throw InputError("--out " + m_out + " already exists; nothing was written: give another file, or --overwrite");
   m_options.skipBad = m_onBad == "skip";
+  if (const std::string ts = torchScriptFileOf(m_folder); !ts.empty())
+    std::fprintf(stderr, "note: the model is TorchScript (%s): loading it runs the code in it\n", ts.c_str());
   Predictor predictor(m_folder, m_options);
   CliProgress bar(stderr);
   Progress p;

@@ -213,6 +213,38 @@ class TestPredictTab : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
   }
 
+  // A TorchScript model runs its code: the window asks first, as at Start.
+  void aTorchScriptModelIsTrustedFirst() {
+    const QString folder = m_dir.path() + "/scripted-run";
+    test::copyTree(m_run + "/checkpoints", folder + "/checkpoints");
+    auto settings = nlohmann::json::parse(test::readText((m_run + "/settings.json").toStdString()));
+    settings["model"]["kind"] = "torchscript";
+    settings["model"]["path"] = (folder + "/net.ts").toStdString();
+    writeFileAtomically((folder + "/settings.json").toStdString(), settings.dump());
+    writeFileAtomically((folder + "/net.ts").toStdString(), "not really TorchScript");
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    QStringList asked;
+    bool answer = false;
+    window.setTrustPrompt([&](const QString& path, const QString&) {
+      asked << path;
+      return answer;
+    });
+    ui::PredictPanel* panel = window.predictPanel();
+    panel->setModelFolder(folder);
+    panel->predictPaths({m_photos});
+    QCOMPARE(asked, QStringList{folder + "/net.ts"});
+    QVERIFY(!panel->busy());
+    QVERIFY2(panel->statusText().contains("not trusted"), qPrintable(panel->statusText()));
+    answer = true;
+    panel->predictPaths({m_photos});
+    QCOMPARE(asked.size(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+    QVERIFY2(panel->statusText().contains("net.ts"), qPrintable(panel->statusText()));  // not a model: said
+    panel->predictPaths({m_photos});
+    QCOMPARE(asked.size(), 2);  // trusted once is trusted
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+  }
+
   void withoutAModelItSaysWhatToDo() {
     ui::PredictPanel panel;
     panel.predictPaths({m_photos});

@@ -270,6 +270,12 @@ void MainWindow::connectPanels() {
     if (!dirs.isEmpty()) m_predict->setModelFolder(dirs.front());
   });
   m_predict->setPausedRunCheckpoint([this](const QString& dir) { return m_controller->checkpointIfPaused(dir); });
+  m_predict->setTrustCheck([this](const QString& dir, QString* why) {
+    TrainConfig model;
+    model.model.path = torchScriptFileOf(dir.toStdString());
+    model.model.kind = model.model.path.empty() ? "cnn" : "torchscript";
+    return m_trust->ensure(model, why);
+  });
   auto say = [this](const QString& text, bool error) { showMessage(text, error); };
   connect(m_lifecycle, &RunLifecycle::message, this, say);
   connect(m_queue, &QueueRunner::message, this, say);

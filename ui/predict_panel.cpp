@@ -219,6 +219,10 @@ void PredictPanel::predictPaths(const QStringList& paths) {
     return;
   }
   if (paths.isEmpty()) return;
+  if (QString why; m_trustCheck && !m_trustCheck(m_folder, &why)) {
+    setStatus(why, true);
+    return;
+  }
   m_busy = true;
   setStatus(tr("Predicting %1…").arg(paths.size() == 1 ? QFileInfo(paths.front()).fileName()
                                                        : tr("%n inputs", nullptr, static_cast<int>(paths.size()))));

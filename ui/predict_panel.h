@@ -52,6 +52,10 @@ class PredictPanel : public QWidget {
   // the live run, paused, whose current weights were just written to its
   // last checkpoint (those then predict).
   void setPausedRunCheckpoint(std::function<bool(const QString& folder)> hook) { m_pausedHook = std::move(hook); }
+  // Asked before a model is loaded: false (with why) when it is a TorchScript
+  // file the person does not trust to run.
+  using TrustCheck = std::function<bool(const QString& folder, QString* why)>;
+  void setTrustCheck(TrustCheck check) { m_trustCheck = std::move(check); }
   // As a drop: image files and folders (or a CSV table); replaces the rows.
   void predictPaths(const QStringList& paths);
   bool busy() const { return m_busy; }
@@ -97,6 +101,7 @@ class PredictPanel : public QWidget {
   QString m_folder;
   std::shared_ptr<Held> m_held;
   std::function<bool(const QString&)> m_pausedHook;
+  TrustCheck m_trustCheck;
   QLabel* m_model = nullptr;
   QComboBox* m_weights = nullptr;
   QCheckBox* m_mirror = nullptr;

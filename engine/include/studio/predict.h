@@ -128,6 +128,11 @@ class Predictor {
   std::unique_ptr<Impl> m;
 };
 
+// The TorchScript file a run or export folder's model would load (its code
+// runs: the window asks before trusting it), or "" when its model is a
+// built-in one or the folder cannot be read (the Predictor then says why).
+std::string torchScriptFileOf(const std::string& runOrExport);
+
 // Writes a report as CSV: source, label (when known), then top-k class and
 // probability pairs, then error. Throws IoError naming the file.
 void writePredictionsCsv(const PredictionReport& report, const std::string& path);

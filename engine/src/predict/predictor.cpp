@@ -295,6 +295,16 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
 
 Predictor::~Predictor() = default;
 
+std::string torchScriptFileOf(const std::string& folder) {
+  try {
+    const TrainConfig c = readRunSettings(folder);
+    if (c.model.kind != "torchscript") return "";
+    return fs::exists(folder + "/preprocessing.json") ? folder + "/model.ts" : c.model.path;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 const std::vector<std::string>& Predictor::classes() const { return m->classes; }
 std::string Predictor::input() const { return m->images() ? "image" : "table"; }
 std::string Predictor::description() const { return m->description; }
