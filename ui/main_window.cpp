@@ -251,6 +251,10 @@ void MainWindow::connectPanels() {
   connect(m_toolbar, &RunToolBar::resumeRequested, m_controller, &RunController::resumeTraining);
   connect(m_toolbar, &RunToolBar::stopRequested, this, [this] {
     m_controller->stop();
+    // "stopping…" at once, not at the next poll: a run whose evaluation ends
+    // before that poll would otherwise never show it.
+    if (m_controller->active())
+      m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(), m_controller->receivedRecords());
     showMessage(tr("Stopping after the current step; a checkpoint is written."));
   });
   connect(m_toolbar, &RunToolBar::saveRequested, this, [this] {
