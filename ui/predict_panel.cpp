@@ -13,6 +13,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSplitter>
 #include <QTableWidget>
@@ -101,6 +102,7 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_status->setWordWrap(true);
 
   m_table = new QTableWidget(0, Columns);
+  m_table->setMinimumSize(240, 120);
   m_table->setObjectName("predictTable");
   m_table->setHorizontalHeaderLabels({tr("File or row"), tr("Predicted"), tr("Confidence"), tr("Top 5"), tr("Label"),
                                       tr("Problem")});
@@ -144,24 +146,33 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   }
   sideLayout->addStretch(1);
 
-  auto* top = new QHBoxLayout;
-  top->addWidget(chooseModel);
-  top->addWidget(m_weights);
-  top->addWidget(m_mirror);
-  top->addStretch(1);
-  top->addWidget(addImages);
-  top->addWidget(addFolder);
-  top->addWidget(new QLabel(tr("Show")));
-  top->addWidget(m_filter);
-  top->addWidget(m_save);
+  // Two short rows, so the tab fits a small screen's window.
+  auto* modelRow = new QHBoxLayout;
+  modelRow->addWidget(chooseModel);
+  modelRow->addWidget(m_weights);
+  modelRow->addWidget(m_mirror);
+  modelRow->addStretch(1);
+  auto* inputRow = new QHBoxLayout;
+  inputRow->addWidget(addImages);
+  inputRow->addWidget(addFolder);
+  inputRow->addStretch(1);
+  inputRow->addWidget(new QLabel(tr("Show")));
+  inputRow->addWidget(m_filter);
+  inputRow->addWidget(m_save);
+  auto* sideScroll = new QScrollArea;
+  sideScroll->setWidget(side);
+  sideScroll->setWidgetResizable(true);
+  sideScroll->setFrameShape(QFrame::NoFrame);
+  sideScroll->setMinimumWidth(200);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(m_table);
-  split->addWidget(side);
+  split->addWidget(sideScroll);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_model);
-  layout->addLayout(top);
+  layout->addLayout(modelRow);
+  layout->addLayout(inputRow);
   layout->addWidget(split, 1);
   layout->addWidget(m_status);
 
@@ -213,6 +224,21 @@ PredictOptions PredictPanel::options() const {
   return o;
 }
 
+std::function<PredictPanel::Outcome()> PredictPanel::onModel(std::function<void(Predictor&, Outcome&)> use,
+                                                           bool reload) const {
+  return [held = m_held, folder = m_folder.toStdString(), o = m_used, use = std::move(use), reload] {
+    Outcome out;
+    try {
+      std::lock_guard<std::mutex> lock(held->mutex);
+      if (reload) held->predictor.reset();
+      use(held->get(folder, o), out);
+    } catch (const std::exception& e) {
+      out.error = QString::fromStdString(e.what());
+    }
+    return out;
+  };
+}
+
 void PredictPanel::predictPaths(const QStringList& paths) {
   if (m_folder.isEmpty()) {
     setStatus(tr("Choose the model first: select a finished run in the Runs list, or Model…"), true);
@@ -232,21 +258,13 @@ void PredictPanel::predictPaths(const QStringList& paths) {
   const bool live = m_pausedHook && m_pausedHook(m_folder);
   if (live) o.which = "last";  // the paused run's weights, just written
   m_used = o;
-  m_job.start(
-      [held = m_held, folder = m_folder.toStdString(), o, inputs, live]() -> Outcome {
-        Outcome out;
-        try {
-          std::lock_guard<std::mutex> lock(held->mutex);
-          if (live) held->predictor.reset();  // its checkpoint is new
-          Predictor& predictor = held->get(folder, o);
-          PredictionReport all;
-          for (const auto& input : inputs) append(all, predictor.predict(input));
-          out.report = std::move(all);
-        } catch (const std::exception& e) {
-          out.error = QString::fromStdString(e.what());
-        }
-        return out;
-      },
+  m_job.start(onModel(
+                   [inputs](Predictor& predictor, Outcome& out) {
+                     PredictionReport all;
+                     for (const auto& input : inputs) append(all, predictor.predict(input));
+                     out.report = std::move(all);
+                   },
+                   /*reload=*/live),  // a paused run's checkpoint is new
       [this](const Outcome& out) {
         m_busy = false;
         if (!out.report) {
@@ -381,16 +399,7 @@ void PredictPanel::showSelected() {
                                       m_report->features.begin() + static_cast<std::ptrdiff_t>((k + 1) * width));
     m_camNote->setText(tr("Weighing the features…"));
     m_camJob.start(
-        [held = m_held, folder = m_folder.toStdString(), o = m_used, features]() -> Outcome {
-          Outcome out;
-          try {
-            std::lock_guard<std::mutex> lock(held->mutex);
-            out.attribution = held->get(folder, o).attributions(features);
-          } catch (const std::exception& e) {
-            out.error = QString::fromStdString(e.what());
-          }
-          return out;
-        },
+        onModel([features](Predictor& p, Outcome& out) { out.attribution = p.attributions(features); }),
         [this](const Outcome& out) {
           m_camBusy = false;
           m_attribution = out.attribution;
@@ -415,17 +424,7 @@ void PredictPanel::showSelected() {
     return;
   }
   m_camNote->setText(tr("Computing Grad-CAM…"));
-  m_camJob.start(
-      [held = m_held, folder = m_folder.toStdString(), o = m_used, file = row.source]() -> Outcome {
-        Outcome out;
-        try {
-          std::lock_guard<std::mutex> lock(held->mutex);
-          out.cam = held->get(folder, o).gradCam(file);
-        } catch (const std::exception& e) {
-          out.error = QString::fromStdString(e.what());
-        }
-        return out;
-      },
+  m_camJob.start(onModel([file = row.source](Predictor& p, Outcome& out) { out.cam = p.gradCam(file); }),
       [this](const Outcome& out) {
         m_camBusy = false;
         m_cam = out.cam;

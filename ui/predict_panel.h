@@ -93,6 +93,9 @@ class PredictPanel : public QWidget {
     QString error;
   };
   PredictOptions options() const;
+  // A job on the kept model (loaded for m_used, or again when reload), one at
+  // a time; what it throws becomes the outcome's error.
+  std::function<Outcome()> onModel(std::function<void(Predictor&, Outcome&)> use, bool reload = false) const;
   void fillTable();
   void showSelected();
   void drawPreview();
