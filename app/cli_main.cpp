@@ -355,9 +355,12 @@ int cliMain(int argc, char** argv) {
         std::printf("learning-rate range test: %s\n", s.lrFindEnd.c_str());
         std::printf("  suggested learning rate: %.3g (the smoothed loss falls fastest there)\n", s.lrFindSuggestion);
         std::printf("  lowest smoothed loss at: %.3g\n", s.lrFindMinimum);
-        std::printf("  use it: --set optimizer.lr=%.3g, or for OneCycle --set schedule.onecycle.max_lr=%.3g\n",
-                    s.lrFindSuggestion, s.lrFindMinimum / 10 > s.lrFindSuggestion ? s.lrFindMinimum / 10
-                                                                                  : s.lrFindSuggestion);
+        // The setting that acts under these settings' schedule: a cycle's
+        // peak (OneCycle, cyclic) may go up to a tenth of the lowest loss's rate.
+        const std::string target = studio::learningRateSetting(config);
+        const bool peak = target != "optimizer.lr";
+        std::printf("  use it: --set %s=%.3g\n", target.c_str(),
+                    peak && s.lrFindMinimum / 10 > s.lrFindSuggestion ? s.lrFindMinimum / 10 : s.lrFindSuggestion);
       } else if (rc == 0) {
         std::printf("learning-rate range test: %s; too few steps to suggest a rate\n", s.lrFindEnd.c_str());
       }

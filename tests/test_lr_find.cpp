@@ -94,6 +94,13 @@ class TestLrFind : public QObject {
                                 "performance.device=cpu", "--set", "output.dir=" + dir.path(), "--steps", "30",
                                 "--max", "10"});
     QVERIFY2(ran.code == 0 && ran.output.contains("suggested learning rate: "), qPrintable(ran.output));
+    // The hint names the setting that acts under the schedule (cyclic: its max_lr, not optimizer.lr).
+    const auto cyclic = test::cli({"lr-find", "--set", "data.train_limit=256", "--set", "model.width=4", "--set",
+                                   "performance.device=cpu", "--set", "output.dir=" + dir.path(), "--set",
+                                   "schedule.kind=cyclic", "--steps", "30", "--max", "10"});
+    QVERIFY2(cyclic.code == 0 && cyclic.output.contains("use it: --set schedule.cyclic.max_lr=") &&
+                 !cyclic.output.contains("optimizer.lr="),
+             qPrintable(cyclic.output));
     const auto bad = test::cli({"lr-find", "--min", "0", "--set", "output.dir=" + dir.path()});
     QVERIFY2(bad.code == 2 && bad.output.contains("0 < --min < --max"), qPrintable(bad.output));
   }

@@ -812,6 +812,11 @@ class TestMainWindow : public QObject {
     m_window->settingsPanel()->undoAction()->trigger();
     QCOMPARE(m_window->settingsPanel()->config().schedule.onecycle.max_lr, before);
     dialog->close();
+    // Under a cyclic schedule optimizer.lr has no effect: Use writes its max_lr.
+    c.schedule.kind = "cyclic";
+    m_window->settingsPanel()->setConfig(c);
+    QCOMPARE(m_window->openLrFind()->target(), QString("schedule.cyclic.max_lr"));
+    dialog->close();
   }
 
   // Run > Find largest batch…: batch-find on the current settings; its

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "studio/settings_schema.h"
 #include "ui/form_dialog.h"
 #include "ui/lr_find_dialog.h"
 #include "ui/run_controller.h"
@@ -47,7 +48,7 @@ LrFindDialog* ProbeRuns::openLrFind() {
     });
   }
   const TrainConfig c = m_settings->config();
-  m_lrFind->setTarget(c.schedule.kind == "onecycle" ? "schedule.onecycle.max_lr" : "optimizer.lr");
+  m_lrFind->setTarget(QString::fromStdString(learningRateSetting(c)));  // the rate that acts under the schedule
   m_lrFind->show();
   m_lrFind->raise();
   return m_lrFind;
