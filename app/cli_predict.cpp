@@ -59,7 +59,7 @@ int PredictCommand::run() {
               r.seconds > 0 ? static_cast<double>(n) / r.seconds : 0.0);
   for (const auto& row : r.rows)
     if (!row.error.empty()) std::fprintf(stderr, "skipped %s: %s\n", row.source.c_str(), row.error.c_str());
-  if (r.skipped > 0) std::printf("skipped %lld that could not be read (their reasons are in %s)\n",
+  if (r.skipped > 0) std::printf("skipped %lld (each one's reason is in the error column of %s)\n",
                                  static_cast<long long>(r.skipped), m_out.c_str());
   if (r.labelled > 0) {
     std::printf("accuracy %.4f (%lld of %lld labelled inputs)\n", r.accuracy(), static_cast<long long>(r.correct),

@@ -141,6 +141,24 @@ class TestPredictTab : public QObject {
     const auto& cam = *panel->gradCam();
     QCOMPARE(qGray(plain.pixel(14, 14)), static_cast<int>(cam.image[14 * 28 + 14]));
 
+    // Averaged with the mirror images: other probabilities, the same files.
+    const std::vector<float> plainProbabilities = panel->report()->probabilities;
+    panel->setTestTimeAugmentation("flip");
+    panel->predictPaths({m_photos});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+    QCOMPARE(panel->report()->rows.size(), size_t(kImages));
+    QVERIFY(panel->report()->probabilities != plainProbabilities);
+    // Five crops take images larger than the input only: these 28x28 ones are
+    // each refused, with the reason in their row.
+    panel->setTestTimeAugmentation("five-crop");
+    panel->predictPaths({m_photos});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+    QCOMPARE(panel->report()->skipped, int64_t(kImages));
+    QVERIFY2(table->item(0, 5)->text().contains("not larger than the model's input"), qPrintable(table->item(0, 5)->text()));
+    panel->setTestTimeAugmentation("none");
+    panel->predictPaths({m_photos});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+
     // Saved as the CLI writes it: a header and one line per file.
     const QString csv = m_dir.path() + "/tab.csv";
     QVERIFY(panel->saveCsv(csv));

@@ -1,6 +1,5 @@
 #include "ui/predict_panel.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -88,9 +87,14 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_weights->addItem(tr("best weights"), "best");
   m_weights->addItem(tr("last weights"), "last");
   m_weights->addItem(tr("moving average (train.ema)"), "ema");
-  m_mirror = new QCheckBox(tr("Average with the mirror image"));
-  m_mirror->setToolTip(tr("Test-time augmentation: each image's probabilities averaged with its horizontal "
-                          "mirror's (--tta flip)"));
+  m_tta = new QComboBox;
+  m_tta->setObjectName("predictTta");
+  m_tta->addItem(tr("each image as it is"), "none");
+  m_tta->addItem(tr("averaged with its mirror"), "flip");
+  m_tta->addItem(tr("averaged over five crops"), "five-crop");
+  m_tta->setToolTip(tr("Test-time augmentation (predict --tta): each image's probabilities as they are, averaged "
+                       "with its horizontal mirror's, or averaged over the four corners and the centre of the image "
+                       "resized to 8/7 of the model's input (images larger than the input)"));
   auto* addImages = new QPushButton(tr("Add images…"));
   auto* addFolder = new QPushButton(tr("Add folder…"));
   m_filter = new QComboBox;
@@ -150,7 +154,7 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   auto* modelRow = new QHBoxLayout;
   modelRow->addWidget(chooseModel);
   modelRow->addWidget(m_weights);
-  modelRow->addWidget(m_mirror);
+  modelRow->addWidget(m_tta);
   modelRow->addStretch(1);
   auto* inputRow = new QHBoxLayout;
   inputRow->addWidget(addImages);
@@ -214,12 +218,15 @@ void PredictPanel::setWeights(const QString& which) {
   if (i >= 0) m_weights->setCurrentIndex(i);
 }
 
-void PredictPanel::setMirrorAveraging(bool on) { m_mirror->setChecked(on); }
+void PredictPanel::setTestTimeAugmentation(const QString& tta) {
+  const int i = m_tta->findData(tta);
+  if (i >= 0) m_tta->setCurrentIndex(i);
+}
 
 PredictOptions PredictPanel::options() const {
   PredictOptions o;
   o.which = m_weights->currentData().toString().toStdString();
-  o.tta = m_mirror->isChecked() ? "flip" : "none";
+  o.tta = m_tta->currentData().toString().toStdString();
   o.skipBad = true;  // a file that cannot be read is a row with its reason
   return o;
 }
@@ -282,7 +289,7 @@ void PredictPanel::predictPaths(const QStringList& paths) {
           text += tr("; accuracy %1 % on the %2 labelled by their class folders")
                       .arg(100.0 * r.accuracy(), 0, 'f', 1)
                       .arg(r.labelled);
-        if (r.skipped > 0) text += tr("; %1 could not be read (see Problem)").arg(r.skipped);
+        if (r.skipped > 0) text += tr("; %1 skipped (the Problem column says why)").arg(r.skipped);
         if (!r.note.empty()) text += " (" + QString::fromStdString(r.note) + ")";
         setStatus(text, false);
         Q_EMIT predicted(static_cast<int>(r.rows.size()));

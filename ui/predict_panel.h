@@ -24,7 +24,6 @@
 #include "studio/predict.h"
 #include "ui/background_job.h"
 
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -47,7 +46,7 @@ class PredictPanel : public QWidget {
   QString modelFolder() const { return m_folder; }
   // best | last | ema
   void setWeights(const QString& which);
-  void setMirrorAveraging(bool on);  // --tta flip
+  void setTestTimeAugmentation(const QString& tta);  // none | flip | five-crop, as predict --tta
   // Asked before each prediction with the model's folder: true when it is
   // the live run, paused, whose current weights were just written to its
   // last checkpoint (those then predict).
@@ -107,7 +106,7 @@ class PredictPanel : public QWidget {
   TrustCheck m_trustCheck;
   QLabel* m_model = nullptr;
   QComboBox* m_weights = nullptr;
-  QCheckBox* m_mirror = nullptr;
+  QComboBox* m_tta = nullptr;
   QComboBox* m_filter = nullptr;
   QPushButton* m_save = nullptr;
   QTableWidget* m_table = nullptr;
