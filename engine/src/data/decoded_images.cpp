@@ -93,8 +93,7 @@ Decoded decodeAll(const DecodeRequest& r, uint8_t* base, const LoadProgress& pro
     c10::InferenceMode guard;
     for (int64_t i; !abort && (i = next.fetch_add(1)) < n;) {
       try {
-        const Image img = decodeImageFile(r.files[static_cast<size_t>(i)], static_cast<int>(r.channels));
-        place(img, r.height, r.width, base + i * row);
+        decodeImageInto(r.files[static_cast<size_t>(i)], r.channels, r.height, r.width, base + i * row);
       } catch (const std::exception& e) {
         std::memset(base + i * row, 0, static_cast<size_t>(row));
         std::lock_guard<std::mutex> lock(m);
@@ -141,10 +140,16 @@ std::string decodedCacheFolder() {
   return std::string(home && *home ? home : "/tmp") + "/.cache/training-studio/decoded";
 }
 
+std::pair<int64_t, int64_t> decodeImageInto(const std::string& path, int64_t channels, int64_t height, int64_t width,
+                                            uint8_t* dst) {
+  const Image img = decodeImageFile(path, static_cast<int>(channels));
+  place(img, height, width, dst);
+  return {img.height, img.width};
+}
+
 torch::Tensor decodeImageTensor(const std::string& path, int64_t channels, int64_t height, int64_t width) {
   torch::Tensor out = torch::empty({channels, height, width}, torch::kUInt8);
-  const Image img = decodeImageFile(path, static_cast<int>(channels));
-  place(img, height, width, out.data_ptr<uint8_t>());
+  decodeImageInto(path, channels, height, width, out.data_ptr<uint8_t>());
   return out;
 }
 

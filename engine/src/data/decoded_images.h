@@ -15,6 +15,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -55,5 +56,9 @@ DecodedImages decodeImages(const DecodeRequest& request, const LoadProgress& pro
 
 // One file as the cache holds it: uint8 [C, H, W].
 torch::Tensor decodeImageTensor(const std::string& path, int64_t channels, int64_t height, int64_t width);
+// The same, written to dst (C x H x W bytes); returns the file's own height and
+// width. Throws DataError as decodeImageFile does. Any thread.
+std::pair<int64_t, int64_t> decodeImageInto(const std::string& path, int64_t channels, int64_t height, int64_t width,
+                                            uint8_t* dst);
 
 }  // namespace studio

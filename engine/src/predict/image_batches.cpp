@@ -5,7 +5,6 @@
 
 #include "data/decoded_images.h"
 #include "studio/errors.h"
-#include "studio/image_file.h"
 
 namespace studio {
 
@@ -55,17 +54,13 @@ void ImageBatches::work() {
     lock.unlock();
     std::string error;
     try {
-      if (m_options.largerThanHeight > 0) {
-        const ImageHeader h = readImageHeader(m_files[static_cast<size_t>(i)]);
-        if (h.height <= m_options.largerThanHeight && h.width <= m_options.largerThanWidth)
-          throw DataError("image file " + m_files[static_cast<size_t>(i)] + " is " + std::to_string(h.height) + "x" +
-                          std::to_string(h.width) + ", not larger than the model's input (" +
-                          std::to_string(m_options.largerThanHeight) + "x" + std::to_string(m_options.largerThanWidth) +
-                          "): five-crop needs larger images (--tta flip or none works on any)");
-      }
-      const torch::Tensor t =
-          decodeImageTensor(m_files[static_cast<size_t>(i)], m_options.channels, m_options.height, m_options.width);
-      std::memcpy(row, t.data_ptr<uint8_t>(), static_cast<size_t>(t.numel()));
+      const std::string& file = m_files[static_cast<size_t>(i)];
+      const auto [h, w] = decodeImageInto(file, m_options.channels, m_options.height, m_options.width, row);
+      if (h <= m_options.largerThanHeight && w <= m_options.largerThanWidth)
+        throw DataError("image file " + file + " is " + std::to_string(h) + "x" + std::to_string(w) +
+                        ", not larger than the model's input (" + std::to_string(m_options.largerThanHeight) + "x" +
+                        std::to_string(m_options.largerThanWidth) +
+                        "): five-crop needs larger images (--tta flip or none works on any)");
     } catch (const std::exception& e) {
       std::memset(row, 0, static_cast<size_t>(rowBytes));
       error = e.what();

@@ -152,9 +152,7 @@ class Results {
 }  // namespace
 
 torch::Tensor Predictor::Impl::normalise(const torch::Tensor& raw) const {
-  torch::Tensor x = raw.to(device, /*non_blocking=*/true).to(torch::kFloat32);
-  if (images()) x = x.div_(255.0);
-  return x.sub_(mean).div_(std);
+  return transformBatch(raw.to(device, /*non_blocking=*/true), transform, 0, /*augment=*/false);
 }
 
 std::pair<int64_t, int64_t> Predictor::Impl::decodedSize() const {
@@ -288,9 +286,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
     mean.assign(static_cast<size_t>(width), 0.0);
     std.assign(static_cast<size_t>(width), 1.0);
   }
-  const std::vector<int64_t> shape = m->images() ? std::vector<int64_t>{1, width, 1, 1} : std::vector<int64_t>{1, width};
-  m->mean = torch::tensor(mean, torch::kFloat64).to(torch::kFloat32).view(shape).to(m->device);
-  m->std = torch::tensor(std, torch::kFloat64).to(torch::kFloat32).view(shape).to(m->device);
+  m->transform.norm = Normalization::make(m->images(), mean, std, m->device);
 }
 
 Predictor::~Predictor() = default;

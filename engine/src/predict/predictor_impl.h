@@ -8,6 +8,7 @@
 
 #include <torch/types.h>
 
+#include "data/batch_loader.h"
 #include "models/model.h"
 #include "studio/dataset_info.h"
 #include "studio/predict.h"
@@ -24,7 +25,7 @@ struct Predictor::Impl {
   std::string weights, note, description;
   torch::Device device{torch::kCPU};
   std::unique_ptr<Model> model;
-  torch::Tensor mean, std;  // on the device, shaped to broadcast over a batch
+  LoaderOptions transform;  // its normalisation, as the run's evaluations apply it (transformBatch)
 
   bool images() const { return input.features == 0; }
   // uint8 [B, C, H, W] pixels or float [B, F] features (any device) -> the model's input.
