@@ -10,6 +10,7 @@
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/log.h"
+#include "studio/run_layout.h"
 #include "studio/sha256.h"
 
 namespace studio {
@@ -147,7 +148,7 @@ std::vector<std::string> TorchScriptModel::exportTo(const std::string& dir) {
   copy.eval();
   std::ostringstream bytes;
   copy.save(bytes);
-  const std::string path = dir + "/model.ts";
+  const std::string path = dir + "/" + run_files::kExportedTorchScript;
   writeFileAtomically(path, bytes.str());
   return {path};
 }

@@ -24,8 +24,14 @@ namespace studio {
 namespace fs = std::filesystem;
 namespace {
 
-// The preprocessing.json format this studio writes and reads.
-constexpr int kExportFormat = 1;
+using run_files::kExportFormat;
+
+bool isExportFolder(const std::string& folder) { return fs::exists(folder + "/" + run_files::kPreprocessing); }
+
+// The TorchScript file a folder's model loads: an export's own, or the run's model.path.
+std::string torchScriptPath(const std::string& folder, const TrainConfig& config) {
+  return isExportFolder(folder) ? folder + "/" + run_files::kExportedTorchScript : config.model.path;
+}
 
 // Where the weights are: a run folder's checkpoint, or an export's.
 struct Source {
@@ -34,7 +40,7 @@ struct Source {
 };
 
 Source exportSource(const std::string& dir, const std::string& which, TrainConfig& config) {
-  const std::string prePath = dir + "/preprocessing.json";
+  const std::string prePath = dir + "/" + run_files::kPreprocessing;
   const auto pre = nlohmann::json::parse(readFileBytes(prePath, "export file"), nullptr, false);
   if (!pre.is_object() || !pre.contains("classes") || !pre.contains("input_shape"))
     throw InputError("export file " + prePath + " is not a Training Studio export's preprocessing.json (no classes "
@@ -46,27 +52,24 @@ Source exportSource(const std::string& dir, const std::string& which, TrainConfi
                      std::to_string(format) + "; this one reads format " + std::to_string(kExportFormat) +
                      "): predict with that version, or export the run again with this one");
   Source s;
-  s.checkpoint = dir + "/checkpoint.ckpt";
+  s.checkpoint = dir + "/" + run_files::kExportedCheckpoint;
   s.weights = pre.value("weights", std::string("best"));
   s.ema = s.weights == "ema";
   if (which == "ema" && !s.ema)
     throw InputError("export " + dir + " holds the " + s.weights + " weights, not their moving average: export the " +
                      "run again with --which ema");
   if (which != s.weights && which != "best") s.note = "an export holds one set of weights: the " + s.weights + " ones";
-  if (config.model.kind == "torchscript") config.model.path = dir + "/model.ts";
+  if (config.model.kind == "torchscript") config.model.path = torchScriptPath(dir, config);
   return s;
 }
 
 Source runSource(const std::string& dir, const std::string& which) {
+  const RunCheckpoint chosen = runCheckpoint(dir, which);
   Source s;
-  s.weights = which;
+  s.checkpoint = chosen.path;
+  s.weights = chosen.fellBack ? "last" : which;
   s.ema = which == "ema";
-  s.checkpoint = dir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint);
-  if (which == "best" && !fs::exists(s.checkpoint)) {
-    s.checkpoint = dir + "/" + run_files::kLastCheckpoint;
-    s.weights = "last";
-    s.note = "the run has no best checkpoint (output.save_best was off, or it never evaluated): the last one predicts";
-  }
+  if (chosen.fellBack) s.note = std::string(kNoBestCheckpoint) + ": the last one predicts";
   if (!fs::exists(s.checkpoint))
     throw CheckpointError("run " + dir + " has no checkpoint yet (" + run_files::kLastCheckpoint +
                           "), so no trained weights to predict with: a run saves one at each evaluation, every "
@@ -257,7 +260,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   if (options.batchSize < 1)
     throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");
   if (!fs::is_directory(folder)) throw InputError("run or export folder " + folder + " not found");
-  const bool isExport = fs::exists(folder + "/preprocessing.json");
+  const bool isExport = isExportFolder(folder);
   if (!isExport && !fs::exists(folder + "/" + run_files::kSettings))
     throw InputError("folder " + folder + " is neither a run folder (no " + run_files::kSettings +
                      ") nor an export (no preprocessing.json)");
@@ -295,7 +298,7 @@ std::string torchScriptFileOf(const std::string& folder) {
   try {
     const TrainConfig c = readRunSettings(folder);
     if (c.model.kind != "torchscript") return "";
-    return fs::exists(folder + "/preprocessing.json") ? folder + "/model.ts" : c.model.path;
+    return torchScriptPath(folder, c);
   } catch (const std::exception&) {
     return "";
   }

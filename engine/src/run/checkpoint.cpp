@@ -10,6 +10,7 @@
 #include "run/tensor_archive.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/run_layout.h"
 
 namespace studio {
 namespace fs = std::filesystem;
@@ -208,6 +209,15 @@ void loadCheckpoint(const CheckpointFile& file, CheckpointParts p, const torch::
   };
   restore(at::detail::getDefaultCPUGenerator(), rng.tensor("cpu"));
   if (device.is_cuda() && rng.has("cuda")) restore(at::globalContext().defaultGenerator(device), rng.tensor("cuda"));
+}
+
+RunCheckpoint runCheckpoint(const std::string& runDir, const std::string& which) {
+  RunCheckpoint c{runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint)};
+  if (which == "best" && !std::filesystem::exists(c.path)) {
+    c.path = runDir + "/" + run_files::kLastCheckpoint;
+    c.fellBack = true;
+  }
+  return c;
 }
 
 }  // namespace studio

@@ -63,4 +63,15 @@ CheckpointState readCheckpointState(const CheckpointFile& file);
 // checkpoint's position and figures.
 CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema = false);
 
+// The checkpoint of a run folder that `which` (best | last | ema, the last
+// one's moving average) reads: best falls back to last when the run has
+// none (fellBack; kNoBestCheckpoint says why).
+struct RunCheckpoint {
+  std::string path;
+  bool fellBack = false;
+};
+RunCheckpoint runCheckpoint(const std::string& runDir, const std::string& which);
+inline constexpr const char* kNoBestCheckpoint =
+    "the run has no best checkpoint (output.save_best was off, or it never evaluated)";
+
 }  // namespace studio

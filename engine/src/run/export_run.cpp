@@ -57,12 +57,11 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   const nlohmann::json info = readRunInfo(runDir);
   ExportResult result;
   result.checkpoint = which;
-  std::string ckpt = runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint);
-  if (which == "best" && !fs::exists(ckpt)) {
-    ckpt = runDir + "/" + run_files::kLastCheckpoint;
+  const RunCheckpoint chosen = runCheckpoint(runDir, which);
+  const std::string& ckpt = chosen.path;
+  if (chosen.fellBack) {
     result.checkpoint = "last";
-    result.note = "the run has no best checkpoint (output.save_best was off, or it never evaluated), so the last "
-                  "one was exported";
+    result.note = std::string(kNoBestCheckpoint) + ", so the last one was exported";
   }
   namespace k = run_files::run_info;
   const auto classes = info.at(k::kClasses).get<std::vector<std::string>>();
@@ -74,7 +73,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   // (bad input), found before anything is written.
   std::error_code ec;
   // An earlier export there is never overwritten without a word.
-  for (const char* name : {"preprocessing.json", "checkpoint.ckpt", "model.pt"})
+  for (const char* name : {run_files::kPreprocessing, run_files::kExportedCheckpoint, "model.pt"})
     if (fs::exists(fs::symlink_status(outDir + "/" + name, ec)))
       throw InputError("export folder " + outDir + " already holds " + name +
                        " (an earlier export?); nothing was written: choose another folder, or move that one away");
@@ -90,7 +89,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   // How to turn raw data into the model's input, as the run did.
   // format: what training-studio-cli predict reads (predict/predictor.cpp);
   // weights: which of the run's it holds (checkpoint.ckpt, or its moving average).
-  nlohmann::json pre = {{"format", 1},
+  nlohmann::json pre = {{"format", run_files::kExportFormat},
                         {"studio_version", STUDIO_VERSION},
                         {"weights", result.checkpoint},
                         {"input", input.features > 0 ? "table" : "image"},
@@ -104,8 +103,8 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
     pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
                  "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
   }
-  write("preprocessing.json", pre.dump(2) + "\n");
-  write("checkpoint.ckpt", readFileBytes(ckpt, "checkpoint"));
+  write(run_files::kPreprocessing, pre.dump(2) + "\n");
+  write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
   for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kSummary, run_files::kMetrics,
                            run_files::kLog})
     if (fs::is_regular_file(runDir + "/" + name)) write(name, readFileBytes(runDir + "/" + name, "run file"));

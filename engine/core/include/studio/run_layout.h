@@ -28,6 +28,14 @@ inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kLastCheckpoint = "checkpoints/last.ckpt";
 inline constexpr const char* kBestCheckpoint = "checkpoints/best.ckpt";
 
+// An export folder (training-studio-cli export) beside the run's files:
+// preprocessing.json (how to feed the model; kExportFormat is what predict
+// reads), checkpoint.ckpt (the weights exported), model.ts (TorchScript).
+inline constexpr const char* kPreprocessing = "preprocessing.json";
+inline constexpr const char* kExportedCheckpoint = "checkpoint.ckpt";
+inline constexpr const char* kExportedTorchScript = "model.ts";
+inline constexpr int kExportFormat = 1;
+
 inline std::string evalReport(int64_t step) { return std::string(kEvalFolder) + "/step-" + std::to_string(step) + ".json"; }
 inline std::string stepCheckpoint(int64_t step) { return "checkpoints/step-" + std::to_string(step) + ".ckpt"; }
 inline std::string evalThumbnails(int64_t step) {
