@@ -51,6 +51,12 @@ std::vector<std::string> imagesUnder(const fs::path& dir, int64_t& other) {
   return files;
 }
 
+}  // namespace
+
+std::vector<std::string> imageFilesUnder(const std::string& dir, int64_t& other) { return imagesUnder(dir, other); }
+
+namespace {
+
 // Class name -> its images, for every class folder directly under dir.
 std::map<std::string, std::vector<std::string>> classFolders(const fs::path& dir, int64_t& other) {
   std::map<std::string, std::vector<std::string>> out;

@@ -1,16 +1,25 @@
 #include "predict/predict_inputs.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "studio/csv_table.h"
 #include "studio/errors.h"
-#include "studio/image_file.h"
+#include "studio/image_folder.h"
 
 namespace studio {
 namespace fs = std::filesystem;
+namespace {
+
+// Class name -> its index.
+std::map<std::string, int64_t> indexOf(const std::vector<std::string>& classes) {
+  std::map<std::string, int64_t> out;
+  for (size_t i = 0; i < classes.size(); ++i) out.emplace(classes[i], static_cast<int64_t>(i));
+  return out;
+}
+
+}  // namespace
 
 ImageInputs listImageInputs(const std::string& path, const std::vector<std::string>& classes) {
   std::error_code ec;
@@ -21,33 +30,19 @@ ImageInputs listImageInputs(const std::string& path, const std::vector<std::stri
     out.labels.push_back(-1);
     return out;
   }
-  std::map<std::string, int64_t> classOf;
-  for (size_t i = 0; i < classes.size(); ++i) classOf.emplace(classes[i], static_cast<int64_t>(i));
-  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw DataError("cannot read folder " + path + ": " + ec.message());
-  std::vector<std::pair<std::string, int64_t>> found;
-  for (; it != end; it.increment(ec)) {
-    if (ec) throw DataError("cannot read folder " + path + ": " + ec.message());
-    const std::string name = it->path().filename().string();
-    if (!name.empty() && name[0] == '.') {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_directory(ec) || !isImageFileName(name)) continue;
+  const auto classOf = indexOf(classes);
+  int64_t other = 0;
+  out.files = imageFilesUnder(path, other);  // sorted by path
+  if (out.files.empty())
+    throw DataError("folder " + path + " holds no image files (.png .jpg .jpeg .bmp .pgm .ppm), in its sub-folders "
+                    "neither");
+  for (const auto& file : out.files) {
     int64_t label = -1;
-    for (const auto& part : fs::relative(it->path().parent_path(), path, ec))
+    for (const auto& part : fs::relative(fs::path(file).parent_path(), path, ec))
       if (const auto c = classOf.find(part.string()); c != classOf.end()) {
         label = c->second;
         break;
       }
-    found.emplace_back(it->path().string(), label);
-  }
-  if (found.empty())
-    throw DataError("folder " + path + " holds no image files (.png .jpg .jpeg .bmp .pgm .ppm), in its sub-folders "
-                    "neither");
-  std::sort(found.begin(), found.end());
-  for (auto& [file, label] : found) {
-    out.files.push_back(std::move(file));
     out.labels.push_back(label);
   }
   return out;
@@ -81,8 +76,7 @@ TableInputs readTableInputs(const std::string& path, const std::vector<std::stri
       if (!used.count(j)) rest.push_back(j);
     if (rest.size() == 1) label = rest[0];
   }
-  std::map<std::string, int64_t> classOf;
-  for (size_t i = 0; i < classes.size(); ++i) classOf.emplace(classes[i], static_cast<int64_t>(i));
+  const auto classOf = indexOf(classes);
 
   TableInputs out;
   out.rows = static_cast<int64_t>(t.rows.size());

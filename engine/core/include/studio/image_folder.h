@@ -32,4 +32,9 @@ struct ImageFolderScan {
 // folder lacks.
 ImageFolderScan scanImageFolder(const std::string& root);
 
+// The image files under a folder and its sub-folders (hidden ones left out),
+// sorted by path; `other` counts the files that are not images. Throws
+// DataError when the folder cannot be read.
+std::vector<std::string> imageFilesUnder(const std::string& dir, int64_t& other);
+
 }  // namespace studio
