@@ -10,6 +10,7 @@
 //   summary (--preset NAME | --config FILE) [--set key=value ...]
 //   presets
 //   export RUN_DIR --out DIR [--which best|last|ema]
+//   search (--preset NAME | --config FILE | --resume STUDY_DIR) --space key=... [--metric M] [--trials N] ...
 //   predict RUN_DIR|EXPORT_DIR --input FILE|FOLDER|TABLE.csv [--which ...] [--top-k 5] [--tta flip] [--out F]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
 #include <CLI/CLI.hpp>
@@ -23,8 +24,13 @@
 #include <iostream>
 #include <thread>
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include "cli_predict.h"
 #include "cli_progress.h"
+#include "cli_search.h"
+#include "cli_settings.h"
 #include "studio/dataset_info.h"
 #include "studio/log.h"
 #include "studio/model_summary.h"
@@ -37,6 +43,9 @@
 #include "studio/train_config.h"
 
 namespace {
+
+using studio::cli::kNamesSomething;
+using studio::cli::SettingsSource;
 
 std::atomic<int> g_interrupts{0};
 // Until a session runs, nothing is recorded that a stop could save: a signal
@@ -98,61 +107,6 @@ int runSession(studio::Session& session) {
   if (s.status == "failed") return s.badInput ? 2 : 1;
   return 0;
 }
-
-// A path option given as "" is a mistake (an unset shell variable, say),
-// not the default folder: said as such, exit status 2.
-const CLI::Validator kNamesSomething(
-    [](const std::string& value) { return value.empty() ? std::string("names nothing (got \"\"); give a path") : ""; },
-    "PATH", "non-empty");
-
-// The settings of `train` and `summary`: a preset or a file, then --set.
-struct SettingsSource {
-  CLI::Option* preset = nullptr;
-  CLI::Option* config = nullptr;
-  std::string presetName, configFile;
-  std::vector<std::string> overrides;
-
-  void addTo(CLI::App* cmd) {
-    preset = cmd->add_option("--preset", presetName, "Preset name (see `presets`)");
-    config = cmd->add_option("--config", configFile, "Settings JSON file")->check(kNamesSomething);
-    preset->excludes(config);
-    cmd->add_option("--set", overrides, "Override a setting: dotted.key=value (repeatable)");
-  }
-
-  // "settings file X" or "preset X", with the --set values after it.
-  std::string describe() const {
-    std::string s = !configFile.empty() ? "settings file " + configFile
-                                        : "preset " + (presetName.empty() ? std::string("fashion-mnist-cnn") : presetName);
-    for (const auto& o : overrides) s += " --set " + o;
-    return s;
-  }
-
-  studio::TrainConfig load() const {
-    if (config->count() > 0 && configFile.empty())
-      throw studio::ConfigFileError("--config names no file (got \"\")");
-    if (preset->count() > 0 && presetName.empty()) throw studio::ConfigFileError("--preset names no preset (got \"\")");
-    studio::TrainConfig c;
-    if (!configFile.empty()) {
-      if (std::filesystem::is_directory(configFile))
-        throw studio::ConfigFileError("--config " + configFile + " is a folder; give the settings JSON file");
-      c = studio::loadConfigFile(configFile);
-    } else {
-      const std::string name = presetName.empty() ? "fashion-mnist-cnn" : presetName;
-      c = studio::loadConfigFile(studio::presetPath(studio::defaultPresetDir(), name));
-    }
-    for (const auto& o : overrides) studio::applyOverride(c, o);
-    const auto errors = studio::validate(c);
-    if (!errors.empty()) {
-      std::string text = "invalid settings in " + describe() + ":";
-      for (const auto& e : errors) text += "\n  " + e.text();
-      throw studio::ConfigFileError(text);
-    }
-    // A --set that these settings override is said, with what acts instead.
-    for (const auto& w : studio::settingsWithoutEffect(c, overrides))
-      std::fprintf(stderr, "warning: --set %s %s\n", w.field.c_str(), w.message.c_str());
-    return c;
-  }
-};
 
 void noteTorchScript(const studio::TrainConfig& c) {
   if (c.model.kind != "torchscript") return;
@@ -320,6 +274,7 @@ int cliMain(int argc, char** argv) {
       ->check(CLI::IsMember({"best", "last", "ema"}));
 
   studio::PredictCommand predict(app);
+  studio::cli::SearchCommand search(app);
 
   try {
     app.parse(argc, argv);
@@ -330,6 +285,16 @@ int cliMain(int argc, char** argv) {
 
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
+  // A search runner's trial (STUDIO_STOP_WITH_PARENT=<its pid>): the run
+  // stops with a checkpoint when the runner dies however it dies, so that
+  // the restarted runner resumes it.
+  if (const char* parent = std::getenv("STUDIO_STOP_WITH_PARENT")) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    // Its report lines then go nowhere: a write must fail, not kill the run
+    // before it saved its checkpoint.
+    std::signal(SIGPIPE, SIG_IGN);
+    if (::getppid() != std::atoi(parent)) onInterrupt(SIGTERM);
+  }
   studio::log::setConsoleLevel("warn");
 
   try {
@@ -406,6 +371,7 @@ int cliMain(int argc, char** argv) {
       return runQueue(queueFile);
     }
     if (predict.chosen()) return predict.run();
+    if (search.chosen()) return search.run();
     if (app.got_subcommand("export")) {
       const studio::ExportResult r = studio::exportRun(exportRun, exportOut, which);
       if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());

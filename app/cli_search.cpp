@@ -1,0 +1,145 @@
+#include "cli_search.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/file_io.h"
+
+namespace studio::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string selfExecutable() {
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "training-studio-cli";
+  exe[n] = '\0';
+  return exe;
+}
+
+std::string timestampName() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+// What makes two studies the same study: all but how many trials, how many
+// at once, and what to run first.
+nlohmann::json identity(nlohmann::json j) {
+  for (const char* k : {"trials", "parallel", "enqueued"}) j.erase(k);
+  return j;
+}
+
+nlohmann::json readSpec(const std::string& file) {
+  const auto j = nlohmann::json::parse(readFileBytes(file, "study file"), nullptr, false);
+  if (!j.is_object()) throw ConfigFileError(file + " is not a study's search.json (not a JSON object)");
+  return j;
+}
+
+}  // namespace
+
+std::string searchPython() {
+  if (const char* env = std::getenv("STUDIO_PYTHON"); env && *env) return env;
+#ifdef STUDIO_PYTHON_DEFAULT
+  if (::access(STUDIO_PYTHON_DEFAULT, X_OK) == 0) return STUDIO_PYTHON_DEFAULT;
+#endif
+  if (::access("/opt/training-studio/venv/bin/python", X_OK) == 0) return "/opt/training-studio/venv/bin/python";
+  return "python3";
+}
+
+std::string searchRunnerScript() {
+  if (const char* env = std::getenv("STUDIO_SEARCH_RUNNER"); env && *env) return env;
+  const fs::path bin = fs::path(selfExecutable()).parent_path();
+  for (const fs::path& p : {bin / "search/studio_search.py", bin / "../share/training-studio/search/studio_search.py",
+                            bin / "../../share/training-studio/search/studio_search.py"})
+    if (fs::is_regular_file(p)) return p.lexically_normal().string();
+  return STUDIO_SOURCE_SEARCH_RUNNER;
+}
+
+SearchCommand::SearchCommand(CLI::App& app) {
+  m_cmd = app.add_subcommand("search", "Hyperparameter search with Optuna: trials are runs, hopeless ones are pruned");
+  m_settings.addTo(m_cmd);
+  m_cmd->add_option("--resume", m_resume, "Continue the study in this folder (runs/search-NAME)")
+      ->check(kNamesSomething)
+      ->excludes(m_settings.preset)
+      ->excludes(m_settings.config);
+  m_cmd->add_option("--space", m_space,
+                    "A setting's range: key=float:LOW:HIGH[:log], key=int:LOW:HIGH[:log|pow2] or key=choice:A,B "
+                    "(repeatable)");
+  m_cmd->add_option("--trial-set", m_spec.trialSettings,
+                    "A setting for the trials only, not for --then-train (fewer epochs, a data limit): key=value");
+  m_cmd->add_option("--enqueue", m_spec.enqueued, "Run these values first: \"key=value key=value\" (repeatable)");
+  m_cmd->add_option("--metric", m_spec.metric, "The evaluation metric to optimise (default eval_accuracy)");
+  m_cmd->add_option("--direction", m_spec.direction, "maximize or minimize (default: the metric's)");
+  m_trials = m_cmd->add_option("--trials", m_spec.trials, "How many trials (default 20)");
+  m_cmd->add_option("--sampler", m_spec.sampler, "tpe (default), random or grid");
+  m_cmd->add_option("--pruner", m_spec.pruner, "hyperband (default), halving, median or none");
+  m_parallel = m_cmd->add_option("--parallel", m_spec.parallel, "Trials at once (default 1)");
+  m_cmd->add_option("--seed", m_spec.seed, "The sampler's seed (default 0)");
+  m_cmd->add_option("--name", m_spec.name, "The study's name (default: the settings' name and the time)");
+  m_cmd->add_option("--out", m_out, "Folder for run folders and the study (output.dir)")->check(kNamesSomething);
+  m_cmd->add_flag("--then-train", m_spec.thenTrain, "At the end, train the best settings without --trial-set");
+}
+
+int SearchCommand::run() {
+  std::string folder;
+  nlohmann::json spec;
+  if (!m_resume.empty()) {
+    const std::string file = (fs::path(m_resume) / "search.json").string();
+    if (!fs::is_regular_file(file))
+      throw ConfigFileError("--resume " + m_resume + " is not a study's folder (it has no search.json)");
+    if (!m_space.empty() || !m_settings.overrides.empty())
+      throw ConfigFileError("--resume continues a study as it was; --space and --set belong to a new search");
+    SearchSpec s = searchSpecFromJson(readSpec(file), file);
+    if (m_trials->count()) s.trials = m_spec.trials;
+    if (m_parallel->count()) s.parallel = m_spec.parallel;
+    s.thenTrain = m_spec.thenTrain;
+    checkSearch(s);
+    folder = m_resume;
+    spec = searchSpecJson(s);
+  } else {
+    if (m_space.empty()) throw ConfigFileError("search: give at least one --space key=... (the settings to vary)");
+    m_spec.base = m_settings.load();
+    if (!m_out.empty()) m_spec.base.output.dir = m_out;
+    for (const auto& text : m_space) m_spec.space.push_back(parseSearchParam(text));
+    if (m_spec.name.empty()) m_spec.name = m_spec.base.name + "-" + timestampName();
+    checkSearch(m_spec);
+    for (const auto& w : searchWarnings(m_spec)) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    folder = searchFolder(m_spec);
+    spec = searchSpecJson(m_spec);
+    const std::string file = (fs::path(folder) / "search.json").string();
+    if (fs::exists(file)) {
+      if (identity(readSpec(file)) != identity(spec))
+        throw ConfigFileError("a study named " + m_spec.name + " is in " + folder +
+                              " with other settings; give another --name, or --resume " + folder + " to continue it");
+      std::fprintf(stderr, "search: continuing the study in %s\n", folder.c_str());
+    }
+  }
+  fs::create_directories(folder);
+  writeFileAtomically((fs::path(folder) / "search.json").string(), spec.dump(2) + "\n");
+
+  const std::string python = searchPython(), script = searchRunnerScript(), self = selfExecutable();
+  std::vector<std::string> args{python, script, "--study", folder, "--cli", self};
+  if (m_spec.thenTrain) args.emplace_back("--then-train");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  ::execvp(python.c_str(), argv.data());
+  throw InputError("cannot start the search runner with " + python + ": " + std::strerror(errno) +
+                   "; run packaging/setup.sh (it installs Optuna into the studio's Python), or set STUDIO_PYTHON to "
+                   "a Python that has optuna");
+}
+
+}  // namespace studio::cli

@@ -1,0 +1,75 @@
+#pragma once
+// The settings options that several subcommands share: --preset or --config,
+// then --set; and the check that a path option names something.
+// Thread: the CLI's main thread.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "studio/errors.h"
+#include "studio/presets.h"
+#include "studio/settings_schema.h"
+#include "studio/train_config.h"
+
+namespace studio::cli {
+
+// A path option given as "" is a mistake (an unset shell variable, say),
+// not the default folder: said as such, exit status 2.
+inline const CLI::Validator kNamesSomething(
+    [](const std::string& value) { return value.empty() ? std::string("names nothing (got \"\"); give a path") : ""; },
+    "PATH", "non-empty");
+
+// The settings of `train`, `summary`, `search` and the others: a preset or a file, then --set.
+struct SettingsSource {
+  CLI::Option* preset = nullptr;
+  CLI::Option* config = nullptr;
+  std::string presetName, configFile;
+  std::vector<std::string> overrides;
+
+  void addTo(CLI::App* cmd) {
+    preset = cmd->add_option("--preset", presetName, "Preset name (see `presets`)");
+    config = cmd->add_option("--config", configFile, "Settings JSON file")->check(kNamesSomething);
+    preset->excludes(config);
+    cmd->add_option("--set", overrides, "Override a setting: dotted.key=value (repeatable)");
+  }
+
+  // "settings file X" or "preset X", with the --set values after it.
+  std::string describe() const {
+    std::string s = !configFile.empty() ? "settings file " + configFile
+                                        : "preset " + (presetName.empty() ? std::string("fashion-mnist-cnn") : presetName);
+    for (const auto& o : overrides) s += " --set " + o;
+    return s;
+  }
+
+  TrainConfig load() const {
+    if (config->count() > 0 && configFile.empty())
+      throw ConfigFileError("--config names no file (got \"\")");
+    if (preset->count() > 0 && presetName.empty()) throw ConfigFileError("--preset names no preset (got \"\")");
+    TrainConfig c;
+    if (!configFile.empty()) {
+      if (std::filesystem::is_directory(configFile))
+        throw ConfigFileError("--config " + configFile + " is a folder; give the settings JSON file");
+      c = loadConfigFile(configFile);
+    } else {
+      const std::string name = presetName.empty() ? "fashion-mnist-cnn" : presetName;
+      c = loadConfigFile(presetPath(defaultPresetDir(), name));
+    }
+    for (const auto& o : overrides) applyOverride(c, o);
+    const auto errors = validate(c);
+    if (!errors.empty()) {
+      std::string text = "invalid settings in " + describe() + ":";
+      for (const auto& e : errors) text += "\n  " + e.text();
+      throw ConfigFileError(text);
+    }
+    // A --set that these settings override is said, with what acts instead.
+    for (const auto& w : settingsWithoutEffect(c, overrides))
+      std::fprintf(stderr, "warning: --set %s %s\n", w.field.c_str(), w.message.c_str());
+    return c;
+  }
+};
+
+}  // namespace studio::cli

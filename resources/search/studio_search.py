@@ -1,0 +1,592 @@
+#!/usr/bin/env python3
+"""Training Studio's search runner: Optuna's samplers and pruners over runs.
+
+`training-studio-cli search` checks the search, writes the study's
+search.json into its folder (<output.dir>/search-<name>/) and starts this
+script with the studio's Python. Sampling, pruning and importances are
+Optuna's; the study lives in Optuna's RDB storage (study.db, SQLite), so it
+survives restarts and `optuna` and `optuna-dashboard` read it. Each trial is
+an ordinary run folder, trained by `training-studio-cli --report train`:
+every evaluation's metric is the trial's intermediate value (its step is the
+evaluation's number), and a trial the pruner stops gets a first SIGINT, so
+it ends `stopped` with its checkpoint (`training-studio-cli resume` continues
+it). Its value is the best evaluation of the metric in the study's direction.
+
+Files in the study's folder:
+  search.json  the spec (written by the CLI)
+  base.json    every trial's settings before its own values
+  study.db     Optuna's storage
+  study.json   the study as the window and the CLI show it, rewritten after
+               each event: trials, best, importances (fANOVA, Optuna's)
+A run folder of a trial holds trial.json: its study, number, state, values.
+
+Killing this runner (any signal, even SIGKILL) stops its trials with a
+checkpoint (they run with STUDIO_STOP_WITH_PARENT); `search --resume DIR`
+resumes those trials in their folders under their numbers, so no trial is
+lost or repeated. Exit status: 0 done, 1 every trial failed or the runner
+failed, 2 bad input (the storage is not Optuna's), 130 stopped.
+"""
+import argparse
+import json
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+
+def say(text):
+    print(text, flush=True)
+
+
+def fail(text, code=2):
+    print(f"error: {text}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+try:
+    import optuna
+    from optuna.trial import TrialState
+except ImportError:
+    fail(f"Optuna is not installed for {sys.executable}: run packaging/setup.sh (it installs optuna into the "
+         "studio's Python), or set STUDIO_PYTHON to a Python that has optuna", 1)
+
+
+def write_json(path, value):
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(value, f, indent=2, allow_nan=False, default=str)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def finite(v):
+    return None if v is None or not math.isfinite(v) else v
+
+
+def check_storage(path):
+    """An existing study.db must be Optuna's: never let SQLAlchemy add tables to another file."""
+    if not os.path.exists(path):
+        return
+    with open(path, "rb") as f:
+        head = f.read(16)
+    if head != b"SQLite format 3\x00":
+        fail(f"{path} is not an Optuna study storage (not an SQLite database); move it away or give another --name")
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
+        con.close()
+    except sqlite3.Error as e:
+        fail(f"{path} is not an Optuna study storage ({e}); move it away or give another --name")
+    if not {"studies", "trials", "version_info"} <= tables:
+        fail(f"{path} is not an Optuna study storage (it has no studies, trials and version_info tables); "
+             "move it away or give another --name")
+
+
+def distribution(p):
+    if p["kind"] == "choice":
+        return optuna.distributions.CategoricalDistribution(p["choices"])
+    if p["kind"] == "int":
+        return optuna.distributions.IntDistribution(int(p["low"]), int(p["high"]), log=p["log"])
+    return optuna.distributions.FloatDistribution(p["low"], p["high"], log=p["log"])
+
+
+def setting_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def typed_value(p, text):
+    """An --enqueue value as the distribution holds it."""
+    if p["kind"] == "choice":
+        for c in p["choices"]:
+            if setting_text(c) == text or str(c) == text:
+                return c
+        try:
+            return next(c for c in p["choices"] if isinstance(c, (int, float)) and float(c) == float(text))
+        except (ValueError, StopIteration):
+            fail(f"--enqueue: {text} is not one of {p['key']}'s choices")
+    return int(text) if p["kind"] == "int" else float(text)
+
+
+class Search:
+    def __init__(self, folder, cli, then_train):
+        self.folder = os.path.abspath(folder)
+        self.cli = cli
+        self.then_train = then_train
+        with open(os.path.join(self.folder, "search.json")) as f:
+            self.spec = json.load(f)
+        s = self.spec
+        self.name = s["name"]
+        self.metric = s["metric"]
+        self.maximize = s["direction"] == "maximize"
+        self.space = {p["key"]: p for p in s["space"]}
+        self.dists = {k: distribution(p) for k, p in self.space.items()}
+        header = s["metrics_header"].split(",")
+        self.column = header.index(self.metric)
+        self.base_file = os.path.join(self.folder, "base.json")
+        write_json(self.base_file, s["base"])
+        out = s["base"]["output"]["dir"]
+        self.runs_dir = out if os.path.isabs(out) else os.path.abspath(out)
+        self.lock = threading.RLock()
+        self.children = {}  # trial number -> Popen
+        self.live = {}      # trial number -> {"run_dir", "intermediate", "state"}
+        self.pruned = set()
+        self.stopping = False
+        self.importances, self.importance_note = None, "needs two finished trials"
+        self.slots, self.slot_note = max(1, s["parallel"]), ""
+        self.threads_each = None
+        self.gpus = []
+        self.then_train_dir = None
+        storage_file = os.path.join(self.folder, "study.db")
+        check_storage(storage_file)
+        seed = int(s["seed"])
+        sampler = {
+            "tpe": lambda: optuna.samplers.TPESampler(seed=seed),
+            "random": lambda: optuna.samplers.RandomSampler(seed=seed),
+            "grid": lambda: optuna.samplers.GridSampler(
+                {k: [typed_value(p, v) if p["kind"] != "choice" else v for v in self.grid_values(p)]
+                 for k, p in self.space.items()}, seed=seed),
+        }[s["sampler"]]()
+        pruner = {
+            "hyperband": lambda: optuna.pruners.HyperbandPruner(),
+            "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
+            "median": lambda: optuna.pruners.MedianPruner(n_startup_trials=1, n_warmup_steps=0),
+            "none": lambda: optuna.pruners.NopPruner(),
+        }[s["pruner"]]()
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        try:
+            self.study = optuna.create_study(storage=f"sqlite:///{storage_file}", study_name=self.name,
+                                             sampler=sampler, pruner=pruner, direction=s["direction"],
+                                             load_if_exists=True)
+        except Exception as e:  # a damaged file, another version's schema
+            fail(f"{storage_file} cannot be opened as Optuna's storage: {e}")
+        if self.study.direction.name.lower() != s["direction"]:
+            fail(f"{storage_file}: the study {self.name} there is to {self.study.direction.name.lower()}, "
+                 f"not to {s['direction']}")
+        self.target = int(s["trials"])
+        if s["sampler"] == "grid":
+            size = 1
+            for p in self.space.values():
+                size *= len(self.grid_values(p))
+            if size < self.target:
+                say(f"search: the grid has {size} combinations; {size} trials, not {self.target}")
+                self.target = size
+        if not self.study.trials:
+            for line in s.get("enqueued", []):
+                params = {}
+                for a in line.split():
+                    k, v = a.split("=", 1)
+                    params[k] = typed_value(self.space[k], v)
+                self.study.enqueue_trial(params)
+
+    @staticmethod
+    def grid_values(p):
+        if p["kind"] == "choice":
+            return p["choices"]
+        return [str(i) for i in range(int(p["low"]), int(p["high"]) + 1)]
+
+    # ---- where trials run ----
+    def plan_devices(self):
+        wanted = self.slots
+        device = self.spec["base"]["performance"]["device"]
+        cuda = 0
+        if device != "cpu":
+            try:
+                import torch
+                cuda = torch.cuda.device_count()
+            except Exception:
+                cuda = 0
+        if cuda == 0:
+            cores = os.cpu_count() or 1
+            self.threads_each = max(1, cores // wanted)
+            if wanted > 1:
+                self.slot_note = (f"{wanted} trials at once on the CPU, {self.threads_each} of its {cores} "
+                                  f"cores each")
+        elif cuda > 1:
+            self.gpus = list(range(cuda))
+            if wanted > cuda:
+                self.slots = cuda
+                self.slot_note = f"{cuda} trials at once, one per GPU (asked for {wanted})"
+            else:
+                self.slot_note = f"{wanted} trials at once, one per GPU"
+        elif wanted > 1:
+            self.gpus = [0]
+            self.measure_first = True
+            self.slots = 1
+            self.slot_note = "one trial first, to measure its GPU memory"
+        if self.slot_note:
+            say(f"search: {self.slot_note}")
+
+    def fit_on_gpu(self, peak_mib):
+        """After the first trial's first steps on one GPU: as many at once as its memory holds."""
+        try:
+            import torch
+            free, total = torch.cuda.mem_get_info(0)
+        except Exception:
+            return
+        wanted = max(1, self.spec["parallel"])
+        fits = max(1, int(0.9 * (total / 2**20) // max(peak_mib, 1.0)))
+        with self.lock:
+            self.slots = min(wanted, fits)
+            self.slot_note = (f"{self.slots} trials at once on the GPU: a trial's peak is {peak_mib:.0f} MiB of "
+                              f"{total / 2**20:.0f} MiB" +
+                              (f" (asked for {wanted}; {wanted} do not fit)" if fits < wanted else ""))
+        say(f"search: {self.slot_note}")
+
+    # ---- the record ----
+    def trial_entry(self, t):
+        live = self.live.get(t.number, {})
+        state = "pruned" if t.state == TrialState.PRUNED else t.state.name.lower()
+        if t.state == TrialState.FAIL:
+            state = "failed"
+        if t.state == TrialState.COMPLETE:
+            state = "completed"
+        inter = dict(t.intermediate_values)
+        inter.update(live.get("intermediate", {}))
+        return {
+            "number": t.number,
+            "state": state,
+            "params": t.params,
+            "value": finite(t.value) if t.state == TrialState.COMPLETE else None,
+            "intermediate": {str(k): finite(v) for k, v in sorted(inter.items())},
+            "run_dir": live.get("run_dir") or t.user_attrs.get("run_dir"),
+            "error": t.user_attrs.get("error", ""),
+        }
+
+    def snapshot(self, state="running"):
+        with self.lock:
+            trials = [self.trial_entry(t) for t in self.study.get_trials(deepcopy=False)]
+            done = [t for t in trials if t["state"] == "completed" and t["value"] is not None]
+            best = None
+            if done:
+                best = (max if self.maximize else min)(done, key=lambda t: t["value"])
+            record = {
+                "format": 1, "name": self.name, "metric": self.metric, "direction": self.spec["direction"],
+                "state": state, "trials_target": self.target, "parallel": self.slots, "parallel_note": self.slot_note,
+                "sampler": self.spec["sampler"], "pruner": self.spec["pruner"],
+                "space": self.spec["space"], "trials": trials,
+                "best": best, "importances": self.importances, "importance_note": self.importance_note,
+                "then_train_run": self.then_train_dir,
+            }
+            write_json(os.path.join(self.folder, "study.json"), record)
+            return record
+
+    def update_importances(self):
+        finished = [t for t in self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+        if len(finished) < 2:
+            return
+        try:
+            evaluator = optuna.importance.FanovaImportanceEvaluator(seed=0)
+            self.importances = optuna.importance.get_param_importances(self.study, evaluator=evaluator)
+            self.importance_note = f"fANOVA over {len(finished)} finished trials"
+        except Exception as e:
+            self.importance_note = f"not yet: {e}"
+
+    def write_trial_file(self, run_dir, number, state, params, value=None):
+        if not run_dir or not os.path.isdir(run_dir):
+            return
+        try:
+            write_json(os.path.join(run_dir, "trial.json"),
+                       {"study": self.name, "study_dir": self.folder, "trial": number, "state": state,
+                        "params": params, "metric": self.metric, "value": finite(value)})
+        except OSError as e:
+            say(f"search: cannot write {run_dir}/trial.json: {e}")
+
+    # ---- one trial ----
+    def best_of(self, values):
+        values = [v for v in values if v is not None and math.isfinite(v)]
+        if not values:
+            return None
+        return max(values) if self.maximize else min(values)
+
+    def metrics_values(self, run_dir):
+        values = []
+        try:
+            with open(os.path.join(run_dir, "metrics.csv")) as f:
+                header = f.readline().strip().split(",")
+                col = header.index(self.metric)
+                for line in f:
+                    cells = line.rstrip("\n").split(",")
+                    if cells[0] == "eval" and len(cells) > col and cells[col]:
+                        values.append(float(cells[col]))
+        except (OSError, ValueError, IndexError):
+            pass
+        return values
+
+    def catch_up(self, trial, run_dir):
+        """The evaluations a killed runner did not see (its trial went on to its stop): reported now."""
+        with self.lock:
+            stored = next(t for t in self.study.get_trials(deepcopy=False) if t.number == trial.number)
+            stored = stored.intermediate_values
+            for i, v in enumerate(self.metrics_values(run_dir), start=1):
+                self.live[trial.number]["intermediate"][i] = v
+                if i not in stored:
+                    trial.report(v, i)
+
+    def evaluations_before(self, run_dir, step):
+        try:
+            with open(os.path.join(run_dir, "metrics.csv")) as f:
+                f.readline()
+                return sum(1 for line in f if line.startswith("eval,") and int(line.split(",")[1]) < step)
+        except (OSError, ValueError):
+            return 0
+
+    def command(self, number, params, resume_dir, slot):
+        env = dict(os.environ, STUDIO_STOP_WITH_PARENT=str(os.getpid()))
+        if self.gpus:
+            env["CUDA_VISIBLE_DEVICES"] = str(self.gpus[slot % len(self.gpus)])
+        if resume_dir:
+            return [self.cli, "--report", "resume", resume_dir], env
+        args = [self.cli, "--report", "train", "--config", self.base_file, "--out", self.runs_dir]
+        for a in self.spec["trial_settings"]:
+            args += ["--set", a]
+        for k, v in params.items():
+            args += ["--set", f"{k}={setting_text(v)}"]
+        args += ["--set", f"name={self.name}-t{number}"[:105]]
+        if self.threads_each and "performance.threads" not in params:
+            args += ["--set", f"performance.threads={self.threads_each}"]
+        return args, env
+
+    def run_trial(self, trial, slot):
+        number, params = trial.number, trial.params
+        live = self.live[number]
+        run_dir = live["run_dir"]
+        resume_dir = None
+        if run_dir and os.path.isfile(os.path.join(run_dir, "summary.json")):
+            with open(os.path.join(run_dir, "summary.json")) as f:
+                status = json.load(f).get("status")
+            if status in ("completed", "early-stopped"):
+                return self.finish(trial, status, run_dir, "", self.metrics_values(run_dir))
+        if run_dir and os.path.isfile(os.path.join(run_dir, "checkpoints", "last.ckpt")):
+            resume_dir = run_dir
+        if resume_dir:
+            self.catch_up(trial, resume_dir)
+        shown = " ".join(f"{k}={setting_text(v)}" for k, v in params.items())
+        say(f"trial {number}: {'resuming ' + run_dir if resume_dir else 'started'} ({shown})")
+        args, env = self.command(number, params, resume_dir, slot)
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
+                                start_new_session=True)
+        with self.lock:
+            self.children[number] = proc
+        status, errors, values, evals, peak = "", [], [], 0, None
+        for line in proc.stdout:
+            key, _, value = line.rstrip("\n").partition("\t")
+            if key == "studio-run":
+                live["run_dir"] = value
+                trial.set_user_attr("run_dir", value)
+                self.write_trial_file(value, number, "running", params)
+                self.snapshot()
+            elif key == "studio-record":
+                cells = value.split(",")
+                if getattr(self, "measure_first", False) and cells[0] == "train" and peak is None:
+                    try:
+                        peak = float(cells[self.spec["metrics_header"].split(",").index("mem_reserved_mib")])
+                        self.measure_first = False
+                        self.fit_on_gpu(peak)
+                    except (ValueError, IndexError):
+                        pass
+                if cells[0] != "eval" or len(cells) <= self.column or not cells[self.column]:
+                    continue
+                v = float(cells[self.column])
+                if resume_dir and evals == 0:  # number on from the evaluations before the checkpoint
+                    evals = self.evaluations_before(resume_dir, int(cells[1]))
+                evals += 1
+                values.append(v)
+                if number in self.pruned:
+                    continue  # the stop is on its way; the pruner has decided
+                live["intermediate"][evals] = v
+                with self.lock:
+                    trial.report(v, evals)
+                    prune = trial.should_prune() and not self.stopping
+                say(f"trial {number}: evaluation {evals}: {self.metric} {v:.4g}")
+                if prune and number not in self.pruned:
+                    self.pruned.add(number)
+                    say(f"trial {number}: pruned at evaluation {evals} ({self.spec['pruner']}); its checkpoint is "
+                        f"kept: `training-studio-cli resume {live['run_dir']}` continues it")
+                    proc.send_signal(signal.SIGINT)
+                self.snapshot()
+            elif key == "studio-end":
+                status = value
+            elif key not in ("studio-total", "studio-phase"):
+                text = line.strip()
+                if text.startswith("error:") or text.startswith("warning:") or text.startswith("  "):
+                    errors.append(text)
+        code = proc.wait()
+        with self.lock:
+            self.children.pop(number, None)
+        if not status:
+            status = "failed" if code not in (130, 143) or not live.get("run_dir") else "stopped"
+        error = "\n".join(e for e in errors if not e.startswith("warning:")) or f"exit status {code}"
+        if not live.get("run_dir") and code == 2:
+            error = "these settings are not valid, never trained: " + error
+        return self.finish(trial, status, live.get("run_dir"), error,
+                           self.metrics_values(live.get("run_dir") or "") or values)
+
+    def finish(self, trial, status, run_dir, error, values):
+        number = trial.number
+        with self.lock:
+            if status in ("completed", "early-stopped"):
+                value = self.best_of(values)
+                if value is None:
+                    trial.set_user_attr("error", f"the run recorded no {self.metric}")
+                    self.study.tell(number, state=TrialState.FAIL)
+                    say(f"trial {number}: failed: the run recorded no {self.metric}")
+                    state = "failed"
+                else:
+                    self.study.tell(number, value)
+                    state = "completed"
+                    best = self.study.best_value
+                    say(f"trial {number}: completed: {self.metric} {value:.4g}"
+                        + (" (best so far)" if best == value else f" (best {best:.4g})"))
+                    self.update_importances()
+            elif status == "stopped" and number in self.pruned:
+                self.study.tell(number, state=TrialState.PRUNED)
+                state, value = "pruned", None
+            elif status == "stopped":
+                say(f"trial {number}: stopped; it resumes with the study")
+                state, value = "running", None
+            else:
+                trial.set_user_attr("error", error[-2000:])
+                self.study.tell(number, state=TrialState.FAIL)
+                say(f"trial {number}: failed: {error}")
+                state, value = "failed", None
+            self.write_trial_file(run_dir, number, state, trial.params, value if state == "completed" else None)
+        self.snapshot()
+
+    # ---- the study ----
+    def counted(self):
+        return [t for t in self.study.get_trials(deepcopy=False) if t.state != TrialState.WAITING]
+
+    def next_trial(self):
+        """A trial a stopped runner left running (resumed under its number), else a new one; None when done."""
+        with self.lock:
+            if self.stopping:
+                return None
+            trial = None
+            for t in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                if t.number not in self.live:
+                    trial = optuna.trial.Trial(self.study, t._trial_id)
+                    break
+            if trial is None:
+                if len(self.counted()) >= self.target:
+                    return None
+                trial = self.study.ask(self.dists)
+            self.live[trial.number] = {"intermediate": {}, "run_dir": trial.user_attrs.get("run_dir")}
+            return trial
+
+    def stop(self, signum, frame):
+        with self.lock:
+            again = self.stopping
+            self.stopping = True
+            for proc in self.children.values():
+                try:
+                    proc.send_signal(signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+        if not again:
+            say("\nsearch: stopping its trials with a checkpoint (press Ctrl-C again to quit them at once)")
+
+    def run(self):
+        self.plan_devices()
+        self.snapshot()
+        active = {}
+        failures = 0
+
+        def worker(trial, slot):
+            try:
+                self.run_trial(trial, slot)
+            except Exception as e:  # the runner's own failure: the trial is told failed, with why
+                with self.lock:
+                    trial.set_user_attr("error", f"the search runner failed: {e}")
+                    self.study.tell(trial.number, state=TrialState.FAIL)
+                say(f"trial {trial.number}: the search runner failed: {e}")
+
+        while True:
+            for n, (th, _) in list(active.items()):
+                if not th.is_alive():
+                    del active[n]
+            free = [s for s in range(self.slots) if s not in {v[1] for v in active.values()}]
+            if free and not self.stopping:
+                trial = self.next_trial()
+                if trial is not None:
+                    th = threading.Thread(target=worker, args=(trial, free[0]), daemon=True)
+                    active[trial.number] = (th, free[0])
+                    th.start()
+                    continue
+            if not active:
+                break
+            for th, _ in list(active.values()):
+                th.join(timeout=0.2)
+                break
+        for th, _ in active.values():
+            th.join()
+        record = self.snapshot("stopped" if self.stopping else "done")
+        return record
+
+    def summary(self, record):
+        say("")
+        say(f"study {self.name}: {len(record['trials'])} trial(s), {self.metric} "
+            f"({'higher' if self.maximize else 'lower'} is better); storage {self.folder}/study.db")
+        keys = list(self.space)
+        say(f"{'#':>4}  {'state':<10} {self.metric:>14}  " + "  ".join(keys))
+        for t in record["trials"]:
+            v = "" if t["value"] is None else f"{t['value']:.4f}"
+            say(f"{t['number']:>4}  {t['state']:<10} {v:>14}  " +
+                "  ".join(setting_text(t["params"].get(k, "")) for k in keys))
+        best = record["best"]
+        if best:
+            sets = " ".join(f"--set {k}={setting_text(v)}" for k, v in best["params"].items())
+            say(f"\nbest: trial {best['number']}, {self.metric} {best['value']:.4f}, {best['run_dir']}")
+            say(f"  its settings: {sets}")
+            say(f"  train them on the full data: training-studio-cli search --resume {self.folder} --then-train")
+        if self.importances:
+            say("importance (fANOVA): " + ", ".join(f"{k} {v:.2f}" for k, v in self.importances.items()))
+        return best
+
+    def train_best(self, best):
+        args = [self.cli, "train", "--config", self.base_file, "--out", self.runs_dir]
+        for k, v in best["params"].items():
+            args += ["--set", f"{k}={setting_text(v)}"]
+        args += ["--set", f"name={self.name}-best"[:100]]
+        say(f"\nsearch: training the best settings (trial {best['number']}) without the trial settings")
+        before = set(os.listdir(self.runs_dir))
+        code = subprocess.call(args)
+        made = sorted(set(os.listdir(self.runs_dir)) - before)
+        self.then_train_dir = os.path.join(self.runs_dir, made[-1]) if made else None
+        self.snapshot("done")
+        return code
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--study", required=True)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--then-train", action="store_true")
+    a = ap.parse_args()
+    search = Search(a.study, a.cli, a.then_train)
+    signal.signal(signal.SIGINT, search.stop)
+    signal.signal(signal.SIGTERM, search.stop)
+    say(f"search {search.name}: {search.target} trials of {', '.join(p['text'] for p in search.spec['space'])}; "
+        f"{search.spec['sampler']} sampler, {search.spec['pruner']} pruner; study in {search.folder}")
+    record = search.run()
+    best = search.summary(record)
+    if search.stopping:
+        say(f"search stopped; `training-studio-cli search --resume {search.folder}` continues it")
+        return 130
+    if a.then_train and best:
+        return search.train_best(best)
+    finished = [t for t in record["trials"] if t["state"] in ("completed", "pruned")]
+    return 0 if finished else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

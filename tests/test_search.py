@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""training-studio-cli search (issue 28): Optuna's samplers and pruners over runs.
+
+Every reference is Optuna itself, in this Python: the study the runner wrote
+is read back with optuna.load_study, the seeded sampler's values are asked
+again of a fresh Optuna study with the same sampler, seed and distributions,
+and the importances are recomputed with Optuna's fANOVA evaluator. Short
+trials: Fashion-MNIST's MLP on 512 to 2048 examples.
+Environment (ctest sets it): STUDIO_CLI, STUDIO_PRESET_DIR, STUDIO_PYTHON.
+"""
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import optuna
+from optuna.trial import TrialState
+
+CLI = os.environ["STUDIO_CLI"]
+SMALL = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=512", "--set", "data.test_limit=256",
+         "--set", "train.epochs=2", "--set", "evaluation.every_steps=2"]
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def search(out, *args, timeout=300):
+    p = subprocess.run([CLI, "search", *args, "--out", out], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+def study_of(out, name):
+    return optuna.load_study(study_name=name, storage=f"sqlite:///{out}/search-{name}/study.db")
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class SearchTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="studio-search-")
+        self.out = os.path.join(self.tmp.name, "runs")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_six_trials_two_at_once_are_optunas(self):
+        space = ["--space", "optimizer.lr=float:1e-4:3e-2:log", "--space", "model.width=int:16:128:pow2"]
+        code, text = search(self.out, *SMALL, *space, "--trials", "6", "--parallel", "2", "--pruner", "none",
+                            "--seed", "7", "--name", "six")
+        self.assertEqual(code, 0, text)
+        study = study_of(self.out, "six")
+        trials = study.get_trials()
+        self.assertEqual([t.number for t in trials], list(range(6)))
+        self.assertTrue(all(t.state == TrialState.COMPLETE for t in trials), text)
+        # Each value is its run's best evaluation, as its summary.json says.
+        for t in trials:
+            run = t.user_attrs["run_dir"]
+            summary = read_json(os.path.join(run, "summary.json"))
+            self.assertEqual(summary["status"], "completed")
+            self.assertAlmostEqual(t.value, summary["best_eval_accuracy"], places=12)
+            self.assertEqual(read_json(os.path.join(run, "trial.json"))["trial"], t.number)
+            settings = read_json(os.path.join(run, "settings.json"))
+            self.assertEqual(settings["optimizer"]["lr"], t.params["optimizer.lr"])
+            self.assertEqual(settings["model"]["width"], t.params["model.width"])
+            self.assertEqual(settings["performance"]["threads"], max(1, (os.cpu_count() or 1) // 2))
+        # Two at once: the second trial started before the first ended.
+        self.assertLess(trials[1].datetime_start, trials[0].datetime_complete)
+        # The seeded TPE sampler's values are those Optuna gives for the same seed and space.
+        ref = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=7), direction="maximize")
+        dists = {"optimizer.lr": optuna.distributions.FloatDistribution(1e-4, 3e-2, log=True),
+                 "model.width": optuna.distributions.CategoricalDistribution([16, 32, 64, 128])}
+        for t in trials:
+            self.assertEqual(ref.ask(dists).params, t.params)
+        # study.json: the trials, the best, and Optuna's fANOVA importances.
+        record = read_json(os.path.join(self.out, "search-six", "study.json"))
+        self.assertEqual(record["state"], "done")
+        self.assertEqual(len(record["trials"]), 6)
+        self.assertEqual(record["best"]["number"], study.best_trial.number)
+        self.assertEqual(record["best"]["value"], study.best_value)
+        imp = optuna.importance.get_param_importances(
+            study, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0))
+        self.assertEqual(set(record["importances"]), set(imp))
+        for k, v in imp.items():
+            self.assertAlmostEqual(record["importances"][k], v, places=9)
+        self.assertIn(f"best: trial {study.best_trial.number}", text)
+
+    def test_pruner_stops_the_worst_trial_which_can_continue(self):
+        # Two evaluations a run at most pruned at its first: a rate a thousand
+        # times too low learns nothing where the first trial already learned.
+        args = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=2048", "--set", "data.test_limit=256",
+                "--set", "train.epochs=4", "--set", "train.batch_size=32", "--set", "evaluation.every_steps=8",
+                "--set", "schedule.kind=constant",
+                "--space", "optimizer.lr=choice:0.003,0.000001", "--enqueue", "optimizer.lr=0.003",
+                "--enqueue", "optimizer.lr=0.000001", "--trials", "2", "--pruner", "median", "--name", "prune"]
+        code, text = search(self.out, *args)
+        self.assertEqual(code, 0, text)
+        first, second = study_of(self.out, "prune").get_trials()
+        self.assertEqual(first.state, TrialState.COMPLETE, text)
+        self.assertEqual(second.state, TrialState.PRUNED, text)
+        self.assertEqual(second.params["optimizer.lr"], 0.000001)
+        evaluations = len(first.intermediate_values)
+        self.assertEqual(evaluations, 2048 // 32 * 4 // 8)
+        self.assertEqual(list(second.intermediate_values), [1])  # pruned at its first evaluation
+        run = second.user_attrs["run_dir"]
+        summary = read_json(os.path.join(run, "summary.json"))
+        self.assertEqual(summary["status"], "stopped")
+        self.assertLess(summary["steps"], summary["total_steps"])
+        self.assertEqual(read_json(os.path.join(run, "trial.json"))["state"], "pruned")
+        # Its checkpoint is kept: it continues to its end.
+        p = subprocess.run([CLI, "resume", run], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(read_json(os.path.join(run, "summary.json"))["status"], "completed")
+
+    def test_a_killed_runner_resumes_without_losing_or_repeating(self):
+        args = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=4096", "--set", "data.test_limit=256",
+                "--set", "train.epochs=3", "--set", "train.batch_size=32", "--set", "evaluation.every_steps=16",
+                "--space", "optimizer.lr=float:1e-4:1e-2:log", "--trials", "3", "--pruner", "none",
+                "--seed", "1", "--name", "killed", "--out", self.out]
+        runner = subprocess.Popen([CLI, "search", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        record_file = os.path.join(self.out, "search-killed", "study.json")
+        run = None
+        deadline = time.time() + 240
+        while time.time() < deadline and run is None:
+            time.sleep(0.05)
+            try:
+                record = read_json(record_file)
+            except (OSError, ValueError):
+                continue
+            for t in record["trials"]:
+                if t["number"] == 1 and t["run_dir"] and os.path.exists(
+                        os.path.join(t["run_dir"], "checkpoints", "last.ckpt")):
+                    run = t["run_dir"]
+        self.assertIsNotNone(run, "trial 1 never wrote a checkpoint")
+        runner.kill()  # SIGKILL: no chance to clean up
+        runner.communicate(timeout=60)
+        # Its trial stops with a checkpoint (STUDIO_STOP_WITH_PARENT), as a stopped run.
+        deadline = time.time() + 60
+        while time.time() < deadline and not os.path.exists(os.path.join(run, "summary.json")):
+            time.sleep(0.1)
+        self.assertEqual(read_json(os.path.join(run, "summary.json"))["status"], "stopped")
+        before = study_of(self.out, "killed").get_trials()
+        self.assertEqual([t.state for t in before], [TrialState.COMPLETE, TrialState.RUNNING])
+        p = subprocess.run([CLI, "search", "--resume", os.path.join(self.out, "search-killed")],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(f"trial 1: resuming {run}", p.stdout)
+        after = study_of(self.out, "killed").get_trials()
+        self.assertEqual([t.number for t in after], [0, 1, 2])
+        self.assertTrue(all(t.state == TrialState.COMPLETE for t in after))
+        self.assertEqual(after[0].value, before[0].value)
+        self.assertEqual(after[1].user_attrs["run_dir"], run)
+        self.assertEqual(after[1].params, before[1].params)
+        # One run folder per trial: nothing started twice.
+        folders = sorted(d for d in os.listdir(self.out) if "-killed-t" in d)
+        self.assertEqual([f.rsplit("-", 1)[1] for f in folders], ["t0", "t1", "t2"])
+        # The resumed run's evaluations are numbered on from the checkpoint's.
+        evals = read_json(os.path.join(self.out, "search-killed", "study.json"))["trials"][1]["intermediate"]
+        self.assertEqual(sorted(int(k) for k in evals), list(range(1, 4096 // 32 * 3 // 16 + 1)))
+
+    def test_then_train_trains_the_best_without_the_trial_settings(self):
+        code, text = search(self.out, *SMALL, "--space", "optimizer.lr=float:1e-3:1e-2:log", "--trials", "2",
+                            "--trial-set", "data.train_limit=256", "--pruner", "none", "--name", "best",
+                            "--then-train")
+        self.assertEqual(code, 0, text)
+        study = study_of(self.out, "best")
+        record = read_json(os.path.join(self.out, "search-best", "study.json"))
+        run = record["then_train_run"]
+        self.assertTrue(run and run.endswith("best-best"), record)
+        settings = read_json(os.path.join(run, "settings.json"))
+        self.assertEqual(settings["optimizer"]["lr"], study.best_params["optimizer.lr"])
+        self.assertEqual(settings["data"]["train_limit"], 512)  # the base's, not the trials' 256
+        trial_settings = read_json(os.path.join(study.best_trial.user_attrs["run_dir"], "settings.json"))
+        self.assertEqual(trial_settings["data"]["train_limit"], 256)
+
+    def test_bad_input_is_said_with_exit_2(self):
+        cases = [
+            (["--space", "optimizer.learning_rate=float:0.1:1"], r"optimizer.learning_rate is not a setting"),
+            (["--space", "optimizer.lr=float:0.1:0.01"], r"the low bound 0.1 is not below the high bound 0.01"),
+            (["--space", "optimizer.weight_decay=float:0:0.1:log"], r"a log range needs bounds above 0"),
+            (["--space", "optimizer.kind=choice:sgd,nope"], r"the value nope is not valid: optimizer.kind"),
+            (["--space", "optimizer.lr=float:0.01:0.1", "--metric", "test_f1"],
+             r"--metric test_f1 is not what a run's evaluations record"),
+            (["--space", "optimizer.lr=float:0.01:0.1", "--metric", "ema_eval_accuracy"],
+             r"set train.ema.decay"),
+            (["--space", "optimizer.lr=float:0.01:0.1", "--parallel", "0"], r"--parallel 0: give 1 or more"),
+            (["--space", "optimizer.lr=float:0.01:0.1", "--sampler", "grid"], r"the grid sampler needs values"),
+            (["--space", "train.batch_size=float:8:64"], r"train.batch_size is not a real number; use int:"),
+            ([], r"give at least one --space"),
+        ]
+        for extra, message in cases:
+            with self.subTest(extra=extra):
+                code, text = search(self.out, *SMALL, *extra, "--name", "bad")
+                self.assertEqual(code, 2, text)
+                self.assertRegex(text, message)
+                self.assertFalse(os.path.exists(os.path.join(self.out, "search-bad")), "nothing is written")
+
+    def test_a_storage_that_is_not_optunas_is_left_alone(self):
+        folder = os.path.join(self.out, "search-other")
+        os.makedirs(folder)
+        for content in ("not a database\n", None):
+            db = os.path.join(folder, "study.db")
+            if os.path.exists(db):
+                os.remove(db)
+            if content:
+                with open(db, "w") as f:
+                    f.write(content)
+            else:  # an SQLite file of someone else's
+                con = sqlite3.connect(db)
+                con.execute("create table notes (text)")
+                con.commit()
+                con.close()
+            with open(db, "rb") as f:
+                bytes_before = f.read()
+            code, text = search(self.out, *SMALL, "--space", "optimizer.lr=float:0.01:0.1", "--name", "other")
+            self.assertEqual(code, 2, text)
+            self.assertRegex(text, re.escape(db) + r" is not an Optuna study storage")
+            with open(db, "rb") as f:
+                self.assertEqual(f.read(), bytes_before)
+            self.assertFalse(any("-other-t" in d for d in os.listdir(self.out)), "no trial ran")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
