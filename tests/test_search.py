@@ -157,6 +157,7 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(after[0].value, before[0].value)
         self.assertEqual(after[1].user_attrs["run_dir"], run)
         self.assertEqual(after[1].params, before[1].params)
+        self.assertNotEqual(after[2].params, after[1].params)  # the resumed sampler draws on
         # One run folder per trial: nothing started twice.
         folders = sorted(d for d in os.listdir(self.out) if "-killed-t" in d)
         self.assertEqual([f.rsplit("-", 1)[1] for f in folders], ["t0", "t1", "t2"])

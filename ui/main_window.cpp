@@ -37,6 +37,8 @@
 #include "ui/probe_runs.h"
 #include "ui/queue_panel.h"
 #include "ui/queue_runner.h"
+#include "ui/search_dialog.h"
+#include "ui/study_panel.h"
 #include "ui/run_controller.h"
 #include "ui/predict_panel.h"
 #include "ui/run_export.h"
@@ -64,7 +66,7 @@ QDockWidget* dock(const QString& title, const QString& name, QWidget* content, Q
 
 MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
     : QMainWindow(parent), m_settings(new SettingsPanel), m_tabs(new QTabWidget), m_plots(new PlotsPanel),
-      m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_predict(new PredictPanel), m_runs(new RunsPanel), m_queuePanel(new QueuePanel),
+      m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_predict(new PredictPanel), m_runs(new RunsPanel), m_queuePanel(new QueuePanel), m_study(new StudyPanel),
       m_log(new LogPanel), m_toolbar(new RunToolBar(this)), m_status(new RunStatusBar(this)),
       m_controller(new RunController(this)), m_trust(new TrustStore(restore, this)),
       m_preview(new PreviewCoordinator(m_settings, m_data, m_model, m_plots, m_trust, this)),
@@ -92,6 +94,9 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   QDockWidget* queueDock = dock(tr("Queue"), "queueDock", m_queuePanel, this);
   addDockWidget(Qt::BottomDockWidgetArea, queueDock);
   tabifyDockWidget(findChild<QDockWidget*>("logDock"), queueDock);
+  QDockWidget* searchDock = dock(tr("Search"), "searchDock", m_study, this);
+  addDockWidget(Qt::BottomDockWidgetArea, searchDock);
+  tabifyDockWidget(queueDock, searchDock);
   findChild<QDockWidget*>("logDock")->raise();
   // The charts get most of the height (a restored window keeps its own).
   resizeDocks({findChild<QDockWidget*>("runsDock")}, {190}, Qt::Vertical);
@@ -104,6 +109,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   m_settings->undoStack()->clear();
   m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
   m_queuePanel->setQueueFile(m_runs->queueFile());
+  m_study->setRunsDir(m_runs->runsDir());
   m_preview->checkData();
   m_preview->updateSchedulePreview();
   m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
@@ -191,6 +197,7 @@ void MainWindow::buildMenus() {
   run->addSeparator();
   run->addAction(tr("Find learning rate…"), this, [this] { openLrFind(); });
   run->addAction(tr("Find largest batch…"), this, [this] { openBatchFind(); });
+  run->addAction(tr("Search…"), this, [this] { openSearch(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
@@ -235,6 +242,7 @@ void MainWindow::connectPanels() {
     m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
     if (m_settings->isValid()) m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
     m_queuePanel->setQueueFile(m_runs->queueFile());
+    m_study->setRunsDir(m_runs->runsDir());
     m_preview->settingsEdited();
   });
   connect(m_settings, &SettingsPanel::message, this, [this](const QString& t) { showMessage(t); });
@@ -296,6 +304,15 @@ void MainWindow::connectPanels() {
   });
 
   connect(m_runs, &RunsPanel::showRequested, this, &MainWindow::showRuns);
+  // The Search dock: its trials are runs; selecting trials selects them.
+  connect(m_study, &StudyPanel::searchRequested, this, &MainWindow::openSearch);
+  connect(m_study, &StudyPanel::runsSelected, m_runs, &RunsPanel::selectRuns);
+  connect(m_study, &StudyPanel::trainBestRequested, this, &MainWindow::trainBestOfStudy);
+  connect(m_study, &StudyPanel::message, this, [this](const QString& text, bool error) {
+    if (error) showMessage(text, true);
+    else log::info(text.toStdString());
+  });
+  connect(m_study, &StudyPanel::finished, m_runs, &RunsPanel::refresh);
   connect(m_runs, &RunsPanel::runsDeleted, m_lifecycle, &RunLifecycle::forgetRuns);
   // The Queue dock: its edits are the file's; the runner's moves show there.
   connect(m_queuePanel, &QueuePanel::runNowRequested, this, [this](int64_t id) { m_queue->runOne(id); });
@@ -330,6 +347,31 @@ bool MainWindow::startLrFind(const LrFindOptions& options) { return m_probes->st
 QDialog* MainWindow::openBatchFind() { return m_probes->openBatchFind(); }
 bool MainWindow::startBatchFind() { return m_probes->startBatchFind(m_probes->batchFindDefaults()); }
 bool MainWindow::startBatchFind(const BatchFindOptions& options) { return m_probes->startBatchFind(options); }
+void MainWindow::openSearch() {
+  if (!m_settings->isValid()) {
+    showMessage(tr("Search: the settings are not valid: %1").arg(m_settings->errorTexts().join("; ")), true);
+    return;
+  }
+  SearchDialog dialog(m_settings->config(), this);
+  if (dialog.exec() == QDialog::Accepted) startSearch(dialog.cliArguments());
+}
+
+bool MainWindow::startSearch(const QStringList& args) {
+  findChild<QDockWidget*>("searchDock")->raise();
+  return m_study->start(m_settings->config(), args);
+}
+
+bool MainWindow::trainBestOfStudy() {
+  TrainConfig best;
+  QString why;
+  if (!m_study->bestSettings(best, &why)) {
+    showMessage(tr("Train best: %1").arg(why), true);
+    return false;
+  }
+  m_settings->applyDocument(toJson(best));
+  return startRun();
+}
+
 bool MainWindow::addToQueue() { return m_queue->add(); }
 bool MainWindow::runQueue() { return m_queue->run(); }
 bool MainWindow::queueRunning() const { return m_queue->running(); }

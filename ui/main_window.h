@@ -31,6 +31,7 @@ class PredictPanel;
 class PreviewCoordinator;
 class ProbeRuns;
 class QueuePanel;
+class StudyPanel;
 class QueueRunner;
 class RunController;
 class RunLifecycle;
@@ -58,6 +59,13 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return m_tabs; }
   RunsPanel* runsPanel() const { return m_runs; }
   QueuePanel* queuePanel() const { return m_queuePanel; }
+  StudyPanel* studyPanel() const { return m_study; }
+  // Run > Search…: the search dialog on the form's settings, then the search.
+  void openSearch();
+  // A search of the form's settings with these CLI arguments (the dialog's).
+  bool startSearch(const QStringList& args);
+  // The Search dock's Train best: the best trial's settings into the form, started.
+  bool trainBestOfStudy();
   LogPanel* logPanel() const { return m_log; }
   RunToolBar* runToolBar() const { return m_toolbar; }
   RunStatusBar* runStatusBar() const { return m_status; }
@@ -157,6 +165,7 @@ class MainWindow : public QMainWindow {
   PredictPanel* m_predict;
   RunsPanel* m_runs;
   QueuePanel* m_queuePanel;
+  StudyPanel* m_study;
   LogPanel* m_log;
   RunToolBar* m_toolbar;
   RunStatusBar* m_status;

@@ -146,9 +146,18 @@ class Search:
         self.threads_each = None
         self.gpus = []
         self.then_train_dir = None
+        self.importances_due = threading.Event()
+        self.state = "running"
         storage_file = os.path.join(self.folder, "study.db")
         check_storage(storage_file)
         seed = int(s["seed"])
+        if os.path.exists(storage_file):
+            # A resumed study: a sampler seeded as at its start would draw its
+            # first values again; its seed moves on by the trials it holds.
+            try:
+                seed += len(optuna.load_study(study_name=self.name, storage=f"sqlite:///{storage_file}").trials)
+            except KeyError:
+                pass
         sampler = {
             "tpe": lambda: optuna.samplers.TPESampler(seed=seed),
             "random": lambda: optuna.samplers.RandomSampler(seed=seed),
@@ -262,8 +271,11 @@ class Search:
             "error": t.user_attrs.get("error", ""),
         }
 
-    def snapshot(self, state="running"):
+    def snapshot(self, state=None):
         with self.lock:
+            if state:
+                self.state = state
+            state = self.state
             trials = [self.trial_entry(t) for t in self.study.get_trials(deepcopy=False)]
             done = [t for t in trials if t["state"] == "completed" and t["value"] is not None]
             best = None
@@ -281,15 +293,28 @@ class Search:
             return record
 
     def update_importances(self):
-        finished = [t for t in self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+        """Optuna's fANOVA importances over the finished trials (off the trials' path: a fit takes a while)."""
+        with self.lock:
+            finished = self.study.get_trials(deepcopy=True, states=(TrialState.COMPLETE,))
         if len(finished) < 2:
             return
+        view = optuna.create_study(direction=self.spec["direction"])
+        view.add_trials(finished)
         try:
             evaluator = optuna.importance.FanovaImportanceEvaluator(seed=0)
-            self.importances = optuna.importance.get_param_importances(self.study, evaluator=evaluator)
-            self.importance_note = f"fANOVA over {len(finished)} finished trials"
+            importances = optuna.importance.get_param_importances(view, evaluator=evaluator)
+            note = f"fANOVA over {len(finished)} finished trials"
         except Exception as e:
-            self.importance_note = f"not yet: {e}"
+            importances, note = self.importances, f"not yet: {e}"
+        with self.lock:
+            self.importances, self.importance_note = importances, note
+        self.snapshot()
+
+    def importance_loop(self):
+        while True:
+            self.importances_due.wait()
+            self.importances_due.clear()
+            self.update_importances()
 
     def write_trial_file(self, run_dir, number, state, params, value=None):
         if not run_dir or not os.path.isdir(run_dir):
@@ -300,6 +325,15 @@ class Search:
                         "params": params, "metric": self.metric, "value": finite(value)})
         except OSError as e:
             say(f"search: cannot write {run_dir}/trial.json: {e}")
+
+    def tell(self, number, value=None, state=None):
+        try:
+            self.study.tell(number, value, state=state)
+        except RuntimeError as e:
+            # GridSampler stops the study when its grid is used up, which Optuna
+            # allows only inside optimize(); the trial was told before that.
+            if "Study.stop" not in str(e):
+                raise
 
     # ---- one trial ----
     def best_of(self, values):
@@ -438,25 +472,25 @@ class Search:
                 value = self.best_of(values)
                 if value is None:
                     trial.set_user_attr("error", f"the run recorded no {self.metric}")
-                    self.study.tell(number, state=TrialState.FAIL)
+                    self.tell(number, state=TrialState.FAIL)
                     say(f"trial {number}: failed: the run recorded no {self.metric}")
                     state = "failed"
                 else:
-                    self.study.tell(number, value)
+                    self.tell(number, value)
                     state = "completed"
                     best = self.study.best_value
                     say(f"trial {number}: completed: {self.metric} {value:.4g}"
                         + (" (best so far)" if best == value else f" (best {best:.4g})"))
-                    self.update_importances()
+                    self.importances_due.set()
             elif status == "stopped" and number in self.pruned:
-                self.study.tell(number, state=TrialState.PRUNED)
+                self.tell(number, state=TrialState.PRUNED)
                 state, value = "pruned", None
             elif status == "stopped":
                 say(f"trial {number}: stopped; it resumes with the study")
                 state, value = "running", None
             else:
                 trial.set_user_attr("error", error[-2000:])
-                self.study.tell(number, state=TrialState.FAIL)
+                self.tell(number, state=TrialState.FAIL)
                 say(f"trial {number}: failed: {error}")
                 state, value = "failed", None
             self.write_trial_file(run_dir, number, state, trial.params, value if state == "completed" else None)
@@ -498,6 +532,7 @@ class Search:
     def run(self):
         self.plan_devices()
         self.snapshot()
+        threading.Thread(target=self.importance_loop, daemon=True).start()
         active = {}
         failures = 0
 
@@ -505,10 +540,13 @@ class Search:
             try:
                 self.run_trial(trial, slot)
             except Exception as e:  # the runner's own failure: the trial is told failed, with why
+                say(f"trial {trial.number}: the search runner failed: {e!r}")
                 with self.lock:
-                    trial.set_user_attr("error", f"the search runner failed: {e}")
-                    self.study.tell(trial.number, state=TrialState.FAIL)
-                say(f"trial {trial.number}: the search runner failed: {e}")
+                    try:
+                        trial.set_user_attr("error", f"the search runner failed: {e!r}")
+                        self.tell(trial.number, state=TrialState.FAIL)
+                    except optuna.exceptions.UpdateFinishedTrialError:
+                        pass
 
         while True:
             for n, (th, _) in list(active.items()):
@@ -529,6 +567,7 @@ class Search:
                 break
         for th, _ in active.values():
             th.join()
+        self.update_importances()
         record = self.snapshot("stopped" if self.stopping else "done")
         return record
 

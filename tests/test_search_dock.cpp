@@ -1,0 +1,183 @@
+// The Search dock and dialog (ui/study_panel.h, ui/search_dialog.h), driven
+// offscreen as a person would: the dialog checks the space as it is typed
+// (a reversed range and a metric the runs do not record are listed, OK waits
+// for them; a setting the schedule overrides is said); a search of the
+// form's settings started from the window fills the trials table, the
+// best-so-far curve, the parallel coordinates and the importances as it
+// runs; selecting trials selects their runs; brushing an axis selects the
+// trials in its span; Train best puts the best trial's values in the form
+// and trains them; Stop ends the search with its trials resumable, and
+// Resume finishes it. The search itself is the CLI's (tests/test_search.py).
+#include <QtTest/QtTest>
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableWidget>
+
+#include <set>
+
+#include "qcustomplot.h"
+#include "test_support.h"
+#include "ui/main_window.h"
+#include "ui/run_controller.h"
+#include "ui/runs_panel.h"
+#include "ui/search_dialog.h"
+#include "ui/settings_panel.h"
+#include "ui/study_panel.h"
+
+using namespace studio;
+
+namespace {
+constexpr int kTimeout = 240'000;
+
+TrainConfig trialBase(const QString& out) {
+  TrainConfig c = test::smallConfig(out);
+  c.evaluation.every_steps = 4;
+  c.schedule.kind = "cosine";
+  return c;
+}
+}  // namespace
+
+class TestSearchDock : public QObject {
+  Q_OBJECT
+  QTemporaryDir m_dir;
+
+ private Q_SLOTS:
+  void theDialogChecksAsItIsTyped() {
+    TrainConfig c = trialBase(m_dir.path());
+    ui::SearchDialog dialog(c);
+    // The first row is the rate that acts, around the form's value.
+    QCOMPARE(dialog.table()->rowCount(), 1);
+    QCOMPARE(dialog.table()->item(0, 0)->text(), QString("optimizer.lr"));
+    QCOMPARE(dialog.table()->item(0, 1)->text(), QString("float:0.005:0.5:log"));
+    QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems()));
+    QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+    dialog.table()->item(0, 1)->setText("float:0.5:0.005");
+    QVERIFY(dialog.problems().contains("the low bound 0.5 is not below the high bound 0.005"));
+    QVERIFY(!dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+    QVERIFY(dialog.findChild<QLabel*>("searchProblems")->isVisibleTo(&dialog));
+    dialog.table()->item(0, 1)->setText("float:0.005:0.5:log");
+    dialog.metric()->setCurrentText("ema_eval_accuracy");
+    QVERIFY(dialog.problems().contains("set train.ema.decay"));
+    dialog.metric()->setCurrentText("eval_loss");
+    QVERIFY(dialog.problems().isEmpty());
+    dialog.addParam("model.width");
+    QCOMPARE(dialog.table()->item(1, 1)->text(), QString("int:2:8"));
+    dialog.addParam("optimizer.kind");
+    QCOMPARE(dialog.table()->item(2, 1)->text(), QString("choice:sgd,adam,adamw"));
+    dialog.addParam("train.batch_size");
+    QCOMPARE(dialog.table()->item(3, 1)->text(), QString("int:16:64:pow2"));
+    dialog.trials()->setValue(7);
+    dialog.trialSettings()->setPlainText("train.epochs=1\n");
+    const QStringList args = dialog.cliArguments();
+    for (const QString& a : {QString("optimizer.lr=float:0.005:0.5:log"), QString("model.width=int:2:8"),
+                             QString("train.batch_size=int:16:64:pow2"), QString("eval_loss"), QString("minimize"),
+                             QString("train.epochs=1")})
+      QVERIFY2(args.contains(a), qPrintable(args.join(' ')));
+    QCOMPARE(args[args.indexOf("--trials") + 1], QString("7"));
+    // Under OneCycle the rate that acts is the cycle's peak; optimizer.lr is said to have no effect.
+    c.schedule.kind = "onecycle";
+    ui::SearchDialog cycle(c);
+    QCOMPARE(cycle.table()->item(0, 0)->text(), QString("schedule.onecycle.max_lr"));
+    cycle.addParam("optimizer.lr");
+    QVERIFY2(cycle.warnings().contains("--space optimizer.lr has no effect under schedule.kind onecycle"),
+             qPrintable(cycle.warnings()));
+    QVERIFY(cycle.findChild<QLabel*>("searchWarnings")->isVisibleTo(&cycle));
+  }
+
+  void aSearchFromTheWindowFillsTheDockAndTrainsTheBest() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    const QString out = m_dir.path() + "/runs";
+    window.settingsPanel()->applyDocument(toJson(trialBase(out)));
+    QCOMPARE(window.runsPanel()->runsDir(), out);
+    ui::StudyPanel* dock = window.studyPanel();
+    QSignalSpy ended(dock, &ui::StudyPanel::finished);
+    ui::SearchDialog dialog(window.settingsPanel()->config());
+    dialog.addParam("model.width", "int:2:8");
+    dialog.trials()->setValue(4);
+    dialog.parallel()->setValue(2);
+    dialog.pruner()->setCurrentText("none");
+    dialog.name()->setText("dock");
+    QVERIFY(window.startSearch(dialog.cliArguments()));
+    QVERIFY(dock->running());
+    // It fills in as it runs: a trial is listed before the search ends.
+    QTRY_VERIFY_WITH_TIMEOUT(dock->trials()->rowCount() > 0 || !ended.isEmpty(), kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
+    QCOMPARE(ended.first().first().toInt(), 0);
+    QCOMPARE(dock->studyFolder(), out + "/search-dock");
+    const nlohmann::json study = dock->study();
+    QCOMPARE(study["state"].get<std::string>(), std::string("done"));
+    QCOMPARE(dock->trials()->rowCount(), 4);
+    for (int r = 0; r < 4; ++r) QCOMPARE(dock->trials()->item(r, 1)->text(), QString("completed"));
+    QCOMPARE(dock->bestPlot()->graph(0)->dataCount(), 4);
+    QCOMPARE(dock->parallelPlot()->graphCount(), 4);
+    auto* bars = qobject_cast<QCPBars*>(dock->importancePlot()->plottable(0));
+    QVERIFY(bars);
+    QCOMPARE(bars->dataCount(), 2);
+    QVERIFY(dock->status()->text().contains("4 of 4 trials"));
+    // Selecting two trials selects their runs.
+    dock->trials()->selectRow(0);
+    dock->trials()->selectionModel()->select(dock->trials()->model()->index(2, 0),
+                                             QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QStringList want{QString::fromStdString(study["trials"][0]["run_dir"].get<std::string>()),
+                     QString::fromStdString(study["trials"][2]["run_dir"].get<std::string>())};
+    QStringList got = window.runsPanel()->selectedRuns();
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    QCOMPARE(got, want);
+    // Brushing the metric's axis: the trials in the upper half of its span.
+    const int metricAxis = 2;
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& t : study["trials"]) lo = std::min(lo, t["value"].get<double>()), hi = std::max(hi, t["value"].get<double>());
+    std::set<QString> upper;
+    for (const auto& t : study["trials"])
+      if (hi == lo || (t["value"].get<double>() - lo) / (hi - lo) >= 0.5)
+        upper.insert(QString::fromStdString(t["run_dir"].get<std::string>()));
+    dock->brush(metricAxis, 0.5, 1.0);
+    const QStringList brushed = dock->selectedRunDirs();
+    QCOMPARE(std::set<QString>(brushed.begin(), brushed.end()), upper);
+    // Train best: the best trial's values in the form, trained as a run.
+    QSignalSpy runEnded(&window, &ui::MainWindow::runFinished);
+    QVERIFY(window.trainBestOfStudy());
+    QCOMPARE(window.settingsPanel()->config().optimizer.lr, study["best"]["params"]["optimizer.lr"].get<double>());
+    QCOMPARE(window.settingsPanel()->config().model.width, study["best"]["params"]["model.width"].get<int>());
+    QCOMPARE(QString::fromStdString(window.settingsPanel()->config().name), QString("dock-best"));
+    QTRY_COMPARE_WITH_TIMEOUT(runEnded.size(), 1, kTimeout);
+  }
+
+  void stopKeepsTheTrialsAndResumeFinishesThem() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    const QString out = m_dir.path() + "/stop";
+    TrainConfig c = trialBase(out);
+    c.data.train_limit = 4096;
+    c.train.epochs = 3;
+    window.settingsPanel()->applyDocument(toJson(c));
+    ui::StudyPanel* dock = window.studyPanel();
+    QSignalSpy ended(dock, &ui::StudyPanel::finished);
+    QVERIFY(window.startSearch({"--space", "optimizer.lr=float:0.01:0.1:log", "--trials", "2", "--pruner", "none",
+                                "--name", "stop"}));
+    // Stopped while its first trial trains.
+    QTRY_VERIFY_WITH_TIMEOUT(dock->trials()->rowCount() > 0 && !dock->study()["trials"][0]["intermediate"].empty(),
+                             kTimeout);
+    dock->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
+    QCOMPARE(ended.first().first().toInt(), 130);
+    QCOMPARE(dock->study()["state"].get<std::string>(), std::string("stopped"));
+    QCOMPARE(dock->trials()->item(0, 1)->text(), QString("running"));
+    QVERIFY(dock->status()->text().contains("stopped"));
+    const std::string run = dock->study()["trials"][0]["run_dir"].get<std::string>();
+    QCOMPARE(nlohmann::json::parse(test::readText(run + "/summary.json"))["status"].get<std::string>(),
+             std::string("stopped"));
+    QVERIFY(dock->resume());
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kTimeout);
+    QCOMPARE(ended.last().first().toInt(), 0);
+    QCOMPARE(dock->trials()->rowCount(), 2);
+    QCOMPARE(dock->study()["trials"][0]["run_dir"].get<std::string>(), run);  // resumed in its folder
+    for (int r = 0; r < 2; ++r) QCOMPARE(dock->trials()->item(r, 1)->text(), QString("completed"));
+    // The resumed sampler draws on; it does not repeat the first trial's value.
+    QVERIFY(dock->study()["trials"][0]["params"] != dock->study()["trials"][1]["params"]);
+  }
+};
+
+QTEST_MAIN(TestSearchDock)
+#include "test_search_dock.moc"

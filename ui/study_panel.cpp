@@ -1,0 +1,489 @@
+#include "ui/study_panel.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryFile>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "qcustomplot.h"
+#include "studio/errors.h"
+#include "studio/search_space.h"
+
+namespace studio::ui {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+QString text(const nlohmann::json& j) {
+  if (j.is_string()) return QString::fromStdString(j.get<std::string>());
+  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+  if (j.is_number_float()) return QString::number(j.get<double>(), 'g', 6);
+  return QString::fromStdString(j.dump());
+}
+
+// "key=value" as --set takes it (every digit of a float kept).
+std::string assignment(const std::string& key, const nlohmann::json& v) {
+  if (v.is_string()) return key + "=" + v.get<std::string>();
+  return key + "=" + v.dump();
+}
+
+double number(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : kNaN; }
+
+QStringList axisNames(const nlohmann::json& study) {
+  QStringList names;
+  for (const auto& p : study.value("space", nlohmann::json::array())) {
+    const QString key = QString::fromStdString(p.value("key", ""));
+    names << key.section('.', -1);
+  }
+  names << QString::fromStdString(study.value("metric", "value"));
+  return names;
+}
+
+}  // namespace
+
+StudyPanel::StudyPanel(QWidget* parent)
+    : QWidget(parent), m_poll(new QTimer(this)), m_status(new QLabel(tr("No search yet: Search… sets one up."))),
+      m_search(new QPushButton(tr("Search…"))), m_open(new QPushButton(tr("Open study…"))),
+      m_stop(new QPushButton(tr("Stop"))), m_resume(new QPushButton(tr("Resume"))),
+      m_trainBest(new QPushButton(tr("Train best"))), m_table(new QTableWidget), m_tabs(new QTabWidget),
+      m_best(new QCustomPlot), m_parallel(new QCustomPlot), m_importance(new QCustomPlot) {
+  setObjectName("studyPanel");
+  m_status->setObjectName("studyStatus");
+  m_status->setWordWrap(true);
+  m_search->setToolTip(tr("A hyperparameter search over some of the form's settings (Optuna)"));
+  m_stop->setToolTip(tr("Stop the search: its trials stop with a checkpoint, and Resume continues them"));
+  m_trainBest->setToolTip(tr("Put the best trial's settings (without the trial-only settings) in the form and "
+                             "start them"));
+  auto* buttons = new QHBoxLayout;
+  for (QPushButton* b : {m_search, m_open, m_stop, m_resume, m_trainBest}) buttons->addWidget(b);
+  buttons->addStretch(1);
+  m_table->setObjectName("studyTrials");
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->verticalHeader()->hide();
+  m_table->setSortingEnabled(false);
+  m_tabs->addTab(m_best, tr("Best so far"));
+  m_tabs->addTab(m_parallel, tr("Parallel coordinates"));
+  m_tabs->addTab(m_importance, tr("Importance"));
+  m_parallel->setToolTip(tr("Drag along an axis to select the trials in that span"));
+  for (QCustomPlot* p : {m_best, m_parallel, m_importance}) p->setMinimumHeight(160);
+  auto* split = new QSplitter;
+  split->addWidget(m_table);
+  split->addWidget(m_tabs);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(buttons);
+  layout->addWidget(m_status);
+  layout->addWidget(split, 1);
+
+  m_best->xAxis->setLabel(tr("trial"));
+  m_parallel->yAxis->setRange(-0.08, 1.08);
+  m_parallel->yAxis->setTicks(false);
+  m_parallel->yAxis->setTickLabels(false);
+  connect(m_search, &QPushButton::clicked, this, &StudyPanel::searchRequested);
+  connect(m_open, &QPushButton::clicked, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("A study's folder (search-NAME)"), m_runsDir);
+    if (!dir.isEmpty()) openStudy(dir);
+  });
+  connect(m_stop, &QPushButton::clicked, this, &StudyPanel::stop);
+  connect(m_resume, &QPushButton::clicked, this, &StudyPanel::resume);
+  connect(m_trainBest, &QPushButton::clicked, this, &StudyPanel::trainBestRequested);
+  connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+    plotParallel();
+    Q_EMIT runsSelected(selectedRunDirs());
+  });
+  connect(m_poll, &QTimer::timeout, this, &StudyPanel::refresh);
+  m_poll->setInterval(500);
+
+  // Brushing: a drag along an axis of the parallel coordinates.
+  connect(m_parallel, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+    const double x = m_parallel->xAxis->pixelToCoord(e->pos().x());
+    const int axis = static_cast<int>(std::lround(x));
+    m_brushAxis = std::abs(x - axis) < 0.35 && axis >= 0 && axis < axisNames(m_study).size() ? axis : -1;
+    m_brushFrom = m_parallel->yAxis->pixelToCoord(e->pos().y());
+  });
+  connect(m_parallel, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+    if (m_brushAxis < 0) return;
+    const double to = m_parallel->yAxis->pixelToCoord(e->pos().y());
+    brush(m_brushAxis, std::min(m_brushFrom, to), std::max(m_brushFrom, to));
+    m_brushAxis = -1;
+  });
+  updateButtons();
+}
+
+StudyPanel::~StudyPanel() {
+  if (m_process && m_process->state() != QProcess::NotRunning) {
+    m_process->terminate();  // its trials stop with a checkpoint
+    m_process->waitForFinished(30000);
+  }
+}
+
+bool StudyPanel::running() const { return m_process && m_process->state() != QProcess::NotRunning; }
+
+bool StudyPanel::launch(const QStringList& args) {
+  if (running()) {
+    Q_EMIT message(tr("A search is running; stop it first"), true);
+    return false;
+  }
+  QString cli = qEnvironmentVariable("STUDIO_CLI");
+  if (cli.isEmpty()) cli = QCoreApplication::applicationDirPath() + "/training-studio-cli";
+  m_process = std::make_unique<QProcess>();
+  m_process->setProcessChannelMode(QProcess::MergedChannels);
+  connect(m_process.get(), &QProcess::readyRead, this, &StudyPanel::readOutput);
+  connect(m_process.get(), &QProcess::finished, this, [this](int code) {
+    readOutput();
+    m_poll->stop();
+    refresh();
+    Q_EMIT message(code == 0     ? tr("search ended")
+                   : code == 130 ? tr("search stopped; Resume continues it")
+                                 : tr("search ended with exit status %1 (the log says why)").arg(code),
+                   code != 0 && code != 130);
+    updateButtons();
+    Q_EMIT finished(code);
+  });
+  m_pending.clear();
+  m_process->start(cli, args);
+  if (!m_process->waitForStarted(10000)) {
+    Q_EMIT message(tr("cannot start %1: %2").arg(cli, m_process->errorString()), true);
+    m_process.reset();
+    return false;
+  }
+  m_poll->start();
+  updateButtons();
+  return true;
+}
+
+bool StudyPanel::start(const TrainConfig& base, const QStringList& args) {
+  m_baseFile = std::make_unique<QTemporaryFile>(QDir::tempPath() + "/training-studio-search-XXXXXX.json");
+  if (!m_baseFile->open()) {
+    Q_EMIT message(tr("cannot write the search's settings in %1").arg(QDir::tempPath()), true);
+    return false;
+  }
+  m_baseFile->close();
+  try {
+    saveConfigFile(base, m_baseFile->fileName().toStdString());
+  } catch (const Error& e) {
+    Q_EMIT message(QString::fromStdString(e.what()), true);
+    return false;
+  }
+  m_folder.clear();
+  m_study = nlohmann::json::object();
+  return launch(QStringList{"search", "--config", m_baseFile->fileName(), "--out", m_runsDir} + args);
+}
+
+bool StudyPanel::resume() {
+  if (m_folder.isEmpty()) return false;
+  return launch({"search", "--resume", m_folder});
+}
+
+void StudyPanel::stop() {
+  if (running()) {
+    m_process->terminate();
+    m_status->setText(tr("stopping: the trials save a checkpoint…"));
+  }
+}
+
+void StudyPanel::readOutput() {
+  if (!m_process) return;
+  m_pending += m_process->readAll();
+  static const QRegularExpression studyIn("study in (.+)$");
+  for (qsizetype end; (end = m_pending.indexOf('\n')) >= 0;) {
+    const QString line = QString::fromUtf8(m_pending.left(end)).trimmed();
+    m_pending.remove(0, end + 1);
+    if (line.isEmpty()) continue;
+    if (m_folder.isEmpty())
+      if (const auto m = studyIn.match(line); m.hasMatch()) m_folder = m.captured(1);
+    // Each evaluation of each trial is in the dock's table and plots already.
+    static const QRegularExpression evaluation("^trial \\d+: evaluation \\d+:");
+    if (!evaluation.match(line).hasMatch()) Q_EMIT message(line, line.startsWith("error:"));
+  }
+}
+
+void StudyPanel::openStudy(const QString& folder) {
+  m_folder = folder;
+  refresh();
+  if (m_study.empty()) Q_EMIT message(tr("%1 holds no study.json (not a study's folder)").arg(folder), true);
+  updateButtons();
+}
+
+void StudyPanel::refresh() {
+  if (m_folder.isEmpty()) return;
+  QFile f(m_folder + "/study.json");
+  if (!f.open(QIODevice::ReadOnly)) return;
+  const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+  if (!j.is_object() || !j.contains("trials") || !j["trials"].is_array()) return;
+  m_study = j;
+  int running = 0, pruned = 0, failed = 0;
+  for (const auto& t : j["trials"]) {
+    const std::string s = t.value("state", "");
+    running += s == "running";
+    pruned += s == "pruned";
+    failed += s == "failed";
+  }
+  QString s = tr("study %1: %2 of %3 trials").arg(QString::fromStdString(j.value("name", "")))
+                  .arg(j["trials"].size()).arg(j.value("trials_target", 0));
+  if (running) s += tr(", %1 running").arg(running);
+  if (pruned) s += tr(", %1 pruned").arg(pruned);
+  if (failed) s += tr(", %1 failed").arg(failed);
+  if (j.contains("best") && j["best"].is_object())
+    s += tr("; best %1 %2 (trial %3)").arg(QString::fromStdString(j.value("metric", "")))
+             .arg(number(j["best"]["value"]), 0, 'f', 4).arg(j["best"].value("number", -1));
+  if (!j.value("parallel_note", "").empty()) s += "; " + QString::fromStdString(j.value("parallel_note", ""));
+  if (j.value("state", "") == "stopped") s += tr(" — stopped");
+  m_status->setText(s);
+  fillTable();
+  plotBest();
+  plotParallel();
+  plotImportance();
+  updateButtons();
+}
+
+void StudyPanel::fillTable() {
+  std::set<int> selected;
+  for (const auto* item : m_table->selectedItems()) selected.insert(m_table->item(item->row(), 0)->text().toInt());
+  const QSignalBlocker block(m_table);
+  QStringList headers{tr("#"), tr("State"), QString::fromStdString(m_study.value("metric", "value"))};
+  std::vector<std::string> keys;
+  for (const auto& p : m_study["space"]) {
+    keys.push_back(p.value("key", ""));
+    headers << QString::fromStdString(keys.back());
+  }
+  m_table->clear();
+  m_table->setColumnCount(headers.size());
+  m_table->setHorizontalHeaderLabels(headers);
+  const auto& trials = m_study["trials"];
+  m_table->setRowCount(static_cast<int>(trials.size()));
+  for (int r = 0; r < static_cast<int>(trials.size()); ++r) {
+    const auto& t = trials[r];
+    const QString state = QString::fromStdString(t.value("state", ""));
+    auto* n = new QTableWidgetItem(QString::number(t.value("number", -1)));
+    n->setToolTip(QString::fromStdString(t.value("run_dir", nlohmann::json("")).is_string()
+                                             ? t["run_dir"].get<std::string>() : ""));
+    m_table->setItem(r, 0, n);
+    auto* st = new QTableWidgetItem(state);
+    if (!t.value("error", "").empty()) st->setToolTip(QString::fromStdString(t.value("error", "")));
+    if (state == "pruned" || state == "failed") st->setForeground(QColor(state == "failed" ? "#d03c2f" : "#888888"));
+    m_table->setItem(r, 1, st);
+    const double v = number(t.value("value", nlohmann::json()));
+    m_table->setItem(r, 2, new QTableWidgetItem(std::isfinite(v) ? QString::number(v, 'f', 4) : QString()));
+    for (size_t k = 0; k < keys.size(); ++k)
+      m_table->setItem(r, 3 + static_cast<int>(k),
+                       new QTableWidgetItem(t["params"].contains(keys[k]) ? text(t["params"][keys[k]]) : QString()));
+    if (selected.count(t.value("number", -1))) m_table->selectRow(r);
+  }
+  m_table->resizeColumnsToContents();
+}
+
+void StudyPanel::plotBest() {
+  m_best->clearGraphs();
+  const bool maximize = m_study.value("direction", "maximize") == "maximize";
+  QVector<double> x, y, bx, by;
+  double best = kNaN;
+  for (const auto& t : m_study["trials"]) {
+    const double v = number(t.value("value", nlohmann::json()));
+    if (!std::isfinite(v)) continue;
+    x << t.value("number", 0);
+    y << v;
+    if (!std::isfinite(best) || (maximize ? v > best : v < best)) best = v;
+    bx << t.value("number", 0);
+    by << best;
+  }
+  QCPGraph* dots = m_best->addGraph();
+  dots->setName(tr("trial"));
+  dots->setLineStyle(QCPGraph::lsNone);
+  dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor("#4a7bd0"), 6));
+  dots->setData(x, y);
+  QCPGraph* line = m_best->addGraph();
+  line->setName(tr("best so far"));
+  line->setLineStyle(QCPGraph::lsStepLeft);
+  line->setPen(QPen(QColor("#d07a2f"), 2));
+  line->setData(bx, by);
+  m_best->yAxis->setLabel(QString::fromStdString(m_study.value("metric", "")));
+  m_best->rescaleAxes();
+  m_best->xAxis->setRange(m_best->xAxis->range().lower - 0.5, m_best->xAxis->range().upper + 0.5);
+  m_best->replot();
+}
+
+std::vector<double> StudyPanel::axisValues(const nlohmann::json& trial) const {
+  std::vector<double> out;
+  for (const auto& p : m_study["space"]) {
+    const std::string key = p.value("key", "");
+    if (!trial["params"].contains(key)) {
+      out.push_back(kNaN);
+      continue;
+    }
+    const auto& v = trial["params"][key];
+    if (p.value("kind", "") == "choice") {
+      const auto& c = p["choices"];
+      double at = kNaN;
+      for (size_t i = 0; i < c.size(); ++i)
+        if (c[i] == v) at = c.size() > 1 ? static_cast<double>(i) / static_cast<double>(c.size() - 1) : 0.5;
+      out.push_back(at);
+      continue;
+    }
+    const double lo = number(p["low"]), hi = number(p["high"]), x = number(v);
+    out.push_back(p.value("log", false) ? (std::log(x) - std::log(lo)) / (std::log(hi) - std::log(lo))
+                                        : (x - lo) / (hi - lo));
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& t : m_study["trials"]) {
+    const double v = number(t.value("value", nlohmann::json()));
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  const double v = number(trial.value("value", nlohmann::json()));
+  out.push_back(!std::isfinite(v) ? kNaN : hi > lo ? (v - lo) / (hi - lo) : 0.5);
+  return out;
+}
+
+void StudyPanel::plotParallel() {
+  m_parallel->clearGraphs();
+  m_parallel->clearItems();
+  m_brush = nullptr;
+  const QStringList names = axisNames(m_study);
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (int i = 0; i < names.size(); ++i) ticker->addTick(i, names[i]);
+  m_parallel->xAxis->setTicker(ticker);
+  m_parallel->xAxis->setRange(-0.3, names.size() - 0.7);
+  std::set<int> selected;
+  for (const auto* item : m_table->selectedItems()) selected.insert(m_table->item(item->row(), 0)->text().toInt());
+  QCPColorGradient gradient(QCPColorGradient::gpJet);
+  for (const auto& t : m_study.value("trials", nlohmann::json::array())) {
+    const std::vector<double> v = axisValues(t);
+    QVector<double> x, y;
+    for (size_t i = 0; i < v.size(); ++i) x << static_cast<double>(i), y << v[i];
+    QCPGraph* g = m_parallel->addGraph();
+    g->setData(x, y, true);
+    const std::string state = t.value("state", "");
+    QColor c = state == "completed" && std::isfinite(v.back()) ? gradient.color(v.back(), QCPRange(0, 1))
+               : state == "failed"                              ? QColor(208, 60, 47, 90)
+                                                                : QColor(136, 136, 136, 110);
+    const bool chosen = selected.count(t.value("number", -1)) > 0;
+    QPen pen(c, chosen ? 3.5 : 1.5);
+    if (state == "running") pen.setStyle(Qt::DashLine);
+    g->setPen(pen);
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+  }
+  // Each axis's ends.
+  int i = 0;
+  for (const auto& p : m_study.value("space", nlohmann::json::array())) {
+    const bool choice = p.value("kind", "") == "choice";
+    const QString low = choice ? text(p["choices"].front()) : text(p["low"]);
+    const QString high = choice ? text(p["choices"].back()) : text(p["high"]);
+    for (const auto& [label, y] : {std::pair{low, -0.05}, std::pair{high, 1.05}}) {
+      auto* t = new QCPItemText(m_parallel);
+      t->position->setCoords(i, y);
+      t->setText(label);
+      t->setFont(QFont(font().family(), 8));
+    }
+    ++i;
+  }
+  m_parallel->replot();
+}
+
+void StudyPanel::plotImportance() {
+  m_importance->clearPlottables();
+  m_importance->clearItems();
+  const auto& imp = m_study.value("importances", nlohmann::json());
+  if (!imp.is_object() || imp.empty()) {
+    auto* t = new QCPItemText(m_importance);
+    t->position->setType(QCPItemPosition::ptAxisRectRatio);
+    t->position->setCoords(0.5, 0.5);
+    t->setText(tr("importance: %1").arg(QString::fromStdString(m_study.value("importance_note", "not yet"))));
+    m_importance->replot();
+    return;
+  }
+  auto* bars = new QCPBars(m_importance->xAxis, m_importance->yAxis);
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  QVector<double> keys, values;
+  int k = 0;
+  for (const auto& [name, v] : imp.items()) {
+    keys << k;
+    values << number(v);
+    ticker->addTick(k++, QString::fromStdString(name));
+  }
+  bars->setData(keys, values);
+  bars->setBrush(QColor("#4a7bd0"));
+  m_importance->xAxis->setTicker(ticker);
+  m_importance->xAxis->setRange(-0.6, k - 0.4);
+  m_importance->yAxis->setRange(0, 1);
+  m_importance->yAxis->setLabel(tr("importance (fANOVA)"));
+  m_importance->replot();
+}
+
+void StudyPanel::brush(int axis, double lo, double hi) {
+  const auto& trials = m_study.value("trials", nlohmann::json::array());
+  {
+    const QSignalBlocker block(m_table);
+    m_table->clearSelection();
+    for (int r = 0; r < static_cast<int>(trials.size()); ++r) {
+      const std::vector<double> v = axisValues(trials[r]);
+      if (axis >= 0 && axis < static_cast<int>(v.size()) && v[axis] >= lo && v[axis] <= hi)
+        m_table->selectionModel()->select(m_table->model()->index(r, 0),
+                                          QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+  }
+  plotParallel();
+  m_brush = new QCPItemRect(m_parallel);
+  m_brush->topLeft->setCoords(axis - 0.08, hi);
+  m_brush->bottomRight->setCoords(axis + 0.08, lo);
+  m_brush->setBrush(QColor(74, 123, 208, 60));
+  m_parallel->replot();
+  Q_EMIT runsSelected(selectedRunDirs());
+}
+
+QStringList StudyPanel::selectedRunDirs() const {
+  QStringList dirs;
+  std::set<int> rows;
+  for (const auto* item : m_table->selectedItems()) rows.insert(item->row());
+  const auto& trials = m_study.value("trials", nlohmann::json::array());
+  for (int r : rows)
+    if (r < static_cast<int>(trials.size()) && trials[r].value("run_dir", nlohmann::json()).is_string())
+      dirs << QString::fromStdString(trials[r]["run_dir"].get<std::string>());
+  return dirs;
+}
+
+bool StudyPanel::bestSettings(TrainConfig& config, QString* why) const {
+  auto say = [why](const QString& s) {
+    if (why) *why = s;
+    return false;
+  };
+  if (!m_study.contains("best") || !m_study["best"].is_object()) return say(tr("no trial has finished yet"));
+  QFile f(m_folder + "/search.json");
+  if (!f.open(QIODevice::ReadOnly)) return say(tr("%1/search.json cannot be read").arg(m_folder));
+  try {
+    const SearchSpec spec =
+        searchSpecFromJson(nlohmann::json::parse(f.readAll().toStdString()), (m_folder + "/search.json").toStdString());
+    TrainConfig c = spec.base;
+    for (const auto& [key, value] : m_study["best"]["params"].items()) applyOverride(c, assignment(key, value));
+    c.name = spec.name + "-best";
+    config = c;
+    return true;
+  } catch (const std::exception& e) {
+    return say(QString::fromStdString(e.what()));
+  }
+}
+
+void StudyPanel::updateButtons() {
+  const bool run = running();
+  m_search->setEnabled(!run);
+  m_open->setEnabled(!run);
+  m_stop->setEnabled(run);
+  m_resume->setEnabled(!run && !m_folder.isEmpty() && m_study.value("state", "") == "stopped");
+  m_trainBest->setEnabled(!run && m_study.contains("best") && m_study["best"].is_object());
+}
+
+}  // namespace studio::ui
