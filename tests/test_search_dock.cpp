@@ -145,6 +145,32 @@ class TestSearchDock : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(runEnded.size(), 1, kTimeout);
   }
 
+  void aPrunedTrialIsMarkedInTheRunsList() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    const QString out = m_dir.path() + "/pruned";
+    TrainConfig c = trialBase(out);
+    c.model.kind = "mlp";
+    c.data.train_limit = 2048;
+    c.train.epochs = 4;
+    c.evaluation.every_steps = 8;
+    c.schedule.kind = "constant";
+    window.settingsPanel()->applyDocument(toJson(c));
+    ui::StudyPanel* dock = window.studyPanel();
+    QSignalSpy ended(dock, &ui::StudyPanel::finished);
+    // A rate far too low trails the first trial at its first evaluation.
+    QVERIFY(window.startSearch({"--space", "optimizer.lr=choice:0.003,0.000001", "--enqueue", "optimizer.lr=0.003",
+                                "--enqueue", "optimizer.lr=0.000001", "--trials", "2", "--pruner", "median",
+                                "--name", "pruned"}));
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
+    QCOMPARE(dock->trials()->item(1, 1)->text(), QString("pruned"));
+    const QString run = QString::fromStdString(dock->study()["trials"][1]["run_dir"].get<std::string>());
+    window.runsPanel()->refresh();
+    QCOMPARE(window.runsPanel()->cellText(run, "Status"), QString("pruned"));
+    QCOMPARE(window.runsPanel()->cellText(QString::fromStdString(dock->study()["trials"][0]["run_dir"].get<std::string>()),
+                                          "Status"),
+             QString("completed"));
+  }
+
   void stopKeepsTheTrialsAndResumeFinishesThem() {
     ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
     const QString out = m_dir.path() + "/stop";

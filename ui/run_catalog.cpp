@@ -173,6 +173,11 @@ RunInfo readRunInfo(const QString& runDir) {
       for (const auto& t : notes["tags"])
         if (t.is_string()) r.tags << QString::fromStdString(t.get<std::string>());
   }
+  const nlohmann::json trial = readJson(runDir + "/trial.json");
+  if (trial.is_object() && trial.contains("trial") && trial["trial"].is_number_integer()) {
+    r.trial = QStringLiteral("study %1, trial %2").arg(textOr(trial, "study", "?")).arg(trial["trial"].get<int64_t>());
+    r.pruned = textOr(trial, "state", QString()) == "pruned";
+  }
   r.hasCheckpoint = QFile::exists(runDir + "/checkpoints/last.ckpt");
   // An interrupted run without a checkpoint yet (killed in its first steps)
   // resumes from step 0 in its folder; a fork so killed is forked again.

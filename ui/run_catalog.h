@@ -50,6 +50,11 @@ struct RunInfo {
   // samples per optimizer step (batch x accumulation x processes).
   double stepsPerEpoch = 0;
   double samplesPerStep = 0;
+  // A search's trial (trial.json, written by the search runner): "study
+  // NAME, trial N", and whether its pruner stopped it (a stopped run that
+  // resumes like any other).
+  QString trial;
+  bool pruned = false;
   // The person's own title, tags and notes (notes.json; never the engine's).
   QString title;
   QStringList tags;

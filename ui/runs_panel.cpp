@@ -241,9 +241,13 @@ void RunsPanel::refresh() {
       item->setText(Columns + i, run.settings.value(m_settingColumns[i]));
     item->setText(Date, run.started.toString("yyyy-MM-dd HH:mm:ss"));
     const bool parked = run.dir == m_parked;
+    // A search's pruned trial: stopped by its pruner, resumable as any stopped run.
+    const QString status = run.pruned && run.status == "stopped" ? tr("pruned") : run.status;
     item->setText(Status, live ? (m_livePaused ? tr("paused") : tr("running"))
-                               : parked ? tr("paused (its fork trains)") : run.status);
+                               : parked ? tr("paused (its fork trains)") : status);
     if (!run.error.isEmpty()) item->setToolTip(Status, run.error);
+    else if (!run.trial.isEmpty()) item->setToolTip(Status, run.trial + (run.pruned ? tr(": its pruner stopped it; "
+                                                                                          "Resume continues it") : ""));
     if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
     item->setData(Steps, kProbeRole, !run.probe.isEmpty());
     if (!run.probe.isEmpty())  // a probe's steps are tries, not the settings' plan
