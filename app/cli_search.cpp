@@ -130,7 +130,8 @@ int SearchCommand::run() {
   writeFileAtomically((fs::path(folder) / "search.json").string(), spec.dump(2) + "\n");
 
   const std::string python = searchPython(), script = searchRunnerScript(), self = selfExecutable();
-  std::vector<std::string> args{python, script, "--study", folder, "--cli", self};
+  // -B: no __pycache__ beside the script (the package's share/ is not writable).
+  std::vector<std::string> args{python, "-B", script, "--study", folder, "--cli", self};
   if (m_spec.thenTrain) args.emplace_back("--then-train");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

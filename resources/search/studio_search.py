@@ -31,21 +31,13 @@ import json
 import math
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
-import time
 
 
-def say(text):
-    print(text, flush=True)
-
-
-def fail(text, code=2):
-    print(f"error: {text}", file=sys.stderr, flush=True)
-    sys.exit(code)
-
+from search_files import (check_storage, distribution, evaluations_before, fail, finite, grid_values,
+                          metrics_values, say, setting_text, typed_value, write_json)
 
 try:
     import optuna
@@ -53,68 +45,6 @@ try:
 except ImportError:
     fail(f"Optuna is not installed for {sys.executable}: run packaging/setup.sh (it installs optuna into the "
          "studio's Python), or set STUDIO_PYTHON to a Python that has optuna", 1)
-
-
-def write_json(path, value):
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(value, f, indent=2, allow_nan=False, default=str)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def finite(v):
-    return None if v is None or not math.isfinite(v) else v
-
-
-def check_storage(path):
-    """An existing study.db must be Optuna's: never let SQLAlchemy add tables to another file."""
-    if not os.path.exists(path):
-        return
-    with open(path, "rb") as f:
-        head = f.read(16)
-    if head != b"SQLite format 3\x00":
-        fail(f"{path} is not an Optuna study storage (not an SQLite database); move it away or give another --name")
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
-        con.close()
-    except sqlite3.Error as e:
-        fail(f"{path} is not an Optuna study storage ({e}); move it away or give another --name")
-    if not {"studies", "trials", "version_info"} <= tables:
-        fail(f"{path} is not an Optuna study storage (it has no studies, trials and version_info tables); "
-             "move it away or give another --name")
-
-
-def distribution(p):
-    if p["kind"] == "choice":
-        return optuna.distributions.CategoricalDistribution(p["choices"])
-    if p["kind"] == "int":
-        return optuna.distributions.IntDistribution(int(p["low"]), int(p["high"]), log=p["log"])
-    return optuna.distributions.FloatDistribution(p["low"], p["high"], log=p["log"])
-
-
-def setting_text(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-def typed_value(p, text):
-    """An --enqueue value as the distribution holds it."""
-    if p["kind"] == "choice":
-        for c in p["choices"]:
-            if setting_text(c) == text or str(c) == text:
-                return c
-        try:
-            return next(c for c in p["choices"] if isinstance(c, (int, float)) and float(c) == float(text))
-        except (ValueError, StopIteration):
-            fail(f"--enqueue: {text} is not one of {p['key']}'s choices")
-    return int(text) if p["kind"] == "int" else float(text)
 
 
 class Search:
@@ -162,7 +92,7 @@ class Search:
             "tpe": lambda: optuna.samplers.TPESampler(seed=seed),
             "random": lambda: optuna.samplers.RandomSampler(seed=seed),
             "grid": lambda: optuna.samplers.GridSampler(
-                {k: [typed_value(p, v) if p["kind"] != "choice" else v for v in self.grid_values(p)]
+                {k: [typed_value(p, v) if p["kind"] != "choice" else v for v in grid_values(p)]
                  for k, p in self.space.items()}, seed=seed),
         }[s["sampler"]]()
         pruner = {
@@ -185,7 +115,7 @@ class Search:
         if s["sampler"] == "grid":
             size = 1
             for p in self.space.values():
-                size *= len(self.grid_values(p))
+                size *= len(grid_values(p))
             if size < self.target:
                 say(f"search: the grid has {size} combinations; {size} trials, not {self.target}")
                 self.target = size
@@ -196,12 +126,6 @@ class Search:
                     k, v = a.split("=", 1)
                     params[k] = typed_value(self.space[k], v)
                 self.study.enqueue_trial(params)
-
-    @staticmethod
-    def grid_values(p):
-        if p["kind"] == "choice":
-            return p["choices"]
-        return [str(i) for i in range(int(p["low"]), int(p["high"]) + 1)]
 
     # ---- where trials run ----
     def plan_devices(self):
@@ -342,37 +266,15 @@ class Search:
             return None
         return max(values) if self.maximize else min(values)
 
-    def metrics_values(self, run_dir):
-        values = []
-        try:
-            with open(os.path.join(run_dir, "metrics.csv")) as f:
-                header = f.readline().strip().split(",")
-                col = header.index(self.metric)
-                for line in f:
-                    cells = line.rstrip("\n").split(",")
-                    if cells[0] == "eval" and len(cells) > col and cells[col]:
-                        values.append(float(cells[col]))
-        except (OSError, ValueError, IndexError):
-            pass
-        return values
-
     def catch_up(self, trial, run_dir):
         """The evaluations a killed runner did not see (its trial went on to its stop): reported now."""
         with self.lock:
             stored = next(t for t in self.study.get_trials(deepcopy=False) if t.number == trial.number)
             stored = stored.intermediate_values
-            for i, v in enumerate(self.metrics_values(run_dir), start=1):
+            for i, v in enumerate(metrics_values(run_dir, self.metric), start=1):
                 self.live[trial.number]["intermediate"][i] = v
                 if i not in stored:
                     trial.report(v, i)
-
-    def evaluations_before(self, run_dir, step):
-        try:
-            with open(os.path.join(run_dir, "metrics.csv")) as f:
-                f.readline()
-                return sum(1 for line in f if line.startswith("eval,") and int(line.split(",")[1]) < step)
-        except (OSError, ValueError):
-            return 0
 
     def command(self, number, params, resume_dir, slot):
         env = dict(os.environ, STUDIO_STOP_WITH_PARENT=str(os.getpid()))
@@ -399,7 +301,7 @@ class Search:
             with open(os.path.join(run_dir, "summary.json")) as f:
                 status = json.load(f).get("status")
             if status in ("completed", "early-stopped"):
-                return self.finish(trial, status, run_dir, "", self.metrics_values(run_dir))
+                return self.finish(trial, status, run_dir, "", metrics_values(run_dir, self.metric))
         if run_dir and os.path.isfile(os.path.join(run_dir, "checkpoints", "last.ckpt")):
             resume_dir = run_dir
         if resume_dir:
@@ -432,7 +334,7 @@ class Search:
                     continue
                 v = float(cells[self.column])
                 if resume_dir and evals == 0:  # number on from the evaluations before the checkpoint
-                    evals = self.evaluations_before(resume_dir, int(cells[1]))
+                    evals = evaluations_before(resume_dir, int(cells[1]))
                 evals += 1
                 values.append(v)
                 if number in self.pruned:
@@ -463,7 +365,7 @@ class Search:
         if not live.get("run_dir") and code == 2:
             error = "these settings are not valid, never trained: " + error
         return self.finish(trial, status, live.get("run_dir"), error,
-                           self.metrics_values(live.get("run_dir") or "") or values)
+                           metrics_values(live.get("run_dir") or "", self.metric) or values)
 
     def finish(self, trial, status, run_dir, error, values):
         number = trial.number
