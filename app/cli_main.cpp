@@ -58,6 +58,17 @@ static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_alw
 // one (studio/report_lines.h; the window's multi-process runs read rank 0's).
 bool g_report = false;
 
+// A search runner's trial whose runner died (STUDIO_STOP_WITH_PARENT): the
+// kernel sends the parent-death signal each time the trial passes from one
+// exiting thread of the dead runner to the next, so it may come several
+// times; it stops the run once, and never counts as a second Ctrl-C.
+std::atomic<bool> g_parentGone{false};
+
+void onParentGone(int signal) {
+  if (!g_sessionRuns.load()) std::_Exit(128 + signal);  // async-signal-safe
+  g_parentGone.store(true);
+}
+
 void onInterrupt(int signal) {
   if (!g_sessionRuns.load()) std::_Exit(128 + signal);  // async-signal-safe
   g_interrupts.fetch_add(1);
@@ -73,6 +84,7 @@ int runSession(studio::Session& session) {
   // From here a first signal stops the run with a checkpoint (through its
   // set-up too: loading the data checks for it), a second quits at once.
   int seenInterrupts = g_interrupts.load();
+  bool parentStop = false;
   g_sessionRuns.store(true);
   for (;;) {
     const bool done = session.wait(std::chrono::milliseconds(100));
@@ -83,6 +95,10 @@ int runSession(studio::Session& session) {
       else if (!quiet) progress.record(r);
     }
     if (done) break;
+    if (g_parentGone.load() && !parentStop) {
+      parentStop = true;
+      session.stop();
+    }
     const int interrupts = g_interrupts.load();
     if (interrupts != seenInterrupts) {
       seenInterrupts = interrupts;
@@ -286,14 +302,15 @@ int cliMain(int argc, char** argv) {
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
   // A search runner's trial (STUDIO_STOP_WITH_PARENT=<its pid>): the run
-  // stops with a checkpoint when the runner dies however it dies, so that
-  // the restarted runner resumes it.
+  // stops with a checkpoint when the runner dies however it dies (SIGHUP from
+  // the kernel), so that the restarted runner resumes it.
   if (const char* parent = std::getenv("STUDIO_STOP_WITH_PARENT")) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    std::signal(SIGHUP, onParentGone);
+    ::prctl(PR_SET_PDEATHSIG, SIGHUP);
     // Its report lines then go nowhere: a write must fail, not kill the run
     // before it saved its checkpoint.
     std::signal(SIGPIPE, SIG_IGN);
-    if (::getppid() != std::atoi(parent)) onInterrupt(SIGTERM);
+    if (::getppid() != std::atoi(parent)) onParentGone(SIGHUP);
   }
   studio::log::setConsoleLevel("warn");
 

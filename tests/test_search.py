@@ -144,6 +144,11 @@ class SearchTest(unittest.TestCase):
         deadline = time.time() + 60
         while time.time() < deadline and not os.path.exists(os.path.join(run, "summary.json")):
             time.sleep(0.1)
+        if not os.path.exists(os.path.join(run, "summary.json")):
+            with open(os.path.join(run, "log.txt")) as f:
+                log = f.read()[-3000:]
+            ps = subprocess.run(["ps", "-eo", "pid,ppid,stat,args"], capture_output=True, text=True).stdout
+            self.fail(f"{run} has no summary.json a minute after the runner was killed; its log ends:\n{log}\n{ps}")
         self.assertEqual(read_json(os.path.join(run, "summary.json"))["status"], "stopped")
         before = study_of(self.out, "killed").get_trials()
         self.assertEqual([t.state for t in before], [TrialState.COMPLETE, TrialState.RUNNING])

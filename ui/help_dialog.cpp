@@ -51,6 +51,10 @@ QString guideHtml() {
       "<h3>Predict</h3><p>Select a finished run, open the <b>Predict</b> tab and drop photos or a folder on it: "
       "each file's class and confidence, sortable and filtered by class, and for the selected image where the "
       "model looked (Grad-CAM). Save CSV keeps them. More: %7.</p>"
+      "<h3>Search</h3><p><b>Run &gt; Search…</b> picks settings to vary and their ranges; Optuna tries "
+      "combinations as runs, learns from them and stops hopeless ones early. The <b>Search</b> dock shows the "
+      "trials, the best so far, the trials across every setting (drag along an axis to select some) and which "
+      "setting mattered; <b>Train best</b> trains the winner. More: %8.</p>"
       "<h3>Shortcuts</h3><table cellspacing=\"6\">"
       "<tr><td>F5</td><td>Start</td></tr><tr><td>F6</td><td>Pause</td></tr><tr><td>F7</td><td>Resume</td></tr>"
       "<tr><td>Shift+F5</td><td>Stop (writes a checkpoint)</td></tr>"
@@ -61,7 +65,7 @@ QString guideHtml() {
       "<p>Settings, techniques and files: %4, %5, %6.</p>")
       .arg(link("The studio"), link("The experiment loop: run, watch, fork, compare, continue"),
            link("Continue and fork"), link("Settings"), link("What a run leaves on disk"),
-           link("Your own data and model"), link("Predictions on new files"));
+           link("Your own data and model"), link("Predictions on new files"), link("A search that learns: Optuna"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "studio/errors.h"
 #include "studio/metric_catalog.h"
+#include "studio/metric_record.h"
 #include "studio/settings_schema.h"
 
 namespace studio {
@@ -114,7 +115,7 @@ SearchParam parseSearchParam(const std::string& text) {
   if (p.key == "name" || p.key == "output.dir")
     throw ConfigFileError(where + ": " + p.key + " names the run, it is not searched");
   const auto colon = rest.find(':');
-  const std::string kind = rest.substr(0, colon);
+  const std::string kind = trim(rest.substr(0, colon));
   const std::string args = colon == std::string::npos ? "" : rest.substr(colon + 1);
   if (kind == "choice") {
     p.kind = SearchParam::Kind::Choice;
@@ -266,7 +267,8 @@ std::vector<std::string> searchWarnings(const SearchSpec& spec) {
   for (const auto& p : spec.space)
     if (const std::string note = settingEffectNote(p.key, c); !note.empty())
       notes.push_back("--space " + p.key + " " + note);
-  for (const auto& w : settingsWithoutEffect(c, spec.trialSettings))
+  if (!spec.trialSettings.empty())
+    for (const auto& w : settingsWithoutEffect(c, spec.trialSettings))
     notes.push_back("--trial-set " + w.field + " " + w.message);
   return notes;
 }
