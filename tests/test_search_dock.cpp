@@ -57,9 +57,9 @@ class TestSearchDock : public QObject {
     QVERIFY(!dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
     QVERIFY(dialog.findChild<QLabel*>("searchProblems")->isVisibleTo(&dialog));
     dialog.table()->item(0, 1)->setText("float:0.005:0.5:log");
-    dialog.metric()->setCurrentText("ema_eval_accuracy");
+    dialog.metricBox()->setCurrentText("ema_eval_accuracy");
     QVERIFY(dialog.problems().contains("set train.ema.decay"));
-    dialog.metric()->setCurrentText("eval_loss");
+    dialog.metricBox()->setCurrentText("eval_loss");
     QVERIFY(dialog.problems().isEmpty());
     dialog.addParam("model.width");
     QCOMPARE(dialog.table()->item(1, 1)->text(), QString("int:2:8"));

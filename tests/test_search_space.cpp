@@ -77,7 +77,9 @@ class TestSearchSpace : public QObject {
         {"optimizer.kind=choice:sgd,sgd", "the choice sgd is given twice"},
         {"name=choice:a,b", "name names the run"},
     };
-    for (const auto& [text, message] : cases) {
+    for (const auto& c : cases) {
+      const std::string& text = c.first;
+      const std::string& message = c.second;
       const std::string got = refusal([&] { parseSearchParam(text); });
       QVERIFY2(got.find(message) != std::string::npos, (text + " -> " + got).c_str());
       QVERIFY2(got.find("--space") != std::string::npos, got.c_str());

@@ -44,7 +44,7 @@ class SearchDialog : public QDialog {
   QString problems() const;
   QString warnings() const;
 
-  QComboBox* metric() const { return m_metric; }
+  QComboBox* metricBox() const { return m_metric; }
   QComboBox* sampler() const { return m_sampler; }
   QComboBox* pruner() const { return m_pruner; }
   QSpinBox* trials() const { return m_trials; }

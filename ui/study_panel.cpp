@@ -80,7 +80,9 @@ StudyPanel::StudyPanel(QWidget* parent)
   m_tabs->addTab(m_parallel, tr("Parallel coordinates"));
   m_tabs->addTab(m_importance, tr("Importance"));
   m_parallel->setToolTip(tr("Drag along an axis to select the trials in that span"));
-  for (QCustomPlot* p : {m_best, m_parallel, m_importance}) p->setMinimumHeight(160);
+  // No minimum height of their own: the dock shares the window's bottom with the Log and Queue, and the
+  // window must fit a 1280x720 screen (test_window_review).
+  for (QCustomPlot* p : {m_best, m_parallel, m_importance}) p->setMinimumSize(120, 60);
   auto* split = new QSplitter;
   split->addWidget(m_table);
   split->addWidget(m_tabs);
