@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -93,6 +94,10 @@ StudyPanel::StudyPanel(QWidget* parent)
   layout->addWidget(split, 1);
 
   m_best->xAxis->setLabel(tr("trial"));
+  QSharedPointer<QCPAxisTickerFixed> whole(new QCPAxisTickerFixed);  // trial numbers are whole
+  whole->setTickStep(1);
+  whole->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  m_best->xAxis->setTicker(whole);
   m_parallel->yAxis->setRange(-0.08, 1.08);
   m_parallel->yAxis->setTicks(false);
   m_parallel->yAxis->setTickLabels(false);
@@ -410,11 +415,15 @@ void StudyPanel::plotImportance() {
   }
   auto* bars = new QCPBars(m_importance->xAxis, m_importance->yAxis);
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  // The most important first (a JSON object keeps its keys sorted by name).
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& [name, v] : imp.items()) ranked.emplace_back(number(v), name);
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   QVector<double> keys, values;
   int k = 0;
-  for (const auto& [name, v] : imp.items()) {
+  for (const auto& [v, name] : ranked) {
     keys << k;
-    values << number(v);
+    values << v;
     ticker->addTick(k++, QString::fromStdString(name));
   }
   bars->setData(keys, values);
