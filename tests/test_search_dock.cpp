@@ -175,8 +175,9 @@ class TestSearchDock : public QObject {
     ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
     const QString out = m_dir.path() + "/stop";
     TrainConfig c = trialBase(out);
-    c.data.train_limit = 4096;
-    c.train.epochs = 3;
+    c.data.train_limit = 8192;
+    c.train.epochs = 6;  // long enough to be stopped in the middle
+    c.evaluation.every_steps = 32;
     window.settingsPanel()->applyDocument(toJson(c));
     ui::StudyPanel* dock = window.studyPanel();
     QSignalSpy ended(dock, &ui::StudyPanel::finished);
@@ -189,7 +190,7 @@ class TestSearchDock : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
     QCOMPARE(ended.first().first().toInt(), 130);
     QCOMPARE(dock->study()["state"].get<std::string>(), std::string("stopped"));
-    QCOMPARE(dock->trials()->item(0, 1)->text(), QString("running"));
+    QCOMPARE(dock->trials()->item(0, 1)->text(), QString("running"));  // stopped in its middle
     QVERIFY(dock->status()->text().contains("stopped"));
     const std::string run = dock->study()["trials"][0]["run_dir"].get<std::string>();
     QCOMPARE(nlohmann::json::parse(test::readText(run + "/summary.json"))["status"].get<std::string>(),

@@ -77,6 +77,7 @@ class Search:
         self.gpus = []
         self.then_train_dir = None
         self.importances_due = threading.Event()
+        self.importance_count = 0  # the finished trials the importances are of
         self.state = "running"
         storage_file = os.path.join(self.folder, "study.db")
         check_storage(storage_file)
@@ -220,7 +221,7 @@ class Search:
         """Optuna's fANOVA importances over the finished trials (off the trials' path: a fit takes a while)."""
         with self.lock:
             finished = self.study.get_trials(deepcopy=True, states=(TrialState.COMPLETE,))
-        if len(finished) < 2:
+        if len(finished) < 2 or len(finished) < self.importance_count:
             return
         view = optuna.create_study(direction=self.spec["direction"])
         view.add_trials(finished)
@@ -231,6 +232,9 @@ class Search:
         except Exception as e:
             importances, note = self.importances, f"not yet: {e}"
         with self.lock:
+            if len(finished) < self.importance_count:
+                return  # a fit over more trials ended first (the end's, beside the background one)
+            self.importance_count = len(finished)
             self.importances, self.importance_note = importances, note
         self.snapshot()
 
@@ -370,7 +374,11 @@ class Search:
     def finish(self, trial, status, run_dir, error, values):
         number = trial.number
         with self.lock:
-            if status in ("completed", "early-stopped"):
+            if number in self.pruned and status in ("stopped", "completed", "early-stopped"):
+                # The pruner's decision stands, even when the run ended before its stop arrived.
+                self.tell(number, state=TrialState.PRUNED)
+                state, value = "pruned", None
+            elif status in ("completed", "early-stopped"):
                 value = self.best_of(values)
                 if value is None:
                     trial.set_user_attr("error", f"the run recorded no {self.metric}")
@@ -384,9 +392,6 @@ class Search:
                     say(f"trial {number}: completed: {self.metric} {value:.4g}"
                         + (" (best so far)" if best == value else f" (best {best:.4g})"))
                     self.importances_due.set()
-            elif status == "stopped" and number in self.pruned:
-                self.tell(number, state=TrialState.PRUNED)
-                state, value = "pruned", None
             elif status == "stopped":
                 say(f"trial {number}: stopped; it resumes with the study")
                 state, value = "running", None
