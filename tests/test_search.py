@@ -185,6 +185,23 @@ class SearchTest(unittest.TestCase):
         trial_settings = read_json(os.path.join(study.best_trial.user_attrs["run_dir"], "settings.json"))
         self.assertEqual(trial_settings["data"]["train_limit"], 256)
 
+    def test_an_invalid_combination_fails_without_training(self):
+        # Each value is valid alone; Nesterov momentum without momentum is not.
+        code, text = search(self.out, *SMALL, "--set", "optimizer.kind=sgd", "--set", "optimizer.momentum=0.9",
+                            "--set", "optimizer.nesterov=false", "--space", "optimizer.nesterov=choice:true,false",
+                            "--space", "optimizer.momentum=choice:0,0.9", "--sampler", "grid", "--pruner", "none",
+                            "--trials", "4", "--name", "combo")
+        self.assertEqual(code, 0, text)
+        trials = study_of(self.out, "combo").get_trials()
+        self.assertEqual(len(trials), 4)
+        failed = [t for t in trials if t.state == TrialState.FAIL]
+        self.assertEqual([t.params for t in failed], [{"optimizer.nesterov": True, "optimizer.momentum": 0}])
+        self.assertIn("never trained", failed[0].user_attrs["error"])
+        self.assertIn("optimizer.nesterov needs optimizer.momentum > 0", failed[0].user_attrs["error"])
+        self.assertNotIn("run_dir", failed[0].user_attrs)
+        self.assertEqual(sum(t.state == TrialState.COMPLETE for t in trials), 3)
+        self.assertEqual(len([d for d in os.listdir(self.out) if "-combo-t" in d]), 3)  # no folder for it
+
     def test_bad_input_is_said_with_exit_2(self):
         cases = [
             (["--space", "optimizer.learning_rate=float:0.1:1"], r"optimizer.learning_rate is not a setting"),

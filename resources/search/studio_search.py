@@ -357,9 +357,9 @@ class Search:
             elif key == "studio-end":
                 status = value
             elif key not in ("studio-total", "studio-phase"):
-                text = line.strip()
-                if text.startswith("error:") or text.startswith("warning:") or text.startswith("  "):
-                    errors.append(text)
+                raw = line.rstrip("\n")
+                if raw.startswith(("error:", "warning:", "  ")):  # the CLI's message and its indented lines
+                    errors.append(raw.strip())
         code = proc.wait()
         with self.lock:
             self.children.pop(number, None)
