@@ -87,7 +87,7 @@ class Search:
             # first values again; its seed moves on by the trials it holds.
             try:
                 seed += len(optuna.load_study(study_name=self.name, storage=f"sqlite:///{storage_file}").trials)
-            except KeyError:
+            except Exception:  # no such study yet, or a storage create_study refuses below with why
                 pass
         sampler = {
             "tpe": lambda: optuna.samplers.TPESampler(seed=seed),
