@@ -164,8 +164,12 @@ class Search:
         """After the first trial's first steps on one GPU: as many at once as its memory holds."""
         try:
             import torch
-            free, total = torch.cuda.mem_get_info(0)
+            # The device's size without a CUDA context in this process (mem_get_info would make one).
+            total = torch.cuda.get_device_properties(0).total_memory
         except Exception:
+            with self.lock:
+                self.slots = 1
+                self.slot_note = "one trial at a time: the GPU's memory could not be read"
             return
         wanted = max(1, self.spec["parallel"])
         fits = max(1, int(0.9 * (total / 2**20) // max(peak_mib, 1.0)))
