@@ -326,7 +326,8 @@ class Search:
             key, _, value = line.rstrip("\n").partition("\t")
             if key == "studio-run":
                 live["run_dir"] = value
-                trial.set_user_attr("run_dir", value)
+                with self.lock:  # every write to the storage is under the lock, one thread at a time
+                    trial.set_user_attr("run_dir", value)
                 self.write_trial_file(value, number, "running", params)
                 self.snapshot()
             elif key == "studio-record":
