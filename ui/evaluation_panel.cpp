@@ -202,7 +202,10 @@ void EvaluationPanel::evaluationArrived(const QString& runDir, int64_t step) {
   // record arrived): listed twice, the newest would no longer be followed.
   if (m_steps->findData(QVariant::fromValue<qlonglong>(step)) < 0)
     m_steps->addItem(tr("step %1").arg(step), QVariant::fromValue<qlonglong>(step));
-  if (following) showStep(step);
+  // A run that ended before the window heard it start: showRun listed all of
+  // its evaluations and showed the last, and their records come after; an
+  // older one must not take the tab back (it then stopped following).
+  if (following && (!m_report || step >= m_report->step)) showStep(step);
 }
 
 void EvaluationPanel::showStep(int64_t step) {
