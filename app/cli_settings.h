@@ -6,11 +6,15 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "studio/errors.h"
+#include "studio/file_io.h"
 #include "studio/presets.h"
 #include "studio/settings_schema.h"
 #include "studio/train_config.h"
@@ -22,6 +26,24 @@ namespace studio::cli {
 inline const CLI::Validator kNamesSomething(
     [](const std::string& value) { return value.empty() ? std::string("names nothing (got \"\"); give a path") : ""; },
     "PATH", "non-empty");
+
+// The dotted paths a settings file gives a value ("optimizer.lr"); none
+// when it cannot be read (loading it says why).
+inline std::vector<std::string> fieldsIn(const std::string& file) {
+  std::vector<std::string> paths;
+  const auto doc = nlohmann::json::parse(readFileBytes(file, "settings file"), nullptr, false);
+  const std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& j,
+                                                                                  const std::string& at) {
+    if (!j.is_object()) {
+      if (!at.empty()) paths.push_back(at);
+      return;
+    }
+    for (const auto& [k, v] : j.items()) walk(v, at.empty() ? k : at + "." + k);
+  };
+  if (doc.is_object()) walk(doc, "");
+  if (paths.empty()) paths.emplace_back("");  // an empty list would mean every field
+  return paths;
+}
 
 // The settings of `train`, `summary`, `search` and the others: a preset or a file, then --set.
 struct SettingsSource {
@@ -65,9 +87,16 @@ struct SettingsSource {
       for (const auto& e : errors) text += "\n  " + e.text();
       throw ConfigFileError(text);
     }
-    // A --set that these settings override is said, with what acts instead.
-    for (const auto& w : settingsWithoutEffect(c, overrides))
-      std::fprintf(stderr, "warning: --set %s %s\n", w.field.c_str(), w.message.c_str());
+    // A --set that these settings override is said, with what acts instead;
+    // so is a setting of the person's own file. (An empty list would be
+    // every field: without --set, a preset's own fields were said as if
+    // they had been --set.)
+    if (!overrides.empty())
+      for (const auto& w : settingsWithoutEffect(c, overrides))
+        std::fprintf(stderr, "warning: --set %s %s\n", w.field.c_str(), w.message.c_str());
+    else if (!configFile.empty())
+      for (const auto& w : settingsWithoutEffect(c, fieldsIn(configFile)))
+        std::fprintf(stderr, "warning: %s in %s %s\n", w.field.c_str(), configFile.c_str(), w.message.c_str());
     return c;
   }
 };
