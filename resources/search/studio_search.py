@@ -142,7 +142,10 @@ class Search:
         if cuda == 0:
             cores = os.cpu_count() or 1
             self.threads_each = max(1, cores // wanted)
-            if wanted > 1:
+            if wanted > cores:
+                self.slot_note = (f"{wanted} trials at once on the CPU's {cores} cores: one thread each, "
+                                  f"the cores shared (--parallel {cores} would give each a core of its own)")
+            elif wanted > 1:
                 self.slot_note = (f"{wanted} trials at once on the CPU, {self.threads_each} of its {cores} "
                                   f"cores each")
         elif cuda > 1:
