@@ -51,6 +51,7 @@ class TestSearchDock : public QObject {
     QCOMPARE(dialog.table()->item(0, 0)->text(), QString("optimizer.lr"));
     QCOMPARE(dialog.table()->item(0, 1)->text(), QString("float:0.005:0.5:log"));
     QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems()));
+    QCOMPARE(dialog.metricBox()->currentText(), QString("eval_accuracy"));  // as the CLI's default
     QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
     dialog.table()->item(0, 1)->setText("float:0.5:0.005");
     QVERIFY(dialog.problems().contains("the low bound 0.5 is not below the high bound 0.005"));

@@ -70,6 +70,7 @@ SearchDialog::SearchDialog(const TrainConfig& base, QWidget* parent)
   form->addRow(m_table);
   for (const auto& m : searchMetrics()) m_metric->addItem(QString::fromStdString(m));
   m_metric->setObjectName("searchMetric");
+  m_metric->setCurrentText(QString::fromStdString(SearchSpec{}.metric));  // the CLI's default, eval_accuracy
   m_direction->addItems({tr("the metric's own"), "maximize", "minimize"});
   auto* metricRow = new QHBoxLayout;
   metricRow->addWidget(m_metric, 1);
@@ -192,7 +193,11 @@ QString SearchDialog::problems() const {
     spec();
     return {};
   } catch (const InputError& e) {
-    return QString::fromStdString(e.what()).replace("the search cannot start:\n  ", "").replace("\n  ", "\n");
+    // The CLI's words, less its option names: the table's rows are the --space ones.
+    return QString::fromStdString(e.what())
+        .replace("the search cannot start:\n  ", "")
+        .replace("\n  ", "\n")
+        .replace("--space ", "");
   }
 }
 
