@@ -11,8 +11,9 @@
 #     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio),
 #     with numpy and Pillow (the tests' reference image decoder) and safetensors
 #     (the tests read the exported model.safetensors with it), Optuna (the
-#     search's samplers, pruners and study storage) and scikit-learn (Optuna's
-#     fANOVA importances; the metrics' references).
+#     search's samplers, pruners and study storage), optuna-dashboard (a
+#     study's web view) and scikit-learn (Optuna's fANOVA importances; the
+#     metrics' references).
 # Prints the virtual environment's path on its last line.
 #
 # The installed package (make package: build/package/training-studio_*.deb,
@@ -61,15 +62,15 @@ import importlib.metadata as m
 try:
     ok = m.version("torch").split("+")[0] == "$torch_version"
     m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors"); m.version("tensorboard")
-    m.version("optuna"); m.version("scikit-learn")
+    m.version("optuna"); m.version("optuna-dashboard"); m.version("scikit-learn")
     print("ok" if ok else "")
 except Exception:
     print("")
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, numpy, pillow, safetensors, tensorboard, optuna, scikit-learn and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" numpy pillow safetensors tensorboard optuna scikit-learn "cmake>=3.28" >&2
+      "torch==$torch_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn "cmake>=3.28" >&2
 fi
 echo "$venv"

@@ -19,7 +19,10 @@ import tempfile
 import time
 import unittest
 
+from wsgiref.util import setup_testing_defaults
+
 import optuna
+import optuna_dashboard
 from optuna.trial import TrialState
 
 CLI = os.environ["STUDIO_CLI"]
@@ -90,6 +93,21 @@ class SearchTest(unittest.TestCase):
         for k, v in imp.items():
             self.assertAlmostEqual(record["importances"][k], v, places=9)
         self.assertIn(f"best: trial {study.best_trial.number}", text)
+        # optuna-dashboard reads the same storage: the study and its six trials, with their values.
+        app = optuna_dashboard.wsgi(f"sqlite:///{self.out}/search-six/study.db")
+
+        def get(path, query=""):
+            env = {}
+            setup_testing_defaults(env)
+            env["PATH_INFO"], env["QUERY_STRING"] = path, query
+            body = b"".join(app(env, lambda status, headers, exc=None: None))
+            return json.loads(body)
+
+        summaries = get("/api/studies")["study_summaries"]
+        self.assertEqual([s["study_name"] for s in summaries], ["six"])
+        shown = get(f"/api/studies/{summaries[0]['study_id']}", "after=0")["trials"]
+        self.assertEqual(sorted((t["number"], t["values"][0]) for t in shown),
+                         sorted((t.number, t.value) for t in trials))
 
     def test_pruner_stops_the_worst_trial_which_can_continue(self):
         # Two evaluations a run at most pruned at its first: a rate a thousand
