@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 
 #include <unistd.h>
@@ -11,28 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/file_io.h"
+#include "studio/presets.h"
+#include "studio/run_layout.h"
 
 namespace studio::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string selfExecutable() {
-  char exe[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "training-studio-cli";
-  exe[n] = '\0';
-  return exe;
-}
-
-std::string timestampName() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
 
 // What makes two studies the same study: all but how many trials, how many
 // at once, and what to run first.
@@ -60,10 +44,7 @@ std::string searchPython() {
 
 std::string searchRunnerScript() {
   if (const char* env = std::getenv("STUDIO_SEARCH_RUNNER"); env && *env) return env;
-  const fs::path bin = fs::path(selfExecutable()).parent_path();
-  for (const fs::path& p : {bin / "search/studio_search.py", bin / "../share/training-studio/search/studio_search.py",
-                            bin / "../../share/training-studio/search/studio_search.py"})
-    if (fs::is_regular_file(p)) return p.lexically_normal().string();
+  if (const std::string shipped = shippedResource("search/studio_search.py", false); !shipped.empty()) return shipped;
   return STUDIO_SOURCE_SEARCH_RUNNER;
 }
 
@@ -113,7 +94,7 @@ int SearchCommand::run() {
     m_spec.base = m_settings.load();
     if (!m_out.empty()) m_spec.base.output.dir = m_out;
     for (const auto& text : m_space) m_spec.space.push_back(parseSearchParam(text));
-    if (m_spec.name.empty()) m_spec.name = m_spec.base.name + "-" + timestampName();
+    if (m_spec.name.empty()) m_spec.name = m_spec.base.name + "-" + run_files::folderStamp();
     checkSearch(m_spec);
     for (const auto& w : searchWarnings(m_spec)) std::fprintf(stderr, "warning: %s\n", w.c_str());
     folder = searchFolder(m_spec);
@@ -129,7 +110,9 @@ int SearchCommand::run() {
   fs::create_directories(folder);
   writeFileAtomically((fs::path(folder) / "search.json").string(), spec.dump(2) + "\n");
 
-  const std::string python = searchPython(), script = searchRunnerScript(), self = selfExecutable();
+  const std::string python = searchPython(), script = searchRunnerScript();
+  std::string self = executablePath();
+  if (self.empty()) self = "training-studio-cli";
   // -B: no __pycache__ beside the script (the package's share/ is not writable).
   std::vector<std::string> args{python, "-B", script, "--study", folder, "--cli", self};
   if (m_spec.thenTrain) args.emplace_back("--then-train");

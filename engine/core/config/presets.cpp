@@ -33,18 +33,27 @@ std::string presetPath(const std::string& dir, const std::string& name) {
   return p.string();
 }
 
-std::string defaultPresetDir() {
-  if (const char* env = std::getenv("STUDIO_PRESET_DIR")) return env;
+std::string executablePath() {
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    const fs::path bin = fs::path(exe).parent_path();
-    // The build folder; an installed bin/; the package's libexec/training-studio/.
-    for (const fs::path& p : {bin / "presets", bin / "../share/training-studio/presets",
-                              bin / "../../share/training-studio/presets"})
-      if (fs::is_directory(p)) return p.lexically_normal().string();
-  }
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  return exe;
+}
+
+std::string shippedResource(const std::string& relative, bool folder) {
+  const std::string exe = executablePath();
+  if (exe.empty()) return "";
+  const fs::path bin = fs::path(exe).parent_path();
+  for (const fs::path& p : {bin / relative, bin / "../share/training-studio" / relative,
+                            bin / "../../share/training-studio" / relative})
+    if (folder ? fs::is_directory(p) : fs::is_regular_file(p)) return p.lexically_normal().string();
+  return "";
+}
+
+std::string defaultPresetDir() {
+  if (const char* env = std::getenv("STUDIO_PRESET_DIR")) return env;
+  if (const std::string shipped = shippedResource("presets", true); !shipped.empty()) return shipped;
   return STUDIO_SOURCE_PRESET_DIR;
 }
 

@@ -1,6 +1,7 @@
 #include "run/run_recorder.h"
 
-#include <ctime>
+#include "studio/run_layout.h"
+
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -12,9 +13,7 @@ namespace studio {
 namespace fs = std::filesystem;
 
 std::string RunRecorder::createRunDir(const std::string& outputDir, const std::string& name) {
-  std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  const std::string stamp = run_files::folderStamp();
   std::error_code ec;
   fs::create_directories(outputDir, ec);
   if (ec) throw IoError("cannot create output folder " + outputDir + ": " + ec.message());

@@ -14,9 +14,21 @@
 // Torch-free. Thread: constants and pure functions.
 
 #include <cstdint>
+#include <ctime>
 #include <string>
 
 namespace studio::run_files {
+
+// The local date and time that begins a run folder's name (and a study's
+// default name): "20261125-231911".
+inline std::string folderStamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return stamp;
+}
 
 inline constexpr const char* kSettings = "settings.json";
 inline constexpr const char* kMetrics = "metrics.csv";
