@@ -149,6 +149,10 @@ class TestSearchSpace : public QObject {
     // Typed as the settings are, for Optuna's distributions.
     QVERIFY2(j["space"][1]["choices"] == nlohmann::json::parse("[32, 64, 128]"), j["space"].dump().c_str());
     QCOMPARE(j["space"][2]["choices"], nlohmann::json::parse("[true, false]"));
+    // The grid sampler's values, for the runner (none for a float range).
+    QVERIFY(!j["space"][0].contains("grid"));
+    QVERIFY(j["space"][1]["grid"] == nlohmann::json::parse("[32, 64, 128]"));
+    QVERIFY(j["space"][2]["grid"] == nlohmann::json::parse("[true, false]"));
     QCOMPARE(j["metrics_header"].get<std::string>(), metricsCsvHeader());
     const SearchSpec back = searchSpecFromJson(j, "search.json");
     QCOMPARE(searchSpecJson(back), j);

@@ -81,12 +81,6 @@ def typed_value(p, text):
     return int(text) if p["kind"] == "int" else float(text)
 
 
-def grid_values(p):
-    if p["kind"] == "choice":
-        return p["choices"]
-    return [str(i) for i in range(int(p["low"]), int(p["high"]) + 1)]
-
-
 def metrics_values(run_dir, metric):
     """The metric at each evaluation in a run's metrics.csv."""
     values = []

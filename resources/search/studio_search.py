@@ -36,8 +36,8 @@ import sys
 import threading
 
 
-from search_files import (check_storage, distribution, evaluations_before, fail, finite, grid_values,
-                          metrics_values, say, setting_text, typed_value, write_json)
+from search_files import (check_storage, distribution, evaluations_before, fail, finite, metrics_values, say,
+                          setting_text, typed_value, write_json)
 
 try:
     import optuna
@@ -92,9 +92,7 @@ class Search:
         sampler = {
             "tpe": lambda: optuna.samplers.TPESampler(seed=seed),
             "random": lambda: optuna.samplers.RandomSampler(seed=seed),
-            "grid": lambda: optuna.samplers.GridSampler(
-                {k: [typed_value(p, v) if p["kind"] != "choice" else v for v in grid_values(p)]
-                 for k, p in self.space.items()}, seed=seed),
+            "grid": lambda: optuna.samplers.GridSampler({k: p["grid"] for k, p in self.space.items()}, seed=seed),
         }[s["sampler"]]()
         pruner = {
             "hyperband": lambda: optuna.pruners.HyperbandPruner(),
@@ -116,7 +114,7 @@ class Search:
         if s["sampler"] == "grid":
             size = 1
             for p in self.space.values():
-                size *= len(grid_values(p))
+                size *= len(p["grid"])
             if size < self.target:
                 say(f"search: the grid has {size} combinations; {size} trials, not {self.target}")
                 self.target = size

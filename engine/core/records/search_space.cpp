@@ -269,7 +269,7 @@ std::vector<std::string> searchWarnings(const SearchSpec& spec) {
       notes.push_back("--space " + p.key + " " + note);
   if (!spec.trialSettings.empty())
     for (const auto& w : settingsWithoutEffect(c, spec.trialSettings))
-    notes.push_back("--trial-set " + w.field + " " + w.message);
+      notes.push_back("--trial-set " + w.field + " " + w.message);
   return notes;
 }
 
@@ -282,17 +282,22 @@ nlohmann::json searchSpecJson(const SearchSpec& spec) {
   for (const auto& p : spec.space) {
     nlohmann::json j{{"key", p.key}, {"text", searchParamText(p)}};
     const FieldSpec* field = findSetting(p.key);
-    if (!p.choices.empty()) {
-      // Typed as the setting is, so that Optuna and its dashboard show numbers as numbers.
+    // Values typed as the setting is, so that Optuna and its dashboard show numbers as numbers.
+    const bool numeric = field && (field->type == FieldType::Int || field->type == FieldType::Real ||
+                                   field->type == FieldType::Bool);
+    const auto typed = [numeric](const std::vector<std::string>& texts) {
       nlohmann::json values = nlohmann::json::array();
-      for (const auto& c : p.choices) {
-        const auto v = nlohmann::json::parse(c, nullptr, false);
-        const bool typed = field && (field->type == FieldType::Int || field->type == FieldType::Real ||
-                                     field->type == FieldType::Bool);
-        values.push_back(typed && !v.is_discarded() ? v : nlohmann::json(c));
+      for (const auto& t : texts) {
+        const auto v = nlohmann::json::parse(t, nullptr, false);
+        values.push_back(numeric && !v.is_discarded() ? v : nlohmann::json(t));
       }
+      return values;
+    };
+    // The grid sampler's values, as gridValues gives them (none for a float range).
+    if (const auto grid = p.gridValues(); !grid.empty()) j["grid"] = typed(grid);
+    if (!p.choices.empty()) {
       j["kind"] = "choice";
-      j["choices"] = values;
+      j["choices"] = typed(p.choices);
     } else {
       j["kind"] = p.kind == SearchParam::Kind::Int ? "int" : "float";
       j["low"] = p.low;
