@@ -260,8 +260,7 @@ void StudyPanel::refresh() {
 }
 
 void StudyPanel::fillTable() {
-  std::set<int> selected;
-  for (const auto* item : m_table->selectedItems()) selected.insert(m_table->item(item->row(), 0)->text().toInt());
+  const std::set<int> selected = selectedTrialNumbers();
   const QSignalBlocker block(m_table);
   QStringList headers{tr("#"), tr("State"), QString::fromStdString(m_study.value("metric", "value"))};
   std::vector<std::string> keys;
@@ -325,7 +324,22 @@ void StudyPanel::plotBest() {
   m_best->replot();
 }
 
-std::vector<double> StudyPanel::axisValues(const nlohmann::json& trial) const {
+std::set<int> StudyPanel::selectedTrialNumbers() const {
+  std::set<int> numbers;
+  for (const auto* item : m_table->selectedItems()) numbers.insert(m_table->item(item->row(), 0)->text().toInt());
+  return numbers;
+}
+
+QCPRange StudyPanel::metricRange() const {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& t : m_study.value("trials", nlohmann::json::array())) {
+    const double v = number(t.value("value", nlohmann::json()));
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  return QCPRange(lo, hi);
+}
+
+std::vector<double> StudyPanel::axisValues(const nlohmann::json& trial, const QCPRange& metric) const {
   std::vector<double> out;
   for (const auto& p : m_study["space"]) {
     const std::string key = p.value("key", "");
@@ -346,13 +360,10 @@ std::vector<double> StudyPanel::axisValues(const nlohmann::json& trial) const {
     out.push_back(p.value("log", false) ? (std::log(x) - std::log(lo)) / (std::log(hi) - std::log(lo))
                                         : (x - lo) / (hi - lo));
   }
-  double lo = INFINITY, hi = -INFINITY;
-  for (const auto& t : m_study["trials"]) {
-    const double v = number(t.value("value", nlohmann::json()));
-    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-  }
   const double v = number(trial.value("value", nlohmann::json()));
-  out.push_back(!std::isfinite(v) ? kNaN : hi > lo ? (v - lo) / (hi - lo) : 0.5);
+  out.push_back(!std::isfinite(v)                ? kNaN
+                : metric.upper > metric.lower ? (v - metric.lower) / (metric.upper - metric.lower)
+                                              : 0.5);
   return out;
 }
 
@@ -365,11 +376,11 @@ void StudyPanel::plotParallel() {
   for (int i = 0; i < names.size(); ++i) ticker->addTick(i, names[i]);
   m_parallel->xAxis->setTicker(ticker);
   m_parallel->xAxis->setRange(-0.3, names.size() - 0.7);
-  std::set<int> selected;
-  for (const auto* item : m_table->selectedItems()) selected.insert(m_table->item(item->row(), 0)->text().toInt());
+  const std::set<int> selected = selectedTrialNumbers();
   QCPColorGradient gradient(QCPColorGradient::gpJet);
+  const QCPRange metric = metricRange();
   for (const auto& t : m_study.value("trials", nlohmann::json::array())) {
-    const std::vector<double> v = axisValues(t);
+    const std::vector<double> v = axisValues(t, metric);
     QVector<double> x, y;
     for (size_t i = 0; i < v.size(); ++i) x << static_cast<double>(i), y << v[i];
     QCPGraph* g = m_parallel->addGraph();
@@ -440,8 +451,9 @@ void StudyPanel::brush(int axis, double lo, double hi) {
   {
     const QSignalBlocker block(m_table);
     m_table->clearSelection();
+    const QCPRange metric = metricRange();
     for (int r = 0; r < static_cast<int>(trials.size()); ++r) {
-      const std::vector<double> v = axisValues(trials[r]);
+      const std::vector<double> v = axisValues(trials[r], metric);
       if (axis >= 0 && axis < static_cast<int>(v.size()) && v[axis] >= lo && v[axis] <= hi)
         m_table->selectionModel()->select(m_table->model()->index(r, 0),
                                           QItemSelectionModel::Select | QItemSelectionModel::Rows);

@@ -20,6 +20,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,7 @@
 
 class QCustomPlot;
 class QCPItemRect;
+class QCPRange;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -86,8 +88,12 @@ class StudyPanel : public QWidget {
   void plotBest();
   void plotParallel();
   void plotImportance();
-  // A trial's value on each parallel-coordinates axis, scaled 0..1 (NaN: none).
-  std::vector<double> axisValues(const nlohmann::json& trial) const;
+  // A trial's value on each parallel-coordinates axis, scaled 0..1 (NaN:
+  // none); the metric's axis spans `metric`, the trials' values (metricRange).
+  std::vector<double> axisValues(const nlohmann::json& trial, const QCPRange& metric) const;
+  QCPRange metricRange() const;
+  // The numbers of the trials selected in the table.
+  std::set<int> selectedTrialNumbers() const;
   void updateButtons();
 
   QString m_runsDir = "runs", m_folder;
