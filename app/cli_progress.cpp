@@ -29,8 +29,13 @@ void CliProgress::record(const MetricRecord& r) {
     m_loss = r.trainLoss;
   } else if (r.kind == RecordKind::Eval) {
     clearLine();
-    std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, accuracy %.2f%%\n", static_cast<long long>(r.step),
-                 static_cast<long long>(r.epoch), r.evalLoss, 100.0 * r.evalAccuracy);
+    if (std::isnan(r.evalAccuracy) && !std::isnan(r.evalR2))
+      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, R\u00b2 %.4f, RMSE %.4g, MAE %.4g\n",
+                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalR2, r.evalRmse,
+                   r.evalMae);
+    else
+      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, accuracy %.2f%%\n", static_cast<long long>(r.step),
+                   static_cast<long long>(r.epoch), r.evalLoss, 100.0 * r.evalAccuracy);
   } else if (r.kind == RecordKind::LrChange) {
     clearLine();
     std::fprintf(m_out, "step %lld: learning rate set to %g\n", static_cast<long long>(r.step), r.lr);
@@ -119,6 +124,9 @@ void CliProgress::finish(const RunSummary& s) {
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
   if (std::isfinite(s.testAccuracy))
     std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.testAccuracy, s.testLoss);
+  if (std::isfinite(s.testR2))
+    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", s.testR2, s.testRmse, s.testMae,
+                 s.testLoss);
   if (std::isfinite(s.emaTestAccuracy))
     std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.emaTestAccuracy, s.emaTestLoss);
   if (std::isfinite(s.bestEvalAccuracy))

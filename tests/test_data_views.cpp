@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
+#include <QTextStream>
 #include <QTreeWidget>
 
 #include "studio/image_file.h"
@@ -25,6 +26,7 @@
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
+#include "ui/regression_view.h"
 #include "ui/model_panel.h"
 #include "ui/run_controller.h"
 #include "ui/run_status_bar.h"
@@ -271,6 +273,64 @@ class TestDataViews : public QObject {
     QVERIFY(files.contains(m_dir.filePath("export") + "/classes.json"));
     QVERIFY(files.contains(m_dir.filePath("export") + "/eval/step-4.json"));
     QVERIFY(files.contains(m_dir.filePath("export") + "/preprocessing.json"));
+  }
+
+  // Issue 26: a regression's evaluation shows predicted against actual, the
+  // residuals' histogram and each target's figures, live; the Data tab names
+  // the targets, the Runs list its best R².
+  void evaluationTabShowsARegression() {
+    const QString table = m_dir.filePath("prices.csv");
+    {
+      QFile f(table);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      QTextStream out(&f);
+      out << "area,rooms,price\n";
+      for (int i = 0; i < 120; ++i) {
+        const double area = 30 + (i * 37) % 90, rooms = 1 + (i * 7) % 5;
+        out << area << "," << rooms << "," << (1000 * area + 5000 * rooms + (i % 7) * 300) << "\n";
+      }
+    }
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = "prices";
+    c.task.kind = "regression";
+    c.data.format = "csv";
+    c.data.root = table.toStdString();
+    c.data.train_limit = 0;
+    c.data.test_limit = 0;
+    c.data.test_fraction = 0.25;
+    c.model.kind = "mlp";
+    c.model.width = 16;
+    c.train.batch_size = 16;
+    c.train.epochs = 3;
+    c.optimizer.kind = "adam";
+    c.optimizer.lr = 0.01;
+    m_window->settingsPanel()->setConfig(c);
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->dataChecked(), kTimeout);
+    const ui::DataPreview& preview = m_window->dataPanel()->preview();
+    QVERIFY2(preview.ok, qPrintable(preview.error));
+    QCOMPARE(preview.description.targetNames, std::vector<std::string>{"price"});
+    QCOMPARE(preview.description.testSize(), int64_t(30));
+    const RunSummary r = runToEnd(c);
+    QCOMPARE(r.status, std::string("completed"));
+    QVERIFY(std::isfinite(r.testR2));
+    QVERIFY(std::isnan(r.testAccuracy));
+    ui::EvaluationPanel* eval = m_window->evaluationPanel();
+    QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
+    QVERIFY(eval->showsRegression());
+    QCOMPARE(eval->report()->task, std::string("regression"));
+    QCOMPARE(eval->report()->r2, r.testR2);
+    ui::RegressionView* view = eval->regressionView();
+    QCOMPARE(view->pointsDrawn(), 30);  // the test rows
+    double counted = 0;
+    for (double n : view->residualCounts()) counted += n;
+    QCOMPARE(counted, 30.0);
+    QCOMPARE(view->targetTable()->rowCount(), 1);
+    QCOMPARE(view->targetTable()->item(0, 0)->text(), QString("price"));
+    QCOMPARE(view->targetChooser()->currentText(), QString("price"));
+    // Back to a classification run: its page again.
+    eval->showRun(m_firstRun, "eval");
+    QVERIFY(!eval->showsRegression());
+    QVERIFY(eval->report()->task == "classification");
   }
 
   void mistakesAreShownWithTheirClasses() {

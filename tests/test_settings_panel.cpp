@@ -50,6 +50,8 @@ void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std:
 TrainConfig unusual() {
   TrainConfig c;
   c.name = "unusual";
+  c.task = {"classification", false};  // regression needs a table; this is an image folder
+  c.loss = {"cross_entropy", 2.5};
   c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts"};
   c.data = {.format = "image_folder",
             .dataset = "mnist",
@@ -58,6 +60,7 @@ TrainConfig unusual() {
             .test_file = "/tmp/test.csv",
             .label_column = "species",
             .ignore_columns = {"id", "note"},
+            .target_columns = {"price", "yield"},
             .image_size = {48, 64},
             .channels = 3,
             .test_fraction = 0.25,

@@ -107,10 +107,19 @@ void DataPanel::showPreview(const DataPreview& p) {
   }
   const DatasetDescription& d = p.description;
   QStringList lines;
-  lines << tr("<b>%1</b> data, %2 per example, %3 classes")
-               .arg(QString::fromStdString(d.format))
-               .arg(QString::fromStdString(d.input.text()))
-               .arg(d.classNames.size());
+  if (d.targetNames.empty()) {
+    lines << tr("<b>%1</b> data, %2 per example, %3 classes")
+                 .arg(QString::fromStdString(d.format))
+                 .arg(QString::fromStdString(d.input.text()))
+                 .arg(d.classNames.size());
+  } else {
+    QStringList targets;
+    for (const auto& t : d.targetNames) targets << QString::fromStdString(t).toHtmlEscaped();
+    lines << tr("<b>%1</b> data, %2 per example; regression of %3")
+                 .arg(QString::fromStdString(d.format))
+                 .arg(QString::fromStdString(d.input.text()))
+                 .arg(targets.join(", "));
+  }
   lines << splitLine(tr("Training"), d.trainSize(), d.trainFrom);
   if (d.valSize() > 0) lines << splitLine(tr("Validation"), d.valSize(), d.valFrom);
   lines << splitLine(tr("Test"), d.testSize(), d.testFrom);

@@ -20,9 +20,12 @@
 
 #include "studio/run_layout.h"
 #include "ui/plot_palette.h"
+#include "ui/regression_view.h"
 
 namespace studio::ui {
 namespace {
+
+constexpr int kRegressionPage = 2;
 
 const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
                           QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
@@ -141,6 +144,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_compareTable = table({tr("Class")}, "classComparisonTable");
   several->addWidget(m_compareTable);
   m_pages->addWidget(several);
+  m_regression = new RegressionView;
+  m_pages->addWidget(m_regression);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   applyPlotPalette(m_compare, palette());
@@ -159,6 +164,8 @@ void EvaluationPanel::changeEvent(QEvent* event) {
 
 void EvaluationPanel::setMessage(const QString& text) { m_message->setText(text); }
 
+bool EvaluationPanel::showsRegression() const { return m_pages->currentIndex() == kRegressionPage; }
+
 void EvaluationPanel::clear() {
   m_run.clear();
   m_report.reset();
@@ -166,6 +173,7 @@ void EvaluationPanel::clear() {
   m_pages->setCurrentIndex(0);
   m_map->data()->clear();
   m_classes->setRowCount(0);
+  m_regression->clear();
   fillMistakes();
   setMessage(tr("No evaluation yet: a run evaluates at the end of each epoch (or every N steps, see Evaluation "
                 "in the settings)."));
@@ -219,6 +227,23 @@ void EvaluationPanel::showStep(int64_t step) {
   }
   const int i = m_steps->findData(QVariant::fromValue<qlonglong>(step));
   if (i >= 0) m_steps->setCurrentIndex(i);
+  if (m_report->task == "regression") {
+    m_pages->setCurrentIndex(kRegressionPage);
+    m_normalize->hide();
+    setMessage(tr("%1 — %2 at step %3 (epoch %4): R\u00b2 %5, RMSE %6, MAE %7, loss %8, %9 examples")
+                   .arg(m_label, QString::fromStdString(m_report->split))
+                   .arg(m_report->step)
+                   .arg(m_report->epoch + 0)
+                   .arg(m_report->r2, 0, 'f', 4)
+                   .arg(m_report->rmse, 0, 'g', 4)
+                   .arg(m_report->mae, 0, 'g', 4)
+                   .arg(m_report->loss, 0, 'g', 4)
+                   .arg(m_report->examples));
+    m_regression->show(*m_report);
+    return;
+  }
+  m_pages->setCurrentIndex(0);
+  m_normalize->show();
   m_thumbnails = m_report->thumbnails.empty()
                      ? QImage()
                      : QImage(m_run + "/" + run_files::kEvalFolder + "/" + QString::fromStdString(m_report->thumbnails));

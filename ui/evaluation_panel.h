@@ -3,6 +3,8 @@
 // it trains): the confusion matrix (counts or row-normalised, a QCustomPlot
 // colour map), precision, recall, F1 and one-vs-rest accuracy per class, and
 // the examples it got wrong with the most confidence (thumbnails for images).
+// A regression's evaluation shows predicted against actual and the
+// residuals instead (ui/regression_view.h).
 // For several runs: each class's accuracy (recall) side by side, from each
 // run's last evaluation. Everything is read from the run folders
 // (eval/step-<N>.json), so a past run shows what a live one showed.
@@ -28,6 +30,8 @@ class QStackedWidget;
 class QTableWidget;
 
 namespace studio::ui {
+
+class RegressionView;
 
 // Evaluation steps a run folder holds, oldest first.
 std::vector<int64_t> evaluationSteps(const QString& runDir);
@@ -55,6 +59,9 @@ class EvaluationPanel : public QWidget {
   QTableWidget* classTable() const { return m_classes; }
   QTableWidget* comparisonTable() const { return m_compareTable; }
   QComboBox* stepChooser() const { return m_steps; }
+  // A regression run's page (task.kind regression).
+  RegressionView* regressionView() const { return m_regression; }
+  bool showsRegression() const;
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -85,6 +92,7 @@ class EvaluationPanel : public QWidget {
   QGridLayout* m_mistakes;
   QCustomPlot* m_compare;
   QTableWidget* m_compareTable;
+  RegressionView* m_regression;
 };
 
 }  // namespace studio::ui

@@ -111,7 +111,7 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   top->addLayout(bar);
 
   m_charts[Loss] = new MetricChart(tr("Loss"), tr("cross-entropy"));
-  m_charts[Accuracy] = new MetricChart(tr("Evaluation accuracy"), tr("accuracy"));
+  m_charts[Accuracy] = new MetricChart(tr("Evaluation accuracy · R\u00b2"), tr("accuracy or R\u00b2"));
   m_charts[LearningRate] = new MetricChart(tr("Learning rate"), tr("lr"));
   m_charts[Throughput] = new MetricChart(tr("Throughput"), tr("samples/s"));
   m_charts[Memory] = new MetricChart(tr("Process memory"), tr("MiB"));

@@ -151,6 +151,7 @@ RunInfo readRunInfo(const QString& runDir) {
     r.error = textOr(summary, "error", QString());
     r.bestAccuracy = numberOr(summary, "best_eval_accuracy");
     r.testAccuracy = numberOr(summary, "test_accuracy");
+    r.bestR2 = numberOr(summary, "best_eval_r2");
     r.steps = wholeOr(summary, "steps", 0);
     r.totalSteps = wholeOr(summary, "total_steps", r.totalSteps);
     r.device = textOr(summary, "device", r.device);

@@ -28,6 +28,7 @@ struct RunInfo {
   QString error;
   double bestAccuracy = MetricRecord::kNone;
   double testAccuracy = MetricRecord::kNone;
+  double bestR2 = MetricRecord::kNone;  // a regression's (task.kind regression)
   qint64 steps = 0;
   qint64 totalSteps = 0;
   QString device;

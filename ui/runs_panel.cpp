@@ -63,7 +63,7 @@ RunsPanel::RunsPanel(QWidget* parent)
   top->setContentsMargins(4, 4, 4, 4);
   m_list->setObjectName("runsList");
   m_list->setColumnCount(Columns);
-  m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best acc."), tr("Steps"), tr("Model"),
+  m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best"), tr("Steps"), tr("Model"),
                            tr("Device"), tr("Parent"), tr("Changed"), tr("Tags")});
   m_list->setSortingEnabled(true);
   m_list->sortByColumn(Date, Qt::DescendingOrder);
@@ -249,6 +249,7 @@ void RunsPanel::refresh() {
     else if (!run.trial.isEmpty()) item->setToolTip(Status, run.trial + (run.pruned ? tr(": its pruner stopped it; "
                                                                                           "Resume continues it") : ""));
     if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
+    else if (std::isfinite(run.bestR2)) item->setText(Best, tr("R\u00b2 %1").arg(run.bestR2, 0, 'f', 4));
     item->setData(Steps, kProbeRole, !run.probe.isEmpty());
     if (!run.probe.isEmpty())  // a probe's steps are tries, not the settings' plan
       item->setText(Steps, run.probe);

@@ -10,6 +10,9 @@ Writes into OUT_DIR:
   loss_scaler.json  GradScaler's scale, skipped steps and parameters for a
                     scripted run of finite and inf/NaN gradients
   data_statistics.json  Fashion-MNIST's pixel mean and std, exactly
+  tasks.json        each task's loss and its gradient (loss.kind: mse, l1,
+                    huber, smooth_l1, cross_entropy) on the same outputs and
+                    targets, by torch.nn.functional
   builtin_cnn.json  the built-in CNN written in the usual order (conv, BN,
                     ReLU, max-pool per stage): its weights, a batch, and the
                     logits, loss, gradients and BatchNorm statistics of one
@@ -239,6 +242,53 @@ def make_builtin_cnn():
             "eval_logits": tolist(eval_logits)}
 
 
+def make_tasks():
+    """Losses of the tasks (mean over the batch, as the engine's step takes
+    them) and their gradients with respect to the outputs."""
+    F = torch.nn.functional
+    g = torch.Generator().manual_seed(26)
+    shape = [16, 3]
+    out = (torch.randn(shape, generator=g) * 2).double()
+    target = torch.randn(shape, generator=g).double()
+    labels = torch.randint(0, 3, (16,), generator=g)
+    cases = []
+    for name, fn in [("mse", lambda o: F.mse_loss(o, target)), ("l1", lambda o: F.l1_loss(o, target)),
+                     ("huber", lambda o: F.huber_loss(o, target, delta=0.7)),
+                     ("smooth_l1", lambda o: F.smooth_l1_loss(o, target, beta=0.7)),
+                     ("cross_entropy", lambda o: F.cross_entropy(o, labels))]:
+        o = out.clone().float().requires_grad_(True)
+        loss = fn(o.double() if name != "cross_entropy" else o)
+        loss.backward()
+        cases.append({"loss": name, "delta": 0.7, "value": loss.item(), "grad": tolist(o.grad)})
+    # Classification's options: class weights, label smoothing, focal loss
+    # (-(1 - p_y)^gamma log p_y, the mean weighted by the labels' weights as
+    # cross_entropy's weight= weighs it; Lin et al. 2017).
+    weights = torch.tensor([0.5, 2.0, 1.25])
+
+    def focal(o, gamma, w=None):
+        logp = F.log_softmax(o, 1).gather(1, labels.unsqueeze(1)).squeeze(1)
+        f = (1 - logp.exp()) ** gamma * -logp
+        if w is None:
+            return f.mean()
+        wy = w[labels]
+        return (f * wy).sum() / wy.sum()
+
+    for name, extra, fn in [
+            ("cross_entropy", {"class_weights": "0.5, 2, 1.25"}, lambda o: F.cross_entropy(o, labels, weight=weights)),
+            ("cross_entropy", {"label_smoothing": 0.1}, lambda o: F.cross_entropy(o, labels, label_smoothing=0.1)),
+            ("cross_entropy", {"class_weights": "0.5, 2, 1.25", "label_smoothing": 0.2},
+             lambda o: F.cross_entropy(o, labels, weight=weights, label_smoothing=0.2)),
+            ("focal", {"focal_gamma": 2.0}, lambda o: focal(o, 2.0)),
+            ("focal", {"focal_gamma": 0.0}, lambda o: focal(o, 0.0)),
+            ("focal", {"focal_gamma": 1.5, "class_weights": "0.5, 2, 1.25"}, lambda o: focal(o, 1.5, weights))]:
+        o = out.clone().float().requires_grad_(True)
+        loss = fn(o)
+        loss.backward()
+        cases.append({"loss": name, "delta": 0.7, **extra, "value": loss.item(), "grad": tolist(o.grad)})
+    return {"shape": shape, "output": tolist(out.float()), "target": tolist(target.float()),
+            "labels": labels.tolist(), "cases": cases}
+
+
 def to_json(value):
     # inf/NaN are not JSON: write them as strings the tests parse back.
     if isinstance(value, float) and not math.isfinite(value):
@@ -256,7 +306,7 @@ def main():
     torch.set_num_threads(1)
     for name, data in [("schedules", make_schedules()), ("optimizers", make_optimizers()),
                        ("loss_scaler", make_loss_scaler()), ("data_statistics", make_data_statistics()),
-                       ("builtin_cnn", make_builtin_cnn())]:
+                       ("builtin_cnn", make_builtin_cnn()), ("tasks", make_tasks())]:
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)
         print(f"wrote {out}/{name}.json (torch {torch.__version__})")

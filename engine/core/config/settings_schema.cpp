@@ -85,6 +85,41 @@ std::vector<FieldSpec> makeSchema() {
            "taking a batch and giving one logit per class. Loading it runs its code: use files you trust."),
        [](const TrainConfig& c) { return c.model.kind == "torchscript"; }, true);
 
+  // What the run learns (train/tasks/): in the Data section, as it names
+  // which columns are predicted.
+  const Applies regression = [](const TrainConfig& c) { return c.task.kind == "regression"; };
+  choices(add(SETTING(task.kind), data, "Task", T::Choice,
+              "classification: one class per example (cross-entropy, accuracy); regression: one or several "
+              "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2)."),
+          {"classification", "regression"});
+  choices(add(SETTING(loss.kind), data, "Loss", T::Choice,
+              "auto: cross_entropy for classification, mse for regression. Classification also takes focal "
+              "(cross-entropy that down-weights easy examples). Regression also takes l1 (mean absolute "
+              "error), huber and smooth_l1 (quadratic near 0, linear beyond loss.huber_delta: robust to outliers)."),
+          {"auto", "cross_entropy", "focal", "mse", "l1", "huber", "smooth_l1"});
+  const Applies classification = [](const TrainConfig& c) { return c.task.kind == "classification"; };
+  when(range(add(SETTING(loss.focal_gamma), data, "Focal loss gamma", T::Real,
+                 "How much focal loss down-weights examples the model already gets right: (1 - p)^gamma; 0 is "
+                 "cross-entropy, 2 the usual choice."),
+             atLeast(0)),
+       [](const TrainConfig& c) { return c.loss.kind == "focal"; }, true);
+  when(add(SETTING(loss.class_weights), data, "Class weights", T::Text,
+           "none; balanced: each class weighted by n / (classes x its count) in the training split (rare classes "
+           "count more); or one weight per class, comma-separated, in the classes' order."),
+       classification);
+  when(range(add(SETTING(loss.label_smoothing), data, "Label smoothing", T::Real,
+                 "Share of each target spread evenly over the classes (e.g. 0.1): less over-confident models."),
+             between(0, 1, false, true)),
+       classification);
+  when(range(add(SETTING(loss.huber_delta), data, "Huber delta / smooth L1 beta", T::Real,
+                 "Where huber and smooth_l1 turn from quadratic to linear, in standardised target units when "
+                 "targets are standardised."),
+             above(0)),
+       [](const TrainConfig& c) { return c.loss.kind == "huber" || c.loss.kind == "smooth_l1"; }, true);
+  when(add(SETTING(task.standardize_targets), data, "Standardise targets", T::Bool,
+           "Train on targets scaled to mean 0 and std 1 on the training split (recorded and undone in figures, "
+           "predictions and exports); helps when targets are large numbers such as prices."),
+       regression);
   choices(add(SETTING(data.format), data, "Format", T::Choice,
               "idx: MNIST-format files; image_folder: a folder with a sub-folder of images per class; "
               "csv: a table with one example per row."),
@@ -105,6 +140,15 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(data.label_column), data, "Label column", T::Text,
            "The column holding the class: its header name or 0-based index; empty: the last column."),
        csv, true);
+  when(add(SETTING(data.target_columns), data, "Target columns", T::TextList,
+           "Regression: the columns to predict (names or 0-based indices, comma-separated); empty: the label "
+           "column (the last column when that is empty)."),
+       csv, true)
+      .noEffect = [](const TrainConfig& c) -> std::string {
+    if (c.task.kind == "regression" || c.data.target_columns.empty()) return "";
+    return "has no effect under task.kind " + c.task.kind +
+           ": data.label_column names the class column; set task.kind to regression to predict these columns";
+  };
   when(add(SETTING(data.ignore_columns), data, "Ignored columns", T::TextList,
            "Columns that are neither features nor the label (ids, free text): names or indices, comma-separated."),
        csv, true);
@@ -135,6 +179,11 @@ std::vector<FieldSpec> makeSchema() {
             "Share of each class of the training examples held out for evaluation during the run, so the test set "
             "stays unseen."),
         between(0, 0.9));
+  when(choices(add(SETTING(data.sampler), data, "Sampler", T::Choice,
+                   "shuffle: every training example once per epoch; balanced: each epoch draws as many examples with "
+                   "replacement, every class equally often (for imbalanced classes; seeded)."),
+               {"shuffle", "balanced"}),
+       classification);
   add(SETTING(data.normalize), data, "Normalise", T::Bool,
       "Images: subtract each channel's training mean and divide by its std; tables: standardise each feature. "
       "Almost always helps optimisation.");
@@ -186,10 +235,11 @@ std::vector<FieldSpec> makeSchema() {
   choices(add(SETTING(train.early_stopping.metric), train, "Early stopping", T::Choice,
               "End the run when this evaluation figure stops improving; the best checkpoint is kept "
               "(checkpoints/best.ckpt, export --which best)."),
-          {"off", "eval_loss", "eval_accuracy"});
+          {"off", "eval_loss", "eval_accuracy", "eval_r2", "eval_rmse", "eval_mae"});
   const Applies early = [](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; };
   when(choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
-                   "min: lower is better; max: higher is better; auto: min for a loss, max for an accuracy."),
+                   "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE), max for an "
+                   "accuracy or R\u00b2."),
                {"auto", "min", "max"}),
        early);
   when(range(add(SETTING(train.early_stopping.patience), train, "Early stopping: patience (evaluations)", T::Int,

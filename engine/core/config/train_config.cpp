@@ -17,6 +17,7 @@
 
 #include "studio/file_io.h"
 #include "studio/log.h"
+#include "studio/class_weights.h"
 #include "studio/settings_schema.h"
 
 namespace studio {
@@ -230,6 +231,44 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"name", "must not start with '.' (got \"" + c.name + "\")"});
   if (c.name.size() > 100)
     e.push_back({"name", "must be at most 100 characters (got " + std::to_string(c.name.size()) + ")"});
+
+  // The task's loss and figures.
+  const auto& t = c.task;
+  const bool regression = t.kind == "regression";
+  const std::string& loss = c.loss.kind;
+  if (t.kind == "classification" && loss != "auto" && loss != "cross_entropy" && loss != "focal")
+    e.push_back({"loss.kind", "\"" + loss + "\" does not fit task.kind classification, whose losses are "
+                              "cross_entropy and focal: set loss.kind to auto, cross_entropy or focal, or task.kind to "
+                              "regression"});
+  if (regression && loss == "cross_entropy")
+    e.push_back({"loss.kind", "cross_entropy does not fit task.kind regression: use mse, l1, huber or smooth_l1 "
+                              "(auto: mse)"});
+  if (loss == "focal" && regression)
+    e.push_back({"loss.kind", "focal does not fit task.kind regression: use mse, l1, huber or smooth_l1"});
+  if (const std::string why = classWeightsProblem(c.loss.class_weights); !why.empty())
+    e.push_back({"loss.class_weights", why});
+  if (regression && c.loss.class_weights != "none")
+    e.push_back({"loss.class_weights", "weigh classes; task.kind regression has none: set it to none"});
+  if (regression && c.loss.label_smoothing > 0)
+    e.push_back({"loss.label_smoothing", "smooths class targets; task.kind regression has none: set it to 0"});
+  if (loss == "focal" && c.loss.label_smoothing > 0)
+    e.push_back({"loss.label_smoothing", "applies to cross_entropy, not to loss.kind focal: set it to 0"});
+  if (regression && c.data.sampler == "balanced")
+    e.push_back({"data.sampler", "balanced draws every class equally often; task.kind regression has no classes: "
+                                 "use shuffle"});
+  if (regression && c.data.format != "csv")
+    e.push_back({"task.kind", "regression reads its targets from a table's columns: it needs data.format csv (got \"" +
+                                  c.data.format + "\")"});
+  {
+    const std::string& m = c.train.early_stopping.metric;
+    const bool regressionMetric = m == "eval_r2" || m == "eval_rmse" || m == "eval_mae";
+    if (regressionMetric && !regression)
+      e.push_back({"train.early_stopping.metric", m + " is a regression figure; task.kind is " + t.kind +
+                                                      ": use eval_loss or eval_accuracy"});
+    if (m == "eval_accuracy" && regression)
+      e.push_back({"train.early_stopping.metric", "eval_accuracy is a classification figure; task.kind is regression: "
+                                                  "use eval_loss, eval_r2, eval_rmse or eval_mae"});
+  }
 
   const auto& d = c.data;
   if (d.format == "csv") {

@@ -149,7 +149,8 @@ CsvTable readCsvTable(const std::string& path) {
   return t;
 }
 
-TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, const std::vector<std::string>& ignore) {
+TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, const std::vector<std::string>& ignore,
+                           const std::vector<std::string>* targetColumns) {
   const auto width = static_cast<int64_t>(t.columns.size());
   // Names to columns once (the first of a repeated name): a long
   // data.ignore_columns costs linear time, not names x columns.
@@ -172,9 +173,27 @@ TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, co
   TableColumns cols;
   cols.label = labelColumn.empty() ? width - 1 : find(labelColumn, "data.label_column");
   std::set<int64_t> skip{cols.label};
+  if (targetColumns && !targetColumns->empty()) {
+    skip.clear();
+    for (const auto& name : *targetColumns) {
+      const int64_t j = find(name, "data.target_columns entry");
+      if (!skip.insert(j).second)
+        throw DataError("data.target_columns names column \"" + t.columns[static_cast<size_t>(j)] + "\" of table " +
+                        t.path + " twice");
+      cols.targets.push_back(j);
+    }
+  } else if (targetColumns) {
+    cols.targets.push_back(cols.label);
+  }
+  for (int64_t j : cols.targets) cols.targetNames.push_back(t.columns[static_cast<size_t>(j)]);
+  if (targetColumns) cols.label = -1;
   for (const auto& name : ignore) {
     const int64_t j = find(name, "data.ignore_columns entry");
-    if (j == cols.label)
+    if (targetColumns && skip.count(j))
+      throw DataError("data.ignore_columns lists \"" + name + "\", which is a target column of table " + t.path +
+                      "; a column is either a target or ignored: remove it from data.ignore_columns or from "
+                      "data.target_columns");
+    if (!targetColumns && j == cols.label)
       throw DataError("data.ignore_columns lists \"" + name + "\", which is the label column of table " + t.path +
                       (labelColumn.empty() ? " (data.label_column is empty: the last column)"
                                            : " (data.label_column \"" + labelColumn + "\")") +
@@ -188,7 +207,8 @@ TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, co
       cols.featureNames.push_back(t.columns[static_cast<size_t>(j)]);
     }
   if (cols.features.empty())
-    throw DataError("table " + t.path + " has no feature columns left besides the label and data.ignore_columns");
+    throw DataError("table " + t.path + " has no feature columns left besides the " +
+                    (targetColumns ? "targets" : "label") + " and data.ignore_columns");
   return cols;
 }
 
@@ -209,11 +229,27 @@ NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
   NumericTable out;
   out.rows = static_cast<int64_t>(t.rows.size());
   out.features = static_cast<int64_t>(cols.features.size());
+  out.targets = static_cast<int64_t>(cols.targets.size());
   out.x.resize(static_cast<size_t>(out.rows * out.features));
+  out.y.resize(static_cast<size_t>(out.rows * out.targets));
   out.labelText.reserve(t.rows.size());
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const auto& row = t.rows[i];
     const std::string where = "table " + t.path + " row " + std::to_string(static_cast<int64_t>(i) + t.firstRowNumber);
+    for (size_t k = 0; k < cols.targets.size(); ++k) {
+      std::string why = parseFeatureCell(row[static_cast<size_t>(cols.targets[k])], out.y[i * cols.targets.size() + k]);
+      if (why.rfind("\"", 0) == 0) why = "\"" + row[static_cast<size_t>(cols.targets[k])] + "\" is not a number";
+      if (!why.empty())
+        throw DataError(where + ", " + quoteName(t, cols.targets[k]) + ": " + why +
+                        " (a regression target must be a number; is this the right column in data.target_columns?)");
+    }
+    if (cols.label < 0) {
+      for (size_t k = 0; k < cols.features.size(); ++k) {
+        const std::string why = parseFeatureCell(row[static_cast<size_t>(cols.features[k])], out.x[i * cols.features.size() + k]);
+        if (!why.empty()) throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": " + why);
+      }
+      continue;
+    }
     const std::string label = trim(row[static_cast<size_t>(cols.label)]);
     if (label.empty()) throw DataError(where + ", " + quoteName(t, cols.label) + ": the label is missing");
     if (const size_t bad = firstNonUtf8(label); bad != std::string::npos)

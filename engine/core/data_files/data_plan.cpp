@@ -30,7 +30,7 @@ void append(PlannedSplit& s, int64_t item, int64_t label) {
 PlannedSplit holdOut(PlannedSplit& from, double fraction, uint64_t seed, int64_t classes) {
   PlannedSplit held, kept;
   if (fraction <= 0) return held;
-  const HeldOut h = stratifiedHoldOut(from.labels, classes, fraction, seed);
+  const HeldOut h = stratifiedHoldOut(from.labels, std::max<int64_t>(classes, 1), fraction, seed);
   for (int64_t i : h.held) append(held, from.items[static_cast<size_t>(i)], from.labels[static_cast<size_t>(i)]);
   for (int64_t i : h.kept) append(kept, from.items[static_cast<size_t>(i)], from.labels[static_cast<size_t>(i)]);
   from = std::move(kept);
@@ -139,9 +139,70 @@ void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
   }
 }
 
-void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
+// A table's splits once its rows (and a test table's) are read: the test
+// rows held out unless data.test_file gave them (stratified by class; a
+// regression's rows are one stratum), the limits, the validation rows.
+void splitTable(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  const int64_t strata = p.regression() ? 1 : p.classes();
+  if (d.test_file.empty()) {
+    if (d.test_fraction <= 0)
+      throw DataError("there is no data.test_file and data.test_fraction is 0, so nothing is left to test on: set "
+                      "data.test_fraction (e.g. 0.2) or data.test_file");
+    p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), strata);
+    p.testFrom = "held out of " + p.trainTable + ": " + percent(d.test_fraction) +
+                 (p.regression() ? " of the rows" : " of each class");
+  }
+  limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
+  limit(p.test, d.test_limit, true, mixSeed(seed, kLimitStream + 1));
+  p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), strata);
+  if (p.regression() && !p.val.items.empty()) p.valFrom = "held out of the training rows: " + percent(d.val_fraction);
+}
+
+// A regression's table: the target columns' numbers, one stratum (label 0)
+// for the seeded splits.
+void planCsvRegression(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  const CsvTable train = readCsvTable(p.trainTable);
+  const TableColumns cols = selectColumns(train, d.label_column, d.ignore_columns, &d.target_columns);
+  p.featureNames = cols.featureNames;
+  p.targetNames = cols.targetNames;
+  p.table = numericTable(train, cols);
+  p.trainTableRows = p.table.rows;
+  p.trainFirstRow = train.firstRowNumber;
+  const auto targets = static_cast<size_t>(p.table.targets);
+  for (size_t k = 0; k < targets; ++k) {
+    bool varies = false;
+    for (size_t r = 1; r < static_cast<size_t>(p.table.rows) && !varies; ++r)
+      varies = p.table.y[r * targets + k] != p.table.y[k];
+    if (!varies)
+      throw DataError("table " + p.trainTable + " column \"" + p.targetNames[k] + "\" has the same value in every row" +
+                      (p.table.rows > 0 ? " (" + trimCell(train.rows[0][static_cast<size_t>(cols.targets[k])]) + ")" : "") +
+                      "; a regression target must vary (is data.target_columns the right column?)");
+  }
+  for (int64_t r = 0; r < p.table.rows; ++r) append(p.train, r, 0);
+  p.trainFrom = p.trainTable;
+  if (!d.test_file.empty()) {
+    p.testTable = d.test_file;
+    const CsvTable test = readCsvTable(d.test_file);
+    const TableColumns testCols = selectColumns(test, d.label_column, d.ignore_columns, &d.target_columns);
+    if (testCols.features.size() != cols.features.size() ||
+        (train.hasHeader && test.hasHeader &&
+         (testCols.featureNames != cols.featureNames || testCols.targetNames != cols.targetNames)))
+      throw DataError("tables disagree: " + d.test_file + " has other feature or target columns than " + p.trainTable);
+    const NumericTable t = numericTable(test, testCols);
+    p.testFirstRow = test.firstRowNumber;
+    for (int64_t r = 0; r < t.rows; ++r) append(p.test, p.table.rows + r, 0);
+    p.table.x.insert(p.table.x.end(), t.x.begin(), t.x.end());
+    p.table.y.insert(p.table.y.end(), t.y.begin(), t.y.end());
+    p.table.rows += t.rows;
+    p.testFrom = d.test_file;
+  }
+  splitTable(p, d, seed);
+}
+
+void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed, bool regression) {
   p.kind = DataKind::Table;
   p.trainTable = d.train_file.empty() ? d.root : d.train_file;
+  if (regression) return planCsvRegression(p, d, seed);
   const CsvTable train = readCsvTable(p.trainTable);
   const TableColumns cols = selectColumns(train, d.label_column, d.ignore_columns);
   p.featureNames = cols.featureNames;
@@ -178,16 +239,8 @@ void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.table.labelText.insert(p.table.labelText.end(), t.labelText.begin(), t.labelText.end());
     p.table.rows += t.rows;
     p.testFrom = d.test_file;
-  } else if (d.test_fraction > 0) {
-    p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), p.classes());
-    p.testFrom = "held out of " + p.trainTable + ": " + percent(d.test_fraction) + " of each class";
-  } else {
-    throw DataError("there is no data.test_file and data.test_fraction is 0, so nothing is left to test on: set "
-                    "data.test_fraction (e.g. 0.2) or data.test_file");
   }
-  limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
-  limit(p.test, d.test_limit, true, mixSeed(seed, kLimitStream + 1));
-  p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), p.classes());
+  splitTable(p, d, seed);
 }
 
 }  // namespace
@@ -210,7 +263,7 @@ DataPlan planData(const TrainConfig& c) {
   else if (d.format == "image_folder")
     planFolder(p, d, c.train.seed);
   else if (d.format == "csv")
-    planCsv(p, d, c.train.seed);
+    planCsv(p, d, c.train.seed, c.task.kind == "regression");
   else
     throw DataError("data.format must be idx, image_folder or csv (got \"" + d.format + "\")");
   if (!p.val.items.empty() && p.valFrom.empty())

@@ -57,9 +57,11 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d) {
   out.format = p.format;
   out.kind = p.kind;
   out.classNames = p.classNames;
-  out.trainCounts = classCounts(p.train.labels, p.classes());
-  out.valCounts = classCounts(p.val.labels, p.classes());
-  out.testCounts = classCounts(p.test.labels, p.classes());
+  const int64_t strata = p.regression() ? 1 : p.classes();  // a regression's labels are all 0
+  out.trainCounts = classCounts(p.train.labels, strata);
+  out.valCounts = classCounts(p.val.labels, strata);
+  out.testCounts = classCounts(p.test.labels, strata);
+  out.targetNames = p.targetNames;
   out.input = inputShapeOf(p, d);
   out.featureNames = p.featureNames;
   out.trainFrom = p.trainFrom;

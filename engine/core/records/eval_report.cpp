@@ -31,6 +31,40 @@ double realAt(const nlohmann::json& j, const char* key) {
   return j.at(key).get<double>();
 }
 
+// A regression's figures and plotted values (every row as wide as targets).
+void readRegression(const nlohmann::json& j, EvalReport& r) {
+  r.task = "regression";
+  r.accuracy = kNaN;
+  r.rmse = numOr(j, "rmse");
+  r.mae = numOr(j, "mae");
+  r.r2 = numOr(j, "r2");
+  r.examples = wholeAt(j, "examples");
+  for (const auto& t : j.at("targets")) {
+    TargetFigures f;
+    f.name = t.at("target").get<std::string>();
+    f.rmse = numOr(t, "rmse");
+    f.mae = numOr(t, "mae");
+    f.r2 = numOr(t, "r2");
+    f.mean = numOr(t, "mean");
+    f.std = numOr(t, "std");
+    r.targets.push_back(f);
+  }
+  auto rows = [&](const char* key) {
+    std::vector<std::vector<double>> out;
+    for (const auto& row : j.at(key)) {
+      if (!row.is_array() || row.size() != r.targets.size())
+        throw InputError(std::string(key) + " has a row that is not one value per target");
+      std::vector<double> v;
+      for (const auto& x : row) v.push_back(x.is_number() ? x.get<double>() : kNaN);
+      out.push_back(std::move(v));
+    }
+    return out;
+  };
+  r.actual = rows("actual");
+  r.predicted = rows("predicted");
+  if (r.actual.size() != r.predicted.size()) throw InputError("actual and predicted differ in length");
+}
+
 }  // namespace
 
 void computeClassFigures(EvalReport& r) {
@@ -81,6 +115,15 @@ nlohmann::json toJson(const EvalReport& r) {
                      {"true", w.truth},
                      {"predicted", w.predicted},
                      {"confidence", w.confidence}});
+  if (r.task == "regression") {
+    nlohmann::json targets = nlohmann::json::array();
+    for (const auto& t : r.targets)
+      targets.push_back({{"target", t.name}, {"rmse", num(t.rmse)}, {"mae", num(t.mae)}, {"r2", num(t.r2)},
+                         {"mean", num(t.mean)}, {"std", num(t.std)}});
+    return {{"step", r.step},         {"epoch", r.epoch},   {"task", r.task},       {"split", r.split},
+            {"loss", num(r.loss)},    {"rmse", num(r.rmse)}, {"mae", num(r.mae)},    {"r2", num(r.r2)},
+            {"examples", r.examples}, {"targets", targets}, {"actual", r.actual}, {"predicted", r.predicted}};
+  }
   return {{"step", r.step},
           {"epoch", r.epoch},
           {"split", r.split},
@@ -102,6 +145,10 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
     r.epoch = wholeAt(j, "epoch");
     r.split = j.at("split").get<std::string>();
     r.loss = numOr(j, "loss");
+    if (j.contains("task") && j["task"] == "regression") {
+      readRegression(j, r);
+      return r;
+    }
     r.classes = j.at("classes").get<std::vector<std::string>>();
     const size_t k = r.classes.size();
     const auto& matrix = j.at("confusion");

@@ -53,6 +53,13 @@ std::vector<MetricSpec> make() {
                            &MetricRecord::emaEvalAccuracy, 3);
   emaAcc.dots = true;
   m.push_back(emaAcc);
+  // task.kind regression: R² beside accuracy (higher is better, at most 1);
+  // the errors in the data's units, in metrics.csv and the Evaluation tab.
+  MetricSpec r2 = real("eval_r2", "eval R\u00b2", "R\u00b2", K::Eval, C::Accuracy, &MetricRecord::evalR2, 2);
+  r2.dots = true;
+  m.push_back(r2);
+  m.push_back(real("eval_rmse", "eval RMSE", "target units", K::Eval, C::None, &MetricRecord::evalRmse));
+  m.push_back(real("eval_mae", "eval MAE", "target units", K::Eval, C::None, &MetricRecord::evalMae));
   return m;
 }
 

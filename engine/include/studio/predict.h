@@ -66,6 +66,10 @@ struct PredictionReport {
   std::vector<PredictionRow> rows;
   std::vector<float> probabilities;  // rows x classes, every class (0 for a skipped row)
   std::vector<float> features;       // tables: rows x features, as read (for attributions)
+  // A regression (classes empty): its target columns, and each row's
+  // predicted values in the data's units (rows x targets; NaN for a skipped row).
+  std::vector<std::string> targets;
+  std::vector<float> values;
   int64_t skipped = 0;
   int64_t labelled = 0, correct = 0;            // rows with a known label; of them, top-1 right
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted], when labelled > 0

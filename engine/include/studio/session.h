@@ -39,6 +39,12 @@ struct RunSummary {
   double emaTestAccuracy = MetricRecord::kNone;
   double emaTestLoss = MetricRecord::kNone;
   double bestEvalAccuracy = MetricRecord::kNone;
+  // task.kind regression: the test split's figures (averaged over the
+  // targets, in the data's units) and the best evaluation's R².
+  double testR2 = MetricRecord::kNone;
+  double testRmse = MetricRecord::kNone;
+  double testMae = MetricRecord::kNone;
+  double bestEvalR2 = MetricRecord::kNone;
   double finalTrainLoss = MetricRecord::kNone;
   double finalEvalLoss = MetricRecord::kNone;
   double samplesPerSecond = MetricRecord::kNone;  // training samples over training time

@@ -102,6 +102,8 @@ int64_t BatchLoader::globalSize(int64_t index) const {
 torch::Tensor BatchLoader::epochOrder(int64_t epoch) const {
   if (!m_options.shuffle) return torch::arange(m_set->size(), torch::kInt64);
   auto gen = at::make_generator<at::CPUGeneratorImpl>(mix(m_options.seed, static_cast<uint64_t>(epoch)));
+  if (m_options.sampleWeights.defined() && m_set->size() > 0)
+    return torch::multinomial(m_options.sampleWeights, m_set->size(), /*replacement=*/true, gen);
   return torch::randperm(m_set->size(), gen, torch::kInt64);
 }
 

@@ -9,8 +9,8 @@
 //    cache) and transform batches on the host into pinned buffers, a bounded
 //    queue per worker holds `prefetch` batches, and the engine thread copies
 //    them to the device without blocking.
-// Both produce exactly the same batches: the order is a function of
-// (seed, epoch) and each batch's augmentation of (seed, epoch, batch index),
+// Both produce exactly the same batches: the order (a permutation, or the
+// balanced sampler's draws) is a function of (seed, epoch) and each batch's augmentation of (seed, epoch, batch index),
 // so a resumed run sees the same data as an uninterrupted one.
 //
 // Thread: all public methods on the engine thread; workers are internal.
@@ -57,6 +57,11 @@ struct LoaderOptions {
   // batch of batchSize x shardCount.
   int shardRank = 0;
   int shardCount = 1;
+  // data.sampler balanced: each example's weight (float64 [N], on the CPU);
+  // an epoch is then N draws with replacement in proportion to them
+  // (torch.utils.data.WeightedRandomSampler), seeded by (seed, epoch).
+  // Undefined: a permutation of the examples.
+  torch::Tensor sampleWeights;
 };
 
 struct Batch {

@@ -68,7 +68,9 @@ void readIdxImages(const std::string& path, torch::Tensor out) {
 }
 
 // Maps each planned item to its row in the pool (dropping items without one).
-void splitsFrom(DataSplits& d, const torch::Tensor& pool, const DataPlan& p, const std::map<int64_t, int64_t>* rowOf) {
+// targets: a regression's, a row per item (tables: an item is its pool row).
+void splitsFrom(DataSplits& d, const torch::Tensor& pool, const DataPlan& p, const std::map<int64_t, int64_t>* rowOf,
+                const torch::Tensor& targets = {}) {
   auto make = [&](const PlannedSplit& s, std::vector<int64_t>& items) {
     std::vector<int64_t> rows, labels;
     for (size_t i = 0; i < s.items.size(); ++i) {
@@ -82,6 +84,8 @@ void splitsFrom(DataSplits& d, const torch::Tensor& pool, const DataPlan& p, con
       labels.push_back(s.labels[i]);
       items.push_back(s.items[i]);
     }
+    if (targets.defined())
+      return std::make_shared<ExampleSet>(pool, rows, targets.index_select(0, torch::tensor(rows, torch::kInt64)));
     return std::make_shared<ExampleSet>(pool, std::move(rows), std::move(labels));
   };
   d.train = make(p.train, d.trainItems);
@@ -89,8 +93,29 @@ void splitsFrom(DataSplits& d, const torch::Tensor& pool, const DataPlan& p, con
   d.test = make(p.test, d.testItems);
 }
 
+// A regression's targets for every table row (float32 [rows, T]),
+// standardised with the training split's mean and population std (as
+// scikit-learn's StandardScaler: 1 where a target does not vary there).
+torch::Tensor regressionTargets(DataSplits& d, const DataPlan& p, bool standardize) {
+  d.targetNames = p.targetNames;
+  const int64_t t = static_cast<int64_t>(p.targetNames.size());
+  const torch::Tensor all =
+      torch::from_blob(const_cast<float*>(p.table.y.data()), {p.table.rows, t}, torch::kFloat32).to(torch::kFloat64);
+  const torch::Tensor train = all.index_select(0, torch::tensor(p.train.items, torch::kInt64));
+  torch::Tensor mean = torch::zeros({t}, torch::kFloat64), std = torch::ones({t}, torch::kFloat64);
+  if (standardize && train.size(0) > 0) {
+    mean = train.mean(0);
+    std = train.var(0, /*unbiased=*/false).sqrt();
+    std = torch::where(std > 1e-12, std, torch::ones_like(std));
+  }
+  d.targetMean.assign(mean.data_ptr<double>(), mean.data_ptr<double>() + t);
+  d.targetStd.assign(std.data_ptr<double>(), std.data_ptr<double>() + t);
+  return ((all - mean) / std).to(torch::kFloat32);
+}
+
 std::vector<int64_t> labelsOf(const ExampleSet& s) {
   torch::Tensor y = s.all().y.contiguous();
+  if (y.scalar_type() != torch::kInt64) return {};  // a regression's targets
   return {y.data_ptr<int64_t>(), y.data_ptr<int64_t>() + y.numel()};
 }
 
@@ -214,7 +239,8 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     torch::Tensor pool = torch::from_blob(const_cast<float*>(p.table.x.data()), {p.table.rows, p.table.features},
                                           torch::kFloat32)
                              .clone();
-    splitsFrom(d, pool, p, nullptr);
+    splitsFrom(d, pool, p, nullptr,
+               p.regression() ? regressionTargets(d, p, cfg.task.standardize_targets) : torch::Tensor());
   }
   d.trainCounts = classCounts(labelsOf(*d.train), d.numClasses());
   d.valCounts = classCounts(labelsOf(*d.val), d.numClasses());

@@ -23,8 +23,13 @@ struct DataSplits {
   std::shared_ptr<ExampleSet> train, val, test;
   DataKind kind = DataKind::Image;
   InputShape input;
-  std::vector<std::string> classNames;
+  std::vector<std::string> classNames;   // empty for a regression
   std::vector<double> mean, std;  // per channel or feature; 0 and 1 when data.normalize is off
+  // A regression's targets: their columns, and the training split's mean and
+  // population std the examples' targets were standardised with (0 and 1
+  // when task.standardize_targets is off).
+  std::vector<std::string> targetNames;
+  std::vector<double> targetMean, targetStd;
   std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class, after skipped files
   std::vector<int64_t> trainItems, valItems, testItems;     // the plan's item at each position
   // Image folders: what decoding did.
@@ -33,6 +38,9 @@ struct DataSplits {
   std::string cacheFile;
   double decodeSeconds = 0;
   int64_t numClasses() const { return static_cast<int64_t>(classNames.size()); }
+  bool regression() const { return !targetNames.empty(); }
+  // The model's outputs: a logit per class, or a value per target.
+  int64_t outputs() const { return regression() ? static_cast<int64_t>(targetNames.size()) : numClasses(); }
 };
 
 DataSplits loadData(const TrainConfig& config, const DataPlan& plan, const LoadProgress& progress);

@@ -12,6 +12,9 @@ torch::Tensor int64s(const std::vector<int64_t>& v) {
 ExampleSet::ExampleSet(torch::Tensor pool, std::vector<int64_t> rows, std::vector<int64_t> labels)
     : m_pool(std::move(pool)), m_rows(int64s(rows)), m_labels(int64s(labels)) {}
 
+ExampleSet::ExampleSet(torch::Tensor pool, std::vector<int64_t> rows, torch::Tensor targets)
+    : m_pool(std::move(pool)), m_rows(int64s(rows)), m_labels(std::move(targets)) {}
+
 Examples ExampleSet::gather(const torch::Tensor& idx) const {
   return {m_pool.index_select(0, m_rows.index_select(0, idx)), m_labels.index_select(0, idx)};
 }

@@ -20,7 +20,7 @@ namespace studio {
 
 struct Examples {
   torch::Tensor x;  // uint8 [B, C, H, W] (images) or float32 [B, F] (tables)
-  torch::Tensor y;  // int64 [B]
+  torch::Tensor y;  // int64 [B] (classes) or float32 [B, T] (a regression's targets)
   int64_t size() const { return y.defined() ? y.size(0) : 0; }
 };
 
@@ -41,6 +41,8 @@ class ExampleSet : public Dataset {
  public:
   // pool: the format's examples; rows: which of them, in order; labels: theirs.
   ExampleSet(torch::Tensor pool, std::vector<int64_t> rows, std::vector<int64_t> labels);
+  // targets: a row per example (float32 [rows, T]).
+  ExampleSet(torch::Tensor pool, std::vector<int64_t> rows, torch::Tensor targets);
   int64_t size() const override { return m_rows.size(0); }
   Examples gather(const torch::Tensor& idx) const override;
   Examples slice(int64_t start, int64_t end) const override;

@@ -104,6 +104,10 @@ RunSummary summaryFile(const std::string& runDir) {
   num("test_accuracy", s.testAccuracy);
   num("test_loss", s.testLoss);
   num("best_eval_accuracy", s.bestEvalAccuracy);
+  num("test_r2", s.testR2);
+  num("test_rmse", s.testRmse);
+  num("test_mae", s.testMae);
+  num("best_eval_r2", s.bestEvalR2);
   num("final_train_loss", s.finalTrainLoss);
   num("final_eval_loss", s.finalEvalLoss);
   num("samples_per_second", s.samplesPerSecond);

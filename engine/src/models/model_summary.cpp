@@ -27,8 +27,8 @@ ModelSummary summarizeModel(const TrainConfig& config) {
   const DataPlan plan = planData(config);
   const InputShape input = inputShapeOf(plan, config.data);
   const torch::Device cpu(torch::kCPU);
-  std::unique_ptr<Model> model = makeModel(config.model, input, plan.classes());
-  checkModelOutput(*model, config.model, input, plan.classes(), cpu);
+  std::unique_ptr<Model> model = makeModel(config.model, input, plan.outputs());
+  checkModelOutput(*model, config.model, input, plan.outputs(), cpu);
   const torch::Tensor sample = sampleInput(input, 2, cpu);
   ModelSummary s;
   s.model = model->description();

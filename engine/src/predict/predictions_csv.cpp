@@ -19,12 +19,28 @@ std::string field(const std::string& s) {
 }  // namespace
 
 void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
+  char number[32];
+  if (!r.targets.empty()) {  // a regression: a column per target
+    std::string out = "source";
+    for (const auto& t : r.targets) out += "," + field(t);
+    out += ",error\n";
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      out += field(r.rows[i].source);
+      for (size_t k = 0; k < r.targets.size(); ++k) {
+        const float v = r.values[i * r.targets.size() + k];
+        std::snprintf(number, sizeof number, "%.9g", static_cast<double>(v));
+        out += "," + (v == v ? std::string(number) : std::string());
+      }
+      out += "," + field(r.rows[i].error) + "\n";
+    }
+    writeFileAtomically(path, out);
+    return;
+  }
   size_t k = 0;
   for (const auto& row : r.rows) k = std::max(k, row.top.size());
   std::string out = "source,label";
   for (size_t j = 1; j <= k; ++j) out += ",class_" + std::to_string(j) + ",probability_" + std::to_string(j);
   out += ",error\n";
-  char number[32];
   for (const auto& row : r.rows) {
     out += field(row.source) + "," + (row.label >= 0 ? field(r.classes[static_cast<size_t>(row.label)]) : "");
     for (size_t j = 0; j < k; ++j) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <tuple>
 #include <deque>
@@ -238,6 +239,30 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
 }
 
 
+void Predictor::Impl::predictValues(const torch::Tensor& all, const TableInputs& t, PredictionReport& r,
+                                    const PredictProgress& progress) {
+  const auto width = static_cast<int64_t>(targets.size());
+  for (int64_t b = 0; b < t.rows; b += options.batchSize) {
+    const int64_t n = std::min(options.batchSize, t.rows - b);
+    // The outputs in the data's units, one sync a batch (a table's rows are few).
+    const torch::Tensor v = (model->forward(normalise(all.narrow(0, b, n))).to(torch::kCPU, torch::kFloat64) *
+                                 targetStd + targetMean)
+                                .to(torch::kFloat32)
+                                .contiguous();
+    for (int64_t i = 0; i < n; ++i) {
+      PredictionRow row;
+      row.source = t.sources[static_cast<size_t>(b + i)];
+      row.error = t.errors[static_cast<size_t>(b + i)];
+      const float* p = v.data_ptr<float>() + i * width;
+      if (!row.error.empty()) ++r.skipped;
+      for (int64_t k = 0; k < width; ++k)
+        r.values.push_back(row.error.empty() ? p[k] : std::numeric_limits<float>::quiet_NaN());
+      r.rows.push_back(std::move(row));
+    }
+    if (progress && !progress(b + n, t.rows)) break;
+  }
+}
+
 PredictionReport Predictor::Impl::emptyReport() const {
   PredictionReport r;
   r.model = description;
@@ -246,6 +271,7 @@ PredictionReport Predictor::Impl::emptyReport() const {
   r.device = describeDevice(device);
   r.input = images() ? "image" : "table";
   r.classes = classes;
+  r.targets = targets;
   return r;
 }
 
@@ -275,8 +301,16 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->input = inputShapeFromRunInfo(info);
   m->classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
   m->features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
+  if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
+    m->targets = t->value("names", std::vector<std::string>{});
+    const auto mean = t->value("mean", std::vector<double>{}), std = t->value("std", std::vector<double>{});
+    if (mean.size() != m->targets.size() || std.size() != m->targets.size())
+      throw InputError("settings.json's run_info.targets of " + folder + " has no mean and std for each target");
+    m->targetMean = torch::tensor(mean, torch::kFloat64);
+    m->targetStd = torch::tensor(std, torch::kFloat64);
+  }
   m->device = resolveDevice(options.device);
-  m->model = makeModel(m->config.model, m->input, static_cast<int64_t>(m->classes.size()));
+  m->model = makeModel(m->config.model, m->input, outputsFromRunInfo(info));
   loadModelWeights(source.checkpoint, *m->model, source.ema);
   m->model->to(m->device);
   m->model->setTraining(false);
@@ -321,6 +355,11 @@ PredictionReport Predictor::predict(const std::string& input, const PredictProgr
   r.features = t.x;
   c10::InferenceMode guard;
   const torch::Tensor all = torch::from_blob(const_cast<float*>(t.x.data()), {t.rows, t.features}, torch::kFloat32);
+  if (!m->targets.empty()) {
+    m->predictValues(all, t, r, progress);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+  }
   Results results(r, m->options.topK, m->device);
   for (int64_t b = 0; b < t.rows; b += m->options.batchSize) {
     const int64_t n = std::min(m->options.batchSize, t.rows - b);

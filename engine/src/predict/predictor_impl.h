@@ -10,6 +10,7 @@
 
 #include "data/batch_loader.h"
 #include "models/model.h"
+#include "predict/predict_inputs.h"
 #include "studio/dataset_info.h"
 #include "studio/predict.h"
 #include "studio/train_config.h"
@@ -22,6 +23,10 @@ struct Predictor::Impl {
   TrainConfig config;
   InputShape input;
   std::vector<std::string> classes, features;
+  // A regression's target columns and the statistics its targets were
+  // standardised with (run_info's targets).
+  std::vector<std::string> targets;
+  torch::Tensor targetMean, targetStd;
   std::string weights, note, description;
   torch::Device device{torch::kCPU};
   std::unique_ptr<Model> model;
@@ -34,6 +39,9 @@ struct Predictor::Impl {
   std::pair<int64_t, int64_t> decodedSize() const;
   // Probabilities [B, classes] (float32) of a normalised batch, with the TTA.
   torch::Tensor probabilities(const torch::Tensor& x);
+  // A regression's values for a table's rows (normalised here), into r.
+  void predictValues(const torch::Tensor& features, const TableInputs& table, PredictionReport& r,
+                     const PredictProgress& progress);
   // A report of no rows yet, saying what predicts.
   PredictionReport emptyReport() const;
   // labels: one per file, or empty (none known).

@@ -51,7 +51,9 @@ struct EarlyStoppingState {
 struct CheckpointState {
   RunPosition position;
   LrAdjustments lr;
-  double bestAccuracy = -1;  // best evaluation accuracy so far
+  // The best evaluation score so far (accuracy, or a regression's R²);
+  // -infinity before the first (-1 in checkpoints of earlier versions).
+  double bestAccuracy = -std::numeric_limits<double>::infinity();
   NonfiniteCounts nonfinite;
   EarlyStoppingState earlyStopping;
   // Other callbacks' figures, each name prefixed with its callback's

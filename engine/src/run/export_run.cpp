@@ -33,6 +33,13 @@ nlohmann::json readRunInfo(const std::string& runDir) {
   return info;
 }
 
+int64_t outputsFromRunInfo(const nlohmann::json& info) {
+  namespace k = run_files::run_info;
+  if (const auto t = info.find(k::kTargets); t != info.end() && t->is_object() && t->contains("names"))
+    return static_cast<int64_t>(t->at("names").size());
+  return static_cast<int64_t>(info.at(k::kClasses).size());
+}
+
 InputShape inputShapeFromRunInfo(const nlohmann::json& info) {
   const auto& i = info.at(run_files::run_info::kInput);
   InputShape s;
@@ -66,7 +73,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   namespace k = run_files::run_info;
   const auto classes = info.at(k::kClasses).get<std::vector<std::string>>();
   const InputShape input = inputShapeFromRunInfo(info);
-  std::unique_ptr<Model> model = makeModel(cfg.model, input, static_cast<int64_t>(classes.size()));
+  std::unique_ptr<Model> model = makeModel(cfg.model, input, outputsFromRunInfo(info));
   loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
 
   // A folder that cannot be made or written is the person's choice to fix
@@ -96,6 +103,11 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
                         {"classes", classes},
                         {"input_shape", info.at(k::kInput)},
                         {"normalization", info.value(k::kNormalization, nlohmann::json::object())}};
+  pre["task"] = cfg.task.kind;
+  if (info.contains(k::kTargets)) {
+    pre["targets"] = info.at(k::kTargets);
+    pre["outputs"] = "y = model(x) * std + mean, target by target, in the order of \"targets\".names";
+  }
   if (input.features > 0) {
     pre["features"] = info.value(k::kFeatures, nlohmann::json::array());
     pre["how"] = "x = (features - mean) / std, feature by feature, in the order of \"features\"";

@@ -40,6 +40,7 @@ std::string checkpointsOf(const std::string& runDir) {
 
 bool modelOrDataKey(const std::string& key) {
   if (key == "data.augment_flip" || key == "data.augment_crop") return false;  // regularisation
+  if (key == "task.kind" || key == "task.standardize_targets") return true;     // what the outputs mean
   return key.rfind("model.", 0) == 0 || key.rfind("data.", 0) == 0;
 }
 
@@ -85,7 +86,7 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
 
   // The checkpoint must be readable and fit the parent's model: checked now,
   // before a folder exists.
-  const auto classes = static_cast<int64_t>(info.at(run_files::run_info::kClasses).size());
+  const int64_t classes = outputsFromRunInfo(info);
   const RunPosition at =
       loadModelWeights(plan.checkpoint, *makeModel(parent.model, inputShapeFromRunInfo(info), classes)).position;
   const bool batchChanged = changed.contains("train.batch_size") || changed.contains("train.accumulation_steps");

@@ -159,6 +159,12 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                       {"skipped_steps", s.skippedSteps},
                       {"nonfinite_steps", s.nonfiniteSteps},
                       {"rollbacks", s.rollbacks}};
+  if (!std::isnan(s.testR2) || !std::isnan(s.bestEvalR2)) {
+    j["test_r2"] = num(s.testR2);
+    j["test_rmse"] = num(s.testRmse);
+    j["test_mae"] = num(s.testMae);
+    j["best_eval_r2"] = num(s.bestEvalR2);
+  }
   if (s.worldSize > 1) j["world_size"] = s.worldSize;
   if (!s.earlyStoppingMetric.empty())
     j["early_stopping"] = {{"metric", s.earlyStoppingMetric},

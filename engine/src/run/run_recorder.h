@@ -79,5 +79,8 @@ nlohmann::json readRunInfo(const std::string& runDir);
 // The data's input shape recorded in run_info.
 struct InputShape;
 InputShape inputShapeFromRunInfo(const nlohmann::json& runInfo);
+// The model's outputs recorded in run_info: a regression's targets, else
+// its classes.
+int64_t outputsFromRunInfo(const nlohmann::json& runInfo);
 
 }  // namespace studio

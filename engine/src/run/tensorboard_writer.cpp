@@ -212,6 +212,9 @@ void TensorBoardWriter::finish(const RunSummary& s) {
   for (const auto& [tag, value] : {std::pair<const char*, double>{"final/test_accuracy", s.testAccuracy},
                                    {"final/test_loss", s.testLoss},
                                    {"final/best_eval_accuracy", s.bestEvalAccuracy},
+                                   {"final/test_r2", s.testR2},
+                                   {"final/test_rmse", s.testRmse},
+                                   {"final/test_mae", s.testMae},
                                    {"final/samples_per_second", s.samplesPerSecond}})
     if (std::isfinite(value)) addScalar(e.mutable_summary(), tag, value);
   // A stopped run may go on (resume): its session ends when the run does.

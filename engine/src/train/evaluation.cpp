@@ -37,6 +37,8 @@ Image thumbnailStrip(const torch::Tensor& u8, int64_t& cellH, int64_t& cellW) {
   return img;
 }
 
+EvalFigures figuresOf(const EvalOutcome& o) { return {o.loss, o.accuracy, o.r2, o.rmse, o.mae}; }
+
 // Clears the phase when an evaluation ends (an error included).
 struct PhaseScope {
   RunContext& ctx;
@@ -53,6 +55,9 @@ EvalOptions Evaluation::options(const std::string& what) {
   o.autocastDtype = c.where.autocastDtype;
   o.channelsLast = c.cfg.performance.channels_last;
   o.classes = c.data.splits.numClasses();
+  o.targetNames = c.data.splits.targetNames;
+  o.targetMean = c.data.splits.targetMean;
+  o.targetStd = c.data.splits.targetStd;
   o.group = c.where.ranks;
   o.progress = [this, what](int64_t done, int64_t total) { m_ctx.setPhase(what, done, total); };
   return o;
@@ -71,7 +76,7 @@ EvalFigures Evaluation::reported(bool validation) {
       c.parts.task->evaluate(*c.parts.model, set, c.data.loaderOptions,
                              options(validation ? "evaluating on the validation set" : "evaluating on the test set"),
                              c.where.device);
-  if (!c.where.writer) return {o.loss, o.accuracy};
+  if (!c.where.writer) return figuresOf(o);
   EvalReport r = c.parts.task->report(o, {c.position.step, c.position.epoch, validation, c.data.splits, c.data.plan});
   const std::string folder = c.runDir + "/" + run_files::kEvalFolder;
   std::error_code ec;
@@ -86,7 +91,7 @@ EvalFigures Evaluation::reported(bool validation) {
     r.thumbnails = std::filesystem::path(run_files::evalThumbnails(r.step)).filename().string();
   }
   writeFileAtomically(c.runDir + "/" + run_files::evalReport(r.step), toJson(r).dump() + "\n");
-  return {o.loss, o.accuracy};
+  return figuresOf(o);
 }
 
 EvalFigures Evaluation::figures(bool validation, const std::string& what) {
@@ -96,7 +101,7 @@ EvalFigures Evaluation::figures(bool validation, const std::string& what) {
   PhaseScope phase{c};
   const EvalOutcome o = c.parts.task->evaluate(*c.parts.model, validation ? *c.data.val : *c.data.test,
                                                c.data.loaderOptions, options(what), c.where.device);
-  return {o.loss, o.accuracy};
+  return figuresOf(o);
 }
 
 void Evaluation::atStep() {
@@ -109,11 +114,16 @@ void Evaluation::atStep() {
   MetricRecord r = c.record(RecordKind::Eval);
   r.evalLoss = e.loss;
   r.evalAccuracy = e.accuracy;
+  r.evalR2 = e.r2;
+  r.evalRmse = e.rmse;
+  r.evalMae = e.mae;
   c.callbacks->onEvaluation(c, haveVal, r);
   c.post(r);
   c.lastEvalLoss = e.loss;
   log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation" : "test") + " loss " +
-            fmt(e.loss) + " accuracy " + fmt(e.accuracy));
+            fmt(e.loss) +
+            (std::isnan(e.accuracy) ? " R\u00b2 " + fmt(e.r2) + " RMSE " + fmt(e.rmse) + " MAE " + fmt(e.mae)
+                                    : " accuracy " + fmt(e.accuracy)));
   EvalVerdict verdict{e, haveVal, std::nullopt};
   c.callbacks->onEvaluated(c, verdict);
   c.callbacks->afterEvaluation(c, verdict);

@@ -5,6 +5,7 @@
 // Thread: engine thread only (the front-end is reached through `ch`).
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,8 +53,20 @@ std::string fmt(double v, int digits = 4);
 enum class RunActivity { Training, SettingUp, Evaluating };
 
 // The loss and accuracy of one evaluation.
+// A split's figures: loss and accuracy, or a regression's R², RMSE and MAE.
 struct EvalFigures {
   double loss = MetricRecord::kNone, accuracy = MetricRecord::kNone;
+  double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
+  // The task's main figure, higher is better: accuracy, or R².
+  double score() const { return std::isnan(accuracy) ? r2 : accuracy; }
+  // An evaluation metric by its id (eval_loss, eval_accuracy, eval_r2, ...).
+  double metric(const std::string& id) const {
+    if (id == "eval_loss") return loss;
+    if (id == "eval_r2") return r2;
+    if (id == "eval_rmse") return rmse;
+    if (id == "eval_mae") return mae;
+    return accuracy;
+  }
 };
 
 // What stops the loop, and why; set by commands, callbacks and other ranks.

@@ -8,6 +8,7 @@
 #include "optim/optimizer.h"
 #include "run/checkpoint.h"
 #include "run/run_recorder.h"
+#include "studio/class_weights.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/log.h"
@@ -210,6 +211,11 @@ void writeRunSettings(RunContext& ctx) {
                            {"decoded_cache", data.cacheFile}}},
                          {k::kLrChanges, ctx.lr.changes}};
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
+  if (!data.regression())
+    if (const auto w = classWeights(ctx.cfg.loss.class_weights, data.trainCounts, data.classNames); !w.empty())
+      info[k::kClassWeights] = w;
+  if (data.regression())
+    info[k::kTargets] = {{"names", data.targetNames}, {"mean", data.targetMean}, {"std", data.targetStd}};
   if (!ctx.parts.modelSha256.empty()) info[k::kModelSha256] = ctx.parts.modelSha256;
   if (!ctx.lineage.parent.is_null()) info[k::kParent] = ctx.lineage.parent;
   if (!ctx.lineage.runId.empty()) info[k::kRunId] = ctx.lineage.runId;

@@ -16,6 +16,7 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/run_recorder.h"
+#include "studio/class_weights.h"
 #include "studio/devices.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -70,9 +71,30 @@ void logData(const RunContext& ctx) {
   };
   log::info("data (" + plan.format + "): " + std::to_string(data.train->size()) + " training, " +
             std::to_string(data.val->size()) + " validation, " + std::to_string(data.test->size()) +
-            " test examples of " + data.input.text() + ", " + std::to_string(data.numClasses()) + " classes");
-  log::info("examples per class (" + std::to_string(data.numClasses()) + " classes): training " +
-            join(data.trainCounts) + "; test " + join(data.testCounts));
+            " test examples of " + data.input.text() + ", " +
+            (data.regression() ? std::to_string(data.targetNames.size()) + " regression target(s)"
+                               : std::to_string(data.numClasses()) + " classes"));
+  if (data.regression()) {
+    const bool standardized = ctx.cfg.task.standardize_targets;
+    std::string targets;
+    for (size_t t = 0; t < data.targetNames.size(); ++t)
+      targets += std::string(t ? "; " : "") + data.targetNames[t] +
+                 (standardized ? " mean " + fmt(data.targetMean[t]) + " std " + fmt(data.targetStd[t]) : "");
+    log::info(std::string(standardized ? "targets, standardised with the training split's mean and std: "
+                                       : "targets (not standardised): ") + targets);
+  } else {
+    log::info("examples per class (" + std::to_string(data.numClasses()) + " classes): training " +
+              join(data.trainCounts) + "; test " + join(data.testCounts));
+    const LossConfig& loss = ctx.cfg.loss;
+    if (const auto w = classWeights(loss.class_weights, data.trainCounts, data.classNames); !w.empty()) {
+      std::string list;
+      for (double x : w) list += (list.empty() ? "" : " ") + fmt(x, 4);
+      log::info("class weights (loss.class_weights " + loss.class_weights + "): " + list);
+    }
+    if (ctx.cfg.data.sampler == "balanced")
+      log::info("balanced sampler: each epoch draws " + std::to_string(data.train->size()) +
+                " training examples with replacement, every class equally often");
+  }
   log::info("training from " + plan.trainFrom + "; testing on " + plan.testFrom +
             (plan.valFrom.empty() ? std::string() : "; validating on " + plan.valFrom));
   if (plan.format == "image_folder")
@@ -97,6 +119,14 @@ void writeClasses(const RunContext& ctx) {
                       {"counts", {{"train", data.trainCounts}, {"validation", data.valCounts}, {"test", data.testCounts}}}};
   if (!data.skipped.empty()) j["skipped_files"] = data.skipped;
   writeFileAtomically(ctx.runDir + "/" + run_files::kClasses, j.dump(1) + "\n");
+}
+
+// data.sampler balanced: each training example weighs 1 / its class's count.
+torch::Tensor balancedSampleWeights(const DataSplits& data) {
+  const torch::Tensor labels = data.train->all().y;
+  std::vector<double> perClass;
+  for (int64_t n : data.trainCounts) perClass.push_back(n > 0 ? 1.0 / static_cast<double>(n) : 0.0);
+  return torch::tensor(perClass, torch::kFloat64).index_select(0, labels.cpu());
 }
 
 // loader.mode auto: the data stays on the device when the training split
@@ -151,9 +181,9 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   const DataSplits& data = ctx.data.splits;
   const torch::Device device = ctx.where.device;
   const TrainConfig& cfg = ctx.cfg;
-  ctx.parts.task = makeTask("classification");
+  ctx.parts.task = makeTask(cfg, {data.trainCounts, data.classNames, device});
   auto& model = ctx.parts.model;
-  model = makeModel(cfg.model, data.input, data.numClasses());
+  model = makeModel(cfg.model, data.input, data.outputs());
   if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
     ctx.parts.modelSha256 = ts->sha256();
     if (resumes(ctx.start)) checkSameModelFile(ctx, stored);
@@ -167,7 +197,7 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   model->to(device);
   {
     CudnnHeuristicsOnly heuristics;  // a probe's shape, never trained on
-    checkModelOutput(*model, cfg.model, data.input, data.numClasses(), device);
+    checkModelOutput(*model, cfg.model, data.input, data.outputs(), device);
   }
   if (cfg.performance.channels_last) model->toChannelsLast();
   if (cfg.memory.activation_checkpointing != "off") {
@@ -205,6 +235,7 @@ void startLoader(RunContext& ctx) {
     o.shardRank = ctx.where.ranks->rank();
     o.shardCount = ctx.where.ranks->world();
   }
+  if (cfg.data.sampler == "balanced" && !data.regression()) o.sampleWeights = balancedSampleWeights(data);
   ctx.setPhase(o.deviceResident ? "moving the data to " + describeDevice(device) : "starting the loader");
   ctx.data.loader = std::make_unique<BatchLoader>(data.train, o, device);
   ctx.data.val = o.deviceResident ? onDevice(data.val, device) : data.val;

@@ -82,9 +82,15 @@ void finalTest(RunContext& c, RunSummary& summary) {
   const EvalFigures test = fresh ? c.lastTestEval->second : c.evaluation->reported(false);
   summary.testAccuracy = test.accuracy;
   summary.testLoss = test.loss;
+  summary.testR2 = test.r2;
+  summary.testRmse = test.rmse;
+  summary.testMae = test.mae;
   c.callbacks->onFinalTest(c, summary);
   summary.evalSeconds = c.times.eval;
-  log::info("finished: test accuracy " + fmt(test.accuracy) + ", test loss " + fmt(test.loss) + ", " +
+  const std::string figure = std::isnan(test.accuracy)
+                                 ? "test R\u00b2 " + fmt(test.r2) + ", RMSE " + fmt(test.rmse) + ", MAE " + fmt(test.mae)
+                                 : "test accuracy " + fmt(test.accuracy);
+  log::info("finished: " + figure + ", test loss " + fmt(test.loss) + ", " +
             fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
 }
 

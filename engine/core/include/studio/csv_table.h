@@ -26,25 +26,32 @@ struct CsvTable {
 CsvTable readCsvTable(const std::string& path);
 
 struct TableColumns {
-  int64_t label = -1;
+  int64_t label = -1;                   // classification's label column; -1 for a regression
+  std::vector<int64_t> targets;         // a regression's target columns
+  std::vector<std::string> targetNames;
   std::vector<int64_t> features;
   std::vector<std::string> featureNames;
 };
 
-// labelColumn: a header name or a 0-based index; "" the last column. Throws
-// DataError naming data.label_column or data.ignore_columns and the file when
-// a column does not exist, and when no feature column is left.
+// labelColumn: a header name or a 0-based index; "" the last column. With
+// targetColumns (a regression's data.target_columns), those columns are the
+// targets instead of a label; an empty list: the label column is the one
+// target. Throws DataError naming data.label_column, data.target_columns or
+// data.ignore_columns and the file when a column does not exist or is named
+// twice, and when no feature column is left.
 TableColumns selectColumns(const CsvTable& table, const std::string& labelColumn,
-                           const std::vector<std::string>& ignoreColumns);
+                           const std::vector<std::string>& ignoreColumns,
+                           const std::vector<std::string>* targetColumns = nullptr);
 
 struct NumericTable {
-  int64_t rows = 0, features = 0;
+  int64_t rows = 0, features = 0, targets = 0;
   std::vector<float> x;                 // rows x features, row-major
-  std::vector<std::string> labelText;   // each row's label as written
+  std::vector<std::string> labelText;   // each row's label as written (classification)
+  std::vector<float> y;                 // rows x targets, row-major (regression)
 };
 
 // Throws DataError naming the file, row and column of a missing, non-numeric,
-// NaN or infinite feature value, or a missing label.
+// NaN or infinite feature or target value, or a missing label.
 NumericTable numericTable(const CsvTable& table, const TableColumns& columns);
 
 // "" when a feature cell is a finite float32 number (then in out), else what

@@ -6,7 +6,9 @@
 //  - image_folder: the files of scanImageFolder; without a test (val) folder,
 //    data.test_fraction (data.val_fraction) of each class is held out.
 //  - csv: the rows of the table (data.root or data.train_file); without
-//    data.test_file, data.test_fraction of each class is held out.
+//    data.test_file, data.test_fraction of each class is held out. A
+//    regression (task.kind) has target columns instead of classes: its
+//    labels are all 0 (one stratum), its targets in table.y.
 // For folders and tables the limits take N examples chosen by a seeded
 // shuffle (their files and rows are often sorted by class). Validation is
 // held out of the training examples, stratified. All of it is seeded by
@@ -33,7 +35,8 @@ struct PlannedSplit {
 struct DataPlan {
   std::string format;
   DataKind kind = DataKind::Image;
-  std::vector<std::string> classNames;
+  std::vector<std::string> classNames;   // empty for a regression
+  std::vector<std::string> targetNames;  // a regression's target columns
   PlannedSplit train, val, test;
   std::string trainFrom, valFrom, testFrom;  // where each split comes from, in words
 
@@ -54,6 +57,9 @@ struct DataPlan {
   int64_t trainTableRows = 0, trainFirstRow = 1, testFirstRow = 1;  // spreadsheet row numbers
 
   int64_t classes() const { return static_cast<int64_t>(classNames.size()); }
+  bool regression() const { return !targetNames.empty(); }
+  // The model's outputs: a logit per class, or a value per target.
+  int64_t outputs() const { return regression() ? static_cast<int64_t>(targetNames.size()) : classes(); }
 };
 
 // Throws DataError naming the file, folder, row or column that is wrong.

@@ -26,7 +26,8 @@ struct DatasetDescription {
   std::string format;
   DataKind kind = DataKind::Image;
   std::vector<std::string> classNames;
-  std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class
+  std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class (a regression: all in one)
+  std::vector<std::string> targetNames;   // a regression's target columns
   InputShape input;
   std::vector<std::string> featureNames;  // tables
   std::string trainFrom, valFrom, testFrom;

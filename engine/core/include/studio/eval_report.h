@@ -29,10 +29,26 @@ struct WrongExample {
   double confidence = 0;    // softmax probability of the predicted class
 };
 
+// A regression target's figures on a split, in the data's units (as
+// scikit-learn's root_mean_squared_error, mean_absolute_error, r2_score).
+struct TargetFigures {
+  std::string name;
+  double rmse = 0, mae = 0, r2 = 0;
+  double mean = 0, std = 0;  // of the actual values (population std)
+};
+
 struct EvalReport {
   int64_t step = 0, epoch = 0;
+  std::string task = "classification";  // task.kind
   std::string split;        // validation | test
   double loss = 0, accuracy = 0;
+  // A regression: the targets' figures averaged over the targets (as
+  // scikit-learn's multioutput "uniform_average"), each target's, and the
+  // first examples' actual and predicted values (a row per example, a value
+  // per target) for the predicted-against-actual plot and the residuals.
+  double rmse = 0, mae = 0, r2 = 0;
+  std::vector<TargetFigures> targets;
+  std::vector<std::vector<double>> actual, predicted;
   int64_t examples = 0;
   std::vector<std::string> classes;
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]
@@ -41,6 +57,9 @@ struct EvalReport {
   std::string thumbnails;                       // the PNG beside the report ("" for tables)
   int64_t thumbnailHeight = 0, thumbnailWidth = 0;
 };
+
+// Examples whose values a regression's report keeps for its plots.
+inline constexpr int64_t kReportedPoints = 2000;
 
 // Fills perClass (and examples, accuracy) from classes and confusion.
 void computeClassFigures(EvalReport& report);

@@ -44,6 +44,10 @@ struct MetricRecord {
   double evalAccuracy = kNone;
   double emaEvalLoss = kNone;      // the weights' moving average (train.ema)
   double emaEvalAccuracy = kNone;
+  // task.kind regression, in the data's units (averaged over the targets).
+  double evalR2 = kNone;
+  double evalRmse = kNone;
+  double evalMae = kNone;
 };
 
 // The metrics.csv header and one row, so every reader and writer agrees.

@@ -65,6 +65,11 @@ inline constexpr const char* kNormalization = "normalization";  // {"mean": [...
 inline constexpr const char* kInput = "input";                  // {"channels","height","width","features"}
 inline constexpr const char* kClasses = "classes";              // [names]
 inline constexpr const char* kFeatures = "features";            // tables: [names]
+// A regression: {"names": [target columns], "mean": [...], "std": [...]},
+// the statistics its targets were standardised with (task.standardize_targets).
+inline constexpr const char* kTargets = "targets";
+// loss.class_weights other than none: the weight of each class, as used.
+inline constexpr const char* kClassWeights = "class_weights";
 inline constexpr const char* kModel = "model";                  // "cnn w32 d2", "TorchScript net.ts"
 inline constexpr const char* kModelSha256 = "model_sha256";     // TorchScript files
 inline constexpr const char* kLrChanges = "lr_changes";

@@ -28,6 +28,31 @@ struct ModelConfig {
   std::string path;           // torchscript: the file torch.jit.save wrote
 };
 
+// What the run learns (studio: train/tasks/): the model's outputs, the loss
+// and the figures of an evaluation.
+struct TaskConfig {
+  // classification: one class per example (cross-entropy, accuracy);
+  // regression: one or several numbers per example (data.target_columns).
+  std::string kind = "classification";  // classification | regression
+  // regression: train on targets standardised with the training split's
+  // mean and std (recorded; predictions and figures are in the data's units).
+  bool standardize_targets = true;
+};
+
+// The loss the step minimises, as torch.nn.functional's losses.
+struct LossConfig {
+  // auto: cross_entropy for classification, mse for regression. focal:
+  // cross-entropy scaled by (1 - p)^focal_gamma (Lin et al. 2017), for
+  // classes that are rare or hard.
+  std::string kind = "auto";  // auto | cross_entropy | focal | mse | l1 | huber | smooth_l1
+  double huber_delta = 1.0;   // huber: delta; smooth_l1: beta
+  double focal_gamma = 2.0;   // focal
+  // Classification: none | balanced (inverse class frequency, as
+  // scikit-learn's compute_class_weight) | one weight per class ("1, 4.5").
+  std::string class_weights = "none";
+  double label_smoothing = 0.0;  // cross_entropy: as torch.nn.functional.cross_entropy's
+};
+
 struct DataConfig {
   std::string format = "idx"; // idx | image_folder | csv
   std::string dataset = "fashion-mnist";  // idx: which MNIST-format set
@@ -37,6 +62,9 @@ struct DataConfig {
   std::string test_file;      // csv: a separate test table
   std::string label_column;   // csv: a column name or 0-based index; "": the last column
   std::vector<std::string> ignore_columns;  // csv: columns that are not features
+  // csv, task.kind regression: the columns to predict (names or 0-based
+  // indices); empty: data.label_column (the last column when that is empty).
+  std::vector<std::string> target_columns;
   std::vector<int64_t> image_size = {0, 0};  // image_folder: [height, width]; [0, 0]: the first image's
   int channels = 0;           // image_folder: 1 or 3; 0: from the files
   double test_fraction = 0.2; // held out for testing when there is no test folder or file
@@ -45,6 +73,10 @@ struct DataConfig {
   int64_t test_limit = 0;     // use only the first N test examples (0: all)
   double val_fraction = 0.0;  // held out of the training examples for validation
   bool normalize = true;      // images: per-channel mean/std; tables: standardise each feature
+  // shuffle: each example once per epoch; balanced (classification): an
+  // epoch of as many examples drawn with replacement, each with weight
+  // 1 / its class's count (every class equally often), seeded.
+  std::string sampler = "shuffle";
   bool augment_flip = false;  // random horizontal flip
   int augment_crop = 0;       // random crop after zero padding of this many pixels
 };
@@ -229,6 +261,8 @@ struct OutputConfig {
 struct TrainConfig {
   int schema_version = kConfigSchemaVersion;
   std::string name = "run";
+  TaskConfig task;
+  LossConfig loss;
   ModelConfig model;
   DataConfig data;
   TrainingConfig train;

@@ -1,6 +1,10 @@
 // The checkpoints at evaluations: last.ckpt always, best.ckpt when the
 // evaluation is the best (by early stopping's metric when it is on, else by
-// accuracy with output.save_best). Its best accuracy is in the checkpoints.
+// the task's score with output.save_best: accuracy, or a regression's R²).
+// Its best score is in the checkpoints.
+#include <cmath>
+#include <limits>
+
 #include "train/callbacks/train_callback.h"
 #include "train/checkpoints.h"
 
@@ -10,20 +14,24 @@ namespace {
 class Checkpointing : public TrainCallback {
  public:
   void onEvaluated(RunContext& ctx, EvalVerdict& v) override {
-    const double accuracy = v.figures.accuracy;
-    const bool betterAccuracy = !(accuracy <= m_bestAccuracy);
-    if (betterAccuracy) m_bestAccuracy = accuracy;
+    const double score = v.figures.score();
+    const bool betterAccuracy = !std::isnan(score) && (m_bestAccuracy == kNoneYet || score > m_bestAccuracy);
+    if (betterAccuracy) m_bestAccuracy = score;
     const bool best = v.improvedByMetric.value_or(ctx.cfg.output.save_best && betterAccuracy);
     ctx.checkpoints->save(best, /*atEvaluation=*/true);
   }
   void save(CheckpointState& state) const override { state.bestAccuracy = m_bestAccuracy; }
   void load(const CheckpointState& state) override { m_bestAccuracy = state.bestAccuracy; }
-  void onRunEnd(const RunContext&, RunSummary& s) const override {
-    s.bestEvalAccuracy = m_bestAccuracy < 0 ? MetricRecord::kNone : m_bestAccuracy;
+  void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
+    const bool regression = ctx.cfg.task.kind == "regression";
+    const bool none = m_bestAccuracy == kNoneYet || (!regression && m_bestAccuracy < 0);
+    (regression ? s.bestEvalR2 : s.bestEvalAccuracy) = none ? MetricRecord::kNone : m_bestAccuracy;
   }
 
  private:
-  double m_bestAccuracy = -1;
+  // No evaluation yet (an R² may be below any number but this).
+  static constexpr double kNoneYet = -std::numeric_limits<double>::infinity();
+  double m_bestAccuracy = kNoneYet;
 };
 
 }  // namespace

@@ -15,7 +15,7 @@ class EarlyStopping : public TrainCallback {
 
   // Counts the evaluation; the best checkpoint follows its judgement.
   void onEvaluated(RunContext& ctx, EvalVerdict& v) override {
-    const double value = m_cfg.metric == "eval_loss" ? v.figures.loss : v.figures.accuracy;
+    const double value = v.figures.metric(m_cfg.metric);
     const double best = m_state.best;
     const bool improved = std::isfinite(value) && (std::isnan(best) || (minimises() ? value < best - m_cfg.min_delta
                                                                                     : value > best + m_cfg.min_delta));
@@ -32,8 +32,7 @@ class EarlyStopping : public TrainCallback {
   // After the checkpoints of this evaluation are written.
   void afterEvaluation(RunContext& ctx, const EvalVerdict& v) override {
     if (m_state.badEvals < m_cfg.patience || ctx.position.step >= ctx.steps.totalSteps) return;
-    const std::string what =
-        std::string(v.validation ? "validation " : "test ") + (m_cfg.metric == "eval_loss" ? "loss" : "accuracy");
+    const std::string what = std::string(v.validation ? "validation " : "test ") + m_cfg.metric.substr(5);
     ctx.control.earlyStopReason =
         what + " has not improved" + (m_cfg.min_delta > 0 ? " by more than " + fmt(m_cfg.min_delta) : std::string()) +
         " for " + std::to_string(m_state.badEvals) + " evaluations (train.early_stopping.patience " +
@@ -56,7 +55,10 @@ class EarlyStopping : public TrainCallback {
   }
 
  private:
-  bool minimises() const { return m_cfg.mode == "auto" ? m_cfg.metric == "eval_loss" : m_cfg.mode == "min"; }
+  bool minimises() const {
+    if (m_cfg.mode != "auto") return m_cfg.mode == "min";
+    return m_cfg.metric == "eval_loss" || m_cfg.metric == "eval_rmse" || m_cfg.metric == "eval_mae";
+  }
   EarlyStoppingConfig m_cfg;
   EarlyStoppingState m_state;
 };

@@ -1,7 +1,11 @@
-// Single-label classification: cross-entropy on the logits, accuracy, the
-// confusion matrix, per-class figures and the most confidently wrong examples.
+// Single-label classification: cross-entropy on the logits (with class
+// weights and label smoothing as torch.nn.functional.cross_entropy takes
+// them), or focal loss; accuracy, the confusion matrix, per-class figures and
+// the most confidently wrong examples. The evaluation's loss is the plain
+// cross-entropy whatever the loss, so runs with other losses compare.
 #include <torch/nn/functional/loss.h>
 
+#include "studio/class_weights.h"
 #include "train/tasks/task.h"
 
 namespace studio {
@@ -9,10 +13,27 @@ namespace {
 
 class Classification : public Task {
  public:
+  Classification(const LossConfig& c, const TaskData& data)
+      : m_focal(c.kind == "focal"), m_gamma(c.focal_gamma), m_smoothing(c.label_smoothing) {
+    const std::vector<double> w = classWeights(c.class_weights, data.classCounts, data.classNames);
+    if (!w.empty()) m_weights = torch::tensor(w, torch::kFloat64).to(data.device, torch::kFloat32);
+  }
   std::string name() const override { return "classification"; }
 
-  torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
-    return torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), labels);
+  torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& labels) const override {
+    const torch::Tensor logits = output.to(torch::kFloat32);
+    if (!m_focal) {
+      auto o = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(m_smoothing);
+      if (m_weights.defined()) o.weight(m_weights);
+      return torch::nn::functional::cross_entropy(logits, labels, o);
+    }
+    // Focal loss: -(1 - p_y)^gamma log p_y, the mean weighted as
+    // cross_entropy weighs it (by the labels' weights).
+    const torch::Tensor logp = torch::log_softmax(logits, 1).gather(1, labels.unsqueeze(1)).squeeze(1);
+    const torch::Tensor f = (1 - logp.exp()).pow(m_gamma) * logp.neg();
+    if (!m_weights.defined()) return f.mean();
+    const torch::Tensor w = m_weights.index_select(0, labels);
+    return (f * w).sum() / w.sum();
   }
 
   EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
@@ -35,10 +56,17 @@ class Classification : public Task {
                          w.confidence});
     return r;
   }
+
+ private:
+  bool m_focal;
+  double m_gamma, m_smoothing;
+  torch::Tensor m_weights;  // per class, on the device; undefined: none
 };
 
 }  // namespace
 
-std::unique_ptr<Task> makeClassification() { return std::make_unique<Classification>(); }
+std::unique_ptr<Task> makeClassification(const TrainConfig& config, const TaskData& data) {
+  return std::make_unique<Classification>(config.loss, data);
+}
 
 }  // namespace studio

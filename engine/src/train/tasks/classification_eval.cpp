@@ -7,18 +7,10 @@
 
 namespace studio {
 
-EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& o,
-                     const torch::Device& device) {
-  EvalOutcome r;
-  const int64_t n = set.size(), k = o.classes;
-  r.confusion.assign(static_cast<size_t>(k), std::vector<int64_t>(static_cast<size_t>(k), 0));
-  if (n == 0) return r;
+void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& o,
+                      const torch::Device& device, const EvalBatchFn& fn) {
   torch::InferenceMode inference;
-  model.setTraining(false);
-  auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device);
-  torch::Tensor lossSum = torch::zeros({}, f64);
-  torch::Tensor confusion = torch::zeros({k * k}, f64.dtype(torch::kInt64));
-  std::vector<torch::Tensor> wrongConf, wrongIndex, wrongTrue, wrongPred;
+  const int64_t n = set.size();
   int64_t from = 0, to = n;
   if (o.group) {
     from = n * o.group->rank() / o.group->world();
@@ -26,19 +18,38 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
   }
   const int64_t batches = (to - from + o.batchSize - 1) / o.batchSize;
   if (o.progress) o.progress(0, batches);
+  model.setTraining(false);
   for (int64_t start = from; start < to; start += o.batchSize) {
     const int64_t end = std::min(start + o.batchSize, to);
     if (o.progress && start > from) o.progress((start - from) / o.batchSize, batches);
     Examples e = set.slice(start, end);
     torch::Tensor x = transformBatch(e.x.to(device, /*non_blocking=*/true), transform, 0, false);
     if (o.channelsLast && x.dim() == 4) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
-    torch::Tensor y = e.y.to(device, /*non_blocking=*/true);
-    torch::Tensor logits;
+    const torch::Tensor y = e.y.to(device, /*non_blocking=*/true);
+    torch::Tensor out;
     {
       AutocastScope ac(device.type(), o.autocast, o.autocastDtype);
-      logits = model.forward(x);
+      out = model.forward(x);
     }
-    logits = logits.to(torch::kFloat32);
+    fn(out.to(torch::kFloat32), y, start, end);
+  }
+  model.setTraining(true);
+}
+
+EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& o,
+                     const torch::Device& device) {
+  EvalOutcome r;
+  r.accuracy = 0;
+  const int64_t n = set.size(), k = o.classes;
+  r.confusion.assign(static_cast<size_t>(k), std::vector<int64_t>(static_cast<size_t>(k), 0));
+  if (n == 0) return r;
+  torch::InferenceMode inference;
+  auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device);
+  torch::Tensor lossSum = torch::zeros({}, f64);
+  torch::Tensor confusion = torch::zeros({k * k}, f64.dtype(torch::kInt64));
+  std::vector<torch::Tensor> wrongConf, wrongIndex, wrongTrue, wrongPred;
+  forEachEvalBatch(model, set, transform, o, device, [&](const torch::Tensor& logits, const torch::Tensor& y,
+                                                         int64_t start, int64_t end) {
     lossSum += torch::nn::functional::cross_entropy(
         logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
     auto [conf, pred] = torch::softmax(logits, 1).max(1);
@@ -52,8 +63,7 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
     wrongIndex.push_back(at + start);
     wrongTrue.push_back(y.index_select(0, at));
     wrongPred.push_back(pred.index_select(0, at));
-  }
-  model.setTraining(true);
+  });
   // The candidates for the most confident mistakes, padded to wrongToKeep
   // (confidence -1: no mistake): [confidence, index, truth, predicted].
   const int64_t keepAll = o.wrongToKeep;

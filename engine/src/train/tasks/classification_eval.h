@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include <torch/types.h>
@@ -13,6 +15,7 @@
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "models/model.h"
+#include "studio/eval_report.h"
 
 namespace studio {
 
@@ -25,6 +28,10 @@ struct EvalOptions {
   bool channelsLast = false;
   int64_t classes = 0;
   int64_t wrongToKeep = 16;
+  // A regression: the statistics its targets were standardised with, to
+  // report figures in the data's units.
+  std::vector<std::string> targetNames;
+  std::vector<double> targetMean, targetStd;
   // Data parallelism: each rank evaluates its contiguous share of the set
   // and the figures are summed over the ranks (every rank gets them all).
   ProcessGroup* group = nullptr;
@@ -34,7 +41,11 @@ struct EvalOptions {
 };
 
 struct EvalOutcome {
-  double loss = 0, accuracy = 0;
+  double loss = 0, accuracy = std::numeric_limits<double>::quiet_NaN();
+  // A regression's figures (NaN for classification): see EvalReport.
+  double rmse = std::numeric_limits<double>::quiet_NaN(), mae = rmse, r2 = rmse;
+  std::vector<TargetFigures> targets;
+  std::vector<std::vector<double>> actual, predicted;
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]
   struct Wrong {
     int64_t index, truth, predicted;
@@ -45,5 +56,14 @@ struct EvalOutcome {
 
 EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
                      const torch::Device& device);
+
+// Every task's evaluation loop: this rank's share of the set in batches,
+// normalised, through the model in eval mode under InferenceMode (and
+// autocast), the progress reported; fn gets each batch's outputs (float32),
+// targets on the device and positions [start, end). Leaves the model in
+// training mode.
+using EvalBatchFn = std::function<void(const torch::Tensor& output, const torch::Tensor& y, int64_t start, int64_t end)>;
+void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
+                      const torch::Device& device, const EvalBatchFn& fn);
 
 }  // namespace studio

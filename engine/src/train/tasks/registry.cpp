@@ -5,16 +5,17 @@
 
 namespace studio {
 
-#define STUDIO_TASKS(X) X("classification", makeClassification)
+#define STUDIO_TASKS(X) X("classification", makeClassification) X("regression", makeRegression)
 
-#define STUDIO_DECLARE(name, make) std::unique_ptr<Task> make();
+#define STUDIO_DECLARE(name, make) std::unique_ptr<Task> make(const TrainConfig&, const TaskData&);
 STUDIO_TASKS(STUDIO_DECLARE)
 #undef STUDIO_DECLARE
 
-std::unique_ptr<Task> makeTask(const std::string& kind) {
+std::unique_ptr<Task> makeTask(const TrainConfig& config, const TaskData& data) {
+  const std::string& kind = config.task.kind;
   std::string known;
 #define STUDIO_MAKE(name, make)                          \
-  if (kind == name) return make();                       \
+  if (kind == name) return make(config, data);           \
   known += std::string(known.empty() ? "" : ", ") + name;
   STUDIO_TASKS(STUDIO_MAKE)
 #undef STUDIO_MAKE

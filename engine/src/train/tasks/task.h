@@ -1,8 +1,8 @@
 #pragma once
 // What a run learns: the loss its step minimises, how a split's predictions
 // become figures, and what an evaluation's report holds. Single-label
-// classification (classification.cpp) is the one task today; another is a
-// file in this folder and one line in the registry (registry.cpp).
+// classification (classification.cpp) and regression (regression.cpp); another
+// is a file in this folder and one line in the registry (registry.cpp).
 // Thread: engine thread.
 
 #include <memory>
@@ -15,6 +15,7 @@
 #include "models/model.h"
 #include "studio/data_plan.h"
 #include "studio/eval_report.h"
+#include "studio/train_config.h"
 #include "train/tasks/classification_eval.h"
 
 namespace studio {
@@ -41,7 +42,17 @@ class Task {
   virtual EvalReport report(const EvalOutcome& outcome, const ReportInput& input) const = 0;
 };
 
-// Throws std::invalid_argument naming the kinds there are.
-std::unique_ptr<Task> makeTask(const std::string& kind);
+// What a task is made with besides the settings: the training split's
+// examples per class (class weights) and the device its tensors live on.
+struct TaskData {
+  std::vector<int64_t> classCounts;
+  std::vector<std::string> classNames;
+  torch::Device device = torch::kCPU;
+};
+
+// The task of config.task.kind with config.loss. Throws std::invalid_argument
+// naming the kinds there are, InputError for a loss setting that does not
+// fit the data.
+std::unique_ptr<Task> makeTask(const TrainConfig& config, const TaskData& data = {});
 
 }  // namespace studio

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""The tasks end to end (issue 26), through training-studio-cli: regression,
+and single-label classification with imbalanced classes.
+
+Every reference is computed here, by scikit-learn on the same rows: the
+metrics (r2_score, mean_absolute_error, root_mean_squared_error) on the
+predictions the CLI writes, and a linear model's R² on the same split
+(LinearRegression) as the figure a small MLP should reach. Tables:
+scikit-learn's diabetes data (442 rows, bundled with it) and a table of two
+targets from make_regression. A run killed mid-way and resumed equals an
+uninterrupted one, row for row. Bad input ends with exit 2 and a message
+that names the row, the column or the setting.
+Imbalance: an image folder of Fashion-MNIST's T-shirts and shirts (10 to 1)
+trained plainly, with balanced class weights (compared with scikit-learn's
+compute_class_weight) and with the balanced sampler: both raise the rare
+class's recall on a balanced test folder.
+Environment (ctest sets it): STUDIO_CLI.
+"""
+import csv
+import glob
+import gzip
+import json
+import math
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+from sklearn.datasets import load_diabetes, make_regression
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
+from sklearn.model_selection import train_test_split
+from sklearn.utils.class_weight import compute_class_weight
+
+CLI = os.environ["STUDIO_CLI"]
+
+
+def cli(*args, env=None, timeout=300):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout,
+                       env=None if env is None else {**os.environ, **env})
+    return p.returncode, p.stdout + p.stderr
+
+
+def write_table(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for r in rows:
+            w.writerow([f"{v:.6g}" for v in r])
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def only_run(out):
+    runs = sorted(glob.glob(os.path.join(out, "*")))
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def predictions(run, table, out_csv, which="last"):
+    code, text = cli("predict", run, "--input", table, "--which", which, "--out", out_csv, "--overwrite")
+    assert code == 0, text
+    with open(out_csv) as f:
+        rows = list(csv.DictReader(f))
+    return rows
+
+
+def last_report(run):
+    steps = sorted(int(os.path.basename(p)[5:-5]) for p in glob.glob(os.path.join(run, "eval", "step-*.json")))
+    return read_json(os.path.join(run, "eval", f"step-{steps[-1]}.json"))
+
+
+class RegressionTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="studio-tasks-")
+        d = load_diabetes(scaled=False)
+        cls.names = list(d.feature_names) + ["progression"]
+        xy = np.column_stack([d.data, d.target])
+        train, test = train_test_split(xy, test_size=0.2, random_state=0)
+        cls.train_csv = os.path.join(cls.tmp.name, "diabetes-train.csv")
+        cls.test_csv = os.path.join(cls.tmp.name, "diabetes-test.csv")
+        write_table(cls.train_csv, cls.names, train)
+        write_table(cls.test_csv, cls.names, test)
+        # The tables as written (6 significant digits), as the studio reads them.
+        cls.train = np.loadtxt(cls.train_csv, delimiter=",", skiprows=1)
+        cls.test = np.loadtxt(cls.test_csv, delimiter=",", skiprows=1)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def diabetes_args(self, *more):
+        return ["--preset", "csv-regression", "--set", f"data.root={self.train_csv}",
+                "--set", f"data.test_file={self.test_csv}", "--set", "data.val_fraction=0",
+                "--set", "train.early_stopping.metric=off", "--set", "train.epochs=60", *more]
+
+    def test_diabetes_learns_and_its_figures_are_scikit_learns(self):
+        out = os.path.join(self.tmp.name, "diabetes")
+        code, text = cli("train", *self.diabetes_args(), "--out", out)
+        self.assertEqual(code, 0, text)
+        run = only_run(out)
+        summary = read_json(os.path.join(run, "summary.json"))
+        y_test = self.test[:, -1]
+        linear = LinearRegression().fit(self.train[:, :-1], self.train[:, -1])
+        linear_r2 = r2_score(y_test, linear.predict(self.test[:, :-1]))
+        print(f"diabetes: studio MLP test R2 {summary['test_r2']:.4f}, RMSE {summary['test_rmse']:.2f}, "
+              f"MAE {summary['test_mae']:.2f}; LinearRegression R2 {linear_r2:.4f}")
+        self.assertGreater(summary["test_r2"], linear_r2 - 0.05)
+
+        # The final figures are scikit-learn's on the CLI's predictions of the test table.
+        rows = predictions(run, self.test_csv, os.path.join(self.tmp.name, "diabetes-pred.csv"))
+        predicted = np.array([float(r["progression"]) for r in rows])
+        self.assertEqual(len(predicted), len(y_test))
+        self.assertAlmostEqual(summary["test_r2"], r2_score(y_test, predicted), delta=1e-4)
+        self.assertAlmostEqual(summary["test_mae"], mean_absolute_error(y_test, predicted), delta=1e-3)
+        self.assertAlmostEqual(summary["test_rmse"], root_mean_squared_error(y_test, predicted), delta=1e-3)
+
+        # The last evaluation's report: the test rows' values, in order, in the data's units.
+        report = last_report(run)
+        self.assertEqual(report["task"], "regression")
+        self.assertEqual(report["examples"], len(y_test))
+        np.testing.assert_allclose(np.array(report["actual"])[:, 0], y_test, rtol=1e-6)
+        np.testing.assert_allclose(np.array(report["predicted"])[:, 0], predicted, rtol=1e-4, atol=1e-3)
+        self.assertAlmostEqual(report["targets"][0]["r2"], report["r2"], places=12)
+        with open(os.path.join(run, "metrics.csv")) as f:
+            metrics = f.read().splitlines()
+        header = metrics[0].split(",")
+        last_eval = [line.split(",") for line in metrics if line.startswith("eval,")][-1]
+        self.assertAlmostEqual(float(last_eval[header.index("eval_r2")]), report["r2"], places=6)
+        self.assertEqual(last_eval[header.index("eval_accuracy")], "")
+
+        # The export carries the targets' statistics; predicting from it gives the same values.
+        export = os.path.join(self.tmp.name, "diabetes-export")
+        code, text = cli("export", run, "--which", "last", "--out", export)
+        self.assertEqual(code, 0, text)
+        pre = read_json(os.path.join(export, "preprocessing.json"))
+        self.assertEqual(pre["task"], "regression")
+        self.assertEqual(pre["targets"]["names"], ["progression"])
+        self.assertAlmostEqual(pre["targets"]["mean"][0], self.train[:, -1].mean(), places=6)
+        self.assertAlmostEqual(pre["targets"]["std"][0], self.train[:, -1].std(), places=6)
+        again = predictions(export, self.test_csv, os.path.join(self.tmp.name, "export-pred.csv"))
+        self.assertEqual([r["progression"] for r in again], [r["progression"] for r in rows])
+
+    def test_two_targets_each_with_its_figures(self):
+        x, y = make_regression(n_samples=400, n_features=6, n_targets=2, noise=10.0, random_state=1)
+        y[:, 1] = y[:, 1] * 100 + 5000  # another scale: standardised apart
+        table = os.path.join(self.tmp.name, "two.csv")
+        write_table(table, [f"f{i}" for i in range(6)] + ["y0", "y1"], np.column_stack([x, y]))
+        out = os.path.join(self.tmp.name, "two")
+        code, text = cli("train", "--preset", "csv-regression", "--set", f"data.root={table}",
+                         "--set", 'data.target_columns=["y0", "y1"]', "--set", "data.val_fraction=0",
+                         "--set", "train.epochs=40", "--set", "train.early_stopping.metric=off",
+                         "--set", "loss.kind=huber", "--out", out)
+        self.assertEqual(code, 0, text)
+        run = only_run(out)
+        report = last_report(run)
+        actual, predicted = np.array(report["actual"]), np.array(report["predicted"])
+        self.assertEqual(actual.shape, (80, 2))
+        per_target = r2_score(actual, predicted, multioutput="raw_values")
+        for k, name in enumerate(["y0", "y1"]):
+            self.assertEqual(report["targets"][k]["target"], name)
+            self.assertAlmostEqual(report["targets"][k]["r2"], per_target[k], delta=1e-5)
+            self.assertAlmostEqual(report["targets"][k]["mae"], mean_absolute_error(actual[:, k], predicted[:, k]),
+                                   delta=1e-3 * max(1.0, abs(actual[:, k]).mean()))
+        self.assertAlmostEqual(report["r2"], r2_score(actual, predicted), delta=1e-5)  # uniform average
+        self.assertAlmostEqual(report["rmse"], root_mean_squared_error(actual, predicted), delta=1e-2)
+        self.assertGreater(report["r2"], 0.9)  # a linear problem with little noise
+        print(f"two targets: R2 {per_target[0]:.4f} and {per_target[1]:.4f}")
+
+    def test_a_killed_run_resumes_as_if_never_stopped(self):
+        args = self.diabetes_args("--set", "train.epochs=6")
+        whole = os.path.join(self.tmp.name, "whole")
+        code, text = cli("train", *args, "--out", whole)
+        self.assertEqual(code, 0, text)
+        killed = os.path.join(self.tmp.name, "killed")
+        # 6 steps an epoch: killed in epoch 4, after the checkpoint of epoch 3.
+        code, _ = cli("train", *args, "--out", killed, env={"STUDIO_CRASH_AT": "train-step:20"})
+        self.assertNotEqual(code, 0)
+        code, text = cli("resume", only_run(killed))
+        self.assertEqual(code, 0, text)
+
+        def rows(run):
+            with open(os.path.join(run, "metrics.csv")) as f:
+                lines = f.read().splitlines()
+            header = lines[0].split(",")
+            keep = [header.index(c) for c in ["kind", "step", "epoch", "train_loss", "lr", "grad_norm", "eval_loss",
+                                                "eval_r2", "eval_rmse", "eval_mae"]]
+            return [[line.split(",")[i] for i in keep] for line in lines[1:]]
+
+        self.assertEqual(rows(only_run(killed)), rows(only_run(whole)))
+        a, b = last_report(only_run(killed)), last_report(only_run(whole))
+        self.assertEqual(a["predicted"], b["predicted"])
+
+    def test_bad_input_says_what_is_wrong(self):
+        bad = os.path.join(self.tmp.name, "bad.csv")
+        with open(bad, "w") as f:
+            f.write("a,b,price\n1,2,3\n2,3,4\n3,4,n/a\n4,5,6\n5,6,7\n")
+        const = os.path.join(self.tmp.name, "const.csv")
+        with open(const, "w") as f:
+            f.write("a,b,price\n1,2,3\n2,3,3\n3,4,3\n4,5,3\n5,6,3\n")
+        out = os.path.join(self.tmp.name, "bad-runs")
+        cases = [
+            (["--preset", "csv-regression", "--set", f"data.root={bad}"],
+             ['row 4, column "price"', '"n/a" is not a number']),
+            (["--preset", "csv-regression", "--set", f"data.root={const}"],
+             ['column "price" has the same value in every row (3)']),
+            (["--preset", "csv-regression", "--set", f"data.root={const}", "--set", "loss.kind=cross_entropy"],
+             ["loss.kind cross_entropy does not fit task.kind regression"]),
+            (["--preset", "csv-table", "--set", f"data.root={const}", "--set", "loss.kind=mse"],
+             ['loss.kind "mse" does not fit task.kind classification']),
+            (["--preset", "csv-regression", "--set", f"data.root={bad}", "--set", 'data.target_columns=["cost"]'],
+             ['data.target_columns entry "cost" is not a column', "its columns: a, b, price"]),
+            (["--preset", "csv-regression", "--set", f"data.root={bad}", "--set", 'data.ignore_columns=["price"]'],
+             ['data.ignore_columns lists "price", which is a target column']),
+            (["--preset", "fashion-mnist-mlp", "--set", "task.kind=regression"],
+             ["task.kind regression reads its targets from a table's columns: it needs data.format csv"]),
+        ]
+        for args, words in cases:
+            code, text = cli("train", *args, "--out", out)
+            self.assertEqual(code, 2, text)
+            for w in words:
+                self.assertIn(w, text)
+
+    def test_a_fork_keeps_the_task(self):
+        out = os.path.join(self.tmp.name, "fork-parent")
+        code, text = cli("train", *self.diabetes_args("--set", "train.epochs=2"), "--out", out)
+        self.assertEqual(code, 0, text)
+        parent = only_run(out)
+        before = sorted(os.listdir(out))
+        code, text = cli("fork", parent, "--set", "task.kind=classification")
+        self.assertEqual(code, 2, text)
+        self.assertIn("fork cannot change task.kind", text)
+        self.assertEqual(sorted(os.listdir(out)), before)  # nothing made
+        code, text = cli("fork", parent, "--set", "loss.kind=l1", "--set", "train.epochs=3")
+        self.assertEqual(code, 0, text)  # another loss for the same outputs is a fork
+
+
+
+def idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    dims = data[3]
+    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def write_pgm(path, pixels):
+    with open(path, "wb") as f:
+        f.write(b"P5 28 28 255\n" + pixels.tobytes())
+
+
+class ImbalanceTest(unittest.TestCase):
+    ROOT = "/usr/share/datasets/fashion-mnist"
+    COMMON = 6  # Fashion-MNIST's shirt: the rare class is T-shirt/top (0)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="studio-imbalance-")
+        images, labels = idx(f"{cls.ROOT}/train-images-idx3-ubyte.gz"), idx(f"{cls.ROOT}/train-labels-idx1-ubyte.gz")
+        cls.folder = os.path.join(cls.tmp.name, "shirts")
+        # Training: 600 shirts, 60 T-shirts; test: 200 of each (images the training never sees).
+        plan = {("train", "shirt"): (cls.COMMON, 0, 600), ("train", "tshirt"): (0, 0, 60),
+                ("test", "shirt"): (cls.COMMON, 600, 800), ("test", "tshirt"): (0, 600, 800)}
+        cls.train_counts = {}
+        for (split, name), (label, start, end) in plan.items():
+            os.makedirs(os.path.join(cls.folder, split, name))
+            picks = np.flatnonzero(labels == label)[start:end]
+            for i in picks:
+                write_pgm(os.path.join(cls.folder, split, name, f"{i}.pgm"), images[i])
+            if split == "train":
+                cls.train_counts[name] = len(picks)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def rare_recall(self, name, *more):
+        out = os.path.join(self.tmp.name, name)
+        code, text = cli("train", "--preset", "image-folder", "--set", f"data.root={self.folder}",
+                         "--set", "data.image_size=[28, 28]", "--set", "data.channels=1",
+                         "--set", "model.kind=mlp", "--set", "model.width=64", "--set", "train.epochs=4",
+                         "--set", "train.batch_size=32", "--set", "data.val_fraction=0", "--set", "optimizer.kind=adam",
+                         "--set", "optimizer.lr=0.001", "--set", "schedule.kind=constant",
+                         "--set", "train.early_stopping.metric=off", *more, "--out", out)
+        self.assertEqual(code, 0, text)
+        run = only_run(out)
+        report = last_report(run)
+        self.assertEqual(report["classes"], ["shirt", "tshirt"])
+        return run, report["per_class"][1]["recall"]
+
+    def test_class_weights_and_the_sampler_raise_the_rare_class_recall(self):
+        _, plain = self.rare_recall("plain")
+        run, weighted = self.rare_recall("weighted", "--set", "loss.class_weights=balanced")
+        _, sampled = self.rare_recall("sampled", "--set", "data.sampler=balanced")
+        print(f"T-shirt recall (60 of 660 training images): plain {plain:.3f}, balanced class weights {weighted:.3f}, "
+              f"balanced sampler {sampled:.3f}")
+        self.assertGreater(weighted, plain + 0.05)
+        self.assertGreater(sampled, plain + 0.05)
+        # The weights are scikit-learn's "balanced" ones for the training labels.
+        info = read_json(os.path.join(run, "settings.json"))["run_info"]
+        y = np.array([0] * self.train_counts["shirt"] + [1] * self.train_counts["tshirt"])
+        np.testing.assert_allclose(info["class_weights"], compute_class_weight("balanced", classes=np.array([0, 1]), y=y),
+                                   rtol=1e-12)
+
+    def test_bad_class_weights_say_what_is_wrong(self):
+        out = os.path.join(self.tmp.name, "bad")
+        code, text = cli("train", "--preset", "image-folder", "--set", f"data.root={self.folder}",
+                         "--set", "loss.class_weights=1, 2, 3", "--out", out)
+        self.assertEqual(code, 2, text)
+        self.assertIn("loss.class_weights has 3 weight(s); the data has 2 classes (shirt, tshirt)", text)
+        code, text = cli("train", "--preset", "image-folder", "--set", f"data.root={self.folder}",
+                         "--set", "loss.class_weights=heavy", "--out", out)
+        self.assertEqual(code, 2, text)
+        self.assertIn('loss.class_weights must be none, balanced, or one positive number per class', text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
