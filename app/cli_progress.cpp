@@ -29,7 +29,11 @@ void CliProgress::record(const MetricRecord& r) {
     m_loss = r.trainLoss;
   } else if (r.kind == RecordKind::Eval) {
     clearLine();
-    if (std::isnan(r.evalAccuracy) && !std::isnan(r.evalR2))
+    if (!std::isnan(r.evalMap))
+      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, mAP %.4f, F1 (macro) %.4f, subset accuracy %.2f%%\n",
+                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalMap, r.evalF1,
+                   100.0 * r.evalAccuracy);
+    else if (std::isnan(r.evalAccuracy) && !std::isnan(r.evalR2))
       std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, R\u00b2 %.4f, RMSE %.4g, MAE %.4g\n",
                    static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalR2, r.evalRmse,
                    r.evalMae);
@@ -122,7 +126,10 @@ void CliProgress::finish(const RunSummary& s) {
   std::fprintf(m_out, "  device:          %s\n", s.device.c_str());
   std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
-  if (std::isfinite(s.testAccuracy))
+  if (std::isfinite(s.testMap))
+    std::fprintf(m_out, "  test mAP:        %.4f (F1 macro %.4f, subset accuracy %.2f%%, loss %.4f)\n", s.testMap,
+                 s.testF1, 100.0 * s.testAccuracy, s.testLoss);
+  else if (std::isfinite(s.testAccuracy))
     std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.testAccuracy, s.testLoss);
   if (std::isfinite(s.testR2))
     std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", s.testR2, s.testRmse, s.testMae,

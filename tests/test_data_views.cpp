@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTextStream>
 #include <QTreeWidget>
@@ -25,6 +26,8 @@
 #include "ui/evaluation_panel.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
+#include "ui/calibration_view.h"
+#include "ui/labels_view.h"
 #include "ui/plots_panel.h"
 #include "ui/regression_view.h"
 #include "ui/model_panel.h"
@@ -83,6 +86,25 @@ class TestDataViews : public QObject {
     c.model.depth = 2;
     c.train.batch_size = 16;
     c.train.epochs = 2;
+    c.optimizer.kind = "adam";
+    c.optimizer.lr = 0.01;
+    return c;
+  }
+
+  // A small MLP on a table for this task.
+  TrainConfig tableConfig(const char* name, const char* task, const QString& table) {
+    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
+    c.name = name;
+    c.task.kind = task;
+    c.data.format = "csv";
+    c.data.root = table.toStdString();
+    c.data.train_limit = 0;
+    c.data.test_limit = 0;
+    c.data.test_fraction = 0.25;
+    c.model.kind = "mlp";
+    c.model.width = 16;
+    c.train.batch_size = 16;
+    c.train.epochs = 3;
     c.optimizer.kind = "adam";
     c.optimizer.lr = 0.01;
     return c;
@@ -254,6 +276,17 @@ class TestDataViews : public QObject {
     eval->setRowNormalized(false);
     QCOMPARE(eval->classTable()->rowCount(), 3);
     QCOMPARE(eval->classTable()->item(2, 0)->text(), QString("red"));
+    // Issue 26: each class's ROC and PR curves, and the reliability diagram.
+    QCOMPARE(eval->classificationViews()->count(), 3);
+    ui::LabelsView* curves = eval->classCurvesView();
+    QCOMPARE(curves->labelTable()->rowCount(), 3);
+    QCOMPARE(curves->labelTable()->item(1, 0)->text(), QString("green"));
+    QCOMPARE(static_cast<size_t>(curves->rocPointsDrawn()), eval->report()->perClass[0].roc.size());
+    QVERIFY(curves->rocPointsDrawn() >= 2);
+    int64_t binned = 0;
+    for (int64_t n : eval->report()->reliability.count) binned += n;
+    QCOMPARE(binned, int64_t(37));  // every test image in a confidence bin
+    QVERIFY(eval->calibrationView()->barsDrawn() >= 1);
     // The records of a run that ended before the window heard it start come
     // after showRun listed its evaluations: the tab stays on the newest (it
     // went back to the first and stopped following, 1 run in 10 or so).
@@ -290,20 +323,7 @@ class TestDataViews : public QObject {
         out << area << "," << rooms << "," << (1000 * area + 5000 * rooms + (i % 7) * 300) << "\n";
       }
     }
-    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
-    c.name = "prices";
-    c.task.kind = "regression";
-    c.data.format = "csv";
-    c.data.root = table.toStdString();
-    c.data.train_limit = 0;
-    c.data.test_limit = 0;
-    c.data.test_fraction = 0.25;
-    c.model.kind = "mlp";
-    c.model.width = 16;
-    c.train.batch_size = 16;
-    c.train.epochs = 3;
-    c.optimizer.kind = "adam";
-    c.optimizer.lr = 0.01;
+    const TrainConfig c = tableConfig("prices", "regression", table);
     m_window->settingsPanel()->setConfig(c);
     QTRY_VERIFY_WITH_TIMEOUT(m_window->dataChecked(), kTimeout);
     const ui::DataPreview& preview = m_window->dataPanel()->preview();
@@ -331,6 +351,36 @@ class TestDataViews : public QObject {
     eval->showRun(m_firstRun, "eval");
     QVERIFY(!eval->showsRegression());
     QVERIFY(eval->report()->task == "classification");
+  }
+
+  // A multi-label evaluation: each label's figures and curves.
+  void evaluationTabShowsALabelsRun() {
+    const QString table = m_dir.filePath("tagged.csv");
+    {
+      QFile f(table);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      QTextStream out(&f);
+      out << "x,y,tags\n";
+      for (int i = 0; i < 120; ++i) {
+        const int x = (i * 37) % 100, y = (i * 53) % 100;
+        out << x << "," << y << "," << (x > 50 ? (y > 50 ? "warm|wet" : "warm") : (y > 50 ? "wet" : "cold")) << "\n";
+      }
+    }
+    const TrainConfig c = tableConfig("tags", "multilabel", table);
+    const RunSummary r = runToEnd(c);
+    QCOMPARE(r.status, std::string("completed"));
+    QVERIFY(std::isfinite(r.testMap));
+    ui::EvaluationPanel* eval = m_window->evaluationPanel();
+    QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
+    QVERIFY(eval->showsLabels());
+    QCOMPARE(eval->report()->map, r.testMap);
+    ui::LabelsView* view = eval->labelsView();
+    QCOMPARE(view->labelTable()->rowCount(), 3);
+    QCOMPARE(view->labelTable()->item(0, 0)->text(), QString("cold"));
+    QCOMPARE(static_cast<size_t>(view->prPointsDrawn()), eval->report()->labels[0].pr.size());
+    QVERIFY(view->rocPointsDrawn() >= 2);
+    view->labelChooser()->setCurrentIndex(2);
+    QCOMPARE(static_cast<size_t>(view->rocPointsDrawn()), eval->report()->labels[2].roc.size());
   }
 
   void mistakesAreShownWithTheirClasses() {

@@ -50,8 +50,8 @@ void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std:
 TrainConfig unusual() {
   TrainConfig c;
   c.name = "unusual";
-  c.task = {"classification", false};  // regression needs a table; this is an image folder
-  c.loss = {"cross_entropy", 2.5};
+  c.task = {"classification", 0.7, false};  // regression and multilabel need a table; this is an image folder
+  c.loss = {"cross_entropy", 2.5, 1.5, "balanced", 0.1, "none"};
   c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts"};
   c.data = {.format = "image_folder",
             .dataset = "mnist",
@@ -61,6 +61,7 @@ TrainConfig unusual() {
             .label_column = "species",
             .ignore_columns = {"id", "note"},
             .target_columns = {"price", "yield"},
+            .tag_separator = ";",
             .image_size = {48, 64},
             .channels = 3,
             .test_fraction = 0.25,
@@ -69,6 +70,7 @@ TrainConfig unusual() {
             .test_limit = 567,
             .val_fraction = 0.125,
             .normalize = false,
+            .sampler = "balanced",
             .augment_flip = true,
             .augment_crop = 3};
   c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}, {0.995, 3, 11}};

@@ -37,7 +37,7 @@ class TestTasks : public QObject {
     for (size_t i = 0; i < ref["cases"].size(); ++i) {
       const auto& c = ref["cases"][i];
       std::string name = c["loss"].get<std::string>();
-      for (const char* k : {"class_weights", "label_smoothing", "focal_gamma"})
+      for (const char* k : {"class_weights", "label_smoothing", "focal_gamma", "pos_weight"})
         if (c.contains(k)) name += std::string(" ") + k + " " + c[k].dump();
       QTest::newRow(name.c_str()) << static_cast<int>(i);
     }
@@ -49,18 +49,27 @@ class TestTasks : public QObject {
     const auto shape = ref["shape"].get<std::vector<int64_t>>();
     TrainConfig cfg;
     cfg.loss.kind = c["loss"].get<std::string>();
-    cfg.task.kind = cfg.loss.kind == "cross_entropy" || cfg.loss.kind == "focal" ? "classification" : "regression";
+    cfg.task.kind = cfg.loss.kind == "cross_entropy" || cfg.loss.kind == "focal" ? "classification"
+                    : cfg.loss.kind == "bce"                                     ? "multilabel"
+                                                                                 : "regression";
     cfg.loss.huber_delta = c["delta"].get<double>();
     cfg.loss.class_weights = c.value("class_weights", std::string("none"));
     cfg.loss.label_smoothing = c.value("label_smoothing", 0.0);
     cfg.loss.focal_gamma = c.value("focal_gamma", 2.0);
+    cfg.loss.pos_weight = c.value("pos_weight", std::string("none"));
     for (const auto& e : validate(cfg)) QVERIFY2(e.field.rfind("loss.", 0) != 0, e.text().c_str());  // they fit
-    const auto task = makeTask(cfg, {{5, 6, 5}, {"a", "b", "c"}, torch::kCPU});
+    TaskData data;
+    data.classCounts = {5, 6, 5};
+    data.classNames = {"a", "b", "c"};
+    data.labelNames = {"a", "b", "c"};
+    data.labelPositives = {5, 6, 5};
+    data.examples = 16;
+    const auto task = makeTask(cfg, data);
     QCOMPARE(task->name(), cfg.task.kind);
     const torch::Tensor out = tensorOf(ref["output"], shape).requires_grad_(true);
     const torch::Tensor target = cfg.task.kind == "classification"
                                      ? torch::tensor(ref["labels"].get<std::vector<int64_t>>(), torch::kInt64)
-                                     : tensorOf(ref["target"], shape);
+                                     : tensorOf(ref[cfg.task.kind == "multilabel" ? "tags" : "target"], shape);
     const torch::Tensor loss = task->loss(out, target);
     QCOMPARE(loss.dim(), 0);
     QCOMPARE(loss.scalar_type(), torch::kFloat32);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The tasks end to end (issue 26), through training-studio-cli: regression,
-and single-label classification with imbalanced classes.
+multi-label, and single-label classification with imbalanced classes.
 
 Every reference is computed here, by scikit-learn on the same rows: the
 metrics (r2_score, mean_absolute_error, root_mean_squared_error) on the
@@ -10,6 +10,14 @@ scikit-learn's diabetes data (442 rows, bundled with it) and a table of two
 targets from make_regression. A run killed mid-way and resumed equals an
 uninterrupted one, row for row. Bad input ends with exit 2 and a message
 that names the row, the column or the setting.
+Multi-label: a table of 0/1 label columns from make_multilabel_classification
+and the same labels as one column of tags; every figure of the report (micro
+and macro F1, subset accuracy, each label's average precision, ROC AUC and
+ROC points) equals scikit-learn's on the CLI's probabilities.
+Single-label curves: a 3-class table; each class's one-vs-rest ROC AUC,
+average precision and ROC points equal scikit-learn's, and the reliability
+diagram and expected calibration error equal Guo et al.'s definition
+computed here with numpy.
 Imbalance: an image folder of Fashion-MNIST's T-shirts and shirts (10 to 1)
 trained plainly, with balanced class weights (compared with scikit-learn's
 compute_class_weight) and with the balanced sampler: both raise the rare
@@ -27,9 +35,10 @@ import tempfile
 import unittest
 
 import numpy as np
-from sklearn.datasets import load_diabetes, make_regression
+from sklearn.datasets import load_diabetes, make_classification, make_multilabel_classification, make_regression
 from sklearn.linear_model import LinearRegression
-from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
+from sklearn.metrics import (accuracy_score, average_precision_score, f1_score, mean_absolute_error, r2_score,
+                             roc_auc_score, roc_curve, root_mean_squared_error)
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_class_weight
 
@@ -62,7 +71,9 @@ def only_run(out):
 
 
 def predictions(run, table, out_csv, which="last"):
-    code, text = cli("predict", run, "--input", table, "--which", which, "--out", out_csv, "--overwrite")
+    # One batch, as the evaluation's: the same outputs to the last bit.
+    code, text = cli("predict", run, "--input", table, "--which", which, "--out", out_csv, "--overwrite",
+                     "--batch-size", "1000")
     assert code == 0, text
     with open(out_csv) as f:
         rows = list(csv.DictReader(f))
@@ -226,6 +237,16 @@ class RegressionTest(unittest.TestCase):
             for w in words:
                 self.assertIn(w, text)
 
+    def test_the_probes_follow_the_task(self):
+        probe_args = self.diabetes_args()
+        out = os.path.join(self.tmp.name, "probes")
+        code, text = cli("lr-find", *probe_args, "--out", out)
+        self.assertEqual(code, 0, text)
+        self.assertIn("suggested learning rate", text)
+        code, text = cli("batch-find", *probe_args, "--set", "memory.cpu_limit_mib=1500", "--out", out)
+        self.assertEqual(code, 0, text)  # its probe steps take the task's targets (a float per target)
+        self.assertIn("largest micro-batch that fits", text)
+
     def test_a_fork_keeps_the_task(self):
         out = os.path.join(self.tmp.name, "fork-parent")
         code, text = cli("train", *self.diabetes_args("--set", "train.epochs=2"), "--out", out)
@@ -239,6 +260,170 @@ class RegressionTest(unittest.TestCase):
         code, text = cli("fork", parent, "--set", "loss.kind=l1", "--set", "train.epochs=3")
         self.assertEqual(code, 0, text)  # another loss for the same outputs is a fork
 
+
+
+class MultilabelTest(unittest.TestCase):
+    LABELS = ["cat", "dog", "bird", "fish"]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="studio-multilabel-")
+        x, y = make_multilabel_classification(n_samples=600, n_features=12, n_classes=4, n_labels=2,
+                                              allow_unlabeled=False, random_state=3)
+        names = [f"f{i}" for i in range(12)]
+        train_x, test_x, train_y, test_y = train_test_split(x, y, test_size=0.25, random_state=0)
+        cls.test_y = test_y
+        cls.train_y = train_y
+        cls.train_csv, cls.test_csv = (os.path.join(cls.tmp.name, f) for f in ("train.csv", "test.csv"))
+        write_table(cls.train_csv, names + cls.LABELS, np.column_stack([train_x, train_y]))
+        write_table(cls.test_csv, names + cls.LABELS, np.column_stack([test_x, test_y]))
+        # The same rows with their labels as one column of tags.
+        cls.tags_csv = os.path.join(cls.tmp.name, "tags.csv")
+        with open(cls.tags_csv, "w") as f:
+            f.write(",".join(names) + ",tags\n")
+            for row, labels in zip(train_x, train_y):
+                tags = "|".join(n for n, v in zip(cls.LABELS, labels) if v)
+                f.write(",".join(f"{v:g}" for v in row) + "," + tags + "\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def train(self, name, *args):
+        out = os.path.join(self.tmp.name, name)
+        code, text = cli("train", "--preset", "multilabel-table", "--set", "data.val_fraction=0",
+                         "--set", "train.early_stopping.metric=off", "--set", "train.epochs=30", *args, "--out", out)
+        self.assertEqual(code, 0, text)
+        return only_run(out)
+
+    def test_label_columns_figures_are_scikit_learns(self):
+        run = self.train("columns", "--set", f"data.root={self.train_csv}", "--set", f"data.test_file={self.test_csv}",
+                         "--set", f"data.target_columns={json.dumps(self.LABELS)}", "--set", "loss.pos_weight=balanced")
+        rows = predictions(run, self.test_csv, os.path.join(self.tmp.name, "pred.csv"))
+        probs = np.array([[float(r[label]) for label in self.LABELS] for r in rows])
+        said = (probs >= 0.5).astype(int)
+        report = last_report(run)
+        self.assertEqual(report["task"], "multilabel")
+        self.assertEqual([l["label"] for l in report["per_label"]], self.LABELS)
+        y = self.test_y
+        self.assertAlmostEqual(report["micro_f1"], f1_score(y, said, average="micro"), places=9)
+        self.assertAlmostEqual(report["macro_f1"], f1_score(y, said, average="macro"), places=9)
+        self.assertAlmostEqual(report["accuracy"], accuracy_score(y, said), places=9)
+        self.assertAlmostEqual(report["map"], average_precision_score(y, probs, average="macro"), places=6)
+        for k, label in enumerate(report["per_label"]):
+            self.assertEqual(label["support"], int(y[:, k].sum()))
+            self.assertAlmostEqual(label["average_precision"], average_precision_score(y[:, k], probs[:, k]), places=6)
+            self.assertAlmostEqual(label["roc_auc"], roc_auc_score(y[:, k], probs[:, k]), places=6)
+            fpr, tpr, _ = roc_curve(y[:, k], probs[:, k], drop_intermediate=False)
+            np.testing.assert_allclose(np.array(label["roc"]), np.column_stack([fpr, tpr]), atol=1e-9)
+        # The predicted labels, and the positive weights as used.
+        self.assertEqual(rows[0]["labels"], "|".join(l for l, v in zip(self.LABELS, said[0]) if v))
+        info = read_json(os.path.join(run, "settings.json"))["run_info"]
+        positives = self.train_y.sum(0)
+        np.testing.assert_allclose(info["targets"]["pos_weight"], (len(self.train_y) - positives) / positives,
+                                   rtol=1e-12)
+        print(f"multi-label columns: mAP {report['map']:.4f}, F1 macro {report['macro_f1']:.4f}, "
+              f"micro {report['micro_f1']:.4f}, subset accuracy {report['accuracy']:.4f}")
+        self.assertGreater(report["map"], 0.75)
+
+    def test_the_probes_follow_the_task(self):
+        args = ["--preset", "multilabel-table", "--set", f"data.root={self.tags_csv}"]
+        out = os.path.join(self.tmp.name, "probes")
+        code, text = cli("lr-find", *args, "--out", out)
+        self.assertEqual(code, 0, text)
+        code, text = cli("batch-find", *args, "--set", "memory.cpu_limit_mib=1500", "--out", out)
+        self.assertEqual(code, 0, text)
+        self.assertIn("largest micro-batch that fits", text)
+
+    def test_a_column_of_tags(self):
+        run = self.train("tags", "--set", f"data.root={self.tags_csv}")
+        report = last_report(run)
+        self.assertEqual([l["label"] for l in report["per_label"]], sorted(self.LABELS))
+        summary = read_json(os.path.join(run, "summary.json"))
+        print(f"multi-label tags: test mAP {summary['test_map']:.4f}, F1 macro {summary['test_f1']:.4f}")
+        self.assertGreater(summary["test_map"], 0.75)
+        self.assertAlmostEqual(summary["test_map"], report["map"], places=12)
+
+    def test_bad_input_says_what_is_wrong(self):
+        def table(name, text):
+            path = os.path.join(self.tmp.name, name)
+            with open(path, "w") as f:
+                f.write(text)
+            return path
+        untagged = table("untagged.csv", "a,b,tags\n1,2,cat\n2,3,\n3,4,dog|cat\n4,5,dog\n")
+        train = table("known.csv", "a,b,tags\n1,2,cat\n2,3,dog\n3,4,dog|cat\n4,5,dog\n5,6,cat\n")
+        unknown = table("unknown.csv", "a,b,tags\n1,2,cat\n2,3,cow\n")
+        half = table("half.csv", "a,b,cat,dog\n1,2,1,0\n2,3,0.5,1\n3,4,0,1\n")
+        out = os.path.join(self.tmp.name, "bad")
+        cases = [
+            (["--set", f"data.root={untagged}"], ["row 3", "is missing"]),
+            (["--set", f"data.root={train}", "--set", f"data.test_file={unknown}"],
+             ['row 3, column "tags" has tag "cow", which the training table']),
+            (["--set", f"data.root={half}", "--set", 'data.target_columns=["cat", "dog"]'],
+             ['row 3, column "cat": 0.5 is not 0 or 1']),
+            (["--set", f"data.root={train}", "--set", "loss.kind=mse"],
+             ['loss.kind "mse" does not fit task.kind multilabel']),
+            (["--set", f"data.root={train}", "--set", "loss.pos_weight=1, 2, 3"],
+             ["loss.pos_weight has 3 weight(s); the data has 2 labels (cat, dog)"]),
+        ]
+        for args, words in cases:
+            code, text = cli("train", "--preset", "multilabel-table", *args, "--out", out)
+            self.assertEqual(code, 2, text)
+            for w in words:
+                self.assertIn(w, text)
+
+
+class ClassCurvesTest(unittest.TestCase):
+    def test_curves_and_calibration_are_scikit_learns(self):
+        with tempfile.TemporaryDirectory(prefix="studio-curves-") as tmp:
+            x, y = make_classification(n_samples=600, n_features=8, n_informative=5, n_classes=3, random_state=5)
+            names = [f"f{i}" for i in range(8)] + ["kind"]
+            train_x, test_x, train_y, test_y = train_test_split(x, y, test_size=0.25, random_state=0)
+            train_csv, test_csv = os.path.join(tmp, "train.csv"), os.path.join(tmp, "test.csv")
+            write_table(train_csv, names, np.column_stack([train_x, train_y]))
+            write_table(test_csv, names, np.column_stack([test_x, test_y]))
+            out = os.path.join(tmp, "runs")
+            code, text = cli("train", "--preset", "csv-table", "--set", f"data.root={train_csv}",
+                             "--set", f"data.test_file={test_csv}", "--set", "data.val_fraction=0",
+                             "--set", "train.epochs=10", "--out", out)
+            self.assertEqual(code, 0, text)
+            run = only_run(out)
+            rows = predictions(run, test_csv, os.path.join(tmp, "pred.csv"))
+            probs = np.zeros((len(rows), 3))
+            for i, r in enumerate(rows):
+                for j in range(1, 4):
+                    probs[i, int(r[f"class_{j}"])] = float(r[f"probability_{j}"])
+            report = last_report(run)
+            self.assertEqual(report["classes"], ["0", "1", "2"])
+            aucs = []
+            for c, figures in enumerate(report["per_class"]):
+                truth = (test_y == c).astype(int)
+                self.assertAlmostEqual(figures["roc_auc"], roc_auc_score(truth, probs[:, c]), places=6)
+                self.assertAlmostEqual(figures["average_precision"], average_precision_score(truth, probs[:, c]),
+                                       places=6)
+                fpr, tpr, _ = roc_curve(truth, probs[:, c], drop_intermediate=False)
+                np.testing.assert_allclose(np.array(figures["roc"]), np.column_stack([fpr, tpr]), atol=1e-9)
+                aucs.append(figures["roc_auc"])
+            self.assertAlmostEqual(float(np.mean(aucs)), roc_auc_score(test_y, probs, multi_class="ovr"), places=6)
+            # Guo et al. 2017: 15 equal bins of the top-class confidence, ECE = sum |acc - conf| x share.
+            confidence, predicted = probs.max(1), probs.argmax(1)
+            bins = np.clip(np.ceil(confidence * 15) - 1, 0, 14).astype(int)
+            ece = 0.0
+            for b, got in enumerate(report["reliability"]["bins"]):
+                inside = bins == b
+                self.assertEqual(got["count"], int(inside.sum()))
+                if inside.any():
+                    accuracy = (predicted[inside] == test_y[inside]).mean()
+                    self.assertAlmostEqual(got["accuracy"], accuracy, places=9)
+                    self.assertAlmostEqual(got["confidence"], confidence[inside].mean(), places=6)
+                    ece += inside.mean() * abs(accuracy - confidence[inside].mean())
+            self.assertAlmostEqual(report["reliability"]["ece"], ece, places=6)
+            with open(os.path.join(run, "metrics.csv")) as f:
+                lines = f.read().splitlines()
+            header, last = lines[0].split(","), [l.split(",") for l in lines if l.startswith("eval,")][-1]
+            self.assertAlmostEqual(float(last[header.index("eval_auc")]), float(np.mean(aucs)), places=6)
+            self.assertAlmostEqual(float(last[header.index("eval_ece")]), ece, places=6)
+            print(f"3 classes: accuracy {report['accuracy']:.4f}, mean ROC AUC {np.mean(aucs):.4f}, ECE {ece:.4f}")
 
 
 def idx(path):

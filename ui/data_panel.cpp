@@ -115,9 +115,11 @@ void DataPanel::showPreview(const DataPreview& p) {
   } else {
     QStringList targets;
     for (const auto& t : d.targetNames) targets << QString::fromStdString(t).toHtmlEscaped();
-    lines << tr("<b>%1</b> data, %2 per example; regression of %3")
+    lines << (d.task == "multilabel" ? tr("<b>%1</b> data, %2 per example; %3 labels: %4")
+                                     : tr("<b>%1</b> data, %2 per example; regression of %4"))
                  .arg(QString::fromStdString(d.format))
                  .arg(QString::fromStdString(d.input.text()))
+                 .arg(targets.size())
                  .arg(targets.join(", "));
   }
   lines << splitLine(tr("Training"), d.trainSize(), d.trainFrom);

@@ -10,6 +10,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -20,12 +21,14 @@
 
 #include "studio/run_layout.h"
 #include "ui/plot_palette.h"
+#include "ui/calibration_view.h"
+#include "ui/labels_view.h"
 #include "ui/regression_view.h"
 
 namespace studio::ui {
 namespace {
 
-constexpr int kRegressionPage = 2;
+constexpr int kRegressionPage = 2, kLabelsPage = 3;
 
 const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
                           QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
@@ -113,7 +116,14 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   blues.setColorStopAt(1.0, QColor(8, 48, 107));
   m_map->setGradient(blues);
   m_map->setInterpolate(false);
-  upper->addWidget(m_matrix);
+  m_views = new QTabWidget;
+  m_views->setObjectName("classificationViews");
+  m_views->addTab(m_matrix, tr("Confusion matrix"));
+  m_classCurves = new LabelsView(/*classes=*/true);
+  m_views->addTab(m_classCurves, tr("ROC \u00b7 PR"));
+  m_calibration = new CalibrationView;
+  m_views->addTab(m_calibration, tr("Calibration"));
+  upper->addWidget(m_views);
   m_classes = table({tr("Class"), tr("Examples"), tr("Precision"), tr("Recall"), tr("F1"), tr("Accuracy (one vs rest)")},
                     "classFigures");
   upper->addWidget(m_classes);
@@ -146,6 +156,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_pages->addWidget(several);
   m_regression = new RegressionView;
   m_pages->addWidget(m_regression);
+  m_labels = new LabelsView;
+  m_pages->addWidget(m_labels);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   applyPlotPalette(m_compare, palette());
@@ -165,6 +177,7 @@ void EvaluationPanel::changeEvent(QEvent* event) {
 void EvaluationPanel::setMessage(const QString& text) { m_message->setText(text); }
 
 bool EvaluationPanel::showsRegression() const { return m_pages->currentIndex() == kRegressionPage; }
+bool EvaluationPanel::showsLabels() const { return m_pages->currentIndex() == kLabelsPage; }
 
 void EvaluationPanel::clear() {
   m_run.clear();
@@ -174,6 +187,7 @@ void EvaluationPanel::clear() {
   m_map->data()->clear();
   m_classes->setRowCount(0);
   m_regression->clear();
+  m_labels->clear();
   fillMistakes();
   setMessage(tr("No evaluation yet: a run evaluates at the end of each epoch (or every N steps, see Evaluation "
                 "in the settings)."));
@@ -242,6 +256,23 @@ void EvaluationPanel::showStep(int64_t step) {
     m_regression->show(*m_report);
     return;
   }
+  if (m_report->task == "multilabel") {
+    m_pages->setCurrentIndex(kLabelsPage);
+    m_normalize->hide();
+    setMessage(tr("%1 — %2 at step %3 (epoch %4): mAP %5, F1 %6 (micro %7), subset accuracy %8, loss %9, "
+                  "%10 examples")
+                   .arg(m_label, QString::fromStdString(m_report->split))
+                   .arg(m_report->step)
+                   .arg(m_report->epoch + 0)
+                   .arg(m_report->map, 0, 'f', 4)
+                   .arg(m_report->macroF1, 0, 'f', 4)
+                   .arg(m_report->microF1, 0, 'f', 4)
+                   .arg(percent(m_report->accuracy))
+                   .arg(m_report->loss, 0, 'g', 4)
+                   .arg(m_report->examples));
+    m_labels->show(*m_report);
+    return;
+  }
   m_pages->setCurrentIndex(0);
   m_normalize->show();
   m_thumbnails = m_report->thumbnails.empty()
@@ -257,6 +288,26 @@ void EvaluationPanel::showStep(int64_t step) {
   drawMatrix();
   fillClasses();
   fillMistakes();
+  // The classes one-vs-rest, as labels (no threshold: the top class decides).
+  EvalReport curves;
+  for (const ClassFigures& c : m_report->perClass) {
+    LabelFigures f;
+    f.name = c.name;
+    f.support = c.support;
+    f.predicted = c.predicted;
+    f.correct = c.correct;
+    f.precision = c.precision;
+    f.recall = c.recall;
+    f.f1 = c.f1;
+    f.averagePrecision = c.averagePrecision;
+    f.rocAuc = c.rocAuc;
+    f.threshold = f.bestThreshold = std::nan("");
+    f.roc = c.roc;
+    f.pr = c.pr;
+    curves.labels.push_back(std::move(f));
+  }
+  m_classCurves->show(curves);
+  m_calibration->show(m_report->reliability);
 }
 
 void EvaluationPanel::setRowNormalized(bool on) {

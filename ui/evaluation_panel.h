@@ -4,7 +4,10 @@
 // colour map), precision, recall, F1 and one-vs-rest accuracy per class, and
 // the examples it got wrong with the most confidence (thumbnails for images).
 // A regression's evaluation shows predicted against actual and the
-// residuals instead (ui/regression_view.h).
+// residuals instead (ui/regression_view.h); a multi-label's, each label's
+// figures and precision-recall and ROC curves (ui/labels_view.h).
+// A classifier's evaluation also shows each class's one-vs-rest ROC and PR
+// curves and the reliability diagram with its calibration error.
 // For several runs: each class's accuracy (recall) side by side, from each
 // run's last evaluation. Everything is read from the run folders
 // (eval/step-<N>.json), so a past run shows what a live one showed.
@@ -27,10 +30,13 @@ class QCPColorMap;
 class QGridLayout;
 class QLabel;
 class QStackedWidget;
+class QTabWidget;
 class QTableWidget;
 
 namespace studio::ui {
 
+class CalibrationView;
+class LabelsView;
 class RegressionView;
 
 // Evaluation steps a run folder holds, oldest first.
@@ -62,6 +68,14 @@ class EvaluationPanel : public QWidget {
   // A regression run's page (task.kind regression).
   RegressionView* regressionView() const { return m_regression; }
   bool showsRegression() const;
+  // A multi-label run's page (task.kind multilabel).
+  LabelsView* labelsView() const { return m_labels; }
+  bool showsLabels() const;
+  // A classifier's one-vs-rest ROC and PR curves and its reliability diagram,
+  // tabs beside the confusion matrix.
+  LabelsView* classCurvesView() const { return m_classCurves; }
+  CalibrationView* calibrationView() const { return m_calibration; }
+  QTabWidget* classificationViews() const { return m_views; }
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -93,6 +107,10 @@ class EvaluationPanel : public QWidget {
   QCustomPlot* m_compare;
   QTableWidget* m_compareTable;
   RegressionView* m_regression;
+  LabelsView* m_labels;
+  QTabWidget* m_views;
+  LabelsView* m_classCurves;
+  CalibrationView* m_calibration;
 };
 
 }  // namespace studio::ui

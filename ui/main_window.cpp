@@ -406,6 +406,7 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
   if (std::isfinite(s.testAccuracy)) text += tr("; test accuracy %1 %").arg(s.testAccuracy * 100, 0, 'f', 2);
   if (std::isfinite(s.testR2)) text += tr("; test R\u00b2 %1").arg(s.testR2, 0, 'f', 4);
+  if (std::isfinite(s.testMap)) text += tr("; test mAP %1").arg(s.testMap, 0, 'f', 4);
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
   if (!probe.isEmpty()) text = probe;
   showMessage(text, s.status == "failed");

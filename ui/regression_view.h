@@ -5,17 +5,12 @@
 // each target's RMSE, MAE and R² (eval/step-<N>.json, in the data's units).
 // Thread: the UI thread.
 
-#include <QWidget>
-
 #include "studio/eval_report.h"
-
-class QComboBox;
-class QCustomPlot;
-class QTableWidget;
+#include "ui/eval_page.h"
 
 namespace studio::ui {
 
-class RegressionView : public QWidget {
+class RegressionView : public EvalPage {
   Q_OBJECT
 
  public:
@@ -23,23 +18,16 @@ class RegressionView : public QWidget {
   void show(const EvalReport& report);
   void clear();
 
-  QComboBox* targetChooser() const { return m_target; }
+  QComboBox* targetChooser() const { return m_chooser; }
   QTableWidget* targetTable() const { return m_table; }
   // What is drawn for the chosen target: the dots, and the histogram's counts.
   int pointsDrawn() const;
   std::vector<double> residualCounts() const;
 
- protected:
-  void changeEvent(QEvent* event) override;
-
  private:
-  void draw();
+  void draw() override;
 
   EvalReport m_report;
-  QComboBox* m_target;
-  QCustomPlot* m_scatter;
-  QCustomPlot* m_residuals;
-  QTableWidget* m_table;
 };
 
 // The residuals' histogram: `bins` equal bins from the smallest residual to

@@ -152,6 +152,7 @@ RunInfo readRunInfo(const QString& runDir) {
     r.bestAccuracy = numberOr(summary, "best_eval_accuracy");
     r.testAccuracy = numberOr(summary, "test_accuracy");
     r.bestR2 = numberOr(summary, "best_eval_r2");
+    r.bestMap = numberOr(summary, "best_eval_map");
     r.steps = wholeOr(summary, "steps", 0);
     r.totalSteps = wholeOr(summary, "total_steps", r.totalSteps);
     r.device = textOr(summary, "device", r.device);

@@ -29,6 +29,7 @@ struct RunInfo {
   double bestAccuracy = MetricRecord::kNone;
   double testAccuracy = MetricRecord::kNone;
   double bestR2 = MetricRecord::kNone;  // a regression's (task.kind regression)
+  double bestMap = MetricRecord::kNone;  // a multi-label's
   qint64 steps = 0;
   qint64 totalSteps = 0;
   QString device;

@@ -35,7 +35,9 @@ QString exportCaption(const QString& runDir) {
     // A folder without readable settings: its name says which run it is.
   }
   parts << QObject::tr("%1 of %2 steps").arg(info.steps).arg(info.totalSteps);
-  if (std::isfinite(info.bestAccuracy))
+  if (std::isfinite(info.bestMap))
+    parts << QObject::tr("best mAP %1").arg(info.bestMap, 0, 'f', 4);
+  else if (std::isfinite(info.bestAccuracy))
     parts << QObject::tr("best accuracy %1 %").arg(100 * info.bestAccuracy, 0, 'f', 2);
   else if (std::isfinite(info.bestR2))
     parts << QObject::tr("best R\u00b2 %1").arg(info.bestR2, 0, 'f', 4);

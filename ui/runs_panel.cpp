@@ -248,7 +248,8 @@ void RunsPanel::refresh() {
     if (!run.error.isEmpty()) item->setToolTip(Status, run.error);
     else if (!run.trial.isEmpty()) item->setToolTip(Status, run.trial + (run.pruned ? tr(": its pruner stopped it; "
                                                                                           "Resume continues it") : ""));
-    if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
+    if (std::isfinite(run.bestMap)) item->setText(Best, tr("mAP %1").arg(run.bestMap, 0, 'f', 4));
+    else if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
     else if (std::isfinite(run.bestR2)) item->setText(Best, tr("R\u00b2 %1").arg(run.bestR2, 0, 'f', 4));
     item->setData(Steps, kProbeRole, !run.probe.isEmpty());
     if (!run.probe.isEmpty())  // a probe's steps are tries, not the settings' plan

@@ -11,8 +11,8 @@ Writes into OUT_DIR:
                     scripted run of finite and inf/NaN gradients
   data_statistics.json  Fashion-MNIST's pixel mean and std, exactly
   tasks.json        each task's loss and its gradient (loss.kind: mse, l1,
-                    huber, smooth_l1, cross_entropy) on the same outputs and
-                    targets, by torch.nn.functional
+                    huber, smooth_l1, cross_entropy, focal, bce) on the same
+                    outputs and targets, by torch.nn.functional
   builtin_cnn.json  the built-in CNN written in the usual order (conv, BN,
                     ReLU, max-pool per stage): its weights, a batch, and the
                     logits, loss, gradients and BatchNorm statistics of one
@@ -285,8 +285,19 @@ def make_tasks():
         loss = fn(o)
         loss.backward()
         cases.append({"loss": name, "delta": 0.7, **extra, "value": loss.item(), "grad": tolist(o.grad)})
+    # Multi-label: binary cross-entropy with logits on 0/1 targets, with and
+    # without pos_weight.
+    tags = (target > 0).float()
+    pos_weight = torch.tensor([0.5, 2.0, 3.0])
+    for extra, fn in [({}, lambda o: F.binary_cross_entropy_with_logits(o, tags)),
+                      ({"pos_weight": "0.5, 2, 3"},
+                       lambda o: F.binary_cross_entropy_with_logits(o, tags, pos_weight=pos_weight))]:
+        o = out.clone().float().requires_grad_(True)
+        loss = fn(o)
+        loss.backward()
+        cases.append({"loss": "bce", "delta": 0.7, **extra, "value": loss.item(), "grad": tolist(o.grad)})
     return {"shape": shape, "output": tolist(out.float()), "target": tolist(target.float()),
-            "labels": labels.tolist(), "cases": cases}
+            "tags": tolist(tags), "labels": labels.tolist(), "cases": cases}
 
 
 def to_json(value):

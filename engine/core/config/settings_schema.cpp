@@ -90,13 +90,27 @@ std::vector<FieldSpec> makeSchema() {
   const Applies regression = [](const TrainConfig& c) { return c.task.kind == "regression"; };
   choices(add(SETTING(task.kind), data, "Task", T::Choice,
               "classification: one class per example (cross-entropy, accuracy); regression: one or several "
-              "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2)."),
-          {"classification", "regression"});
+              "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2); "
+              "multilabel: any number of labels per example, from 0/1 columns or a column of tags "
+              "(binary cross-entropy; mAP, F1)."),
+          {"classification", "regression", "multilabel"});
+  const Applies multilabel = [](const TrainConfig& c) { return c.task.kind == "multilabel"; };
+  when(range(add(SETTING(task.threshold), data, "Label threshold", T::Real,
+                 "Multi-label: a label is predicted when its probability reaches this (the evaluation also "
+                 "reports each label's threshold of best F1)."),
+             between(0, 1, true, true)),
+       multilabel);
   choices(add(SETTING(loss.kind), data, "Loss", T::Choice,
-              "auto: cross_entropy for classification, mse for regression. Classification also takes focal "
+              "auto: cross_entropy for classification, mse for regression, bce for multilabel. Classification also "
+              "takes focal "
               "(cross-entropy that down-weights easy examples). Regression also takes l1 (mean absolute "
               "error), huber and smooth_l1 (quadratic near 0, linear beyond loss.huber_delta: robust to outliers)."),
-          {"auto", "cross_entropy", "focal", "mse", "l1", "huber", "smooth_l1"});
+          {"auto", "cross_entropy", "focal", "bce", "mse", "l1", "huber", "smooth_l1"});
+  when(add(SETTING(loss.pos_weight), data, "Positive weights", T::Text,
+           "Multi-label: none; balanced: each label's positives weighted by its negatives / positives in the "
+           "training split; or one weight per label, comma-separated (binary_cross_entropy_with_logits' "
+           "pos_weight)."),
+       multilabel);
   const Applies classification = [](const TrainConfig& c) { return c.task.kind == "classification"; };
   when(range(add(SETTING(loss.focal_gamma), data, "Focal loss gamma", T::Real,
                  "How much focal loss down-weights examples the model already gets right: (1 - p)^gamma; 0 is "
@@ -141,14 +155,20 @@ std::vector<FieldSpec> makeSchema() {
            "The column holding the class: its header name or 0-based index; empty: the last column."),
        csv, true);
   when(add(SETTING(data.target_columns), data, "Target columns", T::TextList,
-           "Regression: the columns to predict (names or 0-based indices, comma-separated); empty: the label "
-           "column (the last column when that is empty)."),
+           "Regression: the columns to predict; multi-label: the 0/1 columns, one per label (names or 0-based "
+           "indices, comma-separated). Empty: the label column (the last column when that is empty); for "
+           "multi-label it then holds each row's tags."),
        csv, true)
       .noEffect = [](const TrainConfig& c) -> std::string {
-    if (c.task.kind == "regression" || c.data.target_columns.empty()) return "";
+    if (c.task.kind != "classification" || c.data.target_columns.empty()) return "";
     return "has no effect under task.kind " + c.task.kind +
            ": data.label_column names the class column; set task.kind to regression to predict these columns";
   };
+  when(add(SETTING(data.tag_separator), data, "Tag separator", T::Text,
+           "Multi-label from one column of tags: what separates a row's tags (\"cat|outdoor\")."),
+       [](const TrainConfig& c) {
+         return c.data.format == "csv" && c.task.kind == "multilabel" && c.data.target_columns.empty();
+       });
   when(add(SETTING(data.ignore_columns), data, "Ignored columns", T::TextList,
            "Columns that are neither features nor the label (ids, free text): names or indices, comma-separated."),
        csv, true);
@@ -235,7 +255,7 @@ std::vector<FieldSpec> makeSchema() {
   choices(add(SETTING(train.early_stopping.metric), train, "Early stopping", T::Choice,
               "End the run when this evaluation figure stops improving; the best checkpoint is kept "
               "(checkpoints/best.ckpt, export --which best)."),
-          {"off", "eval_loss", "eval_accuracy", "eval_r2", "eval_rmse", "eval_mae"});
+          {"off", "eval_loss", "eval_accuracy", "eval_r2", "eval_rmse", "eval_mae", "eval_map"});
   const Applies early = [](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; };
   when(choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
                    "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE), max for an "

@@ -236,7 +236,23 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   const auto& t = c.task;
   const bool regression = t.kind == "regression";
   const std::string& loss = c.loss.kind;
-  if (t.kind == "classification" && loss != "auto" && loss != "cross_entropy" && loss != "focal")
+  const bool multilabel = t.kind == "multilabel";
+  if (multilabel && loss != "auto" && loss != "bce")
+    e.push_back({"loss.kind", "\"" + loss + "\" does not fit task.kind multilabel, whose loss is bce (binary "
+                              "cross-entropy per label): set loss.kind to auto or bce"});
+  if (!multilabel && loss == "bce")
+    e.push_back({"loss.kind", "bce is the multi-label loss; task.kind is " + t.kind + ": use auto"});
+  if (!multilabel && c.loss.pos_weight != "none")
+    e.push_back({"loss.pos_weight", "weighs each label's positives; it applies to task.kind multilabel (got " +
+                                        t.kind + "): set it to none, or use loss.class_weights"});
+  if (const std::string why = classWeightsProblem(c.loss.pos_weight); !why.empty())
+    e.push_back({"loss.pos_weight", why});
+  if (multilabel && c.data.format != "csv")
+    e.push_back({"task.kind", "multilabel reads its labels from a table's columns: it needs data.format csv (got \"" +
+                                  c.data.format + "\")"});
+  if (multilabel && c.data.tag_separator.empty() && c.data.target_columns.empty())
+    e.push_back({"data.tag_separator", "must not be empty: it separates the tags of a multi-label row"});
+  if (t.kind == "classification" && loss != "auto" && loss != "cross_entropy" && loss != "focal" && loss != "bce")
     e.push_back({"loss.kind", "\"" + loss + "\" does not fit task.kind classification, whose losses are "
                               "cross_entropy and focal: set loss.kind to auto, cross_entropy or focal, or task.kind to "
                               "regression"});
@@ -247,15 +263,17 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"loss.kind", "focal does not fit task.kind regression: use mse, l1, huber or smooth_l1"});
   if (const std::string why = classWeightsProblem(c.loss.class_weights); !why.empty())
     e.push_back({"loss.class_weights", why});
-  if (regression && c.loss.class_weights != "none")
-    e.push_back({"loss.class_weights", "weigh classes; task.kind regression has none: set it to none"});
-  if (regression && c.loss.label_smoothing > 0)
-    e.push_back({"loss.label_smoothing", "smooths class targets; task.kind regression has none: set it to 0"});
+  if (t.kind != "classification" && c.loss.class_weights != "none")
+    e.push_back({"loss.class_weights", "weigh the classes of task.kind classification (got " + t.kind + ")" +
+                                           (multilabel ? ": use loss.pos_weight" : ": set it to none")});
+  if (t.kind != "classification" && c.loss.label_smoothing > 0)
+    e.push_back({"loss.label_smoothing", "smooths the class targets of task.kind classification (got " + t.kind +
+                                             "): set it to 0"});
   if (loss == "focal" && c.loss.label_smoothing > 0)
     e.push_back({"loss.label_smoothing", "applies to cross_entropy, not to loss.kind focal: set it to 0"});
-  if (regression && c.data.sampler == "balanced")
-    e.push_back({"data.sampler", "balanced draws every class equally often; task.kind regression has no classes: "
-                                 "use shuffle"});
+  if (t.kind != "classification" && c.data.sampler == "balanced")
+    e.push_back({"data.sampler", "balanced draws every class equally often; task.kind " + t.kind +
+                                 " has no single class per example: use shuffle"});
   if (regression && c.data.format != "csv")
     e.push_back({"task.kind", "regression reads its targets from a table's columns: it needs data.format csv (got \"" +
                                   c.data.format + "\")"});
@@ -264,10 +282,13 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     const bool regressionMetric = m == "eval_r2" || m == "eval_rmse" || m == "eval_mae";
     if (regressionMetric && !regression)
       e.push_back({"train.early_stopping.metric", m + " is a regression figure; task.kind is " + t.kind +
-                                                      ": use eval_loss or eval_accuracy"});
+                                                      (multilabel ? ": use eval_loss, eval_accuracy or eval_map"
+                                                                  : ": use eval_loss or eval_accuracy")});
     if (m == "eval_accuracy" && regression)
       e.push_back({"train.early_stopping.metric", "eval_accuracy is a classification figure; task.kind is regression: "
                                                   "use eval_loss, eval_r2, eval_rmse or eval_mae"});
+    if (m == "eval_map" && !multilabel)
+      e.push_back({"train.early_stopping.metric", "eval_map is a multi-label figure; task.kind is " + t.kind});
   }
 
   const auto& d = c.data;

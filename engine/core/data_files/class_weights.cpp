@@ -40,6 +40,41 @@ std::string classWeightsProblem(const std::string& text) {
   return "must be none, balanced, or one positive number per class separated by commas (got \"" + text + "\")";
 }
 
+namespace {
+
+// A list of one weight per class or label, checked.
+std::vector<double> listOf(const std::string& setting, const std::string& text, const std::vector<std::string>& names,
+                           const char* what) {
+  std::vector<double> list;
+  if (!parseList(trimmed(text), list)) throw InputError(setting + " " + classWeightsProblem(text));
+  if (list.size() != names.size()) {
+    std::string known;
+    for (size_t c = 0; c < names.size() && c < 12; ++c) known += (c ? ", " : "") + names[c];
+    if (names.size() > 12) known += ", ...";
+    throw InputError(setting + " has " + std::to_string(list.size()) + " weight(s); the data has " +
+                     std::to_string(names.size()) + " " + what + " (" + known + "): give one weight per " +
+                     (std::string(what) == "classes" ? "class" : "label") + ", in that order");
+  }
+  return list;
+}
+
+}  // namespace
+
+std::vector<double> positiveWeights(const std::string& text, const std::vector<int64_t>& positives, int64_t examples,
+                                    const std::vector<std::string>& names) {
+  const std::string t = trimmed(text);
+  if (t == "none") return {};
+  if (t != "balanced") return listOf("loss.pos_weight", text, names, "labels");
+  std::vector<double> w;
+  for (size_t k = 0; k < positives.size(); ++k) {
+    if (positives[k] == 0)
+      throw InputError("loss.pos_weight balanced: label \"" + (k < names.size() ? names[k] : std::to_string(k)) +
+                       "\" has no positive training example; give the weights as a list");
+    w.push_back(static_cast<double>(examples - positives[k]) / static_cast<double>(positives[k]));
+  }
+  return w;
+}
+
 std::vector<double> classWeights(const std::string& text, const std::vector<int64_t>& counts,
                                  const std::vector<std::string>& names) {
   const std::string t = trimmed(text);
@@ -56,16 +91,7 @@ std::vector<double> classWeights(const std::string& text, const std::vector<int6
     }
     return w;
   }
-  std::vector<double> list;
-  if (!parseList(t, list)) throw InputError("loss.class_weights " + classWeightsProblem(text));
-  if (list.size() != classes) {
-    std::string known;
-    for (size_t c = 0; c < names.size() && c < 12; ++c) known += (c ? ", " : "") + names[c];
-    if (names.size() > 12) known += ", ...";
-    throw InputError("loss.class_weights has " + std::to_string(list.size()) + " weight(s); the data has " +
-                     std::to_string(classes) + " classes (" + known + "): give one weight per class, in that order");
-  }
-  return list;
+  return listOf("loss.class_weights", text, names, "classes");
 }
 
 }  // namespace studio

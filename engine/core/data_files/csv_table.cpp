@@ -241,7 +241,7 @@ NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
       if (why.rfind("\"", 0) == 0) why = "\"" + row[static_cast<size_t>(cols.targets[k])] + "\" is not a number";
       if (!why.empty())
         throw DataError(where + ", " + quoteName(t, cols.targets[k]) + ": " + why +
-                        " (a regression target must be a number; is this the right column in data.target_columns?)");
+                        " (a target column holds numbers; is this the right column in data.target_columns?)");
     }
     if (cols.label < 0) {
       for (size_t k = 0; k < cols.features.size(); ++k) {

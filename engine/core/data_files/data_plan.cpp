@@ -143,33 +143,112 @@ void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
 // rows held out unless data.test_file gave them (stratified by class; a
 // regression's rows are one stratum), the limits, the validation rows.
 void splitTable(DataPlan& p, const DataConfig& d, uint64_t seed) {
-  const int64_t strata = p.regression() ? 1 : p.classes();
+  const int64_t strata = p.hasTargets() ? 1 : p.classes();
   if (d.test_file.empty()) {
     if (d.test_fraction <= 0)
       throw DataError("there is no data.test_file and data.test_fraction is 0, so nothing is left to test on: set "
                       "data.test_fraction (e.g. 0.2) or data.test_file");
     p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), strata);
     p.testFrom = "held out of " + p.trainTable + ": " + percent(d.test_fraction) +
-                 (p.regression() ? " of the rows" : " of each class");
+                 (p.hasTargets() ? " of the rows" : " of each class");
   }
   limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
   limit(p.test, d.test_limit, true, mixSeed(seed, kLimitStream + 1));
   p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), strata);
-  if (p.regression() && !p.val.items.empty()) p.valFrom = "held out of the training rows: " + percent(d.val_fraction);
+  if (p.hasTargets() && !p.val.items.empty()) p.valFrom = "held out of the training rows: " + percent(d.val_fraction);
 }
 
-// A regression's table: the target columns' numbers, one stratum (label 0)
-// for the seeded splits.
-void planCsvRegression(DataPlan& p, const DataConfig& d, uint64_t seed) {
+std::vector<std::string> splitTags(const std::string& cell, const std::string& separator) {
+  std::vector<std::string> tags;
+  size_t start = 0;
+  while (start <= cell.size()) {
+    const size_t end = std::min(cell.find(separator, start), cell.size());
+    if (std::string tag = trimCell(cell.substr(start, end - start)); !tag.empty()) tags.push_back(std::move(tag));
+    start = end + separator.size();
+  }
+  return tags;
+}
+
+// A multi-label table's labels from its tag column: the tags of every row
+// as 0/1 columns (names: the training table's tags, sorted). `names` empty:
+// they are found here; else a tag outside them is an error (a test table's).
+void tagTargets(NumericTable& t, const CsvTable& table, const TableColumns& cols, const DataConfig& d,
+                std::vector<std::string>& names, const std::string& trainTable) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& text : t.labelText) rows.push_back(splitTags(text, d.tag_separator));
+  if (names.empty()) {
+    std::vector<std::string> all;
+    for (const auto& r : rows) all.insert(all.end(), r.begin(), r.end());
+    names = classNamesOf(all);
+  }
+  std::map<std::string, size_t> index;
+  for (size_t k = 0; k < names.size(); ++k) index[names[k]] = k;
+  t.targets = static_cast<int64_t>(names.size());
+  t.y.assign(rows.size() * names.size(), 0.0f);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::string where = "table " + table.path + " row " + std::to_string(static_cast<int64_t>(r) + table.firstRowNumber) +
+                              ", column \"" + table.columns[static_cast<size_t>(cols.label)] + "\"";
+    if (rows[r].empty())
+      throw DataError(where + ": \"" + t.labelText[r] + "\" has no tag (tags are separated by data.tag_separator \"" +
+                      d.tag_separator + "\")");
+    for (const auto& tag : rows[r]) {
+      const auto it = index.find(tag);
+      if (it == index.end())
+        throw DataError(where + " has tag \"" + tag + "\", which the training table " + trainTable +
+                        " does not have (a model can only predict the tags it was trained on)");
+      t.y[r * names.size() + it->second] = 1.0f;
+    }
+  }
+  t.labelText.clear();
+}
+
+// A multi-label table's 0/1 columns: every cell 0 or 1, every label present.
+void checkLabelColumns(const NumericTable& t, const CsvTable& table, const TableColumns& cols, bool training) {
+  const auto labels = static_cast<size_t>(t.targets);
+  for (size_t k = 0; k < labels; ++k) {
+    bool seen = false;
+    for (size_t r = 0; r < static_cast<size_t>(t.rows); ++r) {
+      const float v = t.y[r * labels + k];
+      if (v != 0.0f && v != 1.0f)
+        throw DataError("table " + table.path + " row " + std::to_string(static_cast<int64_t>(r) + table.firstRowNumber) +
+                        ", column \"" + cols.targetNames[k] + "\": " +
+                        trimCell(table.rows[r][static_cast<size_t>(cols.targets[k])]) +
+                        " is not 0 or 1 (a multi-label column says whether the row has that label)");
+      seen = seen || v == 1.0f;
+    }
+    if (training && !seen)
+      throw DataError("table " + table.path + " column \"" + cols.targetNames[k] +
+                      "\" is 0 in every row: a label the training rows never have cannot be learned (leave it out "
+                      "of data.target_columns)");
+  }
+}
+
+// A regression's or a multi-label table's targets: the target columns'
+// numbers (multi-label: 0/1 columns, or the label column's tags); one
+// stratum (label 0) for the seeded splits.
+void planCsvTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  const bool tags = p.multilabel() && d.target_columns.empty();
+  auto columnsOf = [&](const CsvTable& table) {
+    return tags ? selectColumns(table, d.label_column, d.ignore_columns)
+                : selectColumns(table, d.label_column, d.ignore_columns, &d.target_columns);
+  };
+  auto targetsOf = [&](const CsvTable& table, const TableColumns& cols, bool training) {
+    NumericTable t = numericTable(table, cols);
+    if (tags)
+      tagTargets(t, table, cols, d, p.targetNames, p.trainTable);
+    else if (p.multilabel())
+      checkLabelColumns(t, table, cols, training);
+    return t;
+  };
   const CsvTable train = readCsvTable(p.trainTable);
-  const TableColumns cols = selectColumns(train, d.label_column, d.ignore_columns, &d.target_columns);
+  const TableColumns cols = columnsOf(train);
   p.featureNames = cols.featureNames;
-  p.targetNames = cols.targetNames;
-  p.table = numericTable(train, cols);
+  if (!tags) p.targetNames = cols.targetNames;
+  p.table = targetsOf(train, cols, true);
   p.trainTableRows = p.table.rows;
   p.trainFirstRow = train.firstRowNumber;
   const auto targets = static_cast<size_t>(p.table.targets);
-  for (size_t k = 0; k < targets; ++k) {
+  for (size_t k = 0; k < targets && p.regression(); ++k) {
     bool varies = false;
     for (size_t r = 1; r < static_cast<size_t>(p.table.rows) && !varies; ++r)
       varies = p.table.y[r * targets + k] != p.table.y[k];
@@ -183,12 +262,12 @@ void planCsvRegression(DataPlan& p, const DataConfig& d, uint64_t seed) {
   if (!d.test_file.empty()) {
     p.testTable = d.test_file;
     const CsvTable test = readCsvTable(d.test_file);
-    const TableColumns testCols = selectColumns(test, d.label_column, d.ignore_columns, &d.target_columns);
+    const TableColumns testCols = columnsOf(test);
     if (testCols.features.size() != cols.features.size() ||
         (train.hasHeader && test.hasHeader &&
          (testCols.featureNames != cols.featureNames || testCols.targetNames != cols.targetNames)))
       throw DataError("tables disagree: " + d.test_file + " has other feature or target columns than " + p.trainTable);
-    const NumericTable t = numericTable(test, testCols);
+    const NumericTable t = targetsOf(test, testCols, false);
     p.testFirstRow = test.firstRowNumber;
     for (int64_t r = 0; r < t.rows; ++r) append(p.test, p.table.rows + r, 0);
     p.table.x.insert(p.table.x.end(), t.x.begin(), t.x.end());
@@ -199,10 +278,10 @@ void planCsvRegression(DataPlan& p, const DataConfig& d, uint64_t seed) {
   splitTable(p, d, seed);
 }
 
-void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed, bool regression) {
+void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
   p.kind = DataKind::Table;
   p.trainTable = d.train_file.empty() ? d.root : d.train_file;
-  if (regression) return planCsvRegression(p, d, seed);
+  if (p.task != "classification") return planCsvTargets(p, d, seed);
   const CsvTable train = readCsvTable(p.trainTable);
   const TableColumns cols = selectColumns(train, d.label_column, d.ignore_columns);
   p.featureNames = cols.featureNames;
@@ -258,12 +337,13 @@ DataPlan planData(const TrainConfig& c) {
   const DataConfig& d = c.data;
   DataPlan p;
   p.format = d.format;
+  p.task = c.task.kind;
   if (d.format == "idx")
     planIdx(p, d, c.train.seed);
   else if (d.format == "image_folder")
     planFolder(p, d, c.train.seed);
   else if (d.format == "csv")
-    planCsv(p, d, c.train.seed, c.task.kind == "regression");
+    planCsv(p, d, c.train.seed);
   else
     throw DataError("data.format must be idx, image_folder or csv (got \"" + d.format + "\")");
   if (!p.val.items.empty() && p.valFrom.empty())

@@ -57,11 +57,12 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d) {
   out.format = p.format;
   out.kind = p.kind;
   out.classNames = p.classNames;
-  const int64_t strata = p.regression() ? 1 : p.classes();  // a regression's labels are all 0
+  const int64_t strata = p.hasTargets() ? 1 : p.classes();  // a regression's or multi-label's labels are all 0
   out.trainCounts = classCounts(p.train.labels, strata);
   out.valCounts = classCounts(p.val.labels, strata);
   out.testCounts = classCounts(p.test.labels, strata);
   out.targetNames = p.targetNames;
+  out.task = p.task;
   out.input = inputShapeOf(p, d);
   out.featureNames = p.featureNames;
   out.trainFrom = p.trainFrom;

@@ -31,6 +31,49 @@ double realAt(const nlohmann::json& j, const char* key) {
   return j.at(key).get<double>();
 }
 
+nlohmann::json curveJson(const std::vector<std::pair<double, double>>& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [a, b] : c) out.push_back({num(a), num(b)});
+  return out;
+}
+
+std::vector<std::pair<double, double>> curveOf(const nlohmann::json& c) {
+  std::vector<std::pair<double, double>> out;
+  for (const auto& p : c) {
+    if (!p.is_array() || p.size() != 2) throw InputError("a curve's point is not two numbers");
+    out.emplace_back(p[0].is_number() ? p[0].get<double>() : kNaN, p[1].is_number() ? p[1].get<double>() : kNaN);
+  }
+  return out;
+}
+
+nlohmann::json reliabilityJson(const Reliability& r) {
+  nlohmann::json bins = nlohmann::json::array();
+  for (size_t k = 0; k < r.count.size(); ++k)
+    bins.push_back({{"count", r.count[k]}, {"confidence", num(r.confidence[k])}, {"accuracy", num(r.accuracy[k])}});
+  return {{"ece", num(r.ece)}, {"bins", bins}};
+}
+
+Reliability reliabilityFromJson(const nlohmann::json& j) {
+  Reliability r;
+  if (!j.is_object()) return r;
+  r.ece = numOr(j, "ece");
+  for (const auto& b : j.at("bins")) {
+    const int64_t count = wholeAt(b, "count");
+    if (count < 0) throw InputError("a reliability bin's count is negative");
+    r.count.push_back(count);
+    r.confidence.push_back(numOr(b, "confidence"));
+    r.accuracy.push_back(numOr(b, "accuracy"));
+  }
+  return r;
+}
+
+// What every task's report begins with (a classification's has no "task":
+// reports written before there were tasks read as classification).
+nlohmann::json header(const EvalReport& r) {
+  return {{"step", r.step},   {"epoch", r.epoch},       {"task", r.task},
+          {"split", r.split}, {"loss", num(r.loss)}, {"examples", r.examples}};
+}
+
 // A regression's figures and plotted values (every row as wide as targets).
 void readRegression(const nlohmann::json& j, EvalReport& r) {
   r.task = "regression";
@@ -63,6 +106,35 @@ void readRegression(const nlohmann::json& j, EvalReport& r) {
   r.actual = rows("actual");
   r.predicted = rows("predicted");
   if (r.actual.size() != r.predicted.size()) throw InputError("actual and predicted differ in length");
+}
+
+// A multi-label's figures and each label's curves.
+void readMultilabel(const nlohmann::json& j, EvalReport& r) {
+  r.task = "multilabel";
+  r.accuracy = numOr(j, "accuracy");
+  r.microF1 = numOr(j, "micro_f1");
+  r.macroF1 = numOr(j, "macro_f1");
+  r.map = numOr(j, "map");
+  r.examples = wholeAt(j, "examples");
+  const auto& curve = curveOf;
+  for (const auto& l : j.at("per_label")) {
+    LabelFigures f;
+    f.name = l.at("label").get<std::string>();
+    f.support = wholeAt(l, "support");
+    f.predicted = wholeAt(l, "predicted");
+    f.correct = wholeAt(l, "correct");
+    f.precision = numOr(l, "precision");
+    f.recall = numOr(l, "recall");
+    f.f1 = numOr(l, "f1");
+    f.averagePrecision = numOr(l, "average_precision");
+    f.rocAuc = numOr(l, "roc_auc");
+    f.threshold = numOr(l, "threshold");
+    f.bestThreshold = numOr(l, "best_threshold");
+    f.bestF1 = numOr(l, "best_f1");
+    f.roc = curve(l.at("roc"));
+    f.pr = curve(l.at("pr"));
+    r.labels.push_back(std::move(f));
+  }
 }
 
 }  // namespace
@@ -99,7 +171,7 @@ void computeClassFigures(EvalReport& r) {
 
 nlohmann::json toJson(const EvalReport& r) {
   nlohmann::json perClass = nlohmann::json::array();
-  for (const auto& f : r.perClass)
+  for (const auto& f : r.perClass) {
     perClass.push_back({{"class", f.name},
                         {"support", f.support},
                         {"predicted", f.predicted},
@@ -108,6 +180,12 @@ nlohmann::json toJson(const EvalReport& r) {
                         {"recall", num(f.recall)},
                         {"f1", num(f.f1)},
                         {"accuracy", num(f.accuracy)}});
+    if (!f.roc.empty() || !f.pr.empty())
+      perClass.back().update({{"average_precision", num(f.averagePrecision)},
+                              {"roc_auc", num(f.rocAuc)},
+                              {"roc", curveJson(f.roc)},
+                              {"pr", curveJson(f.pr)}});
+  }
   nlohmann::json wrong = nlohmann::json::array();
   for (const auto& w : r.wrong)
     wrong.push_back({{"index", w.index},
@@ -115,14 +193,45 @@ nlohmann::json toJson(const EvalReport& r) {
                      {"true", w.truth},
                      {"predicted", w.predicted},
                      {"confidence", w.confidence}});
+  if (r.task == "multilabel") {
+    nlohmann::json labels = nlohmann::json::array();
+    const auto& curve = curveJson;
+    for (const auto& f : r.labels)
+      labels.push_back({{"label", f.name},
+                        {"support", f.support},
+                        {"predicted", f.predicted},
+                        {"correct", f.correct},
+                        {"precision", num(f.precision)},
+                        {"recall", num(f.recall)},
+                        {"f1", num(f.f1)},
+                        {"average_precision", num(f.averagePrecision)},
+                        {"roc_auc", num(f.rocAuc)},
+                        {"threshold", f.threshold},
+                        {"best_threshold", f.bestThreshold},
+                        {"best_f1", f.bestF1},
+                        {"roc", curve(f.roc)},
+                        {"pr", curve(f.pr)}});
+    nlohmann::json j = header(r);
+    j.update({{"accuracy", num(r.accuracy)},
+              {"micro_f1", num(r.microF1)},
+              {"macro_f1", num(r.macroF1)},
+              {"map", num(r.map)},
+              {"per_label", labels}});
+    return j;
+  }
   if (r.task == "regression") {
     nlohmann::json targets = nlohmann::json::array();
     for (const auto& t : r.targets)
       targets.push_back({{"target", t.name}, {"rmse", num(t.rmse)}, {"mae", num(t.mae)}, {"r2", num(t.r2)},
                          {"mean", num(t.mean)}, {"std", num(t.std)}});
-    return {{"step", r.step},         {"epoch", r.epoch},   {"task", r.task},       {"split", r.split},
-            {"loss", num(r.loss)},    {"rmse", num(r.rmse)}, {"mae", num(r.mae)},    {"r2", num(r.r2)},
-            {"examples", r.examples}, {"targets", targets}, {"actual", r.actual}, {"predicted", r.predicted}};
+    nlohmann::json j = header(r);
+    j.update({{"rmse", num(r.rmse)},
+              {"mae", num(r.mae)},
+              {"r2", num(r.r2)},
+              {"targets", targets},
+              {"actual", r.actual},
+              {"predicted", r.predicted}});
+    return j;
   }
   return {{"step", r.step},
           {"epoch", r.epoch},
@@ -134,6 +243,7 @@ nlohmann::json toJson(const EvalReport& r) {
           {"confusion", r.confusion},
           {"per_class", perClass},
           {"most_confident_wrong", wrong},
+          {"reliability", reliabilityJson(r.reliability)},
           {"thumbnails", r.thumbnails},
           {"thumbnail_size", {r.thumbnailHeight, r.thumbnailWidth}}};
 }
@@ -147,6 +257,10 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
     r.loss = numOr(j, "loss");
     if (j.contains("task") && j["task"] == "regression") {
       readRegression(j, r);
+      return r;
+    }
+    if (j.contains("task") && j["task"] == "multilabel") {
+      readMultilabel(j, r);
       return r;
     }
     r.classes = j.at("classes").get<std::vector<std::string>>();
@@ -164,6 +278,16 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
       r.confusion.push_back(counts);
     }
     computeClassFigures(r);
+    if (const auto pc = j.find("per_class"); pc != j.end() && pc->is_array() && pc->size() == k)
+      for (size_t c = 0; c < k; ++c) {
+        const auto& f = (*pc)[c];
+        if (!f.is_object() || !f.contains("roc")) continue;
+        r.perClass[c].averagePrecision = numOr(f, "average_precision");
+        r.perClass[c].rocAuc = numOr(f, "roc_auc");
+        r.perClass[c].roc = curveOf(f.at("roc"));
+        r.perClass[c].pr = curveOf(f.at("pr"));
+      }
+    if (j.contains("reliability")) r.reliability = reliabilityFromJson(j["reliability"]);
     const auto wrong = j.contains("most_confident_wrong") ? j["most_confident_wrong"] : nlohmann::json::array();
     if (!wrong.is_array()) throw InputError("most_confident_wrong is not a list");
     for (const auto& w : wrong) {

@@ -60,6 +60,17 @@ std::vector<MetricSpec> make() {
   m.push_back(r2);
   m.push_back(real("eval_rmse", "eval RMSE", "target units", K::Eval, C::None, &MetricRecord::evalRmse));
   m.push_back(real("eval_mae", "eval MAE", "target units", K::Eval, C::None, &MetricRecord::evalMae));
+  // task.kind multilabel: mAP and macro F1 beside accuracy (the subset's).
+  MetricSpec map = real("eval_map", "eval mAP", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMap, 4);
+  map.dots = true;
+  m.push_back(map);
+  MetricSpec f1 = real("eval_f1", "eval F1 (macro)", "F1", K::Eval, C::Accuracy, &MetricRecord::evalF1, 5);
+  f1.dots = true;
+  f1.dashed = true;
+  m.push_back(f1);
+  // Classification: in metrics.csv, TensorBoard and the Evaluation tab.
+  m.push_back(real("eval_auc", "eval ROC AUC (mean of classes)", "AUC", K::Eval, C::None, &MetricRecord::evalAuc));
+  m.push_back(real("eval_ece", "eval calibration error", "ECE", K::Eval, C::None, &MetricRecord::evalEce));
   return m;
 }
 

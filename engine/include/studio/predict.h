@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -66,10 +67,15 @@ struct PredictionReport {
   std::vector<PredictionRow> rows;
   std::vector<float> probabilities;  // rows x classes, every class (0 for a skipped row)
   std::vector<float> features;       // tables: rows x features, as read (for attributions)
-  // A regression (classes empty): its target columns, and each row's
-  // predicted values in the data's units (rows x targets; NaN for a skipped row).
+  // A regression or multi-label model (classes empty): its target columns
+  // or labels, and each row's predicted values in the data's units, or each
+  // label's probability (rows x targets; NaN for a skipped row).
   std::vector<std::string> targets;
   std::vector<float> values;
+  // Multi-label: a label is predicted at this probability (task.threshold);
+  // NaN for a regression. tagSeparator joins a row's predicted labels.
+  double threshold = std::numeric_limits<double>::quiet_NaN();
+  std::string tagSeparator = "|";
   int64_t skipped = 0;
   int64_t labelled = 0, correct = 0;            // rows with a known label; of them, top-1 right
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted], when labelled > 0

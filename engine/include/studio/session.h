@@ -45,6 +45,11 @@ struct RunSummary {
   double testRmse = MetricRecord::kNone;
   double testMae = MetricRecord::kNone;
   double bestEvalR2 = MetricRecord::kNone;
+  // task.kind multilabel: the test split's mAP and macro F1 (testAccuracy:
+  // its subset accuracy), and the best evaluation's mAP.
+  double testMap = MetricRecord::kNone;
+  double testF1 = MetricRecord::kNone;
+  double bestEvalMap = MetricRecord::kNone;
   double finalTrainLoss = MetricRecord::kNone;
   double finalEvalLoss = MetricRecord::kNone;
   double samplesPerSecond = MetricRecord::kNone;  // training samples over training time

@@ -93,17 +93,18 @@ void splitsFrom(DataSplits& d, const torch::Tensor& pool, const DataPlan& p, con
   d.test = make(p.test, d.testItems);
 }
 
-// A regression's targets for every table row (float32 [rows, T]),
+// A table's targets for every row (float32 [rows, T]): a regression's
 // standardised with the training split's mean and population std (as
-// scikit-learn's StandardScaler: 1 where a target does not vary there).
-torch::Tensor regressionTargets(DataSplits& d, const DataPlan& p, bool standardize) {
+// scikit-learn's StandardScaler: 1 where a target does not vary there), a
+// multi-label's 0/1 labels as they are.
+torch::Tensor tableTargets(DataSplits& d, const DataPlan& p, bool standardize) {
   d.targetNames = p.targetNames;
   const int64_t t = static_cast<int64_t>(p.targetNames.size());
   const torch::Tensor all =
       torch::from_blob(const_cast<float*>(p.table.y.data()), {p.table.rows, t}, torch::kFloat32).to(torch::kFloat64);
   const torch::Tensor train = all.index_select(0, torch::tensor(p.train.items, torch::kInt64));
   torch::Tensor mean = torch::zeros({t}, torch::kFloat64), std = torch::ones({t}, torch::kFloat64);
-  if (standardize && train.size(0) > 0) {
+  if (standardize && p.regression() && train.size(0) > 0) {
     mean = train.mean(0);
     std = train.var(0, /*unbiased=*/false).sqrt();
     std = torch::where(std > 1e-12, std, torch::ones_like(std));
@@ -196,6 +197,7 @@ void statistics(DataSplits& d, bool normalize) {
 DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
   DataSplits d;
   d.kind = p.kind;
+  d.task = p.task;
   d.classNames = p.classNames;
   d.input = inputShapeOf(p, cfg.data);
   if (p.format == "idx") {
@@ -240,7 +242,11 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
                                           torch::kFloat32)
                              .clone();
     splitsFrom(d, pool, p, nullptr,
-               p.regression() ? regressionTargets(d, p, cfg.task.standardize_targets) : torch::Tensor());
+               p.hasTargets() ? tableTargets(d, p, cfg.task.standardize_targets) : torch::Tensor());
+  }
+  if (d.multilabel()) {
+    const torch::Tensor positives = d.train->all().y.sum(0).to(torch::kInt64).contiguous();
+    d.labelPositives.assign(positives.data_ptr<int64_t>(), positives.data_ptr<int64_t>() + positives.numel());
   }
   d.trainCounts = classCounts(labelsOf(*d.train), d.numClasses());
   d.valCounts = classCounts(labelsOf(*d.val), d.numClasses());

@@ -23,13 +23,16 @@ struct DataSplits {
   std::shared_ptr<ExampleSet> train, val, test;
   DataKind kind = DataKind::Image;
   InputShape input;
-  std::vector<std::string> classNames;   // empty for a regression
+  std::string task = "classification";   // task.kind
+  std::vector<std::string> classNames;   // empty for a regression or multi-label
   std::vector<double> mean, std;  // per channel or feature; 0 and 1 when data.normalize is off
-  // A regression's targets: their columns, and the training split's mean and
-  // population std the examples' targets were standardised with (0 and 1
-  // when task.standardize_targets is off).
+  // A regression's targets or a multi-label's labels: their names, and the
+  // training split's mean and population std a regression's targets were
+  // standardised with (0 and 1 when task.standardize_targets is off, and
+  // for labels).
   std::vector<std::string> targetNames;
   std::vector<double> targetMean, targetStd;
+  std::vector<int64_t> labelPositives;  // multi-label: each label's training examples
   std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class, after skipped files
   std::vector<int64_t> trainItems, valItems, testItems;     // the plan's item at each position
   // Image folders: what decoding did.
@@ -38,9 +41,12 @@ struct DataSplits {
   std::string cacheFile;
   double decodeSeconds = 0;
   int64_t numClasses() const { return static_cast<int64_t>(classNames.size()); }
-  bool regression() const { return !targetNames.empty(); }
-  // The model's outputs: a logit per class, or a value per target.
-  int64_t outputs() const { return regression() ? static_cast<int64_t>(targetNames.size()) : numClasses(); }
+  bool regression() const { return task == "regression"; }
+  bool multilabel() const { return task == "multilabel"; }
+  // The model's outputs: a logit per class or label, or a value per target.
+  int64_t outputs() const {
+    return regression() || multilabel() ? static_cast<int64_t>(targetNames.size()) : numClasses();
+  }
 };
 
 DataSplits loadData(const TrainConfig& config, const DataPlan& plan, const LoadProgress& progress);

@@ -108,6 +108,9 @@ RunSummary summaryFile(const std::string& runDir) {
   num("test_rmse", s.testRmse);
   num("test_mae", s.testMae);
   num("best_eval_r2", s.bestEvalR2);
+  num("test_map", s.testMap);
+  num("test_f1", s.testF1);
+  num("best_eval_map", s.bestEvalMap);
   num("final_train_loss", s.finalTrainLoss);
   num("final_eval_loss", s.finalEvalLoss);
   num("samples_per_second", s.samplesPerSecond);

@@ -20,18 +20,21 @@ std::string field(const std::string& s) {
 
 void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
   char number[32];
-  if (!r.targets.empty()) {  // a regression: a column per target
-    std::string out = "source";
+  if (!r.targets.empty()) {  // a column per target, or per label (its probability) and the labels predicted
+    const bool labels = r.threshold == r.threshold;
+    std::string out = labels ? "source,labels" : "source";
     for (const auto& t : r.targets) out += "," + field(t);
     out += ",error\n";
     for (size_t i = 0; i < r.rows.size(); ++i) {
       out += field(r.rows[i].source);
+      std::string said, values;
       for (size_t k = 0; k < r.targets.size(); ++k) {
         const float v = r.values[i * r.targets.size() + k];
         std::snprintf(number, sizeof number, "%.9g", static_cast<double>(v));
-        out += "," + (v == v ? std::string(number) : std::string());
+        values += "," + (v == v ? std::string(number) : std::string());
+        if (labels && v >= r.threshold) said += (said.empty() ? "" : r.tagSeparator) + r.targets[k];
       }
-      out += "," + field(r.rows[i].error) + "\n";
+      out += (labels ? "," + field(said) : std::string()) + values + "," + field(r.rows[i].error) + "\n";
     }
     writeFileAtomically(path, out);
     return;

@@ -244,9 +244,11 @@ void Predictor::Impl::predictValues(const torch::Tensor& all, const TableInputs&
   const auto width = static_cast<int64_t>(targets.size());
   for (int64_t b = 0; b < t.rows; b += options.batchSize) {
     const int64_t n = std::min(options.batchSize, t.rows - b);
-    // The outputs in the data's units, one sync a batch (a table's rows are few).
-    const torch::Tensor v = (model->forward(normalise(all.narrow(0, b, n))).to(torch::kCPU, torch::kFloat64) *
-                                 targetStd + targetMean)
+    // The outputs in the data's units, or the labels' probabilities; one
+    // sync a batch (a table's rows are few).
+    const torch::Tensor out = model->forward(normalise(all.narrow(0, b, n))).to(torch::kCPU, torch::kFloat32);
+    const torch::Tensor v = (targetMean.defined() ? out.to(torch::kFloat64) * targetStd + targetMean
+                                                  : torch::sigmoid(out))  // as the evaluation computes them
                                 .to(torch::kFloat32)
                                 .contiguous();
     for (int64_t i = 0; i < n; ++i) {
@@ -272,6 +274,10 @@ PredictionReport Predictor::Impl::emptyReport() const {
   r.input = images() ? "image" : "table";
   r.classes = classes;
   r.targets = targets;
+  if (config.task.kind == "multilabel") {
+    r.threshold = config.task.threshold;
+    r.tagSeparator = config.data.tag_separator;
+  }
   return r;
 }
 
@@ -303,11 +309,13 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
   if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
     m->targets = t->value("names", std::vector<std::string>{});
-    const auto mean = t->value("mean", std::vector<double>{}), std = t->value("std", std::vector<double>{});
-    if (mean.size() != m->targets.size() || std.size() != m->targets.size())
-      throw InputError("settings.json's run_info.targets of " + folder + " has no mean and std for each target");
-    m->targetMean = torch::tensor(mean, torch::kFloat64);
-    m->targetStd = torch::tensor(std, torch::kFloat64);
+    if (m->config.task.kind != "multilabel") {
+      const auto mean = t->value("mean", std::vector<double>{}), std = t->value("std", std::vector<double>{});
+      if (mean.size() != m->targets.size() || std.size() != m->targets.size())
+        throw InputError("settings.json's run_info.targets of " + folder + " has no mean and std for each target");
+      m->targetMean = torch::tensor(mean, torch::kFloat64);
+      m->targetStd = torch::tensor(std, torch::kFloat64);
+    }
   }
   m->device = resolveDevice(options.device);
   m->model = makeModel(m->config.model, m->input, outputsFromRunInfo(info));

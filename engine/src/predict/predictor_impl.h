@@ -26,7 +26,7 @@ struct Predictor::Impl {
   // A regression's target columns and the statistics its targets were
   // standardised with (run_info's targets).
   std::vector<std::string> targets;
-  torch::Tensor targetMean, targetStd;
+  torch::Tensor targetMean, targetStd;  // a regression's; undefined for multi-label (probabilities)
   std::string weights, note, description;
   torch::Device device{torch::kCPU};
   std::unique_ptr<Model> model;

@@ -106,7 +106,10 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   pre["task"] = cfg.task.kind;
   if (info.contains(k::kTargets)) {
     pre["targets"] = info.at(k::kTargets);
-    pre["outputs"] = "y = model(x) * std + mean, target by target, in the order of \"targets\".names";
+    pre["outputs"] = cfg.task.kind == "multilabel"
+                         ? "p = sigmoid(model(x)), label by label in the order of \"targets\".names; a label is "
+                           "predicted when p >= \"targets\".threshold"
+                         : "y = model(x) * std + mean, target by target, in the order of \"targets\".names";
   }
   if (input.features > 0) {
     pre["features"] = info.value(k::kFeatures, nlohmann::json::array());

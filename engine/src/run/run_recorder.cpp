@@ -165,6 +165,11 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
     j["test_mae"] = num(s.testMae);
     j["best_eval_r2"] = num(s.bestEvalR2);
   }
+  if (!std::isnan(s.testMap) || !std::isnan(s.bestEvalMap)) {
+    j["test_map"] = num(s.testMap);
+    j["test_f1"] = num(s.testF1);
+    j["best_eval_map"] = num(s.bestEvalMap);
+  }
   if (s.worldSize > 1) j["world_size"] = s.worldSize;
   if (!s.earlyStoppingMetric.empty())
     j["early_stopping"] = {{"metric", s.earlyStoppingMetric},

@@ -215,6 +215,8 @@ void TensorBoardWriter::finish(const RunSummary& s) {
                                    {"final/test_r2", s.testR2},
                                    {"final/test_rmse", s.testRmse},
                                    {"final/test_mae", s.testMae},
+                                   {"final/test_map", s.testMap},
+                                   {"final/test_f1", s.testF1},
                                    {"final/samples_per_second", s.samplesPerSecond}})
     if (std::isfinite(value)) addScalar(e.mutable_summary(), tag, value);
   // A stopped run may go on (resume): its session ends when the run does.

@@ -37,7 +37,17 @@ Image thumbnailStrip(const torch::Tensor& u8, int64_t& cellH, int64_t& cellW) {
   return img;
 }
 
-EvalFigures figuresOf(const EvalOutcome& o) { return {o.loss, o.accuracy, o.r2, o.rmse, o.mae}; }
+EvalFigures figuresOf(const EvalOutcome& o) {
+  return {o.loss, o.accuracy, o.r2, o.rmse, o.mae, o.map, o.macroF1, o.rocAuc, o.reliability.ece};
+}
+
+// An evaluation's figures for the log.
+std::string figuresText(const EvalFigures& e) {
+  if (!std::isnan(e.map))
+    return " mAP " + fmt(e.map) + " F1 (macro) " + fmt(e.f1) + " subset accuracy " + fmt(e.accuracy);
+  if (std::isnan(e.accuracy)) return " R\u00b2 " + fmt(e.r2) + " RMSE " + fmt(e.rmse) + " MAE " + fmt(e.mae);
+  return " accuracy " + fmt(e.accuracy);
+}
 
 // Clears the phase when an evaluation ends (an error included).
 struct PhaseScope {
@@ -58,6 +68,7 @@ EvalOptions Evaluation::options(const std::string& what) {
   o.targetNames = c.data.splits.targetNames;
   o.targetMean = c.data.splits.targetMean;
   o.targetStd = c.data.splits.targetStd;
+  o.threshold = c.cfg.task.threshold;
   o.group = c.where.ranks;
   o.progress = [this, what](int64_t done, int64_t total) { m_ctx.setPhase(what, done, total); };
   return o;
@@ -117,13 +128,15 @@ void Evaluation::atStep() {
   r.evalR2 = e.r2;
   r.evalRmse = e.rmse;
   r.evalMae = e.mae;
+  r.evalMap = e.map;
+  r.evalF1 = e.f1;
+  r.evalAuc = e.auc;
+  r.evalEce = e.ece;
   c.callbacks->onEvaluation(c, haveVal, r);
   c.post(r);
   c.lastEvalLoss = e.loss;
   log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation" : "test") + " loss " +
-            fmt(e.loss) +
-            (std::isnan(e.accuracy) ? " R\u00b2 " + fmt(e.r2) + " RMSE " + fmt(e.rmse) + " MAE " + fmt(e.mae)
-                                    : " accuracy " + fmt(e.accuracy)));
+            fmt(e.loss) + figuresText(e));
   EvalVerdict verdict{e, haveVal, std::nullopt};
   c.callbacks->onEvaluated(c, verdict);
   c.callbacks->afterEvaluation(c, verdict);

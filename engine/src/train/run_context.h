@@ -57,14 +57,22 @@ enum class RunActivity { Training, SettingUp, Evaluating };
 struct EvalFigures {
   double loss = MetricRecord::kNone, accuracy = MetricRecord::kNone;
   double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
-  // The task's main figure, higher is better: accuracy, or R².
-  double score() const { return std::isnan(accuracy) ? r2 : accuracy; }
+  double map = MetricRecord::kNone, f1 = MetricRecord::kNone;  // multi-label (f1: macro)
+  double auc = MetricRecord::kNone, ece = MetricRecord::kNone;  // classification: mean one-vs-rest ROC AUC; ECE
+  // The task's main figure, higher is better: accuracy, R², or mAP.
+  double score() const {
+    if (!std::isnan(map)) return map;
+    return std::isnan(accuracy) ? r2 : accuracy;
+  }
   // An evaluation metric by its id (eval_loss, eval_accuracy, eval_r2, ...).
   double metric(const std::string& id) const {
     if (id == "eval_loss") return loss;
     if (id == "eval_r2") return r2;
     if (id == "eval_rmse") return rmse;
     if (id == "eval_mae") return mae;
+    if (id == "eval_map") return map;
+    if (id == "eval_auc") return auc;
+    if (id == "eval_ece") return ece;
     return accuracy;
   }
 };

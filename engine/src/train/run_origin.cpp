@@ -211,11 +211,17 @@ void writeRunSettings(RunContext& ctx) {
                            {"decoded_cache", data.cacheFile}}},
                          {k::kLrChanges, ctx.lr.changes}};
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
-  if (!data.regression())
+  if (data.task == "classification")
     if (const auto w = classWeights(ctx.cfg.loss.class_weights, data.trainCounts, data.classNames); !w.empty())
       info[k::kClassWeights] = w;
   if (data.regression())
     info[k::kTargets] = {{"names", data.targetNames}, {"mean", data.targetMean}, {"std", data.targetStd}};
+  if (data.multilabel()) {
+    info[k::kTargets] = {{"names", data.targetNames}, {"positives", data.labelPositives},
+                         {"threshold", ctx.cfg.task.threshold}};
+    const auto w = positiveWeights(ctx.cfg.loss.pos_weight, data.labelPositives, data.train->size(), data.targetNames);
+    if (!w.empty()) info[k::kTargets]["pos_weight"] = w;
+  }
   if (!ctx.parts.modelSha256.empty()) info[k::kModelSha256] = ctx.parts.modelSha256;
   if (!ctx.lineage.parent.is_null()) info[k::kParent] = ctx.lineage.parent;
   if (!ctx.lineage.runId.empty()) info[k::kRunId] = ctx.lineage.runId;

@@ -72,9 +72,22 @@ void logData(const RunContext& ctx) {
   log::info("data (" + plan.format + "): " + std::to_string(data.train->size()) + " training, " +
             std::to_string(data.val->size()) + " validation, " + std::to_string(data.test->size()) +
             " test examples of " + data.input.text() + ", " +
-            (data.regression() ? std::to_string(data.targetNames.size()) + " regression target(s)"
-                               : std::to_string(data.numClasses()) + " classes"));
-  if (data.regression()) {
+            (data.regression()   ? std::to_string(data.targetNames.size()) + " regression target(s)"
+             : data.multilabel() ? std::to_string(data.targetNames.size()) + " labels"
+                                 : std::to_string(data.numClasses()) + " classes"));
+  if (data.multilabel()) {
+    std::string labels;
+    for (size_t k = 0; k < data.targetNames.size(); ++k)
+      labels += std::string(k ? ", " : "") + data.targetNames[k] + " " + std::to_string(data.labelPositives[k]);
+    log::info("training examples per label: " + labels);
+    if (const auto w = positiveWeights(ctx.cfg.loss.pos_weight, data.labelPositives, data.train->size(),
+                                       data.targetNames);
+        !w.empty()) {
+      std::string list;
+      for (double x : w) list += (list.empty() ? "" : " ") + fmt(x, 4);
+      log::info("positive weights (loss.pos_weight " + ctx.cfg.loss.pos_weight + "): " + list);
+    }
+  } else if (data.regression()) {
     const bool standardized = ctx.cfg.task.standardize_targets;
     std::string targets;
     for (size_t t = 0; t < data.targetNames.size(); ++t)
@@ -181,7 +194,8 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   const DataSplits& data = ctx.data.splits;
   const torch::Device device = ctx.where.device;
   const TrainConfig& cfg = ctx.cfg;
-  ctx.parts.task = makeTask(cfg, {data.trainCounts, data.classNames, device});
+  ctx.parts.task = makeTask(cfg, {data.trainCounts, data.classNames, data.targetNames, data.labelPositives,
+                                  data.train->size(), device});
   auto& model = ctx.parts.model;
   model = makeModel(cfg.model, data.input, data.outputs());
   if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
@@ -235,7 +249,7 @@ void startLoader(RunContext& ctx) {
     o.shardRank = ctx.where.ranks->rank();
     o.shardCount = ctx.where.ranks->world();
   }
-  if (cfg.data.sampler == "balanced" && !data.regression()) o.sampleWeights = balancedSampleWeights(data);
+  if (cfg.data.sampler == "balanced" && data.task == "classification") o.sampleWeights = balancedSampleWeights(data);
   ctx.setPhase(o.deviceResident ? "moving the data to " + describeDevice(device) : "starting the loader");
   ctx.data.loader = std::make_unique<BatchLoader>(data.train, o, device);
   ctx.data.val = o.deviceResident ? onDevice(data.val, device) : data.val;

@@ -85,11 +85,15 @@ void finalTest(RunContext& c, RunSummary& summary) {
   summary.testR2 = test.r2;
   summary.testRmse = test.rmse;
   summary.testMae = test.mae;
+  summary.testMap = test.map;
+  summary.testF1 = test.f1;
   c.callbacks->onFinalTest(c, summary);
   summary.evalSeconds = c.times.eval;
-  const std::string figure = std::isnan(test.accuracy)
-                                 ? "test R\u00b2 " + fmt(test.r2) + ", RMSE " + fmt(test.rmse) + ", MAE " + fmt(test.mae)
-                                 : "test accuracy " + fmt(test.accuracy);
+  const std::string figure =
+      !std::isnan(test.map)    ? "test mAP " + fmt(test.map) + ", F1 (macro) " + fmt(test.f1) +
+                                     ", subset accuracy " + fmt(test.accuracy)
+      : std::isnan(test.accuracy) ? "test R\u00b2 " + fmt(test.r2) + ", RMSE " + fmt(test.rmse) + ", MAE " + fmt(test.mae)
+                                  : "test accuracy " + fmt(test.accuracy);
   log::info("finished: " + figure + ", test loss " + fmt(test.loss) + ", " +
             fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
 }

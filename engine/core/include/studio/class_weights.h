@@ -22,4 +22,11 @@ std::string classWeightsProblem(const std::string& text);
 std::vector<double> classWeights(const std::string& text, const std::vector<int64_t>& counts,
                                  const std::vector<std::string>& classNames);
 
+// Multi-label loss.pos_weight, the same three forms: "balanced" gives each
+// label negatives / positives among the `examples` training rows. Throws
+// InputError naming loss.pos_weight for a list of another length, or
+// "balanced" meeting a label without positives.
+std::vector<double> positiveWeights(const std::string& text, const std::vector<int64_t>& positives, int64_t examples,
+                                    const std::vector<std::string>& labelNames);
+
 }  // namespace studio

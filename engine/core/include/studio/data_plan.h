@@ -7,8 +7,9 @@
 //    data.test_fraction (data.val_fraction) of each class is held out.
 //  - csv: the rows of the table (data.root or data.train_file); without
 //    data.test_file, data.test_fraction of each class is held out. A
-//    regression (task.kind) has target columns instead of classes: its
-//    labels are all 0 (one stratum), its targets in table.y.
+//    regression or multi-label table (task.kind) has target columns or tags
+//    instead of classes: its labels are all 0 (one stratum), its targets in
+//    table.y (multi-label: 0 or 1 per label).
 // For folders and tables the limits take N examples chosen by a seeded
 // shuffle (their files and rows are often sorted by class). Validation is
 // held out of the training examples, stratified. All of it is seeded by
@@ -35,8 +36,9 @@ struct PlannedSplit {
 struct DataPlan {
   std::string format;
   DataKind kind = DataKind::Image;
-  std::vector<std::string> classNames;   // empty for a regression
-  std::vector<std::string> targetNames;  // a regression's target columns
+  std::string task = "classification";   // task.kind
+  std::vector<std::string> classNames;   // empty for a regression or multi-label
+  std::vector<std::string> targetNames;  // a regression's target columns, a multi-label's labels
   PlannedSplit train, val, test;
   std::string trainFrom, valFrom, testFrom;  // where each split comes from, in words
 
@@ -57,9 +59,12 @@ struct DataPlan {
   int64_t trainTableRows = 0, trainFirstRow = 1, testFirstRow = 1;  // spreadsheet row numbers
 
   int64_t classes() const { return static_cast<int64_t>(classNames.size()); }
-  bool regression() const { return !targetNames.empty(); }
-  // The model's outputs: a logit per class, or a value per target.
-  int64_t outputs() const { return regression() ? static_cast<int64_t>(targetNames.size()) : classes(); }
+  bool regression() const { return task == "regression"; }
+  bool multilabel() const { return task == "multilabel"; }
+  // A value per example and target (regression) or label (multi-label) in table.y.
+  bool hasTargets() const { return regression() || multilabel(); }
+  // The model's outputs: a logit per class or label, or a value per target.
+  int64_t outputs() const { return hasTargets() ? static_cast<int64_t>(targetNames.size()) : classes(); }
 };
 
 // Throws DataError naming the file, folder, row or column that is wrong.

@@ -27,7 +27,8 @@ struct DatasetDescription {
   DataKind kind = DataKind::Image;
   std::vector<std::string> classNames;
   std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class (a regression: all in one)
-  std::vector<std::string> targetNames;   // a regression's target columns
+  std::vector<std::string> targetNames;   // a regression's target columns, a multi-label's labels
+  std::string task = "classification";
   InputShape input;
   std::vector<std::string> featureNames;  // tables
   std::string trainFrom, valFrom, testFrom;

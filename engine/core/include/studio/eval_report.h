@@ -7,8 +7,12 @@
 // Thread: plain data and free functions, any thread.
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "studio/calibration.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -20,6 +24,11 @@ struct ClassFigures {
   int64_t predicted = 0;  // examples predicted as this class
   int64_t correct = 0;
   double precision = 0, recall = 0, f1 = 0, accuracy = 0;  // NaN when undefined (nothing predicted / no support)
+  // One-vs-rest on the class's probability (NaN when not computed): its
+  // average precision and ROC AUC, and the curves (studio/binary_curves.h).
+  double averagePrecision = std::numeric_limits<double>::quiet_NaN();
+  double rocAuc = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::pair<double, double>> roc, pr;
 };
 
 struct WrongExample {
@@ -37,6 +46,18 @@ struct TargetFigures {
   double mean = 0, std = 0;  // of the actual values (population std)
 };
 
+// A multi-label's label on a split: counts and figures at the threshold
+// used, its ranking figures (average precision, ROC AUC), the threshold of
+// its best F1 on this split, and its curves (see studio/binary_curves.h).
+struct LabelFigures {
+  std::string name;
+  int64_t support = 0, predicted = 0, correct = 0;  // examples with it, predicted with it, both
+  double precision = 0, recall = 0, f1 = 0;          // NaN precision/recall when undefined
+  double averagePrecision = 0, rocAuc = 0;
+  double threshold = 0.5, bestThreshold = 0.5, bestF1 = 0;
+  std::vector<std::pair<double, double>> roc, pr;
+};
+
 struct EvalReport {
   int64_t step = 0, epoch = 0;
   std::string task = "classification";  // task.kind
@@ -49,17 +70,32 @@ struct EvalReport {
   double rmse = 0, mae = 0, r2 = 0;
   std::vector<TargetFigures> targets;
   std::vector<std::vector<double>> actual, predicted;
+  // A multi-label's: accuracy is the subset accuracy (every label right);
+  // F1 over all decisions (micro) and the labels' mean (macro); mAP, the
+  // labels' mean average precision; each label's figures.
+  double microF1 = 0, macroF1 = 0, map = 0;
+  std::vector<LabelFigures> labels;
   int64_t examples = 0;
   std::vector<std::string> classes;
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]
   std::vector<ClassFigures> perClass;
   std::vector<WrongExample> wrong;              // most confident first
+  // Classification: the reliability diagram and its expected calibration
+  // error (empty count: not computed).
+  Reliability reliability;
   std::string thumbnails;                       // the PNG beside the report ("" for tables)
   int64_t thumbnailHeight = 0, thumbnailWidth = 0;
 };
 
 // Examples whose values a regression's report keeps for its plots.
 inline constexpr int64_t kReportedPoints = 2000;
+
+// A multi-label's figures from each example's probabilities and 0/1 truths
+// (examples x labels, row-major) at `threshold`: labels, accuracy, microF1,
+// macroF1, map, examples (as scikit-learn's f1_score, accuracy_score,
+// average_precision_score; an undefined F1 counts 0).
+void computeLabelFigures(EvalReport& report, const std::vector<std::string>& labelNames,
+                         const std::vector<float>& probabilities, const std::vector<uint8_t>& truth, double threshold);
 
 // Fills perClass (and examples, accuracy) from classes and confusion.
 void computeClassFigures(EvalReport& report);

@@ -48,6 +48,14 @@ struct MetricRecord {
   double evalR2 = kNone;
   double evalRmse = kNone;
   double evalMae = kNone;
+  // task.kind multilabel: mean average precision, and F1 averaged over the
+  // labels (evalAccuracy holds the subset accuracy).
+  double evalMap = kNone;
+  double evalF1 = kNone;
+  // Classification: the classes' mean one-vs-rest ROC AUC, and the expected
+  // calibration error (studio/calibration.h).
+  double evalAuc = kNone;
+  double evalEce = kNone;
 };
 
 // The metrics.csv header and one row, so every reader and writer agrees.

@@ -66,7 +66,9 @@ inline constexpr const char* kInput = "input";                  // {"channels","
 inline constexpr const char* kClasses = "classes";              // [names]
 inline constexpr const char* kFeatures = "features";            // tables: [names]
 // A regression: {"names": [target columns], "mean": [...], "std": [...]},
-// the statistics its targets were standardised with (task.standardize_targets).
+// the statistics its targets were standardised with (task.standardize_targets);
+// a multi-label run: {"names": [labels], "positives": [training examples
+// of each], "threshold", "pos_weight": [...] (loss.pos_weight)}.
 inline constexpr const char* kTargets = "targets";
 // loss.class_weights other than none: the weight of each class, as used.
 inline constexpr const char* kClassWeights = "class_weights";

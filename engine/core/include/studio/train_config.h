@@ -32,8 +32,13 @@ struct ModelConfig {
 // and the figures of an evaluation.
 struct TaskConfig {
   // classification: one class per example (cross-entropy, accuracy);
-  // regression: one or several numbers per example (data.target_columns).
-  std::string kind = "classification";  // classification | regression
+  // regression: one or several numbers per example (data.target_columns);
+  // multilabel: any number of labels per example (several 0/1 columns in
+  // data.target_columns, or one column of tags separated by
+  // data.tag_separator).
+  std::string kind = "classification";  // classification | regression | multilabel
+  // multilabel: a label is predicted when its probability reaches this.
+  double threshold = 0.5;
   // regression: train on targets standardised with the training split's
   // mean and std (recorded; predictions and figures are in the data's units).
   bool standardize_targets = true;
@@ -41,16 +46,21 @@ struct TaskConfig {
 
 // The loss the step minimises, as torch.nn.functional's losses.
 struct LossConfig {
-  // auto: cross_entropy for classification, mse for regression. focal:
+  // auto: cross_entropy for classification, mse for regression, bce
+  // (binary cross-entropy with logits) for multilabel. focal:
   // cross-entropy scaled by (1 - p)^focal_gamma (Lin et al. 2017), for
   // classes that are rare or hard.
-  std::string kind = "auto";  // auto | cross_entropy | focal | mse | l1 | huber | smooth_l1
+  std::string kind = "auto";  // auto | cross_entropy | focal | bce | mse | l1 | huber | smooth_l1
   double huber_delta = 1.0;   // huber: delta; smooth_l1: beta
   double focal_gamma = 2.0;   // focal
   // Classification: none | balanced (inverse class frequency, as
   // scikit-learn's compute_class_weight) | one weight per class ("1, 4.5").
   std::string class_weights = "none";
   double label_smoothing = 0.0;  // cross_entropy: as torch.nn.functional.cross_entropy's
+  // Multilabel (bce): none | balanced (each label's negatives / positives
+  // in the training split) | one weight per label; as
+  // binary_cross_entropy_with_logits' pos_weight.
+  std::string pos_weight = "none";
 };
 
 struct DataConfig {
@@ -65,6 +75,9 @@ struct DataConfig {
   // csv, task.kind regression: the columns to predict (names or 0-based
   // indices); empty: data.label_column (the last column when that is empty).
   std::vector<std::string> target_columns;
+  // csv, task.kind multilabel without target_columns: what separates the
+  // tags in the label column's cells ("cat|outdoor").
+  std::string tag_separator = "|";
   std::vector<int64_t> image_size = {0, 0};  // image_folder: [height, width]; [0, 0]: the first image's
   int channels = 0;           // image_folder: 1 or 3; 0: from the files
   double test_fraction = 0.2; // held out for testing when there is no test folder or file

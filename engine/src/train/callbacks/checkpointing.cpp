@@ -1,6 +1,7 @@
 // The checkpoints at evaluations: last.ckpt always, best.ckpt when the
 // evaluation is the best (by early stopping's metric when it is on, else by
-// the task's score with output.save_best: accuracy, or a regression's R²).
+// the task's score with output.save_best: accuracy, a regression's R², a
+// multi-label's mAP).
 // Its best score is in the checkpoints.
 #include <cmath>
 #include <limits>
@@ -23,9 +24,10 @@ class Checkpointing : public TrainCallback {
   void save(CheckpointState& state) const override { state.bestAccuracy = m_bestAccuracy; }
   void load(const CheckpointState& state) override { m_bestAccuracy = state.bestAccuracy; }
   void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
-    const bool regression = ctx.cfg.task.kind == "regression";
-    const bool none = m_bestAccuracy == kNoneYet || (!regression && m_bestAccuracy < 0);
-    (regression ? s.bestEvalR2 : s.bestEvalAccuracy) = none ? MetricRecord::kNone : m_bestAccuracy;
+    const std::string& task = ctx.cfg.task.kind;
+    const bool none = m_bestAccuracy == kNoneYet || (task == "classification" && m_bestAccuracy < 0);
+    (task == "regression" ? s.bestEvalR2 : task == "multilabel" ? s.bestEvalMap : s.bestEvalAccuracy) =
+        none ? MetricRecord::kNone : m_bestAccuracy;
   }
 
  private:

@@ -57,7 +57,7 @@ class EarlyStopping : public TrainCallback {
  private:
   bool minimises() const {
     if (m_cfg.mode != "auto") return m_cfg.mode == "min";
-    return m_cfg.metric == "eval_loss" || m_cfg.metric == "eval_rmse" || m_cfg.metric == "eval_mae";
+    return m_cfg.metric == "eval_loss" || m_cfg.metric == "eval_rmse" || m_cfg.metric == "eval_mae";  // else higher
   }
   EarlyStoppingConfig m_cfg;
   EarlyStoppingState m_state;

@@ -103,7 +103,11 @@ class BatchFind : public Probe {
       CudnnHeuristicsOnly heuristics;  // no autotuning of shapes the run never uses
       torch::Tensor x = sampleInput(c.data.splits.input, n, device);
       if (c.cfg.performance.channels_last && x.dim() == 4) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
-      const torch::Tensor y = torch::zeros({n}, torch::TensorOptions().dtype(torch::kLong).device(device));
+      // Zero targets as the task's are: a class each, or a value per target or label.
+      const torch::Tensor like = c.data.splits.train->slice(0, 1).y;
+      std::vector<int64_t> shape = like.sizes().vec();
+      shape[0] = n;
+      const torch::Tensor y = torch::zeros(shape, like.options().device(device));
       optimizer.zeroGrad(true);
       const torch::Tensor row = m_math->updateWeights(m_math->forwardBackward({x}, {y}, n), {c.cfg.optimizer.lr, std::nullopt, {}, {}});
       (void)row[0].item<double>();  // the step has run: a GPU reports its errors by here

@@ -50,6 +50,13 @@ class Classification : public Task {
     r.classes = in.data.classNames;
     r.confusion = o.confusion;
     computeClassFigures(r);
+    for (size_t c = 0; c < o.classCurves.size() && c < r.perClass.size(); ++c) {
+      r.perClass[c].averagePrecision = o.classCurves[c].averagePrecision;
+      r.perClass[c].rocAuc = o.classCurves[c].rocAuc;
+      r.perClass[c].roc = o.classCurves[c].roc;
+      r.perClass[c].pr = o.classCurves[c].pr;
+    }
+    r.reliability = o.reliability;
     r.loss = o.loss;
     for (const auto& w : o.wrong)
       r.wrong.push_back({w.index, exampleSource(in.plan, items[static_cast<size_t>(w.index)]), w.truth, w.predicted,

@@ -2,7 +2,11 @@
 
 #include <torch/nn/functional/loss.h>
 
+#include <cmath>
+#include <limits>
+
 #include "dist/process_group.h"
+#include "studio/calibration.h"
 #include "train/autocast_scope.h"
 
 namespace studio {
@@ -36,6 +40,55 @@ void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& tra
   model.setTraining(true);
 }
 
+torch::Tensor gatherRows(const torch::Tensor& mine, int64_t n, ProcessGroup& group) {
+  const int64_t world = group.world(), most = (n + world - 1) / world;
+  torch::Tensor padded = torch::zeros({most, mine.size(1)}, mine.options());
+  padded.narrow(0, 0, mine.size(0)).copy_(mine);
+  const torch::Tensor all = group.allGather(padded, "the evaluation's probabilities");  // [world, most, columns]
+  std::vector<torch::Tensor> parts;
+  for (int64_t r = 0; r < world; ++r) parts.push_back(all[r].narrow(0, 0, n * (r + 1) / world - n * r / world));
+  return torch::cat(parts);
+}
+
+namespace {
+
+// Each class's one-vs-rest curves and the reliability diagram from every
+// example's probabilities and label ([n, classes + 1], on the CPU).
+void addCurves(EvalOutcome& r, const torch::Tensor& rows, int64_t k) {
+  const torch::Tensor host = rows.contiguous();
+  const int64_t n = host.size(0);
+  const float* v = host.data_ptr<float>();
+  std::vector<float> confidence(static_cast<size_t>(n));
+  std::vector<uint8_t> correct(static_cast<size_t>(n));
+  std::vector<std::vector<float>> scores(static_cast<size_t>(k), std::vector<float>(static_cast<size_t>(n)));
+  std::vector<std::vector<uint8_t>> truth(static_cast<size_t>(k), std::vector<uint8_t>(static_cast<size_t>(n)));
+  for (int64_t i = 0; i < n; ++i) {
+    const float* row = v + i * (k + 1);
+    const auto label = static_cast<int64_t>(row[k]);
+    int64_t best = 0;
+    for (int64_t c = 0; c < k; ++c) {
+      scores[static_cast<size_t>(c)][static_cast<size_t>(i)] = row[c];
+      truth[static_cast<size_t>(c)][static_cast<size_t>(i)] = c == label;
+      if (row[c] > row[best]) best = c;
+    }
+    confidence[static_cast<size_t>(i)] = row[best];
+    correct[static_cast<size_t>(i)] = best == label;
+  }
+  double aucSum = 0;
+  int64_t aucs = 0;
+  for (int64_t c = 0; c < k; ++c) {
+    r.classCurves.push_back(binaryCurves(scores[static_cast<size_t>(c)], truth[static_cast<size_t>(c)]));
+    if (!std::isnan(r.classCurves.back().rocAuc)) {
+      aucSum += r.classCurves.back().rocAuc;
+      ++aucs;
+    }
+  }
+  r.rocAuc = aucs > 0 ? aucSum / static_cast<double>(aucs) : std::numeric_limits<double>::quiet_NaN();
+  r.reliability = reliabilityOf(confidence, correct);
+}
+
+}  // namespace
+
 EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& o,
                      const torch::Device& device) {
   EvalOutcome r;
@@ -48,11 +101,15 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
   torch::Tensor lossSum = torch::zeros({}, f64);
   torch::Tensor confusion = torch::zeros({k * k}, f64.dtype(torch::kInt64));
   std::vector<torch::Tensor> wrongConf, wrongIndex, wrongTrue, wrongPred;
+  const bool curves = n * k <= kCurveValuesCap;
+  std::vector<torch::Tensor> probRows;  // [probabilities, label] of each example, for the curves
   forEachEvalBatch(model, set, transform, o, device, [&](const torch::Tensor& logits, const torch::Tensor& y,
                                                          int64_t start, int64_t end) {
     lossSum += torch::nn::functional::cross_entropy(
         logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-    auto [conf, pred] = torch::softmax(logits, 1).max(1);
+    const torch::Tensor probs = torch::softmax(logits, 1);
+    auto [conf, pred] = probs.max(1);
+    if (curves) probRows.push_back(torch::cat({probs, y.unsqueeze(1).to(torch::kFloat32)}, 1));
     // scatter_add, not bincount: bincount on CUDA reads its maximum to the host.
     confusion.scatter_add_(0, y * k + pred, torch::ones_like(y));
     // This batch's most confident mistakes; the best of them all at the end.
@@ -104,6 +161,11 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
     if (w[i] < 0) break;  // fewer mistakes than places
     r.wrong.push_back({static_cast<int64_t>(w[keep + i]), static_cast<int64_t>(w[2 * keep + i]),
                        static_cast<int64_t>(w[3 * keep + i]), w[i]});
+  }
+  if (curves && !probRows.empty()) {
+    torch::Tensor rows = torch::cat(probRows);
+    if (o.group) rows = gatherRows(rows, n, *o.group);
+    addCurves(r, rows.cpu(), k);  // after the sync above: a copy, not a wait
   }
   return r;
 }

@@ -15,6 +15,7 @@
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "models/model.h"
+#include "studio/binary_curves.h"
 #include "studio/eval_report.h"
 
 namespace studio {
@@ -30,8 +31,9 @@ struct EvalOptions {
   int64_t wrongToKeep = 16;
   // A regression: the statistics its targets were standardised with, to
   // report figures in the data's units.
-  std::vector<std::string> targetNames;
+  std::vector<std::string> targetNames;  // a regression's targets, a multi-label's labels
   std::vector<double> targetMean, targetStd;
+  double threshold = 0.5;  // multi-label
   // Data parallelism: each rank evaluates its contiguous share of the set
   // and the figures are summed over the ranks (every rank gets them all).
   ProcessGroup* group = nullptr;
@@ -46,6 +48,14 @@ struct EvalOutcome {
   double rmse = std::numeric_limits<double>::quiet_NaN(), mae = rmse, r2 = rmse;
   std::vector<TargetFigures> targets;
   std::vector<std::vector<double>> actual, predicted;
+  // A multi-label's (accuracy: the subset accuracy): see EvalReport.
+  double map = std::numeric_limits<double>::quiet_NaN(), microF1 = map, macroF1 = map;
+  std::vector<LabelFigures> labels;
+  // Classification: each class's one-vs-rest curves, the reliability
+  // diagram, and their summaries (the classes' mean ROC AUC; the ECE).
+  std::vector<BinaryCurves> classCurves;
+  Reliability reliability;
+  double rocAuc = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]
   struct Wrong {
     int64_t index, truth, predicted;
@@ -62,6 +72,15 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
 // autocast), the progress reported; fn gets each batch's outputs (float32),
 // targets on the device and positions [start, end). Leaves the model in
 // training mode.
+// Every rank's rows of a per-example tensor, in the set's order: each
+// rank's share (n * r / world .. n * (r + 1) / world) padded to the
+// largest, gathered, the padding dropped.
+torch::Tensor gatherRows(const torch::Tensor& mine, int64_t n, ProcessGroup& group);
+
+// Examples x classes above which an evaluation keeps no probabilities for
+// its curves (80 MB of float32).
+inline constexpr int64_t kCurveValuesCap = 20'000'000;
+
 using EvalBatchFn = std::function<void(const torch::Tensor& output, const torch::Tensor& y, int64_t start, int64_t end)>;
 void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
                       const torch::Device& device, const EvalBatchFn& fn);

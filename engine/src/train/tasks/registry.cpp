@@ -5,7 +5,8 @@
 
 namespace studio {
 
-#define STUDIO_TASKS(X) X("classification", makeClassification) X("regression", makeRegression)
+#define STUDIO_TASKS(X) \
+  X("classification", makeClassification) X("regression", makeRegression) X("multilabel", makeMultilabel)
 
 #define STUDIO_DECLARE(name, make) std::unique_ptr<Task> make(const TrainConfig&, const TaskData&);
 STUDIO_TASKS(STUDIO_DECLARE)

@@ -30,17 +30,10 @@ class Regression : public Task {
   }
 
   EvalReport report(const EvalOutcome& o, const ReportInput& in) const override {
-    EvalReport r;
-    r.task = "regression";
-    r.step = in.step;
-    r.epoch = in.epoch;
-    r.split = in.validation ? "validation" : "test";
-    r.loss = o.loss;
-    r.accuracy = o.accuracy;
+    EvalReport r = reportFor(name(), o, in);
     r.rmse = o.rmse;
     r.mae = o.mae;
     r.r2 = o.r2;
-    r.examples = (in.validation ? in.data.val : in.data.test)->size();
     r.targets = o.targets;
     r.actual = o.actual;
     r.predicted = o.predicted;

@@ -28,6 +28,20 @@ struct ReportInput {
   const DataPlan& plan;
 };
 
+// A report's fields every task fills alike: the task, where, the loss, the
+// accuracy, the split's examples.
+inline EvalReport reportFor(const std::string& task, const EvalOutcome& o, const ReportInput& in) {
+  EvalReport r;
+  r.task = task;
+  r.step = in.step;
+  r.epoch = in.epoch;
+  r.split = in.validation ? "validation" : "test";
+  r.loss = o.loss;
+  r.accuracy = o.accuracy;
+  r.examples = (in.validation ? in.data.val : in.data.test)->size();
+  return r;
+}
+
 class Task {
  public:
   virtual ~Task() = default;
@@ -47,6 +61,11 @@ class Task {
 struct TaskData {
   std::vector<int64_t> classCounts;
   std::vector<std::string> classNames;
+  // A multi-label's: its labels, their positive training examples, and the
+  // training examples (loss.pos_weight).
+  std::vector<std::string> labelNames;
+  std::vector<int64_t> labelPositives;
+  int64_t examples = 0;
   torch::Device device = torch::kCPU;
 };
 
