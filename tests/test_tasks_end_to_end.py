@@ -8,7 +8,9 @@ predictions the CLI writes, and a linear model's R² on the same split
 (LinearRegression) as the figure a small MLP should reach. Tables:
 scikit-learn's diabetes data (442 rows, bundled with it) and a table of two
 targets from make_regression. A run killed mid-way and resumed equals an
-uninterrupted one, row for row. Bad input ends with exit 2 and a message
+uninterrupted one, row for row (a multi-label run and the balanced sampler's
+too); the export's model.py and model.pt give the CLI's values in plain
+PyTorch. Bad input ends with exit 2 and a message
 that names the row, the column or the setting.
 Multi-label: a table of 0/1 label columns from make_multilabel_classification
 and the same labels as one column of tags; every figure of the report (micro
@@ -27,6 +29,7 @@ Environment (ctest sets it): STUDIO_CLI.
 import csv
 import glob
 import gzip
+import importlib.util
 import json
 import math
 import os
@@ -35,6 +38,7 @@ import tempfile
 import unittest
 
 import numpy as np
+import torch
 from sklearn.datasets import load_diabetes, make_classification, make_multilabel_classification, make_regression
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import (accuracy_score, average_precision_score, f1_score, mean_absolute_error, r2_score,
@@ -78,6 +82,43 @@ def predictions(run, table, out_csv, which="last"):
     with open(out_csv) as f:
         rows = list(csv.DictReader(f))
     return rows
+
+
+def assert_resumes_exactly(test, args, kill_at_step, columns):
+    """A run killed (SIGKILL) at a training step and resumed writes the same
+    metrics.csv rows (these columns, and the losses, rates and gradient
+    norms) and the same last evaluation as one never stopped."""
+    with tempfile.TemporaryDirectory(prefix="studio-resume-") as tmp:
+        whole, killed = os.path.join(tmp, "whole"), os.path.join(tmp, "killed")
+        code, text = cli("train", *args, "--out", whole)
+        test.assertEqual(code, 0, text)
+        code, _ = cli("train", *args, "--out", killed, env={"STUDIO_CRASH_AT": f"train-step:{kill_at_step}"})
+        test.assertNotEqual(code, 0)
+        code, text = cli("resume", only_run(killed))
+        test.assertEqual(code, 0, text)
+
+        def rows(run):
+            with open(os.path.join(run, "metrics.csv")) as f:
+                lines = f.read().splitlines()
+            header = lines[0].split(",")
+            keep = [header.index(c) for c in ["kind", "step", "epoch", "train_loss", "lr", "grad_norm", *columns]]
+            return [[line.split(",")[i] for i in keep] for line in lines[1:]]
+
+        test.assertEqual(rows(only_run(killed)), rows(only_run(whole)))
+        a, b = last_report(only_run(killed)), last_report(only_run(whole))
+        a.pop("thumbnails", None)
+        b.pop("thumbnails", None)
+        test.assertEqual(a, b)
+
+
+def exported_model(export):
+    """The export's network built by its model.py, with model.pt's weights (weights_only)."""
+    spec = importlib.util.spec_from_file_location("model", os.path.join(export, "model.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.build()
+    model.load_state_dict(torch.load(os.path.join(export, "model.pt")), strict=True)
+    return model.eval()
 
 
 def last_report(run):
@@ -156,6 +197,13 @@ class RegressionTest(unittest.TestCase):
         self.assertAlmostEqual(pre["targets"]["std"][0], self.train[:, -1].std(), places=6)
         again = predictions(export, self.test_csv, os.path.join(self.tmp.name, "export-pred.csv"))
         self.assertEqual([r["progression"] for r in again], [r["progression"] for r in rows])
+        # In plain PyTorch, by preprocessing.json's recipe: the export's model.py and model.pt give them too.
+        model = exported_model(export)
+        norm = pre["normalization"]
+        x = (torch.tensor(self.test[:, :-1], dtype=torch.float32) - torch.tensor(norm["mean"])) / torch.tensor(norm["std"])
+        with torch.no_grad():
+            y = model(x.float()).double() * pre["targets"]["std"][0] + pre["targets"]["mean"][0]
+        np.testing.assert_allclose(y[:, 0].numpy(), predicted, rtol=1e-4, atol=1e-3)
 
     def test_two_targets_each_with_its_figures(self):
         x, y = make_regression(n_samples=400, n_features=6, n_targets=2, noise=10.0, random_state=1)
@@ -184,28 +232,9 @@ class RegressionTest(unittest.TestCase):
         print(f"two targets: R2 {per_target[0]:.4f} and {per_target[1]:.4f}")
 
     def test_a_killed_run_resumes_as_if_never_stopped(self):
-        args = self.diabetes_args("--set", "train.epochs=6")
-        whole = os.path.join(self.tmp.name, "whole")
-        code, text = cli("train", *args, "--out", whole)
-        self.assertEqual(code, 0, text)
-        killed = os.path.join(self.tmp.name, "killed")
         # 6 steps an epoch: killed in epoch 4, after the checkpoint of epoch 3.
-        code, _ = cli("train", *args, "--out", killed, env={"STUDIO_CRASH_AT": "train-step:20"})
-        self.assertNotEqual(code, 0)
-        code, text = cli("resume", only_run(killed))
-        self.assertEqual(code, 0, text)
-
-        def rows(run):
-            with open(os.path.join(run, "metrics.csv")) as f:
-                lines = f.read().splitlines()
-            header = lines[0].split(",")
-            keep = [header.index(c) for c in ["kind", "step", "epoch", "train_loss", "lr", "grad_norm", "eval_loss",
-                                                "eval_r2", "eval_rmse", "eval_mae"]]
-            return [[line.split(",")[i] for i in keep] for line in lines[1:]]
-
-        self.assertEqual(rows(only_run(killed)), rows(only_run(whole)))
-        a, b = last_report(only_run(killed)), last_report(only_run(whole))
-        self.assertEqual(a["predicted"], b["predicted"])
+        assert_resumes_exactly(self, self.diabetes_args("--set", "train.epochs=6"), 20,
+                               ["eval_loss", "eval_r2", "eval_rmse", "eval_mae"])
 
     def test_bad_input_says_what_is_wrong(self):
         bad = os.path.join(self.tmp.name, "bad.csv")
@@ -325,6 +354,45 @@ class MultilabelTest(unittest.TestCase):
         print(f"multi-label columns: mAP {report['map']:.4f}, F1 macro {report['macro_f1']:.4f}, "
               f"micro {report['micro_f1']:.4f}, subset accuracy {report['accuracy']:.4f}")
         self.assertGreater(report["map"], 0.75)
+
+    def test_a_killed_run_resumes_as_if_never_stopped(self):
+        # 450 training rows, 64 a batch: 8 steps an epoch; killed in epoch 3.
+        assert_resumes_exactly(self, ["--preset", "multilabel-table", "--set", f"data.root={self.train_csv}",
+                                      "--set", f"data.target_columns={json.dumps(self.LABELS)}",
+                                      "--set", "data.val_fraction=0", "--set", "train.epochs=4",
+                                      "--set", "train.early_stopping.metric=off"], 20, ["eval_loss", "eval_map", "eval_f1"])
+
+    def test_thresholds_tuned_on_the_validation_split(self):
+        run = self.train("tuned", "--set", f"data.root={self.train_csv}", "--set", f"data.test_file={self.test_csv}",
+                         "--set", f"data.target_columns={json.dumps(self.LABELS)}", "--set", "data.val_fraction=0.25",
+                         "--set", "task.tune_thresholds=true")
+        reports = [read_json(p) for p in glob.glob(os.path.join(run, "eval", "step-*.json"))]
+        validation = [r for r in reports if r["split"] == "validation"]
+        self.assertTrue(validation)
+        for report in validation:
+            for label in report["per_label"]:
+                # A validation evaluation reports its figures at its own best-F1 thresholds.
+                self.assertEqual(label["threshold"], label["best_threshold"])
+        summary = read_json(os.path.join(run, "summary.json"))
+        tuned = read_json(os.path.join(run, "thresholds.json"))
+        self.assertEqual(tuned["step"], summary["steps"])  # the last validation, at the run's end
+        test = last_report(run)  # the test split's, after it at the same step
+        self.assertEqual(test["split"], "test")
+        for label in test["per_label"]:
+            self.assertEqual(label["threshold"], tuned["thresholds"][label["label"]])
+        # Predictions use them: the F1 of the labels predicted equals scikit-learn's at those thresholds,
+        # and the test figures of the summary are the same.
+        rows = predictions(run, self.test_csv, os.path.join(self.tmp.name, "tuned.csv"))
+        probs = np.array([[float(r[label]) for label in self.LABELS] for r in rows])
+        cut = np.array([tuned["thresholds"][label] for label in self.LABELS])
+        said = (probs >= cut).astype(int)
+        self.assertAlmostEqual(summary["test_f1"], f1_score(self.test_y, said, average="macro"), places=9)
+        self.assertEqual(rows[3]["labels"], "|".join(l for l, v in zip(self.LABELS, said[3]) if v))
+        export = os.path.join(self.tmp.name, "tuned-export")
+        code, text = cli("export", run, "--which", "last", "--out", export)
+        self.assertEqual(code, 0, text)
+        self.assertEqual(read_json(os.path.join(export, "preprocessing.json"))["targets"]["thresholds"], list(cut))
+        print(f"tuned thresholds {dict(zip(self.LABELS, cut))}: test F1 macro {summary['test_f1']:.4f}")
 
     def test_the_probes_follow_the_task(self):
         args = ["--preset", "multilabel-table", "--set", f"data.root={self.tags_csv}"]
@@ -491,6 +559,16 @@ class ImbalanceTest(unittest.TestCase):
         y = np.array([0] * self.train_counts["shirt"] + [1] * self.train_counts["tshirt"])
         np.testing.assert_allclose(info["class_weights"], compute_class_weight("balanced", classes=np.array([0, 1]), y=y),
                                    rtol=1e-12)
+
+    def test_the_balanced_sampler_resumes_as_if_never_stopped(self):
+        # 660 images, 32 a batch: 21 steps an epoch; killed in epoch 2, its draws made again.
+        assert_resumes_exactly(self, ["--preset", "image-folder", "--set", f"data.root={self.folder}",
+                                      "--set", "data.image_size=[28, 28]", "--set", "data.channels=1",
+                                      "--set", "model.kind=mlp", "--set", "model.width=32", "--set", "train.epochs=3",
+                                      "--set", "train.batch_size=32", "--set", "data.val_fraction=0",
+                                      "--set", "data.sampler=balanced", "--set", "loss.label_smoothing=0.1",
+                                      "--set", "train.early_stopping.metric=off"], 30,
+                               ["eval_loss", "eval_accuracy", "eval_auc", "eval_ece"])
 
     def test_bad_class_weights_say_what_is_wrong(self):
         out = os.path.join(self.tmp.name, "bad")

@@ -100,6 +100,10 @@ std::vector<FieldSpec> makeSchema() {
                  "reports each label's threshold of best F1)."),
              between(0, 1, true, true)),
        multilabel);
+  when(add(SETTING(task.tune_thresholds), data, "Tune thresholds", T::Bool,
+           "Multi-label: each label's threshold becomes the one of its best F1 on the validation split at each "
+           "evaluation; the test split, predictions and exports use them. Needs a validation fraction."),
+       multilabel);
   choices(add(SETTING(loss.kind), data, "Loss", T::Choice,
               "auto: cross_entropy for classification, mse for regression, bce for multilabel. Classification also "
               "takes focal "
@@ -255,11 +259,12 @@ std::vector<FieldSpec> makeSchema() {
   choices(add(SETTING(train.early_stopping.metric), train, "Early stopping", T::Choice,
               "End the run when this evaluation figure stops improving; the best checkpoint is kept "
               "(checkpoints/best.ckpt, export --which best)."),
-          {"off", "eval_loss", "eval_accuracy", "eval_r2", "eval_rmse", "eval_mae", "eval_map"});
+          {"off", "eval_loss", "eval_accuracy", "eval_r2", "eval_rmse", "eval_mae", "eval_map", "eval_f1", "eval_auc",
+           "eval_ece"});
   const Applies early = [](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; };
   when(choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
-                   "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE), max for an "
-                   "accuracy or R\u00b2."),
+                   "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE, ECE), max "
+                   "for an accuracy, R\u00b2, mAP, F1 or AUC."),
                {"auto", "min", "max"}),
        early);
   when(range(add(SETTING(train.early_stopping.patience), train, "Early stopping: patience (evaluations)", T::Int,

@@ -247,6 +247,11 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
                                         t.kind + "): set it to none, or use loss.class_weights"});
   if (const std::string why = classWeightsProblem(c.loss.pos_weight); !why.empty())
     e.push_back({"loss.pos_weight", why});
+  if (multilabel && t.tune_thresholds && c.data.val_fraction <= 0)
+    e.push_back({"task.tune_thresholds", "tunes the thresholds on the validation split: set data.val_fraction "
+                                         "(e.g. 0.2); tuning them on the test split would overstate the test figures"});
+  if (!multilabel && t.tune_thresholds)
+    e.push_back({"task.tune_thresholds", "tunes the labels' thresholds of task.kind multilabel (got " + t.kind + ")"});
   if (multilabel && c.data.format != "csv")
     e.push_back({"task.kind", "multilabel reads its labels from a table's columns: it needs data.format csv (got \"" +
                                   c.data.format + "\")"});
@@ -287,8 +292,11 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     if (m == "eval_accuracy" && regression)
       e.push_back({"train.early_stopping.metric", "eval_accuracy is a classification figure; task.kind is regression: "
                                                   "use eval_loss, eval_r2, eval_rmse or eval_mae"});
-    if (m == "eval_map" && !multilabel)
-      e.push_back({"train.early_stopping.metric", "eval_map is a multi-label figure; task.kind is " + t.kind});
+    if ((m == "eval_map" || m == "eval_f1") && !multilabel)
+      e.push_back({"train.early_stopping.metric", m + " is a multi-label figure; task.kind is " + t.kind});
+    if ((m == "eval_auc" || m == "eval_ece") && t.kind != "classification")
+      e.push_back({"train.early_stopping.metric", m + " is a single-label classification figure; task.kind is " +
+                                                      t.kind});
   }
 
   const auto& d = c.data;

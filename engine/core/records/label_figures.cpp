@@ -8,7 +8,7 @@
 namespace studio {
 
 void computeLabelFigures(EvalReport& r, const std::vector<std::string>& names, const std::vector<float>& probs,
-                         const std::vector<uint8_t>& truth, double threshold) {
+                         const std::vector<uint8_t>& truth, const std::vector<double>& thresholds) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   const size_t labels = names.size();
   const size_t n = labels > 0 ? probs.size() / labels : 0;
@@ -22,6 +22,7 @@ void computeLabelFigures(EvalReport& r, const std::vector<std::string>& names, c
   for (size_t k = 0; k < labels; ++k) {
     LabelFigures& f = r.labels[k];
     f.name = names[k];
+    const double threshold = k < thresholds.size() ? thresholds[k] : 0.5;
     f.threshold = threshold;
     std::vector<float> scores(n);
     std::vector<uint8_t> has(n);

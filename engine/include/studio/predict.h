@@ -72,9 +72,10 @@ struct PredictionReport {
   // label's probability (rows x targets; NaN for a skipped row).
   std::vector<std::string> targets;
   std::vector<float> values;
-  // Multi-label: a label is predicted at this probability (task.threshold);
-  // NaN for a regression. tagSeparator joins a row's predicted labels.
-  double threshold = std::numeric_limits<double>::quiet_NaN();
+  // Multi-label: each label is predicted at its threshold (task.threshold,
+  // or the run's tuned thresholds.json); empty for a regression.
+  // tagSeparator joins a row's predicted labels.
+  std::vector<double> thresholds;
   std::string tagSeparator = "|";
   int64_t skipped = 0;
   int64_t labelled = 0, correct = 0;            // rows with a known label; of them, top-1 right

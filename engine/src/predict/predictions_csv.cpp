@@ -21,7 +21,7 @@ std::string field(const std::string& s) {
 void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
   char number[32];
   if (!r.targets.empty()) {  // a column per target, or per label (its probability) and the labels predicted
-    const bool labels = r.threshold == r.threshold;
+    const bool labels = !r.thresholds.empty();
     std::string out = labels ? "source,labels" : "source";
     for (const auto& t : r.targets) out += "," + field(t);
     out += ",error\n";
@@ -32,7 +32,7 @@ void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
         const float v = r.values[i * r.targets.size() + k];
         std::snprintf(number, sizeof number, "%.9g", static_cast<double>(v));
         values += "," + (v == v ? std::string(number) : std::string());
-        if (labels && v >= r.threshold) said += (said.empty() ? "" : r.tagSeparator) + r.targets[k];
+        if (labels && v >= r.thresholds[k]) said += (said.empty() ? "" : r.tagSeparator) + r.targets[k];
       }
       out += (labels ? "," + field(said) : std::string()) + values + "," + field(r.rows[i].error) + "\n";
     }

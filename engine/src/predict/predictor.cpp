@@ -275,7 +275,7 @@ PredictionReport Predictor::Impl::emptyReport() const {
   r.classes = classes;
   r.targets = targets;
   if (config.task.kind == "multilabel") {
-    r.threshold = config.task.threshold;
+    r.thresholds = thresholds;
     r.tagSeparator = config.data.tag_separator;
   }
   return r;
@@ -309,6 +309,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
   if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
     m->targets = t->value("names", std::vector<std::string>{});
+    if (m->config.task.kind == "multilabel") m->thresholds = labelThresholds(folder, m->config, m->targets);
     if (m->config.task.kind != "multilabel") {
       const auto mean = t->value("mean", std::vector<double>{}), std = t->value("std", std::vector<double>{});
       if (mean.size() != m->targets.size() || std.size() != m->targets.size())

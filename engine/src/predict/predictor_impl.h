@@ -27,6 +27,7 @@ struct Predictor::Impl {
   // standardised with (run_info's targets).
   std::vector<std::string> targets;
   torch::Tensor targetMean, targetStd;  // a regression's; undefined for multi-label (probabilities)
+  std::vector<double> thresholds;       // a multi-label's, per label
   std::string weights, note, description;
   torch::Device device{torch::kCPU};
   std::unique_ptr<Model> model;

@@ -33,6 +33,25 @@ nlohmann::json readRunInfo(const std::string& runDir) {
   return info;
 }
 
+std::vector<double> labelThresholds(const std::string& dir, const TrainConfig& config,
+                                    const std::vector<std::string>& labels) {
+  const std::string path = dir + "/" + run_files::kThresholds;
+  if (!fs::exists(path)) return std::vector<double>(labels.size(), config.task.threshold);
+  const auto j = nlohmann::json::parse(readFileBytes(path, "thresholds file"), nullptr, false);
+  std::vector<double> out;
+  for (const auto& label : labels) {
+    const nlohmann::json* t = j.is_object() && j.contains("thresholds") && j["thresholds"].is_object() &&
+                                      j["thresholds"].contains(label)
+                                  ? &j["thresholds"][label]
+                                  : nullptr;
+    if (!t || !t->is_number() || !(t->get<double>() >= 0 && t->get<double>() <= 1))
+      throw InputError("thresholds file " + path + " has no threshold in [0, 1] for label \"" + label +
+                       "\": move it away (task.threshold is then used) or train the run again");
+    out.push_back(t->get<double>());
+  }
+  return out;
+}
+
 int64_t outputsFromRunInfo(const nlohmann::json& info) {
   namespace k = run_files::run_info;
   if (const auto t = info.find(k::kTargets); t != info.end() && t->is_object() && t->contains("names"))
@@ -106,9 +125,12 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   pre["task"] = cfg.task.kind;
   if (info.contains(k::kTargets)) {
     pre["targets"] = info.at(k::kTargets);
+    if (cfg.task.kind == "multilabel")
+      pre["targets"]["thresholds"] =
+          labelThresholds(runDir, cfg, info.at(k::kTargets).value("names", std::vector<std::string>{}));
     pre["outputs"] = cfg.task.kind == "multilabel"
                          ? "p = sigmoid(model(x)), label by label in the order of \"targets\".names; a label is "
-                           "predicted when p >= \"targets\".threshold"
+                           "predicted when p >= its \"targets\".thresholds entry"
                          : "y = model(x) * std + mean, target by target, in the order of \"targets\".names";
   }
   if (input.features > 0) {
@@ -120,7 +142,8 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   }
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
-  for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kSummary, run_files::kMetrics,
+  for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kThresholds, run_files::kSummary,
+                           run_files::kMetrics,
                            run_files::kLog})
     if (fs::is_regular_file(runDir + "/" + name)) write(name, readFileBytes(runDir + "/" + name, "run file"));
   const std::string evalDir = runDir + "/" + run_files::kEvalFolder;

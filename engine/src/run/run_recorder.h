@@ -79,6 +79,11 @@ nlohmann::json readRunInfo(const std::string& runDir);
 // The data's input shape recorded in run_info.
 struct InputShape;
 InputShape inputShapeFromRunInfo(const nlohmann::json& runInfo);
+// A multi-label run's threshold per label: its thresholds.json
+// (task.tune_thresholds) where the folder has one, else task.threshold.
+// Throws InputError naming the file when it is unreadable or lacks a label.
+std::vector<double> labelThresholds(const std::string& dir, const TrainConfig& config,
+                                    const std::vector<std::string>& labels);
 // The model's outputs recorded in run_info: a regression's targets, else
 // its classes.
 int64_t outputsFromRunInfo(const nlohmann::json& runInfo);

@@ -68,7 +68,9 @@ EvalOptions Evaluation::options(const std::string& what) {
   o.targetNames = c.data.splits.targetNames;
   o.targetMean = c.data.splits.targetMean;
   o.targetStd = c.data.splits.targetStd;
-  o.threshold = c.cfg.task.threshold;
+  o.thresholds = c.thresholds.empty()
+                     ? std::vector<double>(c.data.splits.targetNames.size(), c.cfg.task.threshold)
+                     : c.thresholds;
   o.group = c.where.ranks;
   o.progress = [this, what](int64_t done, int64_t total) { m_ctx.setPhase(what, done, total); };
   return o;
@@ -83,10 +85,10 @@ EvalFigures Evaluation::reported(bool validation) {
   CudnnHeuristicsOnly heuristics;
   syncBatchNormStatistics(c);
   PhaseScope phase{c};
-  const EvalOutcome o =
-      c.parts.task->evaluate(*c.parts.model, set, c.data.loaderOptions,
-                             options(validation ? "evaluating on the validation set" : "evaluating on the test set"),
-                             c.where.device);
+  EvalOptions eo = options(validation ? "evaluating on the validation set" : "evaluating on the test set");
+  eo.tuneThresholds = validation && c.cfg.task.tune_thresholds;
+  const EvalOutcome o = c.parts.task->evaluate(*c.parts.model, set, c.data.loaderOptions, eo, c.where.device);
+  if (eo.tuneThresholds) keepThresholds(o);
   if (!c.where.writer) return figuresOf(o);
   EvalReport r = c.parts.task->report(o, {c.position.step, c.position.epoch, validation, c.data.splits, c.data.plan});
   const std::string folder = c.runDir + "/" + run_files::kEvalFolder;
@@ -103,6 +105,19 @@ EvalFigures Evaluation::reported(bool validation) {
   }
   writeFileAtomically(c.runDir + "/" + run_files::evalReport(r.step), toJson(r).dump() + "\n");
   return figuresOf(o);
+}
+
+void Evaluation::keepThresholds(const EvalOutcome& o) {
+  RunContext& c = m_ctx;
+  c.thresholds.clear();
+  nlohmann::json labels = nlohmann::json::object();
+  for (const auto& l : o.labels) {
+    c.thresholds.push_back(l.threshold);
+    labels[l.name] = l.threshold;
+  }
+  if (c.where.writer)
+    writeFileAtomically(c.runDir + "/" + run_files::kThresholds,
+                        nlohmann::json{{"step", c.position.step}, {"thresholds", labels}}.dump(1) + "\n");
 }
 
 EvalFigures Evaluation::figures(bool validation, const std::string& what) {

@@ -11,6 +11,7 @@
 namespace studio {
 
 struct EvalOptions;
+struct EvalOutcome;
 
 class Evaluation {
  public:
@@ -28,6 +29,9 @@ class Evaluation {
  private:
   // The batches reported as the phase ("evaluating on the test set", 3 of 10).
   EvalOptions options(const std::string& what);
+  // task.tune_thresholds: the validation split's best-F1 thresholds are used
+  // from now on, and written to thresholds.json.
+  void keepThresholds(const EvalOutcome& o);
   RunContext& m_ctx;
 };
 

@@ -71,6 +71,7 @@ struct EvalFigures {
     if (id == "eval_rmse") return rmse;
     if (id == "eval_mae") return mae;
     if (id == "eval_map") return map;
+    if (id == "eval_f1") return f1;
     if (id == "eval_auc") return auc;
     if (id == "eval_ece") return ece;
     return accuracy;
@@ -175,6 +176,9 @@ struct RunContext {
   // when it trains no further step (killed after its last checkpoint).
   double recordedSamplesPerSecond = MetricRecord::kNone;
   double lastEvalLoss = MetricRecord::kNone;
+  // task.tune_thresholds: each label's threshold, from the last validation
+  // evaluation (empty: task.threshold for every label).
+  std::vector<double> thresholds;
   std::optional<std::pair<int64_t, EvalFigures>> lastTestEval;
 
   std::unique_ptr<RunRecorder> recorder;  // rank 0's

@@ -91,11 +91,12 @@ struct EvalReport {
 inline constexpr int64_t kReportedPoints = 2000;
 
 // A multi-label's figures from each example's probabilities and 0/1 truths
-// (examples x labels, row-major) at `threshold`: labels, accuracy, microF1,
+// (examples x labels, row-major) at each label's threshold: labels, accuracy, microF1,
 // macroF1, map, examples (as scikit-learn's f1_score, accuracy_score,
 // average_precision_score; an undefined F1 counts 0).
 void computeLabelFigures(EvalReport& report, const std::vector<std::string>& labelNames,
-                         const std::vector<float>& probabilities, const std::vector<uint8_t>& truth, double threshold);
+                         const std::vector<float>& probabilities, const std::vector<uint8_t>& truth,
+                         const std::vector<double>& thresholds);
 
 // Fills perClass (and examples, accuracy) from classes and confusion.
 void computeClassFigures(EvalReport& report);

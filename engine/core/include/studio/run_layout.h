@@ -35,6 +35,9 @@ inline constexpr const char* kMetrics = "metrics.csv";
 inline constexpr const char* kLog = "log.txt";
 inline constexpr const char* kSummary = "summary.json";
 inline constexpr const char* kClasses = "classes.json";
+// task.tune_thresholds: {"step", "thresholds": {label: threshold}}, from the
+// last validation evaluation; predict and export use them.
+inline constexpr const char* kThresholds = "thresholds.json";
 inline constexpr const char* kEvalFolder = "eval";
 inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kLastCheckpoint = "checkpoints/last.ckpt";

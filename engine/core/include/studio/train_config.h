@@ -39,6 +39,10 @@ struct TaskConfig {
   std::string kind = "classification";  // classification | regression | multilabel
   // multilabel: a label is predicted when its probability reaches this.
   double threshold = 0.5;
+  // multilabel: each validation evaluation sets each label's threshold to
+  // the one of its best F1 there; the test split, predictions and exports
+  // then use those (thresholds.json in the run folder).
+  bool tune_thresholds = false;
   // regression: train on targets standardised with the training split's
   // mean and std (recorded; predictions and figures are in the data's units).
   bool standardize_targets = true;

@@ -57,7 +57,8 @@ class EarlyStopping : public TrainCallback {
  private:
   bool minimises() const {
     if (m_cfg.mode != "auto") return m_cfg.mode == "min";
-    return m_cfg.metric == "eval_loss" || m_cfg.metric == "eval_rmse" || m_cfg.metric == "eval_mae";  // else higher
+    const std::string& m = m_cfg.metric;
+    return m == "eval_loss" || m == "eval_rmse" || m == "eval_mae" || m == "eval_ece";  // else higher is better
   }
   EarlyStoppingConfig m_cfg;
   EarlyStoppingState m_state;

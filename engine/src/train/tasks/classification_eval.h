@@ -33,7 +33,10 @@ struct EvalOptions {
   // report figures in the data's units.
   std::vector<std::string> targetNames;  // a regression's targets, a multi-label's labels
   std::vector<double> targetMean, targetStd;
-  double threshold = 0.5;  // multi-label
+  // Multi-label: each label's threshold; tune: set them to this split's
+  // best-F1 thresholds first (the validation split with task.tune_thresholds).
+  std::vector<double> thresholds;
+  bool tuneThresholds = false;
   // Data parallelism: each rank evaluates its contiguous share of the set
   // and the figures are summed over the ranks (every rank gets them all).
   ProcessGroup* group = nullptr;

@@ -58,7 +58,13 @@ class Multilabel : public Task {
         truth[static_cast<size_t>(i * labels + k)] = v[i * 2 * labels + labels + k] > 0.5f;
       }
     EvalReport figures;
-    computeLabelFigures(figures, o.targetNames, probs, truth, o.threshold);
+    std::vector<double> thresholds = o.thresholds;
+    if (o.tuneThresholds) {  // this split's best-F1 thresholds, then the figures at them
+      computeLabelFigures(figures, o.targetNames, probs, truth, thresholds);
+      thresholds.clear();
+      for (const auto& l : figures.labels) thresholds.push_back(l.bestThreshold);
+    }
+    computeLabelFigures(figures, o.targetNames, probs, truth, thresholds);
     r.accuracy = figures.accuracy;
     r.map = figures.map;
     r.microF1 = figures.microF1;
