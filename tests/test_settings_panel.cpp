@@ -62,6 +62,7 @@ TrainConfig unusual() {
             .ignore_columns = {"id", "note"},
             .target_columns = {"price", "yield"},
             .tag_separator = ";",
+            .targets_file = "/tmp/targets.csv",
             .image_size = {48, 64},
             .channels = 3,
             .test_fraction = 0.25,

@@ -570,6 +570,58 @@ class ImbalanceTest(unittest.TestCase):
                                       "--set", "train.early_stopping.metric=off"], 30,
                                ["eval_loss", "eval_accuracy", "eval_auc", "eval_ece"])
 
+    def test_targets_of_images_from_a_table(self):
+        """Regression and multi-label on an image folder: data.targets_file names each image and its targets."""
+        images, labels = idx(f"{self.ROOT}/t10k-images-idx3-ubyte.gz"), idx(f"{self.ROOT}/t10k-labels-idx1-ubyte.gz")
+        folder = os.path.join(self.tmp.name, "flat")
+        os.makedirs(os.path.join(folder, "pictures"))
+        values, tags = os.path.join(self.tmp.name, "values.csv"), os.path.join(self.tmp.name, "tags.csv")
+        with open(values, "w") as v, open(tags, "w") as t:
+            v.write("file,brightness,ink\n")
+            t.write("file,tags\n")
+            for i in range(600):
+                name = f"pictures/{i}.pgm"
+                write_pgm(os.path.join(folder, name), images[i])
+                brightness, ink = images[i].mean() / 255, (images[i] > 128).mean()
+                v.write(f"{name},{brightness:.6f},{ink:.6f}\n")
+                kind = "footwear" if labels[i] in (5, 7, 9) else "clothing"
+                t.write(f"{name},{kind}|{'bright' if brightness > 0.3 else 'dark'}\n")
+        common = ["--preset", "image-folder", "--set", f"data.root={folder}", "--set", "data.image_size=[28, 28]",
+                  "--set", "data.channels=1", "--set", "model.kind=mlp", "--set", "model.width=64",
+                  "--set", "train.epochs=8", "--set", "data.val_fraction=0", "--set", "data.augment_flip=false",
+                  "--set", "data.augment_crop=0", "--set", "train.early_stopping.metric=off"]
+        out = os.path.join(self.tmp.name, "image-targets")
+        code, text = cli("train", *common, "--set", "task.kind=regression", "--set", f"data.targets_file={values}",
+                         "--out", out)
+        self.assertEqual(code, 0, text)
+        run = only_run(out)
+        summary = read_json(os.path.join(run, "summary.json"))
+        self.assertEqual([t["target"] for t in last_report(run)["targets"]], ["brightness", "ink"])
+        self.assertGreater(summary["test_r2"], 0.8)
+        code, text = cli("predict", run, "--input", os.path.join(folder, "pictures", "7.pgm"),
+                         "--out", os.path.join(self.tmp.name, "one.csv"))
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(self.tmp.name, "one.csv")) as f:
+            row = next(csv.DictReader(f))
+        self.assertAlmostEqual(float(row["brightness"]), images[7].mean() / 255, delta=0.05)
+        code, text = cli("train", *common, "--set", "task.kind=multilabel", "--set", f"data.targets_file={tags}",
+                         "--out", out + "-tags")
+        self.assertEqual(code, 0, text)
+        tagged = only_run(out + "-tags")
+        self.assertEqual([l["label"] for l in last_report(tagged)["per_label"]],
+                         ["bright", "clothing", "dark", "footwear"])
+        self.assertGreater(read_json(os.path.join(tagged, "summary.json"))["test_map"], 0.8)
+        print(f"image targets: regression test R2 {summary['test_r2']:.4f}; tags test mAP "
+              f"{read_json(os.path.join(tagged, 'summary.json'))['test_map']:.4f}")
+        # A row naming an image that is not there.
+        missing = os.path.join(self.tmp.name, "missing.csv")
+        with open(missing, "w") as f:
+            f.write("file,brightness\npictures/1.pgm,0.5\npictures/nowhere.pgm,0.25\npictures/2.pgm,0.3\n")
+        code, text = cli("train", *common, "--set", "task.kind=regression", "--set", f"data.targets_file={missing}",
+                         "--out", out + "-bad")
+        self.assertEqual(code, 2, text)
+        self.assertIn('row 3: image "pictures/nowhere.pgm" is not a file under data.root', text)
+
     def test_bad_class_weights_say_what_is_wrong(self):
         out = os.path.join(self.tmp.name, "bad")
         code, text = cli("train", "--preset", "image-folder", "--set", f"data.root={self.folder}",

@@ -203,7 +203,8 @@ void DataPanel::fillSamples(const DataPreview& p) {
   }
   const auto& names = p.description.classNames;
   for (size_t k = 0; k < p.samples.size(); ++k) {
-    auto* name = new QLabel(QString("%1 (%2)").arg(QString::fromStdString(names[k])).arg(p.description.trainCounts[k]));
+    const QString title = k < names.size() ? QString::fromStdString(names[k]) : tr("examples");
+    auto* name = new QLabel(QString("%1 (%2)").arg(title).arg(p.description.trainCounts[k]));
     m_samples->addWidget(name, static_cast<int>(k), 0);
     for (size_t i = 0; i < p.samples[k].size(); ++i) {
       auto* cell = new QLabel;

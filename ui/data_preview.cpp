@@ -41,7 +41,8 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
   try {
     const DataPlan plan = planData(config);
     p.description = describePlan(plan, config.data);
-    const int64_t classes = plan.classes();
+    // A row of samples per class; one row of a folder's regression or multi-label images.
+    const int64_t classes = plan.hasTargets() ? 1 : plan.classes();
     p.samples.assign(static_cast<size_t>(classes), {});
     if (plan.format == "idx") {
       const IdxArray images = readIdxFile(plan.idxTrainImages, 3);

@@ -60,6 +60,10 @@ std::vector<FieldSpec> makeSchema() {
   const Applies folder = [](const TrainConfig& c) { return c.data.format == "image_folder"; };
   const Applies csv = [](const TrainConfig& c) { return c.data.format == "csv"; };
   const Applies images = [](const TrainConfig& c) { return c.data.format != "csv"; };
+  // A table's columns: a CSV's, or an image folder's targets table's.
+  const Applies tableColumns = [](const TrainConfig& c) {
+    return c.data.format == "csv" || (c.data.format == "image_folder" && !c.data.targets_file.empty());
+  };
   const Applies sgd = [](const TrainConfig& c) { return c.optimizer.kind == "sgd"; };
   const Applies adam = [](const TrainConfig& c) { return c.optimizer.kind != "sgd"; };
   auto schedule = [](const char* kind) -> Applies { return [kind](const TrainConfig& c) { return c.schedule.kind == kind; }; };
@@ -156,23 +160,26 @@ std::vector<FieldSpec> makeSchema() {
            "The test rows; without it, the test fraction of each class is held out of the table."),
        csv, true);
   when(add(SETTING(data.label_column), data, "Label column", T::Text,
-           "The column holding the class: its header name or 0-based index; empty: the last column."),
-       csv, true);
+           "The column holding the class (or a multi-label row's tags): its header name or 0-based index; empty: "
+           "the last column."),
+       tableColumns, true);
   when(add(SETTING(data.target_columns), data, "Target columns", T::TextList,
            "Regression: the columns to predict; multi-label: the 0/1 columns, one per label (names or 0-based "
            "indices, comma-separated). Empty: the label column (the last column when that is empty); for "
-           "multi-label it then holds each row's tags."),
-       csv, true)
+           "multi-label it then holds each row's tags. Image folders: columns of the targets table."),
+       tableColumns, true)
       .noEffect = [](const TrainConfig& c) -> std::string {
     if (c.task.kind != "classification" || c.data.target_columns.empty()) return "";
     return "has no effect under task.kind " + c.task.kind +
            ": data.label_column names the class column; set task.kind to regression to predict these columns";
   };
+  when(add(SETTING(data.targets_file), data, "Targets table", T::File,
+           "Regression or multi-label on images: a CSV table (its first row names the columns) whose first column "
+           "names each image (relative to Data) and whose other columns hold its values, 0/1 labels or tags."),
+       [](const TrainConfig& c) { return c.data.format == "image_folder" && c.task.kind != "classification"; }, true);
   when(add(SETTING(data.tag_separator), data, "Tag separator", T::Text,
            "Multi-label from one column of tags: what separates a row's tags (\"cat|outdoor\")."),
-       [](const TrainConfig& c) {
-         return c.data.format == "csv" && c.task.kind == "multilabel" && c.data.target_columns.empty();
-       });
+       [](const TrainConfig& c) { return c.task.kind == "multilabel" && c.data.target_columns.empty(); });
   when(add(SETTING(data.ignore_columns), data, "Ignored columns", T::TextList,
            "Columns that are neither features nor the label (ids, free text): names or indices, comma-separated."),
        csv, true);

@@ -252,9 +252,10 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
                                          "(e.g. 0.2); tuning them on the test split would overstate the test figures"});
   if (!multilabel && t.tune_thresholds)
     e.push_back({"task.tune_thresholds", "tunes the labels' thresholds of task.kind multilabel (got " + t.kind + ")"});
-  if (multilabel && c.data.format != "csv")
-    e.push_back({"task.kind", "multilabel reads its labels from a table's columns: it needs data.format csv (got \"" +
-                                  c.data.format + "\")"});
+  const bool folderTargets = c.data.format == "image_folder" && !c.data.targets_file.empty();
+  if (multilabel && c.data.format != "csv" && !folderTargets)
+    e.push_back({"task.kind", "multilabel reads its labels from a table's columns: it needs data.format csv, or "
+                              "image_folder with data.targets_file (got \"" + c.data.format + "\")"});
   if (multilabel && c.data.tag_separator.empty() && c.data.target_columns.empty())
     e.push_back({"data.tag_separator", "must not be empty: it separates the tags of a multi-label row"});
   if (t.kind == "classification" && loss != "auto" && loss != "cross_entropy" && loss != "focal" && loss != "bce")
@@ -279,9 +280,9 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   if (t.kind != "classification" && c.data.sampler == "balanced")
     e.push_back({"data.sampler", "balanced draws every class equally often; task.kind " + t.kind +
                                  " has no single class per example: use shuffle"});
-  if (regression && c.data.format != "csv")
-    e.push_back({"task.kind", "regression reads its targets from a table's columns: it needs data.format csv (got \"" +
-                                  c.data.format + "\")"});
+  if (regression && c.data.format != "csv" && !folderTargets)
+    e.push_back({"task.kind", "regression reads its targets from a table's columns: it needs data.format csv, or "
+                              "image_folder with data.targets_file (got \"" + c.data.format + "\")"});
   {
     const std::string& m = c.train.early_stopping.metric;
     const bool regressionMetric = m == "eval_r2" || m == "eval_rmse" || m == "eval_mae";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "studio/data_split.h"
@@ -144,12 +145,12 @@ void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
 // regression's rows are one stratum), the limits, the validation rows.
 void splitTable(DataPlan& p, const DataConfig& d, uint64_t seed) {
   const int64_t strata = p.hasTargets() ? 1 : p.classes();
-  if (d.test_file.empty()) {
+  if (d.test_file.empty() || p.kind == DataKind::Image) {
     if (d.test_fraction <= 0)
       throw DataError("there is no data.test_file and data.test_fraction is 0, so nothing is left to test on: set "
-                      "data.test_fraction (e.g. 0.2) or data.test_file");
+                      "data.test_fraction (e.g. 0.2)" + std::string(p.kind == DataKind::Table ? " or data.test_file" : ""));
     p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), strata);
-    p.testFrom = "held out of " + p.trainTable + ": " + percent(d.test_fraction) +
+    p.testFrom = "held out of " + p.trainFrom + ": " + percent(d.test_fraction) +
                  (p.hasTargets() ? " of the rows" : " of each class");
   }
   limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
@@ -278,6 +279,56 @@ void planCsvTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
   splitTable(p, d, seed);
 }
 
+// An image folder's regression or multi-label targets, from data.targets_file:
+// its first column names each image under data.root, the others hold its
+// values, 0/1 labels or tags (as a table's target columns).
+void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  namespace fs = std::filesystem;
+  CsvTable t = readCsvTable(d.targets_file);
+  if (!t.hasHeader && t.rows.size() > 1) {  // its first row names the columns (all text when they hold tags)
+    t.columns.clear();
+    for (const auto& name : t.rows.front()) t.columns.push_back(trimCell(name));
+    t.rows.erase(t.rows.begin());
+    t.hasHeader = true;
+    t.firstRowNumber = 2;
+  }
+  const bool tags = p.multilabel() && d.target_columns.empty();
+  TableColumns cols;
+  std::vector<std::string> targets = d.target_columns;
+  if (p.regression() && targets.empty())
+    for (size_t j = 1; j < t.columns.size(); ++j) targets.push_back(std::to_string(j));
+  if (tags) {
+    cols = selectColumns(t, d.label_column, {});  // the file column stands in for the features it wants left
+  } else {
+    cols = selectColumns(t, "", {}, &targets);  // the file column stands in for the features it wants left
+    if (std::find(cols.targets.begin(), cols.targets.end(), 0) != cols.targets.end())
+      throw DataError("data.target_columns names column \"" + t.columns[0] + "\" of " + d.targets_file +
+                      ", which names the images (the first column)");
+  }
+  cols.features.clear();
+  cols.featureNames.clear();
+  NumericTable table = numericTable(t, cols);
+  if (tags)
+    tagTargets(table, t, cols, d, p.targetNames, d.targets_file);
+  else {
+    p.targetNames = cols.targetNames;
+    if (p.multilabel()) checkLabelColumns(table, t, cols, true);
+  }
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string name = trimCell(t.rows[r][0]);
+    const fs::path file = fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name;
+    std::error_code ec;
+    if (name.empty() || !fs::is_regular_file(file, ec))
+      throw DataError(d.targets_file + " row " + std::to_string(static_cast<int64_t>(r) + t.firstRowNumber) +
+                      ": image \"" + name + "\" is not a file under data.root " + d.root);
+    append(p.train, static_cast<int64_t>(p.files.size()), 0);
+    p.files.push_back(file.string());
+  }
+  p.table = std::move(table);
+  p.trainFrom = d.targets_file;
+  splitTable(p, d, seed);
+}
+
 void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
   p.kind = DataKind::Table;
   p.trainTable = d.train_file.empty() ? d.root : d.train_file;
@@ -340,6 +391,8 @@ DataPlan planData(const TrainConfig& c) {
   p.task = c.task.kind;
   if (d.format == "idx")
     planIdx(p, d, c.train.seed);
+  else if (d.format == "image_folder" && p.hasTargets())
+    planFolderTargets(p, d, c.train.seed);
   else if (d.format == "image_folder")
     planFolder(p, d, c.train.seed);
   else if (d.format == "csv")

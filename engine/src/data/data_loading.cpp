@@ -84,8 +84,8 @@ void splitsFrom(DataSplits& d, const torch::Tensor& pool, const DataPlan& p, con
       labels.push_back(s.labels[i]);
       items.push_back(s.items[i]);
     }
-    if (targets.defined())
-      return std::make_shared<ExampleSet>(pool, rows, targets.index_select(0, torch::tensor(rows, torch::kInt64)));
+    if (targets.defined())  // by the plan's item (a table's row, a folder's file): this split's items
+      return std::make_shared<ExampleSet>(pool, rows, targets.index_select(0, torch::tensor(items, torch::kInt64)));
     return std::make_shared<ExampleSet>(pool, std::move(rows), std::move(labels));
   };
   d.train = make(p.train, d.trainItems);
@@ -231,7 +231,8 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     }
     for (size_t r = 0; r < items.size(); ++r)
       if (!bad[r]) rowOf[items[r]] = static_cast<int64_t>(r);
-    splitsFrom(d, decoded.images, p, &rowOf);
+    splitsFrom(d, decoded.images, p, &rowOf,
+               p.hasTargets() ? tableTargets(d, p, cfg.task.standardize_targets) : torch::Tensor());
     d.fromCache = decoded.fromCache;
     d.cacheFile = decoded.cacheFile;
     d.decodeSeconds = decoded.seconds;

@@ -230,7 +230,10 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
     } else {
       batches.release(b);
     }
-    results.add(probabilities(x), std::move(rows));
+    if (targets.empty())
+      results.add(probabilities(x), std::move(rows));
+    else
+      addValues(r, valuesOf(x), std::move(rows));  // a regression's or multi-label's
     if (progress && !progress(first + static_cast<int64_t>(errors.size()), total)) break;
   }
   results.finish();
@@ -239,28 +242,36 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
 }
 
 
+torch::Tensor Predictor::Impl::valuesOf(const torch::Tensor& x) {
+  // The outputs in the data's units, or the labels' probabilities as the
+  // evaluation computes them; one sync a batch.
+  const torch::Tensor out = model->forward(x).to(torch::kCPU, torch::kFloat32);
+  return (targetMean.defined() ? out.to(torch::kFloat64) * targetStd + targetMean : torch::sigmoid(out))
+      .to(torch::kFloat32)
+      .contiguous();
+}
+
+void Predictor::Impl::addValues(PredictionReport& r, const torch::Tensor& v, std::vector<PredictionRow> rows) {
+  const auto width = static_cast<int64_t>(targets.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const float* p = v.data_ptr<float>() + static_cast<int64_t>(i) * width;
+    if (!rows[i].error.empty()) ++r.skipped;
+    for (int64_t k = 0; k < width; ++k)
+      r.values.push_back(rows[i].error.empty() ? p[k] : std::numeric_limits<float>::quiet_NaN());
+    r.rows.push_back(std::move(rows[i]));
+  }
+}
+
 void Predictor::Impl::predictValues(const torch::Tensor& all, const TableInputs& t, PredictionReport& r,
                                     const PredictProgress& progress) {
-  const auto width = static_cast<int64_t>(targets.size());
   for (int64_t b = 0; b < t.rows; b += options.batchSize) {
     const int64_t n = std::min(options.batchSize, t.rows - b);
-    // The outputs in the data's units, or the labels' probabilities; one
-    // sync a batch (a table's rows are few).
-    const torch::Tensor out = model->forward(normalise(all.narrow(0, b, n))).to(torch::kCPU, torch::kFloat32);
-    const torch::Tensor v = (targetMean.defined() ? out.to(torch::kFloat64) * targetStd + targetMean
-                                                  : torch::sigmoid(out))  // as the evaluation computes them
-                                .to(torch::kFloat32)
-                                .contiguous();
+    std::vector<PredictionRow> rows(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
-      PredictionRow row;
-      row.source = t.sources[static_cast<size_t>(b + i)];
-      row.error = t.errors[static_cast<size_t>(b + i)];
-      const float* p = v.data_ptr<float>() + i * width;
-      if (!row.error.empty()) ++r.skipped;
-      for (int64_t k = 0; k < width; ++k)
-        r.values.push_back(row.error.empty() ? p[k] : std::numeric_limits<float>::quiet_NaN());
-      r.rows.push_back(std::move(row));
+      rows[static_cast<size_t>(i)].source = t.sources[static_cast<size_t>(b + i)];
+      rows[static_cast<size_t>(i)].error = t.errors[static_cast<size_t>(b + i)];
     }
+    addValues(r, valuesOf(normalise(all.narrow(0, b, n))), std::move(rows));
     if (progress && !progress(b + n, t.rows)) break;
   }
 }
@@ -310,6 +321,9 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
     m->targets = t->value("names", std::vector<std::string>{});
     if (m->config.task.kind == "multilabel") m->thresholds = labelThresholds(folder, m->config, m->targets);
+    if (options.tta != "none")
+      throw InputError("predict: --tta averages a classifier's class probabilities; this run's task is " +
+                       m->config.task.kind + ": predict without it");
     if (m->config.task.kind != "multilabel") {
       const auto mean = t->value("mean", std::vector<double>{}), std = t->value("std", std::vector<double>{});
       if (mean.size() != m->targets.size() || std.size() != m->targets.size())

@@ -40,6 +40,10 @@ struct Predictor::Impl {
   std::pair<int64_t, int64_t> decodedSize() const;
   // Probabilities [B, classes] (float32) of a normalised batch, with the TTA.
   torch::Tensor probabilities(const torch::Tensor& x);
+  // A regression's values or a multi-label's probabilities ([B, targets],
+  // float32 on the CPU) of a normalised batch, and their rows into r.
+  torch::Tensor valuesOf(const torch::Tensor& x);
+  void addValues(PredictionReport& r, const torch::Tensor& values, std::vector<PredictionRow> rows);
   // A regression's values for a table's rows (normalised here), into r.
   void predictValues(const torch::Tensor& features, const TableInputs& table, PredictionReport& r,
                      const PredictProgress& progress);

@@ -82,6 +82,12 @@ struct DataConfig {
   // csv, task.kind multilabel without target_columns: what separates the
   // tags in the label column's cells ("cat|outdoor").
   std::string tag_separator = "|";
+  // image_folder, task.kind regression or multilabel: a CSV table (its
+  // first row names the columns) whose first column names each image
+  // (relative to data.root) and whose other
+  // columns are its targets (data.target_columns; regression: all of them
+  // when empty) or its tags (data.label_column; the last column when empty).
+  std::string targets_file;
   std::vector<int64_t> image_size = {0, 0};  // image_folder: [height, width]; [0, 0]: the first image's
   int channels = 0;           // image_folder: 1 or 3; 0: from the files
   double test_fraction = 0.2; // held out for testing when there is no test folder or file
