@@ -93,20 +93,14 @@ class TestDataViews : public QObject {
 
   // A small MLP on a table for this task.
   TrainConfig tableConfig(const char* name, const char* task, const QString& table) {
-    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
-    c.name = name;
+    TrainConfig c = folderConfig(name);
     c.task.kind = task;
     c.data.format = "csv";
     c.data.root = table.toStdString();
-    c.data.train_limit = 0;
-    c.data.test_limit = 0;
-    c.data.test_fraction = 0.25;
     c.model.kind = "mlp";
     c.model.width = 16;
-    c.train.batch_size = 16;
+    c.model.depth = 1;
     c.train.epochs = 3;
-    c.optimizer.kind = "adam";
-    c.optimizer.lr = 0.01;
     return c;
   }
 

@@ -58,12 +58,10 @@ class TestTasks : public QObject {
     cfg.loss.focal_gamma = c.value("focal_gamma", 2.0);
     cfg.loss.pos_weight = c.value("pos_weight", std::string("none"));
     for (const auto& e : validate(cfg)) QVERIFY2(e.field.rfind("loss.", 0) != 0, e.text().c_str());  // they fit
-    TaskData data;
-    data.classCounts = {5, 6, 5};
-    data.classNames = {"a", "b", "c"};
-    data.labelNames = {"a", "b", "c"};
-    data.labelPositives = {5, 6, 5};
-    data.examples = 16;
+    TaskData data;  // the weights as the run computes them from its settings (loadData)
+    data.weights = cfg.task.kind == "multilabel"
+                       ? positiveWeights(cfg.loss.pos_weight, {5, 6, 5}, 16, {"a", "b", "c"})
+                       : classWeights(cfg.loss.class_weights, {5, 6, 5}, {"a", "b", "c"});
     const auto task = makeTask(cfg, data);
     QCOMPARE(task->name(), cfg.task.kind);
     const torch::Tensor out = tensorOf(ref["output"], shape).requires_grad_(true);

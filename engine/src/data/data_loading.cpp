@@ -11,6 +11,7 @@
 
 #include <ATen/Parallel.h>
 
+#include "studio/class_weights.h"
 #include "studio/data_split.h"
 #include "studio/file_io.h"
 #include "studio/idx_file.h"
@@ -252,6 +253,10 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
   d.trainCounts = classCounts(labelsOf(*d.train), d.numClasses());
   d.valCounts = classCounts(labelsOf(*d.val), d.numClasses());
   d.testCounts = classCounts(labelsOf(*d.test), d.numClasses());
+  if (d.multilabel())
+    d.lossWeights = positiveWeights(cfg.loss.pos_weight, d.labelPositives, d.train->size(), d.targetNames);
+  else if (!d.regression())
+    d.lossWeights = classWeights(cfg.loss.class_weights, d.trainCounts, d.classNames);
   statistics(d, cfg.data.normalize);
   return d;
 }

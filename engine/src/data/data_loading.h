@@ -33,6 +33,10 @@ struct DataSplits {
   std::vector<std::string> targetNames;
   std::vector<double> targetMean, targetStd;
   std::vector<int64_t> labelPositives;  // multi-label: each label's training examples
+  // The loss's weights, from the settings and the training split: a
+  // classifier's loss.class_weights, a multi-label's loss.pos_weight (empty:
+  // none; studio/class_weights.h).
+  std::vector<double> lossWeights;
   std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class, after skipped files
   std::vector<int64_t> trainItems, valItems, testItems;     // the plan's item at each position
   // Image folders: what decoding did.

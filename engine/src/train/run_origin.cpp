@@ -8,7 +8,6 @@
 #include "optim/optimizer.h"
 #include "run/checkpoint.h"
 #include "run/run_recorder.h"
-#include "studio/class_weights.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/log.h"
@@ -211,16 +210,13 @@ void writeRunSettings(RunContext& ctx) {
                            {"decoded_cache", data.cacheFile}}},
                          {k::kLrChanges, ctx.lr.changes}};
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
-  if (data.task == "classification")
-    if (const auto w = classWeights(ctx.cfg.loss.class_weights, data.trainCounts, data.classNames); !w.empty())
-      info[k::kClassWeights] = w;
+  if (data.task == "classification" && !data.lossWeights.empty()) info[k::kClassWeights] = data.lossWeights;
   if (data.regression())
     info[k::kTargets] = {{"names", data.targetNames}, {"mean", data.targetMean}, {"std", data.targetStd}};
   if (data.multilabel()) {
     info[k::kTargets] = {{"names", data.targetNames}, {"positives", data.labelPositives},
                          {"threshold", ctx.cfg.task.threshold}};
-    const auto w = positiveWeights(ctx.cfg.loss.pos_weight, data.labelPositives, data.train->size(), data.targetNames);
-    if (!w.empty()) info[k::kTargets]["pos_weight"] = w;
+    if (!data.lossWeights.empty()) info[k::kTargets]["pos_weight"] = data.lossWeights;
   }
   if (!ctx.parts.modelSha256.empty()) info[k::kModelSha256] = ctx.parts.modelSha256;
   if (!ctx.lineage.parent.is_null()) info[k::kParent] = ctx.lineage.parent;

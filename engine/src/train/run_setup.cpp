@@ -16,7 +16,6 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/run_recorder.h"
-#include "studio/class_weights.h"
 #include "studio/devices.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -61,6 +60,13 @@ void place(RunContext& ctx) {
   applyPerformanceSwitches(performance, w.device);
 }
 
+// "1.25 0.5 2", for the log.
+std::string numbers(const std::vector<double>& v) {
+  std::string list;
+  for (double x : v) list += (list.empty() ? "" : " ") + fmt(x, 4);
+  return list;
+}
+
 void logData(const RunContext& ctx) {
   const DataSplits& data = ctx.data.splits;
   const DataPlan& plan = ctx.data.plan;
@@ -80,13 +86,8 @@ void logData(const RunContext& ctx) {
     for (size_t k = 0; k < data.targetNames.size(); ++k)
       labels += std::string(k ? ", " : "") + data.targetNames[k] + " " + std::to_string(data.labelPositives[k]);
     log::info("training examples per label: " + labels);
-    if (const auto w = positiveWeights(ctx.cfg.loss.pos_weight, data.labelPositives, data.train->size(),
-                                       data.targetNames);
-        !w.empty()) {
-      std::string list;
-      for (double x : w) list += (list.empty() ? "" : " ") + fmt(x, 4);
-      log::info("positive weights (loss.pos_weight " + ctx.cfg.loss.pos_weight + "): " + list);
-    }
+    if (!data.lossWeights.empty())
+      log::info("positive weights (loss.pos_weight " + ctx.cfg.loss.pos_weight + "): " + numbers(data.lossWeights));
   } else if (data.regression()) {
     const bool standardized = ctx.cfg.task.standardize_targets;
     std::string targets;
@@ -98,12 +99,8 @@ void logData(const RunContext& ctx) {
   } else {
     log::info("examples per class (" + std::to_string(data.numClasses()) + " classes): training " +
               join(data.trainCounts) + "; test " + join(data.testCounts));
-    const LossConfig& loss = ctx.cfg.loss;
-    if (const auto w = classWeights(loss.class_weights, data.trainCounts, data.classNames); !w.empty()) {
-      std::string list;
-      for (double x : w) list += (list.empty() ? "" : " ") + fmt(x, 4);
-      log::info("class weights (loss.class_weights " + loss.class_weights + "): " + list);
-    }
+    if (!data.lossWeights.empty())
+      log::info("class weights (loss.class_weights " + ctx.cfg.loss.class_weights + "): " + numbers(data.lossWeights));
     if (ctx.cfg.data.sampler == "balanced")
       log::info("balanced sampler: each epoch draws " + std::to_string(data.train->size()) +
                 " training examples with replacement, every class equally often");
@@ -194,8 +191,7 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   const DataSplits& data = ctx.data.splits;
   const torch::Device device = ctx.where.device;
   const TrainConfig& cfg = ctx.cfg;
-  ctx.parts.task = makeTask(cfg, {data.trainCounts, data.classNames, data.targetNames, data.labelPositives,
-                                  data.train->size(), device});
+  ctx.parts.task = makeTask(cfg, {data.lossWeights, device});
   auto& model = ctx.parts.model;
   model = makeModel(cfg.model, data.input, data.outputs());
   if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {

@@ -5,7 +5,6 @@
 // cross-entropy whatever the loss, so runs with other losses compare.
 #include <torch/nn/functional/loss.h>
 
-#include "studio/class_weights.h"
 #include "train/tasks/task.h"
 
 namespace studio {
@@ -15,8 +14,7 @@ class Classification : public Task {
  public:
   Classification(const LossConfig& c, const TaskData& data)
       : m_focal(c.kind == "focal"), m_gamma(c.focal_gamma), m_smoothing(c.label_smoothing) {
-    const std::vector<double> w = classWeights(c.class_weights, data.classCounts, data.classNames);
-    if (!w.empty()) m_weights = torch::tensor(w, torch::kFloat64).to(data.device, torch::kFloat32);
+    if (!data.weights.empty()) m_weights = torch::tensor(data.weights, torch::kFloat64).to(data.device, torch::kFloat32);
   }
   std::string name() const override { return "classification"; }
 

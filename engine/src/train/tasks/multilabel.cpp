@@ -7,7 +7,6 @@
 #include <torch/nn/functional/loss.h>
 
 #include "dist/process_group.h"
-#include "studio/class_weights.h"
 #include "train/tasks/task.h"
 
 namespace studio {
@@ -15,9 +14,9 @@ namespace {
 
 class Multilabel : public Task {
  public:
-  Multilabel(const TrainConfig& c, const TaskData& data) {
-    const std::vector<double> w = positiveWeights(c.loss.pos_weight, data.labelPositives, data.examples, data.labelNames);
-    if (!w.empty()) m_posWeight = torch::tensor(w, torch::kFloat64).to(data.device, torch::kFloat32);
+  explicit Multilabel(const TaskData& data) {
+    if (!data.weights.empty())
+      m_posWeight = torch::tensor(data.weights, torch::kFloat64).to(data.device, torch::kFloat32);
   }
   std::string name() const override { return "multilabel"; }
 
@@ -95,8 +94,8 @@ class Multilabel : public Task {
 
 }  // namespace
 
-std::unique_ptr<Task> makeMultilabel(const TrainConfig& config, const TaskData& data) {
-  return std::make_unique<Multilabel>(config, data);
+std::unique_ptr<Task> makeMultilabel(const TrainConfig&, const TaskData& data) {
+  return std::make_unique<Multilabel>(data);
 }
 
 }  // namespace studio

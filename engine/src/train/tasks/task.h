@@ -56,22 +56,16 @@ class Task {
   virtual EvalReport report(const EvalOutcome& outcome, const ReportInput& input) const = 0;
 };
 
-// What a task is made with besides the settings: the training split's
-// examples per class (class weights) and the device its tensors live on.
+// What a task is made with besides the settings: its loss weights (a
+// classifier's per class, a multi-label's per label's positives; empty: none;
+// DataSplits::lossWeights) and the device its tensors live on.
 struct TaskData {
-  std::vector<int64_t> classCounts;
-  std::vector<std::string> classNames;
-  // A multi-label's: its labels, their positive training examples, and the
-  // training examples (loss.pos_weight).
-  std::vector<std::string> labelNames;
-  std::vector<int64_t> labelPositives;
-  int64_t examples = 0;
+  std::vector<double> weights;
   torch::Device device = torch::kCPU;
 };
 
 // The task of config.task.kind with config.loss. Throws std::invalid_argument
-// naming the kinds there are, InputError for a loss setting that does not
-// fit the data.
+// naming the kinds there are.
 std::unique_ptr<Task> makeTask(const TrainConfig& config, const TaskData& data = {});
 
 }  // namespace studio
