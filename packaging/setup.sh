@@ -29,6 +29,7 @@ set -euo pipefail
 cache="${STUDIO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/training-studio}"
 venv="$cache/venv"
 torch_version="2.11.0"
+torchvision_version="0.26.0"  # the release built against torch 2.11
 
 debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
@@ -63,14 +64,15 @@ try:
     ok = m.version("torch").split("+")[0] == "$torch_version"
     m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors"); m.version("tensorboard")
     m.version("optuna"); m.version("optuna-dashboard"); m.version("scikit-learn")
+    ok = ok and m.version("torchvision").split("+")[0] == "$torchvision_version"
     print("ok" if ok else "")
 except Exception:
     print("")
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn "cmake>=3.28" >&2
+      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn "cmake>=3.28" >&2
 fi
 echo "$venv"

@@ -52,7 +52,7 @@ TrainConfig unusual() {
   c.name = "unusual";
   c.task = {"classification", 0.7, false};  // regression and multilabel need a table; this is an image folder
   c.loss = {"cross_entropy", 2.5, 1.5, "balanced", 0.1, "none"};
-  c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts"};
+  c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts", "/tmp/weights.pth", true};
   c.data = {.format = "image_folder",
             .dataset = "mnist",
             .root = "/tmp/somewhere",
@@ -71,6 +71,7 @@ TrainConfig unusual() {
             .test_limit = 567,
             .val_fraction = 0.125,
             .normalize = false,
+            .normalize_stats = "imagenet",
             .sampler = "balanced",
             .augment_flip = true,
             .augment_crop = 3};

@@ -55,7 +55,10 @@ std::vector<FieldSpec> makeSchema() {
     s.checkOnlyWhenApplies = checkOnlyThen;
     return s;
   };
-  const Applies builtIn = [](const TrainConfig& c) { return c.model.kind != "torchscript"; };
+  const Applies builtIn = [](const TrainConfig& c) {
+    return c.model.kind == "mlp" || c.model.kind == "cnn" || c.model.kind == "resnet";
+  };
+  const Applies backbone = [](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind); };
   const Applies idx = [](const TrainConfig& c) { return c.data.format == "idx"; };
   const Applies folder = [](const TrainConfig& c) { return c.data.format == "image_folder"; };
   const Applies csv = [](const TrainConfig& c) { return c.data.format == "csv"; };
@@ -70,8 +73,14 @@ std::vector<FieldSpec> makeSchema() {
 
   choices(add(SETTING(model.kind), model, "Architecture", T::Choice,
               "mlp: fully connected, fastest, also for tables; cnn: small conv net, a good default for images; "
-              "resnet: residual blocks, most accurate and slowest; torchscript: your own model, saved in Python."),
-          {"mlp", "cnn", "resnet", "torchscript"});
+              "resnet: residual blocks, most accurate and slowest; torchscript: your own model, saved in Python; "
+              "resnet18, resnet34, resnet50, mobilenet_v3_small, mobilenet_v3_large, efficientnet_b0: torchvision's "
+              "networks, with their names, to fine-tune from pretrained weights (model.weights)."),
+          [] {
+            std::vector<std::string> kinds = {"mlp", "cnn", "resnet", "torchscript"};
+            for (const auto& k : torchvisionBackbones()) kinds.push_back(k);
+            return kinds;
+          }());
   when(range(add(SETTING(model.width), model, "Width", T::Int,
                  "Hidden units (mlp) or base channels (cnn, resnet); wider learns more but costs time and memory."),
              between(1, 4096)),
@@ -84,6 +93,16 @@ std::vector<FieldSpec> makeSchema() {
                  "Fraction of features zeroed before the classifier while training; helps when the model overfits."),
              between(0, 1, false, true)),
        builtIn);
+  when(add(SETTING(model.weights), model, "Pretrained weights", T::File,
+           "A state dict to start from: a .pth as torchvision saves it (torchvision.models.resnet18(weights="
+           "\"DEFAULT\") in Python downloads resnet18-f37072fd.pth to ~/.cache/torch/hub/checkpoints/), or a "
+           ".safetensors file (timm publishes these). Read as data; nothing in it runs. Empty: torchvision's random "
+           "initialisation."),
+       backbone, true);
+  when(add(SETTING(model.keep_head), model, "Keep the classifier", T::Bool,
+           "Keep the weights' classifier (its number of classes must be the data's); off: a new classifier for the "
+           "data's classes, initialised as torchvision does."),
+       [](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind) && !c.model.weights.empty(); }, true);
   when(add(SETTING(model.path), model, "TorchScript file", T::File,
            "A model saved in Python with torch.jit.script(model).save(path) or torch.jit.trace(...).save(path), "
            "taking a batch and giving one logit per class. Loading it runs its code: use files you trust."),
@@ -185,7 +204,7 @@ std::vector<FieldSpec> makeSchema() {
        csv, true);
   when(add(SETTING(data.image_size), data, "Image size (HxW)", T::Size,
            "Every image is resized to HEIGHTxWIDTH when it is loaded (antialiased bilinear); auto: the first image's "
-           "size."),
+           "size (224x224 for a torchvision backbone, the size its pretrained weights were trained at)."),
        folder, true);
   when(range(add(SETTING(data.channels), data, "Channels", T::Int,
                  "1: grayscale, 3: RGB (images of the other kind are converted); 0: as the first image."),
@@ -218,6 +237,13 @@ std::vector<FieldSpec> makeSchema() {
   add(SETTING(data.normalize), data, "Normalise", T::Bool,
       "Images: subtract each channel's training mean and divide by its std; tables: standardise each feature. "
       "Almost always helps optimisation.");
+  when(choices(add(SETTING(data.normalize_stats), data, "Normalise with", T::Choice,
+                   "Whose per-channel mean and std: auto: ImageNet's (mean 0.485, 0.456, 0.406; std 0.229, 0.224, "
+                   "0.225) for a torchvision backbone started from model.weights, as the weights were trained, "
+                   "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
+                   "images)."),
+               {"auto", "data", "imagenet"}),
+       [](const TrainConfig& c) { return c.data.normalize && c.data.format != "csv"; }, true);
   when(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
            "Mirror training images at random; more variety, less overfitting on longer runs."),
        images);

@@ -304,7 +304,7 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   if (d.format == "csv") {
     if (d.root.empty() && d.train_file.empty())
       e.push_back({"data.root", "must name the table file (a .csv), or set data.train_file"});
-    if (c.model.kind == "cnn" || c.model.kind == "resnet")
+    if (c.model.kind == "cnn" || c.model.kind == "resnet" || isTorchvisionBackbone(c.model.kind))
       e.push_back({"model.kind", "must be mlp or torchscript with data.format csv: a table has no image for "
                                  "\"" + c.model.kind + "\" to convolve"});
     if (d.augment_flip) e.push_back({"data.augment_flip", "applies to images; data.format csv is a table"});
@@ -356,6 +356,15 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"memory.activation_checkpointing",
                  "works on the built-in models (mlp, cnn, resnet), not on a TorchScript model: its layers "
                  "cannot be split into recomputed segments; set it to off"});
+  if (c.memory.activation_checkpointing != "off" && isTorchvisionBackbone(c.model.kind))
+    e.push_back({"memory.activation_checkpointing",
+                 "works on the built-in models (mlp, cnn, resnet), not yet on torchvision's " + c.model.kind +
+                     "; set it to off"});
+  if (!c.model.weights.empty() && isTorchvisionBackbone(c.model.kind) && c.model.weights.rfind("http", 0) == 0)
+    e.push_back({"model.weights", "must be a file on this machine (got \"" + c.model.weights +
+                                      "\"): download torchvision's file first, e.g. with torchvision's "
+                                      "models." + c.model.kind + "(weights=\"DEFAULT\") in Python, which keeps it "
+                                      "under ~/.cache/torch/hub/checkpoints/"});
   {
     const auto list = processDevices(c.distributed.devices);
     std::set<std::string> seen;
@@ -525,6 +534,17 @@ std::vector<std::string> settingsAssignments(const json& changes) {
     out.push_back(it.key() + "=" + it.value()[1].dump());  // JSON, so "123" stays a text
   }
   return out;
+}
+
+const std::vector<std::string>& torchvisionBackbones() {
+  static const std::vector<std::string> kinds = {"resnet18",           "resnet34",           "resnet50",
+                                                 "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0"};
+  return kinds;
+}
+
+bool isTorchvisionBackbone(const std::string& kind) {
+  const auto& k = torchvisionBackbones();
+  return std::find(k.begin(), k.end(), kind) != k.end();
 }
 
 std::string suggestedRunName(const TrainConfig& c) {

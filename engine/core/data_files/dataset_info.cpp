@@ -28,7 +28,7 @@ std::string findDataFile(const std::string& root, const std::string& stem) {
                   "MNIST-format files (Debian: apt install dataset-fashion-mnist)");
 }
 
-InputShape inputShapeOf(const DataPlan& p, const DataConfig& d) {
+InputShape inputShapeOf(const DataPlan& p, const DataConfig& d, const std::string& modelKind) {
   InputShape s;
   if (p.kind == DataKind::Table) {
     s.features = static_cast<int64_t>(p.featureNames.size());
@@ -36,6 +36,11 @@ InputShape inputShapeOf(const DataPlan& p, const DataConfig& d) {
     s = {1, p.idxHeight, p.idxWidth, 0};
   } else {
     const bool autoSize = d.image_size.size() != 2 || d.image_size[0] == 0;
+    if (isTorchvisionBackbone(modelKind) && autoSize && d.channels == 0) {
+      // What torchvision's weights were trained on: RGB at 224x224.
+      s = {3, 224, 224, 0};
+      return s;
+    }
     if (autoSize || d.channels == 0) {
       // The first image of the training folder, in sorted order.
       const ImageHeader first = readImageHeader(p.files.front());
@@ -46,6 +51,8 @@ InputShape inputShapeOf(const DataPlan& p, const DataConfig& d) {
     if (!autoSize) {
       s.height = d.image_size[0];
       s.width = d.image_size[1];
+    } else if (isTorchvisionBackbone(modelKind)) {
+      s.height = s.width = 224;
     }
     if (d.channels != 0) s.channels = d.channels;
   }

@@ -195,12 +195,18 @@ void statistics(DataSplits& d, bool normalize) {
 
 }  // namespace
 
+bool imagenetStatistics(const TrainConfig& cfg) {
+  const std::string& how = cfg.data.normalize_stats;
+  return how == "imagenet" ||
+         (how == "auto" && isTorchvisionBackbone(cfg.model.kind) && !cfg.model.weights.empty());
+}
+
 DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
   DataSplits d;
   d.kind = p.kind;
   d.task = p.task;
   d.classNames = p.classNames;
-  d.input = inputShapeOf(p, cfg.data);
+  d.input = inputShapeOf(p, cfg.data, cfg.model.kind);
   if (p.format == "idx") {
     if (progress.report) progress.report("reading " + p.idxTrainImages, 0, 1);
     // One pool, the training images then the test images; the two files
@@ -257,7 +263,20 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     d.lossWeights = positiveWeights(cfg.loss.pos_weight, d.labelPositives, d.train->size(), d.targetNames);
   else if (!d.regression())
     d.lossWeights = classWeights(cfg.loss.class_weights, d.trainCounts, d.classNames);
-  statistics(d, cfg.data.normalize);
+  if (d.kind == DataKind::Image && cfg.data.normalize && imagenetStatistics(cfg)) {
+    // What torchvision's weights were trained with; a 1-channel image takes
+    // the average of the three channels' (its copies feed all three).
+    const std::vector<double> mean = {0.485, 0.456, 0.406}, std = {0.229, 0.224, 0.225};
+    if (d.input.channels == 3) {
+      d.mean = mean;
+      d.std = std;
+    } else {
+      d.mean.assign(static_cast<size_t>(d.input.channels), (mean[0] + mean[1] + mean[2]) / 3.0);
+      d.std.assign(static_cast<size_t>(d.input.channels), (std[0] + std[1] + std[2]) / 3.0);
+    }
+  } else {
+    statistics(d, cfg.data.normalize);
+  }
   return d;
 }
 

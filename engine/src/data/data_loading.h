@@ -55,4 +55,8 @@ struct DataSplits {
 
 DataSplits loadData(const TrainConfig& config, const DataPlan& plan, const LoadProgress& progress);
 
+// Whether images are normalised with ImageNet's mean and std
+// (data.normalize_stats) rather than the training split's.
+bool imagenetStatistics(const TrainConfig& config);
+
 }  // namespace studio

@@ -2,6 +2,7 @@
 
 #include "models/builtin_model.h"
 #include "models/torchscript_model.h"
+#include "models/torchvision_model.h"
 #include "studio/errors.h"
 
 namespace studio {
@@ -30,6 +31,7 @@ torch::Tensor Model::forwardWithStage(const torch::Tensor&, torch::Tensor&, std:
 
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
   if (config.kind == "torchscript") return std::make_unique<TorchScriptModel>(config.path);
+  if (isTorchvisionBackbone(config.kind)) return std::make_unique<TorchvisionModel>(config.kind, input, classes);
   return std::make_unique<BuiltinModel>(config, input, classes);
 }
 

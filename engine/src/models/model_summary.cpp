@@ -25,7 +25,7 @@ std::string thousands(int64_t n) {
 
 ModelSummary summarizeModel(const TrainConfig& config) {
   const DataPlan plan = planData(config);
-  const InputShape input = inputShapeOf(plan, config.data);
+  const InputShape input = inputShapeOf(plan, config.data, config.model.kind);
   const torch::Device cpu(torch::kCPU);
   std::unique_ptr<Model> model = makeModel(config.model, input, plan.outputs());
   checkModelOutput(*model, config.model, input, plan.outputs(), cpu);

@@ -142,6 +142,8 @@ struct RunContext {
     std::unique_ptr<Task> task;
     std::unique_ptr<Model> model;
     std::string modelSha256;  // a TorchScript model's file
+    // model.weights as loaded (run_info.json "pretrained"); null when none.
+    nlohmann::json pretrained;
     std::unique_ptr<Optimizer> optimizer;
     std::unique_ptr<LossScaler> scaler;
     std::unique_ptr<RunSchedule> schedule;

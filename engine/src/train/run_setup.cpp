@@ -13,6 +13,8 @@
 #include "dist/process_group.h"
 #include "models/model.h"
 #include "models/torchscript_model.h"
+#include "models/torchvision_model.h"
+#include "studio/sha256.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/run_recorder.h"
@@ -186,6 +188,25 @@ void checkSameModelFile(const RunContext& ctx, const nlohmann::json& info) {
                      "… now): put the original file back, or start a new run");
 }
 
+// model.weights into a torchvision backbone (a fresh run, a fork before its
+// parent's weights replace them, a probe), recorded for run_info.json.
+void loadPretrained(RunContext& ctx, TorchvisionModel& model) {
+  const ModelConfig& m = ctx.cfg.model;
+  ctx.setPhase("reading " + m.weights);
+  const PretrainedLoad load = loadPretrainedWeights(model, m.weights, m.keep_head);
+  ctx.parts.pretrained = {{"path", m.weights},
+                          {"sha256", sha256OfFile(m.weights)},
+                          {"tensors", load.tensors},
+                          {"head", load.head},
+                          {"head_kept", load.headKept},
+                          {"file_classes", load.fileClasses}};
+  log::info("pretrained weights " + m.weights + ": " + std::to_string(load.tensors) + " tensors loaded into " +
+            model.description() +
+            (load.headKept ? "; its classifier kept"
+                           : "; a new classifier " + load.head + " for the data's " + std::to_string(model.classes()) +
+                                 " outputs (the file's had " + std::to_string(load.fileClasses) + ")"));
+}
+
 // The model on the device as the settings shape it, the same on every rank.
 void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   const DataSplits& data = ctx.data.splits;
@@ -204,6 +225,8 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
                        " has no trainable parameters (none at all, or every one with requires_grad False): the model "
                        "has nothing to train; give a model with learnable layers");
   }
+  if (auto* tv = dynamic_cast<TorchvisionModel*>(model.get()); tv && !cfg.model.weights.empty() && !resumes(ctx.start))
+    loadPretrained(ctx, *tv);
   model->to(device);
   {
     CudnnHeuristicsOnly heuristics;  // a probe's shape, never trained on

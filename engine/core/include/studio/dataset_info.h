@@ -45,7 +45,9 @@ std::string findDataFile(const std::string& root, const std::string& stem);
 // The input shape the plan's examples will have: idx from the files' header,
 // image folders from data.image_size and data.channels or the first training
 // image, tables from their feature columns.
-InputShape inputShapeOf(const DataPlan& plan, const DataConfig& data);
+// A torchvision backbone (modelKind) without a set image size takes 224x224,
+// and RGB when data.channels is 0.
+InputShape inputShapeOf(const DataPlan& plan, const DataConfig& data, const std::string& modelKind = "");
 
 // Throws DataError naming what is wrong.
 DatasetDescription describeDataset(const TrainConfig& config);

@@ -75,6 +75,9 @@ inline constexpr const char* kFeatures = "features";            // tables: [name
 inline constexpr const char* kTargets = "targets";
 // loss.class_weights other than none: the weight of each class, as used.
 inline constexpr const char* kClassWeights = "class_weights";
+// A torchvision backbone started from model.weights: {"path", "sha256",
+// "tensors" loaded, "head" ("fc"), "head_kept", "file_classes"}.
+inline constexpr const char* kPretrained = "pretrained";
 inline constexpr const char* kModel = "model";                  // "cnn w32 d2", "TorchScript net.ts"
 inline constexpr const char* kModelSha256 = "model_sha256";     // TorchScript files
 inline constexpr const char* kLrChanges = "lr_changes";

@@ -21,12 +21,24 @@ namespace studio {
 inline constexpr int kConfigSchemaVersion = 2;
 
 struct ModelConfig {
-  std::string kind = "cnn";   // mlp | cnn | resnet | torchscript
+  // mlp | cnn | resnet | torchscript, or one of torchvision's classifiers
+  // (torchvisionBackbones(): resnet18, ..., efficientnet_b0)
+  std::string kind = "cnn";
   int width = 32;             // hidden units (mlp) or base channels (cnn, resnet)
   int depth = 2;              // hidden layers (mlp), conv stages (cnn), residual blocks (resnet)
   double dropout = 0.0;       // before the classifier
   std::string path;           // torchscript: the file torch.jit.save wrote
+  // A torchvision backbone: a state dict to start from (.pth as torchvision
+  // saves it, or .safetensors); "": torchvision's initialisation.
+  std::string weights;
+  // Keep the weights' classifier (its class count must be the data's);
+  // false: a new classifier for the data's classes.
+  bool keep_head = false;
 };
+
+// model.kind values that are torchvision's classifiers.
+const std::vector<std::string>& torchvisionBackbones();
+bool isTorchvisionBackbone(const std::string& kind);
 
 // What the run learns (studio: train/tasks/): the model's outputs, the loss
 // and the figures of an evaluation.
@@ -96,6 +108,10 @@ struct DataConfig {
   int64_t test_limit = 0;     // use only the first N test examples (0: all)
   double val_fraction = 0.0;  // held out of the training examples for validation
   bool normalize = true;      // images: per-channel mean/std; tables: standardise each feature
+  // Images: whose mean/std. auto: ImageNet's for a torchvision backbone with
+  // model.weights (what the weights were trained with), else the training
+  // split's | data | imagenet
+  std::string normalize_stats = "auto";
   // shuffle: each example once per epoch; balanced (classification): an
   // epoch of as many examples drawn with replacement, each with weight
   // 1 / its class's count (every class equally often), seeded.

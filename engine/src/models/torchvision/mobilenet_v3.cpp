@@ -1,0 +1,102 @@
+// torchvision's MobileNetV3 (torchvision/models/mobilenetv3.py): width 1.0,
+// no dilation, BatchNorm eps 0.001 and momentum 0.01, dropout 0.2 before
+// the last Linear.
+#include <torch/nn/init.h>
+#include <torch/nn/modules/container/functional.h>
+#include <torch/nn/modules/linear.h>
+
+#include "models/dropout.h"
+#include "models/torchvision/layers.h"
+
+namespace studio {
+namespace {
+
+namespace nn = torch::nn;
+using tv::Act;
+
+struct Bneck {
+  int64_t in, kernel, expanded, out;
+  bool se;
+  bool hardswish;
+  int64_t stride;
+};
+
+// InvertedResidual: "block" = [expand 1x1] depthwise [SqueezeExcitation] project.
+class InvertedResidualImpl : public nn::Module {
+ public:
+  InvertedResidualImpl(const Bneck& c, const tv::NormSpec& norm)
+      : m_residual(c.stride == 1 && c.in == c.out) {
+    const Act act = c.hardswish ? Act::Hardswish : Act::ReLU;
+    nn::Sequential layers;
+    if (c.expanded != c.in) layers->push_back(tv::convNormAct(c.in, c.expanded, 1, 1, 1, act, norm));
+    layers->push_back(tv::convNormAct(c.expanded, c.expanded, c.kernel, c.stride, c.expanded, act, norm));
+    if (c.se) layers->push_back(tv::SqueezeExcitation(c.expanded, tv::makeDivisible(c.expanded / 4), Act::ReLU, true));
+    layers->push_back(tv::convNormAct(c.expanded, c.out, 1, 1, 1, Act::None, norm));
+    block = register_module("block", layers);
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    torch::Tensor y = block->forward(x);
+    return m_residual ? y + x : y;
+  }
+  nn::Sequential block{nullptr};
+
+ private:
+  bool m_residual;
+};
+TORCH_MODULE(InvertedResidual);
+
+}  // namespace
+
+std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes) {
+  const bool large = kind == "mobilenet_v3_large";
+  // (input, kernel, expanded, out, SE, hardswish, stride), as _mobilenet_v3_conf.
+  const std::vector<Bneck> setting =
+      large ? std::vector<Bneck>{{16, 3, 16, 16, false, false, 1},    {16, 3, 64, 24, false, false, 2},
+                                 {24, 3, 72, 24, false, false, 1},    {24, 5, 72, 40, true, false, 2},
+                                 {40, 5, 120, 40, true, false, 1},    {40, 5, 120, 40, true, false, 1},
+                                 {40, 3, 240, 80, false, true, 2},    {80, 3, 200, 80, false, true, 1},
+                                 {80, 3, 184, 80, false, true, 1},    {80, 3, 184, 80, false, true, 1},
+                                 {80, 3, 480, 112, true, true, 1},    {112, 3, 672, 112, true, true, 1},
+                                 {112, 5, 672, 160, true, true, 2},   {160, 5, 960, 160, true, true, 1},
+                                 {160, 5, 960, 160, true, true, 1}}
+            : std::vector<Bneck>{{16, 3, 16, 16, true, false, 2},   {16, 3, 72, 24, false, false, 2},
+                                 {24, 3, 88, 24, false, false, 1},  {24, 5, 96, 40, true, true, 2},
+                                 {40, 5, 240, 40, true, true, 1},   {40, 5, 240, 40, true, true, 1},
+                                 {40, 5, 120, 48, true, true, 1},   {48, 5, 144, 48, true, true, 1},
+                                 {48, 5, 288, 96, true, true, 2},   {96, 5, 576, 96, true, true, 1},
+                                 {96, 5, 576, 96, true, true, 1}};
+  const int64_t lastChannel = large ? 1280 : 1024;
+  const tv::NormSpec norm{0.001, 0.01};
+  auto net = std::make_shared<TorchvisionNet>();
+  TorchvisionNet& n = *net;
+  nn::Sequential features;
+  features->push_back(tv::convNormAct(3, setting.front().in, 3, 2, 1, Act::Hardswish, norm));
+  for (const Bneck& c : setting) features->push_back(InvertedResidual(c, norm));
+  const int64_t lastConv = 6 * setting.back().out;
+  features->push_back(tv::convNormAct(setting.back().out, lastConv, 1, 1, 1, Act::Hardswish, norm));
+  n.register_module("features", features);
+  tv::addStages(n, "features", features, [&](size_t i) {
+    return i == 0 || i + 1 == features->size() ? "Conv2dNormActivation" : "InvertedResidual";
+  }, true);
+  tv::addPooling(n);
+  nn::Sequential classifier(nn::Linear(lastConv, lastChannel),
+                            nn::Functional([](const torch::Tensor& x) { return torch::hardswish(x); }),
+                            Dropout(0.2), nn::Linear(lastChannel, classes));
+  n.register_module("classifier", classifier);
+  tv::addStages(n, "classifier", classifier, [](size_t i) {
+    return std::string(i == 1 ? "Hardswish" : i == 2 ? "Dropout" : "Linear");
+  });
+  n.head = "classifier.3";
+  tv::initConvAndNorm(n);
+  {
+    torch::NoGradGuard noGrad;
+    for (size_t i : {size_t{0}, size_t{3}}) {
+      auto* linear = classifier->ptr(i)->as<nn::Linear>();
+      nn::init::normal_(linear->weight, 0, 0.01);
+      nn::init::zeros_(linear->bias);
+    }
+  }
+  return net;
+}
+
+}  // namespace studio

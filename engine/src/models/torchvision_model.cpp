@@ -1,0 +1,180 @@
+#include "models/torchvision_model.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/batch_norm.h"
+#include "run/safetensors_file.h"
+#include "run/tensor_archive.h"
+#include "run/weights_file.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
+
+namespace studio {
+namespace {
+
+std::shared_ptr<TorchvisionNet> makeNet(const std::string& kind, int64_t classes) {
+  if (kind.rfind("resnet", 0) == 0) return makeResNet(kind, classes);
+  if (kind.rfind("mobilenet_v3", 0) == 0) return makeMobileNetV3(kind, classes);
+  return makeEfficientNet(kind, classes);
+}
+
+std::string shape(const torch::Tensor& t) { return c10::str(t.sizes()); }
+
+// The first few names of a list, for a message.
+std::string firstOf(const std::vector<std::string>& names, size_t n = 5) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < n; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > n) out += " and " + std::to_string(names.size() - n) + " more";
+  return out;
+}
+
+}  // namespace
+
+TorchvisionModel::TorchvisionModel(const std::string& kind, const InputShape& input, int64_t classes)
+    : m_net(makeNet(kind, classes)), m_kind(kind), m_input(input), m_classes(classes) {}
+
+int64_t TorchvisionModel::parameterCount() {
+  int64_t n = 0;
+  for (const auto& p : m_net->parameters()) n += p.numel();
+  return n;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedState() {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& p : m_net->named_parameters()) out.emplace_back(p.key(), p.value());
+  for (const auto& b : m_net->named_buffers()) out.emplace_back(b.key(), b.value());
+  return out;
+}
+
+torch::Tensor TorchvisionModel::toRgb(const torch::Tensor& x) const {
+  if (x.dim() == 4 && x.size(1) == 1) return x.expand({-1, 3, -1, -1});
+  return x;
+}
+
+torch::Tensor TorchvisionModel::forward(const torch::Tensor& x) { return m_net->forward(toRgb(x)); }
+
+std::vector<LayerSummary> TorchvisionModel::layers(const torch::Tensor& sample) {
+  std::vector<LayerSummary> rows;
+  torch::NoGradGuard noGrad;
+  const bool wasTraining = m_net->is_training();
+  m_net->eval();
+  torch::Tensor x = toRgb(sample);
+  for (const auto& s : m_net->stages) {
+    x = s.run(x);
+    int64_t params = 0;
+    if (s.module)
+      for (const auto& p : s.module->parameters()) params += p.numel();
+    rows.push_back({s.name, s.type, x.sizes().vec(), params});
+  }
+  m_net->train(wasTraining);
+  return rows;
+}
+
+torch::Tensor TorchvisionModel::forwardWithStage(const torch::Tensor& input, torch::Tensor& stage, std::string& name) {
+  torch::Tensor x = toRgb(input);
+  for (const auto& s : m_net->stages) {
+    x = s.run(x);
+    if (s.spatial) {
+      stage = x;
+      name = s.name;
+    }
+  }
+  return x;
+}
+
+int TorchvisionModel::synchroniseBatchNorm(ProcessGroup* group) {
+  int n = 0;
+  for (const auto& m : m_net->modules(/*include_self=*/false))
+    if (auto bn = std::dynamic_pointer_cast<BatchNorm2dImpl>(m)) {
+      bn->synchronise(group);
+      ++n;
+    }
+  return n;
+}
+
+std::vector<std::string> TorchvisionModel::exportTo(const std::string& dir) {
+  c10::Dict<std::string, at::Tensor> state;
+  for (const auto& [name, t] : namedState()) state.insert(name, t.detach().cpu().contiguous());
+  const std::string path = dir + "/model.pt", tensors = dir + "/model.safetensors", python = dir + "/model.py";
+  writeFileAtomically(path, saveTensorArchive(c10::IValue(state)));
+  writeFileAtomically(tensors, safetensorsBytes(namedState(), {{"format", "pt"}, {"model", m_kind}}));
+  writeFileAtomically(python, R"PY("""The network of a Training Studio run, in plain PyTorch: torchvision's )PY" + m_kind +
+                                  R"PY( with a classifier for the run's classes.
+
+    from safetensors.torch import load_file   # pip install safetensors
+    from model import build
+    model = build()
+    model.load_state_dict(load_file("model.safetensors"))  # or torch.load("model.pt")
+    model.eval()
+
+Its input: float32 tensors [N, 3, H, W], normalised as preprocessing.json
+says (a 1-channel image repeated to 3 channels).
+"""
+import torchvision
+
+KIND = ")PY" + m_kind + "\"\nCLASSES = " + std::to_string(m_classes) + R"PY(
+
+
+def build():
+    return getattr(torchvision.models, KIND)(weights=None, num_classes=CLASSES)
+)PY");
+  return {path, tensors, python};
+}
+
+PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string& path, bool keepHead) {
+  const NamedTensors file = readWeightsFile(path);
+  const std::string name = "model.weights " + path;
+  std::map<std::string, torch::Tensor> byName(file.begin(), file.end());
+  const std::string head = model.head();
+  auto isHead = [&](const std::string& key) { return key == head + ".weight" || key == head + ".bias"; };
+  PretrainedLoad out;
+  out.path = path;
+  out.head = head;
+  out.headKept = keepHead;
+  if (auto w = byName.find(head + ".weight"); w != byName.end() && w->second.dim() == 2)
+    out.fileClasses = w->second.size(0);
+  std::vector<std::string> missing, unexpected, shapes;
+  std::set<std::string> known;
+  auto state = model.namedState();
+  for (const auto& [key, t] : state) {
+    known.insert(key);
+    if (isHead(key) && !keepHead) continue;
+    auto it = byName.find(key);
+    if (it == byName.end()) {
+      missing.push_back(key);
+    } else if (it->second.sizes() != t.sizes()) {
+      shapes.push_back(key + " (file " + shape(it->second) + ", " + model.description() + " " + shape(t) + ")");
+    }
+  }
+  for (const auto& [key, t] : file)
+    if (!known.count(key)) unexpected.push_back(key);
+  if (!missing.empty() || !unexpected.empty()) {
+    std::string why = name + " does not fit model.kind " + model.description() + " (torchvision's names):";
+    if (!missing.empty()) why += " it lacks " + firstOf(missing) + ";";
+    if (!unexpected.empty()) why += " it has " + firstOf(unexpected) + ", which " + model.description() + " has not;";
+    why += " it holds the weights of another architecture, or of a model saved with a prefix (such as "
+           "\"module.\" from DataParallel)";
+    throw ModelError(why);
+  }
+  if (!shapes.empty()) {
+    if (keepHead && std::all_of(shapes.begin(), shapes.end(), [&](const std::string& s) {
+          return s.rfind(head + ".", 0) == 0;
+        }))
+      throw ModelError("model.keep_head: the classifier of " + name + " has " + std::to_string(out.fileClasses) +
+                       " outputs and the data has " + std::to_string(model.classes()) +
+                       " classes; turn model.keep_head off to give it a new classifier for the data's classes");
+    throw ModelError(name + " does not fit model.kind " + model.description() + ": the shapes of " + firstOf(shapes) +
+                     " differ (the weights of another variant of the architecture)");
+  }
+  torch::NoGradGuard noGrad;
+  for (auto& [key, t] : state) {
+    if (isHead(key) && !keepHead) continue;
+    t.copy_(byName.at(key));
+    ++out.tensors;
+  }
+  return out;
+}
+
+}  // namespace studio

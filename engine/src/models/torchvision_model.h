@@ -1,0 +1,61 @@
+#pragma once
+// torchvision's classifiers (model.kind resnet18, resnet34, resnet50,
+// mobilenet_v3_small, mobilenet_v3_large, efficientnet_b0) behind the Model
+// interface, with torchvision's parameter and buffer names
+// (models/torchvision/nets.h), so a state dict torchvision saves loads into
+// them (loadPretrainedWeights) and their export loads into
+// torchvision.models.<kind>(num_classes=...).
+// They take 3-channel images; a 1-channel batch is repeated to 3 channels,
+// as a grayscale photo is converted to RGB.
+// Thread: engine thread.
+
+#include "models/model.h"
+#include "models/torchvision/nets.h"
+
+namespace studio {
+
+class TorchvisionModel : public Model {
+ public:
+  TorchvisionModel(const std::string& kind, const InputShape& input, int64_t classes);
+  torch::Tensor forward(const torch::Tensor& x) override;
+  std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
+  int64_t parameterCount() override;
+  std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
+  std::vector<torch::Tensor> buffers() override { return m_net->buffers(); }
+  void setTraining(bool on) override { m_net->train(on); }
+  void to(const torch::Device& device) override { m_net->to(device); }
+  std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
+  std::string description() const override { return m_kind; }
+  // model.pt (torch.save state dict), model.safetensors, and model.py, which
+  // builds torchvision.models.<kind>(num_classes=...).
+  std::vector<std::string> exportTo(const std::string& dir) override;
+  int synchroniseBatchNorm(ProcessGroup* group) override;
+  torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) override;
+  // The classifier's name ("fc", "classifier.3"), its parameters "<head>.weight" and "<head>.bias".
+  const std::string& head() const { return m_net->head; }
+  int64_t classes() const { return m_classes; }
+
+ private:
+  torch::Tensor toRgb(const torch::Tensor& x) const;
+  std::shared_ptr<TorchvisionNet> m_net;
+  std::string m_kind;
+  InputShape m_input;
+  int64_t m_classes;
+};
+
+// What loadPretrainedWeights did, for the log and run_info.json.
+struct PretrainedLoad {
+  std::string path;
+  int64_t tensors = 0;     // loaded from the file
+  bool headKept = false;   // the file's classifier kept (model.keep_head)
+  std::string head;        // "fc", ...
+  int64_t fileClasses = 0; // the file's classifier's outputs
+};
+
+// Loads model.weights into a torchvision backbone: every parameter and
+// buffer but the classifier's, and the classifier's too when keepHead (its
+// class count must then be the data's). Throws ModelError naming the file
+// and the first keys that differ, or the shapes that differ.
+PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string& path, bool keepHead);
+
+}  // namespace studio

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Fine-tuning's backbones (issue 25) against torchvision, the real thing:
+- every backbone's parameter and buffer names and shapes are torchvision's;
+- a torchvision model with random weights, saved by torch.save (a .pth as
+  torchvision's own files are) or as safetensors, loads into the studio and
+  gives torchvision's logits in eval mode (fp32, within 1e-4);
+- its export loads back into torchvision (load_state_dict, strict) from
+  model.pt and model.safetensors, and model.py builds it;
+- a resnet18 started from a state dict with torchvision's 1000-class
+  classifier fine-tunes on an image folder of real images (Fashion-MNIST's
+  T-shirts, trousers and sneakers) through training-studio-cli: a new
+  classifier for the 3 classes, ImageNet's normalisation, and it learns;
+- bad weights (another architecture's, a truncated file, a safetensors
+  header that lies, a pickle that calls a function, a kept classifier of the
+  wrong size, a URL) end with exit 2 and a message naming the file or the
+  setting, and the run folder keeps its settings.
+Environment (ctest sets it): STUDIO_CLI, STUDIO_BACKBONE_CHECK.
+"""
+import glob
+import gzip
+import io
+import json
+import os
+import pickle
+import struct
+import subprocess
+import tempfile
+import unittest
+import zipfile
+
+import numpy as np
+import torch
+import torchvision
+from safetensors.torch import load_file, save_file
+
+CLI = os.environ["STUDIO_CLI"]
+CHECK = os.environ["STUDIO_BACKBONE_CHECK"]
+KINDS = ["resnet18", "resnet34", "resnet50", "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0"]
+FASHION = "/usr/share/datasets/fashion-mnist"
+
+
+def run(*args, timeout=600):
+    p = subprocess.run(list(args), capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+def torchvision_model(kind, classes, seed=0):
+    """torchvision's model with random weights and running statistics that are not the initial ones."""
+    torch.manual_seed(seed)
+    m = getattr(torchvision.models, kind)(weights=None, num_classes=classes).eval()
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.2, 0.2)
+                mod.running_var.uniform_(0.5, 1.5)
+                mod.num_batches_tracked.fill_(7)
+            if isinstance(mod, torch.nn.Linear):  # logits of a size that tests something
+                mod.weight.normal_(0, 0.5)
+    return m
+
+
+class BackboneTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="studio-backbones-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def logits(self, kind, weights, x):
+        save_file({"x": x.contiguous()}, self.path("x.safetensors"))
+        code, text = run(CHECK, "logits", kind, weights, self.path("x.safetensors"), self.path("out.safetensors"))
+        self.assertEqual(code, 0, text)
+        return load_file(self.path("out.safetensors"))["logits"]
+
+    def test_names_and_shapes_are_torchvisions(self):
+        for kind in KINDS:
+            with self.subTest(kind=kind):
+                code, text = run(CHECK, "names", kind, "7")
+                self.assertEqual(code, 0, text)
+                ours = [line.split(" ", 1) for line in text.strip().splitlines()]
+                state = getattr(torchvision.models, kind)(weights=None, num_classes=7).state_dict()
+                self.assertEqual(sorted(name for name, _ in ours), sorted(state))
+                for name, shape in ours:
+                    self.assertEqual(shape, str(list(state[name].shape)), name)
+
+    def test_torchvisions_weights_give_torchvisions_logits(self):
+        for kind in KINDS:
+            with self.subTest(kind=kind):
+                m = torchvision_model(kind, 5)
+                weights = self.path(f"{kind}.pth")
+                torch.save(m.state_dict(), weights)
+                x = torch.randn(2, 3, 64, 64, generator=torch.Generator().manual_seed(1))
+                with torch.no_grad():
+                    want = m(x)
+                got = self.logits(kind, weights, x)
+                print(f"{kind}: largest logit {want.abs().max():.3g}, largest difference {(got - want).abs().max():.3g}")
+                torch.testing.assert_close(got, want, rtol=0, atol=1e-4)
+                if kind in ("resnet18", "efficientnet_b0"):  # the same tensors as safetensors
+                    st = self.path(f"{kind}.safetensors")
+                    save_file({k: v.contiguous() for k, v in m.state_dict().items()}, st)
+                    torch.testing.assert_close(self.logits(kind, st, x), want, rtol=0, atol=1e-4)
+
+    def test_the_export_loads_back_into_torchvision(self):
+        for kind in ("resnet18", "mobilenet_v3_small"):
+            with self.subTest(kind=kind):
+                m = torchvision_model(kind, 4, seed=3)
+                weights = self.path(f"export-{kind}.pth")
+                torch.save(m.state_dict(), weights)
+                out = self.path(f"export-{kind}")
+                os.makedirs(out)
+                code, text = run(CHECK, "export", kind, weights, out)
+                self.assertEqual(code, 0, text)
+                x = torch.randn(3, 3, 48, 48)
+                with torch.no_grad():
+                    want = m(x)
+                for state in (torch.load(os.path.join(out, "model.pt")), load_file(os.path.join(out, "model.safetensors"))):
+                    back = getattr(torchvision.models, kind)(weights=None, num_classes=4).eval()
+                    back.load_state_dict(state, strict=True)
+                    with torch.no_grad():
+                        torch.testing.assert_close(back(x), want, rtol=0, atol=0)
+                scope = {}
+                with open(os.path.join(out, "model.py")) as f:
+                    exec(f.read(), scope)
+                built = scope["build"]()
+                self.assertIsInstance(built, type(m))
+                built.load_state_dict(torch.load(os.path.join(out, "model.pt")), strict=True)
+
+
+def idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    dims = data[3]
+    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+class FineTuneTest(unittest.TestCase):
+    CLASSES = {"tshirt": 0, "trouser": 1, "sneaker": 7}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="studio-finetune-")
+        images, labels = idx(f"{FASHION}/train-images-idx3-ubyte.gz"), idx(f"{FASHION}/train-labels-idx1-ubyte.gz")
+        cls.folder = os.path.join(cls.tmp.name, "photos")
+        for name, label in cls.CLASSES.items():
+            picks = np.flatnonzero(labels == label)
+            for split, chosen in (("train", picks[:100]), ("test", picks[100:150])):
+                os.makedirs(os.path.join(cls.folder, split, name))
+                for i in chosen:
+                    with open(os.path.join(cls.folder, split, name, f"{i}.pgm"), "wb") as f:
+                        f.write(b"P5 28 28 255\n" + images[i].tobytes())
+        # A state dict as torchvision's files are: 1000 ImageNet classes.
+        cls.weights = os.path.join(cls.tmp.name, "resnet18-random.pth")
+        torch.manual_seed(0)
+        cls.state = torchvision.models.resnet18(weights=None).state_dict()
+        torch.save(cls.state, cls.weights)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def train(self, name, *more):
+        out = os.path.join(self.tmp.name, name)
+        code, text = run(CLI, "train", "--preset", "finetune-photos", "--set", f"data.root={self.folder}",
+                         "--set", "data.image_size=[64, 64]", "--set", "train.epochs=3", "--set", "train.batch_size=32",
+                         "--set", "data.val_fraction=0", *more, "--out", out)
+        runs = sorted(glob.glob(os.path.join(out, "*")))
+        return code, text, runs[0] if runs else None
+
+    def test_a_resnet18_from_a_state_dict_fine_tunes(self):
+        code, text, folder = self.train("resnet18", "--set", f"model.weights={self.weights}")
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(folder, "summary.json")) as f:
+            summary = json.load(f)
+        with open(os.path.join(folder, "settings.json")) as f:
+            info = json.load(f)["run_info"]
+        print(f"resnet18 fine-tuned on 300 Fashion-MNIST images at 64 px: test accuracy {summary['test_accuracy']:.3f}")
+        self.assertGreater(summary["test_accuracy"], 0.8)  # chance is 1/3
+        pretrained = info["pretrained"]
+        self.assertEqual(pretrained["tensors"], len(self.state) - 2)  # all but fc.weight and fc.bias
+        self.assertEqual((pretrained["head"], pretrained["head_kept"], pretrained["file_classes"]), ("fc", False, 1000))
+        np.testing.assert_allclose(info["normalization"]["mean"], [0.485, 0.456, 0.406])
+        np.testing.assert_allclose(info["normalization"]["std"], [0.229, 0.224, 0.225])
+        self.assertEqual(info["input"]["channels"], 3)
+        with open(os.path.join(folder, "log.txt")) as f:
+            self.assertIn("a new classifier fc for the data's 3 outputs (the file's had 1000)", f.read())
+
+    def bad(self, name, expect, *settings):
+        code, text, folder = self.train(name, "--set", "train.epochs=1", *settings)
+        self.assertEqual(code, 2, text)
+        self.assertIn(expect, text)
+        if folder:  # what a failed start recorded: its settings
+            with open(os.path.join(folder, "settings.json")) as f:
+                self.assertEqual(json.load(f)["model"]["kind"], "resnet18")
+
+    def test_bad_weights_say_what_is_wrong(self):
+        other = os.path.join(self.tmp.name, "resnet34.pth")
+        torch.save(torchvision.models.resnet34(weights=None).state_dict(), other)
+        self.bad("architecture", f"model.weights {other} does not fit model.kind resnet18", "--set",
+                 f"model.weights={other}")
+        self.bad("keys", "it has layer1.2.conv1.weight", "--set", f"model.weights={other}")
+
+        with open(self.weights, "rb") as f:
+            whole = f.read()
+        truncated = os.path.join(self.tmp.name, "truncated.pth")
+        with open(truncated, "wb") as f:
+            f.write(whole[: len(whole) // 2])
+        self.bad("truncated", f"model.weights {truncated}", "--set", f"model.weights={truncated}")
+
+        lying = os.path.join(self.tmp.name, "lying.safetensors")
+        save_file({k: v.contiguous() for k, v in self.state.items()}, lying)
+        with open(lying, "r+b") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            header = json.loads(f.read(n))
+            header["fc.bias"]["data_offsets"][1] += 4 * 1000  # more bytes than the shape needs
+            text = json.dumps(header, separators=(",", ":")).encode()
+            text += b" " * (n - len(text)) if len(text) <= n else b""
+            self.assertEqual(len(text), n)
+            f.seek(8)
+            f.write(text)
+        self.bad("lying", "the header lies", "--set", f"model.weights={lying}", "--set", "model.keep_head=true")
+
+        class Payload:  # what a malicious .pth does: call a function while it is unpickled
+            def __reduce__(self):
+                return (os.system, ("echo pwned",))
+        hostile = os.path.join(self.tmp.name, "hostile.pth")
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("archive/data.pkl", pickle.dumps({"fc.weight": Payload()}, protocol=2))
+            z.writestr("archive/byteorder", "little")
+            z.writestr("archive/version", "3\n")
+        with open(hostile, "wb") as f:
+            f.write(buf.getvalue())
+        self.bad("hostile", "system, which a state dict of tensors never does", "--set", f"model.weights={hostile}")
+
+        self.bad("head", "model.keep_head: the classifier of", "--set", f"model.weights={self.weights}",
+                 "--set", "model.keep_head=true")
+        code, text, _ = self.train("url", "--set",
+                                   "model.weights=https://download.pytorch.org/models/resnet18-f37072fd.pth")
+        self.assertEqual(code, 2, text)
+        self.assertIn("model.weights must be a file on this machine", text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
