@@ -54,6 +54,9 @@ void CliProgress::record(const MetricRecord& r) {
     clearLine();
     std::fprintf(m_out, "step %lld: out of memory; going on with micro-batches of %lld (memory.oom_backoff)\n",
                  static_cast<long long>(r.step), static_cast<long long>(r.microBatch));
+  } else if (r.kind == RecordKind::Unfreeze) {
+    clearLine();
+    std::fprintf(m_out, "step %lld: layers unfrozen (train.finetune)\n", static_cast<long long>(r.step));
   } else if (r.kind == RecordKind::Rollback) {
     clearLine();
     std::fprintf(m_out, "rolled back to the checkpoint of step %lld; learning rate now %g\n",

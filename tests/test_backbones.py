@@ -190,6 +190,101 @@ class FineTuneTest(unittest.TestCase):
         with open(os.path.join(folder, "log.txt")) as f:
             self.assertIn("a new classifier fc for the data's 3 outputs (the file's had 1000)", f.read())
 
+    def exported(self, folder, which="last"):
+        out = folder + "-export"
+        code, text = run(CLI, "export", folder, "--out", out, "--which", which)
+        self.assertEqual(code, 0, text)
+        return torch.load(os.path.join(out, "model.pt"))
+
+    def test_frozen_layers_stay_and_unfrozen_ones_learn(self):
+        common = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=1"]
+        # One epoch, all of it frozen: every tensor but the new classifier's is the file's, bit for bit
+        # (the BatchNorm statistics and their counters too).
+        code, text, folder = self.train("frozen", *common, "--set", "train.epochs=1")
+        self.assertEqual(code, 0, text)
+        state = self.exported(folder)
+        for name, want in self.state.items():
+            if not name.startswith("fc."):
+                self.assertTrue(torch.equal(state[name], want), name)
+        self.assertEqual(tuple(state["fc.weight"].shape), (3, 512))
+        # The same with the BatchNorm statistics following the data: the weights stay, the statistics move.
+        code, text, folder = self.train("statistics", *common, "--set", "train.epochs=1",
+                                        "--set", "train.finetune.freeze_batchnorm=false")
+        self.assertEqual(code, 0, text)
+        state = self.exported(folder)
+        self.assertTrue(torch.equal(state["layer4.1.conv2.weight"], self.state["layer4.1.conv2.weight"]))
+        self.assertTrue(torch.equal(state["bn1.weight"], self.state["bn1.weight"]))
+        self.assertFalse(torch.equal(state["bn1.running_mean"], self.state["bn1.running_mean"]))
+        # Two epochs: the second trains everything, and the curves' record marks where.
+        code, text, folder = self.train("thawed", *common, "--set", "train.epochs=2")
+        self.assertEqual(code, 0, text)
+        state = self.exported(folder)
+        for name in ("conv1.weight", "layer1.0.conv1.weight", "layer4.1.conv2.weight", "bn1.running_mean"):
+            self.assertFalse(torch.equal(state[name], self.state[name]), name)
+        with open(os.path.join(folder, "metrics.csv")) as f:
+            unfreezes = [line.split(",")[:3] for line in f if line.startswith("unfreeze,")]
+        self.assertEqual(unfreezes, [["unfreeze", "10", "1"]])  # 300 images in batches of 32: 10 steps an epoch
+
+    def test_group_rates_are_pytorchs_on_the_same_schedule(self):
+        code, text, folder = self.train(
+            "rates", "--set", f"model.weights={self.weights}", "--set", "train.finetune.backbone_lr_factor=0.01",
+            "--set", "train.epochs=2", "--set", "train.log_every_steps=1", "--set", "schedule.kind=onecycle",
+            "--set", "schedule.onecycle.max_lr=0.002", "--set", "optimizer.kind=sgd", "--set", "optimizer.momentum=0.9")
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(folder, "settings.json")) as f:
+            groups = json.load(f)["run_info"]["finetune"]["groups"]
+        names = [g["name"] for g in groups]
+        self.assertEqual(names, ["conv1", "bn1", "layer1", "layer2", "layer3", "layer4", "fc"])
+        factors = [g["lr_factor"] for g in groups]
+        np.testing.assert_allclose(factors, np.geomspace(0.01, 1, len(groups)), rtol=1e-12)  # fastai's even_mults
+        with open(os.path.join(folder, "metrics.csv")) as f:
+            header = f.readline().strip().split(",")
+            rows = [line.split(",") for line in f if line.startswith("train,")]
+        lr = [float(r[header.index("lr")]) for r in rows]
+        # PyTorch: one parameter group per layer group, OneCycleLR with each group's peak scaled by its factor.
+        model = torchvision.models.resnet18(weights=None, num_classes=3)
+        params = {n: [] for n in names}
+        for n, p in model.named_parameters():
+            params[n.split(".")[0]].append(p)
+        opt = torch.optim.SGD([{"params": params[n]} for n in names], lr=0.002, momentum=0.9)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[0.002 * f for f in factors], total_steps=len(lr))
+        for step, head in enumerate(lr):
+            want = [g["lr"] for g in opt.param_groups]
+            np.testing.assert_allclose([head * f for f in factors], want, rtol=1e-8, err_msg=f"step {step + 1}")
+            opt.step()
+            sched.step()
+
+    def test_a_killed_fine_tune_resumes_as_if_never_stopped(self):
+        # Gradual unfreezing with discriminative rates, killed (SIGKILL) in epoch 2 after its checkpoint at
+        # step 12: the resumed run is in the same frozen state and writes the same rows, bit for bit.
+        args = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=1",
+                "--set", "train.finetune.gradual=true", "--set", "train.finetune.backbone_lr_factor=0.1",
+                "--set", "output.checkpoint_every_steps=12", "--set", "train.log_every_steps=1"]
+
+        def rows(folder):
+            with open(os.path.join(folder, "metrics.csv")) as f:
+                lines = f.read().splitlines()
+            header = lines[0].split(",")
+            keep = [header.index(c) for c in ["kind", "step", "epoch", "train_loss", "lr", "grad_norm",
+                                              "eval_loss", "eval_accuracy"]]
+            return [[line.split(",")[i] for i in keep] for line in lines[1:]]
+
+        code, text, whole = self.train("whole", *args)
+        self.assertEqual(code, 0, text)
+        out = os.path.join(self.tmp.name, "killed")
+        p = subprocess.run([CLI, "train", "--preset", "finetune-photos", "--set", f"data.root={self.folder}",
+                            "--set", "data.image_size=[64, 64]", "--set", "train.epochs=3",
+                            "--set", "train.batch_size=32", "--set", "data.val_fraction=0", *args, "--out", out],
+                           capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "STUDIO_CRASH_AT": "train-step:15"})
+        self.assertNotEqual(p.returncode, 0)
+        killed = sorted(glob.glob(os.path.join(out, "*")))[0]
+        code, text = run(CLI, "resume", killed)
+        self.assertEqual(code, 0, text)
+        self.assertEqual(rows(killed), rows(whole))
+        self.assertEqual([r[:3] for r in rows(whole) if r[0] == "unfreeze"],
+                         [["unfreeze", "10", "1"], ["unfreeze", "20", "2"]])
+
     def bad(self, name, expect, *settings):
         code, text, folder = self.train(name, "--set", "train.epochs=1", *settings)
         self.assertEqual(code, 2, text)

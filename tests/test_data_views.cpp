@@ -104,6 +104,8 @@ class TestDataViews : public QObject {
     return c;
   }
 
+  ui::MetricChart* chart(ui::PlotsPanel::Chart c) { return m_window->plotsPanel()->chart(c); }
+
   RunSummary runToEnd(const TrainConfig& c) {
     m_window->settingsPanel()->setConfig(c);
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
@@ -184,6 +186,37 @@ class TestDataViews : public QObject {
     QCOMPARE(layers->item(9, 2)->text(), QString("[2, 3]"));
     QCOMPARE(layers->item(0, 2)->text(), QString("[2, 8, 16, 16]"));
     QCOMPARE(layers->item(7, 2)->text(), QString("[2, 16, 4, 4]"));
+  }
+
+  // Issue 25: a torchvision backbone from a state dict, its layers' fine-tune
+  // plan in the Model tab, and the unfreeze marked on the curves.
+  void aBackboneFineTunesWithItsUnfreezeMarked() {
+    const QString weights = m_dir.filePath("resnet18.pth");
+    QProcess p;
+    p.start(std::getenv("STUDIO_PYTHON"),
+            {"-c", "import sys, torch, torchvision; "
+                   "torch.save(torchvision.models.resnet18(weights=None).state_dict(), sys.argv[1])",
+             weights});
+    QVERIFY(p.waitForFinished(300000) && p.exitCode() == 0);
+    TrainConfig c = folderConfig("finetune");
+    c.model.kind = "resnet18";
+    c.model.weights = weights.toStdString();
+    c.data.image_size = {64, 64};  // layer4 then has 2x2 values per channel for a last batch of one
+    c.train.finetune.freeze_epochs = 1;
+    c.train.finetune.backbone_lr_factor = 0.1;
+    m_window->settingsPanel()->setConfig(c);
+    QTableWidget* layers = m_window->modelPanel()->table();
+    QTRY_VERIFY2_WITH_TIMEOUT(layers->rowCount() == 10 && !layers->isColumnHidden(4),
+                              qPrintable(m_window->modelPanel()->findChild<QLabel*>("modelHead")->text()), 20000);
+    QCOMPARE(layers->item(9, 0)->text(), QString("fc"));
+    QCOMPARE(layers->item(9, 4)->text(), QString("trains, lr x1 (head)"));
+    // Groups conv1, bn1, layer1 ... layer4, fc: layer1's factor is 0.1^(4/6).
+    QCOMPARE(layers->item(4, 0)->text(), QString("layer1"));
+    QCOMPARE(layers->item(4, 4)->text(), QString("frozen in epoch 1, lr x0.215"));
+    QVERIFY(m_window->modelPanel()->findChild<QLabel*>("modelHead")->text().contains("starts from"));
+    const RunSummary r = runToEnd(c);
+    QCOMPARE(r.status, std::string("completed"));
+    QTRY_VERIFY(chart(ui::PlotsPanel::Loss)->markerLabels().contains("unfreeze"));
   }
 
   void torchScriptIsTrustedBeforeItRuns() {

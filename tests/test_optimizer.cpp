@@ -48,7 +48,8 @@ class TestOptimizer : public QObject {
     const auto ref = test::loadReference("optimizers");
     for (size_t i = 0; i < ref["cases"].size(); ++i) {
       const auto& c = ref["cases"][i];
-      const std::string name = c["optimizer"].dump() + (c["fused"].get<bool>() ? " fused" : " foreach");
+      const std::string name = c["optimizer"].dump() + (c["fused"].get<bool>() ? " fused" : " foreach") +
+                               (c.contains("factors") ? " groups " + c["factors"].dump() : "");
       QTest::newRow(name.c_str()) << static_cast<int>(i);
     }
   }
@@ -65,6 +66,7 @@ class TestOptimizer : public QObject {
     OptimizerConfig cfg = configFromJson({{"optimizer", c["optimizer"]}}, errors).optimizer;
     QVERIFY(errors.empty());
     Optimizer opt(params, cfg);
+    if (c.contains("factors")) opt.setLrFactors(c["factors"].get<std::vector<double>>());
     const size_t steps = ref["lrs"].size();
     for (size_t s = 0; s < steps; ++s) {
       for (size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = tensorOf(ref["grads"][s][i], shapes[i]);

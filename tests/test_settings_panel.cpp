@@ -75,7 +75,8 @@ TrainConfig unusual() {
             .sampler = "balanced",
             .augment_flip = true,
             .augment_crop = 3};
-  c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}, {0.995, 3, 11}};
+  c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}, {0.995, 3, 11},
+             {2, false, 0.05, true, "fc."}};
   c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
   c.schedule.kind = "cyclic";
   c.schedule.warmup_steps = 0;

@@ -282,6 +282,12 @@ void MetricChart::clear() {
   refresh();
 }
 
+QStringList MetricChart::markerLabels() const {
+  QStringList labels;
+  for (const Marker& m : m_markers) labels << m.text->text();
+  return labels;
+}
+
 void MetricChart::addMarker(double x, const QString& label, const QString& key) {
   auto* line = new QCPItemStraightLine(m_plot);
   QPen pen(palette().color(QPalette::Highlight), 1, Qt::DashLine);

@@ -67,6 +67,7 @@ class MetricChart : public QWidget {
   // key names the run it belongs to for the x mapping (setXMap).
   void addMarker(double x, const QString& label, const QString& key = QString());
   int markerCount() const { return static_cast<int>(m_markers.size()); }
+  QStringList markerLabels() const;
 
   // The step axis shown as something else: map(key, step) is the x of series
   // `key`'s sample at that step (epoch, samples seen, seconds); a series with

@@ -21,9 +21,9 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   m_trust->hide();
   connect(m_trust, &QPushButton::clicked, this, [this] { Q_EMIT trustRequested(m_untrustedPath); });
   top->addWidget(m_trust, 0, Qt::AlignLeft);
-  m_table = new QTableWidget(0, 4);
+  m_table = new QTableWidget(0, 5);
   m_table->setObjectName("modelLayers");
-  m_table->setHorizontalHeaderLabels({tr("Layer"), tr("Type"), tr("Output shape"), tr("Parameters")});
+  m_table->setHorizontalHeaderLabels({tr("Layer"), tr("Type"), tr("Output shape"), tr("Parameters"), tr("Fine-tune")});
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
@@ -41,7 +41,10 @@ void ModelPanel::showSummary(const ModelSummary& s) {
   m_head->setText(tr("<b>%1</b>: input %2, output %3, %4 classes")
                       .arg(QString::fromStdString(s.model).toHtmlEscaped(), QString::fromStdString(s.input),
                            QString::fromStdString(s.output))
-                      .arg(s.classNames.size()));
+                      .arg(s.classNames.size()) +
+                  (s.weights.empty() ? QString() : tr("; starts from %1").arg(QString::fromStdString(s.weights).toHtmlEscaped())));
+  // The fine-tune column says when each layer trains and at what rate (train.finetune).
+  m_table->setColumnHidden(4, !s.finetune);
   m_table->setRowCount(static_cast<int>(s.rows.size()));
   const QLocale locale;
   for (size_t i = 0; i < s.rows.size(); ++i) {
@@ -53,6 +56,7 @@ void ModelPanel::showSummary(const ModelSummary& s) {
     auto* params = new QTableWidgetItem(locale.toString(static_cast<qlonglong>(r.parameters)));
     params->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_table->setItem(row, 3, params);
+    m_table->setItem(row, 4, new QTableWidgetItem(QString::fromStdString(r.finetune)));
   }
   m_totals->setText(tr("%1 parameters, %2 trained; a checkpoint holds %3 tensors")
                         .arg(locale.toString(static_cast<qlonglong>(s.parameters)))

@@ -266,6 +266,10 @@ void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r, bool announce) {
       m_charts[c]->addMarker(x, tr("lr → %1").arg(r.lr, 0, 'g', 4), key(run.key, "marker"));
     return;
   }
+  if (r.kind == RecordKind::Unfreeze) {
+    for (Chart c : {Loss, Accuracy, LearningRate}) m_charts[c]->addMarker(x, tr("unfreeze"), key(run.key, "marker"));
+    return;
+  }
   if (r.kind == RecordKind::EarlyStop) {
     for (Chart c : {Loss, Accuracy}) m_charts[c]->addMarker(x, tr("early stop"), key(run.key, "marker"));
     return;

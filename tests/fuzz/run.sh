@@ -11,7 +11,7 @@ export LSAN_OPTIONS="suppressions=$here/lsan-libtorch.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 mkdir -p "$build/artifacts"
 status=0
-for target in fuzz_settings fuzz_idx fuzz_image fuzz_csv fuzz_run_files fuzz_checkpoint; do
+for target in fuzz_settings fuzz_idx fuzz_image fuzz_csv fuzz_run_files fuzz_checkpoint fuzz_weights; do
   bin="$build/tests/fuzz/$target"
   if [ -d "$here/regressions/$target" ]; then
     if ! "$bin" "$here"/regressions/$target/* > "$build/$target-regressions.log" 2>&1; then
@@ -25,7 +25,7 @@ for target in fuzz_settings fuzz_idx fuzz_image fuzz_csv fuzz_run_files fuzz_che
   # after nearly every input, scanning LibTorch's ~1 GB heap each time: 114
   # inputs a second instead of 12,600 on the 2-core VM.
   leaks=1
-  [ "$target" = fuzz_checkpoint ] && leaks=0
+  [ "$target" = fuzz_checkpoint ] || [ "$target" = fuzz_weights ] && leaks=0
   "$bin" "$build/corpus/$target" "$here/corpus/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
       -detect_leaks=$leaks -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" > "$build/$target.log" 2>&1
   rc=$?

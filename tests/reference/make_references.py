@@ -161,6 +161,28 @@ def make_optimizers():
                 opt.step()
                 after.append([tolist(p) for p in ps])
             cases.append({"optimizer": cfg, "fused": fused, "after": after})
+    # Parameter groups (train.finetune's discriminative rates): the first
+    # tensor at the step's rate, the others at a tenth of it, as two PyTorch
+    # parameter groups whose lr the schedule sets to lr * factor.
+    factors = [1.0, 0.1, 0.1]
+    for cfg in (configs[2], configs[6], configs[7]):
+        ps = [torch.nn.Parameter(p.clone()) for p in params0]
+        groups = [{"params": [ps[0]], "factor": 1.0}, {"params": ps[1:], "factor": 0.1}]
+        if cfg["kind"] == "sgd":
+            opt = torch.optim.SGD(groups, lr=lrs[0], momentum=cfg["momentum"], nesterov=cfg["nesterov"],
+                                  weight_decay=cfg["weight_decay"], fused=True)
+        else:
+            opt = torch.optim.AdamW(groups, lr=lrs[0], betas=(cfg["beta1"], cfg["beta2"]), eps=cfg["eps"],
+                                    weight_decay=cfg["weight_decay"], fused=True)
+        after = []
+        for s in range(steps):
+            for g in opt.param_groups:
+                g["lr"] = lrs[s] * g["factor"]
+            for p, gr in zip(ps, grads[s]):
+                p.grad = gr.clone()
+            opt.step()
+            after.append([tolist(p) for p in ps])
+        cases.append({"optimizer": cfg, "fused": True, "factors": factors, "after": after})
     return {"shapes": [list(s) for s in shapes], "params0": [tolist(p) for p in params0],
             "grads": [[tolist(g) for g in step] for step in grads], "lrs": lrs, "cases": cases}
 

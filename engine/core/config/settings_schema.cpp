@@ -323,6 +323,28 @@ std::vector<FieldSpec> makeSchema() {
                  "The first update copies the weights at this step; the average starts there."),
              atLeast(0)),
        ema);
+  range(add(SETTING(train.finetune.freeze_epochs), train, "Fine-tune: head-only epochs", T::Int,
+            "Train only the classifier (the head) for this many epochs, the rest of the model frozen, then "
+            "unfreeze (fastai's fine_tune). 0: everything trains from the start."),
+        atLeast(0));
+  const Applies freezing = [](const TrainConfig& c) { return c.train.finetune.freeze_epochs > 0; };
+  when(add(SETTING(train.finetune.freeze_batchnorm), train, "Fine-tune: freeze BatchNorm statistics", T::Bool,
+           "While layers are frozen, their BatchNorm layers keep their running mean and variance (the pretrained "
+           "statistics); off: they follow the new data."),
+       freezing);
+  when(add(SETTING(train.finetune.gradual), train, "Fine-tune: gradual unfreezing", T::Bool,
+           "After the head-only epochs, unfreeze one more layer group each epoch, from the head down (ULMFiT), "
+           "instead of all at once."),
+       freezing);
+  range(add(SETTING(train.finetune.backbone_lr_factor), train, "Fine-tune: first layers' learning-rate factor",
+            T::Real,
+            "Discriminative learning rates: the first layer group learns at the head's rate times this, the groups "
+            "between at geometric steps (0.01 is fastai's slice(lr/100, lr)). 1: one rate for the whole model."),
+        between(0, 1, true, false));
+  when(add(SETTING(train.finetune.head_prefix), train, "Fine-tune: head parameters (TorchScript)", T::Text,
+           "TorchScript models: the parameters whose names start with this (e.g. fc.) are the head; empty: the "
+           "last group of parameters by their first name component."),
+       [](const TrainConfig& c) { return c.model.kind == "torchscript"; }, true);
 
   choices(add(SETTING(optimizer.kind), opt, "Optimizer", T::Choice,
               "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "

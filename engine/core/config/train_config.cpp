@@ -387,6 +387,14 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"distributed.batchnorm",
                  "sync works on the built-in models (cnn, resnet), whose BatchNorm layers the studio runs; a "
                  "TorchScript model's are its own: set it to local"});
+  const auto& f = c.train.finetune;
+  if (f.freeze_epochs > 0 && processDevices(c.distributed.devices).size() > 1)
+    e.push_back({"train.finetune.freeze_epochs",
+                 "freezes layers, which a run of several processes cannot yet do (their gradients are exchanged "
+                 "in fixed buckets); set it to 0 or train in one process"});
+  if (f.freeze_epochs > 0 && c.performance.cuda_graphs == "on")
+    e.push_back({"train.finetune.freeze_epochs", "unfreezes layers during the run, which a recorded CUDA graph "
+                                                 "cannot follow: set performance.cuda_graphs to auto or off"});
   if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
   return e;
 }

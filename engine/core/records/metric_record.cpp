@@ -18,6 +18,7 @@ const char* kindName(RecordKind k) {
     case RecordKind::Rollback: return "rollback";
     case RecordKind::EarlyStop: return "early_stop";
     case RecordKind::OomBackoff: return "oom_backoff";
+    case RecordKind::Unfreeze: return "unfreeze";
   }
   return "train";
 }
@@ -88,6 +89,7 @@ bool parseMetricsCsvRow(const std::string& line, MetricRecord& r, const MetricsC
     else if (f[0] == "rollback") r.kind = RecordKind::Rollback;
     else if (f[0] == "early_stop") r.kind = RecordKind::EarlyStop;
     else if (f[0] == "oom_backoff") r.kind = RecordKind::OomBackoff;
+    else if (f[0] == "unfreeze") r.kind = RecordKind::Unfreeze;
     else return false;
     size_t used = 0;
     r.step = std::stoll(f[1], &used);

@@ -19,6 +19,9 @@ struct ModelSummaryRow {
   std::string name, type;
   std::string output;  // "[2, 32, 14, 14]", or "" when unknown
   int64_t parameters = 0;
+  // train.finetune: when the layer trains and its learning-rate factor
+  // ("frozen to epoch 2, lr x0.1"); "" without fine-tuning or parameters.
+  std::string finetune;
 };
 
 struct ModelSummary {
@@ -30,6 +33,8 @@ struct ModelSummary {
   int64_t parameters = 0;           // every parameter
   int64_t trainableParameters = 0;  // those the optimizer updates
   int64_t stateTensors = 0;         // parameters and buffers a checkpoint holds
+  bool finetune = false;            // the rows say how train.finetune trains them
+  std::string weights;              // model.weights the run starts from ("" none)
 };
 
 // Throws InputError (DataError, ModelError) naming what is wrong.

@@ -52,6 +52,23 @@ std::vector<std::pair<std::string, torch::Tensor>> BuiltinModel::namedState() {
   return out;
 }
 
+std::vector<std::pair<std::string, torch::Tensor>> BuiltinModel::namedParameters() {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& p : m_net->named_parameters()) out.emplace_back(p.key(), p.value());
+  return out;
+}
+
+void BuiltinModel::freezeNormStatistics(std::function<bool(const std::string& group)> frozen) {
+  m_frozenNorms = nullptr;
+  if (frozen) m_frozenNorms = [this, frozen](const std::string& module) { return frozen(layerGroup(module)); };
+  setTraining(m_net->is_training());
+}
+
+void BuiltinModel::setTraining(bool on) {
+  m_net->train(on);
+  if (on) evalFrozenNorms(*m_net, m_frozenNorms);
+}
+
 std::vector<LayerSummary> BuiltinModel::layers(const torch::Tensor& sample) {
   std::vector<LayerSummary> rows;
   torch::NoGradGuard noGrad;

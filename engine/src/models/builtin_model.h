@@ -18,8 +18,10 @@ class BuiltinModel : public Model {
   std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
   int64_t parameterCount() override;
   std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
+  std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
+  void freezeNormStatistics(std::function<bool(const std::string& group)> frozen) override;
   std::vector<torch::Tensor> buffers() override { return m_net->buffers(); }
-  void setTraining(bool on) override { m_net->train(on); }
+  void setTraining(bool on) override;
   void to(const torch::Device& device) override { m_net->to(device); }
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override { return m_description; }
@@ -33,6 +35,7 @@ class BuiltinModel : public Model {
 
  private:
   torch::nn::Sequential m_net;
+  std::function<bool(const std::string&)> m_frozenNorms;  // by module name
   std::string m_description;
   ModelConfig m_config;
   InputShape m_input;

@@ -29,6 +29,10 @@ torch::Tensor Model::forwardWithStage(const torch::Tensor&, torch::Tensor&, std:
                    "cnn and resnet models");
 }
 
+std::string Model::layerGroup(const std::string& parameter) const {
+  return parameter.substr(0, parameter.find('.'));
+}
+
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
   if (config.kind == "torchscript") return std::make_unique<TorchScriptModel>(config.path);
   if (isTorchvisionBackbone(config.kind)) return std::make_unique<TorchvisionModel>(config.kind, input, classes);

@@ -10,6 +10,7 @@
 // Thread: engine thread (or the one thread that made it).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -45,6 +46,16 @@ class Model {
   // with the statistics of all ranks' batches; how many layers do (-1: this
   // kind of model cannot).
   virtual int synchroniseBatchNorm(ProcessGroup* group) { return -1; }
+  // The parameters the optimizer updates, by name, in the order of
+  // parameters() (fine-tuning's layer groups, train/callbacks/finetune.cpp).
+  virtual std::vector<std::pair<std::string, torch::Tensor>> namedParameters() = 0;
+  // The layer group a parameter belongs to: its layer's name ("layer1",
+  // "features.3", "0"); by default the name's first component.
+  virtual std::string layerGroup(const std::string& parameter) const;
+  // Fine-tuning: while training, the BatchNorm layers whose group `frozen`
+  // names keep their running statistics (evaluation mode); an empty function
+  // lets them all follow the data. A TorchScript model's layers are its own.
+  virtual void freezeNormStatistics(std::function<bool(const std::string& group)> frozen) {}
   // The buffers alone (BatchNorm's running statistics).
   virtual std::vector<torch::Tensor> buffers() = 0;
   virtual void setTraining(bool on) = 0;

@@ -1,8 +1,10 @@
 #include "studio/model_summary.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "models/model.h"
+#include "train/finetune_plan.h"
 #include "studio/dataset_info.h"
 
 namespace studio {
@@ -39,7 +41,27 @@ ModelSummary summarizeModel(const TrainConfig& config) {
       s.output = shapeText(l.output);
       continue;
     }
-    s.rows.push_back({l.name, l.type, shapeText(l.output), l.parameters});
+    s.rows.push_back({l.name, l.type, shapeText(l.output), l.parameters, ""});
+  }
+  const FinetunePlan tune = planFinetune(*model, config.model, config.train.finetune);
+  s.finetune = tune.active();
+  if (isTorchvisionBackbone(config.model.kind)) s.weights = config.model.weights;
+  if (s.finetune) {
+    const bool byPrefix = config.model.kind == "torchscript" && !config.train.finetune.head_prefix.empty();
+    for (auto& row : s.rows) {
+      if (row.parameters == 0) continue;
+      const std::string group = byPrefix && row.name.rfind(config.train.finetune.head_prefix, 0) == 0
+                                    ? "head"
+                                    : model->layerGroup(row.name + ".weight");
+      const auto it = std::find(tune.groups.begin(), tune.groups.end(), group);
+      if (it == tune.groups.end()) continue;
+      const size_t g = static_cast<size_t>(it - tune.groups.begin());
+      char factor[32];
+      std::snprintf(factor, sizeof factor, "%.3g", tune.factors[g]);
+      row.finetune = (tune.trainsFromEpoch[g] > 0 ? (tune.trainsFromEpoch[g] == 1 ? std::string("frozen in epoch 1, ") : "frozen in epochs 1-" + std::to_string(tune.trainsFromEpoch[g]) + ", ")
+                                                  : std::string("trains, ")) +
+                     "lr x" + factor + (g + 1 == tune.groups.size() ? " (head)" : "");
+    }
   }
   s.stateTensors = static_cast<int64_t>(model->namedState().size());
   for (const auto& p : model->parameters()) s.trainableParameters += p.numel();
@@ -56,14 +78,17 @@ std::string formatModelSummary(const ModelSummary& s) {
   std::string out = "model " + s.model + ", input " + s.input + ", " + std::to_string(s.classNames.size()) +
                     " classes\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-18s %-22s %-22s %14s\n", "layer", "type", "output", "parameters");
+  std::snprintf(line, sizeof line, "%-18s %-22s %-22s %14s%s\n", "layer", "type", "output", "parameters",
+                s.finetune ? "  fine-tune" : "");
   out += line;
   for (const auto& r : s.rows) {
-    std::snprintf(line, sizeof line, "%-18s %-22s %-22s %14s\n", r.name.c_str(), r.type.c_str(),
-                  r.output.empty() ? "-" : r.output.c_str(), thousands(r.parameters).c_str());
+    std::snprintf(line, sizeof line, "%-18s %-22s %-22s %14s%s%s\n", r.name.c_str(), r.type.c_str(),
+                  r.output.empty() ? "-" : r.output.c_str(), thousands(r.parameters).c_str(),
+                  r.finetune.empty() ? "" : "  ", r.finetune.c_str());
     out += line;
   }
   out += "output " + s.output + "\n";
+  if (!s.weights.empty()) out += "starts from " + s.weights + " (model.weights)\n";
   out += "parameters: " + thousands(s.parameters) + " (" + thousands(s.trainableParameters) + " trained)\n";
   return out;
 }

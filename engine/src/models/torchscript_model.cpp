@@ -64,8 +64,19 @@ torch::Tensor TorchScriptModel::forward(const torch::Tensor& x) {
 
 std::vector<torch::Tensor> TorchScriptModel::parameters() {
   std::vector<torch::Tensor> out;
-  for (const auto& p : m_module.parameters())
-    if (p.requires_grad()) out.push_back(p);  // frozen in Python, frozen here
+  for (const auto& [name, p] : namedParameters()) out.push_back(p);
+  return out;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> TorchScriptModel::namedParameters() {
+  // Frozen in Python, frozen here: those the file marks requires_grad, as it
+  // was loaded (fine-tuning turns requires_grad off and on later).
+  if (m_trainable.empty())
+    for (const auto& p : m_module.named_parameters())
+      if (p.value.requires_grad()) m_trainable.insert(p.name);
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& p : m_module.named_parameters())
+    if (m_trainable.count(p.name)) out.emplace_back(p.name, p.value);
   return out;
 }
 

@@ -6,6 +6,8 @@
 // log records the file's SHA-256.
 // Thread: engine thread (or the one thread that made it).
 
+#include <set>
+
 #include <torch/csrc/jit/api/module.h>
 
 #include "models/model.h"
@@ -18,6 +20,7 @@ class TorchScriptModel : public Model {
   explicit TorchScriptModel(std::string path);
   torch::Tensor forward(const torch::Tensor& x) override;
   std::vector<torch::Tensor> parameters() override;
+  std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
   int64_t parameterCount() override { return countParameters(m_module); }
   std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
   std::vector<torch::Tensor> buffers() override;
@@ -33,6 +36,7 @@ class TorchScriptModel : public Model {
  private:
   std::string m_path, m_sha256;
   torch::jit::Module m_module;
+  std::set<std::string> m_trainable;  // the parameters that required grad when loaded
 };
 
 }  // namespace studio

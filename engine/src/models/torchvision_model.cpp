@@ -48,6 +48,30 @@ std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedState(
   return out;
 }
 
+std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedParameters() {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& p : m_net->named_parameters()) out.emplace_back(p.key(), p.value());
+  return out;
+}
+
+std::string TorchvisionModel::layerGroup(const std::string& parameter) const {
+  const std::string first = parameter.substr(0, parameter.find('.'));
+  if (first != "features") return first;
+  const size_t second = parameter.find('.', first.size() + 1);
+  return parameter.substr(0, second);
+}
+
+void TorchvisionModel::freezeNormStatistics(std::function<bool(const std::string& group)> frozen) {
+  m_frozenNorms = nullptr;
+  if (frozen) m_frozenNorms = [this, frozen](const std::string& module) { return frozen(layerGroup(module)); };
+  setTraining(m_net->is_training());
+}
+
+void TorchvisionModel::setTraining(bool on) {
+  m_net->train(on);
+  if (on) evalFrozenNorms(*m_net, m_frozenNorms);
+}
+
 torch::Tensor TorchvisionModel::toRgb(const torch::Tensor& x) const {
   if (x.dim() == 4 && x.size(1) == 1) return x.expand({-1, 3, -1, -1});
   return x;

@@ -21,8 +21,13 @@ class TorchvisionModel : public Model {
   std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
   int64_t parameterCount() override;
   std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
+  std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
+  // "features.3" for features.3.block.0.0.weight, "classifier" for the
+  // classifier's layers; else the first component ("layer1", "fc").
+  std::string layerGroup(const std::string& parameter) const override;
+  void freezeNormStatistics(std::function<bool(const std::string& group)> frozen) override;
   std::vector<torch::Tensor> buffers() override { return m_net->buffers(); }
-  void setTraining(bool on) override { m_net->train(on); }
+  void setTraining(bool on) override;
   void to(const torch::Device& device) override { m_net->to(device); }
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override { return m_kind; }
@@ -38,6 +43,7 @@ class TorchvisionModel : public Model {
  private:
   torch::Tensor toRgb(const torch::Tensor& x) const;
   std::shared_ptr<TorchvisionNet> m_net;
+  std::function<bool(const std::string&)> m_frozenNorms;  // by module name
   std::string m_kind;
   InputShape m_input;
   int64_t m_classes;

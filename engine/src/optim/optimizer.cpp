@@ -7,6 +7,8 @@
 #include <ATen/ops/_fused_sgd.h>
 #include <ATen/ops/rsub.h>
 
+#include <algorithm>
+
 #include "run/tensor_archive.h"
 #include "studio/errors.h"
 
@@ -39,12 +41,29 @@ struct Optimizer::Active {
   std::vector<torch::Tensor> ps, gs, b1, b2, st;
 };
 
+void Optimizer::setLrFactors(std::vector<double> factors) {
+  if (!factors.empty() && factors.size() != m_params.size())
+    throw std::invalid_argument("setLrFactors: " + std::to_string(factors.size()) + " factors for " +
+                                std::to_string(m_params.size()) + " parameters");
+  if (std::all_of(factors.begin(), factors.end(), [](double f) { return f == 1.0; })) factors.clear();
+  m_factors = std::move(factors);
+}
+
+std::vector<double> Optimizer::factorGroups() const {
+  std::vector<double> out;
+  for (double f : m_factors)
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  if (out.empty()) out.push_back(1.0);
+  return out;
+}
+
 // Parameters that got no gradient this step are left alone, as in PyTorch.
-Optimizer::Active Optimizer::active() const {
+Optimizer::Active Optimizer::active(double factor) const {
   Active a;
   for (size_t i = 0; i < m_params.size(); ++i) {
     const auto& g = m_params[i].grad();
     if (!g.defined()) continue;
+    if (!m_factors.empty() && m_factors[i] != factor) continue;
     a.ps.push_back(m_params[i]);
     a.gs.push_back(g);
     if (!m_buf1.empty()) a.b1.push_back(m_buf1[i]);
@@ -73,16 +92,18 @@ void Optimizer::adamStep(Active& a, const Lr& lr, double beta1, const std::optio
 
 void Optimizer::step(double lr, std::optional<double> momentum, const std::optional<torch::Tensor>& foundInf) {
   torch::NoGradGuard noGrad;
-  Active a = active();
-  if (a.ps.empty()) return;
-  const auto& c = m_config;
-  if (c.kind == "sgd") {
-    const double mom = momentum.value_or(c.momentum);
-    at::_fused_sgd_(a.ps, a.gs, a.b1, c.weight_decay, mom, lr, /*dampening=*/0.0, c.nesterov,
-                    /*maximize=*/false, /*is_first_step=*/false, std::nullopt, foundInf);
-    return;
+  for (double factor : factorGroups()) {
+    Active a = active(factor);
+    if (a.ps.empty()) continue;
+    const auto& c = m_config;
+    if (c.kind == "sgd") {
+      const double mom = momentum.value_or(c.momentum);
+      at::_fused_sgd_(a.ps, a.gs, a.b1, c.weight_decay, mom, lr * factor, /*dampening=*/0.0, c.nesterov,
+                      /*maximize=*/false, /*is_first_step=*/false, std::nullopt, foundInf);
+      continue;
+    }
+    adamStep(a, lr * factor, momentum.value_or(c.beta1), foundInf);
   }
-  adamStep(a, lr, momentum.value_or(c.beta1), foundInf);
 }
 
 std::string Optimizer::notCapturable(bool momentumCycles) const {
@@ -94,8 +115,14 @@ std::string Optimizer::notCapturable(bool momentumCycles) const {
 
 void Optimizer::step(const torch::Tensor& lr, const torch::Tensor& momentum, const torch::Tensor& foundInf) {
   torch::NoGradGuard noGrad;
-  Active a = active();
-  if (a.ps.empty()) return;
+  for (double factor : factorGroups()) {
+    Active a = active(factor);
+    if (!a.ps.empty()) stepGroup(a, factor == 1.0 ? lr : lr * factor, momentum, foundInf);
+  }
+}
+
+void Optimizer::stepGroup(Active& a, const torch::Tensor& lr, const torch::Tensor& momentum,
+                          const torch::Tensor& foundInf) {
   const auto& c = m_config;
   if (c.kind != "sgd") {
     adamStep(a, lr, c.beta1, foundInf);

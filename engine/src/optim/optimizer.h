@@ -37,6 +37,12 @@ class Optimizer {
   void step(const torch::Tensor& lr, const torch::Tensor& momentum, const torch::Tensor& foundInf);
   // Why step(Tensor, ...) cannot serve this optimizer ("" when it can).
   std::string notCapturable(bool momentumCycles) const;
+  // Parameter groups' learning rates (fine-tuning's discriminative rates):
+  // parameter i learns at lr * factors[i], as a PyTorch parameter group whose
+  // lr (and the schedule's peaks and floors) are scaled by that factor.
+  // Empty: one rate.
+  void setLrFactors(std::vector<double> factors);
+  const std::vector<double>& lrFactors() const { return m_factors; }
   void zeroGrad(bool setToNone);
   const std::vector<torch::Tensor>& params() const { return m_params; }
   std::vector<torch::Tensor> grads() const;
@@ -53,9 +59,14 @@ class Optimizer {
   std::vector<torch::Tensor> m_buf1;   // momentum buffers (sgd) or exp_avg (adam)
   std::vector<torch::Tensor> m_buf2;   // exp_avg_sq (adam)
   std::vector<torch::Tensor> m_steps;  // adam: float32 step counts on the device
+  std::vector<double> m_factors;       // per parameter; empty: all 1
 
   struct Active;  // the parameters that have a gradient, with their state
-  Active active() const;
+  // Those whose learning-rate factor is `factor` (all when there are none).
+  Active active(double factor = 1.0) const;
+  // The distinct factors, in the parameters' order ({1} when there are none).
+  std::vector<double> factorGroups() const;
+  void stepGroup(Active& a, const torch::Tensor& lr, const torch::Tensor& momentum, const torch::Tensor& foundInf);
   template <typename Lr>
   void adamStep(Active& a, const Lr& lr, double beta1, const std::optional<torch::Tensor>& foundInf);
 };

@@ -98,6 +98,7 @@ std::string eventText(const MetricRecord& r) {
     case RecordKind::OomBackoff:
       std::snprintf(line, sizeof line, "out of memory: micro-batch now %lld", static_cast<long long>(r.microBatch));
       break;
+    case RecordKind::Unfreeze: std::snprintf(line, sizeof line, "layers unfrozen (train.finetune); head lr %g", r.lr); break;
     default: return "";
   }
   return line;

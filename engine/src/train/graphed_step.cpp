@@ -12,6 +12,8 @@ std::string graphsUnavailable(const RunContext& ctx) {
   if (ctx.cfg.memory.activation_checkpointing != "off") return "activation checkpointing recomputes in the backward pass";
   if (ctx.position.microSplit > 1) return "the micro-batch was split after running out of memory";
   if (ctx.where.ranks) return "the run has several processes (gradients are exchanged between them)";
+  if (ctx.cfg.train.finetune.freeze_epochs > 0)
+    return "train.finetune.freeze_epochs unfreezes layers during the run (the recorded step's gradients would change)";
   return ctx.parts.optimizer->notCapturable(ctx.parts.schedule->cyclesMomentum());
 }
 

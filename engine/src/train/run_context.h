@@ -144,6 +144,8 @@ struct RunContext {
     std::string modelSha256;  // a TorchScript model's file
     // model.weights as loaded (run_info.json "pretrained"); null when none.
     nlohmann::json pretrained;
+    // train.finetune's layer groups (run_info.json "finetune"); null when off.
+    nlohmann::json finetune;
     std::unique_ptr<Optimizer> optimizer;
     std::unique_ptr<LossScaler> scaler;
     std::unique_ptr<RunSchedule> schedule;

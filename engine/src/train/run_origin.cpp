@@ -211,6 +211,7 @@ void writeRunSettings(RunContext& ctx) {
                          {k::kLrChanges, ctx.lr.changes}};
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
   if (!ctx.parts.pretrained.is_null()) info[k::kPretrained] = ctx.parts.pretrained;
+  if (!ctx.parts.finetune.is_null()) info[k::kFinetune] = ctx.parts.finetune;
   if (data.task == "classification" && !data.lossWeights.empty()) info[k::kClassWeights] = data.lossWeights;
   if (data.regression())
     info[k::kTargets] = {{"names", data.targetNames}, {"mean", data.targetMean}, {"std", data.targetStd}};

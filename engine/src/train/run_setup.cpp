@@ -383,6 +383,7 @@ void setupRun(RunContext& ctx) {
   else if (const auto* fork = ctx.start.as<run_start::Fork>()) startFork(ctx, *fork);
   planSchedule(ctx);
   if (more) continueRun(ctx, *more);
+  ctx.callbacks->onTrainStart(ctx);
   ctx.ch.totalSteps = ctx.steps.totalSteps;
   ctx.times.wallAtStart = ctx.position.wallSeconds;
   ctx.position.worldSize = ctx.world();

@@ -18,8 +18,10 @@ namespace studio {
 // at `step` (train.early_stopping: no improvement for its patience).
 // OomBackoff: a step ran out of memory; the micro-batch is halved (microBatch
 // holds the new one) and the step is made again.
+// Unfreeze: train.finetune unfroze layer groups; steps after `step` train
+// them too (lr: the head's learning rate then).
 enum class RecordKind : uint8_t {
-  Train = 0, Eval = 1, LrChange = 2, NonFinite = 3, Rollback = 4, EarlyStop = 5, OomBackoff = 6
+  Train = 0, Eval = 1, LrChange = 2, NonFinite = 3, Rollback = 4, EarlyStop = 5, OomBackoff = 6, Unfreeze = 7
 };
 
 struct MetricRecord {

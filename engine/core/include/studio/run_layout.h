@@ -78,6 +78,9 @@ inline constexpr const char* kClassWeights = "class_weights";
 // A torchvision backbone started from model.weights: {"path", "sha256",
 // "tensors" loaded, "head" ("fc"), "head_kept", "file_classes"}.
 inline constexpr const char* kPretrained = "pretrained";
+// train.finetune: {"groups": [{"name", "lr_factor", "trains_from_epoch"
+// (1-based)}], "freeze_batchnorm"}.
+inline constexpr const char* kFinetune = "finetune";
 inline constexpr const char* kModel = "model";                  // "cnn w32 d2", "TorchScript net.ts"
 inline constexpr const char* kModelSha256 = "model_sha256";     // TorchScript files
 inline constexpr const char* kLrChanges = "lr_changes";

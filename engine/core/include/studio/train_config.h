@@ -144,6 +144,25 @@ struct EmaConfig {
 // small model's) take 28 hours; more is a mistake, not a plan.
 inline constexpr int64_t kMaxPlannedSteps = 1'000'000'000;
 
+// Fine-tuning (train/finetune.h): the model's parameters in layer groups
+// from the input to the classifier (the head, the last group).
+struct FinetuneConfig {
+  // Epochs that train the head alone (0: every group trains from the start).
+  int freeze_epochs = 0;
+  // While a group is frozen its BatchNorm layers keep their running
+  // statistics (evaluation mode); false: they follow the data.
+  bool freeze_batchnorm = true;
+  // The first group's learning rate as a factor of the head's; the groups
+  // between take the geometric steps (fastai's slice(lr * f, lr)). 1: one rate.
+  double backbone_lr_factor = 1.0;
+  // After the frozen epochs, one more group (from the head down) each epoch
+  // (ULMFiT's gradual unfreezing), instead of all at once.
+  bool gradual = false;
+  // TorchScript models: the parameters whose names start with this are the
+  // head; "": the last group (of the first name component).
+  std::string head_prefix;
+};
+
 struct TrainingConfig {
   int epochs = 3;             // 0: max_steps alone decides
   int64_t max_steps = 0;      // optimizer steps; 0: epochs decide; else the first of the two ends the run
@@ -160,6 +179,7 @@ struct TrainingConfig {
   int max_rollbacks = 3;              // rollback: then the run stops
   EarlyStoppingConfig early_stopping;
   EmaConfig ema;
+  FinetuneConfig finetune;
 };
 
 struct OptimizerConfig {

@@ -9,7 +9,8 @@ namespace studio {
   X(makeNonfinitePolicy)          \
   X(makeEarlyStopping)            \
   X(makeCheckpointing)            \
-  X(makeHeapTrim)
+  X(makeHeapTrim)                 \
+  X(makeFinetune)
 
 #define STUDIO_DECLARE(make) std::unique_ptr<TrainCallback> make(RunContext&);
 STUDIO_TRAIN_CALLBACKS(STUDIO_DECLARE)
@@ -26,6 +27,9 @@ std::unique_ptr<CallbackList> makeCallbacks(RunContext& ctx) {
 
 CallbackList::CallbackList(std::vector<std::unique_ptr<TrainCallback>> callbacks) : m_callbacks(std::move(callbacks)) {}
 
+void CallbackList::onTrainStart(RunContext& ctx) {
+  for (auto& c : m_callbacks) c->onTrainStart(ctx);
+}
 void CallbackList::onStepEnd(RunContext& ctx) {
   for (auto& c : m_callbacks) c->onStepEnd(ctx);
 }

@@ -10,6 +10,7 @@
 //   3. early_stopping     (train.early_stopping)
 //   4. checkpointing      (the best and last checkpoints)
 //   5. heap_trim
+//   6. finetune           (train.finetune: frozen layer groups, their rates)
 // so at an evaluation the average is evaluated before the record is posted,
 // early stopping judges it before checkpointing writes the best checkpoint,
 // and the early stop is posted after that checkpoint.
@@ -45,6 +46,9 @@ struct EvalVerdict {
 class TrainCallback {
  public:
   virtual ~TrainCallback() = default;
+  // Once the run is set up (model, optimizer, schedule, and a resumed run's
+  // position), before its first step.
+  virtual void onTrainStart(RunContext&) {}
   // After each optimizer step of training (its figures still on the device).
   virtual void onStepEnd(RunContext&) {}
   // Each training record as a flush brings it to the host; `nonfinite`: the
@@ -78,6 +82,7 @@ class TrainCallback {
 class CallbackList {
  public:
   explicit CallbackList(std::vector<std::unique_ptr<TrainCallback>> callbacks);
+  void onTrainStart(RunContext& ctx);
   void onStepEnd(RunContext& ctx);
   void onTrainRecord(RunContext& ctx, const MetricRecord& r, int64_t nonfinite);
   void onFlushed(RunContext& ctx);
