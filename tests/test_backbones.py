@@ -257,9 +257,14 @@ class FineTuneTest(unittest.TestCase):
     def test_a_killed_fine_tune_resumes_as_if_never_stopped(self):
         # Gradual unfreezing with discriminative rates, killed (SIGKILL) in epoch 2 after its checkpoint at
         # step 12: the resumed run is in the same frozen state and writes the same rows, bit for bit.
+        # With every photo augmentation on: their draws follow (seed, epoch, batch), so they resume too.
         args = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=1",
                 "--set", "train.finetune.gradual=true", "--set", "train.finetune.backbone_lr_factor=0.1",
-                "--set", "output.checkpoint_every_steps=12", "--set", "train.log_every_steps=1"]
+                "--set", "output.checkpoint_every_steps=12", "--set", "train.log_every_steps=1",
+                "--set", "data.augment_resized_crop=true", "--set", "data.augment_vflip=true",
+                "--set", "data.augment_rotation=15", "--set", "data.augment_brightness=0.3",
+                "--set", "data.augment_contrast=0.3", "--set", "data.augment_saturation=0.3",
+                "--set", "data.augment_hue=0.05", "--set", "data.augment_erasing=0.25"]
 
         def rows(folder):
             with open(os.path.join(folder, "metrics.csv")) as f:
@@ -335,6 +340,10 @@ class FineTuneTest(unittest.TestCase):
 
         self.bad("head", "model.keep_head: the classifier of", "--set", f"model.weights={self.weights}",
                  "--set", "model.keep_head=true")
+        code, text, _ = self.train("scale", "--set", "data.augment_resized_crop=true",
+                                   "--set", "data.augment_crop_scale_min=1.5")
+        self.assertEqual(code, 2, text)
+        self.assertIn("data.augment_crop_scale_min", text)
         code, text, _ = self.train("url", "--set",
                                    "model.weights=https://download.pytorch.org/models/resnet18-f37072fd.pth")
         self.assertEqual(code, 2, text)

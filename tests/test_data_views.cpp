@@ -26,6 +26,7 @@
 #include "ui/evaluation_panel.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
+#include "ui/augment_preview_view.h"
 #include "ui/calibration_view.h"
 #include "ui/labels_view.h"
 #include "ui/plots_panel.h"
@@ -217,6 +218,22 @@ class TestDataViews : public QObject {
     const RunSummary r = runToEnd(c);
     QCOMPARE(r.status, std::string("completed"));
     QTRY_VERIFY(chart(ui::PlotsPanel::Loss)->markerLabels().contains("unfreeze"));
+  }
+
+  // Issue 25: the augmentation preview draws the first images through the
+  // chosen augmentations, and again when they change.
+  void augmentationPreviewFollowsTheSettings() {
+    TrainConfig c = folderConfig("augment");
+    m_window->settingsPanel()->setConfig(c);
+    ui::AugmentPreviewView* view = m_window->dataPanel()->augmentPreview();
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->dataChecked(), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(view->note().contains("no augmentation"), kTimeout);
+    QCOMPARE(view->imageCount(), 0);
+    m_window->settingsPanel()->applyFieldText("data.augment_rotation", "30");
+    QTRY_VERIFY_WITH_TIMEOUT(view->imageCount() == 3 * 6 && view->note().contains("rotation"), kTimeout);
+    m_window->settingsPanel()->applyFieldText("data.augment_brightness", "0.4");
+    QTRY_VERIFY_WITH_TIMEOUT(view->note().contains("colour jitter"), kTimeout);
+    QCOMPARE(view->imageCount(), 3 * 6);
   }
 
   void torchScriptIsTrustedBeforeItRuns() {

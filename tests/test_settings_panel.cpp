@@ -74,7 +74,19 @@ TrainConfig unusual() {
             .normalize_stats = "imagenet",
             .sampler = "balanced",
             .augment_flip = true,
-            .augment_crop = 3};
+            .augment_crop = 3,
+            .augment_resized_crop = true,
+            .augment_crop_scale_min = 0.25,
+            .augment_crop_scale_max = 0.75,
+            .augment_crop_ratio_min = 0.5,
+            .augment_crop_ratio_max = 2.0,
+            .augment_vflip = true,
+            .augment_rotation = 15,
+            .augment_brightness = 0.25,
+            .augment_contrast = 0.125,
+            .augment_saturation = 0.375,
+            .augment_hue = 0.0625,
+            .augment_erasing = 0.5};
   c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}, {0.995, 3, 11},
              {2, false, 0.05, true, "fc."}};
   c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};

@@ -1,5 +1,7 @@
 #include "ui/data_panel.h"
 
+#include "ui/augment_preview_view.h"
+
 #include <QEvent>
 #include <QGridLayout>
 #include <QHeaderView>
@@ -72,8 +74,14 @@ DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_examples->addWidget(m_table);
   split->addWidget(m_examples);
+  m_augment = new AugmentPreviewView;
+  auto* augmentScroll = new QScrollArea;
+  augmentScroll->setWidgetResizable(true);
+  augmentScroll->setWidget(m_augment);
+  split->addWidget(augmentScroll);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 2);
+  split->setStretchFactor(2, 1);
   top->addWidget(split, 1);
   applyPlotPalette(m_counts, palette());
 }

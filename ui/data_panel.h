@@ -18,6 +18,8 @@ class QTableWidget;
 
 namespace studio::ui {
 
+class AugmentPreviewView;
+
 class DataPanel : public QWidget {
   Q_OBJECT
 
@@ -29,6 +31,7 @@ class DataPanel : public QWidget {
   // Counts drawn in the bar chart: [split][class] (train, validation, test).
   std::vector<std::vector<double>> barValues() const;
   int sampleCount() const;
+  AugmentPreviewView* augmentPreview() const { return m_augment; }
 
  Q_SIGNALS:
   void recheckRequested();
@@ -46,6 +49,7 @@ class DataPanel : public QWidget {
   QLabel* m_error;
   QCustomPlot* m_counts;
   QStackedWidget* m_examples;
+  AugmentPreviewView* m_augment;
   QWidget* m_samplesHost;
   QGridLayout* m_samples;
   QTableWidget* m_table;

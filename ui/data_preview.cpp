@@ -32,7 +32,10 @@ QString fieldOf(const QString& message, const TrainConfig& c) {
 
 QString dataPreviewKey(const TrainConfig& c) {
   nlohmann::json k = toJson(c)["data"];
+  // The augmentations change no count or image (their preview has its own key).
+  for (auto it = k.begin(); it != k.end();) it = it.key().rfind("augment_", 0) == 0 ? k.erase(it) : std::next(it);
   k["seed"] = c.train.seed;
+  k["backbone"] = isTorchvisionBackbone(c.model.kind);  // its input shape: 3x224x224 by default
   return QString::fromStdString(k.dump());
 }
 
@@ -40,7 +43,7 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
   DataPreview p;
   try {
     const DataPlan plan = planData(config);
-    p.description = describePlan(plan, config.data);
+    p.description = describePlan(plan, config.data, config.model.kind);
     // A row of samples per class; one row of a folder's regression or multi-label images.
     const int64_t classes = plan.hasTargets() ? 1 : plan.classes();
     p.samples.assign(static_cast<size_t>(classes), {});

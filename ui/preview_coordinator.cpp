@@ -1,5 +1,8 @@
 #include "ui/preview_coordinator.h"
 
+#include "studio/augment_preview.h"
+#include "ui/augment_preview_view.h"
+
 #include <QTimer>
 
 #include "studio/lr_schedule.h"
@@ -17,13 +20,14 @@ namespace studio::ui {
 PreviewCoordinator::PreviewCoordinator(SettingsPanel* settings, DataPanel* data, ModelPanel* model,
                                        PlotsPanel* plots, TrustStore* trust, QObject* parent)
     : QObject(parent), m_settings(settings), m_data(data), m_model(model), m_plots(plots), m_trust(trust),
-      m_timer(new QTimer(this)), m_dataJob(this), m_modelJob(this) {
+      m_timer(new QTimer(this)), m_dataJob(this), m_modelJob(this), m_augmentJob(this) {
   m_timer->setSingleShot(true);
   m_timer->setInterval(80);  // typing coalesces into one schedule redraw
   connect(m_timer, &QTimer::timeout, this, [this] {
     checkData();
     updateSchedulePreview();
     updateModelSummary();  // the Model tab follows every model setting, as the Data tab the data's
+    updateAugmentPreview();
   });
   connect(m_trust, &TrustStore::trusted, this, [this] { refreshModel(); });
   connect(m_data, &DataPanel::recheckRequested, this, [this] { checkData(true); });
@@ -92,6 +96,95 @@ void PreviewCoordinator::onDataPreview(const QString& key, const DataPreview& p)
   m_settings->setDataError(p.field, p.ok ? QString() : p.error);
   updateSchedulePreview();
   updateModelSummary();
+  updateAugmentPreview();
+}
+
+namespace {
+
+// What the augmentation settings turn on, in the loader's order.
+QString augmentationsOn(const DataConfig& d) {
+  QStringList on;
+  if (d.augment_crop > 0) on << QObject::tr("pad-and-crop %1 px").arg(d.augment_crop);
+  if (d.augment_flip) on << QObject::tr("horizontal flip");
+  if (d.augment_resized_crop)
+    on << QObject::tr("resized crop (area %1-%2)").arg(d.augment_crop_scale_min).arg(d.augment_crop_scale_max);
+  if (d.augment_vflip) on << QObject::tr("vertical flip");
+  if (d.augment_rotation > 0) on << QObject::tr("rotation ±%1°").arg(d.augment_rotation);
+  if (d.augment_brightness > 0 || d.augment_contrast > 0 || d.augment_saturation > 0 || d.augment_hue > 0)
+    on << QObject::tr("colour jitter");
+  if (d.augment_erasing > 0) on << QObject::tr("random erasing (p %1)").arg(d.augment_erasing);
+  return on.join(", ");
+}
+
+Image toImage(const QImage& q) {
+  const bool gray = q.format() == QImage::Format_Grayscale8;
+  const QImage img = gray ? q : q.convertToFormat(QImage::Format_RGB888);
+  Image out;
+  out.height = img.height();
+  out.width = img.width();
+  out.channels = gray ? 1 : 3;
+  for (int y = 0; y < img.height(); ++y) {
+    const uchar* line = img.constScanLine(y);
+    out.pixels.insert(out.pixels.end(), line, line + img.width() * out.channels);
+  }
+  return out;
+}
+
+QImage toQImage(const Image& img) {
+  QImage q(img.pixels.data(), static_cast<int>(img.width), static_cast<int>(img.height),
+           static_cast<int>(img.width * img.channels),
+           img.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888);
+  return q.copy();
+}
+
+}  // namespace
+
+void PreviewCoordinator::updateAugmentPreview() {
+  AugmentPreviewView* view = m_data->augmentPreview();
+  const TrainConfig c = m_settings->config();
+  if (!m_previewDone || !m_preview.ok || m_previewKey != dataPreviewKey(c) || c.data.format == "csv") {
+    m_augmentKey.clear();
+    view->showNothing(c.data.format == "csv" ? tr("Tables are not augmented.") : QString());
+    return;
+  }
+  const QString on = augmentationsOn(c.data);
+  if (on.isEmpty()) {
+    m_augmentKey.clear();
+    view->showNothing(tr("<b>Augmentation preview</b>: no augmentation is on (Data: random resized crop, flips, "
+                         "rotation, colour jitter, random erasing)."));
+    return;
+  }
+  nlohmann::json k = toJson(c)["data"];
+  k["seed"] = c.train.seed;
+  k["input"] = m_preview.description.input.text();
+  const QString key = QString::fromStdString(k.dump());
+  if (key == m_augmentKey) return;
+  m_augmentKey = key;
+  // The first image of each of the first three classes (or rows).
+  std::vector<Image> images;
+  for (const auto& row : m_preview.samples)
+    if (!row.empty() && !row.front().isNull() && images.size() < 3) images.push_back(toImage(row.front()));
+  const int64_t h = m_preview.description.input.height, w = m_preview.description.input.width;
+  const int channels = static_cast<int>(m_preview.description.input.channels);
+  for (Image& img : images)
+    if (img.channels != channels && channels == 3) {  // gray samples of an RGB run
+      std::vector<uint8_t> rgb;
+      for (uint8_t v : img.pixels) rgb.insert(rgb.end(), {v, v, v});
+      img.pixels = std::move(rgb);
+      img.channels = 3;
+    }
+  m_augmentJob.start(
+      [c, images, h, w] {
+        std::vector<std::vector<QImage>> rows;
+        for (const auto& draws : previewAugmentations(c, images, h, w, 6)) {
+          rows.emplace_back();
+          for (const Image& img : draws) rows.back().push_back(toQImage(img));
+        }
+        return rows;
+      },
+      [this, key, on](const std::vector<std::vector<QImage>>& rows) {
+        if (key == m_augmentKey) m_data->augmentPreview()->showDraws(rows, on);
+      });
 }
 
 void PreviewCoordinator::refreshModel() {

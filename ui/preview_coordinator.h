@@ -53,6 +53,8 @@ class PreviewCoordinator : public QObject {
  private:
   void onDataPreview(const QString& key, const DataPreview& preview);
   void updateModelSummary();
+  // The Data tab's augmentation preview, when the data or the augmentations change.
+  void updateAugmentPreview();
 
   SettingsPanel* m_settings;
   DataPanel* m_data;
@@ -62,6 +64,8 @@ class PreviewCoordinator : public QObject {
   QTimer* m_timer;
   BackgroundJob<DataPreview> m_dataJob;
   BackgroundJob<std::pair<ModelSummary, QString>> m_modelJob;
+  BackgroundJob<std::vector<std::vector<QImage>>> m_augmentJob;
+  QString m_augmentKey;
   QString m_previewKey;  // the data settings of the preview shown (or under way)
   bool m_previewDone = false;
   DataPreview m_preview;

@@ -9,6 +9,9 @@ Writes into OUT_DIR:
   optimizers.json   parameters after each of a few SGD / Adam / AdamW steps
   loss_scaler.json  GradScaler's scale, skipped steps and parameters for a
                     scripted run of finite and inf/NaN gradients
+  augment.json      torchvision.transforms.v2.functional's resized_crop,
+                    rotate, adjust_brightness/contrast/saturation/hue on
+                    fixed images
   data_statistics.json  Fashion-MNIST's pixel mean and std, exactly
   tasks.json        each task's loss and its gradient (loss.kind: mse, l1,
                     huber, smooth_l1, cross_entropy, focal, bce) on the same
@@ -322,6 +325,40 @@ def make_tasks():
             "tags": tolist(tags), "labels": labels.tolist(), "cases": cases}
 
 
+# ------------------------------------------------------------ augmentations
+def make_augment():
+    """torchvision.transforms.v2.functional on fixed float images in [0, 1]."""
+    import torchvision.transforms.v2.functional as TF
+    g = torch.Generator().manual_seed(5)
+    rgb = torch.rand(3, 20, 24, generator=g)
+    gray = torch.rand(1, 20, 24, generator=g)
+    square = torch.rand(3, 16, 16, generator=g)
+    cases = []
+
+    def add(name, image, op, params, out):
+        cases.append({"name": name, "image": image, "op": op, "params": params,
+                      "shape": list(out.shape), "out": tolist(out.contiguous())})
+
+    for img_name, img in (("rgb", rgb), ("gray", gray)):
+        add(f"resized_crop {img_name}", img_name, "resized_crop", [2, 3, 10, 14, 20, 24],
+            TF.resized_crop(img, 2, 3, 10, 14, [20, 24], antialias=True))
+        add(f"resized_crop down {img_name}", img_name, "resized_crop", [0, 1, 18, 20, 9, 11],
+            TF.resized_crop(img, 0, 1, 18, 20, [9, 11], antialias=True))
+        for deg in (30.0, -73.5, 180.0, 12.25):
+            add(f"rotate {deg} {img_name}", img_name, "rotate", [deg], TF.rotate(img, deg, fill=0))
+        for f in (0.0, 0.6, 1.3):
+            add(f"brightness {f} {img_name}", img_name, "brightness", [f], TF.adjust_brightness(img, f))
+            add(f"contrast {f} {img_name}", img_name, "contrast", [f], TF.adjust_contrast(img, f))
+            add(f"saturation {f} {img_name}", img_name, "saturation", [f], TF.adjust_saturation(img, f))
+        for h in (-0.35, 0.2, 0.5):
+            add(f"hue {h} {img_name}", img_name, "hue", [h], TF.adjust_hue(img, h))
+    add("rotate 90 square", "square", "rotate", [90.0], TF.rotate(square, 90.0, fill=0))
+    return {"images": {"rgb": {"shape": list(rgb.shape), "data": tolist(rgb)},
+                       "gray": {"shape": list(gray.shape), "data": tolist(gray)},
+                       "square": {"shape": list(square.shape), "data": tolist(square)}},
+            "cases": cases}
+
+
 def to_json(value):
     # inf/NaN are not JSON: write them as strings the tests parse back.
     if isinstance(value, float) and not math.isfinite(value):
@@ -339,7 +376,8 @@ def main():
     torch.set_num_threads(1)
     for name, data in [("schedules", make_schedules()), ("optimizers", make_optimizers()),
                        ("loss_scaler", make_loss_scaler()), ("data_statistics", make_data_statistics()),
-                       ("builtin_cnn", make_builtin_cnn()), ("tasks", make_tasks())]:
+                       ("builtin_cnn", make_builtin_cnn()), ("tasks", make_tasks()),
+                       ("augment", make_augment())]:
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)
         print(f"wrote {out}/{name}.json (torch {torch.__version__})")

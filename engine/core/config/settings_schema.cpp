@@ -252,6 +252,61 @@ std::vector<FieldSpec> makeSchema() {
              between(0, 8)),
        images);
 
+  // torchvision.transforms.v2's photo augmentations (data/augment.h).
+  when(add(SETTING(data.augment_resized_crop), data, "Random resized crop", T::Bool,
+           "RandomResizedCrop: a random part of each training image (its area and shape below) resized back to "
+           "the image size; the usual augmentation for photos."),
+       images);
+  const Applies resized = [](const TrainConfig& c) { return c.data.augment_resized_crop && c.data.format != "csv"; };
+  when(range(add(SETTING(data.augment_crop_scale_min), data, "Resized crop: smallest area", T::Real,
+                 "The smallest share of the image's area a random resized crop takes (torchvision: 0.08)."),
+             between(0, 1, true, false)),
+       resized, true);
+  when(range(add(SETTING(data.augment_crop_scale_max), data, "Resized crop: largest area", T::Real,
+                 "The largest share of the image's area a random resized crop takes (torchvision: 1)."),
+             between(0, 1, true, false)),
+       resized, true);
+  when(range(add(SETTING(data.augment_crop_ratio_min), data, "Resized crop: narrowest shape", T::Real,
+                 "The smallest width / height of a random resized crop (torchvision: 3/4)."),
+             above(0)),
+       resized, true);
+  when(range(add(SETTING(data.augment_crop_ratio_max), data, "Resized crop: widest shape", T::Real,
+                 "The largest width / height of a random resized crop (torchvision: 4/3)."),
+             above(0)),
+       resized, true);
+  when(add(SETTING(data.augment_vflip), data, "Random vertical flip", T::Bool,
+           "Turn training images upside down at random (p 0.5): for photos with no up, such as microscopy or "
+           "satellite images."),
+       images);
+  when(range(add(SETTING(data.augment_rotation), data, "Random rotation (degrees)", T::Real,
+                 "Rotate each training image by an angle drawn from -this to +this (nearest pixel, corners black); "
+                 "0: off."),
+             between(0, 180)),
+       images, true);
+  when(range(add(SETTING(data.augment_brightness), data, "Colour jitter: brightness", T::Real,
+                 "ColorJitter: scale the brightness by a factor from 1 - this to 1 + this (0: off). The four "
+                 "colour changes run in a random order per image."),
+             atLeast(0)),
+       images, true);
+  when(range(add(SETTING(data.augment_contrast), data, "Colour jitter: contrast", T::Real,
+                 "ColorJitter: scale the contrast by a factor from 1 - this to 1 + this (0: off)."),
+             atLeast(0)),
+       images, true);
+  when(range(add(SETTING(data.augment_saturation), data, "Colour jitter: saturation", T::Real,
+                 "ColorJitter: scale the saturation by a factor from 1 - this to 1 + this (0: off; RGB images)."),
+             atLeast(0)),
+       images, true);
+  when(range(add(SETTING(data.augment_hue), data, "Colour jitter: hue", T::Real,
+                 "ColorJitter: shift the hue by up to this share of the colour wheel either way (0 to 0.5; RGB "
+                 "images)."),
+             between(0, 0.5)),
+       images, true);
+  when(range(add(SETTING(data.augment_erasing), data, "Random erasing", T::Real,
+                 "RandomErasing: the probability that a rectangle of 2-33 % of a training image is set to the "
+                 "channel mean (0 after normalisation); 0: off."),
+             between(0, 1)),
+       images, true);
+
   // The first of the two to come ends the run (as Lightning's max_epochs and
   // max_steps); kMaxPlannedSteps bounds a plan that no machine could finish.
   range(add(SETTING(train.epochs), train, "Epochs", T::Int,

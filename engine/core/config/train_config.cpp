@@ -309,6 +309,8 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
                                  "\"" + c.model.kind + "\" to convolve"});
     if (d.augment_flip) e.push_back({"data.augment_flip", "applies to images; data.format csv is a table"});
     if (d.augment_crop > 0) e.push_back({"data.augment_crop", "applies to images; data.format csv is a table"});
+    if (d.augment_resized_crop)
+      e.push_back({"data.augment_resized_crop", "applies to images; data.format csv is a table"});
   } else if (d.root.empty()) {
     e.push_back({"data.root", "must name a folder"});
   }
@@ -387,6 +389,16 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"distributed.batchnorm",
                  "sync works on the built-in models (cnn, resnet), whose BatchNorm layers the studio runs; a "
                  "TorchScript model's are its own: set it to local"});
+  if (d.augment_resized_crop && d.format != "csv") {
+    if (d.augment_crop_scale_min > d.augment_crop_scale_max)
+      e.push_back({"data.augment_crop_scale_min", "must not exceed data.augment_crop_scale_max (got " +
+                                                      num(d.augment_crop_scale_min) + " > " +
+                                                      num(d.augment_crop_scale_max) + ")"});
+    if (d.augment_crop_ratio_min > d.augment_crop_ratio_max)
+      e.push_back({"data.augment_crop_ratio_min", "must not exceed data.augment_crop_ratio_max (got " +
+                                                      num(d.augment_crop_ratio_min) + " > " +
+                                                      num(d.augment_crop_ratio_max) + ")"});
+  }
   const auto& f = c.train.finetune;
   if (f.freeze_epochs > 0 && processDevices(c.distributed.devices).size() > 1)
     e.push_back({"train.finetune.freeze_epochs",

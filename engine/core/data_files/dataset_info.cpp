@@ -59,7 +59,7 @@ InputShape inputShapeOf(const DataPlan& p, const DataConfig& d, const std::strin
   return s;
 }
 
-DatasetDescription describePlan(const DataPlan& p, const DataConfig& d) {
+DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const std::string& modelKind) {
   DatasetDescription out;
   out.format = p.format;
   out.kind = p.kind;
@@ -70,7 +70,7 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d) {
   out.testCounts = classCounts(p.test.labels, strata);
   out.targetNames = p.targetNames;
   out.task = p.task;
-  out.input = inputShapeOf(p, d);
+  out.input = inputShapeOf(p, d, modelKind);
   out.featureNames = p.featureNames;
   out.trainFrom = p.trainFrom;
   out.valFrom = p.valFrom;
@@ -79,7 +79,9 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d) {
   return out;
 }
 
-DatasetDescription describeDataset(const TrainConfig& config) { return describePlan(planData(config), config.data); }
+DatasetDescription describeDataset(const TrainConfig& config) {
+  return describePlan(planData(config), config.data, config.model.kind);
+}
 
 int64_t countTrainExamples(const TrainConfig& config) { return planData(config).train.size(); }
 

@@ -15,7 +15,7 @@ uint64_t mix(uint64_t a, uint64_t b) { return mixSeed(a, b); }
 
 }  // namespace
 
-static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, uint64_t augmentSeed);
+static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, at::Generator& gen);
 
 Normalization Normalization::make(bool image, const std::vector<double>& mean, const std::vector<double>& std,
                                   const torch::Device& device) {
@@ -37,17 +37,21 @@ torch::Tensor transformBatch(const torch::Tensor& in, const LoaderOptions& o, ui
   const torch::Tensor& std = onCpu ? n.stdCpu : n.stdDevice;
   if (!n.image) return (in.to(torch::kFloat32) - mean).div_(std);
   torch::Tensor x = in.to(torch::kFloat32).div_(255.0);
-  // Augmentation before normalisation: crops pad with black (0), which
-  // normalisation then maps per channel.
-  if (augment && (o.augmentFlip || o.augmentCrop > 0)) x = augmentBatch(x, o, augmentSeed);
-  return x.sub_(mean).div_(std);
-}
-
-static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, uint64_t augmentSeed) {
-  const int64_t b = x.size(0), h = x.size(2), w = x.size(3);
+  if (!augment) return x.sub_(mean).div_(std);
   // The random choices are drawn on the CPU from a per-batch generator, so
   // both loader modes and any device give identical batches.
   auto gen = at::make_generator<at::CPUGeneratorImpl>(augmentSeed);
+  // Augmentation before normalisation: crops pad with black (0), which
+  // normalisation then maps per channel; random erasing after it (value 0,
+  // the mean), as torchvision's recipes place it.
+  if (o.augmentFlip || o.augmentCrop > 0) x = augmentBatch(x, o, gen);
+  if (o.photo.beforeNormalization()) x = augmentPhotos(x, o.photo, gen);
+  x = x.sub_(mean).div_(std);
+  return o.photo.erasing > 0 ? eraseRandomly(x, o.photo, gen) : x;
+}
+
+static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, at::Generator& gen) {
+  const int64_t b = x.size(0), h = x.size(2), w = x.size(3);
   // Through pinned memory, so the copy to a GPU is asynchronous: a copy from
   // pageable memory would synchronise the host with the device every step.
   auto toDevice = [&](const torch::Tensor& t) {

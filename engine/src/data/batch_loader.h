@@ -24,6 +24,7 @@
 
 #include <torch/types.h>
 
+#include "data/augment.h"
 #include "data/dataset.h"
 
 namespace studio {
@@ -43,6 +44,7 @@ struct LoaderOptions {
   bool shuffle = true;
   bool augmentFlip = false;
   int augmentCrop = 0;
+  PhotoAugment photo;  // torchvision's photo augmentations (data/augment.h)
   Normalization norm;
   uint64_t seed = 1;
   bool deviceResident = true;

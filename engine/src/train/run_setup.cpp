@@ -257,6 +257,7 @@ void startLoader(RunContext& ctx) {
   o.batchSize = cfg.train.batch_size;
   o.augmentFlip = image && cfg.data.augment_flip;
   o.augmentCrop = image ? cfg.data.augment_crop : 0;
+  if (image) o.photo = photoAugment(cfg.data);
   o.norm = Normalization::make(image, data.mean, data.std, device);
   o.seed = cfg.train.seed;
   o.deviceResident = residentOnDevice(ctx);

@@ -51,7 +51,7 @@ InputShape inputShapeOf(const DataPlan& plan, const DataConfig& data, const std:
 
 // Throws DataError naming what is wrong.
 DatasetDescription describeDataset(const TrainConfig& config);
-DatasetDescription describePlan(const DataPlan& plan, const DataConfig& data);
+DatasetDescription describePlan(const DataPlan& plan, const DataConfig& data, const std::string& modelKind = "");
 
 // Training examples a run with these settings trains on (what the engine's
 // loader gets).

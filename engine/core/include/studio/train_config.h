@@ -118,6 +118,14 @@ struct DataConfig {
   std::string sampler = "shuffle";
   bool augment_flip = false;  // random horizontal flip
   int augment_crop = 0;       // random crop after zero padding of this many pixels
+  // torchvision.transforms.v2's, with their defaults (data/augment.h):
+  bool augment_resized_crop = false;   // RandomResizedCrop to data.image_size
+  double augment_crop_scale_min = 0.08, augment_crop_scale_max = 1.0;  // of the image's area
+  double augment_crop_ratio_min = 3.0 / 4.0, augment_crop_ratio_max = 4.0 / 3.0;  // width / height
+  bool augment_vflip = false;          // RandomVerticalFlip
+  double augment_rotation = 0;         // RandomRotation: degrees either way
+  double augment_brightness = 0, augment_contrast = 0, augment_saturation = 0, augment_hue = 0;  // ColorJitter
+  double augment_erasing = 0;          // RandomErasing's probability
 };
 
 // Ends the run when the evaluation metric has not improved for `patience`

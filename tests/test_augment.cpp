@@ -1,0 +1,140 @@
+// The photo augmentations (data/augment.h) against torchvision, the real
+// thing: each operation with fixed parameters equals
+// torchvision.transforms.v2.functional's on the same float image (oracle:
+// tests/reference/make_references.py, augment.json, with the installed
+// torchvision 0.26), within 1e-5 (float32 arithmetic in another order;
+// a rotation's nearest pixels exactly). The random ones: the same generator
+// seed gives the same batch, the draws stay within torchvision's ranges, and
+// a crop's or erased box's size follows its settings.
+#include "test_support.h"
+#include "torch_test_support.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <nlohmann/json.hpp>
+
+#include "data/augment.h"
+#include "data/batch_loader.h"
+#include "studio/train_config.h"
+
+using namespace studio;
+using studio::test::tensorOf;
+
+class TestAugment : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void equalsTorchvision_data() {
+    QTest::addColumn<int>("index");
+    const auto ref = test::loadReference("augment");
+    for (size_t i = 0; i < ref["cases"].size(); ++i)
+      QTest::newRow(ref["cases"][i]["name"].get<std::string>().c_str()) << static_cast<int>(i);
+  }
+  void equalsTorchvision() {
+    QFETCH(int, index);
+    const auto ref = test::loadReference("augment");
+    const auto& c = ref["cases"][static_cast<size_t>(index)];
+    const auto& image = ref["images"][c["image"].get<std::string>()];
+    const torch::Tensor img = tensorOf(image["data"], image["shape"].get<std::vector<int64_t>>());
+    const std::vector<double> p = c["params"].get<std::vector<double>>();
+    const std::string op = c["op"];
+    torch::Tensor got;
+    if (op == "resized_crop")
+      got = resizedCrop(img, int64_t(p[0]), int64_t(p[1]), int64_t(p[2]), int64_t(p[3]), int64_t(p[4]), int64_t(p[5]));
+    else if (op == "rotate") got = rotateNearest(img, p[0]);
+    else if (op == "brightness") got = adjustBrightness(img, p[0]);
+    else if (op == "contrast") got = adjustContrast(img, p[0]);
+    else if (op == "saturation") got = adjustSaturation(img, p[0]);
+    else if (op == "hue") got = adjustHue(img, p[0]);
+    const torch::Tensor want = tensorOf(c["out"], c["shape"].get<std::vector<int64_t>>());
+    QCOMPARE(got.sizes().vec(), want.sizes().vec());
+    const double diff = (got - want).abs().max().item<double>();
+    QVERIFY2(diff <= 1e-5, qPrintable(QString("largest difference %1").arg(diff)));
+  }
+
+  // The batched colour operations with one factor per image equal the
+  // single-image ones image by image.
+  void perImageFactorsEqualOneAtATime() {
+    torch::manual_seed(3);
+    const torch::Tensor x = torch::rand({4, 3, 9, 7});
+    const torch::Tensor f = torch::tensor({0.5f, 1.0f, 1.25f, 0.0f});
+    const torch::Tensor h = torch::tensor({-0.3f, 0.0f, 0.1f, 0.45f});
+    const torch::Tensor b = adjustContrast(x, f), s = adjustSaturation(x, f), hue = adjustHue(x, h);
+    for (int64_t k = 0; k < 4; ++k) {
+      QVERIFY(torch::allclose(b[k], adjustContrast(x[k], f[k].item<double>()), 1e-6, 1e-6));
+      QVERIFY(torch::allclose(s[k], adjustSaturation(x[k], f[k].item<double>()), 1e-6, 1e-6));
+      QVERIFY(torch::allclose(hue[k], adjustHue(x[k], h[k].item<double>()), 1e-5, 1e-5));
+    }
+  }
+
+  void theSameSeedGivesTheSameBatch() {
+    PhotoAugment a;
+    a.resizedCrop = true;
+    a.verticalFlip = true;
+    a.rotation = 20;
+    a.brightness = a.contrast = a.saturation = 0.4;
+    a.hue = 0.1;
+    a.erasing = 0.5;
+    torch::manual_seed(1);
+    const torch::Tensor x = torch::rand({6, 3, 16, 12});
+    auto draw = [&](uint64_t seed) {
+      at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+      return eraseRandomly(augmentPhotos(x.clone(), a, gen), a, gen);
+    };
+    const torch::Tensor one = draw(7), again = draw(7), other = draw(8);
+    QVERIFY(torch::equal(one, again));
+    QVERIFY(!torch::equal(one, other));
+    QCOMPARE(one.sizes().vec(), x.sizes().vec());
+    QVERIFY(one.min().item<double>() >= 0.0 && one.max().item<double>() <= 1.0);
+  }
+
+  // RandomResizedCrop with scale and ratio fixed at 1: the whole image, unchanged;
+  // with scale 0.25 and ratio 1 on a 16x16 image: an 8x8 crop, every pixel of the
+  // output from inside the image (no padding).
+  void resizedCropFollowsItsSettings() {
+    PhotoAugment a;
+    a.resizedCrop = true;
+    a.scaleMin = a.scaleMax = 1.0;
+    a.ratioMin = a.ratioMax = 1.0;
+    const torch::Tensor x = torch::rand({5, 3, 16, 16});
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    QVERIFY(torch::equal(augmentPhotos(x, a, gen), x));
+    // Constant images of distinct values: a crop of one keeps its value.
+    a.scaleMin = a.scaleMax = 0.25;
+    const torch::Tensor flat = torch::arange(5, torch::kFloat32).div(5).view({5, 1, 1, 1}).expand({5, 3, 16, 16});
+    const torch::Tensor out = augmentPhotos(flat.contiguous(), a, gen);
+    QVERIFY(torch::allclose(out, flat, 1e-6, 1e-6));
+  }
+
+  void erasingFollowsItsProbability() {
+    PhotoAugment a;
+    a.erasing = 1.0;
+    const torch::Tensor x = torch::ones({50, 3, 20, 20});
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(4);
+    const torch::Tensor out = eraseRandomly(x, a, gen);
+    const torch::Tensor erased = (out == 0).to(torch::kFloat32).mean({1, 2, 3});  // share of each image
+    QVERIFY(erased.min().item<double>() > 0.0);       // every image
+    QVERIFY(erased.max().item<double>() <= 0.33 + 0.02);  // scale 0.02-0.33 (rounded sides)
+    a.erasing = 0.0;
+    QVERIFY(torch::equal(eraseRandomly(x, a, gen), x));
+  }
+
+  void settingsAreChecked() {
+    TrainConfig c;
+    c.data.format = "image_folder";
+    c.data.root = "/tmp/photos";
+    c.data.augment_resized_crop = true;
+    c.data.augment_crop_scale_min = 0.9;
+    c.data.augment_crop_scale_max = 0.5;
+    bool named = false;
+    for (const auto& e : validate(c)) named = named || e.field == "data.augment_crop_scale_min";
+    QVERIFY(named);
+    c.data.augment_crop_scale_min = 0.08;
+    c.data.augment_crop_scale_max = 1.5;  // torchvision's scale is a share of the area: at most 1
+    QString said;
+    for (const auto& e : validate(c))
+      if (e.field == "data.augment_crop_scale_max") said = QString::fromStdString(e.text());
+    QVERIFY2(said.contains("1.5"), qPrintable(said));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestAugment)
+#include "test_augment.moc"
