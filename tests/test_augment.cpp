@@ -50,6 +50,36 @@ class TestAugment : public QObject {
     QVERIFY2(diff <= 1e-5, qPrintable(QString("largest difference %1").arg(diff)));
   }
 
+  // MixUp and CutMix with torchvision's draws (read back from its outputs)
+  // give torchvision's batch and targets.
+  void mixupAndCutmixEqualTorchvision() {
+    const auto ref = test::loadReference("augment");
+    const torch::Tensor batch = tensorOf(ref["batch"], {4, 3, 10, 12});
+    const torch::Tensor labels = torch::tensor(ref["labels"].get<std::vector<int64_t>>());
+    for (const auto& m : ref["mixes"]) {
+      std::pair<torch::Tensor, torch::Tensor> got;
+      if (m["kind"] == "mixup") {
+        got = mixupWith(batch, labels, m["lam"].get<double>(), 3);
+      } else {
+        const auto box = m["box"].get<std::vector<int64_t>>();
+        got = cutmixWith(batch, labels, box[0], box[1], box[2], box[3], 3);
+      }
+      const torch::Tensor out = tensorOf(m["out"], {4, 3, 10, 12}), targets = tensorOf(m["targets"], {4, 3});
+      QVERIFY2(torch::allclose(got.first, out, 1e-6, 1e-6), qPrintable(QString::fromStdString(m["kind"].get<std::string>())));
+      QVERIFY2(torch::allclose(got.second, targets, 1e-6, 1e-6), qPrintable(QString::fromStdString(m["kind"].get<std::string>())));
+    }
+    // Drawn here: the targets are distributions, and the same seed the same batch.
+    BatchMix mix;
+    mix.mixup = mix.cutmix = true;
+    mix.classes = 3;
+    for (uint64_t seed : {1, 2, 3, 4}) {
+      at::Generator a = at::make_generator<at::CPUGeneratorImpl>(seed), b = at::make_generator<at::CPUGeneratorImpl>(seed);
+      auto one = mixBatch(batch, labels, mix, a), two = mixBatch(batch, labels, mix, b);
+      QVERIFY(torch::equal(one.first, two.first) && torch::equal(one.second, two.second));
+      QVERIFY(torch::allclose(one.second.sum(1), torch::ones({4}), 1e-6, 1e-6));
+    }
+  }
+
   // The batched colour operations with one factor per image equal the
   // single-image ones image by image.
   void perImageFactorsEqualOneAtATime() {
@@ -133,6 +163,18 @@ class TestAugment : public QObject {
     for (const auto& e : validate(c))
       if (e.field == "data.augment_crop_scale_max") said = QString::fromStdString(e.text());
     QVERIFY2(said.contains("1.5"), qPrintable(said));
+    // MixUp's alpha must be above 0, and the mixes need one class per example.
+    c.data.augment_crop_scale_max = 1.0;
+    c.data.augment_mixup = true;
+    c.data.mixup_alpha = 0;
+    c.loss.kind = "focal";
+    bool alpha = false, focal = false;
+    for (const auto& e : validate(c)) {
+      alpha = alpha || e.field == "data.mixup_alpha";
+      focal = focal || (e.field == "loss.kind" && e.message.find("MixUp") != std::string::npos);
+    }
+    QVERIFY(alpha);
+    QVERIFY(focal);
   }
 };
 

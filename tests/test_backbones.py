@@ -225,6 +225,16 @@ class FineTuneTest(unittest.TestCase):
             unfreezes = [line.split(",")[:3] for line in f if line.startswith("unfreeze,")]
         self.assertEqual(unfreezes, [["unfreeze", "10", "1"]])  # 300 images in batches of 32: 10 steps an epoch
 
+    def test_mixup_and_cutmix_still_learn(self):
+        code, text, folder = self.train("mixed", "--set", f"model.weights={self.weights}",
+                                        "--set", "data.augment_mixup=true", "--set", "data.augment_cutmix=true",
+                                        "--set", "data.augment_resized_crop=true", "--set", "train.epochs=4")
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(folder, "summary.json")) as f:
+            accuracy = json.load(f)["test_accuracy"]
+        print(f"with MixUp, CutMix and resized crops: test accuracy {accuracy:.3f}")
+        self.assertGreater(accuracy, 0.6)  # chance is 1/3
+
     def test_group_rates_are_pytorchs_on_the_same_schedule(self):
         code, text, folder = self.train(
             "rates", "--set", f"model.weights={self.weights}", "--set", "train.finetune.backbone_lr_factor=0.01",
@@ -264,7 +274,8 @@ class FineTuneTest(unittest.TestCase):
                 "--set", "data.augment_resized_crop=true", "--set", "data.augment_vflip=true",
                 "--set", "data.augment_rotation=15", "--set", "data.augment_brightness=0.3",
                 "--set", "data.augment_contrast=0.3", "--set", "data.augment_saturation=0.3",
-                "--set", "data.augment_hue=0.05", "--set", "data.augment_erasing=0.25"]
+                "--set", "data.augment_hue=0.05", "--set", "data.augment_erasing=0.25",
+                "--set", "data.augment_mixup=true", "--set", "data.augment_cutmix=true"]
 
         def rows(folder):
             with open(os.path.join(folder, "metrics.csv")) as f:
@@ -344,6 +355,9 @@ class FineTuneTest(unittest.TestCase):
                                    "--set", "data.augment_crop_scale_min=1.5")
         self.assertEqual(code, 2, text)
         self.assertIn("data.augment_crop_scale_min", text)
+        code, text, _ = self.train("alpha", "--set", "data.augment_mixup=true", "--set", "data.mixup_alpha=0")
+        self.assertEqual(code, 2, text)
+        self.assertIn("data.mixup_alpha", text)
         code, text, _ = self.train("url", "--set",
                                    "model.weights=https://download.pytorch.org/models/resnet18-f37072fd.pth")
         self.assertEqual(code, 2, text)

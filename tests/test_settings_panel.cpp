@@ -86,7 +86,12 @@ TrainConfig unusual() {
             .augment_contrast = 0.125,
             .augment_saturation = 0.375,
             .augment_hue = 0.0625,
-            .augment_erasing = 0.5};
+            .augment_erasing = 0.5,
+            .augment_mixup = true,
+            .mixup_alpha = 0.4,
+            .augment_cutmix = true,
+            .cutmix_alpha = 0.8,
+            .mix_switch_prob = 0.25};
   c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}, {0.995, 3, 11},
              {2, false, 0.05, true, "fc."}};
   c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};

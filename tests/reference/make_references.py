@@ -353,10 +353,28 @@ def make_augment():
         for h in (-0.35, 0.2, 0.5):
             add(f"hue {h} {img_name}", img_name, "hue", [h], TF.adjust_hue(img, h))
     add("rotate 90 square", "square", "rotate", [90.0], TF.rotate(square, 90.0, fill=0))
+    # MixUp and CutMix draw their share inside the transform: it is read back
+    # from the targets (example 0's class, which example 3 rolled onto it has
+    # not), and CutMix's box from the pixels that changed.
+    from torchvision.transforms import v2
+    batch = torch.rand(4, 3, 10, 12, generator=g)
+    labels = torch.tensor([0, 2, 1, 2])
+    mixes = []
+    for kind, make in (("mixup", lambda: v2.MixUp(alpha=1.0, num_classes=3)),
+                       ("cutmix", lambda: v2.CutMix(alpha=1.0, num_classes=3))):
+        for seed in (1, 2, 3):
+            torch.manual_seed(seed)
+            out, targets = make()(batch, labels)
+            case = {"kind": kind, "lam": float(targets[0, 0]), "out": tolist(out), "targets": tolist(targets)}
+            if kind == "cutmix":
+                changed = (out != batch).any(dim=0).any(dim=0)
+                rows, cols = changed.any(dim=1).nonzero().flatten(), changed.any(dim=0).nonzero().flatten()
+                case["box"] = [int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1] if len(rows) else [0, 0, 0, 0]
+            mixes.append(case)
     return {"images": {"rgb": {"shape": list(rgb.shape), "data": tolist(rgb)},
                        "gray": {"shape": list(gray.shape), "data": tolist(gray)},
                        "square": {"shape": list(square.shape), "data": tolist(square)}},
-            "cases": cases}
+            "cases": cases, "batch": tolist(batch), "labels": labels.tolist(), "mixes": mixes}
 
 
 def to_json(value):

@@ -307,6 +307,30 @@ std::vector<FieldSpec> makeSchema() {
              between(0, 1)),
        images, true);
 
+  const Applies classifying = [](const TrainConfig& c) { return c.task.kind == "classification"; };
+  when(add(SETTING(data.augment_mixup), data, "MixUp", T::Bool,
+           "MixUp: each training batch blended with itself shifted by one, images and one-hot targets alike, by a "
+           "share drawn from Beta(alpha, alpha) (classification)."),
+       classifying);
+  when(range(add(SETTING(data.mixup_alpha), data, "MixUp alpha", T::Real,
+                 "MixUp's Beta(alpha, alpha): 1 draws the share uniformly, small values keep images nearly whole "
+                 "(torchvision: 1)."),
+             above(0)),
+       [](const TrainConfig& c) { return c.data.augment_mixup; }, true);
+  when(add(SETTING(data.augment_cutmix), data, "CutMix", T::Bool,
+           "CutMix: a rectangle of each training image replaced by the same rectangle of the next image, the "
+           "targets mixed by the areas (classification, images)."),
+       [](const TrainConfig& c) { return c.task.kind == "classification" && c.data.format != "csv"; });
+  when(range(add(SETTING(data.cutmix_alpha), data, "CutMix alpha", T::Real,
+                 "CutMix's Beta(alpha, alpha) for the kept share of the image (torchvision: 1)."),
+             above(0)),
+       [](const TrainConfig& c) { return c.data.augment_cutmix; }, true);
+  when(range(add(SETTING(data.mix_switch_prob), data, "CutMix share when both", T::Real,
+                 "With MixUp and CutMix both on, the probability that a batch gets CutMix rather than MixUp "
+                 "(torchvision's RandomChoice of the two: 0.5)."),
+             between(0, 1)),
+       [](const TrainConfig& c) { return c.data.augment_mixup && c.data.augment_cutmix; }, true);
+
   // The first of the two to come ends the run (as Lightning's max_epochs and
   // max_steps); kMaxPlannedSteps bounds a plan that no machine could finish.
   range(add(SETTING(train.epochs), train, "Epochs", T::Int,

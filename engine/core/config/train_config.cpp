@@ -399,6 +399,14 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
                                                       num(d.augment_crop_ratio_min) + " > " +
                                                       num(d.augment_crop_ratio_max) + ")"});
   }
+  if ((d.augment_mixup || d.augment_cutmix) && c.task.kind != "classification")
+    e.push_back({d.augment_mixup ? "data.augment_mixup" : "data.augment_cutmix",
+                 "mixes one-hot class targets; task.kind is " + c.task.kind});
+  if (d.augment_cutmix && d.format == "csv")
+    e.push_back({"data.augment_cutmix", "cuts rectangles of images; data.format csv is a table (MixUp mixes rows)"});
+  if ((d.augment_mixup || d.augment_cutmix) && c.loss.kind == "focal")
+    e.push_back({"loss.kind", "focal takes one class per example; MixUp and CutMix give mixed targets: use "
+                              "cross_entropy (or auto)"});
   const auto& f = c.train.finetune;
   if (f.freeze_epochs > 0 && processDevices(c.distributed.devices).size() > 1)
     e.push_back({"train.finetune.freeze_epochs",

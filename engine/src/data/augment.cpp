@@ -290,4 +290,63 @@ torch::Tensor eraseRandomly(torch::Tensor x, const PhotoAugment& a, at::Generato
   return x;
 }
 
+BatchMix batchMix(const DataConfig& d, int64_t classes) {
+  BatchMix m;
+  m.mixup = d.augment_mixup;
+  m.cutmix = d.augment_cutmix;
+  m.mixupAlpha = d.mixup_alpha;
+  m.cutmixAlpha = d.cutmix_alpha;
+  m.switchProb = d.mix_switch_prob;
+  m.classes = classes;
+  return m;
+}
+
+namespace {
+
+torch::Tensor oneHot(const torch::Tensor& labels, int64_t classes) {
+  return torch::one_hot(labels.to(torch::kInt64), classes).to(torch::kFloat32);
+}
+
+torch::Tensor mixTargets(const torch::Tensor& labels, double lam, int64_t classes) {
+  const torch::Tensor y = oneHot(labels, classes);
+  return y.roll(1, 0).mul_(1.0 - lam).add_(y.mul(lam));
+}
+
+}  // namespace
+
+std::pair<torch::Tensor, torch::Tensor> mixupWith(const torch::Tensor& x, const torch::Tensor& labels, double lam,
+                                                  int64_t classes) {
+  torch::Tensor out = x.roll(1, 0).mul_(1.0 - lam).add_(x.mul(lam));
+  return {out, mixTargets(labels, lam, classes)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> cutmixWith(const torch::Tensor& x, const torch::Tensor& labels, int64_t y1,
+                                                   int64_t y2, int64_t x1, int64_t x2, int64_t classes) {
+  const int64_t h = x.size(-2), w = x.size(-1);
+  torch::Tensor out = x.clone();
+  out.slice(-2, y1, y2).slice(-1, x1, x2).copy_(x.roll(1, 0).slice(-2, y1, y2).slice(-1, x1, x2));
+  const double lam = 1.0 - static_cast<double>((x2 - x1) * (y2 - y1)) / static_cast<double>(w * h);
+  return {out, mixTargets(labels, lam, classes)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> mixBatch(const torch::Tensor& x, const torch::Tensor& labels,
+                                                 const BatchMix& m, at::Generator& gen) {
+  const bool cut = m.cutmix && (!m.mixup || torch::rand({1}, gen, torch::kFloat64).item<double>() < m.switchProb);
+  const double alpha = cut ? m.cutmixAlpha : m.mixupAlpha;
+  // Beta(alpha, alpha) as G1 / (G1 + G2) of two Gamma(alpha) draws.
+  const torch::Tensor g = at::_standard_gamma(torch::full({2}, alpha, torch::kFloat64), gen).contiguous();
+  const double g1 = g.data_ptr<double>()[0], g2 = g.data_ptr<double>()[1];
+  const double lam = g1 + g2 > 0 ? g1 / (g1 + g2) : 0.5;
+  if (!cut) return mixupWith(x, labels, lam, m.classes);
+  const int64_t h = x.size(-2), w = x.size(-1);
+  const torch::Tensor centre = torch::rand({2}, gen, torch::kFloat64).contiguous();
+  const int64_t rx = static_cast<int64_t>(centre.data_ptr<double>()[0] * static_cast<double>(w));
+  const int64_t ry = static_cast<int64_t>(centre.data_ptr<double>()[1] * static_cast<double>(h));
+  const double r = 0.5 * std::sqrt(1.0 - lam);
+  const int64_t rw = static_cast<int64_t>(r * static_cast<double>(w)), rh = static_cast<int64_t>(r * static_cast<double>(h));
+  const int64_t x1 = std::max<int64_t>(rx - rw, 0), y1 = std::max<int64_t>(ry - rh, 0);
+  const int64_t x2 = std::min<int64_t>(rx + rw, w), y2 = std::min<int64_t>(ry + rh, h);
+  return cutmixWith(x, labels, y1, y2, x1, x2, m.classes);
+}
+
 }  // namespace studio

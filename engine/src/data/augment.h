@@ -13,6 +13,7 @@
 // Thread: any (the loader's workers, the engine thread).
 
 #include <cstdint>
+#include <utility>
 
 #include <ATen/core/Generator.h>
 #include <torch/types.h>
@@ -33,6 +34,28 @@ struct PhotoAugment {
     return resizedCrop || verticalFlip || rotation > 0 || brightness > 0 || contrast > 0 || saturation > 0 || hue > 0;
   }
 };
+
+// MixUp and CutMix of a training batch and its class labels.
+struct BatchMix {
+  bool mixup = false, cutmix = false;
+  double mixupAlpha = 1.0, cutmixAlpha = 1.0, switchProb = 0.5;
+  int64_t classes = 0;
+  bool on() const { return mixup || cutmix; }
+};
+BatchMix batchMix(const DataConfig& data, int64_t classes);
+
+// x [B, C, H, W] (or [B, F] for MixUp), labels int64 [B]: the mixed batch and
+// its float32 [B, classes] targets, from the generator (MixUp or CutMix as
+// switchProb says; the share from Beta(alpha, alpha)).
+std::pair<torch::Tensor, torch::Tensor> mixBatch(const torch::Tensor& x, const torch::Tensor& labels,
+                                                 const BatchMix& m, at::Generator& gen);
+// torchvision.transforms.v2.MixUp and CutMix with their draws given: the
+// batch blended with batch.roll(1, 0) by `lam`, or the box [y1, y2) x
+// [x1, x2) taken from it (targets by the box's area).
+std::pair<torch::Tensor, torch::Tensor> mixupWith(const torch::Tensor& x, const torch::Tensor& labels, double lam,
+                                                  int64_t classes);
+std::pair<torch::Tensor, torch::Tensor> cutmixWith(const torch::Tensor& x, const torch::Tensor& labels, int64_t y1,
+                                                   int64_t y2, int64_t x1, int64_t x2, int64_t classes);
 
 // The settings' augmentations (data.augment_*).
 PhotoAugment photoAugment(const DataConfig& data);

@@ -123,6 +123,10 @@ BatchLoader::HostBatch BatchLoader::makeHostBatch(int64_t index) const {
   Examples e = m_set->gather(idx);
   hb.x = transformBatch(e.x, m_options, seed, m_options.shuffle);
   hb.y = e.y;
+  if (m_options.mix.on() && m_options.shuffle) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(mix(seed, 0x6d6978));  // "mix": its own stream
+    std::tie(hb.x, hb.y) = mixBatch(hb.x, hb.y, m_options.mix, gen);
+  }
   if (m_options.channelsLast && hb.x.dim() == 4) hb.x = hb.x.contiguous(torch::MemoryFormat::ChannelsLast);
   return hb;
 }

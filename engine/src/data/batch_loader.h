@@ -45,6 +45,7 @@ struct LoaderOptions {
   bool augmentFlip = false;
   int augmentCrop = 0;
   PhotoAugment photo;  // torchvision's photo augmentations (data/augment.h)
+  BatchMix mix;        // MixUp / CutMix of training batches: float32 [B, classes] targets
   Normalization norm;
   uint64_t seed = 1;
   bool deviceResident = true;

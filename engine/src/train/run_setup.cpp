@@ -258,6 +258,7 @@ void startLoader(RunContext& ctx) {
   o.augmentFlip = image && cfg.data.augment_flip;
   o.augmentCrop = image ? cfg.data.augment_crop : 0;
   if (image) o.photo = photoAugment(cfg.data);
+  if (data.task == "classification") o.mix = batchMix(cfg.data, data.numClasses());
   o.norm = Normalization::make(image, data.mean, data.std, device);
   o.seed = cfg.train.seed;
   o.deviceResident = residentOnDevice(ctx);

@@ -126,6 +126,14 @@ struct DataConfig {
   double augment_rotation = 0;         // RandomRotation: degrees either way
   double augment_brightness = 0, augment_contrast = 0, augment_saturation = 0, augment_hue = 0;  // ColorJitter
   double augment_erasing = 0;          // RandomErasing's probability
+  // Classification: MixUp and CutMix (torchvision.transforms.v2) on each
+  // training batch, the targets mixed alike; with both, CutMix for a batch
+  // with probability mix_switch_prob.
+  bool augment_mixup = false;
+  double mixup_alpha = 1.0;            // Beta(alpha, alpha)
+  bool augment_cutmix = false;
+  double cutmix_alpha = 1.0;
+  double mix_switch_prob = 0.5;
 };
 
 // Ends the run when the evaluation metric has not improved for `patience`
