@@ -45,17 +45,10 @@ BuiltinModel::BuiltinModel(const ModelConfig& c, const InputShape& input, int64_
 
 int64_t BuiltinModel::parameterCount() { return count(m_net->parameters()); }
 
-std::vector<std::pair<std::string, torch::Tensor>> BuiltinModel::namedState() {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& p : m_net->named_parameters()) out.emplace_back(p.key(), p.value());
-  for (const auto& b : m_net->named_buffers()) out.emplace_back(b.key(), b.value());
-  return out;
-}
+std::vector<std::pair<std::string, torch::Tensor>> BuiltinModel::namedState() { return namedTensorsOf(*m_net, true); }
 
 std::vector<std::pair<std::string, torch::Tensor>> BuiltinModel::namedParameters() {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& p : m_net->named_parameters()) out.emplace_back(p.key(), p.value());
-  return out;
+  return namedTensorsOf(*m_net, false);
 }
 
 void BuiltinModel::freezeNormStatistics(std::function<bool(const std::string& group)> frozen) {

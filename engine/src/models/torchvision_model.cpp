@@ -41,17 +41,10 @@ int64_t TorchvisionModel::parameterCount() {
   return n;
 }
 
-std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedState() {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& p : m_net->named_parameters()) out.emplace_back(p.key(), p.value());
-  for (const auto& b : m_net->named_buffers()) out.emplace_back(b.key(), b.value());
-  return out;
-}
+std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedState() { return namedTensorsOf(*m_net, true); }
 
 std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedParameters() {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& p : m_net->named_parameters()) out.emplace_back(p.key(), p.value());
-  return out;
+  return namedTensorsOf(*m_net, false);
 }
 
 std::string TorchvisionModel::layerGroup(const std::string& parameter) const {

@@ -8,26 +8,12 @@
 #include <map>
 #include <memory>
 
+#include "run/bytes_reader.h"
 #include "run/weights_file.h"
 #include "studio/errors.h"
 
 namespace studio {
 namespace {
-
-class BytesReader : public caffe2::serialize::ReadAdapterInterface {
- public:
-  explicit BytesReader(const std::string& bytes) : m_bytes(bytes) {}
-  size_t size() const override { return m_bytes.size(); }
-  size_t read(uint64_t pos, void* buf, size_t n, const char*) const override {
-    if (pos >= m_bytes.size()) return 0;
-    n = std::min<size_t>(n, m_bytes.size() - pos);
-    std::memcpy(buf, m_bytes.data() + pos, n);
-    return n;
-  }
-
- private:
-  const std::string& m_bytes;
-};
 
 // A value on the machine's stack. Owned by the machine's arena, so that a
 // list appended to itself is no leak.

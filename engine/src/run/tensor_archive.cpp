@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run/bytes_reader.h"
 #include "studio/errors.h"
 
 namespace studio {
@@ -31,21 +32,6 @@ uint32_t crc32Of(const void* data, size_t n) {
   }
   return static_cast<uint32_t>(crc);
 }
-
-class StringReader : public caffe2::serialize::ReadAdapterInterface {
- public:
-  explicit StringReader(const std::string& bytes) : m_bytes(bytes) {}
-  size_t size() const override { return m_bytes.size(); }
-  size_t read(uint64_t pos, void* buf, size_t n, const char*) const override {
-    if (pos >= m_bytes.size()) return 0;
-    n = std::min<size_t>(n, m_bytes.size() - pos);
-    std::memcpy(buf, m_bytes.data() + pos, n);
-    return n;
-  }
-
- private:
-  const std::string& m_bytes;
-};
 
 bool carriesCode(const std::string& record) {
   return record.rfind("code/", 0) == 0 || record == "constants.pkl" || record == "bytecode.pkl" ||
@@ -89,7 +75,7 @@ c10::IValue loadTensorArchive(const std::string& bytes, const std::string& path,
   const std::string name = what + " " + path;
   if (bytes.size() < 4 || std::memcmp(bytes.data(), "PK\x03\x04", 4) != 0)
     throw CheckpointError(name + " is not a Training Studio " + what + " (not a zip archive)");
-  StringReader adapter(bytes);
+  BytesReader adapter(bytes);
   try {
     // The adapter outlives the reader; the shared_ptr must not delete it.
     caffe2::serialize::PyTorchStreamReader reader(
