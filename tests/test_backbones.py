@@ -184,11 +184,25 @@ class FineTuneTest(unittest.TestCase):
         pretrained = info["pretrained"]
         self.assertEqual(pretrained["tensors"], len(self.state) - 2)  # all but fc.weight and fc.bias
         self.assertEqual((pretrained["head"], pretrained["head_kept"], pretrained["file_classes"]), ("fc", False, 1000))
+        self.assertEqual(pretrained["prefix_removed"], "")
         np.testing.assert_allclose(info["normalization"]["mean"], [0.485, 0.456, 0.406])
         np.testing.assert_allclose(info["normalization"]["std"], [0.229, 0.224, 0.225])
         self.assertEqual(info["input"]["channels"], 3)
         with open(os.path.join(folder, "log.txt")) as f:
             self.assertIn("a new classifier fc for the data's 3 outputs (the file's had 1000)", f.read())
+
+    def test_a_data_parallel_state_dict_loads(self):
+        # torch.nn.DataParallel(model).state_dict() names every tensor "module.<name>".
+        wrapped = os.path.join(self.tmp.name, "data-parallel.pth")
+        torch.save(torch.nn.DataParallel(torchvision.models.resnet18(weights=None)).state_dict(), wrapped)
+        code, text, folder = self.train("wrapped", "--set", f"model.weights={wrapped}", "--set", "train.epochs=1",
+                                        "--set", "train.finetune.freeze_epochs=1")
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(folder, "settings.json")) as f:
+            self.assertEqual(json.load(f)["run_info"]["pretrained"]["prefix_removed"], "module.")
+        state = self.exported(folder)
+        want = torch.load(wrapped)
+        self.assertTrue(torch.equal(state["layer3.1.conv2.weight"], want["module.layer3.1.conv2.weight"]))
 
     def exported(self, folder, which="last"):
         out = folder + "-export"

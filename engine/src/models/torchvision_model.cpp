@@ -141,12 +141,20 @@ def build():
 }
 
 PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string& path, bool keepHead) {
-  const NamedTensors file = readWeightsFile(path);
+  NamedTensors file = readWeightsFile(path);
   const std::string name = "model.weights " + path;
+  // A model saved from DataParallel or DistributedDataParallel names every
+  // tensor "module.<name>": the same weights.
+  std::string stripped;
+  if (!file.empty() && std::all_of(file.begin(), file.end(), [](const auto& t) { return t.first.rfind("module.", 0) == 0; })) {
+    for (auto& [key, t] : file) key = key.substr(7);
+    stripped = "module.";
+  }
   std::map<std::string, torch::Tensor> byName(file.begin(), file.end());
   const std::string head = model.head();
   auto isHead = [&](const std::string& key) { return key == head + ".weight" || key == head + ".bias"; };
   PretrainedLoad out;
+  out.stripped = stripped;
   out.path = path;
   out.head = head;
   out.headKept = keepHead;
@@ -171,8 +179,8 @@ PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string&
     std::string why = name + " does not fit model.kind " + model.description() + " (torchvision's names):";
     if (!missing.empty()) why += " it lacks " + firstOf(missing) + ";";
     if (!unexpected.empty()) why += " it has " + firstOf(unexpected) + ", which " + model.description() + " has not;";
-    why += " it holds the weights of another architecture, or of a model saved with a prefix (such as "
-           "\"module.\" from DataParallel)";
+    why += " it holds the weights of another architecture, or of a model whose names carry a prefix of its own "
+           "(a wrapper's attribute name)";
     throw ModelError(why);
   }
   if (!shapes.empty()) {

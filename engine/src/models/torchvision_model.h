@@ -56,12 +56,14 @@ struct PretrainedLoad {
   bool headKept = false;   // the file's classifier kept (model.keep_head)
   std::string head;        // "fc", ...
   int64_t fileClasses = 0; // the file's classifier's outputs
+  std::string stripped;    // "module." when every name had that prefix (DataParallel)
 };
 
 // Loads model.weights into a torchvision backbone: every parameter and
 // buffer but the classifier's, and the classifier's too when keepHead (its
-// class count must then be the data's). Throws ModelError naming the file
-// and the first keys that differ, or the shapes that differ.
+// class count must then be the data's). A file whose every name starts with
+// "module." (saved from DataParallel) loads without it. Throws ModelError
+// naming the file and the first keys that differ, or the shapes that differ.
 PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string& path, bool keepHead);
 
 }  // namespace studio

@@ -199,8 +199,10 @@ void loadPretrained(RunContext& ctx, TorchvisionModel& model) {
                           {"tensors", load.tensors},
                           {"head", load.head},
                           {"head_kept", load.headKept},
-                          {"file_classes", load.fileClasses}};
-  log::info("pretrained weights " + m.weights + ": " + std::to_string(load.tensors) + " tensors loaded into " +
+                          {"file_classes", load.fileClasses},
+                          {"prefix_removed", load.stripped}};
+  log::info("pretrained weights " + m.weights + ": " + std::to_string(load.tensors) + " tensors" +
+            (load.stripped.empty() ? "" : " (their prefix " + load.stripped + " removed)") + " loaded into " +
             model.description() +
             (load.headKept ? "; its classifier kept"
                            : "; a new classifier " + load.head + " for the data's " + std::to_string(model.classes()) +

@@ -76,7 +76,8 @@ inline constexpr const char* kTargets = "targets";
 // loss.class_weights other than none: the weight of each class, as used.
 inline constexpr const char* kClassWeights = "class_weights";
 // A torchvision backbone started from model.weights: {"path", "sha256",
-// "tensors" loaded, "head" ("fc"), "head_kept", "file_classes"}.
+// "tensors" loaded, "head" ("fc"), "head_kept", "file_classes",
+// "prefix_removed" ("module." for a DataParallel state dict, else "")}.
 inline constexpr const char* kPretrained = "pretrained";
 // train.finetune: {"groups": [{"name", "lr_factor", "trains_from_epoch"
 // (1-based)}], "freeze_batchnorm"}.
