@@ -18,6 +18,7 @@ Environment (ctest sets it): STUDIO_CLI, STUDIO_BACKBONE_CHECK.
 """
 import glob
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -185,6 +186,8 @@ class FineTuneTest(unittest.TestCase):
         self.assertEqual(pretrained["tensors"], len(self.state) - 2)  # all but fc.weight and fc.bias
         self.assertEqual((pretrained["head"], pretrained["head_kept"], pretrained["file_classes"]), ("fc", False, 1000))
         self.assertEqual(pretrained["prefix_removed"], "")
+        with open(self.weights, "rb") as f:
+            self.assertEqual(pretrained["sha256"], hashlib.sha256(f.read()).hexdigest())
         np.testing.assert_allclose(info["normalization"]["mean"], [0.485, 0.456, 0.406])
         np.testing.assert_allclose(info["normalization"]["std"], [0.229, 0.224, 0.225])
         self.assertEqual(info["input"]["channels"], 3)

@@ -59,10 +59,4 @@ torch::Tensor BatchNorm2dImpl::forward(const torch::Tensor& input) {
   return y.to(input.scalar_type());
 }
 
-void evalFrozenNorms(torch::nn::Module& net, const std::function<bool(const std::string&)>& frozen) {
-  if (!frozen) return;
-  for (const auto& m : net.named_modules("", /*include_self=*/false))
-    if (std::dynamic_pointer_cast<torch::nn::BatchNorm2dImpl>(m.value()) && frozen(m.key())) m.value()->eval();
-}
-
 }  // namespace studio

@@ -8,9 +8,6 @@
 // gradients), so the result equals one process with the global batch.
 // Thread: engine thread (the backward's all-reduce on the autograd engine's).
 
-#include <functional>
-#include <string>
-
 #include <torch/nn/modules/batchnorm.h>
 
 namespace studio {
@@ -28,10 +25,5 @@ class BatchNorm2dImpl : public torch::nn::BatchNorm2dImpl {
   ProcessGroup* m_group = nullptr;
 };
 TORCH_MODULE(BatchNorm2d);
-
-// Puts the BatchNorm layers of `net` for which frozen(their module name)
-// holds in evaluation mode (their running statistics kept), after
-// net->train(true) put every layer in training mode.
-void evalFrozenNorms(torch::nn::Module& net, const std::function<bool(const std::string&)>& frozen);
 
 }  // namespace studio

@@ -37,30 +37,15 @@ int64_t count(const std::vector<torch::Tensor>& params) {
 }  // namespace
 
 BuiltinModel::BuiltinModel(const ModelConfig& c, const InputShape& input, int64_t classes)
-    : m_net(buildModel(c, input, classes)),
+    : BuiltinModel(buildModel(c, input, classes), c, input, classes) {}
+
+BuiltinModel::BuiltinModel(torch::nn::Sequential net, const ModelConfig& c, const InputShape& input, int64_t classes)
+    : ModuleModel(net.ptr()),
+      m_net(std::move(net)),
       m_description(c.kind + " w" + std::to_string(c.width) + " d" + std::to_string(c.depth)),
       m_config(c),
       m_input(input),
       m_classes(classes) {}
-
-int64_t BuiltinModel::parameterCount() { return count(m_net->parameters()); }
-
-std::vector<std::pair<std::string, torch::Tensor>> BuiltinModel::namedState() { return namedTensorsOf(*m_net, true); }
-
-std::vector<std::pair<std::string, torch::Tensor>> BuiltinModel::namedParameters() {
-  return namedTensorsOf(*m_net, false);
-}
-
-void BuiltinModel::freezeNormStatistics(std::function<bool(const std::string& group)> frozen) {
-  m_frozenNorms = nullptr;
-  if (frozen) m_frozenNorms = [this, frozen](const std::string& module) { return frozen(layerGroup(module)); };
-  setTraining(m_net->is_training());
-}
-
-void BuiltinModel::setTraining(bool on) {
-  m_net->train(on);
-  if (on) evalFrozenNorms(*m_net, m_frozenNorms);
-}
 
 std::vector<LayerSummary> BuiltinModel::layers(const torch::Tensor& sample) {
   std::vector<LayerSummary> rows;
@@ -297,16 +282,6 @@ struct CheckpointedSegment : torch::autograd::Function<CheckpointedSegment> {
 };
 
 }  // namespace
-
-int BuiltinModel::synchroniseBatchNorm(ProcessGroup* group) {
-  int n = 0;
-  for (const auto& m : m_net->modules(/*include_self=*/false))
-    if (auto bn = std::dynamic_pointer_cast<BatchNorm2dImpl>(m)) {
-      bn->synchronise(group);
-      ++n;
-    }
-  return n;
-}
 
 torch::Tensor BuiltinModel::forward(const torch::Tensor& input) {
   if (m_segments.empty() || !m_net->is_training() || !torch::GradMode::is_enabled()) return m_net->forward(input);

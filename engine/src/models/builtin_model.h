@@ -7,22 +7,14 @@
 
 #include <torch/nn/modules/container/sequential.h>
 
-#include "models/model.h"
+#include "models/module_model.h"
 
 namespace studio {
 
-class BuiltinModel : public Model {
+class BuiltinModel : public ModuleModel {
  public:
   BuiltinModel(const ModelConfig& config, const InputShape& input, int64_t classes);
   torch::Tensor forward(const torch::Tensor& x) override;
-  std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
-  int64_t parameterCount() override;
-  std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
-  std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
-  void freezeNormStatistics(std::function<bool(const std::string& group)> frozen) override;
-  std::vector<torch::Tensor> buffers() override { return m_net->buffers(); }
-  void setTraining(bool on) override;
-  void to(const torch::Device& device) override { m_net->to(device); }
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override { return m_description; }
   // model.pt (torch.save state dict), model.safetensors (the same tensors),
@@ -30,12 +22,11 @@ class BuiltinModel : public Model {
   std::vector<std::string> exportTo(const std::string& dir) override;
   std::string pythonSource() const;
   std::string checkpointActivations(int64_t blocksPerSegment) override;
-  int synchroniseBatchNorm(ProcessGroup* group) override;
   torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) override;
 
  private:
+  BuiltinModel(torch::nn::Sequential net, const ModelConfig& config, const InputShape& input, int64_t classes);
   torch::nn::Sequential m_net;
-  std::function<bool(const std::string&)> m_frozenNorms;  // by module name
   std::string m_description;
   ModelConfig m_config;
   InputShape m_input;

@@ -29,14 +29,6 @@ torch::Tensor Model::forwardWithStage(const torch::Tensor&, torch::Tensor&, std:
                    "cnn and resnet models");
 }
 
-std::vector<std::pair<std::string, torch::Tensor>> namedTensorsOf(torch::nn::Module& module, bool buffers) {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& p : module.named_parameters()) out.emplace_back(p.key(), p.value());
-  if (buffers)
-    for (const auto& b : module.named_buffers()) out.emplace_back(b.key(), b.value());
-  return out;
-}
-
 std::string Model::layerGroup(const std::string& parameter) const {
   return parameter.substr(0, parameter.find('.'));
 }

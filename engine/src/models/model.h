@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include <torch/nn/module.h>
 #include <torch/types.h>
 
 #include "studio/dataset_info.h"
@@ -86,10 +85,6 @@ class Model {
   // TorchScript module, whose layers the studio does not know).
   virtual torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name);
 };
-
-// A torch::nn::Module's parameters (then, with buffers, its buffers) by
-// name, as namedParameters() and namedState() give them.
-std::vector<std::pair<std::string, torch::Tensor>> namedTensorsOf(torch::nn::Module& module, bool buffers);
 
 // Throws ModelError naming model.path when a TorchScript file cannot be used.
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes);

@@ -10,6 +10,7 @@
 #include "run/weights_file.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/sha256.h"
 
 namespace studio {
 namespace {
@@ -33,36 +34,17 @@ std::string firstOf(const std::vector<std::string>& names, size_t n = 5) {
 }  // namespace
 
 TorchvisionModel::TorchvisionModel(const std::string& kind, const InputShape& input, int64_t classes)
-    : m_net(makeNet(kind, classes)), m_kind(kind), m_input(input), m_classes(classes) {}
+    : TorchvisionModel(makeNet(kind, classes), kind, input, classes) {}
 
-int64_t TorchvisionModel::parameterCount() {
-  int64_t n = 0;
-  for (const auto& p : m_net->parameters()) n += p.numel();
-  return n;
-}
-
-std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedState() { return namedTensorsOf(*m_net, true); }
-
-std::vector<std::pair<std::string, torch::Tensor>> TorchvisionModel::namedParameters() {
-  return namedTensorsOf(*m_net, false);
-}
+TorchvisionModel::TorchvisionModel(std::shared_ptr<TorchvisionNet> net, const std::string& kind,
+                                   const InputShape& input, int64_t classes)
+    : ModuleModel(net), m_net(std::move(net)), m_kind(kind), m_input(input), m_classes(classes) {}
 
 std::string TorchvisionModel::layerGroup(const std::string& parameter) const {
   const std::string first = parameter.substr(0, parameter.find('.'));
   if (first != "features") return first;
   const size_t second = parameter.find('.', first.size() + 1);
   return parameter.substr(0, second);
-}
-
-void TorchvisionModel::freezeNormStatistics(std::function<bool(const std::string& group)> frozen) {
-  m_frozenNorms = nullptr;
-  if (frozen) m_frozenNorms = [this, frozen](const std::string& module) { return frozen(layerGroup(module)); };
-  setTraining(m_net->is_training());
-}
-
-void TorchvisionModel::setTraining(bool on) {
-  m_net->train(on);
-  if (on) evalFrozenNorms(*m_net, m_frozenNorms);
 }
 
 torch::Tensor TorchvisionModel::toRgb(const torch::Tensor& x) const {
@@ -101,16 +83,6 @@ torch::Tensor TorchvisionModel::forwardWithStage(const torch::Tensor& input, tor
   return x;
 }
 
-int TorchvisionModel::synchroniseBatchNorm(ProcessGroup* group) {
-  int n = 0;
-  for (const auto& m : m_net->modules(/*include_self=*/false))
-    if (auto bn = std::dynamic_pointer_cast<BatchNorm2dImpl>(m)) {
-      bn->synchronise(group);
-      ++n;
-    }
-  return n;
-}
-
 std::vector<std::string> TorchvisionModel::exportTo(const std::string& dir) {
   c10::Dict<std::string, at::Tensor> state;
   for (const auto& [name, t] : namedState()) state.insert(name, t.detach().cpu().contiguous());
@@ -141,7 +113,14 @@ def build():
 }
 
 PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string& path, bool keepHead) {
-  NamedTensors file = readWeightsFile(path);
+  // The file is read once: its tensors and its SHA-256 from the same bytes.
+  std::string bytes;
+  try {
+    bytes = readFileBytes(path, "model.weights");
+  } catch (const std::exception& e) {
+    throw ModelError(e.what());
+  }
+  NamedTensors file = readWeights(bytes, path);
   const std::string name = "model.weights " + path;
   // A model saved from DataParallel or DistributedDataParallel names every
   // tensor "module.<name>": the same weights.
@@ -154,6 +133,7 @@ PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string&
   const std::string head = model.head();
   auto isHead = [&](const std::string& key) { return key == head + ".weight" || key == head + ".bias"; };
   PretrainedLoad out;
+  out.sha256 = sha256Hex(bytes);
   out.stripped = stripped;
   out.path = path;
   out.head = head;

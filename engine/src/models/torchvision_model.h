@@ -9,41 +9,33 @@
 // as a grayscale photo is converted to RGB.
 // Thread: engine thread.
 
-#include "models/model.h"
+#include "models/module_model.h"
 #include "models/torchvision/nets.h"
 
 namespace studio {
 
-class TorchvisionModel : public Model {
+class TorchvisionModel : public ModuleModel {
  public:
   TorchvisionModel(const std::string& kind, const InputShape& input, int64_t classes);
   torch::Tensor forward(const torch::Tensor& x) override;
-  std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
-  int64_t parameterCount() override;
-  std::vector<std::pair<std::string, torch::Tensor>> namedState() override;
-  std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
   // "features.3" for features.3.block.0.0.weight, "classifier" for the
   // classifier's layers; else the first component ("layer1", "fc").
   std::string layerGroup(const std::string& parameter) const override;
-  void freezeNormStatistics(std::function<bool(const std::string& group)> frozen) override;
-  std::vector<torch::Tensor> buffers() override { return m_net->buffers(); }
-  void setTraining(bool on) override;
-  void to(const torch::Device& device) override { m_net->to(device); }
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override { return m_kind; }
   // model.pt (torch.save state dict), model.safetensors, and model.py, which
   // builds torchvision.models.<kind>(num_classes=...).
   std::vector<std::string> exportTo(const std::string& dir) override;
-  int synchroniseBatchNorm(ProcessGroup* group) override;
   torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) override;
   // The classifier's name ("fc", "classifier.3"), its parameters "<head>.weight" and "<head>.bias".
   const std::string& head() const { return m_net->head; }
   int64_t classes() const { return m_classes; }
 
  private:
+  TorchvisionModel(std::shared_ptr<TorchvisionNet> net, const std::string& kind, const InputShape& input,
+                   int64_t classes);
   torch::Tensor toRgb(const torch::Tensor& x) const;
   std::shared_ptr<TorchvisionNet> m_net;
-  std::function<bool(const std::string&)> m_frozenNorms;  // by module name
   std::string m_kind;
   InputShape m_input;
   int64_t m_classes;
@@ -52,6 +44,7 @@ class TorchvisionModel : public Model {
 // What loadPretrainedWeights did, for the log and run_info.json.
 struct PretrainedLoad {
   std::string path;
+  std::string sha256;      // of the file's bytes
   int64_t tensors = 0;     // loaded from the file
   bool headKept = false;   // the file's classifier kept (model.keep_head)
   std::string head;        // "fc", ...

@@ -14,7 +14,6 @@
 #include "models/model.h"
 #include "models/torchscript_model.h"
 #include "models/torchvision_model.h"
-#include "studio/sha256.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/run_recorder.h"
@@ -195,7 +194,7 @@ void loadPretrained(RunContext& ctx, TorchvisionModel& model) {
   ctx.setPhase("reading " + m.weights);
   const PretrainedLoad load = loadPretrainedWeights(model, m.weights, m.keep_head);
   ctx.parts.pretrained = {{"path", m.weights},
-                          {"sha256", sha256OfFile(m.weights)},
+                          {"sha256", load.sha256},
                           {"tensors", load.tensors},
                           {"head", load.head},
                           {"head_kept", load.headKept},
