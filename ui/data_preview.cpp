@@ -7,7 +7,6 @@
 #include "studio/image_file.h"
 
 namespace studio::ui {
-namespace {
 
 QImage toQImage(const Image& img) {
   const QImage::Format f = img.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888;
@@ -15,6 +14,22 @@ QImage toQImage(const Image& img) {
            static_cast<int>(img.width * img.channels), f);
   return q.copy();  // owns its pixels
 }
+
+Image toImage(const QImage& q) {
+  const bool gray = q.format() == QImage::Format_Grayscale8;
+  const QImage img = gray ? q : q.convertToFormat(QImage::Format_RGB888);
+  Image out;
+  out.height = img.height();
+  out.width = img.width();
+  out.channels = gray ? 1 : 3;
+  for (int y = 0; y < img.height(); ++y) {
+    const uchar* line = img.constScanLine(y);
+    out.pixels.insert(out.pixels.end(), line, line + img.width() * out.channels);
+  }
+  return out;
+}
+
+namespace {
 
 // Which setting a data error is about, from the setting it names.
 QString fieldOf(const QString& message, const TrainConfig& c) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "studio/dataset_info.h"
+#include "studio/image_file.h"
 #include "studio/train_config.h"
 
 namespace studio::ui {
@@ -28,6 +29,11 @@ struct DataPreview {
   QString error;  // the DataError's message
   QString field;  // the setting it is about ("data.root", "data.label_column", ...)
 };
+
+// An engine image (8-bit gray or RGB, row-major) as a QImage owning its
+// pixels, and back (other formats become RGB).
+QImage toQImage(const Image& img);
+Image toImage(const QImage& img);
 
 DataPreview makeDataPreview(const TrainConfig& config, int samplesPerClass = 6);
 

@@ -116,27 +116,6 @@ QString augmentationsOn(const DataConfig& d) {
   return on.join(", ");
 }
 
-Image toImage(const QImage& q) {
-  const bool gray = q.format() == QImage::Format_Grayscale8;
-  const QImage img = gray ? q : q.convertToFormat(QImage::Format_RGB888);
-  Image out;
-  out.height = img.height();
-  out.width = img.width();
-  out.channels = gray ? 1 : 3;
-  for (int y = 0; y < img.height(); ++y) {
-    const uchar* line = img.constScanLine(y);
-    out.pixels.insert(out.pixels.end(), line, line + img.width() * out.channels);
-  }
-  return out;
-}
-
-QImage toQImage(const Image& img) {
-  QImage q(img.pixels.data(), static_cast<int>(img.width), static_cast<int>(img.height),
-           static_cast<int>(img.width * img.channels),
-           img.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888);
-  return q.copy();
-}
-
 }  // namespace
 
 void PreviewCoordinator::updateAugmentPreview() {
@@ -161,18 +140,13 @@ void PreviewCoordinator::updateAugmentPreview() {
   if (key == m_augmentKey) return;
   m_augmentKey = key;
   // The first image of each of the first three classes (or rows).
+  // Gray samples of an RGB run (a backbone on Fashion-MNIST) become RGB, as the run's images do.
+  const bool rgb = m_preview.description.input.channels == 3;
   std::vector<Image> images;
   for (const auto& row : m_preview.samples)
-    if (!row.empty() && !row.front().isNull() && images.size() < 3) images.push_back(toImage(row.front()));
+    if (!row.empty() && !row.front().isNull() && images.size() < 3)
+      images.push_back(toImage(rgb ? row.front().convertToFormat(QImage::Format_RGB888) : row.front()));
   const int64_t h = m_preview.description.input.height, w = m_preview.description.input.width;
-  const int channels = static_cast<int>(m_preview.description.input.channels);
-  for (Image& img : images)
-    if (img.channels != channels && channels == 3) {  // gray samples of an RGB run
-      std::vector<uint8_t> rgb;
-      for (uint8_t v : img.pixels) rgb.insert(rgb.end(), {v, v, v});
-      img.pixels = std::move(rgb);
-      img.channels = 3;
-    }
   m_augmentJob.start(
       [c, images, h, w] {
         std::vector<std::vector<QImage>> rows;

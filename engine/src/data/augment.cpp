@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <vector>
 
 namespace studio {
@@ -180,11 +182,31 @@ torch::Tensor adjustHue(const torch::Tensor& img, double f) { return adjustHue(i
 
 namespace {
 
-// RandomResizedCrop.get_params' and RandomErasing.get_params' box: up to 10
-// tries of (area share, log-ratio share) uniforms, then two for the corner.
 struct Box {
   int64_t top, left, height, width;
 };
+
+// RandomResizedCrop.get_params' and RandomErasing.get_params' draw: up to 10
+// tries of an area (a share of the image's from scale, uniform u[2t]) and an
+// aspect (log-uniform in ratio, u[2t + 1]); sides sqrt(area * aspect) and
+// sqrt(area / aspect), the first the width (RandomResizedCrop) or the height
+// (RandomErasing); the first try `fits` (height, width) takes, its corner
+// from the two uniforms in `corner`. None when no try fits.
+std::optional<Box> drawBox(const double* u, const double* corner, int64_t h, int64_t w, double scaleLo, double scaleHi,
+                           double ratioLo, double ratioHi, bool heightFromAspect,
+                           const std::function<bool(int64_t, int64_t)>& fits) {
+  const double logLo = std::log(ratioLo), logHi = std::log(ratioHi);
+  for (int t = 0; t < 10; ++t) {
+    const double area = static_cast<double>(h * w) * (scaleLo + (scaleHi - scaleLo) * u[2 * t]);
+    const double aspect = std::exp(logLo + (logHi - logLo) * u[2 * t + 1]);
+    const int64_t along = pyRound(std::sqrt(area * aspect)), across = pyRound(std::sqrt(area / aspect));
+    const int64_t bh = heightFromAspect ? along : across, bw = heightFromAspect ? across : along;
+    if (!fits(bh, bw)) continue;
+    return Box{static_cast<int64_t>(corner[0] * static_cast<double>(h - bh + 1)),
+               static_cast<int64_t>(corner[1] * static_cast<double>(w - bw + 1)), bh, bw};
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -198,29 +220,19 @@ torch::Tensor augmentPhotos(torch::Tensor x, const PhotoAugment& a, at::Generato
     const torch::Tensor corner = torch::rand({b, 2}, gen, torch::kFloat64).contiguous();
     const double* pu = u.data_ptr<double>();
     const double* pc = corner.data_ptr<double>();
-    const double logLo = std::log(a.ratioMin), logHi = std::log(a.ratioMax);
+    auto fits = [&](int64_t ch, int64_t cw) { return cw > 0 && cw <= w && ch > 0 && ch <= h; };
     std::vector<torch::Tensor> out;
     for (int64_t k = 0; k < b; ++k) {
-      Box box{0, 0, 0, 0};
-      bool found = false;
-      for (int t = 0; t < 10 && !found; ++t) {
-        const double area = static_cast<double>(h * w) * (a.scaleMin + (a.scaleMax - a.scaleMin) * pu[(k * 10 + t) * 2]);
-        const double aspect = std::exp(logLo + (logHi - logLo) * pu[(k * 10 + t) * 2 + 1]);
-        const int64_t cw = pyRound(std::sqrt(area * aspect)), ch = pyRound(std::sqrt(area / aspect));
-        if (cw > 0 && cw <= w && ch > 0 && ch <= h) {
-          box = {static_cast<int64_t>(pc[k * 2] * static_cast<double>(h - ch + 1)),
-                 static_cast<int64_t>(pc[k * 2 + 1] * static_cast<double>(w - cw + 1)), ch, cw};
-          found = true;
-        }
-      }
-      if (!found) {  // the central crop of the nearest allowed ratio
+      std::optional<Box> box = drawBox(pu + k * 20, pc + k * 2, h, w, a.scaleMin, a.scaleMax, a.ratioMin,
+                                       a.ratioMax, /*heightFromAspect=*/false, fits);
+      if (!box) {  // the central crop of the nearest allowed ratio
         const double inRatio = static_cast<double>(w) / static_cast<double>(h);
         int64_t cw = w, ch = h;
         if (inRatio < a.ratioMin) ch = pyRound(static_cast<double>(cw) / a.ratioMin);
         else if (inRatio > a.ratioMax) cw = pyRound(static_cast<double>(ch) * a.ratioMax);
-        box = {(h - ch) / 2, (w - cw) / 2, ch, cw};
+        box = Box{(h - ch) / 2, (w - cw) / 2, ch, cw};
       }
-      out.push_back(resizedCrop(x.select(0, k), box.top, box.left, box.height, box.width, h, w));
+      out.push_back(resizedCrop(x.select(0, k), box->top, box->left, box->height, box->width, h, w));
     }
     x = torch::stack(out);
   }
@@ -272,20 +284,14 @@ torch::Tensor eraseRandomly(torch::Tensor x, const PhotoAugment& a, at::Generato
   const torch::Tensor apply = torch::rand({b}, gen, torch::kFloat64).contiguous();
   const torch::Tensor u = torch::rand({b, 10, 2}, gen, torch::kFloat64).contiguous();
   const torch::Tensor corner = torch::rand({b, 2}, gen, torch::kFloat64).contiguous();
-  const double logLo = std::log(0.3), logHi = std::log(3.3);
+  auto fits = [&](int64_t eh, int64_t ew) { return eh < h && ew < w; };
   x = x.clone();
   for (int64_t k = 0; k < b; ++k) {
     if (apply.data_ptr<double>()[k] >= a.erasing) continue;
-    for (int t = 0; t < 10; ++t) {
-      const double area = static_cast<double>(h * w) * (0.02 + (0.33 - 0.02) * u.data_ptr<double>()[(k * 10 + t) * 2]);
-      const double aspect = std::exp(logLo + (logHi - logLo) * u.data_ptr<double>()[(k * 10 + t) * 2 + 1]);
-      const int64_t eh = pyRound(std::sqrt(area * aspect)), ew = pyRound(std::sqrt(area / aspect));
-      if (!(eh < h && ew < w)) continue;
-      const int64_t i = static_cast<int64_t>(corner.data_ptr<double>()[k * 2] * static_cast<double>(h - eh + 1));
-      const int64_t j = static_cast<int64_t>(corner.data_ptr<double>()[k * 2 + 1] * static_cast<double>(w - ew + 1));
-      x.select(0, k).slice(1, i, i + eh).slice(2, j, j + ew).zero_();
-      break;
-    }
+    // RandomErasing's defaults: scale 0.02-0.33, ratio 0.3-3.3.
+    const std::optional<Box> box = drawBox(u.data_ptr<double>() + k * 20, corner.data_ptr<double>() + k * 2, h, w,
+                                           0.02, 0.33, 0.3, 3.3, /*heightFromAspect=*/true, fits);
+    if (box) x.select(0, k).slice(1, box->top, box->top + box->height).slice(2, box->left, box->left + box->width).zero_();
   }
   return x;
 }

@@ -47,19 +47,18 @@ ModelSummary summarizeModel(const TrainConfig& config) {
   s.finetune = tune.active();
   if (isTorchvisionBackbone(config.model.kind)) s.weights = config.model.weights;
   if (s.finetune) {
-    const bool byPrefix = config.model.kind == "torchscript" && !config.train.finetune.head_prefix.empty();
     for (auto& row : s.rows) {
       if (row.parameters == 0) continue;
-      const std::string group = byPrefix && row.name.rfind(config.train.finetune.head_prefix, 0) == 0
-                                    ? "head"
-                                    : model->layerGroup(row.name + ".weight");
+      const std::string group = finetuneGroup(*model, config.model, config.train.finetune, row.name + ".weight");
       const auto it = std::find(tune.groups.begin(), tune.groups.end(), group);
       if (it == tune.groups.end()) continue;
       const size_t g = static_cast<size_t>(it - tune.groups.begin());
+      const int64_t frozen = tune.trainsFromEpoch[g];  // epochs 1..frozen
       char factor[32];
       std::snprintf(factor, sizeof factor, "%.3g", tune.factors[g]);
-      row.finetune = (tune.trainsFromEpoch[g] > 0 ? (tune.trainsFromEpoch[g] == 1 ? std::string("frozen in epoch 1, ") : "frozen in epochs 1-" + std::to_string(tune.trainsFromEpoch[g]) + ", ")
-                                                  : std::string("trains, ")) +
+      row.finetune = (frozen == 0   ? std::string("trains, ")
+                      : frozen == 1 ? std::string("frozen in epoch 1, ")
+                                    : "frozen in epochs 1-" + std::to_string(frozen) + ", ") +
                      "lr x" + factor + (g + 1 == tune.groups.size() ? " (head)" : "");
     }
   }

@@ -13,18 +13,28 @@ bool FinetunePlan::active() const {
          std::any_of(trainsFromEpoch.begin(), trainsFromEpoch.end(), [](int64_t e) { return e > 0; });
 }
 
+namespace {
+
+bool byPrefix(const ModelConfig& m, const FinetuneConfig& c) { return m.kind == "torchscript" && !c.head_prefix.empty(); }
+
+}  // namespace
+
+std::string finetuneGroup(const Model& model, const ModelConfig& m, const FinetuneConfig& c,
+                          const std::string& parameter) {
+  return byPrefix(m, c) && parameter.rfind(c.head_prefix, 0) == 0 ? "head" : model.layerGroup(parameter);
+}
+
 FinetunePlan planFinetune(Model& model, const ModelConfig& m, const FinetuneConfig& c) {
   FinetunePlan plan;
   const auto params = model.namedParameters();
-  const bool byPrefix = m.kind == "torchscript" && !c.head_prefix.empty();
   std::vector<std::string> groupNames;
   for (const auto& [name, t] : params) {
-    const std::string g = byPrefix && name.rfind(c.head_prefix, 0) == 0 ? "head" : model.layerGroup(name);
+    const std::string g = finetuneGroup(model, m, c, name);
     groupNames.push_back(g);
     if (g != "head" && std::find(plan.groups.begin(), plan.groups.end(), g) == plan.groups.end())
       plan.groups.push_back(g);
   }
-  if (byPrefix) {
+  if (byPrefix(m, c)) {
     if (std::find(groupNames.begin(), groupNames.end(), "head") == groupNames.end())
       throw ModelError("train.finetune.head_prefix \"" + c.head_prefix + "\" names no parameter of " +
                        model.description() + " (its parameters begin " +

@@ -32,4 +32,9 @@ struct FinetunePlan {
 // or with gradual, group G-2 from F, G-3 from F+1, and so on.
 FinetunePlan planFinetune(Model& model, const ModelConfig& modelConfig, const FinetuneConfig& config);
 
+// The group a parameter (or a layer's "<name>.weight") belongs to, by the
+// rule above: "head" for head_prefix's names, else Model::layerGroup.
+std::string finetuneGroup(const Model& model, const ModelConfig& modelConfig, const FinetuneConfig& config,
+                          const std::string& parameter);
+
 }  // namespace studio
