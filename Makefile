@@ -112,6 +112,7 @@ bench: build
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/predict_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/search_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/finetune_bench.sh $(BUILD)
+	STUDIO_PYTHON=$(VENV)/bin/python bash bench/photo_pipeline_bench.sh $(BUILD)
 
 # A long run with the window attached (offscreen), metrics every step: resident
 # memory, dropped records and the UI thread's share (bench/RESULTS.md).

@@ -64,6 +64,7 @@ TrainConfig unusual() {
             .tag_separator = ";",
             .targets_file = "/tmp/targets.csv",
             .image_size = {48, 64},
+            .stored_size = 72,
             .channels = 3,
             .test_fraction = 0.25,
             .on_bad_file = "skip",

@@ -206,6 +206,14 @@ std::vector<FieldSpec> makeSchema() {
            "Every image is resized to HEIGHTxWIDTH when it is loaded (antialiased bilinear); auto: the first image's "
            "size (224x224 for a torchvision backbone, the size its pretrained weights were trained at)."),
        folder, true);
+  when(range(add(SETTING(data.stored_size), data, "Stored size (shorter side, px)", T::Int,
+                 "The size images are decoded and cached at. Above the image size, each image keeps its shape: "
+                 "its shorter side is resized to this and the centre cut square (the image size's shape); training "
+                 "crops from it (random resized crop, or the centre) and evaluation and prediction take the centre at "
+                 "the image size, torchvision's Resize(256) + CenterCrop(224). 0: 8/7 of the image size for a "
+                 "torchvision backbone (256 for 224), else the image size itself, images squashed to it."),
+             between(0, 4096)),
+       folder, true);
   when(range(add(SETTING(data.channels), data, "Channels", T::Int,
                  "1: grayscale, 3: RGB (images of the other kind are converted); 0: as the first image."),
              between(0, 3)),

@@ -326,6 +326,11 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
                                             json(d.image_size).dump() + ")"});
     }
     if (d.channels == 2) e.push_back({"data.channels", "must be 0 (as the first image), 1 or 3 (got 2)"});
+    if (d.stored_size != 0 && d.image_size.size() == 2 && d.image_size[0] > 0 && d.image_size[1] > 0 &&
+        d.stored_size < std::min(d.image_size[0], d.image_size[1]))
+      e.push_back({"data.stored_size", "must be 0 (auto) or at least the image size's shorter side, " +
+                                           std::to_string(std::min(d.image_size[0], d.image_size[1])) +
+                                           " (got " + std::to_string(d.stored_size) + ")"});
   }
   if (c.model.kind == "torchscript" && c.model.path.empty())
     e.push_back({"model.path", "must name the TorchScript file (saved in Python with torch.jit.save)"});

@@ -1,9 +1,11 @@
 #include "studio/dataset_info.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <numeric>
 
 #include "studio/data_split.h"
+#include "studio/errors.h"
 #include "studio/image_file.h"
 
 namespace studio {
@@ -57,6 +59,21 @@ InputShape inputShapeOf(const DataPlan& p, const DataConfig& d, const std::strin
     if (d.channels != 0) s.channels = d.channels;
   }
   return s;
+}
+
+StoredShape storedShapeOf(const InputShape& in, const DataConfig& d, const std::string& modelKind) {
+  StoredShape s{in.height, in.width, false};
+  if (in.features > 0 || d.format != "image_folder") return s;
+  const int64_t shorter = std::min(in.height, in.width);
+  int64_t side = d.stored_size;
+  if (side == 0 && isTorchvisionBackbone(modelKind)) side = (shorter * 8 + 3) / 7;  // round(shorter * 8 / 7)
+  if (side == 0) return s;
+  if (side < shorter)
+    throw InputError("data.stored_size " + std::to_string(side) + " is smaller than the image size's shorter side (" +
+                     std::to_string(in.height) + "x" + std::to_string(in.width) +
+                     "): set it to 0 or at least " + std::to_string(shorter));
+  auto scaled = [&](int64_t v) { return (v * side * 2 + shorter) / (2 * shorter); };  // round(v * side / shorter)
+  return {scaled(in.height), scaled(in.width), true};
 }
 
 DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const std::string& modelKind) {

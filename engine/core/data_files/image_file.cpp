@@ -154,7 +154,18 @@ tjhandle decompressor() {
   return handle.h;
 }
 
-Image decodeJpeg(const std::string& bytes, const std::string& path) {
+// Pillow's JpegImageFile.draft: the largest of 8, 4, 2, 1 that is at most
+// min(w // W, h // H) for the wanted size W x H.
+int draftScale(int w, int h, const ImageFit& fit) {
+  if (fit.height <= 0 || fit.width <= 0) return 1;
+  const auto [rh, rw] = resizedSizeFor(h, w, fit);
+  const int64_t scale = std::min<int64_t>(w / std::max<int64_t>(1, rw), h / std::max<int64_t>(1, rh));
+  for (int a : {8, 4, 2})
+    if (scale >= a) return a;
+  return 1;
+}
+
+Image decodeJpeg(const std::string& bytes, const std::string& path, const ImageFit& fit) {
   tjhandle tj = decompressor();
   if (!tj) throw DataError("cannot start the JPEG decoder for " + path);
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -162,6 +173,10 @@ Image decodeJpeg(const std::string& bytes, const std::string& path) {
   if (tjDecompressHeader3(tj, data, bytes.size(), &w, &h, &subsamp, &colorspace) != 0)
     throw DataError("image file " + path + " is not a readable JPEG: " + tjGetErrorStr2(tj));
   checkSize(w, h, path);
+  // At a reduced DCT scale the decoder never builds the full-size image.
+  const int scale = draftScale(w, h, fit);
+  w = (w + scale - 1) / scale;
+  h = (h + scale - 1) / scale;
   const bool gray = colorspace == TJCS_GRAY;
   const bool cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
   const int pf = gray ? TJPF_GRAY : cmyk ? TJPF_CMYK : TJPF_RGB;
@@ -294,13 +309,22 @@ bool isImageFileName(const std::string& name) {
   return ext == "png" || ext == "jpg" || ext == "jpeg" || ext == "bmp" || ext == "pgm" || ext == "ppm";
 }
 
-Image decodeImage(const std::string& bytes, const std::string& path, int wantChannels) {
+std::pair<int64_t, int64_t> resizedSizeFor(int64_t h, int64_t w, const ImageFit& fit) {
+  if (fit.height <= 0 || fit.width <= 0) return {h, w};
+  if (!fit.cover || h <= 0 || w <= 0) return {fit.height, fit.width};
+  // The binding side takes the fit's length; the other is scaled and floored
+  // (for a square fit, torchvision's Resize(S) of the shorter side).
+  if (h * fit.width >= w * fit.height) return {std::max(fit.height, fit.width * h / w), fit.width};
+  return {fit.height, std::max(fit.width, fit.height * w / h)};
+}
+
+Image decodeImage(const std::string& bytes, const std::string& path, int wantChannels, const ImageFit& fit) {
   const std::string kind = kindOf(bytes);
   Image img;
   if (kind == "png")
     img = decodePng(bytes, path);
   else if (kind == "jpeg")
-    img = decodeJpeg(bytes, path);
+    img = decodeJpeg(bytes, path, fit);
   else if (kind == "bmp" || kind == "pnm") {
     const char* name = kind == "bmp" ? "BMP" : "PGM/PPM";
     checkDeclaredSize(bytes, path, name);
@@ -314,14 +338,14 @@ Image decodeImage(const std::string& bytes, const std::string& path, int wantCha
   return convertChannels(std::move(img), wantChannels);
 }
 
-Image decodeImageFile(const std::string& path, int wantChannels) {
+Image decodeImageFile(const std::string& path, int wantChannels, const ImageFit& fit) {
   std::string bytes;
   try {
     bytes = readFileBytes(path, "image file");
   } catch (const InputError& e) {
     throw DataError(e.what());
   }
-  return decodeImage(bytes, path, wantChannels);
+  return decodeImage(bytes, path, wantChannels, fit);
 }
 
 ImageHeader readImageHeader(const std::string& path) {

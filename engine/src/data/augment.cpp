@@ -210,32 +210,45 @@ std::optional<Box> drawBox(const double* u, const double* corner, int64_t h, int
 
 }  // namespace
 
-torch::Tensor augmentPhotos(torch::Tensor x, const PhotoAugment& a, at::Generator& gen) {
+torch::Tensor randomResizedCrop(const torch::Tensor& x, const PhotoAugment& a, at::Generator& gen) {
   const int64_t b = x.size(0), h = x.size(2), w = x.size(3);
+  const int64_t outH = a.outHeight > 0 ? a.outHeight : h, outW = a.outWidth > 0 ? a.outWidth : w;
+  const torch::Tensor u = torch::rand({b, 10, 2}, gen, torch::kFloat64).contiguous();
+  const torch::Tensor corner = torch::rand({b, 2}, gen, torch::kFloat64).contiguous();
+  const double* pu = u.data_ptr<double>();
+  const double* pc = corner.data_ptr<double>();
+  auto fits = [&](int64_t ch, int64_t cw) { return cw > 0 && cw <= w && ch > 0 && ch <= h; };
+  // 8-bit pixels on the CPU go through ATen's uint8 antialiased kernel in
+  // channels-last order (torchvision's resize of a uint8 image); elsewhere
+  // the pixels are resized as float and rounded back.
+  const bool bytes = x.scalar_type() == torch::kUInt8;
+  torch::Tensor out = torch::empty({b, x.size(1), outH, outW}, x.options());
+  for (int64_t k = 0; k < b; ++k) {
+    std::optional<Box> box = drawBox(pu + k * 20, pc + k * 2, h, w, a.scaleMin, a.scaleMax, a.ratioMin, a.ratioMax,
+                                     /*heightFromAspect=*/false, fits);
+    if (!box) {  // the central crop of the nearest allowed ratio
+      const double inRatio = static_cast<double>(w) / static_cast<double>(h);
+      int64_t cw = w, ch = h;
+      if (inRatio < a.ratioMin) ch = pyRound(static_cast<double>(cw) / a.ratioMin);
+      else if (inRatio > a.ratioMax) cw = pyRound(static_cast<double>(ch) * a.ratioMax);
+      box = Box{(h - ch) / 2, (w - cw) / 2, ch, cw};
+    }
+    torch::Tensor part = x.select(0, k);
+    if (bytes && x.is_cuda()) part = part.to(torch::kFloat32);
+    else if (bytes) part = part.unsqueeze(0).contiguous(torch::MemoryFormat::ChannelsLast).squeeze(0);
+    torch::Tensor r = resizedCrop(part, box->top, box->left, box->height, box->width, outH, outW);
+    if (bytes && x.is_cuda()) r = r.round_().clamp_(0, 255);
+    out.select(0, k).copy_(r);
+  }
+  return out;
+}
+
+torch::Tensor augmentPhotos(torch::Tensor x, const PhotoAugment& a, at::Generator& gen) {
+  const int64_t b = x.size(0);
   auto toDevice = [&](const torch::Tensor& t) {
     return x.is_cuda() ? t.pin_memory().to(x.device(), /*non_blocking=*/true) : t;
   };
-  if (a.resizedCrop) {
-    const torch::Tensor u = torch::rand({b, 10, 2}, gen, torch::kFloat64).contiguous();
-    const torch::Tensor corner = torch::rand({b, 2}, gen, torch::kFloat64).contiguous();
-    const double* pu = u.data_ptr<double>();
-    const double* pc = corner.data_ptr<double>();
-    auto fits = [&](int64_t ch, int64_t cw) { return cw > 0 && cw <= w && ch > 0 && ch <= h; };
-    std::vector<torch::Tensor> out;
-    for (int64_t k = 0; k < b; ++k) {
-      std::optional<Box> box = drawBox(pu + k * 20, pc + k * 2, h, w, a.scaleMin, a.scaleMax, a.ratioMin,
-                                       a.ratioMax, /*heightFromAspect=*/false, fits);
-      if (!box) {  // the central crop of the nearest allowed ratio
-        const double inRatio = static_cast<double>(w) / static_cast<double>(h);
-        int64_t cw = w, ch = h;
-        if (inRatio < a.ratioMin) ch = pyRound(static_cast<double>(cw) / a.ratioMin);
-        else if (inRatio > a.ratioMax) cw = pyRound(static_cast<double>(ch) * a.ratioMax);
-        box = Box{(h - ch) / 2, (w - cw) / 2, ch, cw};
-      }
-      out.push_back(resizedCrop(x.select(0, k), box->top, box->left, box->height, box->width, h, w));
-    }
-    x = torch::stack(out);
-  }
+  if (a.resizedCrop) x = randomResizedCrop(x, a, gen);
   if (a.verticalFlip) {
     torch::Tensor flip = toDevice(torch::rand({b}, gen).lt(0.5)).view({b, 1, 1, 1});
     x = torch::where(flip, x.flip({2}), x);
@@ -258,6 +271,23 @@ torch::Tensor augmentPhotos(torch::Tensor x, const PhotoAugment& a, at::Generato
       factors.select(1, op).copy_(u.select(1, op) * (hi - lo) + lo);
     }
     const int64_t* po = order.data_ptr<int64_t>();
+    auto adjust = [](int op, const torch::Tensor& img, const torch::Tensor& f) {
+      return op == 0 ? adjustBrightness(img, f) : op == 1 ? adjustContrast(img, f)
+             : op == 2 ? adjustSaturation(img, f) : adjustHue(img, f);
+    };
+    if (!x.is_cuda()) {
+      // On the CPU image by image, in its order: each image stays in the
+      // cache through its operations (the same arithmetic as the groups').
+      const torch::Tensor f32 = factors.to(torch::kFloat32);
+      for (int64_t k = 0; k < b; ++k) {
+        torch::Tensor img = x.select(0, k);
+        for (int pos = 0; pos < 4; ++pos) {
+          const auto op = static_cast<int>(po[k * 4 + pos]);
+          if (amount[static_cast<size_t>(op)] > 0) img.copy_(adjust(op, img, f32.select(0, k).narrow(0, op, 1)));
+        }
+      }
+      return x;
+    }
     for (int pos = 0; pos < 4; ++pos) {
       for (int op = 0; op < 4; ++op) {
         if (amount[op] <= 0) continue;
@@ -268,10 +298,7 @@ torch::Tensor augmentPhotos(torch::Tensor x, const PhotoAugment& a, at::Generato
         const torch::Tensor idxCpu = torch::tensor(picked, torch::kInt64);
         const torch::Tensor idx = toDevice(idxCpu);
         const torch::Tensor f = toDevice(factors.select(1, op).index_select(0, idxCpu).to(torch::kFloat32));
-        torch::Tensor sub = x.index_select(0, idx);
-        sub = op == 0 ? adjustBrightness(sub, f) : op == 1 ? adjustContrast(sub, f)
-              : op == 2 ? adjustSaturation(sub, f) : adjustHue(sub, f);
-        x = x.index_copy(0, idx, sub);
+        x.index_copy_(0, idx, adjust(op, x.index_select(0, idx), f));  // x is the pipeline's own batch
       }
     }
   }

@@ -23,7 +23,8 @@
 namespace studio {
 
 struct PhotoAugment {
-  bool resizedCrop = false;  // RandomResizedCrop(size = the image's own)
+  bool resizedCrop = false;  // RandomResizedCrop(size = outHeight x outWidth, or the image's own)
+  int64_t outHeight = 0, outWidth = 0;
   double scaleMin = 0.08, scaleMax = 1.0;
   double ratioMin = 3.0 / 4.0, ratioMax = 4.0 / 3.0;
   bool verticalFlip = false;  // p 0.5
@@ -60,9 +61,13 @@ std::pair<torch::Tensor, torch::Tensor> cutmixWith(const torch::Tensor& x, const
 // The settings' augmentations (data.augment_*).
 PhotoAugment photoAugment(const DataConfig& data);
 
-// x: float32 [B, C, H, W] in [0, 1], on any device; returns the augmented
-// batch (RandomResizedCrop, vertical flip, rotation, colour, in that order).
+// x: float32 [B, C, H, W] in [0, 1], on any device, the pipeline's own (the
+// colour operations write to it); returns the augmented batch
+// (RandomResizedCrop, vertical flip, rotation, colour, in that order).
 torch::Tensor augmentPhotos(torch::Tensor x, const PhotoAugment& a, at::Generator& gen);
+// The RandomResizedCrop of each image of x (float32 in [0, 1], or uint8
+// pixels, resized as uint8), to outHeight x outWidth (or its own size).
+torch::Tensor randomResizedCrop(const torch::Tensor& x, const PhotoAugment& a, at::Generator& gen);
 // Random erasing of a normalised batch.
 torch::Tensor eraseRandomly(torch::Tensor x, const PhotoAugment& a, at::Generator& gen);
 

@@ -4,6 +4,9 @@
 #include <readerwriterqueue/readerwritercircularbuffer.h>
 
 #include <chrono>
+#include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "studio/data_split.h"
 
@@ -16,6 +19,12 @@ uint64_t mix(uint64_t a, uint64_t b) { return mixSeed(a, b); }
 }  // namespace
 
 static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, at::Generator& gen);
+
+torch::Tensor centreCrop(const torch::Tensor& x, int64_t height, int64_t width) {
+  // Python's round((H - h) / 2): halves to even, as torchvision's CenterCrop.
+  auto offset = [](int64_t excess) { return static_cast<int64_t>(std::nearbyint(static_cast<double>(excess) / 2.0)); };
+  return x.narrow(-2, offset(x.size(-2) - height), height).narrow(-1, offset(x.size(-1) - width), width);
+}
 
 Normalization Normalization::make(bool image, const std::vector<double>& mean, const std::vector<double>& std,
                                   const torch::Device& device) {
@@ -36,16 +45,32 @@ torch::Tensor transformBatch(const torch::Tensor& in, const LoaderOptions& o, ui
   const torch::Tensor& mean = onCpu ? n.meanCpu : n.meanDevice;
   const torch::Tensor& std = onCpu ? n.stdCpu : n.stdDevice;
   if (!n.image) return (in.to(torch::kFloat32) - mean).div_(std);
-  torch::Tensor x = in.to(torch::kFloat32).div_(255.0);
-  if (!augment) return x.sub_(mean).div_(std);
+  // A stored image larger than the input: its centre (torchvision's
+  // CenterCrop offsets), cut before any arithmetic, unless the random
+  // resized crop takes its own part of it.
+  const bool larger = o.cropHeight > 0 && (in.size(2) != o.cropHeight || in.size(3) != o.cropWidth);
+  const bool resizedCrop = augment && o.photo.resizedCrop;
+  if (!augment) {
+    const torch::Tensor x = larger ? centreCrop(in, o.cropHeight, o.cropWidth) : in;
+    return x.to(torch::kFloat32).div_(255.0).sub_(mean).div_(std);
+  }
   // The random choices are drawn on the CPU from a per-batch generator, so
   // both loader modes and any device give identical batches.
   auto gen = at::make_generator<at::CPUGeneratorImpl>(augmentSeed);
+  // RandomResizedCrop first, as torchvision's recipes place it, on the 8-bit
+  // pixels (fewer to convert: the crop's, not the stored image's).
+  PhotoAugment photo = o.photo;
+  if (larger) std::tie(photo.outHeight, photo.outWidth) = std::pair(o.cropHeight, o.cropWidth);
+  torch::Tensor x = resizedCrop ? randomResizedCrop(in, photo, gen)
+                    : larger    ? centreCrop(in, o.cropHeight, o.cropWidth)
+                                : in;
+  x = x.to(torch::kFloat32).div_(255.0);
+  photo.resizedCrop = false;
   // Augmentation before normalisation: crops pad with black (0), which
   // normalisation then maps per channel; random erasing after it (value 0,
   // the mean), as torchvision's recipes place it.
   if (o.augmentFlip || o.augmentCrop > 0) x = augmentBatch(x, o, gen);
-  if (o.photo.beforeNormalization()) x = augmentPhotos(x, o.photo, gen);
+  if (photo.beforeNormalization()) x = augmentPhotos(x, photo, gen);
   x = x.sub_(mean).div_(std);
   return o.photo.erasing > 0 ? eraseRandomly(x, o.photo, gen) : x;
 }
@@ -71,8 +96,12 @@ static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, at::G
     x = perm.index({bi, rows.unsqueeze(2), cols.unsqueeze(1)}).permute({0, 3, 1, 2}).contiguous();
   }
   if (o.augmentFlip) {
-    torch::Tensor flip = toDevice(torch::rand({b}, gen).lt(0.5)).view({b, 1, 1, 1});
-    x = torch::where(flip, x.flip({3}), x);
+    // The flipped images alone, written back into the batch (its own).
+    const torch::Tensor flip = torch::rand({b}, gen).lt(0.5).nonzero().view({-1});
+    if (flip.numel() > 0) {
+      const torch::Tensor idx = toDevice(flip);
+      x.index_copy_(0, idx, x.index_select(0, idx).flip({3}));
+    }
   }
   return x;
 }

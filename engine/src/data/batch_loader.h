@@ -47,6 +47,10 @@ struct LoaderOptions {
   PhotoAugment photo;  // torchvision's photo augmentations (data/augment.h)
   BatchMix mix;        // MixUp / CutMix of training batches: float32 [B, classes] targets
   Normalization norm;
+  // Images stored larger than the model's input (data.stored_size): the
+  // input's size, cut from the centre (evaluation, and training without a
+  // random resized crop) or by the random resized crop. 0: as stored.
+  int64_t cropHeight = 0, cropWidth = 0;
   uint64_t seed = 1;
   bool deviceResident = true;
   int workers = 2;
@@ -107,6 +111,10 @@ class BatchLoader {
   int64_t m_firstBatch = 0;
   std::vector<std::unique_ptr<Worker>> m_workers;
 };
+
+// The centre height x width of images [..., H, W], at torchvision's
+// CenterCrop offsets (a view).
+torch::Tensor centreCrop(const torch::Tensor& x, int64_t height, int64_t width);
 
 // Applies normalisation and (images, training) augmentation to a gathered
 // batch; shared by both modes and by evaluation.

@@ -131,7 +131,7 @@ void statistics(DataSplits& d, bool normalize) {
   d.std.assign(static_cast<size_t>(k), 1.0);
   if (!normalize) return;
   const int64_t n = d.train->size();
-  const double count = static_cast<double>(n) * (image ? static_cast<double>(d.input.height * d.input.width) : 1.0);
+  const double count = static_cast<double>(n) * (image ? static_cast<double>(d.stored.height * d.stored.width) : 1.0);
   auto finish = [&](int64_t c, double s, double q) {
     const double mean = s / count;
     const double denom = image ? std::max(count - 1.0, 1.0) : count;
@@ -143,7 +143,7 @@ void statistics(DataSplits& d, bool normalize) {
     // 8-bit pixels: exact integer sums in one pass over the bytes, on the
     // intra-op threads (the float64 passes took 0.1-0.3 s of a Fashion-MNIST
     // run's start on the 2-core VM).
-    const int64_t plane = d.input.height * d.input.width;
+    const int64_t plane = d.stored.height * d.stored.width;  // the pixels as stored
     std::vector<uint64_t> sums(static_cast<size_t>(k), 0), squares(static_cast<size_t>(k), 0);
     std::mutex merge;
     for (int64_t start = 0; start < n; start += 4096) {
@@ -207,6 +207,7 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
   d.task = p.task;
   d.classNames = p.classNames;
   d.input = inputShapeOf(p, cfg.data, cfg.model.kind);
+  d.stored = storedShapeOf(d.input, cfg.data, cfg.model.kind);
   if (p.format == "idx") {
     if (progress.report) progress.report("reading " + p.idxTrainImages, 0, 1);
     // One pool, the training images then the test images; the two files
@@ -226,8 +227,9 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     DecodeRequest request;
     for (int64_t i : items) request.files.push_back(p.files[static_cast<size_t>(i)]);
     request.channels = d.input.channels;
-    request.height = d.input.height;
-    request.width = d.input.width;
+    request.height = d.stored.height;
+    request.width = d.stored.width;
+    request.cover = d.stored.cover;
     request.skipBadFiles = cfg.data.on_bad_file == "skip";
     DecodedImages decoded = decodeImages(request, progress);
     std::map<int64_t, int64_t> rowOf;

@@ -23,6 +23,9 @@ struct DataSplits {
   std::shared_ptr<ExampleSet> train, val, test;
   DataKind kind = DataKind::Image;
   InputShape input;
+  // Image folders: the images as stored, from which the input is cut
+  // (data.stored_size); the input's size otherwise.
+  StoredShape stored;
   std::string task = "classification";   // task.kind
   std::vector<std::string> classNames;   // empty for a regression or multi-label
   std::vector<double> mean, std;  // per channel or feature; 0 and 1 when data.normalize is off

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -30,27 +32,37 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr int kCacheVersion = 1;
+// 2: JPEGs decoded at a reduced DCT scale, and the cover fit.
+constexpr int kCacheVersion = 2;
 
-// The decoded image at dst (C x H x W), resized when its size differs.
-void place(const Image& img, int64_t h, int64_t w, uint8_t* dst) {
+// Python's round(x / 2) of a whole number: halves to even.
+int64_t halfRounded(int64_t x) { return static_cast<int64_t>(std::nearbyint(static_cast<double>(x) / 2.0)); }
+
+// The decoded image at dst (C x H x W): resized when its size differs (to
+// cover H x W keeping its aspect, then centre-cropped at torchvision's
+// CenterCrop offsets, with `cover`).
+void place(const Image& img, const ImageFit& fit, uint8_t* dst) {
+  const int64_t h = fit.height, w = fit.width;
   torch::Tensor hwc = torch::from_blob(const_cast<uint8_t*>(img.pixels.data()), {img.height, img.width, img.channels},
                                        torch::kUInt8);
   torch::Tensor out = torch::from_blob(dst, {img.channels, h, w}, torch::kUInt8);
   torch::Tensor chw = hwc.permute({2, 0, 1});
-  if (img.height == h && img.width == w) {
-    out.copy_(chw);
-    return;
-  }
-  torch::Tensor f = at::_upsample_bilinear2d_aa(chw.unsqueeze(0).to(torch::kFloat32), {h, w}, /*align_corners=*/false,
-                                                std::nullopt, std::nullopt);
-  out.copy_(f.squeeze(0).round_().clamp_(0, 255).to(torch::kUInt8));
+  const auto [rh, rw] = resizedSizeFor(img.height, img.width, fit);
+  if (img.height != rh || img.width != rw)
+    chw = at::_upsample_bilinear2d_aa(chw.unsqueeze(0).to(torch::kFloat32), {rh, rw}, /*align_corners=*/false,
+                                      std::nullopt, std::nullopt)
+              .squeeze(0)
+              .round_()
+              .clamp_(0, 255)
+              .to(torch::kUInt8);
+  out.copy_(chw.narrow(1, halfRounded(rh - h), h).narrow(2, halfRounded(rw - w), w));
 }
 
 std::string cacheKey(const DecodeRequest& r) {
   Sha256 h;
   h.add("training-studio decoded images v" + std::to_string(kCacheVersion) + "\n");
-  h.add(std::to_string(r.channels) + "x" + std::to_string(r.height) + "x" + std::to_string(r.width) + "\n");
+  h.add(std::to_string(r.channels) + "x" + std::to_string(r.height) + "x" + std::to_string(r.width) +
+        (r.cover ? " cover" : "") + "\n");
   for (const auto& f : r.files) {
     struct stat st {};
     // A dangling link is keyed by the link itself (its read fails as a bad file).
@@ -93,7 +105,7 @@ Decoded decodeAll(const DecodeRequest& r, uint8_t* base, const LoadProgress& pro
     c10::InferenceMode guard;
     for (int64_t i; !abort && (i = next.fetch_add(1)) < n;) {
       try {
-        decodeImageInto(r.files[static_cast<size_t>(i)], r.channels, r.height, r.width, base + i * row);
+        decodeImageInto(r.files[static_cast<size_t>(i)], r.channels, r.height, r.width, base + i * row, r.cover);
       } catch (const std::exception& e) {
         std::memset(base + i * row, 0, static_cast<size_t>(row));
         std::lock_guard<std::mutex> lock(m);
@@ -141,15 +153,22 @@ std::string decodedCacheFolder() {
 }
 
 std::pair<int64_t, int64_t> decodeImageInto(const std::string& path, int64_t channels, int64_t height, int64_t width,
-                                            uint8_t* dst) {
-  const Image img = decodeImageFile(path, static_cast<int>(channels));
-  place(img, height, width, dst);
+                                            uint8_t* dst, bool cover) {
+  const ImageFit fit{height, width, cover};
+  const Image img = decodeImageFile(path, static_cast<int>(channels), fit);
+  place(img, fit, dst);
   return {img.height, img.width};
 }
 
-torch::Tensor decodeImageTensor(const std::string& path, int64_t channels, int64_t height, int64_t width) {
+torch::Tensor fitImage(const Image& img, const ImageFit& fit) {
+  torch::Tensor out = torch::empty({img.channels, fit.height, fit.width}, torch::kUInt8);
+  place(img, fit, out.data_ptr<uint8_t>());
+  return out;
+}
+
+torch::Tensor decodeImageTensor(const std::string& path, int64_t channels, int64_t height, int64_t width, bool cover) {
   torch::Tensor out = torch::empty({channels, height, width}, torch::kUInt8);
-  decodeImageInto(path, channels, height, width, out.data_ptr<uint8_t>());
+  decodeImageInto(path, channels, height, width, out.data_ptr<uint8_t>(), cover);
   return out;
 }
 
@@ -196,14 +215,19 @@ DecodedImages decodeImages(const DecodeRequest& r, const LoadProgress& progress)
   name.push_back('\0');
   const int fd = ec ? -1 : ::mkostemp(name.data(), O_CLOEXEC);
   void* map = MAP_FAILED;
-  if (fd >= 0 && bytes > 0 && ::ftruncate(fd, bytes) == 0)
-    map = ::mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // The file's blocks are taken before any pixel is written: writing a page
+  // of a mapping on a full disk would kill the process (SIGBUS).
+  const int room = fd >= 0 && bytes > 0 ? ::posix_fallocate(fd, 0, bytes) : EINVAL;
+  if (room == 0) map = ::mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     if (fd >= 0) {
       ::close(fd);
       ::unlink(name.data());
     }
-    log::warn("cannot write the decoded-image cache in " + folder + " (" + (ec ? ec.message() : "not writable") +
+    const std::string why = ec                ? ec.message()
+                            : room == ENOSPC ? "the disk has no room for its " + std::to_string(bytes >> 20) + " MiB"
+                                             : "not writable";
+    log::warn("cannot write the decoded-image cache in " + folder + " (" + why +
               "); decoding into memory, and again next time");
     out.images = torch::empty(shape, torch::kUInt8);
     Decoded d = decodeAll(r, out.images.data_ptr<uint8_t>(), progress);

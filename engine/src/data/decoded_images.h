@@ -2,11 +2,15 @@
 // Image files decoded in parallel on all cores into one uint8 tensor
 // [N, C, H, W] (resized with antialiased bilinear interpolation, as
 // torch.nn.functional.interpolate(mode="bilinear", antialias=True)), kept in
-// a cache under the user's cache folder: <key>.u8 (the pixels, memory-mapped
+// a cache under the user's cache folder. With `cover`, each image keeps its
+// aspect: it is scaled to cover H x W (torchvision's Resize of the shorter
+// side) and centre-cropped (CenterCrop), the photo recipe's stored size.
+// JPEGs decode at the smallest DCT scale that keeps the resized size
+// (studio/image_file.h). The cache: <key>.u8 (the pixels, memory-mapped
 // when used, so a set larger than memory streams from the page cache) and
 // <key>.json (written last: its presence marks a complete entry). The key is
 // the SHA-256 of the files' paths, sizes and modification times and the
-// size and channels asked for: any change to a file decodes afresh.
+// size, fit and channels asked for: any change to a file decodes afresh.
 // The folder: $STUDIO_DATA_CACHE, else $STUDIO_CACHE/decoded, else
 // $XDG_CACHE_HOME/training-studio/decoded, else ~/.cache/training-studio/decoded.
 // Thread: decodeImages on the engine thread (it runs its own workers).
@@ -19,6 +23,8 @@
 #include <vector>
 
 #include <torch/types.h>
+
+#include "studio/image_file.h"
 
 namespace studio {
 
@@ -36,6 +42,7 @@ struct LoadCancelled : std::runtime_error {
 struct DecodeRequest {
   std::vector<std::string> files;
   int64_t channels = 0, height = 0, width = 0;
+  bool cover = false;         // aspect kept, centre-cropped (else squashed)
   bool skipBadFiles = false;  // data.on_bad_file skip
 };
 
@@ -54,11 +61,15 @@ std::string decodedCacheFolder();
 // skipBadFiles), LoadCancelled when cancelled.
 DecodedImages decodeImages(const DecodeRequest& request, const LoadProgress& progress);
 
+// A decoded image as the cache would hold it at the fit: uint8 [C, H, W].
+torch::Tensor fitImage(const Image& image, const ImageFit& fit);
+
 // One file as the cache holds it: uint8 [C, H, W].
-torch::Tensor decodeImageTensor(const std::string& path, int64_t channels, int64_t height, int64_t width);
+torch::Tensor decodeImageTensor(const std::string& path, int64_t channels, int64_t height, int64_t width,
+                                bool cover = false);
 // The same, written to dst (C x H x W bytes); returns the file's own height and
 // width. Throws DataError as decodeImageFile does. Any thread.
 std::pair<int64_t, int64_t> decodeImageInto(const std::string& path, int64_t channels, int64_t height, int64_t width,
-                                            uint8_t* dst);
+                                            uint8_t* dst, bool cover = false);
 
 }  // namespace studio

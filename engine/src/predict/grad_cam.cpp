@@ -19,7 +19,7 @@ GradCamMap Predictor::gradCam(const std::string& imageFile, int64_t classIndex) 
   if (classIndex >= classes)
     throw InputError("Grad-CAM: class " + std::to_string(classIndex) + " is not one of the model's " +
                      std::to_string(classes) + " classes");
-  const torch::Tensor pixels = decodeImageTensor(imageFile, m->input.channels, m->input.height, m->input.width);
+  const torch::Tensor pixels = m->inputPixels(imageFile);
   torch::AutoGradMode grad(true);
   const torch::Tensor x = m->normalise(pixels.unsqueeze(0)).requires_grad_(true);
   torch::Tensor stage;

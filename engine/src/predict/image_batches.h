@@ -17,6 +17,7 @@ namespace studio {
 
 struct ImageBatchOptions {
   int64_t channels = 1, height = 28, width = 28;
+  bool cover = false;  // aspect kept, centre-cropped (data/decoded_images.h)
   int64_t batchSize = 256;
   int workers = 0;   // 0: one per core
   int prefetch = 3;  // batches decoded ahead

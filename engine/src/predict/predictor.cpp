@@ -10,6 +10,7 @@
 #include <deque>
 #include <filesystem>
 
+#include "data/decoded_images.h"
 #include "predict/image_batches.h"
 #include "predict/predict_inputs.h"
 #include "predict/predictor_impl.h"
@@ -159,7 +160,13 @@ torch::Tensor Predictor::Impl::normalise(const torch::Tensor& raw) const {
   return transformBatch(raw.to(device, /*non_blocking=*/true), transform, 0, /*augment=*/false);
 }
 
+torch::Tensor Predictor::Impl::inputPixels(const std::string& file) const {
+  const torch::Tensor pixels = decodeImageTensor(file, input.channels, stored.height, stored.width, stored.cover);
+  return centreCrop(pixels, input.height, input.width).contiguous();
+}
+
 std::pair<int64_t, int64_t> Predictor::Impl::decodedSize() const {
+  if (stored.larger(input)) return {stored.height, stored.width};  // five-crop's corners from it too
   if (options.tta != "five-crop") return {input.height, input.width};
   return {std::lround(static_cast<double>(input.height) * 8 / 7), std::lround(static_cast<double>(input.width) * 8 / 7)};
 }
@@ -192,6 +199,7 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
   ImageBatchOptions o;
   o.channels = input.channels;
   std::tie(o.height, o.width) = decodedSize();
+  o.cover = stored.cover;
   if (options.tta == "five-crop") {
     o.largerThanHeight = input.height;
     o.largerThanWidth = input.width;
@@ -316,6 +324,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->weights = source.weights;
   m->note = source.note;
   m->input = inputShapeFromRunInfo(info);
+  m->stored = storedShapeFromRunInfo(info);
   m->classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
   m->features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
   if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
@@ -347,6 +356,11 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
     std.assign(static_cast<size_t>(width), 1.0);
   }
   m->transform.norm = Normalization::make(m->images(), mean, std, m->device);
+  if (m->stored.larger(m->input) && options.tta != "five-crop") {
+    // Images decoded as the run stored them; the evaluation's centre crop.
+    m->transform.cropHeight = m->input.height;
+    m->transform.cropWidth = m->input.width;
+  }
 }
 
 Predictor::~Predictor() = default;

@@ -22,6 +22,7 @@ struct Predictor::Impl {
   std::string folder;
   TrainConfig config;
   InputShape input;
+  StoredShape stored;  // how the run stored its images (run_info.input.stored)
   std::vector<std::string> classes, features;
   // A regression's target columns and the statistics its targets were
   // standardised with (run_info's targets).
@@ -36,8 +37,12 @@ struct Predictor::Impl {
   bool images() const { return input.features == 0; }
   // uint8 [B, C, H, W] pixels or float [B, F] features (any device) -> the model's input.
   torch::Tensor normalise(const torch::Tensor& raw) const;
-  // The size images are decoded at: the input's, larger for five-crop.
+  // The size images are decoded at: as the run stored them, else the
+  // input's, larger for five-crop.
   std::pair<int64_t, int64_t> decodedSize() const;
+  // One image file as the model takes it, uint8 [C, H, W] (decoded as the
+  // run stored it, its centre at the input's size).
+  torch::Tensor inputPixels(const std::string& file) const;
   // Probabilities [B, classes] (float32) of a normalised batch, with the TTA.
   torch::Tensor probabilities(const torch::Tensor& x);
   // A regression's values or a multi-label's probabilities ([B, targets],

@@ -6,7 +6,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include <algorithm>
+
 #include "models/model.h"
+#include "studio/dataset_info.h"
 #include "run/checkpoint.h"
 #include "run/run_recorder.h"
 #include "studio/file_io.h"
@@ -50,6 +53,27 @@ std::vector<double> labelThresholds(const std::string& dir, const TrainConfig& c
     out.push_back(t->get<double>());
   }
   return out;
+}
+
+StoredShape storedShapeFromRunInfo(const nlohmann::json& info) {
+  const InputShape in = inputShapeFromRunInfo(info);
+  StoredShape s{in.height, in.width, false};
+  const auto& i = info.at(run_files::run_info::kInput);
+  const auto stored = i.find("stored");
+  if (stored == i.end()) return s;
+  try {
+    s.height = stored->at("height").get<int64_t>();
+    s.width = stored->at("width").get<int64_t>();
+    s.cover = stored->value("fit", std::string("cover")) == "cover";
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(std::string("settings.json's run_info.") + run_files::run_info::kInput +
+                     ".stored must hold whole numbers \"height\" and \"width\" (got " +
+                     stored->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ")");
+  }
+  if (s.height < in.height || s.width < in.width || s.height > 4 * 4096 || s.width > 4 * 4096)
+    throw InputError(std::string("settings.json's run_info.") + run_files::run_info::kInput +
+                     ".stored is not a size at least the input's (got " + stored->dump() + ")");
+  return s;
 }
 
 int64_t outputsFromRunInfo(const nlohmann::json& info) {
@@ -137,8 +161,21 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
     pre["features"] = info.value(k::kFeatures, nlohmann::json::array());
     pre["how"] = "x = (features - mean) / std, feature by feature, in the order of \"features\"";
   } else {
-    pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
-                 "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
+    const StoredShape stored = storedShapeFromRunInfo(info);
+    if (stored.larger(input)) {
+      // torchvision's Resize(S) + CenterCrop(H, W) for a square input.
+      pre["resize"] = std::min(stored.height, stored.width);
+      pre["center_crop"] = {input.height, input.width};
+      pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of "
+                   "input_shape: each image resized (antialiased bilinear, its aspect kept) to cover " +
+                   std::to_string(stored.height) + "x" + std::to_string(stored.width) +
+                   " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
+                   "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
+                   "with ITU-R 601-2 luma";
+    } else {
+      pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
+                   "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
+    }
   }
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));

@@ -79,6 +79,10 @@ nlohmann::json readRunInfo(const std::string& runDir);
 // The data's input shape recorded in run_info.
 struct InputShape;
 InputShape inputShapeFromRunInfo(const nlohmann::json& runInfo);
+// How its images were stored (run_info.input.stored): larger than the input
+// and centre-cropped to it for evaluation, or (none recorded) the input's size.
+struct StoredShape;
+StoredShape storedShapeFromRunInfo(const nlohmann::json& runInfo);
 // A multi-label run's threshold per label: its thresholds.json
 // (task.tune_thresholds) where the folder has one, else task.threshold.
 // Throws InputError naming the file when it is unreadable or lacks a label.

@@ -76,8 +76,13 @@ void readLineage(RunContext& ctx, const nlohmann::json& info) {
   }
 }
 
-nlohmann::json inputJson(const InputShape& s) {
-  return {{"channels", s.channels}, {"height", s.height}, {"width", s.width}, {"features", s.features}};
+// The input shape, and how the images were stored when larger
+// (storedShapeFromRunInfo reads it back).
+nlohmann::json inputJson(const InputShape& s, const StoredShape& stored) {
+  nlohmann::json j = {{"channels", s.channels}, {"height", s.height}, {"width", s.width}, {"features", s.features}};
+  if (stored.larger(s))
+    j["stored"] = {{"height", stored.height}, {"width", stored.width}, {"fit", stored.cover ? "cover" : "squash"}};
+  return j;
 }
 
 }  // namespace
@@ -195,7 +200,7 @@ void writeRunSettings(RunContext& ctx) {
                          {k::kTrainExamples, data.train->size()},
                          {k::kTotalSteps, ctx.steps.totalSteps},
                          {k::kNormalization, {{"mean", data.mean}, {"std", data.std}}},
-                         {k::kInput, inputJson(data.input)},
+                         {k::kInput, inputJson(data.input, data.stored)},
                          {k::kClasses, data.classNames},
                          {k::kModel, ctx.parts.model->description()},
                          {k::kData,

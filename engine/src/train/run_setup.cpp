@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <random>
+#include <tuple>
 #include <thread>
 
 #include "data/batch_loader.h"
@@ -82,6 +83,11 @@ void logData(const RunContext& ctx) {
             (data.regression()   ? std::to_string(data.targetNames.size()) + " regression target(s)"
              : data.multilabel() ? std::to_string(data.targetNames.size()) + " labels"
                                  : std::to_string(data.numClasses()) + " classes"));
+  if (data.stored.larger(data.input))
+    log::info("images stored at " + std::to_string(data.stored.height) + "x" + std::to_string(data.stored.width) +
+              " (data.stored_size: each resized to cover it, its aspect kept, and centre-cropped); the input is cut "
+              "from them: the centre for evaluation and prediction, " +
+              (ctx.cfg.data.augment_resized_crop ? "a random resized crop" : "the centre") + " for training");
   if (data.multilabel()) {
     std::string labels;
     for (size_t k = 0; k < data.targetNames.size(); ++k)
@@ -261,6 +267,7 @@ void startLoader(RunContext& ctx) {
   if (image) o.photo = photoAugment(cfg.data);
   if (data.task == "classification") o.mix = batchMix(cfg.data, data.numClasses());
   o.norm = Normalization::make(image, data.mean, data.std, device);
+  if (image && data.stored.larger(data.input)) std::tie(o.cropHeight, o.cropWidth) = std::pair(data.input.height, data.input.width);
   o.seed = cfg.train.seed;
   o.deviceResident = residentOnDevice(ctx);
   o.workers = cfg.loader.workers;

@@ -49,6 +49,18 @@ std::string findDataFile(const std::string& root, const std::string& stem);
 // and RGB when data.channels is 0.
 InputShape inputShapeOf(const DataPlan& plan, const DataConfig& data, const std::string& modelKind = "");
 
+// How an image folder's images are stored (decoded and cached) for an input
+// shape (data.stored_size): the input's size, squashed to it; or larger,
+// each image's aspect kept and the centre cropped (`cover`), the input then
+// cut from it. Other data: the input's size.
+struct StoredShape {
+  int64_t height = 0, width = 0;
+  bool cover = false;
+  bool larger(const InputShape& in) const { return height != in.height || width != in.width; }
+};
+// Throws InputError naming data.stored_size when it is below the input's.
+StoredShape storedShapeOf(const InputShape& input, const DataConfig& data, const std::string& modelKind = "");
+
 // Throws DataError naming what is wrong.
 DatasetDescription describeDataset(const TrainConfig& config);
 DatasetDescription describePlan(const DataPlan& plan, const DataConfig& data, const std::string& modelKind = "");

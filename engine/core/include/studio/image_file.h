@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace studio {
@@ -28,10 +29,27 @@ struct ImageHeader {
   std::string kind;                              // png | jpeg | bmp | pnm
 };
 
-// wantChannels 0: as stored; 1 or 3: converted. Throws DataError naming the
-// file and what is wrong with it (truncated, not an image, too large).
-Image decodeImageFile(const std::string& path, int wantChannels = 0);
-Image decodeImage(const std::string& bytes, const std::string& path, int wantChannels = 0);
+// What an image is decoded for: resized to height x width, squashed to it
+// (cover false) or, keeping its aspect, scaled to cover it and then
+// centre-cropped (cover true). {0, 0}: the image as stored.
+struct ImageFit {
+  int64_t height = 0, width = 0;
+  bool cover = false;
+};
+
+// The size an image of h x w is resized to before a fit's centre crop:
+// squashed, the fit's; covering, torchvision's Resize of the shorter side
+// (the longer side scaled and floored, as transforms.v2.Resize([S])), the
+// side that binds being the fit's.
+std::pair<int64_t, int64_t> resizedSizeFor(int64_t h, int64_t w, const ImageFit& fit);
+
+// wantChannels 0: as stored; 1 or 3: converted. A JPEG larger than twice the
+// fit's resized size decodes at the smallest DCT scale (1/2, 1/4 or 1/8) that
+// keeps it at least that size, as Pillow's Image.draft(None, size) chooses
+// it: min(w // W, h // H) rounded down to 8, 4, 2 or 1. Throws DataError
+// naming the file and what is wrong with it (truncated, not an image, too large).
+Image decodeImageFile(const std::string& path, int wantChannels = 0, const ImageFit& fit = {});
+Image decodeImage(const std::string& bytes, const std::string& path, int wantChannels = 0, const ImageFit& fit = {});
 ImageHeader readImageHeader(const std::string& path);
 
 // .png .jpg .jpeg .bmp .pgm .ppm, any case.

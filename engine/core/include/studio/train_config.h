@@ -101,6 +101,13 @@ struct DataConfig {
   // when empty) or its tags (data.label_column; the last column when empty).
   std::string targets_file;
   std::vector<int64_t> image_size = {0, 0};  // image_folder: [height, width]; [0, 0]: the first image's
+  // image_folder: the stored (cached) images' shorter side, at least the
+  // image size's: each image keeps its aspect, is resized to it and
+  // centre-cropped; training crops from it, evaluation and prediction take
+  // the centre at the image size (torchvision's Resize(256) + CenterCrop(224)).
+  // 0: the image size x 8/7 for a torchvision backbone (256 for 224), else
+  // the image size itself, images squashed to it.
+  int64_t stored_size = 0;
   int channels = 0;           // image_folder: 1 or 3; 0: from the files
   double test_fraction = 0.2; // held out for testing when there is no test folder or file
   std::string on_bad_file = "fail";  // image_folder: fail | skip an unreadable image
