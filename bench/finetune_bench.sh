@@ -37,7 +37,7 @@ PY
 studio() {
   rm -rf "$WORK/runs"
   "$CLI" train --preset finetune-photos --set data.root="$WORK/photos" --set "data.image_size=[$SIZE, $SIZE]" \
-    --set model.weights="$WORK/resnet18.pth" --set data.val_fraction=0 --set train.epochs=2 \
+    --set model.weights="$WORK/resnet18.pth" --set data.stored_size="$SIZE" --set data.val_fraction=0 --set train.epochs=2 \
     --set train.batch_size=32 --set schedule.kind=constant --set performance.device="$DEVICE" \
     --out "$WORK/runs" | sed -n 's/ *samples\/s: *\([0-9.]*\).*/\1/p'
 }

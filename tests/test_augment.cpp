@@ -5,7 +5,9 @@
 // torchvision 0.26), within 1e-5 (float32 arithmetic in another order;
 // a rotation's nearest pixels exactly). The random ones: the same generator
 // seed gives the same batch, the draws stay within torchvision's ranges, and
-// a crop's or erased box's size follows its settings.
+// a crop's or erased box's size follows its settings. RandAugment's and
+// TrivialAugmentWide's operations equal torchvision's dispatcher's at their
+// magnitudes, and their tables equal torchvision's, bin by bin.
 #include "test_support.h"
 #include "torch_test_support.h"
 
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/augment.h"
+#include "data/auto_augment.h"
 #include "data/batch_loader.h"
 #include "studio/train_config.h"
 
@@ -44,6 +47,7 @@ class TestAugment : public QObject {
     else if (op == "contrast") got = adjustContrast(img, p[0]);
     else if (op == "saturation") got = adjustSaturation(img, p[0]);
     else if (op == "hue") got = adjustHue(img, p[0]);
+    else if (op == "auto") got = applyAutoAugmentOp(img, static_cast<int>(p[0]), p[1]);
     const torch::Tensor want = tensorOf(c["out"], c["shape"].get<std::vector<int64_t>>());
     QCOMPARE(got.sizes().vec(), want.sizes().vec());
     const double diff = (got - want).abs().max().item<double>();
@@ -93,6 +97,69 @@ class TestAugment : public QObject {
       QVERIFY(torch::allclose(s[k], adjustSaturation(x[k], f[k].item<double>()), 1e-6, 1e-6));
       QVERIFY(torch::allclose(hue[k], adjustHue(x[k], h[k].item<double>()), 1e-5, 1e-5));
     }
+  }
+
+  // RandAugment's and TrivialAugmentWide's tables: the operations in
+  // torchvision's order, which are signed, and every bin's magnitude.
+  void policyTablesEqualTorchvision() {
+    const auto ref = test::loadReference("augment");
+    QCOMPARE(autoAugmentOps(), ref["policy_ops"].get<std::vector<std::string>>());
+    const auto& image = ref["images"]["rgb"];
+    const int64_t h = image["shape"][1], w = image["shape"][2];
+    for (const std::string policy : {"randaugment", "trivialaugment"}) {
+      const auto& table = ref["policies"][policy];
+      for (int op = 0; op < static_cast<int>(autoAugmentOps().size()); ++op) {
+        const auto& entry = table[autoAugmentOps()[static_cast<size_t>(op)]];
+        QCOMPARE(autoAugmentSigned(op), entry["signed"].get<bool>());
+        if (entry["magnitudes"].is_null()) {
+          QCOMPARE(autoAugmentMagnitude(policy, op, 5, 31, h, w), 0.0);
+          continue;
+        }
+        const auto want = entry["magnitudes"].get<std::vector<double>>();
+        QCOMPARE(want.size(), size_t(31));
+        for (int bin = 0; bin < 31; ++bin)
+          QVERIFY2(autoAugmentMagnitude(policy, op, bin, 31, h, w) == want[static_cast<size_t>(bin)],
+                   qPrintable(QString("%1 %2 bin %3: %4, torchvision %5").arg(policy.c_str())
+                                  .arg(autoAugmentOps()[static_cast<size_t>(op)].c_str()).arg(bin)
+                                  .arg(autoAugmentMagnitude(policy, op, bin, 31, h, w)).arg(want[static_cast<size_t>(bin)])));
+      }
+    }
+  }
+
+  // A policy's batch: seeded, in [0, 1], each image on its own draws;
+  // RandAugment with no operations leaves the batch as it was.
+  void policiesAreSeededPerImage() {
+    torch::manual_seed(3);
+    const torch::Tensor x = torch::rand({8, 3, 16, 12});
+    for (const std::string policy : {"randaugment", "trivialaugment"}) {
+      AutoAugment a;
+      a.policy = policy;
+      auto draw = [&](uint64_t seed) {
+        at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+        return autoAugmentBatch(x.clone(), a, gen);
+      };
+      const torch::Tensor one = draw(11), again = draw(11), other = draw(12);
+      QVERIFY(torch::equal(one, again));
+      QVERIFY(!torch::equal(one, other));
+      QVERIFY(one.min().item<double>() >= 0.0 && one.max().item<double>() <= 1.0);
+      int changed = 0;
+      for (int64_t k = 0; k < x.size(0); ++k) changed += torch::equal(one[k], x[k]) ? 0 : 1;
+      QVERIFY2(changed >= 4, qPrintable(QString("%1: %2 of 8 images changed").arg(policy.c_str()).arg(changed)));
+    }
+    AutoAugment none;
+    none.policy = "randaugment";
+    none.numOps = 0;
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    QVERIFY(torch::equal(autoAugmentBatch(x.clone(), none, gen), x));
+    // A magnitude past the bins is refused by name.
+    TrainConfig c;
+    c.data.format = "image_folder";
+    c.data.root = "/tmp";
+    c.data.augment_policy = "randaugment";
+    c.data.augment_policy_magnitude = 31;
+    bool named = false;
+    for (const auto& e : validate(c)) named = named || e.field == "data.augment_policy_magnitude";
+    QVERIFY(named);
   }
 
   void theSameSeedGivesTheSameBatch() {

@@ -104,10 +104,16 @@ namespace {
 // What the augmentation settings turn on, in the loader's order.
 QString augmentationsOn(const DataConfig& d) {
   QStringList on;
-  if (d.augment_crop > 0) on << QObject::tr("pad-and-crop %1 px").arg(d.augment_crop);
-  if (d.augment_flip) on << QObject::tr("horizontal flip");
   if (d.augment_resized_crop)
     on << QObject::tr("resized crop (area %1-%2)").arg(d.augment_crop_scale_min).arg(d.augment_crop_scale_max);
+  if (d.augment_crop > 0) on << QObject::tr("pad-and-crop %1 px").arg(d.augment_crop);
+  if (d.augment_flip) on << QObject::tr("horizontal flip");
+  if (d.augment_policy == "randaugment")
+    on << QObject::tr("RandAugment (%1 operations at magnitude %2 of %3)")
+              .arg(d.augment_policy_ops)
+              .arg(d.augment_policy_magnitude)
+              .arg(d.augment_policy_bins);
+  if (d.augment_policy == "trivialaugment") on << QObject::tr("TrivialAugmentWide");
   if (d.augment_vflip) on << QObject::tr("vertical flip");
   if (d.augment_rotation > 0) on << QObject::tr("rotation ±%1°").arg(d.augment_rotation);
   if (d.augment_brightness > 0 || d.augment_contrast > 0 || d.augment_saturation > 0 || d.augment_hue > 0)

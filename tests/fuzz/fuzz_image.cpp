@@ -1,5 +1,6 @@
 // Image files: PNG (libpng), JPEG (TurboJPEG), BMP, PGM and PPM (TurboJPEG's
-// loader), decoded as stored and converted to 1 and 3 channels.
+// loader), decoded as stored and converted to 1 and 3 channels, and at the
+// reduced DCT scales a small stored size picks (JPEG).
 #include "fuzz_input.h"
 #include "studio/errors.h"
 #include "studio/image_file.h"
@@ -12,6 +13,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int channels : {0, 1, 3}) {
     try {
       const Image img = decodeImage(bytes, file.path(), channels);
+      if (static_cast<int64_t>(img.pixels.size()) != img.height * img.width * img.channels) std::abort();
+    } catch (const DataError&) {
+    }
+  }
+  for (const ImageFit fit : {ImageFit{3, 5, true}, ImageFit{1, 1, false}}) {
+    try {
+      const Image img = decodeImage(bytes, file.path(), 3, fit);
       if (static_cast<int64_t>(img.pixels.size()) != img.height * img.width * img.channels) std::abort();
     } catch (const DataError&) {
     }

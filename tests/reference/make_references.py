@@ -353,6 +353,38 @@ def make_augment():
         for h in (-0.35, 0.2, 0.5):
             add(f"hue {h} {img_name}", img_name, "hue", [h], TF.adjust_hue(img, h))
     add("rotate 90 square", "square", "rotate", [90.0], TF.rotate(square, 90.0, fill=0))
+    # RandAugment's and TrivialAugmentWide's operations through torchvision's
+    # own dispatcher (_apply_image_or_video_transform: nearest, fill None),
+    # at magnitudes of their tables; and the tables themselves.
+    from torchvision.transforms import v2 as T2
+    ra, ta = T2.RandAugment(), T2.TrivialAugmentWide()
+    names = list(ra._AUGMENTATION_SPACE.keys())
+    h, w = rgb.shape[-2:]
+    policies = {}
+    for policy, t in (("randaugment", ra), ("trivialaugment", ta)):
+        table = {}
+        for name, (fn, signed) in t._AUGMENTATION_SPACE.items():
+            m = fn(31, h, w)
+            table[name] = {"signed": signed, "magnitudes": None if m is None else [float(v) for v in m]}
+        policies[policy] = table
+    picks = {"ShearX": [0.3, -0.99, 0.5], "ShearY": [-0.3, 0.99], "TranslateX": [10.87, -7.6, 32.0],
+             "TranslateY": [-9.06, 5.0], "Rotate": [30.0, -135.0, 12.5], "Brightness": [0.9, -0.6],
+             "Color": [0.99, -0.33], "Contrast": [0.6, -0.99], "Sharpness": [0.9, -0.9, 0.33],
+             "Posterize": [8.0, 6.0, 4.0, 2.0], "Solarize": [1.0, 0.6, 0.1333, 0.0], "AutoContrast": [0.0],
+             "Equalize": [0.0], "Identity": [0.0]}
+    for img_name, img in (("rgb", rgb), ("gray", gray)):
+        for name, mags in picks.items():
+            for m in mags:
+                out = ra._apply_image_or_video_transform(img, name, m, interpolation=ra.interpolation,
+                                                         fill=ra._fill)
+                add(f"{name} {m} {img_name}", img_name, "auto", [names.index(name), m], out)
+    # Equalize and AutoContrast on flat and low-contrast images (their special cases).
+    flat = torch.full((3, 8, 9), 0.4)
+    low = 0.3 + 0.2 * torch.rand(3, 12, 10, generator=g)
+    for img_name, img in (("flat", flat), ("low", low)):
+        for name in ("Equalize", "AutoContrast"):
+            out = ra._apply_image_or_video_transform(img, name, 0.0, interpolation=ra.interpolation, fill=ra._fill)
+            add(f"{name} {img_name}", img_name, "auto", [names.index(name), 0.0], out)
     # MixUp and CutMix draw their share inside the transform: it is read back
     # from the targets (example 0's class, which example 3 rolled onto it has
     # not), and CutMix's box from the pixels that changed.
@@ -373,8 +405,10 @@ def make_augment():
             mixes.append(case)
     return {"images": {"rgb": {"shape": list(rgb.shape), "data": tolist(rgb)},
                        "gray": {"shape": list(gray.shape), "data": tolist(gray)},
-                       "square": {"shape": list(square.shape), "data": tolist(square)}},
-            "cases": cases, "batch": tolist(batch), "labels": labels.tolist(), "mixes": mixes}
+                       "square": {"shape": list(square.shape), "data": tolist(square)},
+                       "flat": {"shape": list(flat.shape), "data": tolist(flat)},
+                       "low": {"shape": list(low.shape), "data": tolist(low)}},
+            "policy_ops": names, "policies": policies, "cases": cases, "batch": tolist(batch), "labels": labels.tolist(), "mixes": mixes}
 
 
 def to_json(value):

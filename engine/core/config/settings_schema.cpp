@@ -1,18 +1,14 @@
 #include "studio/settings_schema.h"
 
+#include "schema_builder.h"
+
 #include <cmath>
 #include <sstream>
 
 namespace studio {
 namespace {
 
-using T = FieldType;
-using Applies = std::function<bool(const TrainConfig&)>;
-using Member = std::function<FieldRef(TrainConfig&)>;
-
-// A setting's dotted path in settings.json is its member's path in the
-// struct: one name gives both.
-#define SETTING(path) #path, [](TrainConfig& c) -> FieldRef { return &c.path; }
+using namespace schema;
 
 std::string num(double v) {
   std::ostringstream s;
@@ -21,40 +17,11 @@ std::string num(double v) {
   return s.str();
 }
 
-NumberRange atLeast(double lo) { return {lo}; }
-NumberRange above(double lo) { return {lo, std::numeric_limits<double>::infinity(), true}; }
-NumberRange between(double lo, double hi, bool loOpen = false, bool hiOpen = false) { return {lo, hi, loOpen, hiOpen}; }
-
 std::vector<FieldSpec> makeSchema() {
   std::vector<FieldSpec> f;
   const std::string model = "Model", data = "Data", train = "Training", opt = "Optimizer", sched = "Schedule",
                     prec = "Precision & memory", perf = "Performance", eval = "Evaluation", out = "Output";
-  // One field; the chainable setters below fill in the rest.
-  auto add = [&](std::string path, Member member, std::string group, std::string label, T type,
-                 std::string tip) -> FieldSpec& {
-    FieldSpec s;
-    s.path = std::move(path);
-    s.member = std::move(member);
-    s.group = std::move(group);
-    s.label = std::move(label);
-    s.type = type;
-    s.tip = std::move(tip);
-    f.push_back(std::move(s));
-    return f.back();
-  };
-  auto choices = [](FieldSpec& s, std::vector<std::string> c) -> FieldSpec& {
-    s.choices = std::move(c);
-    return s;
-  };
-  auto range = [](FieldSpec& s, NumberRange r) -> FieldSpec& {
-    s.range = r;
-    return s;
-  };
-  auto when = [](FieldSpec& s, Applies a, bool checkOnlyThen = false) -> FieldSpec& {
-    s.applies = std::move(a);
-    s.checkOnlyWhenApplies = checkOnlyThen;
-    return s;
-  };
+  Fields add(f);
   const Applies builtIn = [](const TrainConfig& c) {
     return c.model.kind == "mlp" || c.model.kind == "cnn" || c.model.kind == "resnet";
   };
@@ -252,92 +219,7 @@ std::vector<FieldSpec> makeSchema() {
                    "images)."),
                {"auto", "data", "imagenet"}),
        [](const TrainConfig& c) { return c.data.normalize && c.data.format != "csv"; }, true);
-  when(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
-           "Mirror training images at random; more variety, less overfitting on longer runs."),
-       images);
-  when(range(add(SETTING(data.augment_crop), data, "Random crop padding (px)", T::Int,
-                 "Pad by this many pixels and crop back at a random offset (0: off); less overfitting."),
-             between(0, 8)),
-       images);
-
-  // torchvision.transforms.v2's photo augmentations (data/augment.h).
-  when(add(SETTING(data.augment_resized_crop), data, "Random resized crop", T::Bool,
-           "RandomResizedCrop: a random part of each training image (its area and shape below) resized back to "
-           "the image size; the usual augmentation for photos."),
-       images);
-  const Applies resized = [](const TrainConfig& c) { return c.data.augment_resized_crop && c.data.format != "csv"; };
-  when(range(add(SETTING(data.augment_crop_scale_min), data, "Resized crop: smallest area", T::Real,
-                 "The smallest share of the image's area a random resized crop takes (torchvision: 0.08)."),
-             between(0, 1, true, false)),
-       resized, true);
-  when(range(add(SETTING(data.augment_crop_scale_max), data, "Resized crop: largest area", T::Real,
-                 "The largest share of the image's area a random resized crop takes (torchvision: 1)."),
-             between(0, 1, true, false)),
-       resized, true);
-  when(range(add(SETTING(data.augment_crop_ratio_min), data, "Resized crop: narrowest shape", T::Real,
-                 "The smallest width / height of a random resized crop (torchvision: 3/4)."),
-             above(0)),
-       resized, true);
-  when(range(add(SETTING(data.augment_crop_ratio_max), data, "Resized crop: widest shape", T::Real,
-                 "The largest width / height of a random resized crop (torchvision: 4/3)."),
-             above(0)),
-       resized, true);
-  when(add(SETTING(data.augment_vflip), data, "Random vertical flip", T::Bool,
-           "Turn training images upside down at random (p 0.5): for photos with no up, such as microscopy or "
-           "satellite images."),
-       images);
-  when(range(add(SETTING(data.augment_rotation), data, "Random rotation (degrees)", T::Real,
-                 "Rotate each training image by an angle drawn from -this to +this (nearest pixel, corners black); "
-                 "0: off."),
-             between(0, 180)),
-       images, true);
-  when(range(add(SETTING(data.augment_brightness), data, "Colour jitter: brightness", T::Real,
-                 "ColorJitter: scale the brightness by a factor from 1 - this to 1 + this (0: off). The four "
-                 "colour changes run in a random order per image."),
-             atLeast(0)),
-       images, true);
-  when(range(add(SETTING(data.augment_contrast), data, "Colour jitter: contrast", T::Real,
-                 "ColorJitter: scale the contrast by a factor from 1 - this to 1 + this (0: off)."),
-             atLeast(0)),
-       images, true);
-  when(range(add(SETTING(data.augment_saturation), data, "Colour jitter: saturation", T::Real,
-                 "ColorJitter: scale the saturation by a factor from 1 - this to 1 + this (0: off; RGB images)."),
-             atLeast(0)),
-       images, true);
-  when(range(add(SETTING(data.augment_hue), data, "Colour jitter: hue", T::Real,
-                 "ColorJitter: shift the hue by up to this share of the colour wheel either way (0 to 0.5; RGB "
-                 "images)."),
-             between(0, 0.5)),
-       images, true);
-  when(range(add(SETTING(data.augment_erasing), data, "Random erasing", T::Real,
-                 "RandomErasing: the probability that a rectangle of 2-33 % of a training image is set to the "
-                 "channel mean (0 after normalisation); 0: off."),
-             between(0, 1)),
-       images, true);
-
-  const Applies classifying = [](const TrainConfig& c) { return c.task.kind == "classification"; };
-  when(add(SETTING(data.augment_mixup), data, "MixUp", T::Bool,
-           "MixUp: each training batch blended with itself shifted by one, images and one-hot targets alike, by a "
-           "share drawn from Beta(alpha, alpha) (classification)."),
-       classifying);
-  when(range(add(SETTING(data.mixup_alpha), data, "MixUp alpha", T::Real,
-                 "MixUp's Beta(alpha, alpha): 1 draws the share uniformly, small values keep images nearly whole "
-                 "(torchvision: 1)."),
-             above(0)),
-       [](const TrainConfig& c) { return c.data.augment_mixup; }, true);
-  when(add(SETTING(data.augment_cutmix), data, "CutMix", T::Bool,
-           "CutMix: a rectangle of each training image replaced by the same rectangle of the next image, the "
-           "targets mixed by the areas (classification, images)."),
-       [](const TrainConfig& c) { return c.task.kind == "classification" && c.data.format != "csv"; });
-  when(range(add(SETTING(data.cutmix_alpha), data, "CutMix alpha", T::Real,
-                 "CutMix's Beta(alpha, alpha) for the kept share of the image (torchvision: 1)."),
-             above(0)),
-       [](const TrainConfig& c) { return c.data.augment_cutmix; }, true);
-  when(range(add(SETTING(data.mix_switch_prob), data, "CutMix share when both", T::Real,
-                 "With MixUp and CutMix both on, the probability that a batch gets CutMix rather than MixUp "
-                 "(torchvision's RandomChoice of the two: 0.5)."),
-             between(0, 1)),
-       [](const TrainConfig& c) { return c.data.augment_mixup && c.data.augment_cutmix; }, true);
+  addAugmentSettings(add);
 
   // The first of the two to come ends the run (as Lightning's max_epochs and
   // max_steps); kMaxPlannedSteps bounds a plan that no machine could finish.

@@ -394,6 +394,12 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"distributed.batchnorm",
                  "sync works on the built-in models (cnn, resnet), whose BatchNorm layers the studio runs; a "
                  "TorchScript model's are its own: set it to local"});
+  if (d.augment_policy != "none" && d.format == "csv")
+    e.push_back({"data.augment_policy", "applies to images; data.format csv is a table"});
+  if (d.augment_policy == "randaugment" && d.augment_policy_magnitude >= d.augment_policy_bins)
+    e.push_back({"data.augment_policy_magnitude", "must be below data.augment_policy_bins, " +
+                                                   std::to_string(d.augment_policy_bins) + " (got " +
+                                                   std::to_string(d.augment_policy_magnitude) + ")"});
   if (d.augment_resized_crop && d.format != "csv") {
     if (d.augment_crop_scale_min > d.augment_crop_scale_max)
       e.push_back({"data.augment_crop_scale_min", "must not exceed data.augment_crop_scale_max (got " +

@@ -141,6 +141,11 @@ torch::Tensor thetaOf(const std::vector<double>& degrees) {
 
 }  // namespace
 
+torch::Tensor affineNearest(const torch::Tensor& img, const std::array<double, 6>& inverse) {
+  std::vector<float> values(inverse.begin(), inverse.end());
+  return unbatched(rotateWith(batched(img), torch::tensor(values, torch::kFloat32).view({1, 2, 3})), img);
+}
+
 torch::Tensor rotateNearest(const torch::Tensor& img, double degrees) {
   torch::Tensor x = batched(img);
   const double angle = std::fmod(std::fmod(degrees, 360.0) + 360.0, 360.0);

@@ -12,6 +12,7 @@
 // (test_augment compares them).
 // Thread: any (the loader's workers, the engine thread).
 
+#include <array>
 #include <cstdint>
 #include <utility>
 
@@ -75,6 +76,10 @@ torch::Tensor eraseRandomly(torch::Tensor x, const PhotoAugment& a, at::Generato
 torch::Tensor resizedCrop(const torch::Tensor& img, int64_t top, int64_t left, int64_t height, int64_t width,
                           int64_t outHeight, int64_t outWidth);  // bilinear, antialias
 torch::Tensor rotateNearest(const torch::Tensor& img, double degrees);
+// The image through an inverse affine matrix (torchvision's
+// _get_inverse_affine_matrix: output pixel -> input, about the centre),
+// nearest pixels, fill 0 (affine_image's grid).
+torch::Tensor affineNearest(const torch::Tensor& img, const std::array<double, 6>& inverse);
 torch::Tensor adjustBrightness(const torch::Tensor& img, double factor);
 torch::Tensor adjustContrast(const torch::Tensor& img, double factor);
 torch::Tensor adjustSaturation(const torch::Tensor& img, double factor);

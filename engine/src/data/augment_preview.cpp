@@ -31,6 +31,7 @@ std::vector<std::vector<Image>> previewAugmentations(const TrainConfig& config, 
     o.augmentFlip = config.data.augment_flip;
     o.augmentCrop = config.data.augment_crop;
     o.photo = photoAugment(config.data);
+    o.policy = autoAugment(config.data);
     if (stored.larger(InputShape{c, height, width, 0})) std::tie(o.cropHeight, o.cropWidth) = std::pair(height, width);
     o.norm = Normalization::make(true, std::vector<double>(static_cast<size_t>(c), 0.0),
                                  std::vector<double>(static_cast<size_t>(c), 1.0), torch::Device(torch::kCPU));

@@ -70,6 +70,7 @@ torch::Tensor transformBatch(const torch::Tensor& in, const LoaderOptions& o, ui
   // normalisation then maps per channel; random erasing after it (value 0,
   // the mean), as torchvision's recipes place it.
   if (o.augmentFlip || o.augmentCrop > 0) x = augmentBatch(x, o, gen);
+  if (o.policy.on()) x = autoAugmentBatch(x, o.policy, gen);
   if (photo.beforeNormalization()) x = augmentPhotos(x, photo, gen);
   x = x.sub_(mean).div_(std);
   return o.photo.erasing > 0 ? eraseRandomly(x, o.photo, gen) : x;

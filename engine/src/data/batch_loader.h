@@ -25,6 +25,7 @@
 #include <torch/types.h>
 
 #include "data/augment.h"
+#include "data/auto_augment.h"
 #include "data/dataset.h"
 
 namespace studio {
@@ -45,6 +46,7 @@ struct LoaderOptions {
   bool augmentFlip = false;
   int augmentCrop = 0;
   PhotoAugment photo;  // torchvision's photo augmentations (data/augment.h)
+  AutoAugment policy;  // RandAugment or TrivialAugmentWide (data/auto_augment.h)
   BatchMix mix;        // MixUp / CutMix of training batches: float32 [B, classes] targets
   Normalization norm;
   // Images stored larger than the model's input (data.stored_size): the

@@ -265,6 +265,7 @@ void startLoader(RunContext& ctx) {
   o.augmentFlip = image && cfg.data.augment_flip;
   o.augmentCrop = image ? cfg.data.augment_crop : 0;
   if (image) o.photo = photoAugment(cfg.data);
+  if (image) o.policy = autoAugment(cfg.data);
   if (data.task == "classification") o.mix = batchMix(cfg.data, data.numClasses());
   o.norm = Normalization::make(image, data.mean, data.std, device);
   if (image && data.stored.larger(data.input)) std::tie(o.cropHeight, o.cropWidth) = std::pair(data.input.height, data.input.width);

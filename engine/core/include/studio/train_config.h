@@ -133,6 +133,13 @@ struct DataConfig {
   double augment_rotation = 0;         // RandomRotation: degrees either way
   double augment_brightness = 0, augment_contrast = 0, augment_saturation = 0, augment_hue = 0;  // ColorJitter
   double augment_erasing = 0;          // RandomErasing's probability
+  // RandAugment or TrivialAugmentWide (torchvision.transforms.v2) after the
+  // flips: none | randaugment | trivialaugment; RandAugment's num_ops and
+  // magnitude, and both policies' num_magnitude_bins.
+  std::string augment_policy = "none";
+  int augment_policy_ops = 2;
+  int augment_policy_magnitude = 9;
+  int augment_policy_bins = 31;
   // Classification: MixUp and CutMix (torchvision.transforms.v2) on each
   // training batch, the targets mixed alike; with both, CutMix for a batch
   // with probability mix_switch_prob.

@@ -1,0 +1,68 @@
+#pragma once
+// Building the settings schema: one field at a time, each call's setters
+// filling in the rest (settings_schema.cpp, and its parts beside it).
+// Thread: the schema is built once, on first use.
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "studio/settings_schema.h"
+
+namespace studio::schema {
+
+using T = FieldType;
+using Applies = std::function<bool(const TrainConfig&)>;
+using Member = std::function<FieldRef(TrainConfig&)>;
+
+// A setting's dotted path in settings.json is its member's path in the
+// struct: one name gives both.
+#define SETTING(path) #path, [](TrainConfig& c) -> FieldRef { return &c.path; }
+
+inline NumberRange atLeast(double lo) { return {lo}; }
+inline NumberRange above(double lo) { return {lo, std::numeric_limits<double>::infinity(), true}; }
+inline NumberRange between(double lo, double hi, bool loOpen = false, bool hiOpen = false) {
+  return {lo, hi, loOpen, hiOpen};
+}
+
+// Appends one field to the schema and returns it for the setters.
+class Fields {
+ public:
+  explicit Fields(std::vector<FieldSpec>& fields) : m_fields(fields) {}
+  FieldSpec& operator()(std::string path, Member member, std::string group, std::string label, T type,
+                        std::string tip) {
+    FieldSpec s;
+    s.path = std::move(path);
+    s.member = std::move(member);
+    s.group = std::move(group);
+    s.label = std::move(label);
+    s.type = type;
+    s.tip = std::move(tip);
+    m_fields.push_back(std::move(s));
+    return m_fields.back();
+  }
+
+ private:
+  std::vector<FieldSpec>& m_fields;
+};
+
+inline FieldSpec& choices(FieldSpec& s, std::vector<std::string> c) {
+  s.choices = std::move(c);
+  return s;
+}
+inline FieldSpec& range(FieldSpec& s, NumberRange r) {
+  s.range = r;
+  return s;
+}
+inline FieldSpec& when(FieldSpec& s, Applies a, bool checkOnlyThen = false) {
+  s.applies = std::move(a);
+  s.checkOnlyWhenApplies = checkOnlyThen;
+  return s;
+}
+
+// The image augmentations, in the Data group (settings_schema_augment.cpp).
+void addAugmentSettings(Fields& add);
+
+}  // namespace studio::schema
