@@ -194,6 +194,22 @@ class FineTuneTest(unittest.TestCase):
         with open(os.path.join(folder, "log.txt")) as f:
             self.assertIn("a new classifier fc for the data's 3 outputs (the file's had 1000)", f.read())
 
+    def test_a_last_batch_of_one_is_refused_before_training(self):
+        # 300 images in batches of 299: a last batch of one example, which
+        # resnet18's BatchNorm cannot normalise at 32 px (a 1x1 final map:
+        # PyTorch's "Expected more than 1 value per channel when training",
+        # after a whole epoch). Refused at the start, naming what to change;
+        # 64 px (a 2x2 map) trains.
+        code, text, folder = self.train("batch-of-one", "--set", "data.image_size=[32, 32]", "--set",
+                                        "train.batch_size=299", "--set", "train.epochs=2")
+        self.assertEqual(code, 2, text)
+        self.assertIn("train.batch_size 299: the 300 training examples leave each epoch's last batch with a single "
+                      "example", text)
+        self.assertIn("300 or 298", text)
+        self.assertNotIn("step 1", text)
+        code, text, folder = self.train("batch-of-one-64", "--set", "train.batch_size=299", "--set", "train.epochs=1")
+        self.assertEqual(code, 0, text)
+
     def test_a_data_parallel_state_dict_loads(self):
         # torch.nn.DataParallel(model).state_dict() names every tensor "module.<name>".
         wrapped = os.path.join(self.tmp.name, "data-parallel.pth")

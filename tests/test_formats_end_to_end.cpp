@@ -269,6 +269,34 @@ class TestFormatsEndToEnd : public QObject {
     QVERIFY2(check.code == 0 && check.output.contains("accuracy reproduced"), qPrintable(check.output));
   }
 
+  // A model with BatchNorm1d and a last training batch of one example:
+  // PyTorch's "Expected more than 1 value per channel when training" becomes
+  // a message naming train.batch_size, exit 2, the checkpoint kept.
+  void aBatchOfOneForBatchNormIsNamed() {
+    TrainConfig c = base("batch-of-one");
+    c.data.format = "csv";
+    c.data.root = "";
+    c.data.train_file = m_trainCsv.toStdString();
+    c.data.test_file = m_testCsv.toStdString();
+    c.data.label_column = "garment";
+    c.data.ignore_columns = {"id"};
+    c.data.val_fraction = 0;
+    c.data.train_limit = 65;
+    c.train.batch_size = 64;
+    c.train.epochs = 2;
+    c.schedule.kind = "constant";
+    c.model.kind = "torchscript";
+    c.model.path = (m_models + "/bn_mlp.ts").toStdString();
+    const RunSummary r = train(c);
+    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY(r.badInput);
+    QVERIFY2(r.error.find("single value per channel") != std::string::npos &&
+                 r.error.find("train.batch_size") != std::string::npos &&
+                 r.error.find("65 training examples") != std::string::npos,
+             r.error.c_str());
+    QVERIFY(QFile::exists(QString::fromStdString(r.runDir + "/settings.json")));
+  }
+
   void unusableTorchScriptIsNamed_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("message");

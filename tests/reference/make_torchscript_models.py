@@ -10,6 +10,7 @@ Usage: make_torchscript_models.py OUT_DIR FEATURES CLASSES [CNN_INIT]
   residual.ts       torch.jit.script of a module with a residual connection
                     (its forward is not a chain of its children)
   traced_mlp.ts     torch.jit.trace of an MLP for FEATURES inputs, CLASSES classes
+  bn_mlp.ts         an MLP with BatchNorm1d, for FEATURES inputs, CLASSES classes
   wrong_classes.ts  a CNN giving 7 logits for 10 classes
   tuple_output.ts   a module returning (logits, features)
   no_parameters.ts  10 logits from 1x28x28 images with no parameters at all
@@ -69,6 +70,8 @@ def main():
     torch.jit.script(Residual()).save(os.path.join(out, "residual.ts"))
     mlp = nn.Sequential(nn.Linear(features, 64), nn.ReLU(), nn.Linear(64, classes))
     torch.jit.trace(mlp, torch.zeros(2, features)).save(os.path.join(out, "traced_mlp.ts"))
+    bn = nn.Sequential(nn.Linear(features, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, classes))
+    torch.jit.script(bn).save(os.path.join(out, "bn_mlp.ts"))
     torch.jit.script(cnn(7)).save(os.path.join(out, "wrong_classes.ts"))
     torch.jit.script(TupleOut()).save(os.path.join(out, "tuple_output.ts"))
     torch.jit.script(NoParameters()).save(os.path.join(out, "no_parameters.ts"))

@@ -46,6 +46,22 @@ std::string outOfMemory(const RunContext& c, const c10::OutOfMemoryError& e, boo
          limit + (c.cfg.memory.oom_backoff ? "" : ", or turn on memory.oom_backoff");
 }
 
+// A batch of one example with one value per channel (an epoch's last batch
+// at a small input size, or a BatchNorm1d): BatchNorm cannot normalise it in
+// training. Said with what to change.
+void batchOfOne(const RunContext& c, RunEnding& r) {
+  const size_t at = r.error.find("Expected more than 1 value per channel when training");
+  if (at == std::string::npos) return;
+  std::string pytorch = r.error.substr(at, r.error.find('\n', at) - at);
+  if (pytorch.find("{size}") != std::string::npos) pytorch = pytorch.substr(0, pytorch.find(", got input size"));
+  r.error = "a training batch gave the model's BatchNorm a single value per channel (" + pytorch +
+            "): an epoch's last batch of one example does that at a small input size or in a BatchNorm1d; choose a "
+            "train.batch_size that leaves the last batch more than one example (the run has " +
+            std::to_string(c.data.splits.train ? c.data.splits.train->size() : 0) +
+            " training examples), or a larger data.image_size; the run's last checkpoint is kept";
+  r.badInput = true;
+}
+
 }  // namespace
 
 RunEnding describeFailure(const RunContext& c) {
@@ -69,8 +85,9 @@ RunEnding describeFailure(const RunContext& c) {
   } catch (const c10::Error& e) {
     r.error = e.what_without_backtrace();
   } catch (const std::exception& e) {
-    r.error = e.what();
+    r.error = e.what();  // a TorchScript model's errors come as its interpreter's
   }
+  batchOfOne(c, r);
   return r;
 }
 

@@ -255,10 +255,35 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   }
 }
 
+// A torchvision backbone's last stage sees the input at 1/32: at 32 px and
+// below a single value per channel, which BatchNorm refuses to normalise in
+// training ("Expected more than 1 value per channel"). An epoch's last batch
+// that gives a process one example would stop the run after its first
+// epoch: refuse it before training, naming what to change.
+void refuseBatchOfOne(const RunContext& ctx) {
+  const TrainConfig& cfg = ctx.cfg;
+  const InputShape& in = ctx.data.splits.input;
+  if (!isTorchvisionBackbone(cfg.model.kind) || in.height > 32 || in.width > 32) return;
+  const int64_t n = ctx.data.splits.train->size(), processes = ctx.world();
+  const int64_t global = cfg.train.batch_size * processes;
+  const int64_t last = n - (n - 1) / global * global;  // the last global batch's examples
+  bool single = false;
+  for (int64_t r = 0; r < processes; ++r) single = single || (last > r && (last - r + processes - 1) / processes == 1);
+  if (!single || cfg.train.batch_size == 1) return;
+  throw InputError("train.batch_size " + std::to_string(cfg.train.batch_size) + ": the " + std::to_string(n) +
+                   " training examples leave each epoch's last batch with a single example" +
+                   (processes > 1 ? " on a process" : "") + ", which " + cfg.model.kind +
+                   "'s BatchNorm cannot normalise in training at " + in.text() +
+                   " (one value per channel after its 1/32 downsampling): choose another train.batch_size (" +
+                   std::to_string(cfg.train.batch_size + 1) + " or " + std::to_string(cfg.train.batch_size - 1) +
+                   "), or a data.image_size above 32");
+}
+
 void startLoader(RunContext& ctx) {
   const TrainConfig& cfg = ctx.cfg;
   const DataSplits& data = ctx.data.splits;
   const torch::Device device = ctx.where.device;
+  if (data.kind == DataKind::Image) refuseBatchOfOne(ctx);
   LoaderOptions& o = ctx.data.loaderOptions;
   const bool image = data.kind == DataKind::Image;
   o.batchSize = cfg.train.batch_size;
