@@ -98,6 +98,18 @@ class TestFormatsEndToEnd : public QObject {
     return c;
   }
 
+  // The garment table's settings (its CSV files, label and id column).
+  TrainConfig table(const QString& name) {
+    TrainConfig c = base(name);
+    c.data.format = "csv";
+    c.data.root = "";
+    c.data.train_file = m_trainCsv.toStdString();
+    c.data.test_file = m_testCsv.toStdString();
+    c.data.label_column = "garment";
+    c.data.ignore_columns = {"id"};
+    return c;
+  }
+
   RunSummary train(const TrainConfig& c) {
     Session s;
     s.start(c);
@@ -239,13 +251,7 @@ class TestFormatsEndToEnd : public QObject {
   }
   void csvTableTrains() {
     QFETCH(QString, model);
-    TrainConfig c = base("table");
-    c.data.format = "csv";
-    c.data.root = "";
-    c.data.train_file = m_trainCsv.toStdString();
-    c.data.test_file = m_testCsv.toStdString();
-    c.data.label_column = "garment";
-    c.data.ignore_columns = {"id"};
+    TrainConfig c = table("table");
     c.data.val_fraction = 0.1;
     c.model.kind = model == "mlp" ? "mlp" : "torchscript";
     c.model.path = (m_models + "/" + model).toStdString();
@@ -273,13 +279,7 @@ class TestFormatsEndToEnd : public QObject {
   // PyTorch's "Expected more than 1 value per channel when training" becomes
   // a message naming train.batch_size, exit 2, the checkpoint kept.
   void aBatchOfOneForBatchNormIsNamed() {
-    TrainConfig c = base("batch-of-one");
-    c.data.format = "csv";
-    c.data.root = "";
-    c.data.train_file = m_trainCsv.toStdString();
-    c.data.test_file = m_testCsv.toStdString();
-    c.data.label_column = "garment";
-    c.data.ignore_columns = {"id"};
+    TrainConfig c = table("batch-of-one");
     c.data.val_fraction = 0;
     c.data.train_limit = 65;
     c.train.batch_size = 64;
