@@ -4,7 +4,6 @@
 #include <readerwriterqueue/readerwritercircularbuffer.h>
 
 #include <chrono>
-#include <cmath>
 #include <tuple>
 #include <utility>
 
@@ -19,12 +18,6 @@ uint64_t mix(uint64_t a, uint64_t b) { return mixSeed(a, b); }
 }  // namespace
 
 static torch::Tensor augmentBatch(torch::Tensor x, const LoaderOptions& o, at::Generator& gen);
-
-torch::Tensor centreCrop(const torch::Tensor& x, int64_t height, int64_t width) {
-  // Python's round((H - h) / 2): halves to even, as torchvision's CenterCrop.
-  auto offset = [](int64_t excess) { return static_cast<int64_t>(std::nearbyint(static_cast<double>(excess) / 2.0)); };
-  return x.narrow(-2, offset(x.size(-2) - height), height).narrow(-1, offset(x.size(-1) - width), width);
-}
 
 Normalization Normalization::make(bool image, const std::vector<double>& mean, const std::vector<double>& std,
                                   const torch::Device& device) {

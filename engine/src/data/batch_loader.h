@@ -27,6 +27,7 @@
 #include "data/augment.h"
 #include "data/auto_augment.h"
 #include "data/dataset.h"
+#include "data/decoded_images.h"  // centreCrop
 
 namespace studio {
 
@@ -113,10 +114,6 @@ class BatchLoader {
   int64_t m_firstBatch = 0;
   std::vector<std::unique_ptr<Worker>> m_workers;
 };
-
-// The centre height x width of images [..., H, W], at torchvision's
-// CenterCrop offsets (a view).
-torch::Tensor centreCrop(const torch::Tensor& x, int64_t height, int64_t width);
 
 // Applies normalisation and (images, training) augmentation to a gathered
 // batch; shared by both modes and by evaluation.

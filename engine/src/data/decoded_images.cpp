@@ -35,9 +35,6 @@ namespace {
 // 2: JPEGs decoded at a reduced DCT scale, and the cover fit.
 constexpr int kCacheVersion = 2;
 
-// Python's round(x / 2) of a whole number: halves to even.
-int64_t halfRounded(int64_t x) { return static_cast<int64_t>(std::nearbyint(static_cast<double>(x) / 2.0)); }
-
 // The decoded image at dst (C x H x W): resized when its size differs (to
 // cover H x W keeping its aspect, then centre-cropped at torchvision's
 // CenterCrop offsets, with `cover`).
@@ -55,7 +52,7 @@ void place(const Image& img, const ImageFit& fit, uint8_t* dst) {
               .round_()
               .clamp_(0, 255)
               .to(torch::kUInt8);
-  out.copy_(chw.narrow(1, halfRounded(rh - h), h).narrow(2, halfRounded(rw - w), w));
+  out.copy_(centreCrop(chw, h, w));
 }
 
 std::string cacheKey(const DecodeRequest& r) {
@@ -143,6 +140,11 @@ Decoded decodeAll(const DecodeRequest& r, uint8_t* base, const LoadProgress& pro
 }
 
 }  // namespace
+
+torch::Tensor centreCrop(const torch::Tensor& x, int64_t height, int64_t width) {
+  auto offset = [](int64_t excess) { return static_cast<int64_t>(std::nearbyint(static_cast<double>(excess) / 2.0)); };
+  return x.narrow(-2, offset(x.size(-2) - height), height).narrow(-1, offset(x.size(-1) - width), width);
+}
 
 std::string decodedCacheFolder() {
   if (const char* v = std::getenv("STUDIO_DATA_CACHE"); v && *v) return v;

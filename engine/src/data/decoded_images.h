@@ -61,6 +61,10 @@ std::string decodedCacheFolder();
 // skipBadFiles), LoadCancelled when cancelled.
 DecodedImages decodeImages(const DecodeRequest& request, const LoadProgress& progress);
 
+// The centre height x width of images [..., H, W], at torchvision's
+// CenterCrop offsets (Python's round of half the margin: halves to even); a view.
+torch::Tensor centreCrop(const torch::Tensor& x, int64_t height, int64_t width);
+
 // A decoded image as the cache would hold it at the fit: uint8 [C, H, W].
 torch::Tensor fitImage(const Image& image, const ImageFit& fit);
 

@@ -174,12 +174,10 @@ std::pair<int64_t, int64_t> Predictor::Impl::decodedSize() const {
 torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
   const int64_t n = x.size(0);
   if (options.tta == "five-crop" && images()) {
-    // torchvision's FiveCrop: the corners, then the centre at round((S - h) / 2), halves to even as Python's round.
+    // torchvision's FiveCrop: the corners, then the centre (CenterCrop's offsets).
     const int64_t h = input.height, w = input.width, dh = x.size(2) - h, dw = x.size(3) - w;
-    const auto top = static_cast<int64_t>(std::nearbyint(static_cast<double>(dh) / 2));
-    const auto left = static_cast<int64_t>(std::nearbyint(static_cast<double>(dw) / 2));
     auto crop = [&](int64_t y, int64_t x0) { return x.narrow(2, y, h).narrow(3, x0, w); };
-    const torch::Tensor all = torch::cat({crop(0, 0), crop(0, dw), crop(dh, 0), crop(dh, dw), crop(top, left)});
+    const torch::Tensor all = torch::cat({crop(0, 0), crop(0, dw), crop(dh, 0), crop(dh, dw), centreCrop(x, h, w)});
     return torch::softmax(model->forward(all).to(torch::kFloat32), 1).view({5, n, -1}).mean(0);
   }
   if (options.tta == "flip" && images()) {
