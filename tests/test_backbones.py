@@ -25,8 +25,10 @@ import os
 import pickle
 import struct
 import subprocess
+import sys
 import tempfile
 import unittest
+import warnings
 import zipfile
 
 import numpy as np
@@ -173,6 +175,25 @@ class FineTuneTest(unittest.TestCase):
         runs = sorted(glob.glob(os.path.join(out, "*")))
         return code, text, runs[0] if runs else None
 
+    def killed(self, name, crash_at, *more):
+        """A fine-tune killed (SIGKILL, STUDIO_CRASH_AT) at crash_at, as self.train would run it: its folder."""
+        out = os.path.join(self.tmp.name, name)
+        p = subprocess.run([CLI, "train", "--preset", "finetune-photos", "--set", f"data.root={self.folder}",
+                            "--set", "data.image_size=[64, 64]", "--set", "train.epochs=3",
+                            "--set", "train.batch_size=32", "--set", "data.val_fraction=0", *more, "--out", out],
+                           capture_output=True, text=True, timeout=600, env={**os.environ, "STUDIO_CRASH_AT": crash_at})
+        self.assertNotEqual(p.returncode, 0)
+        return sorted(glob.glob(os.path.join(out, "*")))[0]
+
+    @staticmethod
+    def rows(folder, columns):
+        """metrics.csv's rows, these columns of each."""
+        with open(os.path.join(folder, "metrics.csv")) as f:
+            lines = f.read().splitlines()
+        header = lines[0].split(",")
+        keep = [header.index(c) for c in columns]
+        return [[line.split(",")[i] for i in keep] for line in lines[1:]]
+
     def test_a_resnet18_from_a_state_dict_fine_tunes(self):
         code, text, folder = self.train("resnet18", "--set", f"model.weights={self.weights}")
         self.assertEqual(code, 0, text)
@@ -311,28 +332,42 @@ class FineTuneTest(unittest.TestCase):
                 "--set", "data.augment_mixup=true", "--set", "data.augment_cutmix=true"]
 
         def rows(folder):
-            with open(os.path.join(folder, "metrics.csv")) as f:
-                lines = f.read().splitlines()
-            header = lines[0].split(",")
-            keep = [header.index(c) for c in ["kind", "step", "epoch", "train_loss", "lr", "grad_norm",
-                                              "eval_loss", "eval_accuracy"]]
-            return [[line.split(",")[i] for i in keep] for line in lines[1:]]
+            return self.rows(folder, ["kind", "step", "epoch", "train_loss", "lr", "grad_norm", "eval_loss",
+                                      "eval_accuracy"])
 
         code, text, whole = self.train("whole", *args)
         self.assertEqual(code, 0, text)
-        out = os.path.join(self.tmp.name, "killed")
-        p = subprocess.run([CLI, "train", "--preset", "finetune-photos", "--set", f"data.root={self.folder}",
-                            "--set", "data.image_size=[64, 64]", "--set", "train.epochs=3",
-                            "--set", "train.batch_size=32", "--set", "data.val_fraction=0", *args, "--out", out],
-                           capture_output=True, text=True, timeout=600,
-                           env={**os.environ, "STUDIO_CRASH_AT": "train-step:15"})
-        self.assertNotEqual(p.returncode, 0)
-        killed = sorted(glob.glob(os.path.join(out, "*")))[0]
+        killed = self.killed("killed", "train-step:15", *args)
         code, text = run(CLI, "resume", killed)
         self.assertEqual(code, 0, text)
         self.assertEqual(rows(killed), rows(whole))
         self.assertEqual([r[:3] for r in rows(whole) if r[0] == "unfreeze"],
                          [["unfreeze", "10", "1"], ["unfreeze", "20", "2"]])
+
+    def test_a_fine_tune_killed_before_its_first_checkpoint_starts_again_from_the_weights(self):
+        # Killed (SIGKILL) at step 5, before its first checkpoint (step 12): resume trains again from step 0, and
+        # from model.weights, not from random weights. With the backbone frozen (and its BatchNorm statistics kept)
+        # for the 3 epochs, conv1.weight ends equal to the file's, and every row equals an uninterrupted run's.
+        args = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=3",
+                "--set", "train.finetune.freeze_batchnorm=true", "--set", "output.checkpoint_every_steps=12",
+                "--set", "train.log_every_steps=1"]
+
+        def rows(folder):
+            return self.rows(folder, ["kind", "step", "epoch", "train_loss", "lr"])
+
+        code, text, whole = self.train("whole-frozen", *args)
+        self.assertEqual(code, 0, text)
+        killed = self.killed("killed-early", "train-step:5", *args)
+        self.assertFalse(os.path.exists(os.path.join(killed, "checkpoints", "last.ckpt")))
+        code, text = run(CLI, "resume", killed)
+        self.assertEqual(code, 0, text)
+        self.assertIn("training again from step 0", text)
+        self.assertEqual(rows(killed), rows(whole))
+        export = os.path.join(self.tmp.name, "killed-early-export")
+        code, text = run(CLI, "export", killed, "--which", "last", "--out", export)
+        self.assertEqual(code, 0, text)
+        exported = load_file(os.path.join(export, "model.safetensors"))
+        self.assertTrue(torch.equal(exported["conv1.weight"], self.state["conv1.weight"]))
 
     def bad(self, name, expect, *settings):
         code, text, folder = self.train(name, "--set", "train.epochs=1", *settings)
@@ -395,6 +430,88 @@ class FineTuneTest(unittest.TestCase):
                                    "model.weights=https://download.pytorch.org/models/resnet18-f37072fd.pth")
         self.assertEqual(code, 2, text)
         self.assertIn("model.weights must be a file on this machine", text)
+
+    def test_hostile_weights_files_are_refused_before_they_cost(self):
+        torch.save(self.state, self.path_in("plain.pth"))
+        with zipfile.ZipFile(self.path_in("plain.pth")) as z:
+            entries = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+        storage = next(n for n, _ in entries if n.endswith("/data/0"))  # conv1.weight's 9408 floats
+
+        # A zip bomb: conv1.weight's entry inflates to 1 GiB of zeros (1 MiB in the file). Refused on the sizes
+        # the archive declares, before anything is inflated: the CLI's peak memory stays far below 1 GiB.
+        bomb = self.path_in("bomb.pth")
+        with zipfile.ZipFile(bomb, "w") as z:
+            for name, data in entries:
+                if name != storage:
+                    z.writestr(name, data)
+                    continue
+                info = zipfile.ZipInfo(name)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with z.open(info, "w", force_zip64=True) as w:
+                    zero = bytes(1 << 24)
+                    for _ in range(64):
+                        w.write(zero)
+        z_info = zipfile.ZipFile(bomb).getinfo(storage)
+        self.assertEqual(z_info.file_size, 1 << 30)
+        measure = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+                   "print(p.returncode); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+                   "print(p.stdout + p.stderr)")
+        out = os.path.join(self.tmp.name, "bomb-runs")
+        p = subprocess.run([sys.executable, "-c", measure, CLI, "train", "--preset", "finetune-photos",
+                            "--set", f"data.root={self.folder}", "--set", "data.image_size=[64, 64]",
+                            "--set", "train.epochs=1", "--set", f"model.weights={bomb}", "--out", out],
+                           capture_output=True, text=True, timeout=600)
+        code, peak_kib, text = p.stdout.split("\n", 2)
+        print(f"zip bomb (1 GiB inflated): refused with a peak of {int(peak_kib) / 1024:.0f} MiB")
+        self.assertEqual(int(code), 2, text)
+        self.assertIn(f"holds {1 << 30} bytes, not the 9408 elements its pickle says", text)
+        self.assertLess(int(peak_kib), 1 << 20)  # KiB: below the 1 GiB an inflated entry would take
+
+        # Two entries named data.pkl, the second a payload: the readers disagree on which is meant, so refused.
+        class Payload:
+            def __reduce__(self):
+                return (os.system, ("echo pwned",))
+        twice = self.path_in("twice.pth")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate name, as it should
+            with zipfile.ZipFile(twice, "w") as z:
+                for name, data in entries:
+                    z.writestr(name, data)
+                    if name.endswith("/data.pkl"):
+                        z.writestr(name, pickle.dumps({"fc.weight": Payload()}, protocol=2))
+        self.bad("twice", "holds two entries named data.pkl", "--set", f"model.weights={twice}")
+
+        # safetensors whose tensors overlap, or one shifted by a byte: the safetensors library refuses both.
+        for case in ("overlap", "shifted"):
+            path = self.path_in(f"{case}.safetensors")
+            save_file({k: v.contiguous() for k, v in self.state.items()}, path)
+            with open(path, "r+b") as f:
+                n = struct.unpack("<Q", f.read(8))[0]
+                header = json.loads(f.read(n))
+                named = sorted((v["data_offsets"][0], k) for k, v in header.items() if k != "__metadata__")
+                first, second = named[10][1], named[11][1]
+                if case == "overlap":  # the second tensor's bytes start inside the first's
+                    size = header[second]["data_offsets"][1] - header[second]["data_offsets"][0]
+                    header[second]["data_offsets"] = [header[first]["data_offsets"][0],
+                                                      header[first]["data_offsets"][0] + size]
+                else:
+                    header[first]["data_offsets"] = [o + 1 for o in header[first]["data_offsets"]]
+                text = json.dumps(header, separators=(",", ":")).encode()
+                self.assertLessEqual(len(text), n)
+                f.seek(8)
+                f.write(text + b" " * (n - len(text)))
+            with self.assertRaises(Exception):  # the reference: the safetensors library itself
+                load_file(path)
+            self.bad(case, "the safetensors library refuses it too", "--set", f"model.weights={path}")
+
+        # NaN among the weights: named when the file is read, not blamed on the learning rate at step 1.
+        nan = {k: v.clone() for k, v in self.state.items()}
+        nan["layer2.0.conv1.weight"][0, 0, 0, 0] = float("nan")
+        torch.save(nan, self.path_in("nan.pth"))
+        self.bad("nan", 'tensor "layer2.0.conv1.weight" holds 1 of', "--set", f"model.weights={self.path_in('nan.pth')}")
+
+    def path_in(self, name):
+        return os.path.join(self.tmp.name, name)
 
 
 if __name__ == "__main__":

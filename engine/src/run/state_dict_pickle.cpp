@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 
 #include "run/bytes_reader.h"
@@ -255,13 +256,18 @@ class Machine {
     const std::string record = "data/" + a[2]->s;
     if (a[2]->s.empty() || a[2]->s.find('/') != std::string::npos || !m_reader.hasRecord(record))
       fail("lacks its record " + record + " (it is truncated or damaged)");
-    auto [ptr, size] = m_reader.getRecord(record);
+    // The entry's size as the archive declares it, compared with the pickle's
+    // before anything is inflated; then inflated into the tensor itself, never
+    // past it (a zip bomb is refused before it takes any memory).
+    const size_t size = m_reader.getRecordSize(record);
     const size_t element = c10::elementSize(type->second);
-    if (numel < 0 || static_cast<uint64_t>(numel) * element != size)
+    if (numel < 0 || static_cast<uint64_t>(numel) > (uint64_t{1} << 40) ||
+        static_cast<uint64_t>(numel) * element != size)
       fail("is damaged: record " + record + " holds " + std::to_string(size) + " bytes, not the " +
            std::to_string(numel) + " elements its pickle says");
     torch::Tensor t = torch::empty({numel}, torch::TensorOptions().dtype(type->second));
-    if (size) std::memcpy(t.data_ptr(), ptr.get(), size);
+    if (size && m_reader.getRecord(record, t.data_ptr(), size) != size)
+      fail("is damaged: record " + record + " inflates to other than its " + std::to_string(size) + " bytes");
     m_storages[a[2]->s] = t;
     v->tensor = t;
     return v;
@@ -289,11 +295,18 @@ class Machine {
       // The last element it reaches must lie in the storage.
       int64_t last = offset, numel = 1;
       bool bad = offset < 0;
-      for (size_t k = 0; k < size.size(); ++k) {
-        if (size[k] < 0 || stride[k] < 0 || size[k] > (int64_t{1} << 40) || stride[k] > (int64_t{1} << 40)) bad = true;
-        numel *= std::max<int64_t>(size[k], 0);
-        if (!bad && size[k] > 0) last += (size[k] - 1) * stride[k];
-        if (numel > (int64_t{1} << 40)) bad = true;
+      for (size_t k = 0; k < size.size() && !bad; ++k) {
+        if (size[k] < 0 || stride[k] < 0 || size[k] > (int64_t{1} << 40) || stride[k] > (int64_t{1} << 40)) {
+          bad = true;
+          break;
+        }
+        // Checked before multiplying: two sizes of 2^40 would overflow.
+        if (size[k] != 0 && numel > (int64_t{1} << 40) / size[k]) {
+          bad = true;
+          break;
+        }
+        numel *= size[k];
+        if (size[k] > 0) last += (size[k] - 1) * stride[k];
       }
       if (bad || (numel > 0 && last >= storage.numel()))
         fail("is damaged: a tensor reaches past its storage of " + std::to_string(storage.numel()) + " elements");
@@ -337,6 +350,12 @@ NamedTensors readTorchSaveStateDict(const std::string& bytes, const std::string&
         std::shared_ptr<caffe2::serialize::ReadAdapterInterface>(&adapter, [](auto*) {}));
     if (!reader.hasRecord("data.pkl"))
       throw ModelError(name + " is a zip archive but not one torch.save wrote (it has no data.pkl)");
+    // Two entries of one name: LibTorch would read the first, Python's zipfile the last. Never guess which.
+    std::set<std::string> seen;
+    for (const auto& record : reader.getAllRecords())
+      if (!seen.insert(record).second)
+        throw ModelError(name + " holds two entries named " + record +
+                         "; torch.save never writes that, and readers disagree on which is meant: it is refused");
     if (reader.hasRecord("byteorder")) {
       auto [ptr, size] = reader.getRecord("byteorder");
       if (std::string(static_cast<const char*>(ptr.get()), size) != "little")
@@ -361,7 +380,13 @@ NamedTensors readTorchSaveStateDict(const std::string& bytes, const std::string&
     }
     return out;
   } catch (const c10::Error& e) {
-    throw ModelError(name + " is truncated or damaged: " + e.what_without_backtrace());
+    // LibTorch's zip reader's words, without its plea for a better message.
+    std::string why = e.what_without_backtrace();
+    if (const size_t plea = why.find("Could this error message be improved?"); plea != std::string::npos)
+      why = why.substr(0, plea);
+    while (!why.empty() && (why.back() == ' ' || why.back() == '\n' || why.back() == '.')) why.pop_back();
+    throw ModelError(name + " is truncated or damaged: its zip archive cannot be read (" + why +
+                     "); save the weights again, or download the file again");
   }
 }
 

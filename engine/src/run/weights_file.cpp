@@ -1,5 +1,6 @@
 #include "run/weights_file.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -57,9 +58,11 @@ NamedTensors readSafetensors(const std::string& bytes, const std::string& path) 
     for (const auto& d : v["shape"]) {
       if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 40))
         throw ModelError(where + "has a shape that is not a list of sizes");
-      e.shape.push_back(d.get<int64_t>());
-      numel *= d.get<uint64_t>();
-      if (numel > (uint64_t{1} << 40)) throw ModelError(where + "is larger than any file");
+      const uint64_t size = d.get<uint64_t>();
+      e.shape.push_back(static_cast<int64_t>(size));
+      // Checked before multiplying: 2^40 x 2^40 would wrap to 0 ("needs 0 bytes").
+      if (size != 0 && numel > (uint64_t{1} << 40) / size) throw ModelError(where + "is larger than any file");
+      numel *= size;
     }
     for (int k = 0; k < 2; ++k)
       if (!v["data_offsets"][k].is_number_unsigned()) throw ModelError(where + "has data_offsets that are not offsets");
@@ -75,6 +78,30 @@ NamedTensors readSafetensors(const std::string& bytes, const std::string& path) 
                        std::to_string(want) + ": the header lies");
     entries.push_back(std::move(e));
   }
+  // As the safetensors library validates a file: the tensors, in the order of
+  // their offsets, tile the data section from its first byte to its last,
+  // none overlapping another and no byte between them ("invalid offset").
+  std::vector<const Entry*> byOffset;
+  for (const Entry& e : entries) byOffset.push_back(&e);
+  std::stable_sort(byOffset.begin(), byOffset.end(),
+                   [](const Entry* a, const Entry* b) { return a->begin != b->begin ? a->begin < b->begin : a->end < b->end; });
+  uint64_t reached = 0;
+  const Entry* previous = nullptr;
+  for (const Entry* e : byOffset) {
+    if (e->begin != reached)
+      throw ModelError(name + ": tensor \"" + e->key + "\" lies at bytes [" + std::to_string(e->begin) + ", " +
+                       std::to_string(e->end) + "), where " +
+                       (previous ? "tensor \"" + previous->key + "\" ended at " + std::to_string(reached)
+                                 : std::string("the data section begins at 0")) +
+                       (e->begin < reached ? ": the two overlap" : ": bytes between them belong to no tensor") +
+                       "; the file is damaged or its header lies (the safetensors library refuses it too)");
+    reached = e->end;
+    previous = e;
+  }
+  if (reached != dataSize)
+    throw ModelError(name + ": its tensors end at byte " + std::to_string(reached) + " of a data section of " +
+                     std::to_string(dataSize) + " bytes, the rest belonging to no tensor; the file is damaged or "
+                     "its header lies (the safetensors library refuses it too)");
   NamedTensors out;
   for (const Entry& e : entries) {
     torch::Tensor t = torch::empty(e.shape, torch::TensorOptions().dtype(e.type));
@@ -84,9 +111,38 @@ NamedTensors readSafetensors(const std::string& bytes, const std::string& path) 
   return out;
 }
 
+namespace {
+
+// Weights that are NaN or infinite would train to nothing, and the first step
+// would blame the learning rate: they are named when the file is read.
+NamedTensors finiteOnly(NamedTensors tensors, const std::string& path) {
+  for (const auto& [key, t] : tensors) {
+    if (!t.is_floating_point() || t.numel() == 0) continue;
+    const int64_t bad = (~torch::isfinite(t)).sum().item<int64_t>();
+    if (bad > 0)
+      throw ModelError("model.weights " + path + ": tensor \"" + key + "\" holds " + std::to_string(bad) + " of " +
+                       std::to_string(t.numel()) +
+                       " values that are not finite (NaN or infinite); a model cannot start from them: save the "
+                       "weights again from a model whose training had not diverged");
+  }
+  return tensors;
+}
+
+}  // namespace
+
 NamedTensors readWeights(const std::string& bytes, const std::string& path) {
-  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0) return readTorchSaveStateDict(bytes, path);
-  if (bytes.size() >= 9 && bytes[8] == '{') return readSafetensors(bytes, path);
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0)
+    return finiteOnly(readTorchSaveStateDict(bytes, path), path);
+  // safetensors: 8 bytes of header length, then the JSON header. A length that
+  // fits the file and a header starting as JSON does is read as one (its
+  // parser then says what is wrong with it), whatever the header holds.
+  if (bytes.size() >= 9) {
+    uint64_t headerSize = 0;
+    for (int k = 7; k >= 0; --k) headerSize = (headerSize << 8) | static_cast<uint8_t>(bytes[static_cast<size_t>(k)]);
+    const char first = bytes[8];
+    if (first == '{' || (headerSize <= bytes.size() - 8 && (first == '[' || first == ' ' || first == '\n')))
+      return finiteOnly(readSafetensors(bytes, path), path);
+  }
   if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x80)
     throw ModelError("model.weights " + path +
                      " is in torch.save's legacy format (PyTorch before 1.6), which is not read: load it in Python "

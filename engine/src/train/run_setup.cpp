@@ -232,7 +232,11 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
                        " has no trainable parameters (none at all, or every one with requires_grad False): the model "
                        "has nothing to train; give a model with learnable layers");
   }
-  if (auto* tv = dynamic_cast<TorchvisionModel*>(model.get()); tv && !cfg.model.weights.empty() && !resumes(ctx.start))
+  // A resume loads its checkpoint's weights over these; one killed before its
+  // first checkpoint trains again from step 0, from the pretrained weights.
+  const auto* again = ctx.start.as<run_start::Resume>();
+  const bool loadsCheckpoint = resumes(ctx.start) && !(again && again->fromStart);
+  if (auto* tv = dynamic_cast<TorchvisionModel*>(model.get()); tv && !cfg.model.weights.empty() && !loadsCheckpoint)
     loadPretrained(ctx, *tv);
   model->to(device);
   {
