@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -108,6 +109,14 @@ int SearchCommand::run() {
     }
   }
   fs::create_directories(folder);
+  // One search of a study at a time: the lock passes to the runner (kept
+  // open across exec) and ends with it, however it ends.
+  const std::string lock = (fs::path(folder) / "study.lock").string();
+  const int held = lockFile(lock, /*wait=*/false);
+  if (held < 0)
+    throw InputError("the study in " + folder + " is in use by another search (its runner holds " + lock +
+                     "); nothing was changed: wait for that search to end, or stop it, then --resume " + folder);
+  ::fcntl(held, F_SETFD, 0);  // not closed on exec
   writeFileAtomically((fs::path(folder) / "search.json").string(), spec.dump(2) + "\n");
 
   const std::string python = searchPython(), script = searchRunnerScript();

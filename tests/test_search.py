@@ -142,20 +142,7 @@ class SearchTest(unittest.TestCase):
                 "--space", "optimizer.lr=float:1e-4:1e-2:log", "--trials", "3", "--pruner", "none",
                 "--seed", "1", "--name", "killed", "--out", self.out]
         runner = subprocess.Popen([CLI, "search", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        record_file = os.path.join(self.out, "search-killed", "study.json")
-        run = None
-        deadline = time.time() + 240
-        while time.time() < deadline and run is None:
-            time.sleep(0.05)
-            try:
-                record = read_json(record_file)
-            except (OSError, ValueError):
-                continue
-            for t in record["trials"]:
-                if t["number"] == 1 and t["run_dir"] and os.path.exists(
-                        os.path.join(t["run_dir"], "checkpoints", "last.ckpt")):
-                    run = t["run_dir"]
-        self.assertIsNotNone(run, "trial 1 never wrote a checkpoint")
+        run = self.wait_for_checkpoint("killed", 1, runner)
         runner.kill()  # SIGKILL: no chance to clean up
         runner.communicate(timeout=60)
         # Its trial stops with a checkpoint (STUDIO_STOP_WITH_PARENT), as a stopped run.
@@ -187,6 +174,130 @@ class SearchTest(unittest.TestCase):
         # The resumed run's evaluations are numbered on from the checkpoint's.
         evals = read_json(os.path.join(self.out, "search-killed", "study.json"))["trials"][1]["intermediate"]
         self.assertEqual(sorted(int(k) for k in evals), list(range(1, 4096 // 32 * 3 // 16 + 1)))
+
+    LONG = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=4096", "--set", "data.test_limit=256",
+            "--set", "train.epochs=3", "--set", "train.batch_size=32", "--set", "evaluation.every_steps=16",
+            "--space", "optimizer.lr=float:1e-4:1e-2:log", "--pruner", "none", "--seed", "1"]
+
+    def wait_for_checkpoint(self, name, number, runner):
+        record_file = os.path.join(self.out, f"search-{name}", "study.json")
+        deadline = time.time() + 240
+        while time.time() < deadline and runner.poll() is None:
+            time.sleep(0.05)
+            try:
+                record = read_json(record_file)
+            except (OSError, ValueError):
+                continue
+            for t in record["trials"]:
+                if t["number"] == number and t["run_dir"] and os.path.exists(
+                        os.path.join(t["run_dir"], "checkpoints", "last.ckpt")):
+                    return t["run_dir"]
+        self.fail(f"trial {number} never wrote a checkpoint")
+
+    def resume_and_check(self, name, run, trials):
+        """--resume finishes every trial: the interrupted one in its folder, none started twice."""
+        p = subprocess.run([CLI, "search", "--resume", os.path.join(self.out, f"search-{name}")],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(f"resuming {run}", p.stdout)
+        after = study_of(self.out, name).get_trials()
+        self.assertEqual([t.number for t in after], list(range(trials)))
+        self.assertEqual([t.state for t in after], [TrialState.COMPLETE] * trials)
+        folders = sorted(d for d in os.listdir(self.out) if f"-{name}-t" in d)
+        self.assertEqual([f.rsplit("-", 1)[1] for f in folders], [f"t{i}" for i in range(trials)])
+        self.assertEqual(read_json(os.path.join(self.out, f"search-{name}", "study.json"))["state"], "done")
+        return after
+
+    def test_a_trial_killed_by_sigkill_is_stopped_and_resumes(self):
+        # The out-of-memory killer's SIGKILL to a trial: the trial is stopped (resumable, in its folder), not
+        # failed; the runner goes on with the others, ends saying so (exit 130), and --resume finishes it.
+        runner = subprocess.Popen([CLI, "search", *self.LONG, "--trials", "2", "--name", "oom", "--out", self.out],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        run = self.wait_for_checkpoint("oom", 0, runner)
+        ps = subprocess.run(["pgrep", "-f", "name=oom-t0"], capture_output=True, text=True).stdout.split()
+        self.assertEqual(len(ps), 1, ps)
+        os.kill(int(ps[0]), signal.SIGKILL)
+        out, _ = runner.communicate(timeout=300)
+        self.assertEqual(runner.returncode, 130, out)
+        self.assertIn("trial 0: stopped (killed by signal 9 (SIGKILL))", out)
+        self.assertIn("did not finish", out)
+        before = study_of(self.out, "oom").get_trials()
+        self.assertEqual([t.state for t in before], [TrialState.RUNNING, TrialState.COMPLETE])
+        record = read_json(os.path.join(self.out, "search-oom", "study.json"))
+        self.assertEqual([t["state"] for t in record["trials"]], ["stopped", "completed"])
+        self.assertEqual(record["state"], "stopped")
+        self.assertEqual(read_json(os.path.join(run, "trial.json"))["state"], "stopped")
+        after = self.resume_and_check("oom", run, 2)
+        self.assertEqual(after[0].user_attrs["run_dir"], run)
+        self.assertEqual(after[0].params, before[0].params)
+
+    def test_sigterm_to_the_runner_stops_its_trial_which_resumes(self):
+        # The window's Stop (SIGTERM to the runner): the trial in flight is stopped with its checkpoint, never
+        # marked failed, and Resume trains every trial asked for.
+        runner = subprocess.Popen([CLI, "search", *self.LONG, "--trials", "2", "--name", "term", "--out", self.out],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        run = self.wait_for_checkpoint("term", 0, runner)
+        runner.send_signal(signal.SIGTERM)
+        out, _ = runner.communicate(timeout=120)
+        self.assertEqual(runner.returncode, 130, out)
+        before = study_of(self.out, "term").get_trials()
+        self.assertEqual([t.state for t in before], [TrialState.RUNNING])
+        self.assertNotIn("error", before[0].user_attrs)
+        self.assertEqual([t["state"] for t in read_json(os.path.join(self.out, "search-term", "study.json"))["trials"]],
+                         ["stopped"])
+        self.resume_and_check("term", run, 2)
+
+    def test_two_searches_of_one_study_are_refused(self):
+        runner = subprocess.Popen([CLI, "search", *self.LONG, "--trials", "2", "--name", "twice", "--out", self.out],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            self.wait_for_checkpoint("twice", 0, runner)
+            spec = os.path.join(self.out, "search-twice", "search.json")
+            with open(spec, "rb") as f:
+                spec_before = f.read()
+            p = subprocess.run([CLI, "search", "--resume", os.path.join(self.out, "search-twice")],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("is in use by another search", p.stderr)
+            with open(spec, "rb") as f:
+                self.assertEqual(f.read(), spec_before)
+            code, text = search(self.out, *self.LONG, "--trials", "2", "--name", "twice")
+            self.assertEqual(code, 2, text)
+            self.assertIn("is in use by another search", text)
+        finally:
+            runner.send_signal(signal.SIGTERM)
+            runner.communicate(timeout=120)
+        self.assertEqual(len([d for d in os.listdir(self.out) if "-twice-t" in d]), 1)  # trial 0's alone
+
+    def test_a_storage_that_is_a_link_is_refused(self):
+        elsewhere = os.path.join(self.tmp.name, "elsewhere.db")
+        optuna.create_study(study_name="linked", storage=f"sqlite:///{elsewhere}")
+        with open(elsewhere, "rb") as f:
+            bytes_before = f.read()
+        folder = os.path.join(self.out, "search-linked")
+        os.makedirs(folder)
+        os.symlink(elsewhere, os.path.join(folder, "study.db"))
+        code, text = search(self.out, *SMALL, "--space", "optimizer.lr=float:0.01:0.1", "--name", "linked")
+        self.assertEqual(code, 2, text)
+        self.assertIn("study.db is a symbolic link", text)
+        with open(elsewhere, "rb") as f:
+            self.assertEqual(f.read(), bytes_before)
+
+    def test_a_busy_storage_is_said_to_be_busy(self):
+        folder = os.path.join(self.out, "search-busy")
+        os.makedirs(folder)
+        db = os.path.join(folder, "study.db")
+        optuna.create_study(study_name="busy", storage=f"sqlite:///{db}")
+        holder = sqlite3.connect(db)
+        holder.execute("BEGIN EXCLUSIVE")  # another process writing it
+        try:
+            code, text = search(self.out, *SMALL, "--space", "optimizer.lr=float:0.01:0.1", "--name", "busy")
+        finally:
+            holder.rollback()
+            holder.close()
+        self.assertEqual(code, 2, text)
+        self.assertIn("study.db is busy: another process holds it locked", text)
+        self.assertNotIn("move it away", text)
 
     def test_then_train_trains_the_best_without_the_trial_settings(self):
         code, text = search(self.out, *SMALL, "--space", "optimizer.lr=float:1e-3:1e-2:log", "--trials", "2",

@@ -191,7 +191,8 @@ class TestSearchDock : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
     QCOMPARE(ended.first().first().toInt(), 130);
     QCOMPARE(dock->study()["state"].get<std::string>(), std::string("stopped"));
-    QCOMPARE(dock->trials()->item(0, 1)->text(), QString("running"));  // stopped in its middle
+    QCOMPARE(dock->trials()->item(0, 1)->text(), QString("stopped"));  // in its middle: resumable, not failed
+    QVERIFY2(dock->status()->text().contains("1 stopped (Resume continues them)"), qPrintable(dock->status()->text()));
     QVERIFY(dock->status()->text().contains("stopped"));
     const std::string run = dock->study()["trials"][0]["run_dir"].get<std::string>();
     QCOMPARE(nlohmann::json::parse(test::readText(run + "/summary.json"))["status"].get<std::string>(),
@@ -204,6 +205,30 @@ class TestSearchDock : public QObject {
     for (int r = 0; r < 2; ++r) QCOMPARE(dock->trials()->item(r, 1)->text(), QString("completed"));
     // The resumed sampler draws on; it does not repeat the first trial's value.
     QVERIFY(dock->study()["trials"][0]["params"] != dock->study()["trials"][1]["params"]);
+  }
+
+  // Issue 40, item 3: Stop pressed at once, while the first trial's process
+  // starts (a SIGINT before it could handle one ended it with "exit status
+  // -2", recorded failed and never trained again): nothing is failed, and
+  // Resume trains every trial asked for.
+  void stopAtOnceLosesNoTrial() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    TrainConfig c = trialBase(m_dir.path() + "/stop-at-once");
+    window.settingsPanel()->applyDocument(toJson(c));
+    ui::StudyPanel* dock = window.studyPanel();
+    QSignalSpy ended(dock, &ui::StudyPanel::finished);
+    QVERIFY(window.startSearch({"--space", "optimizer.lr=float:0.01:0.1:log", "--trials", "2", "--pruner", "none",
+                                "--name", "at-once"}));
+    QTest::qWait(1500);  // the runner has asked its first trial, whose process is loading
+    dock->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
+    for (const auto& t : dock->study()["trials"])
+      QVERIFY2(t["state"] != "failed", t.dump().c_str());
+    QVERIFY(dock->resume());
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kTimeout);
+    QCOMPARE(ended.last().first().toInt(), 0);
+    QCOMPARE(dock->trials()->rowCount(), 2);
+    for (int r = 0; r < 2; ++r) QCOMPARE(dock->trials()->item(r, 1)->text(), QString("completed"));
   }
 };
 

@@ -234,16 +234,18 @@ void StudyPanel::refresh() {
   const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
   if (!j.is_object() || !j.contains("trials") || !j["trials"].is_array()) return;
   m_study = j;
-  int running = 0, pruned = 0, failed = 0;
+  int running = 0, stopped = 0, pruned = 0, failed = 0;
   for (const auto& t : j["trials"]) {
     const std::string s = t.value("state", "");
     running += s == "running";
+    stopped += s == "stopped";  // resumable in its folder: Resume continues it
     pruned += s == "pruned";
     failed += s == "failed";
   }
   QString s = tr("study %1: %2 of %3 trials").arg(QString::fromStdString(j.value("name", "")))
                   .arg(j["trials"].size()).arg(j.value("trials_target", 0));
   if (running) s += tr(", %1 running").arg(running);
+  if (stopped) s += tr(", %1 stopped (Resume continues them)").arg(stopped);
   if (pruned) s += tr(", %1 pruned").arg(pruned);
   if (failed) s += tr(", %1 failed").arg(failed);
   if (j.contains("best") && j["best"].is_object())
@@ -391,7 +393,7 @@ void StudyPanel::plotParallel() {
                                                                 : QColor(136, 136, 136, 110);
     const bool chosen = selected.count(t.value("number", -1)) > 0;
     QPen pen(c, chosen ? 3.5 : 1.5);
-    if (state == "running") pen.setStyle(Qt::DashLine);
+    if (state == "running" || state == "stopped") pen.setStyle(Qt::DashLine);
     g->setPen(pen);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
   }

@@ -33,6 +33,9 @@ def finite(v):
 
 def check_storage(path):
     """An existing study.db must be Optuna's: never let SQLAlchemy add tables to another file."""
+    if os.path.islink(path):
+        fail(f"{path} is a symbolic link; a study's storage is never written through one (remove the link, or copy "
+             "the database there)")
     if not os.path.exists(path):
         return
     with open(path, "rb") as f:
@@ -44,6 +47,9 @@ def check_storage(path):
         tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
         con.close()
     except sqlite3.Error as e:
+        if "locked" in str(e) or "busy" in str(e):  # another process writes it now: the file is fine
+            fail(f"{path} is busy: another process holds it locked ({e}), such as a search of this study still "
+                 "running or a tool writing to it; wait for it to end, then try again")
         fail(f"{path} is not an Optuna study storage ({e}); move it away or give another --name")
     if not {"studies", "trials", "version_info"} <= tables:
         fail(f"{path} is not an Optuna study storage (it has no studies, trials and version_info tables); "

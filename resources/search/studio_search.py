@@ -23,7 +23,12 @@ A run folder of a trial holds trial.json: its study, number, state, values.
 Killing this runner (any signal, even SIGKILL) stops its trials with a
 checkpoint (they run with STUDIO_STOP_WITH_PARENT); `search --resume DIR`
 resumes those trials in their folders under their numbers, so no trial is
-lost or repeated. Exit status: 0 done, 1 every trial failed or the runner
+lost or repeated. A trial that did not end by itself (stopped by the runner
+or the window, killed by a signal, the out-of-memory killer's SIGKILL
+included) is `stopped`: it stays a running trial in Optuna's storage, and
+`--resume` continues it in its folder (from step 0 when it had no checkpoint
+yet). The CLI holds study.lock in the study's folder for the runner, so a
+second search of the same study is refused while one runs. Exit status: 0 done, 1 every trial failed or the runner
 failed, 2 bad input (the storage is not Optuna's), 130 stopped.
 """
 import argparse
@@ -79,6 +84,7 @@ class Search:
         self.importances_due = threading.Event()
         self.importance_count = 0  # the finished trials the importances are of
         self.state = "running"
+        self.unfinished = []
         storage_file = os.path.join(self.folder, "study.db")
         check_storage(storage_file)
         seed = int(s["seed"])
@@ -185,6 +191,8 @@ class Search:
     def trial_entry(self, t):
         live = self.live.get(t.number, {})
         state = "pruned" if t.state == TrialState.PRUNED else t.state.name.lower()
+        if t.state == TrialState.RUNNING and (live.get("stopped") or t.number not in self.live):
+            state = "stopped"  # not training now: resumable, in its folder
         if t.state == TrialState.FAIL:
             state = "failed"
         if t.state == TrialState.COMPLETE:
@@ -301,9 +309,34 @@ class Search:
             args += ["--set", f"performance.threads={self.threads_each}"]
         return args, env
 
+    def folder_of(self, number):
+        """The folder a trial's run made when the runner was killed before it heard its name: the newest run
+        folder of the trial's name (the stop with the runner gave it a checkpoint)."""
+        name = f"{self.name}-t{number}"[:105]
+        found = []
+        try:
+            entries = os.listdir(self.runs_dir)
+        except OSError:
+            return None
+        for entry in entries:
+            folder = os.path.join(self.runs_dir, entry)
+            try:
+                with open(os.path.join(folder, "settings.json")) as f:
+                    if json.load(f).get("name") == name and not os.path.islink(folder):
+                        found.append(folder)
+            except (OSError, ValueError, AttributeError):
+                continue
+        return max(found, key=os.path.getmtime) if found else None
+
     def run_trial(self, trial, slot):
         number, params = trial.number, trial.params
         live = self.live[number]
+        live["stopped"] = False
+        if not live["run_dir"]:
+            live["run_dir"] = self.folder_of(number)
+            if live["run_dir"]:
+                with self.lock:
+                    trial.set_user_attr("run_dir", live["run_dir"])
         run_dir = live["run_dir"]
         resume_dir = None
         if run_dir and os.path.isfile(os.path.join(run_dir, "summary.json")):
@@ -311,8 +344,8 @@ class Search:
                 status = json.load(f).get("status")
             if status in ("completed", "early-stopped"):
                 return self.finish(trial, status, run_dir, "", metrics_values(run_dir, self.metric))
-        if run_dir and os.path.isfile(os.path.join(run_dir, "checkpoints", "last.ckpt")):
-            resume_dir = run_dir
+        if run_dir and os.path.isfile(os.path.join(run_dir, "settings.json")):
+            resume_dir = run_dir  # from its checkpoint, or again from step 0 in its folder when it had none
         if resume_dir:
             self.catch_up(trial, resume_dir)
         shown = " ".join(f"{k}={setting_text(v)}" for k, v in params.items())
@@ -369,11 +402,17 @@ class Search:
         code = proc.wait()
         with self.lock:
             self.children.pop(number, None)
-        if not status:
-            status = "failed" if code not in (130, 143) or not live.get("run_dir") else "stopped"
         error = "\n".join(e for e in errors if not e.startswith("warning:")) or f"exit status {code}"
         if not live.get("run_dir") and code == 2:
             error = "these settings are not valid, never trained: " + error
+        elif not status and (code < 0 or code in (129, 130, 143) or self.stopping):
+            # It did not end by itself: stopped by the runner or the window (a signal before the CLI could
+            # handle it, too), or killed (the out-of-memory killer's SIGKILL). Resumable, never failed.
+            status = "stopped"
+            live["why"] = (f"killed by signal {-code} ({signal.Signals(-code).name})" if code < 0
+                           and -code in signal.valid_signals() else f"exit status {code}")
+        if not status:
+            status = "failed"
         return self.finish(trial, status, live.get("run_dir"), error,
                            metrics_values(live.get("run_dir") or "", self.metric) or values)
 
@@ -399,8 +438,13 @@ class Search:
                         + (" (best so far)" if best == value else f" (best {best:.4g})"))
                     self.importances_due.set()
             elif status == "stopped":
-                say(f"trial {number}: stopped; it resumes with the study")
-                state, value = "running", None
+                live = self.live.get(number, {})
+                live["stopped"] = True
+                why = live.get("why")
+                where = f" in {run_dir}" if run_dir else ""
+                say(f"trial {number}: stopped{' (' + why + ')' if why else ''}; it resumes{where} with the study "
+                    f"(search --resume {self.folder})")
+                state, value = "stopped", None
             else:
                 trial.set_user_attr("error", error[-2000:])
                 self.tell(number, state=TrialState.FAIL)
@@ -481,7 +525,10 @@ class Search:
         for th, _ in active.values():
             th.join()
         self.update_importances()
-        record = self.snapshot("stopped" if self.stopping else "done")
+        with self.lock:
+            self.unfinished = [n for n, live in self.live.items() if live.get("stopped")]
+        # A trial killed from outside (the out-of-memory killer) leaves the study unfinished: stopped, resumable.
+        record = self.snapshot("stopped" if self.stopping or self.unfinished else "done")
         return record
 
     def summary(self, record):
@@ -531,6 +578,10 @@ def main():
         f"{search.spec['sampler']} sampler, {search.spec['pruner']} pruner; study in {search.folder}")
     record = search.run()
     best = search.summary(record)
+    if search.unfinished and not search.stopping:
+        say(f"search: trial(s) {', '.join(map(str, search.unfinished))} did not finish (see above) and are kept: "
+            f"`training-studio-cli search --resume {search.folder}` continues them in their folders")
+        return 130
     if search.stopping:
         say(f"search stopped; `training-studio-cli search --resume {search.folder}` continues it")
         return 130
