@@ -143,21 +143,26 @@ class TestPredictTab : public QObject {
 
     // Averaged with the mirror images: other probabilities, the same files.
     const std::vector<float> plainProbabilities = panel->report()->probabilities;
+    // Choosing it predicts the rows listed again (nothing else to press).
     panel->setTestTimeAugmentation("flip");
-    panel->predictPaths({m_photos});
+    QVERIFY(panel->busy());
     QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
     QCOMPARE(panel->report()->rows.size(), size_t(kImages));
     QVERIFY(panel->report()->probabilities != plainProbabilities);
     // Five crops take images larger than the input only: these 28x28 ones are
     // each refused, with the reason in their row.
     panel->setTestTimeAugmentation("five-crop");
-    panel->predictPaths({m_photos});
+    QVERIFY(panel->busy());
     QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
     QCOMPARE(panel->report()->skipped, int64_t(kImages));
+    QVERIFY2(panel->statusText().contains("none of the 60 inputs predicted") &&
+                 panel->statusText().contains("not larger than the model's input"),
+             qPrintable(panel->statusText()));
     QVERIFY2(table->item(0, 5)->text().contains("not larger than the model's input"), qPrintable(table->item(0, 5)->text()));
     panel->setTestTimeAugmentation("none");
-    panel->predictPaths({m_photos});
+    QVERIFY(panel->busy());
     QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+    QCOMPARE(panel->report()->skipped, int64_t(0));
 
     // Saved as the CLI writes it: a header and one line per file.
     const QString csv = m_dir.path() + "/tab.csv";
@@ -199,6 +204,82 @@ class TestPredictTab : public QObject {
     QCOMPARE(panel.attribution()->values.size(), size_t(3));
     QVERIFY2(panel.explanation().contains("gradient × input") && panel.explanation().contains("left"),
              qPrintable(panel.explanation()));
+  }
+
+  // A regression's and a multi-label model's tables: each row's values, or its
+  // labels at their thresholds and the labels' probabilities; a selected row
+  // weighs its features for a target or a label (the window crashed here,
+  // indexing the classes such a model does not have). Two tables predicted at
+  // once keep every row's values and features.
+  void regressionAndMultiLabelTables() {
+    std::string regression = "a,b,noise,y\n", tags = "a,b,noise,hot,cold\n";
+    for (int i = 0; i < 240; ++i) {
+      const double a = (i * 37 % 101) / 10.0, b = (i * 53 % 97) / 10.0, n = (i * 11 % 7) / 10.0;
+      regression += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(n) + "," +
+                    std::to_string(3 * a - b) + "\n";
+      tags += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(n) + "," + (a > 5 ? "1" : "0") +
+              "," + (b > 5 ? "1" : "0") + "\n";
+    }
+    const QString regressionCsv = m_dir.path() + "/y.csv", tagsCsv = m_dir.path() + "/tags.csv";
+    writeFileAtomically(regressionCsv.toStdString(), regression);
+    writeFileAtomically(tagsCsv.toStdString(), tags);
+    for (const bool labels : {false, true}) {
+      TrainConfig c = test::smallConfig(m_dir.path() + (labels ? "/tag-runs" : "/y-runs"));
+      c.data.format = "csv";
+      c.data.root = (labels ? tagsCsv : regressionCsv).toStdString();
+      c.task.kind = labels ? "multilabel" : "regression";
+      if (labels) c.data.target_columns = {"hot", "cold"};
+      c.model.kind = "mlp";
+      c.model.width = 16;
+      c.train.epochs = 4;
+      Session s;
+      s.start(c);
+      const RunSummary r = test::runToEnd(s);
+      QCOMPARE(r.status, std::string("completed"));
+      ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+      ui::PredictPanel* panel = window.predictPanel();
+      panel->setModelFolder(QString::fromStdString(r.runDir));
+      panel->setWeights("last");
+      const QString table = labels ? tagsCsv : regressionCsv;
+      panel->predictPaths({table, table});
+      QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+      QVERIFY2(panel->report().has_value(), qPrintable(panel->statusText()));
+      const PredictionReport& report = *panel->report();
+      QCOMPARE(panel->table()->rowCount(), 480);
+      QCOMPARE(report.values.size(), size_t(480 * (labels ? 2 : 1)));
+      QCOMPARE(report.features.size(), size_t(480 * 3));
+      // Each row shows what the CLI's predict writes for it.
+      const PredictionReport cli = Predictor(r.runDir, {.which = "last"}).predict(table.toStdString());
+      QCOMPARE(cli.values.size(), size_t(240 * (labels ? 2 : 1)));
+      const int k = panel->table()->item(0, 0)->data(Qt::UserRole + 1).toInt() % 240;
+      const QString shown = panel->table()->item(0, 1)->text();
+      if (labels) {
+        QStringList want;
+        for (size_t j = 0; j < 2; ++j)
+          if (cli.values[static_cast<size_t>(k) * 2 + j] >= cli.thresholds[j]) want << QString::fromStdString(cli.targets[j]);
+        QCOMPARE(shown, want.join("|"));
+        auto* filter = panel->findChild<QComboBox*>("predictFilter");
+        QCOMPARE(filter->count(), 3);  // all, hot, cold
+        filter->setCurrentIndex(filter->findData("hot"));
+        for (int i = 0; i < panel->table()->rowCount(); ++i)
+          if (!panel->table()->isRowHidden(i)) QVERIFY(panel->table()->item(i, 1)->text().split('|').contains("hot"));
+        QVERIFY(panel->visibleRows() > 0 && panel->visibleRows() < 480);
+        filter->setCurrentIndex(0);
+      } else {
+        QCOMPARE(shown, QString::number(static_cast<double>(cli.values[static_cast<size_t>(k)]), 'g', 6));
+      }
+      panel->table()->selectRow(0);
+      QTRY_VERIFY_WITH_TIMEOUT(!panel->camBusy() && panel->attribution().has_value(), kTimeout);
+      QCOMPARE(panel->attribution()->values.size(), size_t(3));
+      const std::string output = panel->attribution()->output;
+      QVERIFY2(labels ? (output == "hot" || output == "cold") : output == "y", output.c_str());
+      QVERIFY2(panel->explanation().contains("What weighed most for " + QString::fromStdString(output)),
+               qPrintable(panel->explanation()));
+      QVERIFY(!panel->opacitySlider()->isVisibleTo(panel));  // no Grad-CAM for a table
+      const QString saved = m_dir.path() + (labels ? "/tags-out.csv" : "/y-out.csv");
+      QVERIFY(panel->saveCsv(saved));
+      QCOMPARE(test::readLines(saved.toStdString()).size(), size_t(481));
+    }
   }
 
   // The live run, paused: its current weights predict (its last checkpoint

@@ -29,6 +29,8 @@ enum Column { Source, Predicted, Confidence, TopK, Label, Problem, Columns };
 
 // A row's position in the report, kept in its first cell (rows get sorted).
 constexpr int kRowRole = Qt::UserRole + 1;
+// The classes or labels a row is predicted as (the filter's choices), kept in its Predicted cell.
+constexpr int kInRole = Qt::UserRole + 2;
 
 // A number shown as text ("42.0 %") that sorts by its value (Qt::UserRole).
 class NumberItem : public QTableWidgetItem {
@@ -42,13 +44,17 @@ class NumberItem : public QTableWidgetItem {
 // Blue (cold) to red (hot), as the usual jet-like maps.
 QColor heatColour(float v) { return QColor::fromHsvF(static_cast<float>((1.0 - std::clamp(v, 0.0f, 1.0f)) * 0.66), 1.0f, 1.0f); }
 
+// Several inputs' reports as one (a classifier's, a regression's or a
+// multi-label model's: every per-row vector follows its rows).
 void append(PredictionReport& into, PredictionReport&& more) {
-  if (into.classes.empty()) {
+  if (into.model.empty()) {  // the first
     into = std::move(more);
     return;
   }
   into.rows.insert(into.rows.end(), more.rows.begin(), more.rows.end());
   into.probabilities.insert(into.probabilities.end(), more.probabilities.begin(), more.probabilities.end());
+  into.features.insert(into.features.end(), more.features.begin(), more.features.end());
+  into.values.insert(into.values.end(), more.values.begin(), more.values.end());
   into.skipped += more.skipped;
   into.labelled += more.labelled;
   into.correct += more.correct;
@@ -134,10 +140,12 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   auto* side = new QWidget;
   auto* sideLayout = new QVBoxLayout(side);
   sideLayout->addWidget(m_preview);
-  auto* opacityRow = new QHBoxLayout;
+  m_opacityRow = new QWidget;
+  auto* opacityRow = new QHBoxLayout(m_opacityRow);
+  opacityRow->setContentsMargins(0, 0, 0, 0);
   opacityRow->addWidget(new QLabel(tr("Grad-CAM")));
   opacityRow->addWidget(m_opacity);
-  sideLayout->addLayout(opacityRow);
+  sideLayout->addWidget(m_opacityRow);
   sideLayout->addWidget(m_camNote);
   for (int i = 0; i < kBars; ++i) {
     auto* name = new QLabel;
@@ -202,6 +210,12 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
     if (!path.isEmpty() && !saveCsv(path, &error)) setStatus(error, true);
   });
   connect(m_table, &QTableWidget::itemSelectionChanged, this, &PredictPanel::showSelected);
+  // Other weights or another test-time augmentation: the rows listed are predicted again with them.
+  auto again = [this] {
+    if (!m_lastPaths.isEmpty() && !m_folder.isEmpty()) predictPaths(m_lastPaths);
+  };
+  connect(m_weights, &QComboBox::currentIndexChanged, this, again);
+  connect(m_tta, &QComboBox::currentIndexChanged, this, again);
   connect(m_opacity, &QSlider::valueChanged, this, &PredictPanel::drawPreview);
 }
 
@@ -210,6 +224,8 @@ PredictPanel::~PredictPanel() = default;
 void PredictPanel::setModelFolder(const QString& folder) {
   if (folder == m_folder) return;
   m_folder = folder;
+  m_lastPaths.clear();  // another model's rows are not predicted again with this one
+  m_tta->setEnabled(true);
   m_model->setText(tr("Model: %1").arg(folder));
 }
 
@@ -252,6 +268,7 @@ void PredictPanel::predictPaths(const QStringList& paths) {
     return;
   }
   if (paths.isEmpty()) return;
+  m_lastPaths = paths;
   if (QString why; m_trustCheck && !m_trustCheck(m_folder, &why)) {
     setStatus(why, true);
     return;
@@ -286,21 +303,37 @@ void PredictPanel::predictPaths(const QStringList& paths) {
                            .arg(static_cast<qlonglong>(r.rows.size()) - r.skipped)
                            .arg(r.seconds, 0, 'f', 2);
         if (r.labelled > 0)
-          text += tr("; accuracy %1 % on the %2 labelled by their class folders")
+          text += (r.input == "image" ? tr("; accuracy %1 % on the %2 labelled by their class folders")
+                                      : tr("; accuracy %1 % on the %2 rows labelled in the table"))
                       .arg(100.0 * r.accuracy(), 0, 'f', 1)
                       .arg(r.labelled);
-        if (r.skipped > 0) text += tr("; %1 skipped (the Problem column says why)").arg(r.skipped);
+        const bool noneRead = r.skipped > 0 && r.skipped == static_cast<int64_t>(r.rows.size());
+        if (noneRead)  // the same reason for every row, as the CLI says it (five crops of small images)
+          text = tr("%1: none of the %2 inputs predicted: %3")
+                     .arg(QString::fromStdString(r.model))
+                     .arg(r.skipped)
+                     .arg(QString::fromStdString(r.rows.front().error));
+        else if (r.skipped > 0)
+          text += tr("; %1 skipped (the Problem column says why)").arg(r.skipped);
         if (!r.note.empty()) text += " (" + QString::fromStdString(r.note) + ")";
-        setStatus(text, false);
+        setStatus(text, noneRead);
         Q_EMIT predicted(static_cast<int>(r.rows.size()));
       });
 }
 
 void PredictPanel::fillTable() {
   const auto& r = *m_report;
+  const bool values = !r.targets.empty();             // a regression's or a multi-label model's
+  const bool labels = values && !r.thresholds.empty();  // multi-label
+  const size_t width = r.targets.size();
   m_table->setSortingEnabled(false);
   m_table->clearContents();
   m_table->setRowCount(static_cast<int>(r.rows.size()));
+  m_table->setHorizontalHeaderLabels({tr("File or row"), tr("Predicted"),
+                                      labels ? tr("Most probable") : values ? tr("Value") : tr("Confidence"),
+                                      labels ? tr("Labels by probability") : values ? tr("Targets") : tr("Top 5"),
+                                      tr("Label"), tr("Problem")});
+  m_table->setColumnHidden(Label, values);  // a known label is a classifier's
   auto name = [&](int64_t c) { return QString::fromStdString(r.classes[static_cast<size_t>(c)]); };
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
@@ -310,14 +343,43 @@ void PredictPanel::fillTable() {
     item->setToolTip(source);
     item->setData(kRowRole, k);
     m_table->setItem(k, Source, item);
-    m_table->setItem(k, Predicted, new QTableWidgetItem(row.top.empty() ? QString() : name(row.top[0])));
-    const double p = row.probability.empty() ? -1.0 : static_cast<double>(row.probability[0]);
-    m_table->setItem(k, Confidence, new NumberItem(p, p < 0 ? QString() : QString("%1 %").arg(100 * p, 0, 'f', 1)));
-    QStringList top;
-    for (size_t j = 0; j < row.top.size(); ++j)
-      top << QString("%1 %2").arg(name(row.top[j])).arg(static_cast<double>(row.probability[j]), 0, 'f', 3);
+    QString predicted;
+    QStringList in, top;
+    double figure = -1;  // sorts the rows: the confidence, the most probable label's, or the first target's value
+    if (!row.error.empty()) {
+      // skipped: its reason is in the Problem column
+    } else if (!values) {
+      if (!row.top.empty()) in << name(row.top[0]);
+      predicted = in.value(0);
+      figure = row.probability.empty() ? -1.0 : static_cast<double>(row.probability[0]);
+      for (size_t j = 0; j < row.top.size(); ++j)
+        top << QString("%1 %2").arg(name(row.top[j])).arg(static_cast<double>(row.probability[j]), 0, 'f', 3);
+    } else {
+      const float* v = r.values.data() + i * width;
+      std::vector<size_t> order(width);
+      for (size_t j = 0; j < width; ++j) order[j] = j;
+      if (labels) std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] > v[b]; });
+      for (size_t j = 0; j < width; ++j) {
+        const QString target = QString::fromStdString(r.targets[j]);
+        if (labels && static_cast<double>(v[j]) >= r.thresholds[j]) in << target;
+      }
+      for (size_t j = 0; j < std::min<size_t>(labels ? kBars : width, width); ++j)
+        top << QString("%1 %2").arg(QString::fromStdString(r.targets[order[j]]))
+                   .arg(static_cast<double>(v[order[j]]), 0, 'g', labels ? 3 : 6);
+      figure = static_cast<double>(v[order[0]]);
+      predicted = labels ? in.join(QString::fromStdString(r.tagSeparator))
+                         : (width == 1 ? QString::number(figure, 'g', 6) : top.join(" · "));
+    }
+    auto* predictedItem = new QTableWidgetItem(predicted);
+    predictedItem->setData(kInRole, in);
+    m_table->setItem(k, Predicted, predictedItem);
+    const QString figureText = figure < 0 && !(values && !labels) ? QString()
+                               : values && !labels                 ? QString::number(figure, 'g', 6)
+                                                                   : QString("%1 %").arg(100 * figure, 0, 'f', 1);
+    m_table->setItem(k, Confidence, new NumberItem(row.error.empty() ? figure : -1e300,
+                                                   row.error.empty() ? figureText : QString()));
     m_table->setItem(k, TopK, new QTableWidgetItem(top.join(" · ")));
-    m_table->setItem(k, Label, new QTableWidgetItem(row.label >= 0 ? name(row.label) : QString()));
+    m_table->setItem(k, Label, new QTableWidgetItem(row.label >= 0 && !values ? name(row.label) : QString()));
     m_table->setItem(k, Problem, new QTableWidgetItem(QString::fromStdString(row.error)));
   }
   m_table->setSortingEnabled(true);
@@ -325,11 +387,17 @@ void PredictPanel::fillTable() {
   const QString keep = m_filter->currentData().toString();
   m_filter->blockSignals(true);
   m_filter->clear();
-  m_filter->addItem(tr("All classes"), QString());
-  for (const auto& c : r.classes) m_filter->addItem(QString::fromStdString(c), QString::fromStdString(c));
+  m_filter->addItem(values && !labels ? tr("All rows") : labels ? tr("All labels") : tr("All classes"), QString());
+  if (!values || labels)
+    for (const auto& c : values ? r.targets : r.classes)
+      m_filter->addItem(QString::fromStdString(c), QString::fromStdString(c));
+  m_filter->setEnabled(m_filter->count() > 1);
   m_filter->setCurrentIndex(std::max(0, m_filter->findData(keep)));
   m_filter->blockSignals(false);
-  setClassFilter(keep);
+  setClassFilter(m_filter->currentData().toString());
+  // Test-time augmentation averages an image classifier's probabilities; Grad-CAM looks at images.
+  m_tta->setEnabled(r.input == "image" && !values);
+  m_opacityRow->setVisible(r.input == "image");
   m_save->setEnabled(true);
   if (m_table->rowCount() > 0) m_table->selectRow(0);
 }
@@ -343,7 +411,8 @@ void PredictPanel::setClassFilter(const QString& className) {
     }
   }
   for (int i = 0; i < m_table->rowCount(); ++i)
-    m_table->setRowHidden(i, !className.isEmpty() && m_table->item(i, Predicted)->text() != className);
+    m_table->setRowHidden(
+        i, !className.isEmpty() && !m_table->item(i, Predicted)->data(kInRole).toStringList().contains(className));
 }
 
 int PredictPanel::visibleRows() const {
@@ -381,15 +450,26 @@ void PredictPanel::showSelected() {
   if (!m_report || selected.isEmpty()) return;
   const int k = m_table->item(selected.front()->row(), Source)->data(kRowRole).toInt();
   const auto& row = m_report->rows[static_cast<size_t>(k)];
+  // The bars: a classifier's top classes, or a multi-label model's most probable labels (a regression has none).
+  std::vector<std::pair<std::string, float>> bars;
+  if (m_report->targets.empty()) {
+    for (size_t j = 0; j < row.top.size(); ++j)
+      bars.emplace_back(m_report->classes[static_cast<size_t>(row.top[j])], row.probability[j]);
+  } else if (!m_report->thresholds.empty() && row.error.empty()) {
+    const size_t width = m_report->targets.size();
+    for (size_t j = 0; j < width; ++j)
+      bars.emplace_back(m_report->targets[j], m_report->values[static_cast<size_t>(k) * width + j]);
+    std::stable_sort(bars.begin(), bars.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
   for (size_t j = 0; j < m_bars.size(); ++j) {
     auto [name, bar] = m_bars[j];
-    const bool shown = j < row.top.size();
+    const bool shown = j < bars.size();
     name->setVisible(shown);
     bar->setVisible(shown);
     if (!shown) continue;
-    name->setText(QString::fromStdString(m_report->classes[static_cast<size_t>(row.top[j])]));
-    bar->setValue(static_cast<int>(std::lround(1000.0 * static_cast<double>(row.probability[j]))));
-    bar->setFormat(QString("%1 %").arg(100.0 * static_cast<double>(row.probability[j]), 0, 'f', 1));
+    name->setText(QString::fromStdString(bars[j].first));
+    bar->setValue(static_cast<int>(std::lround(1000.0 * static_cast<double>(bars[j].second))));
+    bar->setFormat(QString("%1 %").arg(100.0 * static_cast<double>(bars[j].second), 0, 'f', 1));
   }
   m_cam.reset();
   m_attribution.reset();
@@ -424,9 +504,8 @@ void PredictPanel::showSelected() {
           for (size_t i = 0; i < std::min<size_t>(8, order.size()); ++i)
             lines << QString("%1  %2").arg(QString::fromStdString(a.features[order[i]]))
                          .arg(static_cast<double>(a.values[order[i]]), 0, 'g', 3);
-          m_camNote->setText(tr("What weighed most for %1 (gradient × input):\n%2")
-                                 .arg(QString::fromStdString(m_report->classes[static_cast<size_t>(a.classIndex)]),
-                                      lines.join("\n")));
+          m_camNote->setText(
+              tr("What weighed most for %1 (gradient × input):\n%2").arg(QString::fromStdString(a.output), lines.join("\n")));
         });
     return;
   }
@@ -437,8 +516,7 @@ void PredictPanel::showSelected() {
         m_cam = out.cam;
         m_camNote->setText(out.cam ? tr("Where the last convolutional stage (layer %1) looked for %2")
                                          .arg(QString::fromStdString(out.cam->layer))
-                                         .arg(QString::fromStdString(
-                                             m_report->classes[static_cast<size_t>(out.cam->classIndex)]))
+                                         .arg(QString::fromStdString(out.cam->output))
                                    : out.error);
         drawPreview();
       });

@@ -56,6 +56,10 @@ class PredictPanel : public QWidget {
   using TrustCheck = std::function<bool(const QString& folder, QString* why)>;
   void setTrustCheck(TrustCheck check) { m_trustCheck = std::move(check); }
   // As a drop: image files and folders (or a CSV table); replaces the rows.
+  // Choosing other weights or another test-time augmentation predicts the
+  // same paths again with them. A regression's rows show their values, a
+  // multi-label model's its labels at their thresholds and each label's
+  // probability (the filter then picks a label).
   void predictPaths(const QStringList& paths);
   bool busy() const { return m_busy; }
   const std::optional<PredictionReport>& report() const { return m_report; }
@@ -114,6 +118,8 @@ class PredictPanel : public QWidget {
   QLabel* m_preview = nullptr;
   QLabel* m_camNote = nullptr;
   QSlider* m_opacity = nullptr;
+  QWidget* m_opacityRow = nullptr;  // Grad-CAM's opacity: image models only
+  QStringList m_lastPaths;          // what was last predicted: again with other weights or TTA
   std::vector<std::pair<QLabel*, QProgressBar*>> m_bars;
   PredictOptions m_used;  // what the rows shown were predicted with
   std::optional<PredictionReport> m_report;

@@ -85,10 +85,16 @@ struct PredictionReport {
 };
 
 // Grad-CAM of one image for one class.
+// classIndex is the output explained: a classifier's class (the predicted one
+// unless asked), a multi-label model's label (the most probable unless asked),
+// a regression's target (the first unless asked); output names it, and
+// probability is the class's or label's probability, or the target's
+// predicted value in the data's units.
 struct GradCamMap {
   std::string layer;          // the stage whose activations it weighs ("4", "layer4")
-  int64_t classIndex = 0;     // the class it explains (the predicted one unless asked)
-  float probability = 0;      // the model's probability of that class
+  int64_t classIndex = 0;     // the output it explains
+  std::string output;         // its class, label or target
+  float probability = 0;      // the model's probability of that class (a regression: the value)
   int64_t height = 0, width = 0;
   std::vector<float> heat;    // height x width, row-major, in [0, 1]
   std::vector<uint8_t> image; // the model's input as pixels (height x width x channels, before normalising)
@@ -99,7 +105,8 @@ struct GradCamMap {
 // et al. 2016; Captum's InputXGradient), the class's logit's gradient with
 // respect to each normalised feature times that feature.
 struct FeatureAttribution {
-  int64_t classIndex = 0;
+  int64_t classIndex = 0;  // the output explained, as GradCamMap's
+  std::string output;      // its class, label or target
   float probability = 0;
   std::vector<std::string> features;  // the model's feature columns, in order
   std::vector<float> values;          // one per feature

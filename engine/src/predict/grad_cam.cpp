@@ -11,23 +11,43 @@
 #include "studio/errors.h"
 
 namespace studio {
+void Predictor::Impl::checkOutput(int64_t index, const std::string& what) const {
+  const auto n = static_cast<int64_t>(classes.empty() ? targets.size() : classes.size());
+  if (index >= n)
+    throw InputError(what + ": output " + std::to_string(index) + " is not one of the model's " + std::to_string(n) +
+                     (classes.empty() ? (targetMean.defined() ? " targets" : " labels") : " classes"));
+}
+
+Predictor::Impl::Explained Predictor::Impl::explained(const torch::Tensor& logits, int64_t asked) const {
+  const torch::Tensor out = logits.detach()[0].cpu();
+  Explained e;
+  if (!classes.empty() || !targetMean.defined()) {  // probabilities: softmax over classes, or each label's sigmoid
+    const torch::Tensor probs = classes.empty() ? torch::sigmoid(out) : torch::softmax(out, 0);
+    e.index = asked >= 0 ? asked : probs.argmax().item<int64_t>();
+    e.figure = probs[e.index].item<float>();
+  } else {
+    e.index = asked >= 0 ? asked : 0;
+    e.figure = (out[e.index].to(torch::kFloat64) * targetStd[e.index] + targetMean[e.index]).item<float>();
+  }
+  const auto& names = classes.empty() ? targets : classes;
+  e.name = static_cast<size_t>(e.index) < names.size() ? names[static_cast<size_t>(e.index)] : std::to_string(e.index);
+  return e;
+}
 
 GradCamMap Predictor::gradCam(const std::string& imageFile, int64_t classIndex) {
   if (!m->images())
     throw InputError("Grad-CAM explains image models; " + m->description + " takes a table's rows");
-  const auto classes = static_cast<int64_t>(m->classes.size());
-  if (classIndex >= classes)
-    throw InputError("Grad-CAM: class " + std::to_string(classIndex) + " is not one of the model's " +
-                     std::to_string(classes) + " classes");
+  m->checkOutput(classIndex, "Grad-CAM");
   const torch::Tensor pixels = m->inputPixels(imageFile);
   torch::AutoGradMode grad(true);
   const torch::Tensor x = m->normalise(pixels.unsqueeze(0)).requires_grad_(true);
   torch::Tensor stage;
   GradCamMap out;
   const torch::Tensor logits = m->model->forwardWithStage(x, stage, out.layer).to(torch::kFloat32);
-  const torch::Tensor probs = torch::softmax(logits.detach(), 1)[0].cpu();
-  out.classIndex = classIndex >= 0 ? classIndex : probs.argmax().item<int64_t>();
-  out.probability = probs[out.classIndex].item<float>();
+  const Impl::Explained e = m->explained(logits, classIndex);
+  out.classIndex = e.index;
+  out.probability = e.figure;
+  out.output = e.name;
   const torch::Tensor g = torch::autograd::grad({logits[0][out.classIndex]}, {stage})[0];
   const torch::Tensor weights = g.mean({2, 3}, /*keepdim=*/true);
   torch::Tensor cam = torch::relu((weights * stage.detach()).sum(1, /*keepdim=*/true));
@@ -52,19 +72,17 @@ FeatureAttribution Predictor::attributions(const std::vector<float>& rawFeatures
   if (rawFeatures.size() != width)
     throw InputError("the row has " + std::to_string(rawFeatures.size()) + " features; the model takes " +
                      std::to_string(width));
-  const auto classes = static_cast<int64_t>(m->classes.size());
-  if (classIndex >= classes)
-    throw InputError("class " + std::to_string(classIndex) + " is not one of the model's " + std::to_string(classes) +
-                     " classes");
+  m->checkOutput(classIndex, "feature attributions");
   torch::AutoGradMode grad(true);
   const torch::Tensor raw = torch::from_blob(const_cast<float*>(rawFeatures.data()), {1, m->input.features},
                                              torch::kFloat32);
   const torch::Tensor x = m->normalise(raw).detach().requires_grad_(true);
   const torch::Tensor logits = m->model->forward(x).to(torch::kFloat32);
-  const torch::Tensor probs = torch::softmax(logits.detach(), 1)[0].cpu();
+  const Impl::Explained e = m->explained(logits, classIndex);
   FeatureAttribution out;
-  out.classIndex = classIndex >= 0 ? classIndex : probs.argmax().item<int64_t>();
-  out.probability = probs[out.classIndex].item<float>();
+  out.classIndex = e.index;
+  out.probability = e.figure;
+  out.output = e.name;
   const torch::Tensor g = torch::autograd::grad({logits[0][out.classIndex]}, {x})[0];
   const torch::Tensor a = (g * x.detach())[0].contiguous().cpu();
   out.features = m->features;

@@ -52,6 +52,18 @@ struct Predictor::Impl {
   // A regression's values for a table's rows (normalised here), into r.
   void predictValues(const torch::Tensor& features, const TableInputs& table, PredictionReport& r,
                      const PredictProgress& progress);
+  // The output an explanation (Grad-CAM, attributions) is of: a classifier's
+  // class (the predicted one unless asked) and its softmax probability; a
+  // multi-label model's label (the most probable unless asked) and its
+  // sigmoid probability; a regression's target (the first unless asked) and
+  // its value in the data's units. checkOutput refuses an index past them.
+  struct Explained {
+    int64_t index = 0;
+    float figure = 0;
+    std::string name;
+  };
+  Explained explained(const torch::Tensor& logits, int64_t asked) const;
+  void checkOutput(int64_t index, const std::string& what) const;
   // A report of no rows yet, saying what predicts.
   PredictionReport emptyReport() const;
   // labels: one per file, or empty (none known).
