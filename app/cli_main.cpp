@@ -9,7 +9,7 @@
 //   queue run [--queue FILE]
 //   summary (--preset NAME | --config FILE) [--set key=value ...]
 //   presets
-//   export RUN_DIR --out DIR [--which best|last|ema]
+//   export RUN_DIR --out DIR [--which auto|best|last|ema]
 //   search (--preset NAME | --config FILE | --resume STUDY_DIR) --space key=... [--metric M] [--trials N] ...
 //   predict RUN_DIR|EXPORT_DIR --input FILE|FOLDER|TABLE.csv [--which ...] [--top-k 5] [--tta flip] [--out F]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
@@ -282,12 +282,14 @@ int cliMain(int argc, char** argv) {
 
   app.add_subcommand("presets", "List the presets");
 
-  std::string exportRun, exportOut, which = "best";
+  std::string exportRun, exportOut, which = "auto";
   auto* exp = app.add_subcommand("export", "Write a run's model, checkpoint, settings and evaluations to a folder");
   exp->add_option("run_dir", exportRun, "The run folder")->required();
   exp->add_option("--out", exportOut, "Destination folder")->required()->check(kNamesSomething);
-  exp->add_option("--which", which, "best or last checkpoint, or ema: the weights' moving average (train.ema)")
-      ->check(CLI::IsMember({"best", "last", "ema"}));
+  exp->add_option("--which", which,
+                  "auto (default): the weights of the run's test figures (the best checkpoint's for a run with a "
+                  "validation split, else the last); best or last checkpoint; or ema: the weights' moving average")
+      ->check(CLI::IsMember({"auto", "best", "last", "ema"}));
 
   studio::PredictCommand predict(app);
   studio::cli::SearchCommand search(app);

@@ -9,6 +9,8 @@
 
 #include <cmath>
 
+#include "studio/eval_report.h"
+
 using namespace studio;
 
 namespace {
@@ -103,6 +105,54 @@ class TestEarlyStopping : public QObject {
     const auto py = test::python("check_checkpoint.py", {QString::fromStdString(r.runDir + "/checkpoints/best.ckpt"),
                                                           QString::number(bestStep)});
     QVERIFY2(py.code == 0, qPrintable(py.output));
+  }
+
+  // Issue 40, item 4 (one clear model): with a validation split, the
+  // headline test figures are the best checkpoint's weights' (Keras's
+  // restore_best_weights, Lightning's test(ckpt_path="best")), named in
+  // summary.json and in the test report, with the last weights' figures
+  // beside them; export and predict take those weights by default (auto).
+  // Without a validation split, the last weights, named so.
+  void theTestFiguresNameTheirWeights() {
+    QTemporaryDir dir;
+    TrainConfig c = plateauing(dir.filePath("validated"));
+    c.data.val_fraction = 0.2;
+    Session s;
+    s.start(c);
+    const RunSummary r = test::runToEnd(s);
+    QCOMPARE(r.status, std::string("early-stopped"));
+    QVERIFY(r.earlyStoppingBestStep < r.steps);
+    QCOMPARE(r.testWeights, std::string("best"));
+    QCOMPARE(r.testWeightsStep, r.earlyStoppingBestStep);
+    QVERIFY(std::isfinite(r.lastTestAccuracy) && std::isfinite(r.lastTestLoss));
+    const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
+    QCOMPARE(summary["test_weights"]["which"].get<std::string>(), std::string("best"));
+    QCOMPARE(summary["test_weights"]["step"].get<int64_t>(), r.earlyStoppingBestStep);
+    QCOMPARE(summary["last_weights"]["test_accuracy"].get<double>(), r.lastTestAccuracy);
+    // The test report is of the same weights as the headline, and says whose.
+    const EvalReport report = readEvalReport(r.runDir + "/eval/step-" + std::to_string(r.steps) + ".json");
+    QCOMPARE(report.split, std::string("test"));
+    QCOMPARE(report.weights, std::string("best"));
+    QCOMPARE(report.weightsStep, r.earlyStoppingBestStep);
+    QCOMPARE(report.accuracy, r.testAccuracy);
+    // Export by default: the headline's weights.
+    const ExportResult exported = exportRun(r.runDir, dir.filePath("export").toStdString());
+    QCOMPARE(exported.checkpoint, std::string("best"));
+    QVERIFY(exported.note.empty());
+    const auto pre = nlohmann::json::parse(test::readText(dir.filePath("export").toStdString() + "/preprocessing.json"));
+    QCOMPARE(pre["weights"].get<std::string>(), std::string("best"));
+
+    // No validation split: evaluations measure the test split, and the headline is the last weights'.
+    Session plain;
+    plain.start(plateauing(dir.filePath("plain")));
+    const RunSummary p = test::runToEnd(plain);
+    QCOMPARE(p.testWeights, std::string("last"));
+    QCOMPARE(p.testWeightsStep, p.steps);
+    QVERIFY(std::isnan(p.lastTestAccuracy));
+    const auto plainSummary = nlohmann::json::parse(test::readText(p.runDir + "/summary.json"));
+    QCOMPARE(plainSummary["test_weights"]["which"].get<std::string>(), std::string("last"));
+    QVERIFY(!plainSummary.contains("last_weights"));
+    QCOMPARE(exportRun(p.runDir, dir.filePath("plain-export").toStdString()).checkpoint, std::string("last"));
   }
 
   void resumedRunStopsWhereTheStraightRunStops() {

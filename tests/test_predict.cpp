@@ -377,6 +377,29 @@ class TestPredict : public QObject {
     QCOMPARE(ran.code, 2);
     QVERIFY2(ran.output.contains("another Training Studio version (9.0"), qPrintable(ran.output));
 
+    // An export whose preprocessing.json was edited (another mean, size, class list, task or threshold) no
+    // longer describes its model: refused by name, where before it predicted as if nothing had changed.
+    const std::vector<std::pair<std::string, nlohmann::json>> edits = {
+        {"/normalization/mean/0", 0.9}, {"/input_shape/height", 100000}, {"/input_shape/channels", 7},
+        {"/classes/0", "renamed"},      {"/task", "regression"}};
+    for (const auto& [pointer, value] : edits) {
+      const QString edited = path("edited-export");
+      QDir(edited).removeRecursively();
+      test::copyTree(m_export, edited);
+      auto described = nlohmann::json::parse(test::readText((edited + "/preprocessing.json").toStdString()));
+      described[nlohmann::json::json_pointer(pointer)] = value;
+      writeFileAtomically((edited + "/preprocessing.json").toStdString(), described.dump());
+      ran = test::cli({"predict", edited, "--input", mixed, "--out", path("edited.csv")});
+      QCOMPARE(ran.code, 2);
+      const std::string key = pointer.substr(1, pointer.find('/', 1) - 1);
+      QVERIFY2(ran.output.contains(QString::fromStdString("says " + key + " ")) &&
+                   ran.output.contains("an edited copy is refused"),
+               qPrintable(ran.output));
+    }
+    writeFileAtomically((other + "/preprocessing.json").toStdString(), "[1, 2]");
+    ran = test::cli({"predict", other, "--input", mixed, "--out", path("other.csv")});
+    QVERIFY2(ran.code == 2 && ran.output.contains("not a JSON object"), qPrintable(ran.output));
+
     // Options out of range.
     QCOMPARE(test::cli({"predict", m_export, "--input", mixed, "--tta", "spin", "--out", path("o.csv")}).code, 2);
     QCOMPARE(test::cli({"predict", m_export, "--input", mixed, "--top-k", "0", "--out", path("o.csv")}).code, 2);

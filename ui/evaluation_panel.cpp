@@ -60,6 +60,16 @@ QTableWidget* table(const QStringList& headers, const char* name) {
 
 }  // namespace
 
+namespace {
+// "test, with the best checkpoint's weights (step 80)": the split and, for a
+// report of other weights than the step's own, whose they are.
+QString splitText(const EvalReport& r) {
+  const QString split = QString::fromStdString(r.split);
+  if (r.weights == "best") return QObject::tr("%1, with the best checkpoint's weights (step %2),").arg(split).arg(r.weightsStep);
+  return split;
+}
+}  // namespace
+
 std::vector<int64_t> evaluationSteps(const QString& runDir) {
   std::vector<int64_t> steps;
   const QDir dir(runDir + "/" + run_files::kEvalFolder);
@@ -245,7 +255,7 @@ void EvaluationPanel::showStep(int64_t step) {
     m_pages->setCurrentIndex(kRegressionPage);
     m_normalize->hide();
     setMessage(tr("%1 — %2 at step %3 (epoch %4): R\u00b2 %5, RMSE %6, MAE %7, loss %8, %9 examples")
-                   .arg(m_label, QString::fromStdString(m_report->split))
+                   .arg(m_label, splitText(*m_report))
                    .arg(m_report->step)
                    .arg(m_report->epoch + 0)
                    .arg(m_report->r2, 0, 'f', 4)
@@ -261,7 +271,7 @@ void EvaluationPanel::showStep(int64_t step) {
     m_normalize->hide();
     setMessage(tr("%1 — %2 at step %3 (epoch %4): mAP %5, F1 %6 (micro %7), subset accuracy %8, loss %9, "
                   "%10 examples")
-                   .arg(m_label, QString::fromStdString(m_report->split))
+                   .arg(m_label, splitText(*m_report))
                    .arg(m_report->step)
                    .arg(m_report->epoch + 0)
                    .arg(m_report->map, 0, 'f', 4)
@@ -279,7 +289,7 @@ void EvaluationPanel::showStep(int64_t step) {
                      ? QImage()
                      : QImage(m_run + "/" + run_files::kEvalFolder + "/" + QString::fromStdString(m_report->thumbnails));
   setMessage(tr("%1 — %2 at step %3 (epoch %4): accuracy %5, loss %6, %7 examples")
-                 .arg(m_label, QString::fromStdString(m_report->split))
+                 .arg(m_label, splitText(*m_report))
                  .arg(m_report->step)
                  .arg(m_report->epoch + 0)
                  .arg(percent(m_report->accuracy))

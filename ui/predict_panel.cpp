@@ -90,6 +90,9 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_model->setWordWrap(true);
   auto* chooseModel = new QPushButton(tr("Model…"));
   m_weights = new QComboBox;
+  m_weights->addItem(tr("the test figures' weights"), "auto");
+  m_weights->setToolTip(tr("auto: the weights the run's test figures are of (the best checkpoint's for a run with a "
+                           "validation split, else the last), as export and predict use them"));
   m_weights->addItem(tr("best weights"), "best");
   m_weights->addItem(tr("last weights"), "last");
   m_weights->addItem(tr("moving average (train.ema)"), "ema");

@@ -6,6 +6,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 
@@ -151,6 +152,12 @@ RunInfo readRunInfo(const QString& runDir) {
     r.error = textOr(summary, "error", QString());
     r.bestAccuracy = numberOr(summary, "best_eval_accuracy");
     r.testAccuracy = numberOr(summary, "test_accuracy");
+    if (const auto w = summary.find("test_weights"); w != summary.end() && w->is_object()) {
+      r.testWeights = textOr(*w, "which", QString());
+      r.testWeightsStep = wholeOr(*w, "step", 0);
+    }
+    if (const auto l = summary.find("last_weights"); l != summary.end() && l->is_object())
+      r.lastTestAccuracy = numberOr(*l, "test_accuracy");
     r.bestR2 = numberOr(summary, "best_eval_r2");
     r.bestMap = numberOr(summary, "best_eval_map");
     r.steps = wholeOr(summary, "steps", 0);
@@ -190,7 +197,20 @@ RunInfo readRunInfo(const QString& runDir) {
 
 QString modelText(const QString& kind, qint64 width, qint64 depth, const QString& path) {
   if (kind == "torchscript") return QStringLiteral("TorchScript %1").arg(QFileInfo(path).fileName());
+  // A torchvision backbone has its own shape: model.width and depth are the built-ins'.
+  if (isTorchvisionBackbone(kind.toStdString())) return kind;
   return QStringLiteral("%1 w%2 d%3").arg(kind).arg(width).arg(depth);
+}
+
+QString testFiguresText(const RunInfo& run) {
+  if (!std::isfinite(run.testAccuracy)) return QString();
+  const QString weights = run.testWeights == "best"
+                              ? QObject::tr("the best checkpoint's weights (step %1)").arg(run.testWeightsStep)
+                              : QObject::tr("the last weights (step %1)").arg(run.testWeightsStep);
+  QString text = QObject::tr("test accuracy %1 % with %2").arg(run.testAccuracy * 100, 0, 'f', 2).arg(weights);
+  if (std::isfinite(run.lastTestAccuracy))
+    text += QObject::tr("; the last weights: %1 %").arg(run.lastTestAccuracy * 100, 0, 'f', 2);
+  return text;
 }
 
 std::vector<RunInfo> listRuns(const QString& runsDir) {

@@ -28,6 +28,12 @@ struct RunInfo {
   QString error;
   double bestAccuracy = MetricRecord::kNone;
   double testAccuracy = MetricRecord::kNone;
+  // The weights the test figures are of (summary.json's test_weights: "best"
+  // at testWeightsStep, or "last"), and the last weights' test accuracy
+  // when those are the best checkpoint's.
+  QString testWeights;
+  qint64 testWeightsStep = 0;
+  double lastTestAccuracy = MetricRecord::kNone;
   double bestR2 = MetricRecord::kNone;  // a regression's (task.kind regression)
   double bestMap = MetricRecord::kNone;  // a multi-label's
   qint64 steps = 0;
@@ -74,6 +80,10 @@ bool writeRunNotes(const QString& runDir, const QString& title, const QStringLis
 
 // Run folders (those holding a settings.json) under runsDir, newest first.
 std::vector<RunInfo> listRuns(const QString& runsDir);
+// "test accuracy 88.00 % with the best checkpoint's weights (step 80); the
+// last weights: 86.50 %": the test figure and the weights it is of ("" when
+// the run has none).
+QString testFiguresText(const RunInfo& run);
 RunInfo readRunInfo(const QString& runDir);
 // Every record of the run's metrics.csv. False, with a message naming the
 // file and line, when it cannot be read; rows read before a bad one are kept.

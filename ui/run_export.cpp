@@ -44,12 +44,10 @@ QString exportCaption(const QString& runDir) {
   return parts.join(QStringLiteral("  ·  "));
 }
 
-}  // namespace
-
 QStringList exportRunFiles(const QString& runDir, const QString& outDir, const ExportTarget& target, QString* error) {
   QStringList written;
   try {
-    const ExportResult r = exportRun(runDir.toStdString(), outDir.toStdString(), "best");
+    const ExportResult r = exportRun(runDir.toStdString(), outDir.toStdString(), "auto");
     for (const auto& f : r.files) written << QString::fromStdString(f);
     if (!r.note.empty()) target.note(QString::fromStdString(r.note));
     for (const char* name : {"metrics.csv", "summary.json", "log.txt"}) {

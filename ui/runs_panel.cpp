@@ -251,6 +251,7 @@ void RunsPanel::refresh() {
     if (std::isfinite(run.bestMap)) item->setText(Best, tr("mAP %1").arg(run.bestMap, 0, 'f', 4));
     else if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
     else if (std::isfinite(run.bestR2)) item->setText(Best, tr("R\u00b2 %1").arg(run.bestR2, 0, 'f', 4));
+    item->setToolTip(Best, testFiguresText(run));
     item->setData(Steps, kProbeRole, !run.probe.isEmpty());
     if (!run.probe.isEmpty())  // a probe's steps are tries, not the settings' plan
       item->setText(Steps, run.probe);

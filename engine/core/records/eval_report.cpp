@@ -169,7 +169,8 @@ void computeClassFigures(EvalReport& r) {
   r.accuracy = ratio(correct, total);
 }
 
-nlohmann::json toJson(const EvalReport& r) {
+namespace {
+nlohmann::json reportJson(const EvalReport& r) {
   nlohmann::json perClass = nlohmann::json::array();
   for (const auto& f : r.perClass) {
     perClass.push_back({{"class", f.name},
@@ -248,12 +249,24 @@ nlohmann::json toJson(const EvalReport& r) {
           {"thumbnail_size", {r.thumbnailHeight, r.thumbnailWidth}}};
 }
 
+}  // namespace
+
+nlohmann::json toJson(const EvalReport& r) {
+  nlohmann::json j = reportJson(r);
+  if (!r.weights.empty()) j["weights"] = {{"which", r.weights}, {"step", r.weightsStep}};
+  return j;
+}
+
 EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) {
   EvalReport r;
   try {
     r.step = wholeAt(j, "step");
     r.epoch = wholeAt(j, "epoch");
     r.split = j.at("split").get<std::string>();
+    if (const auto w = j.find("weights"); w != j.end() && w->is_object()) {
+      r.weights = w->value("which", std::string());
+      r.weightsStep = wholeAt(*w, "step");
+    }
     r.loss = numOr(j, "loss");
     if (j.contains("task") && j["task"] == "regression") {
       readRegression(j, r);

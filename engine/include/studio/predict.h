@@ -33,7 +33,10 @@
 namespace studio {
 
 struct PredictOptions {
-  std::string which = "best";  // best | last | ema (of a run folder; an export holds one)
+  // auto: the weights the run's test figures are of (summary.json's
+  // test_weights: the best checkpoint's for a run with a validation split,
+  // else the last); best | last | ema (of a run folder; an export holds one).
+  std::string which = "auto";
   int64_t topK = 5;
   // Test-time augmentation, probabilities averaged on the device:
   //  none;

@@ -35,6 +35,16 @@ struct RunSummary {
   int64_t epochs = 0;
   double testAccuracy = MetricRecord::kNone;
   double testLoss = MetricRecord::kNone;
+  // The weights the test figures are of: "last" (the model at the end), or
+  // "best" (the best checkpoint's, saved at testWeightsStep): a run with a
+  // validation split and a best checkpoint of another step is tested with
+  // those, as Keras's restore_best_weights and Lightning's
+  // test(ckpt_path="best") do. Export and predict use them by default
+  // (--which auto). With "best", the last weights' figures too.
+  std::string testWeights = "last";
+  int64_t testWeightsStep = 0;
+  double lastTestAccuracy = MetricRecord::kNone, lastTestLoss = MetricRecord::kNone;
+  double lastTestR2 = MetricRecord::kNone, lastTestMap = MetricRecord::kNone;
   // train.ema: the weights' moving average on the test set.
   double emaTestAccuracy = MetricRecord::kNone;
   double emaTestLoss = MetricRecord::kNone;
@@ -242,15 +252,16 @@ class Session {
 //   model.pt        a state dict Python's torch.load(path) reads (weights_only)
 //   checkpoint.ckpt the full checkpoint (resumable)
 //   settings.json   the exact settings
-// `which` is "best", "last" or "ema" (the last checkpoint's moving average of
-// the weights, train.ema); "best" falls back to "last" (saying so in
-// note) when the run has no best checkpoint. Throws InputError or IoError
+// `which` is "auto" (the weights of the run's test figures, summary.json's
+// test_weights), "best", "last" or "ema" (the last checkpoint's moving
+// average of the weights, train.ema); "best" falls back to "last" (saying so
+// in note) when the run has no best checkpoint. Throws InputError or IoError
 // naming the file.
 struct ExportResult {
   std::string checkpoint;          // "best" or "last": the one written
   std::string note;                // why it is not the one asked for, if not
   std::vector<std::string> files;  // written, in order
 };
-ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "best");
+ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "auto");
 
 }  // namespace studio

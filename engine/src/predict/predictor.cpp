@@ -45,8 +45,10 @@ Source exportSource(const std::string& dir, const std::string& which, TrainConfi
   const std::string prePath = dir + "/" + run_files::kPreprocessing;
   const auto pre = nlohmann::json::parse(readFileBytes(prePath, "export file"), nullptr, false);
   if (!pre.is_object() || !pre.contains("classes") || !pre.contains("input_shape"))
-    throw InputError("export file " + prePath + " is not a Training Studio export's preprocessing.json (no classes "
-                     "or input_shape); export the run again with training-studio-cli export");
+    throw InputError("export file " + prePath + " is not a Training Studio export's preprocessing.json (" +
+                     (pre.is_object() ? std::string("it has no \"classes\" or no \"input_shape\"")
+                                      : std::string("not a JSON object")) +
+                     "); export the run again with training-studio-cli export");
   const int format = pre.value("format", kExportFormat);
   if (format != kExportFormat)
     throw InputError("export " + dir + " was written by another Training Studio version (" +
@@ -60,16 +62,43 @@ Source exportSource(const std::string& dir, const std::string& which, TrainConfi
   if (which == "ema" && !s.ema)
     throw InputError("export " + dir + " holds the " + s.weights + " weights, not their moving average: export the " +
                      "run again with --which ema");
-  if (which != s.weights && which != "best") s.note = "an export holds one set of weights: the " + s.weights + " ones";
+  if (which != s.weights && which != "best" && which != "auto")
+    s.note = "an export holds one set of weights: the " + s.weights + " ones";
   if (config.model.kind == "torchscript") config.model.path = torchScriptPath(dir, config);
   return s;
+}
+
+// An export's preprocessing.json describes its model for other programs;
+// predict reads the model's own settings.json. The two must agree: a copy
+// edited by hand (another mean, size, class list or threshold) is refused,
+// naming what differs, rather than ignored.
+void checkDescription(const std::string& dir, const TrainConfig& config, const nlohmann::json& info) {
+  const std::string prePath = dir + "/" + run_files::kPreprocessing;
+  const auto pre = nlohmann::json::parse(readFileBytes(prePath, "export file"), nullptr, false);
+  const nlohmann::json facts = preprocessingFacts(dir, config, info);
+  auto shown = [](const nlohmann::json& v) {
+    std::string t = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return t.size() > 160 ? t.substr(0, 160) + "…" : t;
+  };
+  for (const auto& [key, want] : facts.items()) {
+    const auto got = pre.find(key);
+    if (got != pre.end() && *got == want) continue;
+    throw InputError("export file " + prePath + " says " + key + " " + (got == pre.end() ? "nothing" : shown(*got)) +
+                     ", but its model was trained with " + shown(want) +
+                     " (its settings.json): the file describes the model for other programs and predict does not "
+                     "read it, so an edited copy is refused; export the run again to write it as the model is");
+  }
+  for (const char* key : {"resize", "center_crop", "features", "targets"})
+    if (pre.contains(key) && !facts.contains(key))
+      throw InputError("export file " + prePath + " says " + key + " " + shown(pre[key]) +
+                       ", which its model does not have: an edited copy is refused; export the run again");
 }
 
 Source runSource(const std::string& dir, const std::string& which) {
   const RunCheckpoint chosen = runCheckpoint(dir, which);
   Source s;
   s.checkpoint = chosen.path;
-  s.weights = chosen.fellBack ? "last" : which;
+  s.weights = chosen.which;  // auto: the weights of the run's test figures
   s.ema = which == "ema";
   if (chosen.fellBack) s.note = std::string(kNoBestCheckpoint) + ": the last one predicts";
   if (!fs::exists(s.checkpoint))
@@ -301,8 +330,8 @@ PredictionReport Predictor::Impl::emptyReport() const {
 Predictor::Predictor(const std::string& folder, const PredictOptions& options) : m(std::make_unique<Impl>()) {
   m->options = options;
   m->folder = folder;
-  if (options.which != "best" && options.which != "last" && options.which != "ema")
-    throw InputError("predict: which weights must be best, last or ema (got \"" + options.which + "\")");
+  if (options.which != "auto" && options.which != "best" && options.which != "last" && options.which != "ema")
+    throw InputError("predict: which weights must be auto, best, last or ema (got \"" + options.which + "\")");
   if (options.tta != "none" && options.tta != "flip" && options.tta != "five-crop")
     throw InputError("predict: --tta must be none, flip or five-crop (got \"" + options.tta + "\")");
   if (options.topK < 1) throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
@@ -339,6 +368,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
       m->targetStd = torch::tensor(std, torch::kFloat64);
     }
   }
+  if (isExport) checkDescription(folder, m->config, info);
   m->device = resolveDevice(options.device);
   m->model = makeModel(m->config.model, m->input, outputsFromRunInfo(info));
   loadModelWeights(source.checkpoint, *m->model, source.ema);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "run/crash_point.h"
 #include "run/tensor_archive.h"
 #include "studio/errors.h"
@@ -212,10 +214,24 @@ void loadCheckpoint(const CheckpointFile& file, CheckpointParts p, const torch::
 }
 
 RunCheckpoint runCheckpoint(const std::string& runDir, const std::string& which) {
-  RunCheckpoint c{runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint)};
+  if (which == "auto") {
+    std::string headline = "best";  // before summary.json: the best checkpoint, as before
+    try {
+      const auto s = nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSummary, "run file"));
+      if (const auto w = s.find("test_weights"); w != s.end() && w->is_object())
+        if (const std::string named = w->value("which", std::string()); named == "best" || named == "last")
+          headline = named;
+    } catch (const std::exception&) {
+      // no summary yet (a live or stopped run), or an unreadable one: the best checkpoint
+    }
+    return runCheckpoint(runDir, headline);
+  }
+  RunCheckpoint c{runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint), false,
+                  which};
   if (which == "best" && !std::filesystem::exists(c.path)) {
     c.path = runDir + "/" + run_files::kLastCheckpoint;
     c.fellBack = true;
+    c.which = "last";
   }
   return c;
 }

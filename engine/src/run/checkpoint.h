@@ -63,12 +63,15 @@ CheckpointState readCheckpointState(const CheckpointFile& file);
 // checkpoint's position and figures.
 CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema = false);
 
-// The checkpoint of a run folder that `which` (best | last | ema, the last
-// one's moving average) reads: best falls back to last when the run has
-// none (fellBack; kNoBestCheckpoint says why).
+// The checkpoint of a run folder that `which` (auto | best | last | ema, the
+// last one's moving average) reads: auto, the weights the run's headline
+// test figures are of (summary.json's test_weights; best before it has
+// one); best falls back to last when the run has none (fellBack;
+// kNoBestCheckpoint says why). which: the weights read (best | last | ema).
 struct RunCheckpoint {
   std::string path;
   bool fellBack = false;
+  std::string which;
 };
 RunCheckpoint runCheckpoint(const std::string& runDir, const std::string& which);
 inline constexpr const char* kNoBestCheckpoint =

@@ -99,22 +99,42 @@ InputShape inputShapeFromRunInfo(const nlohmann::json& info) {
   return s;
 }
 
+nlohmann::json preprocessingFacts(const std::string& dir, const TrainConfig& cfg, const nlohmann::json& info) {
+  namespace k = run_files::run_info;
+  const InputShape input = inputShapeFromRunInfo(info);
+  nlohmann::json pre = {{"input", input.features > 0 ? "table" : "image"},
+                        {"classes", info.at(k::kClasses)},
+                        {"input_shape", info.at(k::kInput)},
+                        {"normalization", info.value(k::kNormalization, nlohmann::json::object())},
+                        {"task", cfg.task.kind}};
+  if (info.contains(k::kTargets)) {
+    pre["targets"] = info.at(k::kTargets);
+    if (cfg.task.kind == "multilabel")
+      pre["targets"]["thresholds"] =
+          labelThresholds(dir, cfg, info.at(k::kTargets).value("names", std::vector<std::string>{}));
+  }
+  if (input.features > 0) {
+    pre["features"] = info.value(k::kFeatures, nlohmann::json::array());
+  } else if (const StoredShape stored = storedShapeFromRunInfo(info); stored.larger(input)) {
+    pre["resize"] = std::min(stored.height, stored.width);  // torchvision's Resize(S) + CenterCrop(H, W)
+    pre["center_crop"] = {input.height, input.width};
+  }
+  return pre;
+}
+
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which) {
-  if (which != "best" && which != "last" && which != "ema")
-    throw std::invalid_argument("export: which weights must be best, last or ema (got \"" + which + "\")");
+  if (which != "auto" && which != "best" && which != "last" && which != "ema")
+    throw std::invalid_argument("export: which weights must be auto, best, last or ema (got \"" + which + "\")");
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
   const nlohmann::json info = readRunInfo(runDir);
   ExportResult result;
-  result.checkpoint = which;
   const RunCheckpoint chosen = runCheckpoint(runDir, which);
+  result.checkpoint = chosen.which;  // auto: the weights of the run's test figures
   const std::string& ckpt = chosen.path;
   if (chosen.fellBack) {
-    result.checkpoint = "last";
     result.note = std::string(kNoBestCheckpoint) + ", so the last one was exported";
   }
-  namespace k = run_files::run_info;
-  const auto classes = info.at(k::kClasses).get<std::vector<std::string>>();
   const InputShape input = inputShapeFromRunInfo(info);
   std::unique_ptr<Model> model = makeModel(cfg.model, input, outputsFromRunInfo(info));
   loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
@@ -141,41 +161,25 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   // weights: which of the run's it holds (checkpoint.ckpt, or its moving average).
   nlohmann::json pre = {{"format", run_files::kExportFormat},
                         {"studio_version", STUDIO_VERSION},
-                        {"weights", result.checkpoint},
-                        {"input", input.features > 0 ? "table" : "image"},
-                        {"classes", classes},
-                        {"input_shape", info.at(k::kInput)},
-                        {"normalization", info.value(k::kNormalization, nlohmann::json::object())}};
-  pre["task"] = cfg.task.kind;
-  if (info.contains(k::kTargets)) {
-    pre["targets"] = info.at(k::kTargets);
-    if (cfg.task.kind == "multilabel")
-      pre["targets"]["thresholds"] =
-          labelThresholds(runDir, cfg, info.at(k::kTargets).value("names", std::vector<std::string>{}));
+                        {"weights", result.checkpoint}};
+  pre.update(preprocessingFacts(runDir, cfg, info));
+  if (pre.contains("targets"))
     pre["outputs"] = cfg.task.kind == "multilabel"
                          ? "p = sigmoid(model(x)), label by label in the order of \"targets\".names; a label is "
                            "predicted when p >= its \"targets\".thresholds entry"
                          : "y = model(x) * std + mean, target by target, in the order of \"targets\".names";
-  }
   if (input.features > 0) {
-    pre["features"] = info.value(k::kFeatures, nlohmann::json::array());
     pre["how"] = "x = (features - mean) / std, feature by feature, in the order of \"features\"";
+  } else if (const StoredShape stored = storedShapeFromRunInfo(info); stored.larger(input)) {
+    pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of "
+                 "input_shape: each image resized (antialiased bilinear, its aspect kept) to cover " +
+                 std::to_string(stored.height) + "x" + std::to_string(stored.width) +
+                 " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
+                 "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
+                 "with ITU-R 601-2 luma";
   } else {
-    const StoredShape stored = storedShapeFromRunInfo(info);
-    if (stored.larger(input)) {
-      // torchvision's Resize(S) + CenterCrop(H, W) for a square input.
-      pre["resize"] = std::min(stored.height, stored.width);
-      pre["center_crop"] = {input.height, input.width};
-      pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of "
-                   "input_shape: each image resized (antialiased bilinear, its aspect kept) to cover " +
-                   std::to_string(stored.height) + "x" + std::to_string(stored.width) +
-                   " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
-                   "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
-                   "with ITU-R 601-2 luma";
-    } else {
-      pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
-                   "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
-    }
+    pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
+                 "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
   }
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));

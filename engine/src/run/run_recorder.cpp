@@ -190,6 +190,14 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                        {"tried", tried}};
   }
   if (s.microBatch > 0) j["micro_batch"] = s.microBatch;
+  // Which weights the test figures are of; the last weights' too when those are the best checkpoint's.
+  if (!std::isnan(s.testAccuracy) || !std::isnan(s.testR2) || !std::isnan(s.testMap))
+    j["test_weights"] = {{"which", s.testWeights}, {"step", s.testWeightsStep}};
+  if (s.testWeights == "best")
+    j["last_weights"] = {{"test_accuracy", num(s.lastTestAccuracy)},
+                         {"test_loss", num(s.lastTestLoss)},
+                         {"test_r2", num(s.lastTestR2)},
+                         {"test_map", num(s.lastTestMap)}};
   if (!std::isnan(s.emaTestAccuracy))
     j["ema"] = {{"test_accuracy", num(s.emaTestAccuracy)}, {"test_loss", num(s.emaTestLoss)}};
   if (!s.cudaGraphs.empty()) j["cuda_graphs"] = s.cudaGraphs;

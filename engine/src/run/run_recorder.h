@@ -91,5 +91,11 @@ std::vector<double> labelThresholds(const std::string& dir, const TrainConfig& c
 // The model's outputs recorded in run_info: a regression's targets, else
 // its classes.
 int64_t outputsFromRunInfo(const nlohmann::json& runInfo);
+// What an export's preprocessing.json says of the model's input and outputs
+// (classes, input_shape, normalization, task, targets with their thresholds,
+// features, resize and center_crop), made from the run's settings and
+// run_info in dir. The export writes it; predict compares an export's file
+// with it, so an edited copy is refused as not describing the model.
+nlohmann::json preprocessingFacts(const std::string& dir, const TrainConfig& config, const nlohmann::json& runInfo);
 
 }  // namespace studio

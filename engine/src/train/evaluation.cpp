@@ -76,7 +76,7 @@ EvalOptions Evaluation::options(const std::string& what) {
   return o;
 }
 
-EvalFigures Evaluation::reported(bool validation) {
+EvalFigures Evaluation::reported(bool validation, const std::string& weights, int64_t weightsStep) {
   RunContext& c = m_ctx;
   const Dataset& set = validation ? *c.data.val : *c.data.test;
   const ExampleSet& hostSet = validation ? *c.data.splits.val : *c.data.splits.test;
@@ -91,6 +91,8 @@ EvalFigures Evaluation::reported(bool validation) {
   if (eo.tuneThresholds) keepThresholds(o);
   if (!c.where.writer) return figuresOf(o);
   EvalReport r = c.parts.task->report(o, {c.position.step, c.position.epoch, validation, c.data.splits, c.data.plan});
+  r.weights = weights;
+  r.weightsStep = weightsStep;
   const std::string folder = c.runDir + "/" + run_files::kEvalFolder;
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

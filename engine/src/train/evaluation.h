@@ -19,7 +19,9 @@ class Evaluation {
   // The model on the validation or test split; writes eval/step-N.json (and
   // the mistakes' thumbnails) before it returns, so a front-end that sees
   // the record finds the file.
-  EvalFigures reported(bool validation);
+  // weights/weightsStep: what the model holds, when not its own weights at
+  // this step (the final test of the best checkpoint's), named in the report.
+  EvalFigures reported(bool validation, const std::string& weights = "", int64_t weightsStep = 0);
   // Loss and accuracy only, the phase showing `what` (the weight average).
   EvalFigures figures(bool validation, const std::string& what);
   // An evaluation step of training: on the validation split, or the test

@@ -8,6 +8,7 @@
 #include "train/checkpoints.h"
 #include "train/device_info.h"
 #include "train/evaluation.h"
+#include "train/final_test.h"
 #include "train/probes/probe.h"
 #include "train/rank_agreement.h"
 #include "train/run_context.h"
@@ -73,29 +74,6 @@ RunSummary summarise(const RunContext& c, const RunEnding& ending, const Probe* 
     // A broken device cannot report it; the error says why.
   }
   return s;
-}
-
-// The test split's figures at the end (the last evaluation's when it was
-// of the test split at this step), and the callbacks' (the weight average).
-void finalTest(RunContext& c, RunSummary& summary) {
-  const bool fresh = c.lastTestEval && c.lastTestEval->first == c.position.step;
-  const EvalFigures test = fresh ? c.lastTestEval->second : c.evaluation->reported(false);
-  summary.testAccuracy = test.accuracy;
-  summary.testLoss = test.loss;
-  summary.testR2 = test.r2;
-  summary.testRmse = test.rmse;
-  summary.testMae = test.mae;
-  summary.testMap = test.map;
-  summary.testF1 = test.f1;
-  c.callbacks->onFinalTest(c, summary);
-  summary.evalSeconds = c.times.eval;
-  const std::string figure =
-      !std::isnan(test.map)    ? "test mAP " + fmt(test.map) + ", F1 (macro) " + fmt(test.f1) +
-                                     ", subset accuracy " + fmt(test.accuracy)
-      : std::isnan(test.accuracy) ? "test R\u00b2 " + fmt(test.r2) + ", RMSE " + fmt(test.rmse) + ", MAE " + fmt(test.mae)
-                                  : "test accuracy " + fmt(test.accuracy);
-  log::info("finished: " + figure + ", test loss " + fmt(test.loss) + ", " +
-            fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
 }
 
 }  // namespace

@@ -62,6 +62,11 @@ struct EvalReport {
   int64_t step = 0, epoch = 0;
   std::string task = "classification";  // task.kind
   std::string split;        // validation | test
+  // The weights evaluated, when not the model's at `step`: the final test
+  // split's report of a run with a validation split is the best checkpoint's
+  // ("best", of weightsStep), as the headline test figures are. "": the step's own.
+  std::string weights;
+  int64_t weightsStep = 0;
   double loss = 0, accuracy = 0;
   // A regression: the targets' figures averaged over the targets (as
   // scikit-learn's multioutput "uniform_average"), each target's, and the

@@ -1,0 +1,92 @@
+#include "train/final_test.h"
+
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "models/model.h"
+#include "run/checkpoint.h"
+#include "studio/log.h"
+#include "studio/run_layout.h"
+#include "train/callbacks/train_callback.h"
+#include "train/evaluation.h"
+#include "train/run_context.h"
+
+namespace studio {
+namespace {
+
+// The best checkpoint's step, when the headline is to be its weights: a
+// validation split chose it (with none, evaluations measure the test split,
+// and weights chosen on it would flatter themselves), one process holds the
+// model, and it is of another step than the model's now.
+std::optional<int64_t> bestToTest(const RunContext& c) {
+  const bool validation = c.data.splits.val && c.data.splits.val->size() > 0;
+  const std::string path = c.runDir + "/" + run_files::kBestCheckpoint;
+  if (!validation || c.where.ranks || !std::filesystem::exists(path)) return std::nullopt;
+  const int64_t step = readCheckpointState(path).position.step;
+  if (step == c.position.step) return std::nullopt;
+  return step;
+}
+
+void setHeadline(RunSummary& s, const EvalFigures& t) {
+  s.testAccuracy = t.accuracy;
+  s.testLoss = t.loss;
+  s.testR2 = t.r2;
+  s.testRmse = t.rmse;
+  s.testMae = t.mae;
+  s.testMap = t.map;
+  s.testF1 = t.f1;
+}
+
+std::string figureText(const EvalFigures& t) {
+  return !std::isnan(t.map)        ? "test mAP " + fmt(t.map) + ", F1 (macro) " + fmt(t.f1) +
+                                         ", subset accuracy " + fmt(t.accuracy)
+         : std::isnan(t.accuracy) ? "test R\u00b2 " + fmt(t.r2) + ", RMSE " + fmt(t.rmse) + ", MAE " + fmt(t.mae)
+                                  : "test accuracy " + fmt(t.accuracy);
+}
+
+}  // namespace
+
+void finalTest(RunContext& c, RunSummary& summary) {
+  const bool fresh = c.lastTestEval && c.lastTestEval->first == c.position.step;
+  const std::optional<int64_t> best = fresh ? std::nullopt : bestToTest(c);
+  EvalFigures test;
+  summary.testWeightsStep = c.position.step;
+  if (best) {
+    // The last weights first (no report: the report is the headline's), then
+    // the best checkpoint's, reported; the last weights are put back after,
+    // so the model (and any checkpoint written later) stays the last one.
+    const EvalFigures last = c.evaluation->figures(false, "evaluating the last weights on the test set");
+    summary.lastTestAccuracy = last.accuracy;
+    summary.lastTestLoss = last.loss;
+    summary.lastTestR2 = last.r2;
+    summary.lastTestMap = last.map;
+    Model& model = *c.parts.model;
+    std::vector<torch::Tensor> kept;
+    {
+      torch::NoGradGuard noGrad;
+      for (const auto& [name, t] : model.namedState()) kept.push_back(t.clone());
+    }
+    loadModelWeights(c.runDir + "/" + run_files::kBestCheckpoint, model);
+    test = c.evaluation->reported(false, "best", *best);
+    {
+      torch::NoGradGuard noGrad;
+      const auto own = model.namedState();
+      for (size_t i = 0; i < own.size(); ++i) own[i].second.copy_(kept[i]);
+    }
+    summary.testWeights = "best";
+    summary.testWeightsStep = *best;
+    log::info("last weights (step " + std::to_string(c.position.step) + "): " + figureText(last) + ", test loss " +
+              fmt(last.loss));
+  } else {
+    test = fresh ? c.lastTestEval->second : c.evaluation->reported(false);
+  }
+  setHeadline(summary, test);
+  c.callbacks->onFinalTest(c, summary);
+  summary.evalSeconds = c.times.eval;
+  log::info("finished: " + figureText(test) + ", test loss " + fmt(test.loss) +
+            (best ? " (the best checkpoint's weights, step " + std::to_string(*best) + ")" : std::string()) + ", " +
+            fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
+}
+
+}  // namespace studio
