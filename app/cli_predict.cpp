@@ -5,6 +5,7 @@
 
 #include "cli_progress.h"
 #include "studio/errors.h"
+#include "studio/file_io.h"
 
 namespace studio {
 
@@ -14,8 +15,10 @@ PredictCommand::PredictCommand(CLI::App& app) {
   m_cmd->add_option("--input", m_input, "An image file, a folder of images (class folders give the accuracy), or a "
                                         "CSV table with the run's feature columns")
       ->required();
-  m_cmd->add_option("--which", m_options.which, "best (default), last, or ema: the weights' moving average");
-  m_cmd->add_option("--top-k", m_options.topK, "Classes to list per input, most probable first (default 5)");
+  m_cmd->add_option("--which", m_options.which,
+                    "auto (default): the weights of the run's test figures (summary.json's test_weights); best, "
+                    "last, or ema: the weights' moving average");
+  m_topK = m_cmd->add_option("--top-k", m_options.topK, "Classes to list per input, most probable first (default 5)");
   m_cmd->add_option("--tta", m_options.tta, "Test-time augmentation: none (default); flip: the mean of the "
                                             "image's and its mirror's probabilities; five-crop: of the four corners' "
                                             "and the centre's crops of the image resized to 8/7 of the input (images "
@@ -31,15 +34,17 @@ PredictCommand::PredictCommand(CLI::App& app) {
 }
 
 int PredictCommand::run() {
-  namespace fs = std::filesystem;
-  if (m_out.empty()) throw InputError("--out names no file (got \"\"); give the predictions' CSV file");
-  if (fs::is_directory(m_out)) throw InputError("--out " + m_out + " is a folder; give the predictions' CSV file");
-  if (fs::exists(m_out) && !m_overwrite)
-    throw InputError("--out " + m_out + " already exists; nothing was written: give another file, or --overwrite");
+  checkOutputFile(m_out, "--out", m_overwrite, {m_input});
+  if (m_options.workers < 0)
+    throw InputError("--workers " + std::to_string(m_options.workers) +
+                     ": give the decoding threads, 1 or more, or 0 for one per core");
   m_options.skipBad = m_onBad == "skip";
   if (const std::string ts = torchScriptFileOf(m_folder); !ts.empty())
     std::fprintf(stderr, "note: the model is TorchScript (%s): loading it runs the code in it\n", ts.c_str());
   Predictor predictor(m_folder, m_options);
+  if (m_topK->count() && predictor.classes().empty())  // a regression's values, a multi-label model's every label
+    std::fprintf(stderr, "warning: --top-k has no effect: %s gives each target's value or each label's "
+                 "probability, not classes\n", predictor.description().c_str());
   CliProgress bar(stderr);
   Progress p;
   p.state = SessionState::Running;

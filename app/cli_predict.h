@@ -21,6 +21,7 @@ class PredictCommand {
 
  private:
   CLI::App* m_cmd = nullptr;
+  CLI::Option* m_topK = nullptr;
   std::string m_folder, m_input, m_out = "predictions.csv", m_onBad = "fail";
   bool m_overwrite = false;
   PredictOptions m_options;

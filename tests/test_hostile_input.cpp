@@ -136,6 +136,23 @@ class TestHostileInput : public QObject {
     QVERIFY2(r.code == 2 && r.output.contains("plan 5000000000 steps, more than the 1000000000"), qPrintable(show(r)));
   }
 
+  // A label column of ids: 100,000 distinct values would need a confusion
+  // matrix of 80 GB (a bare bad_alloc after 7.6 GB and an epoch, before);
+  // refused before training, naming the setting and the figures.
+  void aLabelColumnOfIdsIsRefusedBeforeTraining() {
+    QByteArray text = "x,y,id\n";
+    for (int i = 0; i < 100000; ++i) text += QByteArray::number(i % 7) + "," + QByteArray::number(i % 5) + ",id" +
+                                             QByteArray::number(i) + "\n";
+    const QString path = m_dir.path() + "/ids.csv";
+    writeFile(path, text);
+    const QString out = m_dir.path() + "/ids-runs";
+    const Result r = cli({"train", "--preset", "csv-table", "--set", "data.root=\"" + path + "\"", "--out", out});
+    QVERIFY2(r.code == 2, qPrintable(show(r)));
+    QVERIFY2(r.output.contains("100000 classes: an evaluation of them needs about 80.") &&
+                 r.output.contains("is data.label_column the column of classes?"),
+             qPrintable(show(r)));
+  }
+
   // 3. A signal before training quits at once (here: waiting on a FIFO for
   // the settings), with 128 + the signal's number.
   void signalsBeforeTrainingQuitAtOnce_data() {

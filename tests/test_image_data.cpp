@@ -256,6 +256,23 @@ class TestImageData : public QObject {
     bmp += std::string(70, '\x7f');
     writeBytes(path(dir, "huge.bmp"), bmp);
     QVERIFY(test::dataErrorOf([&] { decodeImageFile(path(dir, "huge.bmp")); }).contains("is too large"));
+    // A valid PNG header of 60000x60000 gray pixels (libpng's user limit said only "Invalid IHDR data").
+    auto crc32 = [](const std::string& bytes) {  // PNG's CRC (ISO 3309), bit by bit
+      uint32_t c = 0xffffffffu;
+      for (unsigned char b : bytes) {
+        c ^= b;
+        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+      }
+      return c ^ 0xffffffffu;
+    };
+    auto be32 = [](uint32_t v) {
+      return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                         static_cast<char>(v)};
+    };
+    const std::string ihdr = "IHDR" + be32(60000) + be32(60000) + std::string("\x08\x00\x00\x00\x00", 5);
+    writeBytes(path(dir, "huge.png"), std::string("\x89PNG\r\n\x1a\n", 8) + be32(13) + ihdr + be32(crc32(ihdr)));
+    const QString png = test::dataErrorOf([&] { decodeImageFile(path(dir, "huge.png")); });
+    QVERIFY2(png.contains("is too large to train on (60000x60000 pixels)"), qPrintable(png));
     writeBytes(path(dir, "short.ppm"), "P6\n# made by hand\n4000 3000\n255\n" + std::string(100, 'x'));
     QVERIFY(test::dataErrorOf([&] { decodeImageFile(path(dir, "short.ppm")); }).contains("is truncated"));
   }

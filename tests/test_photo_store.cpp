@@ -181,6 +181,19 @@ class TestPhotoStore : public QObject {
       refused = e.what();
     }
     QVERIFY2(refused.contains("data.stored_size") && refused.contains("72"), qPrintable(refused));
+    // Far above the input (4096 for 32 px: a 5.8 GB cache for 120 photos, then a bare allocation failure):
+    // refused by name, with the largest that is taken.
+    c.data.stored_size = 4096;
+    refused.clear();
+    try {
+      storedShapeOf(InputShape{3, 32, 32, 0}, c.data);
+    } catch (const InputError& e) {
+      refused = e.what();
+    }
+    QVERIFY2(refused.contains("data.stored_size 4096 is more than 4 times") && refused.contains("at most 128"),
+             qPrintable(refused));
+    c.data.stored_size = 128;
+    QCOMPARE(storedShapeOf(InputShape{3, 32, 32, 0}, c.data).height, int64_t(128));
   }
 };
 

@@ -16,7 +16,14 @@
 //    and with --on-bad-file skip the other files are still predicted.
 #include "test_support.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 
 #include "studio/file_io.h"
@@ -319,6 +326,46 @@ class TestPredict : public QObject {
     QCOMPARE(again.code, 2);
     QVERIFY2(again.output.contains("already exists"), qPrintable(again.output));
     QCOMPARE(test::cli({"predict", m_export, "--input", m_folder + "/test", "--out", out, "--overwrite"}).code, 0);
+  }
+
+  // --out is a file of the predictions' own: never a device, a FIFO, a link
+  // (even one to nothing) or the input, whatever --overwrite says; a missing
+  // folder is bad input (exit 2). The writer itself never replaces a device.
+  void cliOverwritesOnlyItsOwnFiles() {
+    const QString fifo = path("out.fifo");
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0644), 0);
+    Ran ran = test::cli({"predict", m_tableExport, "--input", m_testCsv, "--out", fifo, "--overwrite"});
+    QCOMPARE(ran.code, 2);
+    QVERIFY2(ran.output.contains("is a FIFO, not a file"), qPrintable(ran.output));
+    struct stat st {};
+    QVERIFY(::lstat(fifo.toLocal8Bit().constData(), &st) == 0 && S_ISFIFO(st.st_mode));
+    QVERIFY_THROWS_EXCEPTION(InputError, writeFileAtomically(fifo.toStdString(), "x"));
+    QVERIFY(::lstat(fifo.toLocal8Bit().constData(), &st) == 0 && S_ISFIFO(st.st_mode));
+    // A character device of /dev/null's numbers, made here (where mknod is allowed: root).
+    const QString device = path("out.chr");
+    if (::mknod(device.toLocal8Bit().constData(), S_IFCHR | 0644, makedev(1, 3)) == 0) {
+      ran = test::cli({"predict", m_tableExport, "--input", m_testCsv, "--out", device, "--overwrite"});
+      QCOMPARE(ran.code, 2);
+      QVERIFY2(ran.output.contains("is a character device, not a file"), qPrintable(ran.output));
+      QVERIFY(::lstat(device.toLocal8Bit().constData(), &st) == 0 && S_ISCHR(st.st_mode));
+    } else {
+      qInfo("mknod refused here (%s): the character device's case is not tried", std::strerror(errno));
+    }
+    const QString dangling = path("out-link.csv");
+    QVERIFY(QFile::link(path("nowhere-yet.csv"), dangling));
+    ran = test::cli({"predict", m_tableExport, "--input", m_testCsv, "--out", dangling});
+    QCOMPARE(ran.code, 2);
+    QVERIFY2(ran.output.contains("is a link to nothing"), qPrintable(ran.output));
+    QVERIFY(QFileInfo(dangling).isSymLink() && !QFile::exists(path("nowhere-yet.csv")));
+    // The input table itself, with --overwrite: refused, the table kept.
+    const std::string before = test::readText(m_testCsv.toStdString());
+    ran = test::cli({"predict", m_tableExport, "--input", m_testCsv, "--out", m_testCsv, "--overwrite"});
+    QCOMPARE(ran.code, 2);
+    QVERIFY2(ran.output.contains("is the input"), qPrintable(ran.output));
+    QCOMPARE(test::readText(m_testCsv.toStdString()), before);
+    ran = test::cli({"predict", m_tableExport, "--input", m_testCsv, "--out", path("no-such-folder/p.csv")});
+    QCOMPARE(ran.code, 2);
+    QVERIFY2(ran.output.contains("is not there"), qPrintable(ran.output));
   }
 
   void badInputIsNamed() {

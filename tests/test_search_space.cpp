@@ -72,6 +72,8 @@ class TestSearchSpace : public QObject {
         {"train.batch_size=float:8:64", "train.batch_size is not a real number; use int:"},
         {"optimizer.lr=int:1:3", "optimizer.lr is not a whole number"},
         {"train.batch_size=int:8.5:64", "int bounds must be whole numbers"},
+        {"train.batch_size=int:1:99999999999999999999",
+         "the bounds 1 and 99999999999999999999 must lie within ±9007199254740992"},
         {"train.batch_size=int:100:120:pow2", "fewer than two powers of two lie between 100 and 120"},
         {"optimizer.kind=choice:sgd", "a choice needs two values or more"},
         {"optimizer.kind=choice:sgd,sgd", "the choice sgd is given twice"},
@@ -161,6 +163,12 @@ class TestSearchSpace : public QObject {
     QCOMPARE(QString::fromStdString(searchFolder(back)), QString("runs/search-study"));
     const std::string got = refusal([&] { searchSpecFromJson(nlohmann::json::object(), "x/search.json"); });
     QVERIFY2(got.find("x/search.json is not a study's search.json") != std::string::npos, got.c_str());
+    // A key taken out by hand is named in words, not as nlohmann's exception code.
+    nlohmann::json tampered = j;
+    tampered.erase("metric");
+    const std::string named = refusal([&] { searchSpecFromJson(tampered, "x/search.json"); });
+    QVERIFY2(named.find("key 'metric' not found") != std::string::npos && named.find("json.exception") == std::string::npos,
+             named.c_str());
   }
 };
 

@@ -124,6 +124,20 @@ class TestTasks : public QObject {
     QCOMPARE(classWeightsProblem(" 1, 2.5 ,3"), std::string());
     QVERIFY(classWeightsProblem("1, -2").find("one positive number per class") != std::string::npos);
     QVERIFY(classWeightsProblem("heavy").find("(got \"heavy\")") != std::string::npos);
+    // 1e300 is finite, but the float32 loss overflows with it: refused when read, not at step 1.
+    QVERIFY(classWeightsProblem("1, 1e300").find("each at most 1000000") != std::string::npos);
+    QCOMPARE(classWeightsProblem("1, 1000000"), std::string());
+    QVERIFY(classWeightsProblem(std::string(100000, '7')).size() < 400);  // a long value is not echoed whole
+    // The README's list form in a settings file: [1, 2.5, 3] reads as "1, 2.5, 3".
+    std::vector<ConfigError> errors;
+    const TrainConfig listed =
+        configFromJson(nlohmann::json::parse(R"({"loss": {"class_weights": [1, 2.5, 3], "pos_weight": [4]}})"), errors);
+    QVERIFY(errors.empty());
+    QCOMPARE(listed.loss.class_weights, std::string("1, 2.5, 3"));
+    QCOMPARE(listed.loss.pos_weight, std::string("4"));
+    configFromJson(nlohmann::json::parse(R"({"loss": {"class_weights": [1, "heavy"]}})"), errors);
+    QCOMPARE(errors.size(), size_t(1));
+    QVERIFY2(errors[0].text().find("loss.class_weights must list numbers") != std::string::npos, errors[0].text().c_str());
     QCOMPARE(classWeights("1, 2.5, 3", {4, 5, 6}, {"a", "b", "c"}), (std::vector<double>{1, 2.5, 3}));
     QVERIFY(classWeights("none", {4, 5}, {"a", "b"}).empty());
     // The wrong length names both counts; a class without examples cannot be balanced.

@@ -604,6 +604,14 @@ class ImbalanceTest(unittest.TestCase):
         with open(os.path.join(self.tmp.name, "one.csv")) as f:
             row = next(csv.DictReader(f))
         self.assertAlmostEqual(float(row["brightness"]), images[7].mean() / 255, delta=0.05)
+        code, text = cli("predict", run, "--input", os.path.join(folder, "pictures", "7.pgm"), "--top-k", "3",
+                         "--out", os.path.join(self.tmp.name, "one.csv"), "--overwrite")
+        self.assertEqual(code, 0, text)
+        self.assertIn("warning: --top-k has no effect", text)
+        code, text = cli("predict", run, "--input", os.path.join(folder, "pictures", "7.pgm"), "--workers", "-1",
+                         "--out", os.path.join(self.tmp.name, "one.csv"), "--overwrite")
+        self.assertEqual(code, 2, text)
+        self.assertIn("--workers -1: give the decoding threads", text)
         code, text = cli("train", *common, "--set", "task.kind=multilabel", "--set", f"data.targets_file={tags}",
                          "--out", out + "-tags")
         self.assertEqual(code, 0, text)
@@ -621,6 +629,36 @@ class ImbalanceTest(unittest.TestCase):
                          "--out", out + "-bad")
         self.assertEqual(code, 2, text)
         self.assertIn('row 3: image "pictures/nowhere.pgm" is not a file under data.root', text)
+        # An absolute path outside data.root is refused as "../" is; an image named twice is refused with both
+        # rows; images without a row are said (how many, and which), not silently left out.
+        elsewhere = os.path.join(self.tmp.name, "elsewhere.pgm")
+        write_pgm(elsewhere, images[0])
+        for name, rows, message in [
+                ("outside", f"pictures/1.pgm,0.5\n{elsewhere},0.25\n", f'row 3: image "{elsewhere}" is not a file under'),
+                ("twice", "pictures/1.pgm,0.5\npictures/2.pgm,0.1\npictures/1.pgm,0.25\n",
+                 'row 4: image "pictures/1.pgm" is named twice, in row 2 and row 4')]:
+            table = os.path.join(self.tmp.name, f"{name}.csv")
+            with open(table, "w") as f:
+                f.write("file,brightness\n" + rows)
+            code, text = cli("train", *common, "--set", "task.kind=regression", "--set",
+                             f"data.targets_file={table}", "--out", out + "-" + name)
+            self.assertEqual(code, 2, text)
+            self.assertIn(message, text)
+        empty = os.path.join(self.tmp.name, "header-only.csv")
+        with open(empty, "w") as f:
+            f.write("file,brightness\n")
+        code, text = cli("train", *common, "--set", "task.kind=regression", "--set", f"data.targets_file={empty}",
+                         "--out", out + "-empty")
+        self.assertEqual(code, 2, text)
+        self.assertIn("has no rows of targets under its header", text)
+        half = os.path.join(self.tmp.name, "half.csv")
+        with open(half, "w") as f:
+            f.write("file,brightness\n" + "".join(f"pictures/{i}.pgm,{images[i].mean() / 255:.4f}\n" for i in range(300)))
+        code, text = cli("train", *common, "--set", "task.kind=regression", "--set", f"data.targets_file={half}",
+                         "--out", out + "-half")
+        self.assertEqual(code, 0, text)
+        self.assertIn(f"300 of the 600 images under data.root {folder} have no row in data.targets_file", text)
+        self.assertRegex(text, r"are not used \(pictures/\d+\.pgm, pictures/\d+\.pgm, pictures/\d+\.pgm, …\)")
 
     def test_bad_class_weights_say_what_is_wrong(self):
         out = os.path.join(self.tmp.name, "bad")

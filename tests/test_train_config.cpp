@@ -2,6 +2,7 @@
 // trips, unknown keys and wrong types are rejected, presets are valid.
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <type_traits>
@@ -457,6 +458,37 @@ class TestTrainConfig : public QObject {
     c.optimizer.kind = "adam";  // momentum does not apply to Adam: nothing to say of it
     QCOMPARE(settingEffectNote("optimizer.momentum", c), std::string());
     QVERIFY(validate(c).empty());  // notes, never errors
+  }
+
+  // A setting set where nothing reads it is said by name, with where it is
+  // read (model.weights on an mlp, a threshold on a classifier, the image
+  // augmentations on a table); at its default it is not.
+  void settingsSetWhereTheyDoNotApplySaySo() {
+    TrainConfig c;
+    c.model.kind = "mlp";
+    c.data.format = "csv";
+    QVERIFY(settingsWithoutEffect(c).empty());
+    c.model.weights = "/weights/resnet18.pth";
+    c.task.threshold = 0.3;
+    c.data.augment_vflip = true;
+    c.data.augment_brightness = 0.4;
+    QVERIFY2(settingEffectNote("model.weights", c).rfind("has no effect: it is read only with a torchvision model.kind",
+                                                         0) == 0,
+             settingEffectNote("model.weights", c).c_str());
+    QCOMPARE(settingEffectNote("task.threshold", c), std::string("has no effect: it is read only with task.kind multilabel"));
+    QCOMPARE(settingEffectNote("data.augment_vflip", c),
+             std::string("has no effect: it is read only with images (data.format idx or image_folder)"));
+    std::vector<std::string> fields;
+    for (const auto& n : settingsWithoutEffect(c)) fields.push_back(n.field);
+    std::sort(fields.begin(), fields.end());
+    QCOMPARE(fields, (std::vector<std::string>{"data.augment_brightness", "data.augment_vflip", "model.weights",
+                                               "task.threshold"}));
+    QCOMPARE(settingsWithoutEffect(c, {"task.threshold=0.3"}).size(), size_t(1));
+    // Where they apply, they act: nothing to say.
+    c.model.kind = "resnet18";
+    c.task.kind = "multilabel";
+    QCOMPARE(settingEffectNote("model.weights", c), std::string());
+    QCOMPARE(settingEffectNote("task.threshold", c), std::string());
   }
 
   // Issue 29, item 11: a run is named by what it trains.

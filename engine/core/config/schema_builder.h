@@ -61,6 +61,16 @@ inline FieldSpec& when(FieldSpec& s, Applies a, bool checkOnlyThen = false) {
   s.checkOnlyWhenApplies = checkOnlyThen;
   return s;
 }
+// A condition with its words, for the note on a setting set where it does not apply.
+struct Rule {
+  Applies test;
+  std::string words;  // "data.format csv"
+  bool operator()(const TrainConfig& c) const { return test(c); }
+};
+inline FieldSpec& when(FieldSpec& s, const Rule& r, bool checkOnlyThen = false) {
+  s.appliesWhen = r.words;
+  return when(s, r.test, checkOnlyThen);
+}
 
 // The image augmentations, in the Data group (settings_schema_augment.cpp).
 void addAugmentSettings(Fields& add);

@@ -22,21 +22,28 @@ std::vector<FieldSpec> makeSchema() {
   const std::string model = "Model", data = "Data", train = "Training", opt = "Optimizer", sched = "Schedule",
                     prec = "Precision & memory", perf = "Performance", eval = "Evaluation", out = "Output";
   Fields add(f);
-  const Applies builtIn = [](const TrainConfig& c) {
-    return c.model.kind == "mlp" || c.model.kind == "cnn" || c.model.kind == "resnet";
-  };
-  const Applies backbone = [](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind); };
-  const Applies idx = [](const TrainConfig& c) { return c.data.format == "idx"; };
-  const Applies folder = [](const TrainConfig& c) { return c.data.format == "image_folder"; };
-  const Applies csv = [](const TrainConfig& c) { return c.data.format == "csv"; };
-  const Applies images = [](const TrainConfig& c) { return c.data.format != "csv"; };
+  const Rule builtIn{[](const TrainConfig& c) {
+                       return c.model.kind == "mlp" || c.model.kind == "cnn" || c.model.kind == "resnet";
+                     },
+                     "model.kind mlp, cnn or resnet"};
+  const Rule backbone{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind); },
+                      "a torchvision model.kind (resnet18, resnet34, resnet50, mobilenet_v3_small, "
+                      "mobilenet_v3_large, efficientnet_b0)"};
+  const Rule idx{[](const TrainConfig& c) { return c.data.format == "idx"; }, "data.format idx"};
+  const Rule folder{[](const TrainConfig& c) { return c.data.format == "image_folder"; }, "data.format image_folder"};
+  const Rule csv{[](const TrainConfig& c) { return c.data.format == "csv"; }, "data.format csv"};
+  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; }, "images (data.format idx or image_folder)"};
   // A table's columns: a CSV's, or an image folder's targets table's.
-  const Applies tableColumns = [](const TrainConfig& c) {
-    return c.data.format == "csv" || (c.data.format == "image_folder" && !c.data.targets_file.empty());
+  const Rule tableColumns{[](const TrainConfig& c) {
+                            return c.data.format == "csv" ||
+                                   (c.data.format == "image_folder" && !c.data.targets_file.empty());
+                          },
+                          "a table's columns (data.format csv, or an image folder's data.targets_file)"};
+  const Rule sgd{[](const TrainConfig& c) { return c.optimizer.kind == "sgd"; }, "optimizer.kind sgd"};
+  const Rule adam{[](const TrainConfig& c) { return c.optimizer.kind != "sgd"; }, "optimizer.kind adam or adamw"};
+  auto schedule = [](const char* kind) -> Rule {
+    return {[kind](const TrainConfig& c) { return c.schedule.kind == kind; }, std::string("schedule.kind ") + kind};
   };
-  const Applies sgd = [](const TrainConfig& c) { return c.optimizer.kind == "sgd"; };
-  const Applies adam = [](const TrainConfig& c) { return c.optimizer.kind != "sgd"; };
-  auto schedule = [](const char* kind) -> Applies { return [kind](const TrainConfig& c) { return c.schedule.kind == kind; }; };
 
   choices(add(SETTING(model.kind), model, "Architecture", T::Choice,
               "mlp: fully connected, fastest, also for tables; cnn: small conv net, a good default for images; "
@@ -69,22 +76,22 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(model.keep_head), model, "Keep the classifier", T::Bool,
            "Keep the weights' classifier (its number of classes must be the data's); off: a new classifier for the "
            "data's classes, initialised as torchvision does."),
-       [](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind) && !c.model.weights.empty(); }, true);
+       Rule{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind) && !c.model.weights.empty(); }, "a torchvision model.kind with model.weights"}, true);
   when(add(SETTING(model.path), model, "TorchScript file", T::File,
            "A model saved in Python with torch.jit.script(model).save(path) or torch.jit.trace(...).save(path), "
            "taking a batch and giving one logit per class. Loading it runs its code: use files you trust."),
-       [](const TrainConfig& c) { return c.model.kind == "torchscript"; }, true);
+       Rule{[](const TrainConfig& c) { return c.model.kind == "torchscript"; }, "model.kind torchscript"}, true);
 
   // What the run learns (train/tasks/): in the Data section, as it names
   // which columns are predicted.
-  const Applies regression = [](const TrainConfig& c) { return c.task.kind == "regression"; };
+  const Rule regression{[](const TrainConfig& c) { return c.task.kind == "regression"; }, "task.kind regression"};
   choices(add(SETTING(task.kind), data, "Task", T::Choice,
               "classification: one class per example (cross-entropy, accuracy); regression: one or several "
               "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2); "
               "multilabel: any number of labels per example, from 0/1 columns or a column of tags "
               "(binary cross-entropy; mAP, F1)."),
           {"classification", "regression", "multilabel"});
-  const Applies multilabel = [](const TrainConfig& c) { return c.task.kind == "multilabel"; };
+  const Rule multilabel{[](const TrainConfig& c) { return c.task.kind == "multilabel"; }, "task.kind multilabel"};
   when(range(add(SETTING(task.threshold), data, "Label threshold", T::Real,
                  "Multi-label: a label is predicted when its probability reaches this (the evaluation also "
                  "reports each label's threshold of best F1)."),
@@ -105,12 +112,13 @@ std::vector<FieldSpec> makeSchema() {
            "training split; or one weight per label, comma-separated (binary_cross_entropy_with_logits' "
            "pos_weight)."),
        multilabel);
-  const Applies classification = [](const TrainConfig& c) { return c.task.kind == "classification"; };
+  const Rule classification{[](const TrainConfig& c) { return c.task.kind == "classification"; },
+                            "task.kind classification"};
   when(range(add(SETTING(loss.focal_gamma), data, "Focal loss gamma", T::Real,
                  "How much focal loss down-weights examples the model already gets right: (1 - p)^gamma; 0 is "
                  "cross-entropy, 2 the usual choice."),
              atLeast(0)),
-       [](const TrainConfig& c) { return c.loss.kind == "focal"; }, true);
+       Rule{[](const TrainConfig& c) { return c.loss.kind == "focal"; }, "loss.kind focal"}, true);
   when(add(SETTING(loss.class_weights), data, "Class weights", T::Text,
            "none; balanced: each class weighted by n / (classes x its count) in the training split (rare classes "
            "count more); or one weight per class, comma-separated, in the classes' order."),
@@ -123,7 +131,7 @@ std::vector<FieldSpec> makeSchema() {
                  "Where huber and smooth_l1 turn from quadratic to linear, in standardised target units when "
                  "targets are standardised."),
              above(0)),
-       [](const TrainConfig& c) { return c.loss.kind == "huber" || c.loss.kind == "smooth_l1"; }, true);
+       Rule{[](const TrainConfig& c) { return c.loss.kind == "huber" || c.loss.kind == "smooth_l1"; }, "loss.kind huber or smooth_l1"}, true);
   when(add(SETTING(task.standardize_targets), data, "Standardise targets", T::Bool,
            "Train on targets scaled to mean 0 and std 1 on the training split (recorded and undone in figures, "
            "predictions and exports); helps when targets are large numbers such as prices."),
@@ -138,7 +146,7 @@ std::vector<FieldSpec> makeSchema() {
   add(SETTING(data.root), data, "Data", T::DataPath,
       "idx: the folder with the train-/t10k- files (Debian: dataset-fashion-mnist); image_folder: the folder of class "
       "folders (or of train/, test/ and val/ with class folders); csv: the table file.")
-      .picksFile = csv;
+      .picksFile = csv.test;
   when(add(SETTING(data.train_file), data, "Training table", T::File,
            "A separate training table (instead of the file in Data), when training and test rows come in two files."),
        csv, true);
@@ -162,10 +170,10 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(data.targets_file), data, "Targets table", T::File,
            "Regression or multi-label on images: a CSV table (its first row names the columns) whose first column "
            "names each image (relative to Data) and whose other columns hold its values, 0/1 labels or tags."),
-       [](const TrainConfig& c) { return c.data.format == "image_folder" && c.task.kind != "classification"; }, true);
+       Rule{[](const TrainConfig& c) { return c.data.format == "image_folder" && c.task.kind != "classification"; }, "task.kind regression or multilabel on an image folder"}, true);
   when(add(SETTING(data.tag_separator), data, "Tag separator", T::Text,
            "Multi-label from one column of tags: what separates a row's tags (\"cat|outdoor\")."),
-       [](const TrainConfig& c) { return c.task.kind == "multilabel" && c.data.target_columns.empty(); });
+       Rule{[](const TrainConfig& c) { return c.task.kind == "multilabel" && c.data.target_columns.empty(); }, "task.kind multilabel without data.target_columns"});
   when(add(SETTING(data.ignore_columns), data, "Ignored columns", T::TextList,
            "Columns that are neither features nor the label (ids, free text): names or indices, comma-separated."),
        csv, true);
@@ -189,7 +197,7 @@ std::vector<FieldSpec> makeSchema() {
                  "Share of each class held out for testing (stratified, seeded) when there is no test folder or "
                  "test table."),
              between(0, 0.9)),
-       [](const TrainConfig& c) { return c.data.format != "idx"; }, true);
+       Rule{[](const TrainConfig& c) { return c.data.format != "idx"; }, "data.format image_folder or csv"}, true);
   when(choices(add(SETTING(data.on_bad_file), data, "Unreadable images", T::Choice,
                    "fail: stop at the first image that cannot be read; skip: leave such images out (counted, and "
                    "the first ones named in the log)."),
@@ -218,7 +226,7 @@ std::vector<FieldSpec> makeSchema() {
                    "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
                    "images)."),
                {"auto", "data", "imagenet"}),
-       [](const TrainConfig& c) { return c.data.normalize && c.data.format != "csv"; }, true);
+       Rule{[](const TrainConfig& c) { return c.data.normalize && c.data.format != "csv"; }, "data.normalize on images"}, true);
   addAugmentSettings(add);
 
   // The first of the two to come ends the run (as Lightning's max_epochs and
@@ -248,7 +256,8 @@ std::vector<FieldSpec> makeSchema() {
               "checkpoint kept); skip: go on without that step; rollback: go back to the last checkpoint with a "
               "lower learning rate."),
           {"stop", "skip", "rollback"});
-  const Applies rollback = [](const TrainConfig& c) { return c.train.on_nonfinite == "rollback"; };
+  const Rule rollback{[](const TrainConfig& c) { return c.train.on_nonfinite == "rollback"; },
+                      "train.on_nonfinite rollback"};
   when(range(add(SETTING(train.rollback_lr_factor), train, "Rollback: learning-rate factor", T::Real,
                  "Each rollback multiplies the learning rate by this."),
              between(0, 1, true, true)),
@@ -263,7 +272,8 @@ std::vector<FieldSpec> makeSchema() {
               "(checkpoints/best.ckpt, export --which best)."),
           {"off", "eval_loss", "eval_accuracy", "eval_r2", "eval_rmse", "eval_mae", "eval_map", "eval_f1", "eval_auc",
            "eval_ece"});
-  const Applies early = [](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; };
+  const Rule early{[](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; },
+                   "a train.early_stopping.metric (not off)"};
   when(choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
                    "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE, ECE), max "
                    "for an accuracy, R\u00b2, mAP, F1 or AUC."),
@@ -283,7 +293,7 @@ std::vector<FieldSpec> makeSchema() {
             "Keep an exponential moving average of the weights, evaluated beside them as a second curve and "
             "exported with export --which ema; 0: off, typical 0.99-0.9999."),
         between(0, 1, false, true));
-  const Applies ema = [](const TrainConfig& c) { return c.train.ema.decay > 0; };
+  const Rule ema{[](const TrainConfig& c) { return c.train.ema.decay > 0; }, "train.ema.decay above 0"};
   when(range(add(SETTING(train.ema.every_steps), train, "Weight average: every N steps", T::Int,
                  "Update the average after every N optimizer steps."),
              atLeast(1)),
@@ -296,7 +306,8 @@ std::vector<FieldSpec> makeSchema() {
             "Train only the classifier (the head) for this many epochs, the rest of the model frozen, then "
             "unfreeze (fastai's fine_tune). 0: everything trains from the start."),
         atLeast(0));
-  const Applies freezing = [](const TrainConfig& c) { return c.train.finetune.freeze_epochs > 0; };
+  const Rule freezing{[](const TrainConfig& c) { return c.train.finetune.freeze_epochs > 0; },
+                      "train.finetune.freeze_epochs above 0"};
   when(add(SETTING(train.finetune.freeze_batchnorm), train, "Fine-tune: freeze BatchNorm statistics", T::Bool,
            "While layers are frozen, their BatchNorm layers keep their running mean and variance (the pretrained "
            "statistics); off: they follow the new data."),
@@ -313,7 +324,7 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(train.finetune.head_prefix), train, "Fine-tune: head parameters (TorchScript)", T::Text,
            "TorchScript models: the parameters whose names start with this (e.g. fc.) are the head; empty: the "
            "last group of parameters by their first name component."),
-       [](const TrainConfig& c) { return c.model.kind == "torchscript"; }, true);
+       Rule{[](const TrainConfig& c) { return c.model.kind == "torchscript"; }, "model.kind torchscript"}, true);
 
   choices(add(SETTING(optimizer.kind), opt, "Optimizer", T::Choice,
               "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "
@@ -363,7 +374,8 @@ std::vector<FieldSpec> makeSchema() {
               "How the learning rate changes over the run: onecycle (warm up, then anneal) trains fastest for a fixed "
               "budget."),
           {"constant", "step", "cosine", "linear", "onecycle", "cyclic"});
-  const Applies warms = [](const TrainConfig& c) { return c.schedule.kind != "onecycle" && c.schedule.kind != "cyclic"; };
+  const Rule warms{[](const TrainConfig& c) { return c.schedule.kind != "onecycle" && c.schedule.kind != "cyclic"; },
+                   "a schedule.kind other than onecycle and cyclic"};
   when(range(add(SETTING(schedule.warmup_steps), sched, "Warm-up steps", T::Int,
                  "Ramp the learning rate up linearly over the first steps; steadies the start with large rates or "
                  "batches."),
@@ -398,7 +410,7 @@ std::vector<FieldSpec> makeSchema() {
   when(range(add(SETTING(schedule.linear.total_iters), sched, "Linear: ramp steps", T::Int, "Steps over which the factor moves."),
              above(0)),
        schedule("linear"), true);
-  const Applies one = schedule("onecycle"), cyc = schedule("cyclic");
+  const Rule one = schedule("onecycle"), cyc = schedule("cyclic");
   when(range(add(SETTING(schedule.onecycle.max_lr), sched, "OneCycle: peak rate", T::Real,
                  "The highest learning rate, reached after the warm-up part; find it with a learning-rate range test."),
              above(0)),
@@ -495,7 +507,7 @@ std::vector<FieldSpec> makeSchema() {
   when(range(add(SETTING(memory.checkpoint_blocks), prec, "Checkpoint: blocks per segment", T::Int,
                  "Blocks (residual blocks, conv stages, hidden layers) recomputed together."),
              between(1, 1 << 20)),
-       [](const TrainConfig& c) { return c.memory.activation_checkpointing == "every"; });
+       Rule{[](const TrainConfig& c) { return c.memory.activation_checkpointing == "every"; }, "memory.activation_checkpointing every"});
   add(SETTING(memory.oom_backoff), prec, "Out of memory: back off", T::Bool,
       "When a step runs out of memory, halve the micro-batch and double the accumulation (same effective batch), "
       "mark it on the curves, and go on.");
@@ -602,29 +614,6 @@ const FieldSpec* findSetting(const std::string& path) {
 }
 
 bool settingApplies(const FieldSpec& spec, const TrainConfig& config) { return !spec.applies || spec.applies(config); }
-
-std::string settingEffectNote(const std::string& path, const TrainConfig& config) {
-  const FieldSpec* spec = findSetting(path);
-  if (!spec || !spec->noEffect || !settingApplies(*spec, config)) return "";
-  return spec->noEffect(config);
-}
-
-std::string learningRateSetting(const TrainConfig& c) {
-  if (c.schedule.kind == "onecycle") return "schedule.onecycle.max_lr";
-  if (c.schedule.kind == "cyclic") return "schedule.cyclic.max_lr";
-  return "optimizer.lr";
-}
-
-std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& settings) {
-  std::vector<ConfigError> notes;
-  auto add = [&](const std::string& path) {
-    if (std::string note = settingEffectNote(path, config); !note.empty()) notes.push_back({path, std::move(note)});
-  };
-  if (settings.empty())
-    for (const auto& s : settingsSchema()) add(s.path);
-  for (const auto& s : settings) add(s.substr(0, s.find('=')));
-  return notes;
-}
 
 std::string jsonPointer(const std::string& dotted) {
   std::string p = "/" + dotted;

@@ -7,7 +7,7 @@ namespace studio::schema {
 
 void addAugmentSettings(Fields& add) {
   const std::string data = "Data";
-  const Applies images = [](const TrainConfig& c) { return c.data.format != "csv"; };
+  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; }, "images (data.format idx or image_folder)"};
   when(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
            "Mirror training images at random; more variety, less overfitting on longer runs."),
        images);
@@ -21,7 +21,8 @@ void addAugmentSettings(Fields& add) {
            "RandomResizedCrop: a random part of each training image (its area and shape below) resized back to "
            "the image size; the usual augmentation for photos."),
        images);
-  const Applies resized = [](const TrainConfig& c) { return c.data.augment_resized_crop && c.data.format != "csv"; };
+  const Rule resized{[](const TrainConfig& c) { return c.data.augment_resized_crop && c.data.format != "csv"; },
+                     "data.augment_resized_crop on images"};
   when(range(add(SETTING(data.augment_crop_scale_min), data, "Resized crop: smallest area", T::Real,
                  "The smallest share of the image's area a random resized crop takes (torchvision: 0.08)."),
              between(0, 1, true, false)),
@@ -72,9 +73,10 @@ void addAugmentSettings(Fields& add) {
                    "torchvision.transforms.v2's, after the flips and before the colour jitter."),
                {"none", "randaugment", "trivialaugment"}),
        images);
-  const Applies randaugment = [](const TrainConfig& c) {
-    return c.data.augment_policy == "randaugment" && c.data.format != "csv";
-  };
+  const Rule randaugment{[](const TrainConfig& c) {
+                           return c.data.augment_policy == "randaugment" && c.data.format != "csv";
+                         },
+                         "data.augment_policy randaugment on images"};
   when(range(add(SETTING(data.augment_policy_ops), data, "RandAugment: operations", T::Int,
                  "Operations applied to each image in turn (num_ops; 2 by default)."),
              between(0, 14)),
@@ -86,14 +88,15 @@ void addAugmentSettings(Fields& add) {
   when(range(add(SETTING(data.augment_policy_bins), data, "Policy: magnitude bins", T::Int,
                  "How many strengths each operation's range is divided into (num_magnitude_bins, 31)."),
              between(2, 100)),
-       [](const TrainConfig& c) { return c.data.augment_policy != "none" && c.data.format != "csv"; });
+       Rule{[](const TrainConfig& c) { return c.data.augment_policy != "none" && c.data.format != "csv"; },
+            "a data.augment_policy (not none) on images"});
   when(range(add(SETTING(data.augment_erasing), data, "Random erasing", T::Real,
                  "RandomErasing: the probability that a rectangle of 2-33 % of a training image is set to the "
                  "channel mean (0 after normalisation); 0: off."),
              between(0, 1)),
        images, true);
 
-  const Applies classifying = [](const TrainConfig& c) { return c.task.kind == "classification"; };
+  const Rule classifying{[](const TrainConfig& c) { return c.task.kind == "classification"; }, "task.kind classification"};
   when(add(SETTING(data.augment_mixup), data, "MixUp", T::Bool,
            "MixUp: each training batch blended with itself shifted by one, images and one-hot targets alike, by a "
            "share drawn from Beta(alpha, alpha) (classification)."),
@@ -102,20 +105,20 @@ void addAugmentSettings(Fields& add) {
                  "MixUp's Beta(alpha, alpha): 1 draws the share uniformly, small values keep images nearly whole "
                  "(torchvision: 1)."),
              above(0)),
-       [](const TrainConfig& c) { return c.data.augment_mixup; }, true);
+       Rule{[](const TrainConfig& c) { return c.data.augment_mixup; }, "data.augment_mixup"}, true);
   when(add(SETTING(data.augment_cutmix), data, "CutMix", T::Bool,
            "CutMix: a rectangle of each training image replaced by the same rectangle of the next image, the "
            "targets mixed by the areas (classification, images)."),
-       [](const TrainConfig& c) { return c.task.kind == "classification" && c.data.format != "csv"; });
+       Rule{[](const TrainConfig& c) { return c.task.kind == "classification" && c.data.format != "csv"; }, "task.kind classification on images"});
   when(range(add(SETTING(data.cutmix_alpha), data, "CutMix alpha", T::Real,
                  "CutMix's Beta(alpha, alpha) for the kept share of the image (torchvision: 1)."),
              above(0)),
-       [](const TrainConfig& c) { return c.data.augment_cutmix; }, true);
+       Rule{[](const TrainConfig& c) { return c.data.augment_cutmix; }, "data.augment_cutmix"}, true);
   when(range(add(SETTING(data.mix_switch_prob), data, "CutMix share when both", T::Real,
                  "With MixUp and CutMix both on, the probability that a batch gets CutMix rather than MixUp "
                  "(torchvision's RandomChoice of the two: 0.5)."),
              between(0, 1)),
-       [](const TrainConfig& c) { return c.data.augment_mixup && c.data.augment_cutmix; }, true);
+       Rule{[](const TrainConfig& c) { return c.data.augment_mixup && c.data.augment_cutmix; }, "data.augment_mixup and data.augment_cutmix together"}, true);
 }
 
 }  // namespace studio::schema

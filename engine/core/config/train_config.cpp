@@ -1,7 +1,9 @@
 #include "studio/train_config.h"
+#include "studio/metric_catalog.h"
 #include "studio/utf8.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -45,7 +47,23 @@ struct Reader {
 
   void read(const std::string& path, const json& j, std::string& out) {
     if (j.is_string()) out = j.get<std::string>();
+    else if (j.is_array() && (path == "loss.class_weights" || path == "loss.pos_weight")) out = weightList(path, j);
     else errors.push_back({path, "must be a string (got " + shown(j) + ")"});
+  }
+  // A weight per class or label as a JSON list ([1, 2.5, 3]), as the README
+  // allows: kept as its text ("1, 2.5, 3"), which is checked as typed text is.
+  std::string weightList(const std::string& path, const json& j) {
+    std::string text;
+    for (const auto& v : j) {
+      if (!v.is_number() || !std::isfinite(v.get<double>())) {
+        errors.push_back({path, "must list numbers (got " + shown(v) + " in the list)"});
+        return "";
+      }
+      char buf[32];
+      const auto r = std::to_chars(buf, buf + sizeof buf, v.get<double>());
+      text += (text.empty() ? "" : ", ") + std::string(buf, r.ptr);
+    }
+    return text;
   }
   void read(const std::string& path, const json& j, bool& out) {
     if (j.is_boolean()) out = j.get<bool>();
@@ -283,22 +301,8 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   if (regression && c.data.format != "csv" && !folderTargets)
     e.push_back({"task.kind", "regression reads its targets from a table's columns: it needs data.format csv, or "
                               "image_folder with data.targets_file (got \"" + c.data.format + "\")"});
-  {
-    const std::string& m = c.train.early_stopping.metric;
-    const bool regressionMetric = m == "eval_r2" || m == "eval_rmse" || m == "eval_mae";
-    if (regressionMetric && !regression)
-      e.push_back({"train.early_stopping.metric", m + " is a regression figure; task.kind is " + t.kind +
-                                                      (multilabel ? ": use eval_loss, eval_accuracy or eval_map"
-                                                                  : ": use eval_loss or eval_accuracy")});
-    if (m == "eval_accuracy" && regression)
-      e.push_back({"train.early_stopping.metric", "eval_accuracy is a classification figure; task.kind is regression: "
-                                                  "use eval_loss, eval_r2, eval_rmse or eval_mae"});
-    if ((m == "eval_map" || m == "eval_f1") && !multilabel)
-      e.push_back({"train.early_stopping.metric", m + " is a multi-label figure; task.kind is " + t.kind});
-    if ((m == "eval_auc" || m == "eval_ece") && t.kind != "classification")
-      e.push_back({"train.early_stopping.metric", m + " is a single-label classification figure; task.kind is " +
-                                                      t.kind});
-  }
+  if (const std::string why = metricTaskProblem(c.train.early_stopping.metric, t.kind); !why.empty())
+    e.push_back({"train.early_stopping.metric", why});
 
   const auto& d = c.data;
   if (d.format == "csv") {
@@ -541,38 +545,6 @@ void applyOverride(TrainConfig& config, const std::string& assignment) {
   if (updated.schema_version == 1) updated.schema_version = kConfigSchemaVersion;  // as a file's version 1 reads
   if (!errors.empty()) throw ConfigFileError("--set " + assignment + ":" + joinErrors(errors));
   config = updated;
-}
-
-namespace {
-void flatten(const json& j, const std::string& prefix, std::map<std::string, json>& out) {
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
-  } else {
-    out[prefix] = j;
-  }
-}
-}  // namespace
-
-json settingsChanges(const TrainConfig& a, const TrainConfig& b) {
-  std::map<std::string, json> fa, fb;
-  flatten(toJson(a), "", fa);
-  flatten(toJson(b), "", fb);
-  json out = json::object();
-  for (const auto& [key, value] : fb) {
-    if (key == "name" || key == "output.dir" || key == "schema_version") continue;
-    auto it = fa.find(key);
-    const json before = it == fa.end() ? json() : it->second;
-    if (before != value) out[key] = json::array({before, value});
-  }
-  return out;
-}
-
-std::vector<std::string> settingsAssignments(const json& changes) {
-  std::vector<std::string> out;
-  for (auto it = changes.begin(); it != changes.end(); ++it) {
-    out.push_back(it.key() + "=" + it.value()[1].dump());  // JSON, so "123" stays a text
-  }
-  return out;
 }
 
 const std::vector<std::string>& torchvisionBackbones() {

@@ -15,7 +15,11 @@ std::string trimmed(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-// The list's numbers; false when a part is not a positive finite number.
+// Above this a weight makes the float32 loss overflow (1e300 becomes inf) or
+// drown every other class: the first step would fail and blame the rate.
+constexpr double kMaxWeight = 1e6;
+
+// The list's numbers; false when a part is not a positive number of at most kMaxWeight.
 bool parseList(const std::string& text, std::vector<double>& out) {
   size_t start = 0;
   while (start <= text.size()) {
@@ -23,7 +27,8 @@ bool parseList(const std::string& text, std::vector<double>& out) {
     const std::string part = trimmed(text.substr(start, end - start));
     double v = 0;
     const auto [at, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || at != part.data() + part.size() || !std::isfinite(v) || v <= 0)
+    if (part.empty() || ec != std::errc() || at != part.data() + part.size() || !std::isfinite(v) || v <= 0 ||
+        v > kMaxWeight)
       return false;
     out.push_back(v);
     start = end + 1;
@@ -37,7 +42,8 @@ std::string classWeightsProblem(const std::string& text) {
   const std::string t = trimmed(text);
   std::vector<double> list;
   if (t == "none" || t == "balanced" || parseList(t, list)) return "";
-  return "must be none, balanced, or one positive number per class separated by commas (got \"" + text + "\")";
+  return "must be none, balanced, or one positive number per class separated by commas, each at most 1000000 "
+         "(got \"" + (text.size() > 200 ? text.substr(0, 200) + "…" : text) + "\")";
 }
 
 namespace {

@@ -214,13 +214,27 @@ TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, co
 
 std::string trimCell(const std::string& cell) { return trim(cell); }
 
+namespace {
+// A cell as a message shows it: at most 60 characters and its length beyond
+// (a 10 MB cell is named, not echoed whole).
+std::string shownCell(const std::string& cell) {
+  if (cell.size() <= 60) return "\"" + cell + "\"";
+  size_t cut = 57;
+  while (cut > 0 && (static_cast<unsigned char>(cell[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return "\"" + cell.substr(0, cut) + "…\" (" + std::to_string(cell.size()) + " bytes)";
+}
+}  // namespace
+
 std::string parseFeatureCell(const std::string& cell, float& out) {
   double v = 0;
   if (trim(cell).empty()) return "the value is missing";
   if (!parseNumber(cell, v))
-    return "\"" + cell + "\" is not a number (list the column in data.ignore_columns if it is not a feature)";
+    return shownCell(cell) + " is not a number (list the column in data.ignore_columns if it is not a feature)";
   if (std::isnan(v)) return "the value is NaN";
-  if (!std::isfinite(v) || std::fabs(v) > 3.0e38) return trim(cell) + " is not a finite float32 number";
+  if (!std::isfinite(v) || std::fabs(v) > 3.0e38) {
+    const std::string t = trim(cell);
+    return (t.size() <= 60 ? t : shownCell(t)) + " is not a finite float32 number";
+  }
   out = static_cast<float>(v);
   return "";
 }
@@ -238,7 +252,7 @@ NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
     const std::string where = "table " + t.path + " row " + std::to_string(static_cast<int64_t>(i) + t.firstRowNumber);
     for (size_t k = 0; k < cols.targets.size(); ++k) {
       std::string why = parseFeatureCell(row[static_cast<size_t>(cols.targets[k])], out.y[i * cols.targets.size() + k]);
-      if (why.rfind("\"", 0) == 0) why = "\"" + row[static_cast<size_t>(cols.targets[k])] + "\" is not a number";
+      if (why.rfind("\"", 0) == 0) why = shownCell(row[static_cast<size_t>(cols.targets[k])]) + " is not a number";
       if (!why.empty())
         throw DataError(where + ", " + quoteName(t, cols.targets[k]) + ": " + why +
                         " (a target column holds numbers; is this the right column in data.target_columns?)");

@@ -1,7 +1,10 @@
 #include "studio/data_plan.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -9,6 +12,7 @@
 #include "studio/dataset_info.h"
 #include "studio/idx_file.h"
 #include "studio/image_folder.h"
+#include "studio/log.h"
 
 namespace studio {
 namespace {
@@ -285,6 +289,9 @@ void planCsvTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
 void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
   namespace fs = std::filesystem;
   CsvTable t = readCsvTable(d.targets_file);
+  if (t.rows.size() <= (t.hasHeader ? 0u : 1u))  // its header alone: said as such, not "y is not a number"
+    throw DataError("data.targets_file " + d.targets_file +
+                    " has no rows of targets under its header: give one row per image (its file name, then its values)");
   if (!t.hasHeader && t.rows.size() > 1) {  // its first row names the columns (all text when they hold tags)
     t.columns.clear();
     for (const auto& name : t.rows.front()) t.columns.push_back(trimCell(name));
@@ -314,15 +321,39 @@ void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.targetNames = cols.targetNames;
     if (p.multilabel()) checkLabelColumns(table, t, cols, true);
   }
+  // Every row names an image under data.root (a relative name, or an
+  // absolute one, resolved through links and "..": outside the folder is
+  // refused alike), each image once.
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(fs::absolute(d.root), ec);
+  std::map<std::string, int64_t> rowOf;  // resolved image -> its row
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const std::string name = trimCell(t.rows[r][0]);
-    const fs::path file = fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name;
-    std::error_code ec;
-    if (name.empty() || !fs::is_regular_file(file, ec))
-      throw DataError(d.targets_file + " row " + std::to_string(static_cast<int64_t>(r) + t.firstRowNumber) +
-                      ": image \"" + name + "\" is not a file under data.root " + d.root);
+    const int64_t row = static_cast<int64_t>(r) + t.firstRowNumber;
+    const std::string where = d.targets_file + " row " + std::to_string(row) + ": image \"" + name + "\" ";
+    const fs::path given = fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name;
+    const fs::path file = fs::weakly_canonical(given, ec);
+    const auto [end, inRoot] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+    if (name.empty() || end != root.end() || !fs::is_regular_file(file, ec))
+      throw DataError(where + "is not a file under data.root " + d.root);
+    if (const auto [at, fresh] = rowOf.emplace(file.string(), row); !fresh)
+      throw DataError(where + "is named twice, in row " + std::to_string(at->second) + " and row " +
+                      std::to_string(row) + ": give each image one row of targets");
     append(p.train, static_cast<int64_t>(p.files.size()), 0);
-    p.files.push_back(file.string());
+    p.files.push_back(given.string());  // as named (the checks above resolved it)
+  }
+  // Images under data.root without a row of targets are not used: said, by name.
+  int64_t other = 0;
+  std::vector<std::string> unlisted;
+  for (const auto& image : imageFilesUnder(d.root, other))
+    if (!rowOf.count(fs::weakly_canonical(image, ec).string())) unlisted.push_back(image);
+  if (!unlisted.empty()) {
+    std::string names;
+    for (size_t i = 0; i < std::min<size_t>(3, unlisted.size()); ++i)
+      names += (i ? ", " : "") + fs::relative(unlisted[i], d.root, ec).string();
+    log::warn(std::to_string(unlisted.size()) + " of the " + std::to_string(unlisted.size() + rowOf.size()) +
+              " images under data.root " + d.root + " have no row in data.targets_file " + d.targets_file +
+              " and are not used (" + names + (unlisted.size() > 3 ? ", …" : "") + ")");
   }
   p.table = std::move(table);
   p.trainFrom = d.targets_file;
@@ -384,6 +415,31 @@ std::string exampleSource(const DataPlan& p, int64_t item) {
                                  : p.testTable + " row " + std::to_string(item - p.trainTableRows + p.testFirstRow);
 }
 
+// An evaluation keeps a confusion matrix of classes x classes counts and each
+// evaluated example's probabilities (examples x classes): a label column of
+// ids (100,000 distinct values) would ask for more memory than the machine
+// has, and fail after an epoch with a bare bad_alloc. Refused before training.
+void checkClassesFit(const DataPlan& p, const DataConfig& d) {
+  const auto classes = static_cast<double>(p.classes());
+  if (classes < 2) return;
+  const auto examples = static_cast<double>(std::max(p.test.size(), p.val.size()));
+  const double need = classes * classes * 8 + examples * classes * 4;
+  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  if (memory <= 0 || need <= memory / 2) return;
+  char text[400], probabilities[120] = "";
+  if (examples > 0)
+    std::snprintf(probabilities, sizeof probabilities, " and %.0f x %.0f probabilities", examples, classes);
+  std::snprintf(text, sizeof text,
+                "%.0f classes: an evaluation of them needs about %.1f GB (a confusion matrix of %.0f x %.0f counts%s), "
+                "more than half of this machine's %.1f GB",
+                classes, need / 1e9, classes, classes, probabilities, memory / 1e9);
+  throw DataError(std::string(text) +
+                  (d.format == "csv" ? "; is data.label_column the column of classes? An id or a measurement is "
+                                       "not a class: choose the label column, or task.kind regression for a number "
+                                       "to predict"
+                                     : "; give a folder with fewer classes"));
+}
+
 DataPlan planData(const TrainConfig& c) {
   const DataConfig& d = c.data;
   DataPlan p;
@@ -399,6 +455,7 @@ DataPlan planData(const TrainConfig& c) {
     planCsv(p, d, c.train.seed);
   else
     throw DataError("data.format must be idx, image_folder or csv (got \"" + d.format + "\")");
+  checkClassesFit(p, d);  // before the splits' own checks: 100,000 ids as classes leave no test examples either
   if (!p.val.items.empty() && p.valFrom.empty())
     p.valFrom = "held out of the training examples: " + percent(d.val_fraction) + " of each class";
   if (p.train.items.empty())

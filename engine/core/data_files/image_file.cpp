@@ -124,7 +124,20 @@ bool readPng(PngSource* src, PngPixels* out, bool headerOnly) {
   return true;
 }
 
+// A PNG's size from its IHDR chunk (bytes 16-23, big-endian), checked before
+// libpng reads it: past its user limits libpng says only "Invalid IHDR data".
+void checkPngHeaderSize(const std::string& bytes, const std::string& path) {
+  if (bytes.size() < 24 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0) return;  // libpng says what is wrong
+  auto be32 = [&](size_t at) {
+    int64_t v = 0;
+    for (size_t k = 0; k < 4; ++k) v = (v << 8) | static_cast<unsigned char>(bytes[at + k]);
+    return v;
+  };
+  checkSize(be32(16), be32(20), path);
+}
+
 Image decodePng(const std::string& bytes, const std::string& path) {
+  checkPngHeaderSize(bytes, path);
   PngSource src{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), 0, {0}};
   PngPixels px;
   if (!readPng(&src, &px, false)) throw DataError("image file " + path + " is not a readable PNG: " + src.message);
@@ -358,6 +371,7 @@ ImageHeader readImageHeader(const std::string& path) {
   ImageHeader h;
   h.kind = kindOf(bytes);
   if (h.kind == "png") {
+    checkPngHeaderSize(bytes, path);
     PngSource src{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), 0, {0}};
     PngPixels px;
     if (!readPng(&src, &px, true)) throw DataError("image file " + path + " is not a readable PNG: " + src.message);

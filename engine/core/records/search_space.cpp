@@ -145,6 +145,12 @@ SearchParam parseSearchParam(const std::string& text) {
   p.high = number(trim(parts[1]), where + " high");
   if (whole && (p.low != std::floor(p.low) || p.high != std::floor(p.high)))
     throw ConfigFileError(where + ": int bounds must be whole numbers");
+  // A whole number past 2^53 is no longer exact as the double the bounds are
+  // kept in (and past 2^63 no integer at all): said as given, never wrapped.
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (whole && (std::fabs(p.low) > kExact || std::fabs(p.high) > kExact))
+    throw ConfigFileError(where + ": the bounds " + trim(parts[0]) + " and " + trim(parts[1]) +
+                          " must lie within ±9007199254740992 (2^53)");
   if (parts.size() == 3) {
     const std::string flag = trim(parts[2]);
     if (flag == "log") p.log = true;
@@ -219,6 +225,8 @@ void checkSearch(SearchSpec& spec) {
     bad("--metric " + spec.metric + " is not what a run's evaluations record (they record: " + known + ")");
   } else if (spec.metric.rfind("ema_", 0) == 0 && trialBase.train.ema.decay <= 0 && !keys.count("train.ema.decay")) {
     bad("--metric " + spec.metric + " is recorded only with a weight average: set train.ema.decay (e.g. 0.999)");
+  } else if (const std::string why = metricTaskProblem(spec.metric, trialBase.task.kind); !why.empty()) {
+    bad("--metric " + why);  // before any trial trains, not after each one
   }
   if (spec.direction.empty()) spec.direction = metricDirection(spec.metric);
   if (spec.direction != "maximize" && spec.direction != "minimize")
@@ -343,7 +351,12 @@ SearchSpec searchSpecFromJson(const nlohmann::json& j, const std::string& file) 
   } catch (const ConfigFileError&) {
     throw;
   } catch (const std::exception& e) {
-    throw ConfigFileError(file + " is not a study's search.json: " + e.what());
+    // nlohmann's "[json.exception.out_of_range.403] key 'metric' not found": the words, without the code.
+    std::string why = e.what();
+    if (why.rfind("[json.exception.", 0) == 0 && why.find("] ") != std::string::npos)
+      why = why.substr(why.find("] ") + 2);
+    throw ConfigFileError(file + " is not a study's search.json as training-studio-cli search writes it (" + why +
+                          "); was it edited? Start a new search, or put the file back");
   }
 }
 

@@ -32,6 +32,26 @@ void writeAll(int fd, std::string_view data, const std::string& path) {
   }
 }
 
+std::string kindOfFile(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISLNK(mode)) return "a link";
+  return "not a file of bytes";
+}
+
+// What writeFileAtomically may replace: nothing yet, a regular file, or a
+// link (the rename replaces the link itself, never what it points at). A
+// device, a FIFO, a socket or a folder is never replaced by a file.
+void requireReplaceable(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return;
+  throw InputError(path + " is " + kindOfFile(st.st_mode) + ", not a file; nothing was written there");
+}
+
 void syncFolder(const std::string& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;  // the rename stands; only its durability is at stake
@@ -53,6 +73,7 @@ bool isAtomicWriteTemporary(const std::string& fileName) {
 
 void writeFileAtomically(const std::string& path, std::string_view data,
                          const std::function<void(const char*)>& phase) {
+  requireReplaceable(path);
   // A unique name, created exclusively: whatever was planted at "<path>.tmp"
   // (a link to a file elsewhere) is never opened.
   std::string tmpl = path + kTemporarySuffix + "XXXXXX";
@@ -79,6 +100,12 @@ void writeFileAtomically(const std::string& path, std::string_view data,
   }
   ::close(fd);
   if (phase) phase("temp");
+  try {
+    requireReplaceable(path);  // again: it may have changed while the file was written
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
@@ -88,16 +115,32 @@ void writeFileAtomically(const std::string& path, std::string_view data,
   syncFolder(parentFolder(path));
 }
 
-namespace {
-std::string kindOfFile(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISDIR(mode)) return "a folder";
-  return "not a file of bytes";
+void checkOutputFile(const std::string& path, const std::string& option, bool overwrite,
+                     const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  const std::string named = option + " " + path;
+  if (path.empty()) throw InputError(option + " names no file (got \"\"); give a file's path");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode))
+      throw InputError(named + " is a link" + (fs::exists(path) ? "" : " to nothing") +
+                       "; nothing was written: give the path of a file itself");
+    if (!S_ISREG(st.st_mode))
+      throw InputError(named + " is " + kindOfFile(st.st_mode) + ", not a file; nothing was written: give a file's path");
+    for (const auto& input : inputs) {
+      std::error_code ec;
+      if (!input.empty() && fs::equivalent(path, input, ec))
+        throw InputError(named + " is the input " + input + "; nothing was written: give another file");
+    }
+    if (!overwrite)
+      throw InputError(named + " already exists; nothing was written: give another file, or --overwrite");
+    return;
+  }
+  const std::string folder = parentFolder(path);
+  struct stat dir {};
+  if (::stat(folder.c_str(), &dir) != 0 || !S_ISDIR(dir.st_mode))
+    throw InputError(named + ": its folder " + folder + " is not there; nothing was written: make it first");
 }
-}  // namespace
 
 std::string readFileBytes(const std::string& path, const std::string& what) {
   // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of

@@ -229,6 +229,14 @@ DecodedImages decodeImages(const DecodeRequest& r, const LoadProgress& progress)
     const std::string why = ec                ? ec.message()
                             : room == ENOSPC ? "the disk has no room for its " + std::to_string(bytes >> 20) + " MiB"
                                              : "not writable";
+    // Into memory only what fits: half of it at most, else refused naming the settings.
+    const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+    if (memory > 0 && static_cast<double>(bytes) > memory / 2)
+      throw DataError("the decoded images need " + std::to_string(bytes >> 20) + " MiB (" + std::to_string(n) +
+                      " images of " + std::to_string(shape[1]) + "x" + std::to_string(shape[2]) + "x" +
+                      std::to_string(shape[3]) + "), which the cache in " + folder + " cannot hold (" + why +
+                      ") and more than half of this machine's memory; lower data.stored_size or data.image_size, or "
+                      "free the disk");
     log::warn("cannot write the decoded-image cache in " + folder + " (" + why +
               "); decoding into memory, and again next time");
     out.images = torch::empty(shape, torch::kUInt8);

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "studio/errors.h"
 
@@ -23,6 +24,15 @@ namespace studio {
 // (the crash-safety tests stop the process there).
 void writeFileAtomically(const std::string& path, std::string_view data,
                          const std::function<void(const char* phase)>& phase = {});
+// A device, a FIFO, a socket or a folder at path is never replaced: InputError.
+
+// A file a person names for a command to write (option: "--out"): it may be
+// missing (its folder there), or with overwrite a regular file; never a link
+// (dangling or not), a device, a FIFO, a socket or a folder, nor one of the
+// command's inputs. Throws InputError naming the option, the path and what
+// it is; nothing has been written then.
+void checkOutputFile(const std::string& path, const std::string& option, bool overwrite,
+                     const std::vector<std::string>& inputs = {});
 // Whether a file's name is one of writeFileAtomically's temporary files
 // ("<file>.tmp.XXXXXX"), which a kill during the write leaves behind.
 bool isAtomicWriteTemporary(const std::string& fileName);

@@ -39,5 +39,9 @@ struct MetricSpec {
 // In metrics.csv column order (after kind, step and epoch).
 const std::vector<MetricSpec>& metricCatalog();
 const MetricSpec* findMetric(const std::string& id);
+// "eval_r2 is a regression figure; task.kind is classification: use ..."
+// when an evaluation of this task never records the metric (ema_ figures
+// as their own); "" when it does. Early stopping and the search check it.
+std::string metricTaskProblem(const std::string& metric, const std::string& taskKind);
 
 }  // namespace studio

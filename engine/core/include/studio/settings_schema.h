@@ -62,6 +62,9 @@ struct FieldSpec {
   // When the field matters for these settings (momentum with SGD, the chosen
   // schedule's own fields, the chosen data format's fields). Empty: always.
   std::function<bool(const TrainConfig&)> applies;
+  // The same condition in words ("model.kind mlp, cnn or resnet"), for the
+  // note on a field that is set where it does not apply; empty: none given.
+  std::string appliesWhen;
   // Check range and choices only when the field applies (a schedule's own
   // fields); other fields are checked always.
   bool checkOnlyWhenApplies = false;
@@ -81,8 +84,10 @@ const std::vector<std::string>& settingsGroups();
 const FieldSpec* findSetting(const std::string& path);
 bool settingApplies(const FieldSpec& spec, const TrainConfig& config);
 // "has no effect under schedule.kind onecycle: schedule.onecycle.max_lr sets
-// the rate ..." for a setting that these settings override; empty when it
-// acts (or no field has this path). The form shows it beside the field, the
+// the rate ..." for a setting that these settings override, or "has no
+// effect: it is read only with model.kind resnet18, ..." for one set away
+// from its default where it does not apply (model.weights on an mlp); empty
+// when it acts, or stays at its default (or no field has this path). The form shows it beside the field, the
 // fork dialog beside a change, the CLI after --set.
 std::string settingEffectNote(const std::string& path, const TrainConfig& config);
 // The setting that sets a run's (peak) learning rate under its schedule:
