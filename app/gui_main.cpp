@@ -63,19 +63,14 @@ int main(int argc, char** argv) {
   studio::ui::SettingsPanel* settings = window.settingsPanel();
 
   if (openOnGiven || unattended) {
-    studio::TrainConfig c;
-    try {
-      if (cli.isSet(config)) {
-        c = studio::loadConfigFile(cli.value(config).toStdString());
-      } else {
-        const std::string name = cli.isSet(preset) ? cli.value(preset).toStdString() : "fashion-mnist-cnn";
-        c = studio::loadConfigFile(studio::presetPath(presetDir.toStdString(), name));
-      }
-      for (const QString& assignment : cli.values(set)) studio::applyOverride(c, assignment.toStdString());
-    } catch (const std::exception& e) {
-      return fail(e.what(), 2);
-    }
-    settings->setConfig(c, "open");
+    // --set alone changes the remembered settings; an unattended window
+    // (a screenshot, --quit-after-steps) opens on the default preset.
+    const QString presetName = cli.isSet(preset) ? cli.value(preset)
+                               : unattended && !cli.isSet(config) ? QString("fashion-mnist-cnn")
+                                                                  : QString();
+    QString why;
+    if (!window.openWith(presetName, cli.isSet(config) ? cli.value(config) : QString(), cli.values(set), &why))
+      return fail(why, 2);
   }
   if (cli.isSet(theme)) {
     const QString t = cli.value(theme);

@@ -10,6 +10,8 @@
 //  - the status bar shows the loading phase with its progress.
 #include <QtTest/QtTest>
 
+#include <QRegularExpression>
+
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
@@ -215,6 +217,15 @@ class TestDataViews : public QObject {
     QCOMPARE(layers->item(4, 0)->text(), QString("layer1"));
     QCOMPARE(layers->item(4, 4)->text(), QString("frozen in epoch 1, lr x0.215"));
     QVERIFY(m_window->modelPanel()->findChild<QLabel*>("modelHead")->text().contains("starts from"));
+    // Issue 40, item 5: the column follows edits of the plan at once (it kept "frozen in epoch 1, lr x0.1"),
+    // and the footer says how many parameters the head-only epochs train.
+    m_window->settingsPanel()->editField("train.finetune.freeze_epochs", "2");
+    m_window->settingsPanel()->editField("train.finetune.backbone_lr_factor", "0.01");
+    QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epochs 1-2, lr x0.0464"), 20000);
+    const QString totals = m_window->modelPanel()->findChild<QLabel*>("modelTotals")->text();
+    QVERIFY2(totals.contains(QRegularExpression("\\b1,?539 of them in epoch 1")), qPrintable(totals));  // fc: 512 x 3 + 3
+    m_window->settingsPanel()->setConfig(c);
+    QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epoch 1, lr x0.215"), 20000);
     const RunSummary r = runToEnd(c);
     QCOMPARE(r.status, std::string("completed"));
     QTRY_VERIFY(chart(ui::PlotsPanel::Loss)->markerLabels().contains("unfreeze"));
@@ -233,6 +244,10 @@ class TestDataViews : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(view->imageCount() == 3 * 6 && view->note().contains("rotation"), kTimeout);
     m_window->settingsPanel()->applyFieldText("data.augment_brightness", "0.4");
     QTRY_VERIFY_WITH_TIMEOUT(view->note().contains("colour jitter"), kTimeout);
+    QCOMPARE(view->imageCount(), 3 * 6);
+    // MixUp acts on whole batches: the preview says so beside the images (issue 40, item 15).
+    m_window->settingsPanel()->applyFieldText("data.augment_mixup", "true");
+    QTRY_VERIFY_WITH_TIMEOUT(view->note().contains("then MixUp blends each training batch"), kTimeout);
     QCOMPARE(view->imageCount(), 3 * 6);
   }
 

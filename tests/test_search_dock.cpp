@@ -139,11 +139,16 @@ class TestSearchDock : public QObject {
     QCOMPARE(std::set<QString>(brushed.begin(), brushed.end()), upper);
     // Train best: the best trial's values in the form, trained as a run.
     QSignalSpy runEnded(&window, &ui::MainWindow::runFinished);
+    const std::string formName = window.settingsPanel()->config().name;
     QVERIFY(window.trainBestOfStudy());
     QCOMPARE(window.settingsPanel()->config().optimizer.lr, study["best"]["params"]["optimizer.lr"].get<double>());
     QCOMPARE(window.settingsPanel()->config().model.width, study["best"]["params"]["model.width"].get<int>());
-    QCOMPARE(QString::fromStdString(window.settingsPanel()->config().name), QString("dock-best"));
+    // The run is named for the study; the form keeps its own name, so later runs are not "dock-best" too.
     QTRY_COMPARE_WITH_TIMEOUT(runEnded.size(), 1, kTimeout);
+    const QString bestRun = window.controller()->runDir();
+    QCOMPARE(loadConfigFile((bestRun + "/settings.json").toStdString()).name, std::string("dock-best"));
+    QCOMPARE(window.settingsPanel()->config().name, formName);
+    QVERIFY(formName != "dock-best");
   }
 
   void aPrunedTrialIsMarkedInTheRunsList() {

@@ -208,6 +208,30 @@ class TestSettingsPanel : public QObject {
     QCOMPARE(toJson(copy.config()).dump(), toJson(original).dump());
   }
 
+  // torchvision's crop ratios 3/4 and 4/3 read as fractions (the field showed
+  // 1.3333333333333333), and the text gives back the same double exactly.
+  void fractionsShowAsFractions() {
+    TrainConfig c;
+    c.data.format = "image_folder";
+    c.data.augment_resized_crop = true;
+    c.data.augment_crop_ratio_min = 3.0 / 4.0;
+    c.data.augment_crop_ratio_max = 4.0 / 3.0;
+    c.optimizer.lr = 0.1;
+    SettingsPanel panel;
+    panel.setConfig(c);
+    auto* widest = qobject_cast<QLineEdit*>(panel.editor("data.augment_crop_ratio_max"));
+    QVERIFY(widest);
+    QCOMPARE(widest->text(), QString("4/3"));
+    QCOMPARE(qobject_cast<QLineEdit*>(panel.editor("data.augment_crop_ratio_min"))->text(), QString("0.75"));
+    QCOMPARE(qobject_cast<QLineEdit*>(panel.editor("optimizer.lr"))->text(), QString("0.1"));
+    panel.applyFieldText("data.augment_crop_ratio_max", "5/3");
+    QCOMPARE(panel.config().data.augment_crop_ratio_max, 5.0 / 3.0);
+    panel.applyFieldText("data.augment_crop_ratio_max", "4/3");
+    QCOMPARE(panel.config().data.augment_crop_ratio_max, 4.0 / 3.0);
+    panel.applyFieldText("data.augment_crop_ratio_max", "4/0");
+    QVERIFY(!panel.isValid());
+  }
+
   void invalidValueShowsEngineMessageAndDisablesStart() {
     ui::MainWindow window(presetDir(), false);
     window.show();
@@ -244,6 +268,39 @@ class TestSettingsPanel : public QObject {
     QVERIFY(panel->isValid());
     QVERIFY(start->isEnabled());
     QCOMPARE(panel->config().train.batch_size, 64);
+  }
+
+  // Issue 40, item 10: typing in a field moves no row of another field: the
+  // row it makes appear (Keep the classifier, once model.weights is typed;
+  // the fine-tune rows, once freeze_epochs is) waits until its editing ends.
+  // The field's own error line shows at once.
+  void rowsSettleWhenTheTypingEnds() {
+    ui::MainWindow window(presetDir(), false);
+    window.show();
+    SettingsPanel* panel = window.settingsPanel();
+    TrainConfig c = panel->config();
+    c.model.kind = "resnet18";
+    c.data.channels = 3;
+    panel->setConfig(c);
+    QWidget* keep = panel->editor("model.keep_head");
+    QWidget* gradual = panel->editor("train.finetune.gradual");
+    QVERIFY(!keep->isVisibleTo(panel) && !gradual->isVisibleTo(panel));
+    auto* weights = qobject_cast<QLineEdit*>(panel->editor("model.weights"));
+    typeInto(weights, "/w.pth");
+    QCOMPARE(panel->config().model.weights, std::string("/w.pth"));  // the value is taken at once
+    QVERIFY(!keep->isVisibleTo(panel));                               // its row waits
+    QTest::keyClick(weights, Qt::Key_Return);                         // editing ends
+    QVERIFY(keep->isVisibleTo(panel));
+    auto* freeze = qobject_cast<QLineEdit*>(panel->editor("train.finetune.freeze_epochs"));
+    typeInto(freeze, "2");
+    QCOMPARE(panel->config().train.finetune.freeze_epochs, 2);
+    QVERIFY(!gradual->isVisibleTo(panel));
+    QTest::keyClick(freeze, Qt::Key_Return);
+    QVERIFY(gradual->isVisibleTo(panel));
+    // The typed field's own error shows while it is typed.
+    auto* lr = qobject_cast<QLineEdit*>(panel->editor("optimizer.lr"));
+    typeInto(lr, "-1");
+    QCOMPARE(panel->errorFor("optimizer.lr"), QString("must be > 0 (got -1)"));
   }
 
   void crossFieldErrorsLandOnTheirField() {

@@ -146,13 +146,14 @@ class TestWindowReview : public QObject {
     QCOMPARE(parent.status, std::string("completed"));
     const QString parentDir = QDir(QString::fromStdString(parent.runDir)).absolutePath();
     window().runsPanel()->selectRuns({parentDir});
-    QString note, refusal, keptText;
+    QString note, refusal, keptText, noteBeforeChanges = "(not read)";
     bool openAfterRefusal = false;
     QTimer::singleShot(0, this, [&] {
       auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
       if (!dialog || dialog->objectName() != "forkDialog") return;
       auto* edits = dialog->findChild<QPlainTextEdit*>("forkChanges");
       auto* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+      noteBeforeChanges = dialog->findChild<QLabel*>("forkNotes")->text();
       edits->setPlainText("optimizer.lr=0.5\ntrain.epochs=1");
       note = dialog->findChild<QLabel*>("forkNotes")->text();
       ok->click();  // the parent's one epoch is done: refused
@@ -165,6 +166,8 @@ class TestWindowReview : public QObject {
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
     window().runsPanel()->findChild<QPushButton*>("forkRun")->click();
     QVERIFY2(note.contains("optimizer.lr") && note.contains("schedule.onecycle.max_lr"), qPrintable(note));
+    // Nothing typed yet: nothing to note (issue 40, item 14: it warned of optimizer.lr with Changes empty).
+    QCOMPARE(noteBeforeChanges, QString());
     QVERIFY(openAfterRefusal);
     QVERIFY2(refusal.contains("train.epochs") && !refusal.contains("--set") && !refusal.contains("--from"),
              qPrintable(refusal));
@@ -446,6 +449,9 @@ class TestWindowReview : public QObject {
     window().settingsPanel()->undoAction()->trigger();
     // A TorchScript model is named by its file, not "torchscript w32 d2".
     QCOMPARE(ui::modelText("torchscript", 32, 2, "/models/net.ts"), QString("TorchScript net.ts"));
+    // A torchvision backbone by its name alone: width and depth are the built-ins' (issue 40, item 15).
+    QCOMPARE(ui::modelText("resnet18", 32, 2, QString()), QString("resnet18"));
+    QCOMPARE(ui::modelText("cnn", 32, 2, QString()), QString("cnn w32 d2"));
     // Pickers: the format's filter, and a file picker not in a data folder.
     QVERIFY(ui::pickerFilter("data.root", true).startsWith("Tables (*.csv"));
     QVERIFY(ui::pickerFilter("model.path", true).contains("*.pt"));

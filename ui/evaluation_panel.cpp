@@ -240,6 +240,17 @@ void EvaluationPanel::evaluationArrived(const QString& runDir, int64_t step) {
   if (following && (!m_report || step >= m_report->step)) showStep(step);
 }
 
+void EvaluationPanel::runEnded(const QString& runDir) {
+  if (QDir(runDir).absolutePath() != QDir(m_run).absolutePath()) return;
+  const bool following = !m_report || m_steps->currentIndex() == m_steps->count() - 1;
+  const std::vector<int64_t> steps = evaluationSteps(m_run);
+  if (steps.empty()) return;
+  for (int64_t s : steps)
+    if (m_steps->findData(QVariant::fromValue<qlonglong>(s)) < 0)
+      m_steps->addItem(tr("step %1").arg(s), QVariant::fromValue<qlonglong>(s));
+  showStep(following || !m_report ? steps.back() : m_report->step);
+}
+
 void EvaluationPanel::showStep(int64_t step) {
   const QString file = m_run + "/" + QString::fromStdString(run_files::evalReport(step));
   try {

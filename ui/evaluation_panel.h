@@ -52,6 +52,9 @@ class EvaluationPanel : public QWidget {
   void showRun(const QString& runDir, const QString& label);
   // A new evaluation of the run shown (the live run).
   void evaluationArrived(const QString& runDir, int64_t step);
+  // The live run ended: its evaluations are read again, so its test report
+  // (written last, at its last step) shows where the tab followed the newest.
+  void runEnded(const QString& runDir);
   // Several runs side by side.
   void compareRuns(const QStringList& runDirs, const QStringList& labels);
   void clear();

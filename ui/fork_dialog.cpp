@@ -35,6 +35,7 @@ QString effectNotes(const TrainConfig& run, const ForkOptions& fork) {
       // A line that does not parse is said when OK is pressed.
     }
   }
+  if (applied.empty()) return QString();  // no change typed: nothing to say (an empty list means every field)
   QStringList notes;
   for (const auto& w : settingsWithoutEffect(child, applied)) notes << QString::fromStdString(w.text());
   return notes.join('\n');

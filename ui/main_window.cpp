@@ -23,6 +23,7 @@
 
 #include "studio/dataset_info.h"
 #include "studio/log.h"
+#include "studio/presets.h"
 #include "ui/continue_dialog.h"
 #include "ui/data_panel.h"
 #include "ui/evaluation_panel.h"
@@ -102,9 +103,18 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   resizeDocks({findChild<QDockWidget*>("runsDock")}, {190}, Qt::Vertical);
   resize(1500, 950);
 
+  m_presetDir = presetDir;
   m_settings->setPresets(presetDir);
   buildMenus();
   connectPanels();
+  // A chart's own Save as: the export's size and caption (the runs it shows).
+  for (MetricChart* chart : m_plots->charts())
+    chart->setSaveLook([this](QSize& size, QString& caption) {
+      size = m_chartExportSize;
+      QStringList captions;
+      for (const QString& run : m_plots->runKeys()) captions << exportCaption(run);
+      caption = captions.join("\n");
+    });
   loadLastSettings(presetDir);
   m_settings->undoStack()->clear();
   m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
@@ -139,6 +149,22 @@ void MainWindow::loadLastSettings(const QString& presetDir) {
   const std::vector<std::string> names = presetNames(presetDir.toStdString());
   const bool hasDefault = std::find(names.begin(), names.end(), "fashion-mnist-cnn") != names.end();
   if (!names.empty()) m_settings->loadPreset(QString::fromStdString(hasDefault ? "fashion-mnist-cnn" : names.front()));
+}
+
+bool MainWindow::openWith(const QString& preset, const QString& configFile, const QStringList& sets, QString* why) {
+  try {
+    TrainConfig c = m_settings->config();  // --set alone changes what the window opened on
+    if (!configFile.isEmpty())
+      c = loadConfigFile(configFile.toStdString());
+    else if (!preset.isEmpty())
+      c = loadConfigFile(presetPath(m_presetDir.toStdString(), preset.toStdString()));
+    for (const QString& assignment : sets) applyOverride(c, assignment.toStdString());
+    m_settings->setConfig(c, "open");
+    return true;
+  } catch (const std::exception& e) {
+    if (why) *why = QString::fromStdString(e.what());
+    return false;
+  }
 }
 
 void MainWindow::buildMenus() {
@@ -368,8 +394,14 @@ bool MainWindow::trainBestOfStudy() {
     showMessage(tr("Train best: %1").arg(why), true);
     return false;
   }
-  m_settings->applyDocument(toJson(best));
-  return startRun();
+  // The form takes the best trial's settings; only this run takes the
+  // study's "-best" name: runs started from the form later (the queue's too)
+  // keep the form's own name.
+  TrainConfig form = best;
+  form.name = m_settings->config().name;
+  m_settings->applyDocument(toJson(form));
+  if (!m_settings->isValid()) return startRun();  // says what is wrong, as Start does
+  return m_lifecycle->start(best);
 }
 
 bool MainWindow::addToQueue() { return m_queue->add(); }
@@ -403,6 +435,8 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   const QString probe = m_probes->runEnded(s);
   if (probe.isEmpty() && s.status != "failed") m_predict->setModelFolder(QString::fromStdString(s.runDir));
   m_lifecycle->runEnded();
+  // The test split's report is the run's last word: the live Evaluation tab shows it (issue 40, item 16).
+  m_eval->runEnded(QString::fromStdString(s.runDir));
   QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
   if (std::isfinite(s.testAccuracy)) text += tr("; test accuracy %1 %").arg(s.testAccuracy * 100, 0, 'f', 2);
   if (std::isfinite(s.testR2)) text += tr("; test R\u00b2 %1").arg(s.testR2, 0, 'f', 4);

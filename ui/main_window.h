@@ -115,6 +115,11 @@ class MainWindow : public QMainWindow {
   // read or is not valid settings, said in a dialog (object name
   // "failureDialog"), the status bar and the log (as an error).
   bool loadSettingsFile(const QString& path);
+  // The command line's settings: --config FILE or --preset NAME when given
+  // (else the settings the window opened on: the remembered ones, or the
+  // default preset), then each --set KEY=VALUE. false with why when one of
+  // them cannot be read; the form is then as it was.
+  bool openWith(const QString& preset, const QString& configFile, const QStringList& sets, QString* why);
 
   // Asked before a run loads a TorchScript file not trusted yet (its code
   // runs): true to go on. The default asks the person in a dialog; tests
@@ -153,6 +158,7 @@ class MainWindow : public QMainWindow {
   void askContinue(const QString& runDir);
   void askFork(const QString& runDir);
   void loadLastSettings(const QString& presetDir);
+  QString m_presetDir;
   void saveWindowState();
   void restoreWindowState();
 

@@ -178,6 +178,13 @@ double MetricChart::smoothNext(Curve& c, double y) const {
   return c.ema / (1 - c.debias);
 }
 
+void MetricChart::setYLabel(const QString& label) {
+  if (label == m_yLabel) return;
+  m_yLabel = label;
+  m_plot->yAxis->setLabel(m_smoothing > 0 ? tr("%1 · smoothed %2").arg(m_yLabel).arg(m_smoothing) : m_yLabel);
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void MetricChart::setSmoothing(double weight) {
   weight = std::clamp(weight, 0.0, 0.999);
   if (weight == m_smoothing) return;

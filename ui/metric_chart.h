@@ -46,6 +46,9 @@ class MetricChart : public QWidget {
   QString shownTitle() const;
   void setTitle(const QString& title);
   void setRightAxisLabel(const QString& label);
+  // The value axis's name ("cross-entropy", "MSE"); smoothing adds its weight.
+  void setYLabel(const QString& label);
+  QString yLabel() const { return m_yLabel; }
 
   // Adds an empty curve; a key already present is left as it is.
   void addSeries(const QString& key, const QString& label, const SeriesStyle& style);
@@ -104,9 +107,16 @@ class MetricChart : public QWidget {
   // with the caption (the run's name and settings) under it when given.
   bool savePng(const QString& path, int width = 0, int height = 0, const QString& caption = QString());
   bool savePdf(const QString& path, int width = 0, int height = 0, const QString& caption = QString());
+  // The context menu's Save as: at the size and with the caption an export
+  // uses (the window's chart export size, the shown runs' captions), given
+  // by the window; without one, the chart's size and no caption.
+  using SaveLook = std::function<void(QSize& size, QString& caption)>;
+  void setSaveLook(SaveLook look) { m_saveLook = std::move(look); }
+  bool saveAsShown(const QString& path);  // .png or .pdf
   // What the last saved picture showed: its title and its legend's entries.
   QString savedTitle() const { return m_savedTitle; }
   QStringList savedLegend() const { return m_savedLegend; }
+  QString savedCaption() const { return m_savedCaption; }
   // The crosshair read-out is on screen (the mouse is over the chart).
   bool crosshairShown() const;
   // A curve is drawn (a click on its legend entry hides it; another shows it).
@@ -174,6 +184,8 @@ class MetricChart : public QWidget {
   bool saveWith(const QString& caption, Save save);
 
   QString m_title;
+  SaveLook m_saveLook;
+  QString m_savedCaption;
   QString m_savedTitle;
   QStringList m_savedLegend;
   QCustomPlot* m_plot;

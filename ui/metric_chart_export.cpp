@@ -30,11 +30,11 @@ void MetricChart::showContextMenu(const QPoint& pos) {
   menu.addSeparator();
   menu.addAction(tr("Save as PNG…"), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), m_title + ".png", "PNG (*.png)");
-    if (!path.isEmpty()) savePng(path);
+    if (!path.isEmpty()) saveAsShown(path);
   });
   menu.addAction(tr("Save as PDF…"), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), m_title + ".pdf", "PDF (*.pdf)");
-    if (!path.isEmpty()) savePdf(path);
+    if (!path.isEmpty()) saveAsShown(path);
   });
   menu.exec(m_plot->mapToGlobal(pos));
 }
@@ -54,6 +54,7 @@ bool MetricChart::saveWith(const QString& caption, Save save) {
     grid->addElement(grid->rowCount() - 1, 0, under);
   }
   const bool ok = save();
+  m_savedCaption = caption;
   m_savedTitle = m_title;
   m_savedLegend.clear();
   for (int i = 0; i < m_plot->legend->itemCount(); ++i)
@@ -65,6 +66,14 @@ bool MetricChart::saveWith(const QString& caption, Save save) {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
   }
   return ok;
+}
+
+bool MetricChart::saveAsShown(const QString& path) {
+  QSize size;
+  QString caption;
+  if (m_saveLook) m_saveLook(size, caption);
+  return path.endsWith(".pdf", Qt::CaseInsensitive) ? savePdf(path, size.width(), size.height(), caption)
+                                                     : savePng(path, size.width(), size.height(), caption);
 }
 
 bool MetricChart::savePng(const QString& path, int w, int h, const QString& caption) {

@@ -58,9 +58,15 @@ void ModelPanel::showSummary(const ModelSummary& s) {
     m_table->setItem(row, 3, params);
     m_table->setItem(row, 4, new QTableWidgetItem(QString::fromStdString(r.finetune)));
   }
-  m_totals->setText(tr("%1 parameters, %2 trained; a checkpoint holds %3 tensors")
+  const QString trained =
+      s.firstEpochTrained < s.trainableParameters
+          ? tr("%1 trained (%2 of them in epoch 1, the others frozen then)")
+                .arg(locale.toString(static_cast<qlonglong>(s.trainableParameters)))
+                .arg(locale.toString(static_cast<qlonglong>(s.firstEpochTrained)))
+          : tr("%1 trained").arg(locale.toString(static_cast<qlonglong>(s.trainableParameters)));
+  m_totals->setText(tr("%1 parameters, %2; a checkpoint holds %3 tensors")
                         .arg(locale.toString(static_cast<qlonglong>(s.parameters)))
-                        .arg(locale.toString(static_cast<qlonglong>(s.trainableParameters)))
+                        .arg(trained)
                         .arg(s.stateTensors));
 }
 

@@ -21,6 +21,21 @@
 #include "ui/metric_chart.h"
 
 namespace studio::ui {
+
+QString lossAxisLabel(const QString& task, const QString& loss) {
+  const QString kind = loss != "auto" && !loss.isEmpty() ? loss
+                       : task == "regression"           ? QString("mse")
+                       : task == "multilabel"           ? QString("bce")
+                                                        : QString("cross_entropy");
+  if (kind == "cross_entropy") return QObject::tr("cross-entropy");
+  if (kind == "focal") return QObject::tr("focal loss");
+  if (kind == "bce") return QObject::tr("binary cross-entropy");
+  if (kind == "mse") return QObject::tr("MSE");
+  if (kind == "l1") return QObject::tr("L1");
+  if (kind == "huber") return QObject::tr("Huber");
+  if (kind == "smooth_l1") return QObject::tr("smooth L1");
+  return kind;
+}
 namespace {
 
 // Okabe–Ito: distinguishable with common colour-vision deficiencies, and on
@@ -315,7 +330,16 @@ void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
     for (const auto& r : runs[i].records) appendTo(m_runs.back(), r);
   }
   m_overlayNote->setText(overlay ? tr("comparing %1 runs").arg(runs.size()) : QString());
-  m_previewShown = m_preview;
+  const bool wasOwn = m_ownPlan;
+  m_ownPlan = runs.size() == 1 && !runs.front().plan.empty();
+  if (m_ownPlan && !wasOwn) m_formPlanTitle = m_charts[LearningRate]->title();
+  if (!m_ownPlan && wasOwn) m_charts[LearningRate]->setTitle(m_formPlanTitle);  // the form's plan again
+  m_previewShown = m_ownPlan ? runs.front().plan : m_preview;
+  if (m_ownPlan) {
+    for (const auto& r : runs.front().records)  // its live changes and rollbacks, as they rescaled it then
+      if (r.kind == RecordKind::LrChange || r.kind == RecordKind::Rollback) rescale(m_previewShown, r.step, r.lr);
+    if (!runs.front().planTitle.isEmpty()) m_charts[LearningRate]->setTitle(runs.front().planTitle);
+  }
   showPreview();
   refresh();
 }
@@ -334,7 +358,8 @@ double PlotsPanel::mapStep(const QString& seriesKey, double step) const {
   constexpr double none = std::numeric_limits<double>::quiet_NaN();
   const bool plan = seriesKey.startsWith("preview/");
   const RunEntry* run = plan ? nullptr : runOfSeries(seriesKey);
-  const RunShape shape = plan ? m_previewShape : run ? run->shape : RunShape{};
+  const RunShape shape = plan ? (m_ownPlan && !m_runs.empty() ? m_runs.front().shape : m_previewShape)
+                         : run ? run->shape : RunShape{};
   switch (m_xAxis) {
     case Steps: return step;
     case Epochs: return shape.stepsPerEpoch > 0 ? step / shape.stepsPerEpoch : none;
@@ -393,20 +418,26 @@ void PlotsPanel::appendRecords(const QString& runKey, const std::vector<MetricRe
   }
 }
 
-void PlotsPanel::rescalePreview(int64_t step, double lr) {
-  auto& p = m_previewShown;
+// A plan from the step after `step` on, scaled so that it continues from lr
+// there (a live rate change, a rollback's halving).
+void PlotsPanel::rescale(PlotSeries& p, int64_t step, double lr) {
   const auto at = std::lower_bound(p.x.begin(), p.x.end(), static_cast<double>(step + 1));
   if (at == p.x.end() || !(lr > 0)) return;
   const auto i = static_cast<size_t>(at - p.x.begin());
   if (!(p.y[i] > 0)) return;
   const double factor = lr / p.y[i];
   for (size_t j = i; j < p.size(); ++j) p.y[j] *= factor;
+}
+
+void PlotsPanel::rescalePreview(int64_t step, double lr) {
+  rescale(m_previewShown, step, lr);
   showPreview();
 }
 
 void PlotsPanel::setSchedulePreview(PlotSeries lr, RunShape shape) {
   m_previewShape = shape;
   m_preview = std::move(lr);
+  if (m_ownPlan) return;  // a past run's own plan is shown: the form's waits
   m_previewShown = m_preview;
   showPreview();
 }

@@ -39,7 +39,17 @@ struct RunCurves {
   QString label;  // for legends
   std::vector<MetricRecord> records;
   RunShape shape{};
+  // A past run's own learning-rate plan (its settings and its length), drawn
+  // when it is shown alone, scaled at its recorded rate changes; empty: the
+  // form's plan (the live run's).
+  PlotSeries plan{};
+  QString planTitle{};
 };
+
+// The loss chart's axis name for a run's task.kind and loss.kind (auto:
+// the task's own): "cross-entropy", "focal loss", "MSE", "binary
+// cross-entropy", ...
+QString lossAxisLabel(const QString& taskKind, const QString& lossKind);
 
 class PlotsPanel : public QWidget {
   Q_OBJECT
@@ -50,6 +60,9 @@ class PlotsPanel : public QWidget {
   explicit PlotsPanel(QWidget* parent = nullptr);
 
   MetricChart* chart(Chart c) const { return m_charts[c]; }
+  // The learning-rate chart draws the shown past run's own plan (the form's
+  // plan then waits until a live run or the form is shown again).
+  bool showsOwnPlan() const { return m_ownPlan; }
   std::vector<MetricChart*> charts() const { return {m_charts.begin(), m_charts.end()}; }
   static QString chartFileName(Chart c);
   // The chart a catalogue entry is drawn on (ChartCount: none).
@@ -134,12 +147,15 @@ class PlotsPanel : public QWidget {
   // From the step after `step` the live run trains at lr: the rest of the
   // planned curve is scaled to it (the schedule goes on, scaled).
   void rescalePreview(int64_t step, double lr);
+  static void rescale(PlotSeries& plan, int64_t step, double lr);
   void redrawLive();
   void labelMemorySeries(RunEntry& run, bool overlay);
 
   std::array<MetricChart*, ChartCount> m_charts{};
   PlotSeries m_preview;       // the plan of the form's settings
-  PlotSeries m_previewShown;  // the same, scaled by the live run's learning-rate changes
+  PlotSeries m_previewShown;  // the same, scaled by the live run's learning-rate changes, or a past run's own
+  bool m_ownPlan = false;     // m_previewShown is the shown past run's own plan, not the form's
+  QString m_formPlanTitle;    // the learning-rate chart's title for the form's plan, while a run's own is shown
   std::vector<RunEntry> m_runs;
   double m_smoothing = 0.6;
   bool m_memoryIsGpu = false;

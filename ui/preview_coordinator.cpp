@@ -38,14 +38,19 @@ void PreviewCoordinator::settingsEdited() { m_timer->start(); }
 void PreviewCoordinator::updateSchedulePreview() {
   const TrainConfig c = m_settings->config();
   if (!validate(c).empty()) return;  // the form shows what to fix
-  MetricChart* lr = m_plots->chart(PlotsPanel::LearningRate);
+  // The chart's title speaks of the form's plan only while that plan is drawn
+  // (a past run shown alone draws, and titles, its own).
+  MetricChart* lr = m_plots->showsOwnPlan() ? nullptr : m_plots->chart(PlotsPanel::LearningRate);
+  auto title = [lr](const QString& text) {
+    if (lr) lr->setTitle(text);
+  };
   if (m_previewKey != dataPreviewKey(c) || !m_previewDone) {
-    lr->setTitle(tr("Learning rate (planning: reading the data…)"));
+    title(tr("Learning rate (planning: reading the data…)"));
     return;
   }
   if (!m_preview.ok) {
     m_plots->setSchedulePreview({});
-    lr->setTitle(tr("Learning rate (no plan: %1)").arg(m_preview.error));
+    title(tr("Learning rate (no plan: %1)").arg(m_preview.error));
     m_settings->setPlanError({}, {});
     return;
   }
@@ -65,7 +70,7 @@ void PreviewCoordinator::updateSchedulePreview() {
   m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }),
                               {static_cast<double>(plan.stepsPerEpoch),
                                static_cast<double>(c.train.batch_size) * c.train.accumulation_steps});
-  lr->setTitle(tr("Learning rate (plan: %1 steps, %2/epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
+  title(tr("Learning rate (plan: %1 steps, %2/epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
 }
 
 bool PreviewCoordinator::dataChecked() const {
@@ -122,6 +127,19 @@ QString augmentationsOn(const DataConfig& d) {
   return on.join(", ");
 }
 
+// MixUp and CutMix act on whole training batches, after the image's own
+// augmentations: said beside the preview, which draws images one by one.
+QString batchMixing(const TrainConfig& c) {
+  const bool mix = c.data.augment_mixup && c.task.kind == "classification",
+             cut = c.data.augment_cutmix && c.task.kind == "classification";
+  if (!mix && !cut) return QString();
+  const QString which = mix && cut ? QObject::tr("MixUp or CutMix (one per batch)") : mix ? QObject::tr("MixUp")
+                                                                                        : QObject::tr("CutMix");
+  return QObject::tr("then %1 blends each training batch with itself shifted by one, labels alike (not drawn here: "
+                     "it mixes whole batches)")
+      .arg(which);
+}
+
 }  // namespace
 
 void PreviewCoordinator::updateAugmentPreview() {
@@ -132,13 +150,18 @@ void PreviewCoordinator::updateAugmentPreview() {
     view->showNothing(c.data.format == "csv" ? tr("Tables are not augmented.") : QString());
     return;
   }
-  const QString on = augmentationsOn(c.data);
+  const QString mixing = batchMixing(c);
+  QString on = augmentationsOn(c.data);
   if (on.isEmpty()) {
     m_augmentKey.clear();
-    view->showNothing(tr("<b>Augmentation preview</b>: no augmentation is on (Data: random resized crop, flips, "
-                         "rotation, colour jitter, random erasing)."));
+    view->showNothing(
+        mixing.isEmpty()
+            ? tr("<b>Augmentation preview</b>: no augmentation is on (Data: random resized crop, flips, rotation, "
+                 "colour jitter, random erasing).")
+            : tr("<b>Augmentation preview</b>: no augmentation of single images is on; %1.").arg(mixing.toHtmlEscaped()));
     return;
   }
+  if (!mixing.isEmpty()) on += "; " + mixing;
   nlohmann::json k = toJson(c)["data"];
   k["seed"] = c.train.seed;
   k["input"] = m_preview.description.input.text();
@@ -180,6 +203,7 @@ void PreviewCoordinator::updateModelSummary() {
     return;
   }
   nlohmann::json k = toJson(c)["model"];
+  k["finetune"] = toJson(c)["train"]["finetune"];  // the fine-tune column and the trained count follow its edits
   k["input"] = m_preview.description.input.text();
   k["classes"] = m_preview.description.classNames.size();
   QString sha;

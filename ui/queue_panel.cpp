@@ -12,6 +12,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "ui/form_dialog.h"
 #include "ui/run_catalog.h"
@@ -89,8 +91,32 @@ void QueuePanel::refresh() {
     m_problem->show();
   }
   m_list->clear();
-  int position = 0;
+  // What tells the items apart: a grid item's label, else the settings whose
+  // values differ between the queued items (two items differing only in
+  // train.epochs showed the same empty cell).
+  std::vector<std::map<std::string, std::string>> flat;
+  std::set<std::string> differ;
   for (const QueueItem& q : m_items) {
+    auto& f = flat.emplace_back();
+    const nlohmann::json settings = toJson(q.config).flatten();  // kept: items() only refers to it
+    for (const auto& item : settings.items())
+      if (item.key() != "/name")
+        f[item.key().substr(1)] = item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
+  }
+  for (const auto& f : flat)
+    for (const auto& [key, value] : f)
+      for (const auto& g : flat)
+        if (!g.count(key) || g.at(key) != value) differ.insert(key);
+  int position = 0;
+  size_t index = 0;
+  for (const QueueItem& q : m_items) {
+    QStringList given;
+    for (const auto& key : differ)
+      if (flat[index].count(key)) {
+        QString dotted = QString::fromStdString(key).replace('/', '.');
+        given << dotted + "=" + QString::fromStdString(flat[index].at(key));
+      }
+    ++index;
     auto* row = new QTreeWidgetItem(m_list);
     row->setData(Position, Qt::UserRole, static_cast<qlonglong>(q.id));
     row->setText(Position, q.status == "queued" ? QString::number(++position) : QString());
@@ -98,7 +124,7 @@ void QueuePanel::refresh() {
     row->setText(Status, QString::fromStdString(q.status));
     if (!q.error.empty()) row->setToolTip(Status, QString::fromStdString(q.error));
     if (!q.runDir.empty()) row->setToolTip(Name, QString::fromStdString(q.runDir));
-    row->setText(Given, QString::fromStdString(q.label));
+    row->setText(Given, !q.label.empty() ? QString::fromStdString(q.label) : given.join(" "));
     row->setText(Model, modelText(QString::fromStdString(q.config.model.kind), q.config.model.width,
                                   q.config.model.depth, QString::fromStdString(q.config.model.path)));
     if (q.status != "queued")

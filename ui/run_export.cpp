@@ -12,7 +12,6 @@
 #include "ui/run_catalog.h"
 
 namespace studio::ui {
-namespace {
 
 // Under an exported chart: which run, and the settings that tell runs apart.
 QString exportCaption(const QString& runDir) {

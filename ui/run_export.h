@@ -25,6 +25,10 @@ struct ExportTarget {
   std::function<void(const QString&)> note;
 };
 
+// A chart's caption for a run: its name and folder, the settings that tell
+// runs apart, its steps and best figure (exports, and a chart's Save as).
+QString exportCaption(const QString& runDir);
+
 // The files written, or empty with `error`.
 QStringList exportRunFiles(const QString& runDir, const QString& outDir, const ExportTarget& target, QString* error);
 

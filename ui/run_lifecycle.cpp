@@ -222,13 +222,16 @@ void RunLifecycle::beginLive(const QString& runDir) {
   const RunInfo info = readRunInfo(runDir);
   const RunShape shape = m_preview->liveShape(info);
   m_p.plots->beginRun(m_liveRun, runLabel(info), shape);
+  TrainConfig c;
   try {  // a divergence warning names the setting that sets this run's rate
-    const TrainConfig c = loadConfigFile((m_liveRun + "/settings.json").toStdString());
-    m_p.plots->setRateSetting(m_liveRun, QString::fromStdString(learningRateSetting(c)));
+    c = loadConfigFile((m_liveRun + "/settings.json").toStdString());
   } catch (const std::exception&) {
-    // Not written yet (a new run's thread writes it): the form's settings are the run's.
-    m_p.plots->setRateSetting(m_liveRun, QString::fromStdString(learningRateSetting(m_p.settings->config())));
+    c = m_p.settings->config();  // not written yet (a new run's thread writes it): the form's settings are the run's
   }
+  m_p.plots->setRateSetting(m_liveRun, QString::fromStdString(learningRateSetting(c)));
+  // The loss axis names this run's loss (MSE for a regression), never the first run's.
+  m_p.plots->chart(PlotsPanel::Loss)
+      ->setYLabel(lossAxisLabel(QString::fromStdString(c.task.kind), QString::fromStdString(c.loss.kind)));
   m_p.status->setStepsPerEpoch(shape.stepsPerEpoch);
   m_p.runs->setLiveRun(m_liveRun);
   m_p.settings->setLocked(true);
@@ -343,9 +346,31 @@ void RunLifecycle::showRuns(const QStringList& selected) {
       QString error;
       if (!readRunHistory(info, curves.records, &error)) problems << error;
     }
+    // A past run shown alone draws its own plan: its schedule over its own
+    // length (a fork's, a search trial's), not the form's.
+    if (infos.size() == 1 && !(curves.key == m_liveRun && m_controller->active()) && info.totalSteps > 0) {
+      try {
+        const TrainConfig c = loadConfigFile((info.dir + "/settings.json").toStdString());
+        const LrSchedule schedule(c.schedule, c.optimizer.lr, info.totalSteps);
+        curves.plan = sampleSteps(info.totalSteps, [&](int64_t k) { return schedule.lr(k); });
+        curves.planTitle = tr("Learning rate (this run's plan: %1 steps)").arg(info.totalSteps);
+      } catch (const std::exception&) {
+        // Unreadable settings: no plan of its own (the curves say what was done).
+      }
+    }
     runs.push_back(std::move(curves));
   }
   m_p.plots->setMemoryIsGpu(gpu);
+  // The loss axis: the runs' loss, or each run's when they differ.
+  QStringList losses;
+  for (const RunInfo& info : infos) {
+    const QString loss = lossAxisLabel(info.settings.value("task.kind", "classification"),
+                                       info.settings.value("loss.kind", "auto"));
+    if (!losses.contains(loss)) losses << loss;
+  }
+  if (!losses.isEmpty())
+    m_p.plots->chart(PlotsPanel::Loss)
+        ->setYLabel(losses.size() == 1 ? losses.front() : tr("each run's loss: %1").arg(losses.join(", ")));
   m_p.plots->showRuns(runs);
   if (runs.size() == 1) {
     m_p.eval->showRun(runs.front().key, runs.front().label);

@@ -18,6 +18,16 @@ QString duration(double seconds) {
 
 }  // namespace
 
+namespace {
+// A bar at least as wide as its text, so the status bar's squeeze never lays
+// the bar's chunk over the words ("epoch 1│2: 14/34"); its maximum grows too.
+void fitText(QProgressBar* bar) {
+  const int need = bar->fontMetrics().horizontalAdvance(bar->text()) + 24;
+  if (bar->minimumWidth() < need) bar->setMinimumWidth(need);
+  if (bar->maximumWidth() < need) bar->setMaximumWidth(need);
+}
+}  // namespace
+
 RunStatusBar::RunStatusBar(QWidget* parent)
     : QStatusBar(parent), m_state(new QLabel), m_step(new QLabel), m_eta(new QLabel), m_speed(new QLabel),
       m_device(new QLabel), m_memory(new QLabel), m_records(new QLabel), m_loading(new QProgressBar),
@@ -73,6 +83,7 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
       m_loading->setRange(0, 1000);
       m_loading->setValue(static_cast<int>(1000 * p.phaseDone / p.phaseTotal));
       m_loading->setFormat(QString("%1 %2/%3").arg(phase).arg(p.phaseDone).arg(p.phaseTotal));
+      fitText(m_loading);
     } else {
       m_loading->setRange(0, 0);  // busy, no count
       m_loading->setFormat(phase);
@@ -100,6 +111,7 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
     m_epochBar->setRange(0, static_cast<int>(perEpoch));
     m_epochBar->setValue(static_cast<int>(done));
     m_epochBar->setFormat(tr("epoch %1: %2/%3 steps").arg(epoch + 1).arg(done).arg(perEpoch));
+    fitText(m_epochBar);
   }
   if (ended) {
     // Nothing is left to estimate or to measure.

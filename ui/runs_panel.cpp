@@ -162,8 +162,21 @@ void RunsPanel::setRunsDir(const QString& dir) {
 }
 
 void RunsPanel::setLiveRun(const QString& dir) {
+  const QString was = m_live;
   m_live = dir.isEmpty() ? QString() : QDir(dir).absolutePath();
   refresh();
+  if (m_live.isEmpty() || m_live == was) return;
+  // The charts show the new live run: the highlight moves to it (the charts
+  // already show it, so nothing is asked to be shown).
+  m_filling = true;
+  m_list->clearSelection();
+  for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+    if (QTreeWidgetItem* item = m_list->topLevelItem(i); item->data(Name, Qt::UserRole).toString() == m_live) {
+      item->setSelected(true);
+      m_list->scrollToItem(item);
+    }
+  m_filling = false;
+  updateButtons();
 }
 
 void RunsPanel::setLiveProgress(int64_t step, int64_t totalSteps) {

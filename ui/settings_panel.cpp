@@ -1,4 +1,5 @@
 #include "ui/settings_panel.h"
+#include "ui/number_text.h"
 
 #include "studio/devices.h"
 
@@ -60,12 +61,6 @@ bool attempt(QString* error, F&& operation) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-}
-
-QString shortest(double v) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? QString::fromLatin1(buf, static_cast<int>(end - buf)) : QString::number(v, 'g', 17);
 }
 
 }  // namespace
@@ -197,8 +192,19 @@ void SettingsPanel::buildForm() {
         f->line = new QLineEdit;
         editorWidget = f->line;
         Field* raw = f.get();
-        connect(f->line, &QLineEdit::textEdited, this, [this, path] { onEdited(path); });
-        connect(f->line, &QLineEdit::editingFinished, this, [raw] { ++raw->editSerial; });
+        // While a field is typed in, the form's rows keep their places (a row
+        // that appears or goes would move the fields under the mouse); they
+        // settle when its editing ends.
+        connect(f->line, &QLineEdit::textEdited, this, [this, path] {
+          m_typing = path;
+          onEdited(path);
+        });
+        connect(f->line, &QLineEdit::editingFinished, this, [this, raw, path] {
+          ++raw->editSerial;
+          if (m_typing != path) return;
+          m_typing.clear();
+          revalidate();
+        });
         if (spec.type == FieldType::Size) f->line->setPlaceholderText(tr("auto, or HEIGHTxWIDTH"));
         if (spec.type == FieldType::TextList) f->line->setPlaceholderText(tr("none (names or indices, comma-separated)"));
         if (isPath(spec.type)) {
@@ -344,7 +350,7 @@ void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
     }
     case FieldType::Real: {
       bool ok = false;
-      const double value = QLocale::c().toDouble(trimmed, &ok);
+      const double value = realOf(trimmed, &ok);
       if (ok && std::isfinite(value))
         m_doc[pointer] = value;
       else
@@ -455,12 +461,15 @@ void SettingsPanel::revalidate() {
     QPalette palette = f->error->palette();
     palette.setColor(QPalette::WindowText, bad ? QColor(0xd0, 0x3c, 0x2f) : QColor(0xa0, 0x62, 0x0a));
     f->error->setPalette(palette);
+    // The field typed in shows its own error or note at once; other fields'
+    // rows and lines settle when the typing ends.
+    if (!m_typing.isEmpty() && path != m_typing) continue;
     f->error->setVisible(bad || warned);
     const bool shown = bad || warned || settingApplies(*f->spec, c);
     if (auto* form = m_layouts.at(QString::fromStdString(f->spec->group))) form->setRowVisible(f->row, shown);
   }
   if (m_errors.empty()) {
-    m_summary->hide();
+    if (m_typing.isEmpty()) m_summary->hide();
   } else {
     QStringList which;  // the fields by their labels in the form
     for (const auto& [path, message] : m_errors) {
@@ -471,7 +480,7 @@ void SettingsPanel::revalidate() {
                        .arg(which.join(", "));
     if (!elsewhere.isEmpty()) text += "\n" + elsewhere.join("\n");
     m_summary->setText(text);
-    m_summary->show();
+    if (m_typing.isEmpty()) m_summary->show();
   }
   showMatchingPreset();
   Q_EMIT settingsChanged();

@@ -120,6 +120,7 @@ class SettingsPanel : public QWidget {
   QAction* m_redoAction = nullptr;
   bool m_locked = false;
   bool m_applying = false;
+  QString m_typing;  // the field typed in now: the rows' visibility waits for its editing to end
   bool m_lastValid = true;
 };
 

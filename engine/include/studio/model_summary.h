@@ -32,6 +32,7 @@ struct ModelSummary {
   std::vector<ModelSummaryRow> rows;
   int64_t parameters = 0;           // every parameter
   int64_t trainableParameters = 0;  // those the optimizer updates
+  int64_t firstEpochTrained = 0;    // of them, those epoch 1 trains (train.finetune's frozen groups left out)
   int64_t stateTensors = 0;         // parameters and buffers a checkpoint holds
   bool finetune = false;            // the rows say how train.finetune trains them
   std::string weights;              // model.weights the run starts from ("" none)

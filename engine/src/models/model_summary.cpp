@@ -64,6 +64,13 @@ ModelSummary summarizeModel(const TrainConfig& config) {
   }
   s.stateTensors = static_cast<int64_t>(model->namedState().size());
   for (const auto& p : model->parameters()) s.trainableParameters += p.numel();
+  s.firstEpochTrained = s.trainableParameters;
+  if (s.finetune) {  // with frozen groups, epoch 1 trains only those that train from the start (the head)
+    s.firstEpochTrained = 0;
+    const auto named = model->namedParameters();
+    for (size_t i = 0; i < named.size() && i < tune.groupOfParameter.size(); ++i)
+      if (tune.trainsFromEpoch[tune.groupOfParameter[i]] == 0) s.firstEpochTrained += named[i].second.numel();
+  }
   s.parameters = model->parameterCount();
   if (s.output.empty()) {
     torch::NoGradGuard noGrad;
@@ -88,7 +95,10 @@ std::string formatModelSummary(const ModelSummary& s) {
   }
   out += "output " + s.output + "\n";
   if (!s.weights.empty()) out += "starts from " + s.weights + " (model.weights)\n";
-  out += "parameters: " + thousands(s.parameters) + " (" + thousands(s.trainableParameters) + " trained)\n";
+  out += "parameters: " + thousands(s.parameters) + " (" + thousands(s.trainableParameters) + " trained" +
+         (s.firstEpochTrained < s.trainableParameters ? ", " + thousands(s.firstEpochTrained) + " of them in epoch 1"
+                                                      : std::string()) +
+         ")\n";
   return out;
 }
 

@@ -1,0 +1,232 @@
+// The window as a new user meets it (issue 40, "The window, tried a third
+// time"): each test builds its own window and data, makes one journey a
+// person makes, and asserts what the window shows at its steps:
+//  - the command line's --set changes the settings the window opened on,
+//    not the default preset (item 17);
+//  - the loss chart's axis names the run's loss (MSE for a regression), and
+//    each run's when two runs of different losses are compared (item 8); a
+//    chart's own Save as has the export's size and caption (item 13);
+//  - Start with a past run selected: the Runs list's highlight moves to the
+//    live run (item 11), and its test report is the Evaluation tab's last
+//    word (item 16);
+//  - the epoch's progress bar is as wide as its words at 1280x720 (item 12);
+//  - two queued items say what tells them apart (item 14);
+//  - a past run selected draws its own learning-rate plan (item 6).
+#include <QtTest/QtTest>
+
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QSignalSpy>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QTreeWidget>
+
+#include "studio/file_io.h"
+#include "studio/lr_schedule.h"
+#include "test_support.h"
+#include "ui/evaluation_panel.h"
+#include "ui/main_window.h"
+#include "ui/run_controller.h"
+#include "ui/run_status_bar.h"
+#include "ui/metric_chart.h"
+#include "ui/plots_panel.h"
+#include "ui/queue_panel.h"
+#include "ui/runs_panel.h"
+#include "ui/settings_panel.h"
+
+using namespace studio;
+
+namespace {
+constexpr int kTimeout = 120'000;
+
+// A table whose target is a sum of its two columns, for a quick regression.
+QString regressionTable(const QString& dir) {
+  std::string csv = "a,b,y\n";
+  for (int i = 0; i < 200; ++i) {
+    const double a = (i * 37 % 101) / 10.0, b = (i * 53 % 97) / 10.0;
+    csv += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(2 * a + b) + "\n";
+  }
+  const QString path = dir + "/sum.csv";
+  writeFileAtomically(path.toStdString(), csv);
+  return path;
+}
+
+RunSummary train(TrainConfig c) {
+  Session s;
+  s.start(c);
+  return test::runToEnd(s);
+}
+}  // namespace
+
+class TestWindowJourneys : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  // training-studio --set KEY=VALUE: the change applies to the settings the
+  // window opened on (the remembered ones), where it replaced them with the
+  // default preset before; --preset and --config still choose a start.
+  void theCommandLinesSetChangesWhatTheWindowHolds() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    TrainConfig held = window.settingsPanel()->config();
+    held.optimizer.lr = 0.0123;
+    held.name = "mine";
+    window.settingsPanel()->setConfig(held, "remembered");
+    QString why;
+    QVERIFY2(window.openWith(QString(), QString(), {"train.epochs=7"}, &why), qPrintable(why));
+    const TrainConfig after = window.settingsPanel()->config();
+    QCOMPARE(after.train.epochs, 7);
+    QCOMPARE(after.optimizer.lr, 0.0123);
+    QCOMPARE(after.name, std::string("mine"));
+    QVERIFY(window.openWith("fashion-mnist-mlp", QString(), {"train.epochs=2"}, &why));
+    QCOMPARE(window.settingsPanel()->config().model.kind, std::string("mlp"));
+    QCOMPARE(window.settingsPanel()->config().train.epochs, 2);
+    QVERIFY(!window.openWith("nope", QString(), {}, &why));
+    QVERIFY2(why.contains("unknown preset \"nope\""), qPrintable(why));
+    QCOMPARE(window.settingsPanel()->config().model.kind, std::string("mlp"));  // as it was
+  }
+
+  // The loss axis says what the loss is: MSE for a regression trained with
+  // it (it said "cross-entropy" for every run), each run's when they differ.
+  void theLossAxisNamesEachRunsLoss() {
+    QTemporaryDir dir;
+    TrainConfig r = test::smallConfig(dir.path() + "/runs");
+    r.name = "sum";
+    r.data.format = "csv";
+    r.data.root = regressionTable(dir.path()).toStdString();
+    r.task.kind = "regression";
+    r.model.kind = "mlp";
+    r.model.width = 8;
+    const RunSummary regression = train(r);
+    QCOMPARE(regression.status, std::string("completed"));
+    TrainConfig c = test::smallConfig(dir.path() + "/runs");
+    c.model.kind = "mlp";
+    c.model.width = 8;
+    const RunSummary classification = train(c);
+    QCOMPARE(classification.status, std::string("completed"));
+
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    ui::MetricChart* loss = window.plotsPanel()->chart(ui::PlotsPanel::Loss);
+    window.showRuns({QString::fromStdString(regression.runDir)});
+    QCOMPARE(loss->yLabel(), QString("MSE"));
+    window.showRuns({QString::fromStdString(classification.runDir)});
+    QCOMPARE(loss->yLabel(), QString("cross-entropy"));
+    window.showRuns({QString::fromStdString(regression.runDir), QString::fromStdString(classification.runDir)});
+    QVERIFY2(loss->yLabel().contains("MSE") && loss->yLabel().contains("cross-entropy"), qPrintable(loss->yLabel()));
+
+    // A chart's own Save as PNG: the export's size and its captions (it wrote 380x170, uncaptioned).
+    window.showRuns({QString::fromStdString(regression.runDir)});
+    const QString png = dir.path() + "/loss.png";
+    QVERIFY(loss->saveAsShown(png));
+    QCOMPARE(QImage(png).size(), window.chartExportSize());
+    QVERIFY2(loss->savedCaption().contains(QDir(QString::fromStdString(regression.runDir)).dirName()),
+             qPrintable(loss->savedCaption()));
+  }
+
+  // A past run selected, then Start: the list's highlight moves to the new
+  // live run, whose curves the charts show (it stayed on the past run).
+  void theRunsListFollowsTheLiveRun() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path() + "/runs");
+    c.model.kind = "mlp";
+    c.model.width = 8;
+    const RunSummary past = train(c);
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    window.runsPanel()->setRunsDir(dir.path() + "/runs");
+    window.runsPanel()->selectRuns({QString::fromStdString(past.runDir)});
+    QCOMPARE(window.runsPanel()->selectedRuns(), QStringList{QString::fromStdString(past.runDir)});
+    c.name = "next";
+    window.settingsPanel()->setConfig(c);
+    QSignalSpy finished(&window, &ui::MainWindow::runFinished);
+    QVERIFY(window.startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.controller()->runDir().isEmpty(), kTimeout);
+    const QString live = QDir(window.controller()->runDir()).absolutePath();
+    QTRY_COMPARE_WITH_TIMEOUT(window.runsPanel()->selectedRuns(), QStringList{live}, kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    // Its test report is the Evaluation tab's last word, without selecting the run again (issue 40, item 16).
+    QTRY_VERIFY_WITH_TIMEOUT(window.evaluationPanel()->report() && window.evaluationPanel()->report()->split == "test",
+                             kTimeout);
+  }
+
+  // The epoch's progress bar is as wide as its words at 1280x720, so its
+  // chunk never covers them ("epoch 1│2: 14/34").
+  void theEpochBarFitsItsText() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    window.resize(1280, 720);
+    window.show();
+    auto* status = window.findChild<ui::RunStatusBar*>();
+    QVERIFY(status);
+    status->setStepsPerEpoch(12345);
+    Progress p;
+    p.state = SessionState::Running;
+    p.step = 4321;
+    p.totalSteps = 98765;
+    status->showProgress(p, nullptr, 0);
+    auto* bar = status->findChild<QProgressBar*>("epochProgress");
+    QVERIFY(bar && bar->isVisible());
+    QCOMPARE(status->epochText(), QString("epoch 1: 4321/12345 steps"));
+    QTRY_VERIFY2(bar->width() >= bar->fontMetrics().horizontalAdvance(bar->text()) + 16,
+                 qPrintable(QString("%1 px for %2").arg(bar->width()).arg(bar->text())));
+  }
+
+  // Two queued items that differ in train.epochs say so in "Settings given"
+  // (the column was empty for items added from the form).
+  void queuedItemsSayWhatTellsThemApart() {
+    QTemporaryDir dir;
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    TrainConfig c = test::smallConfig(dir.path() + "/runs");
+    c.model.kind = "mlp";
+    window.settingsPanel()->setConfig(c);
+    window.runsPanel()->setRunsDir(dir.path() + "/runs");
+    window.queuePanel()->setQueueFile(window.runsPanel()->queueFile());
+    c.train.epochs = 2;
+    window.settingsPanel()->setConfig(c);
+    QVERIFY(window.addToQueue());
+    c.train.epochs = 3;
+    window.settingsPanel()->setConfig(c);
+    QVERIFY(window.addToQueue());
+    window.queuePanel()->refresh();
+    QTreeWidget* list = window.queuePanel()->list();
+    QCOMPARE(list->topLevelItemCount(), 2);
+    QCOMPARE(list->topLevelItem(0)->text(3), QString("train.epochs=2"));
+    QCOMPARE(list->topLevelItem(1)->text(3), QString("train.epochs=3"));
+  }
+
+  // A past run selected draws its own plan (its rate and length), whatever
+  // the form holds, and keeps it while the form is edited (the form's plan
+  // was drawn against it: another rate, another length).
+  void aPastRunsPlanIsItsOwn() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path() + "/runs");
+    c.model.kind = "mlp";
+    c.model.width = 8;
+    c.schedule.kind = "cosine";
+    c.optimizer.lr = 0.07;
+    const RunSummary past = train(c);
+    QCOMPARE(past.status, std::string("completed"));
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    TrainConfig form = c;
+    form.optimizer.lr = 0.5;
+    form.train.epochs = 3;
+    window.settingsPanel()->setConfig(form);
+    window.showRuns({QString::fromStdString(past.runDir)});
+    ui::MetricChart* lr = window.plotsPanel()->chart(ui::PlotsPanel::LearningRate);
+    const LrSchedule own(c.schedule, c.optimizer.lr, past.steps);
+    auto drawnIsOwn = [&] {
+      const ui::PlotSeries* plan = lr->series("preview/lr");
+      if (!plan || plan->empty() || plan->x.back() != static_cast<double>(past.steps)) return false;
+      for (size_t i = 0; i < plan->size(); ++i)
+        if (std::abs(plan->y[i] - own.lr(static_cast<int64_t>(plan->x[i]) - 1)) > 1e-12) return false;
+      return true;
+    };
+    QVERIFY(drawnIsOwn());
+    QVERIFY2(lr->title().contains(QString("this run's plan: %1 steps").arg(past.steps)), qPrintable(lr->title()));
+    window.settingsPanel()->editField("optimizer.lr", "0.9");
+    QTest::qWait(300);  // the form's plan is made again after edits settle
+    QVERIFY(drawnIsOwn());
+    QVERIFY2(lr->title().contains("this run's plan"), qPrintable(lr->title()));
+  }
+};
+
+QTEST_MAIN(TestWindowJourneys)
+#include "test_window_journeys.moc"
