@@ -62,7 +62,10 @@ double engineRun(studio::TrainConfig c, int warmup, std::string& device) {
   drain();
   const studio::RunSummary e = s.summary();
   if (e.status != "completed" || tWarm < 0 || tEnd <= tWarm) {
-    std::fprintf(stderr, "engine run %s: %s\n", e.status.c_str(), e.error.c_str());
+    std::fprintf(stderr, "engine run %s: %s%s\n", e.status.c_str(), e.error.c_str(),
+                 e.status == "completed" ? " (no record at the warm-up's step or at train.max_steps: the run ended "
+                                           "at another step)"
+                                         : "");
     std::exit(1);
   }
   device = e.device;
@@ -168,6 +171,7 @@ struct Bench {
     c.train.batch_size = k.batch;
     if (k.width > 0) c.model.width = k.width;
     c.train.max_steps = warmup + k.steps;
+    c.train.epochs = 0;  // max_steps alone ends the run: a preset's epochs may end before it (351 steps, not 620)
     c.train.log_every_steps = warmup;  // records flush at the warm-up's end and every 20 steps after
     c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
     c.performance.device = device;
