@@ -18,11 +18,13 @@
 #include <QDir>
 #include <QImage>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QTreeWidget>
 
 #include "studio/file_io.h"
+#include "studio/image_file.h"
 #include "studio/lr_schedule.h"
 #include "test_support.h"
 #include "ui/evaluation_panel.h"
@@ -225,6 +227,46 @@ class TestWindowJourneys : public QObject {
     QTest::qWait(300);  // the form's plan is made again after edits settle
     QVERIFY(drawnIsOwn());
     QVERIFY2(lr->title().contains("this run's plan"), qPrintable(lr->title()));
+  }
+
+  // Item 9: at 1280x720 every tab fits the window: opening one does not grow
+  // the window past the screen (the Data tab grew it to 704 px at y = 20).
+  void everyTabFitsA720pxScreen() {
+    // An image folder at 64 px with augmentations: the Data tab's samples and its augmentation preview.
+    QTemporaryDir dir;
+    for (int k = 0; k < 3; ++k) {
+      const QString folder = dir.path() + "/photos/class" + QString::number(k);
+      QDir().mkpath(folder);
+      for (int i = 0; i < 12; ++i) {
+        Image img{64, 64, 3, std::vector<uint8_t>(64 * 64 * 3, static_cast<uint8_t>(40 + 60 * k + i))};
+        writePngFile((folder + QString("/%1.png").arg(i)).toStdString(), img);
+      }
+    }
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    TrainConfig c = test::smallConfig(dir.path() + "/runs");
+    c.data.format = "image_folder";
+    c.data.root = (dir.path() + "/photos").toStdString();
+    c.data.train_limit = 0;
+    c.data.test_limit = 0;
+    c.data.augment_flip = true;
+    c.data.augment_rotation = 15;
+    window.settingsPanel()->setConfig(c);
+    window.resize(1280, 720);
+    window.move(0, 0);
+    window.show();
+    QTRY_VERIFY_WITH_TIMEOUT(window.dataChecked(), kTimeout);
+    QTest::qWait(500);  // the augmentation preview draws
+    for (int i = 0; i < window.tabs()->count(); ++i) {
+      window.tabs()->setCurrentIndex(i);
+      QApplication::processEvents();
+      QTest::qWait(50);
+      // Room for a title bar and a desktop's panel on a 720 px screen: the window's minimum at most 600 px.
+      QVERIFY2(window.height() <= 720 && window.minimumSizeHint().height() <= 600,
+               qPrintable(QString("%1: window %2 px, its minimum %3 px")
+                              .arg(window.tabs()->tabText(i))
+                              .arg(window.height())
+                              .arg(window.minimumSizeHint().height())));
+    }
   }
 };
 

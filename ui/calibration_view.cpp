@@ -15,7 +15,7 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent), m_plot(new 
   auto* top = new QVBoxLayout(this);
   top->setContentsMargins(0, 0, 0, 0);
   m_plot->setObjectName("reliabilityDiagram");
-  m_plot->setMinimumSize(200, 140);  // the window fits a 1280x720 screen
+  m_plot->setMinimumSize(200, 220);  // readable at 1280x720: the Evaluation tab scrolls, the window still fits
   m_plot->plotLayout()->insertRow(0);
   m_plot->plotLayout()->addElement(
       0, 0, new QCPTextElement(m_plot, tr("Reliability"), QFont(font().family(), font().pointSize(), QFont::Bold)));

@@ -19,7 +19,7 @@ namespace {
 QCustomPlot* titledPlot(const char* name, const QFont& font) {
   auto* p = new QCustomPlot;
   p->setObjectName(name);
-  p->setMinimumSize(180, 110);  // the window fits a 1280x720 screen
+  p->setMinimumSize(180, 220);  // readable at 1280x720: the Evaluation tab scrolls, the window still fits
   p->plotLayout()->insertRow(0);
   p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString(), QFont(font.family(), font.pointSize(), QFont::Bold)));
   return p;

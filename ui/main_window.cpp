@@ -14,6 +14,8 @@
 #include <QGuiApplication>
 #include <QMessageBox>
 #include <QScreen>
+#include <QScrollArea>
+#include <QVBoxLayout>
 #include <QSettings>
 #include <QTabWidget>
 #include <QUndoStack>
@@ -65,6 +67,25 @@ QDockWidget* dock(const QString& title, const QString& name, QWidget* content, Q
 
 }  // namespace
 
+namespace {
+// Moves a panel's layout, with its widgets, into a page of a scroll area
+// that fills the panel: the panel's minimum height is then the scroll
+// area's, not its contents'.
+void scrollContents(QWidget* panel) {
+  QLayout* layout = panel->layout();
+  if (!layout) return;
+  auto* page = new QWidget;
+  page->setLayout(layout);  // takes the layout and its widgets over from the panel
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(page);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* top = new QVBoxLayout(panel);
+  top->setContentsMargins(0, 0, 0, 0);
+  top->addWidget(scroll);
+}
+}  // namespace
+
 MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
     : QMainWindow(parent), m_settings(new SettingsPanel), m_tabs(new QTabWidget), m_plots(new PlotsPanel),
       m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_predict(new PredictPanel), m_runs(new RunsPanel), m_queuePanel(new QueuePanel), m_study(new StudyPanel),
@@ -79,6 +100,9 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   setWindowTitle(tr("Training Studio"));
   setObjectName("mainWindow");
   m_tabs->setObjectName("centralTabs");
+  // The tabs whose contents are tall scroll inside the tab, so the window's
+  // minimum stays within a 1280x720 screen (the Data tab made it 690 px).
+  for (QWidget* page : std::initializer_list<QWidget*>{m_data, m_eval}) scrollContents(page);
   m_tabs->addTab(m_plots, tr("Curves"));
   m_tabs->addTab(m_data, tr("Data"));
   m_tabs->addTab(m_model, tr("Model"));
