@@ -14,8 +14,11 @@
 //  - a past run selected draws its own learning-rate plan (item 6).
 #include <QtTest/QtTest>
 
+#include <sys/stat.h>
+
 #include <QApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QImage>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -123,6 +126,14 @@ class TestWindowJourneys : public QObject {
     QCOMPARE(QImage(png).size(), window.chartExportSize());
     QVERIFY2(loss->savedCaption().contains(QDir(QString::fromStdString(regression.runDir)).dirName()),
              qPrintable(loss->savedCaption()));
+    // Never into a FIFO (it would wait for a reader) or through a link (issue 41, item 5).
+    const QString fifo = dir.path() + "/chart.fifo";
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0644), 0);
+    QVERIFY(!loss->saveAsShown(fifo));
+    QVERIFY(QFileInfo(fifo).exists() && !QFileInfo(fifo).isFile());
+    QVERIFY(QFile::link(dir.path() + "/elsewhere.png", dir.path() + "/link.png"));
+    QVERIFY(!loss->saveAsShown(dir.path() + "/link.png"));
+    QVERIFY(!QFile::exists(dir.path() + "/elsewhere.png"));
   }
 
   // A past run selected, then Start: the list's highlight moves to the new
@@ -169,6 +180,14 @@ class TestWindowJourneys : public QObject {
     QCOMPARE(status->epochText(), QString("epoch 1: 4321/12345 steps"));
     QTRY_VERIFY2(bar->width() >= bar->fontMetrics().horizontalAdvance(bar->text()) + 16,
                  qPrintable(QString("%1 px for %2").arg(bar->width()).arg(bar->text())));
+    // A long phase is cut to its bar, never widening the window past the screen.
+    p.state = SessionState::Starting;
+    p.phase = std::string(200, 'x');
+    p.phaseDone = 123456;
+    p.phaseTotal = 654321;
+    status->showProgress(p, nullptr, 0);
+    QVERIFY2(window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(window.minimumSizeHint().width())));
+    QVERIFY(status->loadingText().endsWith(QString::fromUtf8("…")));
   }
 
   // Two queued items that differ in train.epochs say so in "Settings given"

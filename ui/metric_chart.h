@@ -181,7 +181,7 @@ class MetricChart : public QWidget {
   void chooseValueTicker(const QCPRange& range);
   void placeLegend(bool shown);
   template <class Save>
-  bool saveWith(const QString& caption, Save save);
+  bool saveWith(const QString& path, const QString& caption, Save save);  // false: not a file of its own
 
   QString m_title;
   SaveLook m_saveLook;

@@ -3,6 +3,7 @@
 // for the tests: savedTitle, savedLegend).
 #include <QContextMenuEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenu>
 
 #include <algorithm>
@@ -40,7 +41,11 @@ void MetricChart::showContextMenu(const QPoint& pos) {
 }
 
 template <class Save>
-bool MetricChart::saveWith(const QString& caption, Save save) {
+bool MetricChart::saveWith(const QString& path, const QString& caption, Save save) {
+  // Only a file of its own: never through a link, over a device, or into a
+  // FIFO (opening one for writing would wait for a reader).
+  const QFileInfo target(path);
+  if (target.isSymLink() || (target.exists() && !target.isFile())) return false;
   hideCrosshair();  // the mouse's read-out is not part of the picture
   updateGraphs(m_follow);
   QCPTextElement* under = nullptr;
@@ -77,11 +82,11 @@ bool MetricChart::saveAsShown(const QString& path) {
 }
 
 bool MetricChart::savePng(const QString& path, int w, int h, const QString& caption) {
-  return saveWith(caption, [&] { return m_plot->savePng(path, w, h); });
+  return saveWith(path, caption, [&] { return m_plot->savePng(path, w, h); });
 }
 
 bool MetricChart::savePdf(const QString& path, int w, int h, const QString& caption) {
-  return saveWith(caption, [&] { return m_plot->savePdf(path, w, h); });
+  return saveWith(path, caption, [&] { return m_plot->savePdf(path, w, h); });
 }
 
 }  // namespace studio::ui

@@ -49,13 +49,8 @@ QStringList exportRunFiles(const QString& runDir, const QString& outDir, const E
     const ExportResult r = exportRun(runDir.toStdString(), outDir.toStdString(), "auto");
     for (const auto& f : r.files) written << QString::fromStdString(f);
     if (!r.note.empty()) target.note(QString::fromStdString(r.note));
-    for (const char* name : {"metrics.csv", "summary.json", "log.txt"}) {
-      const QString from = runDir + "/" + name, to = outDir + "/" + name;
-      if (!QFile::exists(from)) continue;
-      QFile::remove(to);
-      if (!QFile::copy(from, to)) throw std::runtime_error(("cannot write " + to).toStdString());
-      written << to;
-    }
+    // (exportRun wrote metrics.csv, summary.json and log.txt among them, never over a device or through a
+    // link: they were copied again here with QFile::remove and copy.)
     // The plots of exactly this run.
     if (target.plots->runKeys() != QStringList{QDir(runDir).absolutePath()}) target.showRuns({runDir});
     const QStringList failed = target.plots->exportPlots(outDir, target.chartSize, exportCaption(runDir));

@@ -19,12 +19,15 @@ QString duration(double seconds) {
 }  // namespace
 
 namespace {
-// A bar at least as wide as its text, so the status bar's squeeze never lays
-// the bar's chunk over the words ("epoch 1│2: 14/34"); its maximum grows too.
-void fitText(QProgressBar* bar) {
-  const int need = bar->fontMetrics().horizontalAdvance(bar->text()) + 24;
-  if (bar->minimumWidth() < need) bar->setMinimumWidth(need);
-  if (bar->maximumWidth() < need) bar->setMaximumWidth(need);
+// A bar as wide as its words up to its maximum (220 px, 320 for loading),
+// its words cut with an ellipsis beyond it, so the status bar's squeeze
+// never lays the bar's chunk over them ("epoch 1│2: 14/34"), and the bars
+// never widen the window's minimum past a small screen.
+void fitText(QProgressBar* bar, const QString& text) {
+  const int room = bar->maximumWidth() - 24;
+  const QString shown = bar->fontMetrics().elidedText(text, Qt::ElideRight, room);
+  bar->setFormat(shown);
+  bar->setMinimumWidth(std::min(bar->maximumWidth(), bar->fontMetrics().horizontalAdvance(shown) + 24));
 }
 }  // namespace
 
@@ -82,8 +85,7 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
     if (p.phaseTotal > 0) {
       m_loading->setRange(0, 1000);
       m_loading->setValue(static_cast<int>(1000 * p.phaseDone / p.phaseTotal));
-      m_loading->setFormat(QString("%1 %2/%3").arg(phase).arg(p.phaseDone).arg(p.phaseTotal));
-      fitText(m_loading);
+      fitText(m_loading, QString("%1 %2/%3").arg(phase).arg(p.phaseDone).arg(p.phaseTotal));
     } else {
       m_loading->setRange(0, 0);  // busy, no count
       m_loading->setFormat(phase);
@@ -110,8 +112,7 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
     const int64_t done = std::clamp<int64_t>(p.step - epoch * perEpoch, 0, perEpoch);
     m_epochBar->setRange(0, static_cast<int>(perEpoch));
     m_epochBar->setValue(static_cast<int>(done));
-    m_epochBar->setFormat(tr("epoch %1: %2/%3 steps").arg(epoch + 1).arg(done).arg(perEpoch));
-    fitText(m_epochBar);
+    fitText(m_epochBar, tr("epoch %1: %2/%3 steps").arg(epoch + 1).arg(done).arg(perEpoch));
   }
   if (ended) {
     // Nothing is left to estimate or to measure.
