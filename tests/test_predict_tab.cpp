@@ -34,6 +34,22 @@ using namespace studio;
 namespace {
 constexpr int kTimeout = 120'000;
 constexpr int kImages = 60;
+
+// A quick MLP on a CSV table, its task and target columns as given, trained to its end.
+RunSummary trainTable(const QString& runs, const QString& table, const std::string& task = "classification",
+                      const std::vector<std::string>& targets = {}) {
+  TrainConfig c = test::smallConfig(runs);
+  c.data.format = "csv";
+  c.data.root = table.toStdString();
+  c.task.kind = task;
+  c.data.target_columns = targets;
+  c.model.kind = "mlp";
+  c.model.width = 16;
+  c.train.epochs = 4;
+  Session s;
+  s.start(c);
+  return test::runToEnd(s);
+}
 }  // namespace
 
 class TestPredictTab : public QObject {
@@ -181,15 +197,7 @@ class TestPredictTab : public QObject {
     }
     const QString table = m_dir.path() + "/sides.csv";
     writeFileAtomically(table.toStdString(), csv);
-    TrainConfig c = test::smallConfig(m_dir.path() + "/table-runs");
-    c.data.format = "csv";
-    c.data.root = table.toStdString();
-    c.model.kind = "mlp";
-    c.model.width = 16;
-    c.train.epochs = 4;
-    Session s;
-    s.start(c);
-    const RunSummary r = test::runToEnd(s);
+    const RunSummary r = trainTable(m_dir.path() + "/table-runs", table);
     QCOMPARE(r.status, std::string("completed"));
     ui::PredictPanel panel;
     panel.setModelFolder(QString::fromStdString(r.runDir));
@@ -224,17 +232,8 @@ class TestPredictTab : public QObject {
     writeFileAtomically(regressionCsv.toStdString(), regression);
     writeFileAtomically(tagsCsv.toStdString(), tags);
     for (const bool labels : {false, true}) {
-      TrainConfig c = test::smallConfig(m_dir.path() + (labels ? "/tag-runs" : "/y-runs"));
-      c.data.format = "csv";
-      c.data.root = (labels ? tagsCsv : regressionCsv).toStdString();
-      c.task.kind = labels ? "multilabel" : "regression";
-      if (labels) c.data.target_columns = {"hot", "cold"};
-      c.model.kind = "mlp";
-      c.model.width = 16;
-      c.train.epochs = 4;
-      Session s;
-      s.start(c);
-      const RunSummary r = test::runToEnd(s);
+      const RunSummary r = labels ? trainTable(m_dir.path() + "/tag-runs", tagsCsv, "multilabel", {"hot", "cold"})
+                                  : trainTable(m_dir.path() + "/y-runs", regressionCsv, "regression");
       QCOMPARE(r.status, std::string("completed"));
       ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
       ui::PredictPanel* panel = window.predictPanel();
