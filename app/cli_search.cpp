@@ -123,6 +123,9 @@ int SearchCommand::run() {
   std::string self = executablePath();
   if (self.empty()) self = "training-studio-cli";
   // -B: no __pycache__ beside the script (the package's share/ is not writable).
+  // The study's folder first, so the window knows what to resume even when
+  // the runner is stopped before it says anything.
+  std::printf("search: study in %s\n", fs::absolute(folder).lexically_normal().string().c_str());
   std::vector<std::string> args{python, "-B", script, "--study", folder, "--cli", self};
   if (m_spec.thenTrain) args.emplace_back("--then-train");
   std::vector<char*> argv;

@@ -507,7 +507,9 @@ void StudyPanel::updateButtons() {
   m_search->setEnabled(!run);
   m_open->setEnabled(!run);
   m_stop->setEnabled(run);
-  m_resume->setEnabled(!run && !m_folder.isEmpty() && m_study.value("state", "") == "stopped");
+  // A study stopped, or one whose runner was stopped before it wrote study.json (its search.json is there).
+  const bool unstarted = m_study.empty() && !m_folder.isEmpty() && QFile::exists(m_folder + "/search.json");
+  m_resume->setEnabled(!run && !m_folder.isEmpty() && (m_study.value("state", "") == "stopped" || unstarted));
   m_trainBest->setEnabled(!run && m_study.contains("best") && m_study["best"].is_object());
 }
 

@@ -40,6 +40,13 @@ import subprocess
 import sys
 import threading
 
+# A stop asked for while the runner still starts (importing Optuna takes a
+# second; the window's Stop can come then): remembered, and the study ends
+# "stopped", resumable, as soon as it is open, instead of the runner dying
+# before its study.json is written.
+_stopped_early = []
+signal.signal(signal.SIGINT, lambda signum, frame: _stopped_early.append(signum))
+signal.signal(signal.SIGTERM, lambda signum, frame: _stopped_early.append(signum))
 
 from search_files import (check_storage, distribution, evaluations_before, fail, finite, metrics_values, say,
                           setting_text, typed_value, write_json)
@@ -574,6 +581,8 @@ def main():
     search = Search(a.study, a.cli, a.then_train)
     signal.signal(signal.SIGINT, search.stop)
     signal.signal(signal.SIGTERM, search.stop)
+    if _stopped_early:
+        search.stop(_stopped_early[0], None)
     say(f"search {search.name}: {search.target} trials of {', '.join(p['text'] for p in search.spec['space'])}; "
         f"{search.spec['sampler']} sampler, {search.spec['pruner']} pruner; study in {search.folder}")
     record = search.run()
