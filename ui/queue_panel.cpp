@@ -15,6 +15,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "ui/form_dialog.h"
 #include "ui/run_catalog.h"
 
