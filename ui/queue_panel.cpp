@@ -12,10 +12,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <map>
-#include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "ui/form_dialog.h"
 #include "ui/run_catalog.h"
@@ -94,30 +90,16 @@ void QueuePanel::refresh() {
   }
   m_list->clear();
   // What tells the items apart: a grid item's label, else the settings whose
-  // values differ between the queued items (two items differing only in
-  // train.epochs showed the same empty cell).
-  std::vector<std::map<std::string, std::string>> flat;
-  std::set<std::string> differ;
-  for (const QueueItem& q : m_items) {
-    auto& f = flat.emplace_back();
-    const nlohmann::json settings = toJson(q.config).flatten();  // kept: items() only refers to it
-    for (const auto& item : settings.items())
-      if (item.key() != "/name")
-        f[item.key().substr(1)] = item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
-  }
-  for (const auto& f : flat)
-    for (const auto& [key, value] : f)
-      for (const auto& g : flat)
-        if (!g.count(key) || g.at(key) != value) differ.insert(key);
+  // values differ between the queued items, as the Runs list finds them (two
+  // items differing only in train.epochs showed the same empty cell).
+  std::vector<QMap<QString, QString>> settings;
+  for (const QueueItem& q : m_items) settings.push_back(settingsText(q.config));
+  const QStringList differ = differingSettings(settings);
   int position = 0;
   size_t index = 0;
   for (const QueueItem& q : m_items) {
     QStringList given;
-    for (const auto& key : differ)
-      if (flat[index].count(key)) {
-        QString dotted = QString::fromStdString(key).replace('/', '.');
-        given << dotted + "=" + QString::fromStdString(flat[index].at(key));
-      }
+    for (const QString& key : differ) given << key + "=" + settings[index].value(key);
     ++index;
     auto* row = new QTreeWidgetItem(m_list);
     row->setData(Position, Qt::UserRole, static_cast<qlonglong>(q.id));

@@ -54,21 +54,33 @@ void flatten(const nlohmann::json& j, const QString& prefix, QMap<QString, QStri
 
 }  // namespace
 
-QStringList differingSettings(const std::vector<RunInfo>& runs) {
+QStringList differingSettings(const std::vector<QMap<QString, QString>>& settings) {
   QSet<QString> keys;
-  for (const RunInfo& r : runs)
-    for (auto it = r.settings.begin(); it != r.settings.end(); ++it) keys.insert(it.key());
+  for (const auto& s : settings)
+    for (auto it = s.begin(); it != s.end(); ++it) keys.insert(it.key());
   QStringList differing;
   for (const QString& key : keys) {
     if (key == "name" || key == "output.dir") continue;
-    for (const RunInfo& r : runs)
-      if (r.settings.value(key) != runs.front().settings.value(key)) {
+    for (const auto& s : settings)
+      if (s.value(key) != settings.front().value(key)) {
         differing << key;
         break;
       }
   }
   differing.sort();
   return differing;
+}
+
+QStringList differingSettings(const std::vector<RunInfo>& runs) {
+  std::vector<QMap<QString, QString>> settings;
+  for (const RunInfo& r : runs) settings.push_back(r.settings);
+  return differingSettings(settings);
+}
+
+QMap<QString, QString> settingsText(const TrainConfig& config) {
+  QMap<QString, QString> out;
+  flatten(toJson(config), QString(), out);
+  return out;
 }
 
 bool writeRunNotes(const QString& runDir, const QString& title, const QStringList& tags, const QString& notes,

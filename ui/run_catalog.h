@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "studio/metric_record.h"
+#include "studio/train_config.h"
 
 namespace studio::ui {
 
@@ -73,6 +74,10 @@ struct RunInfo {
 // run lacks counts as empty), sorted; the name and the output folder, which
 // differ between any two runs, are left out.
 QStringList differingSettings(const std::vector<RunInfo>& runs);
+// The same of settings given as text (RunInfo::settings, settingsText).
+QStringList differingSettings(const std::vector<QMap<QString, QString>>& settings);
+// Every setting as "section.key" -> its value as text, as RunInfo::settings holds them.
+QMap<QString, QString> settingsText(const TrainConfig& config);
 // Writes the run's notes.json (title, tags, notes) atomically, never through
 // a link; false with the reason when it cannot.
 bool writeRunNotes(const QString& runDir, const QString& title, const QStringList& tags, const QString& notes,
