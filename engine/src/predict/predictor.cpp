@@ -39,6 +39,7 @@ std::string torchScriptPath(const std::string& folder, const TrainConfig& config
 struct Source {
   std::string checkpoint, weights, note;
   bool ema = false;
+  nlohmann::json description;  // an export's preprocessing.json, as read (checkDescription)
 };
 
 Source exportSource(const std::string& dir, const std::string& which, TrainConfig& config) {
@@ -56,6 +57,7 @@ Source exportSource(const std::string& dir, const std::string& which, TrainConfi
                      std::to_string(format) + "; this one reads format " + std::to_string(kExportFormat) +
                      "): predict with that version, or export the run again with this one");
   Source s;
+  s.description = pre;
   s.checkpoint = dir + "/" + run_files::kExportedCheckpoint;
   s.weights = pre.value("weights", std::string("best"));
   s.ema = s.weights == "ema";
@@ -72,9 +74,9 @@ Source exportSource(const std::string& dir, const std::string& which, TrainConfi
 // predict reads the model's own settings.json. The two must agree: a copy
 // edited by hand (another mean, size, class list or threshold) is refused,
 // naming what differs, rather than ignored.
-void checkDescription(const std::string& dir, const TrainConfig& config, const nlohmann::json& info) {
+void checkDescription(const std::string& dir, const nlohmann::json& pre, const TrainConfig& config,
+                      const nlohmann::json& info) {
   const std::string prePath = dir + "/" + run_files::kPreprocessing;
-  const auto pre = nlohmann::json::parse(readFileBytes(prePath, "export file"), nullptr, false);
   const nlohmann::json facts = preprocessingFacts(dir, config, info);
   auto shown = [](const nlohmann::json& v) {
     std::string t = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -368,7 +370,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
       m->targetStd = torch::tensor(std, torch::kFloat64);
     }
   }
-  if (isExport) checkDescription(folder, m->config, info);
+  if (isExport) checkDescription(folder, source.description, m->config, info);
   m->device = resolveDevice(options.device);
   m->model = makeModel(m->config.model, m->input, outputsFromRunInfo(info));
   loadModelWeights(source.checkpoint, *m->model, source.ema);
