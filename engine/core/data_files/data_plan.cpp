@@ -1,7 +1,5 @@
 #include "studio/data_plan.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +11,7 @@
 #include "studio/idx_file.h"
 #include "studio/image_folder.h"
 #include "studio/log.h"
+#include "studio/machine_memory.h"
 
 namespace studio {
 namespace {
@@ -424,7 +423,7 @@ void checkClassesFit(const DataPlan& p, const DataConfig& d) {
   if (classes < 2) return;
   const auto examples = static_cast<double>(std::max(p.test.size(), p.val.size()));
   const double need = classes * classes * 8 + examples * classes * 4;
-  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  const double memory = physicalMemoryBytes();
   if (memory <= 0 || need <= memory / 2) return;
   char text[400], probabilities[120] = "";
   if (examples > 0)

@@ -22,6 +22,7 @@
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/machine_memory.h"
 #include "studio/image_file.h"
 #include "studio/log.h"
 #include "studio/sha256.h"
@@ -230,7 +231,7 @@ DecodedImages decodeImages(const DecodeRequest& r, const LoadProgress& progress)
                             : room == ENOSPC ? "the disk has no room for its " + std::to_string(bytes >> 20) + " MiB"
                                              : "not writable";
     // Into memory only what fits: half of it at most, else refused naming the settings.
-    const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+    const double memory = physicalMemoryBytes();
     if (memory > 0 && static_cast<double>(bytes) > memory / 2)
       throw DataError("the decoded images need " + std::to_string(bytes >> 20) + " MiB (" + std::to_string(n) +
                       " images of " + std::to_string(shape[1]) + "x" + std::to_string(shape[2]) + "x" +

@@ -1,6 +1,7 @@
 #include "train/device_info.h"
 
 #include "studio/devices.h"
+#include "studio/machine_memory.h"
 
 #include <ATen/Context.h>
 #include <ATen/DeviceAccelerator.h>
@@ -141,7 +142,7 @@ std::string gib(double bytes) {
 
 const std::vector<ComputeDevice>& computeDevices() {
   static const std::vector<ComputeDevice> list = [] {
-    const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    const double ram = physicalMemoryBytes();
     std::vector<ComputeDevice> out{{"cpu", std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
                                                " cores, " + gib(ram) + " memory"}};
     if (torch::cuda::is_available())
