@@ -1,7 +1,7 @@
 # Training Studio: the two commands of the README.
 #   make run   set up (Debian packages, LibTorch venv), build, open the studio on the default preset
 #   make test  set up, build, run every test
-# Also: make run-cli (train in the terminal), make package (the .deb), make fuzz, make sanitize, make bench, make soak,
+# Also: make run-cli (train in the terminal), make package (the .deb), make docs (docs/settings.md from the schema), make fuzz, make sanitize, make bench, make soak,
 # make screenshot (the README's).
 # A user with their own LibTorch: make build TORCH_PREFIX=/path/to/libtorch
 SHELL := /bin/bash
@@ -18,7 +18,7 @@ export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_f
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: setup configure build run run-cli test package fuzz sanitize bench soak screenshot clean
+.PHONY: setup configure build run run-cli test package fuzz sanitize bench soak screenshot docs clean
 
 setup:
 	@bash packaging/setup.sh >/dev/null
@@ -46,6 +46,10 @@ run-cli: build
 
 test: build
 	cd $(BUILD) && ctest $(CTEST_OUTPUT) --timeout 1200
+
+# docs/settings.md from the schema (the test docs_settings_reference checks it).
+docs: build
+	./$(BUILD)/tools/settings_reference > docs/settings.md
 
 # The .deb (CPack): build/package/training-studio_<version>_<arch>.deb.
 package: build

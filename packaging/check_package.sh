@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks a built .deb: its control fields, the files a desktop install needs
 # (launchers, binaries, presets, desktop file, icon, AppStream metadata, man
-# page, the README that Help shows), and that the desktop file and metadata
+# page, the README and the documents that Help shows), and that the desktop file and metadata
 # validate. With --install
 # (root, a machine you may change): installs it and runs the CLI through its
 # launcher (LibTorch from STUDIO_LIBTORCH_VENV or /opt/training-studio/venv).
@@ -19,7 +19,11 @@ for f in ./usr/bin/training-studio ./usr/bin/training-studio-cli \
          ./usr/share/icons/hicolor/scalable/apps/training-studio.svg \
          ./usr/share/metainfo/io.github.training_studio.TrainingStudio.metainfo.xml \
          ./usr/share/man/man1/training-studio-cli.1.gz \
-         ./usr/share/doc/training-studio/README.md; do
+         ./usr/share/doc/training-studio/README.md \
+         ./usr/share/doc/training-studio/user-guide.md \
+         ./usr/share/doc/training-studio/cli.md \
+         ./usr/share/doc/training-studio/run-folder.md \
+         ./usr/share/doc/training-studio/settings.md; do
   grep -qx -- "$f" <<<"$files" || fail "$deb lacks $f"
 done
 depends=$(dpkg-deb -f "$deb" Depends)

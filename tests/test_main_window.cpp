@@ -1054,8 +1054,10 @@ class TestMainWindow : public QObject {
   }
 
   // Issue 9 (help): Help > Guide (F1) explains the charts, the mouse and the
-  // shortcuts, and links the README's sections, which Help > README lists;
-  // each opens the README in the same dialog at its heading.
+  // shortcuts, and links the user guide's sections, which Help > User guide
+  // lists (and Help > Command line, Help > Run folder, the CLI's and the run
+  // folder's documents: issue 42 moved them out of the README); each opens
+  // its document in the same dialog at its heading.
   void guideAndReadmeSections() {
     QAction* guideAction = nullptr;
     for (QAction* a : m_window->findChildren<QAction*>())
@@ -1068,28 +1070,35 @@ class TestMainWindow : public QObject {
     const QString text = guide->browser()->toPlainText();
     for (const char* expected : {"Loss", "Learning rate", "Linked", "Shift+F5", "F1"})
       QVERIFY2(text.contains(expected), expected);
-    // The README beside the build (the source tree) is found and its
-    // sections are listed, in order.
-    QVERIFY(!ui::HelpDialog::readmePath().isEmpty());
-    const QStringList sections = ui::HelpDialog::readmeSections();
+    // The documents beside the build (the source tree's docs/) are found and
+    // their sections are listed, in order.
+    const QStringList documents = ui::HelpDialog::documentPaths();
+    QCOMPARE(documents.size(), 3);
+    const QStringList sections = ui::HelpDialog::sections();
     QVERIFY(sections.contains("The studio"));
-    QVERIFY(sections.indexOf("The two commands") < sections.indexOf("Settings"));
-    auto* menu = m_window->findChild<QMenu*>("readmeMenu");
-    QVERIFY(menu);
-    QCOMPARE(menu->actions().size(), sections.size());
-    // A link in the guide opens the README at that section.
+    QVERIFY(sections.indexOf("Your own data and model") < sections.indexOf("Settings"));
+    int listed = 0;
+    for (const QString& path : documents) {
+      auto* menu = m_window->findChild<QMenu*>("docMenu-" + QFileInfo(path).baseName());
+      QVERIFY2(menu, qPrintable(path));
+      listed += menu->actions().size();
+    }
+    QCOMPARE(listed, sections.size());
+    // A link in the guide opens the user guide at that section.
     const QString html = guide->browser()->toHtml();
-    QVERIFY(html.contains("readme:Settings"));
-    Q_EMIT guide->browser()->anchorClicked(QUrl("readme:Settings"));
+    QVERIFY(html.contains("guide:Settings"));
+    Q_EMIT guide->browser()->anchorClicked(QUrl("guide:Settings"));
     QTextCursor at = guide->browser()->textCursor();
     QCOMPARE(at.block().text(), QString("Settings"));
     QVERIFY(at.block().blockFormat().headingLevel() == 2);
-    // And the menu's entry for another section.
-    for (QAction* a : menu->actions())
+    // And the Command line menu's entry for one of the CLI's sections.
+    auto* cliMenu = m_window->findChild<QMenu*>("docMenu-cli");
+    QVERIFY(cliMenu);
+    for (QAction* a : cliMenu->actions())
       if (a->text() == "Continue and fork") a->trigger();
     at = guide->browser()->textCursor();
     QCOMPARE(at.block().text(), QString("Continue and fork"));
-    QVERIFY(!guide->showReadme("No such section"));
+    QVERIFY(!guide->showSection("No such section"));
     guide->close();
   }
 

@@ -17,7 +17,7 @@ namespace {
 
 QString guideHtml() {
   const auto link = [](const char* section) {
-    return QStringLiteral("<a href=\"readme:%1\">%1</a>").arg(QString::fromUtf8(section).toHtmlEscaped());
+    return QStringLiteral("<a href=\"guide:%1\">%1</a>").arg(QString::fromUtf8(section).toHtmlEscaped());
   };
   return QCoreApplication::translate("HelpDialog",
       "<h2>Training Studio in a minute</h2>"
@@ -83,7 +83,7 @@ HelpDialog::HelpDialog(QWidget* parent) : QDialog(parent), m_browser(new QTextBr
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
   connect(guide, &QPushButton::clicked, this, &HelpDialog::showGuide);
   connect(m_browser, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
-    if (url.scheme() == "readme") showReadme(url.path());
+    if (url.scheme() == "guide") showSection(url.path());
   });
   resize(720, 640);
   showGuide();
@@ -91,40 +91,54 @@ HelpDialog::HelpDialog(QWidget* parent) : QDialog(parent), m_browser(new QTextBr
 
 void HelpDialog::showGuide() { m_browser->setHtml(guideHtml()); }
 
-QString HelpDialog::readmePath() {
-  const QDir app(QCoreApplication::applicationDirPath());
-  for (const char* relative : {"../../share/doc/training-studio/README.md", "../../README.md"}) {
-    const QFileInfo f(app.filePath(QString::fromUtf8(relative)));
-    if (f.isFile()) return f.canonicalFilePath();
-  }
-  return {};
-}
-
-QStringList HelpDialog::readmeSections() {
-  QFile f(readmePath());
-  QStringList sections;
-  if (!f.open(QIODevice::ReadOnly)) return sections;
+QStringList HelpDialog::headingsOf(const QString& path) {
+  QFile f(path);
+  QStringList found;
+  if (!f.open(QIODevice::ReadOnly)) return found;
   static const QRegularExpression heading("^#{2,3} (.+)$");
   bool fenced = false;
   for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
     if (line.startsWith("```")) fenced = !fenced;
     if (fenced) continue;
     const auto m = heading.match(line.trimmed());
-    if (m.hasMatch()) sections << m.captured(1).remove('`').trimmed();
+    if (m.hasMatch()) found << m.captured(1).remove('`').trimmed();
   }
-  return sections;
+  return found;
 }
 
-bool HelpDialog::showReadme(const QString& section) {
-  const QString path = readmePath();
-  QFile f(path);
-  if (path.isEmpty() || !f.open(QIODevice::ReadOnly)) {
-    m_browser->setHtml(tr("<p>The README is not next to this program (looked in %1).</p>")
+QStringList HelpDialog::documentPaths() {
+  const QDir app(QCoreApplication::applicationDirPath());
+  for (const char* relative : {"../../share/doc/training-studio", "../../docs"}) {
+    QStringList paths;
+    for (const char* name : {"user-guide.md", "cli.md", "run-folder.md"}) {
+      const QFileInfo f(app.filePath(QString::fromUtf8(relative) + "/" + name));
+      if (f.isFile()) paths << f.canonicalFilePath();
+    }
+    if (!paths.isEmpty()) return paths;
+  }
+  return {};
+}
+
+QStringList HelpDialog::sections() {
+  QStringList all;
+  for (const QString& path : documentPaths()) all << headingsOf(path);
+  return all;
+}
+
+bool HelpDialog::showSection(const QString& section) {
+  const QStringList paths = documentPaths();
+  if (paths.isEmpty()) {
+    m_browser->setHtml(tr("<p>The user guide is not next to this program (looked in %1).</p>")
                            .arg(QDir(QCoreApplication::applicationDirPath())
                                     .filePath("../../share/doc/training-studio")
                                     .toHtmlEscaped()));
     return false;
   }
+  QString path = paths.front();
+  for (const QString& p : paths)
+    if (!section.isEmpty() && headingsOf(p).contains(section.trimmed())) path = p;
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return false;
   m_browser->setMarkdown(QString::fromUtf8(f.readAll()));
   if (section.isEmpty()) return true;
   // The section's heading block, shown at the top.

@@ -273,11 +273,20 @@ void MainWindow::buildMenus() {
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Guide"), QKeySequence::HelpContents, this, [this] { openGuide(); });
-  QMenu* readme = help->addMenu(tr("README"));
-  readme->setObjectName("readmeMenu");
-  for (const QString& section : HelpDialog::readmeSections())
-    readme->addAction(section, this, [this, section] { openGuide()->showReadme(section); });
-  if (readme->isEmpty()) readme->addAction(tr("(no README next to this program)"))->setEnabled(false);
+  // One menu per document (docs/user-guide.md, cli.md, run-folder.md), each
+  // listing its sections.
+  const QStringList documents = HelpDialog::documentPaths();
+  for (const QString& path : documents) {
+    const QString name = QFileInfo(path).fileName();
+    QMenu* menu = help->addMenu(name == "cli.md"          ? tr("Command line")
+                                : name == "run-folder.md" ? tr("Run folder")
+                                                          : tr("User guide"));
+    menu->setObjectName("docMenu-" + QFileInfo(path).baseName());
+    for (const QString& section : HelpDialog::headingsOf(path))
+      menu->addAction(section, this, [this, section] { openGuide()->showSection(section); });
+  }
+  if (documents.isEmpty())
+    help->addAction(tr("(no user guide next to this program)"))->setEnabled(false);
   help->addSeparator();
   help->addAction(tr("About Training Studio"), this, [this] {
     QMessageBox::about(this, tr("About Training Studio"),

@@ -139,7 +139,7 @@ class MainWindow : public QMainWindow {
   // The window does this with its screen's on opening.
   void fitWithin(const QRect& available);
   // Help > Guide: the short guide to the charts, the controls and the
-  // shortcuts, with links to the README's sections (object name "guide").
+  // shortcuts, with links to the user guide's sections (object name "guide").
   HelpDialog* openGuide();
 
  Q_SIGNALS:
