@@ -1,8 +1,9 @@
 # Training Studio: the two commands of the README.
 #   make run   set up (Debian packages, LibTorch venv), build, open the studio on the default preset
 #   make test  set up, build, run every test
-# Also: make run-cli (train in the terminal), make package (the .deb), make docs (docs/settings.md from the schema), make fuzz, make sanitize, make bench, make soak,
-# make screenshot (the README's).
+# Also: make run-cli (train in the terminal), make package (the .deb), make fuzz, make sanitize,
+# make bench, make bench-smoke (every benchmark at tiny sizes), make soak, make screenshot (the README's),
+# make docs (docs/settings.md from the schema).
 # A user with their own LibTorch: make build TORCH_PREFIX=/path/to/libtorch
 SHELL := /bin/bash
 STUDIO_CACHE ?= $(HOME)/.cache/training-studio
@@ -18,7 +19,7 @@ export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_f
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: setup configure build run run-cli test package fuzz sanitize bench soak screenshot docs clean
+.PHONY: setup configure build run run-cli test package fuzz sanitize bench bench-smoke soak screenshot docs clean
 
 setup:
 	@bash packaging/setup.sh >/dev/null
@@ -117,6 +118,20 @@ bench: build
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/search_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/finetune_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/photo_pipeline_bench.sh $(BUILD)
+
+# Every benchmark of make bench at tiny sizes, one round each: that each still
+# runs to its end (CI runs it; the figures it prints are not measurements).
+bench-smoke: build
+	./$(BUILD)/bench/bench_engine --matrix --smoke
+	./$(BUILD)/bench/bench_image_folder 512
+	./$(BUILD)/bench/bench_memory --batch 4 --reps 1
+	./$(BUILD)/bench/bench_replot --points 2000 --curves 2 --repeats 2
+	QT_QPA_PLATFORM=offscreen ./$(BUILD)/bench/bench_window --steps 40 --rounds 1
+	QT_QPA_PLATFORM=offscreen ./$(BUILD)/bench/bench_soak --minutes 0.1 --smoke
+	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/predict_bench.sh $(BUILD)
+	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/search_bench.sh $(BUILD)
+	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/finetune_bench.sh $(BUILD)
+	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/photo_pipeline_bench.sh $(BUILD)
 
 # A long run with the window attached (offscreen), metrics every step: resident
 # memory, dropped records and the UI thread's share (bench/RESULTS.md).

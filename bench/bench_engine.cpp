@@ -5,7 +5,7 @@
 // and (CUDA) its own CUDA graph. Every variant runs once a round, the rounds
 // alternate (a slow spell of a shared machine hits all), medians compared.
 //
-// Usage: bench_engine [--matrix] [--device cpu|cuda] [--rounds R]
+// Usage: bench_engine [--matrix] [--smoke] [--device cpu|cuda] [--rounds R]
 //                     [--model cnn|mlp] [--batch B] [--width W] [--steps N]
 //                     [--case model:batch:width:steps]... [--no-compile]
 //                     [--python PATH] [--set key=value]... [--ops]
@@ -13,6 +13,9 @@
 //            fashion-mnist-mlp, overhead-bound, and fashion-mnist-cnn at
 //            batch 128 and 512, and the CNN at a compute-bound width), then
 //            one table of all of them. Without it: one case.
+//  --smoke: every case of the run for 20 timed steps of at most 32 examples, one round, without
+//           torch.compile: that each path still runs to its table (make
+//           bench-smoke), in seconds; its figures are not measurements.
 //  --set changes the engine's settings only: a variant's cost, not a comparison.
 //  --ops: instead of timing, the ATen operators the engine dispatches per step
 //         (top level, every thread: each is a kernel launch or more on a GPU;
@@ -287,7 +290,7 @@ void printTable(const std::vector<Result>& results, const std::string& deviceNam
 
 int main(int argc, char** argv) {
   int rounds = 3;
-  bool matrix = false, compile = true, ops = false;
+  bool matrix = false, compile = true, ops = false, smoke = false;
   std::string device = "cpu", python = STUDIO_BENCH_PYTHON;
   Case one{"cnn", 128, 0, 300};
   std::vector<std::string> sets;
@@ -296,6 +299,7 @@ int main(int argc, char** argv) {
     const std::string k = argv[i];
     const bool hasValue = i + 1 < argc;
     if (k == "--matrix") matrix = true;
+    else if (k == "--smoke") smoke = true;
     else if (k == "--no-compile") compile = false;
     else if (k == "--ops") ops = true;
     else if (k == "--steps" && hasValue) one.steps = std::atoi(argv[++i]);
@@ -338,6 +342,14 @@ int main(int argc, char** argv) {
   else
     cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 600}, {"cnn", 128, 0, 200},
              {"cnn", 512, 0, 60},   {"cnn", 128, 128, 40}};
+  if (smoke) {
+    for (auto& c : cases) {
+      c.steps = std::min(c.steps, 20);
+      c.batch = std::min(c.batch, 32);
+    }
+    rounds = 1;
+    compile = false;
+  }
   Bench bench{device, python, rounds, compile, sets, {}};
   if (ops) {
     for (const auto& c : cases) bench.opsPerStep(c);

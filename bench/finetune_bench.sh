@@ -7,17 +7,19 @@
 # whole network (no frozen layers) for the same steps on the same threads;
 # three alternating rounds, medians compared.
 # Usage: bench/finetune_bench.sh [BUILD_DIR] [SIZE] [DEVICE]
+# BENCH_SMOKE=1 (make bench-smoke): tiny sizes and one round, to show it still runs.
 set -euo pipefail
 BUILD=${1:-build}
 SIZE=${2:-64}
 DEVICE=${3:-cpu}
+if [ -n "${BENCH_SMOKE:-}" ]; then PER_CLASS=32 ROUNDS=1; else PER_CLASS=500 ROUNDS=3; fi
 CLI=$BUILD/app/training-studio-cli
 PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 
-"$PY" - "$WORK" <<'PY'
+"$PY" - "$WORK" "$PER_CLASS" <<'PY'
 import gzip, os, sys
 import numpy as np, torch, torchvision
 from PIL import Image
@@ -27,7 +29,7 @@ y = np.frombuffer(gzip.open(root + "train-labels-idx1-ubyte.gz").read(), np.uint
 for name, label in {"tshirt": 0, "trouser": 1, "sneaker": 7}.items():
     d = os.path.join(sys.argv[1], "photos", "train", name)
     os.makedirs(d)
-    for i in np.flatnonzero(y == label)[:500]:
+    for i in np.flatnonzero(y == label)[:int(sys.argv[2])]:
         Image.fromarray(x[i]).save(os.path.join(d, f"{i}.png"))
     os.makedirs(os.path.join(sys.argv[1], "photos", "test", name))
     Image.fromarray(x[np.flatnonzero(y == label)[600]]).save(os.path.join(sys.argv[1], "photos", "test", name, "t.png"))
@@ -44,11 +46,11 @@ studio() {
 python() { "$PY" "$here/finetune_loop.py" "$WORK/photos/train" "$WORK/resnet18.pth" "$SIZE" "$DEVICE" | sed -n 's/.*: \([0-9.]*\) samples\/s/\1/p'; }
 
 s=(); p=()
-for round in 1 2 3; do
+for round in $(seq "$ROUNDS"); do
   s+=("$(studio)")
   p+=("$(python)")
 done
-median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
 echo "resnet18 fine-tune at ${SIZE}px, batch 32, AdamW, flip, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
 echo "medians: studio $ms, Python $mp, ratio $(awk -v a="$ms" -v b="$mp" 'BEGIN { printf "%.2f", a / b }')"

@@ -7,9 +7,11 @@
 # (500x375 and 375x500, cut from scikit-learn's two sample photos) and the
 # same cores. Prints both sides' images/s and the ratio of their last epochs.
 # Usage: bench/photo_pipeline_bench.sh [BUILD_DIR] [N]
+# BENCH_SMOKE=1 (make bench-smoke): tiny sizes and one round, to show it still runs.
 set -euo pipefail
 BUILD=${1:-build}
 N=${2:-2000}
+[ -n "${BENCH_SMOKE:-}" ] && N=400  # 2 test photos a class at its 1 %
 PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

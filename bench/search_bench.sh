@@ -9,6 +9,7 @@
 # best it found, and when each first came within 0.5 points of the grid's
 # best. bench/search_compare.py reads the studies with Optuna.
 # Usage: bench/search_bench.sh [BUILD_DIR]
+# BENCH_SMOKE=1 (make bench-smoke): tiny sizes and one round, to show it still runs.
 set -euo pipefail
 BUILD=${1:-build}
 CLI=$BUILD/app/training-studio-cli
@@ -16,13 +17,15 @@ PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
-trial=(--preset fashion-mnist-mlp --set data.train_limit=16384 --set data.test_limit=2000 --set train.epochs=4
+if [ -n "${BENCH_SMOKE:-}" ]; then TRIALS=2 LIMIT=1024 EPOCHS=1; else TRIALS=20 LIMIT=16384 EPOCHS=4; fi
+export TRIALS
+trial=(--preset fashion-mnist-mlp --set data.train_limit=$LIMIT --set data.test_limit=2000 --set train.epochs=$EPOCHS
        --set evaluation.every_steps=32 --set schedule.warmup_steps=0 --out "$WORK/runs")
 t0=$(date +%s.%N)
-"$CLI" search "${trial[@]}" --name grid --sampler grid --pruner none --trials 20 \
+"$CLI" search "${trial[@]}" --name grid --sampler grid --pruner none --trials "$TRIALS" \
   --space optimizer.lr=choice:0.00001,0.0001,0.001,0.01,0.1 --space model.width=choice:16,64,256,512 > "$WORK/grid.log"
 t1=$(date +%s.%N)
-tpe=(--sampler tpe --pruner hyperband --trials 20 --seed 0
+tpe=(--sampler tpe --pruner hyperband --trials "$TRIALS" --seed 0
      --space optimizer.lr=float:0.00001:0.1:log --space model.width=int:16:512:pow2)
 "$CLI" search "${trial[@]}" --name tpe "${tpe[@]}" > "$WORK/tpe.log"
 t2=$(date +%s.%N)

@@ -7,7 +7,8 @@ import optuna
 runs = os.environ["STUDIO_STUDIES"]
 t = [float(a) for a in sys.argv[1:5]]  # the four times around the three searches
 walls = {"grid": t[1] - t[0], "tpe": t[2] - t[1], "tpe2": t[3] - t[2]}
-labels = {"grid": "20-run grid", "tpe": "20 TPE trials + Hyperband", "tpe2": "the same, 2 at once"}
+n = os.environ.get("TRIALS", "20")
+labels = {"grid": f"{n}-run grid", "tpe": f"{n} TPE trials + Hyperband", "tpe2": "the same, 2 at once"}
 studies = {n: optuna.load_study(study_name=n, storage=f"sqlite:///{runs}/search-{n}/study.db") for n in walls}
 target = studies["grid"].best_value - 0.005
 print(f"{'search':<26} {'wall s':>8} {'best':>8} {'trials':>7} {'pruned':>7} {'to grid best s':>15}")
