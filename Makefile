@@ -3,7 +3,7 @@
 #   make test  set up, build, run every test
 # Also: make run-cli (train in the terminal), make package (the .deb), make fuzz, make sanitize,
 # make bench, make bench-smoke (every benchmark at tiny sizes), make soak, make screenshot (the README's),
-# make docs (docs/settings.md from the schema).
+# make docs (docs/settings.md from the schema), make format-check / make format (clang-format).
 # A user with their own LibTorch: make build TORCH_PREFIX=/path/to/libtorch
 SHELL := /bin/bash
 STUDIO_CACHE ?= $(HOME)/.cache/training-studio
@@ -19,7 +19,7 @@ export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_f
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: setup configure build run run-cli test package fuzz sanitize bench bench-smoke soak screenshot docs clean
+.PHONY: setup configure build run run-cli test package fuzz sanitize bench bench-smoke soak screenshot docs format format-check clean
 
 setup:
 	@bash packaging/setup.sh >/dev/null
@@ -47,6 +47,13 @@ run-cli: build
 
 test: build
 	cd $(BUILD) && ctest $(CTEST_OUTPUT) --timeout 1200
+
+# The C++ sources as .clang-format says: format-check names the files that are
+# not (CI runs it), format rewrites them.
+format-check: setup
+	bash tools/format_check.sh
+format: setup
+	bash tools/format_check.sh --fix
 
 # docs/settings.md from the schema (the test docs_settings_reference checks it).
 docs: build

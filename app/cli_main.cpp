@@ -18,8 +18,8 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -33,13 +33,13 @@
 #include "cli_settings.h"
 #include "studio/dataset_info.h"
 #include "studio/log.h"
+#include "studio/metric_record.h"
 #include "studio/model_summary.h"
-#include "studio/run_queue.h"
 #include "studio/report_lines.h"
+#include "studio/run_queue.h"
 #include "studio/session.h"
 #include "studio/settings_schema.h"
 #include "studio/sha256.h"
-#include "studio/metric_record.h"
 #include "studio/train_config.h"
 
 namespace {
@@ -91,8 +91,10 @@ int runSession(studio::Session& session) {
     if (reporting) report.progress(session.progress());
     studio::MetricRecord r;
     while (session.pollMetric(r)) {
-      if (reporting) report.record(r);
-      else if (!quiet) progress.record(r);
+      if (reporting)
+        report.record(r);
+      else if (!quiet)
+        progress.record(r);
     }
     if (done) break;
     if (g_parentGone.load() && !parentStop) {
@@ -103,8 +105,9 @@ int runSession(studio::Session& session) {
     if (interrupts != seenInterrupts) {
       seenInterrupts = interrupts;
       if (interrupts == 1) {
-        std::fprintf(stderr, "\ninterrupted: stopping after this step and saving a checkpoint "
-                             "(press Ctrl-C again to quit at once)\n");
+        std::fprintf(stderr,
+                     "\ninterrupted: stopping after this step and saving a checkpoint "
+                     "(press Ctrl-C again to quit at once)\n");
         session.stop();
       } else {
         std::_Exit(130);
@@ -363,10 +366,10 @@ int cliMain(int argc, char** argv) {
         std::printf("largest micro-batch that fits: %lld on %s", static_cast<long long>(s.batchFindLargest),
                     s.device.c_str());
         if (std::isfinite(s.batchFindLimitMiB)) std::printf(" (%.0f MiB)", s.batchFindLimitMiB);
-        std::printf("\n  for the effective batch of %lld: --set train.batch_size=%lld --set "
-                    "train.accumulation_steps=%lld\n",
-                    effective, static_cast<long long>(s.batchFindMicro),
-                    static_cast<long long>(s.batchFindAccumulation));
+        std::printf(
+            "\n  for the effective batch of %lld: --set train.batch_size=%lld --set "
+            "train.accumulation_steps=%lld\n",
+            effective, static_cast<long long>(s.batchFindMicro), static_cast<long long>(s.batchFindAccumulation));
       }
       return rc;
     }
@@ -416,7 +419,8 @@ int cliMain(int argc, char** argv) {
       if (std::filesystem::is_regular_file(forkDir + "/settings.json"))
         noteTorchScript(studio::loadConfigFile(forkDir + "/settings.json"));
       const std::string dir = session.fork(forkDir, forkOptions);
-      std::fprintf(stderr, "forked %s (%s checkpoint) into %s\n", forkDir.c_str(), forkOptions.from.c_str(), dir.c_str());
+      std::fprintf(stderr, "forked %s (%s checkpoint) into %s\n", forkDir.c_str(), forkOptions.from.c_str(),
+                   dir.c_str());
       return runSession(session);
     }
     studio::TrainConfig config = trainSettings.load();

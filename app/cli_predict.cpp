@@ -12,22 +12,27 @@ namespace studio {
 PredictCommand::PredictCommand(CLI::App& app) {
   m_cmd = app.add_subcommand("predict", "What a trained run or an export says about new images or table rows");
   m_cmd->add_option("run_dir", m_folder, "The run folder, or an export folder")->required();
-  m_cmd->add_option("--input", m_input, "An image file, a folder of images (class folders give the accuracy), or a "
-                                        "CSV table with the run's feature columns")
+  m_cmd
+      ->add_option("--input", m_input,
+                   "An image file, a folder of images (class folders give the accuracy), or a "
+                   "CSV table with the run's feature columns")
       ->required();
   m_cmd->add_option("--which", m_options.which,
                     "auto (default): the weights of the run's test figures (summary.json's test_weights); best, "
                     "last, or ema: the weights' moving average");
   m_topK = m_cmd->add_option("--top-k", m_options.topK, "Classes to list per input, most probable first (default 5)");
-  m_cmd->add_option("--tta", m_options.tta, "Test-time augmentation: none (default); flip: the mean of the "
-                                            "image's and its mirror's probabilities; five-crop: of the four corners' "
-                                            "and the centre's crops of the image resized to 8/7 of the input (images "
-                                            "larger than the input)");
+  m_cmd->add_option("--tta", m_options.tta,
+                    "Test-time augmentation: none (default); flip: the mean of the "
+                    "image's and its mirror's probabilities; five-crop: of the four corners' "
+                    "and the centre's crops of the image resized to 8/7 of the input (images "
+                    "larger than the input)");
   m_cmd->add_option("--batch-size", m_options.batchSize, "Inputs per batch on the device (default 256)");
   m_cmd->add_option("--workers", m_options.workers, "Decoding threads (default: one per core)");
   m_cmd->add_option("--device", m_options.device, "auto (default: the first GPU, else the CPU), cpu, cuda or cuda:N");
-  m_cmd->add_option("--on-bad-file", m_onBad, "fail (default), or skip: a file or row that cannot be read gets its "
-                                              "reason in the error column and the others are predicted")
+  m_cmd
+      ->add_option("--on-bad-file", m_onBad,
+                   "fail (default), or skip: a file or row that cannot be read gets its "
+                   "reason in the error column and the others are predicted")
       ->check(CLI::IsMember({"fail", "skip"}));
   m_cmd->add_option("--out", m_out, "The predictions' CSV file (default predictions.csv)");
   m_cmd->add_flag("--overwrite", m_overwrite, "Replace the --out file when it exists");
@@ -43,8 +48,10 @@ int PredictCommand::run() {
     std::fprintf(stderr, "note: the model is TorchScript (%s): loading it runs the code in it\n", ts.c_str());
   Predictor predictor(m_folder, m_options);
   if (m_topK->count() && predictor.classes().empty())  // a regression's values, a multi-label model's every label
-    std::fprintf(stderr, "warning: --top-k has no effect: %s gives each target's value or each label's "
-                 "probability, not classes\n", predictor.description().c_str());
+    std::fprintf(stderr,
+                 "warning: --top-k has no effect: %s gives each target's value or each label's "
+                 "probability, not classes\n",
+                 predictor.description().c_str());
   CliProgress bar(stderr);
   Progress p;
   p.state = SessionState::Running;
@@ -64,8 +71,9 @@ int PredictCommand::run() {
               r.seconds > 0 ? static_cast<double>(n) / r.seconds : 0.0);
   for (const auto& row : r.rows)
     if (!row.error.empty()) std::fprintf(stderr, "skipped %s: %s\n", row.source.c_str(), row.error.c_str());
-  if (r.skipped > 0) std::printf("skipped %lld (each one's reason is in the error column of %s)\n",
-                                 static_cast<long long>(r.skipped), m_out.c_str());
+  if (r.skipped > 0)
+    std::printf("skipped %lld (each one's reason is in the error column of %s)\n", static_cast<long long>(r.skipped),
+                m_out.c_str());
   if (r.labelled > 0) {
     std::printf("accuracy %.4f (%lld of %lld labelled inputs)\n", r.accuracy(), static_cast<long long>(r.correct),
                 static_cast<long long>(r.labelled));

@@ -10,8 +10,10 @@ std::string formatDuration(double s) {
   if (!std::isfinite(s) || s < 0) return "--:--";
   const long t = std::lround(s);
   char buf[32];
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
-  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
   return buf;
 }
 
@@ -103,10 +105,9 @@ void CliProgress::update(const Progress& p) {
   if (std::isfinite(m_loss)) std::snprintf(loss, sizeof loss, "%.4f", m_loss);
   if (p.samplesPerSecond > 0) std::snprintf(speed, sizeof speed, "%.0f", p.samplesPerSecond);
   char status[200];
-  std::snprintf(status, sizeof status, "%3.0f%% step %lld/%lld epoch %lld loss %s %s samples/s ETA %s%s",
-                100.0 * frac, static_cast<long long>(p.step), static_cast<long long>(p.totalSteps),
-                static_cast<long long>(p.epoch), loss, speed, formatDuration(eta).c_str(),
-                p.state == SessionState::Paused ? " (paused)" : "");
+  std::snprintf(status, sizeof status, "%3.0f%% step %lld/%lld epoch %lld loss %s %s samples/s ETA %s%s", 100.0 * frac,
+                static_cast<long long>(p.step), static_cast<long long>(p.totalSteps), static_cast<long long>(p.epoch),
+                loss, speed, formatDuration(eta).c_str(), p.state == SessionState::Paused ? " (paused)" : "");
   if (m_tty) {
     const int width = 30;
     const int filled = static_cast<int>(frac * width);
@@ -135,12 +136,11 @@ void CliProgress::finish(const RunSummary& s) {
   else if (std::isfinite(s.testAccuracy))
     std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.testAccuracy, s.testLoss);
   if (std::isfinite(s.testR2))
-    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", s.testR2, s.testRmse, s.testMae,
-                 s.testLoss);
+    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", s.testR2, s.testRmse,
+                 s.testMae, s.testLoss);
   if (std::isfinite(s.emaTestAccuracy))
     std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.emaTestAccuracy, s.emaTestLoss);
-  if (std::isfinite(s.bestEvalAccuracy))
-    std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEvalAccuracy);
+  if (std::isfinite(s.bestEvalAccuracy)) std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEvalAccuracy);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond)) std::fprintf(m_out, "  samples/s:       %.0f\n", s.samplesPerSecond);
   if (s.skippedSteps > 0) std::fprintf(m_out, "  skipped steps:   %lld\n", static_cast<long long>(s.skippedSteps));

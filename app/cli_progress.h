@@ -15,10 +15,10 @@ namespace studio {
 class CliProgress {
  public:
   explicit CliProgress(std::FILE* out);
-  void record(const MetricRecord& r);   // each record drained from the session
-  void update(const Progress& p);       // redraw (terminal) or maybe print a line
-  void finish(const RunSummary& s);     // the closing summary
-  void endLine() { clearLine(); }       // the bar's line cleared, for what follows
+  void record(const MetricRecord& r);  // each record drained from the session
+  void update(const Progress& p);      // redraw (terminal) or maybe print a line
+  void finish(const RunSummary& s);    // the closing summary
+  void endLine() { clearLine(); }      // the bar's line cleared, for what follows
 
  private:
   void clearLine();

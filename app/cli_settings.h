@@ -6,8 +6,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,15 +61,15 @@ struct SettingsSource {
 
   // "settings file X" or "preset X", with the --set values after it.
   std::string describe() const {
-    std::string s = !configFile.empty() ? "settings file " + configFile
-                                        : "preset " + (presetName.empty() ? std::string("fashion-mnist-cnn") : presetName);
+    std::string s = !configFile.empty()
+                        ? "settings file " + configFile
+                        : "preset " + (presetName.empty() ? std::string("fashion-mnist-cnn") : presetName);
     for (const auto& o : overrides) s += " --set " + o;
     return s;
   }
 
   TrainConfig load() const {
-    if (config->count() > 0 && configFile.empty())
-      throw ConfigFileError("--config names no file (got \"\")");
+    if (config->count() > 0 && configFile.empty()) throw ConfigFileError("--config names no file (got \"\")");
     if (preset->count() > 0 && presetName.empty()) throw ConfigFileError("--preset names no preset (got \"\")");
     TrainConfig c;
     if (!configFile.empty()) {

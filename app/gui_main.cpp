@@ -49,9 +49,8 @@ int main(int argc, char** argv) {
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT (default 1600x1000 for screenshots).", "WxH");
   QCommandLineOption theme("theme", "light, dark or system.", "NAME");
   QCommandLineOption tab("tab", "Open on this tab: curves, data, model or evaluation.", "NAME");
-  QCommandLineOption compare("compare",
-                             "Select this run folder in the Runs list (repeatable: the runs are overlaid and compared).",
-                             "DIR");
+  QCommandLineOption compare(
+      "compare", "Select this run folder in the Runs list (repeatable: the runs are overlaid and compared).", "DIR");
   for (const auto& o : {preset, config, set, autostart, quitAfter, screenshot, size, theme, tab, compare})
     cli.addOption(o);
   cli.process(app);
@@ -65,7 +64,7 @@ int main(int argc, char** argv) {
   if (openOnGiven || unattended) {
     // --set alone changes the remembered settings; an unattended window
     // (a screenshot, --quit-after-steps) opens on the default preset.
-    const QString presetName = cli.isSet(preset) ? cli.value(preset)
+    const QString presetName = cli.isSet(preset)                  ? cli.value(preset)
                                : unattended && !cli.isSet(config) ? QString("fashion-mnist-cnn")
                                                                   : QString();
     QString why;
@@ -74,7 +73,8 @@ int main(int argc, char** argv) {
   }
   if (cli.isSet(theme)) {
     const QString t = cli.value(theme);
-    if (t != "light" && t != "dark" && t != "system") return fail("--theme must be light, dark or system (got " + t + ")", 2);
+    if (t != "light" && t != "dark" && t != "system")
+      return fail("--theme must be light, dark or system (got " + t + ")", 2);
     studio::ui::applyTheme(studio::ui::themeFromName(t));
   }
 
@@ -89,22 +89,26 @@ int main(int argc, char** argv) {
   if (cli.isSet(quitAfter)) {
     bool ok = false;
     stopAt = cli.value(quitAfter).toLongLong(&ok);
-    if (!ok || stopAt <= 0) return fail("--quit-after-steps must be a whole number > 0 (got " + cli.value(quitAfter) + ")", 2);
+    if (!ok || stopAt <= 0)
+      return fail("--quit-after-steps must be a whole number > 0 (got " + cli.value(quitAfter) + ")", 2);
     window.setStopAtStep(stopAt);
   }
   if (cli.isSet(size) || unattended) {
     const QStringList wh = (cli.isSet(size) ? cli.value(size) : QString("1600x1000")).split('x');
     const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
-    if (w < 320 || h < 240) return fail("--size must be WIDTHxHEIGHT, at least 320x240 (got " + cli.value(size) + ")", 2);
+    if (w < 320 || h < 240)
+      return fail("--size must be WIDTHxHEIGHT, at least 320x240 (got " + cli.value(size) + ")", 2);
     window.resize(w, h);
   }
   window.show();
 
   if (cli.isSet(compare)) {
-    if (cli.isSet(autostart) || cli.isSet(quitAfter)) return fail("--compare shows runs on disk; it cannot start one", 2);
+    if (cli.isSet(autostart) || cli.isSet(quitAfter))
+      return fail("--compare shows runs on disk; it cannot start one", 2);
     QStringList dirs;
     for (const QString& dir : cli.values(compare)) {
-      if (!QFileInfo::exists(dir + "/settings.json")) return fail("--compare " + dir + ": not a run folder (no settings.json)", 2);
+      if (!QFileInfo::exists(dir + "/settings.json"))
+        return fail("--compare " + dir + ": not a run folder (no settings.json)", 2);
       dirs << QDir(dir).absolutePath();
     }
     // The runs list shows the folder the runs are in.

@@ -175,7 +175,7 @@ struct Bench {
     if (k.width > 0) c.model.width = k.width;
     c.train.max_steps = warmup + k.steps;
     c.train.epochs = 0;  // max_steps alone ends the run: a preset's epochs may end before it (351 steps, not 620)
-    c.train.log_every_steps = warmup;  // records flush at the warm-up's end and every 20 steps after
+    c.train.log_every_steps = warmup;    // records flush at the warm-up's end and every 20 steps after
     c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
     c.performance.device = device;
     c.output.dir = "/tmp/training-studio-bench";
@@ -203,8 +203,8 @@ struct Bench {
     r.variants.push_back({"PyTorch eager", false, "eager", {}, ""});
     if (compile) r.variants.push_back({"PyTorch compile", false, "compile", {}, ""});
     if (cuda) r.variants.push_back({"PyTorch CUDA graph", false, "graph", {}, ""});
-    std::printf("\n%s, batch %d, width %d: %d timed steps after %d warm-up steps, %d round(s)\n",
-                c.name.c_str(), k.batch, r.width, k.steps, warmup, rounds);
+    std::printf("\n%s, batch %d, width %d: %d timed steps after %d warm-up steps, %d round(s)\n", c.name.c_str(),
+                k.batch, r.width, k.steps, warmup, rounds);
     std::fflush(stdout);
     for (int round = 0; round < rounds; ++round) {
       // Each round starts with the next variant: none is always first
@@ -266,8 +266,8 @@ struct Bench {
 void printTable(const std::vector<Result>& results, const std::string& deviceName) {
   const bool cuda = results.front().find("engine, eager step") != nullptr;
   std::printf("\nsamples/s, medians, on %s:\n\n", deviceName.c_str());
-  std::vector<std::string> cols = cuda ? std::vector<std::string>{"engine, eager step", "engine, CUDA graph"}
-                                       : std::vector<std::string>{"engine"};
+  std::vector<std::string> cols =
+      cuda ? std::vector<std::string>{"engine, eager step", "engine, CUDA graph"} : std::vector<std::string>{"engine"};
   for (const char* p : {"PyTorch eager", "PyTorch compile", "PyTorch CUDA graph"})
     if (cuda || std::string(p) != "PyTorch CUDA graph") cols.push_back(p);
   std::printf("| model | batch | width |");
@@ -279,8 +279,10 @@ void printTable(const std::vector<Result>& results, const std::string& deviceNam
     std::printf("| %s | %d | %d |", r.c.model.c_str(), r.c.batch, r.width);
     for (const auto& c : cols) {
       const Variant* v = r.find(c);
-      if (v) std::printf(" %.0f |", v->med());
-      else std::printf(" - |");
+      if (v)
+        std::printf(" %.0f |", v->med());
+      else
+        std::printf(" - |");
     }
     std::printf(" %.3f | %.3f |\n", r.best(true) / r.find("PyTorch eager")->med(), r.best(true) / r.best(false));
   }
@@ -298,25 +300,37 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     const bool hasValue = i + 1 < argc;
-    if (k == "--matrix") matrix = true;
-    else if (k == "--smoke") smoke = true;
-    else if (k == "--no-compile") compile = false;
-    else if (k == "--ops") ops = true;
-    else if (k == "--steps" && hasValue) one.steps = std::atoi(argv[++i]);
-    else if (k == "--batch" && hasValue) one.batch = std::atoi(argv[++i]);
-    else if (k == "--width" && hasValue) one.width = std::atoi(argv[++i]);
-    else if (k == "--model" && hasValue) one.model = argv[++i];
-    else if (k == "--device" && hasValue) device = argv[++i];
-    else if (k == "--python" && hasValue) python = argv[++i];
-    else if (k == "--rounds" && hasValue) rounds = std::atoi(argv[++i]);
-    else if (k == "--set" && hasValue) sets.push_back(argv[++i]);
+    if (k == "--matrix")
+      matrix = true;
+    else if (k == "--smoke")
+      smoke = true;
+    else if (k == "--no-compile")
+      compile = false;
+    else if (k == "--ops")
+      ops = true;
+    else if (k == "--steps" && hasValue)
+      one.steps = std::atoi(argv[++i]);
+    else if (k == "--batch" && hasValue)
+      one.batch = std::atoi(argv[++i]);
+    else if (k == "--width" && hasValue)
+      one.width = std::atoi(argv[++i]);
+    else if (k == "--model" && hasValue)
+      one.model = argv[++i];
+    else if (k == "--device" && hasValue)
+      device = argv[++i];
+    else if (k == "--python" && hasValue)
+      python = argv[++i];
+    else if (k == "--rounds" && hasValue)
+      rounds = std::atoi(argv[++i]);
+    else if (k == "--set" && hasValue)
+      sets.push_back(argv[++i]);
     else if (k == "--case" && hasValue) {
       Case c{"", 128, 0, 300};
       char model[16] = {};
       if (std::sscanf(argv[++i], "%15[a-z]:%d:%d:%d", model, &c.batch, &c.width, &c.steps) != 4 ||
-          (std::string(model) != "cnn" && std::string(model) != "mlp") || c.batch < 1 || c.width < 0 ||
-          c.steps < 1) {
-        std::fprintf(stderr, "bench_engine: --case is model:batch:width:steps, model cnn or mlp, width 0 for the preset's\n");
+          (std::string(model) != "cnn" && std::string(model) != "mlp") || c.batch < 1 || c.width < 0 || c.steps < 1) {
+        std::fprintf(stderr,
+                     "bench_engine: --case is model:batch:width:steps, model cnn or mlp, width 0 for the preset's\n");
         return 2;
       }
       c.model = model;
@@ -334,14 +348,19 @@ int main(int argc, char** argv) {
   const bool cuda = device != "cpu";
   // Steps per case: a few seconds of the engine's time each on the device.
   std::vector<Case> cases;
-  if (!extra.empty()) cases = extra;
-  else if (!matrix) cases.push_back(one);
+  if (!extra.empty())
+    cases = extra;
+  else if (!matrix)
+    cases.push_back(one);
   else if (cuda)
-    cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 1000}, {"cnn", 128, 0, 1000},
-             {"cnn", 512, 0, 500},  {"cnn", 512, 128, 200}};
+    cases = {{"mlp", 128, 0, 2000},
+             {"mlp", 512, 0, 1000},
+             {"cnn", 128, 0, 1000},
+             {"cnn", 512, 0, 500},
+             {"cnn", 512, 128, 200}};
   else
-    cases = {{"mlp", 128, 0, 2000}, {"mlp", 512, 0, 600}, {"cnn", 128, 0, 200},
-             {"cnn", 512, 0, 60},   {"cnn", 128, 128, 40}};
+    cases = {
+        {"mlp", 128, 0, 2000}, {"mlp", 512, 0, 600}, {"cnn", 128, 0, 200}, {"cnn", 512, 0, 60}, {"cnn", 128, 128, 40}};
   if (smoke) {
     for (auto& c : cases) {
       c.steps = std::min(c.steps, 20);

@@ -106,9 +106,12 @@ int main(int argc, char** argv) {
   int64_t batch = 0;
   int reps = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--device")) deviceName = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--batch")) batch = std::stoll(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::stoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--device"))
+      deviceName = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--batch"))
+      batch = std::stoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::stoi(argv[i + 1]);
   }
   const torch::Device device(deviceName == "cuda" ? torch::kCUDA : torch::kCPU, deviceName == "cuda" ? 0 : -1);
   if (batch == 0) batch = device.is_cuda() ? 256 : 64;
@@ -128,7 +131,9 @@ int main(int argc, char** argv) {
       const Figures f = std::string(mode) == "off" ? off : measure(config, mode, device, batch, reps);
       const std::string name = "resnet w" + std::to_string(width) + " d" + std::to_string(depth);
       std::printf("%-16s %-8s %10.1f %10.1f %9.1f %11.2f %11.2f\n", name.c_str(),
-                  std::string(mode) == "off" ? "off" : std::string(mode) == "auto" ? "auto" : ("every " + std::string(mode)).c_str(),
+                  std::string(mode) == "off"    ? "off"
+                  : std::string(mode) == "auto" ? "auto"
+                                                : ("every " + std::string(mode)).c_str(),
                   f.keptMiB, f.peakMiB, f.stepMs, f.peakMiB / off.peakMiB, f.stepMs / off.stepMs);
     }
   }

@@ -10,12 +10,12 @@
 //           model takes on the device (here the CPU).
 // Usage: bench_photo_pipeline FOLDER [EPOCHS]
 // Prints images/s; the cache lives in a temporary folder.
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include "data/batch_loader.h"
 #include "data/data_loading.h"

@@ -42,9 +42,12 @@ int main(int argc, char** argv) {
   int points = 1'000'000, curves = 3, repeats = 30;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--points") points = std::atoi(argv[i + 1]);
-    else if (a == "--curves") curves = std::atoi(argv[i + 1]);
-    else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
+    if (a == "--points")
+      points = std::atoi(argv[i + 1]);
+    else if (a == "--curves")
+      curves = std::atoi(argv[i + 1]);
+    else if (a == "--repeats")
+      repeats = std::atoi(argv[i + 1]);
   }
   std::mt19937 gen(7);
   std::normal_distribution<double> noise(0, 0.05);

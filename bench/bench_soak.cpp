@@ -103,10 +103,16 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--smoke") smoke = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--smoke") { --i; continue; }
-    if (a == "--minutes") minutes = std::atof(argv[i + 1]);
-    else if (a == "--threads") threads = std::atoi(argv[i + 1]);
-    else if (a == "--device") device = argv[i + 1];
+    if (a == "--smoke") {
+      --i;
+      continue;
+    }
+    if (a == "--minutes")
+      minutes = std::atof(argv[i + 1]);
+    else if (a == "--threads")
+      threads = std::atoi(argv[i + 1]);
+    else if (a == "--device")
+      device = argv[i + 1];
   }
   studio::log::setConsoleLevel("warn");
   const QString presetDir = QString::fromStdString(studio::defaultPresetDir());
@@ -143,13 +149,13 @@ int main(int argc, char** argv) {
       const double ui = (cpuNow - cpuAtMinute) / 60.0;  // this minute's share
       cpuAtMinute = cpuNow;
       const auto [heapUsed, heapFree] = heapMiB();
-      std::printf("minute %d: step %lld, RSS %.1f MiB (median of the minute; heap %.1f MiB in use, %.1f MiB free), "
-                  "records %lld received / %lld dropped, "
-                  "UI thread %.2f%% of a core in the minute, last redraw %.1f ms (every %lld ms)\n",
-                  minute, static_cast<long long>(run->progress().step), median(lastMinute), heapUsed, heapFree,
-                  static_cast<long long>(run->receivedRecords()), static_cast<long long>(run->droppedRecords()),
-                  100 * ui, window.plotsPanel()->lastLiveRedrawMs(),
-                  static_cast<long long>(window.plotsPanel()->liveInterval()));
+      std::printf(
+          "minute %d: step %lld, RSS %.1f MiB (median of the minute; heap %.1f MiB in use, %.1f MiB free), "
+          "records %lld received / %lld dropped, "
+          "UI thread %.2f%% of a core in the minute, last redraw %.1f ms (every %lld ms)\n",
+          minute, static_cast<long long>(run->progress().step), median(lastMinute), heapUsed, heapFree,
+          static_cast<long long>(run->receivedRecords()), static_cast<long long>(run->droppedRecords()), 100 * ui,
+          window.plotsPanel()->lastLiveRedrawMs(), static_cast<long long>(window.plotsPanel()->liveInterval()));
       std::fflush(stdout);
     }
     if (t >= minutes * 60) run->stop();
@@ -170,16 +176,17 @@ int main(int argc, char** argv) {
   std::printf("\nfashion-mnist-cnn, metrics every step, %.1f minutes, device %s, CPU threads %s\n", seconds / 60,
               run->progress().device.c_str(), threads > 0 ? std::to_string(threads).c_str() : "all");
   std::printf("steps: %lld\n", static_cast<long long>(run->progress().step));
-  std::printf("RSS (medians): %.1f MiB in the second minute, %.1f MiB in the last: growth %.2f%% (goal < 5%%); "
-              "highest sample after the first minute %.1f MiB\n",
-              rssSecond, rssEnd, 100 * growth, rssMax);
+  std::printf(
+      "RSS (medians): %.1f MiB in the second minute, %.1f MiB in the last: growth %.2f%% (goal < 5%%); "
+      "highest sample after the first minute %.1f MiB\n",
+      rssSecond, rssEnd, 100 * growth, rssMax);
   std::printf("records: %lld received by the window (%lld train), %lld dropped (goal 0); metrics.csv train rows %lld\n",
               static_cast<long long>(run->receivedRecords()), static_cast<long long>(trainReceived),
               static_cast<long long>(run->droppedRecords()), static_cast<long long>(csvRows));
   std::printf("status bar: \"%s\"\n", qPrintable(window.runStatusBar()->recordsText()));
   std::printf("UI thread: %.2f%% of one core (goal < 5%%)\n", 100 * uiShare);
-  const bool ok = rssSecond > 0 && growth < 0.05 && run->droppedRecords() == 0 && trainReceived == csvRows &&
-                  uiShare < 0.05;
+  const bool ok =
+      rssSecond > 0 && growth < 0.05 && run->droppedRecords() == 0 && trainReceived == csvRows && uiShare < 0.05;
   std::printf("%s\n", ok ? "every goal met" : "a goal was missed");
   if (smoke) {
     // Too short for the memory and CPU goals: only that every record arrived.

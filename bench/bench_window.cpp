@@ -86,10 +86,14 @@ int main(int argc, char** argv) {
   int threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--steps") steps = std::atoi(argv[i + 1]);
-    else if (a == "--rounds") rounds = std::atoi(argv[i + 1]);
-    else if (a == "--device") device = argv[i + 1];
-    else if (a == "--threads") threads = std::atoi(argv[i + 1]);
+    if (a == "--steps")
+      steps = std::atoi(argv[i + 1]);
+    else if (a == "--rounds")
+      rounds = std::atoi(argv[i + 1]);
+    else if (a == "--device")
+      device = argv[i + 1];
+    else if (a == "--threads")
+      threads = std::atoi(argv[i + 1]);
   }
   studio::log::setConsoleLevel("warn");
   const QString presetDir = QString::fromStdString(studio::defaultPresetDir());
@@ -118,7 +122,7 @@ int main(int argc, char** argv) {
   // paired ratios discounts drift that the ratio of medians keeps.
   std::vector<double> paired;
   for (size_t i = 0; i < h.size(); ++i) paired.push_back(w[i] / h[i]);
-  std::printf("ratio window/headless: %.3f of the medians, %.3f median of the paired rounds (goal >= 0.98)\n",
-              wm / hm, median(paired));
+  std::printf("ratio window/headless: %.3f of the medians, %.3f median of the paired rounds (goal >= 0.98)\n", wm / hm,
+              median(paired));
   return 0;
 }

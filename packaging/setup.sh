@@ -6,6 +6,7 @@
 #     Gloo's headers (LibTorch's c10d Gloo process group is declared with them),
 #     ninja, ccache, xvfb, a font for offscreen rendering, the Fashion-MNIST
 #     data set, clang with its libFuzzer and sanitizer runtimes for make fuzz,
+#     clang-format for make format-check,
 #     gdb, through which Qt Test prints every thread's stack when a test hangs)
 #   - LibTorch 2.11 as the pip wheel torch==2.11.0 in a virtual environment kept
 #     outside the clone, in $STUDIO_CACHE (default ~/.cache/training-studio),
@@ -37,7 +38,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
       libprotobuf-dev protobuf-compiler libcrcutil-dev libgloo-dev libgoogle-perftools-dev
       help2man desktop-file-utils appstream dpkg-dev
-      ninja-build ccache gdb xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev
+      ninja-build ccache gdb xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev clang-format
       python3-venv fonts-dejavu-core)
 
 missing=()

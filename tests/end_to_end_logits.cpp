@@ -16,8 +16,8 @@ void engineLogits(const std::string& exportDir, const std::string& imagesPath, i
   model->setTraining(false);
   IdxArray images = readIdxFile(imagesPath, 3);
   torch::NoGradGuard noGrad;
-  torch::Tensor u8 = torch::from_blob(images.data.data(), {images.dims[0], 1, images.dims[1], images.dims[2]},
-                                      torch::kUInt8);
+  torch::Tensor u8 =
+      torch::from_blob(images.data.data(), {images.dims[0], 1, images.dims[1], images.dims[2]}, torch::kUInt8);
   torch::Tensor x = (u8.slice(0, 0, count).to(torch::kFloat32) / 255.0 - mean) / std;
   torch::Tensor logits = model->forward(x).contiguous();
   out = {{"images", imagesPath}, {"count", count}, {"mean", mean}, {"std", std}, {"logits", nlohmann::json::array()}};

@@ -42,12 +42,18 @@ class TestAugment : public QObject {
     torch::Tensor got;
     if (op == "resized_crop")
       got = resizedCrop(img, int64_t(p[0]), int64_t(p[1]), int64_t(p[2]), int64_t(p[3]), int64_t(p[4]), int64_t(p[5]));
-    else if (op == "rotate") got = rotateNearest(img, p[0]);
-    else if (op == "brightness") got = adjustBrightness(img, p[0]);
-    else if (op == "contrast") got = adjustContrast(img, p[0]);
-    else if (op == "saturation") got = adjustSaturation(img, p[0]);
-    else if (op == "hue") got = adjustHue(img, p[0]);
-    else if (op == "auto") got = applyAutoAugmentOp(img, static_cast<int>(p[0]), p[1]);
+    else if (op == "rotate")
+      got = rotateNearest(img, p[0]);
+    else if (op == "brightness")
+      got = adjustBrightness(img, p[0]);
+    else if (op == "contrast")
+      got = adjustContrast(img, p[0]);
+    else if (op == "saturation")
+      got = adjustSaturation(img, p[0]);
+    else if (op == "hue")
+      got = adjustHue(img, p[0]);
+    else if (op == "auto")
+      got = applyAutoAugmentOp(img, static_cast<int>(p[0]), p[1]);
     const torch::Tensor want = tensorOf(c["out"], c["shape"].get<std::vector<int64_t>>());
     QCOMPARE(got.sizes().vec(), want.sizes().vec());
     const double diff = (got - want).abs().max().item<double>();
@@ -69,15 +75,18 @@ class TestAugment : public QObject {
         got = cutmixWith(batch, labels, box[0], box[1], box[2], box[3], 3);
       }
       const torch::Tensor out = tensorOf(m["out"], {4, 3, 10, 12}), targets = tensorOf(m["targets"], {4, 3});
-      QVERIFY2(torch::allclose(got.first, out, 1e-6, 1e-6), qPrintable(QString::fromStdString(m["kind"].get<std::string>())));
-      QVERIFY2(torch::allclose(got.second, targets, 1e-6, 1e-6), qPrintable(QString::fromStdString(m["kind"].get<std::string>())));
+      QVERIFY2(torch::allclose(got.first, out, 1e-6, 1e-6),
+               qPrintable(QString::fromStdString(m["kind"].get<std::string>())));
+      QVERIFY2(torch::allclose(got.second, targets, 1e-6, 1e-6),
+               qPrintable(QString::fromStdString(m["kind"].get<std::string>())));
     }
     // Drawn here: the targets are distributions, and the same seed the same batch.
     BatchMix mix;
     mix.mixup = mix.cutmix = true;
     mix.classes = 3;
     for (uint64_t seed : {1, 2, 3, 4}) {
-      at::Generator a = at::make_generator<at::CPUGeneratorImpl>(seed), b = at::make_generator<at::CPUGeneratorImpl>(seed);
+      at::Generator a = at::make_generator<at::CPUGeneratorImpl>(seed),
+                    b = at::make_generator<at::CPUGeneratorImpl>(seed);
       auto one = mixBatch(batch, labels, mix, a), two = mixBatch(batch, labels, mix, b);
       QVERIFY(torch::equal(one.first, two.first) && torch::equal(one.second, two.second));
       QVERIFY(torch::allclose(one.second.sum(1), torch::ones({4}), 1e-6, 1e-6));
@@ -119,9 +128,12 @@ class TestAugment : public QObject {
         QCOMPARE(want.size(), size_t(31));
         for (int bin = 0; bin < 31; ++bin)
           QVERIFY2(autoAugmentMagnitude(policy, op, bin, 31, h, w) == want[static_cast<size_t>(bin)],
-                   qPrintable(QString("%1 %2 bin %3: %4, torchvision %5").arg(policy.c_str())
-                                  .arg(autoAugmentOps()[static_cast<size_t>(op)].c_str()).arg(bin)
-                                  .arg(autoAugmentMagnitude(policy, op, bin, 31, h, w)).arg(want[static_cast<size_t>(bin)])));
+                   qPrintable(QString("%1 %2 bin %3: %4, torchvision %5")
+                                  .arg(policy.c_str())
+                                  .arg(autoAugmentOps()[static_cast<size_t>(op)].c_str())
+                                  .arg(bin)
+                                  .arg(autoAugmentMagnitude(policy, op, bin, 31, h, w))
+                                  .arg(want[static_cast<size_t>(bin)])));
       }
     }
   }
@@ -208,8 +220,8 @@ class TestAugment : public QObject {
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(4);
     const torch::Tensor out = eraseRandomly(x, a, gen);
     const torch::Tensor erased = (out == 0).to(torch::kFloat32).mean({1, 2, 3});  // share of each image
-    QVERIFY(erased.min().item<double>() > 0.0);       // every image
-    QVERIFY(erased.max().item<double>() <= 0.33 + 0.02);  // scale 0.02-0.33 (rounded sides)
+    QVERIFY(erased.min().item<double>() > 0.0);                                   // every image
+    QVERIFY(erased.max().item<double>() <= 0.33 + 0.02);                          // scale 0.02-0.33 (rounded sides)
     a.erasing = 0.0;
     QVERIFY(torch::equal(eraseRandomly(x, a, gen), x));
   }

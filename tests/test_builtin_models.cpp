@@ -96,8 +96,8 @@ class TestBuiltinModels : public QObject {
     const auto rows = model->layers(sampleInput(InputShape{1, 28, 28, 0}, 1, torch::kCPU));
     std::vector<std::string> types;
     for (const auto& r : rows) types.push_back(r.type);
-    const std::vector<std::string> want{"Conv2d", "BatchNorm2d", "MaxPool2d", "ReLU", "Conv2d", "BatchNorm2d",
-                                        "MaxPool2d", "ReLU", "Flatten", "Linear"};
+    const std::vector<std::string> want{"Conv2d",      "BatchNorm2d", "MaxPool2d", "ReLU",    "Conv2d",
+                                        "BatchNorm2d", "MaxPool2d",   "ReLU",      "Flatten", "Linear"};
     QCOMPARE(types, want);
     QCOMPARE(rows[3].output, (std::vector<int64_t>{1, 8, 14, 14}));
   }

@@ -33,11 +33,31 @@ std::vector<std::string> comparable(const std::string& runDir) {
 }
 
 QStringList trainArgs(const QString& out) {
-  return {"train", "--preset", "fashion-mnist-mlp", "--set", "data.train_limit=512", "--set", "data.test_limit=256",
-          "--set", "model.width=16", "--set", "train.epochs=2", "--set", "train.batch_size=32", "--set",
-          "train.log_every_steps=1", "--set", "evaluation.every_steps=8", "--set",
-          "output.checkpoint_every_steps=5", "--set", "performance.device=\"cpu\"", "--set",
-          "performance.threads=2", "--out", out};
+  return {"train",
+          "--preset",
+          "fashion-mnist-mlp",
+          "--set",
+          "data.train_limit=512",
+          "--set",
+          "data.test_limit=256",
+          "--set",
+          "model.width=16",
+          "--set",
+          "train.epochs=2",
+          "--set",
+          "train.batch_size=32",
+          "--set",
+          "train.log_every_steps=1",
+          "--set",
+          "evaluation.every_steps=8",
+          "--set",
+          "output.checkpoint_every_steps=5",
+          "--set",
+          "performance.device=\"cpu\"",
+          "--set",
+          "performance.threads=2",
+          "--out",
+          out};
 }
 
 using test::onlyRunIn;

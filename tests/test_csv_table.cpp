@@ -36,11 +36,22 @@ class TestCsvTable : public QObject {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("delimiter");
     QTest::addColumn<QString>("first");
-    QTest::newRow("comma with header") << "a,b,label\n1,2,x\n3,4,y\n" << "," << "a";
-    QTest::newRow("semicolon, decimals") << "a;b;label\n1.5;2,0;x\n3;4;y\n" << ";" << "a";
-    QTest::newRow("tab, no header") << "1\t2\tx\n3\t4\ty\n" << "\t" << "column 0";
-    QTest::newRow("numeric labels, no header") << "0.5,1\n0.25,0\n" << "," << "column 0";
-    QTest::newRow("byte-order mark and CRLF") << "\xEF\xBB\xBF" "f,label\r\n1,a\r\n2,b\r\n" << "," << "f";
+    QTest::newRow("comma with header") << "a,b,label\n1,2,x\n3,4,y\n"
+                                       << ","
+                                       << "a";
+    QTest::newRow("semicolon, decimals") << "a;b;label\n1.5;2,0;x\n3;4;y\n"
+                                         << ";"
+                                         << "a";
+    QTest::newRow("tab, no header") << "1\t2\tx\n3\t4\ty\n"
+                                    << "\t"
+                                    << "column 0";
+    QTest::newRow("numeric labels, no header") << "0.5,1\n0.25,0\n"
+                                               << ","
+                                               << "column 0";
+    QTest::newRow("byte-order mark and CRLF") << "\xEF\xBB\xBF"
+                                                 "f,label\r\n1,a\r\n2,b\r\n"
+                                              << ","
+                                              << "f";
   }
   void delimiterAndHeaderAreDetected() {
     QFETCH(QString, text);
@@ -90,19 +101,30 @@ class TestCsvTable : public QObject {
   void mistakesNameFileRowAndColumn_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("message");
-    QTest::newRow("ragged row") << "a,b,label\n1,2,x\n3,y\n" << "row 3 has 2 cells; row 1 has 3";
-    QTest::newRow("missing value") << "a,b,label\n1,2,x\n3,,y\n" << "row 3, column \"b\": the value is missing";
-    QTest::newRow("not a number") << "a,b,label\n1,2,x\n3,four,y\n" << "row 3, column \"b\": \"four\" is not a number";
-    QTest::newRow("NaN") << "a,b,label\n1,2,x\nnan,4,y\n" << "row 3, column \"a\": the value is NaN";
-    QTest::newRow("infinite") << "a,b,label\n1,2,x\n1e999,4,y\n" << "row 3, column \"a\": 1e999 is not a finite";
-    QTest::newRow("missing label") << "a,b,label\n1,2,x\n3,4,\n" << "row 3, column \"label\": the label is missing";
-    QTest::newRow("one class") << "a,label\n1,x\n2,x\n" << "has 1 class (\"x\")";
-    QTest::newRow("one column") << "label\nx\ny\n" << "has 1 column";
-    QTest::newRow("empty") << "\n\n" << "is empty";
-    QTest::newRow("unclosed quote") << "a,label\n1,\"x\n" << "is not valid CSV";
+    QTest::newRow("ragged row") << "a,b,label\n1,2,x\n3,y\n"
+                                << "row 3 has 2 cells; row 1 has 3";
+    QTest::newRow("missing value") << "a,b,label\n1,2,x\n3,,y\n"
+                                   << "row 3, column \"b\": the value is missing";
+    QTest::newRow("not a number") << "a,b,label\n1,2,x\n3,four,y\n"
+                                  << "row 3, column \"b\": \"four\" is not a number";
+    QTest::newRow("NaN") << "a,b,label\n1,2,x\nnan,4,y\n"
+                         << "row 3, column \"a\": the value is NaN";
+    QTest::newRow("infinite") << "a,b,label\n1,2,x\n1e999,4,y\n"
+                              << "row 3, column \"a\": 1e999 is not a finite";
+    QTest::newRow("missing label") << "a,b,label\n1,2,x\n3,4,\n"
+                                   << "row 3, column \"label\": the label is missing";
+    QTest::newRow("one class") << "a,label\n1,x\n2,x\n"
+                               << "has 1 class (\"x\")";
+    QTest::newRow("one column") << "label\nx\ny\n"
+                                << "has 1 column";
+    QTest::newRow("empty") << "\n\n"
+                           << "is empty";
+    QTest::newRow("unclosed quote") << "a,label\n1,\"x\n"
+                                    << "is not valid CSV";
     // A 10 MB cell is named by its start and its length, never echoed whole.
     QTest::newRow("a huge cell") << "a,b,label\n1,2,x\n3," + QString(10'000'000, 'w') + ",y\n"
-                                 << "row 3, column \"b\": \"" + QString(57, 'w') + "…\" (10000000 bytes) is not a number";
+                                 << "row 3, column \"b\": \"" + QString(57, 'w') +
+                                        "…\" (10000000 bytes) is not a number";
   }
   void mistakesNameFileRowAndColumn() {
     QFETCH(QString, text);
@@ -120,7 +142,10 @@ class TestCsvTable : public QObject {
     std::string text = "id;x;y;label\n";
     for (int i = 0; i < 30; ++i)
       text += std::to_string(i) + ";" + std::to_string(i * 0.5) + ";" + std::to_string(i % 7) + ";" +
-              (i % 3 == 0 ? "setosa" : i % 3 == 1 ? "versicolor" : "virginica") + "\n";
+              (i % 3 == 0   ? "setosa"
+               : i % 3 == 1 ? "versicolor"
+                            : "virginica") +
+              "\n";
     const std::string train = writeTable(dir, "train.csv", text);
     TrainConfig c = csvConfig(train);
     c.data.ignore_columns = {"id"};

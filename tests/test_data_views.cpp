@@ -24,16 +24,16 @@
 #include "studio/image_file.h"
 #include "studio/sha256.h"
 #include "test_support.h"
-#include "ui/data_panel.h"
-#include "ui/evaluation_panel.h"
-#include "ui/main_window.h"
-#include "ui/metric_chart.h"
 #include "ui/augment_preview_view.h"
 #include "ui/calibration_view.h"
+#include "ui/data_panel.h"
+#include "ui/evaluation_panel.h"
 #include "ui/labels_view.h"
+#include "ui/main_window.h"
+#include "ui/metric_chart.h"
+#include "ui/model_panel.h"
 #include "ui/plots_panel.h"
 #include "ui/regression_view.h"
-#include "ui/model_panel.h"
 #include "ui/run_controller.h"
 #include "ui/run_status_bar.h"
 #include "ui/run_toolbar.h"
@@ -197,8 +197,9 @@ class TestDataViews : public QObject {
     const QString weights = m_dir.filePath("resnet18.pth");
     QProcess p;
     p.start(std::getenv("STUDIO_PYTHON"),
-            {"-c", "import sys, torch, torchvision; "
-                   "torch.save(torchvision.models.resnet18(weights=None).state_dict(), sys.argv[1])",
+            {"-c",
+             "import sys, torch, torchvision; "
+             "torch.save(torchvision.models.resnet18(weights=None).state_dict(), sys.argv[1])",
              weights});
     QVERIFY(p.waitForFinished(300000) && p.exitCode() == 0);
     TrainConfig c = folderConfig("finetune");
@@ -223,7 +224,8 @@ class TestDataViews : public QObject {
     m_window->settingsPanel()->editField("train.finetune.backbone_lr_factor", "0.01");
     QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epochs 1-2, lr x0.0464"), 20000);
     const QString totals = m_window->modelPanel()->findChild<QLabel*>("modelTotals")->text();
-    QVERIFY2(totals.contains(QRegularExpression("\\b1,?539 of them in epoch 1")), qPrintable(totals));  // fc: 512 x 3 + 3
+    QVERIFY2(totals.contains(QRegularExpression("\\b1,?539 of them in epoch 1")),
+             qPrintable(totals));  // fc: 512 x 3 + 3
     m_window->settingsPanel()->setConfig(c);
     QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epoch 1, lr x0.215"), 20000);
     const RunSummary r = runToEnd(c);
@@ -265,7 +267,8 @@ class TestDataViews : public QObject {
     m_window->settingsPanel()->setConfig(c);
     const QString sha = QString::fromStdString(sha256OfFile(c.model.path));
     // The Model tab does not run it unasked.
-    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->findChild<QPushButton*>("trustModel")->isHidden() == false, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->findChild<QPushButton*>("trustModel")->isHidden() == false,
+                             kTimeout);
     QCOMPARE(m_window->modelPanel()->table()->rowCount(), 0);
     // Start asks; "no" starts nothing.
     QStringList asked;
@@ -292,12 +295,13 @@ class TestDataViews : public QObject {
     const int fileLayers = m_window->modelPanel()->table()->rowCount();
     const QString fileTotals = m_window->modelPanel()->totalsText();
     m_window->settingsPanel()->editField("model.kind", "cnn");
-    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->totalsText() != fileTotals &&
-                                 m_window->modelPanel()->table()->rowCount() > 0, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_window->modelPanel()->totalsText() != fileTotals && m_window->modelPanel()->table()->rowCount() > 0,
+        kTimeout);
     const QString builtIn = m_window->modelPanel()->totalsText();
     m_window->settingsPanel()->editField("model.width", "64");
-    QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->totalsText() != builtIn &&
-                                 m_window->modelPanel()->table()->rowCount() > 0, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_window->modelPanel()->totalsText() != builtIn && m_window->modelPanel()->table()->rowCount() > 0, kTimeout);
     m_window->settingsPanel()->editField("model.kind", "torchscript");
     QTRY_VERIFY_WITH_TIMEOUT(m_window->modelPanel()->totalsText() == fileTotals, kTimeout);
     QCOMPARE(m_window->modelPanel()->table()->rowCount(), fileLayers);

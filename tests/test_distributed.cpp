@@ -32,15 +32,16 @@ using namespace studio;
 namespace {
 
 const QStringList kSettings = {
-    "--preset", "fashion-mnist-mlp", "--set", "model.dropout=0", "--set", "model.width=64",
-    "--set", "data.train_limit=2030", "--set", "data.test_limit=300", "--set", "train.epochs=2",
-    "--set", "train.accumulation_steps=2", "--set", "train.log_every_steps=1", "--set", "optimizer.kind=sgd",
-    "--set", "optimizer.momentum=0.9", "--set", "optimizer.lr=0.05", "--set", "schedule.kind=cosine",
-    "--set", "schedule.warmup_steps=0", "--set", "evaluation.every_steps=5", "--set", "performance.device=cpu",
-    "--set", "performance.threads=1", "--set", "distributed.timeout_s=60"};
+    "--preset", "fashion-mnist-mlp",          "--set", "model.dropout=0",          "--set", "model.width=64",
+    "--set",    "data.train_limit=2030",      "--set", "data.test_limit=300",      "--set", "train.epochs=2",
+    "--set",    "train.accumulation_steps=2", "--set", "train.log_every_steps=1",  "--set", "optimizer.kind=sgd",
+    "--set",    "optimizer.momentum=0.9",     "--set", "optimizer.lr=0.05",        "--set", "schedule.kind=cosine",
+    "--set",    "schedule.warmup_steps=0",    "--set", "evaluation.every_steps=5", "--set", "performance.device=cpu",
+    "--set",    "performance.threads=1",      "--set", "distributed.timeout_s=60"};
 
 QStringList settings(const QString& outDir, int batch) {
-  return kSettings + QStringList{"--set", "train.batch_size=" + QString::number(batch), "--set", "output.dir=" + outDir};
+  return kSettings +
+         QStringList{"--set", "train.batch_size=" + QString::number(batch), "--set", "output.dir=" + outDir};
 }
 
 // The CLI in `n` processes under PyTorch's launcher (a free port of its own).
@@ -86,9 +87,7 @@ struct RankProcess {
   }
 };
 
-QStringList runFolders(const QString& outDir) {
-  return QDir(outDir).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-}
+QStringList runFolders(const QString& outDir) { return QDir(outDir).entryList(QDir::Dirs | QDir::NoDotAndDotDot); }
 
 std::string onlyRun(const QString& outDir) {
   const QStringList runs = runFolders(outDir);
@@ -218,7 +217,8 @@ class TestDistributed : public QObject {
     (yp * r).sum().backward();
     auto same = [](const torch::Tensor& a, const torch::Tensor& b, const char* what) {
       const double d = (a - b).abs().max().item<double>();
-      QVERIFY2(d <= 1e-5 * std::max(1.0, b.abs().max().item<double>()), qPrintable(QString("%1 differs by %2").arg(what).arg(d)));
+      QVERIFY2(d <= 1e-5 * std::max(1.0, b.abs().max().item<double>()),
+               qPrintable(QString("%1 differs by %2").arg(what).arg(d)));
     };
     same(ys, yp, "output");
     same(xs.grad(), xp.grad(), "input gradient");
@@ -234,14 +234,41 @@ class TestDistributed : public QObject {
     // 11 is the epoch's last batch, of 1 example, and rank 1's share of it
     // is empty.
     auto run = [&](const QString& out, int processes, const QString& batchnorm, int steps) {
-      const QStringList args = {"train", "--preset", "fashion-mnist-cnn", "--set", "model.width=4", "--set",
-                                "model.depth=2", "--set", "model.dropout=0", "--set", "data.augment_flip=false",
-                                "--set", "data.augment_crop=0", "--set", "data.train_limit=1001", "--set",
-                                "data.test_limit=200", "--set", "train.max_steps=" + QString::number(steps), "--set",
-                                "optimizer.kind=sgd", "--set", "optimizer.lr=0.01", "--set", "schedule.kind=constant",
-                                "--set", "performance.device=cpu", "--set", "performance.threads=1", "--set",
-                                "distributed.batchnorm=" + batchnorm, "--set",
-                                "train.batch_size=" + QString::number(100 / processes), "--set", "output.dir=" + out};
+      const QStringList args = {"train",
+                                "--preset",
+                                "fashion-mnist-cnn",
+                                "--set",
+                                "model.width=4",
+                                "--set",
+                                "model.depth=2",
+                                "--set",
+                                "model.dropout=0",
+                                "--set",
+                                "data.augment_flip=false",
+                                "--set",
+                                "data.augment_crop=0",
+                                "--set",
+                                "data.train_limit=1001",
+                                "--set",
+                                "data.test_limit=200",
+                                "--set",
+                                "train.max_steps=" + QString::number(steps),
+                                "--set",
+                                "optimizer.kind=sgd",
+                                "--set",
+                                "optimizer.lr=0.01",
+                                "--set",
+                                "schedule.kind=constant",
+                                "--set",
+                                "performance.device=cpu",
+                                "--set",
+                                "performance.threads=1",
+                                "--set",
+                                "distributed.batchnorm=" + batchnorm,
+                                "--set",
+                                "train.batch_size=" + QString::number(100 / processes),
+                                "--set",
+                                "output.dir=" + out};
       const test::Ran ran = processes == 1 ? test::cli(args) : torchrun(processes, args);
       if (ran.code != 0) qFatal("%s", qPrintable(ran.output));
       return onlyRun(out);
@@ -261,7 +288,8 @@ class TestDistributed : public QObject {
     const std::string local = run(m_tmp.path() + "/bn-local", 2, "local", 12);
     const double syncDiff = weightDifference(synced, one).first;
     const double localDiff = weightDifference(local, one).first;
-    QVERIFY2(syncDiff * 5 < localDiff, qPrintable(QString("sync differs by %1, local by %2").arg(syncDiff).arg(localDiff)));
+    QVERIFY2(syncDiff * 5 < localDiff,
+             qPrintable(QString("sync differs by %1, local by %2").arg(syncDiff).arg(localDiff)));
     QCOMPARE(test::metricRows(synced, RecordKind::Train).size(), size_t(12));
   }
 

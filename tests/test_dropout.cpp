@@ -24,9 +24,7 @@ using namespace studio;
 
 namespace {
 
-uint32_t keepBelowFor(double p) {
-  return static_cast<uint32_t>(std::min((1.0 - p) * 4294967296.0, 4294967295.0));
-}
+uint32_t keepBelowFor(double p) { return static_cast<uint32_t>(std::min((1.0 - p) * 4294967296.0, 4294967295.0)); }
 
 // The kept fraction must be within `sigmas` standard deviations of its
 // expectation (a binomial proportion over n trials).
@@ -54,11 +52,8 @@ class TestDropout : public QObject {
         for (int64_t w = 0; w <= i % 4; ++w) u = engine();
         const float expected = u < keepBelowFor(p) ? scale : 0.0f;
         if (n[i] != expected)
-          QFAIL(qPrintable(QString("seed %1, element %2: %3, ATen's Philox says %4")
-                               .arg(seed)
-                               .arg(i)
-                               .arg(n[i])
-                               .arg(expected)));
+          QFAIL(qPrintable(
+              QString("seed %1, element %2: %3, ATen's Philox says %4").arg(seed).arg(i).arg(n[i]).arg(expected)));
       }
     }
   }

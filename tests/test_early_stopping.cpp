@@ -103,7 +103,7 @@ class TestEarlyStopping : public QObject {
 
     // The best checkpoint is the one of the best step, as Python reads it.
     const auto py = test::python("check_checkpoint.py", {QString::fromStdString(r.runDir + "/checkpoints/best.ckpt"),
-                                                          QString::number(bestStep)});
+                                                         QString::number(bestStep)});
     QVERIFY2(py.code == 0, qPrintable(py.output));
   }
 
@@ -139,7 +139,8 @@ class TestEarlyStopping : public QObject {
     const ExportResult exported = exportRun(r.runDir, dir.filePath("export").toStdString());
     QCOMPARE(exported.checkpoint, std::string("best"));
     QVERIFY(exported.note.empty());
-    const auto pre = nlohmann::json::parse(test::readText(dir.filePath("export").toStdString() + "/preprocessing.json"));
+    const auto pre =
+        nlohmann::json::parse(test::readText(dir.filePath("export").toStdString() + "/preprocessing.json"));
     QCOMPARE(pre["weights"].get<std::string>(), std::string("best"));
 
     // No validation split: evaluations measure the test split, and the headline is the last weights'.
@@ -206,17 +207,22 @@ class TestEarlyStopping : public QObject {
   void badSettingsNameTheField_data() {
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("value");
-    QTest::newRow("metric") << "train.early_stopping.metric" << "\"val_loss\"";
-    QTest::newRow("mode") << "train.early_stopping.mode" << "\"lower\"";
-    QTest::newRow("patience") << "train.early_stopping.patience" << "0";
-    QTest::newRow("min_delta") << "train.early_stopping.min_delta" << "-1";
+    QTest::newRow("metric") << "train.early_stopping.metric"
+                            << "\"val_loss\"";
+    QTest::newRow("mode") << "train.early_stopping.mode"
+                          << "\"lower\"";
+    QTest::newRow("patience") << "train.early_stopping.patience"
+                              << "0";
+    QTest::newRow("min_delta") << "train.early_stopping.min_delta"
+                               << "-1";
   }
   void badSettingsNameTheField() {
     QFETCH(QString, key);
     QFETCH(QString, value);
     QTemporaryDir dir;
-    const auto r = test::cli({"train", "--preset", "fashion-mnist-mlp", "--set", "train.early_stopping.metric=eval_loss",
-                              "--set", key + "=" + value, "--set", "output.dir=" + dir.path()});
+    const auto r =
+        test::cli({"train", "--preset", "fashion-mnist-mlp", "--set", "train.early_stopping.metric=eval_loss", "--set",
+                   key + "=" + value, "--set", "output.dir=" + dir.path()});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.output.contains(key), qPrintable(r.output));
     QVERIFY(QDir(dir.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());  // no run folder

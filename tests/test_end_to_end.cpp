@@ -42,8 +42,8 @@ class TestEndToEnd : public QObject {
   }
 
   void runFolderHoldsEveryFile() {
-    for (const char* f : {"settings.json", "metrics.csv", "log.txt", "summary.json", "checkpoints/last.ckpt",
-                          "checkpoints/best.ckpt"})
+    for (const char* f :
+         {"settings.json", "metrics.csv", "log.txt", "summary.json", "checkpoints/last.ckpt", "checkpoints/best.ckpt"})
       QVERIFY2(QFile::exists(QString::fromStdString(m_run.runDir + "/" + f)), f);
     auto settings = nlohmann::json::parse(test::readText(m_run.runDir + "/settings.json"));
     QVERIFY(settings["run_info"]["libtorch_version"].get<std::string>().rfind("2.11", 0) == 0);

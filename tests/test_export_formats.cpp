@@ -51,8 +51,10 @@ class TestExportFormats : public QObject {
       // BatchNorm statistics that are not the initial ones, so that they count.
       torch::NoGradGuard noGrad;
       for (auto& [name, t] : model.namedState())
-        if (name.find("running_var") != std::string::npos) t.uniform_(0.5, 2.0);
-        else if (name.find("running_mean") != std::string::npos) t.normal_(0, 0.3);
+        if (name.find("running_var") != std::string::npos)
+          t.uniform_(0.5, 2.0);
+        else if (name.find("running_mean") != std::string::npos)
+          t.normal_(0, 0.3);
     }
     model.setTraining(false);
     const torch::Tensor x = features > 0 ? torch::randn({4, features}) : torch::randn({4, 3, 20, 20});

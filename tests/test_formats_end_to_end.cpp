@@ -45,7 +45,8 @@ Image imageAt(const IdxArray& a, int i) {
   img.width = a.dims[2];
   img.channels = 1;
   const size_t n = static_cast<size_t>(img.height * img.width);
-  img.pixels.assign(a.data.begin() + static_cast<std::ptrdiff_t>(i * n), a.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+  img.pixels.assign(a.data.begin() + static_cast<std::ptrdiff_t>(i * n),
+                    a.data.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
   return img;
 }
 
@@ -129,7 +130,8 @@ class TestFormatsEndToEnd : public QObject {
     writeFolderAndSortedIdx(m_folder, m_idx, test, "test", "t10k", kTest);
 
     // A table: each image's 7x7 average-pooled pixels, its class by name, an id.
-    const char* names[] = {"tshirt", "trouser", "pullover", "dress", "coat", "sandal", "shirt", "sneaker", "bag", "boot"};
+    const char* names[] = {"tshirt", "trouser", "pullover", "dress", "coat",
+                           "sandal", "shirt",   "sneaker",  "bag",   "boot"};
     auto table = [&](const Fmnist& f, int from, int n) {
       std::string t = "id;";
       for (int k = 0; k < 49; ++k) t += "p" + std::to_string(k) + ";";
@@ -302,12 +304,16 @@ class TestFormatsEndToEnd : public QObject {
   void unusableTorchScriptIsNamed_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("message");
-    QTest::newRow("a state dict") << "state_dict.pt" << "is not a TorchScript file";
-    QTest::newRow("random bytes") << "noise.ts" << "is not a TorchScript file";
+    QTest::newRow("a state dict") << "state_dict.pt"
+                                  << "is not a TorchScript file";
+    QTest::newRow("random bytes") << "noise.ts"
+                                  << "is not a TorchScript file";
     QTest::newRow("7 classes of 10") << "wrong_classes.ts"
                                      << "gives output of shape [2, 7] for input [2, 1, 28, 28]; it must give [2, 10]";
-    QTest::newRow("a tuple") << "tuple_output.ts" << "returns Tuple, not a tensor of logits";
-    QTest::newRow("missing") << "no-such-model.ts" << "not found";
+    QTest::newRow("a tuple") << "tuple_output.ts"
+                             << "returns Tuple, not a tensor of logits";
+    QTest::newRow("missing") << "no-such-model.ts"
+                             << "not found";
   }
   void unusableTorchScriptIsNamed() {
     QFETCH(QString, file);
@@ -326,8 +332,8 @@ class TestFormatsEndToEnd : public QObject {
     QVERIFY(test::readText(r.runDir + "/log.txt").find(message.toStdString()) != std::string::npos);
     // The CLI's summary names it too, with exit status 2.
     const Ran cli = test::cli({"summary", "--set", "model.kind=\"torchscript\"", "--set",
-                                                    "model.path=\"" + QString::fromStdString(c.model.path) + "\"",
-                                                    "--set", "data.root=\"" + m_idx + "\""});
+                               "model.path=\"" + QString::fromStdString(c.model.path) + "\"", "--set",
+                               "data.root=\"" + m_idx + "\""});
     QCOMPARE(cli.code, 2);
     QVERIFY2(cli.output.contains(message), qPrintable(cli.output));
   }

@@ -5,8 +5,8 @@
 #include "test_support.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 
@@ -34,10 +34,27 @@ QString show(const Result& r) { return QString("exit %1: %2").arg(r.code).arg(r.
 
 // A quick table run's settings on the CLI: 500 examples, batch 50.
 QStringList quickArgs(const QString& out) {
-  return {"train", "--preset", "fashion-mnist-mlp", "--set", "data.train_limit=500", "--set", "data.test_limit=100",
-          "--set", "model.width=8", "--set", "model.depth=1", "--set", "train.batch_size=50", "--set",
-          "performance.device=\"cpu\"", "--set", "performance.threads=1", "--set", "schedule.kind=constant",
-          "--out", out};
+  return {"train",
+          "--preset",
+          "fashion-mnist-mlp",
+          "--set",
+          "data.train_limit=500",
+          "--set",
+          "data.test_limit=100",
+          "--set",
+          "model.width=8",
+          "--set",
+          "model.depth=1",
+          "--set",
+          "train.batch_size=50",
+          "--set",
+          "performance.device=\"cpu\"",
+          "--set",
+          "performance.threads=1",
+          "--set",
+          "schedule.kind=constant",
+          "--out",
+          out};
 }
 
 using test::onlyRunIn;
@@ -99,8 +116,8 @@ class TestHostileInput : public QObject {
     const Result r = cli({"resume", run});
     QVERIFY2(r.code == 2, qPrintable(show(r)));
     QVERIFY2(r.output.contains(csv + " line " + QString::number(line)), qPrintable(r.output));
-    QCOMPARE(contents(csv), damaged);                      // every row kept
-    QCOMPARE(contents(run + "/summary.json"), summary);    // still the stopped run's
+    QCOMPARE(contents(csv), damaged);                    // every row kept
+    QCOMPARE(contents(run + "/summary.json"), summary);  // still the stopped run's
   }
 
   // A last line a kill cut short (no newline) is a torn write, dropped.
@@ -131,8 +148,8 @@ class TestHostileInput : public QObject {
     r = cli(quickArgs(out) + QStringList{"--set", "train.epochs=99999999999"});
     QVERIFY2(r.code == 2 && r.output.contains("train.epochs must be in [0, 1000000] (got 99999999999)"),
              qPrintable(show(r)));
-    r = cli(quickArgs(m_dir.path() + "/huge") +
-            QStringList{"--set", "train.epochs=1000000", "--set", "train.batch_size=1", "--set", "data.train_limit=5000"});
+    r = cli(quickArgs(m_dir.path() + "/huge") + QStringList{"--set", "train.epochs=1000000", "--set",
+                                                            "train.batch_size=1", "--set", "data.train_limit=5000"});
     QVERIFY2(r.code == 2 && r.output.contains("plan 5000000000 steps, more than the 1000000000"), qPrintable(show(r)));
   }
 
@@ -141,8 +158,8 @@ class TestHostileInput : public QObject {
   // refused before training, naming the setting and the figures.
   void aLabelColumnOfIdsIsRefusedBeforeTraining() {
     QByteArray text = "x,y,id\n";
-    for (int i = 0; i < 100000; ++i) text += QByteArray::number(i % 7) + "," + QByteArray::number(i % 5) + ",id" +
-                                             QByteArray::number(i) + "\n";
+    for (int i = 0; i < 100000; ++i)
+      text += QByteArray::number(i % 7) + "," + QByteArray::number(i % 5) + ",id" + QByteArray::number(i) + "\n";
     const QString path = m_dir.path() + "/ids.csv";
     writeFile(path, text);
     const QString out = m_dir.path() + "/ids-runs";
@@ -184,8 +201,8 @@ class TestHostileInput : public QObject {
   // minutes in the settings' TensorBoard text before): the run ends well
   // within this suite's patience.
   void aLongIgnoreListTrains() {
-    nlohmann::json s = nlohmann::json::parse(test::readText(test::env("STUDIO_PRESET_DIR").toStdString() +
-                                                            "/csv-table.json"));
+    nlohmann::json s =
+        nlohmann::json::parse(test::readText(test::env("STUDIO_PRESET_DIR").toStdString() + "/csv-table.json"));
     s["data"]["root"] = table("long-list.csv", "a,b,label", "x", "y").toStdString();
     s["data"]["ignore_columns"] = std::vector<std::string>(1000000, "a");
     s["train"]["epochs"] = 1;
@@ -205,8 +222,8 @@ class TestHostileInput : public QObject {
   // column and the encoding expected.
   void latin1LabelsNameTheCell() {
     const QString csv = table("latin1.csv", "a,b,label", "caf\xE9", "the");
-    const Result r = cli({"train", "--preset", "csv-table", "--set", "data.root=\"" + csv + "\"", "--out",
-                          m_dir.path() + "/latin1"});
+    const Result r = cli(
+        {"train", "--preset", "csv-table", "--set", "data.root=\"" + csv + "\"", "--out", m_dir.path() + "/latin1"});
     QVERIFY2(r.code == 2, qPrintable(show(r)));
     QVERIFY2(r.output.contains("table " + csv + " row 3, column \"label\": the label is not UTF-8 text (byte 0xE9"),
              qPrintable(r.output));
@@ -242,9 +259,12 @@ class TestHostileInput : public QObject {
   void specialFilesAreUnreadableImages_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");
-    QTest::newRow("dangling link") << "dangling" << "No such file or directory";
-    QTest::newRow("FIFO") << "fifo" << "is not a regular file (a FIFO)";
-    QTest::newRow("link to /dev/zero") << "zero" << "is not a regular file (a character device)";
+    QTest::newRow("dangling link") << "dangling"
+                                   << "No such file or directory";
+    QTest::newRow("FIFO") << "fifo"
+                          << "is not a regular file (a FIFO)";
+    QTest::newRow("link to /dev/zero") << "zero"
+                                       << "is not a regular file (a character device)";
   }
   void specialFilesAreUnreadableImages() {
     QFETCH(QString, kind);
@@ -262,8 +282,16 @@ class TestHostileInput : public QObject {
     if (kind == "dangling") QCOMPARE(::symlink("/nonexistent/x.png", at.constData()), 0);
     if (kind == "fifo") QCOMPARE(::mkfifo(at.constData(), 0600), 0);
     if (kind == "zero") QCOMPARE(::symlink("/dev/zero", at.constData()), 0);
-    const QStringList args = {"train", "--preset", "image-folder", "--set", "data.root=\"" + root + "\"", "--set",
-                              "train.max_steps=1", "--set", "schedule.kind=constant", "--set",
+    const QStringList args = {"train",
+                              "--preset",
+                              "image-folder",
+                              "--set",
+                              "data.root=\"" + root + "\"",
+                              "--set",
+                              "train.max_steps=1",
+                              "--set",
+                              "schedule.kind=constant",
+                              "--set",
                               "performance.device=\"cpu\""};
     Result r = test::runProgram(test::env("STUDIO_CLI"),
                                 args + QStringList{"--set", "data.on_bad_file=fail", "--out", root + "-runs"}, 120000);
@@ -324,7 +352,8 @@ class TestHostileInput : public QObject {
   // cores.
   void threadsAboveTheCoresAreCapped() {
     const QString out = m_dir.path() + "/threads";
-    const Result r = cli(quickArgs(out) + QStringList{"--set", "performance.threads=1024", "--set", "train.max_steps=2"});
+    const Result r =
+        cli(quickArgs(out) + QStringList{"--set", "performance.threads=1024", "--set", "train.max_steps=2"});
     QVERIFY2(r.code == 0, qPrintable(show(r)));
     const int cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
     const QString log = QString::fromStdString(test::readText((onlyRunIn(out) + "/log.txt").toStdString()));
@@ -350,7 +379,8 @@ class TestHostileInput : public QObject {
   void aQueueItemNeverResumesAnotherRun() {
     const QString run = copyOfRun(m_stopped);
     const QString queue = m_dir.path() + "/queue.json";
-    Result r = cli({"queue", "add", "--preset", "fashion-mnist-mlp", "--set", "data.train_limit=100", "--queue", queue});
+    Result r =
+        cli({"queue", "add", "--preset", "fashion-mnist-mlp", "--set", "data.train_limit=100", "--queue", queue});
     QVERIFY2(r.code == 0, qPrintable(show(r)));
     nlohmann::json q = nlohmann::json::parse(test::readText(queue.toStdString()));
     q["items"][0]["status"] = "running";
@@ -374,8 +404,8 @@ class TestHostileInput : public QObject {
     env.insert("MASTER_PORT", "29999");
     p.setProcessEnvironment(env);
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(test::env("STUDIO_CLI"), quickArgs(m_dir.path() + "/master") +
-                                         QStringList{"--set", "distributed.timeout_s=20"});
+    p.start(test::env("STUDIO_CLI"),
+            quickArgs(m_dir.path() + "/master") + QStringList{"--set", "distributed.timeout_s=20"});
     QVERIFY(p.waitForFinished(60000));
     const QString output = QString::fromUtf8(p.readAll());
     QCOMPARE(p.exitCode(), 2);

@@ -27,8 +27,8 @@ std::string write(const QTemporaryDir& dir, const std::string& name, const std::
     gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
     gzclose(f);
   } else {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
   return path;
 }
@@ -154,8 +154,7 @@ class TestIdxFile : public QObject {
     expectError([&] { planData(c); }, labels, "holds 5 images but");
   }
   void missingFile() {
-    expectError([] { readIdxFile("/nonexistent/file-idx3-ubyte", 3); }, "/nonexistent/file-idx3-ubyte",
-                "cannot open");
+    expectError([] { readIdxFile("/nonexistent/file-idx3-ubyte", 3); }, "/nonexistent/file-idx3-ubyte", "cannot open");
     TrainConfig c;
     c.data.root = "/nonexistent-root";
     expectError([&] { planData(c); }, "/nonexistent-root/train-images-idx3-ubyte.gz", "not found");

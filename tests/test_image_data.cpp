@@ -67,7 +67,8 @@ class TestImageData : public QObject {
     writeJpegFile(path(dir, "cpp_rgb.jpeg"), pattern(33, 29, 3, 4), 80);
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(std::getenv("STUDIO_PYTHON"), {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/image_reference.py", dir.path()});
+    p.start(std::getenv("STUDIO_PYTHON"),
+            {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/image_reference.py", dir.path()});
     QVERIFY(p.waitForFinished(300000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QStringList lines = QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
@@ -79,11 +80,11 @@ class TestImageData : public QObject {
       const torch::Tensor got = decodeImageTensor(path(dir, name), c, h, w);
       const std::string ref = test::readText(path(dir, QString("ref/%1.%2.%3x%4.u8").arg(name).arg(c).arg(h).arg(w)));
       QCOMPARE(static_cast<int64_t>(ref.size()), c * h * w);
-      const torch::Tensor want =
-          torch::from_blob(const_cast<char*>(ref.data()), {c, h, w}, torch::kUInt8).clone();
+      const torch::Tensor want = torch::from_blob(const_cast<char*>(ref.data()), {c, h, w}, torch::kUInt8).clone();
       const int64_t differ = got.ne(want).sum().item<int64_t>();
-      QVERIFY2(differ == 0, qPrintable(QString("%1: %2 of %3 values differ from Pillow/torch").arg(line).arg(differ)
-                                           .arg(c * h * w)));
+      QVERIFY2(
+          differ == 0,
+          qPrintable(QString("%1: %2 of %3 values differ from Pillow/torch").arg(line).arg(differ).arg(c * h * w)));
     }
     const ImageHeader png = readImageHeader(path(dir, "cpp_rgb.png"));
     QCOMPARE(png.height, int64_t(18));
@@ -142,9 +143,11 @@ class TestImageData : public QObject {
     const DataSplits d = loadData(c, planData(c), {});
     QCOMPARE(d.train->size() * 28 * 28, ref["count"].get<int64_t>());
     QVERIFY2(test::close(d.mean[0], ref["mean"].get<double>(), 1e-12, 0),
-             qPrintable(QString("mean %1, PyTorch %2").arg(d.mean[0], 0, 'g', 17).arg(ref["mean"].get<double>(), 0, 'g', 17)));
-    QVERIFY2(test::close(d.std[0], ref["std"].get<double>(), 1e-12, 0),
-             qPrintable(QString("std %1, PyTorch %2").arg(d.std[0], 0, 'g', 17).arg(ref["std"].get<double>(), 0, 'g', 17)));
+             qPrintable(
+                 QString("mean %1, PyTorch %2").arg(d.mean[0], 0, 'g', 17).arg(ref["mean"].get<double>(), 0, 'g', 17)));
+    QVERIFY2(
+        test::close(d.std[0], ref["std"].get<double>(), 1e-12, 0),
+        qPrintable(QString("std %1, PyTorch %2").arg(d.std[0], 0, 'g', 17).arg(ref["std"].get<double>(), 0, 'g', 17)));
 
     const QString root = dir.path() + "/rgb";
     for (const QString& name : {QString("cat"), QString("dog")}) {
@@ -163,8 +166,10 @@ class TestImageData : public QObject {
     const torch::Tensor px = rgb.train->all().x.to(torch::kFloat64).div(255.0).transpose(0, 1).reshape({3, -1});
     const torch::Tensor mean = px.mean(1), std = px.std(1);
     for (int64_t ch = 0; ch < 3; ++ch) {
-      QVERIFY2(test::close(rgb.mean[static_cast<size_t>(ch)], mean[ch].item<double>(), 1e-12, 0), qPrintable(QString("mean of channel %1").arg(ch)));
-      QVERIFY2(test::close(rgb.std[static_cast<size_t>(ch)], std[ch].item<double>(), 1e-12, 0), qPrintable(QString("std of channel %1").arg(ch)));
+      QVERIFY2(test::close(rgb.mean[static_cast<size_t>(ch)], mean[ch].item<double>(), 1e-12, 0),
+               qPrintable(QString("mean of channel %1").arg(ch)));
+      QVERIFY2(test::close(rgb.std[static_cast<size_t>(ch)], std[ch].item<double>(), 1e-12, 0),
+               qPrintable(QString("std of channel %1").arg(ch)));
     }
     QVERIFY(rgb.mean[0] != rgb.mean[1] && rgb.mean[1] != rgb.mean[2]);  // the channels are told apart
   }
@@ -234,7 +239,8 @@ class TestImageData : public QObject {
     QVERIFY(QString::fromStdString(d.badReasons[1]).contains("2-noise.jpg"));
     QVERIFY(QString::fromStdString(d.badReasons[1]).contains("not a PNG, JPEG, BMP, PGM or PPM"));
     QVERIFY(QString::fromStdString(d.badReasons[2]).contains("is empty"));
-    QVERIFY2(QString::fromStdString(d.badReasons[3]).contains("4-jpeg-cut.jpg is a damaged JPEG"), d.badReasons[3].c_str());
+    QVERIFY2(QString::fromStdString(d.badReasons[3]).contains("4-jpeg-cut.jpg is a damaged JPEG"),
+             d.badReasons[3].c_str());
     QVERIFY(torch::equal(d.images[0], decodeImageTensor(r.files[0], 3, 8, 8)));
     // Cached with its bad files: the fail setting still fails on them.
     r.skipBadFiles = false;
@@ -249,7 +255,7 @@ class TestImageData : public QObject {
     std::string bmp = "BM" + std::string(28, '\0');
     bmp[10] = 54;
     bmp[14] = 40;
-    bmp[18] = bmp[19] = 0x00, bmp[20] = 0x01, bmp[21] = 0x00;  // width 65536
+    bmp[18] = bmp[19] = 0x00, bmp[20] = 0x01, bmp[21] = 0x00;        // width 65536
     bmp[22] = 0x00, bmp[23] = 0x00, bmp[24] = 0x01, bmp[25] = 0x00;  // height 65536
     bmp[26] = 1;
     bmp[28] = 24;
@@ -280,12 +286,18 @@ class TestImageData : public QObject {
   void folderMistakesAreNamed_data() {
     QTest::addColumn<QString>("layout");
     QTest::addColumn<QString>("message");
-    QTest::newRow("missing") << "missing" << "does not exist";
-    QTest::newRow("a file") << "file" << "is a file, not a folder";
-    QTest::newRow("no class folders") << "flat" << "holds no class folders";
-    QTest::newRow("empty class") << "empty-class" << "holds no images";
-    QTest::newRow("one class") << "one-class" << "a classifier needs at least 2 classes";
-    QTest::newRow("test class unknown") << "test-extra" << "has no counterpart";
+    QTest::newRow("missing") << "missing"
+                             << "does not exist";
+    QTest::newRow("a file") << "file"
+                            << "is a file, not a folder";
+    QTest::newRow("no class folders") << "flat"
+                                      << "holds no class folders";
+    QTest::newRow("empty class") << "empty-class"
+                                 << "holds no images";
+    QTest::newRow("one class") << "one-class"
+                               << "a classifier needs at least 2 classes";
+    QTest::newRow("test class unknown") << "test-extra"
+                                        << "has no counterpart";
   }
   void folderMistakesAreNamed() {
     QFETCH(QString, layout);
@@ -328,8 +340,8 @@ class TestImageData : public QObject {
     DataPlan p = planData(c);
     QCOMPARE(p.classNames, (std::vector<std::string>{"a-cat", "b-dog"}));
     QCOMPARE(p.otherFiles, int64_t(1));
-    QCOMPARE(p.test.size(), int64_t(4 + 2));               // floor(0.2 * 21) + floor(0.2 * 10)
-    QCOMPARE(p.val.size(), int64_t(4 + 2));                // floor(0.25 * 17) + floor(0.25 * 8)
+    QCOMPARE(p.test.size(), int64_t(4 + 2));  // floor(0.2 * 21) + floor(0.2 * 10)
+    QCOMPARE(p.val.size(), int64_t(4 + 2));   // floor(0.25 * 17) + floor(0.25 * 8)
     QCOMPARE(p.train.size(), int64_t(31 - 6 - 6));
     QVERIFY(p.testFrom.find("20% of each class") != std::string::npos);
     // The same seed, the same split; another seed, another.

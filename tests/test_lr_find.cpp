@@ -44,9 +44,9 @@ class TestLrFind : public QObject {
     }
     const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"))["lr_find"];
     const std::string ended = summary["ended"].get<std::string>();
-    QVERIFY2(ended.find("passed 4 times its lowest") != std::string::npos ||
-                 ended.find("not finite") != std::string::npos,
-             ended.c_str());
+    QVERIFY2(
+        ended.find("passed 4 times its lowest") != std::string::npos || ended.find("not finite") != std::string::npos,
+        ended.c_str());
     if (ended.find("passed") != std::string::npos) QVERIFY(smoothed.back() > 4 * lowest);
     // The suggestion, recomputed from the recorded losses.
     const size_t skip = 6;
@@ -90,9 +90,9 @@ class TestLrFind : public QObject {
     refused(o, "--steps must be between 5 and 100000 (got 2)");
     QCOMPARE(QDir(dir.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 0);
 
-    const auto ran = test::cli({"lr-find", "--set", "data.train_limit=256", "--set", "model.width=4", "--set",
-                                "performance.device=cpu", "--set", "output.dir=" + dir.path(), "--steps", "30",
-                                "--max", "10"});
+    const auto ran =
+        test::cli({"lr-find", "--set", "data.train_limit=256", "--set", "model.width=4", "--set",
+                   "performance.device=cpu", "--set", "output.dir=" + dir.path(), "--steps", "30", "--max", "10"});
     QVERIFY2(ran.code == 0 && ran.output.contains("suggested learning rate: "), qPrintable(ran.output));
     // The hint names the setting that acts under the schedule (cyclic: its max_lr, not optimizer.lr).
     const auto cyclic = test::cli({"lr-find", "--set", "data.train_limit=256", "--set", "model.width=4", "--set",

@@ -4,20 +4,20 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
-#include <QDockWidget>
-#include <QLabel>
-#include <QToolButton>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QTextBlock>
-#include <QTextBrowser>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QTableWidget>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QToolButton>
 #include <QTreeWidget>
 
 #include <qcustomplot.h>
@@ -30,16 +30,16 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/dataset_info.h"
+#include "studio/file_io.h"
 #include "studio/log.h"
 #include "studio/lr_schedule.h"
 #include "studio/run_queue.h"
 #include "test_support.h"
+#include "ui/help_dialog.h"
 #include "ui/log_panel.h"
 #include "ui/lr_find_dialog.h"
-#include "ui/help_dialog.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
-#include "studio/file_io.h"
 #include "ui/plots_panel.h"
 #include "ui/run_catalog.h"
 #include "ui/run_controller.h"
@@ -207,7 +207,8 @@ class TestMainWindow : public QObject {
     for (const auto& r : controller()->records())
       if (r.kind == RecordKind::Train && r.step > changeStep) {
         const double want = planned->y[static_cast<size_t>(r.step - 1)];
-        QVERIFY2(std::abs(r.lr - want) <= 1e-9 * want, qPrintable(QString("%1: %2 %3").arg(r.step).arg(r.lr).arg(want)));
+        QVERIFY2(std::abs(r.lr - want) <= 1e-9 * want,
+                 qPrintable(QString("%1: %2 %3").arg(r.step).arg(r.lr).arg(want)));
         ++checked;
       }
     QVERIFY(checked >= 1);
@@ -319,7 +320,8 @@ class TestMainWindow : public QObject {
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
     QVERIFY(m_window->startRun());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
-    const QString run = QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
+    const QString run =
+        QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
     m_window->runsPanel()->selectRuns({run});
     MetricChart* acc = chart(PlotsPanel::Accuracy);
     QCOMPARE(points(PlotsPanel::Accuracy, run, "eval_accuracy"), size_t{1});
@@ -338,7 +340,8 @@ class TestMainWindow : public QObject {
     lossChart.refreshNow();
     const QStringList labels = lossChart.yTickLabels();
     QVERIFY2(labels.size() >= 3, qPrintable(labels.join(", ")));
-    QVERIFY2(std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.toDouble() > 0 && l.toDouble() < 1; }),
+    QVERIFY2(std::any_of(labels.begin(), labels.end(),
+                         [](const QString& l) { return l.toDouble() > 0 && l.toDouble() < 1; }),
              qPrintable(labels.join(", ")));
 
     // Issue 9, item 6: with two runs overlaid the legend is under the axes,
@@ -367,7 +370,8 @@ class TestMainWindow : public QObject {
   // small, and the status bar and the charts are inside it.
   void fitsA1280x720Screen() {
     const QSize min = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
-    QVERIFY2(min.width() <= 1280 && min.height() <= 720, qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
+    QVERIFY2(min.width() <= 1280 && min.height() <= 720,
+             qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
     const QSize before = m_window->size();
     m_window->resize(1280, 720);
     QTRY_COMPARE(m_window->size(), QSize(1280, 720));
@@ -508,7 +512,8 @@ class TestMainWindow : public QObject {
     QVERIFY(m_window->startRun());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
     m_window->setStopAtStep(0);
-    const QString run = QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
+    const QString run =
+        QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
     QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("stopped"));
     TrainConfig other = test::smallConfig(m_dir.filePath("runs"));
     other.name = "something-else";
@@ -526,7 +531,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(points(PlotsPanel::Loss, run, "train_loss"), countRows(run, RecordKind::Train, true));
     const ui::PlotSeries* plan = chart(PlotsPanel::LearningRate)->series("preview/lr");
     QVERIFY(plan && !plan->empty());
-    QCOMPARE(plan->x.back(), 16.0);  // the 16 steps planned
+    QCOMPARE(plan->x.back(), 16.0);                      // the 16 steps planned
     QVERIFY(std::abs(plan->y.front() - 0.0777) < 1e-9);  // cosine from the run's rate, not the form's 0.5
 
     finished.clear();
@@ -726,7 +731,8 @@ class TestMainWindow : public QObject {
       m_window->runsPanel()->refresh();
       QTreeWidget* list = m_window->runsPanel()->list();
       for (int i = 0; i < list->topLevelItemCount(); ++i)
-        if (list->topLevelItem(i)->data(0, Qt::UserRole).toString() == QDir(QString::fromStdString(s.runDir)).absolutePath())
+        if (list->topLevelItem(i)->data(0, Qt::UserRole).toString() ==
+            QDir(QString::fromStdString(s.runDir)).absolutePath())
           return true;
       return false;
     };
@@ -1050,7 +1056,7 @@ class TestMainWindow : public QObject {
     QVERIFY(std::is_sorted(cpu->x.begin(), cpu->x.end()));
     QVERIFY(use->title().contains("NVML") || use->title().contains("no GPU figures"));
     QVERIFY(use->series(run + "/gpu")->empty());  // a CPU run has no GPU figures
-    QTRY_COMPARE(bar->epochText(), QString());      // no bar once the run has ended
+    QTRY_COMPARE(bar->epochText(), QString());    // no bar once the run has ended
   }
 
   // Issue 9 (help): Help > Guide (F1) explains the charts, the mouse and the
@@ -1111,8 +1117,9 @@ class TestMainWindow : public QObject {
     c.schedule.warmup_steps = 16;  // 512 examples in batches of 32, one epoch: the whole run
     ui::SettingsPanel* s = m_window->settingsPanel();
     s->setConfig(c);
-    QTRY_VERIFY2_WITH_TIMEOUT(s->errorFor("schedule.warmup_steps").contains("as long as the whole run (16 steps planned"),
-                              qPrintable(s->errorFor("schedule.warmup_steps")), kTimeout);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        s->errorFor("schedule.warmup_steps").contains("as long as the whole run (16 steps planned"),
+        qPrintable(s->errorFor("schedule.warmup_steps")), kTimeout);
     QVERIFY(!s->isValid());
     QVERIFY(!m_window->startRun());
     s->editField("schedule.warmup_steps", "15");
@@ -1184,7 +1191,8 @@ class TestMainWindow : public QObject {
     auto* box = m_window->findChild<QMessageBox*>("failureDialog");
     QVERIFY(box);
     QTRY_VERIFY(box->isVisible());
-    QVERIFY2(box->text().contains("bad-settings.json") && box->text().contains("optimizer.lr"), qPrintable(box->text()));
+    QVERIFY2(box->text().contains("bad-settings.json") && box->text().contains("optimizer.lr"),
+             qPrintable(box->text()));
     box->close();
     QCOMPARE(toJson(s->config()).dump(), before);
     ui::LogPanel* log = m_window->logPanel();

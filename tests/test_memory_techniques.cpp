@@ -13,8 +13,8 @@
 //    large runs out of memory in a real run.
 #include <ATen/autocast_mode.h>
 
-#include <fstream>
 #include <torch/nn/functional/loss.h>
+#include <fstream>
 
 #include "models/builtin_model.h"
 #include "test_support.h"
@@ -170,10 +170,11 @@ class TestMemoryTechniques : public QObject {
       return Memory{kept, meter.peakBytes() - grads};
     };
     const Memory plain = stepMemory(-1), recomputed = stepMemory(0);
-    qInfo("after the forward pass: %.1f MiB without, %.1f MiB with checkpointing; peak of the step less the "
-          "gradients: %.1f and %.1f MiB (%.2fx)",
-          plain.kept / 1048576.0, recomputed.kept / 1048576.0, plain.peak / 1048576.0, recomputed.peak / 1048576.0,
-          double(recomputed.peak) / double(plain.peak));
+    qInfo(
+        "after the forward pass: %.1f MiB without, %.1f MiB with checkpointing; peak of the step less the "
+        "gradients: %.1f and %.1f MiB (%.2fx)",
+        plain.kept / 1048576.0, recomputed.kept / 1048576.0, plain.peak / 1048576.0, recomputed.peak / 1048576.0,
+        double(recomputed.peak) / double(plain.peak));
     QVERIFY(plain.kept > 0 && plain.peak > 0);
     QVERIFY(recomputed.kept < plain.kept / 2);
     QVERIFY(recomputed.peak < plain.peak * 0.7);
@@ -243,8 +244,9 @@ class TestMemoryTechniques : public QObject {
     QCOMPARE(rows.size(), size_t(4));
     for (const auto& r : rows) QCOMPARE(r.microBatch, int64_t(64));
     QCOMPARE(summaryOf(limited.runDir)["micro_batch"].get<int64_t>(), int64_t(64));
-    QVERIFY(test::readText(limited.runDir + "/log.txt").find("going on with micro-batches of 64, 4 per optimizer step") !=
-            std::string::npos);
+    QVERIFY(
+        test::readText(limited.runDir + "/log.txt").find("going on with micro-batches of 64, 4 per optimizer step") !=
+        std::string::npos);
 
     // The same run started with micro-batches of 64 and 4 accumulated.
     c.memory.cpu_limit_mib = 0;
@@ -315,8 +317,9 @@ class TestMemoryTechniques : public QObject {
                  r.error.find("raise memory.cpu_limit_mib") != std::string::npos,
              r.error.c_str());
     QVERIFY(r.badInput);
-    const test::Ran ran = test::cli({"train", "--preset", "fashion-mnist-cnn", "--set", "memory.cpu_limit_mib=1", "--set",
-                                     "model.kind=resnet", "--set", "model.width=64", "--set", "performance.device=cpu", "--set", "data.train_limit=512", "--out", dir.path()});
+    const test::Ran ran = test::cli({"train", "--preset", "fashion-mnist-cnn", "--set", "memory.cpu_limit_mib=1",
+                                     "--set", "model.kind=resnet", "--set", "model.width=64", "--set",
+                                     "performance.device=cpu", "--set", "data.train_limit=512", "--out", dir.path()});
     QCOMPARE(ran.code, 2);
     QVERIFY2(ran.output.contains("while setting up, before any step"), qPrintable(ran.output));
   }

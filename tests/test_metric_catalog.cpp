@@ -30,8 +30,10 @@ class TestMetricCatalog : public QObject {
     r.epoch = 42;
     double v = 0.5;
     for (const auto& m : metricCatalog()) {
-      if (m.whole) r.*m.whole = 77;
-      else r.*m.real = (v *= 1.7);
+      if (m.whole)
+        r.*m.whole = 77;
+      else
+        r.*m.real = (v *= 1.7);
     }
     r.lossScale = MetricRecord::kNone;  // an empty cell reads back as none
     MetricRecord back;
@@ -40,8 +42,10 @@ class TestMetricCatalog : public QObject {
     QCOMPARE(back.step, r.step);
     QCOMPARE(back.epoch, r.epoch);
     for (const auto& m : metricCatalog()) {
-      if (std::isnan(m.value(r))) QVERIFY2(std::isnan(m.value(back)), m.id);
-      else QVERIFY2(std::fabs(m.value(back) - m.value(r)) <= 1e-8 * std::fabs(m.value(r)), m.id);
+      if (std::isnan(m.value(r)))
+        QVERIFY2(std::isnan(m.value(back)), m.id);
+      else
+        QVERIFY2(std::fabs(m.value(back) - m.value(r)) <= 1e-8 * std::fabs(m.value(r)), m.id);
     }
   }
 

@@ -12,8 +12,8 @@
 
 #include "ui/divergence_watch.h"
 #include "ui/metric_chart.h"
-#include "ui/system_monitor.h"
 #include "ui/plots_panel.h"
+#include "ui/system_monitor.h"
 
 using studio::ui::MetricChart;
 using studio::ui::PlotSeries;
@@ -419,12 +419,11 @@ class TestMetricChart : public QObject {
         auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
         QVERIFY(item);
         const int needed = metrics.horizontalAdvance(item->plottable()->name()) + legend->iconSize().width();
-        QVERIFY2(item->outerRect().width() >= needed,
-                 qPrintable(QString("%1 px wide: '%2' has %3 of %4 px")
-                                .arg(width)
-                                .arg(item->plottable()->name())
-                                .arg(item->outerRect().width())
-                                .arg(needed)));
+        QVERIFY2(item->outerRect().width() >= needed, qPrintable(QString("%1 px wide: '%2' has %3 of %4 px")
+                                                                     .arg(width)
+                                                                     .arg(item->plottable()->name())
+                                                                     .arg(item->outerRect().width())
+                                                                     .arg(needed)));
         QVERIFY(item->outerRect().right() <= chart.plot()->width());
       }
       if (width == 1600) QCOMPARE(legend->columnCount(), 3);
@@ -580,7 +579,8 @@ class TestMetricChart : public QObject {
     // The panel: arriving records signal and mark; a run drawn from its
     // history is only marked.
     std::vector<MetricRecord> climbing;
-    for (int s = 1; s <= 200; ++s) climbing.push_back(train(s, s <= 100 ? 2.3 - 1.9 * s / 100.0 : 0.4 + 0.05 * (s - 100)));
+    for (int s = 1; s <= 200; ++s)
+      climbing.push_back(train(s, s <= 100 ? 2.3 - 1.9 * s / 100.0 : 0.4 + 0.05 * (s - 100)));
     ui::PlotsPanel panel;
     QSignalSpy seen(&panel, &ui::PlotsPanel::divergenceSeen);
     panel.beginRun("live", "live");

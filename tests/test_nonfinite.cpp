@@ -90,7 +90,8 @@ class TestNonFinite : public QObject {
     QCOMPARE(countRows(r.runDir, "rollback"), 1);
     // The rollback went to the checkpoint before the trouble (step 20), and
     // the run says so: a record, the rate it continues at, settings.json.
-    const auto rollback = std::find_if(live.begin(), live.end(), [](auto& x) { return x.kind == RecordKind::Rollback; });
+    const auto rollback =
+        std::find_if(live.begin(), live.end(), [](auto& x) { return x.kind == RecordKind::Rollback; });
     QVERIFY(rollback != live.end());
     QCOMPARE(rollback->step, int64_t(20));
     QVERIFY(std::fabs(rollback->lr - 0.05) < 1e-9);

@@ -54,7 +54,8 @@ class TestPhotoStore : public QObject {
     QTemporaryDir dir;
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(std::getenv("STUDIO_PYTHON"), {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/photo_reference.py", dir.path()});
+    p.start(std::getenv("STUDIO_PYTHON"),
+            {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/photo_reference.py", dir.path()});
     QVERIFY(p.waitForFinished(300000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QStringList lines = QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
@@ -68,16 +69,20 @@ class TestPhotoStore : public QObject {
       const QString stem = dir.path() + "/ref/" + f[0] + "." + f[1] + "." + f[2];
       // The reduced-scale decode: Pillow's draft size and pixels, exactly.
       const Image img = decodeImageFile(file, static_cast<int>(c), ImageFit{s, s, true});
-      QVERIFY2(img.height == dh && img.width == dw,
-               qPrintable(QString("%1: decoded %2x%3, Pillow's draft %4x%5").arg(line).arg(img.height).arg(img.width)
-                              .arg(dh).arg(dw)));
+      QVERIFY2(img.height == dh && img.width == dw, qPrintable(QString("%1: decoded %2x%3, Pillow's draft %4x%5")
+                                                                   .arg(line)
+                                                                   .arg(img.height)
+                                                                   .arg(img.width)
+                                                                   .arg(dh)
+                                                                   .arg(dw)));
       const ImageHeader header = readImageHeader(file);
       if (header.height >= 2 * dh - 1) ++reduced;
       const torch::Tensor draft =
           torch::from_blob(const_cast<uint8_t*>(img.pixels.data()), {dh, dw, c}, torch::kUInt8).permute({2, 0, 1});
       const torch::Tensor wantDraft = readU8(stem + ".draft.u8", {c, dh, dw});
       QVERIFY(wantDraft.defined());
-      QVERIFY2(torch::equal(draft.contiguous(), wantDraft), qPrintable(line + ": the draft's pixels differ from Pillow's"));
+      QVERIFY2(torch::equal(draft.contiguous(), wantDraft),
+               qPrintable(line + ": the draft's pixels differ from Pillow's"));
       // Stored: resize(S) + center_crop(S). Tolerance 1 grey level: torchvision
       // resizes uint8 in its own integer kernel, the studio in float32, rounded.
       const torch::Tensor stored = decodeImageTensor(file, c, s, s, /*cover=*/true);

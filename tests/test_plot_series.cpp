@@ -8,9 +8,9 @@
 #include "ui/loss_smoother.h"
 #include "ui/plot_series.h"
 
+using studio::ui::decimateMinMax;
 using studio::ui::LossSmoother;
 using studio::ui::PlotSeries;
-using studio::ui::decimateMinMax;
 using studio::ui::sampleSteps;
 
 namespace {
@@ -19,7 +19,8 @@ PlotSeries noisy(size_t n, uint32_t seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<double> noise(0.0, 0.1);
   PlotSeries s;
-  for (size_t i = 0; i < n; ++i) s.append(static_cast<double>(i + 1), 2.0 * std::exp(-double(i) / double(n)) + noise(gen));
+  for (size_t i = 0; i < n; ++i)
+    s.append(static_cast<double>(i + 1), 2.0 * std::exp(-double(i) / double(n)) + noise(gen));
   return s;
 }
 
@@ -62,7 +63,8 @@ class TestPlotSeries : public QObject {
     std::vector<double> x, y;
     decimateMinMax(s, lo, hi, columns, x, y);
     const double width = (hi - lo) / columns;
-    std::vector<double> rawMin(columns, 1e300), rawMax(columns, -1e300), outMin(columns, 1e300), outMax(columns, -1e300);
+    std::vector<double> rawMin(columns, 1e300), rawMax(columns, -1e300), outMin(columns, 1e300),
+        outMax(columns, -1e300);
     auto column = [&](double px) { return std::min(columns - 1, static_cast<int>((px - lo) / width)); };
     for (size_t i = 0; i < s.size(); ++i) {
       if (s.x[i] < lo || s.x[i] > hi) continue;
@@ -104,7 +106,13 @@ class TestPlotSeries : public QObject {
     const int64_t steps = 50'000'000;
     auto lr = [](int64_t i) { return i == 12'345'678 ? 5.0 : std::pow(0.5, static_cast<double>(i / 7'777'777)); };
     int64_t calls = 0;
-    const PlotSeries s = sampleSteps(steps, [&](int64_t i) { ++calls; return lr(i); }, 10000, 50'000'000);
+    const PlotSeries s = sampleSteps(
+        steps,
+        [&](int64_t i) {
+          ++calls;
+          return lr(i);
+        },
+        10000, 50'000'000);
     QVERIFY(s.size() <= 10002);
     QVERIFY(calls <= steps + 10001);
     QCOMPARE(s.x.front(), 1.0);
@@ -118,7 +126,13 @@ class TestPlotSeries : public QObject {
       QVERIFY2(std::count(s.y.begin(), s.y.end(), std::pow(0.5, level)) > 0, qPrintable(QString::number(level)));
     // With fewer evaluations allowed, the steps evaluated are evenly spaced.
     calls = 0;
-    const PlotSeries coarse = sampleSteps(steps, [&](int64_t i) { ++calls; return lr(i); }, 10000, 1'000'000);
+    const PlotSeries coarse = sampleSteps(
+        steps,
+        [&](int64_t i) {
+          ++calls;
+          return lr(i);
+        },
+        10000, 1'000'000);
     QVERIFY(calls <= 1'000'000 + 2 * 10000);
     QCOMPARE(coarse.x.back(), static_cast<double>(steps));
   }

@@ -23,8 +23,8 @@
 #include <cstring>
 
 #include <QDir>
-#include <QFileInfo>
 #include <QFile>
+#include <QFileInfo>
 
 #include "studio/file_io.h"
 #include "studio/idx_file.h"
@@ -37,8 +37,8 @@ using test::Ran;
 namespace {
 
 constexpr int kTrain = 600, kTest = 200;
-const char* kNames[] = {"T-shirt", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-                        "Ankle boot"};
+const char* kNames[] = {"T-shirt", "Trouser", "Pullover", "Dress", "Coat",
+                        "Sandal",  "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
 
 struct Fmnist {
   IdxArray images, labels;
@@ -60,8 +60,10 @@ void writeImages(const QString& folder, const char* part, const Fmnist& f, int n
     const QString dir = QString("%1/%2/%3").arg(folder, part, kNames[f.labels.data[static_cast<size_t>(i)]]);
     QDir().mkpath(dir);
     const std::string path = QString("%1/%2").arg(dir).arg(i, 5, 10, QChar('0')).toStdString();
-    if (i % 4 == 3) writeJpegFile(path + ".jpg", f.at(i), 90);
-    else writePngFile(path + ".png", f.at(i));
+    if (i % 4 == 3)
+      writeJpegFile(path + ".jpg", f.at(i), 90);
+    else
+      writePngFile(path + ".png", f.at(i));
   }
 }
 
@@ -75,7 +77,8 @@ std::string tableOf(const Fmnist& f, int n) {
       for (int bx = 0; bx < 4; ++bx) {
         int sum = 0;
         for (int y = 0; y < 7; ++y)
-          for (int x = 0; x < 7; ++x) sum += f.images.data[static_cast<size_t>(i * 784 + (by * 7 + y) * 28 + bx * 7 + x)];
+          for (int x = 0; x < 7; ++x)
+            sum += f.images.data[static_cast<size_t>(i * 784 + (by * 7 + y) * 28 + bx * 7 + x)];
         t += std::to_string(sum / 49.0) + ",";
       }
     t += std::string(kNames[f.labels.data[static_cast<size_t>(i)]]) + "\n";
@@ -218,7 +221,8 @@ class TestPredict : public QObject {
     const FeatureAttribution a = table.attributions(row);
     QCOMPARE(a.classIndex, r.rows[5].top[0]);
     QCOMPARE(a.features.front(), std::string("p0"));
-    const Ran ran = test::python("predict_reference.py", {"attributions", m_tableExport, m_testCsv, "5", path("attr.json")});
+    const Ran ran =
+        test::python("predict_reference.py", {"attributions", m_tableExport, m_testCsv, "5", path("attr.json")});
     QVERIFY2(ran.code == 0, qPrintable(ran.output));
     const auto attr = nlohmann::json::parse(test::readText(path("attr.json").toStdString()));
     QCOMPARE(a.classIndex, attr["class"].get<int64_t>());
@@ -250,7 +254,8 @@ class TestPredict : public QObject {
     std::vector<float> mean(a.size());
     for (size_t i = 0; i < a.size(); ++i) mean[i] = (a[i] + b[i]) / 2;
     QVERIFY(largestDifference(a, b) > 1e-3f);  // the mirror does change them
-    QVERIFY2(largestDifference(both, mean) <= 1e-6f, qPrintable(QString::number(double(largestDifference(both, mean)))));
+    QVERIFY2(largestDifference(both, mean) <= 1e-6f,
+             qPrintable(QString::number(double(largestDifference(both, mean)))));
   }
 
   void fiveCropIsTorchvisionsOnLargerImages() {
@@ -263,7 +268,9 @@ class TestPredict : public QObject {
       const Image small = testImages.at(i);
       Image big{40, 36, 1, std::vector<uint8_t>(40 * 36)};
       for (int64_t y = 0; y < 40; ++y)
-        for (int64_t x = 0; x < 36; ++x) big.pixels[static_cast<size_t>(y * 36 + x)] = small.pixels[static_cast<size_t>((y * 28 / 40) * 28 + x * 28 / 36)];
+        for (int64_t x = 0; x < 36; ++x)
+          big.pixels[static_cast<size_t>(y * 36 + x)] =
+              small.pixels[static_cast<size_t>((y * 28 / 40) * 28 + x * 28 / 36)];
       files.push_back(path("large/%1.png").arg(i).toStdString());
       writePngFile(files.back(), big);
       list += files.back() + "\n";
@@ -279,8 +286,9 @@ class TestPredict : public QObject {
     qInfo("five-crop: largest difference from Python %g", static_cast<double>(d));
     QVERIFY2(d <= 1e-5f, qPrintable(QString::number(static_cast<double>(d))));
     // Images no larger than the input are refused, naming the file and its size.
-    const std::string small = (m_folder + QString("/test/%1/").arg(kNames[0])).toStdString() +
-                              QDir(m_folder + QString("/test/%1").arg(kNames[0])).entryList(QDir::Files).front().toStdString();
+    const std::string small =
+        (m_folder + QString("/test/%1/").arg(kNames[0])).toStdString() +
+        QDir(m_folder + QString("/test/%1").arg(kNames[0])).entryList(QDir::Files).front().toStdString();
     QString error;
     try {
       five.predictFiles({small});
@@ -291,15 +299,15 @@ class TestPredict : public QObject {
   }
 
   void gradCamIsPythonsWithHooks() {
-    const std::string file = (m_folder + QString("/test/%1/").arg(kNames[9])).toStdString() +
-                             QDir(m_folder + QString("/test/%1").arg(kNames[9])).entryList(QDir::Files).front().toStdString();
+    const std::string file =
+        (m_folder + QString("/test/%1/").arg(kNames[9])).toStdString() +
+        QDir(m_folder + QString("/test/%1").arg(kNames[9])).entryList(QDir::Files).front().toStdString();
     const GradCamMap map = Predictor(m_export.toStdString()).gradCam(file);
     QCOMPARE(map.height, int64_t(28));
     QCOMPARE(map.heat.size(), size_t(28 * 28));
     QCOMPARE(map.image.size(), size_t(28 * 28));
-    const Ran ran = test::python("predict_reference.py",
-                                 {"gradcam", m_export, QString::fromStdString(file), QString::fromStdString(map.layer),
-                                  path("cam.json")});
+    const Ran ran = test::python("predict_reference.py", {"gradcam", m_export, QString::fromStdString(file),
+                                                          QString::fromStdString(map.layer), path("cam.json")});
     QVERIFY2(ran.code == 0, qPrintable(ran.output));
     const auto want = nlohmann::json::parse(test::readText(path("cam.json").toStdString()));
     QCOMPARE(map.classIndex, want["class"].get<int64_t>());
@@ -320,7 +328,8 @@ class TestPredict : public QObject {
     QVERIFY2(ran.output.contains("accuracy ") && ran.output.contains("confusion matrix"), qPrintable(ran.output));
     const auto lines = test::readLines(out.toStdString());
     QCOMPARE(lines.size(), size_t(kTest + 1));
-    QCOMPARE(lines[0], std::string("source,label,class_1,probability_1,class_2,probability_2,class_3,probability_3,error"));
+    QCOMPARE(lines[0],
+             std::string("source,label,class_1,probability_1,class_2,probability_2,class_3,probability_3,error"));
     // Given again, the file is not overwritten without --overwrite.
     const Ran again = test::cli({"predict", m_export, "--input", m_folder + "/test", "--out", out});
     QCOMPARE(again.code, 2);
@@ -426,9 +435,11 @@ class TestPredict : public QObject {
 
     // An export whose preprocessing.json was edited (another mean, size, class list, task or threshold) no
     // longer describes its model: refused by name, where before it predicted as if nothing had changed.
-    const std::vector<std::pair<std::string, nlohmann::json>> edits = {
-        {"/normalization/mean/0", 0.9}, {"/input_shape/height", 100000}, {"/input_shape/channels", 7},
-        {"/classes/0", "renamed"},      {"/task", "regression"}};
+    const std::vector<std::pair<std::string, nlohmann::json>> edits = {{"/normalization/mean/0", 0.9},
+                                                                       {"/input_shape/height", 100000},
+                                                                       {"/input_shape/channels", 7},
+                                                                       {"/classes/0", "renamed"},
+                                                                       {"/task", "regression"}};
     for (const auto& [pointer, value] : edits) {
       const QString edited = path("edited-export");
       QDir(edited).removeRecursively();

@@ -16,8 +16,8 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QSlider>
-#include <QTableWidget>
 #include <QTabWidget>
+#include <QTableWidget>
 
 #include "studio/file_io.h"
 #include "studio/idx_file.h"
@@ -26,8 +26,8 @@
 #include "ui/main_window.h"
 #include "ui/predict_panel.h"
 #include "ui/run_controller.h"
-#include "ui/settings_panel.h"
 #include "ui/runs_panel.h"
+#include "ui/settings_panel.h"
 
 using namespace studio;
 
@@ -67,7 +67,8 @@ class TestPredictTab : public QObject {
     const RunSummary r = test::runToEnd(s);
     QCOMPARE(r.status, std::string("completed"));
     m_run = QString::fromStdString(r.runDir);
-    const auto classes = nlohmann::json::parse(test::readText(r.runDir + "/settings.json"))["run_info"]["classes"].get<std::vector<std::string>>();
+    const auto classes = nlohmann::json::parse(test::readText(r.runDir + "/settings.json"))["run_info"]["classes"]
+                             .get<std::vector<std::string>>();
     const std::string root = "/usr/share/datasets/fashion-mnist/";
     const IdxArray images = readIdxFile(root + "t10k-images-idx3-ubyte.gz", 3);
     const IdxArray labels = readIdxFile(root + "t10k-labels-idx1-ubyte.gz", 1);
@@ -174,7 +175,8 @@ class TestPredictTab : public QObject {
     QVERIFY2(panel->statusText().contains("none of the 60 inputs predicted") &&
                  panel->statusText().contains("not larger than the model's input"),
              qPrintable(panel->statusText()));
-    QVERIFY2(table->item(0, 5)->text().contains("not larger than the model's input"), qPrintable(table->item(0, 5)->text()));
+    QVERIFY2(table->item(0, 5)->text().contains("not larger than the model's input"),
+             qPrintable(table->item(0, 5)->text()));
     panel->setTestTimeAugmentation("none");
     QVERIFY(panel->busy());
     QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
@@ -225,8 +227,8 @@ class TestPredictTab : public QObject {
       const double a = (i * 37 % 101) / 10.0, b = (i * 53 % 97) / 10.0, n = (i * 11 % 7) / 10.0;
       regression += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(n) + "," +
                     std::to_string(3 * a - b) + "\n";
-      tags += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(n) + "," + (a > 5 ? "1" : "0") +
-              "," + (b > 5 ? "1" : "0") + "\n";
+      tags += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(n) + "," + (a > 5 ? "1" : "0") + "," +
+              (b > 5 ? "1" : "0") + "\n";
     }
     const QString regressionCsv = m_dir.path() + "/y.csv", tagsCsv = m_dir.path() + "/tags.csv";
     writeFileAtomically(regressionCsv.toStdString(), regression);
@@ -255,7 +257,8 @@ class TestPredictTab : public QObject {
       if (labels) {
         QStringList want;
         for (size_t j = 0; j < 2; ++j)
-          if (cli.values[static_cast<size_t>(k) * 2 + j] >= cli.thresholds[j]) want << QString::fromStdString(cli.targets[j]);
+          if (cli.values[static_cast<size_t>(k) * 2 + j] >= cli.thresholds[j])
+            want << QString::fromStdString(cli.targets[j]);
         QCOMPARE(shown, want.join("|"));
         auto* filter = panel->findChild<QComboBox*>("predictFilter");
         QCOMPARE(filter->count(), 3);  // all, hot, cold

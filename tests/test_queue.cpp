@@ -13,8 +13,9 @@ using namespace studio;
 
 namespace {
 
-const QStringList kSmall{"--set", "data.train_limit=256", "--set", "data.test_limit=128", "--set", "model.width=4",
-                         "--set", "model.depth=1", "--set", "train.epochs=2", "--set", "schedule.kind=constant",
+const QStringList kSmall{"--set", "data.train_limit=256",   "--set", "data.test_limit=128",
+                         "--set", "model.width=4",          "--set", "model.depth=1",
+                         "--set", "train.epochs=2",         "--set", "schedule.kind=constant",
                          "--set", "performance.device=cpu", "--set", "performance.threads=2"};
 
 // The CLI with extra environment variables.
@@ -35,9 +36,7 @@ std::vector<int64_t> trainSteps(const std::string& runDir) {
   return steps;
 }
 
-int runFolders(const QString& dir) {
-  return QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size();
-}
+int runFolders(const QString& dir) { return QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(); }
 
 }  // namespace
 
@@ -49,7 +48,8 @@ class TestQueue : public QObject {
     const QString queue = dir.path() + "/queue.json";
     const QString runs = dir.path() + "/runs";
     auto ran = test::cli(QStringList{"queue", "add", "--queue", queue, "--set", "output.dir=" + runs, "--grid",
-                                     "optimizer.lr=0.05,0.02", "--grid", "train.batch_size=32,64"} + kSmall);
+                                     "optimizer.lr=0.05,0.02", "--grid", "train.batch_size=32,64"} +
+                         kSmall);
     QVERIFY2(ran.code == 0 && ran.output.contains("added 4 run(s)"), qPrintable(ran.output));
     auto items = loadQueue(queue.toStdString());
     QCOMPARE(items.size(), size_t(4));
@@ -104,9 +104,7 @@ class TestQueue : public QObject {
 
     // Edited by hand into nonsense: every command says what is wrong, and
     // the file is left as it is.
-    auto write = [&](const std::string& text) {
-      std::ofstream(queue.toStdString(), std::ios::trunc) << text;
-    };
+    auto write = [&](const std::string& text) { std::ofstream(queue.toStdString(), std::ios::trunc) << text; };
     const std::string good = before.toStdString();
     write("{ not json");
     ran = test::cli({"queue", "list", "--queue", queue});

@@ -60,7 +60,8 @@ class TestRunFolderSafety : public QObject {
   void checkpointCarryingCodeIsRefused_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("message");
-    QTest::newRow("TorchScript __setstate__") << "jit_setstate.ckpt" << "carries TorchScript code";
+    QTest::newRow("TorchScript __setstate__") << "jit_setstate.ckpt"
+                                              << "carries TorchScript code";
     QTest::newRow("pickle calling os.system") << "pickle_reduce.ckpt"
                                               << "holds something other than tensors and plain values";
   }
@@ -77,7 +78,7 @@ class TestRunFolderSafety : public QObject {
     QVERIFY(QFile::remove(ckpt));
     QVERIFY(QFile::copy(hostile + "/" + file, ckpt));
     for (const QStringList& args : {QStringList{"resume", run}, QStringList{"export", run, "--which", "last", "--out",
-                                                                             m_dir.path() + "/hostile-export"}}) {
+                                                                            m_dir.path() + "/hostile-export"}}) {
       const Result r = cli(args);
       QVERIFY2(r.code == 2, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.output)));
       QVERIFY2(r.output.contains(message) && r.output.contains(ckpt), qPrintable(r.output));
@@ -107,9 +108,9 @@ class TestRunFolderSafety : public QObject {
   void plantedTemporaryLinksAreNeverWrittenThrough() {
     const QString run = copyOfRun();
     QStringList victims;
-    for (const QString& planted : {QString("metrics.csv.tmp"), QString("summary.json.tmp"),
-                                   QString("settings.json.tmp"), QString("checkpoints/last.ckpt.tmp"),
-                                   QString("checkpoints/best.ckpt.tmp")}) {
+    for (const QString& planted :
+         {QString("metrics.csv.tmp"), QString("summary.json.tmp"), QString("settings.json.tmp"),
+          QString("checkpoints/last.ckpt.tmp"), QString("checkpoints/best.ckpt.tmp")}) {
       const QString victim = m_dir.path() + "/victim-" + QString(planted).replace('/', '-');
       QFile v(victim);
       QVERIFY(v.open(QIODevice::WriteOnly));
@@ -183,7 +184,7 @@ class TestRunFolderSafety : public QObject {
       auto* p = new QProcess(this);
       p->setProcessChannelMode(QProcess::MergedChannels);
       p->start(test::env("STUDIO_CLI"), {"train", "--preset", "fashion-mnist-mlp", "--set", "data.train_limit=256",
-                                          "--set", "train.max_steps=2", "--set", "name=\"same\"", "--out", out});
+                                         "--set", "train.max_steps=2", "--set", "name=\"same\"", "--out", out});
       ps << p;
     }
     for (QProcess* p : ps) {

@@ -129,7 +129,8 @@ class TestSearchDock : public QObject {
     // Brushing the metric's axis: the trials in the upper half of its span.
     const int metricAxis = 2;
     double lo = INFINITY, hi = -INFINITY;
-    for (const auto& t : study["trials"]) lo = std::min(lo, t["value"].get<double>()), hi = std::max(hi, t["value"].get<double>());
+    for (const auto& t : study["trials"])
+      lo = std::min(lo, t["value"].get<double>()), hi = std::max(hi, t["value"].get<double>());
     std::set<QString> upper;
     for (const auto& t : study["trials"])
       if (hi == lo || (t["value"].get<double>() - lo) / (hi - lo) >= 0.5)
@@ -165,15 +166,15 @@ class TestSearchDock : public QObject {
     QSignalSpy ended(dock, &ui::StudyPanel::finished);
     // A rate far too low trails the first trial at its first evaluation.
     QVERIFY(window.startSearch({"--space", "optimizer.lr=choice:0.003,0.000001", "--enqueue", "optimizer.lr=0.003",
-                                "--enqueue", "optimizer.lr=0.000001", "--trials", "2", "--pruner", "median",
-                                "--name", "pruned"}));
+                                "--enqueue", "optimizer.lr=0.000001", "--trials", "2", "--pruner", "median", "--name",
+                                "pruned"}));
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
     QCOMPARE(dock->trials()->item(1, 1)->text(), QString("pruned"));
     const QString run = QString::fromStdString(dock->study()["trials"][1]["run_dir"].get<std::string>());
     window.runsPanel()->refresh();
     QCOMPARE(window.runsPanel()->cellText(run, "Status"), QString("pruned"));
-    QCOMPARE(window.runsPanel()->cellText(QString::fromStdString(dock->study()["trials"][0]["run_dir"].get<std::string>()),
-                                          "Status"),
+    QCOMPARE(window.runsPanel()->cellText(
+                 QString::fromStdString(dock->study()["trials"][0]["run_dir"].get<std::string>()), "Status"),
              QString("completed"));
   }
 
@@ -187,8 +188,8 @@ class TestSearchDock : public QObject {
     window.settingsPanel()->applyDocument(toJson(c));
     ui::StudyPanel* dock = window.studyPanel();
     QSignalSpy ended(dock, &ui::StudyPanel::finished);
-    QVERIFY(window.startSearch({"--space", "optimizer.lr=float:0.01:0.1:log", "--trials", "2", "--pruner", "none",
-                                "--name", "stop"}));
+    QVERIFY(window.startSearch(
+        {"--space", "optimizer.lr=float:0.01:0.1:log", "--trials", "2", "--pruner", "none", "--name", "stop"}));
     // Stopped while its first trial trains.
     QTRY_VERIFY_WITH_TIMEOUT(dock->trials()->rowCount() > 0 && !dock->study()["trials"][0]["intermediate"].empty(),
                              kTimeout);
@@ -222,13 +223,12 @@ class TestSearchDock : public QObject {
     window.settingsPanel()->applyDocument(toJson(c));
     ui::StudyPanel* dock = window.studyPanel();
     QSignalSpy ended(dock, &ui::StudyPanel::finished);
-    QVERIFY(window.startSearch({"--space", "optimizer.lr=float:0.01:0.1:log", "--trials", "2", "--pruner", "none",
-                                "--name", "at-once"}));
+    QVERIFY(window.startSearch(
+        {"--space", "optimizer.lr=float:0.01:0.1:log", "--trials", "2", "--pruner", "none", "--name", "at-once"}));
     QTest::qWait(1500);  // the runner has asked its first trial, whose process is loading
     dock->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
-    for (const auto& t : dock->study()["trials"])
-      QVERIFY2(t["state"] != "failed", t.dump().c_str());
+    for (const auto& t : dock->study()["trials"]) QVERIFY2(t["state"] != "failed", t.dump().c_str());
     QVERIFY(dock->resume());
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kTimeout);
     QCOMPARE(ended.last().first().toInt(), 0);

@@ -97,8 +97,8 @@ class TestSearchSpace : public QObject {
     checkSearch(loss);
     QCOMPARE(loss.direction, std::string("minimize"));
 
-    SearchSpec bad = spec({"optimizer.kind=choice:sgd,nope", "optimizer.lr=float:1e-4:0.1:log",
-                           "optimizer.momentum=float:0.5:1.5"});
+    SearchSpec bad =
+        spec({"optimizer.kind=choice:sgd,nope", "optimizer.lr=float:1e-4:0.1:log", "optimizer.momentum=float:0.5:1.5"});
     bad.metric = "test_f1";
     bad.parallel = 0;
     bad.trials = 0;
@@ -106,11 +106,13 @@ class TestSearchSpace : public QObject {
     bad.pruner = "asha";
     bad.enqueued = {"optimizer.lr=0.01 train.epochs=3"};
     const std::string got = refusal([&] { checkSearch(bad); });
-    for (const char* m : {"the value nope is not valid: optimizer.kind", "the value 1.5 is not valid: optimizer.momentum",
-                          "optimizer.lr=float:1e-04:0.1:log: the grid sampler needs values",
-                          "--metric test_f1 is not what a run's evaluations record", "--parallel 0: give 1 or more",
-                          "--trials 0: give 1 or more", "--pruner asha is not", "train.epochs=3 is not key=value of a "
-                          "--space setting"})
+    for (const char* m :
+         {"the value nope is not valid: optimizer.kind", "the value 1.5 is not valid: optimizer.momentum",
+          "optimizer.lr=float:1e-04:0.1:log: the grid sampler needs values",
+          "--metric test_f1 is not what a run's evaluations record", "--parallel 0: give 1 or more",
+          "--trials 0: give 1 or more", "--pruner asha is not",
+          "train.epochs=3 is not key=value of a "
+          "--space setting"})
       QVERIFY2(got.find(m) != std::string::npos, (std::string(m) + " not in: " + got).c_str());
 
     SearchSpec ema = spec({"optimizer.lr=float:1e-4:0.1:log"});
@@ -133,7 +135,8 @@ class TestSearchSpace : public QObject {
     s.base.schedule.kind = "onecycle";
     const auto notes = searchWarnings(s);
     QCOMPARE(notes.size(), size_t(1));
-    QVERIFY2(notes[0].rfind("--space optimizer.lr has no effect under schedule.kind onecycle", 0) == 0, notes[0].c_str());
+    QVERIFY2(notes[0].rfind("--space optimizer.lr has no effect under schedule.kind onecycle", 0) == 0,
+             notes[0].c_str());
     QVERIFY(notes[0].find("schedule.onecycle.max_lr") != std::string::npos);
     s.base.schedule.kind = "cosine";
     QVERIFY(searchWarnings(s).empty());
@@ -167,8 +170,9 @@ class TestSearchSpace : public QObject {
     nlohmann::json tampered = j;
     tampered.erase("metric");
     const std::string named = refusal([&] { searchSpecFromJson(tampered, "x/search.json"); });
-    QVERIFY2(named.find("key 'metric' not found") != std::string::npos && named.find("json.exception") == std::string::npos,
-             named.c_str());
+    QVERIFY2(
+        named.find("key 'metric' not found") != std::string::npos && named.find("json.exception") == std::string::npos,
+        named.c_str());
   }
 };
 

@@ -153,7 +153,8 @@ class TestSession : public QObject {
     QCOMPARE(train, 16);
     QCOMPARE(eval, 1);
     QVERIFY(!QFile::exists(QString::fromStdString(r.runDir + "/checkpoints/last.ckpt")));
-    QVERIFY(QDir(QString::fromStdString(r.runDir + "/checkpoints")).entryList({"last.ckpt.tmp*"}, QDir::Files).isEmpty());
+    QVERIFY(
+        QDir(QString::fromStdString(r.runDir + "/checkpoints")).entryList({"last.ckpt.tmp*"}, QDir::Files).isEmpty());
     auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
     QCOMPARE(summary["status"].get<std::string>(), std::string("failed"));
   }

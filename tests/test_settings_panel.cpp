@@ -1,19 +1,19 @@
 // The settings form: an editor for every field, a lossless round trip with
 // TrainConfig, the engine's own messages inline with Start disabled, undo and
 // redo, presets and files, and the schedule preview the settings produce.
-#include <QtTest/QtTest>
 #include <QApplication>
-#include <QWheelEvent>
 #include <QGroupBox>
-#include <QScrollBar>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
+#include <QtTest/QtTest>
 
 #include <QAction>
-#include <QMenu>
-#include <QToolButton>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QMenu>
+#include <QToolButton>
 #include <QUndoStack>
 
 #include <fstream>
@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/dataset_info.h"
+#include "studio/devices.h"
 #include "studio/lr_schedule.h"
 #include "studio/session.h"
 #include "test_support.h"
@@ -28,7 +29,6 @@
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
 #include "ui/run_toolbar.h"
-#include "studio/devices.h"
 #include "ui/settings_panel.h"
 
 using namespace studio;
@@ -97,7 +97,18 @@ TrainConfig unusual() {
             .augment_cutmix = true,
             .cutmix_alpha = 0.8,
             .mix_switch_prob = 0.25};
-  c.train = {7, 999, 96, 3, 1.5, 424242, 5, "rollback", 0.25, 4, {"eval_accuracy", "max", 7, 0.01}, {0.995, 3, 11},
+  c.train = {7,
+             999,
+             96,
+             3,
+             1.5,
+             424242,
+             5,
+             "rollback",
+             0.25,
+             4,
+             {"eval_accuracy", "max", 7, 0.01},
+             {0.995, 3, 11},
              {2, false, 0.05, true, "fc."}};
   c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
   c.schedule.kind = "cyclic";
@@ -288,8 +299,8 @@ class TestSettingsPanel : public QObject {
     auto* weights = qobject_cast<QLineEdit*>(panel->editor("model.weights"));
     typeInto(weights, "/w.pth");
     QCOMPARE(panel->config().model.weights, std::string("/w.pth"));  // the value is taken at once
-    QVERIFY(!keep->isVisibleTo(panel));                               // its row waits
-    QTest::keyClick(weights, Qt::Key_Return);                         // editing ends
+    QVERIFY(!keep->isVisibleTo(panel));                              // its row waits
+    QTest::keyClick(weights, Qt::Key_Return);                        // editing ends
     QVERIFY(keep->isVisibleTo(panel));
     auto* freeze = qobject_cast<QLineEdit*>(panel->editor("train.finetune.freeze_epochs"));
     typeInto(freeze, "2");

@@ -93,7 +93,7 @@ QString dataErrorOf(F&& f) {
 }
 
 struct Ran {
-  int code = -1;  // -1: it crashed
+  int code = -1;   // -1: it crashed
   QString output;  // stdout and stderr
 };
 
@@ -161,7 +161,8 @@ inline QString stoppedRun(const TrainConfig& c, int64_t stopAt) {
   Session s;
   s.start(c, o);
   const RunSummary r = runToEnd(s);
-  if (r.status != "stopped") qFatal("the run did not stop at step %lld: %s", static_cast<long long>(stopAt), r.status.c_str());
+  if (r.status != "stopped")
+    qFatal("the run did not stop at step %lld: %s", static_cast<long long>(stopAt), r.status.c_str());
   return QString::fromStdString(r.runDir);
 }
 

@@ -59,9 +59,8 @@ class TestTasks : public QObject {
     cfg.loss.pos_weight = c.value("pos_weight", std::string("none"));
     for (const auto& e : validate(cfg)) QVERIFY2(e.field.rfind("loss.", 0) != 0, e.text().c_str());  // they fit
     TaskData data;  // the weights as the run computes them from its settings (loadData)
-    data.weights = cfg.task.kind == "multilabel"
-                       ? positiveWeights(cfg.loss.pos_weight, {5, 6, 5}, 16, {"a", "b", "c"})
-                       : classWeights(cfg.loss.class_weights, {5, 6, 5}, {"a", "b", "c"});
+    data.weights = cfg.task.kind == "multilabel" ? positiveWeights(cfg.loss.pos_weight, {5, 6, 5}, 16, {"a", "b", "c"})
+                                                 : classWeights(cfg.loss.class_weights, {5, 6, 5}, {"a", "b", "c"});
     const auto task = makeTask(cfg, data);
     QCOMPARE(task->name(), cfg.task.kind);
     const torch::Tensor out = tensorOf(ref["output"], shape).requires_grad_(true);
@@ -137,7 +136,8 @@ class TestTasks : public QObject {
     QCOMPARE(listed.loss.pos_weight, std::string("4"));
     configFromJson(nlohmann::json::parse(R"({"loss": {"class_weights": [1, "heavy"]}})"), errors);
     QCOMPARE(errors.size(), size_t(1));
-    QVERIFY2(errors[0].text().find("loss.class_weights must list numbers") != std::string::npos, errors[0].text().c_str());
+    QVERIFY2(errors[0].text().find("loss.class_weights must list numbers") != std::string::npos,
+             errors[0].text().c_str());
     QCOMPARE(classWeights("1, 2.5, 3", {4, 5, 6}, {"a", "b", "c"}), (std::vector<double>{1, 2.5, 3}));
     QVERIFY(classWeights("none", {4, 5}, {"a", "b"}).empty());
     // The wrong length names both counts; a class without examples cannot be balanced.

@@ -73,7 +73,8 @@ class TestTechniques : public QObject {
     // summary.json says where the time went, and why there was no CUDA graph.
     const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
     QCOMPARE(summary.at("cuda_graphs").get<std::string>(), std::string("off: the run is on the CPU"));
-    for (const char* k : {"setup", "training", "evaluation", "writing"}) QVERIFY(summary.at("seconds").at(k).get<double>() >= 0);
+    for (const char* k : {"setup", "training", "evaluation", "writing"})
+      QVERIFY(summary.at("seconds").at(k).get<double>() >= 0);
     QVERIFY(summary.at("seconds").at("training").get<double>() > 0);
   }
 

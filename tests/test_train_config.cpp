@@ -41,52 +41,123 @@ class TestTrainConfig : public QObject {
     QTest::addColumn<QString>("assignment");
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("message");
-    QTest::newRow("lr negative") << "optimizer.lr=-1" << "optimizer.lr" << "optimizer.lr must be > 0 (got -1)";
-    QTest::newRow("lr zero") << "optimizer.lr=0" << "optimizer.lr" << "must be > 0 (got 0)";
-    QTest::newRow("optimizer kind") << "optimizer.kind=\"rmsprop\"" << "optimizer.kind" << "(got \"rmsprop\")";
-    QTest::newRow("momentum") << "optimizer.momentum=1.5" << "optimizer.momentum" << "(got 1.5)";
-    QTest::newRow("beta2") << "optimizer.beta2=1" << "optimizer.beta2" << "must be in [0, 1)";
-    QTest::newRow("eps") << "optimizer.eps=0" << "optimizer.eps" << "must be > 0";
-    QTest::newRow("weight decay") << "optimizer.weight_decay=-0.1" << "optimizer.weight_decay" << "(got -0.1)";
-    QTest::newRow("model kind") << "model.kind=\"vit\"" << "model.kind" << "must be one of mlp, cnn, resnet";
-    QTest::newRow("model width") << "model.width=0" << "model.width" << "(got 0)";
-    QTest::newRow("dropout") << "model.dropout=1" << "model.dropout" << "(got 1)";
-    QTest::newRow("batch size") << "train.batch_size=0" << "train.batch_size" << "(got 0)";
-    QTest::newRow("accumulation") << "train.accumulation_steps=0" << "train.accumulation_steps" << "(got 0)";
-    QTest::newRow("clip") << "train.grad_clip_norm=-2" << "train.grad_clip_norm" << "(got -2)";
-    QTest::newRow("epochs") << "train.epochs=-1" << "train.epochs" << "(got -1)";
-    QTest::newRow("val fraction") << "data.val_fraction=0.95" << "data.val_fraction" << "(got 0.95)";
-    QTest::newRow("crop") << "data.augment_crop=20" << "data.augment_crop" << "(got 20)";
-    QTest::newRow("dataset") << "data.dataset=\"cifar\"" << "data.dataset" << "(got \"cifar\")";
-    QTest::newRow("schedule kind") << "schedule.kind=\"exp\"" << "schedule.kind" << "(got \"exp\")";
-    QTest::newRow("precision") << "precision.mode=\"fp8\"" << "precision.mode" << "fp32, fp16, bf16";
-    QTest::newRow("growth") << "precision.loss_scale.growth_factor=1" << "precision.loss_scale.growth_factor"
-                            << "must be > 1 (got 1)";
-    QTest::newRow("backoff") << "precision.loss_scale.backoff_factor=1" << "precision.loss_scale.backoff_factor"
+    QTest::newRow("lr negative") << "optimizer.lr=-1"
+                                 << "optimizer.lr"
+                                 << "optimizer.lr must be > 0 (got -1)";
+    QTest::newRow("lr zero") << "optimizer.lr=0"
+                             << "optimizer.lr"
+                             << "must be > 0 (got 0)";
+    QTest::newRow("optimizer kind") << "optimizer.kind=\"rmsprop\""
+                                    << "optimizer.kind"
+                                    << "(got \"rmsprop\")";
+    QTest::newRow("momentum") << "optimizer.momentum=1.5"
+                              << "optimizer.momentum"
+                              << "(got 1.5)";
+    QTest::newRow("beta2") << "optimizer.beta2=1"
+                           << "optimizer.beta2"
+                           << "must be in [0, 1)";
+    QTest::newRow("eps") << "optimizer.eps=0"
+                         << "optimizer.eps"
+                         << "must be > 0";
+    QTest::newRow("weight decay") << "optimizer.weight_decay=-0.1"
+                                  << "optimizer.weight_decay"
+                                  << "(got -0.1)";
+    QTest::newRow("model kind") << "model.kind=\"vit\""
+                                << "model.kind"
+                                << "must be one of mlp, cnn, resnet";
+    QTest::newRow("model width") << "model.width=0"
+                                 << "model.width"
+                                 << "(got 0)";
+    QTest::newRow("dropout") << "model.dropout=1"
+                             << "model.dropout"
                              << "(got 1)";
-    QTest::newRow("device") << "performance.device=\"tpu\"" << "performance.device" << "(got \"tpu\")";
-    QTest::newRow("device index") << "performance.device=\"cuda:x\"" << "performance.device" << "cuda:N";
-    QTest::newRow("loader mode") << "loader.mode=\"magic\"" << "loader.mode" << "(got \"magic\")";
-    QTest::newRow("prefetch") << "loader.prefetch=0" << "loader.prefetch" << "(got 0)";
-    QTest::newRow("eval batch") << "evaluation.batch_size=0" << "evaluation.batch_size" << "(got 0)";
-    QTest::newRow("output dir") << "output.dir=\"\"" << "output.dir" << "must name a folder";
-    QTest::newRow("name slash") << "name=\"a/b\"" << "name" << "must not contain";
-    QTest::newRow("name dot-dot") << "name=\"..\"" << "name" << "must not start with '.'";
-    QTest::newRow("name control") << "name=\"a\\u001b[31mb\"" << "name" << "must not contain control characters";
-    QTest::newRow("name 300 chars") << ("name=\"" + QString(300, 'x') + "\"") << "name" << "at most 100 characters (got 300)";
-    QTest::newRow("lr 1e400") << "optimizer.lr=1e400" << "optimizer.lr" << "must be a finite number";
-    QTest::newRow("schema") << "schema_version=7" << "schema_version" << "must be 2 (got 7)";
-    QTest::newRow("data format") << "data.format=\"parquet\"" << "data.format"
+    QTest::newRow("batch size") << "train.batch_size=0"
+                                << "train.batch_size"
+                                << "(got 0)";
+    QTest::newRow("accumulation") << "train.accumulation_steps=0"
+                                  << "train.accumulation_steps"
+                                  << "(got 0)";
+    QTest::newRow("clip") << "train.grad_clip_norm=-2"
+                          << "train.grad_clip_norm"
+                          << "(got -2)";
+    QTest::newRow("epochs") << "train.epochs=-1"
+                            << "train.epochs"
+                            << "(got -1)";
+    QTest::newRow("val fraction") << "data.val_fraction=0.95"
+                                  << "data.val_fraction"
+                                  << "(got 0.95)";
+    QTest::newRow("crop") << "data.augment_crop=20"
+                          << "data.augment_crop"
+                          << "(got 20)";
+    QTest::newRow("dataset") << "data.dataset=\"cifar\""
+                             << "data.dataset"
+                             << "(got \"cifar\")";
+    QTest::newRow("schedule kind") << "schedule.kind=\"exp\""
+                                   << "schedule.kind"
+                                   << "(got \"exp\")";
+    QTest::newRow("precision") << "precision.mode=\"fp8\""
+                               << "precision.mode"
+                               << "fp32, fp16, bf16";
+    QTest::newRow("growth") << "precision.loss_scale.growth_factor=1"
+                            << "precision.loss_scale.growth_factor"
+                            << "must be > 1 (got 1)";
+    QTest::newRow("backoff") << "precision.loss_scale.backoff_factor=1"
+                             << "precision.loss_scale.backoff_factor"
+                             << "(got 1)";
+    QTest::newRow("device") << "performance.device=\"tpu\""
+                            << "performance.device"
+                            << "(got \"tpu\")";
+    QTest::newRow("device index") << "performance.device=\"cuda:x\""
+                                  << "performance.device"
+                                  << "cuda:N";
+    QTest::newRow("loader mode") << "loader.mode=\"magic\""
+                                 << "loader.mode"
+                                 << "(got \"magic\")";
+    QTest::newRow("prefetch") << "loader.prefetch=0"
+                              << "loader.prefetch"
+                              << "(got 0)";
+    QTest::newRow("eval batch") << "evaluation.batch_size=0"
+                                << "evaluation.batch_size"
+                                << "(got 0)";
+    QTest::newRow("output dir") << "output.dir=\"\""
+                                << "output.dir"
+                                << "must name a folder";
+    QTest::newRow("name slash") << "name=\"a/b\""
+                                << "name"
+                                << "must not contain";
+    QTest::newRow("name dot-dot") << "name=\"..\""
+                                  << "name"
+                                  << "must not start with '.'";
+    QTest::newRow("name control") << "name=\"a\\u001b[31mb\""
+                                  << "name"
+                                  << "must not contain control characters";
+    QTest::newRow("name 300 chars") << ("name=\"" + QString(300, 'x') + "\"") << "name"
+                                    << "at most 100 characters (got 300)";
+    QTest::newRow("lr 1e400") << "optimizer.lr=1e400"
+                              << "optimizer.lr"
+                              << "must be a finite number";
+    QTest::newRow("schema") << "schema_version=7"
+                            << "schema_version"
+                            << "must be 2 (got 7)";
+    QTest::newRow("data format") << "data.format=\"parquet\""
+                                 << "data.format"
                                  << "must be one of idx, image_folder, csv (got \"parquet\")";
-    QTest::newRow("model kind torchscript needs a path") << "model.kind=\"torchscript\"" << "model.path"
+    QTest::newRow("model kind torchscript needs a path") << "model.kind=\"torchscript\""
+                                                         << "model.path"
                                                          << "must name the TorchScript file";
     // Past the member's type, the setting's own range is quoted (not int's).
-    QTest::newRow("width beyond int") << "model.width=4294967328" << "model.width"
+    QTest::newRow("width beyond int") << "model.width=4294967328"
+                                      << "model.width"
                                       << "must be in [1, 4096] (got 4294967328)";
-    QTest::newRow("epochs 1e300") << "train.epochs=1e300" << "train.epochs" << "must be in [0, 1000000] (got 1e+300)";
-    QTest::newRow("max_steps beyond a plan") << "train.max_steps=1000000001" << "train.max_steps"
+    QTest::newRow("epochs 1e300") << "train.epochs=1e300"
+                                  << "train.epochs"
+                                  << "must be in [0, 1000000] (got 1e+300)";
+    QTest::newRow("max_steps beyond a plan") << "train.max_steps=1000000001"
+                                             << "train.max_steps"
                                              << "must be in [0, 1000000000] (got 1000000001)";
-    QTest::newRow("seed negative") << "train.seed=-1" << "train.seed" << "must be >= 0 (got -1)";
+    QTest::newRow("seed negative") << "train.seed=-1"
+                                   << "train.seed"
+                                   << "must be >= 0 (got -1)";
   }
   void invalidFieldIsReported() {
     QFETCH(QString, assignment);
@@ -102,8 +173,9 @@ class TestTrainConfig : public QObject {
       errors.push_back({"", e.what()});
       QVERIFY2(std::string(e.what()).find(field.toStdString()) != std::string::npos, e.what());
     }
-    QVERIFY2(hasError(errors, "", message.toStdString()) || hasError(errors, field.toStdString(), message.toStdString()),
-             all(errors).c_str());
+    QVERIFY2(
+        hasError(errors, "", message.toStdString()) || hasError(errors, field.toStdString(), message.toStdString()),
+        all(errors).c_str());
   }
 
   void dataFormatRules() {
@@ -173,12 +245,18 @@ class TestTrainConfig : public QObject {
           [&](auto* m) {
             using M = std::remove_pointer_t<decltype(m)>;
             switch (spec.type) {
-              case FieldType::Int: return std::is_integral_v<M> && !std::is_same_v<M, bool>;
-              case FieldType::Real: return std::is_same_v<M, double>;
-              case FieldType::Bool: return std::is_same_v<M, bool>;
-              case FieldType::Size: return std::is_same_v<M, std::vector<int64_t>>;
-              case FieldType::TextList: return std::is_same_v<M, std::vector<std::string>>;
-              default: return std::is_same_v<M, std::string>;
+              case FieldType::Int:
+                return std::is_integral_v<M> && !std::is_same_v<M, bool>;
+              case FieldType::Real:
+                return std::is_same_v<M, double>;
+              case FieldType::Bool:
+                return std::is_same_v<M, bool>;
+              case FieldType::Size:
+                return std::is_same_v<M, std::vector<int64_t>>;
+              case FieldType::TextList:
+                return std::is_same_v<M, std::vector<std::string>>;
+              default:
+                return std::is_same_v<M, std::string>;
             }
           },
           ref);
@@ -187,11 +265,16 @@ class TestTrainConfig : public QObject {
       std::visit(
           [](auto* m) {
             using M = std::remove_pointer_t<decltype(m)>;
-            if constexpr (std::is_same_v<M, bool>) *m = !*m;
-            else if constexpr (std::is_arithmetic_v<M>) *m = *m + 3;
-            else if constexpr (std::is_same_v<M, std::string>) *m += "-x";
-            else if constexpr (std::is_same_v<M, std::vector<int64_t>>) *m = {7, 9};
-            else *m = {"a", "b"};
+            if constexpr (std::is_same_v<M, bool>)
+              *m = !*m;
+            else if constexpr (std::is_arithmetic_v<M>)
+              *m = *m + 3;
+            else if constexpr (std::is_same_v<M, std::string>)
+              *m += "-x";
+            else if constexpr (std::is_same_v<M, std::vector<int64_t>>)
+              *m = {7, 9};
+            else
+              *m = {"a", "b"};
           },
           ref);
       const nlohmann::json written = toJson(c);
@@ -273,9 +356,11 @@ class TestTrainConfig : public QObject {
       c.distributed.devices = good;
       QVERIFY2(validate(c).empty(), all(validate(c)).c_str());
     }
-    for (const auto& [bad, part] : std::vector<std::pair<std::string, std::string>>{
-             {"0,0", "GPU indices once each"}, {"gpu0,gpu1", "GPU indices once each"},
-             {"0,,1", "GPU indices once each"}, {"cpu,1", "both GPUs and cpu"}}) {
+    for (const auto& [bad, part] :
+         std::vector<std::pair<std::string, std::string>>{{"0,0", "GPU indices once each"},
+                                                          {"gpu0,gpu1", "GPU indices once each"},
+                                                          {"0,,1", "GPU indices once each"},
+                                                          {"cpu,1", "both GPUs and cpu"}}) {
       TrainConfig c;
       c.distributed.devices = bad;
       QVERIFY2(hasError(validate(c), "distributed.devices", part), (bad + ": " + all(validate(c))).c_str());
@@ -403,9 +488,7 @@ class TestTrainConfig : public QObject {
   void filesReportTheirName() {
     QTemporaryDir dir;
     const std::string bad = (dir.path() + "/bad.json").toStdString();
-    {
-      std::ofstream(bad) << "{ \"optimizer\": { \"lr\": ";
-    }
+    { std::ofstream(bad) << "{ \"optimizer\": { \"lr\": "; }
     try {
       loadConfigFile(bad);
       QFAIL("expected an error");
@@ -472,10 +555,11 @@ class TestTrainConfig : public QObject {
     c.task.threshold = 0.3;
     c.data.augment_vflip = true;
     c.data.augment_brightness = 0.4;
-    QVERIFY2(settingEffectNote("model.weights", c).rfind("has no effect: it is read only with a torchvision model.kind",
-                                                         0) == 0,
+    QVERIFY2(settingEffectNote("model.weights", c)
+                     .rfind("has no effect: it is read only with a torchvision model.kind", 0) == 0,
              settingEffectNote("model.weights", c).c_str());
-    QCOMPARE(settingEffectNote("task.threshold", c), std::string("has no effect: it is read only with task.kind multilabel"));
+    QCOMPARE(settingEffectNote("task.threshold", c),
+             std::string("has no effect: it is read only with task.kind multilabel"));
     QCOMPARE(settingEffectNote("data.augment_vflip", c),
              std::string("has no effect: it is read only with images (data.format idx or image_folder)"));
     std::vector<std::string> fields;

@@ -20,10 +20,10 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
-#include <QSignalSpy>
-#include <QTabWidget>
 #include <QListWidget>
 #include <QProgressBar>
+#include <QSignalSpy>
+#include <QTabWidget>
 #include <QTreeWidget>
 
 #include "studio/file_io.h"
@@ -32,11 +32,11 @@
 #include "test_support.h"
 #include "ui/evaluation_panel.h"
 #include "ui/main_window.h"
-#include "ui/run_controller.h"
-#include "ui/run_status_bar.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
 #include "ui/queue_panel.h"
+#include "ui/run_controller.h"
+#include "ui/run_status_bar.h"
 #include "ui/runs_panel.h"
 #include "ui/settings_panel.h"
 

@@ -9,9 +9,8 @@
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QLineEdit>
-#include <QToolButton>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -19,8 +18,9 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
-#include <QTableWidget>
 #include <QTabWidget>
+#include <QTableWidget>
+#include <QToolButton>
 #include <QTreeWidget>
 
 #include <qcustomplot.h>
@@ -40,12 +40,12 @@
 #include "ui/evaluation_panel.h"
 #include "ui/file_pickers.h"
 #include "ui/log_panel.h"
-#include "ui/queue_panel.h"
 #include "ui/lr_find_dialog.h"
-#include "ui/run_catalog.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
 #include "ui/plots_panel.h"
+#include "ui/queue_panel.h"
+#include "ui/run_catalog.h"
 #include "ui/run_controller.h"
 #include "ui/run_status_bar.h"
 #include "ui/runs_panel.h"
@@ -109,10 +109,10 @@ class TestWindowReview : public QObject {
       QVERIFY(QTest::qWaitForWindowExposed(&w));
       w.resize(1500, 950);
       w.fitWithin(available);
-      QVERIFY2(available.contains(w.frameGeometry()), qPrintable(text(w.frameGeometry()) + " in " + text(available) +
-                                                                 QString(" (minimum %1x%2)")
-                                                                     .arg(w.minimumSizeHint().width())
-                                                                     .arg(w.minimumSizeHint().height())));
+      QVERIFY2(
+          available.contains(w.frameGeometry()),
+          qPrintable(text(w.frameGeometry()) + " in " + text(available) +
+                     QString(" (minimum %1x%2)").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
     }
     // On opening, the window takes its screen's.
     const QRect screen = window().screen()->availableGeometry();
@@ -239,7 +239,8 @@ class TestWindowReview : public QObject {
     QSignalSpy seen(window().plotsPanel(), &PlotsPanel::divergenceSeen);
     runForm(c);
     QVERIFY(!seen.isEmpty());
-    QVERIFY2(seen.front().at(1).toString().contains("schedule.onecycle.max_lr"), qPrintable(seen.front().at(1).toString()));
+    QVERIFY2(seen.front().at(1).toString().contains("schedule.onecycle.max_lr"),
+             qPrintable(seen.front().at(1).toString()));
   }
 
   // Item 7: Delete moves a run into the desktop's trash,
@@ -266,8 +267,10 @@ class TestWindowReview : public QObject {
                                QDir(QFileInfo(run).absolutePath()).entryList({"files", "info"}, QDir::Dirs);
     const bool back = window().runsPanel()->undoDelete(&error);
     QDir::setCurrent(oldCwd);
-    if (oldData.isEmpty()) qunsetenv("XDG_DATA_HOME");
-    else qputenv("XDG_DATA_HOME", oldData);
+    if (oldData.isEmpty())
+      qunsetenv("XDG_DATA_HOME");
+    else
+      qputenv("XDG_DATA_HOME", oldData);
     QVERIFY2(deleted, qPrintable(error));
     QVERIFY(inTrash);
     QVERIFY2(strays.isEmpty(), qPrintable(strays.join(", ")));
@@ -278,8 +281,9 @@ class TestWindowReview : public QObject {
   // the box; the log follows new lines while hidden and after being shown,
   // until the person scrolls up.
   void restoredStateShowsWhatItIs() {
-    QSettings().setValue("settings/last",
-                         QString::fromStdString(toJson(loadConfigFile(presetPath(defaultPresetDir(), "fashion-mnist-mlp"))).dump()));
+    QSettings().setValue(
+        "settings/last",
+        QString::fromStdString(toJson(loadConfigFile(presetPath(defaultPresetDir(), "fashion-mnist-mlp"))).dump()));
     {
       ui::MainWindow restored(QString::fromStdString(defaultPresetDir()), true);
       auto* presets = restored.settingsPanel()->findChild<QComboBox*>("presets");
@@ -333,7 +337,8 @@ class TestWindowReview : public QObject {
     QVERIFY(window().startRun());
     const QString run = QDir(window().controller()->runDir()).absolutePath();
     QTRY_VERIFY(!window().runsPanel()->cellText(run, "Status").isEmpty());
-    QTRY_VERIFY_WITH_TIMEOUT(window().runsPanel()->cellText(run, "Steps").section(" / ", 0, 0).toLongLong() >= 4, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(window().runsPanel()->cellText(run, "Steps").section(" / ", 0, 0).toLongLong() >= 4,
+                             kTimeout);
     QVERIFY(window().controller()->active());
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
     window().controller()->stop();
@@ -426,10 +431,11 @@ class TestWindowReview : public QObject {
     ui::MetricChart* lr = window().plotsPanel()->chart(PlotsPanel::LearningRate);
     QTRY_VERIFY(lr->title().contains("plan"));
     const QString shown = lr->shownTitle();
-    QVERIFY2(shown.startsWith("Learning rate") &&
-                 QFontMetrics(QFont(lr->font().family(), lr->font().pointSize(), QFont::Bold)).horizontalAdvance(shown) <=
-                     lr->plot()->width(),
-             qPrintable(shown));
+    QVERIFY2(
+        shown.startsWith("Learning rate") &&
+            QFontMetrics(QFont(lr->font().family(), lr->font().pointSize(), QFont::Bold)).horizontalAdvance(shown) <=
+                lr->plot()->width(),
+        qPrintable(shown));
     // The window's title names the run once; Qt adds the application's name.
     window().settingsPanel()->setConfig(config("title"));
     QVERIFY(window().startRun());
@@ -477,7 +483,8 @@ class TestWindowReview : public QObject {
     QCOMPARE(ids.size(), size_t(3));
     const auto names = [&] {
       QStringList n;
-      for (const auto& q : loadQueue(queue->queueFile().toStdString())) n << QString::fromStdString(q.config.name + ":" + q.status);
+      for (const auto& q : loadQueue(queue->queueFile().toStdString()))
+        n << QString::fromStdString(q.config.name + ":" + q.status);
       return n.join(" ");
     };
     queue->select(ids[2]);

@@ -21,16 +21,26 @@ using studio::FieldType;
 
 std::string typeName(FieldType t) {
   switch (t) {
-    case FieldType::Text: return "text";
-    case FieldType::Folder: return "folder";
-    case FieldType::File: return "file";
-    case FieldType::DataPath: return "folder or table";
-    case FieldType::Int: return "whole number";
-    case FieldType::Real: return "number";
-    case FieldType::Bool: return "true/false";
-    case FieldType::Choice: return "choice";
-    case FieldType::Size: return "[height, width]";
-    case FieldType::TextList: return "list of names";
+    case FieldType::Text:
+      return "text";
+    case FieldType::Folder:
+      return "folder";
+    case FieldType::File:
+      return "file";
+    case FieldType::DataPath:
+      return "folder or table";
+    case FieldType::Int:
+      return "whole number";
+    case FieldType::Real:
+      return "number";
+    case FieldType::Bool:
+      return "true/false";
+    case FieldType::Choice:
+      return "choice";
+    case FieldType::Size:
+      return "[height, width]";
+    case FieldType::TextList:
+      return "list of names";
   }
   return "";
 }
@@ -39,9 +49,12 @@ std::string typeName(FieldType t) {
 std::string cell(const std::string& s) {
   std::string out;
   for (char ch : s) {
-    if (ch == '\n') out += ' ';
-    else if (ch == '|') out += "\\|";
-    else out += ch;
+    if (ch == '\n')
+      out += ' ';
+    else if (ch == '|')
+      out += "\\|";
+    else
+      out += ch;
   }
   return out;
 }
@@ -73,8 +86,8 @@ std::string reference() {
       }
       const auto at = nlohmann::json::json_pointer(studio::jsonPointer(f.path));
       const std::string def = defaults.contains(at) ? defaults.at(at).dump() : "";
-      md << "| `" << f.path << "` | " << typeName(f.type) << " | " << cell(code(def)) << " | " << cell(values)
-         << " | " << cell(f.appliesWhen.empty() ? "always" : f.appliesWhen) << " | " << cell("**" + f.label + "**: " + f.tip)
+      md << "| `" << f.path << "` | " << typeName(f.type) << " | " << cell(code(def)) << " | " << cell(values) << " | "
+         << cell(f.appliesWhen.empty() ? "always" : f.appliesWhen) << " | " << cell("**" + f.label + "**: " + f.tip)
          << " |\n";
     }
   }
@@ -107,8 +120,9 @@ int main(int argc, char** argv) {
     const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
     if (!ga && !gb) break;
     if (!ga || !gb || la != lb) {
-      std::cerr << argv[2] << " is out of date with the schema at line " << line << ":\n  file:   " << (ga ? la : "(ends)")
-                << "\n  schema: " << (gb ? lb : "(ends)") << "\nRun `make docs` to write it again.\n";
+      std::cerr << argv[2] << " is out of date with the schema at line " << line
+                << ":\n  file:   " << (ga ? la : "(ends)") << "\n  schema: " << (gb ? lb : "(ends)")
+                << "\nRun `make docs` to write it again.\n";
       break;
     }
   }

@@ -56,8 +56,9 @@ DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
   m_counts->setObjectName("classCounts");
   m_counts->setMinimumHeight(160);
   m_counts->plotLayout()->insertRow(0);
-  m_counts->plotLayout()->addElement(0, 0, new QCPTextElement(m_counts, tr("Examples per class"),
-                                                             QFont(font().family(), font().pointSize(), QFont::Bold)));
+  m_counts->plotLayout()->addElement(
+      0, 0,
+      new QCPTextElement(m_counts, tr("Examples per class"), QFont(font().family(), font().pointSize(), QFont::Bold)));
   placeLegendBelow(m_counts);  // not over the bars
   split->addWidget(m_counts);
 

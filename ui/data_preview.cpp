@@ -37,7 +37,8 @@ QString fieldOf(const QString& message, const TrainConfig& c) {
                         "data.train_limit", "data.test_file", "data.train_file", "data.on_bad_file"})
     if (message.contains(f)) return f;
   if (c.data.format == "csv") {
-    if (!c.data.test_file.empty() && message.contains(QString::fromStdString(c.data.test_file))) return "data.test_file";
+    if (!c.data.test_file.empty() && message.contains(QString::fromStdString(c.data.test_file)))
+      return "data.test_file";
     if (!c.data.train_file.empty()) return "data.train_file";
   }
   return "data.root";

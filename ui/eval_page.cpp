@@ -21,7 +21,8 @@ QCustomPlot* titledPlot(const char* name, const QFont& font) {
   p->setObjectName(name);
   p->setMinimumSize(180, 220);  // readable at 1280x720: the Evaluation tab scrolls, the window still fits
   p->plotLayout()->insertRow(0);
-  p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString(), QFont(font.family(), font.pointSize(), QFont::Bold)));
+  p->plotLayout()->addElement(0, 0,
+                              new QCPTextElement(p, QString(), QFont(font.family(), font.pointSize(), QFont::Bold)));
   return p;
 }
 

@@ -20,9 +20,9 @@
 #include <cmath>
 
 #include "studio/run_layout.h"
-#include "ui/plot_palette.h"
 #include "ui/calibration_view.h"
 #include "ui/labels_view.h"
+#include "ui/plot_palette.h"
 #include "ui/regression_view.h"
 
 namespace studio::ui {
@@ -30,7 +30,7 @@ namespace {
 
 constexpr int kRegressionPage = 2, kLabelsPage = 3;
 
-const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
                           QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
 
 QString percent(double v) { return std::isfinite(v) ? QString::number(100.0 * v, 'f', 1) + " %" : "—"; }
@@ -65,7 +65,8 @@ namespace {
 // report of other weights than the step's own, whose they are.
 QString splitText(const EvalReport& r) {
   const QString split = QString::fromStdString(r.split);
-  if (r.weights == "best") return QObject::tr("%1, with the best checkpoint's weights (step %2),").arg(split).arg(r.weightsStep);
+  if (r.weights == "best")
+    return QObject::tr("%1, with the best checkpoint's weights (step %2),").arg(split).arg(r.weightsStep);
   return split;
 }
 }  // namespace
@@ -114,7 +115,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_matrix->installEventFilter(this);  // its numbers fit its cells again when it is resized
   m_matrix->plotLayout()->insertRow(0);
   m_matrix->plotLayout()->addElement(
-      0, 0, new QCPTextElement(m_matrix, tr("Confusion matrix"), QFont(font().family(), font().pointSize(), QFont::Bold)));
+      0, 0,
+      new QCPTextElement(m_matrix, tr("Confusion matrix"), QFont(font().family(), font().pointSize(), QFont::Bold)));
   m_matrix->xAxis->setLabel(tr("predicted"));
   m_matrix->yAxis->setLabel(tr("true"));
   m_matrix->yAxis->setRangeReversed(true);
@@ -134,8 +136,9 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_calibration = new CalibrationView;
   m_views->addTab(m_calibration, tr("Calibration"));
   upper->addWidget(m_views);
-  m_classes = table({tr("Class"), tr("Examples"), tr("Precision"), tr("Recall"), tr("F1"), tr("Accuracy (one vs rest)")},
-                    "classFigures");
+  m_classes =
+      table({tr("Class"), tr("Examples"), tr("Precision"), tr("Recall"), tr("F1"), tr("Accuracy (one vs rest)")},
+            "classFigures");
   upper->addWidget(m_classes);
   upper->setStretchFactor(0, 3);
   upper->setStretchFactor(1, 2);
@@ -157,8 +160,9 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_compare->setObjectName("classComparison");
   m_compare->plotLayout()->insertRow(0);
   m_compare->plotLayout()->addElement(
-      0, 0, new QCPTextElement(m_compare, tr("Accuracy of each class (recall), last evaluation of each run"),
-                               QFont(font().family(), font().pointSize(), QFont::Bold)));
+      0, 0,
+      new QCPTextElement(m_compare, tr("Accuracy of each class (recall), last evaluation of each run"),
+                         QFont(font().family(), font().pointSize(), QFont::Bold)));
   m_compare->legend->setVisible(true);
   several->addWidget(m_compare);
   m_compareTable = table({tr("Class")}, "classComparisonTable");
@@ -199,8 +203,9 @@ void EvaluationPanel::clear() {
   m_regression->clear();
   m_labels->clear();
   fillMistakes();
-  setMessage(tr("No evaluation yet: a run evaluates at the end of each epoch (or every N steps, see Evaluation "
-                "in the settings)."));
+  setMessage(
+      tr("No evaluation yet: a run evaluates at the end of each epoch (or every N steps, see Evaluation "
+         "in the settings)."));
   m_matrix->replot();
 }
 
@@ -296,9 +301,10 @@ void EvaluationPanel::showStep(int64_t step) {
   }
   m_pages->setCurrentIndex(0);
   m_normalize->show();
-  m_thumbnails = m_report->thumbnails.empty()
-                     ? QImage()
-                     : QImage(m_run + "/" + run_files::kEvalFolder + "/" + QString::fromStdString(m_report->thumbnails));
+  m_thumbnails =
+      m_report->thumbnails.empty()
+          ? QImage()
+          : QImage(m_run + "/" + run_files::kEvalFolder + "/" + QString::fromStdString(m_report->thumbnails));
   setMessage(tr("%1 — %2 at step %3 (epoch %4): accuracy %5, loss %6, %7 examples")
                  .arg(m_label, splitText(*m_report))
                  .arg(m_report->step)
@@ -409,8 +415,8 @@ std::vector<std::vector<double>> EvaluationPanel::drawnMatrix() const {
     double total = 0;
     for (int64_t v : row) total += static_cast<double>(v);
     std::vector<double> r;
-    for (int64_t v : row) r.push_back(m_rowNormalized ? (total > 0 ? static_cast<double>(v) / total : 0.0)
-                                                      : static_cast<double>(v));
+    for (int64_t v : row)
+      r.push_back(m_rowNormalized ? (total > 0 ? static_cast<double>(v) / total : 0.0) : static_cast<double>(v));
     out.push_back(r);
   }
   return out;
@@ -483,8 +489,8 @@ void EvaluationPanel::compareRuns(const QStringList& runDirs, const QStringList&
       continue;
     }
     try {
-      reports.push_back(readEvalReport((runDirs[i] + "/" + QString::fromStdString(run_files::evalReport(steps.back())))
-                                           .toStdString()));
+      reports.push_back(readEvalReport(
+          (runDirs[i] + "/" + QString::fromStdString(run_files::evalReport(steps.back()))).toStdString()));
       shown << labels[i];
     } catch (const std::exception& e) {
       missing << labels[i] + " (" + QString::fromStdString(e.what()) + ")";

@@ -61,9 +61,9 @@ void LabelsView::show(const EvalReport& report) {
   m_table->setRowCount(static_cast<int>(report.labels.size()));
   for (size_t i = 0; i < report.labels.size(); ++i) {
     const LabelFigures& f = report.labels[i];
-    setRow(static_cast<int>(i), {QString::fromStdString(f.name), QString::number(f.support), number(f.precision),
-                                 number(f.recall), number(f.f1), number(f.averagePrecision), number(f.rocAuc),
-                                 number(f.threshold), number(f.bestThreshold)});
+    setRow(static_cast<int>(i),
+           {QString::fromStdString(f.name), QString::number(f.support), number(f.precision), number(f.recall),
+            number(f.f1), number(f.averagePrecision), number(f.rocAuc), number(f.threshold), number(f.bestThreshold)});
   }
   draw();
 }

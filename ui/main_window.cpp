@@ -9,16 +9,16 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QInputDialog>
 #include <QMenuBar>
-#include <QGuiApplication>
 #include <QMessageBox>
 #include <QScreen>
 #include <QScrollArea>
-#include <QVBoxLayout>
 #include <QSettings>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -36,20 +36,20 @@
 #include "ui/model_panel.h"
 #include "ui/notifier.h"
 #include "ui/plots_panel.h"
+#include "ui/predict_panel.h"
 #include "ui/preview_coordinator.h"
 #include "ui/probe_runs.h"
 #include "ui/queue_panel.h"
 #include "ui/queue_runner.h"
-#include "ui/search_dialog.h"
-#include "ui/study_panel.h"
 #include "ui/run_controller.h"
-#include "ui/predict_panel.h"
 #include "ui/run_export.h"
 #include "ui/run_lifecycle.h"
 #include "ui/run_status_bar.h"
 #include "ui/run_toolbar.h"
 #include "ui/runs_panel.h"
+#include "ui/search_dialog.h"
 #include "ui/settings_panel.h"
+#include "ui/study_panel.h"
 #include "ui/theme.h"
 #include "ui/trust_store.h"
 
@@ -87,15 +87,28 @@ void scrollContents(QWidget* panel) {
 }  // namespace
 
 MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
-    : QMainWindow(parent), m_settings(new SettingsPanel), m_tabs(new QTabWidget), m_plots(new PlotsPanel),
-      m_data(new DataPanel), m_model(new ModelPanel), m_eval(new EvaluationPanel), m_predict(new PredictPanel), m_runs(new RunsPanel), m_queuePanel(new QueuePanel), m_study(new StudyPanel),
-      m_log(new LogPanel), m_toolbar(new RunToolBar(this)), m_status(new RunStatusBar(this)),
-      m_controller(new RunController(this)), m_trust(new TrustStore(restore, this)),
+    : QMainWindow(parent),
+      m_settings(new SettingsPanel),
+      m_tabs(new QTabWidget),
+      m_plots(new PlotsPanel),
+      m_data(new DataPanel),
+      m_model(new ModelPanel),
+      m_eval(new EvaluationPanel),
+      m_predict(new PredictPanel),
+      m_runs(new RunsPanel),
+      m_queuePanel(new QueuePanel),
+      m_study(new StudyPanel),
+      m_log(new LogPanel),
+      m_toolbar(new RunToolBar(this)),
+      m_status(new RunStatusBar(this)),
+      m_controller(new RunController(this)),
+      m_trust(new TrustStore(restore, this)),
       m_preview(new PreviewCoordinator(m_settings, m_data, m_model, m_plots, m_trust, this)),
-      m_lifecycle(new RunLifecycle(m_controller, {m_settings, m_plots, m_eval, m_runs, m_toolbar, m_status},
-                                   m_preview, m_trust, restore, this)),
+      m_lifecycle(new RunLifecycle(m_controller, {m_settings, m_plots, m_eval, m_runs, m_toolbar, m_status}, m_preview,
+                                   m_trust, restore, this)),
       m_queue(new QueueRunner(m_controller, m_lifecycle, m_settings, m_runs, this)),
-      m_probes(new ProbeRuns(m_controller, m_lifecycle, m_settings, this)), m_notifier(new Notifier(this, restore)),
+      m_probes(new ProbeRuns(m_controller, m_lifecycle, m_settings, this)),
+      m_notifier(new Notifier(this, restore)),
       m_restore(restore) {
   setWindowTitle(tr("Training Studio"));
   setObjectName("mainWindow");
@@ -285,8 +298,7 @@ void MainWindow::buildMenus() {
     for (const QString& section : HelpDialog::headingsOf(path))
       menu->addAction(section, this, [this, section] { openGuide()->showSection(section); });
   }
-  if (documents.isEmpty())
-    help->addAction(tr("(no user guide next to this program)"))->setEnabled(false);
+  if (documents.isEmpty()) help->addAction(tr("(no user guide next to this program)"))->setEnabled(false);
   help->addSeparator();
   help->addAction(tr("About Training Studio"), this, [this] {
     QMessageBox::about(this, tr("About Training Studio"),
@@ -321,7 +333,8 @@ void MainWindow::connectPanels() {
     // "stopping…" at once, not at the next poll: a run whose evaluation ends
     // before that poll would otherwise never show it.
     if (m_controller->active())
-      m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(), m_controller->receivedRecords());
+      m_status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(),
+                             m_controller->receivedRecords());
     showMessage(tr("Stopping after the current step; a checkpoint is written."));
   });
   connect(m_toolbar, &RunToolBar::saveRequested, this, [this] {
@@ -368,8 +381,10 @@ void MainWindow::connectPanels() {
   connect(m_study, &StudyPanel::runsSelected, m_runs, &RunsPanel::selectRuns);
   connect(m_study, &StudyPanel::trainBestRequested, this, &MainWindow::trainBestOfStudy);
   connect(m_study, &StudyPanel::message, this, [this](const QString& text, bool error) {
-    if (error) showMessage(text, true);
-    else log::info(text.toStdString());
+    if (error)
+      showMessage(text, true);
+    else
+      log::info(text.toStdString());
   });
   connect(m_study, &StudyPanel::finished, m_runs, &RunsPanel::refresh);
   connect(m_runs, &RunsPanel::runsDeleted, m_lifecycle, &RunLifecycle::forgetRuns);
@@ -449,8 +464,10 @@ QString MainWindow::lastNotification() const { return m_notifier->last(); }
 void MainWindow::askContinue(const QString& runDir) {
   QString error;
   const std::optional<ContinueOptions> more = askContinueOptions(this, runDir, &error);
-  if (more) continueRun(runDir, *more);
-  else if (!error.isEmpty()) showMessage(error, true);
+  if (more)
+    continueRun(runDir, *more);
+  else if (!error.isEmpty())
+    showMessage(error, true);
 }
 
 void MainWindow::askFork(const QString& runDir) {
@@ -498,7 +515,8 @@ QStringList MainWindow::exportRunTo(const QString& runDir, const QString& outDir
 }
 
 void MainWindow::exportSelectedRun(const QString& runDir) {
-  const QString out = QFileDialog::getExistingDirectory(this, tr("Export %1 to folder").arg(QFileInfo(runDir).fileName()));
+  const QString out =
+      QFileDialog::getExistingDirectory(this, tr("Export %1 to folder").arg(QFileInfo(runDir).fileName()));
   if (out.isEmpty()) return;
   QString error;
   const QStringList files = exportRunTo(runDir, out, &error);
@@ -511,7 +529,8 @@ void MainWindow::exportSelectedRun(const QString& runDir) {
 void MainWindow::setChartExportSize(const QSize& size) {
   m_chartExportSize = size.expandedTo(QSize(200, 150));
   if (m_restore) QSettings().setValue("export/chartSize", m_chartExportSize);
-  showMessage(tr("Charts are exported at %1 x %2 pixels").arg(m_chartExportSize.width()).arg(m_chartExportSize.height()));
+  showMessage(
+      tr("Charts are exported at %1 x %2 pixels").arg(m_chartExportSize.width()).arg(m_chartExportSize.height()));
 }
 
 bool MainWindow::loadSettingsFile(const QString& path) {
@@ -598,7 +617,8 @@ void MainWindow::restoreWindowState() {
   const int x = s.value("view/xAxis", 0).toInt();
   if (x >= PlotsPanel::Steps && x <= PlotsPanel::WallTime) m_plots->setXAxis(static_cast<PlotsPanel::XAxis>(x));
   for (MetricChart* c : m_plots->charts())
-    if (c != m_plots->chart(PlotsPanel::Loss)) c->setSmoothing(s.value("view/smoothing/" + c->objectName(), 0.0).toDouble());
+    if (c != m_plots->chart(PlotsPanel::Loss))
+      c->setSmoothing(s.value("view/smoothing/" + c->objectName(), 0.0).toDouble());
   const QSize size = s.value("export/chartSize", m_chartExportSize).toSize();
   if (size.width() >= 200 && size.height() >= 150) m_chartExportSize = size;
   applyTheme(themeFromName(s.value("view/theme", "system").toString()));

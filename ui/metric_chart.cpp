@@ -130,9 +130,7 @@ QString MetricChart::shownTitle() const {
   return t ? t->text() : QString();
 }
 
-void MetricChart::setRightAxisLabel(const QString& label) {
-  m_plot->yAxis2->setLabel(label);
-}
+void MetricChart::setRightAxisLabel(const QString& label) { m_plot->yAxis2->setLabel(label); }
 
 void MetricChart::addSeries(const QString& key, const QString& label, const SeriesStyle& style) {
   if (m_series.count(key)) return;

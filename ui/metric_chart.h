@@ -33,9 +33,9 @@ class MetricChart : public QWidget {
  public:
   struct SeriesStyle {
     QPen pen;
-    bool dots = false;         // draw a dot at each sample (sparse series: evaluations)
-    bool rightAxis = false;    // a second quantity with its own scale
-    bool smoothable = true;    // drawn smoothed with the chart's smoothing (dots never are)
+    bool dots = false;       // draw a dot at each sample (sparse series: evaluations)
+    bool rightAxis = false;  // a second quantity with its own scale
+    bool smoothable = true;  // drawn smoothed with the chart's smoothing (dots never are)
   };
 
   MetricChart(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
@@ -156,7 +156,7 @@ class MetricChart : public QWidget {
  private:
   struct Curve {
     QString label;
-    PlotSeries data;   // x: steps
+    PlotSeries data;  // x: steps
     QCPGraph* graph = nullptr;
     PlotSeries shown;  // x mapped (setXMap), y smoothed (setSmoothing); empty when neither
     bool smoothable = true;

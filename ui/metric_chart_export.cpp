@@ -78,7 +78,7 @@ bool MetricChart::saveAsShown(const QString& path) {
   QString caption;
   if (m_saveLook) m_saveLook(size, caption);
   return path.endsWith(".pdf", Qt::CaseInsensitive) ? savePdf(path, size.width(), size.height(), caption)
-                                                     : savePng(path, size.width(), size.height(), caption);
+                                                    : savePng(path, size.width(), size.height(), caption);
 }
 
 bool MetricChart::savePng(const QString& path, int w, int h, const QString& caption) {

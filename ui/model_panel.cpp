@@ -38,11 +38,12 @@ void ModelPanel::showLoading() { m_head->setText(tr("Building the model…")); }
 void ModelPanel::showSummary(const ModelSummary& s) {
   m_trust->hide();
   m_head->setStyleSheet(QString());
-  m_head->setText(tr("<b>%1</b>: input %2, output %3, %4 classes")
-                      .arg(QString::fromStdString(s.model).toHtmlEscaped(), QString::fromStdString(s.input),
-                           QString::fromStdString(s.output))
-                      .arg(s.classNames.size()) +
-                  (s.weights.empty() ? QString() : tr("; starts from %1").arg(QString::fromStdString(s.weights).toHtmlEscaped())));
+  m_head->setText(
+      tr("<b>%1</b>: input %2, output %3, %4 classes")
+          .arg(QString::fromStdString(s.model).toHtmlEscaped(), QString::fromStdString(s.input),
+               QString::fromStdString(s.output))
+          .arg(s.classNames.size()) +
+      (s.weights.empty() ? QString() : tr("; starts from %1").arg(QString::fromStdString(s.weights).toHtmlEscaped())));
   // The fine-tune column says when each layer trains and at what rate (train.finetune).
   m_table->setColumnHidden(4, !s.finetune);
   m_table->setRowCount(static_cast<int>(s.rows.size()));
@@ -58,12 +59,11 @@ void ModelPanel::showSummary(const ModelSummary& s) {
     m_table->setItem(row, 3, params);
     m_table->setItem(row, 4, new QTableWidgetItem(QString::fromStdString(r.finetune)));
   }
-  const QString trained =
-      s.firstEpochTrained < s.trainableParameters
-          ? tr("%1 trained (%2 of them in epoch 1, the others frozen then)")
-                .arg(locale.toString(static_cast<qlonglong>(s.trainableParameters)))
-                .arg(locale.toString(static_cast<qlonglong>(s.firstEpochTrained)))
-          : tr("%1 trained").arg(locale.toString(static_cast<qlonglong>(s.trainableParameters)));
+  const QString trained = s.firstEpochTrained < s.trainableParameters
+                              ? tr("%1 trained (%2 of them in epoch 1, the others frozen then)")
+                                    .arg(locale.toString(static_cast<qlonglong>(s.trainableParameters)))
+                                    .arg(locale.toString(static_cast<qlonglong>(s.firstEpochTrained)))
+                              : tr("%1 trained").arg(locale.toString(static_cast<qlonglong>(s.trainableParameters)));
   m_totals->setText(tr("%1 parameters, %2; a checkpoint holds %3 tensors")
                         .arg(locale.toString(static_cast<qlonglong>(s.parameters)))
                         .arg(trained)

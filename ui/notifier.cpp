@@ -15,8 +15,9 @@ Notifier::Notifier(QWidget* window, bool persist)
     : QObject(window), m_window(window), m_action(new QAction(tr("Desktop notifications"), this)) {
   m_action->setObjectName("notifyAction");
   m_action->setCheckable(true);
-  m_action->setToolTip(tr("A notification when a run ends or fails, or its loss starts diverging, while "
-                          "the window is not the one in use"));
+  m_action->setToolTip(
+      tr("A notification when a run ends or fails, or its loss starts diverging, while "
+         "the window is not the one in use"));
   m_action->setChecked(!persist || QSettings().value("view/notify", true).toBool());
   connect(m_action, &QAction::toggled, this, [persist](bool on) {
     if (persist) QSettings().setValue("view/notify", on);

@@ -13,7 +13,8 @@ namespace studio::ui {
 QString shortest(double v) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  const QString text = ec == std::errc() ? QString::fromLatin1(buf, static_cast<int>(end - buf)) : QString::number(v, 'g', 17);
+  const QString text =
+      ec == std::errc() ? QString::fromLatin1(buf, static_cast<int>(end - buf)) : QString::number(v, 'g', 17);
   if (text.size() <= 8 || !std::isfinite(v)) return text;
   for (int q = 2; q <= 12; ++q) {
     const double p = std::round(v * q);

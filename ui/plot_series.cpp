@@ -37,8 +37,8 @@ void decimateMinMax(const PlotSeries& s, double lo, double hi, int columns, std:
   outY.reserve(static_cast<size_t>(columns) * 4 + 2);
   const double width = (hi - lo) / columns;
   auto columnOf = [&](double px) -> long {
-    if (px < lo) return -1;        // the sample before the range
-    if (px > hi) return columns;   // the sample after it
+    if (px < lo) return -1;       // the sample before the range
+    if (px > hi) return columns;  // the sample after it
     return std::min<long>(static_cast<long>((px - lo) / width), columns - 1);
   };
   size_t i = begin;

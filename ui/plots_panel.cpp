@@ -24,9 +24,9 @@ namespace studio::ui {
 
 QString lossAxisLabel(const QString& task, const QString& loss) {
   const QString kind = loss != "auto" && !loss.isEmpty() ? loss
-                       : task == "regression"           ? QString("mse")
-                       : task == "multilabel"           ? QString("bce")
-                                                        : QString("cross_entropy");
+                       : task == "regression"            ? QString("mse")
+                       : task == "multilabel"            ? QString("bce")
+                                                         : QString("cross_entropy");
   if (kind == "cross_entropy") return QObject::tr("cross-entropy");
   if (kind == "focal") return QObject::tr("focal loss");
   if (kind == "bce") return QObject::tr("binary cross-entropy");
@@ -40,7 +40,7 @@ namespace {
 
 // Okabe–Ito: distinguishable with common colour-vision deficiencies, and on
 // light and dark backgrounds.
-const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
                           QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
 QColor color(int i) { return kColors[i % 8]; }
 
@@ -49,7 +49,7 @@ QString key(const QString& run, const char* metric) { return run + "/" + metric;
 // Lines are one pixel wide: wider pens take QPainter's stroker, about 25x
 // slower on long runs (bench_replot: 17 ms against 430 ms for 3 x 1M points).
 MetricChart::SeriesStyle seriesStyle(QColor c, Qt::PenStyle pen = Qt::SolidLine, double width = 1.0, bool dots = false,
-                               bool right = false) {
+                                     bool right = false) {
   MetricChart::SeriesStyle s;
   s.pen = QPen(c, width, pen);
   s.dots = dots;
@@ -77,8 +77,9 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   m_smoothingBox->setSingleStep(0.05);
   m_smoothingBox->setValue(m_smoothing);
   m_smoothingBox->setFocusPolicy(Qt::ClickFocus);  // the window opens without a field selected
-  m_smoothingBox->setToolTip(tr("Weight of the exponential moving average drawn over the raw training loss "
-                                "(0: none). Bias-corrected, so the first steps are not pulled toward zero."));
+  m_smoothingBox->setToolTip(
+      tr("Weight of the exponential moving average drawn over the raw training loss "
+         "(0: none). Bias-corrected, so the first steps are not pulled toward zero."));
   bar->addWidget(m_smoothingBox);
   auto* slider = new QSlider(Qt::Horizontal);
   slider->setRange(0, 999);
@@ -98,14 +99,16 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
   m_link = new QCheckBox(tr("Linked"));
   m_link->setObjectName("linkCharts");
   m_link->setChecked(true);
-  m_link->setToolTip(tr("The charts move together: zooming or panning one's steps shows the same steps in all, "
-                        "and the mouse's read-out is shown in every chart at the same step."));
+  m_link->setToolTip(
+      tr("The charts move together: zooming or panning one's steps shows the same steps in all, "
+         "and the mouse's read-out is shown in every chart at the same step."));
   bar->addWidget(m_link);
   m_xBox = new QComboBox;
   m_xBox->setObjectName("xAxis");
   m_xBox->addItems({tr("x: step"), tr("x: epoch"), tr("x: samples"), tr("x: wall time")});
-  m_xBox->setToolTip(tr("What the charts' horizontal axis counts: optimizer steps, epochs, training samples seen, "
-                        "or the run's wall-clock time."));
+  m_xBox->setToolTip(
+      tr("What the charts' horizontal axis counts: optimizer steps, epochs, training samples seen, "
+         "or the run's wall-clock time."));
   m_xBox->setFocusPolicy(Qt::StrongFocus);
   bar->addWidget(m_xBox);
   connect(m_xBox, &QComboBox::currentIndexChanged, this, [this](int i) { setXAxis(static_cast<XAxis>(i)); });
@@ -172,20 +175,21 @@ PlotsPanel::PlotsPanel(QWidget* parent) : QWidget(parent) {
       for (MetricChart* c : m_charts)
         if (c != source) apply(c);
     };
-    connect(source, &MetricChart::crosshairMoved, this, [others](double x) {
-      others([x](MetricChart* c) { c->showCrosshairAt(x); });
-    });
-    connect(source, &MetricChart::crosshairLeft, this, [others] { others([](MetricChart* c) { c->hideCrosshair(); }); });
+    connect(source, &MetricChart::crosshairMoved, this,
+            [others](double x) { others([x](MetricChart* c) { c->showCrosshairAt(x); }); });
+    connect(source, &MetricChart::crosshairLeft, this,
+            [others] { others([](MetricChart* c) { c->hideCrosshair(); }); });
     connect(source, &MetricChart::stepRangeChanged, this, [others](double lower, double upper) {
       others([lower, upper](MetricChart* c) { c->setStepRange(lower, upper); });
     });
-    connect(source, &MetricChart::viewResetByPerson, this, [others] { others([](MetricChart* c) { c->resetView(); }); });
+    connect(source, &MetricChart::viewResetByPerson, this,
+            [others] { others([](MetricChart* c) { c->resetView(); }); });
   }
 }
 
 QString PlotsPanel::chartFileName(Chart c) {
-  static const char* names[] = {"loss",      "accuracy",   "learning_rate", "throughput",
-                                "memory",    "grad_norm",  "loss_scale",    "utilisation"};
+  static const char* names[] = {"loss",   "accuracy",  "learning_rate", "throughput",
+                                "memory", "grad_norm", "loss_scale",    "utilisation"};
   return names[c];
 }
 
@@ -203,14 +207,22 @@ QStringList PlotsPanel::runKeys() const {
 
 PlotsPanel::Chart PlotsPanel::chartFor(MetricPlot c) {
   switch (c) {
-    case MetricPlot::Loss: return Loss;
-    case MetricPlot::Accuracy: return Accuracy;
-    case MetricPlot::LearningRate: return LearningRate;
-    case MetricPlot::Throughput: return Throughput;
-    case MetricPlot::Memory: return Memory;
-    case MetricPlot::GradNorm: return GradNorm;
-    case MetricPlot::LossScale: return LossScale;
-    case MetricPlot::None: break;
+    case MetricPlot::Loss:
+      return Loss;
+    case MetricPlot::Accuracy:
+      return Accuracy;
+    case MetricPlot::LearningRate:
+      return LearningRate;
+    case MetricPlot::Throughput:
+      return Throughput;
+    case MetricPlot::Memory:
+      return Memory;
+    case MetricPlot::GradNorm:
+      return GradNorm;
+    case MetricPlot::LossScale:
+      return LossScale;
+    case MetricPlot::None:
+      break;
   }
   return ChartCount;
 }
@@ -224,7 +236,8 @@ void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
     if (chart == ChartCount) continue;
     QColor c = overlay ? color(run.colorIndex) : color(m.colour);
     Qt::PenStyle pen = m.dashed ? Qt::DashLine : Qt::SolidLine;
-    if (overlay && m.chart == MetricPlot::Memory) pen = m.colour == 1 ? Qt::DashLine : m.colour == 3 ? Qt::DotLine : pen;
+    if (overlay && m.chart == MetricPlot::Memory)
+      pen = m.colour == 1 ? Qt::DashLine : m.colour == 3 ? Qt::DotLine : pen;
     const bool raw = std::string(m.id) == "train_loss";  // drawn faint, under its smoothed curve
     m_charts[chart]->addSeries(key(run.key, m.id), p + tr(m.label),
                                seriesStyle(raw ? faded(c) : c, pen, 1.0, m.dots, m.rightAxis));
@@ -232,8 +245,10 @@ void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
   }
   labelMemorySeries(run, overlay);
   MetricChart* use = m_charts[Utilisation];
-  use->addSeries(key(run.key, "cpu"), p + tr("CPU (this process)"), seriesStyle(overlay ? color(run.colorIndex) : color(0)));
-  use->addSeries(key(run.key, "gpu"), p + tr("GPU"), seriesStyle(overlay ? color(run.colorIndex) : color(1), Qt::DashLine));
+  use->addSeries(key(run.key, "cpu"), p + tr("CPU (this process)"),
+                 seriesStyle(overlay ? color(run.colorIndex) : color(0)));
+  use->addSeries(key(run.key, "gpu"), p + tr("GPU"),
+                 seriesStyle(overlay ? color(run.colorIndex) : color(1), Qt::DashLine));
   use->addSeries(key(run.key, "gpu_memory"), p + tr("GPU memory used"),
                  seriesStyle(overlay ? color(run.colorIndex) : color(2), Qt::DotLine));
 }
@@ -325,7 +340,8 @@ void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
   m_runs.clear();
   const bool overlay = runs.size() > 1;
   for (size_t i = 0; i < runs.size(); ++i) {
-    m_runs.push_back({runs[i].key, runs[i].label, static_cast<int>(i), LossSmoother(m_smoothing), {}, runs[i].shape, {}});
+    m_runs.push_back(
+        {runs[i].key, runs[i].label, static_cast<int>(i), LossSmoother(m_smoothing), {}, runs[i].shape, {}});
     addRunSeries(m_runs.back(), overlay);
     for (const auto& r : runs[i].records) appendTo(m_runs.back(), r);
   }
@@ -358,12 +374,16 @@ double PlotsPanel::mapStep(const QString& seriesKey, double step) const {
   constexpr double none = std::numeric_limits<double>::quiet_NaN();
   const bool plan = seriesKey.startsWith("preview/");
   const RunEntry* run = plan ? nullptr : runOfSeries(seriesKey);
-  const RunShape shape = plan ? (m_ownPlan && !m_runs.empty() ? m_runs.front().shape : m_previewShape)
-                         : run ? run->shape : RunShape{};
+  const RunShape shape = plan  ? (m_ownPlan && !m_runs.empty() ? m_runs.front().shape : m_previewShape)
+                         : run ? run->shape
+                               : RunShape{};
   switch (m_xAxis) {
-    case Steps: return step;
-    case Epochs: return shape.stepsPerEpoch > 0 ? step / shape.stepsPerEpoch : none;
-    case Samples: return shape.samplesPerStep > 0 ? step * shape.samplesPerStep : none;
+    case Steps:
+      return step;
+    case Epochs:
+      return shape.stepsPerEpoch > 0 ? step / shape.stepsPerEpoch : none;
+    case Samples:
+      return shape.samplesPerStep > 0 ? step * shape.samplesPerStep : none;
     case WallTime: {
       if (!run || run->wall.empty()) return none;
       const auto& xs = run->wall.x;
@@ -398,8 +418,9 @@ void PlotsPanel::setXAxis(XAxis x) {
   }
   static const char* labels[] = {QT_TR_NOOP("step"), QT_TR_NOOP("epoch"), QT_TR_NOOP("samples seen"),
                                  QT_TR_NOOP("wall time (h:m:s)")};
-  const auto ticks = x == Steps ? MetricChart::XTicks::WholeSteps
-                     : x == WallTime ? MetricChart::XTicks::Time : MetricChart::XTicks::Plain;
+  const auto ticks = x == Steps      ? MetricChart::XTicks::WholeSteps
+                     : x == WallTime ? MetricChart::XTicks::Time
+                                     : MetricChart::XTicks::Plain;
   for (MetricChart* c : m_charts) {
     if (x == Steps)
       c->setXMap({}, tr(labels[x]), ticks);
@@ -502,8 +523,10 @@ void PlotsPanel::refreshLive() {
   if (m_liveTimer->isActive()) return;  // a redraw is already due
   const qint64 since = m_sinceLive.isValid() ? m_sinceLive.elapsed() : std::numeric_limits<qint64>::max();
   const qint64 wait = liveInterval();
-  if (since >= wait) redrawLive();
-  else m_liveTimer->start(static_cast<int>(wait - since));
+  if (since >= wait)
+    redrawLive();
+  else
+    m_liveTimer->start(static_cast<int>(wait - since));
 }
 
 void PlotsPanel::redrawLive() {

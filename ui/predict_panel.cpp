@@ -42,7 +42,9 @@ class NumberItem : public QTableWidgetItem {
 };
 
 // Blue (cold) to red (hot), as the usual jet-like maps.
-QColor heatColour(float v) { return QColor::fromHsvF(static_cast<float>((1.0 - std::clamp(v, 0.0f, 1.0f)) * 0.66), 1.0f, 1.0f); }
+QColor heatColour(float v) {
+  return QColor::fromHsvF(static_cast<float>((1.0 - std::clamp(v, 0.0f, 1.0f)) * 0.66), 1.0f, 1.0f);
+}
 
 // Several inputs' reports as one (a classifier's, a regression's or a
 // multi-label model's: every per-row vector follows its rows).
@@ -59,7 +61,8 @@ void append(PredictionReport& into, PredictionReport&& more) {
   into.labelled += more.labelled;
   into.correct += more.correct;
   into.seconds += more.seconds;
-  if (into.confusion.empty()) into.confusion = more.confusion;
+  if (into.confusion.empty())
+    into.confusion = more.confusion;
   else
     for (size_t i = 0; i < more.confusion.size(); ++i)
       for (size_t j = 0; j < more.confusion[i].size(); ++j) into.confusion[i][j] += more.confusion[i][j];
@@ -91,8 +94,9 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   auto* chooseModel = new QPushButton(tr("Model…"));
   m_weights = new QComboBox;
   m_weights->addItem(tr("the test figures' weights"), "auto");
-  m_weights->setToolTip(tr("auto: the weights the run's test figures are of (the best checkpoint's for a run with a "
-                           "validation split, else the last), as export and predict use them"));
+  m_weights->setToolTip(
+      tr("auto: the weights the run's test figures are of (the best checkpoint's for a run with a "
+         "validation split, else the last), as export and predict use them"));
   m_weights->addItem(tr("best weights"), "best");
   m_weights->addItem(tr("last weights"), "last");
   m_weights->addItem(tr("moving average (train.ema)"), "ema");
@@ -101,9 +105,10 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_tta->addItem(tr("each image as it is"), "none");
   m_tta->addItem(tr("averaged with its mirror"), "flip");
   m_tta->addItem(tr("averaged over five crops"), "five-crop");
-  m_tta->setToolTip(tr("Test-time augmentation (predict --tta): each image's probabilities as they are, averaged "
-                       "with its horizontal mirror's, or averaged over the four corners and the centre of the image "
-                       "resized to 8/7 of the model's input (images larger than the input)"));
+  m_tta->setToolTip(
+      tr("Test-time augmentation (predict --tta): each image's probabilities as they are, averaged "
+         "with its horizontal mirror's, or averaged over the four corners and the centre of the image "
+         "resized to 8/7 of the model's input (images larger than the input)"));
   auto* addImages = new QPushButton(tr("Add images…"));
   auto* addFolder = new QPushButton(tr("Add folder…"));
   m_filter = new QComboBox;
@@ -117,8 +122,8 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_table = new QTableWidget(0, Columns);
   m_table->setMinimumSize(240, 120);
   m_table->setObjectName("predictTable");
-  m_table->setHorizontalHeaderLabels({tr("File or row"), tr("Predicted"), tr("Confidence"), tr("Top 5"), tr("Label"),
-                                      tr("Problem")});
+  m_table->setHorizontalHeaderLabels(
+      {tr("File or row"), tr("Predicted"), tr("Confidence"), tr("Top 5"), tr("Label"), tr("Problem")});
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -208,7 +213,8 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   connect(m_filter, &QComboBox::currentIndexChanged, this,
           [this] { setClassFilter(m_filter->currentData().toString()); });
   connect(m_save, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save predictions"), "predictions.csv", tr("CSV (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save predictions"), "predictions.csv", tr("CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !saveCsv(path, &error)) setStatus(error, true);
   });
@@ -251,7 +257,7 @@ PredictOptions PredictPanel::options() const {
 }
 
 std::function<PredictPanel::Outcome()> PredictPanel::onModel(std::function<void(Predictor&, Outcome&)> use,
-                                                           bool reload) const {
+                                                             bool reload) const {
   return [held = m_held, folder = m_folder.toStdString(), o = m_used, use = std::move(use), reload] {
     Outcome out;
     try {
@@ -277,8 +283,9 @@ void PredictPanel::predictPaths(const QStringList& paths) {
     return;
   }
   m_busy = true;
-  setStatus(tr("Predicting %1…").arg(paths.size() == 1 ? QFileInfo(paths.front()).fileName()
-                                                       : tr("%n inputs", nullptr, static_cast<int>(paths.size()))));
+  setStatus(tr("Predicting %1…")
+                .arg(paths.size() == 1 ? QFileInfo(paths.front()).fileName()
+                                       : tr("%n inputs", nullptr, static_cast<int>(paths.size()))));
   std::vector<std::string> inputs;
   for (const auto& p : paths) inputs.push_back(p.toStdString());
   PredictOptions o = options();
@@ -286,55 +293,60 @@ void PredictPanel::predictPaths(const QStringList& paths) {
   if (live) o.which = "last";  // the paused run's weights, just written
   m_used = o;
   m_job.start(onModel(
-                   [inputs](Predictor& predictor, Outcome& out) {
-                     PredictionReport all;
-                     for (const auto& input : inputs) append(all, predictor.predict(input));
-                     out.report = std::move(all);
-                   },
-                   /*reload=*/live),  // a paused run's checkpoint is new
-      [this](const Outcome& out) {
-        m_busy = false;
-        if (!out.report) {
-          setStatus(out.error, true);
-          Q_EMIT predicted(0);
-          return;
-        }
-        m_report = out.report;
-        fillTable();
-        const auto& r = *m_report;
-        QString text = tr("%1: %2 predicted in %3 s").arg(QString::fromStdString(r.model))
-                           .arg(static_cast<qlonglong>(r.rows.size()) - r.skipped)
-                           .arg(r.seconds, 0, 'f', 2);
-        if (r.labelled > 0)
-          text += (r.input == "image" ? tr("; accuracy %1 % on the %2 labelled by their class folders")
-                                      : tr("; accuracy %1 % on the %2 rows labelled in the table"))
-                      .arg(100.0 * r.accuracy(), 0, 'f', 1)
-                      .arg(r.labelled);
-        const bool noneRead = r.skipped > 0 && r.skipped == static_cast<int64_t>(r.rows.size());
-        if (noneRead)  // the same reason for every row, as the CLI says it (five crops of small images)
-          text = tr("%1: none of the %2 inputs predicted: %3")
-                     .arg(QString::fromStdString(r.model))
-                     .arg(r.skipped)
-                     .arg(QString::fromStdString(r.rows.front().error));
-        else if (r.skipped > 0)
-          text += tr("; %1 skipped (the Problem column says why)").arg(r.skipped);
-        if (!r.note.empty()) text += " (" + QString::fromStdString(r.note) + ")";
-        setStatus(text, noneRead);
-        Q_EMIT predicted(static_cast<int>(r.rows.size()));
-      });
+                  [inputs](Predictor& predictor, Outcome& out) {
+                    PredictionReport all;
+                    for (const auto& input : inputs) append(all, predictor.predict(input));
+                    out.report = std::move(all);
+                  },
+                  /*reload=*/live),  // a paused run's checkpoint is new
+              [this](const Outcome& out) {
+                m_busy = false;
+                if (!out.report) {
+                  setStatus(out.error, true);
+                  Q_EMIT predicted(0);
+                  return;
+                }
+                m_report = out.report;
+                fillTable();
+                const auto& r = *m_report;
+                QString text = tr("%1: %2 predicted in %3 s")
+                                   .arg(QString::fromStdString(r.model))
+                                   .arg(static_cast<qlonglong>(r.rows.size()) - r.skipped)
+                                   .arg(r.seconds, 0, 'f', 2);
+                if (r.labelled > 0)
+                  text += (r.input == "image" ? tr("; accuracy %1 % on the %2 labelled by their class folders")
+                                              : tr("; accuracy %1 % on the %2 rows labelled in the table"))
+                              .arg(100.0 * r.accuracy(), 0, 'f', 1)
+                              .arg(r.labelled);
+                const bool noneRead = r.skipped > 0 && r.skipped == static_cast<int64_t>(r.rows.size());
+                if (noneRead)  // the same reason for every row, as the CLI says it (five crops of small images)
+                  text = tr("%1: none of the %2 inputs predicted: %3")
+                             .arg(QString::fromStdString(r.model))
+                             .arg(r.skipped)
+                             .arg(QString::fromStdString(r.rows.front().error));
+                else if (r.skipped > 0)
+                  text += tr("; %1 skipped (the Problem column says why)").arg(r.skipped);
+                if (!r.note.empty()) text += " (" + QString::fromStdString(r.note) + ")";
+                setStatus(text, noneRead);
+                Q_EMIT predicted(static_cast<int>(r.rows.size()));
+              });
 }
 
 void PredictPanel::fillTable() {
   const auto& r = *m_report;
-  const bool values = !r.targets.empty();             // a regression's or a multi-label model's
+  const bool values = !r.targets.empty();               // a regression's or a multi-label model's
   const bool labels = values && !r.thresholds.empty();  // multi-label
   const size_t width = r.targets.size();
   m_table->setSortingEnabled(false);
   m_table->clearContents();
   m_table->setRowCount(static_cast<int>(r.rows.size()));
   m_table->setHorizontalHeaderLabels({tr("File or row"), tr("Predicted"),
-                                      labels ? tr("Most probable") : values ? tr("Value") : tr("Confidence"),
-                                      labels ? tr("Labels by probability") : values ? tr("Targets") : tr("Top 5"),
+                                      labels   ? tr("Most probable")
+                                      : values ? tr("Value")
+                                               : tr("Confidence"),
+                                      labels   ? tr("Labels by probability")
+                                      : values ? tr("Targets")
+                                               : tr("Top 5"),
                                       tr("Label"), tr("Problem")});
   m_table->setColumnHidden(Label, values);  // a known label is a classifier's
   auto name = [&](int64_t c) { return QString::fromStdString(r.classes[static_cast<size_t>(c)]); };
@@ -367,7 +379,8 @@ void PredictPanel::fillTable() {
         if (labels && static_cast<double>(v[j]) >= r.thresholds[j]) in << target;
       }
       for (size_t j = 0; j < std::min<size_t>(labels ? kBars : width, width); ++j)
-        top << QString("%1 %2").arg(QString::fromStdString(r.targets[order[j]]))
+        top << QString("%1 %2")
+                   .arg(QString::fromStdString(r.targets[order[j]]))
                    .arg(static_cast<double>(v[order[j]]), 0, 'g', labels ? 3 : 6);
       figure = static_cast<double>(v[order[0]]);
       predicted = labels ? in.join(QString::fromStdString(r.tagSeparator))
@@ -377,10 +390,10 @@ void PredictPanel::fillTable() {
     predictedItem->setData(kInRole, in);
     m_table->setItem(k, Predicted, predictedItem);
     const QString figureText = figure < 0 && !(values && !labels) ? QString()
-                               : values && !labels                 ? QString::number(figure, 'g', 6)
-                                                                   : QString("%1 %").arg(100 * figure, 0, 'f', 1);
-    m_table->setItem(k, Confidence, new NumberItem(row.error.empty() ? figure : -1e300,
-                                                   row.error.empty() ? figureText : QString()));
+                               : values && !labels                ? QString::number(figure, 'g', 6)
+                                                                  : QString("%1 %").arg(100 * figure, 0, 'f', 1);
+    m_table->setItem(k, Confidence,
+                     new NumberItem(row.error.empty() ? figure : -1e300, row.error.empty() ? figureText : QString()));
     m_table->setItem(k, TopK, new QTableWidgetItem(top.join(" · ")));
     m_table->setItem(k, Label, new QTableWidgetItem(row.label >= 0 && !values ? name(row.label) : QString()));
     m_table->setItem(k, Problem, new QTableWidgetItem(QString::fromStdString(row.error)));
@@ -488,41 +501,41 @@ void PredictPanel::showSelected() {
     const std::vector<float> features(m_report->features.begin() + static_cast<std::ptrdiff_t>(k * width),
                                       m_report->features.begin() + static_cast<std::ptrdiff_t>((k + 1) * width));
     m_camNote->setText(tr("Weighing the features…"));
-    m_camJob.start(
-        onModel([features](Predictor& p, Outcome& out) { out.attribution = p.attributions(features); }),
-        [this](const Outcome& out) {
-          m_camBusy = false;
-          m_attribution = out.attribution;
-          if (!out.attribution) {
-            m_camNote->setText(out.error);
-            return;
-          }
-          // The features that moved the logit most, either way.
-          const auto& a = *out.attribution;
-          std::vector<size_t> order(a.values.size());
-          for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-          std::sort(order.begin(), order.end(),
-                    [&](size_t x, size_t y) { return std::fabs(a.values[x]) > std::fabs(a.values[y]); });
-          QStringList lines;
-          for (size_t i = 0; i < std::min<size_t>(8, order.size()); ++i)
-            lines << QString("%1  %2").arg(QString::fromStdString(a.features[order[i]]))
-                         .arg(static_cast<double>(a.values[order[i]]), 0, 'g', 3);
-          m_camNote->setText(
-              tr("What weighed most for %1 (gradient × input):\n%2").arg(QString::fromStdString(a.output), lines.join("\n")));
-        });
+    m_camJob.start(onModel([features](Predictor& p, Outcome& out) { out.attribution = p.attributions(features); }),
+                   [this](const Outcome& out) {
+                     m_camBusy = false;
+                     m_attribution = out.attribution;
+                     if (!out.attribution) {
+                       m_camNote->setText(out.error);
+                       return;
+                     }
+                     // The features that moved the logit most, either way.
+                     const auto& a = *out.attribution;
+                     std::vector<size_t> order(a.values.size());
+                     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+                     std::sort(order.begin(), order.end(),
+                               [&](size_t x, size_t y) { return std::fabs(a.values[x]) > std::fabs(a.values[y]); });
+                     QStringList lines;
+                     for (size_t i = 0; i < std::min<size_t>(8, order.size()); ++i)
+                       lines << QString("%1  %2")
+                                    .arg(QString::fromStdString(a.features[order[i]]))
+                                    .arg(static_cast<double>(a.values[order[i]]), 0, 'g', 3);
+                     m_camNote->setText(tr("What weighed most for %1 (gradient × input):\n%2")
+                                            .arg(QString::fromStdString(a.output), lines.join("\n")));
+                   });
     return;
   }
   m_camNote->setText(tr("Computing Grad-CAM…"));
   m_camJob.start(onModel([file = row.source](Predictor& p, Outcome& out) { out.cam = p.gradCam(file); }),
-      [this](const Outcome& out) {
-        m_camBusy = false;
-        m_cam = out.cam;
-        m_camNote->setText(out.cam ? tr("Where the last convolutional stage (layer %1) looked for %2")
-                                         .arg(QString::fromStdString(out.cam->layer))
-                                         .arg(QString::fromStdString(out.cam->output))
-                                   : out.error);
-        drawPreview();
-      });
+                 [this](const Outcome& out) {
+                   m_camBusy = false;
+                   m_cam = out.cam;
+                   m_camNote->setText(out.cam ? tr("Where the last convolutional stage (layer %1) looked for %2")
+                                                    .arg(QString::fromStdString(out.cam->layer))
+                                                    .arg(QString::fromStdString(out.cam->output))
+                                              : out.error);
+                   drawPreview();
+                 });
 }
 
 void PredictPanel::drawPreview() {

@@ -17,10 +17,18 @@
 
 namespace studio::ui {
 
-PreviewCoordinator::PreviewCoordinator(SettingsPanel* settings, DataPanel* data, ModelPanel* model,
-                                       PlotsPanel* plots, TrustStore* trust, QObject* parent)
-    : QObject(parent), m_settings(settings), m_data(data), m_model(model), m_plots(plots), m_trust(trust),
-      m_timer(new QTimer(this)), m_dataJob(this), m_modelJob(this), m_augmentJob(this) {
+PreviewCoordinator::PreviewCoordinator(SettingsPanel* settings, DataPanel* data, ModelPanel* model, PlotsPanel* plots,
+                                       TrustStore* trust, QObject* parent)
+    : QObject(parent),
+      m_settings(settings),
+      m_data(data),
+      m_model(model),
+      m_plots(plots),
+      m_trust(trust),
+      m_timer(new QTimer(this)),
+      m_dataJob(this),
+      m_modelJob(this),
+      m_augmentJob(this) {
   m_timer->setSingleShot(true);
   m_timer->setInterval(80);  // typing coalesces into one schedule redraw
   connect(m_timer, &QTimer::timeout, this, [this] {
@@ -67,9 +75,9 @@ void PreviewCoordinator::updateSchedulePreview() {
                                      .arg(plan.stepsPerEpoch)
                                : QString());
   const LrSchedule schedule(c.schedule, c.optimizer.lr, plan.totalSteps);
-  m_plots->setSchedulePreview(sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }),
-                              {static_cast<double>(plan.stepsPerEpoch),
-                               static_cast<double>(c.train.batch_size) * c.train.accumulation_steps});
+  m_plots->setSchedulePreview(
+      sampleSteps(plan.totalSteps, [&](int64_t i) { return schedule.lr(i); }),
+      {static_cast<double>(plan.stepsPerEpoch), static_cast<double>(c.train.batch_size) * c.train.accumulation_steps});
   title(tr("Learning rate (plan: %1 steps, %2/epoch)").arg(plan.totalSteps).arg(plan.stepsPerEpoch));
 }
 
@@ -88,8 +96,7 @@ void PreviewCoordinator::checkData(bool force) {
   m_previewDone = false;
   m_settings->setDataError({}, {});
   m_data->showLoading(QString::fromStdString(c.data.root.empty() ? c.data.train_file : c.data.root));
-  m_dataJob.start([c] { return makeDataPreview(c); },
-                  [this, key](const DataPreview& p) { onDataPreview(key, p); });
+  m_dataJob.start([c] { return makeDataPreview(c); }, [this, key](const DataPreview& p) { onDataPreview(key, p); });
 }
 
 void PreviewCoordinator::onDataPreview(const QString& key, const DataPreview& p) {
@@ -133,10 +140,12 @@ QString batchMixing(const TrainConfig& c) {
   const bool mix = c.data.augment_mixup && c.task.kind == "classification",
              cut = c.data.augment_cutmix && c.task.kind == "classification";
   if (!mix && !cut) return QString();
-  const QString which = mix && cut ? QObject::tr("MixUp or CutMix (one per batch)") : mix ? QObject::tr("MixUp")
-                                                                                        : QObject::tr("CutMix");
-  return QObject::tr("then %1 blends each training batch with itself shifted by one, labels alike (not drawn here: "
-                     "it mixes whole batches)")
+  const QString which = mix && cut ? QObject::tr("MixUp or CutMix (one per batch)")
+                        : mix      ? QObject::tr("MixUp")
+                                   : QObject::tr("CutMix");
+  return QObject::tr(
+             "then %1 blends each training batch with itself shifted by one, labels alike (not drawn here: "
+             "it mixes whole batches)")
       .arg(which);
 }
 
@@ -158,7 +167,8 @@ void PreviewCoordinator::updateAugmentPreview() {
         mixing.isEmpty()
             ? tr("<b>Augmentation preview</b>: no augmentation is on (Data: random resized crop, flips, rotation, "
                  "colour jitter, random erasing).")
-            : tr("<b>Augmentation preview</b>: no augmentation of single images is on; %1.").arg(mixing.toHtmlEscaped()));
+            : tr("<b>Augmentation preview</b>: no augmentation of single images is on; %1.")
+                  .arg(mixing.toHtmlEscaped()));
     return;
   }
   if (!mixing.isEmpty()) on += "; " + mixing;

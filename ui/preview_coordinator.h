@@ -32,8 +32,8 @@ class PreviewCoordinator : public QObject {
   Q_OBJECT
 
  public:
-  PreviewCoordinator(SettingsPanel* settings, DataPanel* data, ModelPanel* model, PlotsPanel* plots,
-                     TrustStore* trust, QObject* parent);
+  PreviewCoordinator(SettingsPanel* settings, DataPanel* data, ModelPanel* model, PlotsPanel* plots, TrustStore* trust,
+                     QObject* parent);
 
   // The form changed: check again once typing pauses.
   void settingsEdited();

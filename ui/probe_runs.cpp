@@ -24,9 +24,11 @@ QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
 
 }  // namespace
 
-ProbeRuns::ProbeRuns(RunController* controller, RunLifecycle* lifecycle, SettingsPanel* settings,
-                     QWidget* dialogParent)
-    : QObject(dialogParent), m_controller(controller), m_lifecycle(lifecycle), m_settings(settings),
+ProbeRuns::ProbeRuns(RunController* controller, RunLifecycle* lifecycle, SettingsPanel* settings, QWidget* dialogParent)
+    : QObject(dialogParent),
+      m_controller(controller),
+      m_lifecycle(lifecycle),
+      m_settings(settings),
       m_dialogParent(dialogParent) {
   connect(m_controller, &RunController::recordsArrived, this,
           [this](const QString& runDir, const std::vector<MetricRecord>& records) {
@@ -80,12 +82,13 @@ QDialog* ProbeRuns::openBatchFind() {
   auto* form = new QFormLayout(dialog);
   const TrainConfig c = m_settings->config();
   const int64_t effective = int64_t(c.train.batch_size) * c.train.accumulation_steps;
-  auto* text = new QLabel(tr("Tries micro-batches of 1, 2, 4, … up to the size below (and never more than the "
-                             "training examples), each one training step of the model on zeros, then narrows down "
-                             "to the largest that fits in the memory of the device (%1). Your effective batch is %2: a larger size "
-                             "only matters for a larger batch.")
-                              .arg(QString::fromStdString(c.performance.device))
-                              .arg(effective));
+  auto* text = new QLabel(
+      tr("Tries micro-batches of 1, 2, 4, … up to the size below (and never more than the "
+         "training examples), each one training step of the model on zeros, then narrows down "
+         "to the largest that fits in the memory of the device (%1). Your effective batch is %2: a larger size "
+         "only matters for a larger batch.")
+          .arg(QString::fromStdString(c.performance.device))
+          .arg(effective));
   text->setWordWrap(true);
   form->addRow(text);
   auto* most = new QSpinBox;
@@ -112,8 +115,8 @@ bool ProbeRuns::startBatchFind(const BatchFindOptions& options) {
     return false;
   m_batchFindRun = absolute(m_controller->runDir());
   m_lifecycle->markProbe("batch-find");
-  Q_EMIT message(tr("Finding the largest micro-batch that fits, up to %1 (%2)…").arg(options.maxBatch).arg(m_batchFindRun),
-                 false);
+  Q_EMIT message(
+      tr("Finding the largest micro-batch that fits, up to %1 (%2)…").arg(options.maxBatch).arg(m_batchFindRun), false);
   return true;
 }
 
@@ -158,9 +161,9 @@ void ProbeRuns::offerBatch(const RunSummary& s) {
     if (answer != QMessageBox::Yes) return;
     m_settings->editField("train.batch_size", micro);
     m_settings->editField("train.accumulation_steps", accumulation);
-    Q_EMIT message(tr("train.batch_size %1, train.accumulation_steps %2 (Edit > Undo takes them back)")
-                       .arg(micro, accumulation),
-                   false);
+    Q_EMIT message(
+        tr("train.batch_size %1, train.accumulation_steps %2 (Edit > Undo takes them back)").arg(micro, accumulation),
+        false);
   });
   box->open();
 }

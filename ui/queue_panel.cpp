@@ -31,7 +31,9 @@ QPushButton* button(const QString& text, const char* name, const QString& tip) {
 }  // namespace
 
 QueuePanel::QueuePanel(QWidget* parent)
-    : QWidget(parent), m_list(new QTreeWidget), m_problem(new QLabel),
+    : QWidget(parent),
+      m_list(new QTreeWidget),
+      m_problem(new QLabel),
       m_up(button(tr("Up"), "queueUp", tr("Run the selected item one place earlier."))),
       m_down(button(tr("Down"), "queueDown", tr("Run the selected item one place later."))),
       m_remove(button(tr("Remove"), "queueRemove", tr("Take the selected item out of the queue."))),
@@ -148,9 +150,8 @@ void QueuePanel::updateButtons() {
   const QueueItem* item = selectedItem();
   const bool queued = item && item->status == "queued";
   for (QPushButton* b : {m_up, m_down, m_remove, m_edit, m_runNow}) b->setEnabled(queued);
-  m_runAll->setEnabled(std::any_of(m_items.begin(), m_items.end(), [](const QueueItem& q) {
-    return q.status == "queued" || q.status == "running";
-  }));
+  m_runAll->setEnabled(std::any_of(m_items.begin(), m_items.end(),
+                                   [](const QueueItem& q) { return q.status == "queued" || q.status == "running"; }));
 }
 
 bool QueuePanel::moveSelected(int by) {

@@ -12,8 +12,8 @@
 
 namespace studio::ui {
 
-QueueRunner::QueueRunner(RunController* controller, RunLifecycle* lifecycle, SettingsPanel* settings,
-                         RunsPanel* runs, QObject* parent)
+QueueRunner::QueueRunner(RunController* controller, RunLifecycle* lifecycle, SettingsPanel* settings, RunsPanel* runs,
+                         QObject* parent)
     : QObject(parent), m_controller(controller), m_lifecycle(lifecycle), m_settings(settings), m_runs(runs) {}
 
 QueueRunner::~QueueRunner() = default;
@@ -28,7 +28,8 @@ bool QueueRunner::add() {
     QueueItem item;
     item.config = m_settings->config();
     const auto items = studio::addToQueue(m_runs->queueFile().toStdString(), {item});
-    const auto queued = std::count_if(items.begin(), items.end(), [](const QueueItem& i) { return i.status == "queued"; });
+    const auto queued =
+        std::count_if(items.begin(), items.end(), [](const QueueItem& i) { return i.status == "queued"; });
     Q_EMIT message(tr("Added to the queue (%1 queued): %2").arg(queued).arg(m_runs->queueFile()), false);
   } catch (const std::exception& e) {
     Q_EMIT message(QString::fromStdString(e.what()), true);

@@ -33,7 +33,7 @@ double numberOr(const nlohmann::json& j, const char* key) {
 
 QString textOr(const nlohmann::json& j, const char* key, const QString& fallback) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? QString::fromStdString(j[key].get<std::string>())
-                                                                 : fallback;
+                                                                : fallback;
 }
 
 qint64 wholeOr(const nlohmann::json& j, const char* key, qint64 fallback) {
@@ -42,7 +42,8 @@ qint64 wholeOr(const nlohmann::json& j, const char* key, qint64 fallback) {
 
 void flatten(const nlohmann::json& j, const QString& prefix, QMap<QString, QString>& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
-    const QString key = prefix.isEmpty() ? QString::fromStdString(it.key()) : prefix + "." + QString::fromStdString(it.key());
+    const QString key =
+        prefix.isEmpty() ? QString::fromStdString(it.key()) : prefix + "." + QString::fromStdString(it.key());
     if (it.value().is_object())
       flatten(it.value(), key, out);
     else if (it.value().is_string())
@@ -116,7 +117,8 @@ RunInfo readRunInfo(const QString& runDir) {
     r.name = textOr(settings, "name", QString());
     if (settings.contains("model") && settings["model"].is_object()) {
       const auto& m = settings["model"];
-      r.model = modelText(textOr(m, "kind", "?"), wholeOr(m, "width", 0), wholeOr(m, "depth", 0), textOr(m, "path", ""));
+      r.model =
+          modelText(textOr(m, "kind", "?"), wholeOr(m, "width", 0), wholeOr(m, "depth", 0), textOr(m, "path", ""));
     }
     if (settings.contains("run_info") && settings["run_info"].is_object()) {
       const auto& info = settings["run_info"];
@@ -152,8 +154,10 @@ RunInfo readRunInfo(const QString& runDir) {
       const qint64 world = std::max<qint64>(1, wholeOr(info, "world_size", 1));
       const qint64 examples = wholeOr(info, "train_examples", 0);
       if (c.train.batch_size > 0 && c.train.accumulation_steps > 0) {
-        r.samplesPerStep = static_cast<double>(c.train.batch_size) * c.train.accumulation_steps * static_cast<double>(world);
-        if (examples > 0) r.stepsPerEpoch = static_cast<double>(planSteps(c, (examples + world - 1) / world).stepsPerEpoch);
+        r.samplesPerStep =
+            static_cast<double>(c.train.batch_size) * c.train.accumulation_steps * static_cast<double>(world);
+        if (examples > 0)
+          r.stepsPerEpoch = static_cast<double>(planSteps(c, (examples + world - 1) / world).stepsPerEpoch);
       }
     }
   }

@@ -3,10 +3,10 @@
 // the runs list and for redrawing a run's curves. Widget-free.
 // Thread: free functions, any thread.
 
-#include <QString>
-#include <QStringList>
 #include <QDateTime>
 #include <QMap>
+#include <QString>
+#include <QStringList>
 
 #include <vector>
 
@@ -22,10 +22,10 @@ QString modelText(const QString& kind, qint64 width, qint64 depth, const QString
 struct RunInfo {
   QString dir;
   QString folderName;
-  QString name;          // the settings' name (the preset's, unless renamed)
-  QString model;         // "cnn w32 d2"
+  QString name;   // the settings' name (the preset's, unless renamed)
+  QString model;  // "cnn w32 d2"
   QDateTime started;
-  QString status;        // completed | stopped | failed | running | interrupted
+  QString status;  // completed | stopped | failed | running | interrupted
   QString error;
   double bestAccuracy = MetricRecord::kNone;
   double testAccuracy = MetricRecord::kNone;
@@ -35,7 +35,7 @@ struct RunInfo {
   QString testWeights;
   qint64 testWeightsStep = 0;
   double lastTestAccuracy = MetricRecord::kNone;
-  double bestR2 = MetricRecord::kNone;  // a regression's (task.kind regression)
+  double bestR2 = MetricRecord::kNone;   // a regression's (task.kind regression)
   double bestMap = MetricRecord::kNone;  // a multi-label's
   qint64 steps = 0;
   qint64 totalSteps = 0;

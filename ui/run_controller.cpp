@@ -34,7 +34,8 @@ bool RunController::parkPaused() {
   }
   poll();
   m_timer.stop();
-  m_parked = std::make_unique<Parked>(Parked{std::move(m_session), m_runDir, std::move(m_records), m_lastTrain, m_received});
+  m_parked =
+      std::make_unique<Parked>(Parked{std::move(m_session), m_runDir, std::move(m_records), m_lastTrain, m_received});
   m_records.clear();
   m_lastTrain = -1;
   m_received = 0;
@@ -117,8 +118,9 @@ bool RunController::startProcesses(const TrainConfig& config) {
   QString torchrun = qEnvironmentVariable("STUDIO_TORCHRUN");
   if (torchrun.isEmpty()) torchrun = QStandardPaths::findExecutable("torchrun");
   if (torchrun.isEmpty()) {
-    Q_EMIT failed(tr("distributed.devices asks for several processes, but PyTorch's launcher (torchrun) is not on "
-                     "PATH: install torch in the Python environment on PATH, or set STUDIO_TORCHRUN to it"));
+    Q_EMIT failed(
+        tr("distributed.devices asks for several processes, but PyTorch's launcher (torchrun) is not on "
+           "PATH: install torch in the Python environment on PATH, or set STUDIO_TORCHRUN to it"));
     return false;
   }
   QString cli = qEnvironmentVariable("STUDIO_CLI");

@@ -33,8 +33,7 @@ QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
 
 RunLifecycle::RunLifecycle(RunController* controller, const Panels& panels, PreviewCoordinator* preview,
                            TrustStore* trust, bool persist, QObject* parent)
-    : QObject(parent), m_controller(controller), m_p(panels), m_preview(preview), m_trust(trust),
-      m_persist(persist) {
+    : QObject(parent), m_controller(controller), m_p(panels), m_preview(preview), m_trust(trust), m_persist(persist) {
   connect(m_controller, &RunController::runStarted, this, &RunLifecycle::onStarted);
   connect(m_controller, &RunController::recordsArrived, this, &RunLifecycle::onRecords);
   connect(m_controller, &RunController::stateChanged, this, &RunLifecycle::onStateChanged);
@@ -42,8 +41,7 @@ RunLifecycle::RunLifecycle(RunController* controller, const Panels& panels, Prev
   // An edit of the form after a run: the charts show the new plan, not it
   // under the plan (a run chosen in the Runs list stays).
   connect(m_p.settings->undoStack(), &QUndoStack::indexChanged, this, [this] {
-    if (!m_controller->active() && !m_liveRun.isEmpty() && m_p.plots->runKeys() == QStringList{m_liveRun})
-      showRuns({});
+    if (!m_controller->active() && !m_liveRun.isEmpty() && m_p.plots->runKeys() == QStringList{m_liveRun}) showRuns({});
   });
   auto* statusTimer = new QTimer(this);
   statusTimer->setInterval(250);
@@ -116,9 +114,7 @@ bool RunLifecycle::start(const TrainConfig& config) {
   return launch(false, [&] { return m_controller->start(config, startOptions()); });
 }
 
-bool RunLifecycle::startProbe(const std::function<bool()>& begin) {
-  return formReadyToRun() && launch(false, begin);
-}
+bool RunLifecycle::startProbe(const std::function<bool()>& begin) { return formReadyToRun() && launch(false, begin); }
 
 bool RunLifecycle::resume(const QString& runDir) {
   const QString parked = m_controller->parkedRunDir();
@@ -276,8 +272,7 @@ void RunLifecycle::onRecords(const QString& runDir, const std::vector<MetricReco
 void RunLifecycle::onStateChanged() {
   m_p.toolbar->setRunState(m_controller->state(), m_controller->active());
   m_p.runs->setLivePaused(m_controller->active() && m_controller->state() == SessionState::Paused);
-  m_p.status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(),
-                           m_controller->receivedRecords());
+  m_p.status->showProgress(m_controller->progress(), m_controller->lastTrainRecord(), m_controller->receivedRecords());
 }
 
 void RunLifecycle::showLiveFigures() {
@@ -339,7 +334,8 @@ void RunLifecycle::showRuns(const QStringList& selected) {
   for (size_t i = 0; i < infos.size(); ++i) {
     const RunInfo& info = infos[i];
     gpu = gpu || info.device.startsWith("cuda");
-    RunCurves curves{absolute(info.dir), labels[static_cast<qsizetype>(i)], {}, {info.stepsPerEpoch, info.samplesPerStep}};
+    RunCurves curves{
+        absolute(info.dir), labels[static_cast<qsizetype>(i)], {}, {info.stepsPerEpoch, info.samplesPerStep}};
     if (curves.key == m_liveRun && m_controller->active()) {
       curves.records = m_controller->records();
     } else {
@@ -364,8 +360,8 @@ void RunLifecycle::showRuns(const QStringList& selected) {
   // The loss axis: the runs' loss, or each run's when they differ.
   QStringList losses;
   for (const RunInfo& info : infos) {
-    const QString loss = lossAxisLabel(info.settings.value("task.kind", "classification"),
-                                       info.settings.value("loss.kind", "auto"));
+    const QString loss =
+        lossAxisLabel(info.settings.value("task.kind", "classification"), info.settings.value("loss.kind", "auto"));
     if (!losses.contains(loss)) losses << loss;
   }
   if (!losses.isEmpty())
@@ -382,8 +378,7 @@ void RunLifecycle::showRuns(const QStringList& selected) {
     }
     m_p.eval->compareRuns(dirs, curveLabels);
   }
-  if (!problems.isEmpty())
-    Q_EMIT message(tr("Some metrics could not be read: %1").arg(problems.join("; ")), true);
+  if (!problems.isEmpty()) Q_EMIT message(tr("Some metrics could not be read: %1").arg(problems.join("; ")), true);
 }
 
 }  // namespace studio::ui

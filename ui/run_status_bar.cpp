@@ -12,8 +12,9 @@ namespace {
 
 QString duration(double seconds) {
   const auto s = static_cast<qint64>(std::llround(seconds));
-  return s >= 3600 ? QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
-                   : QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+  return s >= 3600
+             ? QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
+             : QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
 }
 
 }  // namespace
@@ -32,8 +33,15 @@ void fitText(QProgressBar* bar, const QString& text) {
 }  // namespace
 
 RunStatusBar::RunStatusBar(QWidget* parent)
-    : QStatusBar(parent), m_state(new QLabel), m_step(new QLabel), m_eta(new QLabel), m_speed(new QLabel),
-      m_device(new QLabel), m_memory(new QLabel), m_records(new QLabel), m_loading(new QProgressBar),
+    : QStatusBar(parent),
+      m_state(new QLabel),
+      m_step(new QLabel),
+      m_eta(new QLabel),
+      m_speed(new QLabel),
+      m_device(new QLabel),
+      m_memory(new QLabel),
+      m_records(new QLabel),
+      m_loading(new QProgressBar),
       m_epochBar(new QProgressBar) {
   m_step->setObjectName("statusStep");
   m_records->setObjectName("statusRecords");

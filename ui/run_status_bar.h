@@ -51,7 +51,7 @@ class RunStatusBar : public QStatusBar {
   QLabel* m_device;
   QLabel* m_memory;
   QLabel* m_records;
-  QProgressBar* m_loading;  // decoding and other work before the first step
+  QProgressBar* m_loading;   // decoding and other work before the first step
   QProgressBar* m_epochBar;  // the epoch's steps while it trains
   double m_stepsPerEpoch = 0;
   QString m_probe;

@@ -1,10 +1,10 @@
 #include "ui/run_toolbar.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
-#include <QEvent>
 #include <QPainter>
 #include <QStyle>
 
@@ -23,7 +23,8 @@ RunToolBar::RunToolBar(QWidget* parent) : QToolBar(tr("Run"), parent) {
     return a;
   };
   m_start = make(tr("Start"), QStyle::SP_MediaPlay, QKeySequence(Qt::Key_F5), tr("Start a run with these settings"));
-  m_pause = make(tr("Pause"), QStyle::SP_MediaPause, QKeySequence(Qt::Key_F6), tr("Pause the run after the current step"));
+  m_pause =
+      make(tr("Pause"), QStyle::SP_MediaPause, QKeySequence(Qt::Key_F6), tr("Pause the run after the current step"));
   m_resume = make(tr("Resume"), QStyle::SP_MediaSeekForward, QKeySequence(Qt::Key_F7), tr("Continue the paused run"));
   m_stop = make(tr("Stop"), QStyle::SP_MediaStop, QKeySequence(Qt::SHIFT | Qt::Key_F5),
                 tr("Stop the run, keeping a checkpoint it can resume from"));
@@ -34,8 +35,9 @@ RunToolBar::RunToolBar(QWidget* parent) : QToolBar(tr("Run"), parent) {
   m_lrEdit = new QLineEdit;
   m_lrEdit->setObjectName("lrEdit");
   m_lrEdit->setMaximumWidth(110);
-  m_lrEdit->setToolTip(tr("A new learning rate for the running run; the schedule continues, scaled to it. "
-                          "The change is marked on the curves and recorded in the run's settings."));
+  m_lrEdit->setToolTip(
+      tr("A new learning rate for the running run; the schedule continues, scaled to it. "
+         "The change is marked on the curves and recorded in the run's settings."));
   addWidget(m_lrEdit);
   m_setLr = addAction(tr("Set"));
   m_setLr->setToolTip(m_lrEdit->toolTip());

@@ -4,10 +4,10 @@
 #include <QCheckBox>
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QFile>
-#include <QFormLayout>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -52,19 +52,25 @@ class RunItem : public QTreeWidgetItem {
 }  // namespace
 
 RunsPanel::RunsPanel(QWidget* parent)
-    : QWidget(parent), m_list(new QTreeWidget), m_resume(new QPushButton(tr("Resume"))),
-      m_continue(new QPushButton(tr("Continue…"))), m_fork(new QPushButton(tr("Fork…"))),
-      m_queueAdd(new QPushButton(tr("Queue"))), m_queueRun(new QPushButton(tr("Run queue"))),
+    : QWidget(parent),
+      m_list(new QTreeWidget),
+      m_resume(new QPushButton(tr("Resume"))),
+      m_continue(new QPushButton(tr("Continue…"))),
+      m_fork(new QPushButton(tr("Fork…"))),
+      m_queueAdd(new QPushButton(tr("Queue"))),
+      m_queueRun(new QPushButton(tr("Run queue"))),
       m_showFailedEarly(new QCheckBox(tr("Show runs that failed before training"))),
-      m_export(new QPushButton(tr("Export…"))), m_delete(new QPushButton(tr("Delete"))),
-      m_undoDelete(new QPushButton(tr("Undo delete"))), m_notes(new QPushButton(tr("Notes…"))),
+      m_export(new QPushButton(tr("Export…"))),
+      m_delete(new QPushButton(tr("Delete"))),
+      m_undoDelete(new QPushButton(tr("Undo delete"))),
+      m_notes(new QPushButton(tr("Notes…"))),
       m_compare(new QPushButton(tr("Compare settings…"))) {
   auto* top = new QVBoxLayout(this);
   top->setContentsMargins(4, 4, 4, 4);
   m_list->setObjectName("runsList");
   m_list->setColumnCount(Columns);
-  m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best"), tr("Steps"), tr("Model"),
-                           tr("Device"), tr("Parent"), tr("Changed"), tr("Tags")});
+  m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best"), tr("Steps"), tr("Model"), tr("Device"),
+                           tr("Parent"), tr("Changed"), tr("Tags")});
   m_list->setSortingEnabled(true);
   m_list->sortByColumn(Date, Qt::DescendingOrder);
   m_list->header()->setSortIndicatorShown(true);
@@ -75,8 +81,9 @@ RunsPanel::RunsPanel(QWidget* parent)
   m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   top->addWidget(m_list, 1);
   m_showFailedEarly->setObjectName("showFailedEarly");
-  m_showFailedEarly->setToolTip(tr("Runs that failed before their first step (bad data, settings or model) keep "
-                                   "their folder with the error, and are hidden unless this is on."));
+  m_showFailedEarly->setToolTip(
+      tr("Runs that failed before their first step (bad data, settings or model) keep "
+         "their folder with the error, and are hidden unless this is on."));
   top->addWidget(m_showFailedEarly);
   connect(m_showFailedEarly, &QCheckBox::toggled, this, &RunsPanel::refresh);
   auto* bar = new QHBoxLayout;
@@ -84,11 +91,13 @@ RunsPanel::RunsPanel(QWidget* parent)
   m_resume->setObjectName("resumeRun");
   m_continue->setObjectName("continueRun");
   m_fork->setObjectName("forkRun");
-  m_fork->setToolTip(tr("Start a new run from one of the selected run's checkpoints with edited settings "
-                        "(learning rate, schedule, precision, batch, epochs...); the model and data stay."));
+  m_fork->setToolTip(
+      tr("Start a new run from one of the selected run's checkpoints with edited settings "
+         "(learning rate, schedule, precision, batch, epochs...); the model and data stay."));
   m_queueAdd->setObjectName("queueAdd");
-  m_queueAdd->setToolTip(tr("Add the settings in the form to this runs folder's queue (queue.json); grids of "
-                            "values: training-studio-cli queue add --grid key=v1,v2"));
+  m_queueAdd->setToolTip(
+      tr("Add the settings in the form to this runs folder's queue (queue.json); grids of "
+         "values: training-studio-cli queue add --grid key=v1,v2"));
   m_queueRun->setObjectName("queueRun");
   m_queueRun->setToolTip(tr("Run the queued runs one after another (a run left unfinished is resumed first)."));
   m_export->setObjectName("exportRun");
@@ -105,8 +114,9 @@ RunsPanel::RunsPanel(QWidget* parent)
   // The second row: what a person does to the runs themselves.
   auto* manage = new QHBoxLayout;
   m_notes->setObjectName("runNotes");
-  m_notes->setToolTip(tr("Give the selected run a title (shown instead of its name), tags and notes (kept in its "
-                         "notes.json)."));
+  m_notes->setToolTip(
+      tr("Give the selected run a title (shown instead of its name), tags and notes (kept in its "
+         "notes.json)."));
   m_compare->setObjectName("compareSettings");
   m_compare->setToolTip(tr("The settings that differ between the selected runs, side by side."));
   m_delete->setObjectName("deleteRuns");
@@ -234,8 +244,7 @@ void RunsPanel::refresh() {
     runs.push_back(std::move(run));
   }
   // The live run before its thread wrote its settings.json.
-  if (!liveListed && liveInThisFolder())
-    runs.insert(runs.begin(), readRunInfo(m_live));
+  if (!liveListed && liveInThisFolder()) runs.insert(runs.begin(), readRunInfo(m_live));
   m_liveHasSettings = !m_live.isEmpty() && QFile::exists(m_live + "/settings.json");
   // A column for each setting that differs between the runs listed.
   m_settingColumns = runs.size() > 1 ? differingSettings(runs) : QStringList();
@@ -256,14 +265,21 @@ void RunsPanel::refresh() {
     const bool parked = run.dir == m_parked;
     // A search's pruned trial: stopped by its pruner, resumable as any stopped run.
     const QString status = run.pruned && run.status == "stopped" ? tr("pruned") : run.status;
-    item->setText(Status, live ? (m_livePaused ? tr("paused") : tr("running"))
-                               : parked ? tr("paused (its fork trains)") : status);
-    if (!run.error.isEmpty()) item->setToolTip(Status, run.error);
-    else if (!run.trial.isEmpty()) item->setToolTip(Status, run.trial + (run.pruned ? tr(": its pruner stopped it; "
-                                                                                          "Resume continues it") : ""));
-    if (std::isfinite(run.bestMap)) item->setText(Best, tr("mAP %1").arg(run.bestMap, 0, 'f', 4));
-    else if (std::isfinite(run.bestAccuracy)) item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
-    else if (std::isfinite(run.bestR2)) item->setText(Best, tr("R\u00b2 %1").arg(run.bestR2, 0, 'f', 4));
+    item->setText(Status, live     ? (m_livePaused ? tr("paused") : tr("running"))
+                          : parked ? tr("paused (its fork trains)")
+                                   : status);
+    if (!run.error.isEmpty())
+      item->setToolTip(Status, run.error);
+    else if (!run.trial.isEmpty())
+      item->setToolTip(Status, run.trial + (run.pruned ? tr(": its pruner stopped it; "
+                                                            "Resume continues it")
+                                                       : ""));
+    if (std::isfinite(run.bestMap))
+      item->setText(Best, tr("mAP %1").arg(run.bestMap, 0, 'f', 4));
+    else if (std::isfinite(run.bestAccuracy))
+      item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
+    else if (std::isfinite(run.bestR2))
+      item->setText(Best, tr("R\u00b2 %1").arg(run.bestR2, 0, 'f', 4));
     item->setToolTip(Best, testFiguresText(run));
     item->setData(Steps, kProbeRole, !run.probe.isEmpty());
     if (!run.probe.isEmpty())  // a probe's steps are tries, not the settings' plan
@@ -402,19 +418,18 @@ bool RunsPanel::deleteSelected(QString* error) {
       const bool some = !done.empty();
       if (some) m_deleted.push_back(std::move(done));
       refresh();
-      return fail(tr("%1 could not be moved to the trash (no trash on its disk, or no permission); it is "
-                     "kept%2.")
-                      .arg(dir, some ? tr(", and the runs moved before it can be brought back with Undo delete")
-                                     : QString()));
+      return fail(
+          tr("%1 could not be moved to the trash (no trash on its disk, or no permission); it is "
+             "kept%2.")
+              .arg(dir, some ? tr(", and the runs moved before it can be brought back with Undo delete") : QString()));
     }
     done.push_back({dir, inTrash});
   }
   m_deleted.push_back(std::move(done));
   refresh();
   Q_EMIT runsDeleted(dirs);
-  Q_EMIT message(tr("Moved %n run(s) to the trash; Undo delete brings them back.", nullptr,
-                    static_cast<int>(dirs.size())),
-                 false);
+  Q_EMIT message(
+      tr("Moved %n run(s) to the trash; Undo delete brings them back.", nullptr, static_cast<int>(dirs.size())), false);
   return true;
 }
 
@@ -516,8 +531,7 @@ QDialog* RunsPanel::compareSelected() {
       const QString value = runs[static_cast<size_t>(c)].settings.value(keys[row]);
       auto* cell = new QTableWidgetItem(value.isEmpty() ? tr("(not set)") : value);
       const auto& config = configs[static_cast<size_t>(c)];
-      if (const std::string note = config ? settingEffectNote(keys[row].toStdString(), *config) : "";
-          !note.empty()) {
+      if (const std::string note = config ? settingEffectNote(keys[row].toStdString(), *config) : ""; !note.empty()) {
         cell->setText(tr("%1 (no effect)").arg(cell->text()));
         cell->setToolTip(QString::fromStdString(keys[row].toStdString() + " " + note));
       }

@@ -15,9 +15,9 @@
 #include <cmath>
 #include <variant>
 
-#include "ui/form_dialog.h"
 #include "studio/errors.h"
 #include "studio/settings_schema.h"
+#include "ui/form_dialog.h"
 
 namespace studio::ui {
 namespace {
@@ -41,15 +41,26 @@ QString num(double v) { return QString::number(v, 'g', 6); }
 }  // namespace
 
 SearchDialog::SearchDialog(const TrainConfig& base, QWidget* parent)
-    : QDialog(parent), m_base(base), m_table(new QTableWidget(0, 2)), m_metric(new QComboBox),
-      m_direction(new QComboBox), m_sampler(new QComboBox), m_pruner(new QComboBox), m_trials(new QSpinBox),
-      m_parallel(new QSpinBox), m_trialSettings(new QPlainTextEdit), m_name(new QLineEdit), m_problems(new QLabel),
-      m_warnings(new QLabel), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
+    : QDialog(parent),
+      m_base(base),
+      m_table(new QTableWidget(0, 2)),
+      m_metric(new QComboBox),
+      m_direction(new QComboBox),
+      m_sampler(new QComboBox),
+      m_pruner(new QComboBox),
+      m_trials(new QSpinBox),
+      m_parallel(new QSpinBox),
+      m_trialSettings(new QPlainTextEdit),
+      m_name(new QLineEdit),
+      m_problems(new QLabel),
+      m_warnings(new QLabel),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
   setWindowTitle(tr("Search"));
   setObjectName("searchDialog");
   auto* form = new QFormLayout(this);
-  form->addRow(new QLabel(tr("Optuna samples these settings of the form's, trains each sample as a run, and stops "
-                             "hopeless runs early. The study and its runs go to the Runs folder.")));
+  form->addRow(
+      new QLabel(tr("Optuna samples these settings of the form's, trains each sample as a run, and stops "
+                    "hopeless runs early. The study and its runs go to the Runs folder.")));
   auto* pick = new QComboBox;
   pick->setObjectName("searchSetting");
   for (const auto& f : settingsSchema())
@@ -85,12 +96,14 @@ SearchDialog::SearchDialog(const TrainConfig& base, QWidget* parent)
   m_trials->setRange(1, 10000);
   m_trials->setValue(20);
   m_parallel->setRange(1, 64);
-  m_parallel->setToolTip(tr("Trials at once: the CPU's cores are divided between them; on one GPU as many as its "
-                            "memory holds; on several, one each"));
+  m_parallel->setToolTip(
+      tr("Trials at once: the CPU's cores are divided between them; on one GPU as many as its "
+         "memory holds; on several, one each"));
   form->addRow(tr("Trials"), m_trials);
   form->addRow(tr("At once"), m_parallel);
-  m_trialSettings->setPlaceholderText(tr("For the trials only, a key=value a line (train.epochs=2); Train best "
-                                         "leaves them out"));
+  m_trialSettings->setPlaceholderText(
+      tr("For the trials only, a key=value a line (train.epochs=2); Train best "
+         "leaves them out"));
   m_trialSettings->setMaximumHeight(60);
   form->addRow(tr("Trial settings"), m_trialSettings);
   m_name->setPlaceholderText(tr("the settings' name and the time"));
@@ -163,7 +176,8 @@ SearchSpec SearchDialog::spec() const {
   SearchSpec s;
   s.base = m_base;
   for (int r = 0; r < m_table->rowCount(); ++r)
-    s.space.push_back(parseSearchParam((m_table->item(r, 0)->text() + "=" + m_table->item(r, 1)->text()).toStdString()));
+    s.space.push_back(
+        parseSearchParam((m_table->item(r, 0)->text() + "=" + m_table->item(r, 1)->text()).toStdString()));
   s.trialSettings = settingLines(m_trialSettings->toPlainText());
   s.metric = m_metric->currentText().toStdString();
   s.direction = m_direction->currentIndex() == 0 ? "" : m_direction->currentText().toStdString();
@@ -182,8 +196,8 @@ QStringList SearchDialog::cliArguments() const {
   for (const auto& p : s.space) a << "--space" << QString::fromStdString(searchParamText(p));
   for (const auto& t : s.trialSettings) a << "--trial-set" << QString::fromStdString(t);
   a << "--metric" << QString::fromStdString(s.metric) << "--direction" << QString::fromStdString(s.direction)
-    << "--sampler" << QString::fromStdString(s.sampler) << "--pruner" << QString::fromStdString(s.pruner)
-    << "--trials" << QString::number(s.trials) << "--parallel" << QString::number(s.parallel);
+    << "--sampler" << QString::fromStdString(s.sampler) << "--pruner" << QString::fromStdString(s.pruner) << "--trials"
+    << QString::number(s.trials) << "--parallel" << QString::number(s.parallel);
   if (!m_name->text().trimmed().isEmpty()) a << "--name" << m_name->text().trimmed();
   return a;
 }

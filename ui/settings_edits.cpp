@@ -7,7 +7,10 @@
 namespace studio::ui {
 
 SetFieldCommand::SetFieldCommand(SettingsPanel* panel, QString path, QString before, QString after, int serial)
-    : m_panel(panel), m_path(std::move(path)), m_before(std::move(before)), m_after(std::move(after)),
+    : m_panel(panel),
+      m_path(std::move(path)),
+      m_before(std::move(before)),
+      m_after(std::move(after)),
       m_serial(serial) {
   setText(QObject::tr("edit %1").arg(m_path));
 }

@@ -8,7 +8,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
-#include <QSettings>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -20,6 +19,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QSettings>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -125,8 +125,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
     if (!path.isEmpty() && !loadFile(path, &error)) Q_EMIT failed(error);
   });
   connect(save, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save settings"), QString::fromStdString(m_config.name) + ".json",
-                                                      tr("Settings (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save settings"), QString::fromStdString(m_config.name) + ".json", tr("Settings (*.json)"));
     QString error;
     if (!path.isEmpty() && !saveFile(path, &error)) Q_EMIT failed(error);
   });
@@ -206,7 +206,8 @@ void SettingsPanel::buildForm() {
           revalidate();
         });
         if (spec.type == FieldType::Size) f->line->setPlaceholderText(tr("auto, or HEIGHTxWIDTH"));
-        if (spec.type == FieldType::TextList) f->line->setPlaceholderText(tr("none (names or indices, comma-separated)"));
+        if (spec.type == FieldType::TextList)
+          f->line->setPlaceholderText(tr("none (names or indices, comma-separated)"));
         if (isPath(spec.type)) {
           auto* h = new QHBoxLayout;
           h->setContentsMargins(0, 0, 0, 0);
@@ -282,14 +283,16 @@ void SettingsPanel::setEditorText(Field& f, const QString& text) {
 }
 
 QString SettingsPanel::textOf(const nlohmann::json& v, FieldType type) {
-  if (type == FieldType::Size && v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer()) {
+  if (type == FieldType::Size && v.is_array() && v.size() == 2 && v[0].is_number_integer() &&
+      v[1].is_number_integer()) {
     if (v[0].get<int64_t>() == 0 && v[1].get<int64_t>() == 0) return "auto";
     return QString("%1x%2").arg(v[0].get<int64_t>()).arg(v[1].get<int64_t>());
   }
   if (type == FieldType::TextList && v.is_array()) {
     QStringList items;
-    for (const auto& item : v) items << (item.is_string() ? QString::fromStdString(item.get<std::string>())
-                                                         : QString::fromStdString(item.dump()));
+    for (const auto& item : v)
+      items << (item.is_string() ? QString::fromStdString(item.get<std::string>())
+                                 : QString::fromStdString(item.dump()));
     return items.join(", ");
   }
   if (v.is_string()) return QString::fromStdString(v.get<std::string>());
@@ -321,8 +324,8 @@ void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
   Field& f = *it->second;
   // A run is named by what it trains unless the person named it: the name
   // follows the data and the model while it is the one given automatically.
-  static const QStringList naming = {"data.format", "data.dataset", "data.root", "data.train_file", "model.kind",
-                                     "model.path"};
+  static const QStringList naming = {"data.format",     "data.dataset", "data.root",
+                                     "data.train_file", "model.kind",   "model.path"};
   const std::string nameNow = m_doc.value("name", std::string());
   const bool autoName = naming.contains(path) && (nameNow == m_autoName || nameNow == suggestedRunName(m_config));
   setEditorText(f, text);
@@ -570,7 +573,8 @@ bool SettingsPanel::loadFile(const QString& path, QString* error) {
 
 bool SettingsPanel::saveFile(const QString& path, QString* error) {
   return attempt(error, [&] {
-    if (!isValid()) throw ConfigFileError("the settings have errors to fix first: " + errorTexts().join("; ").toStdString());
+    if (!isValid())
+      throw ConfigFileError("the settings have errors to fix first: " + errorTexts().join("; ").toStdString());
     saveConfigFile(m_config, path.toStdString());
     Q_EMIT message(tr("Settings saved to %1").arg(path));
   });

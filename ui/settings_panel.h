@@ -110,7 +110,8 @@ class SettingsPanel : public QWidget {
   QString m_presetDir;
   std::vector<nlohmann::json> m_presetDocs;  // each preset's settings, in the box's order
   QString m_settingsSource;
-  std::string m_autoName;  // the name given automatically (a preset's, or by what the run trains)  // what the box says when the settings are no preset's
+  std::string m_autoName;  // the name given automatically (a preset's, or by what the run trains)  // what the box says
+                           // when the settings are no preset's
   // The Preset box shows the preset these settings are, or where they came from.
   void showMatchingPreset();
 

@@ -57,18 +57,27 @@ QStringList axisNames(const nlohmann::json& study) {
 }  // namespace
 
 StudyPanel::StudyPanel(QWidget* parent)
-    : QWidget(parent), m_poll(new QTimer(this)), m_status(new QLabel(tr("No search yet: Search… sets one up."))),
-      m_search(new QPushButton(tr("Search…"))), m_open(new QPushButton(tr("Open study…"))),
-      m_stop(new QPushButton(tr("Stop"))), m_resume(new QPushButton(tr("Resume"))),
-      m_trainBest(new QPushButton(tr("Train best"))), m_table(new QTableWidget), m_tabs(new QTabWidget),
-      m_best(new QCustomPlot), m_parallel(new QCustomPlot), m_importance(new QCustomPlot) {
+    : QWidget(parent),
+      m_poll(new QTimer(this)),
+      m_status(new QLabel(tr("No search yet: Search… sets one up."))),
+      m_search(new QPushButton(tr("Search…"))),
+      m_open(new QPushButton(tr("Open study…"))),
+      m_stop(new QPushButton(tr("Stop"))),
+      m_resume(new QPushButton(tr("Resume"))),
+      m_trainBest(new QPushButton(tr("Train best"))),
+      m_table(new QTableWidget),
+      m_tabs(new QTabWidget),
+      m_best(new QCustomPlot),
+      m_parallel(new QCustomPlot),
+      m_importance(new QCustomPlot) {
   setObjectName("studyPanel");
   m_status->setObjectName("studyStatus");
   m_status->setWordWrap(true);
   m_search->setToolTip(tr("A hyperparameter search over some of the form's settings (Optuna)"));
   m_stop->setToolTip(tr("Stop the search: its trials stop with a checkpoint, and Resume continues them"));
-  m_trainBest->setToolTip(tr("Put the best trial's settings (without the trial-only settings) in the form and "
-                             "start them"));
+  m_trainBest->setToolTip(
+      tr("Put the best trial's settings (without the trial-only settings) in the form and "
+         "start them"));
   auto* buttons = new QHBoxLayout;
   for (QPushButton* b : {m_search, m_open, m_stop, m_resume, m_trainBest}) buttons->addWidget(b);
   buttons->addStretch(1);
@@ -242,15 +251,19 @@ void StudyPanel::refresh() {
     pruned += s == "pruned";
     failed += s == "failed";
   }
-  QString s = tr("study %1: %2 of %3 trials").arg(QString::fromStdString(j.value("name", "")))
-                  .arg(j["trials"].size()).arg(j.value("trials_target", 0));
+  QString s = tr("study %1: %2 of %3 trials")
+                  .arg(QString::fromStdString(j.value("name", "")))
+                  .arg(j["trials"].size())
+                  .arg(j.value("trials_target", 0));
   if (running) s += tr(", %1 running").arg(running);
   if (stopped) s += tr(", %1 stopped (Resume continues them)").arg(stopped);
   if (pruned) s += tr(", %1 pruned").arg(pruned);
   if (failed) s += tr(", %1 failed").arg(failed);
   if (j.contains("best") && j["best"].is_object())
-    s += tr("; best %1 %2 (trial %3)").arg(QString::fromStdString(j.value("metric", "")))
-             .arg(number(j["best"]["value"]), 0, 'f', 4).arg(j["best"].value("number", -1));
+    s += tr("; best %1 %2 (trial %3)")
+             .arg(QString::fromStdString(j.value("metric", "")))
+             .arg(number(j["best"]["value"]), 0, 'f', 4)
+             .arg(j["best"].value("number", -1));
   if (!j.value("parallel_note", "").empty()) s += "; " + QString::fromStdString(j.value("parallel_note", ""));
   if (j.value("state", "") == "stopped") s += tr(" — stopped");
   m_status->setText(s);
@@ -279,8 +292,8 @@ void StudyPanel::fillTable() {
     const auto& t = trials[r];
     const QString state = QString::fromStdString(t.value("state", ""));
     auto* n = new QTableWidgetItem(QString::number(t.value("number", -1)));
-    n->setToolTip(QString::fromStdString(t.value("run_dir", nlohmann::json("")).is_string()
-                                             ? t["run_dir"].get<std::string>() : ""));
+    n->setToolTip(QString::fromStdString(
+        t.value("run_dir", nlohmann::json("")).is_string() ? t["run_dir"].get<std::string>() : ""));
     m_table->setItem(r, 0, n);
     auto* st = new QTableWidgetItem(state);
     if (!t.value("error", "").empty()) st->setToolTip(QString::fromStdString(t.value("error", "")));
@@ -363,7 +376,7 @@ std::vector<double> StudyPanel::axisValues(const nlohmann::json& trial, const QC
                                         : (x - lo) / (hi - lo));
   }
   const double v = number(trial.value("value", nlohmann::json()));
-  out.push_back(!std::isfinite(v)                ? kNaN
+  out.push_back(!std::isfinite(v)             ? kNaN
                 : metric.upper > metric.lower ? (v - metric.lower) / (metric.upper - metric.lower)
                                               : 0.5);
   return out;
@@ -389,8 +402,8 @@ void StudyPanel::plotParallel() {
     g->setData(x, y, true);
     const std::string state = t.value("state", "");
     QColor c = state == "completed" && std::isfinite(v.back()) ? gradient.color(v.back(), QCPRange(0, 1))
-               : state == "failed"                              ? QColor(208, 60, 47, 90)
-                                                                : QColor(136, 136, 136, 110);
+               : state == "failed"                             ? QColor(208, 60, 47, 90)
+                                                               : QColor(136, 136, 136, 110);
     const bool chosen = selected.count(t.value("number", -1)) > 0;
     QPen pen(c, chosen ? 3.5 : 1.5);
     if (state == "running" || state == "stopped") pen.setStyle(Qt::DashLine);

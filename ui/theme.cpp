@@ -52,9 +52,12 @@ Theme themeFromName(const QString& name) {
 
 QString themeName(Theme theme) {
   switch (theme) {
-    case Theme::Dark: return "dark";
-    case Theme::Light: return "light";
-    default: return "system";
+    case Theme::Dark:
+      return "dark";
+    case Theme::Light:
+      return "light";
+    default:
+      return "system";
   }
 }
 

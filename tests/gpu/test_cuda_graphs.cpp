@@ -114,9 +114,11 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
     same = close(gr[i].trainLoss, er[i].trainLoss, r, 1e-6) && close(gr[i].gradNorm, er[i].gradNorm, 10 * r, 1e-5) &&
            gr[i].skippedSteps == er[i].skippedSteps && close(gr[i].lr, er[i].lr, 1e-12, 0);
     if (std::isfinite(er[i].trainLoss))
-      worst = std::max(worst, std::fabs(gr[i].trainLoss - er[i].trainLoss) / std::max(1e-6, std::fabs(er[i].trainLoss)));
+      worst =
+          std::max(worst, std::fabs(gr[i].trainLoss - er[i].trainLoss) / std::max(1e-6, std::fabs(er[i].trainLoss)));
     if (std::isfinite(er[i].gradNorm))
-      worstNorm = std::max(worstNorm, std::fabs(gr[i].gradNorm - er[i].gradNorm) / std::max(1e-6, std::fabs(er[i].gradNorm)));
+      worstNorm =
+          std::max(worstNorm, std::fabs(gr[i].gradNorm - er[i].gradNorm) / std::max(1e-6, std::fabs(er[i].gradNorm)));
     if (!same)
       std::printf("        step %lld: loss %.8g vs %.8g, grad norm %.8g vs %.8g, skipped %lld vs %lld\n",
                   static_cast<long long>(er[i].step), gr[i].trainLoss, er[i].trainLoss, gr[i].gradNorm, er[i].gradNorm,
@@ -171,8 +173,7 @@ void deviceMomentumSgdEqualsFused() {
       momT.fill_(mom);
       fused.step(lr, mom, inf);
       graphable.step(lrT, momT, inf);
-      for (size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
+      for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
     }
     bool finite = true;
     for (const auto& p : b) finite = finite && p.isfinite().all().item<bool>();
@@ -187,7 +188,8 @@ void deviceMomentumSgdEqualsFused() {
 
 int main() {
   if (!torch::cuda::is_available()) {
-    std::printf("skipped: no CUDA GPU here; the CUDA-graph suite runs where one is (it ran on the device tool's H100)\n");
+    std::printf(
+        "skipped: no CUDA GPU here; the CUDA-graph suite runs where one is (it ran on the device tool's H100)\n");
     return 77;
   }
   log::setConsoleLevel("warn");

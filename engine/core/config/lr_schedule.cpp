@@ -58,8 +58,10 @@ std::pair<double, double> cyclicAt(const CyclicScheduleConfig& c, int64_t step) 
   const double x = 1.0 + e / total - cycle;
   const double scale = x <= ratio ? x / ratio : (x - 1.0) / (ratio - 1.0);
   double fn = 1.0;
-  if (c.mode == "triangular2") fn = 1.0 / std::pow(2.0, cycle - 1.0);
-  else if (c.mode == "exp_range") fn = std::pow(c.gamma, e);
+  if (c.mode == "triangular2")
+    fn = 1.0 / std::pow(2.0, cycle - 1.0);
+  else if (c.mode == "exp_range")
+    fn = std::pow(c.gamma, e);
   const double lr = c.base_lr + (c.max_lr - c.base_lr) * scale * fn;
   const double momentum = c.max_momentum - (c.max_momentum - c.base_momentum) * scale * fn;
   return {lr, momentum};
@@ -76,11 +78,10 @@ double LrSchedule::mainLr(int64_t t) const {
     return m_baseLr * std::pow(c.step.gamma, static_cast<double>(t / c.step.step_size));
   }
   if (c.kind == "cosine") {
-    const int64_t tMax = c.cosine.t_max > 0 ? c.cosine.t_max
-                                            : std::max<int64_t>(m_totalSteps - c.warmup_steps, 1);
-    return c.cosine.eta_min + (m_baseLr - c.cosine.eta_min) *
-                                  (1.0 + std::cos(std::numbers::pi * static_cast<double>(t) /
-                                                  static_cast<double>(tMax))) / 2.0;
+    const int64_t tMax = c.cosine.t_max > 0 ? c.cosine.t_max : std::max<int64_t>(m_totalSteps - c.warmup_steps, 1);
+    return c.cosine.eta_min +
+           (m_baseLr - c.cosine.eta_min) *
+               (1.0 + std::cos(std::numbers::pi * static_cast<double>(t) / static_cast<double>(tMax))) / 2.0;
   }
   if (c.kind == "linear") {
     const auto& l = c.linear;

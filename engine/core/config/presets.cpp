@@ -1,9 +1,9 @@
 // Preset lookup (studio/presets.h). Torch-free.
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "studio/presets.h"
 
@@ -45,8 +45,8 @@ std::string shippedResource(const std::string& relative, bool folder) {
   const std::string exe = executablePath();
   if (exe.empty()) return "";
   const fs::path bin = fs::path(exe).parent_path();
-  for (const fs::path& p : {bin / relative, bin / "../share/training-studio" / relative,
-                            bin / "../../share/training-studio" / relative})
+  for (const fs::path& p :
+       {bin / relative, bin / "../share/training-studio" / relative, bin / "../../share/training-studio" / relative})
     if (folder ? fs::is_directory(p) : fs::is_regular_file(p)) return p.lexically_normal().string();
   return "";
 }

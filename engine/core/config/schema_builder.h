@@ -19,7 +19,7 @@ using Member = std::function<FieldRef(TrainConfig&)>;
 
 // A setting's dotted path in settings.json is its member's path in the
 // struct: one name gives both.
-#define SETTING(path) #path, [](TrainConfig& c) -> FieldRef { return &c.path; }
+#define SETTING(path) #path, [](TrainConfig & c) -> FieldRef { return &c.path; }
 
 inline NumberRange atLeast(double lo) { return {lo}; }
 inline NumberRange above(double lo) { return {lo, std::numeric_limits<double>::infinity(), true}; }

@@ -13,7 +13,8 @@ using json = nlohmann::json;
 namespace {
 void flatten(const json& j, const std::string& prefix, std::map<std::string, json>& out) {
   if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    for (auto it = j.begin(); it != j.end(); ++it)
+      flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
   } else {
     out[prefix] = j;
   }

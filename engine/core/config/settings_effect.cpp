@@ -11,7 +11,7 @@ namespace {
 
 // Whether a setting holds another value than a fresh TrainConfig's.
 bool differsFromDefault(const FieldSpec& spec, const TrainConfig& config) {
-  static TrainConfig defaults;  // read only
+  static TrainConfig defaults;                            // read only
   TrainConfig& given = const_cast<TrainConfig&>(config);  // member() reaches in; nothing is written
   return std::visit(
       [&](auto* value) {

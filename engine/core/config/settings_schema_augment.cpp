@@ -7,7 +7,8 @@ namespace studio::schema {
 
 void addAugmentSettings(Fields& add) {
   const std::string data = "Data";
-  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; }, "images (data.format idx or image_folder)"};
+  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; },
+                    "images (data.format idx or image_folder)"};
   when(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
            "Mirror training images at random; more variety, less overfitting on longer runs."),
        images);
@@ -73,10 +74,9 @@ void addAugmentSettings(Fields& add) {
                    "torchvision.transforms.v2's, after the flips and before the colour jitter."),
                {"none", "randaugment", "trivialaugment"}),
        images);
-  const Rule randaugment{[](const TrainConfig& c) {
-                           return c.data.augment_policy == "randaugment" && c.data.format != "csv";
-                         },
-                         "data.augment_policy randaugment on images"};
+  const Rule randaugment{
+      [](const TrainConfig& c) { return c.data.augment_policy == "randaugment" && c.data.format != "csv"; },
+      "data.augment_policy randaugment on images"};
   when(range(add(SETTING(data.augment_policy_ops), data, "RandAugment: operations", T::Int,
                  "Operations applied to each image in turn (num_ops; 2 by default)."),
              between(0, 14)),
@@ -96,7 +96,8 @@ void addAugmentSettings(Fields& add) {
              between(0, 1)),
        images, true);
 
-  const Rule classifying{[](const TrainConfig& c) { return c.task.kind == "classification"; }, "task.kind classification"};
+  const Rule classifying{[](const TrainConfig& c) { return c.task.kind == "classification"; },
+                         "task.kind classification"};
   when(add(SETTING(data.augment_mixup), data, "MixUp", T::Bool,
            "MixUp: each training batch blended with itself shifted by one, images and one-hot targets alike, by a "
            "share drawn from Beta(alpha, alpha) (classification)."),
@@ -109,7 +110,8 @@ void addAugmentSettings(Fields& add) {
   when(add(SETTING(data.augment_cutmix), data, "CutMix", T::Bool,
            "CutMix: a rectangle of each training image replaced by the same rectangle of the next image, the "
            "targets mixed by the areas (classification, images)."),
-       Rule{[](const TrainConfig& c) { return c.task.kind == "classification" && c.data.format != "csv"; }, "task.kind classification on images"});
+       Rule{[](const TrainConfig& c) { return c.task.kind == "classification" && c.data.format != "csv"; },
+            "task.kind classification on images"});
   when(range(add(SETTING(data.cutmix_alpha), data, "CutMix alpha", T::Real,
                  "CutMix's Beta(alpha, alpha) for the kept share of the image (torchvision: 1)."),
              above(0)),
@@ -118,7 +120,9 @@ void addAugmentSettings(Fields& add) {
                  "With MixUp and CutMix both on, the probability that a batch gets CutMix rather than MixUp "
                  "(torchvision's RandomChoice of the two: 0.5)."),
              between(0, 1)),
-       Rule{[](const TrainConfig& c) { return c.data.augment_mixup && c.data.augment_cutmix; }, "data.augment_mixup and data.augment_cutmix together"}, true);
+       Rule{[](const TrainConfig& c) { return c.data.augment_mixup && c.data.augment_cutmix; },
+            "data.augment_mixup and data.augment_cutmix together"},
+       true);
 }
 
 }  // namespace studio::schema

@@ -8,18 +8,18 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <type_traits>
-#include <variant>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
+#include "studio/class_weights.h"
 #include "studio/file_io.h"
 #include "studio/log.h"
-#include "studio/class_weights.h"
 #include "studio/settings_schema.h"
 
 namespace studio {
@@ -46,9 +46,12 @@ struct Reader {
   std::vector<ConfigError>& errors;
 
   void read(const std::string& path, const json& j, std::string& out) {
-    if (j.is_string()) out = j.get<std::string>();
-    else if (j.is_array() && (path == "loss.class_weights" || path == "loss.pos_weight")) out = weightList(path, j);
-    else errors.push_back({path, "must be a string (got " + shown(j) + ")"});
+    if (j.is_string())
+      out = j.get<std::string>();
+    else if (j.is_array() && (path == "loss.class_weights" || path == "loss.pos_weight"))
+      out = weightList(path, j);
+    else
+      errors.push_back({path, "must be a string (got " + shown(j) + ")"});
   }
   // A weight per class or label as a JSON list ([1, 2.5, 3]), as the README
   // allows: kept as its text ("1, 2.5, 3"), which is checked as typed text is.
@@ -66,17 +69,23 @@ struct Reader {
     return text;
   }
   void read(const std::string& path, const json& j, bool& out) {
-    if (j.is_boolean()) out = j.get<bool>();
-    else errors.push_back({path, "must be true or false (got " + shown(j) + ")"});
+    if (j.is_boolean())
+      out = j.get<bool>();
+    else
+      errors.push_back({path, "must be true or false (got " + shown(j) + ")"});
   }
   void read(const std::string& path, const json& j, double& out) {
-    if (j.is_number() && std::isfinite(j.get<double>())) out = j.get<double>();
-    else if (j.is_number()) errors.push_back({path, "must be a finite number (got " + shown(j) + ")"});
-    else errors.push_back({path, "must be a number (got " + shown(j) + ")"});
+    if (j.is_number() && std::isfinite(j.get<double>()))
+      out = j.get<double>();
+    else if (j.is_number())
+      errors.push_back({path, "must be a finite number (got " + shown(j) + ")"});
+    else
+      errors.push_back({path, "must be a number (got " + shown(j) + ")"});
   }
   // A whole number that fits I, or an error naming the value as written:
   // nothing is narrowed silently (4294967328 is not 32).
-  template <class I> bool toInteger(const json& j, I& out, std::string& why) {
+  template <class I>
+  bool toInteger(const json& j, I& out, std::string& why) {
     using L = std::numeric_limits<I>;
     const std::string fits = "must be a whole number from " + std::to_string(L::min()) + " to " +
                              std::to_string(L::max()) + " (got " + shown(j) + ")";
@@ -105,7 +114,8 @@ struct Reader {
     why = "must be a whole number (got " + shown(j) + ")";
     return false;
   }
-  template <class I> void readInteger(const std::string& path, const json& j, I& out) {
+  template <class I>
+  void readInteger(const std::string& path, const json& j, I& out) {
     std::string why;
     if (toInteger(j, out, why)) return;
     // A whole number past the member's type: the setting's own range says
@@ -171,8 +181,10 @@ void unknownKeys(const json& obj, const std::string& prefix, const KnownKeys& kn
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
     if (known.settings.count(path)) continue;
-    if (!known.sections.count(path)) errors.push_back({path, "is not a known setting"});
-    else if (it->is_object()) unknownKeys(*it, path, known, errors);
+    if (!known.sections.count(path))
+      errors.push_back({path, "is not a known setting"});
+    else if (it->is_object())
+      unknownKeys(*it, path, known, errors);
   }
 }
 
@@ -240,7 +252,8 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   // The name becomes part of a folder's name: nothing that leaves the output
   // folder, hides the folder or upsets a terminal.
   if (c.name.empty()) e.push_back({"name", "must not be empty"});
-  const bool control = std::any_of(c.name.begin(), c.name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 32 || ch == 127; });
+  const bool control = std::any_of(c.name.begin(), c.name.end(),
+                                   [](char ch) { return static_cast<unsigned char>(ch) < 32 || ch == 127; });
   if (c.name.find_first_of("/\\") != std::string::npos)
     e.push_back({"name", "must not contain '/' or '\\' (got \"" + c.name + "\")"});
   else if (control)
@@ -256,33 +269,40 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   const std::string& loss = c.loss.kind;
   const bool multilabel = t.kind == "multilabel";
   if (multilabel && loss != "auto" && loss != "bce")
-    e.push_back({"loss.kind", "\"" + loss + "\" does not fit task.kind multilabel, whose loss is bce (binary "
-                              "cross-entropy per label): set loss.kind to auto or bce"});
+    e.push_back({"loss.kind", "\"" + loss +
+                                  "\" does not fit task.kind multilabel, whose loss is bce (binary "
+                                  "cross-entropy per label): set loss.kind to auto or bce"});
   if (!multilabel && loss == "bce")
     e.push_back({"loss.kind", "bce is the multi-label loss; task.kind is " + t.kind + ": use auto"});
   if (!multilabel && c.loss.pos_weight != "none")
-    e.push_back({"loss.pos_weight", "weighs each label's positives; it applies to task.kind multilabel (got " +
-                                        t.kind + "): set it to none, or use loss.class_weights"});
+    e.push_back({"loss.pos_weight", "weighs each label's positives; it applies to task.kind multilabel (got " + t.kind +
+                                        "): set it to none, or use loss.class_weights"});
   if (const std::string why = classWeightsProblem(c.loss.pos_weight); !why.empty())
     e.push_back({"loss.pos_weight", why});
   if (multilabel && t.tune_thresholds && c.data.val_fraction <= 0)
-    e.push_back({"task.tune_thresholds", "tunes the thresholds on the validation split: set data.val_fraction "
-                                         "(e.g. 0.2); tuning them on the test split would overstate the test figures"});
+    e.push_back({"task.tune_thresholds",
+                 "tunes the thresholds on the validation split: set data.val_fraction "
+                 "(e.g. 0.2); tuning them on the test split would overstate the test figures"});
   if (!multilabel && t.tune_thresholds)
     e.push_back({"task.tune_thresholds", "tunes the labels' thresholds of task.kind multilabel (got " + t.kind + ")"});
   const bool folderTargets = c.data.format == "image_folder" && !c.data.targets_file.empty();
   if (multilabel && c.data.format != "csv" && !folderTargets)
-    e.push_back({"task.kind", "multilabel reads its labels from a table's columns: it needs data.format csv, or "
-                              "image_folder with data.targets_file (got \"" + c.data.format + "\")"});
+    e.push_back({"task.kind",
+                 "multilabel reads its labels from a table's columns: it needs data.format csv, or "
+                 "image_folder with data.targets_file (got \"" +
+                     c.data.format + "\")"});
   if (multilabel && c.data.tag_separator.empty() && c.data.target_columns.empty())
     e.push_back({"data.tag_separator", "must not be empty: it separates the tags of a multi-label row"});
   if (t.kind == "classification" && loss != "auto" && loss != "cross_entropy" && loss != "focal" && loss != "bce")
-    e.push_back({"loss.kind", "\"" + loss + "\" does not fit task.kind classification, whose losses are "
-                              "cross_entropy and focal: set loss.kind to auto, cross_entropy or focal, or task.kind to "
-                              "regression"});
+    e.push_back(
+        {"loss.kind", "\"" + loss +
+                          "\" does not fit task.kind classification, whose losses are "
+                          "cross_entropy and focal: set loss.kind to auto, cross_entropy or focal, or task.kind to "
+                          "regression"});
   if (regression && loss == "cross_entropy")
-    e.push_back({"loss.kind", "cross_entropy does not fit task.kind regression: use mse, l1, huber or smooth_l1 "
-                              "(auto: mse)"});
+    e.push_back({"loss.kind",
+                 "cross_entropy does not fit task.kind regression: use mse, l1, huber or smooth_l1 "
+                 "(auto: mse)"});
   if (loss == "focal" && regression)
     e.push_back({"loss.kind", "focal does not fit task.kind regression: use mse, l1, huber or smooth_l1"});
   if (const std::string why = classWeightsProblem(c.loss.class_weights); !why.empty())
@@ -291,16 +311,18 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"loss.class_weights", "weigh the classes of task.kind classification (got " + t.kind + ")" +
                                            (multilabel ? ": use loss.pos_weight" : ": set it to none")});
   if (t.kind != "classification" && c.loss.label_smoothing > 0)
-    e.push_back({"loss.label_smoothing", "smooths the class targets of task.kind classification (got " + t.kind +
-                                             "): set it to 0"});
+    e.push_back({"loss.label_smoothing",
+                 "smooths the class targets of task.kind classification (got " + t.kind + "): set it to 0"});
   if (loss == "focal" && c.loss.label_smoothing > 0)
     e.push_back({"loss.label_smoothing", "applies to cross_entropy, not to loss.kind focal: set it to 0"});
   if (t.kind != "classification" && c.data.sampler == "balanced")
     e.push_back({"data.sampler", "balanced draws every class equally often; task.kind " + t.kind +
-                                 " has no single class per example: use shuffle"});
+                                     " has no single class per example: use shuffle"});
   if (regression && c.data.format != "csv" && !folderTargets)
-    e.push_back({"task.kind", "regression reads its targets from a table's columns: it needs data.format csv, or "
-                              "image_folder with data.targets_file (got \"" + c.data.format + "\")"});
+    e.push_back({"task.kind",
+                 "regression reads its targets from a table's columns: it needs data.format csv, or "
+                 "image_folder with data.targets_file (got \"" +
+                     c.data.format + "\")"});
   if (const std::string why = metricTaskProblem(c.train.early_stopping.metric, t.kind); !why.empty())
     e.push_back({"train.early_stopping.metric", why});
 
@@ -309,8 +331,10 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     if (d.root.empty() && d.train_file.empty())
       e.push_back({"data.root", "must name the table file (a .csv), or set data.train_file"});
     if (c.model.kind == "cnn" || c.model.kind == "resnet" || isTorchvisionBackbone(c.model.kind))
-      e.push_back({"model.kind", "must be mlp or torchscript with data.format csv: a table has no image for "
-                                 "\"" + c.model.kind + "\" to convolve"});
+      e.push_back({"model.kind",
+                   "must be mlp or torchscript with data.format csv: a table has no image for "
+                   "\"" +
+                       c.model.kind + "\" to convolve"});
     if (d.augment_flip) e.push_back({"data.augment_flip", "applies to images; data.format csv is a table"});
     if (d.augment_crop > 0) e.push_back({"data.augment_crop", "applies to images; data.format csv is a table"});
     if (d.augment_resized_crop)
@@ -333,8 +357,8 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     if (d.stored_size != 0 && d.image_size.size() == 2 && d.image_size[0] > 0 && d.image_size[1] > 0 &&
         d.stored_size < std::min(d.image_size[0], d.image_size[1]))
       e.push_back({"data.stored_size", "must be 0 (auto) or at least the image size's shorter side, " +
-                                           std::to_string(std::min(d.image_size[0], d.image_size[1])) +
-                                           " (got " + std::to_string(d.stored_size) + ")"});
+                                           std::to_string(std::min(d.image_size[0], d.image_size[1])) + " (got " +
+                                           std::to_string(d.stored_size) + ")"});
   }
   if (c.model.kind == "torchscript" && c.model.path.empty())
     e.push_back({"model.path", "must name the TorchScript file (saved in Python with torch.jit.save)"});
@@ -347,20 +371,19 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   const auto& s = c.schedule;
   if (s.warmup_steps > 0 && (s.kind == "onecycle" || s.kind == "cyclic"))
     e.push_back({"schedule.warmup_steps", "must be 0 with schedule.kind \"" + s.kind +
-                                              "\", which warms up by itself (got " +
-                                              std::to_string(s.warmup_steps) + ")"});
+                                              "\", which warms up by itself (got " + std::to_string(s.warmup_steps) +
+                                              ")"});
   if ((s.kind == "onecycle" && s.onecycle.cycle_momentum) || (s.kind == "cyclic" && s.cyclic.cycle_momentum)) {
     if (o.kind == "sgd" && o.momentum <= 0)
-      e.push_back({"schedule." + s.kind + ".cycle_momentum",
-                   "needs optimizer.momentum > 0 with sgd, or set it to false"});
+      e.push_back(
+          {"schedule." + s.kind + ".cycle_momentum", "needs optimizer.momentum > 0 with sgd, or set it to false"});
   }
   const auto& p = c.performance;
   bool deviceOk = p.device == "auto" || p.device == "cpu" || p.device == "cuda";
   if (!deviceOk && p.device.rfind("cuda:", 0) == 0 && p.device.size() > 5 && p.device.size() < 9) {
     deviceOk = p.device.find_first_not_of("0123456789", 5) == std::string::npos;
   }
-  if (!deviceOk)
-    e.push_back({"performance.device", "must be auto, cpu, cuda or cuda:N (got \"" + p.device + "\")"});
+  if (!deviceOk) e.push_back({"performance.device", "must be auto, cpu, cuda or cuda:N (got \"" + p.device + "\")"});
   if (p.cuda_graphs == "on" && p.device == "cpu")
     e.push_back({"performance.cuda_graphs", "is on, but performance.device is cpu: CUDA graphs need a CUDA GPU"});
   if (c.memory.activation_checkpointing != "off" && c.model.kind == "torchscript")
@@ -374,7 +397,9 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   if (!c.model.weights.empty() && isTorchvisionBackbone(c.model.kind) && c.model.weights.rfind("http", 0) == 0)
     e.push_back({"model.weights", "must be a file on this machine (got \"" + c.model.weights +
                                       "\"): download torchvision's file first, e.g. with torchvision's "
-                                      "models." + c.model.kind + "(weights=\"DEFAULT\") in Python, which keeps it "
+                                      "models." +
+                                      c.model.kind +
+                                      "(weights=\"DEFAULT\") in Python, which keeps it "
                                       "under ~/.cache/torch/hub/checkpoints/"});
   {
     const auto list = processDevices(c.distributed.devices);
@@ -382,17 +407,21 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     bool cpu = false, gpu = false;
     for (const auto& d : list) {
       const bool index = !d.empty() && d.size() <= 3 && std::all_of(d.begin(), d.end(), ::isdigit);
-      if (d == "cpu") cpu = true;
-      else if (index) gpu = true;
+      if (d == "cpu")
+        cpu = true;
+      else if (index)
+        gpu = true;
       if ((d != "cpu" && !index) || (index && !seen.insert(d).second)) {
-        e.push_back({"distributed.devices", "must list GPU indices once each (\"0,1\") or cpu per process "
-                                            "(\"cpu,cpu\"), separated by commas (got \"" + c.distributed.devices + "\")"});
+        e.push_back({"distributed.devices",
+                     "must list GPU indices once each (\"0,1\") or cpu per process "
+                     "(\"cpu,cpu\"), separated by commas (got \"" +
+                         c.distributed.devices + "\")"});
         break;
       }
     }
     if (cpu && gpu)
-      e.push_back({"distributed.devices", "lists both GPUs and cpu; one run uses one kind (got \"" +
-                                              c.distributed.devices + "\")"});
+      e.push_back({"distributed.devices",
+                   "lists both GPUs and cpu; one run uses one kind (got \"" + c.distributed.devices + "\")"});
   }
   if (c.distributed.batchnorm == "sync" && c.model.kind == "torchscript")
     e.push_back({"distributed.batchnorm",
@@ -402,8 +431,8 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"data.augment_policy", "applies to images; data.format csv is a table"});
   if (d.augment_policy == "randaugment" && d.augment_policy_magnitude >= d.augment_policy_bins)
     e.push_back({"data.augment_policy_magnitude", "must be below data.augment_policy_bins, " +
-                                                   std::to_string(d.augment_policy_bins) + " (got " +
-                                                   std::to_string(d.augment_policy_magnitude) + ")"});
+                                                      std::to_string(d.augment_policy_bins) + " (got " +
+                                                      std::to_string(d.augment_policy_magnitude) + ")"});
   if (d.augment_resized_crop && d.format != "csv") {
     if (d.augment_crop_scale_min > d.augment_crop_scale_max)
       e.push_back({"data.augment_crop_scale_min", "must not exceed data.augment_crop_scale_max (got " +
@@ -420,16 +449,18 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   if (d.augment_cutmix && d.format == "csv")
     e.push_back({"data.augment_cutmix", "cuts rectangles of images; data.format csv is a table (MixUp mixes rows)"});
   if ((d.augment_mixup || d.augment_cutmix) && c.loss.kind == "focal")
-    e.push_back({"loss.kind", "focal takes one class per example; MixUp and CutMix give mixed targets: use "
-                              "cross_entropy (or auto)"});
+    e.push_back({"loss.kind",
+                 "focal takes one class per example; MixUp and CutMix give mixed targets: use "
+                 "cross_entropy (or auto)"});
   const auto& f = c.train.finetune;
   if (f.freeze_epochs > 0 && processDevices(c.distributed.devices).size() > 1)
     e.push_back({"train.finetune.freeze_epochs",
                  "freezes layers, which a run of several processes cannot yet do (their gradients are exchanged "
                  "in fixed buckets); set it to 0 or train in one process"});
   if (f.freeze_epochs > 0 && c.performance.cuda_graphs == "on")
-    e.push_back({"train.finetune.freeze_epochs", "unfreezes layers during the run, which a recorded CUDA graph "
-                                                 "cannot follow: set performance.cuda_graphs to auto or off"});
+    e.push_back({"train.finetune.freeze_epochs",
+                 "unfreezes layers during the run, which a recorded CUDA graph "
+                 "cannot follow: set performance.cuda_graphs to auto or off"});
   if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
   return e;
 }
@@ -463,8 +494,7 @@ TrainConfig configFromJson(const nlohmann::json& j, std::vector<ConfigError>& er
       }
       node = &*it;
       if (path != spec.path && !node->is_object()) {
-        if (notObjects.insert(path).second)
-          errors.push_back({path, "must be an object (got " + shown(*node) + ")"});
+        if (notObjects.insert(path).second) errors.push_back({path, "must be an object (got " + shown(*node) + ")"});
         node = nullptr;
         break;
       }
@@ -517,8 +547,7 @@ void saveConfigFile(const TrainConfig& config, const std::string& path) {
 
 void applyOverride(TrainConfig& config, const std::string& assignment) {
   auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ConfigFileError("--set expects key=value (got \"" + assignment + "\")");
+  if (eq == std::string::npos || eq == 0) throw ConfigFileError("--set expects key=value (got \"" + assignment + "\")");
   const std::string key = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
   json value;
@@ -540,8 +569,10 @@ void applyOverride(TrainConfig& config, const std::string& assignment) {
   std::vector<ConfigError> errors;
   Reader r{errors};
   TrainConfig updated = config;
-  if (spec) std::visit([&](auto* member) { r.read(key, value, *member); }, spec->member(updated));
-  else r.read(key, value, updated.schema_version);
+  if (spec)
+    std::visit([&](auto* member) { r.read(key, value, *member); }, spec->member(updated));
+  else
+    r.read(key, value, updated.schema_version);
   if (updated.schema_version == 1) updated.schema_version = kConfigSchemaVersion;  // as a file's version 1 reads
   if (!errors.empty()) throw ConfigFileError("--set " + assignment + ":" + joinErrors(errors));
   config = updated;
@@ -567,7 +598,7 @@ std::string suggestedRunName(const TrainConfig& c) {
   };
   std::string data = c.data.format == "idx"            ? c.data.dataset
                      : c.data.format == "image_folder" ? stem(c.data.root)
-                                                        : stem(c.data.root.empty() ? c.data.train_file : c.data.root);
+                                                       : stem(c.data.root.empty() ? c.data.train_file : c.data.root);
   const std::string model = c.model.kind == "torchscript" ? stem(c.model.path) : c.model.kind;
   std::string name = data.empty() ? model : model.empty() ? data : data + "-" + model;
   for (char& ch : name)

@@ -43,7 +43,8 @@ std::string classWeightsProblem(const std::string& text) {
   std::vector<double> list;
   if (t == "none" || t == "balanced" || parseList(t, list)) return "";
   return "must be none, balanced, or one positive number per class separated by commas, each at most 1000000 "
-         "(got \"" + (text.size() > 200 ? text.substr(0, 200) + "…" : text) + "\")";
+         "(got \"" +
+         (text.size() > 200 ? text.substr(0, 200) + "…" : text) + "\")";
 }
 
 namespace {

@@ -81,7 +81,9 @@ std::string hexByte(char c) {
   return {digits[b >> 4], digits[b & 15]};
 }
 
-std::string quoteName(const CsvTable& t, int64_t column) { return "column \"" + t.columns[static_cast<size_t>(column)] + "\""; }
+std::string quoteName(const CsvTable& t, int64_t column) {
+  return "column \"" + t.columns[static_cast<size_t>(column)] + "\"";
+}
 
 }  // namespace
 
@@ -118,13 +120,15 @@ CsvTable readCsvTable(const std::string& path) {
   // Rows of only blanks (a trailing empty line) are not data.
   c.rows.erase(std::remove_if(c.rows.begin(), c.rows.end(),
                               [](const std::vector<std::string>& r) {
-                                return std::all_of(r.begin(), r.end(), [](const std::string& s) { return trim(s).empty(); });
+                                return std::all_of(r.begin(), r.end(),
+                                                   [](const std::string& s) { return trim(s).empty(); });
                               }),
                c.rows.end());
   if (c.rows.empty()) throw DataError("table " + path + " has no rows");
   const size_t width = c.rows.front().size();
   if (width < 2)
-    throw DataError("table " + path + " has 1 column; it needs a label column and at least one feature column "
+    throw DataError("table " + path +
+                    " has 1 column; it needs a label column and at least one feature column "
                     "(separated by , ; or tab)");
   for (size_t i = 0; i < c.rows.size(); ++i)
     if (c.rows[i].size() != width)
@@ -172,9 +176,9 @@ TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, co
     }
     std::string known;
     for (const auto& c : t.columns) known += (known.empty() ? "" : ", ") + c;
-    throw DataError(setting + " \"" + name + "\" is not a column of table " + t.path +
-                    (t.hasHeader ? " (its columns: " + known + ")"
-                                 : " (it has no header row; give a 0-based column index)"));
+    throw DataError(
+        setting + " \"" + name + "\" is not a column of table " + t.path +
+        (t.hasHeader ? " (its columns: " + known + ")" : " (it has no header row; give a 0-based column index)"));
   };
   TableColumns cols;
   cols.label = labelColumn.empty() ? width - 1 : find(labelColumn, "data.label_column");
@@ -265,7 +269,8 @@ NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
     }
     if (cols.label < 0) {
       for (size_t k = 0; k < cols.features.size(); ++k) {
-        const std::string why = parseFeatureCell(row[static_cast<size_t>(cols.features[k])], out.x[i * cols.features.size() + k]);
+        const std::string why =
+            parseFeatureCell(row[static_cast<size_t>(cols.features[k])], out.x[i * cols.features.size() + k]);
         if (!why.empty()) throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": " + why);
       }
       continue;
@@ -279,7 +284,8 @@ NumericTable numericTable(const CsvTable& t, const TableColumns& cols) {
                       "LibreOffice: Save As, Character set \"Unicode (UTF-8)\"; or iconv -f latin1 -t utf-8)");
     out.labelText.push_back(label);
     for (size_t k = 0; k < cols.features.size(); ++k) {
-      const std::string why = parseFeatureCell(row[static_cast<size_t>(cols.features[k])], out.x[i * cols.features.size() + k]);
+      const std::string why =
+          parseFeatureCell(row[static_cast<size_t>(cols.features[k])], out.x[i * cols.features.size() + k]);
       if (!why.empty()) throw DataError(where + ", " + quoteName(t, cols.features[k]) + ": " + why);
     }
   }
@@ -290,7 +296,8 @@ std::vector<std::string> classNamesOf(const std::vector<std::string>& labels) {
   std::set<std::string> distinct(labels.begin(), labels.end());
   std::vector<std::string> names(distinct.begin(), distinct.end());
   int64_t a = 0;
-  const bool integers = std::all_of(names.begin(), names.end(), [&](const std::string& s) { return parseInteger(s, a); });
+  const bool integers =
+      std::all_of(names.begin(), names.end(), [&](const std::string& s) { return parseInteger(s, a); });
   if (integers)
     std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) {
       int64_t p = 0, q = 0;

@@ -130,7 +130,8 @@ void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), p.classes());
     p.testFrom = "held out of " + trainDir + ": " + percent(d.test_fraction) + " of each class";
   } else {
-    throw DataError("data.root " + d.root + " has no test/ folder and data.test_fraction is 0, so nothing is left "
+    throw DataError("data.root " + d.root +
+                    " has no test/ folder and data.test_fraction is 0, so nothing is left "
                     "to test on: set data.test_fraction (e.g. 0.2) or add a test folder");
   }
   limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
@@ -150,8 +151,10 @@ void splitTable(DataPlan& p, const DataConfig& d, uint64_t seed) {
   const int64_t strata = p.hasTargets() ? 1 : p.classes();
   if (d.test_file.empty() || p.kind == DataKind::Image) {
     if (d.test_fraction <= 0)
-      throw DataError("there is no data.test_file and data.test_fraction is 0, so nothing is left to test on: set "
-                      "data.test_fraction (e.g. 0.2)" + std::string(p.kind == DataKind::Table ? " or data.test_file" : ""));
+      throw DataError(
+          "there is no data.test_file and data.test_fraction is 0, so nothing is left to test on: set "
+          "data.test_fraction (e.g. 0.2)" +
+          std::string(p.kind == DataKind::Table ? " or data.test_file" : ""));
     p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), strata);
     p.testFrom = "held out of " + p.trainFrom + ": " + percent(d.test_fraction) +
                  (p.hasTargets() ? " of the rows" : " of each class");
@@ -190,8 +193,9 @@ void tagTargets(NumericTable& t, const CsvTable& table, const TableColumns& cols
   t.targets = static_cast<int64_t>(names.size());
   t.y.assign(rows.size() * names.size(), 0.0f);
   for (size_t r = 0; r < rows.size(); ++r) {
-    const std::string where = "table " + table.path + " row " + std::to_string(static_cast<int64_t>(r) + table.firstRowNumber) +
-                              ", column \"" + table.columns[static_cast<size_t>(cols.label)] + "\"";
+    const std::string where = "table " + table.path + " row " +
+                              std::to_string(static_cast<int64_t>(r) + table.firstRowNumber) + ", column \"" +
+                              table.columns[static_cast<size_t>(cols.label)] + "\"";
     if (rows[r].empty())
       throw DataError(where + ": \"" + t.labelText[r] + "\" has no tag (tags are separated by data.tag_separator \"" +
                       d.tag_separator + "\")");
@@ -214,9 +218,9 @@ void checkLabelColumns(const NumericTable& t, const CsvTable& table, const Table
     for (size_t r = 0; r < static_cast<size_t>(t.rows); ++r) {
       const float v = t.y[r * labels + k];
       if (v != 0.0f && v != 1.0f)
-        throw DataError("table " + table.path + " row " + std::to_string(static_cast<int64_t>(r) + table.firstRowNumber) +
-                        ", column \"" + cols.targetNames[k] + "\": " +
-                        trimCell(table.rows[r][static_cast<size_t>(cols.targets[k])]) +
+        throw DataError("table " + table.path + " row " +
+                        std::to_string(static_cast<int64_t>(r) + table.firstRowNumber) + ", column \"" +
+                        cols.targetNames[k] + "\": " + trimCell(table.rows[r][static_cast<size_t>(cols.targets[k])]) +
                         " is not 0 or 1 (a multi-label column says whether the row has that label)");
       seen = seen || v == 1.0f;
     }
@@ -257,9 +261,10 @@ void planCsvTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
     for (size_t r = 1; r < static_cast<size_t>(p.table.rows) && !varies; ++r)
       varies = p.table.y[r * targets + k] != p.table.y[k];
     if (!varies)
-      throw DataError("table " + p.trainTable + " column \"" + p.targetNames[k] + "\" has the same value in every row" +
-                      (p.table.rows > 0 ? " (" + trimCell(train.rows[0][static_cast<size_t>(cols.targets[k])]) + ")" : "") +
-                      "; a regression target must vary (is data.target_columns the right column?)");
+      throw DataError(
+          "table " + p.trainTable + " column \"" + p.targetNames[k] + "\" has the same value in every row" +
+          (p.table.rows > 0 ? " (" + trimCell(train.rows[0][static_cast<size_t>(cols.targets[k])]) + ")" : "") +
+          "; a regression target must vary (is data.target_columns the right column?)");
   }
   for (int64_t r = 0; r < p.table.rows; ++r) append(p.train, r, 0);
   p.trainFrom = p.trainTable;
@@ -289,8 +294,9 @@ void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
   namespace fs = std::filesystem;
   CsvTable t = readCsvTable(d.targets_file);
   if (t.rows.size() <= (t.hasHeader ? 0u : 1u))  // its header alone: said as such, not "y is not a number"
-    throw DataError("data.targets_file " + d.targets_file +
-                    " has no rows of targets under its header: give one row per image (its file name, then its values)");
+    throw DataError(
+        "data.targets_file " + d.targets_file +
+        " has no rows of targets under its header: give one row per image (its file name, then its values)");
   if (!t.hasHeader && t.rows.size() > 1) {  // its first row names the columns (all text when they hold tags)
     t.columns.clear();
     for (const auto& name : t.rows.front()) t.columns.push_back(trimCell(name));
@@ -382,8 +388,8 @@ void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.testTable = d.test_file;
     const CsvTable test = readCsvTable(d.test_file);
     const TableColumns testCols = selectColumns(test, d.label_column, d.ignore_columns);
-    if (testCols.features.size() != cols.features.size() || (train.hasHeader && test.hasHeader &&
-                                                              testCols.featureNames != cols.featureNames))
+    if (testCols.features.size() != cols.features.size() ||
+        (train.hasHeader && test.hasHeader && testCols.featureNames != cols.featureNames))
       throw DataError("tables disagree: " + d.test_file + " has other feature columns than " + p.trainTable);
     const NumericTable t = numericTable(test, testCols);
     p.testFirstRow = test.firstRowNumber;
@@ -408,7 +414,7 @@ void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
 std::string exampleSource(const DataPlan& p, int64_t item) {
   if (p.format == "idx")
     return item < p.idxTrainCount ? p.idxTrainImages + " image " + std::to_string(item)
-                                   : p.idxTestImages + " image " + std::to_string(item - p.idxTrainCount);
+                                  : p.idxTestImages + " image " + std::to_string(item - p.idxTrainCount);
   if (p.format == "image_folder") return p.files.at(static_cast<size_t>(item));
   return item < p.trainTableRows ? p.trainTable + " row " + std::to_string(item + p.trainFirstRow)
                                  : p.testTable + " row " + std::to_string(item - p.trainTableRows + p.testFirstRow);

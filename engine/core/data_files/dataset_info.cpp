@@ -15,9 +15,13 @@ std::string InputShape::text() const {
   return std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width);
 }
 
-int64_t DatasetDescription::trainSize() const { return std::accumulate(trainCounts.begin(), trainCounts.end(), int64_t{0}); }
+int64_t DatasetDescription::trainSize() const {
+  return std::accumulate(trainCounts.begin(), trainCounts.end(), int64_t{0});
+}
 int64_t DatasetDescription::valSize() const { return std::accumulate(valCounts.begin(), valCounts.end(), int64_t{0}); }
-int64_t DatasetDescription::testSize() const { return std::accumulate(testCounts.begin(), testCounts.end(), int64_t{0}); }
+int64_t DatasetDescription::testSize() const {
+  return std::accumulate(testCounts.begin(), testCounts.end(), int64_t{0});
+}
 
 std::string findDataFile(const std::string& root, const std::string& stem) {
   namespace fs = std::filesystem;
@@ -70,15 +74,19 @@ StoredShape storedShapeOf(const InputShape& in, const DataConfig& d, const std::
   if (side == 0) return s;
   if (side < shorter)
     throw InputError("data.stored_size " + std::to_string(side) + " is smaller than the image size's shorter side (" +
-                     std::to_string(in.height) + "x" + std::to_string(in.width) +
-                     "): set it to 0 or at least " + std::to_string(shorter));
+                     std::to_string(in.height) + "x" + std::to_string(in.width) + "): set it to 0 or at least " +
+                     std::to_string(shorter));
   // Stored far above the input, every image costs its square in pixels for
   // crops that are then mostly thrown away (4096 for 32 px: 16,384 times the
   // input's pixels, 5.8 GB for 120 photos). torchvision's recipe stores 8/7.
   if (side > 4 * shorter)
-    throw InputError("data.stored_size " + std::to_string(side) + " is more than 4 times the image size's shorter "
-                     "side (" + std::to_string(in.height) + "x" + std::to_string(in.width) + "): each image would be "
-                     "stored with " + std::to_string((side * side) / std::max<int64_t>(1, in.height * in.width)) +
+    throw InputError("data.stored_size " + std::to_string(side) +
+                     " is more than 4 times the image size's shorter "
+                     "side (" +
+                     std::to_string(in.height) + "x" + std::to_string(in.width) +
+                     "): each image would be "
+                     "stored with " +
+                     std::to_string((side * side) / std::max<int64_t>(1, in.height * in.width)) +
                      " times the pixels the model sees; set it to at most " + std::to_string(4 * shorter) +
                      " (torchvision's recipe stores 8/7 of it: " + std::to_string((shorter * 8 + 3) / 7) + ")");
   auto scaled = [&](int64_t v) { return (v * side * 2 + shorter) / (2 * shorter); };  // round(v * side / shorter)

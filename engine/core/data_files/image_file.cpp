@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -342,11 +341,11 @@ Image decodeImage(const std::string& bytes, const std::string& path, int wantCha
     const char* name = kind == "bmp" ? "BMP" : "PGM/PPM";
     checkDeclaredSize(bytes, path, name);
     img = decodeBmp(path, name);
-  }
-  else if (bytes.empty())
+  } else if (bytes.empty())
     throw DataError("image file " + path + " is empty");
   else
-    throw DataError("image file " + path + " is not a PNG, JPEG, BMP, PGM or PPM image (its first bytes say otherwise)");
+    throw DataError("image file " + path +
+                    " is not a PNG, JPEG, BMP, PGM or PPM image (its first bytes say otherwise)");
   checkSize(img.width, img.height, path);
   return convertChannels(std::move(img), wantChannels);
 }

@@ -72,10 +72,12 @@ ImageFolderScan scanImageFolder(const std::string& rootText) {
   const fs::path root(rootText);
   std::error_code ec;
   if (!fs::exists(root, ec))
-    throw DataError("data.root " + rootText + " does not exist; set it to the folder that holds one folder of images "
+    throw DataError("data.root " + rootText +
+                    " does not exist; set it to the folder that holds one folder of images "
                     "per class (or train/ and test/ folders of them)");
   if (!fs::is_directory(root, ec))
-    throw DataError("data.root " + rootText + " is a file, not a folder; data.format image_folder needs the folder "
+    throw DataError("data.root " + rootText +
+                    " is a file, not a folder; data.format image_folder needs the folder "
                     "that holds one folder of images per class");
 
   const std::vector<fs::path> top = subfolders(root);
@@ -88,8 +90,10 @@ ImageFolderScan scanImageFolder(const std::string& rootText) {
   const fs::path trainDir = scan.splitFolders ? root / "train" : root;
   auto train = classFolders(trainDir, scan.otherFiles);
   if (train.empty())
-    throw DataError("data.root " + rootText + " holds no class folders: put the images of each class in a folder of "
-                    "its own, named after the class (" + trainDir.string() + "/<class>/image.png)");
+    throw DataError("data.root " + rootText +
+                    " holds no class folders: put the images of each class in a folder of "
+                    "its own, named after the class (" +
+                    trainDir.string() + "/<class>/image.png)");
   for (const auto& [name, files] : train)
     if (files.empty())
       throw DataError("class folder " + (trainDir / name).string() +

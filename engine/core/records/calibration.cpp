@@ -16,8 +16,8 @@ Reliability reliabilityOf(const std::vector<float>& confidence, const std::vecto
   for (size_t i = 0; i < n; ++i) {
     const double c = confidence[i];
     // (k/B, (k+1)/B]: ceil(c * B) - 1, and 0 for a confidence of 0.
-    const auto k = static_cast<size_t>(std::clamp<double>(std::ceil(c * static_cast<double>(b)) - 1, 0.0,
-                                                          static_cast<double>(b - 1)));
+    const auto k = static_cast<size_t>(
+        std::clamp<double>(std::ceil(c * static_cast<double>(b)) - 1, 0.0, static_cast<double>(b - 1)));
     ++r.count[k];
     conf[k] += c;
     right[k] += correct[i] ? 1.0 : 0.0;

@@ -70,7 +70,7 @@ Reliability reliabilityFromJson(const nlohmann::json& j) {
 // What every task's report begins with (a classification's has no "task":
 // reports written before there were tasks read as classification).
 nlohmann::json header(const EvalReport& r) {
-  return {{"step", r.step},   {"epoch", r.epoch},       {"task", r.task},
+  return {{"step", r.step},   {"epoch", r.epoch},    {"task", r.task},
           {"split", r.split}, {"loss", num(r.loss)}, {"examples", r.examples}};
 }
 
@@ -223,8 +223,12 @@ nlohmann::json reportJson(const EvalReport& r) {
   if (r.task == "regression") {
     nlohmann::json targets = nlohmann::json::array();
     for (const auto& t : r.targets)
-      targets.push_back({{"target", t.name}, {"rmse", num(t.rmse)}, {"mae", num(t.mae)}, {"r2", num(t.r2)},
-                         {"mean", num(t.mean)}, {"std", num(t.std)}});
+      targets.push_back({{"target", t.name},
+                         {"rmse", num(t.rmse)},
+                         {"mae", num(t.mae)},
+                         {"r2", num(t.r2)},
+                         {"mean", num(t.mean)},
+                         {"std", num(t.std)}});
     nlohmann::json j = header(r);
     j.update({{"rmse", num(r.rmse)},
               {"mae", num(r.mae)},
@@ -310,7 +314,8 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
       e.truth = wholeAt(w, "true");
       e.predicted = wholeAt(w, "predicted");
       e.confidence = realAt(w, "confidence");
-      if (e.truth < 0 || e.predicted < 0 || e.truth >= static_cast<int64_t>(k) || e.predicted >= static_cast<int64_t>(k))
+      if (e.truth < 0 || e.predicted < 0 || e.truth >= static_cast<int64_t>(k) ||
+          e.predicted >= static_cast<int64_t>(k))
         throw InputError("an example's class is out of range");
       r.wrong.push_back(e);
     }

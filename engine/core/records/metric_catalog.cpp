@@ -27,7 +27,8 @@ std::vector<MetricSpec> make() {
   skipped.dashed = true;
   skipped.rightAxis = true;
   m.push_back(skipped);
-  m.push_back(real("samples_per_s", "samples/s", "samples/s", K::Train, C::Throughput, &MetricRecord::samplesPerSecond));
+  m.push_back(
+      real("samples_per_s", "samples/s", "samples/s", K::Train, C::Throughput, &MetricRecord::samplesPerSecond));
   m.push_back(real("step_ms", "step time", "ms", K::Train, C::None, &MetricRecord::stepMillis));
   m.push_back(real("mem_allocated_mib", "allocated", "MiB", K::Train, C::Memory, &MetricRecord::memAllocatedMiB, 0));
   m.push_back(real("mem_reserved_mib", "reserved", "MiB", K::Train, C::Memory, &MetricRecord::memReservedMiB, 1));
@@ -39,13 +40,13 @@ std::vector<MetricSpec> make() {
   evalLoss.dashed = true;
   evalLoss.dots = true;
   m.push_back(evalLoss);
-  MetricSpec evalAcc = real("eval_accuracy", "eval accuracy", "accuracy", K::Eval, C::Accuracy,
-                            &MetricRecord::evalAccuracy, 2);
+  MetricSpec evalAcc =
+      real("eval_accuracy", "eval accuracy", "accuracy", K::Eval, C::Accuracy, &MetricRecord::evalAccuracy, 2);
   evalAcc.dots = true;
   m.push_back(evalAcc);
   // train.ema: the moving average's evaluation, beside the raw weights'.
-  MetricSpec emaLoss = real("ema_eval_loss", "eval (EMA)", "cross-entropy", K::Eval, C::Loss,
-                            &MetricRecord::emaEvalLoss, 3);
+  MetricSpec emaLoss =
+      real("ema_eval_loss", "eval (EMA)", "cross-entropy", K::Eval, C::Loss, &MetricRecord::emaEvalLoss, 3);
   emaLoss.dashed = true;
   emaLoss.dots = true;
   m.push_back(emaLoss);
@@ -94,9 +95,11 @@ std::string metricTaskProblem(const std::string& metric, const std::string& task
     return metric + " is a regression figure; task.kind is " + task +
            (multilabel ? ": use eval_loss, eval_accuracy or eval_map" : ": use eval_loss or eval_accuracy");
   if (m == "eval_accuracy" && regression)
-    return metric + " is a classification figure; task.kind is regression: use eval_loss, eval_r2, eval_rmse or "
-                    "eval_mae";
-  if ((m == "eval_map" || m == "eval_f1") && !multilabel) return metric + " is a multi-label figure; task.kind is " + task;
+    return metric +
+           " is a classification figure; task.kind is regression: use eval_loss, eval_r2, eval_rmse or "
+           "eval_mae";
+  if ((m == "eval_map" || m == "eval_f1") && !multilabel)
+    return metric + " is a multi-label figure; task.kind is " + task;
   if ((m == "eval_auc" || m == "eval_ece") && task != "classification")
     return metric + " is a single-label classification figure; task.kind is " + task;
   return "";

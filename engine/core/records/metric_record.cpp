@@ -11,14 +11,22 @@ namespace {
 
 const char* kindName(RecordKind k) {
   switch (k) {
-    case RecordKind::Train: return "train";
-    case RecordKind::Eval: return "eval";
-    case RecordKind::LrChange: return "lr_change";
-    case RecordKind::NonFinite: return "nonfinite";
-    case RecordKind::Rollback: return "rollback";
-    case RecordKind::EarlyStop: return "early_stop";
-    case RecordKind::OomBackoff: return "oom_backoff";
-    case RecordKind::Unfreeze: return "unfreeze";
+    case RecordKind::Train:
+      return "train";
+    case RecordKind::Eval:
+      return "eval";
+    case RecordKind::LrChange:
+      return "lr_change";
+    case RecordKind::NonFinite:
+      return "nonfinite";
+    case RecordKind::Rollback:
+      return "rollback";
+    case RecordKind::EarlyStop:
+      return "early_stop";
+    case RecordKind::OomBackoff:
+      return "oom_backoff";
+    case RecordKind::Unfreeze:
+      return "unfreeze";
   }
   return "train";
 }
@@ -82,15 +90,24 @@ bool parseMetricsCsvRow(const std::string& line, MetricRecord& r, const MetricsC
   const auto& catalog = metricCatalog();
   if (f.size() != 3 + columns.catalogIndex.size()) return false;
   try {
-    if (f[0] == "train") r.kind = RecordKind::Train;
-    else if (f[0] == "eval") r.kind = RecordKind::Eval;
-    else if (f[0] == "lr_change") r.kind = RecordKind::LrChange;
-    else if (f[0] == "nonfinite") r.kind = RecordKind::NonFinite;
-    else if (f[0] == "rollback") r.kind = RecordKind::Rollback;
-    else if (f[0] == "early_stop") r.kind = RecordKind::EarlyStop;
-    else if (f[0] == "oom_backoff") r.kind = RecordKind::OomBackoff;
-    else if (f[0] == "unfreeze") r.kind = RecordKind::Unfreeze;
-    else return false;
+    if (f[0] == "train")
+      r.kind = RecordKind::Train;
+    else if (f[0] == "eval")
+      r.kind = RecordKind::Eval;
+    else if (f[0] == "lr_change")
+      r.kind = RecordKind::LrChange;
+    else if (f[0] == "nonfinite")
+      r.kind = RecordKind::NonFinite;
+    else if (f[0] == "rollback")
+      r.kind = RecordKind::Rollback;
+    else if (f[0] == "early_stop")
+      r.kind = RecordKind::EarlyStop;
+    else if (f[0] == "oom_backoff")
+      r.kind = RecordKind::OomBackoff;
+    else if (f[0] == "unfreeze")
+      r.kind = RecordKind::Unfreeze;
+    else
+      return false;
     size_t used = 0;
     r.step = std::stoll(f[1], &used);
     if (used != f[1].size()) return false;

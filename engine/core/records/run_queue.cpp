@@ -81,7 +81,8 @@ std::vector<QueueItem> loadQueue(const std::string& path) {
       item.runDir = j.value("run_dir", std::string());
       item.error = j.value("error", std::string());
     } catch (const nlohmann::json::exception&) {
-      throw ConfigFileError(at + ": \"id\" must be a whole number and \"status\", \"label\", \"run_dir\" and "
+      throw ConfigFileError(at +
+                            ": \"id\" must be a whole number and \"status\", \"label\", \"run_dir\" and "
                             "\"error\" texts");
     }
     if (item.id < 1 || !ids.insert(item.id).second)

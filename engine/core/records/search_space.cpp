@@ -95,7 +95,8 @@ std::string searchParamText(const SearchParam& p) {
     return s;
   }
   const bool whole = p.kind == SearchParam::Kind::Int;
-  std::string s = p.key + (whole ? "=int:" : "=float:") + formatNumber(p.low, whole) + ":" + formatNumber(p.high, whole);
+  std::string s =
+      p.key + (whole ? "=int:" : "=float:") + formatNumber(p.low, whole) + ":" + formatNumber(p.high, whole);
   if (p.log) s += ":log";
   if (p.pow2) s += ":pow2";
   return s;
@@ -110,8 +111,10 @@ SearchParam parseSearchParam(const std::string& text) {
   p.key = trim(text.substr(0, eq));
   const std::string rest = text.substr(eq + 1);
   const FieldSpec* field = findSetting(p.key);
-  if (!field) throw ConfigFileError(where + ": " + p.key + " is not a setting (`training-studio-cli summary` and the "
-                                    "window's form name them)");
+  if (!field)
+    throw ConfigFileError(where + ": " + p.key +
+                          " is not a setting (`training-studio-cli summary` and the "
+                          "window's form name them)");
   if (p.key == "name" || p.key == "output.dir")
     throw ConfigFileError(where + ": " + p.key + " names the run, it is not searched");
   const auto colon = rest.find(':');
@@ -153,9 +156,12 @@ SearchParam parseSearchParam(const std::string& text) {
                           " must lie within ±9007199254740992 (2^53)");
   if (parts.size() == 3) {
     const std::string flag = trim(parts[2]);
-    if (flag == "log") p.log = true;
-    else if (flag == "pow2" && whole) p.pow2 = true;
-    else throw ConfigFileError(where + ": \"" + flag + "\" is not " + (whole ? "log or pow2" : "log"));
+    if (flag == "log")
+      p.log = true;
+    else if (flag == "pow2" && whole)
+      p.pow2 = true;
+    else
+      throw ConfigFileError(where + ": \"" + flag + "\" is not " + (whole ? "log or pow2" : "log"));
   }
   if (!(p.low < p.high))
     throw ConfigFileError(where + ": the low bound " + formatNumber(p.low, whole) + " is not below the high bound " +
@@ -211,7 +217,8 @@ void checkSearch(SearchSpec& spec) {
     const std::string text = "--space " + searchParamText(p);
     const bool whole = p.kind == SearchParam::Kind::Int;
     const std::vector<std::string> values =
-        !p.choices.empty() ? p.choices : std::vector<std::string>{formatNumber(p.low, whole), formatNumber(p.high, whole)};
+        !p.choices.empty() ? p.choices
+                           : std::vector<std::string>{formatNumber(p.low, whole), formatNumber(p.high, whole)};
     for (const auto& v : values)
       if (const std::string e = checkValue(trialBase, p.key, v); !e.empty())
         bad(text + ": the value " + v + " is not valid: " + e);
@@ -237,7 +244,8 @@ void checkSearch(SearchSpec& spec) {
     return std::find(std::begin(list), std::end(list), v) != std::end(list);
   };
   if (!known(spec.sampler, kSearchSamplers)) bad("--sampler " + spec.sampler + " is not tpe, random or grid");
-  if (!known(spec.pruner, kSearchPruners)) bad("--pruner " + spec.pruner + " is not hyperband, halving, median or none");
+  if (!known(spec.pruner, kSearchPruners))
+    bad("--pruner " + spec.pruner + " is not hyperband, halving, median or none");
   for (const auto& line : spec.enqueued) {
     std::vector<std::string> assignments;
     for (const auto& a : split(line, ' ')) {
@@ -291,8 +299,8 @@ nlohmann::json searchSpecJson(const SearchSpec& spec) {
     nlohmann::json j{{"key", p.key}, {"text", searchParamText(p)}};
     const FieldSpec* field = findSetting(p.key);
     // Values typed as the setting is, so that Optuna and its dashboard show numbers as numbers.
-    const bool numeric = field && (field->type == FieldType::Int || field->type == FieldType::Real ||
-                                   field->type == FieldType::Bool);
+    const bool numeric =
+        field && (field->type == FieldType::Int || field->type == FieldType::Real || field->type == FieldType::Bool);
     const auto typed = [numeric](const std::vector<std::string>& texts) {
       nlohmann::json values = nlohmann::json::array();
       for (const auto& t : texts) {

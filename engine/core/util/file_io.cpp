@@ -126,14 +126,14 @@ void checkOutputFile(const std::string& path, const std::string& option, bool ov
       throw InputError(named + " is a link" + (fs::exists(path) ? "" : " to nothing") +
                        "; nothing was written: give the path of a file itself");
     if (!S_ISREG(st.st_mode))
-      throw InputError(named + " is " + kindOfFile(st.st_mode) + ", not a file; nothing was written: give a file's path");
+      throw InputError(named + " is " + kindOfFile(st.st_mode) +
+                       ", not a file; nothing was written: give a file's path");
     for (const auto& input : inputs) {
       std::error_code ec;
       if (!input.empty() && fs::equivalent(path, input, ec))
         throw InputError(named + " is the input " + input + "; nothing was written: give another file");
     }
-    if (!overwrite)
-      throw InputError(named + " already exists; nothing was written: give another file, or --overwrite");
+    if (!overwrite) throw InputError(named + " already exists; nothing was written: give another file, or --overwrite");
     return;
   }
   const std::string folder = parentFolder(path);
@@ -192,8 +192,9 @@ void requireRealDirectory(const std::string& path) {
     throw InputError("cannot use folder " + path + ": " + reason(err));
   }
   if (S_ISLNK(st.st_mode))
-    throw InputError(path + " is a symbolic link; a run folder's sub-folders must be folders, "
-                            "so nothing is written through it (remove the link)");
+    throw InputError(path +
+                     " is a symbolic link; a run folder's sub-folders must be folders, "
+                     "so nothing is written through it (remove the link)");
   if (!S_ISDIR(st.st_mode)) throw InputError(path + " is not a folder");
 }
 
@@ -201,8 +202,7 @@ AppendFile::AppendFile(const std::string& path) : m_path(path) {
   m_fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (m_fd < 0) {
     const int err = errno;
-    if (err == ELOOP)
-      throw InputError(path + " is a symbolic link; nothing is written through it (remove the link)");
+    if (err == ELOOP) throw InputError(path + " is a symbolic link; nothing is written through it (remove the link)");
     throw IoError("cannot open " + path + " for writing: " + reason(err));
   }
   struct stat st {};

@@ -75,8 +75,6 @@ std::shared_ptr<void> addFileSink(const std::string& path) {
   return addSink(sink);
 }
 
-void setConsoleLevel(const std::string& level) {
-  state().console->set_level(spdlog::level::from_str(level));
-}
+void setConsoleLevel(const std::string& level) { state().console->set_level(spdlog::level::from_str(level)); }
 
 }  // namespace studio::log

@@ -25,8 +25,8 @@ struct ModelSummaryRow {
 };
 
 struct ModelSummary {
-  std::string model;   // "cnn w32 d2", "TorchScript net.ts"
-  std::string input;   // "[2, 1, 28, 28]"
+  std::string model;  // "cnn w32 d2", "TorchScript net.ts"
+  std::string input;  // "[2, 1, 28, 28]"
   std::string output;
   std::vector<std::string> classNames;
   std::vector<ModelSummaryRow> rows;

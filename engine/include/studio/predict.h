@@ -25,8 +25,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,9 +47,9 @@ struct PredictOptions {
   //    (a smaller one is refused, or skipped with its reason).
   std::string tta = "none";
   int64_t batchSize = 256;
-  int workers = 0;             // decoding threads; 0: one per core
-  bool skipBad = false;        // a file or row that cannot be read is a row with its reason, the others go on
-  std::string device = "auto"; // auto | cpu | cuda | cuda:N
+  int workers = 0;              // decoding threads; 0: one per core
+  bool skipBad = false;         // a file or row that cannot be read is a row with its reason, the others go on
+  std::string device = "auto";  // auto | cpu | cuda | cuda:N
 };
 
 struct PredictionRow {
@@ -61,11 +61,11 @@ struct PredictionRow {
 };
 
 struct PredictionReport {
-  std::string model;      // what predicted: "cnn w32 d2, best checkpoint of runs/x"
-  std::string weights;    // best | last | ema
-  std::string note;       // why the weights are not the ones asked for
+  std::string model;    // what predicted: "cnn w32 d2, best checkpoint of runs/x"
+  std::string weights;  // best | last | ema
+  std::string note;     // why the weights are not the ones asked for
   std::string device;
-  std::string input;      // image | table
+  std::string input;  // image | table
   std::vector<std::string> classes;
   std::vector<PredictionRow> rows;
   std::vector<float> probabilities;  // rows x classes, every class (0 for a skipped row)
@@ -94,13 +94,13 @@ struct PredictionReport {
 // probability is the class's or label's probability, or the target's
 // predicted value in the data's units.
 struct GradCamMap {
-  std::string layer;          // the stage whose activations it weighs ("4", "layer4")
-  int64_t classIndex = 0;     // the output it explains
-  std::string output;         // its class, label or target
-  float probability = 0;      // the model's probability of that class (a regression: the value)
+  std::string layer;       // the stage whose activations it weighs ("4", "layer4")
+  int64_t classIndex = 0;  // the output it explains
+  std::string output;      // its class, label or target
+  float probability = 0;   // the model's probability of that class (a regression: the value)
   int64_t height = 0, width = 0;
-  std::vector<float> heat;    // height x width, row-major, in [0, 1]
-  std::vector<uint8_t> image; // the model's input as pixels (height x width x channels, before normalising)
+  std::vector<float> heat;     // height x width, row-major, in [0, 1]
+  std::vector<uint8_t> image;  // the model's input as pixels (height x width x channels, before normalising)
   int64_t channels = 0;
 };
 

@@ -22,11 +22,16 @@ enum class ReportKey { Run, Total, Phase, Record, End };
 
 inline const char* reportKeyName(ReportKey k) {
   switch (k) {
-    case ReportKey::Run: return "studio-run";
-    case ReportKey::Total: return "studio-total";
-    case ReportKey::Phase: return "studio-phase";
-    case ReportKey::Record: return "studio-record";
-    case ReportKey::End: return "studio-end";
+    case ReportKey::Run:
+      return "studio-run";
+    case ReportKey::Total:
+      return "studio-total";
+    case ReportKey::Phase:
+      return "studio-phase";
+    case ReportKey::Record:
+      return "studio-record";
+    case ReportKey::End:
+      return "studio-end";
   }
   return "";
 }

@@ -26,9 +26,9 @@ const char* stateName(SessionState s);
 // Final figures of a run, also written to the run folder as summary.json.
 struct RunSummary {
   std::string runDir;
-  std::string status;          // completed | early-stopped | stopped | failed
-  std::string error;           // what went wrong, for failed runs
-  bool badInput = false;       // failed on the person's input (settings, data files)
+  std::string status;     // completed | early-stopped | stopped | failed
+  std::string error;      // what went wrong, for failed runs
+  bool badInput = false;  // failed on the person's input (settings, data files)
   std::string device;
   int64_t steps = 0;
   int64_t totalSteps = 0;
@@ -64,9 +64,9 @@ struct RunSummary {
   double finalEvalLoss = MetricRecord::kNone;
   double samplesPerSecond = MetricRecord::kNone;  // training samples over training time
   double wallSeconds = 0;
-  int64_t skippedSteps = 0;     // steps not applied (fp16 overflow, non-finite loss)
-  int64_t nonfiniteSteps = 0;   // steps whose loss or gradients were not finite
-  int64_t rollbacks = 0;        // train.on_nonfinite rollback
+  int64_t skippedSteps = 0;    // steps not applied (fp16 overflow, non-finite loss)
+  int64_t nonfiniteSteps = 0;  // steps whose loss or gradients were not finite
+  int64_t rollbacks = 0;       // train.on_nonfinite rollback
   // train.early_stopping: its metric ("" when off), the best value and its
   // step (the best checkpoint's), and why the run ended early ("" if it did not).
   std::string earlyStoppingMetric;
@@ -134,9 +134,9 @@ struct StartOptions {
 // training-studio-cli continue: more epochs for a finished, early-stopped
 // or stopped run, in its own folder, with its history kept.
 struct ContinueOptions {
-  int64_t epochs = 0;                // more epochs; at least 1
-  std::string schedule = "restart";  // restart: the schedule again over them | constant
-  double lr = 0;                     // 0: restart, optimizer.lr; constant, the run's last learning rate
+  int64_t epochs = 0;                          // more epochs; at least 1
+  std::string schedule = "restart";            // restart: the schedule again over them | constant
+  double lr = 0;                               // 0: restart, optimizer.lr; constant, the run's last learning rate
   std::vector<std::string> scheduleOverrides;  // "schedule.key=value" for the restarted schedule
 };
 

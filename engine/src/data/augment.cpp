@@ -15,7 +15,9 @@ namespace {
 namespace F = torch::nn::functional;
 
 torch::Tensor batched(const torch::Tensor& img) { return img.dim() == 3 ? img.unsqueeze(0) : img; }
-torch::Tensor unbatched(const torch::Tensor& out, const torch::Tensor& like) { return like.dim() == 3 ? out.squeeze(0) : out; }
+torch::Tensor unbatched(const torch::Tensor& out, const torch::Tensor& like) {
+  return like.dim() == 3 ? out.squeeze(0) : out;
+}
 
 // Python's round(): halves to even.
 int64_t pyRound(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
@@ -70,9 +72,8 @@ torch::Tensor hsvToRgb(const torch::Tensor& img) {
   torch::Tensor p = oneMinusS.mul_(v).clamp_(0.0, 1.0);
   i.remainder_(6);
   torch::Tensor vpqt = torch::stack({v, p, q, t}, 1);
-  torch::Tensor select = torch::tensor({0, 2, 1, 1, 3, 0, 3, 0, 0, 2, 1, 1, 1, 1, 3, 0, 0, 2}, torch::kLong)
-                             .view({3, 6})
-                             .to(img.device());
+  torch::Tensor select =
+      torch::tensor({0, 2, 1, 1, 3, 0, 3, 0, 0, 2, 1, 1, 1, 1, 3, 0, 0, 2}, torch::kLong).view({3, 6}).to(img.device());
   select = select.index({torch::indexing::Slice(), i.to(torch::kLong)}).movedim(0, 1);  // [B, 3, H, W]
   return vpqt.gather(1, select);
 }
@@ -129,7 +130,8 @@ torch::Tensor rotateWith(const torch::Tensor& x, const torch::Tensor& theta) {
   torch::Tensor rescaled = theta.to(x.device()).transpose(1, 2).div(torch::tensor({0.5 * w, 0.5 * h}, opts));
   torch::Tensor grid = base.view({1, h * w, 3}).expand({b, h * w, 3}).bmm(rescaled).view({b, h, w, 2});
   torch::Tensor in = x.scalar_type() == torch::kFloat32 ? x : x.to(torch::kFloat32);
-  return F::grid_sample(in, grid, F::GridSampleFuncOptions().mode(torch::kNearest).padding_mode(torch::kZeros).align_corners(false));
+  return F::grid_sample(
+      in, grid, F::GridSampleFuncOptions().mode(torch::kNearest).padding_mode(torch::kZeros).align_corners(false));
 }
 
 torch::Tensor thetaOf(const std::vector<double>& degrees) {
@@ -234,13 +236,17 @@ torch::Tensor randomResizedCrop(const torch::Tensor& x, const PhotoAugment& a, a
     if (!box) {  // the central crop of the nearest allowed ratio
       const double inRatio = static_cast<double>(w) / static_cast<double>(h);
       int64_t cw = w, ch = h;
-      if (inRatio < a.ratioMin) ch = pyRound(static_cast<double>(cw) / a.ratioMin);
-      else if (inRatio > a.ratioMax) cw = pyRound(static_cast<double>(ch) * a.ratioMax);
+      if (inRatio < a.ratioMin)
+        ch = pyRound(static_cast<double>(cw) / a.ratioMin);
+      else if (inRatio > a.ratioMax)
+        cw = pyRound(static_cast<double>(ch) * a.ratioMax);
       box = Box{(h - ch) / 2, (w - cw) / 2, ch, cw};
     }
     torch::Tensor part = x.select(0, k);
-    if (bytes && x.is_cuda()) part = part.to(torch::kFloat32);
-    else if (bytes) part = part.unsqueeze(0).contiguous(torch::MemoryFormat::ChannelsLast).squeeze(0);
+    if (bytes && x.is_cuda())
+      part = part.to(torch::kFloat32);
+    else if (bytes)
+      part = part.unsqueeze(0).contiguous(torch::MemoryFormat::ChannelsLast).squeeze(0);
     torch::Tensor r = resizedCrop(part, box->top, box->left, box->height, box->width, outH, outW);
     if (bytes && x.is_cuda()) r = r.round_().clamp_(0, 255);
     out.select(0, k).copy_(r);
@@ -277,8 +283,10 @@ torch::Tensor augmentPhotos(torch::Tensor x, const PhotoAugment& a, at::Generato
     }
     const int64_t* po = order.data_ptr<int64_t>();
     auto adjust = [](int op, const torch::Tensor& img, const torch::Tensor& f) {
-      return op == 0 ? adjustBrightness(img, f) : op == 1 ? adjustContrast(img, f)
-             : op == 2 ? adjustSaturation(img, f) : adjustHue(img, f);
+      return op == 0   ? adjustBrightness(img, f)
+             : op == 1 ? adjustContrast(img, f)
+             : op == 2 ? adjustSaturation(img, f)
+                       : adjustHue(img, f);
     };
     if (!x.is_cuda()) {
       // On the CPU image by image, in its order: each image stays in the
@@ -321,9 +329,10 @@ torch::Tensor eraseRandomly(torch::Tensor x, const PhotoAugment& a, at::Generato
   for (int64_t k = 0; k < b; ++k) {
     if (apply.data_ptr<double>()[k] >= a.erasing) continue;
     // RandomErasing's defaults: scale 0.02-0.33, ratio 0.3-3.3.
-    const std::optional<Box> box = drawBox(u.data_ptr<double>() + k * 20, corner.data_ptr<double>() + k * 2, h, w,
-                                           0.02, 0.33, 0.3, 3.3, /*heightFromAspect=*/true, fits);
-    if (box) x.select(0, k).slice(1, box->top, box->top + box->height).slice(2, box->left, box->left + box->width).zero_();
+    const std::optional<Box> box = drawBox(u.data_ptr<double>() + k * 20, corner.data_ptr<double>() + k * 2, h, w, 0.02,
+                                           0.33, 0.3, 3.3, /*heightFromAspect=*/true, fits);
+    if (box)
+      x.select(0, k).slice(1, box->top, box->top + box->height).slice(2, box->left, box->left + box->width).zero_();
   }
   return x;
 }
@@ -367,8 +376,8 @@ std::pair<torch::Tensor, torch::Tensor> cutmixWith(const torch::Tensor& x, const
   return {out, mixTargets(labels, lam, classes)};
 }
 
-std::pair<torch::Tensor, torch::Tensor> mixBatch(const torch::Tensor& x, const torch::Tensor& labels,
-                                                 const BatchMix& m, at::Generator& gen) {
+std::pair<torch::Tensor, torch::Tensor> mixBatch(const torch::Tensor& x, const torch::Tensor& labels, const BatchMix& m,
+                                                 at::Generator& gen) {
   const bool cut = m.cutmix && (!m.mixup || torch::rand({1}, gen, torch::kFloat64).item<double>() < m.switchProb);
   const double alpha = cut ? m.cutmixAlpha : m.mixupAlpha;
   // Beta(alpha, alpha) as G1 / (G1 + G2) of two Gamma(alpha) draws.
@@ -381,7 +390,8 @@ std::pair<torch::Tensor, torch::Tensor> mixBatch(const torch::Tensor& x, const t
   const int64_t rx = static_cast<int64_t>(centre.data_ptr<double>()[0] * static_cast<double>(w));
   const int64_t ry = static_cast<int64_t>(centre.data_ptr<double>()[1] * static_cast<double>(h));
   const double r = 0.5 * std::sqrt(1.0 - lam);
-  const int64_t rw = static_cast<int64_t>(r * static_cast<double>(w)), rh = static_cast<int64_t>(r * static_cast<double>(h));
+  const int64_t rw = static_cast<int64_t>(r * static_cast<double>(w)),
+                rh = static_cast<int64_t>(r * static_cast<double>(h));
   const int64_t x1 = std::max<int64_t>(rx - rw, 0), y1 = std::max<int64_t>(ry - rh, 0);
   const int64_t x2 = std::min<int64_t>(rx + rw, w), y2 = std::min<int64_t>(ry + rh, h);
   return cutmixWith(x, labels, y1, y2, x1, x2, m.classes);

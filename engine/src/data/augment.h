@@ -28,10 +28,10 @@ struct PhotoAugment {
   int64_t outHeight = 0, outWidth = 0;
   double scaleMin = 0.08, scaleMax = 1.0;
   double ratioMin = 3.0 / 4.0, ratioMax = 4.0 / 3.0;
-  bool verticalFlip = false;  // p 0.5
-  double rotation = 0;        // degrees: uniform in [-rotation, rotation]
+  bool verticalFlip = false;                                     // p 0.5
+  double rotation = 0;                                           // degrees: uniform in [-rotation, rotation]
   double brightness = 0, contrast = 0, saturation = 0, hue = 0;  // ColorJitter's
-  double erasing = 0;         // RandomErasing's p (scale 0.02-0.33, ratio 0.3-3.3, value 0)
+  double erasing = 0;  // RandomErasing's p (scale 0.02-0.33, ratio 0.3-3.3, value 0)
   bool beforeNormalization() const {
     return resizedCrop || verticalFlip || rotation > 0 || brightness > 0 || contrast > 0 || saturation > 0 || hue > 0;
   }
@@ -49,8 +49,8 @@ BatchMix batchMix(const DataConfig& data, int64_t classes);
 // x [B, C, H, W] (or [B, F] for MixUp), labels int64 [B]: the mixed batch and
 // its float32 [B, classes] targets, from the generator (MixUp or CutMix as
 // switchProb says; the share from Beta(alpha, alpha)).
-std::pair<torch::Tensor, torch::Tensor> mixBatch(const torch::Tensor& x, const torch::Tensor& labels,
-                                                 const BatchMix& m, at::Generator& gen);
+std::pair<torch::Tensor, torch::Tensor> mixBatch(const torch::Tensor& x, const torch::Tensor& labels, const BatchMix& m,
+                                                 at::Generator& gen);
 // torchvision.transforms.v2.MixUp and CutMix with their draws given: the
 // batch blended with batch.roll(1, 0) by `lam`, or the box [y1, y2) x
 // [x1, x2) taken from it (targets by the box's area).

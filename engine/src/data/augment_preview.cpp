@@ -6,8 +6,8 @@
 #include "data/augment.h"
 #include "data/batch_loader.h"
 #include "data/decoded_images.h"
-#include "studio/dataset_info.h"
 #include "studio/data_split.h"
+#include "studio/dataset_info.h"
 
 namespace studio {
 

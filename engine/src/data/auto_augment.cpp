@@ -10,8 +10,23 @@
 namespace studio {
 namespace {
 
-enum Op { Identity, ShearX, ShearY, TranslateX, TranslateY, Rotate, Brightness, Color, Contrast, Sharpness, Posterize,
-          Solarize, AutoContrast, Equalize, OpCount };
+enum Op {
+  Identity,
+  ShearX,
+  ShearY,
+  TranslateX,
+  TranslateY,
+  Rotate,
+  Brightness,
+  Color,
+  Contrast,
+  Sharpness,
+  Posterize,
+  Solarize,
+  AutoContrast,
+  Equalize,
+  OpCount
+};
 
 // Python's math.radians and math.degrees.
 double radians(double d) { return d * (M_PI / 180.0); }
@@ -36,8 +51,8 @@ std::array<double, 6> inverseAffine(double cx, double cy, double angle, double t
 torch::Tensor shear(const torch::Tensor& img, double magnitude, bool alongX) {
   const double w = static_cast<double>(img.size(-1)), h = static_cast<double>(img.size(-2));
   const double s = degrees(std::atan(magnitude));
-  return affineNearest(img, inverseAffine(0.0 - w * 0.5, 0.0 - h * 0.5, 0.0, 0.0, 0.0, alongX ? s : 0.0,
-                                          alongX ? 0.0 : s));
+  return affineNearest(img,
+                       inverseAffine(0.0 - w * 0.5, 0.0 - h * 0.5, 0.0, 0.0, 0.0, alongX ? s : 0.0, alongX ? 0.0 : s));
 }
 
 torch::Tensor translate(const torch::Tensor& img, double magnitude, bool alongX) {
@@ -61,9 +76,9 @@ AutoAugment autoAugment(const DataConfig& d) {
 }
 
 const std::vector<std::string>& autoAugmentOps() {
-  static const std::vector<std::string> names = {"Identity",   "ShearX",     "ShearY",    "TranslateX", "TranslateY",
-                                                 "Rotate",     "Brightness", "Color",     "Contrast",   "Sharpness",
-                                                 "Posterize",  "Solarize",   "AutoContrast", "Equalize"};
+  static const std::vector<std::string> names = {"Identity",  "ShearX",     "ShearY",       "TranslateX", "TranslateY",
+                                                 "Rotate",    "Brightness", "Color",        "Contrast",   "Sharpness",
+                                                 "Posterize", "Solarize",   "AutoContrast", "Equalize"};
   return names;
 }
 
@@ -73,37 +88,58 @@ double autoAugmentMagnitude(const std::string& policy, int op, int bin, int bins
   const bool wide = policy == "trivialaugment";
   switch (op) {
     case ShearX:
-    case ShearY: return linspaceAt(wide ? 0.99 : 0.3, bins, bin);
-    case TranslateX: return linspaceAt(wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(w), bins, bin);
-    case TranslateY: return linspaceAt(wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(h), bins, bin);
-    case Rotate: return linspaceAt(wide ? 135.0 : 30.0, bins, bin);
+    case ShearY:
+      return linspaceAt(wide ? 0.99 : 0.3, bins, bin);
+    case TranslateX:
+      return linspaceAt(wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(w), bins, bin);
+    case TranslateY:
+      return linspaceAt(wide ? 32.0 : 150.0 / 331.0 * static_cast<double>(h), bins, bin);
+    case Rotate:
+      return linspaceAt(wide ? 135.0 : 30.0, bins, bin);
     case Brightness:
     case Color:
     case Contrast:
-    case Sharpness: return linspaceAt(wide ? 0.99 : 0.9, bins, bin);
+    case Sharpness:
+      return linspaceAt(wide ? 0.99 : 0.9, bins, bin);
     case Posterize:
       return (8 - torch::arange(bins).div((bins - 1) / (wide ? 6.0 : 4.0))).round().to(torch::kInt)[bin].item<int>();
-    case Solarize: return linspaceAt(0.0, bins, bin, 1.0);
-    default: return 0.0;
+    case Solarize:
+      return linspaceAt(0.0, bins, bin, 1.0);
+    default:
+      return 0.0;
   }
 }
 
 torch::Tensor applyAutoAugmentOp(const torch::Tensor& img, int op, double m) {
   switch (op) {
-    case ShearX: return shear(img, m, true);
-    case ShearY: return shear(img, m, false);
-    case TranslateX: return translate(img, m, true);
-    case TranslateY: return translate(img, m, false);
-    case Rotate: return rotateNearest(img, m);
-    case Brightness: return adjustBrightness(img, 1.0 + m);
-    case Color: return adjustSaturation(img, 1.0 + m);
-    case Contrast: return adjustContrast(img, 1.0 + m);
-    case Sharpness: return adjustSharpness(img, 1.0 + m);
-    case Posterize: return posterize(img, static_cast<int>(m));
-    case Solarize: return solarize(img, 1.0 * m);
-    case AutoContrast: return autocontrast(img);
-    case Equalize: return equalize(img);
-    default: return img;
+    case ShearX:
+      return shear(img, m, true);
+    case ShearY:
+      return shear(img, m, false);
+    case TranslateX:
+      return translate(img, m, true);
+    case TranslateY:
+      return translate(img, m, false);
+    case Rotate:
+      return rotateNearest(img, m);
+    case Brightness:
+      return adjustBrightness(img, 1.0 + m);
+    case Color:
+      return adjustSaturation(img, 1.0 + m);
+    case Contrast:
+      return adjustContrast(img, 1.0 + m);
+    case Sharpness:
+      return adjustSharpness(img, 1.0 + m);
+    case Posterize:
+      return posterize(img, static_cast<int>(m));
+    case Solarize:
+      return solarize(img, 1.0 * m);
+    case AutoContrast:
+      return autocontrast(img);
+    case Equalize:
+      return equalize(img);
+    default:
+      return img;
   }
 }
 
@@ -120,7 +156,8 @@ torch::Tensor autoAugmentBatch(torch::Tensor x, const AutoAugment& a, at::Genera
     for (int64_t j = 0; j < ops; ++j) {
       const auto o = static_cast<int>(op.data_ptr<int64_t>()[k * ops + j]);
       if (o == Identity) continue;
-      const int level = a.policy == "randaugment" ? a.magnitude : static_cast<int>(bin.data_ptr<int64_t>()[k * ops + j]);
+      const int level =
+          a.policy == "randaugment" ? a.magnitude : static_cast<int>(bin.data_ptr<int64_t>()[k * ops + j]);
       double m = autoAugmentMagnitude(a.policy, o, level, a.bins, h, w);
       if (autoAugmentSigned(o) && sign.data_ptr<double>()[k * ops + j] <= 0.5) m = -m;
       img.copy_(applyAutoAugmentOp(img, o, m));  // x is the pipeline's own batch
@@ -133,9 +170,11 @@ torch::Tensor adjustSharpness(const torch::Tensor& img, double factor) {
   const int64_t c = img.size(-3), h = img.size(-2), w = img.size(-1);
   if (img.numel() == 0 || h <= 2 || w <= 2) return img;
   const double a = 1.0 / 13.0, b = 5.0 / 13.0;
-  const torch::Tensor kernel =
-      torch::tensor({a, a, a, a, b, a, a, a, a}, torch::kFloat64).to(torch::kFloat32).to(img.device()).view({1, 1, 3, 3})
-          .expand({c, 1, 3, 3});
+  const torch::Tensor kernel = torch::tensor({a, a, a, a, b, a, a, a, a}, torch::kFloat64)
+                                   .to(torch::kFloat32)
+                                   .to(img.device())
+                                   .view({1, 1, 3, 3})
+                                   .expand({c, 1, 3, 3});
   torch::Tensor output = (img.dim() == 3 ? img.unsqueeze(0) : img).to(torch::kFloat32, false, /*copy=*/true);
   torch::Tensor blurred = torch::conv2d(output, kernel, torch::Tensor(), torch::IntArrayRef{1}, torch::IntArrayRef{0},
                                         torch::IntArrayRef{1}, c);

@@ -114,13 +114,13 @@ struct BatchLoader::Worker {
 };
 
 BatchLoader::BatchLoader(std::shared_ptr<Dataset> set, const LoaderOptions& options, torch::Device device)
-    : m_set(options.deviceResident ? onDevice(std::move(set), device) : std::move(set)), m_options(options), m_device(device) {}
+    : m_set(options.deviceResident ? onDevice(std::move(set), device) : std::move(set)),
+      m_options(options),
+      m_device(device) {}
 
 BatchLoader::~BatchLoader() { stopWorkers(); }
 
-int64_t BatchLoader::batchesPerEpoch() const {
-  return (m_set->size() + globalBatch() - 1) / globalBatch();
-}
+int64_t BatchLoader::batchesPerEpoch() const { return (m_set->size() + globalBatch() - 1) / globalBatch(); }
 
 int64_t BatchLoader::globalSize(int64_t index) const {
   return std::min((index + 1) * globalBatch(), m_set->size()) - index * globalBatch();
@@ -139,9 +139,9 @@ BatchLoader::HostBatch BatchLoader::makeHostBatch(int64_t index) const {
   hb.index = index;
   const int64_t start = index * globalBatch();
   const int64_t end = std::min(start + globalBatch(), m_set->size());
-  torch::Tensor idx = m_options.shardCount == 1 ? m_order.slice(0, start, end)
-                                                : m_order.slice(0, std::min(start + m_options.shardRank, end), end,
-                                                                m_options.shardCount);
+  torch::Tensor idx = m_options.shardCount == 1
+                          ? m_order.slice(0, start, end)
+                          : m_order.slice(0, std::min(start + m_options.shardRank, end), end, m_options.shardCount);
   const uint64_t seed = mix(mix(m_options.seed, static_cast<uint64_t>(m_epoch)), static_cast<uint64_t>(index));
   Examples e = m_set->gather(idx);
   hb.x = transformBatch(e.x, m_options, seed, m_options.shuffle);
@@ -158,7 +158,8 @@ void BatchLoader::stopWorkers() {
   for (auto& w : m_workers) w->stop = true;
   for (auto& w : m_workers) {
     HostBatch drop;
-    while (w->queue.try_dequeue(drop)) {}
+    while (w->queue.try_dequeue(drop)) {
+    }
     if (w->thread.joinable()) w->thread.join();
   }
   m_workers.clear();
@@ -194,7 +195,8 @@ void BatchLoader::startEpoch(int64_t epoch, int64_t first) {
           hb.error = std::current_exception();
         }
         const bool failed = static_cast<bool>(hb.error);
-        while (!self->stop && !self->queue.wait_enqueue_timed(std::move(hb), std::chrono::milliseconds(50))) {}
+        while (!self->stop && !self->queue.wait_enqueue_timed(std::move(hb), std::chrono::milliseconds(50))) {
+        }
         if (failed) return;
       }
     });

@@ -108,7 +108,7 @@ class BatchLoader {
   std::shared_ptr<Dataset> m_set;  // host (workers) or device copy (device-resident)
   LoaderOptions m_options;
   torch::Device m_device;
-  torch::Tensor m_order;   // this epoch's permutation, on the set's device
+  torch::Tensor m_order;  // this epoch's permutation, on the set's device
   int64_t m_epoch = 0;
   int64_t m_nextBatch = 0;
   int64_t m_firstBatch = 0;

@@ -38,8 +38,8 @@ void readIdxImages(const std::string& path, torch::Tensor out) {
   const auto mtime = ec ? fs::file_time_type{} : fs::last_write_time(path, ec);
   std::string cacheFile;
   if (!ec) {
-    const std::string key = sha256Hex(path + "\n" + std::to_string(size) + "\n" +
-                                      std::to_string(mtime.time_since_epoch().count()));
+    const std::string key =
+        sha256Hex(path + "\n" + std::to_string(size) + "\n" + std::to_string(mtime.time_since_epoch().count()));
     cacheFile = decodedCacheFolder() + "/idx-" + key.substr(0, 32) + ".u8";
     std::ifstream in(cacheFile, std::ios::binary);
     int64_t dims[3] = {0, 0, 0};
@@ -197,8 +197,7 @@ void statistics(DataSplits& d, bool normalize) {
 
 bool imagenetStatistics(const TrainConfig& cfg) {
   const std::string& how = cfg.data.normalize_stats;
-  return how == "imagenet" ||
-         (how == "auto" && isTorchvisionBackbone(cfg.model.kind) && !cfg.model.weights.empty());
+  return how == "imagenet" || (how == "auto" && isTorchvisionBackbone(cfg.model.kind) && !cfg.model.weights.empty());
 }
 
 DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
@@ -213,8 +212,7 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     // One pool, the training images then the test images; the two files
     // inflate at once (zlib is single-threaded).
     torch::Tensor pool = torch::empty({p.idxTrainCount + p.idxTestCount, 1, p.idxHeight, p.idxWidth}, torch::kUInt8);
-    auto test = std::async(std::launch::async,
-                           [&] { readIdxImages(p.idxTestImages, pool.slice(0, p.idxTrainCount)); });
+    auto test = std::async(std::launch::async, [&] { readIdxImages(p.idxTestImages, pool.slice(0, p.idxTrainCount)); });
     readIdxImages(p.idxTrainImages, pool.slice(0, 0, p.idxTrainCount));
     test.get();
     splitsFrom(d, pool, p, nullptr);
@@ -248,9 +246,9 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     if (d.train->size() == 0) throw DataError("no training image of " + p.trainFrom + " could be read");
     if (d.test->size() == 0) throw DataError("no test image of " + p.testFrom + " could be read");
   } else {
-    torch::Tensor pool = torch::from_blob(const_cast<float*>(p.table.x.data()), {p.table.rows, p.table.features},
-                                          torch::kFloat32)
-                             .clone();
+    torch::Tensor pool =
+        torch::from_blob(const_cast<float*>(p.table.x.data()), {p.table.rows, p.table.features}, torch::kFloat32)
+            .clone();
     splitsFrom(d, pool, p, nullptr,
                p.hasTargets() ? tableTargets(d, p, cfg.task.standardize_targets) : torch::Tensor());
   }

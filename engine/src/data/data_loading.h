@@ -26,9 +26,9 @@ struct DataSplits {
   // Image folders: the images as stored, from which the input is cut
   // (data.stored_size); the input's size otherwise.
   StoredShape stored;
-  std::string task = "classification";   // task.kind
-  std::vector<std::string> classNames;   // empty for a regression or multi-label
-  std::vector<double> mean, std;  // per channel or feature; 0 and 1 when data.normalize is off
+  std::string task = "classification";  // task.kind
+  std::vector<std::string> classNames;  // empty for a regression or multi-label
+  std::vector<double> mean, std;        // per channel or feature; 0 and 1 when data.normalize is off
   // A regression's targets or a multi-label's labels: their names, and the
   // training split's mean and population std a regression's targets were
   // standardised with (0 and 1 when task.standardize_targets is off, and

@@ -59,7 +59,9 @@ class TensorSet : public Dataset {
  public:
   explicit TensorSet(Examples e) : m_e(std::move(e)) {}
   int64_t size() const override { return m_e.size(); }
-  Examples gather(const torch::Tensor& idx) const override { return {m_e.x.index_select(0, idx), m_e.y.index_select(0, idx)}; }
+  Examples gather(const torch::Tensor& idx) const override {
+    return {m_e.x.index_select(0, idx), m_e.y.index_select(0, idx)};
+  }
   Examples slice(int64_t start, int64_t end) const override {
     return {m_e.x.slice(0, start, end), m_e.y.slice(0, start, end)};
   }

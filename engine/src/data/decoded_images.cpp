@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -22,9 +22,9 @@
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
-#include "studio/machine_memory.h"
 #include "studio/image_file.h"
 #include "studio/log.h"
+#include "studio/machine_memory.h"
 #include "studio/sha256.h"
 
 namespace studio {
@@ -41,8 +41,8 @@ constexpr int kCacheVersion = 2;
 // CenterCrop offsets, with `cover`).
 void place(const Image& img, const ImageFit& fit, uint8_t* dst) {
   const int64_t h = fit.height, w = fit.width;
-  torch::Tensor hwc = torch::from_blob(const_cast<uint8_t*>(img.pixels.data()), {img.height, img.width, img.channels},
-                                       torch::kUInt8);
+  torch::Tensor hwc =
+      torch::from_blob(const_cast<uint8_t*>(img.pixels.data()), {img.height, img.width, img.channels}, torch::kUInt8);
   torch::Tensor out = torch::from_blob(dst, {img.channels, h, w}, torch::kUInt8);
   torch::Tensor chw = hwc.permute({2, 0, 1});
   const auto [rh, rw] = resizedSizeFor(img.height, img.width, fit);
@@ -83,7 +83,8 @@ torch::Tensor mapFile(const std::string& path, const std::vector<int64_t>& shape
   if (p == MAP_FAILED) return {};
   ::madvise(p, static_cast<size_t>(bytes), MADV_WILLNEED);
   const size_t size = static_cast<size_t>(bytes);
-  return torch::from_blob(p, shape, [size](void* q) { ::munmap(q, size); }, torch::TensorOptions(torch::kUInt8));
+  return torch::from_blob(
+      p, shape, [size](void* q) { ::munmap(q, size); }, torch::TensorOptions(torch::kUInt8));
 }
 
 struct Decoded {
@@ -227,7 +228,7 @@ DecodedImages decodeImages(const DecodeRequest& r, const LoadProgress& progress)
       ::close(fd);
       ::unlink(name.data());
     }
-    const std::string why = ec                ? ec.message()
+    const std::string why = ec               ? ec.message()
                             : room == ENOSPC ? "the disk has no room for its " + std::to_string(bytes >> 20) + " MiB"
                                              : "not writable";
     // Into memory only what fits: half of it at most, else refused naming the settings.
@@ -264,12 +265,11 @@ DecodedImages decodeImages(const DecodeRequest& r, const LoadProgress& progress)
   bool cached = synced && ::rename(name.data(), dataPath.c_str()) == 0;
   if (cached) {
     try {
-      writeFileAtomically(jsonPath, nlohmann::json{{"version", kCacheVersion},
-                                                   {"count", n},
-                                                   {"shape", shape},
-                                                   {"first_file", r.files.front()},
-                                                   {"bad", bad}}
-                                        .dump(1));
+      writeFileAtomically(
+          jsonPath,
+          nlohmann::json{
+              {"version", kCacheVersion}, {"count", n}, {"shape", shape}, {"first_file", r.files.front()}, {"bad", bad}}
+              .dump(1));
     } catch (const std::exception& e) {
       cached = false;
       log::warn(std::string("cannot finish the decoded-image cache entry: ") + e.what());

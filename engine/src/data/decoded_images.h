@@ -51,7 +51,7 @@ struct DecodedImages {
   std::vector<int64_t> bad;             // files skipped (indices into the request)
   std::vector<std::string> badReasons;  // why, in the same order
   bool fromCache = false;
-  std::string cacheFile;                // "" when the cache could not be written
+  std::string cacheFile;  // "" when the cache could not be written
   double seconds = 0;
 };
 

@@ -132,8 +132,10 @@ void GradReducer::finish(int64_t step) {
       const int64_t n = p.numel();
       torch::Tensor reduced = b.flat.slice(0, at, at + n).view(p.sizes());
       at += n;
-      if (p.grad().defined()) p.mutable_grad().copy_(reduced);
-      else p.mutable_grad() = reduced.clone();
+      if (p.grad().defined())
+        p.mutable_grad().copy_(reduced);
+      else
+        p.mutable_grad() = reduced.clone();
     }
     b.flat.reset();
   }

@@ -36,8 +36,11 @@ TorchrunProcess startTorchrun(const TrainConfig& config, const std::vector<std::
   const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
   if (!written) throw IoError(std::string("cannot write the settings for torchrun to ") + path);
-  std::vector<std::string> args{torchrun, "--standalone", "--nproc-per-node", std::to_string(devices.size()),
-                                "--no-python", cli, "--report", "train", "--config", path};
+  std::vector<std::string> args{torchrun,           "--standalone",
+                                "--nproc-per-node", std::to_string(devices.size()),
+                                "--no-python",      cli,
+                                "--report",         "train",
+                                "--config",         path};
   std::string visible;
   for (const auto& d : devices) visible += (visible.empty() ? "" : ",") + d;
   int out[2];
@@ -149,7 +152,9 @@ void apply(const ReportLine& r, SessionChannel& ch, std::string& runDir, std::st
       }
       break;
     }
-    case ReportKey::End: status = r.value; break;
+    case ReportKey::End:
+      status = r.value;
+      break;
   }
 }
 }  // namespace

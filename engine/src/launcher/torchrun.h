@@ -3,9 +3,9 @@
 // --report lines (studio/report_lines.h). Session::startProcesses uses it.
 #pragma once
 
+#include <sys/types.h>
 #include <atomic>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 #include "session/session_channel.h"

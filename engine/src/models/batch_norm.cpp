@@ -10,8 +10,7 @@ namespace {
 // A sum over the ranks that autograd can go through: the gradient of each
 // rank's input is the sum over the ranks of the output's gradients.
 struct AllReduceSum : torch::autograd::Function<AllReduceSum> {
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, torch::Tensor x,
-                                                int64_t group) {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, torch::Tensor x, int64_t group) {
     ctx->saved_data["group"] = group;
     std::vector<torch::Tensor> v{x.clone()};
     reinterpret_cast<ProcessGroup*>(group)->allReduceSum(v, "the synchronised BatchNorm statistics");

@@ -103,11 +103,11 @@ std::string BuiltinModel::pythonSource() const {
   char dropout[32];
   std::snprintf(dropout, sizeof dropout, "%.17g", m_config.dropout);
   const std::string constants =
-      "KIND = \"" + m_config.kind + "\"\nWIDTH = " + std::to_string(m_config.width) + "\nDEPTH = " +
-      std::to_string(m_config.depth) + "\nDROPOUT = " + dropout + "\nINPUT = {\"channels\": " +
-      std::to_string(m_input.channels) + ", \"height\": " + std::to_string(m_input.height) + ", \"width\": " +
-      std::to_string(m_input.width) + ", \"features\": " + std::to_string(m_input.features) + "}\nCLASSES = " +
-      std::to_string(m_classes) + "\n";
+      "KIND = \"" + m_config.kind + "\"\nWIDTH = " + std::to_string(m_config.width) +
+      "\nDEPTH = " + std::to_string(m_config.depth) + "\nDROPOUT = " + dropout +
+      "\nINPUT = {\"channels\": " + std::to_string(m_input.channels) +
+      ", \"height\": " + std::to_string(m_input.height) + ", \"width\": " + std::to_string(m_input.width) +
+      ", \"features\": " + std::to_string(m_input.features) + "}\nCLASSES = " + std::to_string(m_classes) + "\n";
   return R"PY("""The network of a Training Studio run, in plain PyTorch: )PY" + m_description + R"PY(.
 
 build() makes the same layers, with the same parameter names, as the studio's
@@ -125,7 +125,8 @@ normalised as preprocessing.json says.
 import torch
 from torch import nn
 
-)PY" + constants + R"PY(
+)PY" + constants +
+         R"PY(
 
 class ResidualBlock(nn.Module):
     """A basic residual block (two 3x3 convolutions), as torchvision's BasicBlock."""
@@ -190,7 +191,6 @@ def build():
     return nn.Sequential(*layers)
 )PY";
 }
-
 
 // ---- activation checkpointing ----------------------------------------------
 namespace {

@@ -13,8 +13,8 @@
 namespace studio {
 namespace {
 
-constexpr int kLanes = 16;                 // counters per block, computed together
-constexpr int64_t kBlock = 4 * kLanes;     // uniforms per block (4 per counter)
+constexpr int kLanes = 16;              // counters per block, computed together
+constexpr int64_t kBlock = 4 * kLanes;  // uniforms per block (4 per counter)
 
 // Philox4x32-10 (Salmon, Moraes, Dror, Shaw 2011) on 16 counters at once, in
 // a structure of arrays so that the compiler vectorises the lanes. The

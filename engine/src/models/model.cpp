@@ -25,13 +25,12 @@ torch::Tensor sampleInput(const InputShape& input, int64_t n, const torch::Devic
 }
 
 torch::Tensor Model::forwardWithStage(const torch::Tensor&, torch::Tensor&, std::string&) {
-  throw ModelError(description() + " has no convolutional stage the studio knows of: Grad-CAM explains the built-in "
+  throw ModelError(description() +
+                   " has no convolutional stage the studio knows of: Grad-CAM explains the built-in "
                    "cnn and resnet models");
 }
 
-std::string Model::layerGroup(const std::string& parameter) const {
-  return parameter.substr(0, parameter.find('.'));
-}
+std::string Model::layerGroup(const std::string& parameter) const { return parameter.substr(0, parameter.find('.')); }
 
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
   if (config.kind == "torchscript") return std::make_unique<TorchScriptModel>(config.path);
@@ -42,12 +41,13 @@ std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& in
 void checkModelOutput(Model& model, const ModelConfig& config, const InputShape& input, int64_t classes,
                       const torch::Device& device) {
   const torch::Tensor x = sampleInput(input, 2, device);
-  const std::string shape = "[2, " + (input.features > 0 ? std::to_string(input.features)
-                                                          : std::to_string(input.channels) + ", " +
-                                                                std::to_string(input.height) + ", " +
-                                                                std::to_string(input.width)) + "]";
-  const std::string what = config.kind == "torchscript" ? "the TorchScript model " + config.path
-                                                        : "model.kind " + config.kind;
+  const std::string shape = "[2, " +
+                            (input.features > 0 ? std::to_string(input.features)
+                                                : std::to_string(input.channels) + ", " + std::to_string(input.height) +
+                                                      ", " + std::to_string(input.width)) +
+                            "]";
+  const std::string what =
+      config.kind == "torchscript" ? "the TorchScript model " + config.path : "model.kind " + config.kind;
   torch::Tensor y;
   model.setTraining(false);
   try {
@@ -70,8 +70,9 @@ void checkModelOutput(Model& model, const ModelConfig& config, const InputShape&
     throw ModelError(what + " gives output of shape " + c10::str(y.sizes()) + " for input " + shape +
                      "; it must give [2, " + std::to_string(classes) + "]: one logit per class (" +
                      std::to_string(classes) + " classes in the data)");
-  if (!y.is_floating_point()) throw ModelError(what + " gives " + std::string(c10::toString(y.scalar_type())) +
-                                               " output; it must give floating-point logits");
+  if (!y.is_floating_point())
+    throw ModelError(what + " gives " + std::string(c10::toString(y.scalar_type())) +
+                     " output; it must give floating-point logits");
 }
 
 }  // namespace studio

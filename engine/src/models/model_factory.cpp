@@ -30,8 +30,8 @@ struct ResidualBlockImpl : nn::Module {
         bn2(register_module("bn2", BatchNorm2d(out))) {
     if (stride != 1 || in != out) {
       shortcut = register_module(
-          "shortcut", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)),
-                                     BatchNorm2d(out)));
+          "shortcut",
+          nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)), BatchNorm2d(out)));
     }
   }
   torch::Tensor forward(const torch::Tensor& x) {

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "models/model.h"
-#include "train/finetune_plan.h"
 #include "studio/dataset_info.h"
+#include "train/finetune_plan.h"
 
 namespace studio {
 namespace {
@@ -81,8 +81,8 @@ ModelSummary summarizeModel(const TrainConfig& config) {
 }
 
 std::string formatModelSummary(const ModelSummary& s) {
-  std::string out = "model " + s.model + ", input " + s.input + ", " + std::to_string(s.classNames.size()) +
-                    " classes\n";
+  std::string out =
+      "model " + s.model + ", input " + s.input + ", " + std::to_string(s.classNames.size()) + " classes\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-18s %-22s %-22s %14s%s\n", "layer", "type", "output", "parameters",
                 s.finetune ? "  fine-tune" : "");

@@ -26,8 +26,7 @@ void ModuleModel::setTraining(bool on) {
   m_module->train(on);
   if (!on || !m_frozenNorms) return;
   for (const auto& m : m_module->named_modules("", /*include_self=*/false))
-    if (std::dynamic_pointer_cast<torch::nn::BatchNorm2dImpl>(m.value()) && m_frozenNorms(m.key()))
-      m.value()->eval();
+    if (std::dynamic_pointer_cast<torch::nn::BatchNorm2dImpl>(m.value()) && m_frozenNorms(m.key())) m.value()->eval();
 }
 
 void ModuleModel::freezeNormStatistics(std::function<bool(const std::string& group)> frozen) {

@@ -45,20 +45,19 @@ TorchScriptModel::TorchScriptModel(std::string path) : m_path(std::move(path)) {
   } catch (const c10::Error& e) {
     throw ModelError("model.path " + m_path +
                      " is not a TorchScript file (save the module in Python with torch.jit.script(model).save(path); "
-                     "a torch.save of a state dict is not one): " + e.what_without_backtrace());
+                     "a torch.save of a state dict is not one): " +
+                     e.what_without_backtrace());
   } catch (const std::exception& e) {
     throw ModelError("model.path " + m_path + " is not a TorchScript file: " + e.what());
   }
-  if (!m_module.find_method("forward"))
-    throw ModelError("the TorchScript model " + m_path + " has no forward method");
+  if (!m_module.find_method("forward")) throw ModelError("the TorchScript model " + m_path + " has no forward method");
   m_module.train(true);
 }
 
 torch::Tensor TorchScriptModel::forward(const torch::Tensor& x) {
   c10::IValue out = m_module.forward({x});
   if (!out.isTensor())
-    throw ModelError("the TorchScript model " + m_path + " returns " + out.tagKind() +
-                     ", not a tensor of logits");
+    throw ModelError("the TorchScript model " + m_path + " returns " + out.tagKind() + ", not a tensor of logits");
   return out.toTensor();
 }
 
@@ -130,9 +129,8 @@ std::vector<LayerSummary> TorchScriptModel::layers(const torch::Tensor& sample) 
     fn.run(stack);
     const auto values = stack.back().toTupleRef().elements();
     for (size_t i = 0; i < rows.size(); ++i) rows[i].output = values[i].toTensor().sizes().vec();
-    rows.push_back({"(output)", "", values.back().isTensor() ? values.back().toTensor().sizes().vec()
-                                                             : std::vector<int64_t>{},
-                    0});
+    rows.push_back({"(output)", "",
+                    values.back().isTensor() ? values.back().toTensor().sizes().vec() : std::vector<int64_t>{}, 0});
   } catch (const std::exception& e) {
     // A forward this cannot follow: each child with its parameters, and the
     // model's output from a plain call.

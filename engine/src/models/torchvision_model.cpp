@@ -89,7 +89,8 @@ std::vector<std::string> TorchvisionModel::exportTo(const std::string& dir) {
   const std::string path = dir + "/model.pt", tensors = dir + "/model.safetensors", python = dir + "/model.py";
   writeFileAtomically(path, saveTensorArchive(c10::IValue(state)));
   writeFileAtomically(tensors, safetensorsBytes(namedState(), {{"format", "pt"}, {"model", m_kind}}));
-  writeFileAtomically(python, R"PY("""The network of a Training Studio run, in plain PyTorch: torchvision's )PY" + m_kind +
+  writeFileAtomically(python, R"PY("""The network of a Training Studio run, in plain PyTorch: torchvision's )PY" +
+                                  m_kind +
                                   R"PY( with a classifier for the run's classes.
 
     from safetensors.torch import load_file   # pip install safetensors
@@ -103,7 +104,8 @@ says (a 1-channel image repeated to 3 channels).
 """
 import torchvision
 
-KIND = ")PY" + m_kind + "\"\nCLASSES = " + std::to_string(m_classes) + R"PY(
+KIND = ")PY" + m_kind +
+                                  "\"\nCLASSES = " + std::to_string(m_classes) + R"PY(
 
 
 def build():
@@ -125,7 +127,8 @@ PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string&
   // A model saved from DataParallel or DistributedDataParallel names every
   // tensor "module.<name>": the same weights.
   std::string stripped;
-  if (!file.empty() && std::all_of(file.begin(), file.end(), [](const auto& t) { return t.first.rfind("module.", 0) == 0; })) {
+  if (!file.empty() &&
+      std::all_of(file.begin(), file.end(), [](const auto& t) { return t.first.rfind("module.", 0) == 0; })) {
     for (auto& [key, t] : file) key = key.substr(7);
     stripped = "module.";
   }
@@ -159,14 +162,14 @@ PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string&
     std::string why = name + " does not fit model.kind " + model.description() + " (torchvision's names):";
     if (!missing.empty()) why += " it lacks " + firstOf(missing) + ";";
     if (!unexpected.empty()) why += " it has " + firstOf(unexpected) + ", which " + model.description() + " has not;";
-    why += " it holds the weights of another architecture, or of a model whose names carry a prefix of its own "
-           "(a wrapper's attribute name)";
+    why +=
+        " it holds the weights of another architecture, or of a model whose names carry a prefix of its own "
+        "(a wrapper's attribute name)";
     throw ModelError(why);
   }
   if (!shapes.empty()) {
-    if (keepHead && std::all_of(shapes.begin(), shapes.end(), [&](const std::string& s) {
-          return s.rfind(head + ".", 0) == 0;
-        }))
+    if (keepHead &&
+        std::all_of(shapes.begin(), shapes.end(), [&](const std::string& s) { return s.rfind(head + ".", 0) == 0; }))
       throw ModelError("model.keep_head: the classifier of " + name + " has " + std::to_string(out.fileClasses) +
                        " outputs and the data has " + std::to_string(model.classes()) +
                        " classes; turn model.keep_head off to give it a new classifier for the data's classes");

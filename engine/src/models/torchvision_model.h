@@ -44,12 +44,12 @@ class TorchvisionModel : public ModuleModel {
 // What loadPretrainedWeights did, for the log and run_info.json.
 struct PretrainedLoad {
   std::string path;
-  std::string sha256;      // of the file's bytes
-  int64_t tensors = 0;     // loaded from the file
-  bool headKept = false;   // the file's classifier kept (model.keep_head)
-  std::string head;        // "fc", ...
-  int64_t fileClasses = 0; // the file's classifier's outputs
-  std::string stripped;    // "module." when every name had that prefix (DataParallel)
+  std::string sha256;       // of the file's bytes
+  int64_t tensors = 0;      // loaded from the file
+  bool headKept = false;    // the file's classifier kept (model.keep_head)
+  std::string head;         // "fc", ...
+  int64_t fileClasses = 0;  // the file's classifier's outputs
+  std::string stripped;     // "module." when every name had that prefix (DataParallel)
 };
 
 // Loads model.weights into a torchvision backbone: every parameter and

@@ -42,8 +42,7 @@ std::vector<std::pair<std::string, torch::Tensor>> EmaWeights::named(Model& mode
   return out;
 }
 
-void EmaWeights::load(Model& model, const std::vector<std::pair<std::string, torch::Tensor>>& stored,
-                      int64_t updates) {
+void EmaWeights::load(Model& model, const std::vector<std::pair<std::string, torch::Tensor>>& stored, int64_t updates) {
   torch::NoGradGuard noGrad;
   m_average.clear();
   for (auto& [name, t] : model.namedState()) {

@@ -38,9 +38,9 @@ class LossScaler {
  private:
   LossScaleConfig m_config;
   bool m_enabled;
-  torch::Tensor m_scale;    // float32 scalar
-  torch::Tensor m_tracker;  // int32 scalar: clean steps since the last change
-  torch::Tensor m_foundInf; // float32 scalar
+  torch::Tensor m_scale;     // float32 scalar
+  torch::Tensor m_tracker;   // int32 scalar: clean steps since the last change
+  torch::Tensor m_foundInf;  // float32 scalar
 };
 
 }  // namespace studio

@@ -192,8 +192,7 @@ c10::IValue Optimizer::state() const {
 void Optimizer::loadState(const ArchiveDict& a, const std::string& path) {
   const std::string kind = a.text("kind");
   if (kind != m_config.kind)
-    throw CheckpointError("checkpoint " + path + " holds a " + kind + " optimizer, the settings say " +
-                          m_config.kind);
+    throw CheckpointError("checkpoint " + path + " holds a " + kind + " optimizer, the settings say " + m_config.kind);
   torch::NoGradGuard noGrad;
   auto readAll = [&](std::vector<torch::Tensor>& into, const char* key) {
     const std::vector<torch::Tensor> from = a.tensors(key);

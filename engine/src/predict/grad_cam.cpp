@@ -35,8 +35,7 @@ Predictor::Impl::Explained Predictor::Impl::explained(const torch::Tensor& logit
 }
 
 GradCamMap Predictor::gradCam(const std::string& imageFile, int64_t classIndex) {
-  if (!m->images())
-    throw InputError("Grad-CAM explains image models; " + m->description + " takes a table's rows");
+  if (!m->images()) throw InputError("Grad-CAM explains image models; " + m->description + " takes a table's rows");
   m->checkOutput(classIndex, "Grad-CAM");
   const torch::Tensor pixels = m->inputPixels(imageFile);
   torch::AutoGradMode grad(true);
@@ -66,7 +65,8 @@ GradCamMap Predictor::gradCam(const std::string& imageFile, int64_t classIndex) 
 
 FeatureAttribution Predictor::attributions(const std::vector<float>& rawFeatures, int64_t classIndex) {
   if (m->images())
-    throw InputError("feature attributions explain table models; " + m->description + " takes images (Grad-CAM "
+    throw InputError("feature attributions explain table models; " + m->description +
+                     " takes images (Grad-CAM "
                      "shows where it looks)");
   const auto width = static_cast<size_t>(m->input.features);
   if (rawFeatures.size() != width)
@@ -74,8 +74,8 @@ FeatureAttribution Predictor::attributions(const std::vector<float>& rawFeatures
                      std::to_string(width));
   m->checkOutput(classIndex, "feature attributions");
   torch::AutoGradMode grad(true);
-  const torch::Tensor raw = torch::from_blob(const_cast<float*>(rawFeatures.data()), {1, m->input.features},
-                                             torch::kFloat32);
+  const torch::Tensor raw =
+      torch::from_blob(const_cast<float*>(rawFeatures.data()), {1, m->input.features}, torch::kFloat32);
   const torch::Tensor x = m->normalise(raw).detach().requires_grad_(true);
   const torch::Tensor logits = m->model->forward(x).to(torch::kFloat32);
   const Impl::Explained e = m->explained(logits, classIndex);

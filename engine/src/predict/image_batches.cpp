@@ -55,8 +55,8 @@ void ImageBatches::work() {
     std::string error;
     try {
       const std::string& file = m_files[static_cast<size_t>(i)];
-      const auto [h, w] = decodeImageInto(file, m_options.channels, m_options.height, m_options.width, row,
-                                            m_options.cover);
+      const auto [h, w] =
+          decodeImageInto(file, m_options.channels, m_options.height, m_options.width, row, m_options.cover);
       if (h <= m_options.largerThanHeight && w <= m_options.largerThanWidth)
         throw DataError("image file " + file + " is " + std::to_string(h) + "x" + std::to_string(w) +
                         ", not larger than the model's input (" + std::to_string(m_options.largerThanHeight) + "x" +

@@ -34,7 +34,8 @@ ImageInputs listImageInputs(const std::string& path, const std::vector<std::stri
   int64_t other = 0;
   out.files = imageFilesUnder(path, other);  // sorted by path
   if (out.files.empty())
-    throw DataError("folder " + path + " holds no image files (.png .jpg .jpeg .bmp .pgm .ppm), in its sub-folders "
+    throw DataError("folder " + path +
+                    " holds no image files (.png .jpg .jpeg .bmp .pgm .ppm), in its sub-folders "
                     "neither");
   for (const auto& file : out.files) {
     int64_t label = -1;

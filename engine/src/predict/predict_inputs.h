@@ -23,10 +23,10 @@ ImageInputs listImageInputs(const std::string& path, const std::vector<std::stri
 
 struct TableInputs {
   int64_t rows = 0, features = 0;
-  std::vector<float> x;                  // rows x features, as written (not normalised)
-  std::vector<int64_t> labels;           // a class index, or -1
-  std::vector<std::string> sources;      // "row N"
-  std::vector<std::string> errors;       // "" or why the row cannot be predicted
+  std::vector<float> x;              // rows x features, as written (not normalised)
+  std::vector<int64_t> labels;       // a class index, or -1
+  std::vector<std::string> sources;  // "row N"
+  std::vector<std::string> errors;   // "" or why the row cannot be predicted
 };
 
 // The run's feature columns by name (in the run's order), and its label

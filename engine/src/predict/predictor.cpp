@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cmath>
-#include <tuple>
 #include <deque>
 #include <filesystem>
+#include <limits>
+#include <tuple>
 
 #include "data/decoded_images.h"
 #include "predict/image_batches.h"
@@ -199,7 +199,8 @@ torch::Tensor Predictor::Impl::inputPixels(const std::string& file) const {
 std::pair<int64_t, int64_t> Predictor::Impl::decodedSize() const {
   if (stored.larger(input)) return {stored.height, stored.width};  // five-crop's corners from it too
   if (options.tta != "five-crop") return {input.height, input.width};
-  return {std::lround(static_cast<double>(input.height) * 8 / 7), std::lround(static_cast<double>(input.width) * 8 / 7)};
+  return {std::lround(static_cast<double>(input.height) * 8 / 7),
+          std::lround(static_cast<double>(input.width) * 8 / 7)};
 }
 
 torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
@@ -220,7 +221,7 @@ torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
 }
 
 PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& files,
-                                                 const std::vector<int64_t>& labels, const PredictProgress& progress) {
+                                                const std::vector<int64_t>& labels, const PredictProgress& progress) {
   if (!images()) throw InputError("this model takes a CSV table's rows, not image files");
   const auto start = std::chrono::steady_clock::now();
   PredictionReport r = emptyReport();
@@ -277,7 +278,6 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
-
 
 torch::Tensor Predictor::Impl::valuesOf(const torch::Tensor& x) {
   // The outputs in the data's units, or the labels' probabilities as the
@@ -336,7 +336,8 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
     throw InputError("predict: which weights must be auto, best, last or ema (got \"" + options.which + "\")");
   if (options.tta != "none" && options.tta != "flip" && options.tta != "five-crop")
     throw InputError("predict: --tta must be none, flip or five-crop (got \"" + options.tta + "\")");
-  if (options.topK < 1) throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
+  if (options.topK < 1)
+    throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
   if (options.batchSize < 1)
     throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");
   if (!fs::is_directory(folder)) throw InputError("run or export folder " + folder + " not found");
@@ -416,8 +417,8 @@ PredictionReport Predictor::predict(const std::string& input, const PredictProgr
   }
   const auto start = std::chrono::steady_clock::now();
   if (fs::is_directory(input)) throw DataError("input " + input + " is a folder; this model takes a CSV table's rows");
-  const TableInputs t = readTableInputs(input, m->features, m->config.data.label_column,
-                                        m->config.data.ignore_columns, m->classes, m->options.skipBad);
+  const TableInputs t = readTableInputs(input, m->features, m->config.data.label_column, m->config.data.ignore_columns,
+                                        m->classes, m->options.skipBad);
   PredictionReport r = m->emptyReport();
   r.features = t.x;
   c10::InferenceMode guard;

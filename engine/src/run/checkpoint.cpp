@@ -159,7 +159,8 @@ CheckpointFile::CheckpointFile(const std::string& p) : path(p), root(openCheckpo
 CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema) {
   const ArchiveDict a = openCheckpoint(path);
   if (ema && !a.has("ema"))
-    throw CheckpointError("checkpoint " + path + " holds no weight average: the run had train.ema.decay 0, or "
+    throw CheckpointError("checkpoint " + path +
+                          " holds no weight average: the run had train.ema.decay 0, or "
                           "stopped before train.ema.start_step");
   loadModelState(a.dict(ema ? "ema" : "model"), model, path);
   return stateOf(a, path);

@@ -9,9 +9,9 @@
 #include <algorithm>
 
 #include "models/model.h"
-#include "studio/dataset_info.h"
 #include "run/checkpoint.h"
 #include "run/run_recorder.h"
+#include "studio/dataset_info.h"
 #include "studio/file_io.h"
 #include "studio/run_layout.h"
 #include "studio/session.h"
@@ -20,8 +20,8 @@ namespace studio {
 namespace fs = std::filesystem;
 
 nlohmann::json storedRunInfo(const std::string& runDir) {
-  const auto doc = nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"),
-                                         nullptr, false);
+  const auto doc =
+      nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSettings, "settings file"), nullptr, false);
   const char* key = run_files::run_info::kKey;
   if (!doc.is_object() || !doc.contains(key) || !doc[key].is_object()) return nlohmann::json::object();
   return doc[key];
@@ -43,10 +43,10 @@ std::vector<double> labelThresholds(const std::string& dir, const TrainConfig& c
   const auto j = nlohmann::json::parse(readFileBytes(path, "thresholds file"), nullptr, false);
   std::vector<double> out;
   for (const auto& label : labels) {
-    const nlohmann::json* t = j.is_object() && j.contains("thresholds") && j["thresholds"].is_object() &&
-                                      j["thresholds"].contains(label)
-                                  ? &j["thresholds"][label]
-                                  : nullptr;
+    const nlohmann::json* t =
+        j.is_object() && j.contains("thresholds") && j["thresholds"].is_object() && j["thresholds"].contains(label)
+            ? &j["thresholds"][label]
+            : nullptr;
     if (!t || !t->is_number() || !(t->get<double>() >= 0 && t->get<double>() <= 1))
       throw InputError("thresholds file " + path + " has no threshold in [0, 1] for label \"" + label +
                        "\": move it away (task.threshold is then used) or train the run again");
@@ -159,9 +159,8 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   // How to turn raw data into the model's input, as the run did.
   // format: what training-studio-cli predict reads (predict/predictor.cpp);
   // weights: which of the run's it holds (checkpoint.ckpt, or its moving average).
-  nlohmann::json pre = {{"format", run_files::kExportFormat},
-                        {"studio_version", STUDIO_VERSION},
-                        {"weights", result.checkpoint}};
+  nlohmann::json pre = {
+      {"format", run_files::kExportFormat}, {"studio_version", STUDIO_VERSION}, {"weights", result.checkpoint}};
   pre.update(preprocessingFacts(runDir, cfg, info));
   if (pre.contains("targets"))
     pre["outputs"] = cfg.task.kind == "multilabel"
@@ -171,21 +170,22 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   if (input.features > 0) {
     pre["how"] = "x = (features - mean) / std, feature by feature, in the order of \"features\"";
   } else if (const StoredShape stored = storedShapeFromRunInfo(info); stored.larger(input)) {
-    pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of "
-                 "input_shape: each image resized (antialiased bilinear, its aspect kept) to cover " +
-                 std::to_string(stored.height) + "x" + std::to_string(stored.width) +
-                 " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
-                 "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
-                 "with ITU-R 601-2 luma";
+    pre["how"] =
+        "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of "
+        "input_shape: each image resized (antialiased bilinear, its aspect kept) to cover " +
+        std::to_string(stored.height) + "x" + std::to_string(stored.width) +
+        " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
+        "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
+        "with ITU-R 601-2 luma";
   } else {
-    pre["how"] = "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
-                 "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
+    pre["how"] =
+        "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
+        "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
   }
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
   for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kThresholds, run_files::kSummary,
-                           run_files::kMetrics,
-                           run_files::kLog})
+                           run_files::kMetrics, run_files::kLog})
     if (fs::is_regular_file(runDir + "/" + name)) write(name, readFileBytes(runDir + "/" + name, "run file"));
   const std::string evalDir = runDir + "/" + run_files::kEvalFolder;
   if (fs::is_directory(evalDir) && !fs::is_symlink(evalDir)) {

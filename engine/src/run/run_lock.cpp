@@ -43,8 +43,7 @@ void RunLock::removeLeftovers(const std::string& runDir) {
     if (it->is_regular_file(ec) && !it->is_symlink(ec) && isAtomicWriteTemporary(it->path().filename().string()))
       found.push_back(it->path());
   for (const auto& p : found)
-    if (fs::remove(p, ec))
-      log::info("removed " + p.string() + ", left by a write that a kill cut short");
+    if (fs::remove(p, ec)) log::info("removed " + p.string() + ", left by a write that a kill cut short");
 }
 
 RunLock::~RunLock() {

@@ -2,10 +2,10 @@
 
 #include "studio/run_layout.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
-#include <filesystem>
 #include <sstream>
 #include <vector>
 
@@ -178,8 +178,8 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                            {"stopped", !s.earlyStopReason.empty()},
                            {"reason", s.earlyStopReason}};
   if (!s.lrFindEnd.empty())
-    j["lr_find"] = {{"suggested_lr", num(s.lrFindSuggestion)}, {"lowest_loss_lr", num(s.lrFindMinimum)},
-                    {"ended", s.lrFindEnd}};
+    j["lr_find"] = {
+        {"suggested_lr", num(s.lrFindSuggestion)}, {"lowest_loss_lr", num(s.lrFindMinimum)}, {"ended", s.lrFindEnd}};
   if (s.batchFindMicro > 0 || !s.batchFindTried.empty()) {
     nlohmann::json tried = nlohmann::json::array();
     for (const auto& [n, fits] : s.batchFindTried) tried.push_back({{"micro_batch", n}, {"fits", fits}});
@@ -208,8 +208,6 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
   writeFileAtomically(runDir + "/summary.json", j.dump(2) + "\n");
 }
 
-TrainConfig readRunSettings(const std::string& runDir) {
-  return loadConfigFile(runDir + "/settings.json");
-}
+TrainConfig readRunSettings(const std::string& runDir) { return loadConfigFile(runDir + "/settings.json"); }
 
 }  // namespace studio

@@ -6,8 +6,8 @@
 
 #include <cstring>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 
 #include "run/bytes_reader.h"
 #include "run/weights_file.h"
@@ -31,11 +31,11 @@ struct Value {
 
 const std::map<std::string, torch::ScalarType>& storageTypes() {
   static const std::map<std::string, torch::ScalarType> types = {
-      {"torch.FloatStorage", torch::kFloat32},   {"torch.DoubleStorage", torch::kFloat64},
-      {"torch.HalfStorage", torch::kFloat16},    {"torch.BFloat16Storage", torch::kBFloat16},
-      {"torch.LongStorage", torch::kInt64},      {"torch.IntStorage", torch::kInt32},
-      {"torch.ShortStorage", torch::kInt16},     {"torch.CharStorage", torch::kInt8},
-      {"torch.ByteStorage", torch::kUInt8},      {"torch.BoolStorage", torch::kBool}};
+      {"torch.FloatStorage", torch::kFloat32}, {"torch.DoubleStorage", torch::kFloat64},
+      {"torch.HalfStorage", torch::kFloat16},  {"torch.BFloat16Storage", torch::kBFloat16},
+      {"torch.LongStorage", torch::kInt64},    {"torch.IntStorage", torch::kInt32},
+      {"torch.ShortStorage", torch::kInt16},   {"torch.CharStorage", torch::kInt8},
+      {"torch.ByteStorage", torch::kUInt8},    {"torch.BoolStorage", torch::kBool}};
   return types;
 }
 
@@ -50,21 +50,37 @@ class Machine {
       if (m_arena.size() > kMaxValues) fail("has more values than any state dict");
       const uint8_t op = byte();
       switch (op) {
-        case 0x80: byte(); break;                      // PROTO
-        case 0x95: take(8); break;                     // FRAME
-        case '.': return pop();                        // STOP
-        case '(': push(make(Value::Kind::Mark)); break;  // MARK
-        case 'N': push(make(Value::Kind::None)); break;
-        case 0x88: case 0x89: {                        // NEWTRUE, NEWFALSE
+        case 0x80:
+          byte();
+          break;  // PROTO
+        case 0x95:
+          take(8);
+          break;  // FRAME
+        case '.':
+          return pop();  // STOP
+        case '(':
+          push(make(Value::Kind::Mark));
+          break;  // MARK
+        case 'N':
+          push(make(Value::Kind::None));
+          break;
+        case 0x88:
+        case 0x89: {  // NEWTRUE, NEWFALSE
           Value* v = make(Value::Kind::Bool);
           v->i = op == 0x88;
           push(v);
           break;
         }
-        case 'K': pushInt(byte()); break;                               // BININT1
-        case 'M': pushInt(static_cast<int64_t>(le(2))); break;          // BININT2
-        case 'J': pushInt(static_cast<int32_t>(le(4))); break;          // BININT
-        case 0x8a: {                                                    // LONG1
+        case 'K':
+          pushInt(byte());
+          break;  // BININT1
+        case 'M':
+          pushInt(static_cast<int64_t>(le(2)));
+          break;  // BININT2
+        case 'J':
+          pushInt(static_cast<int32_t>(le(4)));
+          break;      // BININT
+        case 0x8a: {  // LONG1
           const size_t n = byte();
           if (n > 8) fail("holds an integer wider than 64 bits");
           uint64_t u = n ? le(n) : 0;
@@ -72,7 +88,7 @@ class Machine {
           pushInt(static_cast<int64_t>(u));
           break;
         }
-        case 'G': {                                                     // BINFLOAT, big-endian
+        case 'G': {  // BINFLOAT, big-endian
           uint64_t u = 0;
           for (int k = 0; k < 8; ++k) u = (u << 8) | byte();
           Value* v = make(Value::Kind::Float);
@@ -80,69 +96,93 @@ class Machine {
           push(v);
           break;
         }
-        case 'X': pushStr(take(le(4))); break;                          // BINUNICODE
-        case 0x8c: pushStr(take(byte())); break;                        // SHORT_BINUNICODE
-        case 'c': {                                                     // GLOBAL
+        case 'X':
+          pushStr(take(le(4)));
+          break;  // BINUNICODE
+        case 0x8c:
+          pushStr(take(byte()));
+          break;     // SHORT_BINUNICODE
+        case 'c': {  // GLOBAL
           Value* v = make(Value::Kind::Global);
           std::string module = line(), name = line();
           v->s = module + "." + name;
           push(v);
           break;
         }
-        case '}': push(make(Value::Kind::Dict)); break;
-        case ']': push(make(Value::Kind::List)); break;
-        case ')': push(make(Value::Kind::Tuple)); break;
+        case '}':
+          push(make(Value::Kind::Dict));
+          break;
+        case ']':
+          push(make(Value::Kind::List));
+          break;
+        case ')':
+          push(make(Value::Kind::Tuple));
+          break;
         case 't': {
           Value* v = make(Value::Kind::Tuple);
           v->items = popToMark();
           push(v);
           break;
         }
-        case 0x85: case 0x86: case 0x87: {                              // TUPLE1-3
+        case 0x85:
+        case 0x86:
+        case 0x87: {  // TUPLE1-3
           Value* v = make(Value::Kind::Tuple);
           v->items.resize(op - 0x84);
           for (size_t k = v->items.size(); k-- > 0;) v->items[k] = pop();
           push(v);
           break;
         }
-        case 'q': memo(byte()); break;                                  // BINPUT
-        case 'r': memo(le(4)); break;                                   // LONG_BINPUT
-        case 0x94: memo(m_memo.size()); break;                          // MEMOIZE
-        case 'h': push(memoGet(byte())); break;                         // BINGET
-        case 'j': push(memoGet(le(4))); break;                          // LONG_BINGET
-        case 'a': {                                                     // APPEND
+        case 'q':
+          memo(byte());
+          break;  // BINPUT
+        case 'r':
+          memo(le(4));
+          break;  // LONG_BINPUT
+        case 0x94:
+          memo(m_memo.size());
+          break;  // MEMOIZE
+        case 'h':
+          push(memoGet(byte()));
+          break;  // BINGET
+        case 'j':
+          push(memoGet(le(4)));
+          break;     // LONG_BINGET
+        case 'a': {  // APPEND
           Value* item = pop();
           expect(top(), Value::Kind::List, "APPEND")->items.push_back(item);
           break;
         }
-        case 'e': {                                                     // APPENDS
+        case 'e': {  // APPENDS
           std::vector<Value*> items = popToMark();
           Value* list = expect(top(), Value::Kind::List, "APPENDS");
           list->items.insert(list->items.end(), items.begin(), items.end());
           break;
         }
-        case 's': {                                                     // SETITEM
+        case 's': {  // SETITEM
           Value* value = pop();
           Value* key = pop();
           expect(top(), Value::Kind::Dict, "SETITEM")->dict.emplace_back(key, value);
           break;
         }
-        case 'u': {                                                     // SETITEMS
+        case 'u': {  // SETITEMS
           std::vector<Value*> items = popToMark();
           if (items.size() % 2) fail("is damaged (a SETITEMS of an odd count)");
           Value* d = expect(top(), Value::Kind::Dict, "SETITEMS");
           for (size_t k = 0; k < items.size(); k += 2) d->dict.emplace_back(items[k], items[k + 1]);
           break;
         }
-        case 'b': {                                                     // BUILD
-          pop();  // the state: a state dict's _metadata, a tensor's Python attributes; not needed
+        case 'b': {  // BUILD
+          pop();     // the state: a state dict's _metadata, a tensor's Python attributes; not needed
           const Value* obj = top();
           if (obj->kind != Value::Kind::Dict && obj->kind != Value::Kind::Tensor)
             fail("sets the state of something other than a dict or a tensor");
           break;
         }
-        case 'Q': push(persistent(pop())); break;                       // BINPERSID
-        case 'R': {                                                     // REDUCE
+        case 'Q':
+          push(persistent(pop()));
+          break;     // BINPERSID
+        case 'R': {  // REDUCE
           Value* args = expect(pop(), Value::Kind::Tuple, "REDUCE");
           Value* callable = expect(pop(), Value::Kind::Global, "REDUCE");
           push(reduce(callable->s, args->items));
@@ -158,9 +198,7 @@ class Machine {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw ModelError("model.weights " + m_path + " " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw ModelError("model.weights " + m_path + " " + what); }
   uint8_t byte() {
     if (m_pos >= m_p.size()) fail("is truncated (its pickle ends early)");
     return static_cast<uint8_t>(m_p[m_pos++]);
@@ -363,14 +401,16 @@ NamedTensors readTorchSaveStateDict(const std::string& bytes, const std::string&
     }
     for (const char* code : {"constants.pkl", "bytecode.pkl"})
       if (reader.hasRecord(code))
-        throw ModelError(name + " is a TorchScript module (torch.jit.save), not a state dict: use it as "
+        throw ModelError(name +
+                         " is a TorchScript module (torch.jit.save), not a state dict: use it as "
                          "model.kind torchscript, or save model.state_dict() with torch.save");
     auto [ptr, size] = reader.getRecord("data.pkl");
     const std::string pickle(static_cast<const char*>(ptr.get()), size);
     Machine machine(pickle, reader, path);
     const Value* dict = stateDictIn(machine.run());
     if (!dict)
-      throw ModelError(name + " holds no state dict (a dict of named tensors, as torch.save(model.state_dict(), "
+      throw ModelError(name +
+                       " holds no state dict (a dict of named tensors, as torch.save(model.state_dict(), "
                        "path) writes)");
     NamedTensors out;
     for (const auto& [k, v] : dict->dict) {

@@ -45,8 +45,8 @@ std::string saveTensorArchive(const c10::IValue& value) {
   // No type tags (torch.jit._pickle.restore_type_tag), which weights_only
   // loading refuses; no tensor table: tensors are written as storages, as
   // torch.save does.
-  torch::jit::Pickler pickler([&](const char* buf, size_t n) { pickled.insert(pickled.end(), buf, buf + n); },
-                              nullptr, nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
+  torch::jit::Pickler pickler([&](const char* buf, size_t n) { pickled.insert(pickled.end(), buf, buf + n); }, nullptr,
+                              nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
   pickler.protocol();
   pickler.pushIValue(value);
   pickler.stop();
@@ -102,15 +102,16 @@ c10::IValue loadTensorArchive(const std::string& bytes, const std::string& path,
       auto [ptr, size] = reader.getRecord(r);
       const uint32_t got = crc32Of(ptr.get(), size);
       if (got != crcs[r].get<uint32_t>())
-        throw CheckpointError(name + " is damaged: record " + r + " fails its CRC-32 check (the file was "
+        throw CheckpointError(name + " is damaged: record " + r +
+                              " fails its CRC-32 check (the file was "
                               "changed or corrupted after it was written)");
     }
     for (const auto& [r, crc] : crcs.items())
       if (std::find(records.begin(), records.end(), r) == records.end())
         throw CheckpointError(name + " is damaged: its record " + r + " is missing");
     try {
-      return torch::jit::readArchiveAndTensors("data", "", "data/", std::nullopt, std::nullopt,
-                                               at::Device(at::kCPU), reader);
+      return torch::jit::readArchiveAndTensors("data", "", "data/", std::nullopt, std::nullopt, at::Device(at::kCPU),
+                                               reader);
     } catch (const c10::Error& e) {
       throw CheckpointError(name + " holds something other than tensors and plain values, so it is not read (" +
                             e.what_without_backtrace() + ")");

@@ -9,30 +9,36 @@
 #include <generic_crc.h>
 #include <nlohmann/json.hpp>
 
-#include "studio/errors.h"
-#include "studio/metric_catalog.h"
 #include "proto/tensorboard_event.pb.h"
 #include "proto/tensorboard_hparams.pb.h"
+#include "studio/errors.h"
+#include "studio/metric_catalog.h"
 
 namespace studio {
 namespace {
 
 using Crc32cTable = crcutil::GenericCrc<crcutil::uint64, crcutil::uint64, crcutil::uint64, 4>;
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 const char* group(MetricPlot chart) {
   switch (chart) {
-    case MetricPlot::Loss: return "loss";
-    case MetricPlot::Accuracy: return "accuracy";
-    case MetricPlot::LearningRate: return "learning_rate";
-    case MetricPlot::Throughput: return "throughput";
-    case MetricPlot::Memory: return "memory";
-    case MetricPlot::GradNorm: return "gradients";
-    case MetricPlot::LossScale: return "loss_scale";
-    case MetricPlot::None: return "other";
+    case MetricPlot::Loss:
+      return "loss";
+    case MetricPlot::Accuracy:
+      return "accuracy";
+    case MetricPlot::LearningRate:
+      return "learning_rate";
+    case MetricPlot::Throughput:
+      return "throughput";
+    case MetricPlot::Memory:
+      return "memory";
+    case MetricPlot::GradNorm:
+      return "gradients";
+    case MetricPlot::LossScale:
+      return "loss_scale";
+    case MetricPlot::None:
+      return "other";
   }
   return "other";
 }
@@ -64,7 +70,8 @@ void addText(tensorboard::Summary* summary, const std::string& tag, const std::s
 
 // The hparams plugin reads its data from the summary's metadata; the value is
 // a null float, as TensorBoard's own hparams summaries write it.
-void addHparams(tensorboard::Summary* summary, const std::string& tag, const tensorboard::hparams::HParamsPluginData& d) {
+void addHparams(tensorboard::Summary* summary, const std::string& tag,
+                const tensorboard::hparams::HParamsPluginData& d) {
   auto* v = summary->add_value();
   v->set_tag(tag);
   auto* plugin = v->mutable_metadata()->mutable_plugin_data();
@@ -76,30 +83,46 @@ void addHparams(tensorboard::Summary* summary, const std::string& tag, const ten
   t->add_float_val(0.0f);
 }
 
-void flatten(const nlohmann::json& j, const std::string& prefix, google::protobuf::Map<std::string, google::protobuf::Value>& out) {
+void flatten(const nlohmann::json& j, const std::string& prefix,
+             google::protobuf::Map<std::string, google::protobuf::Value>& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
     if (key == "output" || key == "schema_version") continue;  // where it was written, not how it trained
     const nlohmann::json& v = it.value();
-    if (v.is_object()) flatten(v, key, out);
-    else if (v.is_boolean()) out[key].set_bool_value(v.get<bool>());
-    else if (v.is_number()) out[key].set_number_value(v.get<double>());
-    else if (v.is_string()) out[key].set_string_value(v.get<std::string>());
+    if (v.is_object())
+      flatten(v, key, out);
+    else if (v.is_boolean())
+      out[key].set_bool_value(v.get<bool>());
+    else if (v.is_number())
+      out[key].set_number_value(v.get<double>());
+    else if (v.is_string())
+      out[key].set_string_value(v.get<std::string>());
   }
 }
 
 std::string eventText(const MetricRecord& r) {
   char line[200];
   switch (r.kind) {
-    case RecordKind::LrChange: std::snprintf(line, sizeof line, "learning rate set to %g", r.lr); break;
-    case RecordKind::NonFinite: std::snprintf(line, sizeof line, "loss or gradients not finite (loss %g)", r.trainLoss); break;
-    case RecordKind::Rollback: std::snprintf(line, sizeof line, "rolled back here; learning rate %g", r.lr); break;
-    case RecordKind::EarlyStop: std::snprintf(line, sizeof line, "early stop"); break;
+    case RecordKind::LrChange:
+      std::snprintf(line, sizeof line, "learning rate set to %g", r.lr);
+      break;
+    case RecordKind::NonFinite:
+      std::snprintf(line, sizeof line, "loss or gradients not finite (loss %g)", r.trainLoss);
+      break;
+    case RecordKind::Rollback:
+      std::snprintf(line, sizeof line, "rolled back here; learning rate %g", r.lr);
+      break;
+    case RecordKind::EarlyStop:
+      std::snprintf(line, sizeof line, "early stop");
+      break;
     case RecordKind::OomBackoff:
       std::snprintf(line, sizeof line, "out of memory: micro-batch now %lld", static_cast<long long>(r.microBatch));
       break;
-    case RecordKind::Unfreeze: std::snprintf(line, sizeof line, "layers unfrozen (train.finetune); head lr %g", r.lr); break;
-    default: return "";
+    case RecordKind::Unfreeze:
+      std::snprintf(line, sizeof line, "layers unfrozen (train.finetune); head lr %g", r.lr);
+      break;
+    default:
+      return "";
   }
   return line;
 }
@@ -141,8 +164,8 @@ TensorBoardWriter::TensorBoardWriter(const std::string& dir, int64_t goesOnAfter
   static int serial = 0;
   const auto seconds = static_cast<long long>(now());
   for (;; ++serial) {
-    m_path = dir + "/events.out.tfevents." + std::to_string(seconds) + "." + host + "." +
-             std::to_string(getpid()) + "." + std::to_string(serial);
+    m_path = dir + "/events.out.tfevents." + std::to_string(seconds) + "." + host + "." + std::to_string(getpid()) +
+             "." + std::to_string(serial);
     if (!std::filesystem::exists(std::filesystem::symlink_status(m_path))) break;
   }
   ++serial;

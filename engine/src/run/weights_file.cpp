@@ -31,8 +31,9 @@ NamedTensors readSafetensors(const std::string& bytes, const std::string& path) 
     throw ModelError(name + "'s safetensors header says it is " + std::to_string(headerSize) +
                      " bytes long, but the file has only " + std::to_string(bytes.size() - 8) +
                      " after its length: the file is truncated or its header lies");
-  const nlohmann::json header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(headerSize),
-                                                      nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json header =
+      nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(headerSize), nullptr,
+                            /*allow_exceptions=*/false);
   if (!header.is_object()) throw ModelError(name + "'s safetensors header is not a JSON object");
   const uint64_t dataSize = bytes.size() - 8 - headerSize;
   const char* data = bytes.data() + 8 + headerSize;
@@ -83,8 +84,9 @@ NamedTensors readSafetensors(const std::string& bytes, const std::string& path) 
   // none overlapping another and no byte between them ("invalid offset").
   std::vector<const Entry*> byOffset;
   for (const Entry& e : entries) byOffset.push_back(&e);
-  std::stable_sort(byOffset.begin(), byOffset.end(),
-                   [](const Entry* a, const Entry* b) { return a->begin != b->begin ? a->begin < b->begin : a->end < b->end; });
+  std::stable_sort(byOffset.begin(), byOffset.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
   uint64_t reached = 0;
   const Entry* previous = nullptr;
   for (const Entry* e : byOffset) {
@@ -100,7 +102,8 @@ NamedTensors readSafetensors(const std::string& bytes, const std::string& path) 
   }
   if (reached != dataSize)
     throw ModelError(name + ": its tensors end at byte " + std::to_string(reached) + " of a data section of " +
-                     std::to_string(dataSize) + " bytes, the rest belonging to no tensor; the file is damaged or "
+                     std::to_string(dataSize) +
+                     " bytes, the rest belonging to no tensor; the file is damaged or "
                      "its header lies (the safetensors library refuses it too)");
   NamedTensors out;
   for (const Entry& e : entries) {

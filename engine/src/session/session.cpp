@@ -22,13 +22,20 @@ namespace studio {
 
 const char* stateName(SessionState s) {
   switch (s) {
-    case SessionState::Idle: return "idle";
-    case SessionState::Starting: return "starting";
-    case SessionState::Running: return "running";
-    case SessionState::Paused: return "paused";
-    case SessionState::Finished: return "finished";
-    case SessionState::Stopped: return "stopped";
-    case SessionState::Failed: return "failed";
+    case SessionState::Idle:
+      return "idle";
+    case SessionState::Starting:
+      return "starting";
+    case SessionState::Running:
+      return "running";
+    case SessionState::Paused:
+      return "paused";
+    case SessionState::Finished:
+      return "finished";
+    case SessionState::Stopped:
+      return "stopped";
+    case SessionState::Failed:
+      return "failed";
   }
   return "idle";
 }
@@ -84,15 +91,15 @@ struct Session::Impl {
   std::mutex doneMutex;
   std::condition_variable doneCv;
   std::unique_ptr<RunLock> lock;  // held while the engine thread trains
-  std::atomic<pid_t> child{-1};    // startProcesses: torchrun
+  std::atomic<pid_t> child{-1};   // startProcesses: torchrun
   std::atomic<bool> childStopped{false};
 
   // The end of a run (on the thread that ran it): its state, its summary,
   // and done for wait().
   void publish(SessionChannel* ch, const RunSummary& s) {
     ch->state = s.status == "completed" || s.status == "early-stopped" ? SessionState::Finished
-                : s.status == "stopped" ? SessionState::Stopped
-                                        : SessionState::Failed;
+                : s.status == "stopped"                                ? SessionState::Stopped
+                                                                       : SessionState::Failed;
     {
       std::lock_guard<std::mutex> lock(summaryMutex);
       summary = s;
@@ -126,19 +133,20 @@ struct Session::Impl {
       std::lock_guard<std::mutex> lock(ch->textMutex);
       ch->runDir = runDir;
     }
-    thread = std::thread([this, ch, cfg = std::move(cfg), runDir = std::move(runDir), start = std::move(start), options] {
-      RunSummary s;
-      {
-        Trainer trainer(cfg, runDir, start, options, *ch);
-        s = trainer.run();
-      }
-      // A probe's tries (batch-find's reach the memory's limit), its model
-      // and its data are freed by now: their pages go back to the system,
-      // not kept by the window that ran it.
-      if (probes(start)) releaseFreeHeap();
-      lock.reset();  // everything is written: another process may train here now
-      publish(ch, s);
-    });
+    thread =
+        std::thread([this, ch, cfg = std::move(cfg), runDir = std::move(runDir), start = std::move(start), options] {
+          RunSummary s;
+          {
+            Trainer trainer(cfg, runDir, start, options, *ch);
+            s = trainer.run();
+          }
+          // A probe's tries (batch-find's reach the memory's limit), its model
+          // and its data are freed by now: their pages go back to the system,
+          // not kept by the window that ran it.
+          if (probes(start)) releaseFreeHeap();
+          lock.reset();  // everything is written: another process may train here now
+          publish(ch, s);
+        });
   }
 };
 
@@ -235,8 +243,9 @@ namespace {
 // Commands a run in several processes cannot take (only stop reaches them).
 bool inProcesses(const pid_t child, const char* what) {
   if (child <= 0) return false;
-  log::warn(std::string(what) + " applies to a run in the window's own process; a run in several processes can "
-                                "only be stopped (with a checkpoint)");
+  log::warn(std::string(what) +
+            " applies to a run in the window's own process; a run in several processes can "
+            "only be stopped (with a checkpoint)");
   return true;
 }
 }  // namespace
@@ -283,9 +292,7 @@ void Session::setLearningRate(double lr) {
   if (m_impl->channel) m_impl->channel->send({Command::SetLr, lr});
 }
 
-bool Session::pollMetric(MetricRecord& out) {
-  return m_impl->channel && m_impl->channel->metrics.try_dequeue(out);
-}
+bool Session::pollMetric(MetricRecord& out) { return m_impl->channel && m_impl->channel->metrics.try_dequeue(out); }
 
 Progress Session::progress() const {
   Progress p;

@@ -51,7 +51,7 @@ struct SessionChannel {
   std::atomic<int64_t> phaseDone{0}, phaseTotal{0};
   std::mutex textMutex;  // guards device, runDir and phase
   std::string device, runDir;
-  std::string phase;     // what the engine is doing before training starts ("decoding images")
+  std::string phase;  // what the engine is doing before training starts ("decoding images")
   // Set with a Stop command, so long steps before the loop (decoding) can stop.
   std::atomic<bool> stopAsked{false};
   // Checkpoints written on a SaveNow command (also while paused).

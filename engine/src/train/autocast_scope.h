@@ -11,8 +11,7 @@ namespace studio {
 
 class AutocastScope {
  public:
-  AutocastScope(at::DeviceType device, bool enabled, at::ScalarType dtype)
-      : m_device(device), m_active(enabled) {
+  AutocastScope(at::DeviceType device, bool enabled, at::ScalarType dtype) : m_device(device), m_active(enabled) {
     if (!m_active) return;
     m_prevEnabled = at::autocast::is_autocast_enabled(device);
     m_prevDtype = at::autocast::get_autocast_dtype(device);

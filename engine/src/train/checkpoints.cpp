@@ -40,7 +40,8 @@ CheckpointState Checkpoints::load(const std::string& path) {
   const CheckpointState peek = readCheckpointState(file);
   if (!peek.runId.empty() && !c.lineage.runId.empty() && peek.runId != c.lineage.runId)
     throw CheckpointError("checkpoint " + path + " belongs to another run (run id " + peek.runId + "), not to " +
-                          c.runDir + " (run id " + c.lineage.runId + ", in its settings.json): it was copied here "
+                          c.runDir + " (run id " + c.lineage.runId +
+                          ", in its settings.json): it was copied here "
                           "from elsewhere; put this run's own checkpoint back, or fork the run it came from");
   CheckpointState state;
   CheckpointParts parts = c.checkpointParts(state);

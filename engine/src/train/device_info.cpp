@@ -143,8 +143,8 @@ std::string gib(double bytes) {
 const std::vector<ComputeDevice>& computeDevices() {
   static const std::vector<ComputeDevice> list = [] {
     const double ram = physicalMemoryBytes();
-    std::vector<ComputeDevice> out{{"cpu", std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
-                                               " cores, " + gib(ram) + " memory"}};
+    std::vector<ComputeDevice> out{
+        {"cpu", std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " cores, " + gib(ram) + " memory"}};
     if (torch::cuda::is_available())
       for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) {
         const torch::Device d(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
@@ -190,13 +190,16 @@ std::vector<ConfigError> warningsOnThisMachine(const TrainConfig& c) {
   const std::string& device = c.performance.device;
   const bool onCpu = device == "cpu" || (device == "auto" && !gpuHere);
   if (c.precision.mode == "fp16" && onCpu)
-    w.push_back({"precision.mode", std::string("fp16 on the CPU") + (device == "auto" ? " (this machine has no GPU)" : "") +
+    w.push_back({"precision.mode", std::string("fp16 on the CPU") +
+                                       (device == "auto" ? " (this machine has no GPU)" : "") +
                                        " is slow and meant for testing; bf16 is the CPU's fast type"});
   const int cores = machineCores();
   if (c.performance.threads > cores)
     w.push_back({"performance.threads", std::to_string(c.performance.threads) + " is more than this machine's " +
-                                            std::to_string(cores) + " cores: threads beyond the cores only wait on "
-                                            "each other, so the run uses " + std::to_string(cores)});
+                                            std::to_string(cores) +
+                                            " cores: threads beyond the cores only wait on "
+                                            "each other, so the run uses " +
+                                            std::to_string(cores)});
   return w;
 }
 

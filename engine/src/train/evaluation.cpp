@@ -68,9 +68,8 @@ EvalOptions Evaluation::options(const std::string& what) {
   o.targetNames = c.data.splits.targetNames;
   o.targetMean = c.data.splits.targetMean;
   o.targetStd = c.data.splits.targetStd;
-  o.thresholds = c.thresholds.empty()
-                     ? std::vector<double>(c.data.splits.targetNames.size(), c.cfg.task.threshold)
-                     : c.thresholds;
+  o.thresholds =
+      c.thresholds.empty() ? std::vector<double>(c.data.splits.targetNames.size(), c.cfg.task.threshold) : c.thresholds;
   o.group = c.where.ranks;
   o.progress = [this, what](int64_t done, int64_t total) { m_ctx.setPhase(what, done, total); };
   return o;

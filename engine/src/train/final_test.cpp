@@ -39,8 +39,8 @@ void setHeadline(RunSummary& s, const EvalFigures& t) {
 }
 
 std::string figureText(const EvalFigures& t) {
-  return !std::isnan(t.map)        ? "test mAP " + fmt(t.map) + ", F1 (macro) " + fmt(t.f1) +
-                                         ", subset accuracy " + fmt(t.accuracy)
+  return !std::isnan(t.map)
+             ? "test mAP " + fmt(t.map) + ", F1 (macro) " + fmt(t.f1) + ", subset accuracy " + fmt(t.accuracy)
          : std::isnan(t.accuracy) ? "test R\u00b2 " + fmt(t.r2) + ", RMSE " + fmt(t.rmse) + ", MAE " + fmt(t.mae)
                                   : "test accuracy " + fmt(t.accuracy);
 }

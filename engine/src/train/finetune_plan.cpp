@@ -15,7 +15,9 @@ bool FinetunePlan::active() const {
 
 namespace {
 
-bool byPrefix(const ModelConfig& m, const FinetuneConfig& c) { return m.kind == "torchscript" && !c.head_prefix.empty(); }
+bool byPrefix(const ModelConfig& m, const FinetuneConfig& c) {
+  return m.kind == "torchscript" && !c.head_prefix.empty();
+}
 
 }  // namespace
 

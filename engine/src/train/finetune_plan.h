@@ -17,11 +17,11 @@ namespace studio {
 class Model;
 
 struct FinetunePlan {
-  std::vector<std::string> groups;         // in order, the head last
-  std::vector<double> factors;             // of the head's learning rate
-  std::vector<int64_t> trainsFromEpoch;    // 0-based; 0: from the start
-  std::vector<size_t> groupOfParameter;    // per Model::namedParameters() entry
-  bool active() const;                     // anything frozen or scaled
+  std::vector<std::string> groups;       // in order, the head last
+  std::vector<double> factors;           // of the head's learning rate
+  std::vector<int64_t> trainsFromEpoch;  // 0-based; 0: from the start
+  std::vector<size_t> groupOfParameter;  // per Model::namedParameters() entry
+  bool active() const;                   // anything frozen or scaled
 };
 
 // The groups: each parameter's Model::layerGroup, in the order they first

@@ -9,7 +9,8 @@ namespace studio {
 std::string graphsUnavailable(const RunContext& ctx) {
   if (!ctx.where.device.is_cuda()) return "the run is on the CPU";
   if (!StepGraph::available()) return "this LibTorch was built without CUDA";
-  if (ctx.cfg.memory.activation_checkpointing != "off") return "activation checkpointing recomputes in the backward pass";
+  if (ctx.cfg.memory.activation_checkpointing != "off")
+    return "activation checkpointing recomputes in the backward pass";
   if (ctx.position.microSplit > 1) return "the micro-batch was split after running out of memory";
   if (ctx.where.ranks) return "the run has several processes (gradients are exchanged between them)";
   if (ctx.cfg.train.finetune.freeze_epochs > 0)
@@ -17,8 +18,7 @@ std::string graphsUnavailable(const RunContext& ctx) {
   return ctx.parts.optimizer->notCapturable(ctx.parts.schedule->cyclesMomentum());
 }
 
-GraphedStep::GraphedStep(RunContext& ctx, StepMath& math, EagerStep& eager)
-    : m_ctx(ctx), m_math(math), m_eager(eager) {
+GraphedStep::GraphedStep(RunContext& ctx, StepMath& math, EagerStep& eager) : m_ctx(ctx), m_math(math), m_eager(eager) {
   const torch::Device device = ctx.where.device;
   StepGraph::useSideStream(device);
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);

@@ -35,9 +35,7 @@ OomBackoff::OomBackoff(RunContext& ctx, std::unique_ptr<StepMath> math, std::uni
 
 OomBackoff::~OomBackoff() = default;
 
-std::string OomBackoff::graphStatus() const {
-  return m_graphed ? m_graphed->graphStatus() : m_eager->graphStatus();
-}
+std::string OomBackoff::graphStatus() const { return m_graphed ? m_graphed->graphStatus() : m_eager->graphStatus(); }
 
 void OomBackoff::graphsOff(const std::string& status) {
   if (m_graphed) m_graphed->graphsOff(status);

@@ -23,8 +23,7 @@ class OpCount {
   OpCount() {
     std::lock_guard<std::mutex> lock(state().mutex);
     state().byName.clear();
-    m_handle = at::addGlobalCallback(
-        at::RecordFunctionCallback(&enter, &leave).scopes({at::RecordScope::FUNCTION}));
+    m_handle = at::addGlobalCallback(at::RecordFunctionCallback(&enter, &leave).scopes({at::RecordScope::FUNCTION}));
   }
   ~OpCount() { at::removeCallback(m_handle); }
   OpCount(const OpCount&) = delete;

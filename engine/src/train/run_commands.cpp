@@ -61,7 +61,9 @@ void pollCommands(RunContext& c) {
           log::info("checkpoint saved at step " + std::to_string(c.position.step));
           ++c.ch.checkpointsSaved;
           break;
-        case Command::SetLr: setLearningRate(c, cmd.value); break;
+        case Command::SetLr:
+          setLearningRate(c, cmd.value);
+          break;
       }
     }
     if (!control.paused) break;

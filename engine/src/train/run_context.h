@@ -12,19 +12,19 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/types.h>
+#include <nlohmann/json.hpp>
 
 #include "data/batch_loader.h"
 #include "data/data_loading.h"
 #include "run/checkpoint_state.h"
+#include "session/session_channel.h"
 #include "studio/data_plan.h"
 #include "studio/lr_schedule.h"
 #include "studio/metric_record.h"
 #include "studio/session.h"
 #include "studio/train_config.h"
 #include "train/run_start.h"
-#include "session/session_channel.h"
 
 namespace studio {
 
@@ -57,7 +57,7 @@ enum class RunActivity { Training, SettingUp, Evaluating };
 struct EvalFigures {
   double loss = MetricRecord::kNone, accuracy = MetricRecord::kNone;
   double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
-  double map = MetricRecord::kNone, f1 = MetricRecord::kNone;  // multi-label (f1: macro)
+  double map = MetricRecord::kNone, f1 = MetricRecord::kNone;   // multi-label (f1: macro)
   double auc = MetricRecord::kNone, ece = MetricRecord::kNone;  // classification: mean one-vs-rest ROC AUC; ECE
   // The task's main figure, higher is better: accuracy, R², or mAP.
   double score() const {
@@ -82,10 +82,10 @@ struct EvalFigures {
 struct LoopControl {
   bool stopRequested = false;
   bool paused = false;
-  bool rollbackDue = false;              // train.on_nonfinite rollback, at the step's end
-  bool rolledBack = false;               // a rollback happened in this run (its position went back)
-  std::optional<int64_t> divergedAt;     // the loss went non-finite here: the run fails
-  std::string earlyStopReason;           // train.early_stopping ended the run
+  bool rollbackDue = false;           // train.on_nonfinite rollback, at the step's end
+  bool rolledBack = false;            // a rollback happened in this run (its position went back)
+  std::optional<int64_t> divergedAt;  // the loss went non-finite here: the run fails
+  std::string earlyStopReason;        // train.early_stopping ended the run
   // No evaluation or checkpoint of weights about to be dropped or known bad.
   bool weightsSuspect() const { return rollbackDue || divergedAt.has_value(); }
 };

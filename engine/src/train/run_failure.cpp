@@ -12,10 +12,14 @@ namespace studio {
 
 const char* statusText(RunEnd end) {
   switch (end) {
-    case RunEnd::Completed: return "completed";
-    case RunEnd::Stopped: return "stopped";
-    case RunEnd::EarlyStopped: return "early-stopped";
-    case RunEnd::Failed: return "failed";
+    case RunEnd::Completed:
+      return "completed";
+    case RunEnd::Stopped:
+      return "stopped";
+    case RunEnd::EarlyStopped:
+      return "early-stopped";
+    case RunEnd::Failed:
+      return "failed";
   }
   return "failed";
 }
@@ -35,7 +39,8 @@ std::string outOfMemory(const RunContext& c, const c10::OutOfMemoryError& e, boo
       return "out of memory on " + where + " evaluating after step " + std::to_string(c.position.step) +
              " with evaluation.batch_size " + std::to_string(c.cfg.evaluation.batch_size) + " (" + what +
              "): lower evaluation.batch_size" + limit + "; the run's last checkpoint is kept";
-    case RunActivity::Training: break;
+    case RunActivity::Training:
+      break;
   }
   return "out of memory on " + where + " at step " + std::to_string(c.position.step + 1) + " with train.batch_size " +
          std::to_string(c.cfg.train.batch_size) +

@@ -221,8 +221,8 @@ void writeRunSettings(RunContext& ctx) {
   if (data.regression())
     info[k::kTargets] = {{"names", data.targetNames}, {"mean", data.targetMean}, {"std", data.targetStd}};
   if (data.multilabel()) {
-    info[k::kTargets] = {{"names", data.targetNames}, {"positives", data.labelPositives},
-                         {"threshold", ctx.cfg.task.threshold}};
+    info[k::kTargets] = {
+        {"names", data.targetNames}, {"positives", data.labelPositives}, {"threshold", ctx.cfg.task.threshold}};
     if (!data.lossWeights.empty()) info[k::kTargets]["pos_weight"] = data.lossWeights;
   }
   if (!ctx.parts.modelSha256.empty()) info[k::kModelSha256] = ctx.parts.modelSha256;

@@ -5,8 +5,8 @@
 
 #include <cstdio>
 #include <random>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
 #include "data/batch_loader.h"
 #include "data/data_loading.h"
@@ -102,7 +102,8 @@ void logData(const RunContext& ctx) {
       targets += std::string(t ? "; " : "") + data.targetNames[t] +
                  (standardized ? " mean " + fmt(data.targetMean[t]) + " std " + fmt(data.targetStd[t]) : "");
     log::info(std::string(standardized ? "targets, standardised with the training split's mean and std: "
-                                       : "targets (not standardised): ") + targets);
+                                       : "targets (not standardised): ") +
+              targets);
   } else {
     log::info("examples per class (" + std::to_string(data.numClasses()) + " classes): training " +
               join(data.trainCounts) + "; test " + join(data.testCounts));
@@ -132,8 +133,9 @@ void logData(const RunContext& ctx) {
 
 void writeClasses(const RunContext& ctx) {
   const DataSplits& data = ctx.data.splits;
-  nlohmann::json j = {{"classes", data.classNames},
-                      {"counts", {{"train", data.trainCounts}, {"validation", data.valCounts}, {"test", data.testCounts}}}};
+  nlohmann::json j = {
+      {"classes", data.classNames},
+      {"counts", {{"train", data.trainCounts}, {"validation", data.valCounts}, {"test", data.testCounts}}}};
   if (!data.skipped.empty()) j["skipped_files"] = data.skipped;
   writeFileAtomically(ctx.runDir + "/" + run_files::kClasses, j.dump(1) + "\n");
 }
@@ -176,8 +178,9 @@ void limitCpuMemory(RunContext& ctx) {
   try {
     ctx.where.cpuMemory = std::make_unique<CpuMemoryMeter>(limitMiB << 20);
   } catch (const std::logic_error&) {
-    throw InputError("memory.cpu_limit_mib: another run in this process already has a CPU memory limit; "
-                     "start this one when it has ended, or set the limit to 0");
+    throw InputError(
+        "memory.cpu_limit_mib: another run in this process already has a CPU memory limit; "
+        "start this one when it has ended, or set the limit to 0");
   }
   log::info("CPU tensor memory limited to " + std::to_string(limitMiB) +
             " MiB (memory.cpu_limit_mib), counted from after the data was loaded");
@@ -297,7 +300,8 @@ void startLoader(RunContext& ctx) {
   if (image) o.policy = autoAugment(cfg.data);
   if (data.task == "classification") o.mix = batchMix(cfg.data, data.numClasses());
   o.norm = Normalization::make(image, data.mean, data.std, device);
-  if (image && data.stored.larger(data.input)) std::tie(o.cropHeight, o.cropWidth) = std::pair(data.input.height, data.input.width);
+  if (image && data.stored.larger(data.input))
+    std::tie(o.cropHeight, o.cropWidth) = std::pair(data.input.height, data.input.width);
   o.seed = cfg.train.seed;
   o.deviceResident = residentOnDevice(ctx);
   o.workers = cfg.loader.workers;
@@ -370,8 +374,10 @@ void setupRun(RunContext& ctx) {
     ctx.ch.runDir = ctx.runDir;
   }
   if (ctx.where.writer) ctx.logSink = log::addFileSink(ctx.runDir + "/" + run_files::kLog);
-  log::info((more ? "continuing run " : resume ? "resuming run " : "starting run ") + ctx.runDir + " on " +
-            describeDevice(device) + " with LibTorch " + TORCH_VERSION);
+  log::info((more     ? "continuing run "
+             : resume ? "resuming run "
+                      : "starting run ") +
+            ctx.runDir + " on " + describeDevice(device) + " with LibTorch " + TORCH_VERSION);
   for (const ConfigError& w : warningsOnThisMachine(cfg)) log::warn(w.text());
   // A resumed run's run_info (an empty object when there is none).
   const nlohmann::json stored = resume ? storedRunInfo(ctx.runDir) : nlohmann::json::object();
@@ -420,7 +426,8 @@ void setupRun(RunContext& ctx) {
               "; the rows it recorded are replaced as it makes them again");
   else if (resume)
     resumeRun(ctx, stored);
-  else if (const auto* fork = ctx.start.as<run_start::Fork>()) startFork(ctx, *fork);
+  else if (const auto* fork = ctx.start.as<run_start::Fork>())
+    startFork(ctx, *fork);
   planSchedule(ctx);
   if (more) continueRun(ctx, *more);
   ctx.callbacks->onTrainStart(ctx);
@@ -445,11 +452,9 @@ void setupRun(RunContext& ctx) {
   log::info("plan: " + std::to_string(ctx.steps.totalSteps) + " optimizer steps, " +
             std::to_string(ctx.steps.stepsPerEpoch) + " per epoch, batch " + std::to_string(cfg.train.batch_size) +
             " x " + std::to_string(cfg.train.accumulation_steps) + " accumulated, " + mode + ", model " +
-            ctx.parts.model->description() + " (" + std::to_string(ctx.parts.model->parameterCount()) +
-            " parameters)" +
-            (ctx.data.loaderOptions.deviceResident
-                 ? ", data resident on the device"
-                 : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
+            ctx.parts.model->description() + " (" + std::to_string(ctx.parts.model->parameterCount()) + " parameters)" +
+            (ctx.data.loaderOptions.deviceResident ? ", data resident on the device"
+                                                   : ", " + std::to_string(cfg.loader.workers) + " loader workers"));
 }
 
 }  // namespace studio

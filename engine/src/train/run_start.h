@@ -45,8 +45,8 @@ struct BatchFind {
 
 // A struct around the variant: studio/session.h forward-declares it.
 struct RunStart {
-  using How = std::variant<run_start::Fresh, run_start::Resume, run_start::Continue, run_start::Fork,
-                           run_start::LrFind, run_start::BatchFind>;
+  using How = std::variant<run_start::Fresh, run_start::Resume, run_start::Continue, run_start::Fork, run_start::LrFind,
+                           run_start::BatchFind>;
   How how;
   RunStart() = default;
   template <class Kind>

@@ -94,8 +94,10 @@ torch::Tensor StepMath::updateWeights(torch::Tensor meanLoss, const StepRates& r
     skip = event = m_gradsBad;
   }
   torch::Tensor norm = clipGradNorm(grads, c.cfg.train.grad_clip_norm);
-  if (rates.lrDevice.defined()) c.parts.optimizer->step(rates.lrDevice, rates.momentumDevice, skip);
-  else c.parts.optimizer->step(rates.lr, rates.momentum, skip);
+  if (rates.lrDevice.defined())
+    c.parts.optimizer->step(rates.lrDevice, rates.momentumDevice, skip);
+  else
+    c.parts.optimizer->step(rates.lr, rates.momentum, skip);
   at::_foreach_add_(std::vector<torch::Tensor>{c.skipped, c.nonfinite}, std::vector<torch::Tensor>{skip, event});
   if (scaler.enabled()) scaler.update();
   return torch::stack(

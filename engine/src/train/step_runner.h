@@ -22,8 +22,8 @@ struct StepInput {
   const std::vector<Batch>& group;  // accumulation_steps micro-batches, fewer at an epoch's end
   int64_t samples = 0;              // the group's examples, of all ranks
   double lr = 0;
-  std::optional<double> momentum;   // a schedule's cycling momentum
-  bool full = true;  // k whole micro-batches: the shape every other step has (recorded, tuned)
+  std::optional<double> momentum;  // a schedule's cycling momentum
+  bool full = true;                // k whole micro-batches: the shape every other step has (recorded, tuned)
 };
 
 class StepRunner {
@@ -66,7 +66,8 @@ class StepMath {
 
 class EagerStep : public StepRunner {
  public:
-  EagerStep(RunContext& ctx, StepMath& math, std::string status) : m_ctx(ctx), m_math(math), m_status(std::move(status)) {}
+  EagerStep(RunContext& ctx, StepMath& math, std::string status)
+      : m_ctx(ctx), m_math(math), m_status(std::move(status)) {}
   torch::Tensor step(const StepInput& in) override;
   std::string graphStatus() const override { return m_status; }
   void graphsOff(const std::string& status) override { m_status = status; }

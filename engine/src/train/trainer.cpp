@@ -96,8 +96,10 @@ RunSummary Trainer::run() {
       setupRun(c);
     }
     probe = makeProbe(c);
-    if (probe) probe->run();
-    else trainLoop(c);
+    if (probe)
+      probe->run();
+    else
+      trainLoop(c);
     ending = howItEnded(c, probe != nullptr);
     summary = summarise(c, ending, probe.get());
     if (!probe && (!c.control.stopRequested || !c.control.earlyStopReason.empty())) finalTest(c, summary);

@@ -19,9 +19,9 @@ inline constexpr size_t kCurvePoints = 200;
 
 struct BinaryCurves {
   int64_t positives = 0, negatives = 0;
-  double rocAuc = 0;            // NaN without positives or without negatives
-  double averagePrecision = 0;  // NaN without positives
-  double bestF1 = 0, bestThreshold = 0.5;  // predicting positive at score >= bestThreshold
+  double rocAuc = 0;                           // NaN without positives or without negatives
+  double averagePrecision = 0;                 // NaN without positives
+  double bestF1 = 0, bestThreshold = 0.5;      // predicting positive at score >= bestThreshold
   std::vector<std::pair<double, double>> roc;  // (false positive rate, true positive rate), from (0, 0)
   std::vector<std::pair<double, double>> pr;   // (recall, precision), by falling threshold
 };

@@ -15,9 +15,9 @@ namespace studio {
 inline constexpr int kCalibrationBins = 15;
 
 struct Reliability {
-  std::vector<int64_t> count;                 // examples per bin
-  std::vector<double> confidence, accuracy;   // their means (NaN in an empty bin)
-  double ece = 0;                             // NaN without examples
+  std::vector<int64_t> count;                // examples per bin
+  std::vector<double> confidence, accuracy;  // their means (NaN in an empty bin)
+  double ece = 0;                            // NaN without examples
 };
 
 // confidence: each example's top-label probability; correct: whether that

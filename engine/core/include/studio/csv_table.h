@@ -26,8 +26,8 @@ struct CsvTable {
 CsvTable readCsvTable(const std::string& path);
 
 struct TableColumns {
-  int64_t label = -1;                   // classification's label column; -1 for a regression
-  std::vector<int64_t> targets;         // a regression's target columns
+  int64_t label = -1;            // classification's label column; -1 for a regression
+  std::vector<int64_t> targets;  // a regression's target columns
   std::vector<std::string> targetNames;
   std::vector<int64_t> features;
   std::vector<std::string> featureNames;
@@ -45,9 +45,9 @@ TableColumns selectColumns(const CsvTable& table, const std::string& labelColumn
 
 struct NumericTable {
   int64_t rows = 0, features = 0, targets = 0;
-  std::vector<float> x;                 // rows x features, row-major
-  std::vector<std::string> labelText;   // each row's label as written (classification)
-  std::vector<float> y;                 // rows x targets, row-major (regression)
+  std::vector<float> x;                // rows x features, row-major
+  std::vector<std::string> labelText;  // each row's label as written (classification)
+  std::vector<float> y;                // rows x targets, row-major (regression)
 };
 
 // Throws DataError naming the file, row and column of a missing, non-numeric,

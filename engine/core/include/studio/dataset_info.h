@@ -17,7 +17,7 @@ namespace studio {
 // The input each example gives the model.
 struct InputShape {
   int64_t channels = 0, height = 0, width = 0;  // images
-  int64_t features = 0;                          // tables
+  int64_t features = 0;                         // tables
   // "1x28x28" or "4 features"
   std::string text() const;
 };
@@ -27,7 +27,7 @@ struct DatasetDescription {
   DataKind kind = DataKind::Image;
   std::vector<std::string> classNames;
   std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class (a regression: all in one)
-  std::vector<std::string> targetNames;   // a regression's target columns, a multi-label's labels
+  std::vector<std::string> targetNames;                     // a regression's target columns, a multi-label's labels
   std::string task = "classification";
   InputShape input;
   std::vector<std::string> featureNames;  // tables

@@ -32,10 +32,10 @@ struct ClassFigures {
 };
 
 struct WrongExample {
-  int64_t index = 0;        // position in the evaluated split
-  std::string source;       // the file, or "table.csv row 17", or "t10k image 312"
+  int64_t index = 0;   // position in the evaluated split
+  std::string source;  // the file, or "table.csv row 17", or "t10k image 312"
   int64_t truth = 0, predicted = 0;
-  double confidence = 0;    // softmax probability of the predicted class
+  double confidence = 0;  // softmax probability of the predicted class
 };
 
 // A regression target's figures on a split, in the data's units (as
@@ -52,7 +52,7 @@ struct TargetFigures {
 struct LabelFigures {
   std::string name;
   int64_t support = 0, predicted = 0, correct = 0;  // examples with it, predicted with it, both
-  double precision = 0, recall = 0, f1 = 0;          // NaN precision/recall when undefined
+  double precision = 0, recall = 0, f1 = 0;         // NaN precision/recall when undefined
   double averagePrecision = 0, rocAuc = 0;
   double threshold = 0.5, bestThreshold = 0.5, bestF1 = 0;
   std::vector<std::pair<double, double>> roc, pr;
@@ -61,7 +61,7 @@ struct LabelFigures {
 struct EvalReport {
   int64_t step = 0, epoch = 0;
   std::string task = "classification";  // task.kind
-  std::string split;        // validation | test
+  std::string split;                    // validation | test
   // The weights evaluated, when not the model's at `step`: the final test
   // split's report of a run with a validation split is the best checkpoint's
   // ("best", of weightsStep), as the headline test figures are. "": the step's own.
@@ -84,11 +84,11 @@ struct EvalReport {
   std::vector<std::string> classes;
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]
   std::vector<ClassFigures> perClass;
-  std::vector<WrongExample> wrong;              // most confident first
+  std::vector<WrongExample> wrong;  // most confident first
   // Classification: the reliability diagram and its expected calibration
   // error (empty count: not computed).
   Reliability reliability;
-  std::string thumbnails;                       // the PNG beside the report ("" for tables)
+  std::string thumbnails;  // the PNG beside the report ("" for tables)
   int64_t thumbnailHeight = 0, thumbnailWidth = 0;
 };
 

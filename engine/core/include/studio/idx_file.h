@@ -13,8 +13,8 @@
 namespace studio {
 
 struct IdxArray {
-  std::vector<int64_t> dims;   // e.g. {60000, 28, 28} or {60000}
-  std::vector<uint8_t> data;   // unsigned bytes, row-major
+  std::vector<int64_t> dims;  // e.g. {60000, 28, 28} or {60000}
+  std::vector<uint8_t> data;  // unsigned bytes, row-major
 };
 
 // Reads an unsigned-byte IDX file with `expectedRank` dimensions. Throws

@@ -26,7 +26,7 @@ struct Image {
 
 struct ImageHeader {
   int64_t height = 0, width = 0, channels = 0;  // as stored (colour: 3)
-  std::string kind;                              // png | jpeg | bmp | pnm
+  std::string kind;                             // png | jpeg | bmp | pnm
 };
 
 // What an image is decoded for: resized to height x width, squashed to it

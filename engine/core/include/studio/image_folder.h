@@ -22,9 +22,9 @@ struct ImageFolderSplit {
 struct ImageFolderScan {
   std::string root;
   std::vector<std::string> classNames;
-  bool splitFolders = false;  // train/ (test/, val/) beneath the root
+  bool splitFolders = false;          // train/ (test/, val/) beneath the root
   ImageFolderSplit train, test, val;  // test and val empty without their folders
-  int64_t otherFiles = 0;     // files that are not images, left out
+  int64_t otherFiles = 0;             // files that are not images, left out
 };
 
 // Throws DataError naming the folder: missing or unreadable, a class folder

@@ -9,7 +9,9 @@
 
 namespace spdlog {
 class logger;
-namespace sinks { class sink; }
+namespace sinks {
+class sink;
+}
 }  // namespace spdlog
 
 namespace studio::log {

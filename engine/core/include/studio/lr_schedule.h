@@ -76,8 +76,8 @@ std::string schedulePlanError(const ScheduleConfig& config, int64_t totalSteps, 
 
 struct StepPlan {
   int64_t microBatchesPerEpoch = 0;
-  int64_t stepsPerEpoch = 0;   // optimizer steps; a short last group counts as one
-  int64_t totalSteps = 0;      // optimizer steps of the whole run
+  int64_t stepsPerEpoch = 0;  // optimizer steps; a short last group counts as one
+  int64_t totalSteps = 0;     // optimizer steps of the whole run
 };
 // How many steps a run of these settings takes on trainExamples images: the
 // first of train.epochs and train.max_steps to come ends it (either 0: the

@@ -17,10 +17,10 @@ namespace studio {
 enum class MetricPlot { None, Loss, Accuracy, LearningRate, Throughput, Memory, GradNorm, LossScale };
 
 struct MetricSpec {
-  const char* id;      // also the csv column
-  const char* label;   // in legends
+  const char* id;     // also the csv column
+  const char* label;  // in legends
   const char* unit;
-  RecordKind kind;     // the record that carries it
+  RecordKind kind;  // the record that carries it
   MetricPlot chart;
   // One of the two: a real-valued or a whole-number field of MetricRecord.
   double MetricRecord::*real = nullptr;
@@ -31,9 +31,7 @@ struct MetricSpec {
   bool dots = false;
   bool rightAxis = false;
 
-  double value(const MetricRecord& r) const {
-    return real ? r.*real : static_cast<double>(r.*whole);
-  }
+  double value(const MetricRecord& r) const { return real ? r.*real : static_cast<double>(r.*whole); }
 };
 
 // In metrics.csv column order (after kind, step and epoch).

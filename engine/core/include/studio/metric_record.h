@@ -21,30 +21,37 @@ namespace studio {
 // Unfreeze: train.finetune unfroze layer groups; steps after `step` train
 // them too (lr: the head's learning rate then).
 enum class RecordKind : uint8_t {
-  Train = 0, Eval = 1, LrChange = 2, NonFinite = 3, Rollback = 4, EarlyStop = 5, OomBackoff = 6, Unfreeze = 7
+  Train = 0,
+  Eval = 1,
+  LrChange = 2,
+  NonFinite = 3,
+  Rollback = 4,
+  EarlyStop = 5,
+  OomBackoff = 6,
+  Unfreeze = 7
 };
 
 struct MetricRecord {
   static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
   RecordKind kind = RecordKind::Train;
-  int64_t step = 0;             // optimizer steps done when this was recorded
+  int64_t step = 0;  // optimizer steps done when this was recorded
   int64_t epoch = 0;
-  double wallSeconds = 0;       // since the run (first) started
-  double trainLoss = kNone;     // mean loss of this step's samples
+  double wallSeconds = 0;    // since the run (first) started
+  double trainLoss = kNone;  // mean loss of this step's samples
   double lr = kNone;
-  double gradNorm = kNone;      // before clipping
-  double lossScale = kNone;     // fp16 only
-  int64_t skippedSteps = 0;     // total so far (fp16 steps skipped on inf/NaN)
+  double gradNorm = kNone;   // before clipping
+  double lossScale = kNone;  // fp16 only
+  int64_t skippedSteps = 0;  // total so far (fp16 steps skipped on inf/NaN)
   double samplesPerSecond = kNone;
   double stepMillis = kNone;
   double memAllocatedMiB = kNone;  // CUDA allocator; process RSS on the CPU
   double memReservedMiB = kNone;
   double memPeakMiB = kNone;
-  int64_t microBatch = 0;          // examples per forward pass (memory.oom_backoff may lower it)
+  int64_t microBatch = 0;  // examples per forward pass (memory.oom_backoff may lower it)
   double evalLoss = kNone;
   double evalAccuracy = kNone;
-  double emaEvalLoss = kNone;      // the weights' moving average (train.ema)
+  double emaEvalLoss = kNone;  // the weights' moving average (train.ema)
   double emaEvalAccuracy = kNone;
   // task.kind regression, in the data's units (averaged over the targets).
   double evalR2 = kNone;

@@ -51,7 +51,9 @@ inline constexpr const char* kExportedCheckpoint = "checkpoint.ckpt";
 inline constexpr const char* kExportedTorchScript = "model.ts";
 inline constexpr int kExportFormat = 1;
 
-inline std::string evalReport(int64_t step) { return std::string(kEvalFolder) + "/step-" + std::to_string(step) + ".json"; }
+inline std::string evalReport(int64_t step) {
+  return std::string(kEvalFolder) + "/step-" + std::to_string(step) + ".json";
+}
 inline std::string stepCheckpoint(int64_t step) { return "checkpoints/step-" + std::to_string(step) + ".ckpt"; }
 inline std::string evalThumbnails(int64_t step) {
   return std::string(kEvalFolder) + "/step-" + std::to_string(step) + "-wrong.png";
@@ -82,13 +84,13 @@ inline constexpr const char* kPretrained = "pretrained";
 // train.finetune: {"groups": [{"name", "lr_factor", "trains_from_epoch"
 // (1-based)}], "freeze_batchnorm"}.
 inline constexpr const char* kFinetune = "finetune";
-inline constexpr const char* kModel = "model";                  // "cnn w32 d2", "TorchScript net.ts"
-inline constexpr const char* kModelSha256 = "model_sha256";     // TorchScript files
+inline constexpr const char* kModel = "model";               // "cnn w32 d2", "TorchScript net.ts"
+inline constexpr const char* kModelSha256 = "model_sha256";  // TorchScript files
 inline constexpr const char* kLrChanges = "lr_changes";
-inline constexpr const char* kData = "data";                    // what the data settings selected
-inline constexpr const char* kWorldSize = "world_size";         // processes under torchrun (absent: 1)
-inline constexpr const char* kRunId = "run_id";                 // 16 hex digits, also in each checkpoint
-inline constexpr const char* kProbe = "probe";                  // "lr-find" | "batch-find": not a training run
+inline constexpr const char* kData = "data";             // what the data settings selected
+inline constexpr const char* kWorldSize = "world_size";  // processes under torchrun (absent: 1)
+inline constexpr const char* kRunId = "run_id";          // 16 hex digits, also in each checkpoint
+inline constexpr const char* kProbe = "probe";           // "lr-find" | "batch-find": not a training run
 // A fork: {"run": the parent's folder, "checkpoint": best|last|step-N,
 // "step", "epoch", "changed": {"key": [parent's value, this run's]},
 // "step_shift": steps a changed batch size moves the plan by}.

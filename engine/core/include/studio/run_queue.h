@@ -25,7 +25,7 @@ namespace studio {
 
 struct QueueItem {
   int64_t id = 0;
-  std::string label;   // "optimizer.lr=0.1 train.batch_size=64", or "" for plain settings
+  std::string label;  // "optimizer.lr=0.1 train.batch_size=64", or "" for plain settings
   TrainConfig config;
   std::string status = "queued";
   std::string runDir;  // once started

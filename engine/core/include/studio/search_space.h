@@ -46,8 +46,8 @@ SearchParam parseSearchParam(const std::string& text);
 std::string searchParamText(const SearchParam& p);
 
 struct SearchSpec {
-  std::string name;        // the study's name; its folder is <output.dir>/search-<name>
-  TrainConfig base;        // every trial's settings before its sampled values
+  std::string name;  // the study's name; its folder is <output.dir>/search-<name>
+  TrainConfig base;  // every trial's settings before its sampled values
   std::vector<SearchParam> space;
   // Settings for the trials only (fewer epochs, a data limit), not for
   // --then-train's run of the best settings: "key=value".
@@ -57,8 +57,8 @@ struct SearchSpec {
   std::string metric = "eval_accuracy";  // an evaluation metric of metrics.csv
   std::string direction;                 // maximize | minimize ("" : the metric's own)
   int trials = 20;
-  std::string sampler = "tpe";           // tpe | random | grid
-  std::string pruner = "hyperband";      // hyperband | halving | median | none
+  std::string sampler = "tpe";       // tpe | random | grid
+  std::string pruner = "hyperband";  // hyperband | halving | median | none
   int parallel = 1;
   int64_t seed = 0;
   bool thenTrain = false;

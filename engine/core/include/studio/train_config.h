@@ -24,10 +24,10 @@ struct ModelConfig {
   // mlp | cnn | resnet | torchscript, or one of torchvision's classifiers
   // (torchvisionBackbones(): resnet18, ..., efficientnet_b0)
   std::string kind = "cnn";
-  int width = 32;             // hidden units (mlp) or base channels (cnn, resnet)
-  int depth = 2;              // hidden layers (mlp), conv stages (cnn), residual blocks (resnet)
-  double dropout = 0.0;       // before the classifier
-  std::string path;           // torchscript: the file torch.jit.save wrote
+  int width = 32;        // hidden units (mlp) or base channels (cnn, resnet)
+  int depth = 2;         // hidden layers (mlp), conv stages (cnn), residual blocks (resnet)
+  double dropout = 0.0;  // before the classifier
+  std::string path;      // torchscript: the file torch.jit.save wrote
   // A torchvision backbone: a state dict to start from (.pth as torchvision
   // saves it, or .safetensors); "": torchvision's initialisation.
   std::string weights;
@@ -80,13 +80,13 @@ struct LossConfig {
 };
 
 struct DataConfig {
-  std::string format = "idx"; // idx | image_folder | csv
+  std::string format = "idx";             // idx | image_folder | csv
   std::string dataset = "fashion-mnist";  // idx: which MNIST-format set
   // idx and image_folder: the folder; csv: the table (unless train_file is set).
   std::string root = "/usr/share/datasets/fashion-mnist";
-  std::string train_file;     // csv: the training table (instead of root)
-  std::string test_file;      // csv: a separate test table
-  std::string label_column;   // csv: a column name or 0-based index; "": the last column
+  std::string train_file;                   // csv: the training table (instead of root)
+  std::string test_file;                    // csv: a separate test table
+  std::string label_column;                 // csv: a column name or 0-based index; "": the last column
   std::vector<std::string> ignore_columns;  // csv: columns that are not features
   // csv, task.kind regression: the columns to predict (names or 0-based
   // indices); empty: data.label_column (the last column when that is empty).
@@ -108,13 +108,13 @@ struct DataConfig {
   // 0: the image size x 8/7 for a torchvision backbone (256 for 224), else
   // the image size itself, images squashed to it.
   int64_t stored_size = 0;
-  int channels = 0;           // image_folder: 1 or 3; 0: from the files
-  double test_fraction = 0.2; // held out for testing when there is no test folder or file
+  int channels = 0;                  // image_folder: 1 or 3; 0: from the files
+  double test_fraction = 0.2;        // held out for testing when there is no test folder or file
   std::string on_bad_file = "fail";  // image_folder: fail | skip an unreadable image
-  int64_t train_limit = 0;    // use only the first N training examples (0: all)
-  int64_t test_limit = 0;     // use only the first N test examples (0: all)
-  double val_fraction = 0.0;  // held out of the training examples for validation
-  bool normalize = true;      // images: per-channel mean/std; tables: standardise each feature
+  int64_t train_limit = 0;           // use only the first N training examples (0: all)
+  int64_t test_limit = 0;            // use only the first N test examples (0: all)
+  double val_fraction = 0.0;         // held out of the training examples for validation
+  bool normalize = true;             // images: per-channel mean/std; tables: standardise each feature
   // Images: whose mean/std. auto: ImageNet's for a torchvision backbone with
   // model.weights (what the weights were trained with), else the training
   // split's | data | imagenet
@@ -126,13 +126,13 @@ struct DataConfig {
   bool augment_flip = false;  // random horizontal flip
   int augment_crop = 0;       // random crop after zero padding of this many pixels
   // torchvision.transforms.v2's, with their defaults (data/augment.h):
-  bool augment_resized_crop = false;   // RandomResizedCrop to data.image_size
+  bool augment_resized_crop = false;                                   // RandomResizedCrop to data.image_size
   double augment_crop_scale_min = 0.08, augment_crop_scale_max = 1.0;  // of the image's area
   double augment_crop_ratio_min = 3.0 / 4.0, augment_crop_ratio_max = 4.0 / 3.0;  // width / height
-  bool augment_vflip = false;          // RandomVerticalFlip
-  double augment_rotation = 0;         // RandomRotation: degrees either way
+  bool augment_vflip = false;                                                     // RandomVerticalFlip
+  double augment_rotation = 0;                                                    // RandomRotation: degrees either way
   double augment_brightness = 0, augment_contrast = 0, augment_saturation = 0, augment_hue = 0;  // ColorJitter
-  double augment_erasing = 0;          // RandomErasing's probability
+  double augment_erasing = 0;  // RandomErasing's probability
   // RandAugment or TrivialAugmentWide (torchvision.transforms.v2) after the
   // flips: none | randaugment | trivialaugment; RandAugment's num_ops and
   // magnitude, and both policies' num_magnitude_bins.
@@ -144,7 +144,7 @@ struct DataConfig {
   // training batch, the targets mixed alike; with both, CutMix for a batch
   // with probability mix_switch_prob.
   bool augment_mixup = false;
-  double mixup_alpha = 1.0;            // Beta(alpha, alpha)
+  double mixup_alpha = 1.0;  // Beta(alpha, alpha)
   bool augment_cutmix = false;
   double cutmix_alpha = 1.0;
   double mix_switch_prob = 0.5;
@@ -194,13 +194,13 @@ struct FinetuneConfig {
 };
 
 struct TrainingConfig {
-  int epochs = 3;             // 0: max_steps alone decides
-  int64_t max_steps = 0;      // optimizer steps; 0: epochs decide; else the first of the two ends the run
-  int batch_size = 128;       // micro-batch size
-  int accumulation_steps = 1; // micro-batches per optimizer step
+  int epochs = 3;               // 0: max_steps alone decides
+  int64_t max_steps = 0;        // optimizer steps; 0: epochs decide; else the first of the two ends the run
+  int batch_size = 128;         // micro-batch size
+  int accumulation_steps = 1;   // micro-batches per optimizer step
   double grad_clip_norm = 0.0;  // clip the global L2 norm; 0: off
   uint64_t seed = 1;
-  int log_every_steps = 10;   // how often metrics leave the device (one host sync)
+  int log_every_steps = 10;  // how often metrics leave the device (one host sync)
   // A step whose loss or gradients are not finite is never applied. Then:
   // stop the run (failed, the last checkpoint kept), skip it and go on, or
   // roll back to the last checkpoint with the learning rate scaled down.
@@ -213,24 +213,34 @@ struct TrainingConfig {
 };
 
 struct OptimizerConfig {
-  std::string kind = "sgd";   // sgd | adam | adamw
+  std::string kind = "sgd";  // sgd | adam | adamw
   double lr = 0.05;
   double weight_decay = 0.0;
-  double momentum = 0.9;      // sgd
-  bool nesterov = false;      // sgd
-  double beta1 = 0.9;         // adam, adamw
+  double momentum = 0.9;  // sgd
+  bool nesterov = false;  // sgd
+  double beta1 = 0.9;     // adam, adamw
   double beta2 = 0.999;
   double eps = 1e-8;
 };
 
-struct StepScheduleConfig { int64_t step_size = 1000; double gamma = 0.1; };
-struct CosineScheduleConfig { int64_t t_max = 0; double eta_min = 0.0; };  // t_max 0: the run's steps
-struct LinearScheduleConfig { double start_factor = 1.0 / 3.0; double end_factor = 1.0; int64_t total_iters = 5; };
+struct StepScheduleConfig {
+  int64_t step_size = 1000;
+  double gamma = 0.1;
+};
+struct CosineScheduleConfig {
+  int64_t t_max = 0;
+  double eta_min = 0.0;
+};  // t_max 0: the run's steps
+struct LinearScheduleConfig {
+  double start_factor = 1.0 / 3.0;
+  double end_factor = 1.0;
+  int64_t total_iters = 5;
+};
 struct OneCycleScheduleConfig {
   double max_lr = 0.1;
-  int64_t total_steps = 0;    // 0: the run's optimizer steps
+  int64_t total_steps = 0;  // 0: the run's optimizer steps
   double pct_start = 0.3;
-  std::string anneal = "cos"; // cos | linear
+  std::string anneal = "cos";  // cos | linear
   double div_factor = 25.0;
   double final_div_factor = 1e4;
   bool three_phase = false;
@@ -242,7 +252,7 @@ struct CyclicScheduleConfig {
   double base_lr = 0.001;
   double max_lr = 0.1;
   int64_t step_size_up = 2000;
-  int64_t step_size_down = 0; // 0: same as up
+  int64_t step_size_down = 0;       // 0: same as up
   std::string mode = "triangular";  // triangular | triangular2 | exp_range
   double gamma = 1.0;               // exp_range
   bool cycle_momentum = true;
@@ -269,12 +279,12 @@ struct LossScaleConfig {
 };
 
 struct PrecisionConfig {
-  std::string mode = "fp32";  // fp32 | fp16 | bf16
+  std::string mode = "fp32";   // fp32 | fp16 | bf16
   LossScaleConfig loss_scale;  // fp16 only
 };
 
 struct PerformanceConfig {
-  std::string device = "auto"; // auto | cpu | cuda | cuda:N
+  std::string device = "auto";  // auto | cpu | cuda | cuda:N
   bool cudnn_benchmark = true;
   bool tf32 = true;
   bool channels_last = false;
@@ -283,7 +293,7 @@ struct PerformanceConfig {
   // captured; otherwise eager, with the reason logged) | on (an error when it
   // cannot) | off.
   std::string cuda_graphs = "auto";
-  int threads = 0;             // CPU intra-op threads; 0: all cores
+  int threads = 0;  // CPU intra-op threads; 0: all cores
 };
 
 // Memory techniques.
@@ -327,14 +337,14 @@ struct DistributedConfig {
 std::vector<std::string> processDevices(const std::string& devices);
 
 struct LoaderConfig {
-  std::string mode = "auto";   // auto | device | workers
+  std::string mode = "auto";  // auto | device | workers
   int workers = 2;
-  int prefetch = 4;            // batches ready ahead, per worker
+  int prefetch = 4;  // batches ready ahead, per worker
   bool pin_memory = true;
 };
 
 struct EvaluationConfig {
-  int64_t every_steps = 0;     // 0: at the end of each epoch
+  int64_t every_steps = 0;  // 0: at the end of each epoch
   int batch_size = 1000;
 };
 

@@ -50,8 +50,8 @@ TORCH_MODULE(MBConv);
 
 std::shared_ptr<TorchvisionNet> makeEfficientNet(const std::string&, int64_t classes) {
   // (expand ratio, kernel, stride, input, output, layers), as _efficientnet_conf for b0.
-  const std::vector<Stage> setting = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},   {6, 5, 2, 24, 40, 2},
-                                      {6, 3, 2, 40, 80, 3},  {6, 5, 1, 80, 112, 3},  {6, 5, 2, 112, 192, 4},
+  const std::vector<Stage> setting = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},  {6, 5, 2, 24, 40, 2},
+                                      {6, 3, 2, 40, 80, 3},  {6, 5, 1, 80, 112, 3}, {6, 5, 2, 112, 192, 4},
                                       {6, 3, 1, 192, 320, 1}};
   const double stochasticDepth = 0.2;
   const tv::NormSpec norm;
@@ -77,9 +77,12 @@ std::shared_ptr<TorchvisionNet> makeEfficientNet(const std::string&, int64_t cla
   const int64_t lastConv = 4 * setting.back().out;
   features->push_back(tv::convNormAct(setting.back().out, lastConv, 1, 1, 1, Act::SiLU, norm));
   n.register_module("features", features);
-  tv::addStages(n, "features", features, [&](size_t i) {
-    return std::string(i == 0 || i + 1 == features->size() ? "Conv2dNormActivation" : "Sequential");
-  }, true);
+  tv::addStages(
+      n, "features", features,
+      [&](size_t i) {
+        return std::string(i == 0 || i + 1 == features->size() ? "Conv2dNormActivation" : "Sequential");
+      },
+      true);
   tv::addPooling(n);
   nn::Sequential classifier(Dropout(0.2), nn::Linear(lastConv, classes));
   n.register_module("classifier", classifier);

@@ -20,16 +20,20 @@ int64_t makeDivisible(double v, int64_t divisor) {
 
 torch::Tensor activate(const torch::Tensor& x, Act act) {
   switch (act) {
-    case Act::ReLU: return torch::relu(x);
-    case Act::Hardswish: return torch::hardswish(x);
-    case Act::SiLU: return torch::silu(x);
-    case Act::None: break;
+    case Act::ReLU:
+      return torch::relu(x);
+    case Act::Hardswish:
+      return torch::hardswish(x);
+    case Act::SiLU:
+      return torch::silu(x);
+    case Act::None:
+      break;
   }
   return x;
 }
 
-Seq convNormAct(int64_t in, int64_t out, int64_t kernel, int64_t stride,
-                           int64_t groups, Act act, const NormSpec& norm, int64_t dilation) {
+Seq convNormAct(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t groups, Act act, const NormSpec& norm,
+                int64_t dilation) {
   Seq s;
   s->push_back(nn::Conv2d(nn::Conv2dOptions(in, out, kernel)
                               .stride(stride)
@@ -72,14 +76,18 @@ void addStages(TorchvisionNet& net, const std::string& prefix, const nn::Sequent
   for (size_t i = 0; i < s->size(); ++i) {
     std::string type = typeOf ? typeOf(i) : std::string("Sequential");
     net.stages.push_back({prefix + "." + std::to_string(i), std::move(type), s->ptr(i),
-                          [seq, i](const torch::Tensor& x) mutable { return (seq->begin() + static_cast<std::ptrdiff_t>(i))->forward(x); },
+                          [seq, i](const torch::Tensor& x) mutable {
+                            return (seq->begin() + static_cast<std::ptrdiff_t>(i))->forward(x);
+                          },
                           spatial});
   }
 }
 
 void addPooling(TorchvisionNet& net) {
   net.stages.push_back({"avgpool", "AdaptiveAvgPool2d", nullptr,
-                        [](const torch::Tensor& x) { return torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1); },
+                        [](const torch::Tensor& x) {
+                          return torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
+                        },
                         false});
 }
 

@@ -36,8 +36,8 @@ struct NormSpec {
 
 // Conv2dNormActivation: "0" conv (no bias), "1" BatchNorm2d, "2" the
 // activation; padding (kernel - 1) / 2 * dilation.
-Seq convNormAct(int64_t in, int64_t out, int64_t kernel, int64_t stride,
-                                  int64_t groups, Act act, const NormSpec& norm, int64_t dilation = 1);
+Seq convNormAct(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t groups, Act act, const NormSpec& norm,
+                int64_t dilation = 1);
 
 torch::Tensor activate(const torch::Tensor& x, Act act);
 

@@ -24,8 +24,7 @@ struct Bneck {
 // InvertedResidual: "block" = [expand 1x1] depthwise [SqueezeExcitation] project.
 class InvertedResidualImpl : public nn::Module {
  public:
-  InvertedResidualImpl(const Bneck& c, const tv::NormSpec& norm)
-      : m_residual(c.stride == 1 && c.in == c.out) {
+  InvertedResidualImpl(const Bneck& c, const tv::NormSpec& norm) : m_residual(c.stride == 1 && c.in == c.out) {
     const Act act = c.hardswish ? Act::Hardswish : Act::ReLU;
     nn::Sequential layers;
     if (c.expanded != c.in) layers->push_back(tv::convNormAct(c.in, c.expanded, 1, 1, 1, act, norm));
@@ -51,20 +50,19 @@ std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t
   const bool large = kind == "mobilenet_v3_large";
   // (input, kernel, expanded, out, SE, hardswish, stride), as _mobilenet_v3_conf.
   const std::vector<Bneck> setting =
-      large ? std::vector<Bneck>{{16, 3, 16, 16, false, false, 1},    {16, 3, 64, 24, false, false, 2},
-                                 {24, 3, 72, 24, false, false, 1},    {24, 5, 72, 40, true, false, 2},
-                                 {40, 5, 120, 40, true, false, 1},    {40, 5, 120, 40, true, false, 1},
-                                 {40, 3, 240, 80, false, true, 2},    {80, 3, 200, 80, false, true, 1},
-                                 {80, 3, 184, 80, false, true, 1},    {80, 3, 184, 80, false, true, 1},
-                                 {80, 3, 480, 112, true, true, 1},    {112, 3, 672, 112, true, true, 1},
-                                 {112, 5, 672, 160, true, true, 2},   {160, 5, 960, 160, true, true, 1},
+      large ? std::vector<Bneck>{{16, 3, 16, 16, false, false, 1},  {16, 3, 64, 24, false, false, 2},
+                                 {24, 3, 72, 24, false, false, 1},  {24, 5, 72, 40, true, false, 2},
+                                 {40, 5, 120, 40, true, false, 1},  {40, 5, 120, 40, true, false, 1},
+                                 {40, 3, 240, 80, false, true, 2},  {80, 3, 200, 80, false, true, 1},
+                                 {80, 3, 184, 80, false, true, 1},  {80, 3, 184, 80, false, true, 1},
+                                 {80, 3, 480, 112, true, true, 1},  {112, 3, 672, 112, true, true, 1},
+                                 {112, 5, 672, 160, true, true, 2}, {160, 5, 960, 160, true, true, 1},
                                  {160, 5, 960, 160, true, true, 1}}
-            : std::vector<Bneck>{{16, 3, 16, 16, true, false, 2},   {16, 3, 72, 24, false, false, 2},
-                                 {24, 3, 88, 24, false, false, 1},  {24, 5, 96, 40, true, true, 2},
-                                 {40, 5, 240, 40, true, true, 1},   {40, 5, 240, 40, true, true, 1},
-                                 {40, 5, 120, 48, true, true, 1},   {48, 5, 144, 48, true, true, 1},
-                                 {48, 5, 288, 96, true, true, 2},   {96, 5, 576, 96, true, true, 1},
-                                 {96, 5, 576, 96, true, true, 1}};
+            : std::vector<Bneck>{
+                  {16, 3, 16, 16, true, false, 2}, {16, 3, 72, 24, false, false, 2}, {24, 3, 88, 24, false, false, 1},
+                  {24, 5, 96, 40, true, true, 2},  {40, 5, 240, 40, true, true, 1},  {40, 5, 240, 40, true, true, 1},
+                  {40, 5, 120, 48, true, true, 1}, {48, 5, 144, 48, true, true, 1},  {48, 5, 288, 96, true, true, 2},
+                  {96, 5, 576, 96, true, true, 1}, {96, 5, 576, 96, true, true, 1}};
   const int64_t lastChannel = large ? 1280 : 1024;
   const tv::NormSpec norm{0.001, 0.01};
   auto net = std::make_shared<TorchvisionNet>();
@@ -75,13 +73,14 @@ std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t
   const int64_t lastConv = 6 * setting.back().out;
   features->push_back(tv::convNormAct(setting.back().out, lastConv, 1, 1, 1, Act::Hardswish, norm));
   n.register_module("features", features);
-  tv::addStages(n, "features", features, [&](size_t i) {
-    return i == 0 || i + 1 == features->size() ? "Conv2dNormActivation" : "InvertedResidual";
-  }, true);
+  tv::addStages(
+      n, "features", features,
+      [&](size_t i) { return i == 0 || i + 1 == features->size() ? "Conv2dNormActivation" : "InvertedResidual"; },
+      true);
   tv::addPooling(n);
   nn::Sequential classifier(nn::Linear(lastConv, lastChannel),
-                            nn::Functional([](const torch::Tensor& x) { return torch::hardswish(x); }),
-                            Dropout(0.2), nn::Linear(lastChannel, classes));
+                            nn::Functional([](const torch::Tensor& x) { return torch::hardswish(x); }), Dropout(0.2),
+                            nn::Linear(lastChannel, classes));
   n.register_module("classifier", classifier);
   tv::addStages(n, "classifier", classifier, [](size_t i) {
     return std::string(i == 1 ? "Hardswish" : i == 2 ? "Dropout" : "Linear");

@@ -20,8 +20,8 @@
 namespace studio {
 
 struct NetStage {
-  std::string name;  // the module's name in the state dict ("layer1", "features.3")
-  std::string type;  // "Sequential", "BasicBlock", "AdaptiveAvgPool2d", ...
+  std::string name;                           // the module's name in the state dict ("layer1", "features.3")
+  std::string type;                           // "Sequential", "BasicBlock", "AdaptiveAvgPool2d", ...
   std::shared_ptr<torch::nn::Module> module;  // nullptr for a stage without one (relu, the pooling)
   std::function<torch::Tensor(const torch::Tensor&)> run;
   bool spatial = true;  // before the pooling: [N, C, h, w]

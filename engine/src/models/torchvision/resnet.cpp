@@ -23,8 +23,7 @@ BatchNorm2d norm(int64_t c) { return BatchNorm2d(c); }
 // conv2, bn2[, conv3, bn3][, downsample "0" conv 1x1, "1" bn].
 class ResBlockImpl : public nn::Module {
  public:
-  ResBlockImpl(bool bottleneck, int64_t in, int64_t planes, int64_t stride)
-      : m_bottleneck(bottleneck) {
+  ResBlockImpl(bool bottleneck, int64_t in, int64_t planes, int64_t stride) : m_bottleneck(bottleneck) {
     const int64_t out = bottleneck ? planes * 4 : planes;
     if (bottleneck) {
       conv1 = register_module("conv1", conv(in, planes, 1, 1));
@@ -75,8 +74,9 @@ std::shared_ptr<TorchvisionNet> makeResNet(const std::string& kind, int64_t clas
   n.stages.push_back({"conv1", "Conv2d", conv1, [conv1](const torch::Tensor& x) mutable { return conv1->forward(x); }});
   n.stages.push_back({"bn1", "BatchNorm2d", bn1, [bn1](const torch::Tensor& x) mutable { return bn1->forward(x); }});
   n.stages.push_back({"relu", "ReLU", nullptr, [](const torch::Tensor& x) { return torch::relu(x); }});
-  n.stages.push_back({"maxpool", "MaxPool2d", nullptr,
-                      [](const torch::Tensor& x) { return torch::max_pool2d(x, {3, 3}, {2, 2}, {1, 1}); }});
+  n.stages.push_back({"maxpool", "MaxPool2d", nullptr, [](const torch::Tensor& x) {
+                        return torch::max_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+                      }});
   int64_t in = 64;
   for (size_t stage = 0; stage < blocks.size(); ++stage) {
     const int64_t planes = int64_t{64} << stage;
@@ -88,7 +88,8 @@ std::shared_ptr<TorchvisionNet> makeResNet(const std::string& kind, int64_t clas
     }
     const std::string name = "layer" + std::to_string(stage + 1);
     n.register_module(name, layer);
-    n.stages.push_back({name, "Sequential", layer.ptr(), [layer](const torch::Tensor& x) mutable { return layer->forward(x); }});
+    n.stages.push_back(
+        {name, "Sequential", layer.ptr(), [layer](const torch::Tensor& x) mutable { return layer->forward(x); }});
   }
   tv::addPooling(n);
   auto fc = n.register_module("fc", nn::Linear(in, classes));

@@ -26,8 +26,9 @@ class Checkpointing : public TrainCallback {
   void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
     const std::string& task = ctx.cfg.task.kind;
     const bool none = m_bestAccuracy == kNoneYet || (task == "classification" && m_bestAccuracy < 0);
-    (task == "regression" ? s.bestEvalR2 : task == "multilabel" ? s.bestEvalMap : s.bestEvalAccuracy) =
-        none ? MetricRecord::kNone : m_bestAccuracy;
+    (task == "regression"   ? s.bestEvalR2
+     : task == "multilabel" ? s.bestEvalMap
+                            : s.bestEvalAccuracy) = none ? MetricRecord::kNone : m_bestAccuracy;
   }
 
  private:

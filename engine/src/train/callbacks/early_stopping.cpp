@@ -17,8 +17,9 @@ class EarlyStopping : public TrainCallback {
   void onEvaluated(RunContext& ctx, EvalVerdict& v) override {
     const double value = v.figures.metric(m_cfg.metric);
     const double best = m_state.best;
-    const bool improved = std::isfinite(value) && (std::isnan(best) || (minimises() ? value < best - m_cfg.min_delta
-                                                                                    : value > best + m_cfg.min_delta));
+    const bool improved =
+        std::isfinite(value) &&
+        (std::isnan(best) || (minimises() ? value < best - m_cfg.min_delta : value > best + m_cfg.min_delta));
     if (improved) {
       m_state.best = value;
       m_state.bestStep = ctx.position.step;

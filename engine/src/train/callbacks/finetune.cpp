@@ -37,8 +37,10 @@ class Finetune : public TrainCallback {
               (m_plan.trainsFromEpoch[i] > 0 ? " from epoch " + std::to_string(m_plan.trainsFromEpoch[i] + 1) : "");
     }
     ctx.parts.finetune = {{"groups", groups}, {"freeze_batchnorm", c.freeze_batchnorm}};
-    log::info("fine-tuning: " + std::to_string(m_plan.groups.size()) + " layer groups, the head last (learning rate "
-              "factor, first epoch trained): " + text);
+    log::info("fine-tuning: " + std::to_string(m_plan.groups.size()) +
+              " layer groups, the head last (learning rate "
+              "factor, first epoch trained): " +
+              text);
     apply(ctx, false);
   }
 
@@ -58,8 +60,10 @@ class Finetune : public TrainCallback {
     std::set<std::string> frozen;
     std::vector<std::string> unfrozen;
     for (size_t g = 0; g < trains.size(); ++g) {
-      if (!trains[g]) frozen.insert(m_plan.groups[g]);
-      else if (!m_trains.empty() && !m_trains[g]) unfrozen.push_back(m_plan.groups[g]);
+      if (!trains[g])
+        frozen.insert(m_plan.groups[g]);
+      else if (!m_trains.empty() && !m_trains[g])
+        unfrozen.push_back(m_plan.groups[g]);
     }
     for (size_t k = 0; k < params.size(); ++k) {
       torch::Tensor p = params[k].second;
@@ -82,9 +86,8 @@ class Finetune : public TrainCallback {
                 std::to_string(trains.size() - frozen.size()) + " of " + std::to_string(trains.size()) +
                 " layer groups train from step " + std::to_string(ctx.position.step + 1) + ")");
     } else if (!announce && !frozen.empty()) {
-      log::info("frozen until their epoch: " + std::to_string(frozen.size()) + " of " +
-                std::to_string(trains.size()) + " layer groups" +
-                (ctx.cfg.train.finetune.freeze_batchnorm ? ", their BatchNorm statistics too" : ""));
+      log::info("frozen until their epoch: " + std::to_string(frozen.size()) + " of " + std::to_string(trains.size()) +
+                " layer groups" + (ctx.cfg.train.finetune.freeze_batchnorm ? ", their BatchNorm statistics too" : ""));
     }
     m_trains = trains;
   }

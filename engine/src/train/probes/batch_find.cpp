@@ -40,9 +40,9 @@ class BatchFind : public Probe {
     } else if (c.where.cpuMemory) {
       m_found.batchFindLimitMiB = static_cast<double>(c.where.cpuMemory->limitBytes()) / (1 << 20);
     }
-    const std::string where = describeDevice(device) + (std::isnan(m_found.batchFindLimitMiB)
-                                                            ? std::string()
-                                                            : " (" + fmt(m_found.batchFindLimitMiB) + " MiB)");
+    const std::string where =
+        describeDevice(device) +
+        (std::isnan(m_found.batchFindLimitMiB) ? std::string() : " (" + fmt(m_found.batchFindLimitMiB) + " MiB)");
     bool& stop = c.control.stopRequested;
     // Doubling: lo fits, hi does not (0: not found yet).
     int64_t lo = 0, hi = 0;
@@ -109,7 +109,8 @@ class BatchFind : public Probe {
       shape[0] = n;
       const torch::Tensor y = torch::zeros(shape, like.options().device(device));
       optimizer.zeroGrad(true);
-      const torch::Tensor row = m_math->updateWeights(m_math->forwardBackward({x}, {y}, n), {c.cfg.optimizer.lr, std::nullopt, {}, {}});
+      const torch::Tensor row =
+          m_math->updateWeights(m_math->forwardBackward({x}, {y}, n), {c.cfg.optimizer.lr, std::nullopt, {}, {}});
       (void)row[0].item<double>();  // the step has run: a GPU reports its errors by here
     } catch (const c10::OutOfMemoryError&) {
       fits = false;

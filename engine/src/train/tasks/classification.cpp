@@ -14,7 +14,8 @@ class Classification : public Task {
  public:
   Classification(const LossConfig& c, const TaskData& data)
       : m_focal(c.kind == "focal"), m_gamma(c.focal_gamma), m_smoothing(c.label_smoothing) {
-    if (!data.weights.empty()) m_weights = torch::tensor(data.weights, torch::kFloat64).to(data.device, torch::kFloat32);
+    if (!data.weights.empty())
+      m_weights = torch::tensor(data.weights, torch::kFloat64).to(data.device, torch::kFloat32);
   }
   std::string name() const override { return "classification"; }
 
@@ -57,8 +58,8 @@ class Classification : public Task {
     r.reliability = o.reliability;
     r.loss = o.loss;
     for (const auto& w : o.wrong)
-      r.wrong.push_back({w.index, exampleSource(in.plan, items[static_cast<size_t>(w.index)]), w.truth, w.predicted,
-                         w.confidence});
+      r.wrong.push_back(
+          {w.index, exampleSource(in.plan, items[static_cast<size_t>(w.index)]), w.truth, w.predicted, w.confidence});
     return r;
   }
 

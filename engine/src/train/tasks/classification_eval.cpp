@@ -103,33 +103,32 @@ EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& tran
   std::vector<torch::Tensor> wrongConf, wrongIndex, wrongTrue, wrongPred;
   const bool curves = n * k <= kCurveValuesCap;
   std::vector<torch::Tensor> probRows;  // [probabilities, label] of each example, for the curves
-  forEachEvalBatch(model, set, transform, o, device, [&](const torch::Tensor& logits, const torch::Tensor& y,
-                                                         int64_t start, int64_t end) {
-    lossSum += torch::nn::functional::cross_entropy(
-        logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-    const torch::Tensor probs = torch::softmax(logits, 1);
-    auto [conf, pred] = probs.max(1);
-    if (curves) probRows.push_back(torch::cat({probs, y.unsqueeze(1).to(torch::kFloat32)}, 1));
-    // scatter_add, not bincount: bincount on CUDA reads its maximum to the host.
-    confusion.scatter_add_(0, y * k + pred, torch::ones_like(y));
-    // This batch's most confident mistakes; the best of them all at the end.
-    torch::Tensor wrongOnly = torch::where(pred.ne(y), conf, torch::full_like(conf, -1.0));
-    const int64_t keep = std::min<int64_t>(o.wrongToKeep, end - start);
-    auto [top, at] = wrongOnly.topk(keep);
-    wrongConf.push_back(top);
-    wrongIndex.push_back(at + start);
-    wrongTrue.push_back(y.index_select(0, at));
-    wrongPred.push_back(pred.index_select(0, at));
-  });
+  forEachEvalBatch(model, set, transform, o, device,
+                   [&](const torch::Tensor& logits, const torch::Tensor& y, int64_t start, int64_t end) {
+                     lossSum += torch::nn::functional::cross_entropy(
+                         logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+                     const torch::Tensor probs = torch::softmax(logits, 1);
+                     auto [conf, pred] = probs.max(1);
+                     if (curves) probRows.push_back(torch::cat({probs, y.unsqueeze(1).to(torch::kFloat32)}, 1));
+                     // scatter_add, not bincount: bincount on CUDA reads its maximum to the host.
+                     confusion.scatter_add_(0, y * k + pred, torch::ones_like(y));
+                     // This batch's most confident mistakes; the best of them all at the end.
+                     torch::Tensor wrongOnly = torch::where(pred.ne(y), conf, torch::full_like(conf, -1.0));
+                     const int64_t keep = std::min<int64_t>(o.wrongToKeep, end - start);
+                     auto [top, at] = wrongOnly.topk(keep);
+                     wrongConf.push_back(top);
+                     wrongIndex.push_back(at + start);
+                     wrongTrue.push_back(y.index_select(0, at));
+                     wrongPred.push_back(pred.index_select(0, at));
+                   });
   // The candidates for the most confident mistakes, padded to wrongToKeep
   // (confidence -1: no mistake): [confidence, index, truth, predicted].
   const int64_t keepAll = o.wrongToKeep;
   torch::Tensor candidates = torch::full({4, keepAll}, -1.0, f64);
   if (!wrongConf.empty()) {
-    torch::Tensor found = torch::stack({torch::cat(wrongConf).to(torch::kFloat64),
-                                        torch::cat(wrongIndex).to(torch::kFloat64),
-                                        torch::cat(wrongTrue).to(torch::kFloat64),
-                                        torch::cat(wrongPred).to(torch::kFloat64)});
+    torch::Tensor found =
+        torch::stack({torch::cat(wrongConf).to(torch::kFloat64), torch::cat(wrongIndex).to(torch::kFloat64),
+                      torch::cat(wrongTrue).to(torch::kFloat64), torch::cat(wrongPred).to(torch::kFloat64)});
     candidates = torch::cat({found, candidates}, 1);
   }
   torch::Tensor totals = torch::cat({lossSum.view({1}), confusion.to(torch::kFloat64)});

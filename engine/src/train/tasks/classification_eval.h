@@ -84,7 +84,8 @@ torch::Tensor gatherRows(const torch::Tensor& mine, int64_t n, ProcessGroup& gro
 // its curves (80 MB of float32).
 inline constexpr int64_t kCurveValuesCap = 20'000'000;
 
-using EvalBatchFn = std::function<void(const torch::Tensor& output, const torch::Tensor& y, int64_t start, int64_t end)>;
+using EvalBatchFn =
+    std::function<void(const torch::Tensor& output, const torch::Tensor& y, int64_t start, int64_t end)>;
 void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
                       const torch::Device& device, const EvalBatchFn& fn);
 

@@ -37,8 +37,8 @@ class Multilabel : public Task {
                        lossSum += lossOf(out, y, true).to(torch::kFloat64) / static_cast<double>(labels);
                        rows.push_back(torch::cat({torch::sigmoid(out), y.to(torch::kFloat32)}, 1));
                      });
-    torch::Tensor all = rows.empty() ? torch::zeros({0, 2 * labels}, lossSum.options().dtype(torch::kFloat32))
-                                     : torch::cat(rows);
+    torch::Tensor all =
+        rows.empty() ? torch::zeros({0, 2 * labels}, lossSum.options().dtype(torch::kFloat32)) : torch::cat(rows);
     if (o.group) {
       std::vector<torch::Tensor> sum{lossSum};
       o.group->allReduceSum(sum, "the evaluation's loss");

@@ -15,8 +15,8 @@ STUDIO_TASKS(STUDIO_DECLARE)
 std::unique_ptr<Task> makeTask(const TrainConfig& config, const TaskData& data) {
   const std::string& kind = config.task.kind;
   std::string known;
-#define STUDIO_MAKE(name, make)                          \
-  if (kind == name) return make(config, data);           \
+#define STUDIO_MAKE(name, make)                \
+  if (kind == name) return make(config, data); \
   known += std::string(known.empty() ? "" : ", ") + name;
   STUDIO_TASKS(STUDIO_MAKE)
 #undef STUDIO_MAKE

@@ -33,19 +33,20 @@ EvalOutcome evaluateRegression(Model& model, const Dataset& set, const LoaderOpt
   torch::Tensor sums = torch::zeros({4, t}, f64);
   std::vector<torch::Tensor> actual, predicted;
   int64_t kept = 0;
-  forEachEvalBatch(model, set, transform, o, device, [&](const torch::Tensor& out, const torch::Tensor& y,
-                                                         int64_t start, int64_t end) {
-    lossSum += summedLoss(out, y).to(torch::kFloat64) / static_cast<double>(t);
-    const torch::Tensor p = out.to(torch::kFloat64) * std + mean, a = y.to(torch::kFloat64) * std + mean;
-    const torch::Tensor err = p - a;
-    sums += torch::stack({err.square().sum(0), err.abs().sum(0), a.sum(0), a.square().sum(0)});
-    if (kept < kReportedPoints) {
-      const int64_t take = std::min(kReportedPoints - kept, end - start);
-      actual.push_back(a.slice(0, 0, take));
-      predicted.push_back(p.slice(0, 0, take));
-      kept += take;
-    }
-  });
+  forEachEvalBatch(model, set, transform, o, device,
+                   [&](const torch::Tensor& out, const torch::Tensor& y, int64_t start, int64_t end) {
+                     lossSum += summedLoss(out, y).to(torch::kFloat64) / static_cast<double>(t);
+                     const torch::Tensor p = out.to(torch::kFloat64) * std + mean,
+                                         a = y.to(torch::kFloat64) * std + mean;
+                     const torch::Tensor err = p - a;
+                     sums += torch::stack({err.square().sum(0), err.abs().sum(0), a.sum(0), a.square().sum(0)});
+                     if (kept < kReportedPoints) {
+                       const int64_t take = std::min(kReportedPoints - kept, end - start);
+                       actual.push_back(a.slice(0, 0, take));
+                       predicted.push_back(p.slice(0, 0, take));
+                       kept += take;
+                     }
+                   });
   torch::Tensor totals = torch::cat({lossSum, sums.reshape({-1})});
   if (o.group) {
     std::vector<torch::Tensor> sum{totals};
