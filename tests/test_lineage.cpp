@@ -7,7 +7,9 @@
 #include "test_support.h"
 #include "torch_test_support.h"
 
+#include "run/run_lineage.h"
 #include "studio/lr_schedule.h"
+#include "studio/settings_schema.h"
 
 using namespace studio;
 
@@ -29,6 +31,44 @@ std::vector<std::string> comparable(const std::string& runDir, int64_t afterStep
 }
 
 std::vector<MetricRecord> trainRows(const std::string& runDir) { return test::metricRows(runDir, RecordKind::Train); }
+
+// "path=value" with a value other than the config's, of the field's type.
+std::string otherValue(const FieldSpec& f, TrainConfig c) {
+  const nlohmann::json now = toJson(c).at(nlohmann::json::json_pointer(jsonPointer(f.path)));
+  nlohmann::json v;
+  const auto inRange = [&](double x) { return !f.range || f.range->contains(x); };
+  switch (f.type) {
+    case FieldType::Bool:
+      v = !now.get<bool>();
+      break;
+    case FieldType::Choice:
+      for (const auto& choice : f.choices)
+        if (choice != now.get<std::string>()) {
+          v = choice;
+          break;
+        }
+      break;
+    case FieldType::Int:
+      v = inRange(now.get<double>() + 1) ? now.get<int64_t>() + 1 : now.get<int64_t>() - 1;
+      break;
+    case FieldType::Real: {
+      const double x = now.get<double>();
+      double y = x + 0.5 * (f.range && std::isfinite(f.range->hi) ? f.range->hi - x : 1.0);
+      if (!inRange(y) || y == x) y = f.range ? (f.range->lo + x) / 2 : x - 1;
+      v = y;
+      break;
+    }
+    case FieldType::Size:
+      v = nlohmann::json::array({8, 8});
+      break;
+    case FieldType::TextList:
+      v = nlohmann::json::array({"changed"});
+      break;
+    default:
+      v = now.get<std::string>() + "-changed";
+  }
+  return f.path + "=" + v.dump();
+}
 
 void compareRows(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   QCOMPARE(a.size(), b.size());
@@ -146,8 +186,8 @@ class TestLineage : public QObject {
     for (const auto& r : rows) {
       const double want = r.step <= 16 ? before.lr(r.step - 1) : expected.lr(r.step - 17);
       // metrics.csv keeps 9 digits
-      QVERIFY2(test::close(r.lr, want, 1e-8, 0), qPrintable(QString("step %1: lr %2, expected %3")
-                                                                  .arg(r.step).arg(r.lr).arg(want)));
+      QVERIFY2(test::close(r.lr, want, 1e-8, 0),
+               qPrintable(QString("step %1: lr %2, expected %3").arg(r.step).arg(r.lr).arg(want)));
     }
     QVERIFY(std::fabs(rows[16].lr - 0.03 / 25) < 1e-10);  // the restart begins at max_lr / div_factor
   }
@@ -263,8 +303,8 @@ class TestLineage : public QObject {
       return inputErrorOf([&] { Session().fork(p.runDir, f); });
     };
     QString e = forkError("step-5", {});
-    QVERIFY2(e.contains("has no step-5 checkpoint") && e.contains("step-6 (step 6)") &&
-                 e.contains("last (step 16)"), qPrintable(e));
+    QVERIFY2(e.contains("has no step-5 checkpoint") && e.contains("step-6 (step 6)") && e.contains("last (step 16)"),
+             qPrintable(e));
     e = forkError("latest", {});
     QVERIFY2(e.contains("must be best, last or step-N (got \"latest\")"), qPrintable(e));
     e = forkError("last", {"model.width=8", "train.epochs=2"});
@@ -274,8 +314,8 @@ class TestLineage : public QObject {
     e = forkError("step-6", {"train.batch_size=64", "train.epochs=2"});
     QVERIFY2(e.contains("in the middle of epoch 1") && e.contains("train.batch_size"), qPrintable(e));
     e = forkError("last", {});
-    QVERIFY2(e.contains("starts at step 16, where the fork's plan already ends") &&
-                 e.contains("--set train.epochs=2"), qPrintable(e));
+    QVERIFY2(e.contains("starts at step 16, where the fork's plan already ends") && e.contains("--set train.epochs=2"),
+             qPrintable(e));
     e = forkError("last", {"optimizer.lr=-1", "train.epochs=2"});
     QVERIFY2(e.contains("optimizer.lr must be > 0"), qPrintable(e));
     e = inputErrorOf([&] { Session().fork((dir.path() + "/nope").toStdString(), ForkOptions{}); });
@@ -316,19 +356,53 @@ class TestLineage : public QObject {
     QCOMPARE(test::runInfo(p.runDir).contains(run_files::run_info::kContinued), false);
   }
 
+  // Issue 42: the fork dialog and the engine read one fact per setting
+  // (settingForkable). Each setting of the schema, changed, is refused by
+  // the engine's fork exactly when that fact says so: the augmentations are
+  // accepted (the engine refused all but two while the dialog offered them).
+  void everySettingIsForkableExactlyAsTheSchemaSays() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path());
+    c.train.epochs = 1;
+    Session parent;
+    parent.start(c);
+    const RunSummary p = test::runToEnd(parent);
+    QCOMPARE(p.status, std::string("completed"));
+    int refused = 0, accepted = 0;
+    for (const FieldSpec& f : settingsSchema()) {
+      ForkOptions fork;
+      fork.overrides = {otherValue(f, readRunSettings(p.runDir)), "train.epochs=2"};
+      std::string why;
+      try {
+        planFork(p.runDir, fork);
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      const bool refusedHere = why.find("fork cannot change " + f.path + " ") != std::string::npos;
+      QVERIFY2(refusedHere == !settingForkable(f.path),
+               qPrintable(QString::fromStdString(fork.overrides[0] + ": " + (why.empty() ? "accepted" : why))));
+      (refusedHere ? refused : accepted) += 1;
+    }
+    QVERIFY2(refused > 20 && accepted > 40, qPrintable(QString("%1 refused, %2 accepted").arg(refused).arg(accepted)));
+    QVERIFY(settingForkable("data.augment_rotation") && settingForkable("data.augment_mixup"));
+    QVERIFY(!settingForkable("data.image_size") && !settingForkable("model.width") && !settingForkable("task.kind"));
+  }
+
   // The CLI: continue and fork end to end, with their exit status.
   void commandLine() {
     QTemporaryDir dir;
-    const QStringList small{"--set", "data.train_limit=256", "--set", "data.test_limit=128", "--set",
-                            "model.width=4", "--set", "model.depth=1", "--set", "train.batch_size=32", "--set",
-                            "train.epochs=1", "--set", "performance.device=cpu", "--set", "performance.threads=2"};
+    const QStringList small{"--set", "data.train_limit=256",   "--set", "data.test_limit=128",
+                            "--set", "model.width=4",          "--set", "model.depth=1",
+                            "--set", "train.batch_size=32",    "--set", "train.epochs=1",
+                            "--set", "performance.device=cpu", "--set", "performance.threads=2"};
     auto ran = test::cli(QStringList{"train", "--out", dir.path()} + small);
     QVERIFY2(ran.code == 0, qPrintable(ran.output));
     const QString run = dir.path() + "/" + QDir(dir.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).front();
     ran = test::cli({"continue", run, "--epochs", "1", "--schedule", "constant", "--lr", "0.01"});
     QVERIFY2(ran.code == 0 && ran.output.contains("steps:           16 of 16"), qPrintable(ran.output));
     ran = test::cli({"fork", run, "--set", "optimizer.lr=0.02", "--set", "train.epochs=3"});
-    QVERIFY2(ran.code == 0 && ran.output.contains("forked ") && ran.output.contains("24 of 24"), qPrintable(ran.output));
+    QVERIFY2(ran.code == 0 && ran.output.contains("forked ") && ran.output.contains("24 of 24"),
+             qPrintable(ran.output));
     ran = test::cli({"continue", run, "--epochs", "0"});
     QVERIFY2(ran.code == 2 && ran.output.contains("--epochs must be 1 or more"), qPrintable(ran.output));
     ran = test::cli({"fork", run, "--set", "model.kind=mlp", "--set", "train.epochs=4"});

@@ -83,9 +83,7 @@ std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir
   QStringList changes;
   for (const auto& a : settingsAssignments(settingsChanges(run, formConfig))) {
     const QString line = QString::fromStdString(a);
-    const bool modelOrData = (line.startsWith("model.") || line.startsWith("data.")) &&
-                             !line.startsWith("data.augment_");
-    if (!modelOrData) changes << line;
+    if (settingForkable(a.substr(0, a.find('=')))) changes << line;
   }
   auto* edits = new QPlainTextEdit(changes.join("\n"));
   edits->setObjectName("forkChanges");
@@ -94,8 +92,9 @@ std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir
   notes->setObjectName("forkNotes");
   notes->setWordWrap(true);
   notes->setStyleSheet("color: #a0620a");
-  form->addRow(new QLabel(QObject::tr("A new run from this run's weights with these settings changed (from the "
-                                      "form; edit them). The model and the data stay the run's.")));
+  form->addRow(
+      new QLabel(QObject::tr("A new run from this run's weights with these settings changed (from the "
+                             "form; edit them). The model and the data stay the run's.")));
   form->addRow(QObject::tr("From"), from);
   form->addRow(QObject::tr("Changes"), edits);
   form->addRow(notes);

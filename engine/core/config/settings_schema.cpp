@@ -22,17 +22,17 @@ std::vector<FieldSpec> makeSchema() {
   const std::string model = "Model", data = "Data", train = "Training", opt = "Optimizer", sched = "Schedule",
                     prec = "Precision & memory", perf = "Performance", eval = "Evaluation", out = "Output";
   Fields add(f);
-  const Rule builtIn{[](const TrainConfig& c) {
-                       return c.model.kind == "mlp" || c.model.kind == "cnn" || c.model.kind == "resnet";
-                     },
-                     "model.kind mlp, cnn or resnet"};
+  const Rule builtIn{
+      [](const TrainConfig& c) { return c.model.kind == "mlp" || c.model.kind == "cnn" || c.model.kind == "resnet"; },
+      "model.kind mlp, cnn or resnet"};
   const Rule backbone{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind); },
                       "a torchvision model.kind (resnet18, resnet34, resnet50, mobilenet_v3_small, "
                       "mobilenet_v3_large, efficientnet_b0)"};
   const Rule idx{[](const TrainConfig& c) { return c.data.format == "idx"; }, "data.format idx"};
   const Rule folder{[](const TrainConfig& c) { return c.data.format == "image_folder"; }, "data.format image_folder"};
   const Rule csv{[](const TrainConfig& c) { return c.data.format == "csv"; }, "data.format csv"};
-  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; }, "images (data.format idx or image_folder)"};
+  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; },
+                    "images (data.format idx or image_folder)"};
   // A table's columns: a CSV's, or an image folder's targets table's.
   const Rule tableColumns{[](const TrainConfig& c) {
                             return c.data.format == "csv" ||
@@ -76,7 +76,9 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(model.keep_head), model, "Keep the classifier", T::Bool,
            "Keep the weights' classifier (its number of classes must be the data's); off: a new classifier for the "
            "data's classes, initialised as torchvision does."),
-       Rule{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind) && !c.model.weights.empty(); }, "a torchvision model.kind with model.weights"}, true);
+       Rule{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind) && !c.model.weights.empty(); },
+            "a torchvision model.kind with model.weights"},
+       true);
   when(add(SETTING(model.path), model, "TorchScript file", T::File,
            "A model saved in Python with torch.jit.script(model).save(path) or torch.jit.trace(...).save(path), "
            "taking a batch and giving one logit per class. Loading it runs its code: use files you trust."),
@@ -131,7 +133,9 @@ std::vector<FieldSpec> makeSchema() {
                  "Where huber and smooth_l1 turn from quadratic to linear, in standardised target units when "
                  "targets are standardised."),
              above(0)),
-       Rule{[](const TrainConfig& c) { return c.loss.kind == "huber" || c.loss.kind == "smooth_l1"; }, "loss.kind huber or smooth_l1"}, true);
+       Rule{[](const TrainConfig& c) { return c.loss.kind == "huber" || c.loss.kind == "smooth_l1"; },
+            "loss.kind huber or smooth_l1"},
+       true);
   when(add(SETTING(task.standardize_targets), data, "Standardise targets", T::Bool,
            "Train on targets scaled to mean 0 and std 1 on the training split (recorded and undone in figures, "
            "predictions and exports); helps when targets are large numbers such as prices."),
@@ -170,10 +174,13 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(data.targets_file), data, "Targets table", T::File,
            "Regression or multi-label on images: a CSV table (its first row names the columns) whose first column "
            "names each image (relative to Data) and whose other columns hold its values, 0/1 labels or tags."),
-       Rule{[](const TrainConfig& c) { return c.data.format == "image_folder" && c.task.kind != "classification"; }, "task.kind regression or multilabel on an image folder"}, true);
+       Rule{[](const TrainConfig& c) { return c.data.format == "image_folder" && c.task.kind != "classification"; },
+            "task.kind regression or multilabel on an image folder"},
+       true);
   when(add(SETTING(data.tag_separator), data, "Tag separator", T::Text,
            "Multi-label from one column of tags: what separates a row's tags (\"cat|outdoor\")."),
-       Rule{[](const TrainConfig& c) { return c.task.kind == "multilabel" && c.data.target_columns.empty(); }, "task.kind multilabel without data.target_columns"});
+       Rule{[](const TrainConfig& c) { return c.task.kind == "multilabel" && c.data.target_columns.empty(); },
+            "task.kind multilabel without data.target_columns"});
   when(add(SETTING(data.ignore_columns), data, "Ignored columns", T::TextList,
            "Columns that are neither features nor the label (ids, free text): names or indices, comma-separated."),
        csv, true);
@@ -206,7 +213,8 @@ std::vector<FieldSpec> makeSchema() {
   range(add(SETTING(data.train_limit), data, "Training examples (0: all)", T::Int,
             "Train on only the first N examples; for quick trials of settings."),
         atLeast(0));
-  range(add(SETTING(data.test_limit), data, "Test examples (0: all)", T::Int, "Evaluate on only the first N test examples."),
+  range(add(SETTING(data.test_limit), data, "Test examples (0: all)", T::Int,
+            "Evaluate on only the first N test examples."),
         atLeast(0));
   range(add(SETTING(data.val_fraction), data, "Validation fraction", T::Real,
             "Share of each class of the training examples held out for evaluation during the run, so the test set "
@@ -220,13 +228,15 @@ std::vector<FieldSpec> makeSchema() {
   add(SETTING(data.normalize), data, "Normalise", T::Bool,
       "Images: subtract each channel's training mean and divide by its std; tables: standardise each feature. "
       "Almost always helps optimisation.");
-  when(choices(add(SETTING(data.normalize_stats), data, "Normalise with", T::Choice,
-                   "Whose per-channel mean and std: auto: ImageNet's (mean 0.485, 0.456, 0.406; std 0.229, 0.224, "
-                   "0.225) for a torchvision backbone started from model.weights, as the weights were trained, "
-                   "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
-                   "images)."),
-               {"auto", "data", "imagenet"}),
-       Rule{[](const TrainConfig& c) { return c.data.normalize && c.data.format != "csv"; }, "data.normalize on images"}, true);
+  when(
+      choices(add(SETTING(data.normalize_stats), data, "Normalise with", T::Choice,
+                  "Whose per-channel mean and std: auto: ImageNet's (mean 0.485, 0.456, 0.406; std 0.229, 0.224, "
+                  "0.225) for a torchvision backbone started from model.weights, as the weights were trained, "
+                  "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
+                  "images)."),
+              {"auto", "data", "imagenet"}),
+      Rule{[](const TrainConfig& c) { return c.data.normalize && c.data.format != "csv"; }, "data.normalize on images"},
+      true);
   addAugmentSettings(add);
 
   // The first of the two to come ends the run (as Lightning's max_epochs and
@@ -247,7 +257,8 @@ std::vector<FieldSpec> makeSchema() {
   range(add(SETTING(train.grad_clip_norm), train, "Gradient clipping (L2 norm, 0: off)", T::Real,
             "Scale gradients down when their global norm exceeds this; tames loss spikes with high learning rates."),
         atLeast(0));
-  add(SETTING(train.seed), train, "Seed", T::Int, "Fixes initialisation, shuffling and augmentation: same seed, same run.");
+  add(SETTING(train.seed), train, "Seed", T::Int,
+      "Fixes initialisation, shuffling and augmentation: same seed, same run.");
   range(add(SETTING(train.log_every_steps), train, "Read metrics every N steps", T::Int,
             "Metrics stay on the device and are read in one sync every N steps; larger is faster on a GPU."),
         between(1, 100000));
@@ -274,11 +285,12 @@ std::vector<FieldSpec> makeSchema() {
            "eval_ece"});
   const Rule early{[](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; },
                    "a train.early_stopping.metric (not off)"};
-  when(choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
-                   "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE, ECE), max "
-                   "for an accuracy, R\u00b2, mAP, F1 or AUC."),
-               {"auto", "min", "max"}),
-       early);
+  when(
+      choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
+                  "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE, ECE), max "
+                  "for an accuracy, R\u00b2, mAP, F1 or AUC."),
+              {"auto", "min", "max"}),
+      early);
   when(range(add(SETTING(train.early_stopping.patience), train, "Early stopping: patience (evaluations)", T::Int,
                  "Evaluations in a row without improvement before the run ends; evaluation.every_steps sets how "
                  "often they come."),
@@ -316,8 +328,7 @@ std::vector<FieldSpec> makeSchema() {
            "After the head-only epochs, unfreeze one more layer group each epoch, from the head down (ULMFiT), "
            "instead of all at once."),
        freezing);
-  range(add(SETTING(train.finetune.backbone_lr_factor), train, "Fine-tune: first layers' learning-rate factor",
-            T::Real,
+  range(add(SETTING(train.finetune.backbone_lr_factor), train, "Fine-tune: first layers' learning-rate factor", T::Real,
             "Discriminative learning rates: the first layer group learns at the head's rate times this, the groups "
             "between at geometric steps (0.01 is fastai's slice(lr/100, lr)). 1: one rate for the whole model."),
         between(0, 1, true, false));
@@ -358,15 +369,19 @@ std::vector<FieldSpec> makeSchema() {
              "schedule.cyclic.max_momentum set it";
     return "";
   };
-  when(add(SETTING(optimizer.nesterov), opt, "Nesterov", T::Bool, "SGD: look-ahead momentum; often converges a little faster."),
+  when(add(SETTING(optimizer.nesterov), opt, "Nesterov", T::Bool,
+           "SGD: look-ahead momentum; often converges a little faster."),
        sgd);
-  when(range(add(SETTING(optimizer.beta1), opt, "Beta 1", T::Real, "Adam: decay of the gradient's running mean (its momentum)."),
+  when(range(add(SETTING(optimizer.beta1), opt, "Beta 1", T::Real,
+                 "Adam: decay of the gradient's running mean (its momentum)."),
              between(0, 1, false, true)),
        adam);
-  when(range(add(SETTING(optimizer.beta2), opt, "Beta 2", T::Real, "Adam: decay of the squared gradient's running mean."),
-             between(0, 1, false, true)),
+  when(range(
+           add(SETTING(optimizer.beta2), opt, "Beta 2", T::Real, "Adam: decay of the squared gradient's running mean."),
+           between(0, 1, false, true)),
        adam);
-  when(range(add(SETTING(optimizer.eps), opt, "Epsilon", T::Real, "Adam: added to the denominator for numerical stability."),
+  when(range(add(SETTING(optimizer.eps), opt, "Epsilon", T::Real,
+                 "Adam: added to the denominator for numerical stability."),
              above(0)),
        adam);
 
@@ -389,7 +404,8 @@ std::vector<FieldSpec> makeSchema() {
                  "Multiply the learning rate by gamma every N steps."),
              above(0)),
        schedule("step"), true);
-  when(range(add(SETTING(schedule.step.gamma), sched, "Step: gamma", T::Real, "The factor applied at each step of the staircase."),
+  when(range(add(SETTING(schedule.step.gamma), sched, "Step: gamma", T::Real,
+                 "The factor applied at each step of the staircase."),
              above(0)),
        schedule("step"), true);
   when(range(add(SETTING(schedule.cosine.t_max), sched, "Cosine: period (0: the run)", T::Int,
@@ -404,10 +420,12 @@ std::vector<FieldSpec> makeSchema() {
                  "Fraction of the rate at the start."),
              between(0, 1, true)),
        schedule("linear"), true);
-  when(range(add(SETTING(schedule.linear.end_factor), sched, "Linear: end factor", T::Real, "Fraction of the rate after the ramp."),
+  when(range(add(SETTING(schedule.linear.end_factor), sched, "Linear: end factor", T::Real,
+                 "Fraction of the rate after the ramp."),
              between(0, 1)),
        schedule("linear"), true);
-  when(range(add(SETTING(schedule.linear.total_iters), sched, "Linear: ramp steps", T::Int, "Steps over which the factor moves."),
+  when(range(add(SETTING(schedule.linear.total_iters), sched, "Linear: ramp steps", T::Int,
+                 "Steps over which the factor moves."),
              above(0)),
        schedule("linear"), true);
   const Rule one = schedule("onecycle"), cyc = schedule("cyclic");
@@ -423,10 +441,12 @@ std::vector<FieldSpec> makeSchema() {
                  "Share of the cycle spent rising to the peak."),
              between(0, 1)),
        one, true);
-  when(choices(add(SETTING(schedule.onecycle.anneal), sched, "OneCycle: anneal", T::Choice, "Shape of the rise and fall."),
-               {"cos", "linear"}),
+  when(choices(
+           add(SETTING(schedule.onecycle.anneal), sched, "OneCycle: anneal", T::Choice, "Shape of the rise and fall."),
+           {"cos", "linear"}),
        one, true);
-  when(range(add(SETTING(schedule.onecycle.div_factor), sched, "OneCycle: start divisor", T::Real, "Starting rate = peak / this."),
+  when(range(add(SETTING(schedule.onecycle.div_factor), sched, "OneCycle: start divisor", T::Real,
+                 "Starting rate = peak / this."),
              above(0)),
        one, true);
   when(range(add(SETTING(schedule.onecycle.final_div_factor), sched, "OneCycle: final divisor", T::Real,
@@ -439,17 +459,21 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(schedule.onecycle.cycle_momentum), sched, "OneCycle: cycle momentum", T::Bool,
            "Lower momentum (or beta1) while the rate is high, raise it as the rate falls."),
        one, true);
-  when(range(add(SETTING(schedule.onecycle.base_momentum), sched, "OneCycle: low momentum", T::Real, "Momentum at the peak rate."),
+  when(range(add(SETTING(schedule.onecycle.base_momentum), sched, "OneCycle: low momentum", T::Real,
+                 "Momentum at the peak rate."),
              between(0, 1, false, true)),
        one, true);
-  when(range(add(SETTING(schedule.onecycle.max_momentum), sched, "OneCycle: high momentum", T::Real, "Momentum at the low rates."),
+  when(range(add(SETTING(schedule.onecycle.max_momentum), sched, "OneCycle: high momentum", T::Real,
+                 "Momentum at the low rates."),
              between(0, 1, false, true)),
        one, true);
-  when(range(add(SETTING(schedule.cyclic.base_lr), sched, "Cyclic: low rate", T::Real, "Bottom of each cycle."), above(0)), cyc,
-       true);
-  when(range(add(SETTING(schedule.cyclic.max_lr), sched, "Cyclic: high rate", T::Real, "Top of each cycle."), above(0)), cyc,
-       true);
-  when(range(add(SETTING(schedule.cyclic.step_size_up), sched, "Cyclic: steps up", T::Int, "Steps from the low to the high rate."),
+  when(range(add(SETTING(schedule.cyclic.base_lr), sched, "Cyclic: low rate", T::Real, "Bottom of each cycle."),
+             above(0)),
+       cyc, true);
+  when(range(add(SETTING(schedule.cyclic.max_lr), sched, "Cyclic: high rate", T::Real, "Top of each cycle."), above(0)),
+       cyc, true);
+  when(range(add(SETTING(schedule.cyclic.step_size_up), sched, "Cyclic: steps up", T::Int,
+                 "Steps from the low to the high rate."),
              above(0)),
        cyc, true);
   when(range(add(SETTING(schedule.cyclic.step_size_down), sched, "Cyclic: steps down (0: same)", T::Int,
@@ -467,10 +491,12 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(schedule.cyclic.cycle_momentum), sched, "Cyclic: cycle momentum", T::Bool,
            "Move momentum opposite to the rate within each cycle."),
        cyc, true);
-  when(range(add(SETTING(schedule.cyclic.base_momentum), sched, "Cyclic: low momentum", T::Real, "Momentum at the high rate."),
+  when(range(add(SETTING(schedule.cyclic.base_momentum), sched, "Cyclic: low momentum", T::Real,
+                 "Momentum at the high rate."),
              between(0, 1, false, true)),
        cyc, true);
-  when(range(add(SETTING(schedule.cyclic.max_momentum), sched, "Cyclic: high momentum", T::Real, "Momentum at the low rate."),
+  when(range(add(SETTING(schedule.cyclic.max_momentum), sched, "Cyclic: high momentum", T::Real,
+                 "Momentum at the low rate."),
              between(0, 1, false, true)),
        cyc, true);
 
@@ -507,7 +533,8 @@ std::vector<FieldSpec> makeSchema() {
   when(range(add(SETTING(memory.checkpoint_blocks), prec, "Checkpoint: blocks per segment", T::Int,
                  "Blocks (residual blocks, conv stages, hidden layers) recomputed together."),
              between(1, 1 << 20)),
-       Rule{[](const TrainConfig& c) { return c.memory.activation_checkpointing == "every"; }, "memory.activation_checkpointing every"});
+       Rule{[](const TrainConfig& c) { return c.memory.activation_checkpointing == "every"; },
+            "memory.activation_checkpointing every"});
   add(SETTING(memory.oom_backoff), prec, "Out of memory: back off", T::Bool,
       "When a step runs out of memory, halve the micro-batch and double the accumulation (same effective batch), "
       "mark it on the curves, and go on.");
@@ -549,7 +576,8 @@ std::vector<FieldSpec> makeSchema() {
               "batches ahead; auto: device when it fits."),
           {"auto", "device", "workers"});
   const Applies workers = [](const TrainConfig& c) { return c.loader.mode != "device"; };
-  when(range(add(SETTING(loader.workers), perf, "Loader workers", T::Int, "Threads preparing batches in parallel with training."),
+  when(range(add(SETTING(loader.workers), perf, "Loader workers", T::Int,
+                 "Threads preparing batches in parallel with training."),
              between(0, 64)),
        workers);
   when(range(add(SETTING(loader.prefetch), perf, "Prefetch per worker", T::Int,
@@ -602,8 +630,9 @@ const std::vector<FieldSpec>& settingsSchema() {
 }
 
 const std::vector<std::string>& settingsGroups() {
-  static const std::vector<std::string> groups = {"Model",    "Data",     "Training",    "Optimizer", "Schedule",
-                                                  "Precision & memory", "Performance", "Evaluation", "Output"};
+  static const std::vector<std::string> groups = {"Model",       "Data",       "Training",
+                                                  "Optimizer",   "Schedule",   "Precision & memory",
+                                                  "Performance", "Evaluation", "Output"};
   return groups;
 }
 
@@ -611,6 +640,12 @@ const FieldSpec* findSetting(const std::string& path) {
   for (const auto& s : settingsSchema())
     if (s.path == path) return &s;
   return nullptr;
+}
+
+bool settingForkable(const std::string& path) {
+  if (path.rfind("data.augment_", 0) == 0) return true;                         // regularisation
+  if (path == "task.kind" || path == "task.standardize_targets") return false;  // what the outputs mean
+  return path.rfind("model.", 0) != 0 && path.rfind("data.", 0) != 0;
 }
 
 bool settingApplies(const FieldSpec& spec, const TrainConfig& config) { return !spec.applies || spec.applies(config); }

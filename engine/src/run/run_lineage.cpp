@@ -38,29 +38,26 @@ std::string checkpointsOf(const std::string& runDir) {
   return list.empty() ? "none" : list;
 }
 
-bool modelOrDataKey(const std::string& key) {
-  if (key == "data.augment_flip" || key == "data.augment_crop") return false;  // regularisation
-  if (key == "task.kind" || key == "task.standardize_targets") return true;     // what the outputs mean
-  return key.rfind("model.", 0) == 0 || key.rfind("data.", 0) == 0;
-}
-
 }  // namespace
 
 ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
   requireRunFolder(parentDir);
   const std::string& from = options.from;
   std::string file;
-  if (from == "last") file = run_files::kLastCheckpoint;
-  else if (from == "best") file = run_files::kBestCheckpoint;
+  if (from == "last")
+    file = run_files::kLastCheckpoint;
+  else if (from == "best")
+    file = run_files::kBestCheckpoint;
   else if (from.rfind("step-", 0) == 0 && from.size() > 5 && from.size() < 25 &&
            from.find_first_not_of("0123456789", 5) == std::string::npos)
     file = run_files::stepCheckpoint(std::stoll(from.substr(5)));
-  else throw InputError("fork --from must be best, last or step-N (got \"" + from + "\")");
+  else
+    throw InputError("fork --from must be best, last or step-N (got \"" + from + "\")");
   ForkPlan plan;
   plan.checkpoint = parentDir + "/" + file;
   if (!fs::is_regular_file(plan.checkpoint))
-    throw CheckpointError("run " + parentDir + " has no " + from + " checkpoint (" + file + "); its checkpoints: " +
-                          checkpointsOf(parentDir) +
+    throw CheckpointError("run " + parentDir + " has no " + from + " checkpoint (" + file +
+                          "); its checkpoints: " + checkpointsOf(parentDir) +
                           (from.rfind("step-", 0) == 0 ? " (a run keeps every evaluation's checkpoint with "
                                                          "output.keep_checkpoints true)"
                                                        : ""));
@@ -76,9 +73,10 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
                          : std::string(".");
   const nlohmann::json changed = settingsChanges(parent, child);
   for (auto it = changed.begin(); it != changed.end(); ++it)
-    if (modelOrDataKey(it.key()))
+    if (!settingForkable(it.key()))
       throw InputError("fork cannot change " + it.key() + " (" + it.value()[0].dump() + " in the parent, " +
-                       it.value()[1].dump() + " asked): the checkpoint's weights belong to the parent's model "
+                       it.value()[1].dump() +
+                       " asked): the checkpoint's weights belong to the parent's model "
                        "and data; start a new run for that");
   const auto errors = validate(child);
   if (!errors.empty()) throw InvalidSettings(errors, "the fork of " + parentDir);
@@ -99,7 +97,8 @@ ForkPlan planFork(const std::string& parentDir, const ForkOptions& options) {
   const bool stepsEnd = child.train.max_steps > 0 && child.train.max_steps <= at.step;
   const bool epochsEnd = child.train.epochs > 0 && child.train.epochs <= at.epoch;
   if (stepsEnd || epochsEnd)
-    throw InputError("fork --from " + from + " starts at step " + std::to_string(at.step) + ", where the fork's "
+    throw InputError("fork --from " + from + " starts at step " + std::to_string(at.step) +
+                     ", where the fork's "
                      "plan already ends: raise " +
                      (stepsEnd ? "train.max_steps above " + std::to_string(at.step)
                                : "train.epochs above " + std::to_string(at.epoch) +

@@ -9,9 +9,9 @@
 // one entry here: no edit in the reader, the writer or ui/. Torch-free.
 // Thread: immutable data, any thread.
 
+#include <cstdint>
 #include <functional>
 #include <limits>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -50,7 +50,7 @@ using FieldRef = std::variant<std::string*, bool*, int*, int64_t*, uint64_t*, do
                               std::vector<std::string>*>;
 
 struct FieldSpec {
-  std::string path;   // dotted, as in settings.json and validation messages: "optimizer.lr"
+  std::string path;  // dotted, as in settings.json and validation messages: "optimizer.lr"
   // The member in a config (the same dotted path in C++: c.optimizer.lr).
   std::function<FieldRef(TrainConfig&)> member;
   std::string group;  // the form's section
@@ -90,13 +90,20 @@ bool settingApplies(const FieldSpec& spec, const TrainConfig& config);
 // when it acts, or stays at its default (or no field has this path). The form shows it beside the field, the
 // fork dialog beside a change, the CLI after --set.
 std::string settingEffectNote(const std::string& path, const TrainConfig& config);
+// Whether a fork may change this setting (dotted path): not what the
+// checkpoint's weights are bound to (model.*, data.* other than the
+// augmentations, task.kind, task.standardize_targets); the augmentations,
+// the optimizer, schedule, training and output settings it may. The fork
+// dialog offers, and the engine's fork accepts, exactly these.
+bool settingForkable(const std::string& path);
 // The setting that sets a run's (peak) learning rate under its schedule:
 // schedule.onecycle.max_lr, schedule.cyclic.max_lr, else optimizer.lr.
 std::string learningRateSetting(const TrainConfig& config);
 // The notes of these settings as warnings with their field: dotted paths,
 // or "key=value" assignments as --set and a fork's changes give them (the
 // key is the path); an empty list: every field.
-std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config, const std::vector<std::string>& settings = {});
+std::vector<ConfigError> settingsWithoutEffect(const TrainConfig& config,
+                                               const std::vector<std::string>& settings = {});
 
 // "optimizer.lr" -> "/optimizer/lr"
 std::string jsonPointer(const std::string& dottedPath);
