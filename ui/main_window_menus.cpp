@@ -1,0 +1,162 @@
+// MainWindow's menu bar: File, Edit, Run, View and Help (the user's
+// documents by section). The window itself: main_window.cpp.
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QInputDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScreen>
+#include <QScrollArea>
+#include <QSettings>
+#include <QTabWidget>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include "studio/dataset_info.h"
+#include "studio/log.h"
+#include "studio/presets.h"
+#include "ui/continue_dialog.h"
+#include "ui/data_panel.h"
+#include "ui/evaluation_panel.h"
+#include "ui/fork_dialog.h"
+#include "ui/help_dialog.h"
+#include "ui/log_panel.h"
+#include "ui/metric_chart.h"
+#include "ui/model_panel.h"
+#include "ui/notifier.h"
+#include "ui/plots_panel.h"
+#include "ui/predict_panel.h"
+#include "ui/preview_coordinator.h"
+#include "ui/probe_runs.h"
+#include "ui/queue_panel.h"
+#include "ui/queue_runner.h"
+#include "ui/run_controller.h"
+#include "ui/run_export.h"
+#include "ui/run_lifecycle.h"
+#include "ui/run_status_bar.h"
+#include "ui/run_toolbar.h"
+#include "ui/runs_panel.h"
+#include "ui/search_dialog.h"
+#include "ui/settings_panel.h"
+#include "ui/study_panel.h"
+#include "ui/theme.h"
+#include "ui/trust_store.h"
+
+namespace studio::ui {
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("Load settings…"), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load settings"), QString(), tr("Settings (*.json)"));
+    if (!path.isEmpty()) loadSettingsFile(path);
+  });
+  file->addAction(tr("Save settings…"), QKeySequence::Save, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save settings"),
+                                                      QString::fromStdString(m_settings->config().name) + ".json",
+                                                      tr("Settings (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !m_settings->saveFile(path, &error)) showFailure(tr("Settings not saved"), error);
+  });
+  file->addAction(tr("Export run…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+    const QStringList sel = m_runs->selectedRuns();
+    const QString dir = sel.size() == 1 ? sel.front() : m_lifecycle->liveRun();
+    if (dir.isEmpty())
+      showMessage(tr("Select one run in the Runs list to export it."), true);
+    else
+      exportSelectedRun(dir);
+  });
+  file->addAction(tr("Chart export size…"), this, [this] {
+    const QStringList sizes{"1200 x 700", "1600 x 900", "1920 x 1080", "2400 x 1400", "3200 x 1800"};
+    const QString now = QString("%1 x %2").arg(m_chartExportSize.width()).arg(m_chartExportSize.height());
+    bool ok = false;
+    const QString chosen = QInputDialog::getItem(this, tr("Chart export size"), tr("Exported charts (pixels):"), sizes,
+                                                 std::max<int>(0, static_cast<int>(sizes.indexOf(now))), false, &ok);
+    const QStringList wh = chosen.split(" x ");
+    if (ok && wh.size() == 2) setChartExportSize(QSize(wh[0].toInt(), wh[1].toInt()));
+  });
+  QMenu* recent = file->addMenu(tr("Recent runs"));
+  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+    recent->clear();
+    for (const QString& dir : QSettings().value("runs/recent").toStringList()) {
+      if (!QFile::exists(dir + "/settings.json")) continue;  // moved or deleted since
+      recent->addAction(QFileInfo(dir).fileName(), this, [this, dir] {
+        m_runs->setRunsDir(QFileInfo(dir).absolutePath());
+        m_runs->selectRuns({dir});
+      });
+    }
+    if (recent->isEmpty()) recent->addAction(tr("(none yet)"))->setEnabled(false);
+  });
+  file->addSeparator();
+  file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(m_settings->undoAction());
+  edit->addAction(m_settings->redoAction());
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  for (QAction* a : {m_toolbar->startAction(), m_toolbar->pauseAction(), m_toolbar->resumeAction(),
+                     m_toolbar->stopAction(), m_toolbar->saveAction()})
+    run->addAction(a);
+  run->addSeparator();
+  run->addAction(tr("Find learning rate…"), this, [this] { openLrFind(); });
+  run->addAction(tr("Find largest batch…"), this, [this] { openBatchFind(); });
+  run->addAction(tr("Search…"), this, [this] { openSearch(); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  QMenu* theme = view->addMenu(tr("Theme"));
+  auto* group = new QActionGroup(this);
+  const QString current = QSettings().value("view/theme", "system").toString();
+  for (Theme t : {Theme::System, Theme::Light, Theme::Dark}) {
+    QAction* a = theme->addAction(t == Theme::System ? tr("Desktop") : t == Theme::Light ? tr("Light") : tr("Dark"));
+    a->setCheckable(true);
+    a->setChecked(m_restore && themeName(t) == current);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [t] {
+      applyTheme(t);
+      QSettings().setValue("view/theme", themeName(t));
+    });
+  }
+  view->addAction(tr("Reset chart views"), this, [this] {
+    for (auto* c : m_plots->charts()) c->resetView();
+  });
+  view->addSeparator();
+  view->addAction(m_notifier->action());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("Guide"), QKeySequence::HelpContents, this, [this] { openGuide(); });
+  // One menu per document (docs/user-guide.md, cli.md, run-folder.md), each
+  // listing its sections.
+  const QStringList documents = HelpDialog::documentPaths();
+  for (const QString& path : documents) {
+    const QString name = QFileInfo(path).fileName();
+    QMenu* menu = help->addMenu(name == "cli.md"          ? tr("Command line")
+                                : name == "run-folder.md" ? tr("Run folder")
+                                                          : tr("User guide"));
+    menu->setObjectName("docMenu-" + QFileInfo(path).baseName());
+    for (const QString& section : HelpDialog::headingsOf(path))
+      menu->addAction(section, this, [this, section] { openGuide()->showSection(section); });
+  }
+  if (documents.isEmpty()) help->addAction(tr("(no user guide next to this program)"))->setEnabled(false);
+  help->addSeparator();
+  help->addAction(tr("About Training Studio"), this, [this] {
+    QMessageBox::about(this, tr("About Training Studio"),
+                       tr("Training Studio %1\nTrains PyTorch models with LibTorch; every speed and memory "
+                          "technique is a setting.")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+}  // namespace studio::ui
