@@ -5,8 +5,8 @@
 #include <cmath>
 #include <set>
 #include <string>
-#include <vector>
 #include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
