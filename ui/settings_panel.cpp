@@ -150,7 +150,14 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent), m_undo(new QUnd
   applyDocument(toJson(TrainConfig{}));
 }
 
-SettingsPanel::~SettingsPanel() = default;
+SettingsPanel::~SettingsPanel() {
+  // ~QWidget deletes the children after this body: the undo stack's clear()
+  // then emits canUndoChanged, whose handlers would run on a panel already
+  // destroyed (UBSan: "member access ... which does not point to an object
+  // of type 'SettingsPanel'"; test_window_review's heap corruption inside
+  // tcmalloc came after it). Nothing of the panel listens any more.
+  disconnect(m_undo, nullptr, this, nullptr);
+}
 
 void SettingsPanel::buildForm() {
   auto* column = new QVBoxLayout(m_formHost);
