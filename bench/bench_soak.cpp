@@ -99,20 +99,17 @@ int main(int argc, char** argv) {
   bool smoke = false;  // --smoke: a short run for make bench-smoke; its figures are no measurement
   int threads = 0;
   std::string device = "auto";
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--smoke") smoke = true;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--smoke") {
-      --i;
-      continue;
-    }
-    if (a == "--minutes")
-      minutes = std::atof(argv[i + 1]);
-    else if (a == "--threads")
-      threads = std::atoi(argv[i + 1]);
-    else if (a == "--device")
-      device = argv[i + 1];
+    const bool hasValue = i + 1 < argc;
+    if (a == "--smoke")
+      smoke = true;
+    else if (a == "--minutes" && hasValue)
+      minutes = std::atof(argv[++i]);
+    else if (a == "--threads" && hasValue)
+      threads = std::atoi(argv[++i]);
+    else if (a == "--device" && hasValue)
+      device = argv[++i];
   }
   studio::log::setConsoleLevel("warn");
   const QString presetDir = QString::fromStdString(studio::defaultPresetDir());

@@ -5,53 +5,25 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QCloseEvent>
-#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QScreen>
-#include <QScrollArea>
 #include <QSettings>
-#include <QTabWidget>
-#include <QUndoStack>
-#include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
-#include "studio/dataset_info.h"
-#include "studio/log.h"
-#include "studio/presets.h"
-#include "ui/continue_dialog.h"
-#include "ui/data_panel.h"
-#include "ui/evaluation_panel.h"
-#include "ui/fork_dialog.h"
+
 #include "ui/help_dialog.h"
-#include "ui/log_panel.h"
 #include "ui/metric_chart.h"
-#include "ui/model_panel.h"
 #include "ui/notifier.h"
 #include "ui/plots_panel.h"
-#include "ui/predict_panel.h"
-#include "ui/preview_coordinator.h"
-#include "ui/probe_runs.h"
-#include "ui/queue_panel.h"
-#include "ui/queue_runner.h"
-#include "ui/run_controller.h"
-#include "ui/run_export.h"
 #include "ui/run_lifecycle.h"
-#include "ui/run_status_bar.h"
 #include "ui/run_toolbar.h"
 #include "ui/runs_panel.h"
-#include "ui/search_dialog.h"
 #include "ui/settings_panel.h"
-#include "ui/study_panel.h"
 #include "ui/theme.h"
-#include "ui/trust_store.h"
 
 namespace studio::ui {
 
