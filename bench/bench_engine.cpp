@@ -34,7 +34,7 @@
 
 #include "studio/log.h"
 #include "studio/session.h"
-#include "train/op_count.h"
+#include "train/step/op_count.h"
 
 namespace {
 

@@ -19,8 +19,8 @@
 #include "models/builtin_model.h"
 #include "test_support.h"
 #include "torch_test_support.h"
-#include "train/autocast_scope.h"
 #include "train/cpu_memory.h"
+#include "train/step/autocast_scope.h"
 
 using namespace studio;
 

@@ -11,7 +11,7 @@
 #include <map>
 
 #include "optim/optimizer.h"
-#include "train/op_count.h"
+#include "train/step/op_count.h"
 
 using namespace studio;
 using studio::test::tensorOf;

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <optional>
 
-#include "train/autocast_scope.h"
+#include "train/step/autocast_scope.h"
 
 #include "models/batch_norm.h"
 #include "models/model_factory.h"

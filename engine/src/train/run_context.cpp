@@ -16,7 +16,7 @@
 #include "train/cpu_memory.h"
 #include "train/evaluation.h"
 #include "train/metric_window.h"
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 #include "train/tasks/task.h"
 
 namespace studio {
@@ -37,6 +37,8 @@ RunContext::~RunContext() = default;
 double RunContext::wallSeconds() const {
   return times.wallAtStart + std::chrono::duration<double>(Clock::now() - times.started).count();
 }
+
+double RunContext::lrAt(int64_t step) const { return parts.schedule->lr(step) * lr.multiplier; }
 
 MetricRecord RunContext::record(RecordKind kind) const {
   MetricRecord r;

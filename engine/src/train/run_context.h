@@ -196,6 +196,9 @@ struct RunContext {
   std::unique_ptr<CallbackList> callbacks;
 
   double wallSeconds() const;
+  // The learning rate that acts at this step: the schedule's, scaled by the
+  // person's changes and the rollbacks (lr.multiplier).
+  double lrAt(int64_t step) const;
   // A record of this kind at the current step, epoch and time.
   MetricRecord record(RecordKind kind) const;
   // Into metrics.csv (rank 0) and to the front-end.

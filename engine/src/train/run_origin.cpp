@@ -176,7 +176,7 @@ void continueRun(RunContext& ctx, const run_start::Continue& x) {
   e.from = x.fromHere ? at.step : std::max(at.step, ctx.steps.totalSteps);
   e.to = e.from + x.epochs * ctx.steps.stepsPerEpoch;
   e.schedule = x.schedule;
-  const double lastLr = at.step > 0 ? ctx.parts.schedule->lr(at.step - 1) * ctx.lr.multiplier : ctx.cfg.optimizer.lr;
+  const double lastLr = at.step > 0 ? ctx.lrAt(at.step - 1) : ctx.cfg.optimizer.lr;
   e.lr = x.lr > 0 ? x.lr : x.how == "constant" ? lastLr : ctx.cfg.optimizer.lr;
   if (ctx.lr.multiplier != 1.0)
     log::info("the learning-rate changes made during the run (x" + fmt(ctx.lr.multiplier) +

@@ -30,7 +30,7 @@
 #include "train/evaluation.h"
 #include "train/metric_window.h"
 #include "train/run_origin.h"
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 #include "train/tasks/task.h"
 
 namespace studio {

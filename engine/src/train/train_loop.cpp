@@ -9,7 +9,7 @@
 #include "train/metric_window.h"
 #include "train/rank_agreement.h"
 #include "train/run_commands.h"
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 
 namespace studio {
 
@@ -56,7 +56,7 @@ void trainLoop(RunContext& c) {
       int64_t samples = 0;
       bool full = false;
       std::vector<Batch> group = nextGroup(c, samples, full);
-      const double lr = c.parts.schedule->lr(at.step) * c.lr.multiplier;
+      const double lr = c.lrAt(at.step);
       const std::optional<double> momentum = c.parts.schedule->momentum(at.step);
       torch::Tensor figures = c.stepper->step({group, samples, lr, momentum, full});
       group.clear();

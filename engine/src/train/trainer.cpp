@@ -14,7 +14,7 @@
 #include "train/run_context.h"
 #include "train/run_failure.h"
 #include "train/run_setup.h"
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 #include "train/train_loop.h"
 
 namespace studio {

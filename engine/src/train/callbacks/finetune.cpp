@@ -80,7 +80,7 @@ class Finetune : public TrainCallback {
       for (const auto& g : unfrozen) names += (names.empty() ? "" : ", ") + g;
       MetricRecord r = ctx.record(RecordKind::Unfreeze);
       r.step = ctx.position.step;
-      r.lr = ctx.parts.schedule->lr(ctx.position.step) * ctx.lr.multiplier;
+      r.lr = ctx.lrAt(ctx.position.step);
       ctx.post(r);
       log::info("epoch " + std::to_string(epoch + 1) + ": unfreezing " + names + " (" +
                 std::to_string(trains.size() - frozen.size()) + " of " + std::to_string(trains.size()) +

@@ -87,7 +87,7 @@ class NonfinitePolicy : public TrainCallback {
     ctx.nonfinite.fill_(static_cast<double>(m_counts.steps));
     ctx.control.rolledBack = true;
     ctx.lr.multiplier *= t.rollback_lr_factor;
-    const double lr = ctx.parts.schedule->lr(ctx.position.step) * ctx.lr.multiplier;
+    const double lr = ctx.lrAt(ctx.position.step);
     ctx.lr.changes = lrChanges;
     ctx.lr.changes.push_back(
         {{"step", ctx.position.step}, {"lr", lr}, {"multiplier", ctx.lr.multiplier}, {"rollback", now.rollbacks}});

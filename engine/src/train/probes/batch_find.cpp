@@ -14,7 +14,7 @@
 #include "train/device_info.h"
 #include "train/probes/probe.h"
 #include "train/run_commands.h"
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 
 namespace studio {
 namespace {

@@ -9,7 +9,7 @@
 #include "train/metric_window.h"
 #include "train/probes/probe.h"
 #include "train/run_commands.h"
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 #include "train/train_loop.h"
 
 namespace studio {

@@ -1,6 +1,6 @@
 #include "train/probes/probe.h"
 
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 
 namespace studio {
 

@@ -1,4 +1,4 @@
-#include "train/graphed_step.h"
+#include "train/step/graphed_step.h"
 
 #include "optim/optimizer.h"
 #include "studio/log.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "train/step_graph.h"
-#include "train/step_runner.h"
+#include "train/step/step_graph.h"
+#include "train/step/step_runner.h"
 
 namespace studio {
 

@@ -1,4 +1,4 @@
-#include "train/oom_backoff.h"
+#include "train/step/oom_backoff.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/DeviceAccelerator.h>

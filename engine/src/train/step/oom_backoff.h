@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "train/graphed_step.h"
-#include "train/step_runner.h"
+#include "train/step/graphed_step.h"
+#include "train/step/step_runner.h"
 
 namespace studio {
 

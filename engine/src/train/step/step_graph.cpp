@@ -1,4 +1,4 @@
-#include "train/step_graph.h"
+#include "train/step/step_graph.h"
 
 #include <stdexcept>
 

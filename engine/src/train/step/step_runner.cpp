@@ -1,4 +1,4 @@
-#include "train/step_runner.h"
+#include "train/step/step_runner.h"
 
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_foreach_add.h>
@@ -9,8 +9,8 @@
 #include "optim/grad_clip.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
-#include "train/autocast_scope.h"
 #include "train/device_info.h"
+#include "train/step/autocast_scope.h"
 #include "train/tasks/task.h"
 
 namespace studio {

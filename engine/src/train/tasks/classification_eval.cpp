@@ -7,7 +7,7 @@
 
 #include "dist/process_group.h"
 #include "studio/calibration.h"
-#include "train/autocast_scope.h"
+#include "train/step/autocast_scope.h"
 
 namespace studio {
 
