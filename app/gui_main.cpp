@@ -13,12 +13,12 @@
 #include "studio/log.h"
 #include "studio/session.h"
 #include "studio/train_config.h"
-#include "ui/main_window.h"
-#include "ui/plots_panel.h"
-#include "ui/run_controller.h"
-#include "ui/runs_panel.h"
-#include "ui/settings_panel.h"
-#include "ui/theme.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/common/theme.h"
+#include "ui/runs/runs_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
 
 namespace {
 

@@ -36,11 +36,11 @@
 
 #include "studio/log.h"
 #include "studio/session.h"
-#include "ui/main_window.h"
-#include "ui/plots_panel.h"
-#include "ui/run_controller.h"
-#include "ui/run_status_bar.h"
-#include "ui/settings_panel.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
+#include "ui/window/run_status_bar.h"
 #include "window_bench.h"
 
 namespace {

@@ -18,9 +18,9 @@
 
 #include "studio/log.h"
 #include "studio/session.h"
-#include "ui/main_window.h"
-#include "ui/run_controller.h"
-#include "ui/settings_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
 #include "window_bench.h"
 
 namespace {

@@ -10,8 +10,8 @@
 #include <cstdlib>
 
 #include "studio/train_config.h"
-#include "ui/main_window.h"
-#include "ui/settings_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
 
 namespace bench {
 

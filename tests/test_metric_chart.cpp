@@ -10,10 +10,10 @@
 
 #include <qcustomplot.h>
 
-#include "ui/divergence_watch.h"
-#include "ui/metric_chart.h"
-#include "ui/plots_panel.h"
-#include "ui/system_monitor.h"
+#include "ui/charts/divergence_watch.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/charts/system_monitor.h"
 
 using studio::ui::MetricChart;
 using studio::ui::PlotSeries;

@@ -10,6 +10,6 @@
 #if defined(STUDIO_TEST_PCH_TORCH)
 #include "torch_pch.h"
 #elif defined(STUDIO_TEST_PCH_UI)
-#include <QtWidgets>
 #include <qcustomplot.h>
+#include <QtWidgets>
 #endif

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "ui/loss_smoother.h"
-#include "ui/plot_series.h"
+#include "ui/charts/loss_smoother.h"
+#include "ui/charts/plot_series.h"
 
 using studio::ui::decimateMinMax;
 using studio::ui::LossSmoother;

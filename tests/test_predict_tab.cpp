@@ -1,4 +1,4 @@
-// The Predict tab (ui/predict_panel.h) driven offscreen as a person would:
+// The Predict tab (ui/predict/predict_panel.h) driven offscreen as a person would:
 // a finished run selected in the Runs list becomes its model, a folder of
 // images dropped on the tab is predicted (each file a row with its class and
 // confidence, the class folders' accuracy), the rows sort by confidence and
@@ -23,11 +23,11 @@
 #include "studio/idx_file.h"
 #include "studio/image_file.h"
 #include "test_support.h"
-#include "ui/main_window.h"
-#include "ui/predict_panel.h"
-#include "ui/run_controller.h"
-#include "ui/runs_panel.h"
-#include "ui/settings_panel.h"
+#include "ui/predict/predict_panel.h"
+#include "ui/runs/runs_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
 
 using namespace studio;
 

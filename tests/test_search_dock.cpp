@@ -1,4 +1,4 @@
-// The Search dock and dialog (ui/study_panel.h, ui/search_dialog.h), driven
+// The Search dock and dialog (ui/search/study_panel.h, ui/search/search_dialog.h), driven
 // offscreen as a person would: the dialog checks the space as it is typed
 // (a reversed range and a metric the runs do not record are listed, OK waits
 // for them; a setting the schedule overrides is said); a search of the
@@ -18,12 +18,12 @@
 
 #include "qcustomplot.h"
 #include "test_support.h"
-#include "ui/main_window.h"
-#include "ui/run_controller.h"
-#include "ui/runs_panel.h"
-#include "ui/search_dialog.h"
-#include "ui/settings_panel.h"
-#include "ui/study_panel.h"
+#include "ui/runs/runs_panel.h"
+#include "ui/search/search_dialog.h"
+#include "ui/search/study_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
 
 using namespace studio;
 

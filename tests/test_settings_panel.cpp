@@ -25,11 +25,11 @@
 #include "studio/lr_schedule.h"
 #include "studio/session.h"
 #include "test_support.h"
-#include "ui/main_window.h"
-#include "ui/metric_chart.h"
-#include "ui/plots_panel.h"
-#include "ui/run_toolbar.h"
-#include "ui/settings_panel.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_toolbar.h"
 
 using namespace studio;
 using studio::ui::SettingsPanel;

@@ -1,4 +1,4 @@
-#include "ui/divergence_watch.h"
+#include "ui/charts/divergence_watch.h"
 
 #include <QCoreApplication>
 

@@ -18,7 +18,7 @@
 #include <optional>
 
 #include "studio/metric_record.h"
-#include "ui/loss_smoother.h"
+#include "ui/charts/loss_smoother.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/loss_smoother.h"
+#include "ui/charts/loss_smoother.h"
 
 #include <cmath>
 

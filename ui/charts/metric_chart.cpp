@@ -1,4 +1,4 @@
-#include "ui/metric_chart.h"
+#include "ui/charts/metric_chart.h"
 
 #include <QContextMenuEvent>
 #include <QEvent>
@@ -13,7 +13,7 @@
 
 #include <qcustomplot.h>
 
-#include "ui/plot_palette.h"
+#include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
 namespace {

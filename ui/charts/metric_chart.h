@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "ui/plot_series.h"
+#include "ui/charts/plot_series.h"
 
 class QCustomPlot;
 class QCPGraph;

@@ -10,7 +10,7 @@
 
 #include <qcustomplot.h>
 
-#include "ui/metric_chart.h"
+#include "ui/charts/metric_chart.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/plot_palette.h"
+#include "ui/charts/plot_palette.h"
 
 #include <qcustomplot.h>
 

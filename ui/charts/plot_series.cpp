@@ -1,4 +1,4 @@
-#include "ui/plot_series.h"
+#include "ui/charts/plot_series.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "ui/plots_panel.h"
+#include "ui/charts/plots_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -18,7 +18,7 @@
 #include <limits>
 
 #include "studio/metric_catalog.h"
-#include "ui/metric_chart.h"
+#include "ui/charts/metric_chart.h"
 
 namespace studio::ui {
 

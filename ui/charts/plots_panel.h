@@ -13,9 +13,9 @@
 
 #include "studio/metric_catalog.h"
 #include "studio/metric_record.h"
-#include "ui/divergence_watch.h"
-#include "ui/loss_smoother.h"
-#include "ui/plot_series.h"
+#include "ui/charts/divergence_watch.h"
+#include "ui/charts/loss_smoother.h"
+#include "ui/charts/plot_series.h"
 
 class QCheckBox;
 class QComboBox;

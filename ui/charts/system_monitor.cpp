@@ -1,4 +1,4 @@
-#include "ui/system_monitor.h"
+#include "ui/charts/system_monitor.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

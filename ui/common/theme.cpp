@@ -1,4 +1,4 @@
-#include "ui/theme.h"
+#include "ui/common/theme.h"
 
 #include <QApplication>
 #include <QPalette>

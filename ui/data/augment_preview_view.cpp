@@ -1,4 +1,4 @@
-#include "ui/augment_preview_view.h"
+#include "ui/data/augment_preview_view.h"
 
 #include <QGridLayout>
 #include <QLabel>

@@ -1,6 +1,6 @@
-#include "ui/data_panel.h"
+#include "ui/data/data_panel.h"
 
-#include "ui/augment_preview_view.h"
+#include "ui/data/augment_preview_view.h"
 
 #include <QEvent>
 #include <QGridLayout>
@@ -15,7 +15,7 @@
 
 #include <qcustomplot.h>
 
-#include "ui/plot_palette.h"
+#include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
 namespace {

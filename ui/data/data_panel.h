@@ -8,7 +8,7 @@
 
 #include <QWidget>
 
-#include "ui/data_preview.h"
+#include "ui/data/data_preview.h"
 
 class QCustomPlot;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "ui/data_preview.h"
+#include "ui/data/data_preview.h"
 
 #include <nlohmann/json.hpp>
 

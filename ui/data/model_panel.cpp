@@ -1,4 +1,4 @@
-#include "ui/model_panel.h"
+#include "ui/data/model_panel.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -1,19 +1,19 @@
-#include "ui/preview_coordinator.h"
+#include "ui/data/preview_coordinator.h"
 
 #include "studio/augment_preview.h"
-#include "ui/augment_preview_view.h"
+#include "ui/data/augment_preview_view.h"
 
 #include <QTimer>
 
 #include "studio/lr_schedule.h"
 #include "studio/sha256.h"
-#include "ui/data_panel.h"
-#include "ui/metric_chart.h"
-#include "ui/model_panel.h"
-#include "ui/plots_panel.h"
-#include "ui/run_catalog.h"
-#include "ui/settings_panel.h"
-#include "ui/trust_store.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/data/data_panel.h"
+#include "ui/data/model_panel.h"
+#include "ui/runs/run_catalog.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/trust_store.h"
 
 namespace studio::ui {
 

@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "studio/model_summary.h"
-#include "ui/background_job.h"
-#include "ui/data_preview.h"
+#include "ui/common/background_job.h"
+#include "ui/data/data_preview.h"
 
 class QTimer;
 

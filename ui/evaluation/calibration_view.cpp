@@ -1,4 +1,4 @@
-#include "ui/calibration_view.h"
+#include "ui/evaluation/calibration_view.h"
 
 #include <QEvent>
 #include <QVBoxLayout>
@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "ui/plot_palette.h"
+#include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/eval_page.h"
+#include "ui/evaluation/eval_page.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -11,7 +11,7 @@
 
 #include <qcustomplot.h>
 
-#include "ui/plot_palette.h"
+#include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // The Evaluation tab's pages for a task beyond single-label classification
-// (ui/regression_view.h, ui/labels_view.h): a chooser of what to plot (a
+// (ui/evaluation/regression_view.h, ui/evaluation/labels_view.h): a chooser of what to plot (a
 // target, a label), two plots side by side, and a table of figures below,
 // themed with the window's palette.
 // Thread: the UI thread.

@@ -1,4 +1,4 @@
-#include "ui/evaluation_panel.h"
+#include "ui/evaluation/evaluation_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,10 +20,10 @@
 #include <cmath>
 
 #include "studio/run_layout.h"
-#include "ui/calibration_view.h"
-#include "ui/labels_view.h"
-#include "ui/plot_palette.h"
-#include "ui/regression_view.h"
+#include "ui/charts/plot_palette.h"
+#include "ui/evaluation/calibration_view.h"
+#include "ui/evaluation/labels_view.h"
+#include "ui/evaluation/regression_view.h"
 
 namespace studio::ui {
 namespace {

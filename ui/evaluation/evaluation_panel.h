@@ -4,8 +4,8 @@
 // colour map), precision, recall, F1 and one-vs-rest accuracy per class, and
 // the examples it got wrong with the most confidence (thumbnails for images).
 // A regression's evaluation shows predicted against actual and the
-// residuals instead (ui/regression_view.h); a multi-label's, each label's
-// figures and precision-recall and ROC curves (ui/labels_view.h).
+// residuals instead (ui/evaluation/regression_view.h); a multi-label's, each label's
+// figures and precision-recall and ROC curves (ui/evaluation/labels_view.h).
 // A classifier's evaluation also shows each class's one-vs-rest ROC and PR
 // curves and the reliability diagram with its calibration error.
 // For several runs: each class's accuracy (recall) side by side, from each

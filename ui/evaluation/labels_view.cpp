@@ -1,4 +1,4 @@
-#include "ui/labels_view.h"
+#include "ui/evaluation/labels_view.h"
 
 #include <QComboBox>
 #include <QTableWidget>

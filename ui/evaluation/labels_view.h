@@ -7,7 +7,7 @@
 // Thread: the UI thread.
 
 #include "studio/eval_report.h"
-#include "ui/eval_page.h"
+#include "ui/evaluation/eval_page.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/regression_view.h"
+#include "ui/evaluation/regression_view.h"
 
 #include <QComboBox>
 #include <QTableWidget>

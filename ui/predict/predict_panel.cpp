@@ -1,4 +1,4 @@
-#include "ui/predict_panel.h"
+#include "ui/predict/predict_panel.h"
 
 #include <QComboBox>
 #include <QDragEnterEvent>

@@ -22,7 +22,7 @@
 #include <optional>
 
 #include "studio/predict.h"
-#include "ui/background_job.h"
+#include "ui/common/background_job.h"
 
 class QComboBox;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "ui/continue_dialog.h"
+#include "ui/runs/continue_dialog.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -6,7 +6,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 
-#include "ui/form_dialog.h"
+#include "ui/common/form_dialog.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/fork_dialog.h"
+#include "ui/runs/fork_dialog.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "studio/settings_schema.h"
-#include "ui/form_dialog.h"
+#include "ui/common/form_dialog.h"
 
 namespace studio::ui {
 namespace {

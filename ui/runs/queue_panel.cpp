@@ -1,4 +1,4 @@
-#include "ui/queue_panel.h"
+#include "ui/runs/queue_panel.h"
 
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -13,8 +13,8 @@
 
 #include <algorithm>
 
-#include "ui/form_dialog.h"
-#include "ui/run_catalog.h"
+#include "ui/common/form_dialog.h"
+#include "ui/runs/run_catalog.h"
 
 namespace studio::ui {
 namespace {

@@ -1,14 +1,14 @@
-#include "ui/queue_runner.h"
+#include "ui/runs/queue_runner.h"
 
 #include <QDir>
 #include <QTimer>
 
 #include <algorithm>
 
-#include "ui/run_controller.h"
-#include "ui/run_lifecycle.h"
-#include "ui/runs_panel.h"
-#include "ui/settings_panel.h"
+#include "ui/runs/runs_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/run_controller.h"
+#include "ui/window/run_lifecycle.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/run_catalog.h"
+#include "ui/runs/run_catalog.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "ui/run_export.h"
+#include "ui/runs/run_export.h"
 
 #include <QDir>
 #include <QFile>
@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "studio/session.h"
-#include "ui/metric_chart.h"
-#include "ui/plots_panel.h"
-#include "ui/run_catalog.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/runs/run_catalog.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/runs_panel.h"
+#include "ui/runs/runs_panel.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -24,7 +24,7 @@
 
 #include "studio/run_queue.h"
 #include "studio/settings_schema.h"
-#include "ui/run_catalog.h"
+#include "ui/runs/run_catalog.h"
 
 namespace studio::ui {
 namespace {

@@ -1,4 +1,4 @@
-#include "ui/search_dialog.h"
+#include "ui/search/search_dialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -17,7 +17,7 @@
 
 #include "studio/errors.h"
 #include "studio/settings_schema.h"
-#include "ui/form_dialog.h"
+#include "ui/common/form_dialog.h"
 
 namespace studio::ui {
 namespace {

@@ -1,4 +1,4 @@
-#include "ui/study_panel.h"
+#include "ui/search/study_panel.h"
 
 #include <QCoreApplication>
 #include <QFile>

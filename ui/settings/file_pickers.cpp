@@ -1,4 +1,4 @@
-#include "ui/file_pickers.h"
+#include "ui/settings/file_pickers.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,4 +1,4 @@
-#include "ui/number_text.h"
+#include "ui/settings/number_text.h"
 
 #include <QLocale>
 

@@ -1,8 +1,8 @@
-#include "ui/settings_edits.h"
+#include "ui/settings/settings_edits.h"
 
 #include <QObject>
 
-#include "ui/settings_panel.h"
+#include "ui/settings/settings_panel.h"
 
 namespace studio::ui {
 

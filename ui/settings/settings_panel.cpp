@@ -1,5 +1,5 @@
-#include "ui/settings_panel.h"
-#include "ui/number_text.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/settings/number_text.h"
 
 #include "studio/devices.h"
 
@@ -29,9 +29,9 @@
 
 #include "studio/session.h"
 #include "studio/settings_schema.h"
-#include "ui/file_pickers.h"
-#include "ui/settings_edits.h"
-#include "ui/settings_widgets.h"
+#include "ui/settings/file_pickers.h"
+#include "ui/settings/settings_edits.h"
+#include "ui/settings/settings_widgets.h"
 
 namespace studio::ui {
 

@@ -3,7 +3,7 @@
 #include <QComboBox>
 
 #include "studio/presets.h"
-#include "ui/settings_panel.h"
+#include "ui/settings/settings_panel.h"
 
 namespace studio::ui {
 

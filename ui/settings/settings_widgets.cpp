@@ -1,4 +1,4 @@
-#include "ui/settings_widgets.h"
+#include "ui/settings/settings_widgets.h"
 
 #include <QAbstractScrollArea>
 #include <QApplication>

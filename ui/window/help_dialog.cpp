@@ -1,4 +1,4 @@
-#include "ui/help_dialog.h"
+#include "ui/window/help_dialog.h"
 
 #include <QCoreApplication>
 #include <QDialogButtonBox>

@@ -1,4 +1,4 @@
-#include "ui/log_panel.h"
+#include "ui/window/log_panel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

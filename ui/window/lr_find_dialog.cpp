@@ -1,4 +1,4 @@
-#include "ui/lr_find_dialog.h"
+#include "ui/window/lr_find_dialog.h"
 
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -12,7 +12,7 @@
 
 #include <qcustomplot.h>
 
-#include "ui/plot_palette.h"
+#include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
 

@@ -10,7 +10,7 @@
 #include <QDialog>
 
 #include "studio/session.h"
-#include "ui/loss_smoother.h"
+#include "ui/charts/loss_smoother.h"
 
 class QCustomPlot;
 class QDoubleSpinBox;

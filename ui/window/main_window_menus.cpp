@@ -1,6 +1,6 @@
 // MainWindow's menu bar: File, Edit, Run, View and Help (the user's
 // documents by section). The window itself: main_window.cpp.
-#include "ui/main_window.h"
+#include "ui/window/main_window.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -15,15 +15,15 @@
 #include <QSettings>
 #include <algorithm>
 
-#include "ui/help_dialog.h"
-#include "ui/metric_chart.h"
-#include "ui/notifier.h"
-#include "ui/plots_panel.h"
-#include "ui/run_lifecycle.h"
-#include "ui/run_toolbar.h"
-#include "ui/runs_panel.h"
-#include "ui/settings_panel.h"
-#include "ui/theme.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/common/theme.h"
+#include "ui/runs/runs_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/help_dialog.h"
+#include "ui/window/notifier.h"
+#include "ui/window/run_lifecycle.h"
+#include "ui/window/run_toolbar.h"
 
 namespace studio::ui {
 

@@ -1,4 +1,4 @@
-#include "ui/notifier.h"
+#include "ui/window/notifier.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,4 +1,4 @@
-#include "ui/probe_runs.h"
+#include "ui/window/probe_runs.h"
 
 #include <QDialog>
 #include <QDir>
@@ -11,11 +11,11 @@
 #include <algorithm>
 
 #include "studio/settings_schema.h"
-#include "ui/form_dialog.h"
-#include "ui/lr_find_dialog.h"
-#include "ui/run_controller.h"
-#include "ui/run_lifecycle.h"
-#include "ui/settings_panel.h"
+#include "ui/common/form_dialog.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/lr_find_dialog.h"
+#include "ui/window/run_controller.h"
+#include "ui/window/run_lifecycle.h"
 
 namespace studio::ui {
 namespace {

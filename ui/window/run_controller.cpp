@@ -1,4 +1,4 @@
-#include "ui/run_controller.h"
+#include "ui/window/run_controller.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

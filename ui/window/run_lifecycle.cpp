@@ -1,4 +1,4 @@
-#include "ui/run_lifecycle.h"
+#include "ui/window/run_lifecycle.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -11,18 +11,18 @@
 #include "studio/devices.h"
 #include "studio/lr_schedule.h"
 #include "studio/settings_schema.h"
-#include "ui/evaluation_panel.h"
-#include "ui/metric_chart.h"
-#include "ui/plots_panel.h"
-#include "ui/preview_coordinator.h"
-#include "ui/run_catalog.h"
-#include "ui/run_controller.h"
-#include "ui/run_status_bar.h"
-#include "ui/run_toolbar.h"
-#include "ui/runs_panel.h"
-#include "ui/settings_panel.h"
-#include "ui/system_monitor.h"
-#include "ui/trust_store.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/plots_panel.h"
+#include "ui/charts/system_monitor.h"
+#include "ui/data/preview_coordinator.h"
+#include "ui/evaluation/evaluation_panel.h"
+#include "ui/runs/run_catalog.h"
+#include "ui/runs/runs_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/run_controller.h"
+#include "ui/window/run_status_bar.h"
+#include "ui/window/run_toolbar.h"
+#include "ui/window/trust_store.h"
 
 namespace studio::ui {
 namespace {

@@ -1,4 +1,4 @@
-#include "ui/run_status_bar.h"
+#include "ui/window/run_status_bar.h"
 
 #include <QLabel>
 #include <QProgressBar>

@@ -1,4 +1,4 @@
-#include "ui/run_toolbar.h"
+#include "ui/window/run_toolbar.h"
 
 #include <QAction>
 #include <QEvent>

@@ -1,4 +1,4 @@
-#include "ui/trust_store.h"
+#include "ui/window/trust_store.h"
 
 #include <QMessageBox>
 #include <QSettings>
