@@ -45,8 +45,9 @@ run: build
 run-cli: build
 	./$(BUILD)/app/training-studio-cli train --preset $(PRESET)
 
+# The suites JOBS at a time (nproc): none shares a folder or a port with another.
 test: build
-	cd $(BUILD) && ctest $(CTEST_OUTPUT) --timeout 1200
+	cd $(BUILD) && ctest -j$(JOBS) $(CTEST_OUTPUT) --timeout 1200
 
 # The C++ sources as .clang-format says: format-check names the files that are
 # not (CI runs it), format rewrites them.
@@ -74,8 +75,8 @@ fuzz: setup
 	cmake --build build-fuzz -j$(JOBS)
 	bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
-# The engine and CLI suites under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build-asan), then the session, queue and window-drain suites under
+# The engine, CLI and window suites (offscreen) under AddressSanitizer +
+# UndefinedBehaviorSanitizer (build-asan), then the session, queue and window-drain suites under
 # ThreadSanitizer (build-tsan, clang). Our code is instrumented, the libraries
 # it calls are not: LeakSanitizer's reports of LibTorch's own leaks are
 # suppressed in the file named here, each entry saying why, and ThreadSanitizer

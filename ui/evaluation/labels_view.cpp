@@ -10,7 +10,7 @@
 namespace studio::ui {
 namespace {
 
-QString number(double v) { return std::isfinite(v) ? QString::number(v, 'f', 3) : QStringLiteral("—"); }
+QString threeDecimals(double v) { return std::isfinite(v) ? QString::number(v, 'f', 3) : QStringLiteral("—"); }
 
 void plotCurve(QCustomPlot* p, const std::vector<std::pair<double, double>>& points, const QPen& pen) {
   QVector<double> x, y;
@@ -61,9 +61,9 @@ void LabelsView::show(const EvalReport& report) {
   m_table->setRowCount(static_cast<int>(report.labels.size()));
   for (size_t i = 0; i < report.labels.size(); ++i) {
     const LabelFigures& f = report.labels[i];
-    setRow(static_cast<int>(i),
-           {QString::fromStdString(f.name), QString::number(f.support), number(f.precision), number(f.recall),
-            number(f.f1), number(f.averagePrecision), number(f.rocAuc), number(f.threshold), number(f.bestThreshold)});
+    setRow(static_cast<int>(i), {QString::fromStdString(f.name), QString::number(f.support), threeDecimals(f.precision),
+                                 threeDecimals(f.recall), threeDecimals(f.f1), threeDecimals(f.averagePrecision),
+                                 threeDecimals(f.rocAuc), threeDecimals(f.threshold), threeDecimals(f.bestThreshold)});
   }
   draw();
 }
@@ -80,8 +80,8 @@ void LabelsView::draw() {
     plotCurve(m_left, f.pr, QPen(QColor(0, 114, 178), 1));
     plotCurve(m_right, f.roc, QPen(QColor(213, 94, 0), 1));
     plotCurve(m_right, {{0, 0}, {1, 1}}, QPen(palette().color(QPalette::WindowText), 1, Qt::DashLine));  // chance
-    setTitle(m_left, tr("Precision-recall: average precision %1").arg(number(f.averagePrecision)));
-    setTitle(m_right, tr("ROC: area %1").arg(number(f.rocAuc)));
+    setTitle(m_left, tr("Precision-recall: average precision %1").arg(threeDecimals(f.averagePrecision)));
+    setTitle(m_right, tr("ROC: area %1").arg(threeDecimals(f.rocAuc)));
   } else {
     setTitle(m_left, tr("Precision-recall"));
     setTitle(m_right, tr("ROC"));

@@ -11,7 +11,7 @@
 namespace studio::ui {
 namespace {
 
-QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("—"); }
+QString fourDigits(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("—"); }
 
 }  // namespace
 
@@ -61,8 +61,8 @@ void RegressionView::show(const EvalReport& report) {
   m_table->setRowCount(static_cast<int>(report.targets.size()));
   for (size_t i = 0; i < report.targets.size(); ++i) {
     const TargetFigures& f = report.targets[i];
-    setRow(static_cast<int>(i), {QString::fromStdString(f.name), number(f.rmse), number(f.mae), number(f.r2),
-                                 number(f.mean), number(f.std)});
+    setRow(static_cast<int>(i), {QString::fromStdString(f.name), fourDigits(f.rmse), fourDigits(f.mae),
+                                 fourDigits(f.r2), fourDigits(f.mean), fourDigits(f.std)});
   }
   draw();
 }

@@ -28,6 +28,7 @@
 #include "studio/presets.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
+#include "ui/common/paths.h"
 #include "ui/common/theme.h"
 #include "ui/data/data_panel.h"
 #include "ui/data/model_panel.h"
@@ -55,8 +56,6 @@
 
 namespace studio::ui {
 namespace {
-
-QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
 
 QDockWidget* dock(const QString& title, const QString& name, QWidget* content, QMainWindow* window) {
   auto* d = new QDockWidget(title, window);

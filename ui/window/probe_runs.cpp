@@ -12,17 +12,14 @@
 
 #include "studio/settings_schema.h"
 #include "ui/common/form_dialog.h"
+#include "ui/common/paths.h"
 #include "ui/settings/settings_panel.h"
 #include "ui/window/lr_find_dialog.h"
 #include "ui/window/run_controller.h"
 #include "ui/window/run_lifecycle.h"
 
 namespace studio::ui {
-namespace {
-
-QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
-
-}  // namespace
+namespace {}  // namespace
 
 ProbeRuns::ProbeRuns(RunController* controller, RunLifecycle* lifecycle, SettingsPanel* settings, QWidget* dialogParent)
     : QObject(dialogParent),

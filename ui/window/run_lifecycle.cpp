@@ -14,6 +14,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/charts/system_monitor.h"
+#include "ui/common/paths.h"
 #include "ui/data/preview_coordinator.h"
 #include "ui/evaluation/evaluation_panel.h"
 #include "ui/runs/run_catalog.h"
@@ -25,11 +26,7 @@
 #include "ui/window/trust_store.h"
 
 namespace studio::ui {
-namespace {
-
-QString absolute(const QString& dir) { return QDir(dir).absolutePath(); }
-
-}  // namespace
+namespace {}  // namespace
 
 RunLifecycle::RunLifecycle(RunController* controller, const Panels& panels, PreviewCoordinator* preview,
                            TrustStore* trust, bool persist, QObject* parent)

@@ -8,7 +8,7 @@
 namespace studio {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoFigure = std::numeric_limits<double>::quiet_NaN();
 
 // At most n points of a curve, evenly spaced along it, its ends kept.
 std::vector<std::pair<double, double>> thinned(const std::vector<std::pair<double, double>>& c, size_t n) {
@@ -35,10 +35,10 @@ BinaryCurves binaryCurves(const std::vector<float>& scores, const std::vector<ui
     // A threshold is each distinct score: the examples tied with it count at once.
     if (i + 1 < n && scores[order[i + 1]] == scores[order[i]]) continue;
     const double threshold = scores[order[i]];
-    const double fpr = neg > 0 ? fp / neg : kNaN, tpr = pos > 0 ? tp / pos : kNaN;
+    const double fpr = neg > 0 ? fp / neg : kNoFigure, tpr = pos > 0 ? tp / pos : kNoFigure;
     auc += (fpr - roc.back().first) * (tpr + roc.back().second) / 2;
     roc.emplace_back(fpr, tpr);
-    const double precision = tp / (tp + fp), recall = pos > 0 ? tp / pos : kNaN;
+    const double precision = tp / (tp + fp), recall = pos > 0 ? tp / pos : kNoFigure;
     pr.emplace_back(recall, precision);
     ap += (recall - lastRecall) * precision;
     lastRecall = recall;
@@ -48,8 +48,8 @@ BinaryCurves binaryCurves(const std::vector<float>& scores, const std::vector<ui
       r.bestThreshold = threshold;
     }
   }
-  r.rocAuc = pos > 0 && neg > 0 ? auc : kNaN;
-  r.averagePrecision = pos > 0 ? ap : kNaN;
+  r.rocAuc = pos > 0 && neg > 0 ? auc : kNoFigure;
+  r.averagePrecision = pos > 0 ? ap : kNoFigure;
   if (pos > 0 && neg > 0) r.roc = thinned(roc, kCurvePoints);
   if (pos > 0) r.pr = thinned(pr, kCurvePoints);
   return r;
