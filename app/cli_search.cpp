@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -132,7 +133,17 @@ int SearchCommand::run() {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(nullptr);
+  // From exec until the runner has set its own handlers (Python starting,
+  // a few tens of milliseconds; seconds under ASan), a stop would kill it
+  // before its study is written: SIGINT and SIGTERM are held pending across
+  // exec, and the runner unblocks them once its handlers are in place.
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stops, nullptr);
   ::execvp(python.c_str(), argv.data());
+  ::sigprocmask(SIG_UNBLOCK, &stops, nullptr);
   throw InputError("cannot start the search runner with " + python + ": " + std::strerror(errno) +
                    "; run packaging/setup.sh (it installs Optuna into the studio's Python), or set STUDIO_PYTHON to "
                    "a Python that has optuna");

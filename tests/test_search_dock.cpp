@@ -28,7 +28,7 @@
 using namespace studio;
 
 namespace {
-constexpr int kTimeout = 240'000;
+constexpr int kTimeout = 240'000 * test::kSanitizerSlowdown;
 
 TrainConfig trialBase(const QString& out) {
   TrainConfig c = test::smallConfig(out);
@@ -213,6 +213,24 @@ class TestSearchDock : public QObject {
     QVERIFY(dock->study()["trials"][0]["params"] != dock->study()["trials"][1]["params"]);
   }
 
+  // Stop pressed before the search's process has begun its main() (its
+  // libraries still loading, seconds under ASan): SIGTERM then ended it
+  // with exit status 143 and no study. The dock now signals it when it
+  // first speaks, and it stops as asked.
+  void stopBeforeTheSearchSpeaksStopsIt() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    TrainConfig c = trialBase(m_dir.path() + "/stop-first");
+    window.settingsPanel()->applyDocument(toJson(c));
+    ui::StudyPanel* dock = window.studyPanel();
+    QSignalSpy ended(dock, &ui::StudyPanel::finished);
+    QVERIFY(window.startSearch(
+        {"--space", "optimizer.lr=float:0.01:0.1:log", "--trials", "1", "--pruner", "none", "--name", "first"}));
+    dock->stop();  // at once: the process has just been started
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
+    QCOMPARE(ended.first().first().toInt(), 130);
+    QVERIFY(!dock->studyFolder().isEmpty());
+  }
+
   // Issue 40, item 3: Stop pressed at once, while the first trial's process
   // starts (a SIGINT before it could handle one ended it with "exit status
   // -2", recorded failed and never trained again): nothing is failed, and
@@ -228,6 +246,7 @@ class TestSearchDock : public QObject {
     QTest::qWait(1500);  // the runner has asked its first trial, whose process is loading
     dock->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
+    QVERIFY2(dock->study().contains("trials"), dock->study().dump().c_str());  // the study was written
     for (const auto& t : dock->study()["trials"]) QVERIFY2(t["state"] != "failed", t.dump().c_str());
     QVERIFY(dock->resume());
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 2, kTimeout);

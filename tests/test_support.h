@@ -97,6 +97,14 @@ struct Ran {
   QString output;  // stdout and stderr
 };
 
+// How much longer a run takes in the sanitizer builds (make sanitize): the
+// waits on whole runs of other processes are this many times longer there.
+#if defined(STUDIO_SANITIZED) || defined(STUDIO_SANITIZED_THREAD)
+constexpr int kSanitizerSlowdown = 4;
+#else
+constexpr int kSanitizerSlowdown = 1;
+#endif
+
 inline QString env(const char* name) {
   const char* v = std::getenv(name);
   if (!v) qFatal("%s is not set; run the suites through ctest", name);

@@ -47,6 +47,9 @@ import threading
 _stopped_early = []
 signal.signal(signal.SIGINT, lambda signum, frame: _stopped_early.append(signum))
 signal.signal(signal.SIGTERM, lambda signum, frame: _stopped_early.append(signum))
+# The CLI holds both pending across its exec of this script (a stop before
+# the lines above would have killed it): now they are handled.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 from search_files import (check_storage, distribution, evaluations_before, fail, finite, metrics_values, say,
                           setting_text, typed_value, write_json)

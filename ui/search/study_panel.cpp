@@ -172,6 +172,7 @@ bool StudyPanel::launch(const QStringList& args) {
     Q_EMIT finished(code);
   });
   m_pending.clear();
+  m_heard = m_stopAsked = false;
   m_process->start(cli, args);
   if (!m_process->waitForStarted(10000)) {
     Q_EMIT message(tr("cannot start %1: %2").arg(cli, m_process->errorString()), true);
@@ -207,15 +208,23 @@ bool StudyPanel::resume() {
 }
 
 void StudyPanel::stop() {
-  if (running()) {
-    m_process->terminate();
-    m_status->setText(tr("stopping: the trials save a checkpoint…"));
-  }
+  if (!running()) return;
+  m_stopAsked = true;
+  m_status->setText(tr("stopping: the trials save a checkpoint…"));
+  // Before its first line the search may not yet handle the signal (its
+  // libraries still loading): SIGTERM would end it at once, "exit status
+  // 143" and no study. It is sent when the search first speaks.
+  if (m_heard) m_process->terminate();
 }
 
 void StudyPanel::readOutput() {
   if (!m_process) return;
-  m_pending += m_process->readAll();
+  const QByteArray bytes = m_process->readAll();
+  m_pending += bytes;
+  if (!bytes.isEmpty() && !m_heard) {
+    m_heard = true;  // its main() has begun: it stops with a checkpoint on SIGTERM
+    if (m_stopAsked) m_process->terminate();
+  }
   static const QRegularExpression studyIn("study in (.+)$");
   for (qsizetype end; (end = m_pending.indexOf('\n')) >= 0;) {
     const QString line = QString::fromUtf8(m_pending.left(end)).trimmed();

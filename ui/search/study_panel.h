@@ -97,6 +97,9 @@ class StudyPanel : public QWidget {
   void updateButtons();
 
   QString m_runsDir = "runs", m_folder;
+  // The search has written its first output (its signal handlers are in
+  // place), and Stop was pressed: stop() waits for the first to signal it.
+  bool m_heard = false, m_stopAsked = false;
   nlohmann::json m_study;
   std::unique_ptr<QProcess> m_process;
   std::unique_ptr<QTemporaryFile> m_baseFile;
