@@ -76,8 +76,8 @@ fuzz: setup
 	bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 # The engine, CLI and window suites (offscreen) under AddressSanitizer +
-# UndefinedBehaviorSanitizer (build-asan), then the session, queue and window-drain suites under
-# ThreadSanitizer (build-tsan, clang). Our code is instrumented, the libraries
+# UndefinedBehaviorSanitizer (build-asan), then the session, queue and
+# window-drain suites under ThreadSanitizer (build-tsan, clang). Our code is instrumented, the libraries
 # it calls are not: LeakSanitizer's reports of LibTorch's own leaks are
 # suppressed in the file named here, each entry saying why, and ThreadSanitizer
 # ignores what uninstrumented libraries do inside themselves

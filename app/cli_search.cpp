@@ -123,27 +123,29 @@ int SearchCommand::run() {
   const std::string python = searchPython(), script = searchRunnerScript();
   std::string self = executablePath();
   if (self.empty()) self = "training-studio-cli";
-  // -B: no __pycache__ beside the script (the package's share/ is not writable).
+  // A stop from here on (the window sends one as soon as it reads this line)
+  // is for the runner: until it has set its own handlers (Python starting, a
+  // few tens of milliseconds; seconds under ASan) it would kill this process
+  // (exit 143) or the runner before the study is written. SIGINT and SIGTERM
+  // are held pending across exec, and the runner unblocks them once its
+  // handlers are in place. Should exec fail they stay held: the message
+  // below is said, not cut by a pending stop.
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stops, nullptr);
   // The study's folder first, so the window knows what to resume even when
   // the runner is stopped before it says anything.
   std::printf("search: study in %s\n", fs::absolute(folder).lexically_normal().string().c_str());
+  // -B: no __pycache__ beside the script (the package's share/ is not writable).
   std::vector<std::string> args{python, "-B", script, "--study", folder, "--cli", self};
   if (m_spec.thenTrain) args.emplace_back("--then-train");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(nullptr);
-  // From exec until the runner has set its own handlers (Python starting,
-  // a few tens of milliseconds; seconds under ASan), a stop would kill it
-  // before its study is written: SIGINT and SIGTERM are held pending across
-  // exec, and the runner unblocks them once its handlers are in place.
-  sigset_t stops;
-  sigemptyset(&stops);
-  sigaddset(&stops, SIGINT);
-  sigaddset(&stops, SIGTERM);
-  ::sigprocmask(SIG_BLOCK, &stops, nullptr);
   ::execvp(python.c_str(), argv.data());
-  ::sigprocmask(SIG_UNBLOCK, &stops, nullptr);
   throw InputError("cannot start the search runner with " + python + ": " + std::strerror(errno) +
                    "; run packaging/setup.sh (it installs Optuna into the studio's Python), or set STUDIO_PYTHON to "
                    "a Python that has optuna");

@@ -329,9 +329,8 @@ class TestMemoryTechniques : public QObject {
   // of MiB of before, though the tries filled hundreds. Before the fix the
   // heap kept them (13.5 GB in a window that had tried sizes on the CPU).
   void batchFindGivesItsMemoryBack() {
-#if defined(STUDIO_SANITIZED) || defined(STUDIO_SANITIZED_THREAD)
-    QSKIP("a sanitizer's allocator keeps freed memory in quarantine; the heap is released only in plain builds");
-#endif
+    if (test::kSanitized)
+      QSKIP("a sanitizer's allocator keeps freed memory in quarantine; the heap is released only in plain builds");
     const auto residentMiB = [] {
       std::ifstream status("/proc/self/status");
       std::string line;

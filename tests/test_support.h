@@ -97,13 +97,15 @@ struct Ran {
   QString output;  // stdout and stderr
 };
 
-// How much longer a run takes in the sanitizer builds (make sanitize): the
-// waits on whole runs of other processes are this many times longer there.
+// A sanitizer build (make sanitize: ASan + UBSan, or TSan).
 #if defined(STUDIO_SANITIZED) || defined(STUDIO_SANITIZED_THREAD)
-constexpr int kSanitizerSlowdown = 4;
+constexpr bool kSanitized = true;
 #else
-constexpr int kSanitizerSlowdown = 1;
+constexpr bool kSanitized = false;
 #endif
+// How much longer a run takes there: the waits on whole runs of other
+// processes are this many times longer.
+constexpr int kSanitizerSlowdown = kSanitized ? 4 : 1;
 
 inline QString env(const char* name) {
   const char* v = std::getenv(name);
