@@ -7,12 +7,15 @@
 # whole network (no frozen layers) for the same steps on the same threads;
 # three alternating rounds, medians compared.
 # Usage: bench/finetune_bench.sh [BUILD_DIR] [SIZE] [DEVICE]
+# EPOCHS (default 2): a GPU finishes two epochs of 1,500 images in about a
+# second, so its start weighs; FINETUNE_LOG=FILE keeps the studio's last log.txt.
 # BENCH_SMOKE=1 (make bench-smoke): tiny sizes and one round, to show it still runs.
 set -euo pipefail
 BUILD=${1:-build}
 SIZE=${2:-64}
 DEVICE=${3:-cpu}
-if [ -n "${BENCH_SMOKE:-}" ]; then PER_CLASS=32 ROUNDS=1; else PER_CLASS=500 ROUNDS=3; fi
+EPOCHS=${EPOCHS:-2}
+if [ -n "${BENCH_SMOKE:-}" ]; then PER_CLASS=32 ROUNDS=1; else PER_CLASS=500 ROUNDS=${ROUNDS:-3}; fi
 CLI=$BUILD/app/training-studio-cli
 PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
@@ -39,11 +42,12 @@ PY
 studio() {
   rm -rf "$WORK/runs"
   "$CLI" train --preset finetune-photos --set data.root="$WORK/photos" --set "data.image_size=[$SIZE, $SIZE]" \
-    --set model.weights="$WORK/resnet18.pth" --set data.stored_size="$SIZE" --set data.val_fraction=0 --set train.epochs=2 \
+    --set model.weights="$WORK/resnet18.pth" --set data.stored_size="$SIZE" --set data.val_fraction=0 --set train.epochs=$EPOCHS \
     --set train.batch_size=32 --set schedule.kind=constant --set performance.device="$DEVICE" \
     --out "$WORK/runs" | sed -n 's/ *samples\/s: *\([0-9.]*\).*/\1/p'
+  [ -z "${FINETUNE_LOG:-}" ] || cat "$WORK"/runs/*/log.txt > "$FINETUNE_LOG"
 }
-python() { "$PY" "$here/finetune_loop.py" "$WORK/photos/train" "$WORK/resnet18.pth" "$SIZE" "$DEVICE" | sed -n 's/.*: \([0-9.]*\) samples\/s/\1/p'; }
+python() { "$PY" "$here/finetune_loop.py" "$WORK/photos/train" "$WORK/resnet18.pth" "$SIZE" "$DEVICE" "$EPOCHS" | sed -n 's/.*: \([0-9.]*\) samples\/s/\1/p'; }
 
 s=(); p=()
 for round in $(seq "$ROUNDS"); do
@@ -52,5 +56,5 @@ for round in $(seq "$ROUNDS"); do
 done
 median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
-echo "resnet18 fine-tune at ${SIZE}px, batch 32, AdamW, flip, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
+echo "resnet18 fine-tune at ${SIZE}px, $EPOCHS epochs, batch 32, AdamW, flip, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
 echo "medians: studio $ms, Python $mp, ratio $(awk -v a="$ms" -v b="$mp" 'BEGIN { printf "%.2f", a / b }')"

@@ -5,10 +5,10 @@ classifier, the training images decoded once and held in memory as the
 studio holds them (RGB, resized to SIZE with antialiased bilinear
 interpolation, ImageNet's mean and std), shuffled batches of 32 with a random
 horizontal flip, AdamW (lr 3e-4, weight decay 0.01, fused on a GPU),
-zero_grad(set_to_none=True), two epochs; no evaluation. Prints the training
+zero_grad(set_to_none=True), EPOCHS epochs (default 2); no evaluation. Prints the training
 samples per second of the steps after the first (the studio's figure also
 leaves out its set-up).
-Usage: finetune_loop.py TRAIN_FOLDER WEIGHTS SIZE DEVICE"""
+Usage: finetune_loop.py TRAIN_FOLDER WEIGHTS SIZE DEVICE [EPOCHS]"""
 import os
 import sys
 import time
@@ -20,6 +20,7 @@ import torchvision
 from PIL import Image
 
 folder, weights, size, device = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+epochs = int(sys.argv[5]) if len(sys.argv) > 5 else 2
 classes = sorted(os.listdir(folder))
 xs, ys = [], []
 for k, c in enumerate(classes):
@@ -42,7 +43,7 @@ model = model.to(device).train()
 opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01, fused=device != "cpu")
 n, batch = x.size(0), 32
 steps, samples, start = 0, 0, None
-for epoch in range(2):
+for epoch in range(epochs):
     order = torch.randperm(n, device=device)
     for i in range(0, n, batch):
         idx = order[i:i + batch]
