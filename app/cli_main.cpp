@@ -146,7 +146,7 @@ std::string joinCounts(const std::vector<int64_t>& v) {
 
 int printSummary(const studio::TrainConfig& c) {
   const studio::DatasetDescription d = studio::describeDataset(c);
-  std::printf("data (%s): %s per example, %zu classes\n", d.format.c_str(), d.input.text().c_str(),
+  std::printf("data (%s): %s per example, %zu classes\n", d.format.name().c_str(), d.input.text().c_str(),
               d.classNames.size());
   std::printf("  training   %8s  from %s\n", joinCounts(d.trainCounts).c_str(), d.trainFrom.c_str());
   if (d.valSize() > 0) std::printf("  validation %8s  from %s\n", joinCounts(d.valCounts).c_str(), d.valFrom.c_str());

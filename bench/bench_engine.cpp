@@ -110,8 +110,8 @@ void printOpsPerStep(studio::TrainConfig c, int steps, std::string& device) {
     if (d >= 0.05) perStep.push_back({d, name});
   }
   std::sort(perStep.rbegin(), perStep.rend());
-  std::printf("  engine, cuda_graphs %s: %.1f ATen operators per step; the most:", c.performance.cuda_graphs.c_str(),
-              total);
+  std::printf("  engine, cuda_graphs %s: %.1f ATen operators per step; the most:",
+              c.performance.cuda_graphs.name().c_str(), total);
   for (size_t i = 0; i < perStep.size() && i < 24; ++i)
     std::printf("%s %s %.1f", i ? "," : "", perStep[i].second.c_str(), perStep[i].first);
   std::printf("\n");
@@ -189,7 +189,7 @@ struct Bench {
                 static_cast<int>(c.model.width), k.steps, warmup + k.steps);
     for (const char* mode : {"off", "on"}) {
       if (device == "cpu" && std::string(mode) == "on") continue;
-      c.performance.cuda_graphs = mode;
+      c.performance.cuda_graphs.setName(mode);
       printOpsPerStep(c, k.steps, deviceName);
     }
   }
@@ -212,7 +212,7 @@ struct Bench {
       for (size_t n = 0; n < r.variants.size(); ++n) {
         auto& v = r.variants[(n + static_cast<size_t>(round)) % r.variants.size()];
         if (v.engine) {
-          c.performance.cuda_graphs = v.mode;
+          c.performance.cuda_graphs.setName(v.mode);
           v.sps.push_back(engineRun(c, warmup, deviceName));
           continue;
         }

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
               static_cast<double>(fs::file_size(folder / "0" / "00001.png")) / 1024.0 * n);
 
   TrainConfig c;
-  c.data.format = "image_folder";
+  c.data.format = DataFormat::image_folder;
   c.data.root = folder.string();
   c.data.test_fraction = 1.0 / 6.0;
   c.performance.device = "cpu";

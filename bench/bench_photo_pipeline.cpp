@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   const fs::path cache = fs::temp_directory_path() / ("studio-bench-photos-" + std::to_string(::getpid()));
   setenv("STUDIO_DATA_CACHE", cache.c_str(), 1);
   TrainConfig c;
-  c.data.format = "image_folder";
+  c.data.format = DataFormat::image_folder;
   c.data.root = argv[1];
   c.data.test_fraction = 0.01;
   c.data.image_size = {224, 224};
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   c.data.augment_flip = true;
   c.data.augment_resized_crop = true;
   c.data.augment_brightness = c.data.augment_contrast = c.data.augment_saturation = 0.4;
-  c.data.normalize_stats = "imagenet";
+  c.data.normalize_stats = NormalizeStats::imagenet;
   c.model.kind = "resnet18";
 
   auto t = Clock::now();

@@ -18,7 +18,7 @@ TrainConfig mlpConfig(const QString& out, int batch, int accumulation) {
   c.data.train_limit = 1000;  // 1000 = 3 * 256 + 232: the last group is short
   c.train.batch_size = batch;
   c.train.accumulation_steps = accumulation;
-  c.optimizer.kind = "sgd";
+  c.optimizer.kind = OptimizerKind::sgd;
   c.optimizer.momentum = 0;
   c.optimizer.lr = 1.0;  // with plain SGD at lr 1, params_before - params_after = gradient
   return c;

@@ -115,8 +115,8 @@ class TestAugment : public QObject {
     QCOMPARE(autoAugmentOps(), ref["policy_ops"].get<std::vector<std::string>>());
     const auto& image = ref["images"]["rgb"];
     const int64_t h = image["shape"][1], w = image["shape"][2];
-    for (const std::string policy : {"randaugment", "trivialaugment"}) {
-      const auto& table = ref["policies"][policy];
+    for (const AugmentPolicy policy : {AugmentPolicy::randaugment, AugmentPolicy::trivialaugment}) {
+      const auto& table = ref["policies"][nameOf(policy)];
       for (int op = 0; op < static_cast<int>(autoAugmentOps().size()); ++op) {
         const auto& entry = table[autoAugmentOps()[static_cast<size_t>(op)]];
         QCOMPARE(autoAugmentSigned(op), entry["signed"].get<bool>());
@@ -129,7 +129,7 @@ class TestAugment : public QObject {
         for (int bin = 0; bin < 31; ++bin)
           QVERIFY2(autoAugmentMagnitude(policy, op, bin, 31, h, w) == want[static_cast<size_t>(bin)],
                    qPrintable(QString("%1 %2 bin %3: %4, torchvision %5")
-                                  .arg(policy.c_str())
+                                  .arg(nameOf(policy).c_str())
                                   .arg(autoAugmentOps()[static_cast<size_t>(op)].c_str())
                                   .arg(bin)
                                   .arg(autoAugmentMagnitude(policy, op, bin, 31, h, w))
@@ -143,7 +143,7 @@ class TestAugment : public QObject {
   void policiesAreSeededPerImage() {
     torch::manual_seed(3);
     const torch::Tensor x = torch::rand({8, 3, 16, 12});
-    for (const std::string policy : {"randaugment", "trivialaugment"}) {
+    for (const AugmentPolicy policy : {AugmentPolicy::randaugment, AugmentPolicy::trivialaugment}) {
       AutoAugment a;
       a.policy = policy;
       auto draw = [&](uint64_t seed) {
@@ -156,18 +156,19 @@ class TestAugment : public QObject {
       QVERIFY(one.min().item<double>() >= 0.0 && one.max().item<double>() <= 1.0);
       int changed = 0;
       for (int64_t k = 0; k < x.size(0); ++k) changed += torch::equal(one[k], x[k]) ? 0 : 1;
-      QVERIFY2(changed >= 4, qPrintable(QString("%1: %2 of 8 images changed").arg(policy.c_str()).arg(changed)));
+      QVERIFY2(changed >= 4,
+               qPrintable(QString("%1: %2 of 8 images changed").arg(nameOf(policy).c_str()).arg(changed)));
     }
     AutoAugment none;
-    none.policy = "randaugment";
+    none.policy = AugmentPolicy::randaugment;
     none.numOps = 0;
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
     QVERIFY(torch::equal(autoAugmentBatch(x.clone(), none, gen), x));
     // A magnitude past the bins is refused by name.
     TrainConfig c;
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = "/tmp";
-    c.data.augment_policy = "randaugment";
+    c.data.augment_policy = AugmentPolicy::randaugment;
     c.data.augment_policy_magnitude = 31;
     bool named = false;
     for (const auto& e : validate(c)) named = named || e.field == "data.augment_policy_magnitude";
@@ -228,7 +229,7 @@ class TestAugment : public QObject {
 
   void settingsAreChecked() {
     TrainConfig c;
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = "/tmp/photos";
     c.data.augment_resized_crop = true;
     c.data.augment_crop_scale_min = 0.9;
@@ -246,7 +247,7 @@ class TestAugment : public QObject {
     c.data.augment_crop_scale_max = 1.0;
     c.data.augment_mixup = true;
     c.data.mixup_alpha = 0;
-    c.loss.kind = "focal";
+    c.loss.kind = LossKind::focal;
     bool alpha = false, focal = false;
     for (const auto& e : validate(c)) {
       alpha = alpha || e.field == "data.mixup_alpha";

@@ -21,7 +21,7 @@ std::string writeTable(const QTemporaryDir& dir, const QString& name, const std:
 
 TrainConfig csvConfig(const std::string& file) {
   TrainConfig c;
-  c.data.format = "csv";
+  c.data.format = DataFormat::csv;
   c.data.root = file;
   c.model.kind = "mlp";
   return c;

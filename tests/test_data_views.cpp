@@ -79,7 +79,7 @@ class TestDataViews : public QObject {
   TrainConfig folderConfig(const QString& name) {
     TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
     c.name = name.toStdString();
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = m_folder.toStdString();
     c.data.train_limit = 0;
     c.data.test_limit = 0;
@@ -89,7 +89,7 @@ class TestDataViews : public QObject {
     c.model.depth = 2;
     c.train.batch_size = 16;
     c.train.epochs = 2;
-    c.optimizer.kind = "adam";
+    c.optimizer.kind = OptimizerKind::adam;
     c.optimizer.lr = 0.01;
     return c;
   }
@@ -97,8 +97,8 @@ class TestDataViews : public QObject {
   // A small MLP on a table for this task.
   TrainConfig tableConfig(const char* name, const char* task, const QString& table) {
     TrainConfig c = folderConfig(name);
-    c.task.kind = task;
-    c.data.format = "csv";
+    c.task.kind.setName(task);
+    c.data.format = DataFormat::csv;
     c.data.root = table.toStdString();
     c.model.kind = "mlp";
     c.model.width = 16;
@@ -166,7 +166,7 @@ class TestDataViews : public QObject {
     for (int i = 0; i < 20; ++i) f.write(QString("%1,%2,%3\n").arg(i).arg(i * 2).arg(i % 2 ? "b" : "a").toUtf8());
     f.close();
     TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
-    c.data.format = "csv";
+    c.data.format = DataFormat::csv;
     c.data.root = csv.toStdString();
     c.model.kind = "mlp";
     m_window->settingsPanel()->setConfig(c);

@@ -24,7 +24,7 @@ TrainConfig plateauing(const QString& out) {
   c.data.train_limit = 1024;
   c.train.epochs = 3;  // 96 steps planned
   c.evaluation.every_steps = 4;
-  c.schedule.kind = "step";
+  c.schedule.kind = ScheduleKind::step;
   c.schedule.step.step_size = 8;
   c.schedule.step.gamma = 1e-12;
   c.train.early_stopping.metric = "eval_loss";

@@ -102,7 +102,7 @@ class TestFormatsEndToEnd : public QObject {
   // The garment table's settings (its CSV files, label and id column).
   TrainConfig table(const QString& name) {
     TrainConfig c = base(name);
-    c.data.format = "csv";
+    c.data.format = DataFormat::csv;
     c.data.root = "";
     c.data.train_file = m_trainCsv.toStdString();
     c.data.test_file = m_testCsv.toStdString();
@@ -172,7 +172,7 @@ class TestFormatsEndToEnd : public QObject {
 
   void imageFolderTrainsAsIdxFilesOfTheSameImages() {
     TrainConfig c = base("folder");
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = m_folder.toStdString();
     const RunSummary folder = train(c);
     QCOMPARE(folder.status, std::string("completed"));
@@ -188,10 +188,11 @@ class TestFormatsEndToEnd : public QObject {
     QVERIFY2(log.find("5000 training, 0 validation, 2000 test examples of 1x28x28") != std::string::npos, log.c_str());
     // A second run on the same folder reads the decoded images from the cache.
     c = base("folder-again");
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = m_folder.toStdString();
     c.train.max_steps = 2;
-    c.schedule.kind = "constant";  // OneCycle over 2 steps has no warm-up step (refused, as PyTorch's divides by 0)
+    c.schedule.kind =
+        ScheduleKind::constant;  // OneCycle over 2 steps has no warm-up step (refused, as PyTorch's divides by 0)
     const RunSummary again = train(c);
     QCOMPARE(again.status, std::string("completed"));
     QVERIFY(test::readText(again.runDir + "/log.txt").find("read from the cache") != std::string::npos);
@@ -230,7 +231,7 @@ class TestFormatsEndToEnd : public QObject {
 
   void exportedTorchScriptGivesTheAccuracyInPython() {
     TrainConfig c = base("folder-torchscript");
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = m_folder.toStdString();
     c.model.kind = "torchscript";
     c.model.path = (m_models + "/cnn.ts").toStdString();
@@ -259,9 +260,9 @@ class TestFormatsEndToEnd : public QObject {
     c.model.path = (m_models + "/" + model).toStdString();
     c.model.width = 64;
     c.train.epochs = 8;
-    c.optimizer.kind = "adamw";
+    c.optimizer.kind = OptimizerKind::adamw;
     c.optimizer.lr = 3e-3;
-    c.schedule.kind = "cosine";
+    c.schedule.kind = ScheduleKind::cosine;
     const RunSummary r = train(c);
     QCOMPARE(r.status, std::string("completed"));
     qInfo("%s on the table: test accuracy %.4f", qPrintable(model), r.testAccuracy);
@@ -288,7 +289,7 @@ class TestFormatsEndToEnd : public QObject {
     c.data.train_limit = 65;
     c.train.batch_size = 64;
     c.train.epochs = 2;
-    c.schedule.kind = "constant";
+    c.schedule.kind = ScheduleKind::constant;
     c.model.kind = "torchscript";
     c.model.path = (m_models + "/bn_mlp.ts").toStdString();
     const RunSummary r = train(c);

@@ -67,7 +67,7 @@ class TestIdxFile : public QObject {
     write(dir, "t10k-labels-idx1-ubyte.gz", idx({10}, 10), true);
     TrainConfig c;
     c.data.root = dir.path().toStdString();
-    c.data.dataset = "mnist";
+    c.data.dataset = IdxDataset::mnist;
     c.data.val_fraction = 0.5;  // one of each class's two training images
     const DataPlan p = planData(c);
     QCOMPARE(p.classes(), int64_t(10));

@@ -157,7 +157,7 @@ class TestImageData : public QObject {
                      pattern(9, 7, 3, i + (name == "dog" ? 100 : 0)));
     }
     TrainConfig f;
-    f.data.format = "image_folder";
+    f.data.format = DataFormat::image_folder;
     f.data.root = root.toStdString();
     f.data.test_fraction = 0.2;
     qputenv("STUDIO_DATA_CACHE", (dir.path() + "/cache").toUtf8());
@@ -333,7 +333,7 @@ class TestImageData : public QObject {
     writeBytes((flat + "/a-cat/notes.txt").toStdString(), "not an image");
     writeBytes((flat + "/a-cat/.hidden.png").toStdString(), "hidden");
     TrainConfig c;
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = flat.toStdString();
     c.data.test_fraction = 0.2;
     c.data.val_fraction = 0.25;

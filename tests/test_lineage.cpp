@@ -100,7 +100,7 @@ TrainConfig lineageConfig(const QString& out) {
   TrainConfig c = test::smallConfig(out);  // 16 steps an epoch
   c.model.dropout = 0.2;
   c.data.augment_flip = true;
-  c.loader.mode = "workers";
+  c.loader.mode = LoaderMode::workers;
   c.loader.workers = 2;
   return c;
 }
@@ -162,7 +162,7 @@ class TestLineage : public QObject {
   void restartRunsTheScheduleAgain() {
     QTemporaryDir dir;
     TrainConfig c = lineageConfig(dir.path());
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     c.schedule.onecycle.max_lr = 0.1;
     Session first;
     first.start(c);
@@ -233,7 +233,7 @@ class TestLineage : public QObject {
     QTemporaryDir dir;
     TrainConfig c = lineageConfig(dir.path());
     c.train.epochs = 2;
-    c.schedule.kind = "cosine";
+    c.schedule.kind = ScheduleKind::cosine;
     c.output.keep_checkpoints = true;
     Session parent;
     parent.start(c);

@@ -16,7 +16,7 @@ class TestLrFind : public QObject {
     TrainConfig c = test::smallConfig(dir.path());  // 16 steps an epoch: the sweep crosses epochs
     // A schedule the sweep does not use, which a run would refuse (a OneCycle
     // warm-up of one step): it does not stop the sweep.
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     c.train.max_steps = 2;
     LrFindOptions o;
     o.lrMin = 1e-5;

@@ -28,8 +28,8 @@ class TestLrSchedule : public QObject {
     QVERIFY2(errors.empty(), errors.empty() ? "" : errors[0].text().c_str());
     const int64_t total = c["total_steps"].get<int64_t>();
     LrSchedule schedule(cfg.schedule, cfg.optimizer.lr, total);
-    const bool cycles = (cfg.schedule.kind == "onecycle" && cfg.schedule.onecycle.cycle_momentum) ||
-                        (cfg.schedule.kind == "cyclic" && cfg.schedule.cyclic.cycle_momentum);
+    const bool cycles = (cfg.schedule.kind == ScheduleKind::onecycle && cfg.schedule.onecycle.cycle_momentum) ||
+                        (cfg.schedule.kind == ScheduleKind::cyclic && cfg.schedule.cyclic.cycle_momentum);
     for (int64_t step = 0; step < total; ++step) {
       const double want = c["lr"][static_cast<size_t>(step)].get<double>();
       const double got = schedule.lr(step);

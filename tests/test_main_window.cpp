@@ -83,7 +83,7 @@ class TestMainWindow : public QObject {
     c.train.epochs = 200;  // stopped long before its end
     c.train.log_every_steps = 2;
     c.evaluation.every_steps = 32;
-    c.schedule.kind = "cosine";
+    c.schedule.kind = ScheduleKind::cosine;
     return c;
   }
   ui::RunController* controller() { return m_window->controller(); }
@@ -451,7 +451,7 @@ class TestMainWindow : public QObject {
     c.name = "short";
     c.train.max_steps = 12;
     c.train.log_every_steps = 2;
-    c.optimizer.kind = "adam";
+    c.optimizer.kind = OptimizerKind::adam;
     c.optimizer.lr = 0.003;
     m_window->settingsPanel()->setConfig(c);
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
@@ -505,7 +505,7 @@ class TestMainWindow : public QObject {
     TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
     c.name = "resumed-at-once";
     c.optimizer.lr = 0.0777;
-    c.schedule.kind = "cosine";
+    c.schedule.kind = ScheduleKind::cosine;
     m_window->settingsPanel()->setConfig(c);
     m_window->setStopAtStep(6);
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
@@ -787,7 +787,7 @@ class TestMainWindow : public QObject {
   void learningRateRangeTestInTheWindow() {
     TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
     c.name = "sweep";
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     m_window->settingsPanel()->setConfig(c);
     QVERIFY(m_window->settingsPanel()->isValid());
     ui::LrFindDialog* dialog = m_window->openLrFind();
@@ -819,7 +819,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(m_window->settingsPanel()->config().schedule.onecycle.max_lr, before);
     dialog->close();
     // Under a cyclic schedule optimizer.lr has no effect: Use writes its max_lr.
-    c.schedule.kind = "cyclic";
+    c.schedule.kind = ScheduleKind::cyclic;
     m_window->settingsPanel()->setConfig(c);
     QCOMPARE(m_window->openLrFind()->target(), QString("schedule.cyclic.max_lr"));
     dialog->close();
@@ -1113,7 +1113,7 @@ class TestMainWindow : public QObject {
   void warmupAsLongAsTheRunIsAnInlineError() {
     TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
     c.name = "warm";
-    c.schedule.kind = "cosine";
+    c.schedule.kind = ScheduleKind::cosine;
     c.schedule.warmup_steps = 16;  // 512 examples in batches of 32, one epoch: the whole run
     ui::SettingsPanel* s = m_window->settingsPanel();
     s->setConfig(c);

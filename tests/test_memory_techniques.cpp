@@ -83,7 +83,7 @@ TrainConfig runConfig(const QString& dir) {
   c.train.log_every_steps = 1;
   c.optimizer.lr = 0.01;
   c.evaluation.batch_size = 50;
-  c.loader.mode = "device";
+  c.loader.mode = LoaderMode::device;
   return c;
 }
 
@@ -190,7 +190,7 @@ class TestMemoryTechniques : public QObject {
     c.train.max_steps = 6;
     std::vector<std::string> runs;
     for (const char* mode : {"off", "auto"}) {
-      c.memory.activation_checkpointing = mode;
+      c.memory.activation_checkpointing.setName(mode);
       Session s;
       s.start(c);
       const RunSummary r = test::runToEnd(s);
@@ -210,13 +210,13 @@ class TestMemoryTechniques : public QObject {
     TrainConfig c;
     c.model.kind = "torchscript";
     c.model.path = "/tmp/net.ts";
-    c.memory.activation_checkpointing = "auto";
+    c.memory.activation_checkpointing = ActivationCheckpointing::auto_;
     bool found = false;
     for (const auto& e : validate(c))
       found = found || (e.field == "memory.activation_checkpointing" &&
                         e.message.find("not on a TorchScript model") != std::string::npos);
     QVERIFY(found);
-    c.memory.activation_checkpointing = "sometimes";
+    c.memory.activation_checkpointing.setName("sometimes");
     c.model.kind = "cnn";
     found = false;
     for (const auto& e : validate(c)) found = found || e.field == "memory.activation_checkpointing";

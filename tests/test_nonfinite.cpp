@@ -19,14 +19,14 @@ TrainConfig diverging(const QString& out, const std::string& policy) {
   c.data.train_limit = 1024;
   c.train.epochs = 1;  // 32 steps
   c.train.log_every_steps = 2;
-  c.optimizer.kind = "sgd";
+  c.optimizer.kind = OptimizerKind::sgd;
   c.optimizer.lr = 0.05;
   // From step 20 on the learning rate is 5e7: the loss goes NaN at once.
-  c.schedule.kind = "step";
+  c.schedule.kind = ScheduleKind::step;
   c.schedule.step.step_size = 20;
   c.schedule.step.gamma = 1e9;
   c.output.checkpoint_every_steps = 5;
-  c.train.on_nonfinite = policy;
+  c.train.on_nonfinite.setName(policy);
   c.train.rollback_lr_factor = 1e-9;
   return c;
 }

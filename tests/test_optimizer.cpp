@@ -96,7 +96,7 @@ class TestOptimizer : public QObject {
     for (const char* kind : {"sgd", "adam", "adamw"}) {
       torch::Tensor p = torch::ones({4}).requires_grad_(true);
       OptimizerConfig cfg;
-      cfg.kind = kind;
+      cfg.kind.setName(kind);
       Optimizer opt({p}, cfg);
       p.mutable_grad() = torch::full({4}, 0.5);
       opt.step(0.1, std::nullopt, torch::ones({}));
@@ -124,7 +124,7 @@ class TestOptimizer : public QObject {
     std::vector<torch::Tensor> a = someParams(3), b;
     for (const auto& p : a) b.push_back(p.detach().clone().requires_grad_(true));
     OptimizerConfig oc;
-    oc.kind = "sgd";
+    oc.kind = OptimizerKind::sgd;
     oc.momentum = 0.9;
     oc.nesterov = nesterov;
     oc.weight_decay = weightDecay;
@@ -176,7 +176,7 @@ class TestOptimizer : public QObject {
       for (size_t n : {size_t{3}, size_t{30}}) {
         std::vector<torch::Tensor> ps = someParams(n);
         OptimizerConfig oc;
-        oc.kind = "sgd";
+        oc.kind = OptimizerKind::sgd;
         oc.momentum = 0.9;
         oc.nesterov = nesterov;
         oc.weight_decay = 5e-4;

@@ -116,7 +116,7 @@ class TestPhotoStore : public QObject {
     }
     qputenv("STUDIO_DATA_CACHE", (dir.path() + "/cache").toUtf8());
     TrainConfig c;
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = root.toStdString();
     c.data.test_fraction = 0.25;
     c.data.image_size = {32, 32};
@@ -165,7 +165,7 @@ class TestPhotoStore : public QObject {
 
   void aStoredSizeBelowTheInputIsRefused() {
     TrainConfig c;
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = "/tmp";
     c.data.image_size = {48, 64};
     c.data.stored_size = 40;

@@ -134,7 +134,7 @@ class TestPredict : public QObject {
     writeImages(m_folder, "test", testImages, kTest);
     TrainConfig c = test::smallConfig(path("runs"));
     c.name = "images";
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = m_folder.toStdString();
     c.model.width = 8;
     c.model.depth = 2;
@@ -150,7 +150,7 @@ class TestPredict : public QObject {
     writeFileAtomically(m_testCsv.toStdString(), tableOf(testImages, kTest));
     TrainConfig t = test::smallConfig(path("runs"));
     t.name = "table";
-    t.data.format = "csv";
+    t.data.format = DataFormat::csv;
     t.data.train_file = path("train.csv").toStdString();
     t.data.test_file = m_testCsv.toStdString();
     t.data.label_column = "garment";

@@ -39,9 +39,9 @@ constexpr int kImages = 60;
 RunSummary trainTable(const QString& runs, const QString& table, const std::string& task = "classification",
                       const std::vector<std::string>& targets = {}) {
   TrainConfig c = test::smallConfig(runs);
-  c.data.format = "csv";
+  c.data.format = DataFormat::csv;
   c.data.root = table.toStdString();
-  c.task.kind = task;
+  c.task.kind.setName(task);
   c.data.target_columns = targets;
   c.model.kind = "mlp";
   c.model.width = 16;

@@ -19,10 +19,10 @@ TrainConfig resumeConfig(const QString& out, const std::string& loaderMode) {
   c.data.augment_flip = true;
   c.data.augment_crop = 2;
   c.train.epochs = 2;  // 16 steps an epoch
-  c.schedule.kind = "onecycle";
+  c.schedule.kind = ScheduleKind::onecycle;
   c.schedule.onecycle.max_lr = 0.1;
   c.evaluation.every_steps = 10;
-  c.loader.mode = loaderMode;
+  c.loader.mode.setName(loaderMode);
   c.loader.workers = 3;
   c.loader.prefetch = 2;
   return c;

@@ -33,7 +33,7 @@ constexpr int kTimeout = 240'000 * test::kSanitizerSlowdown;
 TrainConfig trialBase(const QString& out) {
   TrainConfig c = test::smallConfig(out);
   c.evaluation.every_steps = 4;
-  c.schedule.kind = "cosine";
+  c.schedule.kind = ScheduleKind::cosine;
   return c;
 }
 }  // namespace
@@ -77,7 +77,7 @@ class TestSearchDock : public QObject {
       QVERIFY2(args.contains(a), qPrintable(args.join(' ')));
     QCOMPARE(args[args.indexOf("--trials") + 1], QString("7"));
     // Under OneCycle the rate that acts is the cycle's peak; optimizer.lr is said to have no effect.
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     ui::SearchDialog cycle(c);
     QCOMPARE(cycle.table()->item(0, 0)->text(), QString("schedule.onecycle.max_lr"));
     cycle.addParam("optimizer.lr");
@@ -160,7 +160,7 @@ class TestSearchDock : public QObject {
     c.data.train_limit = 2048;
     c.train.epochs = 4;
     c.evaluation.every_steps = 8;
-    c.schedule.kind = "constant";
+    c.schedule.kind = ScheduleKind::constant;
     window.settingsPanel()->applyDocument(toJson(c));
     ui::StudyPanel* dock = window.studyPanel();
     QSignalSpy ended(dock, &ui::StudyPanel::finished);

@@ -30,7 +30,7 @@ std::string refusal(F&& f) {
 SearchSpec spec(std::vector<std::string> space) {
   SearchSpec s;
   s.name = "study";
-  s.base.schedule.kind = "cosine";
+  s.base.schedule.kind = ScheduleKind::cosine;
   for (const auto& t : space) s.space.push_back(parseSearchParam(t));
   return s;
 }
@@ -132,13 +132,13 @@ class TestSearchSpace : public QObject {
 
   void aSettingWithoutEffectIsSaid() {
     SearchSpec s = spec({"optimizer.lr=float:1e-4:0.1:log", "model.width=int:16:64"});
-    s.base.schedule.kind = "onecycle";
+    s.base.schedule.kind = ScheduleKind::onecycle;
     const auto notes = searchWarnings(s);
     QCOMPARE(notes.size(), size_t(1));
     QVERIFY2(notes[0].rfind("--space optimizer.lr has no effect under schedule.kind onecycle", 0) == 0,
              notes[0].c_str());
     QVERIFY(notes[0].find("schedule.onecycle.max_lr") != std::string::npos);
-    s.base.schedule.kind = "cosine";
+    s.base.schedule.kind = ScheduleKind::cosine;
     QVERIFY(searchWarnings(s).empty());
   }
 

@@ -50,11 +50,11 @@ void leaves(const nlohmann::json& j, const std::string& prefix, std::vector<std:
 TrainConfig unusual() {
   TrainConfig c;
   c.name = "unusual";
-  c.task = {"classification", 0.7, false};  // regression and multilabel need a table; this is an image folder
-  c.loss = {"cross_entropy", 2.5, 1.5, "balanced", 0.1, "none"};
+  c.task = {TaskKind::classification, 0.7, false};  // regression and multilabel need a table; this is an image folder
+  c.loss = {LossKind::cross_entropy, 2.5, 1.5, "balanced", 0.1, "none"};
   c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts", "/tmp/weights.pth", true};
-  c.data = {.format = "image_folder",
-            .dataset = "mnist",
+  c.data = {.format = DataFormat::image_folder,
+            .dataset = IdxDataset::mnist,
             .root = "/tmp/somewhere",
             .train_file = "/tmp/train.csv",
             .test_file = "/tmp/test.csv",
@@ -67,13 +67,13 @@ TrainConfig unusual() {
             .stored_size = 72,
             .channels = 3,
             .test_fraction = 0.25,
-            .on_bad_file = "skip",
+            .on_bad_file = OnBadFile::skip,
             .train_limit = 1234,
             .test_limit = 567,
             .val_fraction = 0.125,
             .normalize = false,
-            .normalize_stats = "imagenet",
-            .sampler = "balanced",
+            .normalize_stats = NormalizeStats::imagenet,
+            .sampler = SamplerKind::balanced,
             .augment_flip = true,
             .augment_crop = 3,
             .augment_resized_crop = true,
@@ -88,7 +88,7 @@ TrainConfig unusual() {
             .augment_saturation = 0.375,
             .augment_hue = 0.0625,
             .augment_erasing = 0.5,
-            .augment_policy = "randaugment",
+            .augment_policy = AugmentPolicy::randaugment,
             .augment_policy_ops = 3,
             .augment_policy_magnitude = 12,
             .augment_policy_bins = 25,
@@ -104,25 +104,25 @@ TrainConfig unusual() {
              1.5,
              424242,
              5,
-             "rollback",
+             OnNonfinite::rollback,
              0.25,
              4,
-             {"eval_accuracy", "max", 7, 0.01},
+             {"eval_accuracy", BetterIs::max, 7, 0.01},
              {0.995, 3, 11},
              {2, false, 0.05, true, "fc."}};
-  c.optimizer = {"adamw", 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
-  c.schedule.kind = "cyclic";
+  c.optimizer = {OptimizerKind::adamw, 0.003, 0.01, 0.8, true, 0.85, 0.995, 1e-7};
+  c.schedule.kind = ScheduleKind::cyclic;
   c.schedule.warmup_steps = 0;
   c.schedule.warmup_start_factor = 0.2;
   c.schedule.step = {333, 0.5};
   c.schedule.cosine = {444, 1e-5};
   c.schedule.linear = {0.25, 0.75, 12};
-  c.schedule.onecycle = {0.2, 100, 0.4, "linear", 10, 1000, true, false, 0.8, 0.97};
-  c.schedule.cyclic = {0.0005, 0.05, 150, 90, "exp_range", 0.999, false, 0.7, 0.95};
-  c.precision.mode = "fp16";
+  c.schedule.onecycle = {0.2, 100, 0.4, OneCycleAnneal::linear, 10, 1000, true, false, 0.8, 0.97};
+  c.schedule.cyclic = {0.0005, 0.05, 150, 90, CyclicMode::exp_range, 0.999, false, 0.7, 0.95};
+  c.precision.mode = PrecisionMode::fp16;
   c.precision.loss_scale = {1024, 4, 0.25, 100};
-  c.performance = {"cpu", false, false, true, false, "off", 3};
-  c.loader = {"workers", 3, 6, false};
+  c.performance = {"cpu", false, false, true, false, CudaGraphs::off, 3};
+  c.loader = {LoaderMode::workers, 3, 6, false};
   c.evaluation = {250, 512};
   c.output = {"/tmp/runs-elsewhere", 50, false, true};
   return c;
@@ -180,7 +180,7 @@ class TestSettingsPanel : public QObject {
     };
     wheel(-120);
     QCOMPARE(combo->currentText(), before);
-    QCOMPARE(QString::fromStdString(panel.config().loader.mode), before);
+    QCOMPARE(QString::fromStdString(panel.config().loader.mode.name()), before);
     QVERIFY(scroll->verticalScrollBar()->value() > scrolled);  // the form moved instead
     combo->setFocus();
     QTRY_VERIFY(combo->hasFocus());
@@ -223,7 +223,7 @@ class TestSettingsPanel : public QObject {
   // 1.3333333333333333), and the text gives back the same double exactly.
   void fractionsShowAsFractions() {
     TrainConfig c;
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.augment_resized_crop = true;
     c.data.augment_crop_ratio_min = 3.0 / 4.0;
     c.data.augment_crop_ratio_max = 4.0 / 3.0;

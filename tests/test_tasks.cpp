@@ -48,10 +48,11 @@ class TestTasks : public QObject {
     const auto& c = ref["cases"][static_cast<size_t>(index)];
     const auto shape = ref["shape"].get<std::vector<int64_t>>();
     TrainConfig cfg;
-    cfg.loss.kind = c["loss"].get<std::string>();
-    cfg.task.kind = cfg.loss.kind == "cross_entropy" || cfg.loss.kind == "focal" ? "classification"
-                    : cfg.loss.kind == "bce"                                     ? "multilabel"
-                                                                                 : "regression";
+    cfg.loss.kind.setName(c["loss"].get<std::string>());
+    cfg.task.kind = cfg.loss.kind == LossKind::cross_entropy || cfg.loss.kind == LossKind::focal
+                        ? TaskKind::classification
+                    : cfg.loss.kind == LossKind::bce ? TaskKind::multilabel
+                                                     : TaskKind::regression;
     cfg.loss.huber_delta = c["delta"].get<double>();
     cfg.loss.class_weights = c.value("class_weights", std::string("none"));
     cfg.loss.label_smoothing = c.value("label_smoothing", 0.0);
@@ -59,14 +60,15 @@ class TestTasks : public QObject {
     cfg.loss.pos_weight = c.value("pos_weight", std::string("none"));
     for (const auto& e : validate(cfg)) QVERIFY2(e.field.rfind("loss.", 0) != 0, e.text().c_str());  // they fit
     TaskData data;  // the weights as the run computes them from its settings (loadData)
-    data.weights = cfg.task.kind == "multilabel" ? positiveWeights(cfg.loss.pos_weight, {5, 6, 5}, 16, {"a", "b", "c"})
-                                                 : classWeights(cfg.loss.class_weights, {5, 6, 5}, {"a", "b", "c"});
+    data.weights = cfg.task.kind == TaskKind::multilabel
+                       ? positiveWeights(cfg.loss.pos_weight, {5, 6, 5}, 16, {"a", "b", "c"})
+                       : classWeights(cfg.loss.class_weights, {5, 6, 5}, {"a", "b", "c"});
     const auto task = makeTask(cfg, data);
-    QCOMPARE(task->name(), cfg.task.kind);
+    QCOMPARE(task->name(), cfg.task.kind.name());
     const torch::Tensor out = tensorOf(ref["output"], shape).requires_grad_(true);
-    const torch::Tensor target = cfg.task.kind == "classification"
+    const torch::Tensor target = cfg.task.kind == TaskKind::classification
                                      ? torch::tensor(ref["labels"].get<std::vector<int64_t>>(), torch::kInt64)
-                                     : tensorOf(ref[cfg.task.kind == "multilabel" ? "tags" : "target"], shape);
+                                     : tensorOf(ref[cfg.task.kind == TaskKind::multilabel ? "tags" : "target"], shape);
     const torch::Tensor loss = task->loss(out, target);
     QCOMPARE(loss.dim(), 0);
     QCOMPARE(loss.scalar_type(), torch::kFloat32);
@@ -82,23 +84,23 @@ class TestTasks : public QObject {
   void autoLossIsTheTasksOwn() {
     const torch::Tensor out = torch::tensor({{1.0f, 2.0f}}), y = torch::tensor({{0.0f, 4.0f}});
     TrainConfig cfg;
-    cfg.task.kind = "regression";
+    cfg.task.kind = TaskKind::regression;
     QCOMPARE(makeTask(cfg)->loss(out, y).item<double>(), 2.5);  // (1 + 4) / 2
   }
 
   void settingsThatDoNotFitTheTask() {
     TrainConfig c;
-    c.loss.kind = "mse";
+    c.loss.kind = LossKind::mse;
     QVERIFY(hasError(validate(c), "loss.kind", "does not fit task.kind classification"));
     c = TrainConfig{};
-    c.task.kind = "regression";  // the default data are IDX images
+    c.task.kind = TaskKind::regression;  // the default data are IDX images
     QVERIFY(hasError(validate(c), "task.kind", "needs data.format csv"));
-    c.data.format = "csv";
+    c.data.format = DataFormat::csv;
     c.model.kind = "mlp";
     c.data.root = "/tmp/table.csv";
-    c.loss.kind = "cross_entropy";
+    c.loss.kind = LossKind::cross_entropy;
     QVERIFY(hasError(validate(c), "loss.kind", "cross_entropy does not fit task.kind regression"));
-    c.loss.kind = "huber";
+    c.loss.kind = LossKind::huber;
     c.loss.huber_delta = 0;
     QVERIFY(hasError(validate(c), "loss.huber_delta", "must be > 0"));
     c.loss.huber_delta = 1;
@@ -106,15 +108,15 @@ class TestTasks : public QObject {
     QVERIFY(hasError(validate(c), "train.early_stopping.metric", "classification figure"));
     c.train.early_stopping.metric = "eval_r2";
     QVERIFY(validate(c).empty());
-    c.task.kind = "classification";
-    c.loss.kind = "auto";
+    c.task.kind = TaskKind::classification;
+    c.loss.kind = LossKind::auto_;
     c.data.target_columns = {"price"};
     QVERIFY(hasError(validate(c), "train.early_stopping.metric", "regression figure"));
     // Target columns without a regression: a note where they are set, not an error.
     QVERIFY(!hasError(validate(c), "data.target_columns", ""));
     QVERIFY(settingEffectNote("data.target_columns", c).find("has no effect under task.kind classification") !=
             std::string::npos);
-    c.task.kind = "regression";
+    c.task.kind = TaskKind::regression;
     QVERIFY(settingEffectNote("data.target_columns", c).empty());
   }
 
@@ -153,7 +155,7 @@ class TestTasks : public QObject {
     c.loss.class_weights = "1;2";
     QVERIFY(hasError(validate(c), "loss.class_weights", "must be none, balanced"));
     c.loss.class_weights = "balanced";
-    c.loss.kind = "focal";
+    c.loss.kind = LossKind::focal;
     c.loss.label_smoothing = 0.1;
     QVERIFY(hasError(validate(c), "loss.label_smoothing", "applies to cross_entropy"));
   }

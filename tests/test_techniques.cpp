@@ -61,10 +61,10 @@ class TestTechniques : public QObject {
     for (const auto& row : rows) {
       QVERIFY(std::isfinite(row.trainLoss));
       // An fp16 step may overflow (inf/NaN gradient norm): then it was skipped.
-      if (!std::isfinite(row.gradNorm)) QVERIFY(c.precision.mode == "fp16" && row.skippedSteps > skipped);
+      if (!std::isfinite(row.gradNorm)) QVERIFY(c.precision.mode == PrecisionMode::fp16 && row.skippedSteps > skipped);
       skipped = row.skippedSteps;
       QVERIFY(row.lr > 0);
-      QCOMPARE(std::isfinite(row.lossScale), c.precision.mode == "fp16");
+      QCOMPARE(std::isfinite(row.lossScale), c.precision.mode == PrecisionMode::fp16);
       if (c.train.grad_clip_norm > 0) QVERIFY(row.gradNorm > 0);
     }
     QVERIFY(skipped < 6);
@@ -84,7 +84,7 @@ class TestTechniques : public QObject {
     c.data.train_limit = 256;
     c.train.max_steps = 4;
     c.train.log_every_steps = 1;
-    c.precision.mode = "fp16";
+    c.precision.mode = PrecisionMode::fp16;
     c.precision.loss_scale.init_scale = 1e30;  // fp16 gradients overflow at once
     Session s;
     s.start(c);

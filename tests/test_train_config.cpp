@@ -24,6 +24,11 @@ bool hasError(const std::vector<ConfigError>& errors, const std::string& field, 
   return false;
 }
 
+template <class C, class V>
+concept ComparesWith = requires(const C& c, const V& v) {
+  c == v;
+};
+
 std::string all(const std::vector<ConfigError>& errors) {
   std::string s;
   for (const auto& e : errors) s += e.text() + "; ";
@@ -180,7 +185,7 @@ class TestTrainConfig : public QObject {
 
   void dataFormatRules() {
     TrainConfig c;
-    c.data.format = "csv";
+    c.data.format = DataFormat::csv;
     c.data.root = "";
     c.model.kind = "cnn";
     c.data.augment_flip = true;
@@ -189,7 +194,7 @@ class TestTrainConfig : public QObject {
     QVERIFY2(hasError(errors, "model.kind", "must be mlp or torchscript with data.format csv"), all(errors).c_str());
     QVERIFY2(hasError(errors, "data.augment_flip", "applies to images"), all(errors).c_str());
     c = TrainConfig{};
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.image_size = {0, 5};
     c.data.channels = 2;
     c.data.test_fraction = 0.95;
@@ -200,9 +205,9 @@ class TestTrainConfig : public QObject {
     // The format's own fields are checked only with that format.
     c = TrainConfig{};
     c.data.test_fraction = 0.95;
-    c.data.on_bad_file = "ignore";
+    c.data.on_bad_file.setName("ignore");
     QVERIFY2(validate(c).empty(), all(validate(c)).c_str());
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     QVERIFY(hasError(validate(c), "data.on_bad_file", "(got \"ignore\")"));
   }
 
@@ -255,6 +260,8 @@ class TestTrainConfig : public QObject {
                 return std::is_same_v<M, std::vector<int64_t>>;
               case FieldType::TextList:
                 return std::is_same_v<M, std::vector<std::string>>;
+              case FieldType::Choice:  // an enum's Choice, or a registry's names
+                return std::is_same_v<M, ChoiceValue> || std::is_same_v<M, std::string>;
               default:
                 return std::is_same_v<M, std::string>;
             }
@@ -273,6 +280,8 @@ class TestTrainConfig : public QObject {
               *m += "-x";
             else if constexpr (std::is_same_v<M, std::vector<int64_t>>)
               *m = {7, 9};
+            else if constexpr (std::is_same_v<M, ChoiceValue>)
+              m->setName(m->names().at(m->names().front() == m->name() ? 1 : 0));
             else
               *m = {"a", "b"};
           },
@@ -288,6 +297,48 @@ class TestTrainConfig : public QObject {
       QVERIFY2(errors.empty(), all(errors).c_str());
       QCOMPARE(toJson(back), written);
     }
+  }
+
+  // A choice setting holds its enum (studio/choice.h): every name of the
+  // form's list reads into the enumerator of the same place, writes back as
+  // itself, and an unknown name is kept for validate() to name, nowhere
+  // acted on. Comparing a choice with a string does not compile.
+  void choicesAreTheirEnums() {
+    static_assert(!ComparesWith<Choice<OptimizerKind>, const char*>);
+    static_assert(!ComparesWith<Choice<TaskKind>, std::string>);
+    static_assert(ComparesWith<Choice<OptimizerKind>, OptimizerKind>);
+    QCOMPARE(nameOf(LossKind::auto_), std::string("auto"));
+    QCOMPARE(nameOf(IdxDataset::fashion_mnist), std::string("fashion-mnist"));
+    int choiceFields = 0;
+    for (const FieldSpec& spec : settingsSchema()) {
+      TrainConfig probe;
+      const FieldRef ref = spec.member(probe);
+      auto* const* choice = std::get_if<ChoiceValue*>(&ref);
+      if (!choice) continue;
+      ++choiceFields;
+      QCOMPARE(spec.type, FieldType::Choice);
+      QCOMPARE(spec.choices, (*choice)->names());
+      for (const std::string& name : spec.choices) {
+        nlohmann::json j = toJson(TrainConfig{});
+        j[nlohmann::json::json_pointer(jsonPointer(spec.path))] = name;
+        std::vector<ConfigError> errors;
+        TrainConfig c = configFromJson(j, errors);
+        QVERIFY2(errors.empty(), all(errors).c_str());
+        const FieldRef read = spec.member(c);
+        QCOMPARE((*std::get<ChoiceValue*>(read)).name(), name);
+        QCOMPARE(toJson(c)[nlohmann::json::json_pointer(jsonPointer(spec.path))].get<std::string>(), name);
+      }
+    }
+    QCOMPARE(choiceFields, 19);
+    TrainConfig c;
+    c.optimizer.kind.setName("adamw");
+    QVERIFY(c.optimizer.kind == OptimizerKind::adamw);
+    c.optimizer.kind.setName("adamx");
+    QVERIFY(c.optimizer.kind != OptimizerKind::sgd && c.optimizer.kind != OptimizerKind::adam &&
+            c.optimizer.kind != OptimizerKind::adamw);
+    QCOMPARE(toJson(c)["optimizer"]["kind"].get<std::string>(), std::string("adamx"));
+    QVERIFY2(hasError(validate(c), "optimizer.kind", "must be one of sgd, adam, adamw (got \"adamx\")"),
+             all(validate(c)).c_str());
   }
 
   void textMustBeUtf8() {
@@ -327,8 +378,8 @@ class TestTrainConfig : public QObject {
     std::ofstream(v1) << R"({"schema_version": 1, "name": "old", "data": {"dataset": "mnist"}})";
     const TrainConfig c = loadConfigFile(v1);
     QCOMPARE(c.schema_version, 2);
-    QCOMPARE(c.data.format, std::string("idx"));
-    QCOMPARE(c.data.dataset, std::string("mnist"));
+    QCOMPARE(c.data.format.name(), std::string("idx"));
+    QCOMPARE(c.data.dataset.name(), std::string("mnist"));
     QVERIFY(validate(c).empty());
   }
 
@@ -366,9 +417,9 @@ class TestTrainConfig : public QObject {
       QVERIFY2(hasError(validate(c), "distributed.devices", part), (bad + ": " + all(validate(c))).c_str());
     }
     TrainConfig c;
-    c.distributed.batchnorm = "global";
+    c.distributed.batchnorm.setName("global");
     QVERIFY(hasError(validate(c), "distributed.batchnorm", "must be one of"));
-    c.distributed.batchnorm = "sync";
+    c.distributed.batchnorm = BatchNormSync::sync;
     c.model.kind = "torchscript";
     c.model.path = "net.ts";
     QVERIFY(hasError(validate(c), "distributed.batchnorm", "built-in models"));
@@ -377,27 +428,27 @@ class TestTrainConfig : public QObject {
   void cudaGraphsOnNeedsAGpu() {
     TrainConfig c;
     c.performance.device = "cpu";
-    c.performance.cuda_graphs = "on";
+    c.performance.cuda_graphs = CudaGraphs::on;
     QVERIFY(hasError(validate(c), "performance.cuda_graphs", "CUDA graphs need a CUDA GPU"));
-    c.performance.cuda_graphs = "auto";
+    c.performance.cuda_graphs = CudaGraphs::auto_;
     QVERIFY(validate(c).empty());
-    c.performance.cuda_graphs = "sometimes";
+    c.performance.cuda_graphs.setName("sometimes");
     QVERIFY(hasError(validate(c), "performance.cuda_graphs", "(got \"sometimes\")"));
   }
 
   void scheduleFieldsAreCheckedForTheChosenKind() {
     TrainConfig c;
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     c.schedule.onecycle.pct_start = 1.5;
-    c.schedule.onecycle.anneal = "cubic";
+    c.schedule.onecycle.anneal.setName("cubic");
     c.schedule.warmup_steps = 10;
     auto errors = validate(c);
     QVERIFY(hasError(errors, "schedule.onecycle.pct_start", "(got 1.5)"));
     QVERIFY(hasError(errors, "schedule.onecycle.anneal", "(got \"cubic\")"));
     QVERIFY(hasError(errors, "schedule.warmup_steps", "warms up by itself"));
     c = TrainConfig{};
-    c.schedule.kind = "cyclic";
-    c.schedule.cyclic.mode = "sine";
+    c.schedule.kind = ScheduleKind::cyclic;
+    c.schedule.cyclic.mode.setName("sine");
     c.schedule.cyclic.step_size_up = 0;
     errors = validate(c);
     QVERIFY(hasError(errors, "schedule.cyclic.mode", "(got \"sine\")"));
@@ -418,19 +469,19 @@ class TestTrainConfig : public QObject {
     c.name = "round-trip";
     c.model.kind = "resnet";
     c.model.width = 17;
-    c.optimizer.kind = "adamw";
+    c.optimizer.kind = OptimizerKind::adamw;
     c.optimizer.beta2 = 0.95;
-    c.schedule.kind = "cyclic";
-    c.schedule.cyclic.mode = "exp_range";
+    c.schedule.kind = ScheduleKind::cyclic;
+    c.schedule.cyclic.mode = CyclicMode::exp_range;
     c.schedule.cyclic.gamma = 0.99;
-    c.precision.mode = "bf16";
+    c.precision.mode = PrecisionMode::bf16;
     c.train.seed = 123456789012345ULL;
     c.data.augment_crop = 2;
-    c.data.format = "csv";
+    c.data.format = DataFormat::csv;
     c.data.ignore_columns = {"id", "comment"};
     c.data.image_size = {32, 48};
     c.model.path = "/models/net.ts";
-    c.loader.mode = "workers";
+    c.loader.mode = LoaderMode::workers;
     std::vector<ConfigError> errors;
     const nlohmann::json j = toJson(c);
     TrainConfig back = configFromJson(j, errors);
@@ -522,23 +573,23 @@ class TestTrainConfig : public QObject {
   // --set all read this.
   void settingsWithoutEffectNameWhatActs() {
     TrainConfig c;
-    c.optimizer.kind = "sgd";
-    c.schedule.kind = "cosine";
+    c.optimizer.kind = OptimizerKind::sgd;
+    c.schedule.kind = ScheduleKind::cosine;
     QVERIFY(settingsWithoutEffect(c).empty());
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     QVERIFY(settingEffectNote("optimizer.lr", c).find("schedule.onecycle.max_lr") != std::string::npos);
     QVERIFY(settingEffectNote("optimizer.momentum", c).find("schedule.onecycle.base_momentum") != std::string::npos);
     c.schedule.onecycle.cycle_momentum = false;
     QCOMPARE(settingEffectNote("optimizer.momentum", c), std::string());
     QCOMPARE(learningRateSetting(c), std::string("schedule.onecycle.max_lr"));
-    c.schedule.kind = "cyclic";
+    c.schedule.kind = ScheduleKind::cyclic;
     const auto notes = settingsWithoutEffect(c, {"optimizer.lr", "train.epochs"});
     QCOMPARE(notes.size(), size_t(1));
     QCOMPARE(notes.front().field, std::string("optimizer.lr"));
     QVERIFY(notes.front().message.find("schedule.cyclic.max_lr") != std::string::npos);
     // --set's assignments name their settings as well.
     QCOMPARE(settingsWithoutEffect(c, {"optimizer.lr=0.5", "train.epochs=3"}).size(), size_t(1));
-    c.optimizer.kind = "adam";  // momentum does not apply to Adam: nothing to say of it
+    c.optimizer.kind = OptimizerKind::adam;  // momentum does not apply to Adam: nothing to say of it
     QCOMPARE(settingEffectNote("optimizer.momentum", c), std::string());
     QVERIFY(validate(c).empty());  // notes, never errors
   }
@@ -549,7 +600,7 @@ class TestTrainConfig : public QObject {
   void settingsSetWhereTheyDoNotApplySaySo() {
     TrainConfig c;
     c.model.kind = "mlp";
-    c.data.format = "csv";
+    c.data.format = DataFormat::csv;
     QVERIFY(settingsWithoutEffect(c).empty());
     c.model.weights = "/weights/resnet18.pth";
     c.task.threshold = 0.3;
@@ -570,7 +621,7 @@ class TestTrainConfig : public QObject {
     QCOMPARE(settingsWithoutEffect(c, {"task.threshold=0.3"}).size(), size_t(1));
     // Where they apply, they act: nothing to say.
     c.model.kind = "resnet18";
-    c.task.kind = "multilabel";
+    c.task.kind = TaskKind::multilabel;
     QCOMPARE(settingEffectNote("model.weights", c), std::string());
     QCOMPARE(settingEffectNote("task.threshold", c), std::string());
   }
@@ -578,14 +629,14 @@ class TestTrainConfig : public QObject {
   // Issue 29, item 11: a run is named by what it trains.
   void runNamesSayWhatTheyTrain() {
     TrainConfig c;
-    c.data.format = "idx";
-    c.data.dataset = "fashion-mnist";
+    c.data.format = DataFormat::idx;
+    c.data.dataset = IdxDataset::fashion_mnist;
     c.model.kind = "cnn";
     QCOMPARE(suggestedRunName(c), std::string("fashion-mnist-cnn"));
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = "/data/digits png/";
     QCOMPARE(suggestedRunName(c), std::string("digits-png-cnn"));
-    c.data.format = "csv";
+    c.data.format = DataFormat::csv;
     c.data.root = "/data/breast-cancer.csv";
     c.model.kind = "torchscript";
     c.model.path = "/models/net.ts";

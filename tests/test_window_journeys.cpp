@@ -97,9 +97,9 @@ class TestWindowJourneys : public QObject {
     QTemporaryDir dir;
     TrainConfig r = test::smallConfig(dir.path() + "/runs");
     r.name = "sum";
-    r.data.format = "csv";
+    r.data.format = DataFormat::csv;
     r.data.root = regressionTable(dir.path()).toStdString();
-    r.task.kind = "regression";
+    r.task.kind = TaskKind::regression;
     r.model.kind = "mlp";
     r.model.width = 8;
     const RunSummary regression = train(r);
@@ -221,7 +221,7 @@ class TestWindowJourneys : public QObject {
     TrainConfig c = test::smallConfig(dir.path() + "/runs");
     c.model.kind = "mlp";
     c.model.width = 8;
-    c.schedule.kind = "cosine";
+    c.schedule.kind = ScheduleKind::cosine;
     c.optimizer.lr = 0.07;
     const RunSummary past = train(c);
     QCOMPARE(past.status, std::string("completed"));
@@ -263,7 +263,7 @@ class TestWindowJourneys : public QObject {
     }
     ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
     TrainConfig c = test::smallConfig(dir.path() + "/runs");
-    c.data.format = "image_folder";
+    c.data.format = DataFormat::image_folder;
     c.data.root = (dir.path() + "/photos").toStdString();
     c.data.train_limit = 0;
     c.data.test_limit = 0;

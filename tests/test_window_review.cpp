@@ -124,7 +124,7 @@ class TestWindowReview : public QObject {
   // that it has no effect, naming the setting that acts.
   void aSettingWithoutEffectSaysSo() {
     TrainConfig c = config("no-effect");
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     window().settingsPanel()->setConfig(c);
     QVERIFY2(window().settingsPanel()->warningFor("optimizer.lr").contains("schedule.onecycle.max_lr"),
              qPrintable(window().settingsPanel()->warningFor("optimizer.lr")));
@@ -141,7 +141,7 @@ class TestWindowReview : public QObject {
   // OK starts the fork and closes it.
   void forkDialogSaysWhyAndKeepsTheInput() {
     TrainConfig c = config("fork-parent");
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     const RunSummary parent = runForm(c);
     QCOMPARE(parent.status, std::string("completed"));
     const QString parentDir = QDir(QString::fromStdString(parent.runDir)).absolutePath();
@@ -233,7 +233,7 @@ class TestWindowReview : public QObject {
              qPrintable(said->text));
     // In the window: the live run's schedule names it.
     TrainConfig c = config("jump");
-    c.schedule.kind = "onecycle";
+    c.schedule.kind = ScheduleKind::onecycle;
     c.schedule.onecycle.max_lr = 40;  // far too high: the loss jumps at once
     c.train.log_every_steps = 2;
     QSignalSpy seen(window().plotsPanel(), &PlotsPanel::divergenceSeen);

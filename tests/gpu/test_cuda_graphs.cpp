@@ -102,8 +102,8 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
   TrainConfig c = base(out);
   for (const auto& o : overrides) applyOverride(c, o);
   TrainConfig eager = c, graphed = c;
-  eager.performance.cuda_graphs = "off";
-  graphed.performance.cuda_graphs = "on";
+  eager.performance.cuda_graphs = CudaGraphs::off;
+  graphed.performance.cuda_graphs = CudaGraphs::on;
   const RunSummary e = runToEnd(eager), g = runToEnd(graphed);
   check(e.status == "completed", "eager run completed (" + e.status + " " + e.error + ")");
   check(g.status == "completed", "graph run completed (" + g.status + " " + g.error + ")");
@@ -115,8 +115,8 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
   for (size_t i = 0; same && i < er.size(); ++i) {
     const double r = i < 10 ? firstRtol : rtol;
     const bool stepwise = i < 10 || !chaotic;
-    same = (!stepwise ||
-            (close(gr[i].trainLoss, er[i].trainLoss, r, 1e-6) && close(gr[i].gradNorm, er[i].gradNorm, 10 * r, 1e-5))) &&
+    same = (!stepwise || (close(gr[i].trainLoss, er[i].trainLoss, r, 1e-6) &&
+                          close(gr[i].gradNorm, er[i].gradNorm, 10 * r, 1e-5))) &&
            gr[i].skippedSteps == er[i].skippedSteps && close(gr[i].lr, er[i].lr, 1e-12, 0);
     if (std::isfinite(er[i].trainLoss))
       worst =
@@ -143,10 +143,11 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
                   firstRtol, mg / 20, me / 20, rtol, worst, worstNorm);
     same = same && close(mg, me, rtol, 0);
   } else {
-    std::snprintf(buf, sizeof buf,
-                  "losses, gradient norms and skipped steps equal over 60 steps, to %.0e (the first 10 to %.0e; largest "
-                  "relative difference: loss %.2e, gradient norm %.2e)",
-                  rtol, firstRtol, worst, worstNorm);
+    std::snprintf(
+        buf, sizeof buf,
+        "losses, gradient norms and skipped steps equal over 60 steps, to %.0e (the first 10 to %.0e; largest "
+        "relative difference: loss %.2e, gradient norm %.2e)",
+        rtol, firstRtol, worst, worstNorm);
   }
   check(same, buf);
   std::snprintf(buf, sizeof buf, "test accuracy equal: %.4f graph, %.4f eager", g.testAccuracy, e.testAccuracy);
@@ -171,7 +172,7 @@ void deviceMomentumSgdEqualsFused() {
   }
   for (bool nesterov : {true, false}) {
     OptimizerConfig oc;
-    oc.kind = "sgd";
+    oc.kind = OptimizerKind::sgd;
     oc.momentum = 0.9;
     oc.nesterov = nesterov;
     oc.weight_decay = 5e-4;
@@ -253,7 +254,7 @@ int main() {
     const RunSummary a = runToEnd(c);
     check(a.status == "completed" && a.cudaGraphs.find("cycles adam's beta1") != std::string::npos,
           "auto with Adam and OneCycle's beta1: " + a.cudaGraphs);
-    c.performance.cuda_graphs = "on";
+    c.performance.cuda_graphs = CudaGraphs::on;
     const RunSummary o = runToEnd(c);
     check(o.status == "failed" && o.badInput && o.error.find("performance.cuda_graphs is on") != std::string::npos,
           "on with Adam and OneCycle's beta1 fails as bad input: " + o.error);

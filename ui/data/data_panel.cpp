@@ -118,15 +118,15 @@ void DataPanel::showPreview(const DataPreview& p) {
   QStringList lines;
   if (d.targetNames.empty()) {
     lines << tr("<b>%1</b> data, %2 per example, %3 classes")
-                 .arg(QString::fromStdString(d.format))
+                 .arg(QString::fromStdString(d.format.name()))
                  .arg(QString::fromStdString(d.input.text()))
                  .arg(d.classNames.size());
   } else {
     QStringList targets;
     for (const auto& t : d.targetNames) targets << QString::fromStdString(t).toHtmlEscaped();
-    lines << (d.task == "multilabel" ? tr("<b>%1</b> data, %2 per example; %3 labels: %4")
-                                     : tr("<b>%1</b> data, %2 per example; regression of %4"))
-                 .arg(QString::fromStdString(d.format))
+    lines << (d.task == TaskKind::multilabel ? tr("<b>%1</b> data, %2 per example; %3 labels: %4")
+                                             : tr("<b>%1</b> data, %2 per example; regression of %4"))
+                 .arg(QString::fromStdString(d.format.name()))
                  .arg(QString::fromStdString(d.input.text()))
                  .arg(targets.size())
                  .arg(targets.join(", "));

@@ -36,7 +36,7 @@ QString fieldOf(const QString& message, const TrainConfig& c) {
   for (const char* f : {"data.label_column", "data.ignore_columns", "data.test_fraction", "data.val_fraction",
                         "data.train_limit", "data.test_file", "data.train_file", "data.on_bad_file"})
     if (message.contains(f)) return f;
-  if (c.data.format == "csv") {
+  if (c.data.format == DataFormat::csv) {
     if (!c.data.test_file.empty() && message.contains(QString::fromStdString(c.data.test_file)))
       return "data.test_file";
     if (!c.data.train_file.empty()) return "data.train_file";
@@ -63,7 +63,7 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
     // A row of samples per class; one row of a folder's regression or multi-label images.
     const int64_t classes = plan.hasTargets() ? 1 : plan.classes();
     p.samples.assign(static_cast<size_t>(classes), {});
-    if (plan.format == "idx") {
+    if (plan.format == DataFormat::idx) {
       const IdxArray images = readIdxFile(plan.idxTrainImages, 3);
       const int64_t px = images.dims[1] * images.dims[2];
       for (size_t i = 0; i < plan.train.items.size(); ++i) {
@@ -77,7 +77,7 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
         img.pixels.assign(at, at + px);
         row.push_back(toQImage(img));
       }
-    } else if (plan.format == "image_folder") {
+    } else if (plan.format == DataFormat::image_folder) {
       const int want = static_cast<int>(p.description.input.channels);
       for (size_t i = 0; i < plan.train.items.size(); ++i) {
         auto& row = p.samples[static_cast<size_t>(plan.train.labels[i])];

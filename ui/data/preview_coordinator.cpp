@@ -120,12 +120,12 @@ QString augmentationsOn(const DataConfig& d) {
     on << QObject::tr("resized crop (area %1-%2)").arg(d.augment_crop_scale_min).arg(d.augment_crop_scale_max);
   if (d.augment_crop > 0) on << QObject::tr("pad-and-crop %1 px").arg(d.augment_crop);
   if (d.augment_flip) on << QObject::tr("horizontal flip");
-  if (d.augment_policy == "randaugment")
+  if (d.augment_policy == AugmentPolicy::randaugment)
     on << QObject::tr("RandAugment (%1 operations at magnitude %2 of %3)")
               .arg(d.augment_policy_ops)
               .arg(d.augment_policy_magnitude)
               .arg(d.augment_policy_bins);
-  if (d.augment_policy == "trivialaugment") on << QObject::tr("TrivialAugmentWide");
+  if (d.augment_policy == AugmentPolicy::trivialaugment) on << QObject::tr("TrivialAugmentWide");
   if (d.augment_vflip) on << QObject::tr("vertical flip");
   if (d.augment_rotation > 0) on << QObject::tr("rotation ±%1°").arg(d.augment_rotation);
   if (d.augment_brightness > 0 || d.augment_contrast > 0 || d.augment_saturation > 0 || d.augment_hue > 0)
@@ -137,8 +137,8 @@ QString augmentationsOn(const DataConfig& d) {
 // MixUp and CutMix act on whole training batches, after the image's own
 // augmentations: said beside the preview, which draws images one by one.
 QString batchMixing(const TrainConfig& c) {
-  const bool mix = c.data.augment_mixup && c.task.kind == "classification",
-             cut = c.data.augment_cutmix && c.task.kind == "classification";
+  const bool mix = c.data.augment_mixup && c.task.kind == TaskKind::classification,
+             cut = c.data.augment_cutmix && c.task.kind == TaskKind::classification;
   if (!mix && !cut) return QString();
   const QString which = mix && cut ? QObject::tr("MixUp or CutMix (one per batch)")
                         : mix      ? QObject::tr("MixUp")
@@ -154,9 +154,9 @@ QString batchMixing(const TrainConfig& c) {
 void PreviewCoordinator::updateAugmentPreview() {
   AugmentPreviewView* view = m_data->augmentPreview();
   const TrainConfig c = m_settings->config();
-  if (!m_previewDone || !m_preview.ok || m_previewKey != dataPreviewKey(c) || c.data.format == "csv") {
+  if (!m_previewDone || !m_preview.ok || m_previewKey != dataPreviewKey(c) || c.data.format == DataFormat::csv) {
     m_augmentKey.clear();
-    view->showNothing(c.data.format == "csv" ? tr("Tables are not augmented.") : QString());
+    view->showNothing(c.data.format == DataFormat::csv ? tr("Tables are not augmented.") : QString());
     return;
   }
   const QString mixing = batchMixing(c);

@@ -22,14 +22,14 @@ QString exportCaption(const QString& runDir) {
     if (!info.model.isEmpty()) parts << QObject::tr("model %1").arg(info.model);
     // The rate that acts: OneCycle's and cyclic's own, not optimizer.lr they override.
     const auto& s = c.schedule;
-    const QString lr = s.kind == "onecycle" ? QObject::tr("max_lr %1").arg(s.onecycle.max_lr, 0, 'g', 4)
-                       : s.kind == "cyclic"
+    const QString lr = s.kind == ScheduleKind::onecycle ? QObject::tr("max_lr %1").arg(s.onecycle.max_lr, 0, 'g', 4)
+                       : s.kind == ScheduleKind::cyclic
                            ? QObject::tr("lr %1–%2").arg(s.cyclic.base_lr, 0, 'g', 4).arg(s.cyclic.max_lr, 0, 'g', 4)
                            : QObject::tr("lr %1").arg(c.optimizer.lr, 0, 'g', 4);
-    parts << QObject::tr("%1 %2").arg(QString::fromStdString(c.optimizer.kind), lr)
+    parts << QObject::tr("%1 %2").arg(QString::fromStdString(c.optimizer.kind.name()), lr)
           << QObject::tr("batch %1 x %2").arg(c.train.batch_size).arg(c.train.accumulation_steps)
-          << QObject::tr("schedule %1").arg(QString::fromStdString(c.schedule.kind))
-          << QString::fromStdString(c.precision.mode);
+          << QObject::tr("schedule %1").arg(QString::fromStdString(c.schedule.kind.name()))
+          << QString::fromStdString(c.precision.mode.name());
   } catch (const std::exception&) {
     // A folder without readable settings: its name says which run it is.
   }

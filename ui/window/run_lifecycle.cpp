@@ -224,7 +224,8 @@ void RunLifecycle::beginLive(const QString& runDir) {
   m_p.plots->setRateSetting(m_liveRun, QString::fromStdString(learningRateSetting(c)));
   // The loss axis names this run's loss (MSE for a regression), never the first run's.
   m_p.plots->chart(PlotsPanel::Loss)
-      ->setYLabel(lossAxisLabel(QString::fromStdString(c.task.kind), QString::fromStdString(c.loss.kind)));
+      ->setYLabel(
+          lossAxisLabel(QString::fromStdString(c.task.kind.name()), QString::fromStdString(c.loss.kind.name())));
   m_p.status->setStepsPerEpoch(shape.stepsPerEpoch);
   m_p.runs->setLiveRun(m_liveRun);
   m_p.settings->setLocked(true);

@@ -33,7 +33,7 @@ std::pair<double, double> oneCycleAt(const OneCycleScheduleConfig& c, int64_t to
     phases = {{c.pct_start * t - 1, initial, c.max_lr, c.max_momentum, c.base_momentum},
               {t - 1, c.max_lr, minLr, c.base_momentum, c.max_momentum}};
   }
-  auto anneal = c.anneal == "linear" ? annealLinear : annealCos;
+  auto anneal = c.anneal == OneCycleAnneal::linear ? annealLinear : annealCos;
   double start = 0;
   const double s = static_cast<double>(step);
   for (size_t i = 0; i < phases.size(); ++i) {
@@ -58,9 +58,9 @@ std::pair<double, double> cyclicAt(const CyclicScheduleConfig& c, int64_t step) 
   const double x = 1.0 + e / total - cycle;
   const double scale = x <= ratio ? x / ratio : (x - 1.0) / (ratio - 1.0);
   double fn = 1.0;
-  if (c.mode == "triangular2")
+  if (c.mode == CyclicMode::triangular2)
     fn = 1.0 / std::pow(2.0, cycle - 1.0);
-  else if (c.mode == "exp_range")
+  else if (c.mode == CyclicMode::exp_range)
     fn = std::pow(c.gamma, e);
   const double lr = c.base_lr + (c.max_lr - c.base_lr) * scale * fn;
   const double momentum = c.max_momentum - (c.max_momentum - c.base_momentum) * scale * fn;
@@ -74,16 +74,16 @@ LrSchedule::LrSchedule(const ScheduleConfig& config, double baseLr, int64_t tota
 
 double LrSchedule::mainLr(int64_t t) const {
   const auto& c = m_config;
-  if (c.kind == "step") {
+  if (c.kind == ScheduleKind::step) {
     return m_baseLr * std::pow(c.step.gamma, static_cast<double>(t / c.step.step_size));
   }
-  if (c.kind == "cosine") {
+  if (c.kind == ScheduleKind::cosine) {
     const int64_t tMax = c.cosine.t_max > 0 ? c.cosine.t_max : std::max<int64_t>(m_totalSteps - c.warmup_steps, 1);
     return c.cosine.eta_min +
            (m_baseLr - c.cosine.eta_min) *
                (1.0 + std::cos(std::numbers::pi * static_cast<double>(t) / static_cast<double>(tMax))) / 2.0;
   }
-  if (c.kind == "linear") {
+  if (c.kind == ScheduleKind::linear) {
     const auto& l = c.linear;
     const double done = static_cast<double>(std::min(t, l.total_iters)) / static_cast<double>(l.total_iters);
     return m_baseLr * (l.start_factor + (l.end_factor - l.start_factor) * done);
@@ -93,11 +93,11 @@ double LrSchedule::mainLr(int64_t t) const {
 
 double LrSchedule::lr(int64_t step) const {
   const auto& c = m_config;
-  if (c.kind == "onecycle") {
+  if (c.kind == ScheduleKind::onecycle) {
     const int64_t total = c.onecycle.total_steps > 0 ? c.onecycle.total_steps : m_totalSteps;
     return oneCycleAt(c.onecycle, total, step).first;
   }
-  if (c.kind == "cyclic") return cyclicAt(c.cyclic, step).first;
+  if (c.kind == ScheduleKind::cyclic) return cyclicAt(c.cyclic, step).first;
   if (step < c.warmup_steps) {
     const double done = static_cast<double>(step) / static_cast<double>(c.warmup_steps);
     return m_baseLr * (c.warmup_start_factor + (1.0 - c.warmup_start_factor) * done);
@@ -107,11 +107,11 @@ double LrSchedule::lr(int64_t step) const {
 
 std::optional<double> LrSchedule::momentum(int64_t step) const {
   const auto& c = m_config;
-  if (c.kind == "onecycle" && c.onecycle.cycle_momentum) {
+  if (c.kind == ScheduleKind::onecycle && c.onecycle.cycle_momentum) {
     const int64_t total = c.onecycle.total_steps > 0 ? c.onecycle.total_steps : m_totalSteps;
     return oneCycleAt(c.onecycle, total, step).second;
   }
-  if (c.kind == "cyclic" && c.cyclic.cycle_momentum) return cyclicAt(c.cyclic, step).second;
+  if (c.kind == ScheduleKind::cyclic && c.cyclic.cycle_momentum) return cyclicAt(c.cyclic, step).second;
   return std::nullopt;
 }
 
@@ -146,7 +146,7 @@ std::string stepPlanError(const TrainConfig& config, const StepPlan& plan) {
 }
 
 std::string schedulePlanError(const ScheduleConfig& c, int64_t totalSteps, const std::string& where) {
-  if (c.kind != "onecycle") return "";
+  if (c.kind != ScheduleKind::onecycle) return "";
   const int64_t total = c.onecycle.total_steps > 0 ? c.onecycle.total_steps : totalSteps;
   if (c.onecycle.pct_start * static_cast<double>(total) > 1.0) return "";
   char buf[64];

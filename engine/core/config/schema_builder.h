@@ -40,6 +40,9 @@ class Fields {
     s.label = std::move(label);
     s.type = type;
     s.tip = std::move(tip);
+    static TrainConfig probe;  // only pointed into: a choice member's names
+    const FieldRef ref = s.member(probe);
+    if (const auto* choice = std::get_if<ChoiceValue*>(&ref)) s.choices = (*choice)->names();
     m_fields.push_back(std::move(s));
     return m_fields.back();
   }

@@ -37,8 +37,8 @@ std::string settingEffectNote(const std::string& path, const TrainConfig& config
 }
 
 std::string learningRateSetting(const TrainConfig& c) {
-  if (c.schedule.kind == "onecycle") return "schedule.onecycle.max_lr";
-  if (c.schedule.kind == "cyclic") return "schedule.cyclic.max_lr";
+  if (c.schedule.kind == ScheduleKind::onecycle) return "schedule.onecycle.max_lr";
+  if (c.schedule.kind == ScheduleKind::cyclic) return "schedule.cyclic.max_lr";
   return "optimizer.lr";
 }
 

@@ -34,15 +34,17 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     };
     const FieldRef member = spec.member(members);
     if (const auto* text = std::get_if<std::string*>(&member)) checkText(**text);
+    if (const auto* choice = std::get_if<ChoiceValue*>(&member)) checkText((*choice)->name());
     if (const auto* list = std::get_if<std::vector<std::string>*>(&member))
       for (const auto& item : **list) checkText(item);
     if (spec.checkOnlyWhenApplies && !settingApplies(spec, c)) continue;
-    if (const auto* text = std::get_if<std::string*>(&member);
-        text && !spec.choices.empty() &&
-        std::find(spec.choices.begin(), spec.choices.end(), **text) == spec.choices.end()) {
+    std::string chosen;  // a choice's name as given, known or not
+    if (const auto* text = std::get_if<std::string*>(&member)) chosen = **text;
+    if (const auto* choice = std::get_if<ChoiceValue*>(&member)) chosen = (*choice)->name();
+    if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(), chosen) == spec.choices.end()) {
       std::string list;
       for (const auto& a : spec.choices) list += (list.empty() ? "" : ", ") + a;
-      e.push_back({spec.path, "must be one of " + list + " (got " + shown(json(**text)) + ")"});
+      e.push_back({spec.path, "must be one of " + list + " (got " + shown(json(chosen)) + ")"});
     }
     if (!spec.range) continue;
     std::visit(
@@ -77,14 +79,14 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
 
   // The task's loss and figures.
   const auto& t = c.task;
-  const bool regression = t.kind == "regression";
-  const std::string& loss = c.loss.kind;
-  const bool multilabel = t.kind == "multilabel";
-  if (multilabel && loss != "auto" && loss != "bce")
+  const bool regression = t.kind == TaskKind::regression;
+  const Choice<LossKind>& loss = c.loss.kind;
+  const bool multilabel = t.kind == TaskKind::multilabel;
+  if (multilabel && loss != LossKind::auto_ && loss != LossKind::bce)
     e.push_back({"loss.kind", "\"" + loss +
                                   "\" does not fit task.kind multilabel, whose loss is bce (binary "
                                   "cross-entropy per label): set loss.kind to auto or bce"});
-  if (!multilabel && loss == "bce")
+  if (!multilabel && loss == LossKind::bce)
     e.push_back({"loss.kind", "bce is the multi-label loss; task.kind is " + t.kind + ": use auto"});
   if (!multilabel && c.loss.pos_weight != "none")
     e.push_back({"loss.pos_weight", "weighs each label's positives; it applies to task.kind multilabel (got " + t.kind +
@@ -97,40 +99,41 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
                  "(e.g. 0.2); tuning them on the test split would overstate the test figures"});
   if (!multilabel && t.tune_thresholds)
     e.push_back({"task.tune_thresholds", "tunes the labels' thresholds of task.kind multilabel (got " + t.kind + ")"});
-  const bool folderTargets = c.data.format == "image_folder" && !c.data.targets_file.empty();
-  if (multilabel && c.data.format != "csv" && !folderTargets)
+  const bool folderTargets = c.data.format == DataFormat::image_folder && !c.data.targets_file.empty();
+  if (multilabel && c.data.format != DataFormat::csv && !folderTargets)
     e.push_back({"task.kind",
                  "multilabel reads its labels from a table's columns: it needs data.format csv, or "
                  "image_folder with data.targets_file (got \"" +
                      c.data.format + "\")"});
   if (multilabel && c.data.tag_separator.empty() && c.data.target_columns.empty())
     e.push_back({"data.tag_separator", "must not be empty: it separates the tags of a multi-label row"});
-  if (t.kind == "classification" && loss != "auto" && loss != "cross_entropy" && loss != "focal" && loss != "bce")
+  if (t.kind == TaskKind::classification && loss != LossKind::auto_ && loss != LossKind::cross_entropy &&
+      loss != LossKind::focal && loss != LossKind::bce)
     e.push_back(
         {"loss.kind", "\"" + loss +
                           "\" does not fit task.kind classification, whose losses are "
                           "cross_entropy and focal: set loss.kind to auto, cross_entropy or focal, or task.kind to "
                           "regression"});
-  if (regression && loss == "cross_entropy")
+  if (regression && loss == LossKind::cross_entropy)
     e.push_back({"loss.kind",
                  "cross_entropy does not fit task.kind regression: use mse, l1, huber or smooth_l1 "
                  "(auto: mse)"});
-  if (loss == "focal" && regression)
+  if (loss == LossKind::focal && regression)
     e.push_back({"loss.kind", "focal does not fit task.kind regression: use mse, l1, huber or smooth_l1"});
   if (const std::string why = classWeightsProblem(c.loss.class_weights); !why.empty())
     e.push_back({"loss.class_weights", why});
-  if (t.kind != "classification" && c.loss.class_weights != "none")
+  if (t.kind != TaskKind::classification && c.loss.class_weights != "none")
     e.push_back({"loss.class_weights", "weigh the classes of task.kind classification (got " + t.kind + ")" +
                                            (multilabel ? ": use loss.pos_weight" : ": set it to none")});
-  if (t.kind != "classification" && c.loss.label_smoothing > 0)
+  if (t.kind != TaskKind::classification && c.loss.label_smoothing > 0)
     e.push_back({"loss.label_smoothing",
                  "smooths the class targets of task.kind classification (got " + t.kind + "): set it to 0"});
-  if (loss == "focal" && c.loss.label_smoothing > 0)
+  if (loss == LossKind::focal && c.loss.label_smoothing > 0)
     e.push_back({"loss.label_smoothing", "applies to cross_entropy, not to loss.kind focal: set it to 0"});
-  if (t.kind != "classification" && c.data.sampler == "balanced")
+  if (t.kind != TaskKind::classification && c.data.sampler == SamplerKind::balanced)
     e.push_back({"data.sampler", "balanced draws every class equally often; task.kind " + t.kind +
                                      " has no single class per example: use shuffle"});
-  if (regression && c.data.format != "csv" && !folderTargets)
+  if (regression && c.data.format != DataFormat::csv && !folderTargets)
     e.push_back({"task.kind",
                  "regression reads its targets from a table's columns: it needs data.format csv, or "
                  "image_folder with data.targets_file (got \"" +
@@ -139,7 +142,7 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"train.early_stopping.metric", why});
 
   const auto& d = c.data;
-  if (d.format == "csv") {
+  if (d.format == DataFormat::csv) {
     if (d.root.empty() && d.train_file.empty())
       e.push_back({"data.root", "must name the table file (a .csv), or set data.train_file"});
     if (c.model.kind == "cnn" || c.model.kind == "resnet" || isTorchvisionBackbone(c.model.kind))
@@ -154,7 +157,7 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   } else if (d.root.empty()) {
     e.push_back({"data.root", "must name a folder"});
   }
-  if (d.format == "image_folder") {
+  if (d.format == DataFormat::image_folder) {
     if (d.image_size.size() != 2) {
       e.push_back({"data.image_size", "must be [height, width] (got " + json(d.image_size).dump() + ")"});
     } else {
@@ -178,15 +181,16 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
   if (c.train.epochs == 0 && c.train.max_steps == 0)
     e.push_back({"train.epochs", "must be > 0 when train.max_steps is 0 (got 0)"});
   const auto& o = c.optimizer;
-  if (o.kind == "sgd" && o.nesterov && o.momentum <= 0)
+  if (o.kind == OptimizerKind::sgd && o.nesterov && o.momentum <= 0)
     e.push_back({"optimizer.nesterov", "needs optimizer.momentum > 0 (got " + num(o.momentum) + ")"});
   const auto& s = c.schedule;
-  if (s.warmup_steps > 0 && (s.kind == "onecycle" || s.kind == "cyclic"))
+  if (s.warmup_steps > 0 && (s.kind == ScheduleKind::onecycle || s.kind == ScheduleKind::cyclic))
     e.push_back({"schedule.warmup_steps", "must be 0 with schedule.kind \"" + s.kind +
                                               "\", which warms up by itself (got " + std::to_string(s.warmup_steps) +
                                               ")"});
-  if ((s.kind == "onecycle" && s.onecycle.cycle_momentum) || (s.kind == "cyclic" && s.cyclic.cycle_momentum)) {
-    if (o.kind == "sgd" && o.momentum <= 0)
+  if ((s.kind == ScheduleKind::onecycle && s.onecycle.cycle_momentum) ||
+      (s.kind == ScheduleKind::cyclic && s.cyclic.cycle_momentum)) {
+    if (o.kind == OptimizerKind::sgd && o.momentum <= 0)
       e.push_back(
           {"schedule." + s.kind + ".cycle_momentum", "needs optimizer.momentum > 0 with sgd, or set it to false"});
   }
@@ -196,13 +200,13 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     deviceOk = p.device.find_first_not_of("0123456789", 5) == std::string::npos;
   }
   if (!deviceOk) e.push_back({"performance.device", "must be auto, cpu, cuda or cuda:N (got \"" + p.device + "\")"});
-  if (p.cuda_graphs == "on" && p.device == "cpu")
+  if (p.cuda_graphs == CudaGraphs::on && p.device == "cpu")
     e.push_back({"performance.cuda_graphs", "is on, but performance.device is cpu: CUDA graphs need a CUDA GPU"});
-  if (c.memory.activation_checkpointing != "off" && c.model.kind == "torchscript")
+  if (c.memory.activation_checkpointing != ActivationCheckpointing::off && c.model.kind == "torchscript")
     e.push_back({"memory.activation_checkpointing",
                  "works on the built-in models (mlp, cnn, resnet), not on a TorchScript model: its layers "
                  "cannot be split into recomputed segments; set it to off"});
-  if (c.memory.activation_checkpointing != "off" && isTorchvisionBackbone(c.model.kind))
+  if (c.memory.activation_checkpointing != ActivationCheckpointing::off && isTorchvisionBackbone(c.model.kind))
     e.push_back({"memory.activation_checkpointing",
                  "works on the built-in models (mlp, cnn, resnet), not yet on torchvision's " + c.model.kind +
                      "; set it to off"});
@@ -235,17 +239,17 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
       e.push_back({"distributed.devices",
                    "lists both GPUs and cpu; one run uses one kind (got \"" + c.distributed.devices + "\")"});
   }
-  if (c.distributed.batchnorm == "sync" && c.model.kind == "torchscript")
+  if (c.distributed.batchnorm == BatchNormSync::sync && c.model.kind == "torchscript")
     e.push_back({"distributed.batchnorm",
                  "sync works on the built-in models (cnn, resnet), whose BatchNorm layers the studio runs; a "
                  "TorchScript model's are its own: set it to local"});
-  if (d.augment_policy != "none" && d.format == "csv")
+  if (d.augment_policy != AugmentPolicy::none && d.format == DataFormat::csv)
     e.push_back({"data.augment_policy", "applies to images; data.format csv is a table"});
-  if (d.augment_policy == "randaugment" && d.augment_policy_magnitude >= d.augment_policy_bins)
+  if (d.augment_policy == AugmentPolicy::randaugment && d.augment_policy_magnitude >= d.augment_policy_bins)
     e.push_back({"data.augment_policy_magnitude", "must be below data.augment_policy_bins, " +
                                                       std::to_string(d.augment_policy_bins) + " (got " +
                                                       std::to_string(d.augment_policy_magnitude) + ")"});
-  if (d.augment_resized_crop && d.format != "csv") {
+  if (d.augment_resized_crop && d.format != DataFormat::csv) {
     if (d.augment_crop_scale_min > d.augment_crop_scale_max)
       e.push_back({"data.augment_crop_scale_min", "must not exceed data.augment_crop_scale_max (got " +
                                                       num(d.augment_crop_scale_min) + " > " +
@@ -255,12 +259,12 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
                                                       num(d.augment_crop_ratio_min) + " > " +
                                                       num(d.augment_crop_ratio_max) + ")"});
   }
-  if ((d.augment_mixup || d.augment_cutmix) && c.task.kind != "classification")
+  if ((d.augment_mixup || d.augment_cutmix) && c.task.kind != TaskKind::classification)
     e.push_back({d.augment_mixup ? "data.augment_mixup" : "data.augment_cutmix",
                  "mixes one-hot class targets; task.kind is " + c.task.kind});
-  if (d.augment_cutmix && d.format == "csv")
+  if (d.augment_cutmix && d.format == DataFormat::csv)
     e.push_back({"data.augment_cutmix", "cuts rectangles of images; data.format csv is a table (MixUp mixes rows)"});
-  if ((d.augment_mixup || d.augment_cutmix) && c.loss.kind == "focal")
+  if ((d.augment_mixup || d.augment_cutmix) && c.loss.kind == LossKind::focal)
     e.push_back({"loss.kind",
                  "focal takes one class per example; MixUp and CutMix give mixed targets: use "
                  "cross_entropy (or auto)"});
@@ -269,7 +273,7 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
     e.push_back({"train.finetune.freeze_epochs",
                  "freezes layers, which a run of several processes cannot yet do (their gradients are exchanged "
                  "in fixed buckets); set it to 0 or train in one process"});
-  if (f.freeze_epochs > 0 && c.performance.cuda_graphs == "on")
+  if (f.freeze_epochs > 0 && c.performance.cuda_graphs == CudaGraphs::on)
     e.push_back({"train.finetune.freeze_epochs",
                  "unfreezes layers during the run, which a recorded CUDA graph "
                  "cannot follow: set performance.cuda_graphs to auto or off"});

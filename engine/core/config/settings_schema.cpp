@@ -21,15 +21,16 @@ std::vector<FieldSpec> makeSchema() {
   const Rule backbone{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind); },
                       "a torchvision model.kind (resnet18, resnet34, resnet50, mobilenet_v3_small, "
                       "mobilenet_v3_large, efficientnet_b0)"};
-  const Rule idx{[](const TrainConfig& c) { return c.data.format == "idx"; }, "data.format idx"};
-  const Rule folder{[](const TrainConfig& c) { return c.data.format == "image_folder"; }, "data.format image_folder"};
-  const Rule csv{[](const TrainConfig& c) { return c.data.format == "csv"; }, "data.format csv"};
-  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; },
+  const Rule idx{[](const TrainConfig& c) { return c.data.format == DataFormat::idx; }, "data.format idx"};
+  const Rule folder{[](const TrainConfig& c) { return c.data.format == DataFormat::image_folder; },
+                    "data.format image_folder"};
+  const Rule csv{[](const TrainConfig& c) { return c.data.format == DataFormat::csv; }, "data.format csv"};
+  const Rule images{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
                     "images (data.format idx or image_folder)"};
   // A table's columns: a CSV's, or an image folder's targets table's.
   const Rule tableColumns{[](const TrainConfig& c) {
-                            return c.data.format == "csv" ||
-                                   (c.data.format == "image_folder" && !c.data.targets_file.empty());
+                            return c.data.format == DataFormat::csv ||
+                                   (c.data.format == DataFormat::image_folder && !c.data.targets_file.empty());
                           },
                           "a table's columns (data.format csv, or an image folder's data.targets_file)"};
 
@@ -74,14 +75,15 @@ std::vector<FieldSpec> makeSchema() {
 
   // What the run learns (train/tasks/): in the Data section, as it names
   // which columns are predicted.
-  const Rule regression{[](const TrainConfig& c) { return c.task.kind == "regression"; }, "task.kind regression"};
-  choices(add(SETTING(task.kind), data, "Task", T::Choice,
-              "classification: one class per example (cross-entropy, accuracy); regression: one or several "
-              "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2); "
-              "multilabel: any number of labels per example, from 0/1 columns or a column of tags "
-              "(binary cross-entropy; mAP, F1)."),
-          {"classification", "regression", "multilabel"});
-  const Rule multilabel{[](const TrainConfig& c) { return c.task.kind == "multilabel"; }, "task.kind multilabel"};
+  const Rule regression{[](const TrainConfig& c) { return c.task.kind == TaskKind::regression; },
+                        "task.kind regression"};
+  add(SETTING(task.kind), data, "Task", T::Choice,
+      "classification: one class per example (cross-entropy, accuracy); regression: one or several "
+      "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2); "
+      "multilabel: any number of labels per example, from 0/1 columns or a column of tags "
+      "(binary cross-entropy; mAP, F1).");
+  const Rule multilabel{[](const TrainConfig& c) { return c.task.kind == TaskKind::multilabel; },
+                        "task.kind multilabel"};
   when(range(add(SETTING(task.threshold), data, "Label threshold", T::Real,
                  "Multi-label: a label is predicted when its probability reaches this (the evaluation also "
                  "reports each label's threshold of best F1)."),
@@ -91,24 +93,23 @@ std::vector<FieldSpec> makeSchema() {
            "Multi-label: each label's threshold becomes the one of its best F1 on the validation split at each "
            "evaluation; the test split, predictions and exports use them. Needs a validation fraction."),
        multilabel);
-  choices(add(SETTING(loss.kind), data, "Loss", T::Choice,
-              "auto: cross_entropy for classification, mse for regression, bce for multilabel. Classification also "
-              "takes focal "
-              "(cross-entropy that down-weights easy examples). Regression also takes l1 (mean absolute "
-              "error), huber and smooth_l1 (quadratic near 0, linear beyond loss.huber_delta: robust to outliers)."),
-          {"auto", "cross_entropy", "focal", "bce", "mse", "l1", "huber", "smooth_l1"});
+  add(SETTING(loss.kind), data, "Loss", T::Choice,
+      "auto: cross_entropy for classification, mse for regression, bce for multilabel. Classification also "
+      "takes focal "
+      "(cross-entropy that down-weights easy examples). Regression also takes l1 (mean absolute "
+      "error), huber and smooth_l1 (quadratic near 0, linear beyond loss.huber_delta: robust to outliers).");
   when(add(SETTING(loss.pos_weight), data, "Positive weights", T::Text,
            "Multi-label: none; balanced: each label's positives weighted by its negatives / positives in the "
            "training split; or one weight per label, comma-separated (binary_cross_entropy_with_logits' "
            "pos_weight)."),
        multilabel);
-  const Rule classification{[](const TrainConfig& c) { return c.task.kind == "classification"; },
+  const Rule classification{[](const TrainConfig& c) { return c.task.kind == TaskKind::classification; },
                             "task.kind classification"};
   when(range(add(SETTING(loss.focal_gamma), data, "Focal loss gamma", T::Real,
                  "How much focal loss down-weights examples the model already gets right: (1 - p)^gamma; 0 is "
                  "cross-entropy, 2 the usual choice."),
              atLeast(0)),
-       Rule{[](const TrainConfig& c) { return c.loss.kind == "focal"; }, "loss.kind focal"}, true);
+       Rule{[](const TrainConfig& c) { return c.loss.kind == LossKind::focal; }, "loss.kind focal"}, true);
   when(add(SETTING(loss.class_weights), data, "Class weights", T::Text,
            "none; balanced: each class weighted by n / (classes x its count) in the training split (rare classes "
            "count more); or one weight per class, comma-separated, in the classes' order."),
@@ -121,20 +122,18 @@ std::vector<FieldSpec> makeSchema() {
                  "Where huber and smooth_l1 turn from quadratic to linear, in standardised target units when "
                  "targets are standardised."),
              above(0)),
-       Rule{[](const TrainConfig& c) { return c.loss.kind == "huber" || c.loss.kind == "smooth_l1"; },
+       Rule{[](const TrainConfig& c) { return c.loss.kind == LossKind::huber || c.loss.kind == LossKind::smooth_l1; },
             "loss.kind huber or smooth_l1"},
        true);
   when(add(SETTING(task.standardize_targets), data, "Standardise targets", T::Bool,
            "Train on targets scaled to mean 0 and std 1 on the training split (recorded and undone in figures, "
            "predictions and exports); helps when targets are large numbers such as prices."),
        regression);
-  choices(add(SETTING(data.format), data, "Format", T::Choice,
-              "idx: MNIST-format files; image_folder: a folder with a sub-folder of images per class; "
-              "csv: a table with one example per row."),
-          {"idx", "image_folder", "csv"});
-  when(choices(add(SETTING(data.dataset), data, "Dataset", T::Choice, "Which MNIST-format dataset the folder holds."),
-               {"fashion-mnist", "mnist"}),
-       idx, true);
+  add(SETTING(data.format), data, "Format", T::Choice,
+      "idx: MNIST-format files; image_folder: a folder with a sub-folder of images per class; "
+      "csv: a table with one example per row.");
+  when(add(SETTING(data.dataset), data, "Dataset", T::Choice, "Which MNIST-format dataset the folder holds."), idx,
+       true);
   add(SETTING(data.root), data, "Data", T::DataPath,
       "idx: the folder with the train-/t10k- files (Debian: dataset-fashion-mnist); image_folder: the folder of class "
       "folders (or of train/, test/ and val/ with class folders); csv: the table file.")
@@ -155,19 +154,21 @@ std::vector<FieldSpec> makeSchema() {
            "multi-label it then holds each row's tags. Image folders: columns of the targets table."),
        tableColumns, true)
       .noEffect = [](const TrainConfig& c) -> std::string {
-    if (c.task.kind != "classification" || c.data.target_columns.empty()) return "";
+    if (c.task.kind != TaskKind::classification || c.data.target_columns.empty()) return "";
     return "has no effect under task.kind " + c.task.kind +
            ": data.label_column names the class column; set task.kind to regression to predict these columns";
   };
   when(add(SETTING(data.targets_file), data, "Targets table", T::File,
            "Regression or multi-label on images: a CSV table (its first row names the columns) whose first column "
            "names each image (relative to Data) and whose other columns hold its values, 0/1 labels or tags."),
-       Rule{[](const TrainConfig& c) { return c.data.format == "image_folder" && c.task.kind != "classification"; },
+       Rule{[](const TrainConfig& c) {
+              return c.data.format == DataFormat::image_folder && c.task.kind != TaskKind::classification;
+            },
             "task.kind regression or multilabel on an image folder"},
        true);
   when(add(SETTING(data.tag_separator), data, "Tag separator", T::Text,
            "Multi-label from one column of tags: what separates a row's tags (\"cat|outdoor\")."),
-       Rule{[](const TrainConfig& c) { return c.task.kind == "multilabel" && c.data.target_columns.empty(); },
+       Rule{[](const TrainConfig& c) { return c.task.kind == TaskKind::multilabel && c.data.target_columns.empty(); },
             "task.kind multilabel without data.target_columns"});
   when(add(SETTING(data.ignore_columns), data, "Ignored columns", T::TextList,
            "Columns that are neither features nor the label (ids, free text): names or indices, comma-separated."),
@@ -192,11 +193,11 @@ std::vector<FieldSpec> makeSchema() {
                  "Share of each class held out for testing (stratified, seeded) when there is no test folder or "
                  "test table."),
              between(0, 0.9)),
-       Rule{[](const TrainConfig& c) { return c.data.format != "idx"; }, "data.format image_folder or csv"}, true);
-  when(choices(add(SETTING(data.on_bad_file), data, "Unreadable images", T::Choice,
-                   "fail: stop at the first image that cannot be read; skip: leave such images out (counted, and "
-                   "the first ones named in the log)."),
-               {"fail", "skip"}),
+       Rule{[](const TrainConfig& c) { return c.data.format != DataFormat::idx; }, "data.format image_folder or csv"},
+       true);
+  when(add(SETTING(data.on_bad_file), data, "Unreadable images", T::Choice,
+           "fail: stop at the first image that cannot be read; skip: leave such images out (counted, and "
+           "the first ones named in the log)."),
        folder, true);
   range(add(SETTING(data.train_limit), data, "Training examples (0: all)", T::Int,
             "Train on only the first N examples; for quick trials of settings."),
@@ -208,23 +209,21 @@ std::vector<FieldSpec> makeSchema() {
             "Share of each class of the training examples held out for evaluation during the run, so the test set "
             "stays unseen."),
         between(0, 0.9));
-  when(choices(add(SETTING(data.sampler), data, "Sampler", T::Choice,
-                   "shuffle: every training example once per epoch; balanced: each epoch draws as many examples with "
-                   "replacement, every class equally often (for imbalanced classes; seeded)."),
-               {"shuffle", "balanced"}),
+  when(add(SETTING(data.sampler), data, "Sampler", T::Choice,
+           "shuffle: every training example once per epoch; balanced: each epoch draws as many examples with "
+           "replacement, every class equally often (for imbalanced classes; seeded)."),
        classification);
   add(SETTING(data.normalize), data, "Normalise", T::Bool,
       "Images: subtract each channel's training mean and divide by its std; tables: standardise each feature. "
       "Almost always helps optimisation.");
-  when(
-      choices(add(SETTING(data.normalize_stats), data, "Normalise with", T::Choice,
-                  "Whose per-channel mean and std: auto: ImageNet's (mean 0.485, 0.456, 0.406; std 0.229, 0.224, "
-                  "0.225) for a torchvision backbone started from model.weights, as the weights were trained, "
-                  "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
-                  "images)."),
-              {"auto", "data", "imagenet"}),
-      Rule{[](const TrainConfig& c) { return c.data.normalize && c.data.format != "csv"; }, "data.normalize on images"},
-      true);
+  when(add(SETTING(data.normalize_stats), data, "Normalise with", T::Choice,
+           "Whose per-channel mean and std: auto: ImageNet's (mean 0.485, 0.456, 0.406; std 0.229, 0.224, "
+           "0.225) for a torchvision backbone started from model.weights, as the weights were trained, "
+           "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
+           "images)."),
+       Rule{[](const TrainConfig& c) { return c.data.normalize && c.data.format != DataFormat::csv; },
+            "data.normalize on images"},
+       true);
   addAugmentSettings(add);
   addRunSettings(add);
   return f;

@@ -7,7 +7,7 @@ namespace studio::schema {
 
 void addAugmentSettings(Fields& add) {
   const std::string data = "Data";
-  const Rule images{[](const TrainConfig& c) { return c.data.format != "csv"; },
+  const Rule images{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
                     "images (data.format idx or image_folder)"};
   when(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
            "Mirror training images at random; more variety, less overfitting on longer runs."),
@@ -22,8 +22,9 @@ void addAugmentSettings(Fields& add) {
            "RandomResizedCrop: a random part of each training image (its area and shape below) resized back to "
            "the image size; the usual augmentation for photos."),
        images);
-  const Rule resized{[](const TrainConfig& c) { return c.data.augment_resized_crop && c.data.format != "csv"; },
-                     "data.augment_resized_crop on images"};
+  const Rule resized{
+      [](const TrainConfig& c) { return c.data.augment_resized_crop && c.data.format != DataFormat::csv; },
+      "data.augment_resized_crop on images"};
   when(range(add(SETTING(data.augment_crop_scale_min), data, "Resized crop: smallest area", T::Real,
                  "The smallest share of the image's area a random resized crop takes (torchvision: 0.08)."),
              between(0, 1, true, false)),
@@ -67,16 +68,17 @@ void addAugmentSettings(Fields& add) {
                  "images)."),
              between(0, 0.5)),
        images, true);
-  when(choices(add(SETTING(data.augment_policy), data, "Augmentation policy", T::Choice,
-                   "RandAugment: each training image through N operations drawn from fourteen (shears, "
-                   "translations, rotation, colour, sharpness, posterize, solarize, autocontrast, equalize) at one "
-                   "magnitude; TrivialAugmentWide: one operation at a random magnitude, nothing to tune. "
-                   "torchvision.transforms.v2's, after the flips and before the colour jitter."),
-               {"none", "randaugment", "trivialaugment"}),
+  when(add(SETTING(data.augment_policy), data, "Augmentation policy", T::Choice,
+           "RandAugment: each training image through N operations drawn from fourteen (shears, "
+           "translations, rotation, colour, sharpness, posterize, solarize, autocontrast, equalize) at one "
+           "magnitude; TrivialAugmentWide: one operation at a random magnitude, nothing to tune. "
+           "torchvision.transforms.v2's, after the flips and before the colour jitter."),
        images);
-  const Rule randaugment{
-      [](const TrainConfig& c) { return c.data.augment_policy == "randaugment" && c.data.format != "csv"; },
-      "data.augment_policy randaugment on images"};
+  const Rule randaugment{[](const TrainConfig& c) {
+                           return c.data.augment_policy == AugmentPolicy::randaugment &&
+                                  c.data.format != DataFormat::csv;
+                         },
+                         "data.augment_policy randaugment on images"};
   when(range(add(SETTING(data.augment_policy_ops), data, "RandAugment: operations", T::Int,
                  "Operations applied to each image in turn (num_ops; 2 by default)."),
              between(0, 14)),
@@ -88,7 +90,9 @@ void addAugmentSettings(Fields& add) {
   when(range(add(SETTING(data.augment_policy_bins), data, "Policy: magnitude bins", T::Int,
                  "How many strengths each operation's range is divided into (num_magnitude_bins, 31)."),
              between(2, 100)),
-       Rule{[](const TrainConfig& c) { return c.data.augment_policy != "none" && c.data.format != "csv"; },
+       Rule{[](const TrainConfig& c) {
+              return c.data.augment_policy != AugmentPolicy::none && c.data.format != DataFormat::csv;
+            },
             "a data.augment_policy (not none) on images"});
   when(range(add(SETTING(data.augment_erasing), data, "Random erasing", T::Real,
                  "RandomErasing: the probability that a rectangle of 2-33 % of a training image is set to the "
@@ -96,7 +100,7 @@ void addAugmentSettings(Fields& add) {
              between(0, 1)),
        images, true);
 
-  const Rule classifying{[](const TrainConfig& c) { return c.task.kind == "classification"; },
+  const Rule classifying{[](const TrainConfig& c) { return c.task.kind == TaskKind::classification; },
                          "task.kind classification"};
   when(add(SETTING(data.augment_mixup), data, "MixUp", T::Bool,
            "MixUp: each training batch blended with itself shifted by one, images and one-hot targets alike, by a "
@@ -110,7 +114,9 @@ void addAugmentSettings(Fields& add) {
   when(add(SETTING(data.augment_cutmix), data, "CutMix", T::Bool,
            "CutMix: a rectangle of each training image replaced by the same rectangle of the next image, the "
            "targets mixed by the areas (classification, images)."),
-       Rule{[](const TrainConfig& c) { return c.task.kind == "classification" && c.data.format != "csv"; },
+       Rule{[](const TrainConfig& c) {
+              return c.task.kind == TaskKind::classification && c.data.format != DataFormat::csv;
+            },
             "task.kind classification on images"});
   when(range(add(SETTING(data.cutmix_alpha), data, "CutMix alpha", T::Real,
                  "CutMix's Beta(alpha, alpha) for the kept share of the image (torchvision: 1)."),

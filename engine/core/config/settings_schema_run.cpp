@@ -10,10 +10,11 @@ namespace studio::schema {
 void addRunSettings(Fields& add) {
   const std::string train = "Training", opt = "Optimizer", sched = "Schedule", prec = "Precision & memory",
                     perf = "Performance", eval = "Evaluation", out = "Output";
-  const Rule sgd{[](const TrainConfig& c) { return c.optimizer.kind == "sgd"; }, "optimizer.kind sgd"};
-  const Rule adam{[](const TrainConfig& c) { return c.optimizer.kind != "sgd"; }, "optimizer.kind adam or adamw"};
-  auto schedule = [](const char* kind) -> Rule {
-    return {[kind](const TrainConfig& c) { return c.schedule.kind == kind; }, std::string("schedule.kind ") + kind};
+  const Rule sgd{[](const TrainConfig& c) { return c.optimizer.kind == OptimizerKind::sgd; }, "optimizer.kind sgd"};
+  const Rule adam{[](const TrainConfig& c) { return c.optimizer.kind != OptimizerKind::sgd; },
+                  "optimizer.kind adam or adamw"};
+  auto schedule = [](ScheduleKind kind) -> Rule {
+    return {[kind](const TrainConfig& c) { return c.schedule.kind == kind; }, "schedule.kind " + nameOf(kind)};
   };
   // The first of the two to come ends the run (as Lightning's max_epochs and
   // max_steps); kMaxPlannedSteps bounds a plan that no machine could finish.
@@ -38,12 +39,11 @@ void addRunSettings(Fields& add) {
   range(add(SETTING(train.log_every_steps), train, "Read metrics every N steps", T::Int,
             "Metrics stay on the device and are read in one sync every N steps; larger is faster on a GPU."),
         between(1, 100000));
-  choices(add(SETTING(train.on_nonfinite), train, "When the loss is not finite", T::Choice,
-              "A step whose loss or gradients are NaN or infinite is never applied. stop: end the run (its last "
-              "checkpoint kept); skip: go on without that step; rollback: go back to the last checkpoint with a "
-              "lower learning rate."),
-          {"stop", "skip", "rollback"});
-  const Rule rollback{[](const TrainConfig& c) { return c.train.on_nonfinite == "rollback"; },
+  add(SETTING(train.on_nonfinite), train, "When the loss is not finite", T::Choice,
+      "A step whose loss or gradients are NaN or infinite is never applied. stop: end the run (its last "
+      "checkpoint kept); skip: go on without that step; rollback: go back to the last checkpoint with a "
+      "lower learning rate.");
+  const Rule rollback{[](const TrainConfig& c) { return c.train.on_nonfinite == OnNonfinite::rollback; },
                       "train.on_nonfinite rollback"};
   when(range(add(SETTING(train.rollback_lr_factor), train, "Rollback: learning-rate factor", T::Real,
                  "Each rollback multiplies the learning rate by this."),
@@ -61,12 +61,10 @@ void addRunSettings(Fields& add) {
            "eval_ece"});
   const Rule early{[](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; },
                    "a train.early_stopping.metric (not off)"};
-  when(
-      choices(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
-                  "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE, ECE), max "
-                  "for an accuracy, R\u00b2, mAP, F1 or AUC."),
-              {"auto", "min", "max"}),
-      early);
+  when(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,
+           "min: lower is better; max: higher is better; auto: min for a loss or an error (RMSE, MAE, ECE), max "
+           "for an accuracy, R\u00b2, mAP, F1 or AUC."),
+       early);
   when(range(add(SETTING(train.early_stopping.patience), train, "Early stopping: patience (evaluations)", T::Int,
                  "Evaluations in a row without improvement before the run ends; evaluation.every_steps sets how "
                  "often they come."),
@@ -113,18 +111,17 @@ void addRunSettings(Fields& add) {
            "last group of parameters by their first name component."),
        Rule{[](const TrainConfig& c) { return c.model.kind == "torchscript"; }, "model.kind torchscript"}, true);
 
-  choices(add(SETTING(optimizer.kind), opt, "Optimizer", T::Choice,
-              "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "
-              "decay."),
-          {"sgd", "adam", "adamw"});
+  add(SETTING(optimizer.kind), opt, "Optimizer", T::Choice,
+      "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "
+      "decay.");
   range(add(SETTING(optimizer.lr), opt, "Learning rate", T::Real,
             "Step size; the schedule scales it (OneCycle and cyclic set their own rates)."),
         above(0))
       .noEffect = [](const TrainConfig& c) -> std::string {
-    if (c.schedule.kind == "onecycle")
+    if (c.schedule.kind == ScheduleKind::onecycle)
       return "has no effect under schedule.kind onecycle: schedule.onecycle.max_lr sets the rates (it starts at "
              "max_lr / schedule.onecycle.div_factor)";
-    if (c.schedule.kind == "cyclic")
+    if (c.schedule.kind == ScheduleKind::cyclic)
       return "has no effect under schedule.kind cyclic: schedule.cyclic.base_lr and schedule.cyclic.max_lr set the "
              "rates";
     return "";
@@ -137,10 +134,10 @@ void addRunSettings(Fields& add) {
              between(0, 1, false, true)),
        sgd)
       .noEffect = [](const TrainConfig& c) -> std::string {
-    if (c.schedule.kind == "onecycle" && c.schedule.onecycle.cycle_momentum)
+    if (c.schedule.kind == ScheduleKind::onecycle && c.schedule.onecycle.cycle_momentum)
       return "has no effect while schedule.onecycle.cycle_momentum is on: schedule.onecycle.base_momentum and "
              "schedule.onecycle.max_momentum set it";
-    if (c.schedule.kind == "cyclic" && c.schedule.cyclic.cycle_momentum)
+    if (c.schedule.kind == ScheduleKind::cyclic && c.schedule.cyclic.cycle_momentum)
       return "has no effect while schedule.cyclic.cycle_momentum is on: schedule.cyclic.base_momentum and "
              "schedule.cyclic.max_momentum set it";
     return "";
@@ -161,11 +158,12 @@ void addRunSettings(Fields& add) {
              above(0)),
        adam);
 
-  choices(add(SETTING(schedule.kind), sched, "Schedule", T::Choice,
-              "How the learning rate changes over the run: onecycle (warm up, then anneal) trains fastest for a fixed "
-              "budget."),
-          {"constant", "step", "cosine", "linear", "onecycle", "cyclic"});
-  const Rule warms{[](const TrainConfig& c) { return c.schedule.kind != "onecycle" && c.schedule.kind != "cyclic"; },
+  add(SETTING(schedule.kind), sched, "Schedule", T::Choice,
+      "How the learning rate changes over the run: onecycle (warm up, then anneal) trains fastest for a fixed "
+      "budget.");
+  const Rule warms{[](const TrainConfig& c) {
+                     return c.schedule.kind != ScheduleKind::onecycle && c.schedule.kind != ScheduleKind::cyclic;
+                   },
                    "a schedule.kind other than onecycle and cyclic"};
   when(range(add(SETTING(schedule.warmup_steps), sched, "Warm-up steps", T::Int,
                  "Ramp the learning rate up linearly over the first steps; steadies the start with large rates or "
@@ -179,32 +177,32 @@ void addRunSettings(Fields& add) {
   when(range(add(SETTING(schedule.step.step_size), sched, "Step: every N steps", T::Int,
                  "Multiply the learning rate by gamma every N steps."),
              above(0)),
-       schedule("step"), true);
+       schedule(ScheduleKind::step), true);
   when(range(add(SETTING(schedule.step.gamma), sched, "Step: gamma", T::Real,
                  "The factor applied at each step of the staircase."),
              above(0)),
-       schedule("step"), true);
+       schedule(ScheduleKind::step), true);
   when(range(add(SETTING(schedule.cosine.t_max), sched, "Cosine: period (0: the run)", T::Int,
                  "Steps over which the rate falls along a half cosine to its minimum."),
              atLeast(0)),
-       schedule("cosine"), true);
+       schedule(ScheduleKind::cosine), true);
   when(range(add(SETTING(schedule.cosine.eta_min), sched, "Cosine: minimum rate", T::Real,
                  "The learning rate at the end of the cosine."),
              atLeast(0)),
-       schedule("cosine"), true);
+       schedule(ScheduleKind::cosine), true);
   when(range(add(SETTING(schedule.linear.start_factor), sched, "Linear: start factor", T::Real,
                  "Fraction of the rate at the start."),
              between(0, 1, true)),
-       schedule("linear"), true);
+       schedule(ScheduleKind::linear), true);
   when(range(add(SETTING(schedule.linear.end_factor), sched, "Linear: end factor", T::Real,
                  "Fraction of the rate after the ramp."),
              between(0, 1)),
-       schedule("linear"), true);
+       schedule(ScheduleKind::linear), true);
   when(range(add(SETTING(schedule.linear.total_iters), sched, "Linear: ramp steps", T::Int,
                  "Steps over which the factor moves."),
              above(0)),
-       schedule("linear"), true);
-  const Rule one = schedule("onecycle"), cyc = schedule("cyclic");
+       schedule(ScheduleKind::linear), true);
+  const Rule one = schedule(ScheduleKind::onecycle), cyc = schedule(ScheduleKind::cyclic);
   when(range(add(SETTING(schedule.onecycle.max_lr), sched, "OneCycle: peak rate", T::Real,
                  "The highest learning rate, reached after the warm-up part; find it with a learning-rate range test."),
              above(0)),
@@ -217,10 +215,8 @@ void addRunSettings(Fields& add) {
                  "Share of the cycle spent rising to the peak."),
              between(0, 1)),
        one, true);
-  when(choices(
-           add(SETTING(schedule.onecycle.anneal), sched, "OneCycle: anneal", T::Choice, "Shape of the rise and fall."),
-           {"cos", "linear"}),
-       one, true);
+  when(add(SETTING(schedule.onecycle.anneal), sched, "OneCycle: anneal", T::Choice, "Shape of the rise and fall."), one,
+       true);
   when(range(add(SETTING(schedule.onecycle.div_factor), sched, "OneCycle: start divisor", T::Real,
                  "Starting rate = peak / this."),
              above(0)),
@@ -256,10 +252,9 @@ void addRunSettings(Fields& add) {
                  "Steps from the high back to the low rate."),
              atLeast(0)),
        cyc, true);
-  when(choices(add(SETTING(schedule.cyclic.mode), sched, "Cyclic: mode", T::Choice,
-                   "triangular: same cycles; triangular2: halve the height each cycle; exp_range: shrink by gamma per "
-                   "step."),
-               {"triangular", "triangular2", "exp_range"}),
+  when(add(SETTING(schedule.cyclic.mode), sched, "Cyclic: mode", T::Choice,
+           "triangular: same cycles; triangular2: halve the height each cycle; exp_range: shrink by gamma per "
+           "step."),
        cyc, true);
   when(range(add(SETTING(schedule.cyclic.gamma), sched, "Cyclic: gamma", T::Real, "exp_range: height factor per step."),
              between(0, 1, true)),
@@ -276,11 +271,10 @@ void addRunSettings(Fields& add) {
              between(0, 1, false, true)),
        cyc, true);
 
-  choices(add(SETTING(precision.mode), prec, "Precision", T::Choice,
-              "fp16/bf16 run matmuls and convolutions in half precision under autocast: faster on tensor-core GPUs, "
-              "half the activation memory. fp16 needs loss scaling; bf16 does not."),
-          {"fp32", "fp16", "bf16"});
-  const Applies fp16 = [](const TrainConfig& c) { return c.precision.mode == "fp16"; };
+  add(SETTING(precision.mode), prec, "Precision", T::Choice,
+      "fp16/bf16 run matmuls and convolutions in half precision under autocast: faster on tensor-core GPUs, "
+      "half the activation memory. fp16 needs loss scaling; bf16 does not.");
+  const Applies fp16 = [](const TrainConfig& c) { return c.precision.mode == PrecisionMode::fp16; };
   when(range(add(SETTING(precision.loss_scale.init_scale), prec, "Loss scale: initial", T::Real,
                  "fp16: the loss is multiplied by this before backward so small gradients do not underflow."),
              above(0)),
@@ -301,15 +295,14 @@ void addRunSettings(Fields& add) {
       "Store images and conv weights as NHWC; faster convolutions with fp16/bf16 on tensor cores.");
   add(SETTING(performance.zero_grad_to_none), prec, "Zero grad to none", T::Bool,
       "Free gradients between steps instead of filling them with zeros: less memory traffic.");
-  choices(add(SETTING(memory.activation_checkpointing), prec, "Activation checkpointing", T::Choice,
-              "Keep only each segment's input in the forward pass and recompute its activations in the backward "
-              "pass: less memory for some more compute (built-in models). auto: segments of about sqrt(blocks) "
-              "blocks (Chen et al. 2016); every: segments of the given number of blocks."),
-          {"off", "auto", "every"});
+  add(SETTING(memory.activation_checkpointing), prec, "Activation checkpointing", T::Choice,
+      "Keep only each segment's input in the forward pass and recompute its activations in the backward "
+      "pass: less memory for some more compute (built-in models). auto: segments of about sqrt(blocks) "
+      "blocks (Chen et al. 2016); every: segments of the given number of blocks.");
   when(range(add(SETTING(memory.checkpoint_blocks), prec, "Checkpoint: blocks per segment", T::Int,
                  "Blocks (residual blocks, conv stages, hidden layers) recomputed together."),
              between(1, 1 << 20)),
-       Rule{[](const TrainConfig& c) { return c.memory.activation_checkpointing == "every"; },
+       Rule{[](const TrainConfig& c) { return c.memory.activation_checkpointing == ActivationCheckpointing::every; },
             "memory.activation_checkpointing every"});
   add(SETTING(memory.oom_backoff), prec, "Out of memory: back off", T::Bool,
       "When a step runs out of memory, halve the micro-batch and double the accumulation (same effective batch), "
@@ -324,10 +317,9 @@ void addRunSettings(Fields& add) {
       "Time the convolution algorithms once and keep the fastest; helps when input shapes do not change.");
   add(SETTING(performance.tf32), perf, "TF32 matmuls", T::Bool,
       "Let fp32 matmuls and convolutions use TF32 tensor cores (Ampere and later): much faster, slightly less exact.");
-  choices(add(SETTING(performance.cuda_graphs), perf, "CUDA graphs", T::Choice,
-              "Record the whole optimizer step once as a CUDA graph and replay it: far fewer kernel launches. "
-              "auto: when the step can be recorded (otherwise the log says why); on: an error when it cannot."),
-          {"auto", "on", "off"});
+  add(SETTING(performance.cuda_graphs), perf, "CUDA graphs", T::Choice,
+      "Record the whole optimizer step once as a CUDA graph and replay it: far fewer kernel launches. "
+      "auto: when the step can be recorded (otherwise the log says why); on: an error when it cannot.");
   range(add(SETTING(performance.threads), perf, "CPU threads (0: all cores)", T::Int,
             "Intra-op threads when training on the CPU."),
         between(0, 1024));
@@ -339,19 +331,17 @@ void addRunSettings(Fields& add) {
             "Under torchrun: gradients are summed over the processes in buckets of this size, each sent while the "
             "backward pass still runs."),
         between(1, 4096));
-  choices(add(SETTING(distributed.batchnorm), perf, "Several processes: BatchNorm", T::Choice,
-              "Under torchrun: local normalises each process's share of the batch with its own statistics (the "
-              "running statistics averaged at evaluations); sync uses the whole global batch's, as one process "
-              "would (SyncBatchNorm; costs an exchange per BatchNorm layer)."),
-          {"local", "sync"});
+  add(SETTING(distributed.batchnorm), perf, "Several processes: BatchNorm", T::Choice,
+      "Under torchrun: local normalises each process's share of the batch with its own statistics (the "
+      "running statistics averaged at evaluations); sync uses the whole global batch's, as one process "
+      "would (SyncBatchNorm; costs an exchange per BatchNorm layer).");
   add(SETTING(distributed.devices), perf, "Several processes: devices", T::Text,
       "Empty: one process. Otherwise the window starts the run in one process per entry through torchrun: GPU "
       "indices (0,1) or cpu (cpu,cpu); rank 0's curves show here.");
-  choices(add(SETTING(loader.mode), perf, "Loader", T::Choice,
-              "device: keep the whole dataset on the device (fastest for small datasets); workers: threads prepare "
-              "batches ahead; auto: device when it fits."),
-          {"auto", "device", "workers"});
-  const Applies workers = [](const TrainConfig& c) { return c.loader.mode != "device"; };
+  add(SETTING(loader.mode), perf, "Loader", T::Choice,
+      "device: keep the whole dataset on the device (fastest for small datasets); workers: threads prepare "
+      "batches ahead; auto: device when it fits.");
+  const Applies workers = [](const TrainConfig& c) { return c.loader.mode != LoaderMode::device; };
   when(range(add(SETTING(loader.workers), perf, "Loader workers", T::Int,
                  "Threads preparing batches in parallel with training."),
              between(0, 64)),

@@ -42,6 +42,14 @@ struct Reader {
     else
       errors.push_back({path, "must be a string (got " + shown(j) + ")"});
   }
+  // A choice: by its name; one that is none of the choices is kept, and
+  // validate() names it with the list (only where the setting applies).
+  void read(const std::string& path, const json& j, ChoiceValue& out) {
+    if (j.is_string())
+      out.setName(j.get<std::string>());
+    else
+      errors.push_back({path, "must be a string (got " + shown(j) + ")"});
+  }
   // A weight per class or label as a JSON list ([1, 2.5, 3]), as the README
   // allows: kept as its text ("1, 2.5, 3"), which is checked as typed text is.
   std::string weightList(const std::string& path, const json& j) {
@@ -216,7 +224,15 @@ nlohmann::json toJson(const TrainConfig& config) {
   root["schema_version"] = config.schema_version;
   auto& c = const_cast<TrainConfig&>(config);  // the members are only read
   for (const FieldSpec& spec : settingsSchema())
-    std::visit([&](auto* member) { root[json::json_pointer(jsonPointer(spec.path))] = *member; }, spec.member(c));
+    std::visit(
+        [&](auto* member) {
+          auto& at = root[json::json_pointer(jsonPointer(spec.path))];
+          if constexpr (std::is_same_v<std::remove_pointer_t<decltype(member)>, ChoiceValue>)
+            at = member->name();
+          else
+            at = *member;
+        },
+        spec.member(c));
   return root;
 }
 
@@ -342,9 +358,10 @@ std::string suggestedRunName(const TrainConfig& c) {
     if (p.has_filename() == false) p = p.parent_path();  // "folder/"
     return p.stem().string();
   };
-  std::string data = c.data.format == "idx"            ? c.data.dataset
-                     : c.data.format == "image_folder" ? stem(c.data.root)
-                                                       : stem(c.data.root.empty() ? c.data.train_file : c.data.root);
+  std::string data = c.data.format == DataFormat::idx ? c.data.dataset.name()
+                     : c.data.format == DataFormat::image_folder
+                         ? stem(c.data.root)
+                         : stem(c.data.root.empty() ? c.data.train_file : c.data.root);
   const std::string model = c.model.kind == "torchscript" ? stem(c.model.path) : c.model.kind;
   std::string name = data.empty() ? model : model.empty() ? data : data + "-" + model;
   for (char& ch : name)

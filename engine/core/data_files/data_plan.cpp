@@ -94,7 +94,7 @@ void planIdx(DataPlan& p, const DataConfig& d, uint64_t seed) {
       if (l > 9)
         throw DataError("labels file " + (labels == &trainLabels ? p.idxTrainLabels : p.idxTestLabels) +
                         " holds label " + std::to_string(l) + " (expected 0..9)");
-  if (d.dataset == "fashion-mnist") {
+  if (d.dataset == IdxDataset::fashion_mnist) {
     p.classNames = fashionMnistClasses();
   } else {
     for (int k = 0; k < 10; ++k) p.classNames.push_back(std::to_string(k));
@@ -368,7 +368,7 @@ void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
 void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
   p.kind = DataKind::Table;
   p.trainTable = d.train_file.empty() ? d.root : d.train_file;
-  if (p.task != "classification") return planCsvTargets(p, d, seed);
+  if (p.task != TaskKind::classification) return planCsvTargets(p, d, seed);
   const CsvTable train = readCsvTable(p.trainTable);
   const TableColumns cols = selectColumns(train, d.label_column, d.ignore_columns);
   p.featureNames = cols.featureNames;
@@ -412,10 +412,10 @@ void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
 }  // namespace
 
 std::string exampleSource(const DataPlan& p, int64_t item) {
-  if (p.format == "idx")
+  if (p.format == DataFormat::idx)
     return item < p.idxTrainCount ? p.idxTrainImages + " image " + std::to_string(item)
                                   : p.idxTestImages + " image " + std::to_string(item - p.idxTrainCount);
-  if (p.format == "image_folder") return p.files.at(static_cast<size_t>(item));
+  if (p.format == DataFormat::image_folder) return p.files.at(static_cast<size_t>(item));
   return item < p.trainTableRows ? p.trainTable + " row " + std::to_string(item + p.trainFirstRow)
                                  : p.testTable + " row " + std::to_string(item - p.trainTableRows + p.testFirstRow);
 }
@@ -439,10 +439,11 @@ void checkClassesFit(const DataPlan& p, const DataConfig& d) {
                 "more than half of this machine's %.1f GB",
                 classes, need / 1e9, classes, classes, probabilities, memory / 1e9);
   throw DataError(std::string(text) +
-                  (d.format == "csv" ? "; is data.label_column the column of classes? An id or a measurement is "
-                                       "not a class: choose the label column, or task.kind regression for a number "
-                                       "to predict"
-                                     : "; give a folder with fewer classes"));
+                  (d.format == DataFormat::csv
+                       ? "; is data.label_column the column of classes? An id or a measurement is "
+                         "not a class: choose the label column, or task.kind regression for a number "
+                         "to predict"
+                       : "; give a folder with fewer classes"));
 }
 
 DataPlan planData(const TrainConfig& c) {
@@ -450,13 +451,13 @@ DataPlan planData(const TrainConfig& c) {
   DataPlan p;
   p.format = d.format;
   p.task = c.task.kind;
-  if (d.format == "idx")
+  if (d.format == DataFormat::idx)
     planIdx(p, d, c.train.seed);
-  else if (d.format == "image_folder" && p.hasTargets())
+  else if (d.format == DataFormat::image_folder && p.hasTargets())
     planFolderTargets(p, d, c.train.seed);
-  else if (d.format == "image_folder")
+  else if (d.format == DataFormat::image_folder)
     planFolder(p, d, c.train.seed);
-  else if (d.format == "csv")
+  else if (d.format == DataFormat::csv)
     planCsv(p, d, c.train.seed);
   else
     throw DataError("data.format must be idx, image_folder or csv (got \"" + d.format + "\")");

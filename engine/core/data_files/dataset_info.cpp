@@ -38,7 +38,7 @@ InputShape inputShapeOf(const DataPlan& p, const DataConfig& d, const std::strin
   InputShape s;
   if (p.kind == DataKind::Table) {
     s.features = static_cast<int64_t>(p.featureNames.size());
-  } else if (p.format == "idx") {
+  } else if (p.format == DataFormat::idx) {
     s = {1, p.idxHeight, p.idxWidth, 0};
   } else {
     const bool autoSize = d.image_size.size() != 2 || d.image_size[0] == 0;
@@ -67,7 +67,7 @@ InputShape inputShapeOf(const DataPlan& p, const DataConfig& d, const std::strin
 
 StoredShape storedShapeOf(const InputShape& in, const DataConfig& d, const std::string& modelKind) {
   StoredShape s{in.height, in.width, false};
-  if (in.features > 0 || d.format != "image_folder") return s;
+  if (in.features > 0 || d.format != DataFormat::image_folder) return s;
   const int64_t shorter = std::min(in.height, in.width);
   int64_t side = d.stored_size;
   if (side == 0 && isTorchvisionBackbone(modelKind)) side = (shorter * 8 + 3) / 7;  // round(shorter * 8 / 7)

@@ -88,9 +88,9 @@ const MetricSpec* findMetric(const std::string& id) {
   return nullptr;
 }
 
-std::string metricTaskProblem(const std::string& metric, const std::string& task) {
+std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>& task) {
   const std::string m = metric.rfind("ema_", 0) == 0 ? metric.substr(4) : metric;  // the average's own figure
-  const bool regression = task == "regression", multilabel = task == "multilabel";
+  const bool regression = task == TaskKind::regression, multilabel = task == TaskKind::multilabel;
   if ((m == "eval_r2" || m == "eval_rmse" || m == "eval_mae") && !regression)
     return metric + " is a regression figure; task.kind is " + task +
            (multilabel ? ": use eval_loss, eval_accuracy or eval_map" : ": use eval_loss or eval_accuracy");
@@ -100,7 +100,7 @@ std::string metricTaskProblem(const std::string& metric, const std::string& task
            "eval_mae";
   if ((m == "eval_map" || m == "eval_f1") && !multilabel)
     return metric + " is a multi-label figure; task.kind is " + task;
-  if ((m == "eval_auc" || m == "eval_ece") && task != "classification")
+  if ((m == "eval_auc" || m == "eval_ece") && task != TaskKind::classification)
     return metric + " is a single-label classification figure; task.kind is " + task;
   return "";
 }

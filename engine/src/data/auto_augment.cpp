@@ -68,7 +68,7 @@ float linspaceAt(double end, int bins, int bin, double start = 0.0) {
 
 AutoAugment autoAugment(const DataConfig& d) {
   AutoAugment a;
-  a.policy = d.augment_policy;
+  a.policy = d.augment_policy.value();
   a.numOps = d.augment_policy_ops;
   a.magnitude = d.augment_policy_magnitude;
   a.bins = d.augment_policy_bins;
@@ -84,8 +84,8 @@ const std::vector<std::string>& autoAugmentOps() {
 
 bool autoAugmentSigned(int op) { return op >= ShearX && op <= Sharpness; }
 
-double autoAugmentMagnitude(const std::string& policy, int op, int bin, int bins, int64_t h, int64_t w) {
-  const bool wide = policy == "trivialaugment";
+double autoAugmentMagnitude(AugmentPolicy policy, int op, int bin, int bins, int64_t h, int64_t w) {
+  const bool wide = policy == AugmentPolicy::trivialaugment;
   switch (op) {
     case ShearX:
     case ShearY:
@@ -146,7 +146,7 @@ torch::Tensor applyAutoAugmentOp(const torch::Tensor& img, int op, double m) {
 torch::Tensor autoAugmentBatch(torch::Tensor x, const AutoAugment& a, at::Generator& gen) {
   if (!a.on()) return x;
   const int64_t b = x.size(0), h = x.size(2), w = x.size(3);
-  const int64_t ops = a.policy == "randaugment" ? a.numOps : 1;
+  const int64_t ops = a.policy == AugmentPolicy::randaugment ? a.numOps : 1;
   if (ops <= 0) return x;
   const torch::Tensor op = torch::randint(OpCount, {b, ops}, gen, torch::kInt64).contiguous();
   const torch::Tensor bin = torch::randint(a.bins, {b, ops}, gen, torch::kInt64).contiguous();  // TrivialAugment's
@@ -157,7 +157,7 @@ torch::Tensor autoAugmentBatch(torch::Tensor x, const AutoAugment& a, at::Genera
       const auto o = static_cast<int>(op.data_ptr<int64_t>()[k * ops + j]);
       if (o == Identity) continue;
       const int level =
-          a.policy == "randaugment" ? a.magnitude : static_cast<int>(bin.data_ptr<int64_t>()[k * ops + j]);
+          a.policy == AugmentPolicy::randaugment ? a.magnitude : static_cast<int>(bin.data_ptr<int64_t>()[k * ops + j]);
       double m = autoAugmentMagnitude(a.policy, o, level, a.bins, h, w);
       if (autoAugmentSigned(o) && sign.data_ptr<double>()[k * ops + j] <= 0.5) m = -m;
       img.copy_(applyAutoAugmentOp(img, o, m));  // x is the pipeline's own batch

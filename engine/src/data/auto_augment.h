@@ -22,11 +22,11 @@
 namespace studio {
 
 struct AutoAugment {
-  std::string policy = "none";  // none | randaugment | trivialaugment
-  int numOps = 2;               // RandAugment's operations per image
-  int magnitude = 9;            // RandAugment's bin
-  int bins = 31;                // num_magnitude_bins
-  bool on() const { return policy != "none"; }
+  AugmentPolicy policy = AugmentPolicy::none;
+  int numOps = 2;     // RandAugment's operations per image
+  int magnitude = 9;  // RandAugment's bin
+  int bins = 31;      // num_magnitude_bins
+  bool on() const { return policy != AugmentPolicy::none; }
 };
 AutoAugment autoAugment(const DataConfig& data);
 
@@ -37,7 +37,7 @@ bool autoAugmentSigned(int op);
 // The magnitude of operation op at bin for an h x w image under the policy
 // (torchvision's _AUGMENTATION_SPACE, in float32 as torch computes it); 0
 // for the operations without one.
-double autoAugmentMagnitude(const std::string& policy, int op, int bin, int bins, int64_t h, int64_t w);
+double autoAugmentMagnitude(AugmentPolicy policy, int op, int bin, int bins, int64_t h, int64_t w);
 
 // One operation with its magnitude on [C, H, W] or [B, C, H, W].
 torch::Tensor applyAutoAugmentOp(const torch::Tensor& img, int op, double magnitude);

@@ -196,8 +196,9 @@ void statistics(DataSplits& d, bool normalize) {
 }  // namespace
 
 bool imagenetStatistics(const TrainConfig& cfg) {
-  const std::string& how = cfg.data.normalize_stats;
-  return how == "imagenet" || (how == "auto" && isTorchvisionBackbone(cfg.model.kind) && !cfg.model.weights.empty());
+  const auto& how = cfg.data.normalize_stats;
+  return how == NormalizeStats::imagenet ||
+         (how == NormalizeStats::auto_ && isTorchvisionBackbone(cfg.model.kind) && !cfg.model.weights.empty());
 }
 
 DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
@@ -207,7 +208,7 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
   d.classNames = p.classNames;
   d.input = inputShapeOf(p, cfg.data, cfg.model.kind);
   d.stored = storedShapeOf(d.input, cfg.data, cfg.model.kind);
-  if (p.format == "idx") {
+  if (p.format == DataFormat::idx) {
     if (progress.report) progress.report("reading " + p.idxTrainImages, 0, 1);
     // One pool, the training images then the test images; the two files
     // inflate at once (zlib is single-threaded).
@@ -216,7 +217,7 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     readIdxImages(p.idxTrainImages, pool.slice(0, 0, p.idxTrainCount));
     test.get();
     splitsFrom(d, pool, p, nullptr);
-  } else if (p.format == "image_folder") {
+  } else if (p.format == DataFormat::image_folder) {
     // Only the files the splits use, in one sorted list.
     std::vector<int64_t> items;
     for (const auto* s : {&p.train, &p.val, &p.test}) items.insert(items.end(), s->items.begin(), s->items.end());
@@ -228,7 +229,7 @@ DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgres
     request.height = d.stored.height;
     request.width = d.stored.width;
     request.cover = d.stored.cover;
-    request.skipBadFiles = cfg.data.on_bad_file == "skip";
+    request.skipBadFiles = cfg.data.on_bad_file == OnBadFile::skip;
     DecodedImages decoded = decodeImages(request, progress);
     std::map<int64_t, int64_t> rowOf;
     std::vector<char> bad(items.size(), 0);

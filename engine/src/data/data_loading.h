@@ -26,9 +26,9 @@ struct DataSplits {
   // Image folders: the images as stored, from which the input is cut
   // (data.stored_size); the input's size otherwise.
   StoredShape stored;
-  std::string task = "classification";  // task.kind
-  std::vector<std::string> classNames;  // empty for a regression or multi-label
-  std::vector<double> mean, std;        // per channel or feature; 0 and 1 when data.normalize is off
+  Choice<TaskKind> task = TaskKind::classification;  // task.kind
+  std::vector<std::string> classNames;               // empty for a regression or multi-label
+  std::vector<double> mean, std;                     // per channel or feature; 0 and 1 when data.normalize is off
   // A regression's targets or a multi-label's labels: their names, and the
   // training split's mean and population std a regression's targets were
   // standardised with (0 and 1 when task.standardize_targets is off, and
@@ -48,8 +48,8 @@ struct DataSplits {
   std::string cacheFile;
   double decodeSeconds = 0;
   int64_t numClasses() const { return static_cast<int64_t>(classNames.size()); }
-  bool regression() const { return task == "regression"; }
-  bool multilabel() const { return task == "multilabel"; }
+  bool regression() const { return task == TaskKind::regression; }
+  bool multilabel() const { return task == TaskKind::multilabel; }
   // The model's outputs: a logit per class or label, or a value per target.
   int64_t outputs() const {
     return regression() || multilabel() ? static_cast<int64_t>(targetNames.size()) : numClasses();

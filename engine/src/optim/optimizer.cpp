@@ -16,7 +16,7 @@ namespace studio {
 
 Optimizer::Optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& config)
     : m_params(std::move(params)), m_config(config) {
-  if (m_config.kind == "adam" || m_config.kind == "adamw") {
+  if (m_config.kind == OptimizerKind::adam || m_config.kind == OptimizerKind::adamw) {
     for (const auto& p : m_params) {
       m_buf1.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
       m_buf2.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
@@ -79,7 +79,7 @@ template <typename Lr>
 void Optimizer::adamStep(Active& a, const Lr& lr, double beta1, const std::optional<torch::Tensor>& foundInf) {
   const auto& c = m_config;
   at::_foreach_add_(a.st, 1);
-  if (c.kind == "adamw") {
+  if (c.kind == OptimizerKind::adamw) {
     at::_fused_adamw_(a.ps, a.gs, a.b1, a.b2, {}, a.st, lr, beta1, c.beta2, c.weight_decay, c.eps,
                       /*amsgrad=*/false, /*maximize=*/false, std::nullopt, foundInf);
   } else {
@@ -96,7 +96,7 @@ void Optimizer::step(double lr, std::optional<double> momentum, const std::optio
     Active a = active(factor);
     if (a.ps.empty()) continue;
     const auto& c = m_config;
-    if (c.kind == "sgd") {
+    if (c.kind == OptimizerKind::sgd) {
       const double mom = momentum.value_or(c.momentum);
       at::_fused_sgd_(a.ps, a.gs, a.b1, c.weight_decay, mom, lr * factor, /*dampening=*/0.0, c.nesterov,
                       /*maximize=*/false, /*is_first_step=*/false, std::nullopt, foundInf);
@@ -107,7 +107,7 @@ void Optimizer::step(double lr, std::optional<double> momentum, const std::optio
 }
 
 std::string Optimizer::notCapturable(bool momentumCycles) const {
-  if (momentumCycles && m_config.kind != "sgd")
+  if (momentumCycles && m_config.kind != OptimizerKind::sgd)
     return "the schedule cycles " + m_config.kind +
            "'s beta1, which PyTorch's fused Adam kernels take as a number, not a device tensor";
   return "";
@@ -124,7 +124,7 @@ void Optimizer::step(const torch::Tensor& lr, const torch::Tensor& momentum, con
 void Optimizer::stepGroup(Active& a, const torch::Tensor& lr, const torch::Tensor& momentum,
                           const torch::Tensor& foundInf) {
   const auto& c = m_config;
-  if (c.kind != "sgd") {
+  if (c.kind != OptimizerKind::sgd) {
     adamStep(a, lr, c.beta1, foundInf);
     return;
   }
@@ -182,7 +182,7 @@ c10::IValue tensorList(const std::vector<torch::Tensor>& v) {
 
 c10::IValue Optimizer::state() const {
   c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
-  d.insert("kind", m_config.kind);
+  d.insert("kind", m_config.kind.name());
   d.insert("buf1", tensorList(m_buf1));
   d.insert("buf2", tensorList(m_buf2));
   d.insert("step", tensorList(m_steps));
@@ -191,7 +191,7 @@ c10::IValue Optimizer::state() const {
 
 void Optimizer::loadState(const ArchiveDict& a, const std::string& path) {
   const std::string kind = a.text("kind");
-  if (kind != m_config.kind)
+  if (kind != m_config.kind.name())
     throw CheckpointError("checkpoint " + path + " holds a " + kind + " optimizer, the settings say " + m_config.kind);
   torch::NoGradGuard noGrad;
   auto readAll = [&](std::vector<torch::Tensor>& into, const char* key) {

@@ -322,7 +322,7 @@ PredictionReport Predictor::Impl::emptyReport() const {
   r.input = images() ? "image" : "table";
   r.classes = classes;
   r.targets = targets;
-  if (config.task.kind == "multilabel") {
+  if (config.task.kind == TaskKind::multilabel) {
     r.thresholds = thresholds;
     r.tagSeparator = config.data.tag_separator;
   }
@@ -359,11 +359,11 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
   if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
     m->targets = t->value("names", std::vector<std::string>{});
-    if (m->config.task.kind == "multilabel") m->thresholds = labelThresholds(folder, m->config, m->targets);
+    if (m->config.task.kind == TaskKind::multilabel) m->thresholds = labelThresholds(folder, m->config, m->targets);
     if (options.tta != "none")
       throw InputError("predict: --tta averages a classifier's class probabilities; this run's task is " +
                        m->config.task.kind + ": predict without it");
-    if (m->config.task.kind != "multilabel") {
+    if (m->config.task.kind != TaskKind::multilabel) {
       const auto mean = t->value("mean", std::vector<double>{}), std = t->value("std", std::vector<double>{});
       if (mean.size() != m->targets.size() || std.size() != m->targets.size())
         throw InputError("settings.json's run_info.targets of " + folder + " has no mean and std for each target");

@@ -109,7 +109,7 @@ nlohmann::json preprocessingFacts(const std::string& dir, const TrainConfig& cfg
                         {"task", cfg.task.kind}};
   if (info.contains(k::kTargets)) {
     pre["targets"] = info.at(k::kTargets);
-    if (cfg.task.kind == "multilabel")
+    if (cfg.task.kind == TaskKind::multilabel)
       pre["targets"]["thresholds"] =
           labelThresholds(dir, cfg, info.at(k::kTargets).value("names", std::vector<std::string>{}));
   }
@@ -163,7 +163,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
       {"format", run_files::kExportFormat}, {"studio_version", STUDIO_VERSION}, {"weights", result.checkpoint}};
   pre.update(preprocessingFacts(runDir, cfg, info));
   if (pre.contains("targets"))
-    pre["outputs"] = cfg.task.kind == "multilabel"
+    pre["outputs"] = cfg.task.kind == TaskKind::multilabel
                          ? "p = sigmoid(model(x)), label by label in the order of \"targets\".names; a label is "
                            "predicted when p >= its \"targets\".thresholds entry"
                          : "y = model(x) * std + mean, target by target, in the order of \"targets\".names";

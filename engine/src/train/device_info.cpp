@@ -189,7 +189,7 @@ std::vector<ConfigError> warningsOnThisMachine(const TrainConfig& c) {
   const bool gpuHere = computeDevices().size() > 1;
   const std::string& device = c.performance.device;
   const bool onCpu = device == "cpu" || (device == "auto" && !gpuHere);
-  if (c.precision.mode == "fp16" && onCpu)
+  if (c.precision.mode == PrecisionMode::fp16 && onCpu)
     w.push_back({"precision.mode", std::string("fp16 on the CPU") +
                                        (device == "auto" ? " (this machine has no GPU)" : "") +
                                        " is slow and meant for testing; bf16 is the CPU's fast type"});

@@ -110,7 +110,7 @@ void startFork(RunContext& ctx, const run_start::Fork& fork) {
   const std::string& path = fork.checkpoint;
   const CheckpointFile file(path);  // read once for every part taken
   const nlohmann::json& parent = ctx.lineage.parent;
-  const bool sameOptimizer = parent.value("optimizer", std::string()) == ctx.cfg.optimizer.kind;
+  const bool sameOptimizer = parent.value("optimizer", std::string()) == ctx.cfg.optimizer.kind.name();
   CheckpointState read;
   // The fork's callbacks (its weight average, early stopping) start afresh.
   loadCheckpoint(file, ctx.checkpointParts(read), ctx.where.device, /*withOptimizer=*/false);
@@ -122,7 +122,7 @@ void startFork(RunContext& ctx, const run_start::Fork& fork) {
       log::info(std::string("the optimizer starts afresh: ") + e.what());
     }
   }
-  if (ctx.cfg.precision.mode == "fp16" && parent.value("precision", std::string()) == "fp16")
+  if (ctx.cfg.precision.mode == PrecisionMode::fp16 && parent.value("precision", std::string()) == "fp16")
     loadScalerState(file, *ctx.parts.scaler);
   const RunPosition at = read.position;
   const int64_t world = ctx.world();
@@ -165,7 +165,7 @@ void planSchedule(RunContext& ctx) {
         e.how == "restart" && !why.empty())
       throw InputError(why);
   const OptimizerConfig& o = ctx.cfg.optimizer;
-  const double defaultMomentum = o.kind == "sgd" ? o.momentum : o.beta1;
+  const double defaultMomentum = o.kind == OptimizerKind::sgd ? o.momentum : o.beta1;
   ctx.parts.schedule = std::make_unique<RunSchedule>(ctx.cfg.schedule, o.lr, planned, extensions, defaultMomentum);
 }
 
@@ -217,7 +217,7 @@ void writeRunSettings(RunContext& ctx) {
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
   if (!ctx.parts.pretrained.is_null()) info[k::kPretrained] = ctx.parts.pretrained;
   if (!ctx.parts.finetune.is_null()) info[k::kFinetune] = ctx.parts.finetune;
-  if (data.task == "classification" && !data.lossWeights.empty()) info[k::kClassWeights] = data.lossWeights;
+  if (data.task == TaskKind::classification && !data.lossWeights.empty()) info[k::kClassWeights] = data.lossWeights;
   if (data.regression())
     info[k::kTargets] = {{"names", data.targetNames}, {"mean", data.targetMean}, {"std", data.targetStd}};
   if (data.multilabel()) {

@@ -109,13 +109,13 @@ void logData(const RunContext& ctx) {
               join(data.trainCounts) + "; test " + join(data.testCounts));
     if (!data.lossWeights.empty())
       log::info("class weights (loss.class_weights " + ctx.cfg.loss.class_weights + "): " + numbers(data.lossWeights));
-    if (ctx.cfg.data.sampler == "balanced")
+    if (ctx.cfg.data.sampler == SamplerKind::balanced)
       log::info("balanced sampler: each epoch draws " + std::to_string(data.train->size()) +
                 " training examples with replacement, every class equally often");
   }
   log::info("training from " + plan.trainFrom + "; testing on " + plan.testFrom +
             (plan.valFrom.empty() ? std::string() : "; validating on " + plan.valFrom));
-  if (plan.format == "image_folder")
+  if (plan.format == DataFormat::image_folder)
     log::info(std::string(data.fromCache ? "decoded images read from the cache " : "images decoded in ") +
               (data.fromCache ? data.cacheFile
                               : fmt(data.decodeSeconds, 3) + " s" +
@@ -151,7 +151,7 @@ torch::Tensor balancedSampleWeights(const DataSplits& data) {
 // loader.mode auto: the data stays on the device when the training split
 // takes at most half of what is free there (on the CPU: of the memory).
 bool residentOnDevice(const RunContext& ctx) {
-  if (ctx.cfg.loader.mode != "auto") return ctx.cfg.loader.mode == "device";
+  if (ctx.cfg.loader.mode != LoaderMode::auto_) return ctx.cfg.loader.mode == LoaderMode::device;
   const DataSplits& data = ctx.data.splits;
   const int64_t bytes = data.train->bytes() + data.val->bytes() + data.test->bytes();
   return static_cast<double>(bytes) <= 0.5 * static_cast<double>(freeMemoryBytes(ctx.where.device));
@@ -247,8 +247,9 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
     checkModelOutput(*model, cfg.model, data.input, data.outputs(), device);
   }
   if (cfg.performance.channels_last) model->toChannelsLast();
-  if (cfg.memory.activation_checkpointing != "off") {
-    const int64_t every = cfg.memory.activation_checkpointing == "every" ? cfg.memory.checkpoint_blocks : 0;
+  if (cfg.memory.activation_checkpointing != ActivationCheckpointing::off) {
+    const int64_t every =
+        cfg.memory.activation_checkpointing == ActivationCheckpointing::every ? cfg.memory.checkpoint_blocks : 0;
     log::info("activation checkpointing (" + cfg.memory.activation_checkpointing +
               "): " + model->checkpointActivations(every));
   }
@@ -298,7 +299,7 @@ void startLoader(RunContext& ctx) {
   o.augmentCrop = image ? cfg.data.augment_crop : 0;
   if (image) o.photo = photoAugment(cfg.data);
   if (image) o.policy = autoAugment(cfg.data);
-  if (data.task == "classification") o.mix = batchMix(cfg.data, data.numClasses());
+  if (data.task == TaskKind::classification) o.mix = batchMix(cfg.data, data.numClasses());
   o.norm = Normalization::make(image, data.mean, data.std, device);
   if (image && data.stored.larger(data.input))
     std::tie(o.cropHeight, o.cropWidth) = std::pair(data.input.height, data.input.width);
@@ -312,7 +313,8 @@ void startLoader(RunContext& ctx) {
     o.shardRank = ctx.where.ranks->rank();
     o.shardCount = ctx.where.ranks->world();
   }
-  if (cfg.data.sampler == "balanced" && data.task == "classification") o.sampleWeights = balancedSampleWeights(data);
+  if (cfg.data.sampler == SamplerKind::balanced && data.task == TaskKind::classification)
+    o.sampleWeights = balancedSampleWeights(data);
   ctx.setPhase(o.deviceResident ? "moving the data to " + describeDevice(device) : "starting the loader");
   ctx.data.loader = std::make_unique<BatchLoader>(data.train, o, device);
   ctx.data.val = o.deviceResident ? onDevice(data.val, device) : data.val;
@@ -324,7 +326,7 @@ void joinRanks(RunContext& ctx) {
   ProcessGroup* ranks = ctx.where.ranks;
   if (!ranks) return;
   const TrainConfig& cfg = ctx.cfg;
-  if (cfg.distributed.batchnorm == "sync") {
+  if (cfg.distributed.batchnorm == BatchNormSync::sync) {
     const int layers = ctx.parts.model->synchroniseBatchNorm(ranks);
     if (layers < 0) throw InputError("distributed.batchnorm sync works on the built-in models only; set it to local");
     ctx.where.syncedBatchNorm = layers > 0;
@@ -402,16 +404,16 @@ void setupRun(RunContext& ctx) {
   ctx.data.splits = loadData(cfg, ctx.data.plan, progress);
   logData(ctx);
 
-  const std::string& mode = cfg.precision.mode;
-  ctx.where.autocast = mode != "fp32";
-  ctx.where.autocastDtype = mode == "bf16" ? at::kBFloat16 : at::kHalf;
+  const auto& mode = cfg.precision.mode;
+  ctx.where.autocast = mode != PrecisionMode::fp32;
+  ctx.where.autocastDtype = mode == PrecisionMode::bf16 ? at::kBFloat16 : at::kHalf;
 
   warmup.wait();
   ctx.setPhase("building the model");
   limitCpuMemory(ctx);
   buildModel(ctx, stored);
   ctx.parts.optimizer = std::make_unique<Optimizer>(ctx.parts.model->parameters(), cfg.optimizer);
-  ctx.parts.scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == "fp16");
+  ctx.parts.scaler = std::make_unique<LossScaler>(cfg.precision.loss_scale, device, mode == PrecisionMode::fp16);
   ctx.skipped = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
   ctx.nonfinite = torch::zeros_like(ctx.skipped);
 

@@ -28,7 +28,7 @@ RunEnding howItEnded(RunContext& c, bool probe) {
   if (control.divergedAt)
     return {RunEnd::Failed,
             "the training loss or gradients became NaN or infinite at step " + std::to_string(*control.divergedAt) +
-                (t.on_nonfinite == "rollback"
+                (t.on_nonfinite == OnNonfinite::rollback
                      ? " and rolling back did not help (train.max_rollbacks " + std::to_string(t.max_rollbacks) + ")"
                      : " (train.on_nonfinite " + t.on_nonfinite + ")") +
                 "; lower optimizer.lr or the schedule's peak, clip gradients (train.grad_clip_norm), or set "

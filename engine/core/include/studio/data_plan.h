@@ -34,11 +34,11 @@ struct PlannedSplit {
 };
 
 struct DataPlan {
-  std::string format;
+  Choice<DataFormat> format;
   DataKind kind = DataKind::Image;
-  std::string task = "classification";   // task.kind
-  std::vector<std::string> classNames;   // empty for a regression or multi-label
-  std::vector<std::string> targetNames;  // a regression's target columns, a multi-label's labels
+  Choice<TaskKind> task = TaskKind::classification;  // task.kind
+  std::vector<std::string> classNames;               // empty for a regression or multi-label
+  std::vector<std::string> targetNames;              // a regression's target columns, a multi-label's labels
   PlannedSplit train, val, test;
   std::string trainFrom, valFrom, testFrom;  // where each split comes from, in words
 
@@ -59,8 +59,8 @@ struct DataPlan {
   int64_t trainTableRows = 0, trainFirstRow = 1, testFirstRow = 1;  // spreadsheet row numbers
 
   int64_t classes() const { return static_cast<int64_t>(classNames.size()); }
-  bool regression() const { return task == "regression"; }
-  bool multilabel() const { return task == "multilabel"; }
+  bool regression() const { return task == TaskKind::regression; }
+  bool multilabel() const { return task == TaskKind::multilabel; }
   // A value per example and target (regression) or label (multi-label) in table.y.
   bool hasTargets() const { return regression() || multilabel(); }
   // The model's outputs: a logit per class or label, or a value per target.

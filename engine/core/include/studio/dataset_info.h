@@ -23,12 +23,12 @@ struct InputShape {
 };
 
 struct DatasetDescription {
-  std::string format;
+  Choice<DataFormat> format;
   DataKind kind = DataKind::Image;
   std::vector<std::string> classNames;
   std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class (a regression: all in one)
   std::vector<std::string> targetNames;                     // a regression's target columns, a multi-label's labels
-  std::string task = "classification";
+  Choice<TaskKind> task = TaskKind::classification;
   InputShape input;
   std::vector<std::string> featureNames;  // tables
   std::string trainFrom, valFrom, testFrom;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "studio/metric_record.h"
+#include "studio/train_config.h"
 
 namespace studio {
 
@@ -40,6 +41,6 @@ const MetricSpec* findMetric(const std::string& id);
 // "eval_r2 is a regression figure; task.kind is classification: use ..."
 // when an evaluation of this task never records the metric (ema_ figures
 // as their own); "" when it does. Early stopping and the search check it.
-std::string metricTaskProblem(const std::string& metric, const std::string& taskKind);
+std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>& taskKind);
 
 }  // namespace studio

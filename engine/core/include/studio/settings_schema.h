@@ -45,9 +45,10 @@ struct NumberRange {
   std::string rule() const;
 };
 
-// The member of TrainConfig that holds a setting.
+// The member of TrainConfig that holds a setting (a choice's, whatever its
+// enum, as its ChoiceValue).
 using FieldRef = std::variant<std::string*, bool*, int*, int64_t*, uint64_t*, double*, std::vector<int64_t>*,
-                              std::vector<std::string>*>;
+                              std::vector<std::string>*, ChoiceValue*>;
 
 struct FieldSpec {
   std::string path;  // dotted, as in settings.json and validation messages: "optimizer.lr"
@@ -57,7 +58,9 @@ struct FieldSpec {
   std::string label;
   FieldType type = FieldType::Text;
   std::string tip;
-  std::vector<std::string> choices;  // Choice only
+  // Choice only: a Choice<E> member's names (studio/choice.h), or a
+  // registry's (model.kind, train.early_stopping.metric).
+  std::vector<std::string> choices;
   std::optional<NumberRange> range;  // Int and Real
   // When the field matters for these settings (momentum with SGD, the chosen
   // schedule's own fields, the chosen data format's fields). Empty: always.

@@ -12,9 +12,35 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "studio/choice.h"
 #include "studio/errors.h"
 
 namespace studio {
+
+// The choice settings' values, each list in the order the form offers them
+// (studio/choice.h: the names are the enumerators', a trailing _ dropped).
+STUDIO_CHOICE(TaskKind, classification, regression, multilabel)
+STUDIO_CHOICE(LossKind, auto_, cross_entropy, focal, bce, mse, l1, huber, smooth_l1)
+STUDIO_CHOICE(DataFormat, idx, image_folder, csv)
+// The MNIST-format sets: their names hold a '-', so they are spelt out.
+enum class IdxDataset { fashion_mnist, mnist };
+inline constexpr std::array<std::string_view, 2> kIdxDatasetNames{"fashion-mnist", "mnist"};
+constexpr const auto& choiceNames(IdxDataset) { return kIdxDatasetNames; }
+STUDIO_CHOICE(OnBadFile, fail, skip)
+STUDIO_CHOICE(NormalizeStats, auto_, data, imagenet)
+STUDIO_CHOICE(SamplerKind, shuffle, balanced)
+STUDIO_CHOICE(AugmentPolicy, none, randaugment, trivialaugment)
+STUDIO_CHOICE(BetterIs, auto_, min, max)
+STUDIO_CHOICE(OnNonfinite, stop, skip, rollback)
+STUDIO_CHOICE(OptimizerKind, sgd, adam, adamw)
+STUDIO_CHOICE(OneCycleAnneal, cos, linear)
+STUDIO_CHOICE(CyclicMode, triangular, triangular2, exp_range)
+STUDIO_CHOICE(ScheduleKind, constant, step, cosine, linear, onecycle, cyclic)
+STUDIO_CHOICE(PrecisionMode, fp32, fp16, bf16)
+STUDIO_CHOICE(CudaGraphs, auto_, on, off)
+STUDIO_CHOICE(ActivationCheckpointing, off, auto_, every)
+STUDIO_CHOICE(BatchNormSync, local, sync)
+STUDIO_CHOICE(LoaderMode, auto_, device, workers)
 
 // Version 2 added data.format (image folders, CSV tables) and TorchScript
 // models; version-1 files read as version 2 unchanged (they are IDX runs).
@@ -48,7 +74,7 @@ struct TaskConfig {
   // multilabel: any number of labels per example (several 0/1 columns in
   // data.target_columns, or one column of tags separated by
   // data.tag_separator).
-  std::string kind = "classification";  // classification | regression | multilabel
+  Choice<TaskKind> kind = TaskKind::classification;
   // multilabel: a label is predicted when its probability reaches this.
   double threshold = 0.5;
   // multilabel: each validation evaluation sets each label's threshold to
@@ -66,9 +92,9 @@ struct LossConfig {
   // (binary cross-entropy with logits) for multilabel. focal:
   // cross-entropy scaled by (1 - p)^focal_gamma (Lin et al. 2017), for
   // classes that are rare or hard.
-  std::string kind = "auto";  // auto | cross_entropy | focal | bce | mse | l1 | huber | smooth_l1
-  double huber_delta = 1.0;   // huber: delta; smooth_l1: beta
-  double focal_gamma = 2.0;   // focal
+  Choice<LossKind> kind = LossKind::auto_;
+  double huber_delta = 1.0;  // huber: delta; smooth_l1: beta
+  double focal_gamma = 2.0;  // focal
   // Classification: none | balanced (inverse class frequency, as
   // scikit-learn's compute_class_weight) | one weight per class ("1, 4.5").
   std::string class_weights = "none";
@@ -80,8 +106,8 @@ struct LossConfig {
 };
 
 struct DataConfig {
-  std::string format = "idx";             // idx | image_folder | csv
-  std::string dataset = "fashion-mnist";  // idx: which MNIST-format set
+  Choice<DataFormat> format = DataFormat::idx;
+  Choice<IdxDataset> dataset = IdxDataset::fashion_mnist;  // idx: which MNIST-format set
   // idx and image_folder: the folder; csv: the table (unless train_file is set).
   std::string root = "/usr/share/datasets/fashion-mnist";
   std::string train_file;                   // csv: the training table (instead of root)
@@ -108,21 +134,21 @@ struct DataConfig {
   // 0: the image size x 8/7 for a torchvision backbone (256 for 224), else
   // the image size itself, images squashed to it.
   int64_t stored_size = 0;
-  int channels = 0;                  // image_folder: 1 or 3; 0: from the files
-  double test_fraction = 0.2;        // held out for testing when there is no test folder or file
-  std::string on_bad_file = "fail";  // image_folder: fail | skip an unreadable image
-  int64_t train_limit = 0;           // use only the first N training examples (0: all)
-  int64_t test_limit = 0;            // use only the first N test examples (0: all)
-  double val_fraction = 0.0;         // held out of the training examples for validation
-  bool normalize = true;             // images: per-channel mean/std; tables: standardise each feature
+  int channels = 0;                                 // image_folder: 1 or 3; 0: from the files
+  double test_fraction = 0.2;                       // held out for testing when there is no test folder or file
+  Choice<OnBadFile> on_bad_file = OnBadFile::fail;  // image_folder: fail or skip an unreadable image
+  int64_t train_limit = 0;                          // use only the first N training examples (0: all)
+  int64_t test_limit = 0;                           // use only the first N test examples (0: all)
+  double val_fraction = 0.0;                        // held out of the training examples for validation
+  bool normalize = true;                            // images: per-channel mean/std; tables: standardise each feature
   // Images: whose mean/std. auto: ImageNet's for a torchvision backbone with
   // model.weights (what the weights were trained with), else the training
   // split's | data | imagenet
-  std::string normalize_stats = "auto";
+  Choice<NormalizeStats> normalize_stats = NormalizeStats::auto_;
   // shuffle: each example once per epoch; balanced (classification): an
   // epoch of as many examples drawn with replacement, each with weight
   // 1 / its class's count (every class equally often), seeded.
-  std::string sampler = "shuffle";
+  Choice<SamplerKind> sampler = SamplerKind::shuffle;
   bool augment_flip = false;  // random horizontal flip
   int augment_crop = 0;       // random crop after zero padding of this many pixels
   // torchvision.transforms.v2's, with their defaults (data/augment.h):
@@ -136,7 +162,7 @@ struct DataConfig {
   // RandAugment or TrivialAugmentWide (torchvision.transforms.v2) after the
   // flips: none | randaugment | trivialaugment; RandAugment's num_ops and
   // magnitude, and both policies' num_magnitude_bins.
-  std::string augment_policy = "none";
+  Choice<AugmentPolicy> augment_policy = AugmentPolicy::none;
   int augment_policy_ops = 2;
   int augment_policy_magnitude = 9;
   int augment_policy_bins = 31;
@@ -153,9 +179,9 @@ struct DataConfig {
 // Ends the run when the evaluation metric has not improved for `patience`
 // evaluations in a row (an improvement beats the best by more than min_delta).
 struct EarlyStoppingConfig {
-  std::string metric = "off";  // off | eval_loss | eval_accuracy
-  std::string mode = "auto";   // auto (min for a loss, max for an accuracy) | min | max
-  int patience = 5;            // evaluations without improvement
+  std::string metric = "off";               // off | eval_loss | eval_accuracy
+  Choice<BetterIs> mode = BetterIs::auto_;  // auto: min for a loss, max for an accuracy
+  int patience = 5;                         // evaluations without improvement
   double min_delta = 0.0;
 };
 
@@ -204,16 +230,16 @@ struct TrainingConfig {
   // A step whose loss or gradients are not finite is never applied. Then:
   // stop the run (failed, the last checkpoint kept), skip it and go on, or
   // roll back to the last checkpoint with the learning rate scaled down.
-  std::string on_nonfinite = "stop";  // stop | skip | rollback
-  double rollback_lr_factor = 0.5;    // rollback: learning-rate multiplier per rollback
-  int max_rollbacks = 3;              // rollback: then the run stops
+  Choice<OnNonfinite> on_nonfinite = OnNonfinite::stop;
+  double rollback_lr_factor = 0.5;  // rollback: learning-rate multiplier per rollback
+  int max_rollbacks = 3;            // rollback: then the run stops
   EarlyStoppingConfig early_stopping;
   EmaConfig ema;
   FinetuneConfig finetune;
 };
 
 struct OptimizerConfig {
-  std::string kind = "sgd";  // sgd | adam | adamw
+  Choice<OptimizerKind> kind = OptimizerKind::sgd;
   double lr = 0.05;
   double weight_decay = 0.0;
   double momentum = 0.9;  // sgd
@@ -240,7 +266,7 @@ struct OneCycleScheduleConfig {
   double max_lr = 0.1;
   int64_t total_steps = 0;  // 0: the run's optimizer steps
   double pct_start = 0.3;
-  std::string anneal = "cos";  // cos | linear
+  Choice<OneCycleAnneal> anneal = OneCycleAnneal::cos;
   double div_factor = 25.0;
   double final_div_factor = 1e4;
   bool three_phase = false;
@@ -252,17 +278,17 @@ struct CyclicScheduleConfig {
   double base_lr = 0.001;
   double max_lr = 0.1;
   int64_t step_size_up = 2000;
-  int64_t step_size_down = 0;       // 0: same as up
-  std::string mode = "triangular";  // triangular | triangular2 | exp_range
-  double gamma = 1.0;               // exp_range
+  int64_t step_size_down = 0;  // 0: same as up
+  Choice<CyclicMode> mode = CyclicMode::triangular;
+  double gamma = 1.0;  // exp_range
   bool cycle_momentum = true;
   double base_momentum = 0.8;
   double max_momentum = 0.9;
 };
 
 struct ScheduleConfig {
-  std::string kind = "constant";  // constant | step | cosine | linear | onecycle | cyclic
-  int64_t warmup_steps = 0;       // linear warm-up before the schedule (not with onecycle/cyclic)
+  Choice<ScheduleKind> kind = ScheduleKind::constant;
+  int64_t warmup_steps = 0;  // linear warm-up before the schedule (not with onecycle/cyclic)
   double warmup_start_factor = 0.1;
   StepScheduleConfig step;
   CosineScheduleConfig cosine;
@@ -279,7 +305,7 @@ struct LossScaleConfig {
 };
 
 struct PrecisionConfig {
-  std::string mode = "fp32";   // fp32 | fp16 | bf16
+  Choice<PrecisionMode> mode = PrecisionMode::fp32;
   LossScaleConfig loss_scale;  // fp16 only
 };
 
@@ -292,7 +318,7 @@ struct PerformanceConfig {
   // The whole optimizer step as one CUDA graph: auto (when it can be
   // captured; otherwise eager, with the reason logged) | on (an error when it
   // cannot) | off.
-  std::string cuda_graphs = "auto";
+  Choice<CudaGraphs> cuda_graphs = CudaGraphs::auto_;
   int threads = 0;  // CPU intra-op threads; 0: all cores
 };
 
@@ -301,7 +327,7 @@ struct MemoryConfig {
   // Recompute activations in the backward pass instead of keeping them (Chen
   // et al. 2016): off | auto (segments of about sqrt(blocks) blocks) | every
   // (segments of checkpoint_blocks blocks). Built-in models only.
-  std::string activation_checkpointing = "off";
+  Choice<ActivationCheckpointing> activation_checkpointing = ActivationCheckpointing::off;
   int checkpoint_blocks = 2;
   // An out-of-memory error during a step halves the micro-batch and doubles
   // the accumulation (the same effective batch and schedule); the run goes on.
@@ -325,7 +351,7 @@ struct DistributedConfig {
   // evaluation and checkpoint) | sync (with the statistics of the whole
   // global batch, as one process would: PyTorch's SyncBatchNorm; built-in
   // models).
-  std::string batchnorm = "local";
+  Choice<BatchNormSync> batchnorm = BatchNormSync::local;
   // The window's runs in several processes (it starts torchrun with the
   // CLI): "" (one process, in the window) or a list, one process each: GPU
   // indices ("0,1") or "cpu" ("cpu,cpu"). The CLI ignores it (torchrun
@@ -337,7 +363,7 @@ struct DistributedConfig {
 std::vector<std::string> processDevices(const std::string& devices);
 
 struct LoaderConfig {
-  std::string mode = "auto";  // auto | device | workers
+  Choice<LoaderMode> mode = LoaderMode::auto_;
   int workers = 2;
   int prefetch = 4;  // batches ready ahead, per worker
   bool pin_memory = true;

@@ -24,11 +24,11 @@ class Checkpointing : public TrainCallback {
   void save(CheckpointState& state) const override { state.bestAccuracy = m_bestAccuracy; }
   void load(const CheckpointState& state) override { m_bestAccuracy = state.bestAccuracy; }
   void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
-    const std::string& task = ctx.cfg.task.kind;
-    const bool none = m_bestAccuracy == kNoneYet || (task == "classification" && m_bestAccuracy < 0);
-    (task == "regression"   ? s.bestEvalR2
-     : task == "multilabel" ? s.bestEvalMap
-                            : s.bestEvalAccuracy) = none ? MetricRecord::kNone : m_bestAccuracy;
+    const auto& task = ctx.cfg.task.kind;
+    const bool none = m_bestAccuracy == kNoneYet || (task == TaskKind::classification && m_bestAccuracy < 0);
+    (task == TaskKind::regression   ? s.bestEvalR2
+     : task == TaskKind::multilabel ? s.bestEvalMap
+                                    : s.bestEvalAccuracy) = none ? MetricRecord::kNone : m_bestAccuracy;
   }
 
  private:

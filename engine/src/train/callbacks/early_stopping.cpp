@@ -57,7 +57,7 @@ class EarlyStopping : public TrainCallback {
 
  private:
   bool minimises() const {
-    if (m_cfg.mode != "auto") return m_cfg.mode == "min";
+    if (m_cfg.mode != BetterIs::auto_) return m_cfg.mode == BetterIs::min;
     const std::string& m = m_cfg.metric;
     return m == "eval_loss" || m == "eval_rmse" || m == "eval_mae" || m == "eval_ece";  // else higher is better
   }

@@ -32,16 +32,16 @@ class NonfinitePolicy : public TrainCallback {
     r.lr = row.lr;
     ctx.post(r);
     m_lastStep = row.step;
-    const std::string& policy = ctx.cfg.train.on_nonfinite;
+    const auto& policy = ctx.cfg.train.on_nonfinite;
     if (count <= 10 || count % 100 == 0)
       log::warn("step " + std::to_string(row.step) + ": the loss or the gradients are not finite (loss " +
                 fmt(row.trainLoss) + ", learning rate " + fmt(row.lr) + "); the step was not applied" +
-                (policy == "skip" ? " (train.on_nonfinite skip)" : "") +
+                (policy == OnNonfinite::skip ? " (train.on_nonfinite skip)" : "") +
                 (count == 10 ? "; further ones are logged every 100th" : ""));
-    if (policy == "stop") {
+    if (policy == OnNonfinite::stop) {
       if (!ctx.control.divergedAt) ctx.control.divergedAt = row.step;  // the first one
       ctx.control.stopRequested = true;
-    } else if (policy == "rollback") {
+    } else if (policy == OnNonfinite::rollback) {
       ctx.control.rollbackDue = true;
     }
   }

@@ -9,7 +9,7 @@ namespace studio {
 std::string graphsUnavailable(const RunContext& ctx) {
   if (!ctx.where.device.is_cuda()) return "the run is on the CPU";
   if (!StepGraph::available()) return "this LibTorch was built without CUDA";
-  if (ctx.cfg.memory.activation_checkpointing != "off")
+  if (ctx.cfg.memory.activation_checkpointing != ActivationCheckpointing::off)
     return "activation checkpointing recomputes in the backward pass";
   if (ctx.position.microSplit > 1) return "the micro-batch was split after running out of memory";
   if (ctx.where.ranks) return "the run has several processes (gradients are exchanged between them)";
@@ -47,7 +47,7 @@ torch::Tensor GraphedStep::step(const StepInput& in) {
       });
     } catch (const std::runtime_error& e) {
       const std::string why = std::string("recording the step failed: ") + e.what();
-      if (m_ctx.cfg.performance.cuda_graphs == "on")
+      if (m_ctx.cfg.performance.cuda_graphs == CudaGraphs::on)
         throw std::runtime_error("performance.cuda_graphs is on, but " + why + "; set it to auto or off");
       log::warn("CUDA graphs off: " + why);
       graphsOff("off: " + why);

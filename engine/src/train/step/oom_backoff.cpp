@@ -13,12 +13,12 @@ namespace studio {
 
 std::unique_ptr<StepRunner> makeStepRunner(RunContext& ctx) {
   auto math = std::make_unique<StepMath>(ctx);
-  const std::string& want = ctx.cfg.performance.cuda_graphs;
+  const auto& want = ctx.cfg.performance.cuda_graphs;
   std::string status, why;
-  if (want == "off") {
+  if (want == CudaGraphs::off) {
     status = "off (performance.cuda_graphs off)";
   } else if (why = graphsUnavailable(ctx); !why.empty()) {
-    if (want == "on")
+    if (want == CudaGraphs::on)
       throw std::invalid_argument("performance.cuda_graphs is on, but " + why + "; set it to auto or off");
     status = "off: " + why;
     if (ctx.where.device.is_cuda()) log::info("CUDA graphs off: " + why);

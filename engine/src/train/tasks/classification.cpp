@@ -13,7 +13,7 @@ namespace {
 class Classification : public Task {
  public:
   Classification(const LossConfig& c, const TaskData& data)
-      : m_focal(c.kind == "focal"), m_gamma(c.focal_gamma), m_smoothing(c.label_smoothing) {
+      : m_focal(c.kind == LossKind::focal), m_gamma(c.focal_gamma), m_smoothing(c.label_smoothing) {
     if (!data.weights.empty())
       m_weights = torch::tensor(data.weights, torch::kFloat64).to(data.device, torch::kFloat32);
   }

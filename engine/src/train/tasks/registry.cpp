@@ -5,19 +5,20 @@
 
 namespace studio {
 
-#define STUDIO_TASKS(X) \
-  X("classification", makeClassification) X("regression", makeRegression) X("multilabel", makeMultilabel)
+#define STUDIO_TASKS(X)                           \
+  X(TaskKind::classification, makeClassification) \
+  X(TaskKind::regression, makeRegression) X(TaskKind::multilabel, makeMultilabel)
 
 #define STUDIO_DECLARE(name, make) std::unique_ptr<Task> make(const TrainConfig&, const TaskData&);
 STUDIO_TASKS(STUDIO_DECLARE)
 #undef STUDIO_DECLARE
 
 std::unique_ptr<Task> makeTask(const TrainConfig& config, const TaskData& data) {
-  const std::string& kind = config.task.kind;
+  const auto& kind = config.task.kind;
   std::string known;
 #define STUDIO_MAKE(name, make)                \
   if (kind == name) return make(config, data); \
-  known += std::string(known.empty() ? "" : ", ") + name;
+  known += std::string(known.empty() ? "" : ", ") + nameOf(name);
   STUDIO_TASKS(STUDIO_MAKE)
 #undef STUDIO_MAKE
   throw std::invalid_argument("task " + kind + " is not one of " + known);

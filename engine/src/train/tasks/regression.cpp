@@ -15,7 +15,8 @@ namespace {
 
 class Regression : public Task {
  public:
-  explicit Regression(const LossConfig& c) : m_loss(c.kind == "auto" ? "mse" : c.kind), m_delta(c.huber_delta) {}
+  explicit Regression(const LossConfig& c)
+      : m_loss(c.kind == LossKind::auto_ ? LossKind::mse : c.kind.value()), m_delta(c.huber_delta) {}
   std::string name() const override { return "regression"; }
 
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) const override {
@@ -42,12 +43,12 @@ class Regression : public Task {
 
  private:
   torch::Tensor lossOf(const torch::Tensor& out, const torch::Tensor& y, int64_t reduction) const {
-    if (m_loss == "l1") return at::l1_loss(out, y, reduction);
-    if (m_loss == "huber") return at::huber_loss(out, y, reduction, m_delta);
-    if (m_loss == "smooth_l1") return at::smooth_l1_loss(out, y, reduction, m_delta);
+    if (m_loss == LossKind::l1) return at::l1_loss(out, y, reduction);
+    if (m_loss == LossKind::huber) return at::huber_loss(out, y, reduction, m_delta);
+    if (m_loss == LossKind::smooth_l1) return at::smooth_l1_loss(out, y, reduction, m_delta);
     return at::mse_loss(out, y, reduction);
   }
-  std::string m_loss;
+  LossKind m_loss;  // mse, l1, huber or smooth_l1 (validate() allows no other)
   double m_delta;
 };
 
