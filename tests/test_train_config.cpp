@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <type_traits>
 #include <variant>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/session.h"
+#include "studio/settings_rules.h"
 #include "studio/settings_schema.h"
 #include "studio/train_config.h"
 
@@ -339,6 +341,175 @@ class TestTrainConfig : public QObject {
     QCOMPARE(toJson(c)["optimizer"]["kind"].get<std::string>(), std::string("adamx"));
     QVERIFY2(hasError(validate(c), "optimizer.kind", "must be one of sgd, adam, adamw (got \"adamx\")"),
              all(validate(c)).c_str());
+  }
+
+  // Every rule across settings (studio/settings_rules.h) has a case here
+  // that breaks it and no other rule: the rule alone gives its message, the
+  // defaults pass it, and validate() reports the same message.
+  void eachRuleAcrossSettingsHasItsCase() {
+    struct Case {
+      const char* rule;
+      std::function<void(TrainConfig&)> set;
+      const char* field;
+      const char* says;
+    };
+    auto table = [](TrainConfig& c) {
+      c.data.format = DataFormat::csv;
+      c.data.root = "/tmp/t.csv";
+      c.model.kind = "mlp";
+    };
+    const std::vector<Case> cases{
+        {"schema-version", [](TrainConfig& c) { c.schema_version = 7; }, "schema_version", "must be 2 (got 7)"},
+        {"folder-name", [](TrainConfig& c) { c.name = "../up"; }, "name", "must not contain '/'"},
+        {"multilabel-loss", [](TrainConfig& c) { c.loss.kind = LossKind::bce; }, "loss.kind",
+         "bce is the multi-label loss; task.kind is classification"},
+        {"positive-weights", [](TrainConfig& c) { c.loss.pos_weight = "balanced"; }, "loss.pos_weight",
+         "applies to task.kind multilabel (got classification)"},
+        {"tuned-thresholds", [](TrainConfig& c) { c.task.tune_thresholds = true; }, "task.tune_thresholds",
+         "tunes the labels' thresholds of task.kind multilabel (got classification)"},
+        {"multilabel-data", [](TrainConfig& c) { c.task.kind = TaskKind::multilabel; }, "task.kind",
+         "multilabel reads its labels from a table's columns"},
+        {"classification-loss", [](TrainConfig& c) { c.loss.kind = LossKind::huber; }, "loss.kind",
+         "\"huber\" does not fit task.kind classification"},
+        {"regression-loss",
+         [&](TrainConfig& c) {
+           table(c);
+           c.task.kind = TaskKind::regression;
+           c.loss.kind = LossKind::focal;
+         },
+         "loss.kind", "focal does not fit task.kind regression"},
+        {"class-weights", [](TrainConfig& c) { c.loss.class_weights = "1, x"; }, "loss.class_weights", ""},
+        {"label-smoothing",
+         [](TrainConfig& c) {
+           c.loss.kind = LossKind::focal;
+           c.loss.label_smoothing = 0.1;
+         },
+         "loss.label_smoothing", "applies to cross_entropy, not to loss.kind focal"},
+        {"balanced-sampler",
+         [&](TrainConfig& c) {
+           table(c);
+           c.task.kind = TaskKind::regression;
+           c.data.sampler = SamplerKind::balanced;
+         },
+         "data.sampler", "task.kind regression has no single class per example"},
+        {"regression-data", [](TrainConfig& c) { c.task.kind = TaskKind::regression; }, "task.kind",
+         "regression reads its targets from a table's columns"},
+        {"early-stopping-metric", [](TrainConfig& c) { c.train.early_stopping.metric = "eval_r2"; },
+         "train.early_stopping.metric", "eval_r2 is a regression figure"},
+        {"data-root",
+         [&](TrainConfig& c) {
+           table(c);
+           c.data.augment_flip = true;
+         },
+         "data.augment_flip", "applies to images; data.format csv is a table"},
+        {"image-sizes",
+         [](TrainConfig& c) {
+           c.data.format = DataFormat::image_folder;
+           c.data.channels = 2;
+         },
+         "data.channels", "must be 0 (as the first image), 1 or 3 (got 2)"},
+        {"torchscript-file", [](TrainConfig& c) { c.model.kind = "torchscript"; }, "model.path",
+         "must name the TorchScript file"},
+        {"run-length",
+         [](TrainConfig& c) {
+           c.train.epochs = 0;
+           c.train.max_steps = 0;
+         },
+         "train.epochs", "must be > 0 when train.max_steps is 0"},
+        {"nesterov-momentum",
+         [](TrainConfig& c) {
+           c.optimizer.nesterov = true;
+           c.optimizer.momentum = 0;
+         },
+         "optimizer.nesterov", "needs optimizer.momentum > 0 (got 0)"},
+        {"schedule-warmup",
+         [](TrainConfig& c) {
+           c.schedule.kind = ScheduleKind::cyclic;
+           c.schedule.warmup_steps = 5;
+         },
+         "schedule.warmup_steps", "must be 0 with schedule.kind \"cyclic\""},
+        {"cycled-momentum",
+         [](TrainConfig& c) {
+           c.schedule.kind = ScheduleKind::onecycle;
+           c.optimizer.momentum = 0;
+         },
+         "schedule.onecycle.cycle_momentum", "needs optimizer.momentum > 0 with sgd"},
+        {"device-name", [](TrainConfig& c) { c.performance.device = "gpu"; }, "performance.device",
+         "must be auto, cpu, cuda or cuda:N (got \"gpu\")"},
+        {"checkpointed-models",
+         [](TrainConfig& c) {
+           c.model.kind = "resnet18";
+           c.memory.activation_checkpointing = ActivationCheckpointing::every;
+         },
+         "memory.activation_checkpointing", "not yet on torchvision's resnet18"},
+        {"local-weights",
+         [](TrainConfig& c) {
+           c.model.kind = "resnet18";
+           c.model.weights = "https://download.pytorch.org/models/resnet18-f37072fd.pth";
+         },
+         "model.weights", "must be a file on this machine"},
+        {"process-devices", [](TrainConfig& c) { c.distributed.devices = "0,cpu"; }, "distributed.devices",
+         "lists both GPUs and cpu"},
+        {"synced-batchnorm",
+         [](TrainConfig& c) {
+           c.model.kind = "torchscript";
+           c.model.path = "/tmp/m.pt";
+           c.distributed.batchnorm = BatchNormSync::sync;
+         },
+         "distributed.batchnorm", "sync works on the built-in models"},
+        {"augment-policy",
+         [](TrainConfig& c) {
+           c.data.augment_policy = AugmentPolicy::randaugment;
+           c.data.augment_policy_magnitude = 31;
+         },
+         "data.augment_policy_magnitude", "must be below data.augment_policy_bins, 31 (got 31)"},
+        {"resized-crop-ranges",
+         [](TrainConfig& c) {
+           c.data.augment_resized_crop = true;
+           c.data.augment_crop_ratio_min = 2;
+           c.data.augment_crop_ratio_max = 1;
+         },
+         "data.augment_crop_ratio_min", "must not exceed data.augment_crop_ratio_max (got 2 > 1)"},
+        {"mixed-targets",
+         [](TrainConfig& c) {
+           c.data.augment_mixup = true;
+           c.loss.kind = LossKind::focal;
+         },
+         "loss.kind", "MixUp and CutMix give mixed targets"},
+        {"frozen-layers",
+         [](TrainConfig& c) {
+           c.train.finetune.freeze_epochs = 1;
+           c.performance.cuda_graphs = CudaGraphs::on;
+         },
+         "train.finetune.freeze_epochs", "which a recorded CUDA graph cannot follow"},
+        {"output-folder", [](TrainConfig& c) { c.output.dir.clear(); }, "output.dir", "must name a folder"},
+    };
+    std::set<std::string> covered;
+    for (const Case& k : cases) covered.insert(k.rule);
+    for (const SettingsRule& rule : settingsRules()) {
+      QVERIFY2(covered.count(rule.name), (std::string("no case breaks the rule ") + rule.name).c_str());
+      Errors clean;
+      rule.check(TrainConfig{}, clean);
+      QVERIFY2(clean.empty(), (std::string(rule.name) + " fails the defaults: " + all(clean)).c_str());
+    }
+    QCOMPARE(covered.size(), settingsRules().size());
+    for (const Case& k : cases) {
+      const auto rule = std::find_if(settingsRules().begin(), settingsRules().end(),
+                                     [&](const SettingsRule& r) { return k.rule == std::string(r.name); });
+      QVERIFY2(rule != settingsRules().end(), k.rule);
+      TrainConfig c;
+      k.set(c);
+      Errors alone;
+      rule->check(c, alone);
+      QVERIFY2(hasError(alone, k.field, k.says), (std::string(k.rule) + ": " + all(alone)).c_str());
+      QVERIFY2(hasError(validate(c), k.field, k.says), (std::string(k.rule) + ": " + all(validate(c))).c_str());
+      for (const SettingsRule& other : settingsRules()) {  // this case breaks this rule only
+        if (&other == &*rule) continue;
+        Errors more;
+        other.check(c, more);
+        QVERIFY2(more.empty(), (std::string(k.rule) + "'s case also breaks " + other.name + ": " + all(more)).c_str());
+      }
+    }
   }
 
   void textMustBeUtf8() {

@@ -1,9 +1,8 @@
 // validate(): every setting's range and choices as the schema gives them,
-// then the rules across settings, each with the message that names what to
-// change. Torch-free.
+// then the named rules across settings (studio/settings_rules.h), each with
+// the message that names what to change. Torch-free.
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -11,8 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config_text.h"
-#include "studio/class_weights.h"
-#include "studio/metric_catalog.h"
+#include "studio/settings_rules.h"
 #include "studio/settings_schema.h"
 #include "studio/train_config.h"
 #include "studio/utf8.h"
@@ -59,225 +57,9 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
         member);
   }
 
-  // The rules that join fields, or that no range says.
-  if (c.schema_version != kConfigSchemaVersion)
-    e.push_back({"schema_version", "must be " + std::to_string(kConfigSchemaVersion) + " (got " +
-                                       std::to_string(c.schema_version) + ")"});
-  // The name becomes part of a folder's name: nothing that leaves the output
-  // folder, hides the folder or upsets a terminal.
-  if (c.name.empty()) e.push_back({"name", "must not be empty"});
-  const bool control = std::any_of(c.name.begin(), c.name.end(),
-                                   [](char ch) { return static_cast<unsigned char>(ch) < 32 || ch == 127; });
-  if (c.name.find_first_of("/\\") != std::string::npos)
-    e.push_back({"name", "must not contain '/' or '\\' (got \"" + c.name + "\")"});
-  else if (control)
-    e.push_back({"name", "must not contain control characters (tabs, newlines, escapes)"});
-  else if (c.name == "." || c.name == ".." || c.name.front() == '.')
-    e.push_back({"name", "must not start with '.' (got \"" + c.name + "\")"});
-  if (c.name.size() > 100)
-    e.push_back({"name", "must be at most 100 characters (got " + std::to_string(c.name.size()) + ")"});
-
-  // The task's loss and figures.
-  const auto& t = c.task;
-  const bool regression = t.kind == TaskKind::regression;
-  const Choice<LossKind>& loss = c.loss.kind;
-  const bool multilabel = t.kind == TaskKind::multilabel;
-  if (multilabel && loss != LossKind::auto_ && loss != LossKind::bce)
-    e.push_back({"loss.kind", "\"" + loss +
-                                  "\" does not fit task.kind multilabel, whose loss is bce (binary "
-                                  "cross-entropy per label): set loss.kind to auto or bce"});
-  if (!multilabel && loss == LossKind::bce)
-    e.push_back({"loss.kind", "bce is the multi-label loss; task.kind is " + t.kind + ": use auto"});
-  if (!multilabel && c.loss.pos_weight != "none")
-    e.push_back({"loss.pos_weight", "weighs each label's positives; it applies to task.kind multilabel (got " + t.kind +
-                                        "): set it to none, or use loss.class_weights"});
-  if (const std::string why = classWeightsProblem(c.loss.pos_weight); !why.empty())
-    e.push_back({"loss.pos_weight", why});
-  if (multilabel && t.tune_thresholds && c.data.val_fraction <= 0)
-    e.push_back({"task.tune_thresholds",
-                 "tunes the thresholds on the validation split: set data.val_fraction "
-                 "(e.g. 0.2); tuning them on the test split would overstate the test figures"});
-  if (!multilabel && t.tune_thresholds)
-    e.push_back({"task.tune_thresholds", "tunes the labels' thresholds of task.kind multilabel (got " + t.kind + ")"});
-  const bool folderTargets = c.data.format == DataFormat::image_folder && !c.data.targets_file.empty();
-  if (multilabel && c.data.format != DataFormat::csv && !folderTargets)
-    e.push_back({"task.kind",
-                 "multilabel reads its labels from a table's columns: it needs data.format csv, or "
-                 "image_folder with data.targets_file (got \"" +
-                     c.data.format + "\")"});
-  if (multilabel && c.data.tag_separator.empty() && c.data.target_columns.empty())
-    e.push_back({"data.tag_separator", "must not be empty: it separates the tags of a multi-label row"});
-  if (t.kind == TaskKind::classification && loss != LossKind::auto_ && loss != LossKind::cross_entropy &&
-      loss != LossKind::focal && loss != LossKind::bce)
-    e.push_back(
-        {"loss.kind", "\"" + loss +
-                          "\" does not fit task.kind classification, whose losses are "
-                          "cross_entropy and focal: set loss.kind to auto, cross_entropy or focal, or task.kind to "
-                          "regression"});
-  if (regression && loss == LossKind::cross_entropy)
-    e.push_back({"loss.kind",
-                 "cross_entropy does not fit task.kind regression: use mse, l1, huber or smooth_l1 "
-                 "(auto: mse)"});
-  if (loss == LossKind::focal && regression)
-    e.push_back({"loss.kind", "focal does not fit task.kind regression: use mse, l1, huber or smooth_l1"});
-  if (const std::string why = classWeightsProblem(c.loss.class_weights); !why.empty())
-    e.push_back({"loss.class_weights", why});
-  if (t.kind != TaskKind::classification && c.loss.class_weights != "none")
-    e.push_back({"loss.class_weights", "weigh the classes of task.kind classification (got " + t.kind + ")" +
-                                           (multilabel ? ": use loss.pos_weight" : ": set it to none")});
-  if (t.kind != TaskKind::classification && c.loss.label_smoothing > 0)
-    e.push_back({"loss.label_smoothing",
-                 "smooths the class targets of task.kind classification (got " + t.kind + "): set it to 0"});
-  if (loss == LossKind::focal && c.loss.label_smoothing > 0)
-    e.push_back({"loss.label_smoothing", "applies to cross_entropy, not to loss.kind focal: set it to 0"});
-  if (t.kind != TaskKind::classification && c.data.sampler == SamplerKind::balanced)
-    e.push_back({"data.sampler", "balanced draws every class equally often; task.kind " + t.kind +
-                                     " has no single class per example: use shuffle"});
-  if (regression && c.data.format != DataFormat::csv && !folderTargets)
-    e.push_back({"task.kind",
-                 "regression reads its targets from a table's columns: it needs data.format csv, or "
-                 "image_folder with data.targets_file (got \"" +
-                     c.data.format + "\")"});
-  if (const std::string why = metricTaskProblem(c.train.early_stopping.metric, t.kind); !why.empty())
-    e.push_back({"train.early_stopping.metric", why});
-
-  const auto& d = c.data;
-  if (d.format == DataFormat::csv) {
-    if (d.root.empty() && d.train_file.empty())
-      e.push_back({"data.root", "must name the table file (a .csv), or set data.train_file"});
-    if (c.model.kind == "cnn" || c.model.kind == "resnet" || isTorchvisionBackbone(c.model.kind))
-      e.push_back({"model.kind",
-                   "must be mlp or torchscript with data.format csv: a table has no image for "
-                   "\"" +
-                       c.model.kind + "\" to convolve"});
-    if (d.augment_flip) e.push_back({"data.augment_flip", "applies to images; data.format csv is a table"});
-    if (d.augment_crop > 0) e.push_back({"data.augment_crop", "applies to images; data.format csv is a table"});
-    if (d.augment_resized_crop)
-      e.push_back({"data.augment_resized_crop", "applies to images; data.format csv is a table"});
-  } else if (d.root.empty()) {
-    e.push_back({"data.root", "must name a folder"});
-  }
-  if (d.format == DataFormat::image_folder) {
-    if (d.image_size.size() != 2) {
-      e.push_back({"data.image_size", "must be [height, width] (got " + json(d.image_size).dump() + ")"});
-    } else {
-      const bool autoSize = d.image_size[0] == 0 && d.image_size[1] == 0;
-      const bool ok = autoSize || (d.image_size[0] >= 1 && d.image_size[0] <= 4096 && d.image_size[1] >= 1 &&
-                                   d.image_size[1] <= 4096);
-      if (!ok)
-        e.push_back({"data.image_size", "must be two sizes from 1 to 4096, or [0, 0] for the first image's size (got " +
-                                            json(d.image_size).dump() + ")"});
-    }
-    if (d.channels == 2) e.push_back({"data.channels", "must be 0 (as the first image), 1 or 3 (got 2)"});
-    if (d.stored_size != 0 && d.image_size.size() == 2 && d.image_size[0] > 0 && d.image_size[1] > 0 &&
-        d.stored_size < std::min(d.image_size[0], d.image_size[1]))
-      e.push_back({"data.stored_size", "must be 0 (auto) or at least the image size's shorter side, " +
-                                           std::to_string(std::min(d.image_size[0], d.image_size[1])) + " (got " +
-                                           std::to_string(d.stored_size) + ")"});
-  }
-  if (c.model.kind == "torchscript" && c.model.path.empty())
-    e.push_back({"model.path", "must name the TorchScript file (saved in Python with torch.jit.save)"});
-
-  if (c.train.epochs == 0 && c.train.max_steps == 0)
-    e.push_back({"train.epochs", "must be > 0 when train.max_steps is 0 (got 0)"});
-  const auto& o = c.optimizer;
-  if (o.kind == OptimizerKind::sgd && o.nesterov && o.momentum <= 0)
-    e.push_back({"optimizer.nesterov", "needs optimizer.momentum > 0 (got " + num(o.momentum) + ")"});
-  const auto& s = c.schedule;
-  if (s.warmup_steps > 0 && (s.kind == ScheduleKind::onecycle || s.kind == ScheduleKind::cyclic))
-    e.push_back({"schedule.warmup_steps", "must be 0 with schedule.kind \"" + s.kind +
-                                              "\", which warms up by itself (got " + std::to_string(s.warmup_steps) +
-                                              ")"});
-  if ((s.kind == ScheduleKind::onecycle && s.onecycle.cycle_momentum) ||
-      (s.kind == ScheduleKind::cyclic && s.cyclic.cycle_momentum)) {
-    if (o.kind == OptimizerKind::sgd && o.momentum <= 0)
-      e.push_back(
-          {"schedule." + s.kind + ".cycle_momentum", "needs optimizer.momentum > 0 with sgd, or set it to false"});
-  }
-  const auto& p = c.performance;
-  bool deviceOk = p.device == "auto" || p.device == "cpu" || p.device == "cuda";
-  if (!deviceOk && p.device.rfind("cuda:", 0) == 0 && p.device.size() > 5 && p.device.size() < 9) {
-    deviceOk = p.device.find_first_not_of("0123456789", 5) == std::string::npos;
-  }
-  if (!deviceOk) e.push_back({"performance.device", "must be auto, cpu, cuda or cuda:N (got \"" + p.device + "\")"});
-  if (p.cuda_graphs == CudaGraphs::on && p.device == "cpu")
-    e.push_back({"performance.cuda_graphs", "is on, but performance.device is cpu: CUDA graphs need a CUDA GPU"});
-  if (c.memory.activation_checkpointing != ActivationCheckpointing::off && c.model.kind == "torchscript")
-    e.push_back({"memory.activation_checkpointing",
-                 "works on the built-in models (mlp, cnn, resnet), not on a TorchScript model: its layers "
-                 "cannot be split into recomputed segments; set it to off"});
-  if (c.memory.activation_checkpointing != ActivationCheckpointing::off && isTorchvisionBackbone(c.model.kind))
-    e.push_back({"memory.activation_checkpointing",
-                 "works on the built-in models (mlp, cnn, resnet), not yet on torchvision's " + c.model.kind +
-                     "; set it to off"});
-  if (!c.model.weights.empty() && isTorchvisionBackbone(c.model.kind) && c.model.weights.rfind("http", 0) == 0)
-    e.push_back({"model.weights", "must be a file on this machine (got \"" + c.model.weights +
-                                      "\"): download torchvision's file first, e.g. with torchvision's "
-                                      "models." +
-                                      c.model.kind +
-                                      "(weights=\"DEFAULT\") in Python, which keeps it "
-                                      "under ~/.cache/torch/hub/checkpoints/"});
-  {
-    const auto list = processDevices(c.distributed.devices);
-    std::set<std::string> seen;
-    bool cpu = false, gpu = false;
-    for (const auto& d : list) {
-      const bool index = !d.empty() && d.size() <= 3 && std::all_of(d.begin(), d.end(), ::isdigit);
-      if (d == "cpu")
-        cpu = true;
-      else if (index)
-        gpu = true;
-      if ((d != "cpu" && !index) || (index && !seen.insert(d).second)) {
-        e.push_back({"distributed.devices",
-                     "must list GPU indices once each (\"0,1\") or cpu per process "
-                     "(\"cpu,cpu\"), separated by commas (got \"" +
-                         c.distributed.devices + "\")"});
-        break;
-      }
-    }
-    if (cpu && gpu)
-      e.push_back({"distributed.devices",
-                   "lists both GPUs and cpu; one run uses one kind (got \"" + c.distributed.devices + "\")"});
-  }
-  if (c.distributed.batchnorm == BatchNormSync::sync && c.model.kind == "torchscript")
-    e.push_back({"distributed.batchnorm",
-                 "sync works on the built-in models (cnn, resnet), whose BatchNorm layers the studio runs; a "
-                 "TorchScript model's are its own: set it to local"});
-  if (d.augment_policy != AugmentPolicy::none && d.format == DataFormat::csv)
-    e.push_back({"data.augment_policy", "applies to images; data.format csv is a table"});
-  if (d.augment_policy == AugmentPolicy::randaugment && d.augment_policy_magnitude >= d.augment_policy_bins)
-    e.push_back({"data.augment_policy_magnitude", "must be below data.augment_policy_bins, " +
-                                                      std::to_string(d.augment_policy_bins) + " (got " +
-                                                      std::to_string(d.augment_policy_magnitude) + ")"});
-  if (d.augment_resized_crop && d.format != DataFormat::csv) {
-    if (d.augment_crop_scale_min > d.augment_crop_scale_max)
-      e.push_back({"data.augment_crop_scale_min", "must not exceed data.augment_crop_scale_max (got " +
-                                                      num(d.augment_crop_scale_min) + " > " +
-                                                      num(d.augment_crop_scale_max) + ")"});
-    if (d.augment_crop_ratio_min > d.augment_crop_ratio_max)
-      e.push_back({"data.augment_crop_ratio_min", "must not exceed data.augment_crop_ratio_max (got " +
-                                                      num(d.augment_crop_ratio_min) + " > " +
-                                                      num(d.augment_crop_ratio_max) + ")"});
-  }
-  if ((d.augment_mixup || d.augment_cutmix) && c.task.kind != TaskKind::classification)
-    e.push_back({d.augment_mixup ? "data.augment_mixup" : "data.augment_cutmix",
-                 "mixes one-hot class targets; task.kind is " + c.task.kind});
-  if (d.augment_cutmix && d.format == DataFormat::csv)
-    e.push_back({"data.augment_cutmix", "cuts rectangles of images; data.format csv is a table (MixUp mixes rows)"});
-  if ((d.augment_mixup || d.augment_cutmix) && c.loss.kind == LossKind::focal)
-    e.push_back({"loss.kind",
-                 "focal takes one class per example; MixUp and CutMix give mixed targets: use "
-                 "cross_entropy (or auto)"});
-  const auto& f = c.train.finetune;
-  if (f.freeze_epochs > 0 && processDevices(c.distributed.devices).size() > 1)
-    e.push_back({"train.finetune.freeze_epochs",
-                 "freezes layers, which a run of several processes cannot yet do (their gradients are exchanged "
-                 "in fixed buckets); set it to 0 or train in one process"});
-  if (f.freeze_epochs > 0 && c.performance.cuda_graphs == CudaGraphs::on)
-    e.push_back({"train.finetune.freeze_epochs",
-                 "unfreezes layers during the run, which a recorded CUDA graph "
-                 "cannot follow: set performance.cuda_graphs to auto or off"});
-  if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
+  // The rules that join fields, or that no range says
+  // (settings_cross_rules.cpp), each named.
+  for (const SettingsRule& rule : settingsRules()) rule.check(c, e);
   return e;
 }
 
