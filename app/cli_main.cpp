@@ -34,6 +34,7 @@
 #include "studio/dataset_info.h"
 #include "studio/log.h"
 #include "studio/metric_record.h"
+#include "studio/model_kinds.h"
 #include "studio/model_summary.h"
 #include "studio/report_lines.h"
 #include "studio/run_queue.h"
@@ -128,7 +129,7 @@ int runSession(studio::Session& session) {
 }
 
 void noteTorchScript(const studio::TrainConfig& c) {
-  if (c.model.kind != "torchscript") return;
+  if (!studio::isModel(c.model.kind, studio::ModelFamily::torchscript)) return;
   std::string sha = "unreadable";
   try {
     sha = studio::sha256OfFile(c.model.path);

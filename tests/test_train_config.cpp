@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "studio/model_kinds.h"
 #include "studio/session.h"
 #include "studio/settings_rules.h"
 #include "studio/settings_schema.h"
@@ -341,6 +342,26 @@ class TestTrainConfig : public QObject {
     QCOMPARE(toJson(c)["optimizer"]["kind"].get<std::string>(), std::string("adamx"));
     QVERIFY2(hasError(validate(c), "optimizer.kind", "must be one of sgd, adam, adamw (got \"adamx\")"),
              all(validate(c)).c_str());
+  }
+
+  // model.kind's list is its registry's (studio/model_kinds.h): the
+  // families by name, then torchvision's classifiers; each kind has its
+  // family, and a name that is no model's has none.
+  void modelKindsComeFromTheirRegistry() {
+    QCOMPARE(findSetting("model.kind")->choices, modelKinds());
+    QCOMPARE(modelKinds(),
+             (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34", "resnet50",
+                                       "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0"}));
+    std::vector<std::string> builtin;
+    for (const std::string& kind : modelKinds()) {
+      QVERIFY2(modelFamily(kind).has_value(), kind.c_str());
+      QCOMPARE(*modelFamily(kind) == ModelFamily::torchvision, isTorchvisionBackbone(kind));
+      if (isBuiltinModel(kind)) builtin.push_back(kind);
+    }
+    QCOMPARE(builtin, (std::vector<std::string>{"mlp", "cnn", "resnet"}));
+    QVERIFY(isModel("torchscript", ModelFamily::torchscript));
+    QVERIFY(!modelFamily("torchvision").has_value());  // a family, not a model
+    QVERIFY(!modelFamily("vgg16").has_value());
   }
 
   // Every rule across settings (studio/settings_rules.h) has a case here

@@ -1,6 +1,7 @@
 #include "ui/data/preview_coordinator.h"
 
 #include "studio/augment_preview.h"
+#include "studio/model_kinds.h"
 #include "ui/data/augment_preview_view.h"
 
 #include <QTimer>
@@ -217,7 +218,7 @@ void PreviewCoordinator::updateModelSummary() {
   k["input"] = m_preview.description.input.text();
   k["classes"] = m_preview.description.classNames.size();
   QString sha;
-  if (c.model.kind == "torchscript") {
+  if (isModel(c.model.kind, ModelFamily::torchscript)) {
     try {
       sha = QString::fromStdString(sha256OfFile(c.model.path));
     } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 
 #include "studio/file_io.h"
 #include "studio/lr_schedule.h"
+#include "studio/model_kinds.h"
 #include "studio/train_config.h"
 
 namespace studio::ui {
@@ -212,7 +213,8 @@ RunInfo readRunInfo(const QString& runDir) {
 }
 
 QString modelText(const QString& kind, qint64 width, qint64 depth, const QString& path) {
-  if (kind == "torchscript") return QStringLiteral("TorchScript %1").arg(QFileInfo(path).fileName());
+  if (isModel(kind.toStdString(), ModelFamily::torchscript))
+    return QStringLiteral("TorchScript %1").arg(QFileInfo(path).fileName());
   // A torchvision backbone has its own shape: model.width and depth are the built-ins'.
   if (isTorchvisionBackbone(kind.toStdString())) return kind;
   return QStringLiteral("%1 w%2 d%3").arg(kind).arg(width).arg(depth);

@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "studio/model_kinds.h"
 #include "studio/sha256.h"
 
 namespace studio::ui {
@@ -28,7 +29,7 @@ void TrustStore::trust(const QString& sha256) {
 }
 
 bool TrustStore::ensure(const TrainConfig& c, QString* why) {
-  if (c.model.kind != "torchscript") return true;
+  if (!isModel(c.model.kind, ModelFamily::torchscript)) return true;
   QString sha;
   try {
     sha = QString::fromStdString(sha256OfFile(c.model.path));

@@ -10,6 +10,7 @@
 #include "config_text.h"
 #include "studio/class_weights.h"
 #include "studio/metric_catalog.h"
+#include "studio/model_kinds.h"
 #include "studio/settings_rules.h"
 
 namespace studio {
@@ -146,7 +147,8 @@ void dataRoot(const C& c, Errors& e) {
   }
   if (d.root.empty() && d.train_file.empty())
     e.push_back({"data.root", "must name the table file (a .csv), or set data.train_file"});
-  if (c.model.kind == "cnn" || c.model.kind == "resnet" || isTorchvisionBackbone(c.model.kind))
+  if (isModel(c.model.kind, ModelFamily::cnn) || isModel(c.model.kind, ModelFamily::resnet) ||
+      isTorchvisionBackbone(c.model.kind))
     e.push_back({"model.kind",
                  "must be mlp or torchscript with data.format csv: a table has no image for "
                  "\"" +
@@ -179,7 +181,7 @@ void imageSizes(const C& c, Errors& e) {
 }
 
 void torchScriptFile(const C& c, Errors& e) {
-  if (c.model.kind == "torchscript" && c.model.path.empty())
+  if (isModel(c.model.kind, ModelFamily::torchscript) && c.model.path.empty())
     e.push_back({"model.path", "must name the TorchScript file (saved in Python with torch.jit.save)"});
 }
 
@@ -225,7 +227,7 @@ void deviceName(const C& c, Errors& e) {
 
 void checkpointedModels(const C& c, Errors& e) {
   if (c.memory.activation_checkpointing == ActivationCheckpointing::off) return;
-  if (c.model.kind == "torchscript")
+  if (isModel(c.model.kind, ModelFamily::torchscript))
     e.push_back({"memory.activation_checkpointing",
                  "works on the built-in models (mlp, cnn, resnet), not on a TorchScript model: its layers "
                  "cannot be split into recomputed segments; set it to off"});
@@ -269,7 +271,7 @@ void processDeviceList(const C& c, Errors& e) {
 }
 
 void syncedBatchNorm(const C& c, Errors& e) {
-  if (c.distributed.batchnorm == BatchNormSync::sync && c.model.kind == "torchscript")
+  if (c.distributed.batchnorm == BatchNormSync::sync && isModel(c.model.kind, ModelFamily::torchscript))
     e.push_back({"distributed.batchnorm",
                  "sync works on the built-in models (cnn, resnet), whose BatchNorm layers the studio runs; a "
                  "TorchScript model's are its own: set it to local"});

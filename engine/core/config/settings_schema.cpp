@@ -1,4 +1,5 @@
 #include "studio/settings_schema.h"
+#include "studio/model_kinds.h"
 
 #include "config_text.h"
 #include "schema_builder.h"
@@ -15,9 +16,8 @@ std::vector<FieldSpec> makeSchema() {
   std::vector<FieldSpec> f;
   const std::string model = "Model", data = "Data";
   Fields add(f);
-  const Rule builtIn{
-      [](const TrainConfig& c) { return c.model.kind == "mlp" || c.model.kind == "cnn" || c.model.kind == "resnet"; },
-      "model.kind mlp, cnn or resnet"};
+  const Rule builtIn{[](const TrainConfig& c) { return isBuiltinModel(c.model.kind); },
+                     "model.kind mlp, cnn or resnet"};
   const Rule backbone{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind); },
                       "a torchvision model.kind (resnet18, resnet34, resnet50, mobilenet_v3_small, "
                       "mobilenet_v3_large, efficientnet_b0)"};
@@ -39,11 +39,7 @@ std::vector<FieldSpec> makeSchema() {
               "resnet: residual blocks, most accurate and slowest; torchscript: your own model, saved in Python; "
               "resnet18, resnet34, resnet50, mobilenet_v3_small, mobilenet_v3_large, efficientnet_b0: torchvision's "
               "networks, with their names, to fine-tune from pretrained weights (model.weights)."),
-          [] {
-            std::vector<std::string> kinds = {"mlp", "cnn", "resnet", "torchscript"};
-            for (const auto& k : torchvisionBackbones()) kinds.push_back(k);
-            return kinds;
-          }());
+          modelKinds());
   when(range(add(SETTING(model.width), model, "Width", T::Int,
                  "Hidden units (mlp) or base channels (cnn, resnet); wider learns more but costs time and memory."),
              between(1, 4096)),
@@ -71,7 +67,9 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(model.path), model, "TorchScript file", T::File,
            "A model saved in Python with torch.jit.script(model).save(path) or torch.jit.trace(...).save(path), "
            "taking a batch and giving one logit per class. Loading it runs its code: use files you trust."),
-       Rule{[](const TrainConfig& c) { return c.model.kind == "torchscript"; }, "model.kind torchscript"}, true);
+       Rule{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::torchscript); },
+            "model.kind torchscript"},
+       true);
 
   // What the run learns (train/tasks/): in the Data section, as it names
   // which columns are predicted.

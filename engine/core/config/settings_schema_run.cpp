@@ -3,6 +3,7 @@
 // model's and the data's are in settings_schema.cpp, the augmentations' in
 // settings_schema_augment.cpp).
 #include "schema_builder.h"
+#include "studio/model_kinds.h"
 #include "studio/train_config.h"
 
 namespace studio::schema {
@@ -109,7 +110,9 @@ void addRunSettings(Fields& add) {
   when(add(SETTING(train.finetune.head_prefix), train, "Fine-tune: head parameters (TorchScript)", T::Text,
            "TorchScript models: the parameters whose names start with this (e.g. fc.) are the head; empty: the "
            "last group of parameters by their first name component."),
-       Rule{[](const TrainConfig& c) { return c.model.kind == "torchscript"; }, "model.kind torchscript"}, true);
+       Rule{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::torchscript); },
+            "model.kind torchscript"},
+       true);
 
   add(SETTING(optimizer.kind), opt, "Optimizer", T::Choice,
       "sgd: momentum SGD, best with a schedule; adam: adaptive, forgiving; adamw: Adam with decoupled weight "

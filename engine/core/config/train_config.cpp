@@ -1,4 +1,5 @@
 #include "studio/train_config.h"
+#include "studio/model_kinds.h"
 
 #include "config_text.h"
 #include "studio/metric_catalog.h"
@@ -362,7 +363,7 @@ std::string suggestedRunName(const TrainConfig& c) {
                      : c.data.format == DataFormat::image_folder
                          ? stem(c.data.root)
                          : stem(c.data.root.empty() ? c.data.train_file : c.data.root);
-  const std::string model = c.model.kind == "torchscript" ? stem(c.model.path) : c.model.kind;
+  const std::string model = isModel(c.model.kind, ModelFamily::torchscript) ? stem(c.model.path) : c.model.kind;
   std::string name = data.empty() ? model : model.empty() ? data : data + "-" + model;
   for (char& ch : name)
     if (ch == '/' || ch == '\\' || static_cast<unsigned char>(ch) < 32 || ch == 127 || ch == ' ') ch = '-';

@@ -4,6 +4,7 @@
 #include "models/torchscript_model.h"
 #include "models/torchvision_model.h"
 #include "studio/errors.h"
+#include "studio/model_kinds.h"
 
 namespace studio {
 
@@ -33,7 +34,7 @@ torch::Tensor Model::forwardWithStage(const torch::Tensor&, torch::Tensor&, std:
 std::string Model::layerGroup(const std::string& parameter) const { return parameter.substr(0, parameter.find('.')); }
 
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
-  if (config.kind == "torchscript") return std::make_unique<TorchScriptModel>(config.path);
+  if (isModel(config.kind, ModelFamily::torchscript)) return std::make_unique<TorchScriptModel>(config.path);
   if (isTorchvisionBackbone(config.kind)) return std::make_unique<TorchvisionModel>(config.kind, input, classes);
   return std::make_unique<BuiltinModel>(config, input, classes);
 }
@@ -46,8 +47,8 @@ void checkModelOutput(Model& model, const ModelConfig& config, const InputShape&
                                                 : std::to_string(input.channels) + ", " + std::to_string(input.height) +
                                                       ", " + std::to_string(input.width)) +
                             "]";
-  const std::string what =
-      config.kind == "torchscript" ? "the TorchScript model " + config.path : "model.kind " + config.kind;
+  const std::string what = isModel(config.kind, ModelFamily::torchscript) ? "the TorchScript model " + config.path
+                                                                          : "model.kind " + config.kind;
   torch::Tensor y;
   model.setTraining(false);
   try {

@@ -10,6 +10,7 @@
 
 #include "models/batch_norm.h"
 #include "models/dropout.h"
+#include "studio/model_kinds.h"
 
 namespace studio {
 namespace {
@@ -52,7 +53,7 @@ TORCH_MODULE(ResidualBlock);
 torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, int64_t classes) {
   const int64_t channels = input.channels, height = input.height, width = input.width;
   nn::Sequential m;
-  if (c.kind == "mlp") {
+  if (isModel(c.kind, ModelFamily::mlp)) {
     m->push_back(nn::Flatten());
     int64_t in = input.features > 0 ? input.features : channels * height * width;
     for (int i = 0; i < c.depth; ++i) {
@@ -64,7 +65,7 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
     m->push_back(nn::Linear(in, classes));
     return m;
   }
-  if (c.kind == "cnn") {
+  if (isModel(c.kind, ModelFamily::cnn)) {
     int64_t in = channels, h = height, w = width;
     for (int i = 0; i < c.depth; ++i) {
       const int64_t out = int64_t(c.width) << i;

@@ -18,6 +18,7 @@
 #include "run/run_recorder.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/model_kinds.h"
 #include "studio/run_layout.h"
 #include "studio/session.h"
 #include "train/device_info.h"
@@ -66,7 +67,7 @@ Source exportSource(const std::string& dir, const std::string& which, TrainConfi
                      "run again with --which ema");
   if (which != s.weights && which != "best" && which != "auto")
     s.note = "an export holds one set of weights: the " + s.weights + " ones";
-  if (config.model.kind == "torchscript") config.model.path = torchScriptPath(dir, config);
+  if (isModel(config.model.kind, ModelFamily::torchscript)) config.model.path = torchScriptPath(dir, config);
   return s;
 }
 
@@ -399,7 +400,7 @@ Predictor::~Predictor() = default;
 std::string torchScriptFileOf(const std::string& folder) {
   try {
     const TrainConfig c = readRunSettings(folder);
-    if (c.model.kind != "torchscript") return "";
+    if (!isModel(c.model.kind, ModelFamily::torchscript)) return "";
     return torchScriptPath(folder, c);
   } catch (const std::exception&) {
     return "";

@@ -5,6 +5,7 @@
 
 #include "models/model.h"
 #include "studio/errors.h"
+#include "studio/model_kinds.h"
 
 namespace studio {
 
@@ -16,7 +17,7 @@ bool FinetunePlan::active() const {
 namespace {
 
 bool byPrefix(const ModelConfig& m, const FinetuneConfig& c) {
-  return m.kind == "torchscript" && !c.head_prefix.empty();
+  return isModel(m.kind, ModelFamily::torchscript) && !c.head_prefix.empty();
 }
 
 }  // namespace
