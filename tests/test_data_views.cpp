@@ -400,7 +400,7 @@ class TestDataViews : public QObject {
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
     QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
     QVERIFY(eval->showsRegression());
-    QCOMPARE(eval->report()->task, std::string("regression"));
+    QCOMPARE(eval->report()->task.name(), std::string("regression"));
     QCOMPARE(eval->report()->r2, r.testR2);
     ui::RegressionView* view = eval->regressionView();
     QCOMPARE(view->pointsDrawn(), 30);  // the test rows
@@ -413,7 +413,7 @@ class TestDataViews : public QObject {
     // Back to a classification run: its page again.
     eval->showRun(m_firstRun, "eval");
     QVERIFY(!eval->showsRegression());
-    QVERIFY(eval->report()->task == "classification");
+    QVERIFY(eval->report()->task == TaskKind::classification);
   }
 
   // A multi-label evaluation: each label's figures and curves.

@@ -194,7 +194,7 @@ class TestTasks : public QObject {
 
   void regressionReportReadsBack() {
     EvalReport r;
-    r.task = "regression";
+    r.task = TaskKind::regression;
     r.step = 12;
     r.epoch = 3;
     r.split = "test";
@@ -207,7 +207,7 @@ class TestTasks : public QObject {
     r.actual = {{9}, {11}};
     r.predicted = {{10}, {12.5}};
     const EvalReport back = evalReportFromJson(toJson(r), "step-12.json");
-    QCOMPARE(back.task, std::string("regression"));
+    QCOMPARE(back.task.name(), std::string("regression"));
     QCOMPARE(back.r2, 0.75);
     QCOMPARE(back.targets.size(), size_t(1));
     QCOMPARE(back.targets[0].name, std::string("price"));

@@ -22,19 +22,32 @@
 
 namespace studio::ui {
 
-QString lossAxisLabel(const QString& task, const QString& loss) {
-  const QString kind = loss != "auto" && !loss.isEmpty() ? loss
-                       : task == "regression"            ? QString("mse")
-                       : task == "multilabel"            ? QString("bce")
-                                                         : QString("cross_entropy");
-  if (kind == "cross_entropy") return QObject::tr("cross-entropy");
-  if (kind == "focal") return QObject::tr("focal loss");
-  if (kind == "bce") return QObject::tr("binary cross-entropy");
-  if (kind == "mse") return QObject::tr("MSE");
-  if (kind == "l1") return QObject::tr("L1");
-  if (kind == "huber") return QObject::tr("Huber");
-  if (kind == "smooth_l1") return QObject::tr("smooth L1");
-  return kind;
+QString lossAxisLabel(const QString& taskKind, const QString& lossKind) {
+  Choice<TaskKind> task;
+  Choice<LossKind> loss;
+  task.setName(taskKind.toStdString());
+  loss.setName(lossKind.isEmpty() ? "auto" : lossKind.toStdString());
+  if (!loss.known()) return lossKind;
+  const LossKind kind = loss != LossKind::auto_        ? loss.value()
+                        : task == TaskKind::regression ? LossKind::mse
+                        : task == TaskKind::multilabel ? LossKind::bce
+                                                       : LossKind::cross_entropy;
+  switch (kind) {
+    case LossKind::focal:
+      return QObject::tr("focal loss");
+    case LossKind::bce:
+      return QObject::tr("binary cross-entropy");
+    case LossKind::mse:
+      return QObject::tr("MSE");
+    case LossKind::l1:
+      return QObject::tr("L1");
+    case LossKind::huber:
+      return QObject::tr("Huber");
+    case LossKind::smooth_l1:
+      return QObject::tr("smooth L1");
+    default:
+      return QObject::tr("cross-entropy");
+  }
 }
 namespace {
 

@@ -267,7 +267,7 @@ void EvaluationPanel::showStep(int64_t step) {
   }
   const int i = m_steps->findData(QVariant::fromValue<qlonglong>(step));
   if (i >= 0) m_steps->setCurrentIndex(i);
-  if (m_report->task == "regression") {
+  if (m_report->task == TaskKind::regression) {
     m_pages->setCurrentIndex(kRegressionPage);
     m_normalize->hide();
     setMessage(tr("%1 — %2 at step %3 (epoch %4): R\u00b2 %5, RMSE %6, MAE %7, loss %8, %9 examples")
@@ -282,7 +282,7 @@ void EvaluationPanel::showStep(int64_t step) {
     m_regression->show(*m_report);
     return;
   }
-  if (m_report->task == "multilabel") {
+  if (m_report->task == TaskKind::multilabel) {
     m_pages->setCurrentIndex(kLabelsPage);
     m_normalize->hide();
     setMessage(tr("%1 — %2 at step %3 (epoch %4): mAP %5, F1 %6 (micro %7), subset accuracy %8, loss %9, "

@@ -76,7 +76,7 @@ nlohmann::json header(const EvalReport& r) {
 
 // A regression's figures and plotted values (every row as wide as targets).
 void readRegression(const nlohmann::json& j, EvalReport& r) {
-  r.task = "regression";
+  r.task = TaskKind::regression;
   r.accuracy = kNaN;
   r.rmse = numOr(j, "rmse");
   r.mae = numOr(j, "mae");
@@ -110,7 +110,7 @@ void readRegression(const nlohmann::json& j, EvalReport& r) {
 
 // A multi-label's figures and each label's curves.
 void readMultilabel(const nlohmann::json& j, EvalReport& r) {
-  r.task = "multilabel";
+  r.task = TaskKind::multilabel;
   r.accuracy = numOr(j, "accuracy");
   r.microF1 = numOr(j, "micro_f1");
   r.macroF1 = numOr(j, "macro_f1");
@@ -194,7 +194,7 @@ nlohmann::json reportJson(const EvalReport& r) {
                      {"true", w.truth},
                      {"predicted", w.predicted},
                      {"confidence", w.confidence}});
-  if (r.task == "multilabel") {
+  if (r.task == TaskKind::multilabel) {
     nlohmann::json labels = nlohmann::json::array();
     const auto& curve = curveJson;
     for (const auto& f : r.labels)
@@ -220,7 +220,7 @@ nlohmann::json reportJson(const EvalReport& r) {
               {"per_label", labels}});
     return j;
   }
-  if (r.task == "regression") {
+  if (r.task == TaskKind::regression) {
     nlohmann::json targets = nlohmann::json::array();
     for (const auto& t : r.targets)
       targets.push_back({{"target", t.name},
@@ -272,11 +272,13 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
       r.weightsStep = wholeAt(*w, "step");
     }
     r.loss = numOr(j, "loss");
-    if (j.contains("task") && j["task"] == "regression") {
+    Choice<TaskKind> task;  // written before there were tasks: a classification's
+    if (const auto t = j.find("task"); t != j.end() && t->is_string()) task.setName(t->get<std::string>());
+    if (task == TaskKind::regression) {
       readRegression(j, r);
       return r;
     }
-    if (j.contains("task") && j["task"] == "multilabel") {
+    if (task == TaskKind::multilabel) {
       readMultilabel(j, r);
       return r;
     }

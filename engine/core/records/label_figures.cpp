@@ -12,7 +12,7 @@ void computeLabelFigures(EvalReport& r, const std::vector<std::string>& names, c
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   const size_t labels = names.size();
   const size_t n = labels > 0 ? probs.size() / labels : 0;
-  r.task = "multilabel";
+  r.task = TaskKind::multilabel;
   r.examples = static_cast<int64_t>(n);
   r.labels.assign(labels, {});
   int64_t tpAll = 0, fpAll = 0, fnAll = 0, exact = 0;

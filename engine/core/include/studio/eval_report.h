@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "studio/calibration.h"
+#include "studio/train_config.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -60,8 +61,8 @@ struct LabelFigures {
 
 struct EvalReport {
   int64_t step = 0, epoch = 0;
-  std::string task = "classification";  // task.kind
-  std::string split;                    // validation | test
+  Choice<TaskKind> task = TaskKind::classification;  // task.kind
+  std::string split;                                 // validation | test
   // The weights evaluated, when not the model's at `step`: the final test
   // split's report of a run with a validation split is the best checkpoint's
   // ("best", of weightsStep), as the headline test figures are. "": the step's own.

@@ -32,7 +32,7 @@ struct ReportInput {
 // accuracy, the split's examples.
 inline EvalReport reportFor(const std::string& task, const EvalOutcome& o, const ReportInput& in) {
   EvalReport r;
-  r.task = task;
+  r.task.setName(task);
   r.step = in.step;
   r.epoch = in.epoch;
   r.split = in.validation ? "validation" : "test";
