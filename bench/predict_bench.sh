@@ -43,7 +43,8 @@ python() { "$PY" "$here/predict_loop.py" "$WORK/export" "$WORK/images" "$WORKERS
 studio > /dev/null; python > /dev/null  # warm the page cache
 s=(); p=()
 for round in $(seq "$ROUNDS"); do s+=("$(studio)"); p+=("$(python)"); done
-median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+# The middle value; of an even count, the mean of the two middle ones.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 S=$(median "${s[@]}"); P=$(median "${p[@]}")
 echo "predict, $COUNT files (PNG and JPEG, 28x28), $WORKERS workers, $DEVICE: studio ${s[*]} images/s, python ${p[*]} images/s"
 echo "medians: studio $S, python $P images/s; ratio $(awk -v a="$S" -v b="$P" 'BEGIN { printf "%.2f", a / b }')"
