@@ -1,8 +1,6 @@
 // model.kind's registry (studio/model_kinds.h). Torch-free.
 #include "studio/model_kinds.h"
 
-#include <algorithm>
-
 namespace studio {
 
 std::optional<ModelFamily> modelFamily(const std::string& kind) {

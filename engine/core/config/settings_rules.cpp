@@ -3,6 +3,7 @@
 // the message that names what to change. Torch-free.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -31,18 +32,19 @@ std::vector<ConfigError> validate(const TrainConfig& c) {
       if (!isUtf8(t)) e.push_back({spec.path, "must be UTF-8 text (got " + shown(json(t)) + ")"});
     };
     const FieldRef member = spec.member(members);
-    if (const auto* text = std::get_if<std::string*>(&member)) checkText(**text);
-    if (const auto* choice = std::get_if<ChoiceValue*>(&member)) checkText((*choice)->name());
+    // A text member's value, or a choice's name as given (known or not).
+    std::optional<std::string> text;
+    if (const auto* t = std::get_if<std::string*>(&member)) text = **t;
+    if (const auto* choice = std::get_if<ChoiceValue*>(&member)) text = (*choice)->name();
+    if (text) checkText(*text);
     if (const auto* list = std::get_if<std::vector<std::string>*>(&member))
       for (const auto& item : **list) checkText(item);
     if (spec.checkOnlyWhenApplies && !settingApplies(spec, c)) continue;
-    std::string chosen;  // a choice's name as given, known or not
-    if (const auto* text = std::get_if<std::string*>(&member)) chosen = **text;
-    if (const auto* choice = std::get_if<ChoiceValue*>(&member)) chosen = (*choice)->name();
-    if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(), chosen) == spec.choices.end()) {
+    if (text && !spec.choices.empty() &&
+        std::find(spec.choices.begin(), spec.choices.end(), *text) == spec.choices.end()) {
       std::string list;
       for (const auto& a : spec.choices) list += (list.empty() ? "" : ", ") + a;
-      e.push_back({spec.path, "must be one of " + list + " (got " + shown(json(chosen)) + ")"});
+      e.push_back({spec.path, "must be one of " + list + " (got " + shown(json(*text)) + ")"});
     }
     if (!spec.range) continue;
     std::visit(

@@ -225,15 +225,7 @@ nlohmann::json toJson(const TrainConfig& config) {
   root["schema_version"] = config.schema_version;
   auto& c = const_cast<TrainConfig&>(config);  // the members are only read
   for (const FieldSpec& spec : settingsSchema())
-    std::visit(
-        [&](auto* member) {
-          auto& at = root[json::json_pointer(jsonPointer(spec.path))];
-          if constexpr (std::is_same_v<std::remove_pointer_t<decltype(member)>, ChoiceValue>)
-            at = member->name();
-          else
-            at = *member;
-        },
-        spec.member(c));
+    std::visit([&](auto* member) { root[json::json_pointer(jsonPointer(spec.path))] = *member; }, spec.member(c));
   return root;
 }
 
