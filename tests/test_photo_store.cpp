@@ -153,6 +153,18 @@ class TestPhotoStore : public QObject {
     for (int64_t k = 0; k < flipped.size(0); ++k)
       QVERIFY(torch::equal(flipped[k], eval[k]) || torch::equal(flipped[k], eval[k].flip({2})));
     qunsetenv("STUDIO_DATA_CACHE");
+    // Photos smaller than the stored size are enlarged to be stored (issue 41,
+    // item 12): a warning names the setting and the photos' own size.
+    QCOMPARE(storedAbovePhotos(d.stored, d.input, plan.files), std::string());
+    const StoredShape above = storedShapeOf(d.input, [&] {
+      DataConfig big = c.data;
+      big.stored_size = 128;
+      return big;
+    }());
+    const std::string warned = storedAbovePhotos(above, d.input, plan.files);
+    QVERIFY2(QString::fromStdString(warned).contains("data.stored_size 128 is larger than the photos themselves"),
+             warned.c_str());
+    QVERIFY2(QString::fromStdString(warned).endsWith("set it to 0 or at most 80"), warned.c_str());
 
     // A backbone stores 8/7 of its input by default: 256 for 224.
     c.data.stored_size = 0;

@@ -392,7 +392,7 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   m_notifier->notify(
       tr("Run %1 %2").arg(QFileInfo(QString::fromStdString(s.runDir)).fileName(), QString::fromStdString(s.status)),
       text, s.status == "failed");
-  if (m_restore) {
+  if (m_restore && QFileInfo::exists(QString::fromStdString(s.runDir))) {  // a refused run may leave none
     QSettings settings;
     QStringList recent = settings.value("runs/recent").toStringList();
     const QString dir = absolute(QString::fromStdString(s.runDir));

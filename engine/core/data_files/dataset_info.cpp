@@ -93,6 +93,31 @@ StoredShape storedShapeOf(const InputShape& in, const DataConfig& d, const std::
   return {scaled(in.height), scaled(in.width), true};
 }
 
+std::string storedAbovePhotos(const StoredShape& stored, const InputShape& input, const std::vector<std::string>& files,
+                              size_t sample) {
+  if (!stored.larger(input) || files.empty()) return "";
+  const int64_t side = std::min(stored.height, stored.width);
+  ImageHeader largest;
+  for (size_t i = 0; i < std::min(sample, files.size()); ++i) {
+    ImageHeader h;
+    try {
+      h = readImageHeader(files[i]);
+    } catch (const std::exception&) {
+      continue;  // data.on_bad_file speaks for it when it is decoded
+    }
+    if (std::min(h.height, h.width) >= side) return "";
+    if (std::min(h.height, h.width) > std::min(largest.height, largest.width)) largest = h;
+  }
+  const int64_t own = std::min(largest.height, largest.width);
+  if (own <= 0) return "";
+  const int64_t input_side = std::min(input.height, input.width);
+  return "data.stored_size " + std::to_string(side) + " is larger than the photos themselves (the largest of the first " +
+         std::to_string(std::min(sample, files.size())) + " is " + std::to_string(largest.height) + "x" +
+         std::to_string(largest.width) + "): they are enlarged to be stored, which adds no detail and takes " +
+         std::to_string((side * side + own * own / 2) / (own * own)) + " times the room; set it to 0 or at most " +
+         std::to_string(std::max(own, input_side));
+}
+
 DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const std::string& modelKind) {
   DatasetDescription out;
   out.format = p.format;

@@ -185,6 +185,10 @@ struct RunContext {
   std::vector<double> thresholds;
   std::optional<std::pair<int64_t, EvalFigures>> lastTestEval;
 
+  // model.weights was refused while setting up: a new run's folder is then
+  // removed (nothing had begun), as a refused setting leaves none.
+  bool weightsRefused = false;
+
   std::unique_ptr<RunRecorder> recorder;  // rank 0's
   std::shared_ptr<void> logSink;
 

@@ -88,6 +88,8 @@ void logData(const RunContext& ctx) {
               " (data.stored_size: each resized to cover it, its aspect kept, and centre-cropped); the input is cut "
               "from them: the centre for evaluation and prediction, " +
               (ctx.cfg.data.augment_resized_crop ? "a random resized crop" : "the centre") + " for training");
+  if (const std::string small = storedAbovePhotos(data.stored, data.input, plan.files); !small.empty())
+    log::warn(small);
   if (data.multilabel()) {
     std::string labels;
     for (size_t k = 0; k < data.targetNames.size(); ++k)
@@ -201,7 +203,13 @@ void checkSameModelFile(const RunContext& ctx, const nlohmann::json& info) {
 void loadPretrained(RunContext& ctx, TorchvisionModel& model) {
   const ModelConfig& m = ctx.cfg.model;
   ctx.setPhase("reading " + m.weights);
-  const PretrainedLoad load = loadPretrainedWeights(model, m.weights, m.keep_head);
+  PretrainedLoad load;
+  try {
+    load = loadPretrainedWeights(model, m.weights, m.keep_head);
+  } catch (const std::exception&) {
+    ctx.weightsRefused = true;
+    throw;
+  }
   ctx.parts.pretrained = {{"path", m.weights},
                           {"sha256", load.sha256},
                           {"tensors", load.tensors},

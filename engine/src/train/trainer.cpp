@@ -1,5 +1,9 @@
 #include "train/trainer.h"
 
+#include <ftw.h>
+
+#include <cstdio>
+
 #include "dist/process_group.h"
 #include "run/crash_point.h"
 #include "run/run_recorder.h"
@@ -76,6 +80,14 @@ RunSummary summarise(const RunContext& c, const RunEnding& ending, const Probe* 
   return s;
 }
 
+// The folder and what is in it, links not followed. Not
+// std::filesystem::remove_all: libtorch.so exports its own copy, which the
+// dynamic linker picks, and it crashes (a null call) with this libstdc++.
+bool removeTree(const std::string& dir) {
+  auto one = [](const char* path, const struct stat*, int, struct FTW*) { return std::remove(path); };
+  return ::nftw(dir.c_str(), one, 16, FTW_DEPTH | FTW_PHYS) == 0;
+}
+
 }  // namespace
 
 Trainer::Trainer(TrainConfig config, std::string runDir, RunStart start, StartOptions options, SessionChannel& channel)
@@ -115,6 +127,17 @@ RunSummary Trainer::run() {
   // folder as it was: its summary.json (a stopped run's figures) stays, and
   // the error is the caller's and log.txt's.
   const bool folderUntouched = resumes(c.start) && !c.recorder;
+  // A new run whose model.weights was refused had not begun: its folder
+  // goes, as a refused setting leaves none (issue 41, item 16).
+  if (ending.end == RunEnd::Failed && c.weightsRefused && !resumes(c.start) && !c.start.as<run_start::Continue>() &&
+      c.where.writer) {
+    c.recorder.reset();
+    c.logSink.reset();
+    if (removeTree(c.runDir)) {
+      summary.error += " (nothing had begun: its run folder is removed)";
+      return summary;
+    }
+  }
   try {
     if (c.recorder) c.recorder->finish(summary);
     crashPoint("run-before-summary");

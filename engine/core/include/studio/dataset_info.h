@@ -60,6 +60,12 @@ struct StoredShape {
 };
 // Throws InputError naming data.stored_size when it is below the input's.
 StoredShape storedShapeOf(const InputShape& input, const DataConfig& data, const std::string& modelKind = "");
+// A warning naming data.stored_size when the photos themselves (the first
+// `sample` of `files`) are all smaller than the stored shape's shorter side:
+// they are enlarged to be stored, which adds no detail and costs room. Empty
+// when the stored shape is the input's, or some photo is large enough.
+std::string storedAbovePhotos(const StoredShape& stored, const InputShape& input, const std::vector<std::string>& files,
+                              size_t sample = 16);
 
 // Throws DataError naming what is wrong.
 DatasetDescription describeDataset(const TrainConfig& config);
