@@ -111,7 +111,8 @@ std::string storedAbovePhotos(const StoredShape& stored, const InputShape& input
   const int64_t own = std::min(largest.height, largest.width);
   if (own <= 0) return "";
   const int64_t input_side = std::min(input.height, input.width);
-  return "data.stored_size " + std::to_string(side) + " is larger than the photos themselves (the largest of the first " +
+  return "data.stored_size " + std::to_string(side) +
+         " is larger than the photos themselves (the largest of the first " +
          std::to_string(std::min(sample, files.size())) + " is " + std::to_string(largest.height) + "x" +
          std::to_string(largest.width) + "): they are enlarged to be stored, which adds no detail and takes " +
          std::to_string((side * side + own * own / 2) / (own * own)) + " times the room; set it to 0 or at most " +
