@@ -334,7 +334,7 @@ class TestMainWindow : public QObject {
     MetricChart lossChart("Loss", "loss");
     lossChart.resize(600, 400);
     lossChart.show();
-    lossChart.addSeries("l", "loss", {QPen(Qt::blue), false, false});
+    lossChart.addSeries("l", "loss", {QPen(Qt::blue), false, false, true, {}});
     for (int i = 0; i <= 100; ++i) lossChart.append("l", i, 2.5 * std::pow(0.3 / 2.5, i / 100.0));  // 2.5 down to 0.3
     lossChart.setLogScale(true);
     lossChart.refreshNow();

@@ -18,6 +18,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QImage>
 #include <QListWidget>
@@ -26,10 +27,13 @@
 #include <QTabWidget>
 #include <QTreeWidget>
 
+#include <qcustomplot.h>
+
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/lr_schedule.h"
 #include "test_support.h"
+#include "ui/charts/chart_legend.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/evaluation/evaluation_panel.h"
@@ -246,6 +250,63 @@ class TestWindowJourneys : public QObject {
     QTest::qWait(300);  // the form's plan is made again after edits settle
     QVERIFY(drawnIsOwn());
     QVERIFY2(lr->title().contains("this run's plan"), qPrintable(lr->title()));
+  }
+
+  // Item 9: two runs compared at 1280x720 leave the charts room: the loss
+  // chart's legend lists each run once (it listed six entries, most of the
+  // chart), the Runs list shows five rows or more, and the Search dock,
+  // shown, takes a third of the height or more (150 px before: unreadable).
+  void twoRunsComparedAt720pxLeaveTheChartsRoom() {
+    QTemporaryDir dir;
+    TrainConfig c = test::smallConfig(dir.path() + "/runs");
+    c.model.kind = "mlp";
+    c.model.width = 8;
+    c.name = "first";
+    const RunSummary a = train(c);
+    c.name = "second";
+    c.optimizer.lr = 0.02;
+    const RunSummary b = train(c);
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    window.resize(1280, 720);
+    window.move(0, 0);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.runsPanel()->setRunsDir(dir.path() + "/runs");
+    window.runsPanel()->selectRuns({QString::fromStdString(a.runDir), QString::fromStdString(b.runDir)});
+    ui::MetricChart* loss = window.plotsPanel()->chart(ui::PlotsPanel::Loss);
+    loss->refreshNow();
+    QCPLegend* legend = loss->plot()->legend;
+    QTRY_COMPARE(legend->itemCount(), 2);
+    QStringList entries;
+    for (int i = 0; i < legend->itemCount(); ++i) entries << ui::legendText(legend->item(i));
+    entries.sort();
+    QCOMPARE(entries, (QStringList{"first", "second"}));
+    QVERIFY2(legend->outerRect().height() * 4 <= loss->plot()->height(),
+             qPrintable(QString("legend %1 px of %2").arg(legend->outerRect().height()).arg(loss->plot()->height())));
+    // A run's entry hides and shows all its curves (raw, smoothed, evaluations).
+    auto* entry = qobject_cast<QCPPlottableLegendItem*>(legend->item(0));
+    QVERIFY(entry);
+    QTest::mouseClick(loss->plot(), Qt::LeftButton, {}, legend->item(0)->outerRect().center());
+    QSet<QString> hiddenRuns;
+    int hidden = 0;
+    for (const QString& key : loss->seriesKeys())
+      if (!loss->seriesShown(key)) {
+        ++hidden;
+        hiddenRuns << key.section('/', 0, -2);
+      }
+    QVERIFY2(hidden >= 3 && hiddenRuns.size() == 1, qPrintable(QStringList(hiddenRuns.values()).join(", ")));
+    QTest::mouseClick(loss->plot(), Qt::LeftButton, {}, legend->item(0)->outerRect().center());
+    for (const QString& key : loss->seriesKeys()) QVERIFY2(loss->seriesShown(key), qPrintable(key));
+
+    QTreeWidget* runs = window.runsPanel()->list();
+    const int rowHeight = runs->visualItemRect(runs->topLevelItem(0)).height();
+    QVERIFY2(runs->viewport()->height() >= 5 * rowHeight,
+             qPrintable(QString("%1 px for rows of %2").arg(runs->viewport()->height()).arg(rowHeight)));
+
+    auto* search = window.findChild<QDockWidget*>("searchDock");
+    search->raise();
+    QTRY_VERIFY2(search->height() >= window.height() / 3,
+                 qPrintable(QString("Search dock %1 px of %2").arg(search->height()).arg(window.height())));
   }
 
   // Item 9: at 1280x720 every tab fits the window: opening one does not grow

@@ -13,6 +13,7 @@
 
 #include <qcustomplot.h>
 
+#include "ui/charts/chart_legend.h"
 #include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
@@ -61,8 +62,15 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   connect(m_plot, &QCustomPlot::legendClick, this, [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
     auto* entry = qobject_cast<QCPPlottableLegendItem*>(item);
     if (!entry) return;
+    const Curve* clicked = nullptr;
     for (const auto& [key, c] : m_series)
-      if (c.graph == entry->plottable()) setSeriesShown(key, !c.graph->visible());
+      if (c.graph == entry->plottable()) clicked = &c;
+    if (!clicked) return;
+    // A run's entry hides or shows all its curves; a curve's, that curve.
+    const bool run = !clicked->group.isEmpty() && legendText(item) == clicked->group;
+    const bool show = !clicked->graph->visible();
+    for (const auto& [key, c] : m_series)
+      if (&c == clicked || (run && c.group == clicked->group)) setSeriesShown(key, show);
   });
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
@@ -141,8 +149,8 @@ void MetricChart::addSeries(const QString& key, const QString& label, const Seri
   g->setPen(style.pen);
   g->setAdaptiveSampling(false);  // decimated here, exactly
   if (style.dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style.pen.color(), 5));
-  g->removeFromLegend();  // listed once it has a point (updateGraphs)
-  m_series[key] = Curve{label, {}, g, {}, style.smoothable && !style.dots, 0, 1};
+  g->removeFromLegend();  // listed once it has a point (listLegend in updateGraphs)
+  m_series[key] = Curve{label, {}, g, {}, style.smoothable && !style.dots, 0, 1, style.group};
   remap(key, m_series[key]);
   m_order.push_back(key);
 }
@@ -389,27 +397,42 @@ void MetricChart::updateGraphs(bool fitView) {
     m_drawnPoints += xs.size();
   }
   // The legend lists the curves that have points (a run without a weight
-  // average shows no "eval (EMA)"), in the order they got them.
-  int listed = 0;
-  for (const QString& key : m_order) {
+  // average shows no "eval (EMA)"), in the order they got them; with several
+  // runs' curves, each run once, under its name.
+  std::erase_if(m_listed, [&](const QString& key) { return !m_series.count(key) || drawn(m_series.at(key)).empty(); });
+  for (const QString& key : m_order)
+    if (!drawn(m_series.at(key)).empty() && std::find(m_listed.begin(), m_listed.end(), key) == m_listed.end())
+      m_listed.push_back(key);
+  std::vector<QString> groups;
+  for (const QString& key : m_listed)
+    if (const Curve& c = m_series.at(key);
+        !c.group.isEmpty() && std::find(groups.begin(), groups.end(), c.group) == groups.end())
+      groups.push_back(c.group);
+  std::vector<LegendEntry> entries;
+  for (const QString& key : m_listed) {
     const Curve& c = m_series.at(key);
-    if (drawn(c).empty()) {
-      c.graph->removeFromLegend();
-    } else {
-      c.graph->addToLegend();
-      ++listed;
+    if (groups.size() < 2 || c.group.isEmpty()) {
+      entries.push_back({c.graph, {}});
+      continue;
     }
+    // The run's first curve in its full colour (the raw loss is drawn faint).
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const LegendEntry& e) { return e.text == c.group; });
+    const bool full = c.graph->pen().color().alpha() == 255;
+    if (it == entries.end())
+      entries.push_back({c.graph, c.group});
+    else if (full && static_cast<QCPGraph*>(it->plottable)->pen().color().alpha() != 255)
+      it->plottable = c.graph;
   }
+  listLegend(m_plot->legend, entries);
+  const int listed = static_cast<int>(entries.size());
   placeLegend(listed > 1);
   if (listed > 1) {
     // As many columns (up to 3) as the widest entry leaves room for, so every
     // entry reads whole (two runs overlaid have long names).
     const QFontMetrics metrics(m_plot->legend->font());
     int widest = 0;
-    for (const QString& key : m_order) {
-      const Curve& c = m_series.at(key);
-      if (!drawn(c).empty()) widest = std::max(widest, metrics.horizontalAdvance(c.label));
-    }
+    for (int i = 0; i < m_plot->legend->itemCount(); ++i)
+      widest = std::max(widest, metrics.horizontalAdvance(legendText(m_plot->legend->item(i))));
     const int entry = widest + m_plot->legend->iconSize().width() + m_plot->legend->iconTextPadding() + 16;
     const int room = std::max(m_plot->width(), 1) - 10;
     const int columns = std::clamp(room / std::max(entry, 1), 1, 3);

@@ -36,6 +36,7 @@ class MetricChart : public QWidget {
     bool dots = false;       // draw a dot at each sample (sparse series: evaluations)
     bool rightAxis = false;  // a second quantity with its own scale
     bool smoothable = true;  // drawn smoothed with the chart's smoothing (dots never are)
+    QString group;           // its run's name: with curves of several groups drawn, the legend lists each group once
   };
 
   MetricChart(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
@@ -161,6 +162,7 @@ class MetricChart : public QWidget {
     PlotSeries shown;  // x mapped (setXMap), y smoothed (setSmoothing); empty when neither
     bool smoothable = true;
     double ema = 0, debias = 1;  // the smoothing's running state over data
+    QString group;
   };
   struct Marker {
     QCPItemStraightLine* line = nullptr;
@@ -191,6 +193,7 @@ class MetricChart : public QWidget {
   QCustomPlot* m_plot;
   std::map<QString, Curve> m_series;
   std::vector<QString> m_order;
+  std::vector<QString> m_listed;  // the curves with points, in the order they got them (the legend's)
   std::vector<Marker> m_markers;
   XMap m_xMap;
   QString m_xLabel;

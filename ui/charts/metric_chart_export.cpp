@@ -10,6 +10,7 @@
 
 #include <qcustomplot.h>
 
+#include "ui/charts/chart_legend.h"
 #include "ui/charts/metric_chart.h"
 
 namespace studio::ui {
@@ -62,9 +63,7 @@ bool MetricChart::saveWith(const QString& path, const QString& caption, Save sav
   m_savedCaption = caption;
   m_savedTitle = m_title;
   m_savedLegend.clear();
-  for (int i = 0; i < m_plot->legend->itemCount(); ++i)
-    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i)))
-      m_savedLegend << item->plottable()->name();
+  for (int i = 0; i < m_plot->legend->itemCount(); ++i) m_savedLegend << legendText(m_plot->legend->item(i));
   if (under) {
     grid->remove(under);
     grid->simplify();

@@ -252,9 +252,17 @@ void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
     if (overlay && m.chart == MetricPlot::Memory)
       pen = m.colour == 1 ? Qt::DashLine : m.colour == 3 ? Qt::DotLine : pen;
     const bool raw = std::string(m.id) == "train_loss";  // drawn faint, under its smoothed curve
-    m_charts[chart]->addSeries(key(run.key, m.id), p + tr(m.label),
-                               seriesStyle(raw ? faded(c) : c, pen, 1.0, m.dots, m.rightAxis));
-    if (raw) m_charts[chart]->addSeries(key(run.key, "train_loss_smooth"), p + tr("train (smoothed)"), seriesStyle(c));
+    MetricChart::SeriesStyle style = seriesStyle(raw ? faded(c) : c, pen, 1.0, m.dots, m.rightAxis);
+    // Overlaid, each run's curves are listed once, by its name: they differ
+    // by style as one run's do (faint raw loss, dots for evaluations). The
+    // memory chart's quantities differ only by dashes: each keeps its entry.
+    if (overlay && m.chart != MetricPlot::Memory) style.group = run.label;
+    m_charts[chart]->addSeries(key(run.key, m.id), p + tr(m.label), style);
+    if (raw) {
+      MetricChart::SeriesStyle smooth = seriesStyle(c);
+      smooth.group = style.group;
+      m_charts[chart]->addSeries(key(run.key, "train_loss_smooth"), p + tr("train (smoothed)"), smooth);
+    }
   }
   labelMemorySeries(run, overlay);
   MetricChart* use = m_charts[Utilisation];

@@ -67,6 +67,7 @@ RunsPanel::RunsPanel(QWidget* parent)
       m_compare(new QPushButton(tr("Compare settings…"))) {
   auto* top = new QVBoxLayout(this);
   top->setContentsMargins(4, 4, 4, 4);
+  top->setSpacing(3);
   m_list->setObjectName("runsList");
   m_list->setColumnCount(Columns);
   m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best"), tr("Steps"), tr("Model"), tr("Device"),
@@ -84,7 +85,6 @@ RunsPanel::RunsPanel(QWidget* parent)
   m_showFailedEarly->setToolTip(
       tr("Runs that failed before their first step (bad data, settings or model) keep "
          "their folder with the error, and are hidden unless this is on."));
-  top->addWidget(m_showFailedEarly);
   connect(m_showFailedEarly, &QCheckBox::toggled, this, &RunsPanel::refresh);
   auto* bar = new QHBoxLayout;
   auto* refresh = new QPushButton(tr("Refresh"));
@@ -125,6 +125,7 @@ RunsPanel::RunsPanel(QWidget* parent)
   m_undoDelete->setToolTip(tr("Bring the last deleted runs back from the trash."));
   manage->addWidget(m_notes);
   manage->addWidget(m_compare);
+  manage->addWidget(m_showFailedEarly);  // on this row: the list keeps a row more at 720 px (issue 40, item 9)
   manage->addStretch(1);
   manage->addWidget(m_delete);
   manage->addWidget(m_undoDelete);

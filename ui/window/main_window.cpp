@@ -134,6 +134,14 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   QDockWidget* searchDock = dock(tr("Search"), "searchDock", m_study, this);
   addDockWidget(Qt::BottomDockWidgetArea, searchDock);
   tabifyDockWidget(queueDock, searchDock);
+  // The study's charts need height: shown, the Search dock takes at least
+  // 40 % of the window's (at 720 px it was 150 px, unreadable until it
+  // floated; issue 40, item 9). A height a person gave it stays.
+  connect(searchDock, &QDockWidget::visibilityChanged, this, [this, searchDock](bool visible) {
+    const int wanted = height() * 2 / 5;
+    if (visible && !searchDock->isFloating() && searchDock->height() < wanted)
+      resizeDocks({searchDock}, {wanted}, Qt::Vertical);
+  });
   findChild<QDockWidget*>("logDock")->raise();
   // The charts get most of the height (a restored window keeps its own).
   resizeDocks({findChild<QDockWidget*>("runsDock")}, {190}, Qt::Vertical);
