@@ -95,9 +95,9 @@ fuzz: setup
 # ended (the signal, its peak memory, the memory and disk left) and stops one
 # whose memory passes 3/4 of the machine's with every thread's stack.
 # Only the TSan suites' targets are built in build-tsan; they depend on the
-# headless runner (tests/CMakeLists.txt), which test_main_window starts under
+# headless runner (tests/CMakeLists.txt), which test_window_live starts under
 # torchrun: without it, CI failed there.
-TSAN_SUITES := test_session test_nonfinite test_main_window
+TSAN_SUITES := test_session test_nonfinite test_window_live test_window_runs test_window_form
 CTEST_OUTPUT := --output-on-failure --test-output-size-failed 1048576 --test-output-truncation middle
 SANITIZER_ENV := QTEST_FUNCTION_TIMEOUT=900000 DEBUGINFOD_URLS= \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
