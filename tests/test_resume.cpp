@@ -94,7 +94,9 @@ class TestResume : public QObject {
 
   // A callback's own figures (CheckpointState::callbackFigures) are written
   // with the checkpoint and read back; a checkpoint without them (every run's
-  // today) has no such part.
+  // today) has no such part. Early stopping's come back through them too,
+  // from where checkpoints always kept them ("counters"), even with early
+  // stopping off (issue 42.2).
   void callbackFiguresComeBack() {
     QTemporaryDir dir;
     TrainConfig c = test::smallConfig(dir.path());
@@ -106,24 +108,33 @@ class TestResume : public QObject {
     QCOMPARE(r.steps, int64_t(3));
     const std::string last = r.runDir + "/checkpoints/last.ckpt";
     const CheckpointState plain = readCheckpointState(last);
-    QVERIFY(plain.callbackFigures.empty());
+    QCOMPARE(plain.callbackFigures.size(), size_t(3));
+    QVERIFY(std::isnan(plain.callbackFigures.at("early_stopping.best")));
+    QCOMPARE(plain.callbackFigures.at("early_stopping.bad_evals"), 0.0);
     QVERIFY(!CheckpointFile(last).root.has("callback_figures"));
+    QVERIFY(CheckpointFile(last).root.dict("counters").has("early_best_step"));
 
     auto model = test::weightsOf(r.runDir);
     Optimizer optimizer(model->parameters(), c.optimizer);
     LossScaler scaler(c.precision.loss_scale, torch::kCPU, false);
     torch::Tensor skipped = torch::zeros({}, torch::kFloat32);
     CheckpointState state = plain;
-    state.callbackFigures = {{"plateau.best", 0.3125}, {"plateau.bad_evals", 9007199254740992.0}};
+    state.callbackFigures = {{"plateau.best", 0.3125},
+                             {"plateau.bad_evals", 9007199254740992.0},
+                             {"early_stopping.best", 0.75},
+                             {"early_stopping.best_step", 2},
+                             {"early_stopping.bad_evals", 1}};
     const std::string path = (dir.path() + "/figures.ckpt").toStdString();
     saveCheckpoint({path}, {*model, optimizer, scaler, skipped, state, nullptr});
 
     const CheckpointState back = readCheckpointState(path);
-    QCOMPARE(back.callbackFigures.size(), size_t(2));
-    QCOMPARE(back.callbackFigures.at("plateau.best"), 0.3125);
-    QCOMPARE(back.callbackFigures.at("plateau.bad_evals"), 9007199254740992.0);
+    QCOMPARE(back.callbackFigures, state.callbackFigures);
     QCOMPARE(back.position.step, plain.position.step);
-    QCOMPARE(back.earlyStopping.badEvals, plain.earlyStopping.badEvals);
+    // Early stopping's stay in "counters" with their first names and types.
+    const ArchiveDict counters = CheckpointFile(path).root.dict("counters");
+    QCOMPARE(counters.real("early_best"), 0.75);
+    QCOMPARE(counters.integer("early_best_step"), int64_t(2));
+    QCOMPARE(CheckpointFile(path).root.dict("callback_figures").keys().size(), size_t(2));
     // A resume's full load hands them on too.
     CheckpointState loaded;
     loadCheckpoint(path, {*model, optimizer, scaler, skipped, loaded, nullptr}, torch::kCPU);

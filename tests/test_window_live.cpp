@@ -36,7 +36,6 @@
 #include "studio/lr_schedule.h"
 #include "studio/run_queue.h"
 #include "test_support.h"
-#include "window_suite.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/common/theme.h"
@@ -50,12 +49,13 @@
 #include "ui/window/run_controller.h"
 #include "ui/window/run_status_bar.h"
 #include "ui/window/run_toolbar.h"
+#include "window_suite.h"
 
 using namespace studio;
-using ui::MetricChart;
-using ui::PlotsPanel;
 using test::countRows;
 using test::kWindowTimeout;
+using ui::MetricChart;
+using ui::PlotsPanel;
 
 class TestWindowLive : public test::WindowSuite {
   Q_OBJECT
@@ -436,7 +436,6 @@ class TestWindowLive : public test::WindowSuite {
     QVERIFY(QDir(m_dir.filePath("runs")).entryList({"*two-processes*"}, QDir::Dirs).size() == 1);
     QVERIFY(m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());  // unlocked again
   }
-
 };
 
 QTEST_MAIN(TestWindowLive)

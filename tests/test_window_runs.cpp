@@ -36,7 +36,6 @@
 #include "studio/lr_schedule.h"
 #include "studio/run_queue.h"
 #include "test_support.h"
-#include "window_suite.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/common/theme.h"
@@ -50,12 +49,13 @@
 #include "ui/window/run_controller.h"
 #include "ui/window/run_status_bar.h"
 #include "ui/window/run_toolbar.h"
+#include "window_suite.h"
 
 using namespace studio;
-using ui::MetricChart;
-using ui::PlotsPanel;
 using test::countRows;
 using test::kWindowTimeout;
+using ui::MetricChart;
+using ui::PlotsPanel;
 
 class TestWindowRuns : public test::WindowSuite {
   Q_OBJECT
@@ -536,7 +536,6 @@ class TestWindowRuns : public test::WindowSuite {
     QTest::mouseClick(plot, Qt::LeftButton, {}, at);
     QTRY_VERIFY(entry->plottable()->visible());
   }
-
 };
 
 QTEST_MAIN(TestWindowRuns)

@@ -22,6 +22,27 @@ namespace {
 constexpr const char* kFormat = "training-studio-checkpoint";
 constexpr int64_t kVersion = 2;
 
+// Callback figures older than "callback_figures": early stopping's, kept in
+// "counters" under their first names and types, written when no callback
+// gave them (early stopping off) as they always were, so checkpoints stay
+// byte for byte what they were.
+struct LegacyFigure {
+  const char* name;    // in CheckpointState::callbackFigures
+  const char* onDisk;  // in "counters"
+  bool whole;          // stored as an integer
+  double absent;
+};
+constexpr LegacyFigure kInCounters[] = {
+    {"early_stopping.best", "early_best", false, std::numeric_limits<double>::quiet_NaN()},
+    {"early_stopping.best_step", "early_best_step", true, 0},
+    {"early_stopping.bad_evals", "early_bad_evals", true, 0},
+};
+bool inCounters(const std::string& name) {
+  for (const LegacyFigure& f : kInCounters)
+    if (name == f.name) return true;
+  return false;
+}
+
 c10::impl::GenericDict newDict() { return c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()); }
 
 void loadModelState(const ArchiveDict& stored, Model& model, const std::string& path) {
@@ -87,18 +108,26 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   counters.insert("nonfinite_steps", c.nonfinite.steps);
   counters.insert("rollbacks", c.nonfinite.rollbacks);
   counters.insert("micro_split", c.position.microSplit);
-  counters.insert("early_best", c.earlyStopping.best);
-  counters.insert("early_best_step", c.earlyStopping.bestStep);
-  counters.insert("early_bad_evals", c.earlyStopping.badEvals);
+  for (const LegacyFigure& f : kInCounters) {
+    const auto it = c.callbackFigures.find(f.name);
+    const double v = it != c.callbackFigures.end() ? it->second : f.absent;
+    if (f.whole)
+      counters.insert(f.onDisk, static_cast<int64_t>(v));
+    else
+      counters.insert(f.onDisk, v);
+  }
   counters.insert("lr_changes", c.lr.changes.dump());
   counters.insert("world_size", c.position.worldSize);
   if (!c.runId.empty()) counters.insert("run_id", c.runId);
   a.insert("counters", counters);
-  if (!c.callbackFigures.empty()) {
-    auto figures = newDict();
-    for (const auto& [name, value] : c.callbackFigures) figures.insert(name, value);
-    a.insert("callback_figures", figures);
-  }
+  auto figures = newDict();
+  bool any = false;
+  for (const auto& [name, value] : c.callbackFigures)
+    if (!inCounters(name)) {
+      figures.insert(name, value);
+      any = true;
+    }
+  if (any) a.insert("callback_figures", figures);
   auto rng = newDict();
   rng.insert("cpu", at::detail::getDefaultCPUGenerator().get_state());
   const torch::Device dev = p.skipped.device();
@@ -134,11 +163,9 @@ CheckpointState stateOf(const ArchiveDict& a, const std::string& path) {
   c.nonfinite.steps = counters.integer("nonfinite_steps");
   c.nonfinite.rollbacks = counters.integer("rollbacks");
   if (counters.has("micro_split")) at.microSplit = std::max<int64_t>(1, counters.integer("micro_split"));
-  if (counters.has("early_best")) {  // checkpoints from before early stopping have none
-    c.earlyStopping.best = counters.real("early_best");
-    c.earlyStopping.bestStep = counters.integer("early_best_step");
-    c.earlyStopping.badEvals = counters.integer("early_bad_evals");
-  }
+  for (const LegacyFigure& f : kInCounters)  // checkpoints from before early stopping have none
+    if (counters.has(f.onDisk))
+      c.callbackFigures[f.name] = f.whole ? static_cast<double>(counters.integer(f.onDisk)) : counters.real(f.onDisk);
   if (counters.has("world_size")) at.worldSize = counters.integer("world_size");
   if (counters.has("run_id")) c.runId = counters.text("run_id");
   c.lr.changes = nlohmann::json::parse(counters.text("lr_changes"), nullptr, false);

@@ -1,11 +1,11 @@
 #pragma once
 // The figures a checkpoint holds beside its tensors, grouped by who owns
 // them: the run's position and learning-rate changes (the training loop),
-// the best accuracy (checkpointing), the non-finite counts (the non-finite
-// policy) and early stopping's state. On disk they are one "counters"
-// dictionary (run/checkpoint.cpp), as before. A callback added later keeps
-// its figures in `callbackFigures` under names of its own, with no change
-// here or in checkpoint.cpp.
+// the best accuracy (checkpointing) and the non-finite counts (the
+// non-finite policy). On disk they are one "counters" dictionary
+// (run/checkpoint.cpp), as before. A callback keeps its figures in
+// `callbackFigures` under names of its own (early stopping's included), with
+// no change here or in checkpoint.cpp.
 // Thread: engine thread.
 
 #include <cstdint>
@@ -40,14 +40,6 @@ struct NonfiniteCounts {
   int64_t rollbacks = 0;
 };
 
-// train.early_stopping: the best value of its metric so far (NaN: none yet),
-// the step it came at, and the evaluations since without improvement.
-struct EarlyStoppingState {
-  double best = std::numeric_limits<double>::quiet_NaN();
-  int64_t bestStep = 0;
-  int64_t badEvals = 0;
-};
-
 struct CheckpointState {
   RunPosition position;
   LrAdjustments lr;
@@ -55,10 +47,11 @@ struct CheckpointState {
   // -infinity before the first (-1 in checkpoints of earlier versions).
   double bestAccuracy = -std::numeric_limits<double>::infinity();
   NonfiniteCounts nonfinite;
-  EarlyStoppingState earlyStopping;
-  // Other callbacks' figures, each name prefixed with its callback's
-  // ("plateau.best"); whole numbers are exact up to 2^53. On disk the
-  // "callback_figures" dictionary, there only when a callback wrote one.
+  // The callbacks' figures, each name prefixed with its callback's
+  // ("early_stopping.best", "plateau.best"); whole numbers are exact up to
+  // 2^53. On disk the "callback_figures" dictionary, there only when a
+  // callback wrote one; early stopping's, older than it, keep their places
+  // in "counters" (run/checkpoint.cpp).
   std::map<std::string, double> callbackFigures;
   std::string runId;  // the run that saved it (run_info.run_id; "" before it existed)
 };

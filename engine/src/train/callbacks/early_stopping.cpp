@@ -2,12 +2,25 @@
 // `patience` evaluations; the best checkpoint is then the best by that
 // metric. Its best value, step and count are in the checkpoints.
 #include <cmath>
+#include <limits>
 
 #include "studio/log.h"
 #include "train/callbacks/train_callback.h"
 
 namespace studio {
 namespace {
+
+constexpr const char* kBest = "early_stopping.best";
+constexpr const char* kBestStep = "early_stopping.best_step";
+constexpr const char* kBadEvals = "early_stopping.bad_evals";
+
+// The best value of its metric so far (NaN: none yet), the step it came at,
+// and the evaluations since without improvement.
+struct EarlyStoppingState {
+  double best = std::numeric_limits<double>::quiet_NaN();
+  int64_t bestStep = 0;
+  int64_t badEvals = 0;
+};
 
 class EarlyStopping : public TrainCallback {
  public:
@@ -44,8 +57,22 @@ class EarlyStopping : public TrainCallback {
     log::info("early stop at step " + std::to_string(ctx.position.step) + ": " + ctx.control.earlyStopReason);
   }
 
-  void save(CheckpointState& state) const override { state.earlyStopping = m_state; }
-  void load(const CheckpointState& state) override { m_state = state.earlyStopping; }
+  // Its figures in the checkpoint's callbackFigures (run/checkpoint.cpp
+  // keeps them where checkpoints always had them).
+  void save(CheckpointState& state) const override {
+    state.callbackFigures[kBest] = m_state.best;
+    state.callbackFigures[kBestStep] = static_cast<double>(m_state.bestStep);
+    state.callbackFigures[kBadEvals] = static_cast<double>(m_state.badEvals);
+  }
+  void load(const CheckpointState& state) override {
+    auto figure = [&](const char* name, double absent) {
+      const auto it = state.callbackFigures.find(name);
+      return it != state.callbackFigures.end() ? it->second : absent;
+    };
+    m_state.best = figure(kBest, std::numeric_limits<double>::quiet_NaN());
+    m_state.bestStep = static_cast<int64_t>(figure(kBestStep, 0));
+    m_state.badEvals = static_cast<int64_t>(figure(kBadEvals, 0));
+  }
   void onContinue(RunContext&) override { m_state.badEvals = 0; }  // counts afresh
 
   void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
