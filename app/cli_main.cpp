@@ -339,18 +339,18 @@ int cliMain(int argc, char** argv) {
       session.findLearningRate(config, find);
       const int rc = runSession(session);
       const studio::RunSummary s = session.summary();
-      if (rc == 0 && std::isfinite(s.lrFindSuggestion)) {
-        std::printf("learning-rate range test: %s\n", s.lrFindEnd.c_str());
-        std::printf("  suggested learning rate: %.3g (the smoothed loss falls fastest there)\n", s.lrFindSuggestion);
-        std::printf("  lowest smoothed loss at: %.3g\n", s.lrFindMinimum);
+      if (rc == 0 && std::isfinite(s.lrFind.suggestion)) {
+        std::printf("learning-rate range test: %s\n", s.lrFind.end.c_str());
+        std::printf("  suggested learning rate: %.3g (the smoothed loss falls fastest there)\n", s.lrFind.suggestion);
+        std::printf("  lowest smoothed loss at: %.3g\n", s.lrFind.minimum);
         // The setting that acts under these settings' schedule: a cycle's
         // peak (OneCycle, cyclic) may go up to a tenth of the lowest loss's rate.
         const std::string target = studio::learningRateSetting(config);
         const bool peak = target != "optimizer.lr";
         std::printf("  use it: --set %s=%.3g\n", target.c_str(),
-                    peak && s.lrFindMinimum / 10 > s.lrFindSuggestion ? s.lrFindMinimum / 10 : s.lrFindSuggestion);
+                    peak && s.lrFind.minimum / 10 > s.lrFind.suggestion ? s.lrFind.minimum / 10 : s.lrFind.suggestion);
       } else if (rc == 0) {
-        std::printf("learning-rate range test: %s; too few steps to suggest a rate\n", s.lrFindEnd.c_str());
+        std::printf("learning-rate range test: %s; too few steps to suggest a rate\n", s.lrFind.end.c_str());
       }
       return rc;
     }
@@ -362,15 +362,15 @@ int cliMain(int argc, char** argv) {
       session.findBatchSize(config, batchFind);
       const int rc = runSession(session);
       const studio::RunSummary s = session.summary();
-      if (rc == 0 && s.batchFindLargest > 0) {
+      if (rc == 0 && s.batchFind.largest > 0) {
         const long long effective = static_cast<long long>(config.train.batch_size) * config.train.accumulation_steps;
-        std::printf("largest micro-batch that fits: %lld on %s", static_cast<long long>(s.batchFindLargest),
+        std::printf("largest micro-batch that fits: %lld on %s", static_cast<long long>(s.batchFind.largest),
                     s.device.c_str());
-        if (std::isfinite(s.batchFindLimitMiB)) std::printf(" (%.0f MiB)", s.batchFindLimitMiB);
+        if (std::isfinite(s.batchFind.limitMiB)) std::printf(" (%.0f MiB)", s.batchFind.limitMiB);
         std::printf(
             "\n  for the effective batch of %lld: --set train.batch_size=%lld --set "
             "train.accumulation_steps=%lld\n",
-            effective, static_cast<long long>(s.batchFindMicro), static_cast<long long>(s.batchFindAccumulation));
+            effective, static_cast<long long>(s.batchFind.micro), static_cast<long long>(s.batchFind.accumulation));
       }
       return rc;
     }

@@ -130,29 +130,31 @@ void CliProgress::finish(const RunSummary& s) {
   std::fprintf(m_out, "  device:          %s\n", s.device.c_str());
   std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
-  if (std::isfinite(s.testMap))
-    std::fprintf(m_out, "  test mAP:        %.4f (F1 macro %.4f, subset accuracy %.2f%%, loss %.4f)\n", s.testMap,
-                 s.testF1, 100.0 * s.testAccuracy, s.testLoss);
-  else if (std::isfinite(s.testAccuracy))
-    std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.testAccuracy, s.testLoss);
-  if (std::isfinite(s.testR2))
-    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", s.testR2, s.testRmse,
-                 s.testMae, s.testLoss);
-  if (std::isfinite(s.emaTestAccuracy))
-    std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.emaTestAccuracy, s.emaTestLoss);
-  if (std::isfinite(s.bestEvalAccuracy)) std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEvalAccuracy);
+  if (std::isfinite(s.test.map))
+    std::fprintf(m_out, "  test mAP:        %.4f (F1 macro %.4f, subset accuracy %.2f%%, loss %.4f)\n", s.test.map,
+                 s.test.f1, 100.0 * s.test.accuracy, s.test.loss);
+  else if (std::isfinite(s.test.accuracy))
+    std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.test.accuracy, s.test.loss);
+  if (std::isfinite(s.test.r2))
+    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", s.test.r2, s.test.rmse,
+                 s.test.mae, s.test.loss);
+  if (std::isfinite(s.test.emaAccuracy))
+    std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.test.emaAccuracy, s.test.emaLoss);
+  if (std::isfinite(s.bestEval.accuracy))
+    std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEval.accuracy);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond)) std::fprintf(m_out, "  samples/s:       %.0f\n", s.samplesPerSecond);
-  if (s.skippedSteps > 0) std::fprintf(m_out, "  skipped steps:   %lld\n", static_cast<long long>(s.skippedSteps));
-  if (s.nonfiniteSteps > 0)
-    std::fprintf(m_out, "  non-finite steps: %lld (rollbacks: %lld)\n", static_cast<long long>(s.nonfiniteSteps),
-                 static_cast<long long>(s.rollbacks));
-  if (!s.earlyStopReason.empty()) std::fprintf(m_out, "  early stop:      %s\n", s.earlyStopReason.c_str());
-  if (s.device.rfind("cuda", 0) == 0 && !s.cudaGraphs.empty())
-    std::fprintf(m_out, "  CUDA graphs:     %s\n", s.cudaGraphs.c_str());
+  if (s.nonfinite.skippedSteps > 0)
+    std::fprintf(m_out, "  skipped steps:   %lld\n", static_cast<long long>(s.nonfinite.skippedSteps));
+  if (s.nonfinite.steps > 0)
+    std::fprintf(m_out, "  non-finite steps: %lld (rollbacks: %lld)\n", static_cast<long long>(s.nonfinite.steps),
+                 static_cast<long long>(s.nonfinite.rollbacks));
+  if (!s.earlyStopping.reason.empty()) std::fprintf(m_out, "  early stop:      %s\n", s.earlyStopping.reason.c_str());
+  if (s.device.rfind("cuda", 0) == 0 && !s.stepper.cudaGraphs.empty())
+    std::fprintf(m_out, "  CUDA graphs:     %s\n", s.stepper.cudaGraphs.c_str());
   std::fprintf(m_out, "  wall time:       %s (%.1f s)\n", formatDuration(s.wallSeconds).c_str(), s.wallSeconds);
   std::fprintf(m_out, "  time spent:      set-up %.2f s, training %.2f s, evaluation %.2f s, writing %.2f s\n",
-               s.setupSeconds, s.trainSeconds, s.evalSeconds, s.writeSeconds);
+               s.seconds.setup, s.seconds.train, s.seconds.eval, s.seconds.write);
   std::fflush(m_out);
 }
 

@@ -329,7 +329,7 @@ class TestDataViews : public QObject {
         if (t == p) diagonal += counts[t][p];
       }
     QCOMPARE(total, 37.0);  // the test images
-    QCOMPARE(diagonal / total, r.testAccuracy);
+    QCOMPARE(diagonal / total, r.test.accuracy);
     eval->setRowNormalized(true);
     for (const auto& row : eval->drawnMatrix()) {
       double sum = 0;
@@ -395,13 +395,13 @@ class TestDataViews : public QObject {
     QCOMPARE(preview.description.testSize(), int64_t(30));
     const RunSummary r = runToEnd(c);
     QCOMPARE(r.status, std::string("completed"));
-    QVERIFY(std::isfinite(r.testR2));
-    QVERIFY(std::isnan(r.testAccuracy));
+    QVERIFY(std::isfinite(r.test.r2));
+    QVERIFY(std::isnan(r.test.accuracy));
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
     QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
     QVERIFY(eval->showsRegression());
     QCOMPARE(eval->report()->task.name(), std::string("regression"));
-    QCOMPARE(eval->report()->r2, r.testR2);
+    QCOMPARE(eval->report()->r2, r.test.r2);
     ui::RegressionView* view = eval->regressionView();
     QCOMPARE(view->pointsDrawn(), 30);  // the test rows
     double counted = 0;
@@ -432,11 +432,11 @@ class TestDataViews : public QObject {
     const TrainConfig c = tableConfig("tags", "multilabel", table);
     const RunSummary r = runToEnd(c);
     QCOMPARE(r.status, std::string("completed"));
-    QVERIFY(std::isfinite(r.testMap));
+    QVERIFY(std::isfinite(r.test.map));
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
     QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
     QVERIFY(eval->showsLabels());
-    QCOMPARE(eval->report()->map, r.testMap);
+    QCOMPARE(eval->report()->map, r.test.map);
     ui::LabelsView* view = eval->labelsView();
     QCOMPARE(view->labelTable()->rowCount(), 3);
     QCOMPARE(view->labelTable()->item(0, 0)->text(), QString("cold"));

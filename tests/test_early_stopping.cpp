@@ -62,7 +62,7 @@ class TestEarlyStopping : public QObject {
     const RunSummary r = test::runToEnd(s, &live);
     QCOMPARE(r.status, std::string("early-stopped"));
     QVERIFY(r.steps < r.totalSteps);
-    QVERIFY(std::isfinite(r.testAccuracy));  // the final test still runs
+    QVERIFY(std::isfinite(r.test.accuracy));  // the final test still runs
 
     // From the metrics alone: the best evaluation (min_delta counted), then
     // exactly `patience` evaluations that do not beat it, then the stop.
@@ -84,8 +84,8 @@ class TestEarlyStopping : public QObject {
     QCOMPARE(rows.back().step, stoppedAt);
     QCOMPARE(stops, std::vector<int64_t>{stoppedAt});
     QVERIFY(bestStep >= 8);  // it learned first
-    QCOMPARE(r.earlyStoppingBestStep, bestStep);
-    QVERIFY(std::abs(r.earlyStoppingBest - best) <= 1e-8 * std::abs(best));  // metrics.csv has 9 digits
+    QCOMPARE(r.earlyStopping.bestStep, bestStep);
+    QVERIFY(std::abs(r.earlyStopping.best - best) <= 1e-8 * std::abs(best));  // metrics.csv has 9 digits
     bool liveStop = false;
     for (const auto& m : live) liveStop |= m.kind == RecordKind::EarlyStop && m.step == stoppedAt;
     QVERIFY(liveStop);
@@ -121,20 +121,20 @@ class TestEarlyStopping : public QObject {
     s.start(c);
     const RunSummary r = test::runToEnd(s);
     QCOMPARE(r.status, std::string("early-stopped"));
-    QVERIFY(r.earlyStoppingBestStep < r.steps);
-    QCOMPARE(r.testWeights, std::string("best"));
-    QCOMPARE(r.testWeightsStep, r.earlyStoppingBestStep);
-    QVERIFY(std::isfinite(r.lastTestAccuracy) && std::isfinite(r.lastTestLoss));
+    QVERIFY(r.earlyStopping.bestStep < r.steps);
+    QCOMPARE(r.test.weights, std::string("best"));
+    QCOMPARE(r.test.weightsStep, r.earlyStopping.bestStep);
+    QVERIFY(std::isfinite(r.test.lastAccuracy) && std::isfinite(r.test.lastLoss));
     const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
     QCOMPARE(summary["test_weights"]["which"].get<std::string>(), std::string("best"));
-    QCOMPARE(summary["test_weights"]["step"].get<int64_t>(), r.earlyStoppingBestStep);
-    QCOMPARE(summary["last_weights"]["test_accuracy"].get<double>(), r.lastTestAccuracy);
+    QCOMPARE(summary["test_weights"]["step"].get<int64_t>(), r.earlyStopping.bestStep);
+    QCOMPARE(summary["last_weights"]["test_accuracy"].get<double>(), r.test.lastAccuracy);
     // The test report is of the same weights as the headline, and says whose.
     const EvalReport report = readEvalReport(r.runDir + "/eval/step-" + std::to_string(r.steps) + ".json");
     QCOMPARE(report.split, std::string("test"));
     QCOMPARE(report.weights, std::string("best"));
-    QCOMPARE(report.weightsStep, r.earlyStoppingBestStep);
-    QCOMPARE(report.accuracy, r.testAccuracy);
+    QCOMPARE(report.weightsStep, r.earlyStopping.bestStep);
+    QCOMPARE(report.accuracy, r.test.accuracy);
     // Export by default: the headline's weights.
     const ExportResult exported = exportRun(r.runDir, dir.filePath("export").toStdString());
     QCOMPARE(exported.checkpoint, std::string("best"));
@@ -147,9 +147,9 @@ class TestEarlyStopping : public QObject {
     Session plain;
     plain.start(plateauing(dir.filePath("plain")));
     const RunSummary p = test::runToEnd(plain);
-    QCOMPARE(p.testWeights, std::string("last"));
-    QCOMPARE(p.testWeightsStep, p.steps);
-    QVERIFY(std::isnan(p.lastTestAccuracy));
+    QCOMPARE(p.test.weights, std::string("last"));
+    QCOMPARE(p.test.weightsStep, p.steps);
+    QVERIFY(std::isnan(p.test.lastAccuracy));
     const auto plainSummary = nlohmann::json::parse(test::readText(p.runDir + "/summary.json"));
     QCOMPARE(plainSummary["test_weights"]["which"].get<std::string>(), std::string("last"));
     QVERIFY(!plainSummary.contains("last_weights"));
@@ -176,8 +176,8 @@ class TestEarlyStopping : public QObject {
     const RunSummary b = test::runToEnd(second);
     QCOMPARE(b.status, std::string("early-stopped"));
     QCOMPARE(b.steps, a.steps);
-    QCOMPARE(b.earlyStoppingBestStep, a.earlyStoppingBestStep);
-    QCOMPARE(b.earlyStoppingBest, a.earlyStoppingBest);
+    QCOMPARE(b.earlyStopping.bestStep, a.earlyStopping.bestStep);
+    QCOMPARE(b.earlyStopping.best, a.earlyStopping.best);
   }
 
   void improvingRunIsNotStopped() {
@@ -192,14 +192,14 @@ class TestEarlyStopping : public QObject {
     const RunSummary r = test::runToEnd(s);
     QCOMPARE(r.status, std::string("completed"));
     QCOMPARE(r.steps, r.totalSteps);
-    QVERIFY(r.earlyStopReason.empty());
+    QVERIFY(r.earlyStopping.reason.empty());
     // The best is the highest accuracy, first reached at its step.
     double best = -1;
     int64_t bestStep = 0;
     for (const auto& e : evalRows(r.runDir))
       if (e.accuracy > best) best = e.accuracy, bestStep = e.step;
-    QVERIFY(std::abs(r.earlyStoppingBest - best) <= 1e-8);
-    QCOMPARE(r.earlyStoppingBestStep, bestStep);
+    QVERIFY(std::abs(r.earlyStopping.best - best) <= 1e-8);
+    QCOMPARE(r.earlyStopping.bestStep, bestStep);
     const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
     QVERIFY(!summary["early_stopping"]["stopped"].get<bool>());
   }

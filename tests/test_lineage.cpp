@@ -147,7 +147,7 @@ class TestLineage : public QObject {
 
     sameWeights(a.runDir, b1.runDir);
     compareRows(comparable(a.runDir), comparable(b1.runDir));
-    QCOMPARE(b3.testAccuracy, a.testAccuracy);
+    QCOMPARE(b3.test.accuracy, a.test.accuracy);
     const auto continued = test::runInfo(b1.runDir)[run_files::run_info::kContinued];
     QCOMPARE(continued.size(), size_t(1));
     QCOMPARE(continued[0]["from_step"].get<int64_t>(), int64_t(16));
@@ -218,7 +218,7 @@ class TestLineage : public QObject {
     QVERIFY(QString::fromStdString(forkDir).endsWith("-fork"));
     compareRows(comparable(p.runDir, 16), comparable(forkDir));
     sameWeights(p.runDir, forkDir);
-    QCOMPARE(k.testAccuracy, p.testAccuracy);
+    QCOMPARE(k.test.accuracy, p.test.accuracy);
     const auto parentInfo = test::runInfo(forkDir)[run_files::run_info::kParent];
     QCOMPARE(parentInfo["step"].get<int64_t>(), int64_t(16));
     QCOMPARE(parentInfo["checkpoint"].get<std::string>(), std::string("step-16"));

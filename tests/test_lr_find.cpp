@@ -59,10 +59,10 @@ class TestLrFind : public QObject {
       if (slope < steepest) steepest = slope, suggested = lrs[i];
     }
     // metrics.csv keeps 9 digits of each figure
-    QVERIFY(test::close(r.lrFindMinimum, lrs[low], 1e-8, 0));
-    QVERIFY(test::close(r.lrFindSuggestion, suggested, 1e-8, 0));
-    QCOMPARE(summary["suggested_lr"].get<double>(), r.lrFindSuggestion);
-    QVERIFY(r.lrFindSuggestion <= r.lrFindMinimum);
+    QVERIFY(test::close(r.lrFind.minimum, lrs[low], 1e-8, 0));
+    QVERIFY(test::close(r.lrFind.suggestion, suggested, 1e-8, 0));
+    QCOMPARE(summary["suggested_lr"].get<double>(), r.lrFind.suggestion);
+    QVERIFY(r.lrFind.suggestion <= r.lrFind.minimum);
     QVERIFY(!QFile::exists(QString::fromStdString(r.runDir + "/checkpoints/last.ckpt")));
   }
 

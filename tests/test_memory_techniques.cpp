@@ -258,7 +258,7 @@ class TestMemoryTechniques : public QObject {
     const auto want = test::metricRows(planned.runDir, RecordKind::Train);
     QCOMPARE(want.size(), rows.size());
     for (size_t i = 0; i < rows.size(); ++i) QCOMPARE(rows[i].trainLoss, want[i].trainLoss);
-    QCOMPARE(limited.testLoss, planned.testLoss);
+    QCOMPARE(limited.test.loss, planned.test.loss);
     auto wa = test::stateOf(*test::weightsOf(limited.runDir)), wb = test::stateOf(*test::weightsOf(planned.runDir));
     for (auto& [name, t] : wa) QVERIFY2(torch::equal(t, wb[name]), name.c_str());
   }
@@ -354,7 +354,7 @@ class TestMemoryTechniques : public QObject {
     s.findBatchSize(c, {});
     const RunSummary r = test::runToEnd(s);
     QCOMPARE(r.status, std::string("completed"));
-    QVERIFY(r.batchFindLargest >= 1024);  // the tries used hundreds of MiB
+    QVERIFY(r.batchFind.largest >= 1024);  // the tries used hundreds of MiB
     const double after = residentMiB();
     QVERIFY2(after < before + 64, qPrintable(QString("%1 MiB before, %2 after").arg(before).arg(after)));
   }
@@ -372,17 +372,17 @@ class TestMemoryTechniques : public QObject {
     const RunSummary r = test::runToEnd(s);
     QCOMPARE(r.status, std::string("completed"));
     QVERIFY(QString::fromStdString(r.runDir).endsWith("-batch-find"));
-    const int64_t largest = r.batchFindLargest;
+    const int64_t largest = r.batchFind.largest;
     int64_t tooLarge = 0;
-    for (const auto& [n, fits] : r.batchFindTried)
+    for (const auto& [n, fits] : r.batchFind.tried)
       if (!fits && (tooLarge == 0 || n < tooLarge)) tooLarge = n;
-    for (const auto& [n, fits] : r.batchFindTried) QCOMPARE(fits, n <= largest);
+    for (const auto& [n, fits] : r.batchFind.tried) QCOMPARE(fits, n <= largest);
     QVERIFY2(largest >= 64 && tooLarge > largest && tooLarge - largest <= std::max<int64_t>(1, largest / 16),
              qPrintable(QString("%1 %2").arg(largest).arg(tooLarge)));
     // The micro-batch for the effective batch of 288: its largest divisor that fits.
-    QVERIFY(r.batchFindMicro <= largest && 288 % r.batchFindMicro == 0);
-    for (int64_t d = r.batchFindMicro + 1; d <= largest; ++d) QVERIFY(288 % d != 0);
-    QCOMPARE(r.batchFindMicro * r.batchFindAccumulation, int64_t(288));
+    QVERIFY(r.batchFind.micro <= largest && 288 % r.batchFind.micro == 0);
+    for (int64_t d = r.batchFind.micro + 1; d <= largest; ++d) QVERIFY(288 % d != 0);
+    QCOMPARE(r.batchFind.micro * r.batchFind.accumulation, int64_t(288));
     const auto written = summaryOf(r.runDir)["batch_find"];
     QCOMPARE(written["largest_micro_batch"].get<int64_t>(), largest);
     QCOMPARE(written["memory_mib"].get<double>(), 64.0);

@@ -51,11 +51,11 @@ class TestNonFinite : public QObject {
     QVERIFY(!r.badInput);
     QVERIFY2(r.error.find("became NaN or infinite at step 2") != std::string::npos, r.error.c_str());
     QVERIFY(r.error.find("train.on_nonfinite") != std::string::npos);
-    QVERIFY(r.nonfiniteSteps >= 1);
+    QVERIFY(r.nonfinite.steps >= 1);
     QVERIFY(r.steps < 32);
     QVERIFY(countRows(r.runDir, "nonfinite") >= 1);
     auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
-    QCOMPARE(summary["nonfinite_steps"].get<int64_t>(), r.nonfiniteSteps);
+    QCOMPARE(summary["nonfinite_steps"].get<int64_t>(), r.nonfinite.steps);
     // The checkpoint kept is from before the trouble, and resumable.
     QVERIFY(QFile::exists(QString::fromStdString(r.runDir + "/checkpoints/last.ckpt")));
   }
@@ -67,9 +67,9 @@ class TestNonFinite : public QObject {
     const RunSummary r = test::runToEnd(s);
     QCOMPARE(r.status, std::string("completed"));
     QCOMPARE(r.steps, int64_t(32));
-    QCOMPARE(r.nonfiniteSteps, r.skippedSteps);
-    QVERIFY(r.nonfiniteSteps >= 1);
-    QCOMPARE(countRows(r.runDir, "nonfinite"), static_cast<int>(r.nonfiniteSteps));
+    QCOMPARE(r.nonfinite.steps, r.nonfinite.skippedSteps);
+    QVERIFY(r.nonfinite.steps >= 1);
+    QCOMPARE(countRows(r.runDir, "nonfinite"), static_cast<int>(r.nonfinite.steps));
     QCOMPARE(countRows(r.runDir, "train"), 32);
   }
 
@@ -80,8 +80,8 @@ class TestNonFinite : public QObject {
     std::vector<MetricRecord> live;
     const RunSummary r = test::runToEnd(s, &live);
     QCOMPARE(r.status, std::string("completed"));
-    QCOMPARE(r.rollbacks, int64_t(1));
-    QVERIFY(r.testAccuracy > 0.5);
+    QCOMPARE(r.nonfinite.rollbacks, int64_t(1));
+    QVERIFY(r.test.accuracy > 0.5);
     // Every step once in metrics.csv (the rolled-back rows are gone).
     std::set<int64_t> steps;
     for (const auto& line : test::readLines(r.runDir + "/metrics.csv"))

@@ -141,7 +141,7 @@ class TestPredict : public QObject {
     c.train.epochs = 2;
     const RunSummary images = train(c);
     m_run = QString::fromStdString(images.runDir);
-    m_testAccuracy = images.testAccuracy;
+    m_testAccuracy = images.test.accuracy;
     m_export = path("export");
     exportRun(images.runDir, m_export.toStdString(), "last");
 
@@ -159,7 +159,7 @@ class TestPredict : public QObject {
     t.train.epochs = 3;
     const RunSummary table = train(t);
     m_tableRun = QString::fromStdString(table.runDir);
-    m_tableTestAccuracy = table.testAccuracy;
+    m_tableTestAccuracy = table.test.accuracy;
     m_tableExport = path("table-export");
     exportRun(table.runDir, m_tableExport.toStdString(), "last");
   }

@@ -54,7 +54,7 @@ class TestTechniques : public QObject {
     RunSummary r = test::runToEnd(s);
     QVERIFY2(r.status == "completed", r.error.c_str());
     QCOMPARE(r.steps, int64_t(6));
-    QVERIFY(std::isfinite(r.testAccuracy));
+    QVERIFY(std::isfinite(r.test.accuracy));
     auto rows = trainRows(r.runDir);
     QCOMPARE(rows.size(), size_t(6));
     int64_t skipped = 0;
@@ -95,7 +95,7 @@ class TestTechniques : public QObject {
     QCOMPARE(rows[0].skippedSteps, int64_t(1));
     QVERIFY(test::close(rows[0].lossScale, 5e29, 1e-6, 0));  // backoff 0.5
     QCOMPARE(rows[3].skippedSteps, int64_t(4));
-    QCOMPARE(r.skippedSteps, int64_t(4));
+    QCOMPARE(r.nonfinite.skippedSteps, int64_t(4));
   }
 };
 

@@ -237,13 +237,13 @@ class TestWindowForm : public test::WindowSuite {
     QVERIFY(QString::fromStdString(s.runDir).endsWith("-lr-find"));
     QCOMPARE(size_t(dialog->points()), countRows(QString::fromStdString(s.runDir), RecordKind::Train, true));
     QVERIFY(dialog->points() >= 20);
-    QCOMPARE(dialog->suggestion(), s.lrFindSuggestion);
+    QCOMPARE(dialog->suggestion(), s.lrFind.suggestion);
     QVERIFY(dialog->status().contains("Suggested"));
     QVERIFY(dialog->useButton()->isEnabled());
     const double before = m_window->settingsPanel()->config().schedule.onecycle.max_lr;
     dialog->useButton()->click();
     QCOMPARE(m_window->settingsPanel()->config().schedule.onecycle.max_lr,
-             QString::number(s.lrFindSuggestion, 'g', 3).toDouble());
+             QString::number(s.lrFind.suggestion, 'g', 3).toDouble());
     m_window->settingsPanel()->undoAction()->trigger();
     QCOMPARE(m_window->settingsPanel()->config().schedule.onecycle.max_lr, before);
     dialog->close();
@@ -268,14 +268,14 @@ class TestWindowForm : public test::WindowSuite {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     const auto s = finished.front().front().value<RunSummary>();
     QCOMPARE(s.status, std::string("completed"));
-    QVERIFY(s.batchFindLargest > 1 && s.batchFindMicro <= s.batchFindLargest);
-    QCOMPARE(s.batchFindMicro * s.batchFindAccumulation, int64_t(100));
+    QVERIFY(s.batchFind.largest > 1 && s.batchFind.micro <= s.batchFind.largest);
+    QCOMPARE(s.batchFind.micro * s.batchFind.accumulation, int64_t(100));
     QMessageBox* box = nullptr;
     QTRY_VERIFY((box = m_window->findChild<QMessageBox*>("batchFindResult")) != nullptr);
-    QVERIFY(box->text().contains(QString("is %1").arg(s.batchFindLargest)));
+    QVERIFY(box->text().contains(QString("is %1").arg(s.batchFind.largest)));
     box->button(QMessageBox::Yes)->click();
-    QCOMPARE(int64_t(m_window->settingsPanel()->config().train.batch_size), s.batchFindMicro);
-    QCOMPARE(int64_t(m_window->settingsPanel()->config().train.accumulation_steps), s.batchFindAccumulation);
+    QCOMPARE(int64_t(m_window->settingsPanel()->config().train.batch_size), s.batchFind.micro);
+    QCOMPARE(int64_t(m_window->settingsPanel()->config().train.accumulation_steps), s.batchFind.accumulation);
   }
 
   // Issue 9 (help): Help > Guide (F1) explains the charts, the mouse and the

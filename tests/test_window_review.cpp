@@ -203,8 +203,8 @@ class TestWindowReview : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
     const auto s = finished.front().front().value<RunSummary>();
     QCOMPARE(s.status, std::string("completed"));
-    for (const auto& [n, fits] : s.batchFindTried) QVERIFY2(n <= 200, qPrintable(QString::number(n)));
-    QCOMPARE(s.batchFindLargest, int64_t(200));  // all of the data fits in 4 GiB
+    for (const auto& [n, fits] : s.batchFind.tried) QVERIFY2(n <= 200, qPrintable(QString::number(n)));
+    QCOMPARE(s.batchFind.largest, int64_t(200));  // all of the data fits in 4 GiB
     QVERIFY2(window().lastMessage().startsWith("Batch-find") && !window().lastMessage().contains("steps"),
              qPrintable(window().lastMessage()));
     QVERIFY(!window().runStatusBar()->stepText().contains("epoch"));

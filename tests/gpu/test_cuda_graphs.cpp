@@ -107,7 +107,7 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
   const RunSummary e = runToEnd(eager), g = runToEnd(graphed);
   check(e.status == "completed", "eager run completed (" + e.status + " " + e.error + ")");
   check(g.status == "completed", "graph run completed (" + g.status + " " + g.error + ")");
-  check(g.cudaGraphs.rfind("on (recorded at step ", 0) == 0, "graph run recorded: " + g.cudaGraphs);
+  check(g.stepper.cudaGraphs.rfind("on (recorded at step ", 0) == 0, "graph run recorded: " + g.stepper.cudaGraphs);
   const auto er = trainRows(e.runDir), gr = trainRows(g.runDir);
   check(er.size() == 60 && gr.size() == 60, "60 training rows each");
   double worst = 0, worstNorm = 0;
@@ -150,8 +150,8 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
         rtol, firstRtol, worst, worstNorm);
   }
   check(same, buf);
-  std::snprintf(buf, sizeof buf, "test accuracy equal: %.4f graph, %.4f eager", g.testAccuracy, e.testAccuracy);
-  check(std::fabs(g.testAccuracy - e.testAccuracy) <= 0.02, buf);
+  std::snprintf(buf, sizeof buf, "test accuracy equal: %.4f graph, %.4f eager", g.test.accuracy, e.test.accuracy);
+  check(std::fabs(g.test.accuracy - e.test.accuracy) <= 0.02, buf);
   if (!er.empty()) {
     std::snprintf(buf, sizeof buf, "skipped steps: %lld in both", static_cast<long long>(er.back().skippedSteps));
     check(gr.empty() || gr.back().skippedSteps == er.back().skippedSteps, buf);
@@ -252,8 +252,8 @@ int main() {
     applyOverride(c, "optimizer.kind=\"adam\"");
     applyOverride(c, "optimizer.lr=0.001");
     const RunSummary a = runToEnd(c);
-    check(a.status == "completed" && a.cudaGraphs.find("cycles adam's beta1") != std::string::npos,
-          "auto with Adam and OneCycle's beta1: " + a.cudaGraphs);
+    check(a.status == "completed" && a.stepper.cudaGraphs.find("cycles adam's beta1") != std::string::npos,
+          "auto with Adam and OneCycle's beta1: " + a.stepper.cudaGraphs);
     c.performance.cuda_graphs = CudaGraphs::on;
     const RunSummary o = runToEnd(c);
     check(o.status == "failed" && o.badInput && o.error.find("performance.cuda_graphs is on") != std::string::npos,

@@ -123,12 +123,12 @@ void LrFindDialog::addRecords(const std::vector<MetricRecord>& records) {
 
 void LrFindDialog::finish(const RunSummary& s) {
   m_start->setEnabled(true);
-  m_suggestion = s.lrFindSuggestion;
+  m_suggestion = s.lrFind.suggestion;
   if (s.status == "failed") {
     m_status->setText(tr("The sweep failed: %1").arg(QString::fromStdString(s.error)));
   } else if (!std::isfinite(m_suggestion)) {
     m_status->setText(tr("%1; too few steps to suggest a rate (raise the steps or the highest rate)")
-                          .arg(QString::fromStdString(s.lrFindEnd)));
+                          .arg(QString::fromStdString(s.lrFind.end)));
   } else {
     auto* line = new QCPItemStraightLine(m_plot);
     line->point1->setCoords(m_suggestion, 0);
@@ -141,9 +141,9 @@ void LrFindDialog::finish(const RunSummary& s) {
     label->setText(tr(" suggested %1").arg(m_suggestion, 0, 'g', 3));
     label->setColor(QColor(214, 39, 40));
     m_status->setText(tr("%1. Suggested %2 (the smoothed loss falls fastest there); the lowest loss at %3.")
-                          .arg(QString::fromStdString(s.lrFindEnd))
+                          .arg(QString::fromStdString(s.lrFind.end))
                           .arg(m_suggestion, 0, 'g', 3)
-                          .arg(s.lrFindMinimum, 0, 'g', 3));
+                          .arg(s.lrFind.minimum, 0, 'g', 3));
     m_use->setEnabled(true);
   }
   setTarget(m_target);

@@ -391,9 +391,9 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   // The test split's report is the run's last word: the live Evaluation tab shows it (issue 40, item 16).
   m_eval->runEnded(QString::fromStdString(s.runDir));
   QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
-  if (std::isfinite(s.testAccuracy)) text += tr("; test accuracy %1 %").arg(s.testAccuracy * 100, 0, 'f', 2);
-  if (std::isfinite(s.testR2)) text += tr("; test R\u00b2 %1").arg(s.testR2, 0, 'f', 4);
-  if (std::isfinite(s.testMap)) text += tr("; test mAP %1").arg(s.testMap, 0, 'f', 4);
+  if (std::isfinite(s.test.accuracy)) text += tr("; test accuracy %1 %").arg(s.test.accuracy * 100, 0, 'f', 2);
+  if (std::isfinite(s.test.r2)) text += tr("; test R\u00b2 %1").arg(s.test.r2, 0, 'f', 4);
+  if (std::isfinite(s.test.map)) text += tr("; test mAP %1").arg(s.test.map, 0, 'f', 4);
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
   if (!probe.isEmpty()) text = probe;
   showMessage(text, s.status == "failed");

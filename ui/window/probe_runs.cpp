@@ -129,11 +129,11 @@ QString ProbeRuns::runEnded(const RunSummary& s) {
   }
   if (!m_batchFindRun.isEmpty() && dir == m_batchFindRun) {
     m_batchFindRun.clear();
-    if (s.status == "completed" && s.batchFindMicro > 0) {
+    if (s.status == "completed" && s.batchFind.micro > 0) {
       offerBatch(s);
       return tr("Batch-find: the largest micro-batch that fits is %1 (%2 sizes tried)")
-          .arg(s.batchFindLargest)
-          .arg(s.batchFindTried.size());
+          .arg(s.batchFind.largest)
+          .arg(s.batchFind.tried.size());
     }
     return failed ? tr("Batch-find failed%1").arg(error) : tr("Batch-find %1").arg(QString::fromStdString(s.status));
   }
@@ -146,14 +146,14 @@ void ProbeRuns::offerBatch(const RunSummary& s) {
                               tr("The largest micro-batch whose training step fits on %1 is %2.\n\nFor the "
                                  "effective batch of %3: micro-batch %4 with %5 accumulation step(s). Use them?")
                                   .arg(QString::fromStdString(s.device))
-                                  .arg(s.batchFindLargest)
+                                  .arg(s.batchFind.largest)
                                   .arg(int64_t(c.train.batch_size) * c.train.accumulation_steps)
-                                  .arg(s.batchFindMicro)
-                                  .arg(s.batchFindAccumulation),
+                                  .arg(s.batchFind.micro)
+                                  .arg(s.batchFind.accumulation),
                               QMessageBox::Yes | QMessageBox::No, m_dialogParent);
   box->setObjectName("batchFindResult");
   box->setAttribute(Qt::WA_DeleteOnClose);
-  const QString micro = QString::number(s.batchFindMicro), accumulation = QString::number(s.batchFindAccumulation);
+  const QString micro = QString::number(s.batchFind.micro), accumulation = QString::number(s.batchFind.accumulation);
   connect(box, &QMessageBox::finished, this, [this, micro, accumulation](int answer) {
     if (answer != QMessageBox::Yes) return;
     m_settings->editField("train.batch_size", micro);

@@ -23,7 +23,10 @@ namespace studio {
 enum class SessionState { Idle, Starting, Running, Paused, Finished, Stopped, Failed };
 const char* stateName(SessionState s);
 
-// Final figures of a run, also written to the run folder as summary.json.
+// Final figures of a run, also written to the run folder as summary.json,
+// grouped by who makes them: the run itself, its task's evaluation on the
+// test split, the callbacks (non-finite policy, early stopping), the step,
+// a probe (lr-find, batch-find), and where the time went.
 struct RunSummary {
   std::string runDir;
   std::string status;     // completed | early-stopped | stopped | failed
@@ -33,71 +36,84 @@ struct RunSummary {
   int64_t steps = 0;
   int64_t totalSteps = 0;
   int64_t epochs = 0;
-  double testAccuracy = MetricRecord::kNone;
-  double testLoss = MetricRecord::kNone;
-  // The weights the test figures are of: "last" (the model at the end), or
-  // "best" (the best checkpoint's, saved at testWeightsStep): a run with a
-  // validation split and a best checkpoint of another step is tested with
-  // those, as Keras's restore_best_weights and Lightning's
-  // test(ckpt_path="best") do. Export and predict use them by default
-  // (--which auto). With "best", the last weights' figures too.
-  std::string testWeights = "last";
-  int64_t testWeightsStep = 0;
-  double lastTestAccuracy = MetricRecord::kNone, lastTestLoss = MetricRecord::kNone;
-  double lastTestR2 = MetricRecord::kNone, lastTestMap = MetricRecord::kNone;
-  // train.ema: the weights' moving average on the test set.
-  double emaTestAccuracy = MetricRecord::kNone;
-  double emaTestLoss = MetricRecord::kNone;
-  double bestEvalAccuracy = MetricRecord::kNone;
-  // task.kind regression: the test split's figures (averaged over the
-  // targets, in the data's units) and the best evaluation's R².
-  double testR2 = MetricRecord::kNone;
-  double testRmse = MetricRecord::kNone;
-  double testMae = MetricRecord::kNone;
-  double bestEvalR2 = MetricRecord::kNone;
-  // task.kind multilabel: the test split's mAP and macro F1 (testAccuracy:
-  // its subset accuracy), and the best evaluation's mAP.
-  double testMap = MetricRecord::kNone;
-  double testF1 = MetricRecord::kNone;
-  double bestEvalMap = MetricRecord::kNone;
   double finalTrainLoss = MetricRecord::kNone;
   double finalEvalLoss = MetricRecord::kNone;
   double samplesPerSecond = MetricRecord::kNone;  // training samples over training time
   double wallSeconds = 0;
-  int64_t skippedSteps = 0;    // steps not applied (fp16 overflow, non-finite loss)
-  int64_t nonfiniteSteps = 0;  // steps whose loss or gradients were not finite
-  int64_t rollbacks = 0;       // train.on_nonfinite rollback
-  // train.early_stopping: its metric ("" when off), the best value and its
-  // step (the best checkpoint's), and why the run ended early ("" if it did not).
-  std::string earlyStoppingMetric;
-  double earlyStoppingBest = MetricRecord::kNone;
-  int64_t earlyStoppingBestStep = 0;
-  std::string earlyStopReason;
-  // performance.cuda_graphs: "on (recorded at step N)", or "off: why".
-  std::string cudaGraphs;
-  // A learning-rate range test (Session::findLearningRate): the suggested
-  // rate (where the smoothed loss falls fastest), the rate of the lowest
-  // smoothed loss, and why the sweep ended.
-  double lrFindSuggestion = MetricRecord::kNone;
-  double lrFindMinimum = MetricRecord::kNone;
-  std::string lrFindEnd;
-  // The largest micro-batch that fits (Session::findBatchSize): 0 when the
-  // run was not one; the micro-batch and accumulation that keep the
-  // effective batch of the settings; each size tried and whether it fit.
-  int64_t batchFindLargest = 0;
-  int64_t batchFindMicro = 0;
-  int64_t batchFindAccumulation = 0;
-  double batchFindLimitMiB = MetricRecord::kNone;  // the memory it was measured against
-  std::vector<std::pair<int64_t, bool>> batchFindTried;
-  // memory.oom_backoff: the micro-batch at the end, when it was lowered.
-  int64_t microBatch = 0;
-  // Where the wall time went: setting up (data, model, device), training
-  // steps, evaluations, checkpoints and other writes.
-  double setupSeconds = 0, trainSeconds = 0, evalSeconds = 0, writeSeconds = 0;
   // Under torchrun: this process's rank and the number of processes (rank
   // 0 writes the run folder; the figures are the same on every rank).
   int rank = 0;
   int worldSize = 1;
+
+  // The task's figures on the test split. accuracy: a classifier's, or a
+  // multi-label run's subset accuracy; r2, rmse and mae: a regression's,
+  // averaged over its targets in the data's units; map and f1: a
+  // multi-label run's mAP and macro F1.
+  struct TestFigures {
+    double accuracy = MetricRecord::kNone, loss = MetricRecord::kNone;
+    double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
+    double map = MetricRecord::kNone, f1 = MetricRecord::kNone;
+    // The weights they are of: "last" (the model at the end), or "best"
+    // (the best checkpoint's, saved at weightsStep): a run with a
+    // validation split and a best checkpoint of another step is tested with
+    // those, as Keras's restore_best_weights and Lightning's
+    // test(ckpt_path="best") do. Export and predict use them by default
+    // (--which auto). With "best", the last weights' figures too.
+    std::string weights = "last";
+    int64_t weightsStep = 0;
+    double lastAccuracy = MetricRecord::kNone, lastLoss = MetricRecord::kNone;
+    double lastR2 = MetricRecord::kNone, lastMap = MetricRecord::kNone;
+    // train.ema: the weights' moving average.
+    double emaAccuracy = MetricRecord::kNone, emaLoss = MetricRecord::kNone;
+  } test;
+  // The best evaluation's accuracy, R² or mAP (the task's).
+  struct BestEvaluation {
+    double accuracy = MetricRecord::kNone, r2 = MetricRecord::kNone, map = MetricRecord::kNone;
+  } bestEval;
+
+  // The non-finite policy (train.on_nonfinite): steps not applied (fp16
+  // overflow, non-finite loss), steps whose loss or gradients were not
+  // finite, and rollbacks.
+  struct NonfiniteFigures {
+    int64_t skippedSteps = 0, steps = 0, rollbacks = 0;
+  } nonfinite;
+  // train.early_stopping: its metric ("" when off), the best value and its
+  // step (the best checkpoint's), and why the run ended early ("" if it did not).
+  struct EarlyStoppingFigures {
+    std::string metric;
+    double best = MetricRecord::kNone;
+    int64_t bestStep = 0;
+    std::string reason;
+  } earlyStopping;
+  // The step: performance.cuda_graphs, "on (recorded at step N)" or "off:
+  // why"; memory.oom_backoff's micro-batch at the end, when it was lowered.
+  struct StepFigures {
+    std::string cudaGraphs;
+    int64_t microBatch = 0;
+  } stepper;
+
+  // A learning-rate range test (Session::findLearningRate): the suggested
+  // rate (where the smoothed loss falls fastest), the rate of the lowest
+  // smoothed loss, and why the sweep ended.
+  struct LrFindFigures {
+    double suggestion = MetricRecord::kNone, minimum = MetricRecord::kNone;
+    std::string end;
+  } lrFind;
+  // The largest micro-batch that fits (Session::findBatchSize): 0 when the
+  // run was not one; the micro-batch and accumulation that keep the
+  // effective batch of the settings; the memory it was measured against;
+  // each size tried and whether it fit.
+  struct BatchFindFigures {
+    int64_t largest = 0, micro = 0, accumulation = 0;
+    double limitMiB = MetricRecord::kNone;
+    std::vector<std::pair<int64_t, bool>> tried;
+  } batchFind;
+
+  // Where the wall time went: setting up (data, model, device), training
+  // steps, evaluations, checkpoints and other writes.
+  struct TimeSplit {
+    double setup = 0, train = 0, eval = 0, write = 0;
+  } seconds;
 };
 
 // Live position of the run, readable at any time without waiting.

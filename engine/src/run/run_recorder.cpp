@@ -149,62 +149,62 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                       {"steps", s.steps},
                       {"total_steps", s.totalSteps},
                       {"epochs", s.epochs},
-                      {"test_accuracy", num(s.testAccuracy)},
-                      {"test_loss", num(s.testLoss)},
-                      {"best_eval_accuracy", num(s.bestEvalAccuracy)},
+                      {"test_accuracy", num(s.test.accuracy)},
+                      {"test_loss", num(s.test.loss)},
+                      {"best_eval_accuracy", num(s.bestEval.accuracy)},
                       {"final_train_loss", num(s.finalTrainLoss)},
                       {"final_eval_loss", num(s.finalEvalLoss)},
                       {"samples_per_second", num(s.samplesPerSecond)},
                       {"wall_seconds", s.wallSeconds},
-                      {"skipped_steps", s.skippedSteps},
-                      {"nonfinite_steps", s.nonfiniteSteps},
-                      {"rollbacks", s.rollbacks}};
-  if (!std::isnan(s.testR2) || !std::isnan(s.bestEvalR2)) {
-    j["test_r2"] = num(s.testR2);
-    j["test_rmse"] = num(s.testRmse);
-    j["test_mae"] = num(s.testMae);
-    j["best_eval_r2"] = num(s.bestEvalR2);
+                      {"skipped_steps", s.nonfinite.skippedSteps},
+                      {"nonfinite_steps", s.nonfinite.steps},
+                      {"rollbacks", s.nonfinite.rollbacks}};
+  if (!std::isnan(s.test.r2) || !std::isnan(s.bestEval.r2)) {
+    j["test_r2"] = num(s.test.r2);
+    j["test_rmse"] = num(s.test.rmse);
+    j["test_mae"] = num(s.test.mae);
+    j["best_eval_r2"] = num(s.bestEval.r2);
   }
-  if (!std::isnan(s.testMap) || !std::isnan(s.bestEvalMap)) {
-    j["test_map"] = num(s.testMap);
-    j["test_f1"] = num(s.testF1);
-    j["best_eval_map"] = num(s.bestEvalMap);
+  if (!std::isnan(s.test.map) || !std::isnan(s.bestEval.map)) {
+    j["test_map"] = num(s.test.map);
+    j["test_f1"] = num(s.test.f1);
+    j["best_eval_map"] = num(s.bestEval.map);
   }
   if (s.worldSize > 1) j["world_size"] = s.worldSize;
-  if (!s.earlyStoppingMetric.empty())
-    j["early_stopping"] = {{"metric", s.earlyStoppingMetric},
-                           {"best", num(s.earlyStoppingBest)},
-                           {"best_step", s.earlyStoppingBestStep},
-                           {"stopped", !s.earlyStopReason.empty()},
-                           {"reason", s.earlyStopReason}};
-  if (!s.lrFindEnd.empty())
+  if (!s.earlyStopping.metric.empty())
+    j["early_stopping"] = {{"metric", s.earlyStopping.metric},
+                           {"best", num(s.earlyStopping.best)},
+                           {"best_step", s.earlyStopping.bestStep},
+                           {"stopped", !s.earlyStopping.reason.empty()},
+                           {"reason", s.earlyStopping.reason}};
+  if (!s.lrFind.end.empty())
     j["lr_find"] = {
-        {"suggested_lr", num(s.lrFindSuggestion)}, {"lowest_loss_lr", num(s.lrFindMinimum)}, {"ended", s.lrFindEnd}};
-  if (s.batchFindMicro > 0 || !s.batchFindTried.empty()) {
+        {"suggested_lr", num(s.lrFind.suggestion)}, {"lowest_loss_lr", num(s.lrFind.minimum)}, {"ended", s.lrFind.end}};
+  if (s.batchFind.micro > 0 || !s.batchFind.tried.empty()) {
     nlohmann::json tried = nlohmann::json::array();
-    for (const auto& [n, fits] : s.batchFindTried) tried.push_back({{"micro_batch", n}, {"fits", fits}});
-    j["batch_find"] = {{"largest_micro_batch", s.batchFindLargest},
-                       {"micro_batch", s.batchFindMicro},
-                       {"accumulation_steps", s.batchFindAccumulation},
-                       {"memory_mib", num(s.batchFindLimitMiB)},
+    for (const auto& [n, fits] : s.batchFind.tried) tried.push_back({{"micro_batch", n}, {"fits", fits}});
+    j["batch_find"] = {{"largest_micro_batch", s.batchFind.largest},
+                       {"micro_batch", s.batchFind.micro},
+                       {"accumulation_steps", s.batchFind.accumulation},
+                       {"memory_mib", num(s.batchFind.limitMiB)},
                        {"tried", tried}};
   }
-  if (s.microBatch > 0) j["micro_batch"] = s.microBatch;
+  if (s.stepper.microBatch > 0) j["micro_batch"] = s.stepper.microBatch;
   // Which weights the test figures are of; the last weights' too when those are the best checkpoint's.
-  if (!std::isnan(s.testAccuracy) || !std::isnan(s.testR2) || !std::isnan(s.testMap))
-    j["test_weights"] = {{"which", s.testWeights}, {"step", s.testWeightsStep}};
-  if (s.testWeights == "best")
-    j["last_weights"] = {{"test_accuracy", num(s.lastTestAccuracy)},
-                         {"test_loss", num(s.lastTestLoss)},
-                         {"test_r2", num(s.lastTestR2)},
-                         {"test_map", num(s.lastTestMap)}};
-  if (!std::isnan(s.emaTestAccuracy))
-    j["ema"] = {{"test_accuracy", num(s.emaTestAccuracy)}, {"test_loss", num(s.emaTestLoss)}};
-  if (!s.cudaGraphs.empty()) j["cuda_graphs"] = s.cudaGraphs;
-  j["seconds"] = {{"setup", s.setupSeconds},
-                  {"training", s.trainSeconds},
-                  {"evaluation", s.evalSeconds},
-                  {"writing", s.writeSeconds}};
+  if (!std::isnan(s.test.accuracy) || !std::isnan(s.test.r2) || !std::isnan(s.test.map))
+    j["test_weights"] = {{"which", s.test.weights}, {"step", s.test.weightsStep}};
+  if (s.test.weights == "best")
+    j["last_weights"] = {{"test_accuracy", num(s.test.lastAccuracy)},
+                         {"test_loss", num(s.test.lastLoss)},
+                         {"test_r2", num(s.test.lastR2)},
+                         {"test_map", num(s.test.lastMap)}};
+  if (!std::isnan(s.test.emaAccuracy))
+    j["ema"] = {{"test_accuracy", num(s.test.emaAccuracy)}, {"test_loss", num(s.test.emaLoss)}};
+  if (!s.stepper.cudaGraphs.empty()) j["cuda_graphs"] = s.stepper.cudaGraphs;
+  j["seconds"] = {{"setup", s.seconds.setup},
+                  {"training", s.seconds.train},
+                  {"evaluation", s.seconds.eval},
+                  {"writing", s.seconds.write}};
   writeFileAtomically(runDir + "/summary.json", j.dump(2) + "\n");
 }
 

@@ -233,14 +233,14 @@ void TensorBoardWriter::record(const MetricRecord& r) {
 
 void TensorBoardWriter::finish(const RunSummary& s) {
   tensorboard::Event e = event(s.steps);
-  for (const auto& [tag, value] : {std::pair<const char*, double>{"final/test_accuracy", s.testAccuracy},
-                                   {"final/test_loss", s.testLoss},
-                                   {"final/best_eval_accuracy", s.bestEvalAccuracy},
-                                   {"final/test_r2", s.testR2},
-                                   {"final/test_rmse", s.testRmse},
-                                   {"final/test_mae", s.testMae},
-                                   {"final/test_map", s.testMap},
-                                   {"final/test_f1", s.testF1},
+  for (const auto& [tag, value] : {std::pair<const char*, double>{"final/test_accuracy", s.test.accuracy},
+                                   {"final/test_loss", s.test.loss},
+                                   {"final/best_eval_accuracy", s.bestEval.accuracy},
+                                   {"final/test_r2", s.test.r2},
+                                   {"final/test_rmse", s.test.rmse},
+                                   {"final/test_mae", s.test.mae},
+                                   {"final/test_map", s.test.map},
+                                   {"final/test_f1", s.test.f1},
                                    {"final/samples_per_second", s.samplesPerSecond}})
     if (std::isfinite(value)) addScalar(e.mutable_summary(), tag, value);
   // A stopped run may go on (resume): its session ends when the run does.

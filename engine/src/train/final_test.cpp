@@ -29,13 +29,13 @@ std::optional<int64_t> bestToTest(const RunContext& c) {
 }
 
 void setHeadline(RunSummary& s, const EvalFigures& t) {
-  s.testAccuracy = t.accuracy;
-  s.testLoss = t.loss;
-  s.testR2 = t.r2;
-  s.testRmse = t.rmse;
-  s.testMae = t.mae;
-  s.testMap = t.map;
-  s.testF1 = t.f1;
+  s.test.accuracy = t.accuracy;
+  s.test.loss = t.loss;
+  s.test.r2 = t.r2;
+  s.test.rmse = t.rmse;
+  s.test.mae = t.mae;
+  s.test.map = t.map;
+  s.test.f1 = t.f1;
 }
 
 std::string figureText(const EvalFigures& t) {
@@ -51,16 +51,16 @@ void finalTest(RunContext& c, RunSummary& summary) {
   const bool fresh = c.lastTestEval && c.lastTestEval->first == c.position.step;
   const std::optional<int64_t> best = fresh ? std::nullopt : bestToTest(c);
   EvalFigures test;
-  summary.testWeightsStep = c.position.step;
+  summary.test.weightsStep = c.position.step;
   if (best) {
     // The last weights first (no report: the report is the headline's), then
     // the best checkpoint's, reported; the last weights are put back after,
     // so the model (and any checkpoint written later) stays the last one.
     const EvalFigures last = c.evaluation->figures(false, "evaluating the last weights on the test set");
-    summary.lastTestAccuracy = last.accuracy;
-    summary.lastTestLoss = last.loss;
-    summary.lastTestR2 = last.r2;
-    summary.lastTestMap = last.map;
+    summary.test.lastAccuracy = last.accuracy;
+    summary.test.lastLoss = last.loss;
+    summary.test.lastR2 = last.r2;
+    summary.test.lastMap = last.map;
     Model& model = *c.parts.model;
     std::vector<torch::Tensor> kept;
     {
@@ -74,8 +74,8 @@ void finalTest(RunContext& c, RunSummary& summary) {
       const auto own = model.namedState();
       for (size_t i = 0; i < own.size(); ++i) own[i].second.copy_(kept[i]);
     }
-    summary.testWeights = "best";
-    summary.testWeightsStep = *best;
+    summary.test.weights = "best";
+    summary.test.weightsStep = *best;
     log::info("last weights (step " + std::to_string(c.position.step) + "): " + figureText(last) + ", test loss " +
               fmt(last.loss));
   } else {
@@ -83,7 +83,7 @@ void finalTest(RunContext& c, RunSummary& summary) {
   }
   setHeadline(summary, test);
   c.callbacks->onFinalTest(c, summary);
-  summary.evalSeconds = c.times.eval;
+  summary.seconds.eval = c.times.eval;
   log::info("finished: " + figureText(test) + ", test loss " + fmt(test.loss) +
             (best ? " (the best checkpoint's weights, step " + std::to_string(*best) + ")" : std::string()) + ", " +
             fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");

@@ -62,18 +62,18 @@ RunSummary summarise(const RunContext& c, const RunEnding& ending, const Probe* 
   s.samplesPerSecond =
       c.times.train > 0 ? static_cast<double>(c.times.trainSamples) / c.times.train : c.recordedSamplesPerSecond;
   s.wallSeconds = c.wallSeconds();
-  s.cudaGraphs = c.stepper ? c.stepper->graphStatus() : std::string();
-  s.setupSeconds = c.times.setup;
-  s.trainSeconds = c.times.train;
-  s.evalSeconds = c.times.eval;
-  s.writeSeconds = c.times.write;
+  s.stepper.cudaGraphs = c.stepper ? c.stepper->graphStatus() : std::string();
+  s.seconds.setup = c.times.setup;
+  s.seconds.train = c.times.train;
+  s.seconds.eval = c.times.eval;
+  s.seconds.write = c.times.write;
   s.rank = c.where.ranks ? c.where.ranks->rank() : 0;
   s.worldSize = static_cast<int>(c.world());
-  if (c.position.microSplit > 1) s.microBatch = c.microBatch();
+  if (c.position.microSplit > 1) s.stepper.microBatch = c.microBatch();
   if (c.callbacks) c.callbacks->onRunEnd(c, s);
   if (probe) probe->addTo(s);
   try {
-    if (c.skipped.defined()) s.skippedSteps = static_cast<int64_t>(c.skipped.item<float>());
+    if (c.skipped.defined()) s.nonfinite.skippedSteps = static_cast<int64_t>(c.skipped.item<float>());
   } catch (const std::exception&) {
     // A broken device cannot report it; the error says why.
   }

@@ -76,10 +76,10 @@ class EarlyStopping : public TrainCallback {
   void onContinue(RunContext&) override { m_state.badEvals = 0; }  // counts afresh
 
   void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
-    s.earlyStoppingMetric = m_cfg.metric;
-    s.earlyStoppingBest = m_state.best;
-    s.earlyStoppingBestStep = m_state.bestStep;
-    s.earlyStopReason = ctx.control.earlyStopReason;
+    s.earlyStopping.metric = m_cfg.metric;
+    s.earlyStopping.best = m_state.best;
+    s.earlyStopping.bestStep = m_state.bestStep;
+    s.earlyStopping.reason = ctx.control.earlyStopReason;
   }
 
  private:

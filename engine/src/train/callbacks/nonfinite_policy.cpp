@@ -60,8 +60,8 @@ class NonfinitePolicy : public TrainCallback {
     if (m_counts.rollbacks > 0) m_ctx.control.rolledBack = true;
   }
   void onRunEnd(const RunContext&, RunSummary& s) const override {
-    s.nonfiniteSteps = m_counts.steps;
-    s.rollbacks = m_counts.rollbacks;
+    s.nonfinite.steps = m_counts.steps;
+    s.nonfinite.rollbacks = m_counts.rollbacks;
   }
 
  private:

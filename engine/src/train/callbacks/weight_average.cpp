@@ -33,8 +33,8 @@ class WeightAverage : public TrainCallback {
   void onFinalTest(RunContext& ctx, RunSummary& s) override {
     if (!m_ema.started()) return;
     const EvalFigures avg = evaluate(ctx, false);
-    s.emaTestAccuracy = avg.accuracy;
-    s.emaTestLoss = avg.loss;
+    s.test.emaAccuracy = avg.accuracy;
+    s.test.emaLoss = avg.loss;
     log::info("weight average (EMA): test accuracy " + fmt(avg.accuracy) + ", test loss " + fmt(avg.loss));
   }
 

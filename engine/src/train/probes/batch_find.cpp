@@ -36,13 +36,13 @@ class BatchFind : public Probe {
     m_math = std::make_unique<StepMath>(c);
     if (device.is_cuda()) {
       const auto [free, total] = at::accelerator::getMemoryInfo(device.index());
-      m_found.batchFindLimitMiB = static_cast<double>(total) / (1 << 20);
+      m_found.batchFind.limitMiB = static_cast<double>(total) / (1 << 20);
     } else if (c.where.cpuMemory) {
-      m_found.batchFindLimitMiB = static_cast<double>(c.where.cpuMemory->limitBytes()) / (1 << 20);
+      m_found.batchFind.limitMiB = static_cast<double>(c.where.cpuMemory->limitBytes()) / (1 << 20);
     }
     const std::string where =
         describeDevice(device) +
-        (std::isnan(m_found.batchFindLimitMiB) ? std::string() : " (" + fmt(m_found.batchFindLimitMiB) + " MiB)");
+        (std::isnan(m_found.batchFind.limitMiB) ? std::string() : " (" + fmt(m_found.batchFind.limitMiB) + " MiB)");
     bool& stop = c.control.stopRequested;
     // Doubling: lo fits, hi does not (0: not found yet).
     int64_t lo = 0, hi = 0;
@@ -62,7 +62,7 @@ class BatchFind : public Probe {
       pollCommands(c);
     }
     if (stop) return;
-    m_found.batchFindLargest = lo;
+    m_found.batchFind.largest = lo;
     if (lo <= 1) {
       throw InputError(std::string(lo == 0 ? "not even a micro-batch of 1" : "only a micro-batch of 1") +
                        " fits in the memory of " + where + " with " + c.parts.model->description() + ", " +
@@ -75,8 +75,8 @@ class BatchFind : public Probe {
     const int64_t effective = int64_t(c.cfg.train.batch_size) * c.cfg.train.accumulation_steps;
     int64_t micro = std::min(lo, effective);
     while (effective % micro != 0) --micro;
-    m_found.batchFindMicro = micro;
-    m_found.batchFindAccumulation = effective / micro;
+    m_found.batchFind.micro = micro;
+    m_found.batchFind.accumulation = effective / micro;
     log::info("batch-find: the largest micro-batch that fits is " + std::to_string(lo) +
               (hi > 0 ? " (" + std::to_string(hi) + " does not)" : " (the most it tried)") + " on " + where +
               "; for the effective batch of " + std::to_string(effective) + ": train.batch_size " +
@@ -84,11 +84,11 @@ class BatchFind : public Probe {
   }
 
   void addTo(RunSummary& s) const override {
-    s.batchFindLargest = m_found.batchFindLargest;
-    s.batchFindMicro = m_found.batchFindMicro;
-    s.batchFindAccumulation = m_found.batchFindAccumulation;
-    s.batchFindLimitMiB = m_found.batchFindLimitMiB;
-    s.batchFindTried = m_found.batchFindTried;
+    s.batchFind.largest = m_found.batchFind.largest;
+    s.batchFind.micro = m_found.batchFind.micro;
+    s.batchFind.accumulation = m_found.batchFind.accumulation;
+    s.batchFind.limitMiB = m_found.batchFind.limitMiB;
+    s.batchFind.tried = m_found.batchFind.tried;
   }
 
  private:
@@ -117,9 +117,9 @@ class BatchFind : public Probe {
     }
     optimizer.zeroGrad(true);
     if (!fits && device.is_cuda()) at::accelerator::emptyCache();
-    m_found.batchFindTried.emplace_back(n, fits);
+    m_found.batchFind.tried.emplace_back(n, fits);
     log::info("batch-find: a micro-batch of " + std::to_string(n) + (fits ? " fits" : " runs out of memory"));
-    c.ch.step = static_cast<int64_t>(m_found.batchFindTried.size());
+    c.ch.step = static_cast<int64_t>(m_found.batchFind.tried.size());
     return fits;
   }
 

@@ -107,9 +107,9 @@ class LrFind : public Probe {
 
   void addTo(RunSummary& s) const override {
     if (!m_done) return;
-    s.lrFindSuggestion = m_found.lr;
-    s.lrFindMinimum = m_found.lowestLossLr;
-    s.lrFindEnd = m_end;
+    s.lrFind.suggestion = m_found.lr;
+    s.lrFind.minimum = m_found.lowestLossLr;
+    s.lrFind.end = m_end;
   }
 
  private:
