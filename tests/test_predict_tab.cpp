@@ -28,6 +28,7 @@
 #include "ui/settings/settings_panel.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
+#include "window_suite.h"
 
 using namespace studio;
 
@@ -278,6 +279,7 @@ class TestPredictTab : public QObject {
       QVERIFY2(panel->explanation().contains("What weighed most for " + QString::fromStdString(output)),
                qPrintable(panel->explanation()));
       QVERIFY(!panel->opacitySlider()->isVisibleTo(panel));  // no Grad-CAM for a table
+      test::screenshotAt720(window, panel, labels ? "predict-multilabel-table" : "predict-regression-table");
       const QString saved = m_dir.path() + (labels ? "/tags-out.csv" : "/y-out.csv");
       QVERIFY(panel->saveCsv(saved));
       QCOMPARE(test::readLines(saved.toStdString()).size(), size_t(481));

@@ -24,6 +24,7 @@
 #include "ui/settings/settings_panel.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
+#include "window_suite.h"
 
 using namespace studio;
 
@@ -116,6 +117,7 @@ class TestSearchDock : public QObject {
     QVERIFY(bars);
     QCOMPARE(bars->dataCount(), 2);
     QVERIFY(dock->status()->text().contains("4 of 4 trials"));
+    test::screenshotAt720(window, nullptr, "search-dock");
     // Selecting two trials selects their runs.
     dock->trials()->selectRow(0);
     dock->trials()->selectionModel()->select(dock->trials()->model()->index(2, 0),

@@ -448,6 +448,10 @@ class TestWindowReview : public QObject {
     window().openLrFind()->close();
     auto* counts = window().dataPanel()->findChild<QCustomPlot*>("classCounts");
     QVERIFY(counts->legend->layout() != counts->axisRect()->insetLayout());
+    // So is the Evaluation tab's comparison of runs' classes (it covered the last classes' bars; issue 40, item 9).
+    auto* compared = window().findChild<QCustomPlot*>("classComparison");
+    QVERIFY(compared && compared->legend->visible());
+    QVERIFY(compared->legend->layout() != compared->axisRect()->insetLayout());
     // "setting(s) to fix" names them.
     window().settingsPanel()->editField("optimizer.lr", "-1");
     const QString summary = window().settingsPanel()->findChild<QLabel*>("settingsSummary")->text();

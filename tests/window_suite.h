@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -42,6 +43,20 @@ inline size_t countRows(const QString& runDir, RecordKind kind, bool finiteLoss 
   for (const auto& r : records)
     if (r.kind == kind && (!finiteLoss || std::isfinite(r.trainLoss))) ++n;
   return n;
+}
+
+// With STUDIO_SCREENSHOTS set to a folder, the window at 1280x720 on this
+// central tab (or as it is, with none), saved there as NAME.png: the
+// screenshots a closing note describes. Nothing without it.
+inline void screenshotAt720(ui::MainWindow& window, QWidget* tab, const QString& name) {
+  const QString folder = qEnvironmentVariable("STUDIO_SCREENSHOTS");
+  if (folder.isEmpty()) return;
+  window.resize(1280, 720);
+  window.show();
+  if (tab) window.tabs()->setCurrentWidget(tab);
+  QTest::qWait(300);  // laid out and drawn
+  QDir().mkpath(folder);
+  window.grab().save(folder + "/" + name + ".png");
 }
 
 class WindowSuite : public QObject {

@@ -163,10 +163,13 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
       0, 0,
       new QCPTextElement(m_compare, tr("Accuracy of each class (recall), last evaluation of each run"),
                          QFont(font().family(), font().pointSize(), QFont::Bold)));
-  m_compare->legend->setVisible(true);
+  placeLegendBelow(m_compare);  // under the bars, never over them (issue 40, item 9)
+  m_compare->setMinimumHeight(200);
   several->addWidget(m_compare);
   m_compareTable = table({tr("Class")}, "classComparisonTable");
   several->addWidget(m_compareTable);
+  several->setStretchFactor(0, 3);
+  several->setStretchFactor(1, 2);
   m_pages->addWidget(several);
   m_regression = new RegressionView;
   m_pages->addWidget(m_regression);

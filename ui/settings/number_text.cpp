@@ -34,4 +34,25 @@ double realOf(const QString& text, bool* ok) {
   return *ok ? p / q : 0;
 }
 
+QString valueText(const nlohmann::json& v, FieldType type) {
+  if (type == FieldType::Size && v.is_array() && v.size() == 2 && v[0].is_number_integer() &&
+      v[1].is_number_integer()) {
+    if (v[0].get<int64_t>() == 0 && v[1].get<int64_t>() == 0) return "auto";
+    return QString("%1x%2").arg(v[0].get<int64_t>()).arg(v[1].get<int64_t>());
+  }
+  if (type == FieldType::TextList && v.is_array()) {
+    QStringList items;
+    for (const auto& item : v)
+      items << (item.is_string() ? QString::fromStdString(item.get<std::string>())
+                                 : QString::fromStdString(item.dump()));
+    return items.join(", ");
+  }
+  if (v.is_string()) return QString::fromStdString(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_unsigned()) return QString::number(v.get<uint64_t>());
+  if (v.is_number_integer()) return QString::number(v.get<int64_t>());
+  if (v.is_number_float()) return shortest(v.get<double>());
+  return QString::fromStdString(v.dump());
+}
+
 }  // namespace studio::ui
