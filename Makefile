@@ -97,7 +97,7 @@ fuzz: setup
 # Only the TSan suites' targets are built in build-tsan; they depend on the
 # headless runner (tests/CMakeLists.txt), which test_window_live starts under
 # torchrun: without it, CI failed there.
-TSAN_SUITES := test_session test_nonfinite test_window_live test_window_runs test_window_form
+TSAN_SUITES := test_session test_nonfinite test_window_live test_window_runs
 CTEST_OUTPUT := --output-on-failure --test-output-size-failed 1048576 --test-output-truncation middle
 SANITIZER_ENV := QTEST_FUNCTION_TIMEOUT=900000 DEBUGINFOD_URLS= \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
