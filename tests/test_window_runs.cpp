@@ -148,18 +148,8 @@ class TestWindowRuns : public test::WindowSuite {
   void overlayOfTwoRunsShowsTwoSeries() {
     const QString stopped = stoppedRun();
     QVERIFY(!stopped.isEmpty());
-    TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
-    c.name = "short";
-    c.train.max_steps = 12;
-    c.train.log_every_steps = 2;
-    c.optimizer.kind = OptimizerKind::adam;
-    c.optimizer.lr = 0.003;
-    m_window->settingsPanel()->setConfig(c);
-    QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
-    QVERIFY(m_window->startRun());
-    const QString shortDir = QDir(controller()->runDir()).absolutePath();
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
-    QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("completed"));
+    const QString shortDir = shortRun();  // completed, or empty
+    QVERIFY(!shortDir.isEmpty());
 
     m_window->runsPanel()->refresh();
     m_window->runsPanel()->selectRuns({stopped, shortDir});
