@@ -112,6 +112,12 @@ class TestSearchDock : public QObject {
     QCOMPARE(dock->trials()->rowCount(), 4);
     for (int r = 0; r < 4; ++r) QCOMPARE(dock->trials()->item(r, 1)->text(), QString("completed"));
     QCOMPARE(dock->bestPlot()->graph(0)->dataCount(), 4);
+    // Every trial's dot lies inside the axes, none cut in half by an edge (issue 40, item 9).
+    const QCPRange shownValues = dock->bestPlot()->yAxis->range();
+    for (auto it = dock->bestPlot()->graph(0)->data()->constBegin();
+         it != dock->bestPlot()->graph(0)->data()->constEnd(); ++it)
+      QVERIFY2(it->value > shownValues.lower && it->value < shownValues.upper,
+               qPrintable(QString("%1 in %2..%3").arg(it->value).arg(shownValues.lower).arg(shownValues.upper)));
     QCOMPARE(dock->parallelPlot()->graphCount(), 4);
     auto* bars = qobject_cast<QCPBars*>(dock->importancePlot()->plottable(0));
     QVERIFY(bars);

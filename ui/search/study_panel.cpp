@@ -345,6 +345,11 @@ void StudyPanel::plotBest() {
   m_best->yAxis->setLabel(QString::fromStdString(m_study.value("metric", "")));
   m_best->rescaleAxes();
   m_best->xAxis->setRange(m_best->xAxis->range().lower - 0.5, m_best->xAxis->range().upper + 0.5);
+  // A margin above and below: the best and worst trials' dots were cut in
+  // half by the axes' edges.
+  const QCPRange v = m_best->yAxis->range();
+  const double pad = v.size() > 0 ? v.size() * 0.08 : std::max(std::abs(v.lower) * 0.05, 0.01);
+  m_best->yAxis->setRange(v.lower - pad, v.upper + pad);
   m_best->replot();
 }
 
