@@ -117,6 +117,7 @@ sanitize: setup
 	cd build-tsan && $(SANITIZER_ENV) ctest $(CTEST_OUTPUT) --timeout 1800 -R '^($(subst $(eval) ,|,$(TSAN_SUITES)))$$'
 
 bench: build
+	cmake --build $(BUILD) -j$(JOBS) --target benchmarks
 	./$(BUILD)/bench/bench_engine --matrix
 	./$(BUILD)/bench/bench_image_folder
 	./$(BUILD)/bench/bench_memory
@@ -130,6 +131,7 @@ bench: build
 # Every benchmark of make bench at tiny sizes, one round each: that each still
 # runs to its end (CI runs it; the figures it prints are not measurements).
 bench-smoke: build
+	cmake --build $(BUILD) -j$(JOBS) --target benchmarks
 	./$(BUILD)/bench/bench_engine --matrix --smoke
 	./$(BUILD)/bench/bench_image_folder 512
 	./$(BUILD)/bench/bench_memory --batch 4 --reps 1
@@ -145,6 +147,7 @@ bench-smoke: build
 # memory, dropped records and the UI thread's share (bench/RESULTS.md).
 SOAK_MINUTES ?= 30
 soak: build
+	cmake --build $(BUILD) -j$(JOBS) --target benchmarks
 	./$(BUILD)/bench/bench_soak --minutes $(SOAK_MINUTES)
 
 # The README's screenshots: the real window, offscreen, after 700 steps of the

@@ -38,7 +38,7 @@ PY=$(which python3)
 export STUDIO_PYTHON=$PY
 t0=$(date +%s)
 cmake --preset headless -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DSTUDIO_CSV_INCLUDE=/opt/deps/usr/include -DSTUDIO_CSV_LIBRARY=/usr/lib/x86_64-linux-gnu/libcsv.so.3 -DSTUDIO_PYTHON=$PY -Dlibjpeg-turbo_DIR=/opt/deps/usr/lib/x86_64-linux-gnu/cmake/libjpeg-turbo -DProtobuf_PROTOC_EXECUTABLE=/opt/deps/usr/bin/protoc -DProtobuf_INCLUDE_DIR=/opt/deps/usr/include -DProtobuf_LIBRARY=/usr/lib/x86_64-linux-gnu/libprotobuf.so -DSTUDIO_CRCUTIL_INCLUDE=/opt/deps/usr/include/crcutil -DSTUDIO_CRCUTIL_LIBRARY=/usr/lib/x86_64-linux-gnu/libcrcutil.so > $LOGS/configure.log 2>&1 || { tail -40 $LOGS/configure.log; pack; exit 1; }
-cmake --build build-headless -j16 > $LOGS/build.log 2>&1 || { grep -B5 -A20 "error" $LOGS/build.log | head -80; pack; exit 1; }
+{ cmake --build build-headless -j16 && cmake --build build-headless -j16 --target benchmarks; } > $LOGS/build.log 2>&1 || { grep -B5 -A20 "error" $LOGS/build.log | head -80; pack; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"; grep -E "C heap|NCCL" $LOGS/configure.log
 cd build-headless
 CLI=$PWD/app/training-studio-cli
