@@ -292,8 +292,6 @@ void SettingsPanel::setEditorText(Field& f, const QString& text) {
   m_applying = false;
 }
 
-QString SettingsPanel::textOf(const nlohmann::json& v, FieldType type) { return valueText(v, type); }
-
 void SettingsPanel::onEdited(const QString& path) {
   if (m_applying) return;
   Field& f = *m_fields.at(path);
@@ -406,7 +404,7 @@ void SettingsPanel::applyDocument(const nlohmann::json& doc) {
   m_parseErrors.clear();
   for (auto& [path, f] : m_fields) {
     const auto pointer = nlohmann::json::json_pointer(jsonPointer(path.toStdString()));
-    const QString text = m_doc.contains(pointer) ? textOf(m_doc.at(pointer), f->spec->type) : QString();
+    const QString text = m_doc.contains(pointer) ? valueText(m_doc.at(pointer), f->spec->type) : QString();
     setEditorText(*f, text);
     f->lastText = text;
   }

@@ -94,7 +94,6 @@ class SettingsPanel : public QWidget {
   void setEditorText(Field& f, const QString& text);
   QString editorText(const Field& f) const;
   void browseFor(Field& f, const QString& path);
-  static QString textOf(const nlohmann::json& value, FieldType type);
 
   std::map<QString, std::unique_ptr<Field>> m_fields;
   std::map<QString, QFormLayout*> m_layouts;

@@ -36,13 +36,12 @@ class BatchFind : public Probe {
     m_math = std::make_unique<StepMath>(c);
     if (device.is_cuda()) {
       const auto [free, total] = at::accelerator::getMemoryInfo(device.index());
-      m_found.batchFind.limitMiB = static_cast<double>(total) / (1 << 20);
+      m_found.limitMiB = static_cast<double>(total) / (1 << 20);
     } else if (c.where.cpuMemory) {
-      m_found.batchFind.limitMiB = static_cast<double>(c.where.cpuMemory->limitBytes()) / (1 << 20);
+      m_found.limitMiB = static_cast<double>(c.where.cpuMemory->limitBytes()) / (1 << 20);
     }
-    const std::string where =
-        describeDevice(device) +
-        (std::isnan(m_found.batchFind.limitMiB) ? std::string() : " (" + fmt(m_found.batchFind.limitMiB) + " MiB)");
+    const std::string where = describeDevice(device) +
+                              (std::isnan(m_found.limitMiB) ? std::string() : " (" + fmt(m_found.limitMiB) + " MiB)");
     bool& stop = c.control.stopRequested;
     // Doubling: lo fits, hi does not (0: not found yet).
     int64_t lo = 0, hi = 0;
@@ -62,7 +61,7 @@ class BatchFind : public Probe {
       pollCommands(c);
     }
     if (stop) return;
-    m_found.batchFind.largest = lo;
+    m_found.largest = lo;
     if (lo <= 1) {
       throw InputError(std::string(lo == 0 ? "not even a micro-batch of 1" : "only a micro-batch of 1") +
                        " fits in the memory of " + where + " with " + c.parts.model->description() + ", " +
@@ -75,21 +74,15 @@ class BatchFind : public Probe {
     const int64_t effective = int64_t(c.cfg.train.batch_size) * c.cfg.train.accumulation_steps;
     int64_t micro = std::min(lo, effective);
     while (effective % micro != 0) --micro;
-    m_found.batchFind.micro = micro;
-    m_found.batchFind.accumulation = effective / micro;
+    m_found.micro = micro;
+    m_found.accumulation = effective / micro;
     log::info("batch-find: the largest micro-batch that fits is " + std::to_string(lo) +
               (hi > 0 ? " (" + std::to_string(hi) + " does not)" : " (the most it tried)") + " on " + where +
               "; for the effective batch of " + std::to_string(effective) + ": train.batch_size " +
               std::to_string(micro) + ", train.accumulation_steps " + std::to_string(effective / micro));
   }
 
-  void addTo(RunSummary& s) const override {
-    s.batchFind.largest = m_found.batchFind.largest;
-    s.batchFind.micro = m_found.batchFind.micro;
-    s.batchFind.accumulation = m_found.batchFind.accumulation;
-    s.batchFind.limitMiB = m_found.batchFind.limitMiB;
-    s.batchFind.tried = m_found.batchFind.tried;
-  }
+  void addTo(RunSummary& s) const override { s.batchFind = m_found; }
 
  private:
   // One training step of n zero examples; false when it ran out of memory
@@ -117,16 +110,16 @@ class BatchFind : public Probe {
     }
     optimizer.zeroGrad(true);
     if (!fits && device.is_cuda()) at::accelerator::emptyCache();
-    m_found.batchFind.tried.emplace_back(n, fits);
+    m_found.tried.emplace_back(n, fits);
     log::info("batch-find: a micro-batch of " + std::to_string(n) + (fits ? " fits" : " runs out of memory"));
-    c.ch.step = static_cast<int64_t>(m_found.batchFind.tried.size());
+    c.ch.step = static_cast<int64_t>(m_found.tried.size());
     return fits;
   }
 
   BatchFindOptions m_o;
   int64_t m_max = 0;  // the largest size tried: m_o.maxBatch or the training examples
   std::unique_ptr<StepMath> m_math;
-  RunSummary m_found;  // its batchFind* fields
+  RunSummary::BatchFindFigures m_found;
 };
 
 }  // namespace
