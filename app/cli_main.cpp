@@ -9,7 +9,7 @@
 //   queue run [--queue FILE]
 //   summary (--preset NAME | --config FILE) [--set key=value ...]
 //   presets
-//   export RUN_DIR --out DIR [--which auto|best|last|ema]
+//   export RUN_DIR --out DIR [--which auto|best|last|ema] [--format torch|onnx] [--quantize int8]
 //   search (--preset NAME | --config FILE | --resume STUDY_DIR) --space key=... [--metric M] [--trials N] ...
 //   predict RUN_DIR|EXPORT_DIR --input FILE|FOLDER|TABLE.csv [--which ...] [--top-k 5] [--tta flip] [--out F]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
@@ -286,14 +286,34 @@ int cliMain(int argc, char** argv) {
 
   app.add_subcommand("presets", "List the presets");
 
-  std::string exportRun, exportOut, which = "auto";
+  std::string exportRun, exportOut;
+  studio::ExportOptions exportOptions;
   auto* exp = app.add_subcommand("export", "Write a run's model, checkpoint, settings and evaluations to a folder");
   exp->add_option("run_dir", exportRun, "The run folder")->required();
   exp->add_option("--out", exportOut, "Destination folder")->required()->check(kNamesSomething);
-  exp->add_option("--which", which,
+  exp->add_option("--which", exportOptions.which,
                   "auto (default): the weights of the run's test figures (the best checkpoint's for a run with a "
                   "validation split, else the last); best or last checkpoint; or ema: the weights' moving average")
       ->check(CLI::IsMember({"auto", "best", "last", "ema"}));
+  exp->add_option("--format", exportOptions.format,
+                  "torch (default): the PyTorch files; onnx: model.onnx too, each file checked in the studio's Python "
+                  "against the studio's own outputs on the run's test examples (ONNX Runtime for model.onnx)")
+      ->check(CLI::IsMember({"torch", "onnx"}));
+  exp->add_flag("--check", exportOptions.check, "With --format torch: check the PyTorch files in Python as well");
+  exp->add_option("--opset", exportOptions.opset, "The ONNX opset (default 18)");
+  exp->add_option("--tolerance", exportOptions.tolerance,
+                  "The largest difference from the studio's outputs a file may show (default 1e-4)");
+  exp->add_option("--quantize", exportOptions.quantize,
+                  "none (default) or int8: model.int8.onnx by ONNX Runtime's static quantization, with its test "
+                  "figure and CPU speed against model.onnx's")
+      ->check(CLI::IsMember({"none", "int8"}));
+  exp->add_option("--calibration", exportOptions.calibration,
+                  "INT8's calibration: minmax (default), entropy or percentile")
+      ->check(CLI::IsMember({"minmax", "entropy", "percentile"}));
+  exp->add_option("--calibration-examples", exportOptions.calibrationExamples,
+                  "Training examples INT8 is calibrated on (default 300)");
+  exp->add_option("--max-drop", exportOptions.maxDrop,
+                  "Points of the test figure INT8 may lose before the export says so (default 1)");
 
   studio::PredictCommand predict(app);
   studio::cli::SearchCommand search(app);
@@ -396,8 +416,9 @@ int cliMain(int argc, char** argv) {
     if (predict.chosen()) return predict.run();
     if (search.chosen()) return search.run();
     if (app.got_subcommand("export")) {
-      const studio::ExportResult r = studio::exportRun(exportRun, exportOut, which);
+      const studio::ExportResult r = studio::exportRun(exportRun, exportOut, exportOptions);
       if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
+      for (const auto& line : r.checks) std::printf("%s\n", line.c_str());
       std::printf("exported %s (%s checkpoint) to %s:", exportRun.c_str(), r.checkpoint.c_str(), exportOut.c_str());
       for (const auto& f : r.files) std::printf(" %s", std::filesystem::relative(f, exportOut).c_str());
       std::printf("\n");

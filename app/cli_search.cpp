@@ -14,6 +14,7 @@
 #include "studio/file_io.h"
 #include "studio/presets.h"
 #include "studio/run_layout.h"
+#include "studio/studio_python.h"
 
 namespace studio::cli {
 namespace fs = std::filesystem;
@@ -35,14 +36,7 @@ nlohmann::json readSpec(const std::string& file) {
 
 }  // namespace
 
-std::string searchPython() {
-  if (const char* env = std::getenv("STUDIO_PYTHON"); env && *env) return env;
-#ifdef STUDIO_PYTHON_DEFAULT
-  if (::access(STUDIO_PYTHON_DEFAULT, X_OK) == 0) return STUDIO_PYTHON_DEFAULT;
-#endif
-  if (::access("/opt/training-studio/venv/bin/python", X_OK) == 0) return "/opt/training-studio/venv/bin/python";
-  return "python3";
-}
+std::string searchPython() { return studioPython(); }
 
 std::string searchRunnerScript() {
   if (const char* env = std::getenv("STUDIO_SEARCH_RUNNER"); env && *env) return env;

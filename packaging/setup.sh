@@ -13,8 +13,9 @@
 #     with numpy and Pillow (the tests' reference image decoder) and safetensors
 #     (the tests read the exported model.safetensors with it), Optuna (the
 #     search's samplers, pruners and study storage), optuna-dashboard (a
-#     study's web view) and scikit-learn (Optuna's fANOVA importances; the
-#     metrics' references).
+#     study's web view), scikit-learn (Optuna's fANOVA importances; the
+#     metrics' references), and onnx, onnxscript and onnxruntime (export
+#     --format onnx writes and checks model.onnx with them).
 # Prints the virtual environment's path on its last line.
 #
 # The installed package (make package: build/package/training-studio_*.deb,
@@ -65,6 +66,7 @@ try:
     ok = m.version("torch").split("+")[0] == "$torch_version"
     m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors"); m.version("tensorboard")
     m.version("optuna"); m.version("optuna-dashboard"); m.version("scikit-learn")
+    m.version("onnx"); m.version("onnxscript"); m.version("onnxruntime")
     ok = ok and m.version("torchvision").split("+")[0] == "$torchvision_version"
     print("ok" if ok else "")
 except Exception:
@@ -72,8 +74,8 @@ except Exception:
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn, onnx, onnxscript, onnxruntime and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn "cmake>=3.28" >&2
+      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn onnx onnxscript onnxruntime "cmake>=3.28" >&2
 fi
 echo "$venv"

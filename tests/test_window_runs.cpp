@@ -91,6 +91,29 @@ class TestWindowRuns : public test::WindowSuite {
     QVERIFY2(error.contains("no-such-run"), qPrintable(error));
   }
 
+  // Issue 44: the window's Export offers ONNX and INT8; the files come
+  // with their checks, whose lines the window shows.
+  void exportToOnnxChecksEveryFile() {
+    const QString stopped = stoppedRun();
+    QVERIFY(!stopped.isEmpty());
+    const QString out = m_dir.filePath("export-onnx");
+    ExportOptions options;
+    options.format = "onnx";
+    options.quantize = "int8";
+    options.calibrationExamples = 64;
+    QString error;
+    QStringList checks;
+    const QStringList files = m_window->exportRunTo(stopped, out, &error, options, &checks);
+    QVERIFY2(!files.isEmpty(), qPrintable(error));
+    for (const char* name : {"model.onnx", "model.int8.onnx", "export.json", "README.md"})
+      QVERIFY2(files.contains(out + "/" + name), name);
+    QVERIFY2(checks.filter("model.onnx").size() == 1 && checks.filter("largest difference").size() >= 3,
+             qPrintable(checks.join("\n")));
+    QVERIFY2(checks.filter("int8:").size() == 3, qPrintable(checks.join("\n")));
+    const auto report = nlohmann::json::parse(readFileBytes((out + "/export.json").toStdString(), "export"));
+    QVERIFY(report.at("passed").get<bool>());
+  }
+
   // Issue 9, item 3: exported charts are drawn at the chosen size, with the
   // run's name and settings under them and without the crosshair read-out,
   // which also goes when the mouse leaves or other runs are shown.

@@ -46,9 +46,14 @@ QString exportCaption(const QString& runDir) {
 QStringList exportRunFiles(const QString& runDir, const QString& outDir, const ExportTarget& target, QString* error) {
   QStringList written;
   try {
-    const ExportResult r = exportRun(runDir.toStdString(), outDir.toStdString(), "auto");
+    const ExportResult r = exportRun(runDir.toStdString(), outDir.toStdString(), target.options);
     for (const auto& f : r.files) written << QString::fromStdString(f);
     if (!r.note.empty()) target.note(QString::fromStdString(r.note));
+    if (target.checked && !r.checks.empty()) {
+      QStringList lines;
+      for (const auto& line : r.checks) lines << QString::fromStdString(line);
+      target.checked(lines);
+    }
     // (exportRun wrote metrics.csv, summary.json and log.txt among them, never over a device or through a
     // link: they were copied again here with QFile::remove and copy.)
     // The plots of exactly this run.

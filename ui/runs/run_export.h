@@ -1,6 +1,7 @@
 #pragma once
 // File > Export run…: the run's files for Python (through the engine's
-// exportRun: model.pt, checkpoint.ckpt, settings.json, …), its metrics.csv,
+// exportRun: model.pt, checkpoint.ckpt, settings.json, the model card
+// README.md, and with ONNX model.onnx checked in ONNX Runtime), its metrics.csv,
 // summary.json and log.txt, and every chart of exactly this run as PNG and
 // PDF at the chosen size, each captioned with the run and the settings that
 // tell runs apart.
@@ -11,6 +12,8 @@
 #include <QStringList>
 
 #include <functional>
+
+#include "studio/session.h"
 
 namespace studio::ui {
 
@@ -23,6 +26,10 @@ struct ExportTarget {
   std::function<void(const QStringList&)> showRuns;
   // A note from the export (what it could not include), for the person.
   std::function<void(const QString&)> note;
+  // The format and its checks (ExportOptions: torch, onnx, int8).
+  ExportOptions options;
+  // What the check in Python said, line by line (an ONNX export).
+  std::function<void(const QStringList&)> checked;
 };
 
 // A chart's caption for a run: its name and folder, the settings that tell

@@ -411,9 +411,15 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   Q_EMIT runFinished(s);
 }
 
-QStringList MainWindow::exportRunTo(const QString& runDir, const QString& outDir, QString* error) {
-  const ExportTarget target{m_plots, m_chartExportSize, [this](const QStringList& dirs) { showRuns(dirs); },
-                            [this](const QString& note) { showMessage(note); }};
+QStringList MainWindow::exportRunTo(const QString& runDir, const QString& outDir, QString* error,
+                                    const ExportOptions& options, QStringList* checks) {
+  ExportTarget target{m_plots,
+                      m_chartExportSize,
+                      [this](const QStringList& dirs) { showRuns(dirs); },
+                      [this](const QString& note) { showMessage(note); },
+                      options,
+                      nullptr};
+  if (checks) target.checked = [checks](const QStringList& lines) { *checks = lines; };
   return exportRunFiles(runDir, outDir, target, error);
 }
 
@@ -421,12 +427,35 @@ void MainWindow::exportSelectedRun(const QString& runDir) {
   const QString out =
       QFileDialog::getExistingDirectory(this, tr("Export %1 to folder").arg(QFileInfo(runDir).fileName()));
   if (out.isEmpty()) return;
+  const QStringList formats{tr("PyTorch (model.pt, model.safetensors, TorchScript)"),
+                            tr("PyTorch and ONNX, each file checked against the studio's outputs"),
+                            tr("PyTorch, ONNX and INT8 ONNX, with their accuracy and CPU speed")};
+  bool ok = false;
+  const QString format = QInputDialog::getItem(this, tr("Export %1").arg(QFileInfo(runDir).fileName()), tr("Formats:"),
+                                               formats, 0, false, &ok);
+  if (!ok) return;
+  ExportOptions options;
+  const int chosen = static_cast<int>(formats.indexOf(format));
+  if (chosen >= 1) options.format = "onnx";
+  if (chosen == 2) options.quantize = "int8";
+  if (chosen >= 1) showMessage(tr("Exporting to ONNX and checking it in ONNX Runtime…"));
+  QApplication::setOverrideCursor(Qt::WaitCursor);  // the check takes seconds; runs go on in their threads
   QString error;
-  const QStringList files = exportRunTo(runDir, out, &error);
-  if (files.isEmpty())
-    showMessage(tr("Export failed: %1").arg(error), true);
-  else
-    showMessage(tr("Exported %1 files to %2 (model.pt loads in Python with torch.load)").arg(files.size()).arg(out));
+  QStringList checks;
+  const QStringList files = exportRunTo(runDir, out, &error, options, &checks);
+  QApplication::restoreOverrideCursor();
+  if (files.isEmpty()) {
+    showFailure(tr("Export failed"), error);
+    return;
+  }
+  showMessage(tr("Exported %1 files to %2 (README.md says how to run the model)").arg(files.size()).arg(out));
+  if (!checks.isEmpty()) {
+    auto* box = new QMessageBox(QMessageBox::Information, tr("Exported %1").arg(QFileInfo(runDir).fileName()),
+                                checks.join("\n"), QMessageBox::Ok, this);
+    box->setObjectName("exportChecks");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  }
 }
 
 void MainWindow::setChartExportSize(const QSize& size) {

@@ -103,7 +103,8 @@ class MainWindow : public QMainWindow {
   // Writes the run's model.pt, checkpoint.ckpt, settings.json, metrics.csv and
   // every plot as PNG and PDF into outDir; the files written, or empty with
   // the error.
-  QStringList exportRunTo(const QString& runDir, const QString& outDir, QString* error = nullptr);
+  QStringList exportRunTo(const QString& runDir, const QString& outDir, QString* error = nullptr,
+                          const ExportOptions& options = {}, QStringList* checks = nullptr);
   // The last message shown to the person (errors included).
   QString lastMessage() const { return m_lastMessage; }
   // The size exported charts are drawn at (File > Chart export size…;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -274,10 +275,42 @@ class Session {
 // in note) when the run has no best checkpoint. Throws InputError or IoError
 // naming the file.
 struct ExportResult {
-  std::string checkpoint;          // "best" or "last": the one written
-  std::string note;                // why it is not the one asked for, if not
-  std::vector<std::string> files;  // written, in order
+  std::string checkpoint;           // "best" or "last": the one written
+  std::string note;                 // why it is not the one asked for, if not
+  std::vector<std::string> files;   // written, in order
+  std::vector<std::string> checks;  // what the check in Python said, line by line (export.json holds the figures)
 };
-ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "auto");
+// What else an export writes and proves (training-studio-cli export's
+// options). format "onnx" adds model.onnx and runs the check in the studio's
+// Python (resources/export/studio_export.py): model.onnx in ONNX Runtime,
+// and model.safetensors with model.py, model.pt or model.ts in PyTorch, each
+// on up to `parityExamples` of the run's test examples against the studio's
+// own outputs; a difference over `tolerance` throws ExportCheckFailed, the
+// files kept. `check` runs the same check on the PyTorch files alone.
+// quantize "int8" adds model.int8.onnx (ONNX Runtime's static QDQ
+// quantization calibrated on `calibrationExamples` training examples by
+// `calibration`), with both models' test figure and CPU speed.
+struct ExportOptions {
+  std::string which = "auto";
+  std::string format = "torch";  // torch (the PyTorch files) or onnx (model.onnx too)
+  bool check = false;
+  int opset = 18;
+  std::string quantize = "none";       // none or int8
+  std::string calibration = "minmax";  // minmax, entropy or percentile
+  int64_t calibrationExamples = 300;
+  int64_t parityExamples = 256;
+  double tolerance = 1e-4;
+  double maxDrop = 1.0;  // points of the test figure INT8 may lose before the export says so
+};
+// The exported files do not answer as the studio does (exit 1 in the CLI).
+struct ExportCheckFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+ExportResult exportRun(const std::string& runDir, const std::string& outDir, const ExportOptions& options);
+inline ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "auto") {
+  ExportOptions o;
+  o.which = which;
+  return exportRun(runDir, outDir, o);
+}
 
 }  // namespace studio

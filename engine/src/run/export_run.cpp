@@ -1,5 +1,6 @@
 // exportRun (declared in studio/session.h): a run's trained model for use
 // outside the studio, with what is needed to feed it.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,8 +11,11 @@
 
 #include "models/model.h"
 #include "run/checkpoint.h"
+#include "run/export_check.h"
+#include "run/model_card.h"
 #include "run/run_recorder.h"
 #include "studio/dataset_info.h"
+#include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/run_layout.h"
 #include "studio/session.h"
@@ -122,9 +126,51 @@ nlohmann::json preprocessingFacts(const std::string& dir, const TrainConfig& cfg
   return pre;
 }
 
-ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which) {
+namespace {
+
+void checkOptions(const ExportOptions& o) {
+  const std::string& which = o.which;
   if (which != "auto" && which != "best" && which != "last" && which != "ema")
     throw std::invalid_argument("export: which weights must be auto, best, last or ema (got \"" + which + "\")");
+  if (o.format != "torch" && o.format != "onnx")
+    throw std::invalid_argument("export: --format must be torch or onnx (got \"" + o.format + "\")");
+  if (o.quantize != "none" && o.quantize != "int8")
+    throw std::invalid_argument("export: --quantize must be none or int8 (got \"" + o.quantize + "\")");
+  if (o.quantize == "int8" && o.format != "onnx")
+    throw std::invalid_argument("export: --quantize int8 quantizes model.onnx: give --format onnx as well");
+  if (o.calibration != "minmax" && o.calibration != "entropy" && o.calibration != "percentile")
+    throw std::invalid_argument("export: --calibration must be minmax, entropy or percentile (got \"" + o.calibration +
+                                "\")");
+  if (o.opset < 13 || o.opset > 23)
+    throw std::invalid_argument("export: --opset must be an ONNX opset from 13 to 23 (got " + std::to_string(o.opset) +
+                                ")");
+  if (o.calibrationExamples < 1 || o.calibrationExamples > 100000)
+    throw std::invalid_argument("export: --calibration-examples must be from 1 to 100000 (got " +
+                                std::to_string(o.calibrationExamples) + ")");
+  if (!(o.tolerance >= 0) || !(o.maxDrop >= 0))
+    throw std::invalid_argument("export: --tolerance and --max-drop must be numbers of at least 0");
+}
+
+// The ONNX model's input and output, named (preprocessing.json's "onnx").
+nlohmann::json onnxFacts(const TrainConfig& cfg) {
+  const bool values = cfg.task.kind == TaskKind::regression;
+  const char* meaning = values ? "standardised values: y = values * std + mean, as \"outputs\" says"
+                        : cfg.task.kind == TaskKind::multilabel
+                            ? "a logit per label: p = sigmoid(logits), as \"outputs\" says"
+                            : "a logit per class, in the order of \"classes\": softmax(logits) are the probabilities";
+  return {{"file", "model.onnx"},
+          {"input", "input"},
+          {"output", values ? "values" : "logits"},
+          {"meaning", meaning},
+          {"batch_axis", "dynamic (axis 0 of input and output)"}};
+}
+
+}  // namespace
+
+ExportResult exportRun(const std::string& runDir, const std::string& outDir, const ExportOptions& options) {
+  checkOptions(options);
+  const std::string& which = options.which;
+  const bool checked = options.format == "onnx" || options.check;
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
   const nlohmann::json info = readRunInfo(runDir);
@@ -143,7 +189,8 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   // (bad input), found before anything is written.
   std::error_code ec;
   // An earlier export there is never overwritten without a word.
-  for (const char* name : {run_files::kPreprocessing, run_files::kExportedCheckpoint, "model.pt"})
+  for (const char* name : {run_files::kPreprocessing, run_files::kExportedCheckpoint, "model.pt", "model.onnx",
+                           "export.json", "README.md"})
     if (fs::exists(fs::symlink_status(outDir + "/" + name, ec)))
       throw InputError("export folder " + outDir + " already holds " + name +
                        " (an earlier export?); nothing was written: choose another folder, or move that one away");
@@ -151,6 +198,31 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   if (ec) throw InputError("cannot create export folder " + outDir + ": " + ec.message());
   if (::access(outDir.c_str(), W_OK | X_OK) != 0)
     throw InputError("export folder " + outDir + " cannot be written: " + std::strerror(errno));
+  // The check's examples first: a run whose data is gone is refused before
+  // anything is written.
+  std::string examples;
+  CheckExamples facts;
+  if (checked) {
+    checkExportPython(options);
+    char path[] = "/tmp/training-studio-export-XXXXXX.safetensors";
+    const int fd = ::mkstemps(path, 12);
+    if (fd < 0)
+      throw IoError(std::string("export: cannot write the check's examples in /tmp: ") + std::strerror(errno));
+    ::close(fd);
+    examples = path;
+    try {
+      facts = writeCheckExamples(cfg, info, *model, options, examples);
+    } catch (...) {
+      ::unlink(examples.c_str());
+      throw;
+    }
+  }
+  struct Unlink {
+    const std::string& path;
+    ~Unlink() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } removeExamples{examples};
   for (const auto& f : model->exportTo(outDir)) result.files.push_back(f);
   auto write = [&](const std::string& name, const std::string& bytes) {
     writeFileAtomically(outDir + "/" + name, bytes);  // never through a link planted there
@@ -182,6 +254,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
         "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
         "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
   }
+  if (options.format == "onnx") pre["onnx"] = onnxFacts(cfg);
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
   for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kThresholds, run_files::kSummary,
@@ -195,6 +268,24 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
         write(std::string(run_files::kEvalFolder) + "/" + e.path().filename().string(),
               readFileBytes(e.path().string(), "evaluation file"));
   }
+  // The check in Python, then the model card with what it found (also when
+  // it failed: the card says so, and the files stay for a look).
+  auto card = [&] {
+    ModelCardFacts m{runDir, outDir, cfg, info, *model, result.checkpoint, checked ? &facts : nullptr};
+    write("README.md", modelCard(m));
+  };
+  if (checked) {
+    try {
+      result.checks = runExportCheck(outDir, examples, options);
+    } catch (const ExportCheckFailed&) {
+      card();
+      throw;
+    }
+    if (fs::is_regular_file(outDir + "/model.onnx")) result.files.push_back(outDir + "/model.onnx");
+    if (fs::is_regular_file(outDir + "/model.int8.onnx")) result.files.push_back(outDir + "/model.int8.onnx");
+    result.files.push_back(outDir + "/export.json");
+  }
+  card();
   return result;
 }
 

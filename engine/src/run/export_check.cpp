@@ -1,0 +1,179 @@
+#include "run/export_check.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "data/batch_loader.h"
+#include "data/data_loading.h"
+#include "models/model.h"
+#include "run/safetensors_file.h"
+#include "studio/data_plan.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "studio/run_layout.h"
+#include "studio/studio_python.h"
+
+namespace studio {
+
+namespace {
+
+constexpr int64_t kMostTestExamples = 10000;
+constexpr int64_t kMostTestBytes = int64_t{256} << 20;
+
+// n examples spread evenly over the set (its order is the plan's, often
+// class by class: the first n could be one class).
+Examples spread(const Dataset& set, int64_t n) {
+  n = std::min(n, set.size());
+  const torch::Tensor idx = torch::arange(n, torch::kInt64).mul(set.size()).div(n, "floor");
+  return set.gather(idx.to(set.device()));
+}
+
+int64_t bytesPerExample(const Dataset& set) {
+  const Examples one = set.slice(0, 1);
+  return one.x.numel() * static_cast<int64_t>(one.x.element_size());
+}
+
+}  // namespace
+
+CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& info, Model& model,
+                                 const ExportOptions& o, const std::string& file) {
+  DataSplits data;
+  try {
+    LoadProgress quiet{[](const std::string&, int64_t, int64_t) {}, [] { return false; }};
+    data = loadData(cfg, planData(cfg), quiet);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("export: the check runs the exported model on the run's own examples, and the "
+                                 "run's data could not be loaded: ") +
+                     e.what() + "; put the data back where the run's settings.json says, or export with --format torch");
+  }
+  CheckExamples out;
+  std::shared_ptr<ExampleSet> source = data.test;
+  out.split = "test";
+  if (!source || source->size() == 0) std::tie(source, out.split) = std::pair(data.val, std::string("validation"));
+  if (!source || source->size() == 0) std::tie(source, out.split) = std::pair(data.train, std::string("training"));
+  if (!source || source->size() == 0) throw InputError("export: the run's data holds no examples to check on");
+  out.splitSize = source->size();
+  out.trainCounts = data.trainCounts;
+  out.testCounts = data.testCounts;
+
+  // The run's evaluation: its recorded normalisation, its centre crop.
+  const bool image = data.input.features == 0;
+  const auto norm = info.value(run_files::run_info::kNormalization, nlohmann::json::object());
+  const size_t width = static_cast<size_t>(image ? data.input.channels : data.input.features);
+  std::vector<double> mean = norm.value("mean", std::vector<double>{}), std = norm.value("std", std::vector<double>{});
+  if (mean.size() != width || std.size() != width) mean.assign(width, 0.0), std.assign(width, 1.0);
+  LoaderOptions t;
+  t.norm = Normalization::make(image, mean, std, torch::kCPU);
+  if (image && data.stored.larger(data.input)) std::tie(t.cropHeight, t.cropWidth) = std::pair(data.input.height, data.input.width);
+
+  const Examples parity = spread(*source, o.parityExamples);
+  model.to(torch::kCPU);
+  model.setTraining(false);
+  std::vector<torch::Tensor> outputs;
+  {
+    torch::NoGradGuard noGrad;
+    for (int64_t i = 0; i < parity.size(); i += 64) {
+      const torch::Tensor raw = parity.x.slice(0, i, std::min(i + 64, parity.size()));
+      outputs.push_back(model.forward(transformBatch(raw, t, 0, false)).to(torch::kFloat32).contiguous());
+    }
+  }
+  std::vector<std::pair<std::string, torch::Tensor>> tensors{{"parity_x", parity.x.contiguous()},
+                                                             {"studio_outputs", torch::cat(outputs)}};
+  if (o.quantize == "int8") {
+    const int64_t most = std::min(kMostTestExamples, std::max<int64_t>(1, kMostTestBytes / bytesPerExample(*source)));
+    const Examples test = spread(*source, most);
+    tensors.emplace_back("test_x", test.x.contiguous());
+    torch::Tensor y = test.y;
+    if (data.regression() && data.targetStd.size() == static_cast<size_t>(y.size(1)))  // the data's units
+      y = y.to(torch::kFloat64)
+              .mul(torch::tensor(data.targetStd, torch::kFloat64))
+              .add(torch::tensor(data.targetMean, torch::kFloat64))
+              .to(torch::kFloat32);
+    tensors.emplace_back("test_y", y.contiguous());
+    const auto& train = data.train && data.train->size() > 0 ? data.train : source;
+    tensors.emplace_back("calibration_x", spread(*train, o.calibrationExamples).x.contiguous());
+  }
+  writeFileAtomically(file, safetensorsBytes(tensors, {{"split", out.split},
+                                                       {"split_size", std::to_string(out.splitSize)}}));
+  return out;
+}
+
+namespace {
+
+// The check script with these arguments: its lines; its exit status mapped
+// as runExportCheck says (`outDir` names where the kept files are).
+std::vector<std::string> runCheckScript(const std::vector<std::string>& more, const std::string& outDir) {
+  const std::string python = studioPython(), script = studioScript("export/studio_export.py", "STUDIO_EXPORT_CHECK");
+  std::vector<std::string> args{python, "-B", script};
+  args.insert(args.end(), more.begin(), more.end());
+  int pipe[2];
+  if (::pipe2(pipe, O_CLOEXEC) != 0) throw IoError("export: cannot start the check: no pipe");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, pipe[1], 2);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe[1]);
+  if (rc != 0) {
+    ::close(pipe[0]);
+    throw InputError("export: cannot start the check with " + python + ": " + std::strerror(rc) +
+                     "; run packaging/setup.sh (it installs onnx and onnxruntime into the studio's Python), or set "
+                     "STUDIO_PYTHON to a Python that has torch, onnx and onnxruntime");
+  }
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(pipe[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    if (end > at) lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  auto said = [&] {
+    std::string s;
+    for (const auto& l : lines) s += (s.empty() ? "" : "\n") + l;
+    return s;
+  };
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (code == 0) return lines;
+  if (code == 1) throw ExportCheckFailed(said() + "\nthe files are kept in " + outDir + " for a look");
+  if (code == 2) throw InputError(said());
+  throw std::runtime_error("export: the check (" + script + ") ended with status " + std::to_string(code) + ":\n" +
+                           said());
+}
+
+}  // namespace
+
+void checkExportPython(const ExportOptions& o) { runCheckScript({"--preflight", "--format", o.format}, ""); }
+
+std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples,
+                                        const ExportOptions& o) {
+  char tolerance[32], drop[32];
+  std::snprintf(tolerance, sizeof tolerance, "%.17g", o.tolerance);
+  std::snprintf(drop, sizeof drop, "%.17g", o.maxDrop);
+  return runCheckScript({"--export", outDir, "--examples", examples, "--format", o.format, "--opset",
+                         std::to_string(o.opset), "--quantize", o.quantize, "--calibration", o.calibration,
+                         "--tolerance", tolerance, "--max-drop", drop},
+                        outDir);
+}
+
+}  // namespace studio

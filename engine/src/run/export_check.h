@@ -1,0 +1,48 @@
+#pragma once
+// The export's proof (studio/session.h, ExportOptions): the run's own
+// examples and the studio's outputs on them, written for the check in the
+// studio's Python (resources/export/studio_export.py), and that check run.
+// Thread: the caller's (the CLI's main thread, a worker of the window's).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/session.h"
+
+namespace studio {
+
+class Model;
+
+// What the examples file holds besides its tensors, for the model card.
+struct CheckExamples {
+  std::string split;                                  // test, validation or training: where they came from
+  int64_t splitSize = 0;                              // that split's examples
+  std::vector<int64_t> trainCounts, testCounts;       // per class (classifiers)
+};
+
+// Loads the run's data as the run did and writes `file` (safetensors):
+// parity_x, up to o.parityExamples raw examples (uint8 pixels as stored, or
+// the table's float features) evenly spread over the test split;
+// studio_outputs, the model's outputs on them in eval mode (logits, or
+// standardised values), preprocessed as the run evaluated; with
+// o.quantize int8, test_x and test_y (the split's examples, up to 10,000 and
+// 256 MiB) and calibration_x (o.calibrationExamples training examples).
+// Throws InputError when the data cannot be loaded.
+CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& info, Model& model,
+                                 const ExportOptions& o, const std::string& file);
+
+// Whether the studio's Python has what the check needs (torch, safetensors;
+// for onnx, onnx, onnxscript and onnxruntime): InputError naming what is
+// missing, before anything is written.
+void checkExportPython(const ExportOptions& o);
+
+// Runs the check on the export folder; its lines (also in export.json's
+// figures). Exit 1 of the check: ExportCheckFailed with its words; exit 2:
+// InputError (a module missing, an opset the exporter refuses).
+std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples,
+                                        const ExportOptions& o);
+
+}  // namespace studio

@@ -1,0 +1,233 @@
+#include "run/model_card.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "models/model.h"
+#include "run/export_check.h"
+#include "studio/run_layout.h"
+
+namespace studio {
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+std::string number(double v, const char* format = "%.4g") {
+  char b[64];
+  std::snprintf(b, sizeof b, format, v);
+  return b;
+}
+
+std::string percent(double v) { return number(v * 100, "%.2f") + " %"; }
+
+// The last evaluation of the test split (eval/step-N.json, the largest N).
+nlohmann::json lastTestReport(const std::string& dir) {
+  nlohmann::json best = nlohmann::json::object();
+  int64_t bestStep = -1;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir + "/" + run_files::kEvalFolder, ec)) {
+    if (e.path().extension() != ".json") continue;
+    const auto j = readJson(e.path().string());
+    const int64_t step = j.value("step", int64_t{-1});
+    if (j.value("split", std::string()) == "test" && step > bestStep) best = j, bestStep = step;
+  }
+  return best;
+}
+
+// The date the run started, from its log's first line ("[YYYY-MM-DD ...").
+std::string runDate(const std::string& dir) {
+  std::ifstream in(dir + "/" + run_files::kLog);
+  std::string line;
+  if (std::getline(in, line) && line.size() > 11 && line[0] == '[') return line.substr(1, 10);
+  return "unknown";
+}
+
+std::string setting(const nlohmann::json& s, const char* section, const char* key) {
+  if (!s.contains(section) || !s[section].is_object() || !s[section].contains(key)) return "-";
+  const auto& v = s[section][key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::string modelCard(const ModelCardFacts& f) {
+  namespace k = run_files::run_info;
+  const nlohmann::json summary = readJson(f.outDir + "/" + run_files::kSummary);
+  const nlohmann::json pre = readJson(f.outDir + "/" + run_files::kPreprocessing);
+  const nlohmann::json exported = readJson(f.outDir + "/export.json");
+  const nlohmann::json report = lastTestReport(f.outDir);
+  const nlohmann::json settings = toJson(f.config);
+  const nlohmann::json data = f.runInfo.value("data", nlohmann::json::object());
+  const auto classes = f.runInfo.value(k::kClasses, std::vector<std::string>{});
+  const bool table = pre.value("input", std::string()) == "table";
+  const auto shape = f.runInfo.value(k::kInput, nlohmann::json::object());
+  const std::string task = f.config.task.kind.name();
+  const bool classifier = f.config.task.kind == TaskKind::classification;
+  const bool regression = f.config.task.kind == TaskKind::regression;
+  const bool torchscript = fs::exists(f.outDir + "/" + run_files::kExportedTorchScript);
+  const bool onnx = exported.contains("onnx");
+  const std::string output = onnx ? exported["onnx"].value("output", std::string("logits"))
+                                  : (regression ? "values" : "logits");
+  std::ostringstream o;
+
+  o << "# " << f.config.name << ": a " << task << " model trained with Training Studio\n\n"
+    << "Exported by Training Studio " << STUDIO_VERSION << " from the run `" << fs::path(f.runDir).filename().string()
+    << "` (its " << f.weights << " weights). The files: `model.safetensors` with `model.py`"
+    << (torchscript ? " or `model.ts` (TorchScript)" : ", `model.pt`") << (onnx ? ", `model.onnx`" : "")
+    << (exported.contains("int8") ? ", `model.int8.onnx`" : "")
+    << "; `preprocessing.json` says how to feed it; `checkpoint.ckpt` resumes it in the studio.\n\n";
+
+  o << "## What it is\n\n"
+    << "- Architecture: " << f.model.description() << ", " << f.model.parameterCount() << " parameters.\n";
+  if (table)
+    o << "- Input: a table row of " << shape.value("features", 0) << " features, float32 [N, "
+      << shape.value("features", 0) << "].\n";
+  else
+    o << "- Input: an image, float32 [N, " << shape.value("channels", 0) << ", " << shape.value("height", 0) << ", "
+      << shape.value("width", 0) << "].\n";
+  o << "- Preprocessing: " << pre.value("how", std::string("as preprocessing.json says")) << ".\n";
+  if (classifier)
+    o << "- Output `" << output << "`: a logit per class, " << classes.size() << " classes in this order: ";
+  else
+    o << "- Output `" << output << "`: " << pre.value("outputs", std::string()) << "; the " << (regression ? "targets" : "labels") << ": ";
+  const auto names =
+      classifier ? classes : pre.value("targets", nlohmann::json::object()).value("names", std::vector<std::string>{});
+  for (size_t i = 0; i < names.size(); ++i) o << (i ? ", " : "") << names[i];
+  o << ".\n\n";
+
+  o << "## What it was trained on\n\n"
+    << "- Data: " << data.value("format", std::string("?")) << " from `" << data.value("train_from", std::string("?"))
+    << "`; tested on `" << data.value("test_from", std::string("?")) << "`.\n"
+    << "- Examples: " << data.value("train", 0) << " training, " << data.value("validation", 0) << " validation ("
+    << data.value("validation_from", std::string("none")) << "), " << data.value("test", 0) << " test.\n";
+  std::vector<int64_t> testCounts;
+  if (report.contains("confusion"))
+    for (const auto& row : report["confusion"]) {
+      int64_t n = 0;
+      for (const auto& c : row) n += c.get<int64_t>();
+      testCounts.push_back(n);
+    }
+  const auto* d = f.data;
+  if (classifier && !classes.empty()) {
+    const bool train = d && d->trainCounts.size() == classes.size();
+    if (d && d->testCounts.size() == classes.size()) testCounts = d->testCounts;
+    o << "\n| class | training examples | test examples |\n| --- | ---: | ---: |\n";
+    for (size_t i = 0; i < classes.size(); ++i)
+      o << "| " << classes[i] << " | " << (train ? std::to_string(d->trainCounts[i]) : "-") << " | "
+        << (i < testCounts.size() ? std::to_string(testCounts[i]) : "-") << " |\n";
+  }
+  o << "\n";
+
+  o << "## How it did\n\n";
+  auto figure = [&](const char* key, const char* name, bool asPercent) {
+    if (summary.contains(key) && summary[key].is_number())
+      o << "- " << name << ": " << (asPercent ? percent(summary[key].get<double>()) : number(summary[key].get<double>()))
+        << "\n";
+  };
+  figure("test_accuracy", "Test accuracy", true);
+  figure("test_loss", "Test loss", false);
+  figure("test_r2", "Test R²", false);
+  figure("test_rmse", "Test RMSE", false);
+  figure("test_mae", "Test MAE", false);
+  figure("test_map", "Test mAP", false);
+  figure("test_f1", "Test F1", false);
+  figure("best_eval_accuracy", "Best validation accuracy", true);
+  std::vector<std::pair<double, std::string>> weak;
+  if (report.contains("per_class"))
+    for (const auto& c : report["per_class"])
+      if (c.contains("f1") && c["f1"].is_number()) weak.emplace_back(c["f1"].get<double>(), c.value("class", std::string()));
+  std::sort(weak.begin(), weak.end());
+  if (!weak.empty()) {
+    o << "- Per class (test, step " << report.value("step", 0) << "): F1 from " << number(weak.front().first, "%.3f")
+      << " (" << weak.front().second << ") to " << number(weak.back().first, "%.3f") << " (" << weak.back().second
+      << "); `eval/` holds the confusion matrix and each class's figures.\n";
+  }
+  if (exported.contains("checks"))
+    for (const auto& c : exported["checks"])
+      o << "- `" << c.value("file", std::string()) << "` answers as the studio does (" << c.value("loaded_with", std::string())
+        << "): largest difference " << number(c.value("largest_difference", 0.0), "%.3g") << " on "
+        << c.value("examples", 0) << " examples" << (c.value("passed", false) ? "" : ", **over the tolerance**")
+        << ".\n";
+  if (exported.contains("int8")) {
+    const auto& q = exported["int8"];
+    const bool r2 = q.value("figure", std::string()) == "r2";
+    auto show = [&](double v) { return r2 ? number(v, "%.4f") : percent(v); };
+    o << "- INT8 (`model.int8.onnx`, " << q.value("calibration", std::string()) << " calibration on "
+      << q.value("calibration_examples", 0) << " training examples): " << q.value("figure", std::string()) << " "
+      << show(q.value("fp32", 0.0)) << " in fp32, " << show(q.value("int8", 0.0)) << " in int8 on " << q.value("examples", 0)
+      << " " << q.value("split", std::string("test")) << " examples; on the CPU in ONNX Runtime batch 1 takes "
+      << number(q["speed_fp32"].value("batch1_latency_ms", 0.0), "%.3f") << " ms in fp32 and "
+      << number(q["speed_int8"].value("batch1_latency_ms", 0.0), "%.3f") << " ms in int8.\n";
+  }
+  o << "\n";
+
+  o << "## How it was trained\n\n"
+    << "- Started " << runDate(f.outDir) << " on " << summary.value("device", f.runInfo.value("device", std::string("?")))
+    << "; " << summary.value("steps", 0) << " optimizer steps, " << summary.value("epochs", 0) << " epochs.\n"
+    << "- Optimizer " << setting(settings, "optimizer", "kind") << ", learning rate " << setting(settings, "optimizer", "lr")
+    << ", weight decay " << setting(settings, "optimizer", "weight_decay") << "; schedule "
+    << setting(settings, "schedule", "kind") << "; batch " << setting(settings, "train", "batch_size") << "; precision "
+    << setting(settings, "precision", "mode") << "; loss " << setting(settings, "loss", "kind") << ".\n"
+    << "- Versions: Training Studio " << STUDIO_VERSION << ", LibTorch "
+    << f.runInfo.value("libtorch_version", std::string("?"));
+  if (exported.contains("onnx"))
+    o << "; exported with torch " << exported.value("torch", std::string("?")) << ", ONNX opset "
+      << exported["onnx"].value("opset", 0) << ", onnxruntime " << exported["onnx"].value("onnxruntime", std::string("?"));
+  o << ". `settings.json` holds every setting.\n\n";
+
+  const std::string dims = table ? "1, " + std::to_string(shape.value("features", 0))
+                                 : "1, " + std::to_string(shape.value("channels", 0)) + ", " +
+                                       std::to_string(shape.value("height", 0)) + ", " +
+                                       std::to_string(shape.value("width", 0));
+  const int64_t elements = table ? shape.value("features", int64_t{0})
+                                 : shape.value("channels", int64_t{0}) * shape.value("height", int64_t{0}) *
+                                       shape.value("width", int64_t{0});
+  o << "## How to run it\n\n"
+    << "Each takes `x`, the input preprocessed as `preprocessing.json` says (here zeros of the right shape).\n\n"
+    << "PyTorch:\n\n```python\nimport torch\n";
+  if (torchscript)
+    o << "model = torch.jit.load(\"model.ts\").eval()\n";
+  else
+    o << "from model import build; from safetensors.torch import load_file\n"
+      << "model = build(); model.load_state_dict(load_file(\"model.safetensors\")); model.eval()\n";
+  o << "print(model(torch.zeros(" << dims << ")))\n```\n\n";
+  if (onnx) {
+    o << "ONNX Runtime (Python):\n\n```python\nimport numpy as np, onnxruntime as ort\n"
+      << "session = ort.InferenceSession(\"model.onnx\", providers=[\"CPUExecutionProvider\"])\n"
+      << "print(session.run([\"" << output << "\"], {\"input\": np.zeros((" << dims << "), np.float32)})[0])\n```\n\n"
+      << "ONNX Runtime (C++):\n\n```cpp\nOrt::Env env; Ort::Session session(env, \"model.onnx\", Ort::SessionOptions{});\n"
+      << "std::vector<int64_t> shape{" << dims << "}; std::vector<float> x(" << elements << ");\n"
+      << "auto in = Ort::Value::CreateTensor<float>(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault), "
+         "x.data(), x.size(), shape.data(), shape.size());\n"
+      << "const char* inputs[] = {\"input\"}; const char* outputs[] = {\"" << output << "\"};\n"
+      << "auto y = session.Run(Ort::RunOptions{}, inputs, &in, 1, outputs, 1);  // y[0]: [1, "
+      << names.size() << "]\n```\n\n";
+  } else {
+    o << "For ONNX Runtime, export again with `training-studio-cli export RUN --out DIR --format onnx`.\n\n";
+  }
+
+  o << "## Limitations\n\n"
+    << "- Its figures are from " << data.value("test", 0) << " test examples of the same source as its training data; "
+    << "on data from elsewhere it may do worse.\n";
+  for (size_t i = 0; i < weak.size() && i < 3; ++i)
+    if (weak[i].first < 0.8)
+      o << "- Weak class: " << weak[i].second << " (test F1 " << number(weak[i].first, "%.3f") << ").\n";
+  if (exported.contains("int8") && exported["int8"].value("drop_too_large", false))
+    o << "- INT8 loses " << number(exported["int8"].value("drop_points", 0.0), "%.2f")
+      << " points of its figure, more than the export allowed: prefer `model.onnx`.\n";
+  if (exported.contains("passed") && !exported.value("passed", true))
+    o << "- **The export check failed**: a file does not answer as the studio does (export.json says which).\n";
+  return o.str();
+}
+
+}  // namespace studio
