@@ -14,17 +14,17 @@ namespace {
 
 class Checkpointing : public TrainCallback {
  public:
-  void onEvaluated(RunContext& ctx, EvalVerdict& v) override {
+  void onEvaluated(CallbackView& ctx, EvalVerdict& v) override {
     const double score = v.figures.score();
     const bool betterAccuracy = !std::isnan(score) && (m_bestAccuracy == kNoneYet || score > m_bestAccuracy);
     if (betterAccuracy) m_bestAccuracy = score;
-    const bool best = v.improvedByMetric.value_or(ctx.cfg.output.save_best && betterAccuracy);
-    ctx.checkpoints->save(best, /*atEvaluation=*/true);
+    const bool best = v.improvedByMetric.value_or(ctx.cfg().output.save_best && betterAccuracy);
+    ctx.checkpoints().save(best, /*atEvaluation=*/true);
   }
   void save(CheckpointState& state) const override { state.bestAccuracy = m_bestAccuracy; }
   void load(const CheckpointState& state) override { m_bestAccuracy = state.bestAccuracy; }
-  void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
-    const auto& task = ctx.cfg.task.kind;
+  void onRunEnd(const CallbackView& ctx, RunSummary& s) const override {
+    const auto& task = ctx.cfg().task.kind;
     const bool none = m_bestAccuracy == kNoneYet || (task == TaskKind::classification && m_bestAccuracy < 0);
     (task == TaskKind::regression   ? s.bestEval.r2
      : task == TaskKind::multilabel ? s.bestEval.map
@@ -39,6 +39,6 @@ class Checkpointing : public TrainCallback {
 
 }  // namespace
 
-std::unique_ptr<TrainCallback> makeCheckpointing(RunContext&) { return std::make_unique<Checkpointing>(); }
+std::unique_ptr<TrainCallback> makeCheckpointing(CallbackView&) { return std::make_unique<Checkpointing>(); }
 
 }  // namespace studio

@@ -27,7 +27,7 @@ class EarlyStopping : public TrainCallback {
   explicit EarlyStopping(const EarlyStoppingConfig& config) : m_cfg(config) {}
 
   // Counts the evaluation; the best checkpoint follows its judgement.
-  void onEvaluated(RunContext& ctx, EvalVerdict& v) override {
+  void onEvaluated(CallbackView& ctx, EvalVerdict& v) override {
     const double value = v.figures.metric(m_cfg.metric);
     const double best = m_state.best;
     const bool improved =
@@ -35,7 +35,7 @@ class EarlyStopping : public TrainCallback {
         (std::isnan(best) || (minimises() ? value < best - m_cfg.min_delta : value > best + m_cfg.min_delta));
     if (improved) {
       m_state.best = value;
-      m_state.bestStep = ctx.position.step;
+      m_state.bestStep = ctx.position().step;
       m_state.badEvals = 0;
     } else {
       ++m_state.badEvals;
@@ -44,17 +44,17 @@ class EarlyStopping : public TrainCallback {
   }
 
   // After the checkpoints of this evaluation are written.
-  void afterEvaluation(RunContext& ctx, const EvalVerdict& v) override {
-    if (m_state.badEvals < m_cfg.patience || ctx.position.step >= ctx.steps.totalSteps) return;
+  void afterEvaluation(CallbackView& ctx, const EvalVerdict& v) override {
+    if (m_state.badEvals < m_cfg.patience || ctx.position().step >= ctx.totalSteps()) return;
     const std::string what = std::string(v.validation ? "validation " : "test ") + m_cfg.metric.substr(5);
-    ctx.control.earlyStopReason =
+    ctx.control().earlyStopReason =
         what + " has not improved" + (m_cfg.min_delta > 0 ? " by more than " + fmt(m_cfg.min_delta) : std::string()) +
         " for " + std::to_string(m_state.badEvals) + " evaluations (train.early_stopping.patience " +
         std::to_string(m_cfg.patience) + "); best " + fmt(m_state.best) + " at step " +
         std::to_string(m_state.bestStep) + ", kept in checkpoints/best.ckpt";
-    ctx.control.stopRequested = true;
+    ctx.control().stopRequested = true;
     ctx.post(ctx.record(RecordKind::EarlyStop));
-    log::info("early stop at step " + std::to_string(ctx.position.step) + ": " + ctx.control.earlyStopReason);
+    log::info("early stop at step " + std::to_string(ctx.position().step) + ": " + ctx.control().earlyStopReason);
   }
 
   // Its figures in the checkpoint's callbackFigures (run/checkpoint.cpp
@@ -73,13 +73,13 @@ class EarlyStopping : public TrainCallback {
     m_state.bestStep = static_cast<int64_t>(figure(kBestStep, 0));
     m_state.badEvals = static_cast<int64_t>(figure(kBadEvals, 0));
   }
-  void onContinue(RunContext&) override { m_state.badEvals = 0; }  // counts afresh
+  void onContinue(CallbackView&) override { m_state.badEvals = 0; }  // counts afresh
 
-  void onRunEnd(const RunContext& ctx, RunSummary& s) const override {
+  void onRunEnd(const CallbackView& ctx, RunSummary& s) const override {
     s.earlyStopping.metric = m_cfg.metric;
     s.earlyStopping.best = m_state.best;
     s.earlyStopping.bestStep = m_state.bestStep;
-    s.earlyStopping.reason = ctx.control.earlyStopReason;
+    s.earlyStopping.reason = ctx.control().earlyStopReason;
   }
 
  private:
@@ -94,9 +94,9 @@ class EarlyStopping : public TrainCallback {
 
 }  // namespace
 
-std::unique_ptr<TrainCallback> makeEarlyStopping(RunContext& ctx) {
-  if (ctx.cfg.train.early_stopping.metric == "off") return nullptr;
-  return std::make_unique<EarlyStopping>(ctx.cfg.train.early_stopping);
+std::unique_ptr<TrainCallback> makeEarlyStopping(CallbackView& ctx) {
+  if (ctx.cfg().train.early_stopping.metric == "off") return nullptr;
+  return std::make_unique<EarlyStopping>(ctx.cfg().train.early_stopping);
 }
 
 }  // namespace studio

@@ -19,12 +19,12 @@ namespace {
 
 class Finetune : public TrainCallback {
  public:
-  void onTrainStart(RunContext& ctx) override {
-    const FinetuneConfig& c = ctx.cfg.train.finetune;
-    m_plan = planFinetune(*ctx.parts.model, ctx.cfg.model, c);
+  void onTrainStart(CallbackView& ctx) override {
+    const FinetuneConfig& c = ctx.cfg().train.finetune;
+    m_plan = planFinetune(ctx.model(), ctx.cfg().model, c);
     std::vector<double> factors;
     for (size_t g : m_plan.groupOfParameter) factors.push_back(m_plan.factors[g]);
-    ctx.parts.optimizer->setLrFactors(factors);
+    ctx.optimizer().setLrFactors(factors);
     nlohmann::json groups = nlohmann::json::array();
     std::string text;
     for (size_t i = 0; i < m_plan.groups.size(); ++i) {
@@ -36,7 +36,7 @@ class Finetune : public TrainCallback {
       text += (i ? ", " : "") + m_plan.groups[i] + " x" + factor +
               (m_plan.trainsFromEpoch[i] > 0 ? " from epoch " + std::to_string(m_plan.trainsFromEpoch[i] + 1) : "");
     }
-    ctx.parts.finetune = {{"groups", groups}, {"freeze_batchnorm", c.freeze_batchnorm}};
+    ctx.finetuneInfo() = {{"groups", groups}, {"freeze_batchnorm", c.freeze_batchnorm}};
     log::info("fine-tuning: " + std::to_string(m_plan.groups.size()) +
               " layer groups, the head last (learning rate "
               "factor, first epoch trained): " +
@@ -44,19 +44,19 @@ class Finetune : public TrainCallback {
     apply(ctx, false);
   }
 
-  bool onStepChecked(RunContext& ctx) override {
+  bool onStepChecked(CallbackView& ctx) override {
     // Not after the last step: nothing would train the unfrozen layers.
-    if (ctx.position.step < ctx.steps.totalSteps) apply(ctx, true);
+    if (ctx.position().step < ctx.totalSteps()) apply(ctx, true);
     return false;
   }
 
  private:
-  void apply(RunContext& ctx, bool announce) {
-    const int64_t epoch = ctx.position.epoch;
+  void apply(CallbackView& ctx, bool announce) {
+    const int64_t epoch = ctx.position().epoch;
     std::vector<bool> trains;
     for (int64_t from : m_plan.trainsFromEpoch) trains.push_back(epoch >= from);
     if (trains == m_trains) return;
-    const auto params = ctx.parts.model->namedParameters();
+    const auto params = ctx.model().namedParameters();
     std::set<std::string> frozen;
     std::vector<std::string> unfrozen;
     for (size_t g = 0; g < trains.size(); ++g) {
@@ -71,23 +71,24 @@ class Finetune : public TrainCallback {
       p.requires_grad_(on);
       if (!on && p.grad().defined()) p.mutable_grad().reset();
     }
-    if (ctx.cfg.train.finetune.freeze_batchnorm && !frozen.empty())
-      ctx.parts.model->freezeNormStatistics([frozen](const std::string& g) { return frozen.count(g) > 0; });
+    if (ctx.cfg().train.finetune.freeze_batchnorm && !frozen.empty())
+      ctx.model().freezeNormStatistics([frozen](const std::string& g) { return frozen.count(g) > 0; });
     else
-      ctx.parts.model->freezeNormStatistics(nullptr);
+      ctx.model().freezeNormStatistics(nullptr);
     if (announce && !unfrozen.empty()) {
       std::string names;
       for (const auto& g : unfrozen) names += (names.empty() ? "" : ", ") + g;
       MetricRecord r = ctx.record(RecordKind::Unfreeze);
-      r.step = ctx.position.step;
-      r.lr = ctx.lrAt(ctx.position.step);
+      r.step = ctx.position().step;
+      r.lr = ctx.lrAt(ctx.position().step);
       ctx.post(r);
       log::info("epoch " + std::to_string(epoch + 1) + ": unfreezing " + names + " (" +
                 std::to_string(trains.size() - frozen.size()) + " of " + std::to_string(trains.size()) +
-                " layer groups train from step " + std::to_string(ctx.position.step + 1) + ")");
+                " layer groups train from step " + std::to_string(ctx.position().step + 1) + ")");
     } else if (!announce && !frozen.empty()) {
       log::info("frozen until their epoch: " + std::to_string(frozen.size()) + " of " + std::to_string(trains.size()) +
-                " layer groups" + (ctx.cfg.train.finetune.freeze_batchnorm ? ", their BatchNorm statistics too" : ""));
+                " layer groups" +
+                (ctx.cfg().train.finetune.freeze_batchnorm ? ", their BatchNorm statistics too" : ""));
     }
     m_trains = trains;
   }
@@ -98,8 +99,8 @@ class Finetune : public TrainCallback {
 
 }  // namespace
 
-std::unique_ptr<TrainCallback> makeFinetune(RunContext& ctx) {
-  const FinetuneConfig& c = ctx.cfg.train.finetune;
+std::unique_ptr<TrainCallback> makeFinetune(CallbackView& ctx) {
+  const FinetuneConfig& c = ctx.cfg().train.finetune;
   if (c.freeze_epochs == 0 && c.backbone_lr_factor == 1.0) return nullptr;
   return std::make_unique<Finetune>();
 }

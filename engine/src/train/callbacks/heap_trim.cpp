@@ -31,10 +31,10 @@ namespace {
 
 class HeapTrim : public TrainCallback {
  public:
-  void onFlushed(RunContext&) override {
+  void onFlushed(CallbackView&) override {
     if (Clock::now() - m_last >= std::chrono::seconds(30)) trim();
   }
-  void afterEvaluation(RunContext&, const EvalVerdict&) override { trim(); }
+  void afterEvaluation(CallbackView&, const EvalVerdict&) override { trim(); }
 
  private:
   void trim() {
@@ -46,6 +46,6 @@ class HeapTrim : public TrainCallback {
 
 }  // namespace
 
-std::unique_ptr<TrainCallback> makeHeapTrim(RunContext&) { return std::make_unique<HeapTrim>(); }
+std::unique_ptr<TrainCallback> makeHeapTrim(CallbackView&) { return std::make_unique<HeapTrim>(); }
 
 }  // namespace studio

@@ -12,14 +12,15 @@ namespace studio {
   X(makeHeapTrim)                 \
   X(makeFinetune)
 
-#define STUDIO_DECLARE(make) std::unique_ptr<TrainCallback> make(RunContext&);
+#define STUDIO_DECLARE(make) std::unique_ptr<TrainCallback> make(CallbackView&);
 STUDIO_TRAIN_CALLBACKS(STUDIO_DECLARE)
 #undef STUDIO_DECLARE
 
 std::unique_ptr<CallbackList> makeCallbacks(RunContext& ctx) {
   std::vector<std::unique_ptr<TrainCallback>> list;
+  CallbackView view(ctx);
 #define STUDIO_ADD(make) \
-  if (auto c = make(ctx)) list.push_back(std::move(c));
+  if (auto c = make(view)) list.push_back(std::move(c));
   STUDIO_TRAIN_CALLBACKS(STUDIO_ADD)
 #undef STUDIO_ADD
   return std::make_unique<CallbackList>(std::move(list));
@@ -28,29 +29,37 @@ std::unique_ptr<CallbackList> makeCallbacks(RunContext& ctx) {
 CallbackList::CallbackList(std::vector<std::unique_ptr<TrainCallback>> callbacks) : m_callbacks(std::move(callbacks)) {}
 
 void CallbackList::onTrainStart(RunContext& ctx) {
-  for (auto& c : m_callbacks) c->onTrainStart(ctx);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onTrainStart(view);
 }
 void CallbackList::onStepEnd(RunContext& ctx) {
-  for (auto& c : m_callbacks) c->onStepEnd(ctx);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onStepEnd(view);
 }
 void CallbackList::onTrainRecord(RunContext& ctx, const MetricRecord& r, int64_t nonfinite) {
-  for (auto& c : m_callbacks) c->onTrainRecord(ctx, r, nonfinite);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onTrainRecord(view, r, nonfinite);
 }
 void CallbackList::onFlushed(RunContext& ctx) {
-  for (auto& c : m_callbacks) c->onFlushed(ctx);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onFlushed(view);
 }
 void CallbackList::onEvaluation(RunContext& ctx, bool validation, MetricRecord& r) {
-  for (auto& c : m_callbacks) c->onEvaluation(ctx, validation, r);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onEvaluation(view, validation, r);
 }
 void CallbackList::onEvaluated(RunContext& ctx, EvalVerdict& v) {
-  for (auto& c : m_callbacks) c->onEvaluated(ctx, v);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onEvaluated(view, v);
 }
 void CallbackList::afterEvaluation(RunContext& ctx, const EvalVerdict& v) {
-  for (auto& c : m_callbacks) c->afterEvaluation(ctx, v);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->afterEvaluation(view, v);
 }
 bool CallbackList::onStepChecked(RunContext& ctx) {
   bool moved = false;
-  for (auto& c : m_callbacks) moved = c->onStepChecked(ctx) || moved;
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) moved = c->onStepChecked(view) || moved;
   return moved;
 }
 void CallbackList::addTo(CheckpointParts& parts) {
@@ -63,13 +72,16 @@ void CallbackList::load(const CheckpointState& state) {
   for (auto& c : m_callbacks) c->load(state);
 }
 void CallbackList::onContinue(RunContext& ctx) {
-  for (auto& c : m_callbacks) c->onContinue(ctx);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onContinue(view);
 }
 void CallbackList::onFinalTest(RunContext& ctx, RunSummary& s) {
-  for (auto& c : m_callbacks) c->onFinalTest(ctx, s);
+  CallbackView view(ctx);
+  for (auto& c : m_callbacks) c->onFinalTest(view, s);
 }
 void CallbackList::onRunEnd(const RunContext& ctx, RunSummary& s) const {
-  for (const auto& c : m_callbacks) c->onRunEnd(ctx, s);
+  const CallbackView view(const_cast<RunContext&>(ctx));  // read only: onRunEnd takes it const
+  for (const auto& c : m_callbacks) c->onRunEnd(view, s);
 }
 
 }  // namespace studio

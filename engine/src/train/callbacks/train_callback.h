@@ -14,6 +14,8 @@
 // so at an evaluation the average is evaluated before the record is posted,
 // early stopping judges it before checkpointing writes the best checkpoint,
 // and the early stop is posted after that checkpoint.
+// Each hook gets a CallbackView (callback_view.h): the parts of the run
+// callbacks act on, not the whole RunContext.
 // Adding one: a file in this folder that defines its class and its make
 // function, and one line in the registry. Figures it must keep across a
 // resume go in CheckpointState::callbackFigures under its own names (save
@@ -28,6 +30,7 @@
 #include "run/checkpoint_state.h"
 #include "studio/metric_record.h"
 #include "studio/session.h"
+#include "train/callbacks/callback_view.h"
 #include "train/run_context.h"
 
 namespace studio {
@@ -48,34 +51,34 @@ class TrainCallback {
   virtual ~TrainCallback() = default;
   // Once the run is set up (model, optimizer, schedule, and a resumed run's
   // position), before its first step.
-  virtual void onTrainStart(RunContext&) {}
+  virtual void onTrainStart(CallbackView&) {}
   // After each optimizer step of training (its figures still on the device).
-  virtual void onStepEnd(RunContext&) {}
+  virtual void onStepEnd(CallbackView&) {}
   // Each training record as a flush brings it to the host; `nonfinite`: the
   // run's non-finite steps up to and including it.
-  virtual void onTrainRecord(RunContext&, const MetricRecord&, int64_t nonfinite) {}
+  virtual void onTrainRecord(CallbackView&, const MetricRecord&, int64_t nonfinite) {}
   // After each flush of the metric window.
-  virtual void onFlushed(RunContext&) {}
+  virtual void onFlushed(CallbackView&) {}
   // An evaluation: figures added to its record before it is posted.
-  virtual void onEvaluation(RunContext&, bool validation, MetricRecord&) {}
+  virtual void onEvaluation(CallbackView&, bool validation, MetricRecord&) {}
   // Then judged and acted on (the checkpoints).
-  virtual void onEvaluated(RunContext&, EvalVerdict&) {}
+  virtual void onEvaluated(CallbackView&, EvalVerdict&) {}
   // Then what ends the evaluation.
-  virtual void afterEvaluation(RunContext&, const EvalVerdict&) {}
+  virtual void afterEvaluation(CallbackView&, const EvalVerdict&) {}
   // After a step's commands and the ranks' agreement; true when it moved
   // the run's position (the loop then starts the epoch again there).
-  virtual bool onStepChecked(RunContext&) { return false; }
+  virtual bool onStepChecked(CallbackView&) { return false; }
   // Checkpoints: the tensors it keeps in them, its figures before one is
   // written, and its figures after one is read (resume, rollback).
   virtual void addTo(CheckpointParts&) {}
   virtual void save(CheckpointState&) const {}
   virtual void load(const CheckpointState&) {}
   // continue: more steps after the plan's end.
-  virtual void onContinue(RunContext&) {}
+  virtual void onContinue(CallbackView&) {}
   // The final test evaluation of a run that ended by its plan or an early stop.
-  virtual void onFinalTest(RunContext&, RunSummary&) {}
+  virtual void onFinalTest(CallbackView&, RunSummary&) {}
   // Its figures in the run's summary.
-  virtual void onRunEnd(const RunContext&, RunSummary&) const {}
+  virtual void onRunEnd(const CallbackView&, RunSummary&) const {}
 };
 
 // The run's callbacks, called in order.

@@ -15,22 +15,22 @@ class WeightAverage : public TrainCallback {
  public:
   explicit WeightAverage(double decay) : m_ema(decay) {}
 
-  void onStepEnd(RunContext& ctx) override {
-    const auto& e = ctx.cfg.train.ema;
-    const int64_t step = ctx.position.step;
-    if (step >= e.start_step && (step - e.start_step) % e.every_steps == 0) m_ema.update(*ctx.parts.model);
+  void onStepEnd(CallbackView& ctx) override {
+    const auto& e = ctx.cfg().train.ema;
+    const int64_t step = ctx.position().step;
+    if (step >= e.start_step && (step - e.start_step) % e.every_steps == 0) m_ema.update(ctx.model());
   }
 
-  void onEvaluation(RunContext& ctx, bool validation, MetricRecord& r) override {
+  void onEvaluation(CallbackView& ctx, bool validation, MetricRecord& r) override {
     if (!m_ema.started()) return;
     const EvalFigures avg = evaluate(ctx, validation);
     r.emaEvalLoss = avg.loss;
     r.emaEvalAccuracy = avg.accuracy;
-    log::info("step " + std::to_string(ctx.position.step) + " weight average (EMA of " +
+    log::info("step " + std::to_string(ctx.position().step) + " weight average (EMA of " +
               std::to_string(m_ema.updates()) + " updates): loss " + fmt(avg.loss) + " accuracy " + fmt(avg.accuracy));
   }
 
-  void onFinalTest(RunContext& ctx, RunSummary& s) override {
+  void onFinalTest(CallbackView& ctx, RunSummary& s) override {
     if (!m_ema.started()) return;
     const EvalFigures avg = evaluate(ctx, false);
     s.test.emaAccuracy = avg.accuracy;
@@ -42,9 +42,9 @@ class WeightAverage : public TrainCallback {
 
  private:
   // Loss and accuracy of the average (the model holds it meanwhile).
-  EvalFigures evaluate(RunContext& ctx, bool validation) {
-    EmaWeights::Swap swap(m_ema, *ctx.parts.model);
-    return ctx.evaluation->figures(validation, "evaluating the weight average");
+  EvalFigures evaluate(CallbackView& ctx, bool validation) {
+    EmaWeights::Swap swap(m_ema, ctx.model());
+    return ctx.evaluation().figures(validation, "evaluating the weight average");
   }
 
   EmaWeights m_ema;
@@ -52,9 +52,9 @@ class WeightAverage : public TrainCallback {
 
 }  // namespace
 
-std::unique_ptr<TrainCallback> makeWeightAverage(RunContext& ctx) {
-  if (!(ctx.cfg.train.ema.decay > 0)) return nullptr;
-  return std::make_unique<WeightAverage>(ctx.cfg.train.ema.decay);
+std::unique_ptr<TrainCallback> makeWeightAverage(CallbackView& ctx) {
+  if (!(ctx.cfg().train.ema.decay > 0)) return nullptr;
+  return std::make_unique<WeightAverage>(ctx.cfg().train.ema.decay);
 }
 
 }  // namespace studio
