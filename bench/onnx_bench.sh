@@ -82,7 +82,7 @@ echo "cnn: export with the checks and INT8 took $(awk -v a="$t0" -v b="$(date +%
 report cnn "$WORK/cnn-export" "$WORK/tests"
 
 "$CLI" train --preset finetune-photos --set data.root="$WORK/photos" --set "data.image_size=[$SIZE, $SIZE]" \
-  --set train.epochs=2 --set train.batch_size=32 --set data.val_fraction=0 --out "$WORK/resnet" > /dev/null
+  --set train.epochs=4 --set train.batch_size=32 --set data.val_fraction=0 --out "$WORK/resnet" > /dev/null
 t0=$(date +%s.%N)
 "$CLI" export "$(ls -d "$WORK"/resnet/*/ | head -1)" --out "$WORK/resnet-export" --format onnx --quantize int8 \
   --calibration-examples 100 > /dev/null

@@ -164,6 +164,9 @@ class CnnTest(unittest.TestCase):
         for kind in ("speed_fp32", "speed_int8"):
             self.assertGreater(q[kind]["batch1_latency_ms"], 0)
             self.assertGreater(q[kind]["batch32_examples_per_second"], 0)
+        self.assertAlmostEqual(q["speedup_batch1"],
+                               q["speed_fp32"]["batch1_latency_ms"] / q["speed_int8"]["batch1_latency_ms"], places=9)
+        self.assertIn("x fp32's speed at batch 1", self.text)
 
     def test_the_model_cards_snippets_run(self):
         self.assertEqual(self.code, 0, self.text)

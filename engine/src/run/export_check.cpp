@@ -50,7 +50,8 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
   } catch (const std::exception& e) {
     throw InputError(std::string("export: the check runs the exported model on the run's own examples, and the "
                                  "run's data could not be loaded: ") +
-                     e.what() + "; put the data back where the run's settings.json says, or export with --format torch");
+                     e.what() +
+                     "; put the data back where the run's settings.json says, or export with --format torch");
   }
   CheckExamples out;
   std::shared_ptr<ExampleSet> source = data.test;
@@ -70,7 +71,8 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
   if (mean.size() != width || std.size() != width) mean.assign(width, 0.0), std.assign(width, 1.0);
   LoaderOptions t;
   t.norm = Normalization::make(image, mean, std, torch::kCPU);
-  if (image && data.stored.larger(data.input)) std::tie(t.cropHeight, t.cropWidth) = std::pair(data.input.height, data.input.width);
+  if (image && data.stored.larger(data.input))
+    std::tie(t.cropHeight, t.cropWidth) = std::pair(data.input.height, data.input.width);
 
   const Examples parity = spread(*source, o.parityExamples);
   model.to(torch::kCPU);
@@ -99,8 +101,8 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
     const auto& train = data.train && data.train->size() > 0 ? data.train : source;
     tensors.emplace_back("calibration_x", spread(*train, o.calibrationExamples).x.contiguous());
   }
-  writeFileAtomically(file, safetensorsBytes(tensors, {{"split", out.split},
-                                                       {"split_size", std::to_string(out.splitSize)}}));
+  writeFileAtomically(file,
+                      safetensorsBytes(tensors, {{"split", out.split}, {"split_size", std::to_string(out.splitSize)}}));
   return out;
 }
 
@@ -170,10 +172,10 @@ std::vector<std::string> runExportCheck(const std::string& outDir, const std::st
   char tolerance[32], drop[32];
   std::snprintf(tolerance, sizeof tolerance, "%.17g", o.tolerance);
   std::snprintf(drop, sizeof drop, "%.17g", o.maxDrop);
-  return runCheckScript({"--export", outDir, "--examples", examples, "--format", o.format, "--opset",
-                         std::to_string(o.opset), "--quantize", o.quantize, "--calibration", o.calibration,
-                         "--tolerance", tolerance, "--max-drop", drop},
-                        outDir);
+  return runCheckScript(
+      {"--export", outDir, "--examples", examples, "--format", o.format, "--opset", std::to_string(o.opset),
+       "--quantize", o.quantize, "--calibration", o.calibration, "--tolerance", tolerance, "--max-drop", drop},
+      outDir);
 }
 
 }  // namespace studio

@@ -18,9 +18,9 @@ class Model;
 
 // What the examples file holds besides its tensors, for the model card.
 struct CheckExamples {
-  std::string split;                                  // test, validation or training: where they came from
-  int64_t splitSize = 0;                              // that split's examples
-  std::vector<int64_t> trainCounts, testCounts;       // per class (classifiers)
+  std::string split;                             // test, validation or training: where they came from
+  int64_t splitSize = 0;                         // that split's examples
+  std::vector<int64_t> trainCounts, testCounts;  // per class (classifiers)
 };
 
 // Loads the run's data as the run did and writes `file` (safetensors):
@@ -42,7 +42,6 @@ void checkExportPython(const ExportOptions& o);
 // Runs the check on the export folder; its lines (also in export.json's
 // figures). Exit 1 of the check: ExportCheckFailed with its words; exit 2:
 // InputError (a module missing, an opset the exporter refuses).
-std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples,
-                                        const ExportOptions& o);
+std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples, const ExportOptions& o);
 
 }  // namespace studio

@@ -76,8 +76,8 @@ std::string modelCard(const ModelCardFacts& f) {
   const bool regression = f.config.task.kind == TaskKind::regression;
   const bool torchscript = fs::exists(f.outDir + "/" + run_files::kExportedTorchScript);
   const bool onnx = exported.contains("onnx");
-  const std::string output = onnx ? exported["onnx"].value("output", std::string("logits"))
-                                  : (regression ? "values" : "logits");
+  const std::string output =
+      onnx ? exported["onnx"].value("output", std::string("logits")) : (regression ? "values" : "logits");
   std::ostringstream o;
 
   o << "# " << f.config.name << ": a " << task << " model trained with Training Studio\n\n"
@@ -99,7 +99,8 @@ std::string modelCard(const ModelCardFacts& f) {
   if (classifier)
     o << "- Output `" << output << "`: a logit per class, " << classes.size() << " classes in this order: ";
   else
-    o << "- Output `" << output << "`: " << pre.value("outputs", std::string()) << "; the " << (regression ? "targets" : "labels") << ": ";
+    o << "- Output `" << output << "`: " << pre.value("outputs", std::string()) << "; the "
+      << (regression ? "targets" : "labels") << ": ";
   const auto names =
       classifier ? classes : pre.value("targets", nlohmann::json::object()).value("names", std::vector<std::string>{});
   for (size_t i = 0; i < names.size(); ++i) o << (i ? ", " : "") << names[i];
@@ -131,8 +132,8 @@ std::string modelCard(const ModelCardFacts& f) {
   o << "## How it did\n\n";
   auto figure = [&](const char* key, const char* name, bool asPercent) {
     if (summary.contains(key) && summary[key].is_number())
-      o << "- " << name << ": " << (asPercent ? percent(summary[key].get<double>()) : number(summary[key].get<double>()))
-        << "\n";
+      o << "- " << name << ": "
+        << (asPercent ? percent(summary[key].get<double>()) : number(summary[key].get<double>())) << "\n";
   };
   figure("test_accuracy", "Test accuracy", true);
   figure("test_loss", "Test loss", false);
@@ -145,7 +146,8 @@ std::string modelCard(const ModelCardFacts& f) {
   std::vector<std::pair<double, std::string>> weak;
   if (report.contains("per_class"))
     for (const auto& c : report["per_class"])
-      if (c.contains("f1") && c["f1"].is_number()) weak.emplace_back(c["f1"].get<double>(), c.value("class", std::string()));
+      if (c.contains("f1") && c["f1"].is_number())
+        weak.emplace_back(c["f1"].get<double>(), c.value("class", std::string()));
   std::sort(weak.begin(), weak.end());
   if (!weak.empty()) {
     o << "- Per class (test, step " << report.value("step", 0) << "): F1 from " << number(weak.front().first, "%.3f")
@@ -154,35 +156,41 @@ std::string modelCard(const ModelCardFacts& f) {
   }
   if (exported.contains("checks"))
     for (const auto& c : exported["checks"])
-      o << "- `" << c.value("file", std::string()) << "` answers as the studio does (" << c.value("loaded_with", std::string())
-        << "): largest difference " << number(c.value("largest_difference", 0.0), "%.3g") << " on "
-        << c.value("examples", 0) << " examples" << (c.value("passed", false) ? "" : ", **over the tolerance**")
-        << ".\n";
+      o << "- `" << c.value("file", std::string()) << "` answers as the studio does ("
+        << c.value("loaded_with", std::string()) << "): largest difference "
+        << number(c.value("largest_difference", 0.0), "%.3g") << " on " << c.value("examples", 0) << " examples"
+        << (c.value("passed", false) ? "" : ", **over the tolerance**") << ".\n";
   if (exported.contains("int8")) {
     const auto& q = exported["int8"];
     const bool r2 = q.value("figure", std::string()) == "r2";
     auto show = [&](double v) { return r2 ? number(v, "%.4f") : percent(v); };
     o << "- INT8 (`model.int8.onnx`, " << q.value("calibration", std::string()) << " calibration on "
       << q.value("calibration_examples", 0) << " training examples): " << q.value("figure", std::string()) << " "
-      << show(q.value("fp32", 0.0)) << " in fp32, " << show(q.value("int8", 0.0)) << " in int8 on " << q.value("examples", 0)
-      << " " << q.value("split", std::string("test")) << " examples; on the CPU in ONNX Runtime batch 1 takes "
+      << show(q.value("fp32", 0.0)) << " in fp32, " << show(q.value("int8", 0.0)) << " in int8 on "
+      << q.value("examples", 0) << " " << q.value("split", std::string("test"))
+      << " examples; on the CPU in ONNX Runtime batch 1 takes "
       << number(q["speed_fp32"].value("batch1_latency_ms", 0.0), "%.3f") << " ms in fp32 and "
-      << number(q["speed_int8"].value("batch1_latency_ms", 0.0), "%.3f") << " ms in int8.\n";
+      << number(q["speed_int8"].value("batch1_latency_ms", 0.0), "%.3f") << " ms in int8 ("
+      << number(q.value("speedup_batch1", 0.0), "%.2f") << "x; " << number(q.value("speedup_batch32", 0.0), "%.2f")
+      << "x at batch 32).\n";
   }
   o << "\n";
 
   o << "## How it was trained\n\n"
-    << "- Started " << runDate(f.outDir) << " on " << summary.value("device", f.runInfo.value("device", std::string("?")))
-    << "; " << summary.value("steps", 0) << " optimizer steps, " << summary.value("epochs", 0) << " epochs.\n"
-    << "- Optimizer " << setting(settings, "optimizer", "kind") << ", learning rate " << setting(settings, "optimizer", "lr")
-    << ", weight decay " << setting(settings, "optimizer", "weight_decay") << "; schedule "
-    << setting(settings, "schedule", "kind") << "; batch " << setting(settings, "train", "batch_size") << "; precision "
-    << setting(settings, "precision", "mode") << "; loss " << setting(settings, "loss", "kind") << ".\n"
+    << "- Started " << runDate(f.outDir) << " on "
+    << summary.value("device", f.runInfo.value("device", std::string("?"))) << "; " << summary.value("steps", 0)
+    << " optimizer steps, " << summary.value("epochs", 0) << " epochs.\n"
+    << "- Optimizer " << setting(settings, "optimizer", "kind") << ", learning rate "
+    << setting(settings, "optimizer", "lr") << ", weight decay " << setting(settings, "optimizer", "weight_decay")
+    << "; schedule " << setting(settings, "schedule", "kind") << "; batch " << setting(settings, "train", "batch_size")
+    << "; precision " << setting(settings, "precision", "mode") << "; loss " << setting(settings, "loss", "kind")
+    << ".\n"
     << "- Versions: Training Studio " << STUDIO_VERSION << ", LibTorch "
     << f.runInfo.value("libtorch_version", std::string("?"));
   if (exported.contains("onnx"))
     o << "; exported with torch " << exported.value("torch", std::string("?")) << ", ONNX opset "
-      << exported["onnx"].value("opset", 0) << ", onnxruntime " << exported["onnx"].value("onnxruntime", std::string("?"));
+      << exported["onnx"].value("opset", 0) << ", onnxruntime "
+      << exported["onnx"].value("onnxruntime", std::string("?"));
   o << ". `settings.json` holds every setting.\n\n";
 
   const std::string dims = table ? "1, " + std::to_string(shape.value("features", 0))
@@ -205,13 +213,14 @@ std::string modelCard(const ModelCardFacts& f) {
     o << "ONNX Runtime (Python):\n\n```python\nimport numpy as np, onnxruntime as ort\n"
       << "session = ort.InferenceSession(\"model.onnx\", providers=[\"CPUExecutionProvider\"])\n"
       << "print(session.run([\"" << output << "\"], {\"input\": np.zeros((" << dims << "), np.float32)})[0])\n```\n\n"
-      << "ONNX Runtime (C++):\n\n```cpp\nOrt::Env env; Ort::Session session(env, \"model.onnx\", Ort::SessionOptions{});\n"
+      << "ONNX Runtime (C++):\n\n```cpp\nOrt::Env env; Ort::Session session(env, \"model.onnx\", "
+         "Ort::SessionOptions{});\n"
       << "std::vector<int64_t> shape{" << dims << "}; std::vector<float> x(" << elements << ");\n"
       << "auto in = Ort::Value::CreateTensor<float>(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault), "
          "x.data(), x.size(), shape.data(), shape.size());\n"
       << "const char* inputs[] = {\"input\"}; const char* outputs[] = {\"" << output << "\"};\n"
-      << "auto y = session.Run(Ort::RunOptions{}, inputs, &in, 1, outputs, 1);  // y[0]: [1, "
-      << names.size() << "]\n```\n\n";
+      << "auto y = session.Run(Ort::RunOptions{}, inputs, &in, 1, outputs, 1);  // y[0]: [1, " << names.size()
+      << "]\n```\n\n";
   } else {
     o << "For ONNX Runtime, export again with `training-studio-cli export RUN --out DIR --format onnx`.\n\n";
   }
