@@ -15,6 +15,8 @@ for f in ./usr/bin/training-studio ./usr/bin/training-studio-cli \
          ./usr/libexec/training-studio/training-studio ./usr/libexec/training-studio/training-studio-cli \
          ./usr/libexec/training-studio/install-libtorch \
          ./usr/share/training-studio/presets/fashion-mnist-cnn.json \
+         ./usr/share/training-studio/search/studio_search.py \
+         ./usr/share/training-studio/export/studio_export.py \
          ./usr/share/applications/training-studio.desktop \
          ./usr/share/icons/hicolor/scalable/apps/training-studio.svg \
          ./usr/share/metainfo/io.github.training_studio.TrainingStudio.metainfo.xml \
