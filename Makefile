@@ -128,6 +128,7 @@ bench: build
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/finetune_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/photo_pipeline_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/onnx_bench.sh $(BUILD)
+	bash bench/search_shared_bench.sh $(BUILD)
 
 # Every benchmark of make bench at tiny sizes, one round each: that each still
 # runs to its end (CI runs it; the figures it prints are not measurements).
@@ -144,6 +145,7 @@ bench-smoke: build
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/finetune_bench.sh $(BUILD)
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/photo_pipeline_bench.sh $(BUILD)
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/onnx_bench.sh $(BUILD)
+	BENCH_SMOKE=1 bash bench/search_shared_bench.sh $(BUILD)
 
 # A long run with the window attached (offscreen), metrics every step: resident
 # memory, dropped records and the UI thread's share (bench/RESULTS.md).

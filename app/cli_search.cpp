@@ -67,9 +67,43 @@ SearchCommand::SearchCommand(CLI::App& app) {
   m_cmd->add_option("--name", m_spec.name, "The study's name (default: the settings' name and the time)");
   m_cmd->add_option("--out", m_out, "Folder for run folders and the study (output.dir)")->check(kNamesSomething);
   m_cmd->add_flag("--then-train", m_spec.thenTrain, "At the end, train the best settings without --trial-set");
+  m_cmd->add_option("--storage", m_spec.storage,
+                    "Keep the study in a database that other machines' runners join: postgresql://USER@HOST/DB "
+                    "(or mysql://); the password from PGPASSWORD or ~/.pgpass, never in the URL");
+  m_cmd
+      ->add_flag("--join", m_join,
+                 "Add this machine's runner to the study --study in --storage: its trials train here, under --out")
+      ->excludes(m_settings.preset)
+      ->excludes(m_settings.config);
+  m_cmd->add_option("--study", m_study, "The study to --join (its --name)");
+}
+
+int SearchCommand::join() {
+  if (m_spec.storage.empty() || m_study.empty())
+    throw ConfigFileError("search --join needs --storage URL and --study NAME (the study's --name)");
+  checkStorageUrl(m_spec.storage);
+  if (!m_resume.empty()) throw ConfigFileError("search --join: --resume continues a study of this machine's");
+  // The spec comes from the study in the database: the runner reads it there
+  // and writes the study's search.json here. What this machine adds: how many
+  // trials at once, where its runs go, and the space it expects (checked).
+  nlohmann::json local{{"join", true},
+                       {"storage", m_spec.storage},
+                       {"name", m_study},
+                       {"parallel", m_parallel->count() ? m_spec.parallel : 1},
+                       {"output_dir", m_out.empty() ? std::string("runs") : m_out}};
+  if (!m_space.empty()) {
+    nlohmann::json texts = nlohmann::json::array();
+    for (const auto& text : m_space) texts.push_back(searchParamText(parseSearchParam(text)));
+    local["space_texts"] = texts;
+  }
+  if (m_trials->count()) local["trials"] = m_spec.trials;
+  const std::string folder = (fs::path(local["output_dir"].get<std::string>()) / ("search-" + m_study)).string();
+  return startRunner(folder, local, /*joining=*/true);
 }
 
 int SearchCommand::run() {
+  if (m_join) return join();
+  if (!m_study.empty()) throw ConfigFileError("search: --study names the study to --join; a new study's is --name");
   std::string folder;
   nlohmann::json spec;
   if (!m_resume.empty()) {
@@ -103,6 +137,10 @@ int SearchCommand::run() {
       std::fprintf(stderr, "search: continuing the study in %s\n", folder.c_str());
     }
   }
+  return startRunner(folder, spec, /*joining=*/false);
+}
+
+int SearchCommand::startRunner(const std::string& folder, const nlohmann::json& spec, bool joining) {
   fs::create_directories(folder);
   // One search of a study at a time: the lock passes to the runner (kept
   // open across exec) and ends with it, however it ends.
@@ -135,6 +173,7 @@ int SearchCommand::run() {
   // -B: no __pycache__ beside the script (the package's share/ is not writable).
   std::vector<std::string> args{python, "-B", script, "--study", folder, "--cli", self};
   if (m_spec.thenTrain) args.emplace_back("--then-train");
+  if (joining) args.emplace_back("--join");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -3,7 +3,10 @@
 //   --space key=float:LOW:HIGH[:log] | key=int:LOW:HIGH[:log|pow2] | key=choice:A,B,... (repeatable)
 //   [--trial-set key=value ...] [--enqueue "key=value ..."] [--metric eval_accuracy] [--direction D]
 //   [--trials 20] [--sampler tpe|random|grid] [--pruner hyperband|halving|median|none] [--parallel N]
-//   [--seed S] [--name NAME] [--out DIR] [--then-train]
+//   [--seed S] [--name NAME] [--out DIR] [--then-train] [--storage postgresql://USER@HOST/DB]
+// training-studio-cli search --join --storage URL --study NAME [--space ...] [--parallel N] [--out DIR]
+//   adds this machine's runner to a study in a database (the study's spec is
+//   in its user attributes; --space, when given, must be the study's).
 // Checks the whole search here (studio/search_space.h), writes the study's
 // search.json into <output.dir>/search-<name>/, and hands the process to
 // the Optuna runner (resources/search/studio_search.py) in the studio's
@@ -11,6 +14,7 @@
 // train`, prunes and records. Thread: the CLI's main thread.
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -29,10 +33,16 @@ class SearchCommand {
   int run();
 
  private:
+  int join();
+  int startRunner(const std::string& folder, const nlohmann::json& spec, bool joining);
+
+ public:
+ private:
   CLI::App* m_cmd = nullptr;
   SettingsSource m_settings;
   std::vector<std::string> m_space;
-  std::string m_resume, m_out;
+  std::string m_resume, m_out, m_study;
+  bool m_join = false;
   SearchSpec m_spec;
   CLI::Option *m_trials = nullptr, *m_parallel = nullptr;
 };

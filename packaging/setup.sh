@@ -15,7 +15,10 @@
 #     search's samplers, pruners and study storage), optuna-dashboard (a
 #     study's web view), scikit-learn (Optuna's fANOVA importances; the
 #     metrics' references), and onnx, onnxscript and onnxruntime (export
-#     --format onnx writes and checks model.onnx with them).
+#     --format onnx writes and checks model.onnx with them), psycopg2 (a
+#     search's study in PostgreSQL, search --storage)
+#   - PostgreSQL's server, which test_search_shared starts in a temporary
+#     folder (a study shared by several runners)
 # Prints the virtual environment's path on its last line.
 #
 # The installed package (make package: build/package/training-studio_*.deb,
@@ -40,7 +43,7 @@ debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libprotobuf-dev protobuf-compiler libcrcutil-dev libgloo-dev libgoogle-perftools-dev
       help2man desktop-file-utils appstream dpkg-dev
       ninja-build ccache gdb xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev clang-format
-      python3-venv fonts-dejavu-core)
+      python3-venv fonts-dejavu-core postgresql)
 
 missing=()
 for p in "${debs[@]}"; do
@@ -66,7 +69,7 @@ try:
     ok = m.version("torch").split("+")[0] == "$torch_version"
     m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors"); m.version("tensorboard")
     m.version("optuna"); m.version("optuna-dashboard"); m.version("scikit-learn")
-    m.version("onnx"); m.version("onnxscript"); m.version("onnxruntime")
+    m.version("onnx"); m.version("onnxscript"); m.version("onnxruntime"); m.version("psycopg2-binary")
     ok = ok and m.version("torchvision").split("+")[0] == "$torchvision_version"
     print("ok" if ok else "")
 except Exception:
@@ -74,8 +77,8 @@ except Exception:
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn, onnx, onnxscript, onnxruntime and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn, onnx, onnxscript, onnxruntime, psycopg2-binary and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn onnx onnxscript onnxruntime "cmake>=3.28" >&2
+      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn onnx onnxscript onnxruntime psycopg2-binary "cmake>=3.28" >&2
 fi
 echo "$venv"

@@ -20,6 +20,12 @@ Files in the study's folder:
                each event: trials, best, importances (fANOVA, Optuna's)
 A run folder of a trial holds trial.json: its study, number, state, values.
 
+With --storage (search.json's "storage") the study is in a database that
+other machines' runners join (`search --join`, shared_storage.py): the
+study's spec is in its user attributes, each trial records its machine, and
+a runner's running trials have heartbeats, so that a runner joining after one
+died takes its trials over.
+
 Killing this runner (any signal, even SIGKILL) stops its trials with a
 checkpoint (they run with STUDIO_STOP_WITH_PARENT); `search --resume DIR`
 resumes those trials in their folders under their numbers, so no trial is
@@ -32,6 +38,7 @@ second search of the same study is refused while one runs. Exit status: 0 done, 
 failed, 2 bad input (the storage is not Optuna's), 130 stopped.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -39,6 +46,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 # A stop asked for while the runner still starts (importing Optuna takes a
 # second; the window's Stop can come then): remembered, and the study ends
@@ -54,6 +62,8 @@ signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 from search_files import (check_storage, distribution, evaluations_before, fail, finite, metrics_values, say,
                           setting_text, typed_value, write_json)
 
+import shared_storage
+
 try:
     import optuna
     from optuna.trial import TrialState
@@ -63,12 +73,20 @@ except ImportError:
 
 
 class Search:
-    def __init__(self, folder, cli, then_train):
+    def __init__(self, folder, cli, then_train, join=False):
         self.folder = os.path.abspath(folder)
         self.cli = cli
         self.then_train = then_train
         with open(os.path.join(self.folder, "search.json")) as f:
             self.spec = json.load(f)
+        # A study in a database (--storage) is shared with other machines' runners; a joining runner reads
+        # the study's spec there and writes it here, with its own parallel and output folder.
+        self.url = self.spec.get("storage") or ""
+        self.storage = shared_storage.open_storage(optuna, self.url) if self.url else None
+        if join:
+            self.spec = shared_storage.joined_spec(optuna, self.storage, self.spec, self.url)
+            write_json(os.path.join(self.folder, "search.json"), self.spec)
+        self.trial_ids = {}  # trial number -> Optuna's trial id, for the heartbeats
         s = self.spec
         self.name = s["name"]
         self.metric = s["metric"]
@@ -96,15 +114,21 @@ class Search:
         self.state = "running"
         self.unfinished = []
         storage_file = os.path.join(self.folder, "study.db")
-        check_storage(storage_file)
+        if not self.url:
+            check_storage(storage_file)
+            self.storage = f"sqlite:///{storage_file}"
+        self.storage_text = self.url or storage_file
         seed = int(s["seed"])
-        if os.path.exists(storage_file):
+        if self.url or os.path.exists(storage_file):
             # A resumed study: a sampler seeded as at its start would draw its
-            # first values again; its seed moves on by the trials it holds.
+            # first values again; its seed moves on by the trials it holds
+            # (a joining runner's too: it must not draw the values of the first).
             try:
-                seed += len(optuna.load_study(study_name=self.name, storage=f"sqlite:///{storage_file}").trials)
+                seed += len(optuna.load_study(study_name=self.name, storage=self.storage).trials)
             except Exception:  # no such study yet, or a storage create_study refuses below with why
                 pass
+            if self.url:
+                seed += os.getpid() % 100003  # two runners joining at once draw apart
         sampler = {
             "tpe": lambda: optuna.samplers.TPESampler(seed=seed),
             "random": lambda: optuna.samplers.RandomSampler(seed=seed),
@@ -118,14 +142,16 @@ class Search:
         }[s["pruner"]]()
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         try:
-            self.study = optuna.create_study(storage=f"sqlite:///{storage_file}", study_name=self.name,
+            self.study = optuna.create_study(storage=self.storage, study_name=self.name,
                                              sampler=sampler, pruner=pruner, direction=s["direction"],
                                              load_if_exists=True)
         except Exception as e:  # a damaged file, another version's schema
-            fail(f"{storage_file} cannot be opened as Optuna's storage: {e}")
+            fail(f"{self.storage_text} cannot be opened as Optuna's storage: {e}")
         if self.study.direction.name.lower() != s["direction"]:
-            fail(f"{storage_file}: the study {self.name} there is to {self.study.direction.name.lower()}, "
+            fail(f"{self.storage_text}: the study {self.name} there is to {self.study.direction.name.lower()}, "
                  f"not to {s['direction']}")
+        if self.url:
+            shared_storage.publish_spec(self.study, s)
         self.target = int(s["trials"])
         if s["sampler"] == "grid":
             size = 1
@@ -216,6 +242,7 @@ class Search:
             "value": finite(t.value) if t.state == TrialState.COMPLETE else None,
             "intermediate": {str(k): finite(v) for k, v in sorted(inter.items())},
             "run_dir": live.get("run_dir") or t.user_attrs.get("run_dir"),
+            "machine": t.user_attrs.get("machine", ""),
             "error": t.user_attrs.get("error", ""),
         }
 
@@ -315,7 +342,10 @@ class Search:
         for k, v in params.items():
             args += ["--set", f"{k}={setting_text(v)}"]
         args += ["--set", f"name={self.name}-t{number}"[:105]]
-        if self.threads_each and "performance.threads" not in params:
+        # The cores shared between the trials at once, unless the settings give each its threads (two runners
+        # on one machine, say, each with --set performance.threads=1).
+        if self.threads_each and "performance.threads" not in params and \
+                not self.spec["base"]["performance"].get("threads"):
             args += ["--set", f"performance.threads={self.threads_each}"]
         return args, env
 
@@ -473,16 +503,41 @@ class Search:
             if self.stopping:
                 return None
             trial = None
+            # In a shared study a running trial is another runner's unless its heartbeats stopped.
+            stale = shared_storage.stale_trial_ids(self.storage, self.study) if self.url else None
             for t in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-                if t.number not in self.live:
+                if t.number not in self.live and (stale is None or t._trial_id in stale):
                     trial = optuna.trial.Trial(self.study, t._trial_id)
                     break
             if trial is None:
-                if len(self.counted()) >= self.target:
-                    return None
-                trial = self.study.ask(self.dists)
-            self.live[trial.number] = {"intermediate": {}, "run_dir": trial.user_attrs.get("run_dir")}
+                with (shared_storage.one_runner_at_a_time(self.storage, self.url, self.name) if self.url
+                      else contextlib.nullcontext()):
+                    if len(self.counted()) >= self.target:
+                        return None
+                    trial = self.study.ask(self.dists)
+            run_dir = trial.user_attrs.get("run_dir")
+            here = shared_storage.machine()
+            if self.url and trial.user_attrs.get("machine", here) != here or (run_dir and not os.path.isdir(run_dir)):
+                run_dir = None  # another machine's folder: trained again here, in a folder of its own
+            if self.url:
+                trial.set_user_attr("machine", here)
+                trial.set_user_attr("runner", shared_storage.runner_name())
+                self.trial_ids[trial.number] = trial._trial_id
+                self.storage.record_heartbeat(trial._trial_id)
+            self.live[trial.number] = {"intermediate": {}, "run_dir": run_dir}
             return trial
+
+    def heartbeat_loop(self):
+        """This runner's running trials are alive (Optuna's heartbeat): no other runner takes them over."""
+        while True:
+            time.sleep(shared_storage.HEARTBEAT_SECONDS)
+            with self.lock:
+                for number, live in self.live.items():
+                    if number in self.children and number in self.trial_ids:
+                        try:
+                            self.storage.record_heartbeat(self.trial_ids[number])
+                        except Exception as e:  # the database away a moment: said, tried again
+                            say(f"search: heartbeat of trial {number}: {e}")
 
     def stop(self, signum, frame):
         with self.lock:
@@ -500,6 +555,8 @@ class Search:
         self.plan_devices()
         self.snapshot()
         threading.Thread(target=self.importance_loop, daemon=True).start()
+        if self.url:
+            threading.Thread(target=self.heartbeat_loop, daemon=True).start()
         active = {}
         failures = 0
 
@@ -544,7 +601,7 @@ class Search:
     def summary(self, record):
         say("")
         say(f"study {self.name}: {len(record['trials'])} trial(s), {self.metric} "
-            f"({'higher' if self.maximize else 'lower'} is better); storage {self.folder}/study.db")
+            f"({'higher' if self.maximize else 'lower'} is better); storage {self.storage_text}")
         keys = list(self.space)
         say(f"{'#':>4}  {'state':<10} {self.metric:>14}  " + "  ".join(keys))
         for t in record["trials"]:
@@ -580,8 +637,9 @@ def main():
     ap.add_argument("--study", required=True)
     ap.add_argument("--cli", required=True)
     ap.add_argument("--then-train", action="store_true")
+    ap.add_argument("--join", action="store_true", help="search.json names a study in a database to join")
     a = ap.parse_args()
-    search = Search(a.study, a.cli, a.then_train)
+    search = Search(a.study, a.cli, a.then_train, a.join)
     signal.signal(signal.SIGINT, search.stop)
     signal.signal(signal.SIGTERM, search.stop)
     if _stopped_early:

@@ -197,7 +197,26 @@ TrainConfig trialConfig(const SearchSpec& spec, const std::vector<std::string>& 
   return c;
 }
 
+void checkStorageUrl(const std::string& url) {
+  const auto scheme = url.find("://");
+  const std::string kind = scheme == std::string::npos ? "" : url.substr(0, scheme);
+  if (kind != "postgresql" && kind != "mysql")
+    throw ConfigFileError(
+        "--storage " + url +
+        ": give a database URL, postgresql://USER@HOST[:PORT]/DATABASE or mysql://USER@HOST/DATABASE");
+  const std::string rest = url.substr(scheme + 3);
+  const auto at = rest.rfind('@');
+  if (at != std::string::npos && rest.substr(0, at).find(':') != std::string::npos)
+    throw ConfigFileError(
+        "--storage: the URL holds a password, which would be written to the study's search.json "
+        "and logs; give postgresql://USER@HOST/DATABASE and the password in PGPASSWORD or "
+        "~/.pgpass (MYSQL_PWD for MySQL)");
+  if (rest.find('/') == std::string::npos || rest.back() == '/')
+    throw ConfigFileError("--storage " + url + ": name the database after the host (postgresql://USER@HOST/DATABASE)");
+}
+
 void checkSearch(SearchSpec& spec) {
+  if (!spec.storage.empty()) checkStorageUrl(spec.storage);
   std::vector<std::string> problems;
   auto bad = [&](const std::string& s) { problems.push_back(s); };
   TrainConfig trialBase = spec.base;
@@ -322,20 +341,22 @@ nlohmann::json searchSpecJson(const SearchSpec& spec) {
     }
     space.push_back(j);
   }
-  return nlohmann::json{{"format", 1},
-                        {"name", spec.name},
-                        {"base", toJson(spec.base)},
-                        {"space", space},
-                        {"trial_settings", spec.trialSettings},
-                        {"enqueued", spec.enqueued},
-                        {"metric", spec.metric},
-                        {"direction", spec.direction},
-                        {"trials", spec.trials},
-                        {"sampler", spec.sampler},
-                        {"pruner", spec.pruner},
-                        {"parallel", spec.parallel},
-                        {"seed", spec.seed},
-                        {"metrics_header", metricsCsvHeader()}};
+  nlohmann::json out{{"format", 1},
+                     {"name", spec.name},
+                     {"base", toJson(spec.base)},
+                     {"space", space},
+                     {"trial_settings", spec.trialSettings},
+                     {"enqueued", spec.enqueued},
+                     {"metric", spec.metric},
+                     {"direction", spec.direction},
+                     {"trials", spec.trials},
+                     {"sampler", spec.sampler},
+                     {"pruner", spec.pruner},
+                     {"parallel", spec.parallel},
+                     {"seed", spec.seed},
+                     {"metrics_header", metricsCsvHeader()}};
+  if (!spec.storage.empty()) out["storage"] = spec.storage;  // a study's own study.db: no key, as before
+  return out;
 }
 
 SearchSpec searchSpecFromJson(const nlohmann::json& j, const std::string& file) {
@@ -355,6 +376,7 @@ SearchSpec searchSpecFromJson(const nlohmann::json& j, const std::string& file) 
     s.pruner = j.at("pruner").get<std::string>();
     s.parallel = j.at("parallel").get<int>();
     s.seed = j.at("seed").get<int64_t>();
+    s.storage = j.value("storage", std::string());
     return s;
   } catch (const ConfigFileError&) {
     throw;

@@ -62,7 +62,17 @@ struct SearchSpec {
   int parallel = 1;
   int64_t seed = 0;
   bool thenTrain = false;
+  // Optuna's RDB storage shared by several machines' runners
+  // ("postgresql://USER@HOST[:PORT]/DB" or "mysql://..."); "" : the study's
+  // own study.db (SQLite) in its folder. Never with a password in it: the
+  // password comes from PGPASSWORD or ~/.pgpass (checkStorageUrl).
+  std::string storage;
 };
+
+// A storage URL a study may use: postgresql:// or mysql://, without a
+// password (it would be written to search.json and the logs). Throws
+// ConfigFileError saying what is wrong.
+void checkStorageUrl(const std::string& url);
 
 inline constexpr const char* kSearchSamplers[] = {"tpe", "random", "grid"};
 inline constexpr const char* kSearchPruners[] = {"hyperband", "halving", "median", "none"};
