@@ -264,6 +264,60 @@ class TestSearchDock : public QObject {
     QCOMPARE(dock->trials()->rowCount(), 2);
     for (int r = 0; r < 2; ++r) QCOMPARE(dock->trials()->item(r, 1)->text(), QString("completed"));
   }
+
+  // Issue 46: Join study… runs this machine's runner on a study in
+  // PostgreSQL (a server started for the test) that another runner began;
+  // the dock lists every trial of the study with the machine that trained it.
+  void joinFollowsAStudyInADatabase() {
+    const QString helper = test::env("STUDIO_TEST_SCRIPTS") + "/postgres_server.py";
+    QProcess start;
+    start.start(test::env("STUDIO_PYTHON"), {helper, "start"});
+    QVERIFY(start.waitForFinished(60000));
+    const QStringList said = QString::fromUtf8(start.readAllStandardOutput()).split(' ', Qt::SkipEmptyParts);
+    QVERIFY2(start.exitCode() == 0 && said.size() == 3, start.readAllStandardError().constData());
+    const QString server = said[2].trimmed();
+    const QString url = "postgresql://studio@127.0.0.1:" + said[0].trimmed() + "/study";
+    qputenv("PGPASSWORD", said[1].trimmed().toUtf8());
+    // Machine A: a study of 4 trials of a few seconds each, begun outside the window.
+    QProcess first;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("STUDIO_MACHINE", "machine-a");
+    first.setProcessEnvironment(env);
+    first.setProcessChannelMode(QProcess::MergedChannels);
+    const QString base = m_dir.path() + "/joined-base.json";
+    saveConfigFile(trialBase(m_dir.path() + "/machine-a"), base.toStdString());
+    first.start(test::env("STUDIO_CLI"), {"search", "--config", base, "--set", "train.epochs=3", "--space",
+                                          "optimizer.lr=float:0.01:0.1:log", "--trials", "4", "--pruner", "none",
+                                          "--storage", url, "--name", "joined", "--out", m_dir.path() + "/machine-a"});
+    QByteArray heard;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (heard += first.readAll()).contains("trial 0: started") || first.state() == QProcess::NotRunning, kTimeout);
+    QVERIFY2(first.state() == QProcess::Running, heard.constData());
+    // Machine B: the window.
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    ui::StudyPanel* dock = window.studyPanel();
+    dock->setRunsDir(m_dir.path() + "/machine-b");
+    QSignalSpy ended(dock, &ui::StudyPanel::finished);
+    qputenv("STUDIO_MACHINE", "machine-b");
+    QVERIFY(dock->join(url, "joined", 1));
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
+    qunsetenv("STUDIO_MACHINE");
+    QVERIFY(first.state() == QProcess::NotRunning || first.waitForFinished(kTimeout));  // false when ended already
+    QCOMPARE(first.exitCode(), 0);
+    QCOMPARE(ended.first().first().toInt(), 0);
+    dock->refresh();
+    QTableWidget* t = dock->trials();
+    QCOMPARE(t->rowCount(), 4);
+    const int machine = t->columnCount() - 1;
+    QCOMPARE(t->horizontalHeaderItem(machine)->text(), QString("Machine"));
+    std::set<QString> machines;
+    for (int r = 0; r < 4; ++r) {
+      QCOMPARE(t->item(r, 1)->text(), QString("completed"));
+      machines.insert(t->item(r, machine)->text());
+    }
+    QVERIFY2(machines == (std::set<QString>{"machine-a", "machine-b"}), qPrintable(QString::number(machines.size())));
+    QProcess::execute(test::env("STUDIO_PYTHON"), {helper, "stop", server});
+  }
 };
 
 QTEST_MAIN(TestSearchDock)

@@ -87,6 +87,7 @@ class Search:
             self.spec = shared_storage.joined_spec(optuna, self.storage, self.spec, self.url)
             write_json(os.path.join(self.folder, "search.json"), self.spec)
         self.trial_ids = {}  # trial number -> Optuna's trial id, for the heartbeats
+        self.stale_now = set()  # the running trials whose runners stopped, as the last snapshot saw them
         s = self.spec
         self.name = s["name"]
         self.metric = s["metric"]
@@ -229,6 +230,8 @@ class Search:
         state = "pruned" if t.state == TrialState.PRUNED else t.state.name.lower()
         if t.state == TrialState.RUNNING and (live.get("stopped") or t.number not in self.live):
             state = "stopped"  # not training now: resumable, in its folder
+            if self.url and t.number not in self.live and t._trial_id not in self.stale_now:
+                state = "running"  # another machine's runner trains it
         if t.state == TrialState.FAIL:
             state = "failed"
         if t.state == TrialState.COMPLETE:
@@ -251,6 +254,8 @@ class Search:
             if state:
                 self.state = state
             state = self.state
+            if self.url:
+                self.stale_now = shared_storage.stale_trial_ids(self.storage, self.study)
             trials = [self.trial_entry(t) for t in self.study.get_trials(deepcopy=False)]
             done = [t for t in trials if t["state"] == "completed" and t["value"] is not None]
             best = None
@@ -527,6 +532,13 @@ class Search:
             self.live[trial.number] = {"intermediate": {}, "run_dir": run_dir}
             return trial
 
+    def others_running(self):
+        """Trials other runners train now (running, their heartbeats fresh)."""
+        with self.lock:
+            stale = shared_storage.stale_trial_ids(self.storage, self.study)
+            return any(t.number not in self.live and t._trial_id not in stale
+                       for t in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
+
     def heartbeat_loop(self):
         """This runner's running trials are alive (Optuna's heartbeat): no other runner takes them over."""
         while True:
@@ -591,6 +603,11 @@ class Search:
                 break
         for th, _ in active.values():
             th.join()
+        # A shared study: this runner's trials are done; it follows the other machines' until they end, so that
+        # study.json (and the window's dock) shows the whole study.
+        while self.url and not self.stopping and self.others_running():
+            self.snapshot()
+            time.sleep(shared_storage.HEARTBEAT_SECONDS)
         self.update_importances()
         with self.lock:
             self.unfinished = [n for n, live in self.live.items() if live.get("stopped")]

@@ -5,7 +5,9 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSplitter>
@@ -62,6 +64,7 @@ StudyPanel::StudyPanel(QWidget* parent)
       m_status(new QLabel(tr("No search yet: Search… sets one up."))),
       m_search(new QPushButton(tr("Search…"))),
       m_open(new QPushButton(tr("Open study…"))),
+      m_join(new QPushButton(tr("Join study…"))),
       m_stop(new QPushButton(tr("Stop"))),
       m_resume(new QPushButton(tr("Resume"))),
       m_trainBest(new QPushButton(tr("Train best"))),
@@ -79,7 +82,10 @@ StudyPanel::StudyPanel(QWidget* parent)
       tr("Put the best trial's settings (without the trial-only settings) in the form and "
          "start them"));
   auto* buttons = new QHBoxLayout;
-  for (QPushButton* b : {m_search, m_open, m_stop, m_resume, m_trainBest}) buttons->addWidget(b);
+  m_join->setObjectName("joinStudy");
+  m_join->setToolTip(
+      tr("Train trials of a study in a database (PostgreSQL) on this machine, beside the other machines' runners"));
+  for (QPushButton* b : {m_search, m_open, m_join, m_stop, m_resume, m_trainBest}) buttons->addWidget(b);
   buttons->addStretch(1);
   m_table->setObjectName("studyTrials");
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -114,6 +120,21 @@ StudyPanel::StudyPanel(QWidget* parent)
   connect(m_open, &QPushButton::clicked, this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("A study's folder (search-NAME)"), m_runsDir);
     if (!dir.isEmpty()) openStudy(dir);
+  });
+  connect(m_join, &QPushButton::clicked, this, [this] {
+    bool ok = false;
+    const QString url =
+        QInputDialog::getText(this, tr("Join a study"),
+                              tr("The study's database (postgresql://USER@HOST/DATABASE; the password from "
+                                 "PGPASSWORD or ~/.pgpass):"),
+                              QLineEdit::Normal, QString(), &ok);
+    if (!ok || url.isEmpty()) return;
+    const QString study =
+        QInputDialog::getText(this, tr("Join a study"), tr("The study's name:"), QLineEdit::Normal, QString(), &ok);
+    if (!ok || study.isEmpty()) return;
+    const int parallel =
+        QInputDialog::getInt(this, tr("Join a study"), tr("Trials at once on this machine:"), 1, 1, 64, 1, &ok);
+    if (ok) join(url, study, parallel);
   });
   connect(m_stop, &QPushButton::clicked, this, &StudyPanel::stop);
   connect(m_resume, &QPushButton::clicked, this, &StudyPanel::resume);
@@ -200,6 +221,13 @@ bool StudyPanel::start(const TrainConfig& base, const QStringList& args) {
   m_folder.clear();
   m_study = nlohmann::json::object();
   return launch(QStringList{"search", "--config", m_baseFile->fileName(), "--out", m_runsDir} + args);
+}
+
+bool StudyPanel::join(const QString& url, const QString& study, int parallel) {
+  m_folder.clear();
+  m_study = nlohmann::json::object();
+  return launch({"search", "--join", "--storage", url, "--study", study, "--parallel", QString::number(parallel),
+                 "--out", m_runsDir});
 }
 
 bool StudyPanel::resume() {
@@ -314,6 +342,17 @@ void StudyPanel::fillTable() {
       m_table->setItem(r, 3 + static_cast<int>(k),
                        new QTableWidgetItem(t["params"].contains(keys[k]) ? text(t["params"][keys[k]]) : QString()));
     if (selected.count(t.value("number", -1))) m_table->selectRow(r);
+  }
+  // A study shared by several machines: each trial's machine, last (the
+  // columns before it are the same for every study).
+  bool shared = false;
+  for (const auto& t : trials) shared = shared || !t.value("machine", "").empty();
+  if (shared) {
+    const int column = m_table->columnCount();
+    m_table->setColumnCount(column + 1);
+    m_table->setHorizontalHeaderItem(column, new QTableWidgetItem(tr("Machine")));
+    for (int r = 0; r < static_cast<int>(trials.size()); ++r)
+      m_table->setItem(r, column, new QTableWidgetItem(QString::fromStdString(trials[r].value("machine", ""))));
   }
   m_table->resizeColumnsToContents();
 }
@@ -533,6 +572,7 @@ void StudyPanel::updateButtons() {
   const bool run = running();
   m_search->setEnabled(!run);
   m_open->setEnabled(!run);
+  m_join->setEnabled(!run);
   m_stop->setEnabled(run);
   // A study stopped, or one whose runner was stopped before it wrote study.json (its search.json is there).
   const bool unstarted = m_study.empty() && !m_folder.isEmpty() && QFile::exists(m_folder + "/search.json");

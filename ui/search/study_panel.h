@@ -10,6 +10,8 @@
 //    trial a line coloured by its value; dragging along an axis brushes it,
 //    selecting the trials whose value lies in the span;
 //  - each setting's importance (Optuna's fANOVA, from the runner);
+//  - Join study…: this machine's runner on a study in PostgreSQL, whose
+//    trials of every machine the table lists with their machine;
 //  - Stop (the trials stop with a checkpoint; Resume continues the study),
 //    and Train best: the study's settings with the best trial's values, for
 //    the window to start as a run.
@@ -51,6 +53,11 @@ class StudyPanel : public QWidget {
   bool start(const TrainConfig& base, const QStringList& args);
   // Continues the open study (its stopped trials resume).
   bool resume();
+  // Adds this machine's runner to a study in a database (training-studio-cli
+  // search --join --storage url --study name --parallel n --out <runs dir>);
+  // the dock follows it as it follows a local one, each trial's machine in
+  // the table.
+  bool join(const QString& url, const QString& study, int parallel);
   void stop();
   bool running() const;
   // Follows a study folder (<runs>/search-<name>) already on disk.
@@ -106,7 +113,7 @@ class StudyPanel : public QWidget {
   QByteArray m_pending;
   QTimer* m_poll;
   QLabel* m_status;
-  QPushButton *m_search, *m_open, *m_stop, *m_resume, *m_trainBest;
+  QPushButton *m_search, *m_open, *m_join, *m_stop, *m_resume, *m_trainBest;
   QTableWidget* m_table;
   QTabWidget* m_tabs;
   QCustomPlot *m_best, *m_parallel, *m_importance;
