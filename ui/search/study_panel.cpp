@@ -121,21 +121,7 @@ StudyPanel::StudyPanel(QWidget* parent)
     const QString dir = QFileDialog::getExistingDirectory(this, tr("A study's folder (search-NAME)"), m_runsDir);
     if (!dir.isEmpty()) openStudy(dir);
   });
-  connect(m_join, &QPushButton::clicked, this, [this] {
-    bool ok = false;
-    const QString url =
-        QInputDialog::getText(this, tr("Join a study"),
-                              tr("The study's database (postgresql://USER@HOST/DATABASE; the password from "
-                                 "PGPASSWORD or ~/.pgpass):"),
-                              QLineEdit::Normal, QString(), &ok);
-    if (!ok || url.isEmpty()) return;
-    const QString study =
-        QInputDialog::getText(this, tr("Join a study"), tr("The study's name:"), QLineEdit::Normal, QString(), &ok);
-    if (!ok || study.isEmpty()) return;
-    const int parallel =
-        QInputDialog::getInt(this, tr("Join a study"), tr("Trials at once on this machine:"), 1, 1, 64, 1, &ok);
-    if (ok) join(url, study, parallel);
-  });
+  connect(m_join, &QPushButton::clicked, this, &StudyPanel::askToJoin);
   connect(m_stop, &QPushButton::clicked, this, &StudyPanel::stop);
   connect(m_resume, &QPushButton::clicked, this, &StudyPanel::resume);
   connect(m_trainBest, &QPushButton::clicked, this, &StudyPanel::trainBestRequested);
@@ -221,6 +207,22 @@ bool StudyPanel::start(const TrainConfig& base, const QStringList& args) {
   m_folder.clear();
   m_study = nlohmann::json::object();
   return launch(QStringList{"search", "--config", m_baseFile->fileName(), "--out", m_runsDir} + args);
+}
+
+void StudyPanel::askToJoin() {
+  bool ok = false;
+  const QString url =
+      QInputDialog::getText(this, tr("Join a study"),
+                            tr("The study's database (postgresql://USER@HOST/DATABASE; the password from "
+                               "PGPASSWORD or ~/.pgpass):"),
+                            QLineEdit::Normal, QString(), &ok);
+  if (!ok || url.isEmpty()) return;
+  const QString study =
+      QInputDialog::getText(this, tr("Join a study"), tr("The study's name:"), QLineEdit::Normal, QString(), &ok);
+  if (!ok || study.isEmpty()) return;
+  const int parallel =
+      QInputDialog::getInt(this, tr("Join a study"), tr("Trials at once on this machine:"), 1, 1, 64, 1, &ok);
+  if (ok) join(url, study, parallel);
 }
 
 bool StudyPanel::join(const QString& url, const QString& study, int parallel) {

@@ -58,6 +58,8 @@ class StudyPanel : public QWidget {
   // the dock follows it as it follows a local one, each trial's machine in
   // the table.
   bool join(const QString& url, const QString& study, int parallel);
+  // Join study…: asks for the URL, the study and the trials at once, then joins.
+  void askToJoin();
   void stop();
   bool running() const;
   // Follows a study folder (<runs>/search-<name>) already on disk.

@@ -19,6 +19,7 @@
 #include "ui/charts/plots_panel.h"
 #include "ui/common/theme.h"
 #include "ui/runs/runs_panel.h"
+#include "ui/search/study_panel.h"
 #include "ui/settings/settings_panel.h"
 #include "ui/window/help_dialog.h"
 #include "ui/window/notifier.h"
@@ -84,6 +85,12 @@ void MainWindow::buildMenus() {
   run->addAction(tr("Find learning rate…"), this, [this] { openLrFind(); });
   run->addAction(tr("Find largest batch…"), this, [this] { openBatchFind(); });
   run->addAction(tr("Search…"), this, [this] { openSearch(); });
+  run->addAction(tr("Join a study…"), this, [this] {
+    auto* dock = findChild<QDockWidget*>("searchDock");
+    dock->show();
+    dock->raise();
+    m_study->askToJoin();
+  });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
