@@ -96,6 +96,18 @@ def snippets(card):
     return re.findall(r"```python\n(.*?)```", card, re.S)
 
 
+def write_splits(folder, header, table, test_size, cells=lambda r: [f"{v:.6g}" for v in r]):
+    """train.csv and test.csv of the table's rows (train_test_split, seeded), as the studio reads them."""
+    paths = {}
+    for name, rows in zip(("train", "test"), train_test_split(table, test_size=test_size, random_state=0)):
+        paths[name] = os.path.join(folder, f"{name}.csv")
+        with open(paths[name], "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows([cells(r) for r in rows])
+    return paths
+
+
 class CnnTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -234,14 +246,7 @@ class TableTest(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="studio-onnx-table-") as tmp:
             d = load_diabetes(scaled=False)
             names = list(d.feature_names) + ["progression"]
-            train, test = train_test_split(np.column_stack([d.data, d.target]), test_size=0.2, random_state=0)
-            paths = {}
-            for name, rows in (("train", train), ("test", test)):
-                paths[name] = os.path.join(tmp, f"{name}.csv")
-                with open(paths[name], "w", newline="") as f:
-                    w = csv.writer(f)
-                    w.writerow(names)
-                    w.writerows([[f"{v:.6g}" for v in r] for r in rows])
+            paths = write_splits(tmp, names, np.column_stack([d.data, d.target]), 0.2)
             out = os.path.join(tmp, "runs")
             code, text = cli("train", "--preset", "csv-regression", "--set", f"data.root={paths['train']}",
                              "--set", f"data.test_file={paths['test']}", "--set", "data.val_fraction=0",
@@ -253,6 +258,13 @@ class TableTest(unittest.TestCase):
             self.assertEqual(code, 0, text)
             pre = read_json(os.path.join(export, "preprocessing.json"))
             self.assertEqual(pre["onnx"]["output"], "values")
+            # --check without ONNX: the PyTorch files alone are checked.
+            code, text = cli("export", run, "--out", os.path.join(tmp, "checked"), "--check")
+            self.assertEqual(code, 0, text)
+            checked = read_json(os.path.join(tmp, "checked", "export.json"))
+            self.assertEqual([c["file"] for c in checked["checks"]], ["model.safetensors", "model.pt"])
+            self.assertNotIn("onnx", checked)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "checked", "model.onnx")))
             report = read_json(os.path.join(export, "export.json"))
             self.assertTrue(report["passed"])
             self.assertIsNone(report["checks"][-1]["top1_agreement"])
@@ -277,14 +289,8 @@ class TableTest(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="studio-onnx-classes-") as tmp:
             x, y = make_classification(n_samples=500, n_features=4, n_informative=3, n_redundant=0, n_classes=3,
                                        random_state=1)
-            paths = {}
-            for name, rows in zip(("train", "test"), train_test_split(np.column_stack([x, y]), test_size=0.2,
-                                                                      random_state=0)):
-                paths[name] = os.path.join(tmp, f"{name}.csv")
-                with open(paths[name], "w", newline="") as f:
-                    w = csv.writer(f)
-                    w.writerow(["a", "b", "c", "d", "kind"])
-                    w.writerows([[f"{v:.6g}" for v in r[:4]] + [f"k{int(r[4])}"] for r in rows])
+            paths = write_splits(tmp, ["a", "b", "c", "d", "kind"], np.column_stack([x, y]), 0.2,
+                                 lambda r: [f"{v:.6g}" for v in r[:4]] + [f"k{int(r[4])}"])
             common = ["--preset", "csv-table", "--set", f"data.root={paths['train']}", "--set",
                       f"data.test_file={paths['test']}", "--set", "data.val_fraction=0", "--set", "train.epochs=5"]
             out = os.path.join(tmp, "mlp")
@@ -343,14 +349,7 @@ class TableTest(unittest.TestCase):
             x, y = make_multilabel_classification(n_samples=400, n_features=8, n_classes=3, n_labels=2,
                                                   allow_unlabeled=False, random_state=3)
             labels, names = ["a", "b", "c"], [f"f{i}" for i in range(8)]
-            paths = {}
-            for name, rows in zip(("train", "test"), train_test_split(np.column_stack([x, y]), test_size=0.25,
-                                                                      random_state=0)):
-                paths[name] = os.path.join(tmp, f"{name}.csv")
-                with open(paths[name], "w", newline="") as f:
-                    w = csv.writer(f)
-                    w.writerow(names + labels)
-                    w.writerows([[f"{v:.6g}" for v in r] for r in rows])
+            paths = write_splits(tmp, names + labels, np.column_stack([x, y]), 0.25)
             out = os.path.join(tmp, "runs")
             code, text = cli("train", "--preset", "multilabel-table", "--set", f"data.root={paths['train']}",
                              "--set", f"data.test_file={paths['test']}", "--set", "data.val_fraction=0",
@@ -413,6 +412,9 @@ class OtherModelsTest(unittest.TestCase):
                     checked = [c["file"] for c in report["checks"]]
                     self.assertIn("model.onnx", checked)
                     self.assertIn("model.ts" if name == "torchscript" else "model.safetensors", checked)
+                    with open(os.path.join(export, "README.md")) as f:
+                        card = f.read()
+                    self.assertEqual("torch.jit.load(\"model.ts\")" in card, name == "torchscript")
                     pre = read_json(os.path.join(export, "preprocessing.json"))
                     shape = pre["input_shape"]
                     x = torch.randn(5, shape["channels"], shape["height"], shape["width"],

@@ -265,7 +265,7 @@ class TestSearchDock : public QObject {
     for (int r = 0; r < 2; ++r) QCOMPARE(dock->trials()->item(r, 1)->text(), QString("completed"));
   }
 
-  // Issue 46: Join study… runs this machine's runner on a study in
+  // Issue 46: Run > Join a study… runs this machine's runner on a study in
   // PostgreSQL (a server started for the test) that another runner began;
   // the dock lists every trial of the study with the machine that trained it.
   void joinFollowsAStudyInADatabase() {

@@ -5,7 +5,7 @@ as the user nobody when the tests run as root, which PostgreSQL refuses),
 stopped at the end. Two runners, two processes with their own output
 folders standing in for two machines, share one study; the reference for
 what happened is the database itself, read here with Optuna:
-- 8 trials complete, none trained twice (each trial's number has one run
+- 8 trials, 2 at once on each runner, complete, none trained twice (each trial's number has one run
   folder, in one of the two), each trial's value is its run's best
   eval_accuracy in its metrics.csv, and both runners trained trials;
 - a runner killed with SIGKILL mid-trial: a runner that joins afterwards
@@ -129,9 +129,9 @@ class SharedStudyTest(unittest.TestCase):
     def test_1_two_runners_share_one_study(self):
         a, b = os.path.join(self.tmp, "machine-a"), os.path.join(self.tmp, "machine-b")
         first = self.start(*TRIAL, *SPACE, "--storage", self.url(), "--name", "shared", "--trials", "8",
-                           "--pruner", "none", "--out", a)
+                           "--pruner", "none", "--parallel", "2", "--out", a)
         head = self.wait_for(first, "trial 0: started")
-        code, text = self.cli("--join", "--storage", self.url(), "--study", "shared", "--out", b)
+        code, text = self.cli("--join", "--storage", self.url(), "--study", "shared", "--parallel", "2", "--out", b)
         rest = first.communicate(timeout=300)[0]
         self.outputs.append(head + rest)
         self.assertEqual(first.returncode, 0, head + rest)

@@ -10,7 +10,7 @@
 //    trial a line coloured by its value; dragging along an axis brushes it,
 //    selecting the trials whose value lies in the span;
 //  - each setting's importance (Optuna's fANOVA, from the runner);
-//  - Join study…: this machine's runner on a study in PostgreSQL, whose
+//  - Run > Join a study…: this machine's runner on a study in PostgreSQL, whose
 //    trials of every machine the table lists with their machine;
 //  - Stop (the trials stop with a checkpoint; Resume continues the study),
 //    and Train best: the study's settings with the best trial's values, for
@@ -58,7 +58,7 @@ class StudyPanel : public QWidget {
   // the dock follows it as it follows a local one, each trial's machine in
   // the table.
   bool join(const QString& url, const QString& study, int parallel);
-  // Join study…: asks for the URL, the study and the trials at once, then joins.
+  // Run > Join a study…: asks for the URL, the study and the trials at once, then joins.
   void askToJoin();
   void stop();
   bool running() const;
@@ -115,7 +115,7 @@ class StudyPanel : public QWidget {
   QByteArray m_pending;
   QTimer* m_poll;
   QLabel* m_status;
-  QPushButton *m_search, *m_open, *m_join, *m_stop, *m_resume, *m_trainBest;
+  QPushButton *m_search, *m_open, *m_stop, *m_resume, *m_trainBest;
   QTableWidget* m_table;
   QTabWidget* m_tabs;
   QCustomPlot *m_best, *m_parallel, *m_importance;

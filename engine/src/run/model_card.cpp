@@ -82,9 +82,9 @@ std::string modelCard(const ModelCardFacts& f) {
 
   o << "# " << f.config.name << ": a " << task << " model trained with Training Studio\n\n"
     << "Exported by Training Studio " << STUDIO_VERSION << " from the run `" << fs::path(f.runDir).filename().string()
-    << "` (its " << f.weights << " weights). The files: `model.safetensors` with `model.py`"
-    << (torchscript ? " or `model.ts` (TorchScript)" : ", `model.pt`") << (onnx ? ", `model.onnx`" : "")
-    << (exported.contains("int8") ? ", `model.int8.onnx`" : "")
+    << "` (its " << f.weights << " weights). The files: "
+    << (torchscript ? "`model.ts` (TorchScript)" : "`model.safetensors` with `model.py`, `model.pt`")
+    << (onnx ? ", `model.onnx`" : "") << (exported.contains("int8") ? ", `model.int8.onnx`" : "")
     << "; `preprocessing.json` says how to feed it; `checkpoint.ckpt` resumes it in the studio.\n\n";
 
   o << "## What it is\n\n"
