@@ -36,14 +36,6 @@ nlohmann::json readSpec(const std::string& file) {
 
 }  // namespace
 
-std::string searchPython() { return studioPython(); }
-
-std::string searchRunnerScript() {
-  if (const char* env = std::getenv("STUDIO_SEARCH_RUNNER"); env && *env) return env;
-  if (const std::string shipped = shippedResource("search/studio_search.py", false); !shipped.empty()) return shipped;
-  return STUDIO_SOURCE_SEARCH_RUNNER;
-}
-
 SearchCommand::SearchCommand(CLI::App& app) {
   m_cmd = app.add_subcommand("search", "Hyperparameter search with Optuna: trials are runs, hopeless ones are pruned");
   m_settings.addTo(m_cmd);
@@ -152,7 +144,7 @@ int SearchCommand::startRunner(const std::string& folder, const nlohmann::json& 
   ::fcntl(held, F_SETFD, 0);  // not closed on exec
   writeFileAtomically((fs::path(folder) / "search.json").string(), spec.dump(2) + "\n");
 
-  const std::string python = searchPython(), script = searchRunnerScript();
+  const std::string python = studioPython(), script = studioScript("search/studio_search.py", "STUDIO_SEARCH_RUNNER");
   std::string self = executablePath();
   if (self.empty()) self = "training-studio-cli";
   // A stop from here on (the window sends one as soon as it reads this line)

@@ -47,9 +47,4 @@ class SearchCommand {
   CLI::Option *m_trials = nullptr, *m_parallel = nullptr;
 };
 
-// The Python that has Optuna (STUDIO_PYTHON, the build's venv, the
-// package's venv, else python3) and the runner script beside the binaries.
-std::string searchPython();
-std::string searchRunnerScript();
-
 }  // namespace studio::cli

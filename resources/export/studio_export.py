@@ -75,17 +75,6 @@ def preprocess(pre, raw):
     return ((x.astype(np.float32) / np.float32(255.0)) - mean) / std
 
 
-def outputs_meaning(pre):
-    task = pre.get("task", "classification")
-    if task == "regression":
-        return "values", ("standardised values: y = values * std + mean, target by target, in the order of "
-                          "\"targets\".names (preprocessing.json)")
-    if task == "multilabel":
-        return "logits", ("a logit per label: p = sigmoid(logits), a label predicted when p >= its "
-                          "\"targets\".thresholds entry")
-    return "logits", "a logit per class, in the order of \"classes\": softmax(logits) are the class probabilities"
-
-
 def agreement(pre, a, b):
     """The share of examples on which two outputs decide the same (top-1, or every label's decision)."""
     task = pre.get("task", "classification")
@@ -271,7 +260,8 @@ def main():
     if a.format == "onnx":
         import onnx
         import onnxruntime as ort
-        output, meaning = outputs_meaning(pre)
+        names = pre["onnx"]  # the input's and output's names and meaning, as the studio wrote them
+        output = names["output"]
         path = os.path.join(folder, "model.onnx")
         try:
             exporter = export_onnx(modules[0][2], x, path, a.opset, output)
@@ -281,9 +271,8 @@ def main():
         onnx.checker.check_model(path)
         fp32 = ort_session(path)
         checker.check("model.onnx", f"onnxruntime {ort.__version__}", run_ort(fp32, x))
-        report["onnx"] = {"file": "model.onnx", "opset": a.opset, "exporter": exporter, "onnx": onnx.__version__,
-                          "onnxruntime": ort.__version__, "input": "input", "output": output, "meaning": meaning,
-                          "batch_axis": "dynamic"}
+        report["onnx"] = {**names, "opset": a.opset, "exporter": exporter, "onnx": onnx.__version__,
+                          "onnxruntime": ort.__version__}
         if a.quantize == "int8" and not checker.failed:
             test_x, test_y = preprocess(pre, tensors["test_x"]), tensors["test_y"]
             int8_path = os.path.join(folder, "model.int8.onnx")

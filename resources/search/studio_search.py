@@ -544,8 +544,8 @@ class Search:
         while True:
             time.sleep(shared_storage.HEARTBEAT_SECONDS)
             with self.lock:
-                for number, live in self.live.items():
-                    if number in self.children and number in self.trial_ids:
+                for number in self.children:  # the trials training now
+                    if number in self.trial_ids:
                         try:
                             self.storage.record_heartbeat(self.trial_ids[number])
                         except Exception as e:  # the database away a moment: said, tried again

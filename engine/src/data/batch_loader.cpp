@@ -1,5 +1,7 @@
 #include "data/batch_loader.h"
 
+#include <nlohmann/json.hpp>
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <readerwriterqueue/readerwritercircularbuffer.h>
 
@@ -30,6 +32,15 @@ Normalization Normalization::make(bool image, const std::vector<double>& mean, c
   n.meanDevice = n.meanCpu.to(device);
   n.stdDevice = n.stdCpu.to(device);
   return n;
+}
+
+Normalization Normalization::recorded(const nlohmann::json& recorded, bool image, int64_t width,
+                                      const torch::Device& device) {
+  const auto n = static_cast<size_t>(width);
+  std::vector<double> mean = recorded.value("mean", std::vector<double>{});
+  std::vector<double> std = recorded.value("std", std::vector<double>{});
+  if (mean.size() != n || std.size() != n) mean.assign(n, 0.0), std.assign(n, 1.0);
+  return make(image, mean, std, device);
 }
 
 torch::Tensor transformBatch(const torch::Tensor& in, const LoaderOptions& o, uint64_t augmentSeed, bool augment) {

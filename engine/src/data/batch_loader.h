@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <torch/types.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include "data/augment.h"
 #include "data/auto_augment.h"
@@ -39,6 +40,10 @@ struct Normalization {
   torch::Tensor meanCpu, stdCpu, meanDevice, stdDevice;  // shaped to broadcast over a batch
   static Normalization make(bool image, const std::vector<double>& mean, const std::vector<double>& std,
                             const torch::Device& device);
+  // As a run recorded it (run_info's "normalization": {"mean": [...],
+  // "std": [...]}, `width` values each: channels or features); none (0 and
+  // 1) when it holds no such lists (data.normalize off).
+  static Normalization recorded(const nlohmann::json& recorded, bool image, int64_t width, const torch::Device& device);
 };
 
 struct LoaderOptions {

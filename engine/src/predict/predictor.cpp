@@ -380,14 +380,9 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->model->setTraining(false);
   m->description = m->model->description() + ", " + m->weights + " weights of " + folder;
 
-  const auto norm = info.value(run_files::run_info::kNormalization, nlohmann::json::object());
-  const auto width = m->images() ? m->input.channels : m->input.features;
-  std::vector<double> mean = norm.value("mean", std::vector<double>{}), std = norm.value("std", std::vector<double>{});
-  if (mean.size() != static_cast<size_t>(width) || std.size() != static_cast<size_t>(width)) {
-    mean.assign(static_cast<size_t>(width), 0.0);
-    std.assign(static_cast<size_t>(width), 1.0);
-  }
-  m->transform.norm = Normalization::make(m->images(), mean, std, m->device);
+  m->transform.norm =
+      Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()), m->images(),
+                              m->images() ? m->input.channels : m->input.features, m->device);
   if (m->stored.larger(m->input) && options.tta != "five-crop") {
     // Images decoded as the run stored them; the evaluation's centre crop.
     m->transform.cropHeight = m->input.height;

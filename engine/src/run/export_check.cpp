@@ -65,12 +65,9 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
 
   // The run's evaluation: its recorded normalisation, its centre crop.
   const bool image = data.input.features == 0;
-  const auto norm = info.value(run_files::run_info::kNormalization, nlohmann::json::object());
-  const size_t width = static_cast<size_t>(image ? data.input.channels : data.input.features);
-  std::vector<double> mean = norm.value("mean", std::vector<double>{}), std = norm.value("std", std::vector<double>{});
-  if (mean.size() != width || std.size() != width) mean.assign(width, 0.0), std.assign(width, 1.0);
   LoaderOptions t;
-  t.norm = Normalization::make(image, mean, std, torch::kCPU);
+  t.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()), image,
+                                   image ? data.input.channels : data.input.features, torch::kCPU);
   if (image && data.stored.larger(data.input))
     std::tie(t.cropHeight, t.cropWidth) = std::pair(data.input.height, data.input.width);
 

@@ -201,6 +201,12 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   // The check's examples first: a run whose data is gone is refused before
   // anything is written.
   std::string examples;
+  struct Unlink {  // the examples file goes however the export ends
+    const std::string& path;
+    ~Unlink() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } removeExamples{examples};
   CheckExamples facts;
   if (checked) {
     checkExportPython(options);
@@ -210,19 +216,8 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
       throw IoError(std::string("export: cannot write the check's examples in /tmp: ") + std::strerror(errno));
     ::close(fd);
     examples = path;
-    try {
-      facts = writeCheckExamples(cfg, info, *model, options, examples);
-    } catch (...) {
-      ::unlink(examples.c_str());
-      throw;
-    }
+    facts = writeCheckExamples(cfg, info, *model, options, examples);
   }
-  struct Unlink {
-    const std::string& path;
-    ~Unlink() {
-      if (!path.empty()) ::unlink(path.c_str());
-    }
-  } removeExamples{examples};
   for (const auto& f : model->exportTo(outDir)) result.files.push_back(f);
   auto write = [&](const std::string& name, const std::string& bytes) {
     writeFileAtomically(outDir + "/" + name, bytes);  // never through a link planted there
