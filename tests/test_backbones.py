@@ -17,7 +17,6 @@
 Environment (ctest sets it): STUDIO_CLI, STUDIO_BACKBONE_CHECK.
 """
 import glob
-import gzip
 import hashlib
 import io
 import json
@@ -35,6 +34,8 @@ import numpy as np
 import torch
 import torchvision
 from safetensors.torch import load_file, save_file
+
+from idx_reader import idx
 
 CLI = os.environ["STUDIO_CLI"]
 CHECK = os.environ["STUDIO_BACKBONE_CHECK"]
@@ -132,14 +133,6 @@ class BackboneTest(unittest.TestCase):
                 built = scope["build"]()
                 self.assertIsInstance(built, type(m))
                 built.load_state_dict(torch.load(os.path.join(out, "model.pt")), strict=True)
-
-
-def idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    dims = data[3]
-    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
-    return np.frombuffer(data, np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
 class FineTuneTest(unittest.TestCase):

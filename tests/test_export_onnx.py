@@ -24,7 +24,6 @@ Environment (ctest sets it): STUDIO_CLI, STUDIO_PRESET_DIR, STUDIO_TEST_SCRIPTS.
 """
 import csv
 import glob
-import gzip
 import importlib.util
 import json
 import os
@@ -41,6 +40,8 @@ import torch
 from safetensors.torch import load_file
 from sklearn.datasets import load_diabetes, make_classification, make_multilabel_classification
 from sklearn.model_selection import train_test_split
+
+from idx_reader import idx
 
 CLI = os.environ["STUDIO_CLI"]
 SCRIPTS = os.environ["STUDIO_TEST_SCRIPTS"]
@@ -62,14 +63,6 @@ def only_run(out):
 def read_json(path):
     with open(path) as f:
         return json.load(f)
-
-
-def idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    dims = data[3]
-    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
-    return np.frombuffer(data, np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
 def images_in(pre, pixels):

@@ -128,9 +128,12 @@ class SharedStudyTest(unittest.TestCase):
 
     def test_1_two_runners_share_one_study(self):
         a, b = os.path.join(self.tmp, "machine-a"), os.path.join(self.tmp, "machine-b")
-        first = self.start(*TRIAL, *SPACE, "--storage", self.url(), "--name", "shared", "--trials", "8",
-                           "--pruner", "none", "--parallel", "2", "--out", a)
-        head = self.wait_for(first, "trial 0: started")
+        # Trials of a few seconds each, and machine B joins as soon as the study is in the database (A's
+        # "search shared:" line): B's start takes a second or two, and A's 8 trials several times that, so
+        # both train some even on a loaded machine.
+        first = self.start(*TRIAL, "--set", "data.train_limit=12000", *SPACE, "--storage", self.url(), "--name",
+                           "shared", "--trials", "8", "--pruner", "none", "--parallel", "2", "--out", a)
+        head = self.wait_for(first, "search shared:")
         code, text = self.cli("--join", "--storage", self.url(), "--study", "shared", "--parallel", "2", "--out", b)
         rest = first.communicate(timeout=300)[0]
         self.outputs.append(head + rest)

@@ -28,7 +28,6 @@ Environment (ctest sets it): STUDIO_CLI.
 """
 import csv
 import glob
-import gzip
 import importlib.util
 import json
 import math
@@ -45,6 +44,8 @@ from sklearn.metrics import (accuracy_score, average_precision_score, f1_score, 
                              roc_auc_score, roc_curve, root_mean_squared_error)
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_class_weight
+
+from idx_reader import idx
 
 CLI = os.environ["STUDIO_CLI"]
 
@@ -492,14 +493,6 @@ class ClassCurvesTest(unittest.TestCase):
             self.assertAlmostEqual(float(last[header.index("eval_auc")]), float(np.mean(aucs)), places=6)
             self.assertAlmostEqual(float(last[header.index("eval_ece")]), ece, places=6)
             print(f"3 classes: accuracy {report['accuracy']:.4f}, mean ROC AUC {np.mean(aucs):.4f}, ECE {ece:.4f}")
-
-
-def idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    dims = data[3]
-    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
-    return np.frombuffer(data, np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
 def write_pgm(path, pixels):
