@@ -11,6 +11,7 @@
 //   presets
 //   export RUN_DIR --out DIR [--which auto|best|last|ema] [--format torch|onnx] [--quantize int8]
 //   search (--preset NAME | --config FILE | --resume STUDY_DIR) --space key=... [--metric M] [--trials N] ...
+//   audit (--preset NAME | --config FILE) [--set key=value ...] [--folds 5] [--out DIR] | audit --resume DIR
 //   predict RUN_DIR|EXPORT_DIR --input FILE|FOLDER|TABLE.csv [--which ...] [--top-k 5] [--tta flip] [--out F]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
 #include <CLI/CLI.hpp>
@@ -27,6 +28,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "cli_audit.h"
 #include "cli_predict.h"
 #include "cli_progress.h"
 #include "cli_search.h"
@@ -317,6 +319,7 @@ int cliMain(int argc, char** argv) {
 
   studio::PredictCommand predict(app);
   studio::cli::SearchCommand search(app);
+  studio::cli::AuditCommand audit(app);
 
   try {
     app.parse(argc, argv);
@@ -415,6 +418,7 @@ int cliMain(int argc, char** argv) {
     }
     if (predict.chosen()) return predict.run();
     if (search.chosen()) return search.run();
+    if (audit.chosen()) return audit.run(runSession);
     if (app.got_subcommand("export")) {
       const studio::ExportResult r = studio::exportRun(exportRun, exportOut, exportOptions);
       if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());

@@ -134,6 +134,14 @@ void regressionData(const C& c, Errors& e) {
                      c.data.format + "\")"});
 }
 
+void crossValidationFold(const C& c, Errors& e) {
+  const int k = c.data.cv_folds, fold = c.data.cv_fold;
+  if (k == 1) e.push_back({"data.cv_folds", "one fold leaves nothing to train on: set 0 (off) or at least 2"});
+  if (k >= 2 && (fold < 1 || fold > k))
+    e.push_back({"data.cv_fold",
+                 "must be a fold from 1 to data.cv_folds (" + std::to_string(k) + "), got " + std::to_string(fold)});
+}
+
 void earlyStoppingMetric(const C& c, Errors& e) {
   if (const std::string why = metricTaskProblem(c.train.early_stopping.metric, c.task.kind); !why.empty())
     e.push_back({"train.early_stopping.metric", why});
@@ -345,6 +353,7 @@ const std::vector<SettingsRule>& settingsRules() {
       {"label-smoothing", labelSmoothing},
       {"balanced-sampler", balancedSampler},
       {"regression-data", regressionData},
+      {"cross-validation-fold", crossValidationFold},
       {"early-stopping-metric", earlyStoppingMetric},
       {"data-root", dataRoot},
       {"image-sizes", imageSizes},

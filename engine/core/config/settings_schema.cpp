@@ -207,6 +207,15 @@ std::vector<FieldSpec> makeSchema() {
             "Share of each class of the training examples held out for evaluation during the run, so the test set "
             "stays unseen."),
         between(0, 0.9));
+  range(add(SETTING(data.cv_folds), data, "Cross-validation folds (0: off)", T::Int,
+            "Cross-validation, as the audit runs it: the training examples (after the validation split) are dealt "
+            "into this many stratified, seeded folds; the run trains on all but one (data.cv_fold) and tests on "
+            "that one. The test split is not used while it is on. 0: off."),
+        between(0, 20));
+  when(range(add(SETTING(data.cv_fold), data, "Cross-validation fold", T::Int,
+                 "Which fold (1 to data.cv_folds) the run tests on; the others are trained on."),
+             between(0, 20)),
+       Rule{[](const TrainConfig& c) { return c.data.cv_folds > 0; }, "data.cv_folds above 0"}, true);
   when(add(SETTING(data.sampler), data, "Sampler", T::Choice,
            "shuffle: every training example once per epoch; balanced: each epoch draws as many examples with "
            "replacement, every class equally often (for imbalanced classes; seeded)."),

@@ -17,7 +17,7 @@ namespace studio {
 namespace {
 
 // Seeds of the splits, each its own stream of train.seed.
-constexpr uint64_t kTestStream = 0x7e57, kValStream = 0x5eed, kLimitStream = 0x1157;
+constexpr uint64_t kTestStream = 0x7e57, kValStream = 0x5eed, kLimitStream = 0x1157, kFoldStream = 0xf01d;
 
 std::string percent(double f) {
   char buf[32];
@@ -409,6 +409,21 @@ void planCsv(DataPlan& p, const DataConfig& d, uint64_t seed) {
   splitTable(p, d, seed);
 }
 
+// Cross-validation: fold data.cv_fold of the training examples becomes the
+// test split, the others stay; the planned test split is set aside.
+void testOnFold(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  const int64_t strata = p.hasTargets() ? 1 : std::max<int64_t>(p.classes(), 1);
+  const std::vector<int64_t> fold = stratifiedFolds(p.train.labels, strata, d.cv_folds, mixSeed(seed, kFoldStream));
+  PlannedSplit kept, held;
+  for (size_t i = 0; i < fold.size(); ++i)
+    append(fold[i] == d.cv_fold - 1 ? held : kept, p.train.items[i], p.train.labels[i]);
+  p.train = std::move(kept);
+  p.test = std::move(held);
+  p.testFrom = "fold " + std::to_string(d.cv_fold) + " of " + std::to_string(d.cv_folds) + " of " + p.trainFrom +
+               " (cross-validation; the test split is not used)";
+  p.trainFrom += " less fold " + std::to_string(d.cv_fold);
+}
+
 }  // namespace
 
 std::string exampleSource(const DataPlan& p, int64_t item) {
@@ -461,6 +476,7 @@ DataPlan planData(const TrainConfig& c) {
     planCsv(p, d, c.train.seed);
   else
     throw DataError("data.format must be idx, image_folder or csv (got \"" + d.format + "\")");
+  if (d.cv_folds > 0) testOnFold(p, d, c.train.seed);
   checkClassesFit(p, d);  // before the splits' own checks: 100,000 ids as classes leave no test examples either
   if (!p.val.items.empty() && p.valFrom.empty())
     p.valFrom = "held out of the training examples: " + percent(d.val_fraction) + " of each class";

@@ -43,6 +43,26 @@ HeldOut stratifiedHoldOut(const std::vector<int64_t>& labels, int64_t classes, d
   return out;
 }
 
+std::vector<int64_t> stratifiedFolds(const std::vector<int64_t>& labels, int64_t classes, int64_t folds,
+                                     uint64_t seed) {
+  std::vector<int64_t> fold(labels.size(), 0);
+  if (folds <= 1) return fold;
+  std::vector<std::vector<int64_t>> byClass(static_cast<size_t>(std::max<int64_t>(classes, 0)));
+  for (size_t i = 0; i < labels.size(); ++i) byClass[static_cast<size_t>(labels[i])].push_back(static_cast<int64_t>(i));
+  // Each class continues where the last one's deal ended, so the folds' sizes
+  // differ by at most one as well.
+  int64_t next = 0;
+  for (size_t c = 0; c < byClass.size(); ++c) {
+    const auto& members = byClass[c];
+    const std::vector<int64_t> order = seededPermutation(static_cast<int64_t>(members.size()), mixSeed(seed, c));
+    for (int64_t k : order) {
+      fold[static_cast<size_t>(members[static_cast<size_t>(k)])] = next;
+      next = (next + 1) % folds;
+    }
+  }
+  return fold;
+}
+
 std::vector<int64_t> classCounts(const std::vector<int64_t>& labels, int64_t classes) {
   std::vector<int64_t> counts(static_cast<size_t>(std::max<int64_t>(classes, 0)), 0);
   for (int64_t l : labels)

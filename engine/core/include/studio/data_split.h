@@ -24,6 +24,12 @@ struct HeldOut {
 };
 HeldOut stratifiedHoldOut(const std::vector<int64_t>& labels, int64_t classes, double fraction, uint64_t seed);
 
+// K stratified folds: each class's positions, in a seeded order, dealt to
+// the folds in turn (scikit-learn's StratifiedKFold's idea: every fold holds
+// each class's share, within one example). Returns each position's fold,
+// 0..folds-1.
+std::vector<int64_t> stratifiedFolds(const std::vector<int64_t>& labels, int64_t classes, int64_t folds, uint64_t seed);
+
 // Examples per class among labels (values 0..classes-1).
 std::vector<int64_t> classCounts(const std::vector<int64_t>& labels, int64_t classes);
 

@@ -140,7 +140,13 @@ struct DataConfig {
   int64_t train_limit = 0;                          // use only the first N training examples (0: all)
   int64_t test_limit = 0;                           // use only the first N test examples (0: all)
   double val_fraction = 0.0;                        // held out of the training examples for validation
-  bool normalize = true;                            // images: per-channel mean/std; tables: standardise each feature
+  // Cross-validation (training-studio-cli audit): with cv_folds K >= 2 the
+  // training examples (after the validation split) are dealt into K
+  // stratified, seeded folds; the run tests on fold cv_fold (1..K) and
+  // trains on the others, and the test split is not used. 0: off.
+  int cv_folds = 0;
+  int cv_fold = 0;
+  bool normalize = true;  // images: per-channel mean/std; tables: standardise each feature
   // Images: whose mean/std. auto: ImageNet's for a torchvision backbone with
   // model.weights (what the weights were trained with), else the training
   // split's | data | imagenet

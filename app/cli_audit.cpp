@@ -1,0 +1,58 @@
+#include "cli_audit.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "studio/session.h"
+
+namespace studio::cli {
+
+AuditCommand::AuditCommand(CLI::App& app) {
+  m_cmd = app.add_subcommand(
+      "audit", "Cross-validate a run's settings and list the labels that look wrong and the duplicated files");
+  m_settings.addTo(m_cmd);
+  m_cmd->add_option("--folds", m_folds, "Cross-validation folds, 2 to 20 (default 5)");
+  m_cmd->add_option("--out", m_out, "Folder for the audit's folder (output.dir)")->check(kNamesSomething);
+  auto* resume = m_cmd->add_option("--resume", m_resume, "Continue a stopped audit in its folder")
+                     ->check(kNamesSomething);
+  resume->excludes(m_settings.preset)->excludes(m_settings.config);
+}
+
+int AuditCommand::run(const std::function<int(Session&)>& runSession) {
+  const FoldRunner runFold = [&](Session& session, int fold, int folds) {
+    std::fprintf(stderr, "audit: fold %d of %d\n", fold, folds);
+    return runSession(session);
+  };
+  AuditResult r;
+  if (!m_resume.empty()) {
+    r = resumeAudit(m_resume, runFold);
+  } else {
+    TrainConfig config = m_settings.load();
+    if (!m_out.empty()) config.output.dir = m_out;
+    r = runAudit(config, m_folds, runFold);
+  }
+  if (!r.complete) {
+    std::fprintf(stderr, "audit stopped; `training-studio-cli audit --resume %s` continues it\n", r.dir.c_str());
+    return 130;
+  }
+  std::printf("audit %s\n", r.dir.c_str());
+  std::printf("  cross-validated accuracy %.4f +- %.4f over %zu folds (%lld training examples)\n", r.meanAccuracy,
+              r.stdAccuracy, r.folds.size(), static_cast<long long>(r.examples));
+  std::printf("  label issues: %zu (label_issues.csv, lowest self-confidence first)\n", r.labelIssues.issues.size());
+  for (size_t i = 0; i < std::min<size_t>(r.labelIssues.issues.size(), 5); ++i) {
+    const LabelIssue& is = r.labelIssues.issues[i];
+    std::printf("    %s: labelled %s, looks like %s (p = %.3f)\n", r.files[static_cast<size_t>(is.index)].c_str(),
+                r.classes[static_cast<size_t>(is.given)].c_str(), r.classes[static_cast<size_t>(is.suggested)].c_str(),
+                is.selfConfidence);
+  }
+  if (r.trainTestDuplicates > 0)
+    std::printf("  LEAKAGE: %lld test file(s) are exact copies of training files (duplicates.csv): the test "
+                "figures are not of unseen data\n",
+                static_cast<long long>(r.trainTestDuplicates));
+  else
+    std::printf("  no test file is a copy of a training file\n");
+  std::printf("  exact duplicates within the training set: %lld\n", static_cast<long long>(r.trainTrainDuplicates));
+  return 0;
+}
+
+}  // namespace studio::cli

@@ -1,0 +1,72 @@
+#pragma once
+// The data audit (training-studio-cli audit): K-fold cross-validation with a
+// run's settings, each fold an ordinary run folder under the audit's folder
+// (data.cv_folds / data.cv_fold), then every training example's
+// out-of-fold probabilities, the examples whose labels look wrong by
+// confident learning (studio/label_issues.h), and the files that are exact
+// copies of each other, within the training set and, separately, between the
+// training and the test sets.
+//
+// An audit folder, <output.dir>/<YYYYmmdd-HHMMSS>-audit-<name>/:
+//   audit_settings.json  the run's settings and the number of folds
+//   folds/               the folds' run folders (resumable as any run)
+//   audit_state.json     which run folder is which fold
+//   oof.csv              file, given label, fold, one probability per class
+//   label_issues.csv     the suspects, lowest self-confidence first
+//   duplicates.csv       exact duplicates (train-test first)
+//   audit.json           the folds' figures, their mean and spread, counts
+// So far: image folders of classes (data.format image_folder, task.kind
+// classification); other data is refused by name.
+// Torch-free. Thread: one thread (it runs the folds' sessions).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "studio/label_issues.h"
+#include "studio/train_config.h"
+
+namespace studio {
+
+class Session;
+
+struct AuditFold {
+  int fold = 0;  // 1..K
+  std::string runDir;
+  std::string status;                // the run's: completed, early-stopped, stopped, failed
+  double accuracy = 0;               // on its held-out fold
+  int64_t examples = 0;              // held out
+};
+
+struct DuplicatePair {
+  std::string kind;  // "train-test" or "train-train"
+  std::string first, second, sha256;
+};
+
+struct AuditResult {
+  std::string dir;
+  std::vector<AuditFold> folds;
+  double meanAccuracy = 0, stdAccuracy = 0;  // over the folds (sample standard deviation)
+  int64_t examples = 0;                      // training examples with out-of-fold probabilities
+  std::vector<std::string> classes;
+  LabelIssues labelIssues;
+  std::vector<std::string> files;  // the audited training files (labelIssues' indices)
+  std::vector<int64_t> labels;
+  std::vector<DuplicatePair> duplicates;
+  int64_t trainTestDuplicates = 0, trainTrainDuplicates = 0;
+  bool complete = false;  // false: a fold did not finish (stopped); resume the audit
+};
+
+// Runs one fold's session to its end: the CLI's progress and Ctrl-C
+// handling. Returns the run's exit status (0: it ended; else it stopped or failed).
+using FoldRunner = std::function<int(Session& session, int fold, int folds)>;
+
+// Starts an audit of config's data with `folds` folds under config.output.dir.
+// Throws InputError (settings, data that the audit cannot read yet).
+AuditResult runAudit(const TrainConfig& config, int folds, const FoldRunner& runFold);
+// Continues the audit in dir: finished folds are kept, a stopped one is
+// resumed from its checkpoint, the others are started.
+AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold);
+
+}  // namespace studio

@@ -1,0 +1,274 @@
+#include "studio/audit.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/data_plan.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "studio/log.h"
+#include "studio/predict.h"
+#include "studio/run_layout.h"
+#include "studio/session.h"
+#include "studio/sha256.h"
+
+namespace studio {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr const char* kAuditSettings = "audit_settings.json";
+constexpr const char* kAuditState = "audit_state.json";
+constexpr const char* kFoldsFolder = "folds";
+
+std::string csvCell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);  // exact: a reader gets the same double back
+  return buf;
+}
+
+// What the audit can read so far; anything else is refused by name.
+void checkAuditable(const TrainConfig& c, int folds) {
+  if (folds < 2 || folds > 20)
+    throw ConfigFileError("--folds must be from 2 to 20 (got " + std::to_string(folds) + ")");
+  if (c.data.format != DataFormat::image_folder || c.task.kind != TaskKind::classification)
+    throw ConfigFileError("the audit reads image folders of classes so far (data.format image_folder, task.kind "
+                          "classification); these settings have data.format " +
+                          c.data.format + " and task.kind " + c.task.kind);
+  if (c.data.cv_folds != 0)
+    throw ConfigFileError("data.cv_folds is the audit's to set (got " + std::to_string(c.data.cv_folds) +
+                          "): leave it 0 and give --folds");
+  for (const auto& e : validate(c)) throw ConfigFileError(e.text());
+}
+
+TrainConfig foldConfig(const TrainConfig& base, const std::string& dir, int fold, int folds) {
+  TrainConfig c = base;
+  c.name = base.name + "-fold-" + std::to_string(fold);
+  c.output.dir = dir + "/" + kFoldsFolder;
+  c.data.cv_folds = folds;
+  c.data.cv_fold = fold;
+  return c;
+}
+
+std::string runStatus(const std::string& runDir) {
+  const std::string path = runDir + "/" + run_files::kSummary;
+  if (runDir.empty() || !fs::is_regular_file(path)) return "";
+  const json j = json::parse(readFileBytes(path, "run summary"), nullptr, false);
+  return j.is_object() ? j.value("status", std::string()) : std::string();
+}
+
+bool finished(const std::string& status) { return status == "completed" || status == "early-stopped"; }
+
+struct AuditState {
+  int folds = 0;
+  std::map<int, std::string> runs;  // fold -> run folder
+};
+
+AuditState loadState(const std::string& dir) {
+  const json j = json::parse(readFileBytes(dir + "/" + kAuditState, "audit state"), nullptr, false);
+  if (!j.is_object() || !j.contains("folds") || !j["folds"].is_number_integer())
+    throw InputError(dir + "/" + kAuditState + " is not an audit's state file");
+  AuditState s;
+  s.folds = j["folds"].get<int>();
+  if (j.contains("runs") && j["runs"].is_object())
+    for (const auto& [k, v] : j["runs"].items())
+      if (v.is_string()) s.runs[std::stoi(k)] = v.get<std::string>();
+  return s;
+}
+
+void saveState(const std::string& dir, const AuditState& s) {
+  json runs = json::object();
+  for (const auto& [k, v] : s.runs) runs[std::to_string(k)] = v;
+  writeFileAtomically(dir + "/" + kAuditState, json{{"folds", s.folds}, {"runs", runs}}.dump(2) + "\n");
+}
+
+// Every training file's out-of-fold probabilities: each fold's model on the
+// fold it never trained on, as predict feeds files (its run's preprocessing).
+void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState& state, AuditResult& r,
+               std::vector<double>& probs, std::vector<int>& foldOf) {
+  const DataPlan plan = planData(base);
+  r.classes = plan.classNames;
+  const auto k = static_cast<size_t>(plan.classes());
+  std::unordered_map<int64_t, size_t> position;
+  for (size_t i = 0; i < plan.train.items.size(); ++i) {
+    position[plan.train.items[i]] = i;
+    r.files.push_back(plan.files[static_cast<size_t>(plan.train.items[i])]);
+    r.labels.push_back(plan.train.labels[i]);
+  }
+  probs.assign(r.files.size() * k, 0.0);
+  foldOf.assign(r.files.size(), 0);
+  for (int fold = 1; fold <= state.folds; ++fold) {
+    const DataPlan foldPlan = planData(foldConfig(base, dir, fold, state.folds));
+    std::vector<std::string> files;
+    for (int64_t item : foldPlan.test.items) files.push_back(foldPlan.files[static_cast<size_t>(item)]);
+    Predictor predictor(state.runs.at(fold));
+    const PredictionReport report = predictor.predictFiles(files);
+    if (report.skipped > 0)
+      throw DataError("fold " + std::to_string(fold) + ": " + std::to_string(report.skipped) +
+                      " of its images could not be read again: " + report.rows.front().error);
+    int64_t correct = 0;
+    for (size_t i = 0; i < files.size(); ++i) {
+      const size_t at = position.at(foldPlan.test.items[i]);
+      foldOf[at] = fold;
+      int64_t best = 0;
+      for (size_t c = 0; c < k; ++c) {
+        probs[at * k + c] = report.probabilities[i * k + c];
+        if (report.probabilities[i * k + c] > report.probabilities[i * k + static_cast<size_t>(best)])
+          best = static_cast<int64_t>(c);
+      }
+      correct += best == foldPlan.test.labels[i];
+    }
+    AuditFold& f = r.folds[static_cast<size_t>(fold - 1)];
+    f.examples = static_cast<int64_t>(files.size());
+    f.accuracy = files.empty() ? 0 : static_cast<double>(correct) / static_cast<double>(files.size());
+  }
+  for (size_t i = 0; i < foldOf.size(); ++i)
+    if (foldOf[i] == 0) throw Error("audit: " + r.files[i] + " is in no fold (a bug: the folds must cover the training set)");
+}
+
+// Exact copies by content: pairs within the training set, and between the
+// training and the test sets.
+void exactDuplicates(const TrainConfig& base, AuditResult& r) {
+  const DataPlan plan = planData(base);
+  std::unordered_map<std::string, std::vector<std::string>> byHash;
+  for (int64_t item : plan.train.items) {
+    const std::string& file = plan.files[static_cast<size_t>(item)];
+    byHash[sha256OfFile(file)].push_back(file);
+  }
+  for (int64_t item : plan.test.items) {
+    const std::string& file = plan.files[static_cast<size_t>(item)];
+    const std::string hash = sha256OfFile(file);
+    if (auto it = byHash.find(hash); it != byHash.end())
+      for (const auto& train : it->second) r.duplicates.push_back({"train-test", train, file, hash});
+  }
+  r.trainTestDuplicates = static_cast<int64_t>(r.duplicates.size());
+  for (const auto& [hash, files] : byHash)
+    for (size_t i = 1; i < files.size(); ++i) r.duplicates.push_back({"train-train", files[0], files[i], hash});
+  r.trainTrainDuplicates = static_cast<int64_t>(r.duplicates.size()) - r.trainTestDuplicates;
+}
+
+void writeReport(const std::string& dir, const AuditResult& r, const std::vector<double>& probs,
+                 const std::vector<int>& foldOf) {
+  const size_t k = r.classes.size();
+  std::string oof = "file,given,fold";
+  for (const auto& name : r.classes) oof += "," + csvCell("p_" + name);
+  oof += "\n";
+  for (size_t i = 0; i < r.files.size(); ++i) {
+    oof += csvCell(r.files[i]) + "," + std::to_string(r.labels[i]) + "," + std::to_string(foldOf[i]);
+    for (size_t c = 0; c < k; ++c) oof += "," + number(probs[i * k + c]);
+    oof += "\n";
+  }
+  writeFileAtomically(dir + "/oof.csv", oof);
+
+  std::string issues = "rank,file,given,suggested,self_confidence\n";
+  int rank = 0;
+  for (const auto& is : r.labelIssues.issues)
+    issues += std::to_string(++rank) + "," + csvCell(r.files[static_cast<size_t>(is.index)]) + "," +
+              csvCell(r.classes[static_cast<size_t>(is.given)]) + "," +
+              csvCell(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "\n";
+  writeFileAtomically(dir + "/label_issues.csv", issues);
+
+  std::string dups = "kind,first,second,sha256\n";
+  for (const auto& d : r.duplicates)
+    dups += d.kind + "," + csvCell(d.first) + "," + csvCell(d.second) + "," + d.sha256 + "\n";
+  writeFileAtomically(dir + "/duplicates.csv", dups);
+
+  json folds = json::array();
+  for (const auto& f : r.folds)
+    folds.push_back({{"fold", f.fold}, {"run_dir", f.runDir}, {"accuracy", f.accuracy}, {"examples", f.examples}});
+  const json j = {{"folds", folds},
+                  {"accuracy", {{"mean", r.meanAccuracy}, {"std", r.stdAccuracy}}},
+                  {"examples", r.examples},
+                  {"classes", r.classes},
+                  {"label_issues", r.labelIssues.issues.size()},
+                  {"confident_joint", r.labelIssues.confidentJoint},
+                  {"thresholds", r.labelIssues.thresholds},
+                  {"duplicates", {{"train_test", r.trainTestDuplicates}, {"train_train", r.trainTrainDuplicates}}}};
+  writeFileAtomically(dir + "/audit.json", j.dump(2) + "\n");
+}
+
+AuditResult continueAudit(const std::string& dir, const TrainConfig& base, AuditState state,
+                          const FoldRunner& runFold) {
+  AuditResult r;
+  r.dir = dir;
+  for (int fold = 1; fold <= state.folds; ++fold) {
+    AuditFold f;
+    f.fold = fold;
+    std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
+    f.status = runStatus(runDir);
+    if (!finished(f.status)) {
+      Session session;
+      if (!runDir.empty() && fs::is_regular_file(runDir + "/" + run_files::kLastCheckpoint)) {
+        log::info("audit: resuming fold " + std::to_string(fold) + " in " + runDir);
+        session.resume(runDir);
+      } else {
+        session.start(foldConfig(base, dir, fold, state.folds));
+        runDir = session.progress().runDir;
+        state.runs[fold] = runDir;
+        saveState(dir, state);
+        log::info("audit: fold " + std::to_string(fold) + " of " + std::to_string(state.folds) + " in " + runDir);
+      }
+      runFold(session, fold, state.folds);
+      const RunSummary s = session.summary();
+      f.status = s.status;
+      if (s.status == "failed") throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
+    }
+    f.runDir = runDir;
+    r.folds.push_back(f);
+    if (!finished(f.status)) return r;  // stopped: resume the audit later
+  }
+  std::vector<double> probs;
+  std::vector<int> foldOf;
+  outOfFold(base, dir, state, r, probs, foldOf);
+  r.examples = static_cast<int64_t>(r.files.size());
+  double sum = 0, sq = 0;
+  for (const auto& f : r.folds) sum += f.accuracy;
+  r.meanAccuracy = sum / static_cast<double>(r.folds.size());
+  for (const auto& f : r.folds) sq += (f.accuracy - r.meanAccuracy) * (f.accuracy - r.meanAccuracy);
+  r.stdAccuracy = std::sqrt(sq / static_cast<double>(r.folds.size() - 1));
+  r.labelIssues = findLabelIssues(r.labels, probs, static_cast<int64_t>(r.classes.size()));
+  exactDuplicates(base, r);
+  writeReport(dir, r, probs, foldOf);
+  r.complete = true;
+  return r;
+}
+
+}  // namespace
+
+AuditResult runAudit(const TrainConfig& config, int folds, const FoldRunner& runFold) {
+  checkAuditable(config, folds);
+  planData(config);  // the data's own problems, named before any folder is made
+  std::string dir = config.output.dir + "/" + run_files::folderStamp() + "-audit-" + config.name;
+  for (int n = 2; fs::exists(dir); ++n)
+    dir = config.output.dir + "/" + run_files::folderStamp() + "-audit-" + config.name + "-" + std::to_string(n);
+  fs::create_directories(dir + "/" + kFoldsFolder);
+  saveConfigFile(config, dir + "/" + kAuditSettings);
+  AuditState state;
+  state.folds = folds;
+  saveState(dir, state);
+  return continueAudit(dir, config, state, runFold);
+}
+
+AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold) {
+  if (!fs::is_regular_file(dir + "/" + kAuditState) || !fs::is_regular_file(dir + "/" + kAuditSettings))
+    throw InputError(dir + " is not an audit folder (no " + kAuditState + " and " + kAuditSettings + ")");
+  const TrainConfig config = loadConfigFile(dir + "/" + kAuditSettings);
+  const AuditState state = loadState(dir);
+  checkAuditable(config, state.folds);
+  return continueAudit(dir, config, state, runFold);
+}
+
+}  // namespace studio
