@@ -16,7 +16,9 @@
 #     study's web view), scikit-learn (Optuna's fANOVA importances; the
 #     metrics' references), and onnx, onnxscript and onnxruntime (export
 #     --format onnx writes and checks model.onnx with them), psycopg2 (a
-#     search's study in PostgreSQL, search --storage)
+#     search's study in PostgreSQL, search --storage), and cleanlab
+#     (test_audit's reference for the audit's label issues only: it is AGPL,
+#     and the studio neither imports nor ships it)
 #   - PostgreSQL's server, which test_search_shared starts in a temporary
 #     folder (a study shared by several runners)
 # Prints the virtual environment's path on its last line.
@@ -70,6 +72,7 @@ try:
     m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors"); m.version("tensorboard")
     m.version("optuna"); m.version("optuna-dashboard"); m.version("scikit-learn")
     m.version("onnx"); m.version("onnxscript"); m.version("onnxruntime"); m.version("psycopg2-binary")
+    m.version("cleanlab")
     ok = ok and m.version("torchvision").split("+")[0] == "$torchvision_version"
     print("ok" if ok else "")
 except Exception:
@@ -77,8 +80,8 @@ except Exception:
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn, onnx, onnxscript, onnxruntime, psycopg2-binary and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn, onnx, onnxscript, onnxruntime, psycopg2-binary, cleanlab and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn onnx onnxscript onnxruntime psycopg2-binary "cmake>=3.28" >&2
+      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn onnx onnxscript onnxruntime psycopg2-binary cleanlab "cmake>=3.28" >&2
 fi
 echo "$venv"
