@@ -13,8 +13,8 @@ AuditCommand::AuditCommand(CLI::App& app) {
   m_settings.addTo(m_cmd);
   m_cmd->add_option("--folds", m_folds, "Cross-validation folds, 2 to 20 (default 5)");
   m_cmd->add_option("--out", m_out, "Folder for the audit's folder (output.dir)")->check(kNamesSomething);
-  auto* resume = m_cmd->add_option("--resume", m_resume, "Continue a stopped audit in its folder")
-                     ->check(kNamesSomething);
+  auto* resume =
+      m_cmd->add_option("--resume", m_resume, "Continue a stopped audit in its folder")->check(kNamesSomething);
   resume->excludes(m_settings.preset)->excludes(m_settings.config);
 }
 
@@ -46,9 +46,10 @@ int AuditCommand::run(const std::function<int(Session&)>& runSession) {
                 is.selfConfidence);
   }
   if (r.trainTestDuplicates > 0)
-    std::printf("  LEAKAGE: %lld test file(s) are exact copies of training files (duplicates.csv): the test "
-                "figures are not of unseen data\n",
-                static_cast<long long>(r.trainTestDuplicates));
+    std::printf(
+        "  LEAKAGE: %lld test file(s) are exact copies of training files (duplicates.csv): the test "
+        "figures are not of unseen data\n",
+        static_cast<long long>(r.trainTestDuplicates));
   else
     std::printf("  no test file is a copy of a training file\n");
   std::printf("  exact duplicates within the training set: %lld\n", static_cast<long long>(r.trainTrainDuplicates));

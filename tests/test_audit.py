@@ -194,6 +194,54 @@ class AuditTest(unittest.TestCase):
             self.assertAlmostEqual(accuracies[f - 1], float((probs[sel].argmax(1) == labels[sel]).mean()), places=9)
         self.assertIn("LEAKAGE: 20 test file(s)", text)
 
+        # Corrections: the suggested file (every suspect relabelled, every
+        # copy removed) applies to a later run's plan; the files are untouched.
+        suggested = read_csv(os.path.join(d, "suggested_corrections.csv"))
+        self.assertEqual(len(suggested), len(found_rows) + COPIES)
+        before = self.train_counts()
+        rc, text = cli("summary", "--config", self.config, "--set",
+                       "data.corrections=" + os.path.join(d, "suggested_corrections.csv"))
+        self.assertEqual(rc, 0, text)
+        after = self.train_counts(text)
+        expected_counts = dict(before)
+        by_file = {os.path.realpath(r["file"]): r for r in found_rows}
+        for r in suggested:
+            f = os.path.realpath(r["file"])
+            given = os.path.basename(os.path.dirname(f))
+            expected_counts[given] -= 1
+            if r["action"] == "relabel":
+                self.assertEqual(r["label"], by_file[f]["suggested"])
+                expected_counts[r["label"]] += 1
+        self.assertEqual(after, expected_counts)
+        self.assertTrue(all(os.path.exists(c) for c in self.copies), "corrections never touch the files")
+
+    def train_counts(self, text=None):
+        if text is None:
+            rc, text = cli("summary", "--config", self.config)
+            self.assertEqual(rc, 0, text)
+        counts = {}
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 4 and parts[0] in [str(k) for k in range(10)] and parts[1].isdigit():
+                counts[parts[0]] = int(parts[1])
+        self.assertEqual(len(counts), 10, text)
+        return counts
+
+    def test_corrections_are_refused_by_name(self):
+        train = sorted(glob.glob(os.path.join(self.root, "train", "3", "*.png")))
+        bad = [("nowhere/x.png", "remove", "", "is not one of the images under data.root"),
+               (os.path.relpath(train[0], self.root), "relabel", "eleven",
+                'class "eleven" is not one of the data\'s classes'),
+               (os.path.relpath(train[0], self.root), "delete", "", 'action "delete" is none of')]
+        for i, (file, action, label, message) in enumerate(bad):
+            path = os.path.join(self.tmp, f"corrections-{i}.csv")
+            with open(path, "w", newline="") as f:
+                csv.writer(f).writerows([["file", "action", "label"], [file, action, label]])
+            rc, text = cli("summary", "--config", self.config, "--set", "data.corrections=" + path)
+            self.assertEqual(rc, 2, text)
+            self.assertIn(f"data.corrections {path} row 2", text)
+            self.assertIn(message, text)
+
     def test_a_stopped_audit_resumes(self):
         out = os.path.join(self.tmp, "stopped")
         p = subprocess.Popen([CLI, "audit", "--config", self.config, "--folds", "2", "--out", out,

@@ -180,6 +180,35 @@ class TestDataViews : public QObject {
                              kTimeout);
   }
 
+  // data.corrections (the audit's review): the Data tab counts what changed,
+  // the files stay; a class the data lacks is an error under the setting.
+  void correctionsChangeTheDataTab() {
+    const QString file = m_dir.filePath("corrections.csv");
+    auto write = [&](const QString& text) {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(text.toUtf8());
+    };
+    write("file,action,label\nblue/000.png,remove,\nred/001.png,relabel,green\nred/002.png,keep,\n");
+    TrainConfig c = folderConfig("corrected");
+    c.data.corrections = file.toStdString();
+    m_window->settingsPanel()->setConfig(c);
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->dataChecked(), kTimeout);
+    ui::DataPanel* data = m_window->dataPanel();
+    QVERIFY2(data->preview().ok, qPrintable(data->preview().error));
+    const auto bars = data->barValues();
+    std::vector<double> total;  // training + test of each class: 40, 50, 60 before
+    for (size_t k = 0; k < 3; ++k) total.push_back(bars[0][k] + bars[1][k]);
+    QCOMPARE(total, (std::vector<double>{39, 51, 59}));
+    QVERIFY(data->findChild<QLabel*>("dataSummary")->text().contains("1 files removed, 1 relabelled"));
+    QVERIFY(QFile::exists(m_folder + "/blue/000.png"));
+    write("file,action,label\nred/001.png,relabel,purple\n");
+    m_window->dataPanel()->recheckRequested();
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->settingsPanel()->errorFor("data.corrections").contains("\"purple\""), kTimeout);
+    m_window->settingsPanel()->setConfig(folderConfig("preview"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->settingsPanel()->isValid(), kTimeout);
+  }
+
   void modelTabListsTheLayers() {
     m_window->settingsPanel()->setConfig(folderConfig("model"));
     QTableWidget* layers = m_window->modelPanel()->table();

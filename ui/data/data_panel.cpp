@@ -135,6 +135,10 @@ void DataPanel::showPreview(const DataPreview& p) {
   if (d.valSize() > 0) lines << splitLine(tr("Validation"), d.valSize(), d.valFrom);
   lines << splitLine(tr("Test"), d.testSize(), d.testFrom);
   if (d.otherFiles > 0) lines << tr("%1 files in the folder are not images and are left out.").arg(d.otherFiles);
+  if (d.correctionsRemoved > 0 || d.correctionsRelabelled > 0)
+    lines << tr("Corrections (data.corrections): %1 files removed, %2 relabelled; your files are unchanged.")
+                 .arg(d.correctionsRemoved)
+                 .arg(d.correctionsRelabelled);
   m_summary->setText(lines.join("<br>"));
   drawCounts(p);
   if (d.kind == DataKind::Table) {

@@ -33,8 +33,9 @@ namespace {
 
 // Which setting a data error is about, from the setting it names.
 QString fieldOf(const QString& message, const TrainConfig& c) {
-  for (const char* f : {"data.label_column", "data.ignore_columns", "data.test_fraction", "data.val_fraction",
-                        "data.train_limit", "data.test_file", "data.train_file", "data.on_bad_file"})
+  for (const char* f :
+       {"data.label_column", "data.ignore_columns", "data.test_fraction", "data.val_fraction", "data.train_limit",
+        "data.test_file", "data.train_file", "data.on_bad_file", "data.corrections", "data.cv_folds"})
     if (message.contains(f)) return f;
   if (c.data.format == DataFormat::csv) {
     if (!c.data.test_file.empty() && message.contains(QString::fromStdString(c.data.test_file)))

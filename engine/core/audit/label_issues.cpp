@@ -9,9 +9,9 @@
 namespace studio {
 namespace {
 
-constexpr double kFuzz = 1e-6;                  // probabilities this close count as equal
-constexpr double kThresholdFloor = 2 * kFuzz;   // a threshold is never below this
-constexpr double kAbsentClassThreshold = 2.0;   // a class nobody is labelled with: nothing is confident in it
+constexpr double kFuzz = 1e-6;                 // probabilities this close count as equal
+constexpr double kThresholdFloor = 2 * kFuzz;  // a threshold is never below this
+constexpr double kAbsentClassThreshold = 2.0;  // a class nobody is labelled with: nothing is confident in it
 
 size_t at(int64_t i, int64_t k, int64_t classes) { return static_cast<size_t>(i * classes + k); }
 
@@ -57,7 +57,8 @@ LabelIssues findLabelIssues(const std::vector<int64_t>& labels, const std::vecto
     throw std::invalid_argument("label issues: " + std::to_string(probs.size()) + " probabilities for " +
                                 std::to_string(n) + " examples of " + std::to_string(classes) + " classes");
   for (int64_t l : labels)
-    if (l < 0 || l >= classes) throw std::invalid_argument("label issues: label " + std::to_string(l) + " out of range");
+    if (l < 0 || l >= classes)
+      throw std::invalid_argument("label issues: label " + std::to_string(l) + " out of range");
   const auto K = static_cast<size_t>(classes);
   LabelIssues out;
 
@@ -71,8 +72,8 @@ LabelIssues findLabelIssues(const std::vector<int64_t>& labels, const std::vecto
   }
   out.thresholds.resize(K);
   for (size_t k = 0; k < K; ++k)
-    out.thresholds[k] = std::max(counts[k] ? selfSum[k] / static_cast<double>(counts[k]) : kAbsentClassThreshold,
-                                 kThresholdFloor);
+    out.thresholds[k] =
+        std::max(counts[k] ? selfSum[k] / static_cast<double>(counts[k]) : kAbsentClassThreshold, kThresholdFloor);
 
   // The confident joint: each example that is confidently some class counts
   // under (given, that class); with several, the most probable one.
@@ -136,10 +137,12 @@ LabelIssues findLabelIssues(const std::vector<int64_t>& labels, const std::vecto
       std::vector<size_t> order(idx.size());
       std::iota(order.begin(), order.end(), size_t{0});
       auto margin = [&](size_t m) {
-        return probs[at(idx[m], static_cast<int64_t>(t), classes)] - probs[at(idx[m], static_cast<int64_t>(g), classes)];
+        return probs[at(idx[m], static_cast<int64_t>(t), classes)] -
+               probs[at(idx[m], static_cast<int64_t>(g), classes)];
       };
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return margin(a) > margin(b); });
-      for (size_t m = 0; m < std::min(order.size(), static_cast<size_t>(count)); ++m) flagged[static_cast<size_t>(idx[order[m]])] = 1;
+      for (size_t m = 0; m < std::min(order.size(), static_cast<size_t>(count)); ++m)
+        flagged[static_cast<size_t>(idx[order[m]])] = 1;
     }
   }
 

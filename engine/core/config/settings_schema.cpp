@@ -216,6 +216,11 @@ std::vector<FieldSpec> makeSchema() {
                  "Which fold (1 to data.cv_folds) the run tests on; the others are trained on."),
              between(0, 20)),
        Rule{[](const TrainConfig& c) { return c.data.cv_folds > 0; }, "data.cv_folds above 0"}, true);
+  when(add(SETTING(data.corrections), data, "Corrections (CSV)", T::File,
+           "A corrections.csv of the audit's review (columns file, action, label): each listed image is "
+           "relabelled (to label), removed from every split, or kept; your files are not touched. The splits "
+           "are drawn first, so a file stays in its split."),
+       folder, true);
   when(add(SETTING(data.sampler), data, "Sampler", T::Choice,
            "shuffle: every training example once per epoch; balanced: each epoch draws as many examples with "
            "replacement, every class equally often (for imbalanced classes; seeded)."),

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "studio/corrections.h"
 #include "studio/data_split.h"
 #include "studio/dataset_info.h"
 #include "studio/idx_file.h"
@@ -476,6 +477,7 @@ DataPlan planData(const TrainConfig& c) {
     planCsv(p, d, c.train.seed);
   else
     throw DataError("data.format must be idx, image_folder or csv (got \"" + d.format + "\")");
+  applyCorrections(p, d);
   if (d.cv_folds > 0) testOnFold(p, d, c.train.seed);
   checkClassesFit(p, d);  // before the splits' own checks: 100,000 ids as classes leave no test examples either
   if (!p.val.items.empty() && p.valFrom.empty())

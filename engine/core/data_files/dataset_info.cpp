@@ -136,6 +136,8 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const st
   out.valFrom = p.valFrom;
   out.testFrom = p.testFrom;
   out.otherFiles = p.otherFiles;
+  out.correctionsRemoved = p.correctionsRemoved;
+  out.correctionsRelabelled = p.correctionsRelabelled;
   return out;
 }
 

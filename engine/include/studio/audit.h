@@ -14,6 +14,10 @@
 //   oof.csv              file, given label, fold, one probability per class
 //   label_issues.csv     the suspects, lowest self-confidence first
 //   duplicates.csv       exact duplicates (train-test first)
+//   suggested_corrections.csv  data.corrections' format: each suspect
+//                        relabelled to the suggestion, each training copy of
+//                        a test file removed; edit it, then name it in
+//                        data.corrections
 //   audit.json           the folds' figures, their mean and spread, counts
 // So far: image folders of classes (data.format image_folder, task.kind
 // classification); other data is refused by name.
@@ -34,9 +38,9 @@ class Session;
 struct AuditFold {
   int fold = 0;  // 1..K
   std::string runDir;
-  std::string status;                // the run's: completed, early-stopped, stopped, failed
-  double accuracy = 0;               // on its held-out fold
-  int64_t examples = 0;              // held out
+  std::string status;    // the run's: completed, early-stopped, stopped, failed
+  double accuracy = 0;   // on its held-out fold
+  int64_t examples = 0;  // held out
 };
 
 struct DuplicatePair {

@@ -45,9 +45,10 @@ void checkAuditable(const TrainConfig& c, int folds) {
   if (folds < 2 || folds > 20)
     throw ConfigFileError("--folds must be from 2 to 20 (got " + std::to_string(folds) + ")");
   if (c.data.format != DataFormat::image_folder || c.task.kind != TaskKind::classification)
-    throw ConfigFileError("the audit reads image folders of classes so far (data.format image_folder, task.kind "
-                          "classification); these settings have data.format " +
-                          c.data.format + " and task.kind " + c.task.kind);
+    throw ConfigFileError(
+        "the audit reads image folders of classes so far (data.format image_folder, task.kind "
+        "classification); these settings have data.format " +
+        c.data.format + " and task.kind " + c.task.kind);
   if (c.data.cv_folds != 0)
     throw ConfigFileError("data.cv_folds is the audit's to set (got " + std::to_string(c.data.cv_folds) +
                           "): leave it 0 and give --folds");
@@ -136,7 +137,8 @@ void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState
     f.accuracy = files.empty() ? 0 : static_cast<double>(correct) / static_cast<double>(files.size());
   }
   for (size_t i = 0; i < foldOf.size(); ++i)
-    if (foldOf[i] == 0) throw Error("audit: " + r.files[i] + " is in no fold (a bug: the folds must cover the training set)");
+    if (foldOf[i] == 0)
+      throw Error("audit: " + r.files[i] + " is in no fold (a bug: the folds must cover the training set)");
 }
 
 // Exact copies by content: pairs within the training set, and between the
@@ -180,6 +182,17 @@ void writeReport(const std::string& dir, const AuditResult& r, const std::vector
               csvCell(r.classes[static_cast<size_t>(is.given)]) + "," +
               csvCell(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "\n";
   writeFileAtomically(dir + "/label_issues.csv", issues);
+
+  // A starting point for data.corrections: each suspect relabelled to the
+  // model's suggestion, each training copy of a test file removed. The
+  // person edits it (keep, another class) and names it in data.corrections.
+  std::string suggested = "file,action,label\n";
+  for (const auto& is : r.labelIssues.issues)
+    suggested += csvCell(r.files[static_cast<size_t>(is.index)]) + ",relabel," +
+                 csvCell(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
+  for (const auto& d : r.duplicates)
+    if (d.kind == "train-test") suggested += csvCell(d.first) + ",remove,\n";
+  writeFileAtomically(dir + "/suggested_corrections.csv", suggested);
 
   std::string dups = "kind,first,second,sha256\n";
   for (const auto& d : r.duplicates)

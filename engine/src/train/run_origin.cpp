@@ -215,6 +215,10 @@ void writeRunSettings(RunContext& ctx) {
                            {"decoded_cache", data.cacheFile}}},
                          {k::kLrChanges, ctx.lr.changes}};
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
+  if (!ctx.cfg.data.corrections.empty())
+    info[k::kData]["corrections"] = {{"file", ctx.cfg.data.corrections},
+                                     {"removed", plan.correctionsRemoved},
+                                     {"relabelled", plan.correctionsRelabelled}};
   if (!ctx.parts.pretrained.is_null()) info[k::kPretrained] = ctx.parts.pretrained;
   if (!ctx.parts.finetune.is_null()) info[k::kFinetune] = ctx.parts.finetune;
   if (data.task == TaskKind::classification && !data.lossWeights.empty()) info[k::kClassWeights] = data.lossWeights;

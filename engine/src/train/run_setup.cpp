@@ -131,6 +131,9 @@ void logData(const RunContext& ctx) {
   if (plan.otherFiles > 0)
     log::info(std::to_string(plan.otherFiles) + " file(s) under " + ctx.cfg.data.root +
               " are not images and were left out");
+  if (!ctx.cfg.data.corrections.empty())
+    log::info("corrections from " + ctx.cfg.data.corrections + ": " + std::to_string(plan.correctionsRemoved) +
+              " file(s) removed, " + std::to_string(plan.correctionsRelabelled) + " relabelled");
 }
 
 void writeClasses(const RunContext& ctx) {

@@ -51,6 +51,8 @@ struct DataPlan {
   // image_folder: items index files.
   std::vector<std::string> files;
   int64_t otherFiles = 0;  // files under the folder that are not images
+  // data.corrections (studio/corrections.h): files left out, labels changed.
+  int64_t correctionsRemoved = 0, correctionsRelabelled = 0;
 
   // csv: items index table rows (the training table's, then the test table's).
   NumericTable table;

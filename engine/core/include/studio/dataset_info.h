@@ -33,6 +33,7 @@ struct DatasetDescription {
   std::vector<std::string> featureNames;  // tables
   std::string trainFrom, valFrom, testFrom;
   int64_t otherFiles = 0;
+  int64_t correctionsRemoved = 0, correctionsRelabelled = 0;  // data.corrections
   int64_t trainSize() const;
   int64_t valSize() const;
   int64_t testSize() const;

@@ -21,10 +21,10 @@
 namespace studio {
 
 struct LabelIssue {
-  int64_t index = 0;            // position in the labels given
-  int64_t given = 0;            // its label
-  int64_t suggested = 0;        // the class the probabilities favour
-  double selfConfidence = 0;    // p(given): the lower, the more likely wrong
+  int64_t index = 0;          // position in the labels given
+  int64_t given = 0;          // its label
+  int64_t suggested = 0;      // the class the probabilities favour
+  double selfConfidence = 0;  // p(given): the lower, the more likely wrong
 };
 
 struct LabelIssues {

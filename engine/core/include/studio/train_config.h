@@ -146,6 +146,10 @@ struct DataConfig {
   // trains on the others, and the test split is not used. 0: off.
   int cv_folds = 0;
   int cv_fold = 0;
+  // image_folder: a corrections.csv (file, action, label) of the audit's
+  // review: files left out, labels changed, the files untouched
+  // (studio/corrections.h). Empty: none.
+  std::string corrections;
   bool normalize = true;  // images: per-channel mean/std; tables: standardise each feature
   // Images: whose mean/std. auto: ImageNet's for a torchvision backbone with
   // model.weights (what the weights were trained with), else the training

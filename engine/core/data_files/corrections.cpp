@@ -1,0 +1,96 @@
+#include "studio/corrections.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "studio/csv_table.h"
+#include "studio/errors.h"
+
+namespace studio {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string canonical(const std::string& path) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? fs::path(path).lexically_normal().string() : p.string();
+}
+
+int64_t column(const CsvTable& t, const std::string& name) {
+  const auto it = std::find(t.columns.begin(), t.columns.end(), name);
+  if (it == t.columns.end())
+    throw DataError("data.corrections " + t.path + " has no column \"" + name +
+                    "\": its first row names the columns file, action and label");
+  return it - t.columns.begin();
+}
+
+}  // namespace
+
+void applyCorrections(DataPlan& p, const DataConfig& d) {
+  if (d.corrections.empty()) return;
+  if (p.format != DataFormat::image_folder || p.hasTargets())
+    throw DataError("data.corrections applies to image folders of classes so far (data.format image_folder, "
+                    "task.kind classification)");
+  CsvTable t = readCsvTable(d.corrections);
+  // A table of text only has no header by the reader's guess: its first row
+  // is the header all the same.
+  if (!t.hasHeader && !t.rows.empty()) {
+    t.columns = t.rows.front();
+    for (auto& name : t.columns) name = trimCell(name);
+    t.rows.erase(t.rows.begin());
+    t.hasHeader = true;
+    ++t.firstRowNumber;
+  }
+  const int64_t fileCol = column(t, "file"), actionCol = column(t, "action"), labelCol = column(t, "label");
+  std::map<std::string, int64_t> itemOf;
+  for (size_t i = 0; i < p.files.size(); ++i) itemOf[canonical(p.files[i])] = static_cast<int64_t>(i);
+  std::map<int64_t, int64_t> relabel;  // item -> class
+  std::map<int64_t, bool> remove;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const auto& row = t.rows[r];
+    const std::string where =
+        "data.corrections " + t.path + " row " + std::to_string(static_cast<int64_t>(r) + t.firstRowNumber);
+    const std::string file = trimCell(row[static_cast<size_t>(fileCol)]);
+    const std::string action = trimCell(row[static_cast<size_t>(actionCol)]);
+    const std::string label = trimCell(row[static_cast<size_t>(labelCol)]);
+    const std::string path = fs::path(file).is_absolute() ? file : d.root + "/" + file;
+    const auto found = itemOf.find(canonical(path));
+    if (file.empty() || found == itemOf.end())
+      throw DataError(where + ": \"" + file + "\" is not one of the images under data.root " + d.root);
+    if (action == "relabel") {
+      const auto cls = std::find(p.classNames.begin(), p.classNames.end(), label);
+      if (cls == p.classNames.end()) {
+        std::string names;
+        for (const auto& n : p.classNames) names += (names.empty() ? "" : ", ") + n;
+        throw DataError(where + ": class \"" + label + "\" is not one of the data's classes (" + names + ")");
+      }
+      relabel[found->second] = cls - p.classNames.begin();
+    } else if (action == "remove") {
+      remove[found->second] = true;
+    } else if (action != "keep") {
+      throw DataError(where + ": action \"" + action + "\" is none of relabel, remove and keep");
+    }
+  }
+  for (PlannedSplit* s : {&p.train, &p.val, &p.test}) {
+    PlannedSplit out;
+    for (size_t i = 0; i < s->items.size(); ++i) {
+      const int64_t item = s->items[i];
+      if (remove.count(item)) {
+        ++p.correctionsRemoved;
+        continue;
+      }
+      int64_t label = s->labels[i];
+      if (const auto it = relabel.find(item); it != relabel.end() && it->second != label) {
+        label = it->second;
+        ++p.correctionsRelabelled;
+      }
+      out.items.push_back(item);
+      out.labels.push_back(label);
+    }
+    *s = std::move(out);
+  }
+}
+
+}  // namespace studio
