@@ -11,7 +11,12 @@ AuditCommand::AuditCommand(CLI::App& app) {
   m_cmd = app.add_subcommand(
       "audit", "Cross-validate a run's settings and list the labels that look wrong and the duplicated files");
   m_settings.addTo(m_cmd);
-  m_cmd->add_option("--folds", m_folds, "Cross-validation folds, 2 to 20 (default 5)");
+  m_cmd->add_option("--folds", m_options.folds, "Cross-validation folds, 2 to 20 (default 5)");
+  m_cmd->add_option("--similarity", m_options.similarity,
+                    "Near-duplicates: pairs whose penultimate features have at least this cosine similarity "
+                    "(default 0.99)");
+  m_cmd->add_option("--neighbours", m_options.neighbours,
+                    "Outliers: the mean distance to this many nearest neighbours of the same class (default 10)");
   m_cmd->add_option("--out", m_out, "Folder for the audit's folder (output.dir)")->check(kNamesSomething);
   auto* resume =
       m_cmd->add_option("--resume", m_resume, "Continue a stopped audit in its folder")->check(kNamesSomething);
@@ -29,7 +34,7 @@ int AuditCommand::run(const std::function<int(Session&)>& runSession) {
   } else {
     TrainConfig config = m_settings.load();
     if (!m_out.empty()) config.output.dir = m_out;
-    r = runAudit(config, m_folds, runFold);
+    r = runAudit(config, m_options, runFold);
   }
   if (!r.complete) {
     std::fprintf(stderr, "audit stopped; `training-studio-cli audit --resume %s` continues it\n", r.dir.c_str());
@@ -53,6 +58,17 @@ int AuditCommand::run(const std::function<int(Session&)>& runSession) {
   else
     std::printf("  no test file is a copy of a training file\n");
   std::printf("  exact duplicates within the training set: %lld\n", static_cast<long long>(r.trainTrainDuplicates));
+  if (!r.featureNote.empty()) {
+    std::printf("  note: %s\n", r.featureNote.c_str());
+    return 0;
+  }
+  std::printf("  near-duplicates (feature similarity >= %g): %lld between training and test%s, %lld within training\n",
+              r.options.similarity, static_cast<long long>(r.nearTrainTest),
+              r.nearTrainTest > 0 ? " (LEAKAGE, likely)" : "", static_cast<long long>(r.nearTrainTrain));
+  std::printf("  least like their class (outliers.csv):");
+  for (size_t i = 0; i < std::min<size_t>(r.outliers.size(), 3); ++i)
+    std::printf(" %s (%.3f)", r.files[static_cast<size_t>(r.outliers[i].index)].c_str(), r.outliers[i].score);
+  std::printf("\n");
   return 0;
 }
 

@@ -1,9 +1,7 @@
 #pragma once
-// training-studio-cli audit (--preset NAME | --config FILE) [--set key=value ...] [--folds 5] [--out DIR]
-// training-studio-cli audit --resume AUDIT_DIR
-// K-fold cross-validation, out-of-fold probabilities, label issues by
-// confident learning, exact duplicates (studio/audit.h).
-// Thread: the CLI's main thread.
+// training-studio-cli audit (--preset NAME | --config FILE) [--set key=value ...] [--folds 5] [--similarity 0.99]
+// [--neighbours 10] [--out DIR] training-studio-cli audit --resume AUDIT_DIR K-fold cross-validation, out-of-fold
+// probabilities, label issues by confident learning, exact duplicates (studio/audit.h). Thread: the CLI's main thread.
 
 #include <CLI/CLI.hpp>
 
@@ -28,7 +26,7 @@ class AuditCommand {
   CLI::App* m_cmd = nullptr;
   SettingsSource m_settings;
   std::string m_out, m_resume;
-  int m_folds = 5;
+  AuditOptions m_options;
 };
 
 }  // namespace studio::cli

@@ -39,6 +39,8 @@ from sklearn.datasets import load_digits
 CLI = os.environ["STUDIO_CLI"]
 NOISE = 0.08
 COPIES = 20
+NEAR = 5       # test images copied into training with one pixel brighter: not the same bytes
+STRANGERS = 3  # noise images filed under a class
 
 
 def cli(*args, timeout=900):
@@ -73,7 +75,19 @@ def digits_folder(root):
         copy = os.path.join(root, "train", str(label), "copy-" + os.path.basename(path))
         shutil.copyfile(path, copy)
         copies.append(os.path.realpath(copy))
-    return moved, copies
+    near = []
+    for path, label in test_files[COPIES:COPIES + NEAR]:
+        pixels = np.array(Image.open(path))
+        pixels[0, 0] = min(int(pixels[0, 0]) + 16, 255)  # a corner pixel a little brighter
+        copy = os.path.join(root, "train", str(label), "near-" + os.path.basename(path))
+        Image.fromarray(pixels).save(copy)
+        near.append((os.path.realpath(copy), os.path.realpath(path)))
+    strangers = []
+    for s in range(STRANGERS):
+        path = os.path.join(root, "train", str(s), f"stranger-{s}.png")
+        Image.fromarray(rng.integers(0, 256, (8, 8), dtype=np.uint8)).save(path)
+        strangers.append(os.path.realpath(path))
+    return moved, copies, near, strangers
 
 
 def settings(root, out):
@@ -105,7 +119,7 @@ class AuditTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="test_audit-")
         cls.root = os.path.join(cls.tmp, "digits")
-        cls.moved, cls.copies = digits_folder(cls.root)
+        cls.moved, cls.copies, cls.near, cls.strangers = digits_folder(cls.root)
         cls.config = os.path.join(cls.tmp, "digits.json")
         with open(cls.config, "w") as f:
             json.dump(settings(cls.root, os.path.join(cls.tmp, "audits")), f)
@@ -193,6 +207,21 @@ class AuditTest(unittest.TestCase):
             sel = folds == f
             self.assertAlmostEqual(accuracies[f - 1], float((probs[sel].argmax(1) == labels[sel]).mean()), places=9)
         self.assertIn("LEAKAGE: 20 test file(s)", text)
+
+        # Near copies (one pixel changed) are near train-test pairs, never
+        # exact ones; the noise images are among the least like their class.
+        near = {(os.path.realpath(r["first"]), os.path.realpath(r["second"])): float(r["similarity"])
+                for r in dups if r["kind"] == "near train-test"}
+        for pair in self.near:
+            self.assertIn(pair, near)
+            self.assertGreaterEqual(near[pair], 0.99)
+        self.assertFalse({f for f, _ in self.near} & train_test)
+        self.assertEqual(report["duplicates"]["near_train_test"], len(near))
+        outliers = [os.path.realpath(r["file"]) for r in read_csv(os.path.join(d, "outliers.csv"))]
+        self.assertEqual(sorted(outliers), sorted(files))
+        top = outliers[: len(outliers) // 20]
+        self.assertTrue(set(self.strangers) <= set(top),
+                        [outliers.index(s) for s in self.strangers])
 
         # Corrections: the suggested file (every suspect relabelled, every
         # copy removed) applies to a later run's plan; the files are untouched.

@@ -31,8 +31,9 @@ int64_t column(const CsvTable& t, const std::string& name) {
 void applyCorrections(DataPlan& p, const DataConfig& d) {
   if (d.corrections.empty()) return;
   if (p.format != DataFormat::image_folder || p.hasTargets())
-    throw DataError("data.corrections applies to image folders of classes so far (data.format image_folder, "
-                    "task.kind classification)");
+    throw DataError(
+        "data.corrections applies to image folders of classes so far (data.format image_folder, "
+        "task.kind classification)");
   CsvTable t = readCsvTable(d.corrections);
   // A table of text only has no header by the reader's guess: its first row
   // is the header all the same.

@@ -3,9 +3,11 @@
 // run's settings, each fold an ordinary run folder under the audit's folder
 // (data.cv_folds / data.cv_fold), then every training example's
 // out-of-fold probabilities, the examples whose labels look wrong by
-// confident learning (studio/label_issues.h), and the files that are exact
-// copies of each other, within the training set and, separately, between the
-// training and the test sets.
+// confident learning (studio/label_issues.h), the files that are exact or
+// near copies of each other, within the training set and, separately,
+// between the training and the test sets, and the outliers of each class.
+// The feature space of the near copies and outliers is fold 1's model's
+// penultimate features.
 //
 // An audit folder, <output.dir>/<YYYYmmdd-HHMMSS>-audit-<name>/:
 //   audit_settings.json  the run's settings and the number of folds
@@ -13,7 +15,8 @@
 //   audit_state.json     which run folder is which fold
 //   oof.csv              file, given label, fold, one probability per class
 //   label_issues.csv     the suspects, lowest self-confidence first
-//   duplicates.csv       exact duplicates (train-test first)
+//   duplicates.csv       exact duplicates (train-test first), then near ones
+//   outliers.csv         every training file, least like its class first
 //   suggested_corrections.csv  data.corrections' format: each suspect
 //                        relabelled to the suggestion, each training copy of
 //                        a test file removed; edit it, then name it in
@@ -44,12 +47,28 @@ struct AuditFold {
 };
 
 struct DuplicatePair {
-  std::string kind;  // "train-test" or "train-train"
-  std::string first, second, sha256;
+  // "train-test" or "train-train": the same bytes; "near train-test" or
+  // "near train-train": not the same bytes, but penultimate features whose
+  // cosine similarity reaches AuditOptions::similarity.
+  std::string kind;
+  std::string first, second, sha256;  // sha256: the exact pairs'
+  double similarity = 1;
+};
+
+struct Outlier {
+  int64_t index = 0;  // of AuditResult::files
+  double score = 0;   // mean cosine distance to its nearest neighbours of its class
+};
+
+struct AuditOptions {
+  int folds = 5;
+  double similarity = 0.99;  // near-duplicates: this cosine similarity of the features or more
+  int neighbours = 10;       // outliers: the k of the k nearest neighbours
 };
 
 struct AuditResult {
   std::string dir;
+  AuditOptions options;
   std::vector<AuditFold> folds;
   double meanAccuracy = 0, stdAccuracy = 0;  // over the folds (sample standard deviation)
   int64_t examples = 0;                      // training examples with out-of-fold probabilities
@@ -59,16 +78,21 @@ struct AuditResult {
   std::vector<int64_t> labels;
   std::vector<DuplicatePair> duplicates;
   int64_t trainTestDuplicates = 0, trainTrainDuplicates = 0;
-  bool complete = false;  // false: a fold did not finish (stopped); resume the audit
+  int64_t nearTrainTest = 0, nearTrainTrain = 0;
+  // Every training file, least like its class first; empty when the model's
+  // layers are unknown (TorchScript), as are the near-duplicates then.
+  std::vector<Outlier> outliers;
+  std::string featureNote;  // why there are no feature searches, when there are none
+  bool complete = false;    // false: a fold did not finish (stopped); resume the audit
 };
 
 // Runs one fold's session to its end: the CLI's progress and Ctrl-C
 // handling. Returns the run's exit status (0: it ended; else it stopped or failed).
 using FoldRunner = std::function<int(Session& session, int fold, int folds)>;
 
-// Starts an audit of config's data with `folds` folds under config.output.dir.
+// Starts an audit of config's data under config.output.dir.
 // Throws InputError (settings, data that the audit cannot read yet).
-AuditResult runAudit(const TrainConfig& config, int folds, const FoldRunner& runFold);
+AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold);
 // Continues the audit in dir: finished folds are kept, a stopped one is
 // resumed from its checkpoint, the others are started.
 AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold);

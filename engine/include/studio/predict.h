@@ -50,6 +50,10 @@ struct PredictOptions {
   int workers = 0;              // decoding threads; 0: one per core
   bool skipBad = false;         // a file or row that cannot be read is a row with its reason, the others go on
   std::string device = "auto";  // auto | cpu | cuda | cuda:N
+  // Images, a classifier, no TTA: also each image's penultimate features
+  // (PredictionReport::features; the audit's feature space). A model whose
+  // layers the studio does not know (TorchScript) gives none.
+  bool penultimate = false;
 };
 
 struct PredictionRow {
@@ -70,6 +74,9 @@ struct PredictionReport {
   std::vector<PredictionRow> rows;
   std::vector<float> probabilities;  // rows x classes, every class (0 for a skipped row)
   std::vector<float> features;       // tables: rows x features, as read (for attributions)
+  // PredictOptions::penultimate: rows x penultimateSize (images).
+  std::vector<float> penultimate;
+  int64_t penultimateSize = 0;
   // A regression or multi-label model (classes empty): its target columns
   // or labels, and each row's predicted values in the data's units, or each
   // label's probability (rows x targets; NaN for a skipped row).

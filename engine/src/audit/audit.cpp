@@ -1,5 +1,7 @@
 #include "studio/audit.h"
 
+#include <set>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "audit/feature_search.h"
 #include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -41,9 +44,14 @@ std::string number(double v) {
 }
 
 // What the audit can read so far; anything else is refused by name.
-void checkAuditable(const TrainConfig& c, int folds) {
+void checkAuditable(const TrainConfig& c, const AuditOptions& o) {
+  const int folds = o.folds;
   if (folds < 2 || folds > 20)
     throw ConfigFileError("--folds must be from 2 to 20 (got " + std::to_string(folds) + ")");
+  if (!(o.similarity > 0 && o.similarity <= 1))
+    throw ConfigFileError("--similarity must be above 0 and at most 1 (got " + std::to_string(o.similarity) + ")");
+  if (o.neighbours < 1 || o.neighbours > 100)
+    throw ConfigFileError("--neighbours must be from 1 to 100 (got " + std::to_string(o.neighbours) + ")");
   if (c.data.format != DataFormat::image_folder || c.task.kind != TaskKind::classification)
     throw ConfigFileError(
         "the audit reads image folders of classes so far (data.format image_folder, task.kind "
@@ -74,7 +82,7 @@ std::string runStatus(const std::string& runDir) {
 bool finished(const std::string& status) { return status == "completed" || status == "early-stopped"; }
 
 struct AuditState {
-  int folds = 0;
+  AuditOptions options;
   std::map<int, std::string> runs;  // fold -> run folder
 };
 
@@ -83,7 +91,9 @@ AuditState loadState(const std::string& dir) {
   if (!j.is_object() || !j.contains("folds") || !j["folds"].is_number_integer())
     throw InputError(dir + "/" + kAuditState + " is not an audit's state file");
   AuditState s;
-  s.folds = j["folds"].get<int>();
+  s.options.folds = j["folds"].get<int>();
+  s.options.similarity = j.value("similarity", s.options.similarity);
+  s.options.neighbours = j.value("neighbours", s.options.neighbours);
   if (j.contains("runs") && j["runs"].is_object())
     for (const auto& [k, v] : j["runs"].items())
       if (v.is_string()) s.runs[std::stoi(k)] = v.get<std::string>();
@@ -93,7 +103,12 @@ AuditState loadState(const std::string& dir) {
 void saveState(const std::string& dir, const AuditState& s) {
   json runs = json::object();
   for (const auto& [k, v] : s.runs) runs[std::to_string(k)] = v;
-  writeFileAtomically(dir + "/" + kAuditState, json{{"folds", s.folds}, {"runs", runs}}.dump(2) + "\n");
+  writeFileAtomically(dir + "/" + kAuditState, json{{"folds", s.options.folds},
+                                                    {"similarity", s.options.similarity},
+                                                    {"neighbours", s.options.neighbours},
+                                                    {"runs", runs}}
+                                                       .dump(2) +
+                                                   "\n");
 }
 
 // Every training file's out-of-fold probabilities: each fold's model on the
@@ -111,8 +126,8 @@ void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState
   }
   probs.assign(r.files.size() * k, 0.0);
   foldOf.assign(r.files.size(), 0);
-  for (int fold = 1; fold <= state.folds; ++fold) {
-    const DataPlan foldPlan = planData(foldConfig(base, dir, fold, state.folds));
+  for (int fold = 1; fold <= state.options.folds; ++fold) {
+    const DataPlan foldPlan = planData(foldConfig(base, dir, fold, state.options.folds));
     std::vector<std::string> files;
     for (int64_t item : foldPlan.test.items) files.push_back(foldPlan.files[static_cast<size_t>(item)]);
     Predictor predictor(state.runs.at(fold));
@@ -162,6 +177,44 @@ void exactDuplicates(const TrainConfig& base, AuditResult& r) {
   r.trainTrainDuplicates = static_cast<int64_t>(r.duplicates.size()) - r.trainTestDuplicates;
 }
 
+// Near copies and outliers in one feature space: fold 1's model's
+// penultimate features of every training and test file.
+void featureSearches(const TrainConfig& base, const AuditState& state, AuditResult& r) {
+  PredictOptions o;
+  o.penultimate = true;
+  Predictor predictor(state.runs.at(1), o);
+  const PredictionReport train = predictor.predictFiles(r.files);
+  if (train.penultimateSize == 0) {
+    r.featureNote = "the model's layers are not the studio's (TorchScript): no near-duplicates or outliers";
+    return;
+  }
+  const DataPlan plan = planData(base);
+  std::vector<std::string> testFiles;
+  for (int64_t item : plan.test.items) testFiles.push_back(plan.files[static_cast<size_t>(item)]);
+  const PredictionReport test = predictor.predictFiles(testFiles);
+  const int64_t dim = train.penultimateSize;
+  std::set<std::pair<std::string, std::string>> exact;
+  for (const auto& d : r.duplicates) exact.insert({d.first, d.second});
+  for (const auto& p : similarPairs(train.penultimate, test.penultimate, dim, state.options.similarity, false)) {
+    const std::string& a = r.files.at(static_cast<size_t>(p.first));
+    const std::string& b = testFiles.at(static_cast<size_t>(p.second));
+    if (exact.count({a, b})) continue;
+    r.duplicates.push_back({"near train-test", a, b, "", p.similarity});
+    ++r.nearTrainTest;
+  }
+  for (const auto& p : similarPairs(train.penultimate, train.penultimate, dim, state.options.similarity, true)) {
+    const std::string& a = r.files.at(static_cast<size_t>(p.first));
+    const std::string& b = r.files.at(static_cast<size_t>(p.second));
+    if (exact.count({a, b}) || exact.count({b, a})) continue;
+    r.duplicates.push_back({"near train-train", a, b, "", p.similarity});
+    ++r.nearTrainTrain;
+  }
+  const std::vector<double> score = outlierScores(train.penultimate, dim, r.labels, state.options.neighbours);
+  for (size_t i = 0; i < score.size(); ++i) r.outliers.push_back({static_cast<int64_t>(i), score[i]});
+  std::stable_sort(r.outliers.begin(), r.outliers.end(),
+                   [](const Outlier& a, const Outlier& b) { return a.score > b.score; });
+}
+
 void writeReport(const std::string& dir, const AuditResult& r, const std::vector<double>& probs,
                  const std::vector<int>& foldOf) {
   const size_t k = r.classes.size();
@@ -194,10 +247,19 @@ void writeReport(const std::string& dir, const AuditResult& r, const std::vector
     if (d.kind == "train-test") suggested += csvCell(d.first) + ",remove,\n";
   writeFileAtomically(dir + "/suggested_corrections.csv", suggested);
 
-  std::string dups = "kind,first,second,sha256\n";
+  std::string dups = "kind,first,second,similarity,sha256\n";
   for (const auto& d : r.duplicates)
-    dups += d.kind + "," + csvCell(d.first) + "," + csvCell(d.second) + "," + d.sha256 + "\n";
+    dups +=
+        d.kind + "," + csvCell(d.first) + "," + csvCell(d.second) + "," + number(d.similarity) + "," + d.sha256 + "\n";
   writeFileAtomically(dir + "/duplicates.csv", dups);
+
+  std::string outliers = "rank,file,label,score\n";
+  int place = 0;
+  for (const auto& o : r.outliers)
+    outliers += std::to_string(++place) + "," + csvCell(r.files[static_cast<size_t>(o.index)]) + "," +
+                csvCell(r.classes[static_cast<size_t>(r.labels[static_cast<size_t>(o.index)])]) + "," +
+                number(o.score) + "\n";
+  writeFileAtomically(dir + "/outliers.csv", outliers);
 
   json folds = json::array();
   for (const auto& f : r.folds)
@@ -209,7 +271,12 @@ void writeReport(const std::string& dir, const AuditResult& r, const std::vector
                   {"label_issues", r.labelIssues.issues.size()},
                   {"confident_joint", r.labelIssues.confidentJoint},
                   {"thresholds", r.labelIssues.thresholds},
-                  {"duplicates", {{"train_test", r.trainTestDuplicates}, {"train_train", r.trainTrainDuplicates}}}};
+                  {"duplicates",
+                   {{"train_test", r.trainTestDuplicates},
+                    {"train_train", r.trainTrainDuplicates},
+                    {"near_train_test", r.nearTrainTest},
+                    {"near_train_train", r.nearTrainTrain}}},
+                  {"feature_note", r.featureNote}};
   writeFileAtomically(dir + "/audit.json", j.dump(2) + "\n");
 }
 
@@ -217,7 +284,8 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
                           const FoldRunner& runFold) {
   AuditResult r;
   r.dir = dir;
-  for (int fold = 1; fold <= state.folds; ++fold) {
+  r.options = state.options;
+  for (int fold = 1; fold <= state.options.folds; ++fold) {
     AuditFold f;
     f.fold = fold;
     std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
@@ -228,13 +296,14 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
         log::info("audit: resuming fold " + std::to_string(fold) + " in " + runDir);
         session.resume(runDir);
       } else {
-        session.start(foldConfig(base, dir, fold, state.folds));
+        session.start(foldConfig(base, dir, fold, state.options.folds));
         runDir = session.progress().runDir;
         state.runs[fold] = runDir;
         saveState(dir, state);
-        log::info("audit: fold " + std::to_string(fold) + " of " + std::to_string(state.folds) + " in " + runDir);
+        log::info("audit: fold " + std::to_string(fold) + " of " + std::to_string(state.options.folds) + " in " +
+                  runDir);
       }
-      runFold(session, fold, state.folds);
+      runFold(session, fold, state.options.folds);
       const RunSummary s = session.summary();
       f.status = s.status;
       if (s.status == "failed") throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
@@ -254,6 +323,7 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
   r.stdAccuracy = std::sqrt(sq / static_cast<double>(r.folds.size() - 1));
   r.labelIssues = findLabelIssues(r.labels, probs, static_cast<int64_t>(r.classes.size()));
   exactDuplicates(base, r);
+  featureSearches(base, state, r);
   writeReport(dir, r, probs, foldOf);
   r.complete = true;
   return r;
@@ -261,8 +331,8 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
 
 }  // namespace
 
-AuditResult runAudit(const TrainConfig& config, int folds, const FoldRunner& runFold) {
-  checkAuditable(config, folds);
+AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold) {
+  checkAuditable(config, options);
   planData(config);  // the data's own problems, named before any folder is made
   std::string dir = config.output.dir + "/" + run_files::folderStamp() + "-audit-" + config.name;
   for (int n = 2; fs::exists(dir); ++n)
@@ -270,7 +340,7 @@ AuditResult runAudit(const TrainConfig& config, int folds, const FoldRunner& run
   fs::create_directories(dir + "/" + kFoldsFolder);
   saveConfigFile(config, dir + "/" + kAuditSettings);
   AuditState state;
-  state.folds = folds;
+  state.options = options;
   saveState(dir, state);
   return continueAudit(dir, config, state, runFold);
 }
@@ -280,7 +350,7 @@ AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold) {
     throw InputError(dir + " is not an audit folder (no " + kAuditState + " and " + kAuditSettings + ")");
   const TrainConfig config = loadConfigFile(dir + "/" + kAuditSettings);
   const AuditState state = loadState(dir);
-  checkAuditable(config, state.folds);
+  checkAuditable(config, state.options);
   return continueAudit(dir, config, state, runFold);
 }
 

@@ -85,6 +85,16 @@ torch::Tensor BuiltinModel::forwardWithStage(const torch::Tensor& x, torch::Tens
   return Model::forwardWithStage(x, stage, name);
 }
 
+torch::Tensor BuiltinModel::forwardWithFeatures(const torch::Tensor& x, torch::Tensor& features) {
+  torch::Tensor y = x;
+  size_t i = 0;
+  for (auto it = m_net->begin(); it != m_net->end(); ++it, ++i) {
+    if (i + 1 == m_net->size()) features = y.flatten(1);  // the last layer is the classifier's Linear
+    y = it->forward(y);
+  }
+  return y;
+}
+
 std::vector<std::string> BuiltinModel::exportTo(const std::string& dir) {
   // A plain state dict in torch.save's format: torch.load(path) in Python
   // reads it with the default weights_only=True.

@@ -23,6 +23,7 @@ class BuiltinModel : public ModuleModel {
   std::string pythonSource() const;
   std::string checkpointActivations(int64_t blocksPerSegment) override;
   torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) override;
+  torch::Tensor forwardWithFeatures(const torch::Tensor& x, torch::Tensor& features) override;
 
  private:
   BuiltinModel(torch::nn::Sequential net, const ModelConfig& config, const InputShape& input, int64_t classes);

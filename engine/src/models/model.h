@@ -84,6 +84,14 @@ class Model {
   // position. Throws ModelError when the model has none (an mlp, a
   // TorchScript module, whose layers the studio does not know).
   virtual torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name);
+  // The logits of x, and in `features` what the classifier's last layer
+  // takes ([N, D]: the penultimate features, the audit's feature space for
+  // near-duplicates and outliers). By default none (left undefined): a
+  // TorchScript module's layers are not the studio's to know.
+  virtual torch::Tensor forwardWithFeatures(const torch::Tensor& x, torch::Tensor& features) {
+    features = torch::Tensor();
+    return forward(x);
+  }
 };
 
 // Throws ModelError naming model.path when a TorchScript file cannot be used.

@@ -71,6 +71,15 @@ std::vector<LayerSummary> TorchvisionModel::layers(const torch::Tensor& sample) 
   return rows;
 }
 
+torch::Tensor TorchvisionModel::forwardWithFeatures(const torch::Tensor& input, torch::Tensor& features) {
+  torch::Tensor x = toRgb(input);
+  for (size_t i = 0; i < m_net->stages.size(); ++i) {
+    if (i + 1 == m_net->stages.size()) features = x.flatten(1);
+    x = m_net->stages[i].run(x);
+  }
+  return x;
+}
+
 torch::Tensor TorchvisionModel::forwardWithStage(const torch::Tensor& input, torch::Tensor& stage, std::string& name) {
   torch::Tensor x = toRgb(input);
   for (const auto& s : m_net->stages) {

@@ -27,6 +27,8 @@ class TorchvisionModel : public ModuleModel {
   // builds torchvision.models.<kind>(num_classes=...).
   std::vector<std::string> exportTo(const std::string& dir) override;
   torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) override;
+  // features: the input of the last stage (the classifier).
+  torch::Tensor forwardWithFeatures(const torch::Tensor& x, torch::Tensor& features) override;
   // The classifier's name ("fc", "classifier.3"), its parameters "<head>.weight" and "<head>.bias".
   const std::string& head() const { return m_net->head; }
   int64_t classes() const { return m_classes; }

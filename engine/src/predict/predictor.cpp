@@ -213,6 +213,12 @@ torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
     const torch::Tensor all = torch::cat({crop(0, 0), crop(0, dw), crop(dh, 0), crop(dh, dw), centreCrop(x, h, w)});
     return torch::softmax(model->forward(all).to(torch::kFloat32), 1).view({5, n, -1}).mean(0);
   }
+  if (options.penultimate && options.tta == "none" && images()) {
+    torch::Tensor features;
+    const torch::Tensor logits = model->forwardWithFeatures(x, features);
+    if (features.defined()) penultimate.push_back(features.to(torch::kCPU, torch::kFloat32));
+    return torch::softmax(logits.to(torch::kFloat32), 1);
+  }
   if (options.tta == "flip" && images()) {
     // One forward of both: each example's figures do not depend on the others (eval mode).
     const torch::Tensor p = torch::softmax(model->forward(torch::cat({x, x.flip({3})})).to(torch::kFloat32), 1);
@@ -276,6 +282,12 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
     if (progress && !progress(first + static_cast<int64_t>(errors.size()), total)) break;
   }
   results.finish();
+  if (!penultimate.empty()) {
+    const torch::Tensor all = torch::cat(penultimate).contiguous();
+    penultimate.clear();
+    r.penultimateSize = all.size(1);
+    r.penultimate.assign(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -45,6 +45,8 @@ struct Predictor::Impl {
   torch::Tensor inputPixels(const std::string& file) const;
   // Probabilities [B, classes] (float32) of a normalised batch, with the TTA.
   torch::Tensor probabilities(const torch::Tensor& x);
+  // With options.penultimate: the batches' penultimate features, in order.
+  std::vector<torch::Tensor> penultimate;
   // A regression's values or a multi-label's probabilities ([B, targets],
   // float32 on the CPU) of a normalised batch, and their rows into r.
   torch::Tensor valuesOf(const torch::Tensor& x);
