@@ -58,7 +58,7 @@ int AuditCommand::run(const std::function<int(Session&)>& runSession) {
   else
     std::printf("  no test file is a copy of a training file\n");
   std::printf("  exact duplicates within the training set: %lld\n", static_cast<long long>(r.trainTrainDuplicates));
-  if (!r.featureNote.empty()) {
+  if (r.outliers.empty()) {  // no features: a TorchScript model
     std::printf("  note: %s\n", r.featureNote.c_str());
     return 0;
   }
@@ -69,6 +69,7 @@ int AuditCommand::run(const std::function<int(Session&)>& runSession) {
   for (size_t i = 0; i < std::min<size_t>(r.outliers.size(), 3); ++i)
     std::printf(" %s (%.3f)", r.files[static_cast<size_t>(r.outliers[i].index)].c_str(), r.outliers[i].score);
   std::printf("\n");
+  if (!r.featureNote.empty()) std::printf("  warning: %s\n", r.featureNote.c_str());
   return 0;
 }
 

@@ -14,6 +14,11 @@ draw, and 20 test images copied into the training folder under other names.
   the training folder, each file once.
 - A stopped audit (Ctrl-C during fold 2) exits 130 and `audit --resume`
   finishes it, resuming fold 2 in its own folder.
+- Near copies (one pixel brighter) are near train-test pairs in the model's
+  penultimate features, and noise images rank among the outliers; features
+  that find more near pairs than images are said to say little.
+- Corrections: the suggested file applies to a later run's counts, and bad
+  corrections are refused by row.
 - Bad input exits 2 naming what is wrong: --folds 1, data the audit cannot
   read yet (a table), a folder that is not an audit.
 cleanlab is AGPL: it is used here, as the reference, and never by the studio.
@@ -255,6 +260,19 @@ class AuditTest(unittest.TestCase):
                 counts[parts[0]] = int(parts[1])
         self.assertEqual(len(counts), 10, text)
         return counts
+
+    def test_features_that_tell_nothing_apart_are_said_so(self):
+        # At a similarity of 0.01 nearly every pair is "near": more pairs than
+        # images, which the audit must not present as findings.
+        out = os.path.join(self.tmp, "loose")
+        rc, text = cli("audit", "--config", self.config, "--folds", "2", "--similarity", "0.01", "--out", out,
+                       "--set", "train.epochs=2")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("warning: more near-duplicate pairs", text)
+        self.assertIn("than training images", load_json(os.path.join(self.audit_dir(out), "audit.json"))["feature_note"])
+        rc, text = cli("audit", "--config", self.config, "--similarity", "1.5", "--out", out)
+        self.assertEqual(rc, 2, text)
+        self.assertIn("--similarity must be above 0 and at most 1", text)
 
     def test_corrections_are_refused_by_name(self):
         train = sorted(glob.glob(os.path.join(self.root, "train", "3", "*.png")))

@@ -82,8 +82,10 @@ struct AuditResult {
   // Every training file, least like its class first; empty when the model's
   // layers are unknown (TorchScript), as are the near-duplicates then.
   std::vector<Outlier> outliers;
-  std::string featureNote;  // why there are no feature searches, when there are none
-  bool complete = false;    // false: a fold did not finish (stopped); resume the audit
+  // Why there are no feature searches (TorchScript), or why they say little
+  // (more near pairs than images: a model that does not tell them apart).
+  std::string featureNote;
+  bool complete = false;  // false: a fold did not finish (stopped); resume the audit
 };
 
 // Runs one fold's session to its end: the CLI's progress and Ctrl-C

@@ -209,6 +209,14 @@ void featureSearches(const TrainConfig& base, const AuditState& state, AuditResu
     r.duplicates.push_back({"near train-train", a, b, "", p.similarity});
     ++r.nearTrainTrain;
   }
+  // A model that has not learned to tell the images apart maps many of them
+  // to nearly the same features: its "near-duplicates" are no such thing.
+  if (r.nearTrainTrain + r.nearTrainTest > static_cast<int64_t>(r.files.size()))
+    r.featureNote = "more near-duplicate pairs (" + std::to_string(r.nearTrainTrain + r.nearTrainTest) +
+                    ") than training images: fold 1's model does not tell the images apart well (cross-validated "
+                    "accuracy " +
+                    std::to_string(r.meanAccuracy).substr(0, 5) +
+                    "), so near-duplicates and outliers say little; train longer, or raise --similarity";
   const std::vector<double> score = outlierScores(train.penultimate, dim, r.labels, state.options.neighbours);
   for (size_t i = 0; i < score.size(); ++i) r.outliers.push_back({static_cast<int64_t>(i), score[i]});
   std::stable_sort(r.outliers.begin(), r.outliers.end(),

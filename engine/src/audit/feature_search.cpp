@@ -72,9 +72,9 @@ std::vector<double> outlierScores(const std::vector<float>& features, int64_t di
       const int64_t len = std::min(rows, n - start);
       torch::Tensor sims = torch::mm(X.narrow(0, start, len), X.t());
       // Not itself: its own similarity is pushed below every other.
-      sims.scatter_(1, torch::arange(start, start + len, torch::TensorOptions().dtype(torch::kLong).device(device))
-                           .unsqueeze(1),
-                    -3.0);
+      sims.scatter_(
+          1, torch::arange(start, start + len, torch::TensorOptions().dtype(torch::kLong).device(device)).unsqueeze(1),
+          -3.0);
       const torch::Tensor mean = (1 - std::get<0>(sims.topk(kk, 1))).mean(1).to(torch::kCPU, torch::kFloat64);
       const auto* m = mean.data_ptr<double>();
       for (int64_t i = 0; i < len; ++i) score[static_cast<size_t>(idx[static_cast<size_t>(start + i)])] = m[i];
