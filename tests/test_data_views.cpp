@@ -24,6 +24,7 @@
 #include "studio/image_file.h"
 #include "studio/sha256.h"
 #include "test_support.h"
+#include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/data/augment_preview_view.h"
@@ -207,6 +208,56 @@ class TestDataViews : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(m_window->settingsPanel()->errorFor("data.corrections").contains("\"purple\""), kTimeout);
     m_window->settingsPanel()->setConfig(folderConfig("preview"));
     QTRY_VERIFY_WITH_TIMEOUT(m_window->settingsPanel()->isValid(), kTimeout);
+  }
+
+  // Run > Audit data… (training-studio-cli audit in a process of its own),
+  // then the review in the Audit tab: three red images filed as blue are
+  // suspects suggested red; decisions go to the audit's corrections.csv at
+  // once (the images stay), come back when the folder is opened again, and
+  // "Train on corrected data" names the file in data.corrections, whose
+  // effect the Data tab counts.
+  void auditFromTheWindowWritesCorrections() {
+    const QString root = m_dir.filePath("audited");
+    makeFolder(root);
+    for (int i = 0; i < 3; ++i)  // three red images filed as blue
+      QVERIFY(QFile::rename(QString("%1/red/%2.png").arg(root).arg(i, 3, 10, QChar('0')),
+                            QString("%1/blue/moved-%2.png").arg(root).arg(i)));
+    TrainConfig c = folderConfig("audited");
+    c.data.root = root.toStdString();
+    c.train.epochs = 12;
+    ui::AuditPanel* audit = m_window->auditPanel();
+    QSignalSpy finished(audit, &ui::AuditPanel::finished);
+    QVERIFY(audit->startAudit(c, 3));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
+    QCOMPARE(finished.front().front().toInt(), 0);
+    QTableWidget* table = audit->table();
+    std::vector<int> moved;
+    for (int row = 0; row < table->rowCount(); ++row)
+      if (table->item(row, 1)->text().contains("moved-") && table->item(row, 2)->text() == "label") {
+        moved.push_back(row);
+        QCOMPARE(table->item(row, 3)->text(), QString("blue"));
+        QCOMPARE(table->item(row, 4)->text(), QString("red"));
+      }
+    // The ones the seeded split left in training (two of the three here).
+    QVERIFY2(moved.size() >= 2, qPrintable(audit->summary()));
+    audit->decide(moved[0], "relabel");  // to the suggestion
+    audit->decide(moved[1], "remove");
+    QFile corrections(audit->correctionsFile());
+    QVERIFY(corrections.open(QIODevice::ReadOnly));
+    const QString text = corrections.readAll();
+    QVERIFY2(text.contains(table->item(moved[0], 1)->text() + ",relabel,red"), qPrintable(text));
+    QVERIFY2(text.contains(table->item(moved[1], 1)->text() + ",remove,"), qPrintable(text));
+    QVERIFY(QFile::exists(table->item(moved[1], 1)->text()));
+    QVERIFY(audit->openAudit(audit->auditFolder()));
+    QCOMPARE(table->item(moved[0], 6)->text(), QString("relabel to red"));
+    QCOMPARE(table->item(moved[1], 6)->text(), QString("remove"));
+    m_window->settingsPanel()->setConfig(c);
+    QTest::mouseClick(audit->findChild<QPushButton*>("auditTrain"), Qt::LeftButton);
+    QCOMPARE(QString::fromStdString(m_window->settingsPanel()->config().data.corrections), audit->correctionsFile());
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->dataChecked(), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_window->dataPanel()->findChild<QLabel*>("dataSummary")->text().contains("1 files removed, 1 relabelled"),
+        kTimeout);
   }
 
   void modelTabListsTheLayers() {

@@ -26,6 +26,7 @@
 #include "studio/dataset_info.h"
 #include "studio/log.h"
 #include "studio/presets.h"
+#include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/common/paths.h"
@@ -94,6 +95,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
       m_model(new ModelPanel),
       m_eval(new EvaluationPanel),
       m_predict(new PredictPanel),
+      m_audit(new AuditPanel),
       m_runs(new RunsPanel),
       m_queuePanel(new QueuePanel),
       m_study(new StudyPanel),
@@ -120,6 +122,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   m_tabs->addTab(m_model, tr("Model"));
   m_tabs->addTab(m_eval, tr("Evaluation"));
   m_tabs->addTab(m_predict, tr("Predict"));
+  m_tabs->addTab(m_audit, tr("Audit"));
   setCentralWidget(m_tabs);
   addToolBar(Qt::TopToolBarArea, m_toolbar);
   setStatusBar(m_status);

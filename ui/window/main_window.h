@@ -19,6 +19,7 @@ class QTabWidget;
 
 namespace studio::ui {
 
+class AuditPanel;
 class DataPanel;
 class EvaluationPanel;
 class HelpDialog;
@@ -56,6 +57,7 @@ class MainWindow : public QMainWindow {
   ModelPanel* modelPanel() const { return m_model; }
   EvaluationPanel* evaluationPanel() const { return m_eval; }
   PredictPanel* predictPanel() const { return m_predict; }
+  AuditPanel* auditPanel() const { return m_audit; }
   QTabWidget* tabs() const { return m_tabs; }
   RunsPanel* runsPanel() const { return m_runs; }
   QueuePanel* queuePanel() const { return m_queuePanel; }
@@ -170,6 +172,7 @@ class MainWindow : public QMainWindow {
   ModelPanel* m_model;
   EvaluationPanel* m_eval;
   PredictPanel* m_predict;
+  AuditPanel* m_audit;
   RunsPanel* m_runs;
   QueuePanel* m_queuePanel;
   StudyPanel* m_study;

@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <algorithm>
 
+#include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/common/theme.h"
@@ -85,6 +86,23 @@ void MainWindow::buildMenus() {
   run->addAction(tr("Find learning rate…"), this, [this] { openLrFind(); });
   run->addAction(tr("Find largest batch…"), this, [this] { openBatchFind(); });
   run->addAction(tr("Search…"), this, [this] { openSearch(); });
+  run->addAction(tr("Audit data…"), this, [this] {
+    bool ok = false;
+    const int folds =
+        QInputDialog::getInt(this, tr("Audit data"),
+                             tr("Cross-validation folds (each an ordinary run of these settings):"), 5, 2, 20, 1, &ok);
+    if (ok && m_audit->startAudit(m_settings->config(), folds)) m_tabs->setCurrentWidget(m_audit);
+  });
+  connect(m_audit, &AuditPanel::message, this, [this](const QString& text, bool error) {
+    if (error)
+      showMessage(text, true);
+    else
+      log::info(text.toStdString());
+  });
+  connect(m_audit, &AuditPanel::trainCorrected, this, [this](const QString& file) {
+    m_settings->applyFieldText("data.corrections", file);
+    m_tabs->setCurrentWidget(m_data);
+  });
   run->addAction(tr("Join a study…"), this, [this] {
     auto* dock = findChild<QDockWidget*>("searchDock");
     dock->show();

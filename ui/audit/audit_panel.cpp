@@ -1,0 +1,305 @@
+#include "ui/audit/audit_panel.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPixmap>
+#include <QPushButton>
+#include <QShortcut>
+#include <QTableWidget>
+#include <QTemporaryFile>
+#include <QTextStream>
+#include <QVBoxLayout>
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/errors.h"
+#include "studio/file_io.h"
+
+namespace studio::ui {
+namespace {
+
+enum Column { Thumb, File, Kind, Given, Suggested, Detail, Decided, Columns };
+
+// One line of a CSV file the audit wrote (RFC 4180 quoting).
+QStringList csvFields(const QString& line) {
+  QStringList out;
+  QString cell;
+  bool quoted = false;
+  for (int i = 0; i < line.size(); ++i) {
+    const QChar c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out << cell;
+      cell.clear();
+    } else {
+      cell += c;
+    }
+  }
+  out << cell;
+  return out;
+}
+
+// The rows of a CSV file as column -> value maps (its first line names them).
+std::vector<std::map<QString, QString>> readRows(const QString& path) {
+  std::vector<std::map<QString, QString>> rows;
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return rows;
+  QTextStream in(&f);
+  const QStringList header = csvFields(in.readLine());
+  while (!in.atEnd()) {
+    const QString line = in.readLine();
+    if (line.isEmpty()) continue;
+    const QStringList cells = csvFields(line);
+    std::map<QString, QString> row;
+    for (int i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+QString csvCell(const QString& s) {
+  if (!s.contains(',') && !s.contains('"') && !s.contains('\n')) return s;
+  return '"' + QString(s).replace("\"", "\"\"") + '"';
+}
+
+}  // namespace
+
+AuditPanel::AuditPanel(QWidget* parent)
+    : QWidget(parent), m_table(new QTableWidget(0, Columns)), m_summary(new QLabel), m_classes(new QComboBox),
+      m_train(new QPushButton(tr("Train on corrected data"))) {
+  setObjectName("auditPanel");
+  m_summary->setObjectName("auditSummary");
+  m_summary->setWordWrap(true);
+  m_summary->setText(tr("Run > Audit data… cross-validates the settings and lists the labels that look wrong and "
+                        "the test images copied into the training set."));
+  m_table->setObjectName("auditTable");
+  m_table->setHorizontalHeaderLabels(
+      {tr(""), tr("File"), tr("Why"), tr("Given"), tr("Suggested"), tr("Score"), tr("Decision")});
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setIconSize(QSize(48, 48));
+  m_table->verticalHeader()->setDefaultSectionSize(52);
+  m_table->horizontalHeader()->setSectionResizeMode(File, QHeaderView::Stretch);
+  auto* relabel = new QPushButton(tr("Relabel to suggestion (R)"));
+  auto* relabelTo = new QPushButton(tr("Relabel to"));
+  auto* remove = new QPushButton(tr("Remove (Del)"));
+  auto* keep = new QPushButton(tr("Keep (K)"));
+  m_classes->setObjectName("auditClasses");
+  m_train->setObjectName("auditTrain");
+  m_train->setEnabled(false);
+  connect(relabel, &QPushButton::clicked, this, [this] { decideSelected("relabel"); });
+  connect(relabelTo, &QPushButton::clicked, this, [this] { decideSelected("relabel", m_classes->currentText()); });
+  connect(remove, &QPushButton::clicked, this, [this] { decideSelected("remove"); });
+  connect(keep, &QPushButton::clicked, this, [this] { decideSelected("keep"); });
+  connect(m_train, &QPushButton::clicked, this, [this] { Q_EMIT trainCorrected(correctionsFile()); });
+  for (auto [key, action] : {std::pair{Qt::Key_R, "relabel"}, {Qt::Key_Delete, "remove"}, {Qt::Key_K, "keep"}}) {
+    auto* s = new QShortcut(QKeySequence(key), m_table);
+    s->setContext(Qt::WidgetShortcut);
+    const QString a = action;
+    connect(s, &QShortcut::activated, this, [this, a] { decideSelected(a); });
+  }
+  auto* buttons = new QHBoxLayout;
+  for (QWidget* w : std::initializer_list<QWidget*>{relabel, relabelTo, m_classes, remove, keep}) buttons->addWidget(w);
+  buttons->addStretch();
+  buttons->addWidget(m_train);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_summary);
+  layout->addLayout(buttons);
+  layout->addWidget(m_table, 1);
+}
+
+AuditPanel::~AuditPanel() {
+  if (running()) {
+    m_process->terminate();  // the fold stops with a checkpoint; audit --resume continues it
+    m_process->waitForFinished(30000);
+  }
+}
+
+bool AuditPanel::running() const { return m_process && m_process->state() != QProcess::NotRunning; }
+
+QString AuditPanel::correctionsFile() const { return m_dir.isEmpty() ? QString() : m_dir + "/corrections.csv"; }
+
+bool AuditPanel::startAudit(const TrainConfig& config, int folds) {
+  if (running()) {
+    Q_EMIT message(tr("An audit is running"), true);
+    return false;
+  }
+  m_settingsFile = std::make_unique<QTemporaryFile>(QDir::tempPath() + "/training-studio-audit-XXXXXX.json");
+  if (!m_settingsFile->open()) {
+    Q_EMIT message(tr("cannot write the audit's settings in %1").arg(QDir::tempPath()), true);
+    return false;
+  }
+  m_settingsFile->close();
+  try {
+    saveConfigFile(config, m_settingsFile->fileName().toStdString());
+  } catch (const Error& e) {
+    Q_EMIT message(QString::fromStdString(e.what()), true);
+    return false;
+  }
+  m_outDir = QDir(QString::fromStdString(config.output.dir)).absolutePath();
+  const QStringList before = QDir(m_outDir).entryList({"*-audit-*"}, QDir::Dirs);
+  QString cli = qEnvironmentVariable("STUDIO_CLI");
+  if (cli.isEmpty()) cli = QCoreApplication::applicationDirPath() + "/training-studio-cli";
+  m_process = std::make_unique<QProcess>();
+  m_process->setProcessChannelMode(QProcess::MergedChannels);
+  m_output.clear();
+  connect(m_process.get(), &QProcess::readyRead, this, [this] { m_output += m_process->readAll(); });
+  connect(m_process.get(), &QProcess::finished, this, [this, before](int code) {
+    m_output += m_process->readAll();
+    QStringList now = QDir(m_outDir).entryList({"*-audit-*"}, QDir::Dirs, QDir::Name);
+    for (const QString& b : before) now.removeAll(b);
+    if (code == 0 && !now.isEmpty()) {
+      openAudit(m_outDir + "/" + now.last());
+      Q_EMIT message(tr("audit done: %1").arg(summary()), false);
+    } else {
+      const QString last = m_output.trimmed().section('\n', -1);
+      Q_EMIT message(code == 130 ? tr("audit stopped; training-studio-cli audit --resume continues it")
+                                 : tr("audit ended with exit status %1: %2").arg(code).arg(last),
+                     true);
+    }
+    Q_EMIT finished(code);
+  });
+  m_process->start(cli, {"audit", "--config", m_settingsFile->fileName(), "--folds", QString::number(folds), "--out",
+                         m_outDir});
+  if (!m_process->waitForStarted(10000)) {
+    Q_EMIT message(tr("cannot start %1: %2").arg(cli, m_process->errorString()), true);
+    m_process.reset();
+    return false;
+  }
+  m_summary->setText(tr("Auditing: %1 folds, each an ordinary run under %2…").arg(folds).arg(m_outDir));
+  return true;
+}
+
+bool AuditPanel::openAudit(const QString& dir) {
+  QFile report(dir + "/audit.json");
+  if (!report.open(QIODevice::ReadOnly)) {
+    Q_EMIT message(tr("%1 is not a finished audit (no audit.json)").arg(dir), true);
+    return false;
+  }
+  const auto j = nlohmann::json::parse(report.readAll().toStdString(), nullptr, false);
+  if (!j.is_object()) {
+    Q_EMIT message(tr("%1/audit.json is not an audit's report").arg(dir), true);
+    return false;
+  }
+  m_dir = QDir(dir).absolutePath();
+  m_classNames.clear();
+  for (const auto& c : j.value("classes", nlohmann::json::array())) m_classNames << QString::fromStdString(c);
+  const auto acc = j.value("accuracy", nlohmann::json::object());
+  m_accuracy = QString("%1 ± %2").arg(acc.value("mean", 0.0), 0, 'f', 4).arg(acc.value("std", 0.0), 0, 'f', 4);
+  m_classes->clear();
+  m_classes->addItems(m_classNames);
+  // Near pairs say little when the features find more of them than there
+  // are images (the audit's note): then only exact copies are listed.
+  m_featureNote = QString::fromStdString(j.value("feature_note", std::string()));
+  m_suspects.clear();
+  for (const auto& r : readRows(m_dir + "/label_issues.csv"))
+    m_suspects.push_back({r.at("file"), tr("label"), r.at("given"), r.at("suggested"), r.at("self_confidence")});
+  std::set<QString> listed;  // a training file once, with its first (most similar) test file
+  for (const auto& r : readRows(m_dir + "/duplicates.csv")) {
+    const QString kind = r.count("kind") ? r.at("kind") : QString();
+    if (!kind.endsWith("train-test")) continue;  // a training copy of a test file: leakage
+    if ((kind != "train-test" && !m_featureNote.isEmpty()) || !listed.insert(r.at("first")).second) continue;
+    const QString given = QFileInfo(r.at("first")).dir().dirName();
+    m_suspects.push_back({r.at("first"), kind == "train-test" ? tr("copy of a test file") : tr("near a test file"),
+                          given, QString(), tr("%1: %2").arg(r.at("similarity"), QFileInfo(r.at("second")).fileName())});
+  }
+  m_decisions.clear();
+  for (const auto& r : readRows(correctionsFile()))
+    if (r.count("file") && r.count("action"))
+      m_decisions[r.at("file")] = {r.at("action"), r.count("label") ? r.at("label") : QString()};
+  m_table->setRowCount(static_cast<int>(m_suspects.size()));
+  for (int row = 0; row < m_table->rowCount(); ++row) showRow(row);
+  if (m_table->rowCount() > 0) m_table->selectRow(0);
+  updateSummary();
+  return true;
+}
+
+void AuditPanel::showRow(int row) {
+  const Suspect& s = m_suspects[static_cast<size_t>(row)];
+  auto set = [&](int column, const QString& text) {
+    auto* item = new QTableWidgetItem(text);
+    m_table->setItem(row, column, item);
+    return item;
+  };
+  if (!m_table->item(row, Thumb)) {
+    auto* thumb = set(Thumb, QString());
+    const QPixmap image(s.file);
+    if (!image.isNull()) thumb->setIcon(QIcon(image.scaled(48, 48, Qt::KeepAspectRatio, Qt::FastTransformation)));
+  }
+  set(File, s.file);
+  set(Kind, s.kind);
+  set(Given, s.given);
+  set(Suggested, s.suggested);
+  set(Detail, s.detail);
+  const auto d = m_decisions.find(s.file);
+  set(Decided, d == m_decisions.end()         ? QString()
+               : d->second.action == "relabel" ? tr("relabel to %1").arg(d->second.label)
+                                               : d->second.action);
+}
+
+void AuditPanel::decide(int row, const QString& action, const QString& label) {
+  if (row < 0 || row >= m_table->rowCount()) return;
+  const Suspect& s = m_suspects[static_cast<size_t>(row)];
+  QString to = label;
+  if (action == "relabel" && to.isEmpty()) to = s.suggested;
+  if (action == "relabel" && !m_classNames.contains(to)) {
+    Q_EMIT message(tr("%1 has no suggested class: choose one and press Relabel to").arg(s.file), true);
+    return;
+  }
+  m_decisions[s.file] = {action, action == "relabel" ? to : QString()};
+  writeCorrections();
+  showRow(row);
+  updateSummary();
+}
+
+void AuditPanel::decideSelected(const QString& action, const QString& label) {
+  const int row = m_table->currentRow();
+  decide(row, action, label);
+  if (row + 1 < m_table->rowCount()) m_table->selectRow(row + 1);  // on to the next suspect
+}
+
+void AuditPanel::writeCorrections() {
+  QString text = "file,action,label\n";
+  for (const auto& [file, d] : m_decisions) text += csvCell(file) + "," + d.action + "," + csvCell(d.label) + "\n";
+  try {
+    writeFileAtomically(correctionsFile().toStdString(), text.toStdString());
+  } catch (const Error& e) {
+    Q_EMIT message(QString::fromStdString(e.what()), true);
+  }
+}
+
+QString AuditPanel::summary() const {
+  int labels = 0, leaks = 0;
+  for (const auto& s : m_suspects) (s.kind == tr("label") ? labels : leaks)++;
+  return tr("%1 labels look wrong, %2 training images copy or nearly copy a test image; cross-validated accuracy %3; "
+            "%4 decided (corrections.csv, your files are not changed)")
+      .arg(labels)
+      .arg(leaks)
+      .arg(m_accuracy)
+      .arg(m_decisions.size());
+}
+
+void AuditPanel::updateSummary() {
+  m_summary->setText(m_dir + "\n" + summary() + (m_featureNote.isEmpty() ? QString() : "\n" + m_featureNote));
+  m_train->setEnabled(!m_decisions.empty());
+}
+
+}  // namespace studio::ui
