@@ -269,7 +269,7 @@ class AuditTest(unittest.TestCase):
                        "--set", "train.epochs=2")
         self.assertEqual(rc, 0, text)
         self.assertIn("warning: more near-duplicate pairs", text)
-        self.assertIn("than training images", load_json(os.path.join(self.audit_dir(out), "audit.json"))["feature_note"])
+        self.assertIn("than training examples", load_json(os.path.join(self.audit_dir(out), "audit.json"))["feature_note"])
         rc, text = cli("audit", "--config", self.config, "--similarity", "1.5", "--out", out)
         self.assertEqual(rc, 2, text)
         self.assertIn("--similarity must be above 0 and at most 1", text)
@@ -288,6 +288,70 @@ class AuditTest(unittest.TestCase):
             self.assertEqual(rc, 2, text)
             self.assertIn(f"data.corrections {path} row 2", text)
             self.assertIn(message, text)
+
+    def test_a_table_is_audited_by_its_rows(self):
+        # digits as a table (64 pixel columns): 8 % of the training rows
+        # relabelled, 20 test rows copied into the training table.
+        digits = load_digits()
+        rng = np.random.default_rng(7)
+        order = rng.permutation(len(digits.target))
+        test, train = order[:360], order[360:]
+        labels = digits.target.copy()
+        noisy = set(rng.choice(train, int(NOISE * len(train)), replace=False).tolist())
+        for i in noisy:
+            labels[i] = (labels[i] + rng.integers(1, 10)) % 10
+        folder = os.path.join(self.tmp, "table")
+        os.makedirs(folder, exist_ok=True)
+        header = [f"p{j}" for j in range(64)] + ["label"]
+        rows = [list(digits.data[i].astype(int)) + [int(labels[i])] for i in train]
+        rows += [list(digits.data[i].astype(int)) + [int(labels[i])] for i in test[:COPIES]]
+        with open(os.path.join(folder, "train.csv"), "w", newline="") as f:
+            csv.writer(f).writerows([header] + rows)
+        with open(os.path.join(folder, "test.csv"), "w", newline="") as f:
+            csv.writer(f).writerows([header] + [list(digits.data[i].astype(int)) + [int(labels[i])] for i in test])
+        config = os.path.join(self.tmp, "table.json")
+        with open(config, "w") as f:
+            json.dump({"schema_version": 2, "name": "digits-table",
+                       "model": {"kind": "mlp", "width": 64, "depth": 1},
+                       "data": {"format": "csv", "root": os.path.join(folder, "train.csv"),
+                                "test_file": os.path.join(folder, "test.csv"), "label_column": "label"},
+                       "train": {"epochs": 20, "batch_size": 64, "seed": 1},
+                       "optimizer": {"kind": "adamw", "lr": 0.003},
+                       "evaluation": {"every_steps": 0}, "output": {"dir": os.path.join(self.tmp, "t")}}, f)
+        out = os.path.join(self.tmp, "table-audit")
+        rc, text = cli("audit", "--config", config, "--folds", "3", "--out", out)
+        self.assertEqual(rc, 0, text)
+        d = glob.glob(os.path.join(out, "*-audit-digits-table"))[0]
+        found, files = self.check_label_issues(d)
+        # Rows are named "<table> row N" (N as a spreadsheet counts: the header is row 1).
+        moved = {f"{os.path.join(folder, 'train.csv')} row {k + 2}" for k, i in enumerate(train) if i in noisy}
+        self.assertEqual(len(files), len(rows))
+        precision = len(found & moved) / max(len(found), 1)
+        recall = len(found & moved) / len(moved)
+        print(f"table: {len(found)} flagged, {len(moved)} relabelled; precision {precision:.3f}, recall {recall:.3f}")
+        self.assertGreater(recall, 0.6)
+        self.assertGreater(precision, 0.6)
+        dups = read_csv(os.path.join(d, "duplicates.csv"))
+        copies = {f"{os.path.join(folder, 'train.csv')} row {len(train) + k + 2}" for k in range(COPIES)}
+        self.assertEqual({r["first"] for r in dups if r["kind"] == "train-test"}, copies)
+        self.assertEqual(len(read_csv(os.path.join(d, "outliers.csv"))), len(rows))
+        self.assertFalse(os.path.exists(os.path.join(d, "suggested_corrections.csv")))
+
+    def check_label_issues(self, d):
+        """The audit's label issues against cleanlab's on oof.csv; returns (found, files)."""
+        rows = read_csv(os.path.join(d, "oof.csv"))
+        classes = [c[2:] for c in list(rows[0].keys())[3:]]
+        files = [r["file"] for r in rows]
+        labels = np.array([int(r["given"]) for r in rows])
+        probs = np.array([[float(r["p_" + c]) for c in classes] for r in rows])
+        joint = np.array(load_json(os.path.join(d, "audit.json"))["confident_joint"])
+        reference = compute_confident_joint(labels, probs)
+        mask = find_label_issues(labels, probs, filter_by="prune_by_noise_rate",
+                                 confident_joint=None if (joint == reference).all() else joint)
+        expected = {files[i] for i in np.flatnonzero(mask)}
+        found = {r["file"] for r in read_csv(os.path.join(d, "label_issues.csv"))}
+        self.assertEqual(found, expected)
+        return found, files
 
     def test_a_stopped_audit_resumes(self):
         out = os.path.join(self.tmp, "stopped")
@@ -327,9 +391,9 @@ class AuditTest(unittest.TestCase):
         rc, text = cli("audit", "--config", self.config, "--folds", "1", "--out", out)
         self.assertEqual(rc, 2, text)
         self.assertIn("--folds must be from 2 to 20", text)
-        rc, text = cli("audit", "--preset", "csv-table", "--out", out)
+        rc, text = cli("audit", "--preset", "csv-regression", "--out", out)
         self.assertEqual(rc, 2, text)
-        self.assertIn("the audit reads image folders of classes so far", text)
+        self.assertIn("the audit reads image folders and tables of classes so far", text)
         rc, text = cli("audit", "--resume", self.root)
         self.assertEqual(rc, 2, text)
         self.assertIn("is not an audit folder", text)

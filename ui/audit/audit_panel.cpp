@@ -83,13 +83,17 @@ QString csvCell(const QString& s) {
 }  // namespace
 
 AuditPanel::AuditPanel(QWidget* parent)
-    : QWidget(parent), m_table(new QTableWidget(0, Columns)), m_summary(new QLabel), m_classes(new QComboBox),
+    : QWidget(parent),
+      m_table(new QTableWidget(0, Columns)),
+      m_summary(new QLabel),
+      m_classes(new QComboBox),
       m_train(new QPushButton(tr("Train on corrected data"))) {
   setObjectName("auditPanel");
   m_summary->setObjectName("auditSummary");
   m_summary->setWordWrap(true);
-  m_summary->setText(tr("Run > Audit data… cross-validates the settings and lists the labels that look wrong and "
-                        "the test images copied into the training set."));
+  m_summary->setText(
+      tr("Run > Audit data… cross-validates the settings and lists the labels that look wrong and "
+         "the test images copied into the training set."));
   m_table->setObjectName("auditTable");
   m_table->setHorizontalHeaderLabels(
       {tr(""), tr("File"), tr("Why"), tr("Given"), tr("Suggested"), tr("Score"), tr("Decision")});
@@ -177,8 +181,8 @@ bool AuditPanel::startAudit(const TrainConfig& config, int folds) {
     }
     Q_EMIT finished(code);
   });
-  m_process->start(cli, {"audit", "--config", m_settingsFile->fileName(), "--folds", QString::number(folds), "--out",
-                         m_outDir});
+  m_process->start(
+      cli, {"audit", "--config", m_settingsFile->fileName(), "--folds", QString::number(folds), "--out", m_outDir});
   if (!m_process->waitForStarted(10000)) {
     Q_EMIT message(tr("cannot start %1: %2").arg(cli, m_process->errorString()), true);
     m_process.reset();
@@ -219,7 +223,8 @@ bool AuditPanel::openAudit(const QString& dir) {
     if ((kind != "train-test" && !m_featureNote.isEmpty()) || !listed.insert(r.at("first")).second) continue;
     const QString given = QFileInfo(r.at("first")).dir().dirName();
     m_suspects.push_back({r.at("first"), kind == "train-test" ? tr("copy of a test file") : tr("near a test file"),
-                          given, QString(), tr("%1: %2").arg(r.at("similarity"), QFileInfo(r.at("second")).fileName())});
+                          given, QString(),
+                          tr("%1: %2").arg(r.at("similarity"), QFileInfo(r.at("second")).fileName())});
   }
   m_decisions.clear();
   for (const auto& r : readRows(correctionsFile()))
@@ -250,7 +255,7 @@ void AuditPanel::showRow(int row) {
   set(Suggested, s.suggested);
   set(Detail, s.detail);
   const auto d = m_decisions.find(s.file);
-  set(Decided, d == m_decisions.end()         ? QString()
+  set(Decided, d == m_decisions.end()          ? QString()
                : d->second.action == "relabel" ? tr("relabel to %1").arg(d->second.label)
                                                : d->second.action);
 }

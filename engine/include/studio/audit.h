@@ -22,8 +22,10 @@
 //                        a test file removed; edit it, then name it in
 //                        data.corrections
 //   audit.json           the folds' figures, their mean and spread, counts
-// So far: image folders of classes (data.format image_folder, task.kind
-// classification); other data is refused by name.
+// So far: image folders and tables of classes (data.format image_folder or
+// csv, task.kind classification); other data is refused by name. A table's
+// rows are named "file row N", compared by their feature values, and its
+// near pairs and outliers are in its standardised columns.
 // Torch-free. Thread: one thread (it runs the folds' sessions).
 
 #include <cstdint>
@@ -85,6 +87,7 @@ struct AuditResult {
   // Why there are no feature searches (TorchScript), or why they say little
   // (more near pairs than images: a model that does not tell them apart).
   std::string featureNote;
+  bool tables = false;    // a table's rows were audited ("file row N"; data.corrections is for images)
   bool complete = false;  // false: a fold did not finish (stopped); resume the audit
 };
 

@@ -52,10 +52,10 @@ void checkAuditable(const TrainConfig& c, const AuditOptions& o) {
     throw ConfigFileError("--similarity must be above 0 and at most 1 (got " + std::to_string(o.similarity) + ")");
   if (o.neighbours < 1 || o.neighbours > 100)
     throw ConfigFileError("--neighbours must be from 1 to 100 (got " + std::to_string(o.neighbours) + ")");
-  if (c.data.format != DataFormat::image_folder || c.task.kind != TaskKind::classification)
+  if (c.data.format == DataFormat::idx || c.task.kind != TaskKind::classification)
     throw ConfigFileError(
-        "the audit reads image folders of classes so far (data.format image_folder, task.kind "
-        "classification); these settings have data.format " +
+        "the audit reads image folders and tables of classes so far (data.format image_folder or "
+        "csv, task.kind classification); these settings have data.format " +
         c.data.format + " and task.kind " + c.task.kind);
   if (c.data.cv_folds != 0)
     throw ConfigFileError("data.cv_folds is the audit's to set (got " + std::to_string(c.data.cv_folds) +
@@ -111,6 +111,40 @@ void saveState(const std::string& dir, const AuditState& s) {
                                                    "\n");
 }
 
+bool isTable(const DataPlan& p) { return p.kind == DataKind::Table; }
+
+// What the reports call an example: an image's file, a table's "file row N".
+std::string sourceOf(const DataPlan& p, int64_t item) {
+  return isTable(p) ? exampleSource(p, item) : p.files[static_cast<size_t>(item)];
+}
+
+// The probabilities (examples x classes) of fold's model for its held-out
+// examples, fed as predict feeds them: the images' files, or the training
+// table's rows (the whole table is read; the fold's rows are taken).
+std::vector<float> foldProbabilities(const DataPlan& foldPlan, const std::string& runDir, int fold) {
+  Predictor predictor(runDir);
+  const size_t k = foldPlan.classNames.size();
+  std::vector<float> out;
+  if (isTable(foldPlan)) {
+    const PredictionReport all = predictor.predict(foldPlan.trainTable);
+    if (static_cast<int64_t>(all.rows.size()) != foldPlan.trainTableRows || all.skipped > 0)
+      throw DataError("fold " + std::to_string(fold) + ": " + foldPlan.trainTable + " no longer reads as it did (" +
+                      std::to_string(all.rows.size()) + " rows predicted of " +
+                      std::to_string(foldPlan.trainTableRows) + ")");
+    for (int64_t item : foldPlan.test.items)
+      out.insert(out.end(), all.probabilities.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(item) * k),
+                 all.probabilities.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(item + 1) * k));
+    return out;
+  }
+  std::vector<std::string> files;
+  for (int64_t item : foldPlan.test.items) files.push_back(foldPlan.files[static_cast<size_t>(item)]);
+  const PredictionReport report = predictor.predictFiles(files);
+  if (report.skipped > 0)
+    throw DataError("fold " + std::to_string(fold) + ": " + std::to_string(report.skipped) +
+                    " of its images could not be read again: " + report.rows.front().error);
+  return report.probabilities;
+}
+
 // Every training file's out-of-fold probabilities: each fold's model on the
 // fold it never trained on, as predict feeds files (its run's preprocessing).
 void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState& state, AuditResult& r,
@@ -121,35 +155,29 @@ void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState
   std::unordered_map<int64_t, size_t> position;
   for (size_t i = 0; i < plan.train.items.size(); ++i) {
     position[plan.train.items[i]] = i;
-    r.files.push_back(plan.files[static_cast<size_t>(plan.train.items[i])]);
+    r.files.push_back(sourceOf(plan, plan.train.items[i]));
     r.labels.push_back(plan.train.labels[i]);
   }
   probs.assign(r.files.size() * k, 0.0);
   foldOf.assign(r.files.size(), 0);
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     const DataPlan foldPlan = planData(foldConfig(base, dir, fold, state.options.folds));
-    std::vector<std::string> files;
-    for (int64_t item : foldPlan.test.items) files.push_back(foldPlan.files[static_cast<size_t>(item)]);
-    Predictor predictor(state.runs.at(fold));
-    const PredictionReport report = predictor.predictFiles(files);
-    if (report.skipped > 0)
-      throw DataError("fold " + std::to_string(fold) + ": " + std::to_string(report.skipped) +
-                      " of its images could not be read again: " + report.rows.front().error);
+    const std::vector<float> p = foldProbabilities(foldPlan, state.runs.at(fold), fold);
+    const size_t n = foldPlan.test.items.size();
     int64_t correct = 0;
-    for (size_t i = 0; i < files.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       const size_t at = position.at(foldPlan.test.items[i]);
       foldOf[at] = fold;
       int64_t best = 0;
       for (size_t c = 0; c < k; ++c) {
-        probs[at * k + c] = report.probabilities[i * k + c];
-        if (report.probabilities[i * k + c] > report.probabilities[i * k + static_cast<size_t>(best)])
-          best = static_cast<int64_t>(c);
+        probs[at * k + c] = p[i * k + c];
+        if (p[i * k + c] > p[i * k + static_cast<size_t>(best)]) best = static_cast<int64_t>(c);
       }
       correct += best == foldPlan.test.labels[i];
     }
     AuditFold& f = r.folds[static_cast<size_t>(fold - 1)];
-    f.examples = static_cast<int64_t>(files.size());
-    f.accuracy = files.empty() ? 0 : static_cast<double>(correct) / static_cast<double>(files.size());
+    f.examples = static_cast<int64_t>(n);
+    f.accuracy = n == 0 ? 0 : static_cast<double>(correct) / static_cast<double>(n);
   }
   for (size_t i = 0; i < foldOf.size(); ++i)
     if (foldOf[i] == 0)
@@ -160,14 +188,18 @@ void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState
 // training and the test sets.
 void exactDuplicates(const TrainConfig& base, AuditResult& r) {
   const DataPlan plan = planData(base);
+  // An image's bytes, a table row's feature values.
+  auto hashOf = [&](int64_t item) {
+    if (!isTable(plan)) return sha256OfFile(plan.files[static_cast<size_t>(item)]);
+    const auto f = static_cast<size_t>(plan.table.features);
+    const char* row = reinterpret_cast<const char*>(plan.table.x.data() + static_cast<size_t>(item) * f);
+    return sha256Hex(std::string_view(row, f * sizeof(float)));
+  };
   std::unordered_map<std::string, std::vector<std::string>> byHash;
-  for (int64_t item : plan.train.items) {
-    const std::string& file = plan.files[static_cast<size_t>(item)];
-    byHash[sha256OfFile(file)].push_back(file);
-  }
+  for (int64_t item : plan.train.items) byHash[hashOf(item)].push_back(sourceOf(plan, item));
   for (int64_t item : plan.test.items) {
-    const std::string& file = plan.files[static_cast<size_t>(item)];
-    const std::string hash = sha256OfFile(file);
+    const std::string file = sourceOf(plan, item);
+    const std::string hash = hashOf(item);
     if (auto it = byHash.find(hash); it != byHash.end())
       for (const auto& train : it->second) r.duplicates.push_back({"train-test", train, file, hash});
   }
@@ -177,9 +209,75 @@ void exactDuplicates(const TrainConfig& base, AuditResult& r) {
   r.trainTrainDuplicates = static_cast<int64_t>(r.duplicates.size()) - r.trainTestDuplicates;
 }
 
-// Near copies and outliers in one feature space: fold 1's model's
-// penultimate features of every training and test file.
+// Near pairs (train-test, then within training, exact pairs left out) and
+// each training example's outlier score, in one feature space.
+void searchFeatures(const std::vector<float>& train, const std::vector<float>& test, int64_t dim,
+                    const std::vector<std::string>& testNames, const AuditState& state, AuditResult& r) {
+  std::set<std::pair<std::string, std::string>> exact;
+  for (const auto& d : r.duplicates) exact.insert({d.first, d.second});
+  for (const auto& p : similarPairs(train, test, dim, state.options.similarity, false)) {
+    const std::string& a = r.files.at(static_cast<size_t>(p.first));
+    const std::string& b = testNames.at(static_cast<size_t>(p.second));
+    if (exact.count({a, b})) continue;
+    r.duplicates.push_back({"near train-test", a, b, "", p.similarity});
+    ++r.nearTrainTest;
+  }
+  for (const auto& p : similarPairs(train, train, dim, state.options.similarity, true)) {
+    const std::string& a = r.files.at(static_cast<size_t>(p.first));
+    const std::string& b = r.files.at(static_cast<size_t>(p.second));
+    if (exact.count({a, b}) || exact.count({b, a})) continue;
+    r.duplicates.push_back({"near train-train", a, b, "", p.similarity});
+    ++r.nearTrainTrain;
+  }
+  // Features that do not tell the examples apart make many of them "near":
+  // such near-duplicates are no such thing.
+  if (r.nearTrainTrain + r.nearTrainTest > static_cast<int64_t>(r.files.size()))
+    r.featureNote = "more near-duplicate pairs (" + std::to_string(r.nearTrainTrain + r.nearTrainTest) +
+                    ") than training examples: the features do not tell the examples apart well (cross-validated "
+                    "accuracy " +
+                    std::to_string(r.meanAccuracy).substr(0, 5) +
+                    "), so near-duplicates and outliers say little; train longer, or raise --similarity";
+  const std::vector<double> score = outlierScores(train, dim, r.labels, state.options.neighbours);
+  for (size_t i = 0; i < score.size(); ++i) r.outliers.push_back({static_cast<int64_t>(i), score[i]});
+  std::stable_sort(r.outliers.begin(), r.outliers.end(),
+                   [](const Outlier& a, const Outlier& b) { return a.score > b.score; });
+}
+
+// A table's rows standardised by the training rows' means and spreads: a
+// table's feature space (its columns are what tell rows apart).
+std::vector<float> standardisedRows(const DataPlan& plan, const std::vector<int64_t>& items) {
+  const auto f = static_cast<size_t>(plan.table.features);
+  const auto n = std::max<double>(1, static_cast<double>(plan.train.items.size()));
+  std::vector<double> mean(f, 0.0), sq(f, 0.0);
+  for (int64_t item : plan.train.items)
+    for (size_t j = 0; j < f; ++j) mean[j] += plan.table.x[static_cast<size_t>(item) * f + j] / n;
+  for (int64_t item : plan.train.items)
+    for (size_t j = 0; j < f; ++j) {
+      const double d = plan.table.x[static_cast<size_t>(item) * f + j] - mean[j];
+      sq[j] += d * d / n;
+    }
+  std::vector<float> out;
+  for (int64_t item : items)
+    for (size_t j = 0; j < f; ++j) {
+      const double sd = std::sqrt(sq[j]);
+      out.push_back(
+          static_cast<float>((plan.table.x[static_cast<size_t>(item) * f + j] - mean[j]) / (sd > 0 ? sd : 1.0)));
+    }
+  return out;
+}
+
+// Near copies and outliers in one feature space: for images, fold 1's
+// model's penultimate features of every training and test file; for a
+// table, its standardised rows.
 void featureSearches(const TrainConfig& base, const AuditState& state, AuditResult& r) {
+  const DataPlan plan = planData(base);
+  std::vector<std::string> testNames;
+  for (int64_t item : plan.test.items) testNames.push_back(sourceOf(plan, item));
+  if (isTable(plan)) {
+    searchFeatures(standardisedRows(plan, plan.train.items), standardisedRows(plan, plan.test.items),
+                   plan.table.features, testNames, state, r);
+    return;
+  }
   PredictOptions o;
   o.penultimate = true;
   Predictor predictor(state.runs.at(1), o);
@@ -188,39 +286,8 @@ void featureSearches(const TrainConfig& base, const AuditState& state, AuditResu
     r.featureNote = "the model's layers are not the studio's (TorchScript): no near-duplicates or outliers";
     return;
   }
-  const DataPlan plan = planData(base);
-  std::vector<std::string> testFiles;
-  for (int64_t item : plan.test.items) testFiles.push_back(plan.files[static_cast<size_t>(item)]);
-  const PredictionReport test = predictor.predictFiles(testFiles);
-  const int64_t dim = train.penultimateSize;
-  std::set<std::pair<std::string, std::string>> exact;
-  for (const auto& d : r.duplicates) exact.insert({d.first, d.second});
-  for (const auto& p : similarPairs(train.penultimate, test.penultimate, dim, state.options.similarity, false)) {
-    const std::string& a = r.files.at(static_cast<size_t>(p.first));
-    const std::string& b = testFiles.at(static_cast<size_t>(p.second));
-    if (exact.count({a, b})) continue;
-    r.duplicates.push_back({"near train-test", a, b, "", p.similarity});
-    ++r.nearTrainTest;
-  }
-  for (const auto& p : similarPairs(train.penultimate, train.penultimate, dim, state.options.similarity, true)) {
-    const std::string& a = r.files.at(static_cast<size_t>(p.first));
-    const std::string& b = r.files.at(static_cast<size_t>(p.second));
-    if (exact.count({a, b}) || exact.count({b, a})) continue;
-    r.duplicates.push_back({"near train-train", a, b, "", p.similarity});
-    ++r.nearTrainTrain;
-  }
-  // A model that has not learned to tell the images apart maps many of them
-  // to nearly the same features: its "near-duplicates" are no such thing.
-  if (r.nearTrainTrain + r.nearTrainTest > static_cast<int64_t>(r.files.size()))
-    r.featureNote = "more near-duplicate pairs (" + std::to_string(r.nearTrainTrain + r.nearTrainTest) +
-                    ") than training images: fold 1's model does not tell the images apart well (cross-validated "
-                    "accuracy " +
-                    std::to_string(r.meanAccuracy).substr(0, 5) +
-                    "), so near-duplicates and outliers say little; train longer, or raise --similarity";
-  const std::vector<double> score = outlierScores(train.penultimate, dim, r.labels, state.options.neighbours);
-  for (size_t i = 0; i < score.size(); ++i) r.outliers.push_back({static_cast<int64_t>(i), score[i]});
-  std::stable_sort(r.outliers.begin(), r.outliers.end(),
-                   [](const Outlier& a, const Outlier& b) { return a.score > b.score; });
+  const PredictionReport test = predictor.predictFiles(testNames);
+  searchFeatures(train.penultimate, test.penultimate, train.penultimateSize, testNames, state, r);
 }
 
 void writeReport(const std::string& dir, const AuditResult& r, const std::vector<double>& probs,
@@ -247,13 +314,15 @@ void writeReport(const std::string& dir, const AuditResult& r, const std::vector
   // A starting point for data.corrections: each suspect relabelled to the
   // model's suggestion, each training copy of a test file removed. The
   // person edits it (keep, another class) and names it in data.corrections.
-  std::string suggested = "file,action,label\n";
-  for (const auto& is : r.labelIssues.issues)
-    suggested += csvCell(r.files[static_cast<size_t>(is.index)]) + ",relabel," +
-                 csvCell(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
-  for (const auto& d : r.duplicates)
-    if (d.kind == "train-test") suggested += csvCell(d.first) + ",remove,\n";
-  writeFileAtomically(dir + "/suggested_corrections.csv", suggested);
+  if (!r.tables) {
+    std::string suggested = "file,action,label\n";
+    for (const auto& is : r.labelIssues.issues)
+      suggested += csvCell(r.files[static_cast<size_t>(is.index)]) + ",relabel," +
+                   csvCell(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
+    for (const auto& d : r.duplicates)
+      if (d.kind == "train-test") suggested += csvCell(d.first) + ",remove,\n";
+    writeFileAtomically(dir + "/suggested_corrections.csv", suggested);
+  }
 
   std::string dups = "kind,first,second,similarity,sha256\n";
   for (const auto& d : r.duplicates)
@@ -323,6 +392,7 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
   std::vector<double> probs;
   std::vector<int> foldOf;
   outOfFold(base, dir, state, r, probs, foldOf);
+  r.tables = base.data.format == DataFormat::csv;
   r.examples = static_cast<int64_t>(r.files.size());
   double sum = 0, sq = 0;
   for (const auto& f : r.folds) sum += f.accuracy;
