@@ -504,6 +504,12 @@ class TestTrainConfig : public QObject {
          },
          "train.finetune.freeze_epochs", "which a recorded CUDA graph cannot follow"},
         {"output-folder", [](TrainConfig& c) { c.output.dir.clear(); }, "output.dir", "must name a folder"},
+        {"cross-validation-fold",
+         [](TrainConfig& c) {
+           c.data.cv_folds = 5;
+           c.data.cv_fold = 6;
+         },
+         "data.cv_fold", "must be a fold from 1 to data.cv_folds (5), got 6"},
     };
     std::set<std::string> covered;
     for (const Case& k : cases) covered.insert(k.rule);

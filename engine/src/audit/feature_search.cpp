@@ -17,7 +17,7 @@ torch::Device searchDevice() { return torch::cuda::is_available() ? torch::Devic
 torch::Tensor unitRows(const std::vector<float>& v, int64_t dim, const torch::Device& device) {
   const int64_t n = dim > 0 ? static_cast<int64_t>(v.size()) / dim : 0;
   torch::Tensor t = torch::from_blob(const_cast<float*>(v.data()), {n, dim}, torch::kFloat32).to(device);
-  return torch::nn::functional::normalize(t, torch::nn::functional::NormalizeFuncOptions().dim(1));
+  return t / t.norm(2, {1}, /*keepdim=*/true).clamp_min(1e-12);  // F.normalize's eps
 }
 
 int64_t blockRows(int64_t columns) { return std::max<int64_t>(1, kBlockValues / std::max<int64_t>(columns, 1)); }
