@@ -79,6 +79,28 @@ class TestCsvTable : public QObject {
     QCOMPARE(n.labelText, (std::vector<std::string>{"cat", "dog"}));
   }
 
+  // A file whose format says its first row names the columns (the audit's,
+  // data.corrections'): a text-only table keeps that header, and one with no
+  // rows after it reads as empty; what is written reads back the same.
+  void aKnownHeaderAndFieldsThatReadBack() {
+    QTemporaryDir dir;
+    const std::string text = "file,action,label\nred/1.png,relabel,blue\n";
+    QVERIFY(!readCsvTable(writeTable(dir, "g.csv", text)).hasHeader);  // guessed: no number tells it
+    const CsvTable t = readCsvTable(writeTable(dir, "k.csv", text), CsvHeader::first_row);
+    QVERIFY(t.hasHeader);
+    QCOMPARE(t.columns, (std::vector<std::string>{"file", "action", "label"}));
+    QCOMPARE(t.rows.size(), size_t(1));
+    QCOMPARE(t.firstRowNumber, int64_t(2));
+    QVERIFY(readCsvTable(writeTable(dir, "h.csv", "file,action,label\n"), CsvHeader::first_row).rows.empty());
+    const std::vector<std::string> odd = {"plain", "a, b", "say \"hi\"", "two\nlines"};
+    QCOMPARE(csvField(odd[0]), odd[0]);
+    QCOMPARE(csvField(odd[2]), std::string("\"say \"\"hi\"\"\""));  // "say ""hi"""
+    std::string line;
+    for (const auto& f : odd) line += (line.empty() ? "" : ",") + csvField(f);
+    const CsvTable back = readCsvTable(writeTable(dir, "w.csv", "a,b,c,d\n" + line + "\n"), CsvHeader::first_row);
+    QCOMPARE(back.rows.front(), odd);
+  }
+
   void labelColumnByNameIndexOrLast() {
     QTemporaryDir dir;
     const CsvTable t = readCsvTable(writeTable(dir, "l.csv", "species,w,h\nb,1,2\na,3,4\nb,5,6\n"));

@@ -13,13 +13,13 @@
 #include <QShortcut>
 #include <QTableWidget>
 #include <QTemporaryFile>
-#include <QTextStream>
 #include <QVBoxLayout>
 
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "studio/csv_table.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 
@@ -28,57 +28,26 @@ namespace {
 
 enum Column { Thumb, File, Kind, Given, Suggested, Detail, Decided, Columns };
 
-// One line of a CSV file the audit wrote (RFC 4180 quoting).
-QStringList csvFields(const QString& line) {
-  QStringList out;
-  QString cell;
-  bool quoted = false;
-  for (int i = 0; i < line.size(); ++i) {
-    const QChar c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out << cell;
-      cell.clear();
-    } else {
-      cell += c;
-    }
-  }
-  out << cell;
-  return out;
-}
-
-// The rows of a CSV file as column -> value maps (its first line names them).
+// The rows of a CSV file the audit (or the review) wrote, as column -> value
+// maps: none when the file is not there yet or cannot be read.
 std::vector<std::map<QString, QString>> readRows(const QString& path) {
   std::vector<std::map<QString, QString>> rows;
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return rows;
-  QTextStream in(&f);
-  const QStringList header = csvFields(in.readLine());
-  while (!in.atEnd()) {
-    const QString line = in.readLine();
-    if (line.isEmpty()) continue;
-    const QStringList cells = csvFields(line);
-    std::map<QString, QString> row;
-    for (int i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    rows.push_back(std::move(row));
+  if (!QFileInfo(path).isFile()) return rows;
+  try {
+    const CsvTable t = readCsvTable(path.toStdString(), CsvHeader::first_row);
+    for (const auto& cells : t.rows) {
+      std::map<QString, QString> row;
+      for (size_t i = 0; i < t.columns.size(); ++i)
+        row[QString::fromStdString(t.columns[i])] = QString::fromStdString(cells[i]);
+      rows.push_back(std::move(row));
+    }
+  } catch (const Error&) {
+    // an empty or unreadable file lists nothing
   }
   return rows;
 }
 
-QString csvCell(const QString& s) {
-  if (!s.contains(',') && !s.contains('"') && !s.contains('\n')) return s;
-  return '"' + QString(s).replace("\"", "\"\"") + '"';
-}
+QString csvCell(const QString& s) { return QString::fromStdString(csvField(s.toStdString())); }
 
 }  // namespace
 

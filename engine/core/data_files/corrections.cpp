@@ -34,16 +34,7 @@ void applyCorrections(DataPlan& p, const DataConfig& d) {
     throw DataError(
         "data.corrections applies to image folders of classes so far (data.format image_folder, "
         "task.kind classification)");
-  CsvTable t = readCsvTable(d.corrections);
-  // A table of text only has no header by the reader's guess: its first row
-  // is the header all the same.
-  if (!t.hasHeader && !t.rows.empty()) {
-    t.columns = t.rows.front();
-    for (auto& name : t.columns) name = trimCell(name);
-    t.rows.erase(t.rows.begin());
-    t.hasHeader = true;
-    ++t.firstRowNumber;
-  }
+  const CsvTable t = readCsvTable(d.corrections, CsvHeader::first_row);
   const int64_t fileCol = column(t, "file"), actionCol = column(t, "action"), labelCol = column(t, "label");
   std::map<std::string, int64_t> itemOf;
   for (size_t i = 0; i < p.files.size(); ++i) itemOf[canonical(p.files[i])] = static_cast<int64_t>(i);

@@ -87,7 +87,7 @@ std::string quoteName(const CsvTable& t, int64_t column) {
 
 }  // namespace
 
-CsvTable readCsvTable(const std::string& path) {
+CsvTable readCsvTable(const std::string& path, CsvHeader header) {
   CsvTable t;
   t.path = path;
   std::string text;
@@ -136,7 +136,8 @@ CsvTable readCsvTable(const std::string& path) {
                       " cells; row 1 has " + std::to_string(width) + " (a missing or extra '" +
                       (t.delimiter == '\t' ? std::string("tab") : std::string(1, t.delimiter)) + "'?)");
 
-  // A header: some column reads as text in row 1 and as a number in row 2.
+  // A header: known, or some column reads as text in row 1 and as a number in row 2.
+  t.hasHeader = header == CsvHeader::first_row;
   double v = 0;
   if (c.rows.size() >= 2) {
     for (size_t j = 0; j < width && !t.hasHeader; ++j)
@@ -157,6 +158,13 @@ CsvTable readCsvTable(const std::string& path) {
   }
   t.rows = std::move(c.rows);
   return t;
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
 }
 
 TableColumns selectColumns(const CsvTable& t, const std::string& labelColumn, const std::vector<std::string>& ignore,

@@ -2,31 +2,21 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "studio/csv_table.h"
 #include "studio/file_io.h"
 #include "studio/predict.h"
 
 namespace studio {
-namespace {
-
-// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
-std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-}  // namespace
 
 void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
   char number[32];
   if (!r.targets.empty()) {  // a column per target, or per label (its probability) and the labels predicted
     const bool labels = !r.thresholds.empty();
     std::string out = labels ? "source,labels" : "source";
-    for (const auto& t : r.targets) out += "," + field(t);
+    for (const auto& t : r.targets) out += "," + csvField(t);
     out += ",error\n";
     for (size_t i = 0; i < r.rows.size(); ++i) {
-      out += field(r.rows[i].source);
+      out += csvField(r.rows[i].source);
       std::string said, values;
       for (size_t k = 0; k < r.targets.size(); ++k) {
         const float v = r.values[i * r.targets.size() + k];
@@ -34,7 +24,7 @@ void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
         values += "," + (v == v ? std::string(number) : std::string());
         if (labels && v >= r.thresholds[k]) said += (said.empty() ? "" : r.tagSeparator) + r.targets[k];
       }
-      out += (labels ? "," + field(said) : std::string()) + values + "," + field(r.rows[i].error) + "\n";
+      out += (labels ? "," + csvField(said) : std::string()) + values + "," + csvField(r.rows[i].error) + "\n";
     }
     writeFileAtomically(path, out);
     return;
@@ -45,16 +35,16 @@ void writePredictionsCsv(const PredictionReport& r, const std::string& path) {
   for (size_t j = 1; j <= k; ++j) out += ",class_" + std::to_string(j) + ",probability_" + std::to_string(j);
   out += ",error\n";
   for (const auto& row : r.rows) {
-    out += field(row.source) + "," + (row.label >= 0 ? field(r.classes[static_cast<size_t>(row.label)]) : "");
+    out += csvField(row.source) + "," + (row.label >= 0 ? csvField(r.classes[static_cast<size_t>(row.label)]) : "");
     for (size_t j = 0; j < k; ++j) {
       if (j < row.top.size()) {
         std::snprintf(number, sizeof number, "%.9g", static_cast<double>(row.probability[j]));
-        out += "," + field(r.classes[static_cast<size_t>(row.top[j])]) + "," + number;
+        out += "," + csvField(r.classes[static_cast<size_t>(row.top[j])]) + "," + number;
       } else {
         out += ",,";
       }
     }
-    out += "," + field(row.error) + "\n";
+    out += "," + csvField(row.error) + "\n";
   }
   writeFileAtomically(path, out);
 }

@@ -21,9 +21,19 @@ struct CsvTable {
   int64_t firstRowNumber = 1;                  // the spreadsheet row number of rows[0]
 };
 
+// Whether the first row names the columns: guessed (a person's table: a
+// column that reads as text in row 1 and as a number in row 2), or known (a
+// file whose format says so, such as the audit's and data.corrections'
+// tables, which may be text only or hold no rows after it).
+enum class CsvHeader { guess, first_row };
+
 // Throws DataError naming the file: unreadable, empty, ragged rows (the row
 // and its cell count), fewer than 2 columns.
-CsvTable readCsvTable(const std::string& path);
+CsvTable readCsvTable(const std::string& path, CsvHeader header = CsvHeader::guess);
+
+// One field of a CSV file as RFC 4180 writes it: quoted, its quotes doubled,
+// when it holds a comma, a quote or a line break.
+std::string csvField(const std::string& s);
 
 struct TableColumns {
   int64_t label = -1;            // classification's label column; -1 for a regression
