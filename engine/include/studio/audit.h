@@ -87,7 +87,6 @@ struct AuditResult {
   // Why there are no feature searches (TorchScript), or why they say little
   // (more near pairs than images: a model that does not tell them apart).
   std::string featureNote;
-  bool tables = false;    // a table's rows were audited ("file row N"; data.corrections is for images)
   bool complete = false;  // false: a fold did not finish (stopped); resume the audit
 };
 

@@ -1,16 +1,16 @@
 #include "studio/audit.h"
 
-#include <set>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "audit/feature_search.h"
+#include "studio/csv_table.h"
 #include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -29,13 +29,6 @@ using json = nlohmann::json;
 constexpr const char* kAuditSettings = "audit_settings.json";
 constexpr const char* kAuditState = "audit_state.json";
 constexpr const char* kFoldsFolder = "folds";
-
-std::string csvCell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
 
 std::string number(double v) {
   char buf[40];
@@ -147,9 +140,8 @@ std::vector<float> foldProbabilities(const DataPlan& foldPlan, const std::string
 
 // Every training file's out-of-fold probabilities: each fold's model on the
 // fold it never trained on, as predict feeds files (its run's preprocessing).
-void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState& state, AuditResult& r,
-               std::vector<double>& probs, std::vector<int>& foldOf) {
-  const DataPlan plan = planData(base);
+void outOfFold(const TrainConfig& base, const DataPlan& plan, const std::string& dir, const AuditState& state,
+               AuditResult& r, std::vector<double>& probs, std::vector<int>& foldOf) {
   r.classes = plan.classNames;
   const auto k = static_cast<size_t>(plan.classes());
   std::unordered_map<int64_t, size_t> position;
@@ -186,8 +178,7 @@ void outOfFold(const TrainConfig& base, const std::string& dir, const AuditState
 
 // Exact copies by content: pairs within the training set, and between the
 // training and the test sets.
-void exactDuplicates(const TrainConfig& base, AuditResult& r) {
-  const DataPlan plan = planData(base);
+void exactDuplicates(const DataPlan& plan, AuditResult& r) {
   // An image's bytes, a table row's feature values.
   auto hashOf = [&](int64_t item) {
     if (!isTable(plan)) return sha256OfFile(plan.files[static_cast<size_t>(item)]);
@@ -269,8 +260,7 @@ std::vector<float> standardisedRows(const DataPlan& plan, const std::vector<int6
 // Near copies and outliers in one feature space: for images, fold 1's
 // model's penultimate features of every training and test file; for a
 // table, its standardised rows.
-void featureSearches(const TrainConfig& base, const AuditState& state, AuditResult& r) {
-  const DataPlan plan = planData(base);
+void featureSearches(const DataPlan& plan, const AuditState& state, AuditResult& r) {
   std::vector<std::string> testNames;
   for (int64_t item : plan.test.items) testNames.push_back(sourceOf(plan, item));
   if (isTable(plan)) {
@@ -290,14 +280,14 @@ void featureSearches(const TrainConfig& base, const AuditState& state, AuditResu
   searchFeatures(train.penultimate, test.penultimate, train.penultimateSize, testNames, state, r);
 }
 
-void writeReport(const std::string& dir, const AuditResult& r, const std::vector<double>& probs,
+void writeReport(const std::string& dir, const DataPlan& plan, const AuditResult& r, const std::vector<double>& probs,
                  const std::vector<int>& foldOf) {
   const size_t k = r.classes.size();
   std::string oof = "file,given,fold";
-  for (const auto& name : r.classes) oof += "," + csvCell("p_" + name);
+  for (const auto& name : r.classes) oof += "," + csvField("p_" + name);
   oof += "\n";
   for (size_t i = 0; i < r.files.size(); ++i) {
-    oof += csvCell(r.files[i]) + "," + std::to_string(r.labels[i]) + "," + std::to_string(foldOf[i]);
+    oof += csvField(r.files[i]) + "," + std::to_string(r.labels[i]) + "," + std::to_string(foldOf[i]);
     for (size_t c = 0; c < k; ++c) oof += "," + number(probs[i * k + c]);
     oof += "\n";
   }
@@ -306,35 +296,35 @@ void writeReport(const std::string& dir, const AuditResult& r, const std::vector
   std::string issues = "rank,file,given,suggested,self_confidence\n";
   int rank = 0;
   for (const auto& is : r.labelIssues.issues)
-    issues += std::to_string(++rank) + "," + csvCell(r.files[static_cast<size_t>(is.index)]) + "," +
-              csvCell(r.classes[static_cast<size_t>(is.given)]) + "," +
-              csvCell(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "\n";
+    issues += std::to_string(++rank) + "," + csvField(r.files[static_cast<size_t>(is.index)]) + "," +
+              csvField(r.classes[static_cast<size_t>(is.given)]) + "," +
+              csvField(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "\n";
   writeFileAtomically(dir + "/label_issues.csv", issues);
 
   // A starting point for data.corrections: each suspect relabelled to the
   // model's suggestion, each training copy of a test file removed. The
   // person edits it (keep, another class) and names it in data.corrections.
-  if (!r.tables) {
+  if (!isTable(plan)) {
     std::string suggested = "file,action,label\n";
     for (const auto& is : r.labelIssues.issues)
-      suggested += csvCell(r.files[static_cast<size_t>(is.index)]) + ",relabel," +
-                   csvCell(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
+      suggested += csvField(r.files[static_cast<size_t>(is.index)]) + ",relabel," +
+                   csvField(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
     for (const auto& d : r.duplicates)
-      if (d.kind == "train-test") suggested += csvCell(d.first) + ",remove,\n";
+      if (d.kind == "train-test") suggested += csvField(d.first) + ",remove,\n";
     writeFileAtomically(dir + "/suggested_corrections.csv", suggested);
   }
 
   std::string dups = "kind,first,second,similarity,sha256\n";
   for (const auto& d : r.duplicates)
-    dups +=
-        d.kind + "," + csvCell(d.first) + "," + csvCell(d.second) + "," + number(d.similarity) + "," + d.sha256 + "\n";
+    dups += d.kind + "," + csvField(d.first) + "," + csvField(d.second) + "," + number(d.similarity) + "," + d.sha256 +
+            "\n";
   writeFileAtomically(dir + "/duplicates.csv", dups);
 
   std::string outliers = "rank,file,label,score\n";
   int place = 0;
   for (const auto& o : r.outliers)
-    outliers += std::to_string(++place) + "," + csvCell(r.files[static_cast<size_t>(o.index)]) + "," +
-                csvCell(r.classes[static_cast<size_t>(r.labels[static_cast<size_t>(o.index)])]) + "," +
+    outliers += std::to_string(++place) + "," + csvField(r.files[static_cast<size_t>(o.index)]) + "," +
+                csvField(r.classes[static_cast<size_t>(r.labels[static_cast<size_t>(o.index)])]) + "," +
                 number(o.score) + "\n";
   writeFileAtomically(dir + "/outliers.csv", outliers);
 
@@ -389,10 +379,12 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
     r.folds.push_back(f);
     if (!finished(f.status)) return r;  // stopped: resume the audit later
   }
+  // The data as the audit's settings plan it (no fold): its training
+  // examples are what the folds cover; its test split is for the leakage.
+  const DataPlan plan = planData(base);
   std::vector<double> probs;
   std::vector<int> foldOf;
-  outOfFold(base, dir, state, r, probs, foldOf);
-  r.tables = base.data.format == DataFormat::csv;
+  outOfFold(base, plan, dir, state, r, probs, foldOf);
   r.examples = static_cast<int64_t>(r.files.size());
   double sum = 0, sq = 0;
   for (const auto& f : r.folds) sum += f.accuracy;
@@ -400,9 +392,9 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
   for (const auto& f : r.folds) sq += (f.accuracy - r.meanAccuracy) * (f.accuracy - r.meanAccuracy);
   r.stdAccuracy = std::sqrt(sq / static_cast<double>(r.folds.size() - 1));
   r.labelIssues = findLabelIssues(r.labels, probs, static_cast<int64_t>(r.classes.size()));
-  exactDuplicates(base, r);
-  featureSearches(base, state, r);
-  writeReport(dir, r, probs, foldOf);
+  exactDuplicates(plan, r);
+  featureSearches(plan, state, r);
+  writeReport(dir, plan, r, probs, foldOf);
   r.complete = true;
   return r;
 }
