@@ -16,18 +16,14 @@ trap 'rm -rf "$WORK"' EXIT
 if [ -n "${BENCH_SMOKE:-}" ]; then TRAIN=1000 TEST=200 FOLDS=2; else TRAIN=10000 TEST=2000 FOLDS=5; fi
 
 "$PY" - "$WORK" "$TRAIN" "$TEST" <<'PY'
-import gzip, json, os, sys
+import json, os, sys
 import numpy as np
 from PIL import Image
+sys.path.insert(0, "tests")
+from idx_reader import idx  # the tests' IDX reader
 root, train, test = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 fm = "/usr/share/datasets/fashion-mnist/"
-def idx(name):
-    with gzip.open(fm + name, "rb") as f:
-        data = f.read()
-    dims = data[3]
-    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
-    return np.frombuffer(data, np.uint8, offset=4 + 4 * dims).reshape(shape)
-images, labels = idx("train-images-idx3-ubyte.gz"), idx("train-labels-idx1-ubyte.gz")
+images, labels = idx(fm + "train-images-idx3-ubyte.gz"), idx(fm + "train-labels-idx1-ubyte.gz")
 rng = np.random.default_rng(5)
 noisy = set(rng.choice(train, train // 20, replace=False).tolist())
 changed = {}
