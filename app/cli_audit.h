@@ -1,7 +1,10 @@
 #pragma once
-// training-studio-cli audit (--preset NAME | --config FILE) [--set key=value ...] [--folds 5] [--similarity 0.99]
-// [--neighbours 10] [--out DIR] training-studio-cli audit --resume AUDIT_DIR K-fold cross-validation, out-of-fold
-// probabilities, label issues by confident learning, exact duplicates (studio/audit.h). Thread: the CLI's main thread.
+// training-studio-cli audit (--preset NAME | --config FILE) [--set key=value ...] [--folds 5] [--parallel N]
+//   [--similarity 0.99] [--neighbours 10] [--residual-z 3] [--out DIR]
+// training-studio-cli audit --resume AUDIT_DIR [--parallel N]
+// K-fold cross-validation, out-of-fold outputs, label issues by confident
+// learning (regression: residuals), duplicates, outliers (studio/audit.h).
+// Thread: the CLI's main thread.
 
 #include <CLI/CLI.hpp>
 
@@ -20,13 +23,16 @@ class AuditCommand {
   // runSession: the CLI's own loop for one session (progress, Ctrl-C).
   // Exit status: 0 done, 130 stopped (resume with --resume), or throws
   // InputError for the caller's handler.
-  int run(const std::function<int(Session&)>& runSession);
+  // stopRequested: polled while folds run at once (--parallel); a stop is
+  // passed on to their processes.
+  int run(const std::function<int(Session&)>& runSession, const std::function<bool()>& stopRequested);
 
  private:
   CLI::App* m_cmd = nullptr;
   SettingsSource m_settings;
   std::string m_out, m_resume;
   AuditOptions m_options;
+  CLI::Option* m_parallel = nullptr;
 };
 
 }  // namespace studio::cli

@@ -154,6 +154,10 @@ int printSummary(const studio::TrainConfig& c) {
   std::printf("  training   %8s  from %s\n", joinCounts(d.trainCounts).c_str(), d.trainFrom.c_str());
   if (d.valSize() > 0) std::printf("  validation %8s  from %s\n", joinCounts(d.valCounts).c_str(), d.valFrom.c_str());
   std::printf("  test       %8s  from %s\n", joinCounts(d.testCounts).c_str(), d.testFrom.c_str());
+  if (!c.data.corrections.empty())
+    std::printf("  data.corrections: %lld removed, %lld relabelled (%s; your files are unchanged)\n",
+                static_cast<long long>(d.correctionsRemoved), static_cast<long long>(d.correctionsRelabelled),
+                c.data.corrections.c_str());
   std::printf("  %-24s %10s %10s %10s\n", "class", "training", "validation", "test");
   for (size_t k = 0; k < d.classNames.size(); ++k)
     std::printf("  %-24s %10lld %10lld %10lld\n", d.classNames[k].c_str(), static_cast<long long>(d.trainCounts[k]),
@@ -418,7 +422,13 @@ int cliMain(int argc, char** argv) {
     }
     if (predict.chosen()) return predict.run();
     if (search.chosen()) return search.run();
-    if (audit.chosen()) return audit.run(runSession);
+    if (audit.chosen())
+      return audit.run(runSession, [] {
+        // Folds at once in processes of their own: a stop is theirs to
+        // save, this process passes it on (a first signal is counted, not fatal).
+        g_sessionRuns.store(true);
+        return g_interrupts.load() > 0 || g_parentGone.load();
+      });
     if (app.got_subcommand("export")) {
       const studio::ExportResult r = studio::exportRun(exportRun, exportOut, exportOptions);
       if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());

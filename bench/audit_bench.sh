@@ -7,6 +7,7 @@
 # the duplicates found, and the audit's wall time on this machine.
 # Usage: bench/audit_bench.sh [BUILD_DIR]
 # BENCH_SMOKE=1 (make bench-smoke): 1,000 images and 2 folds, to show it still runs.
+# PARALLEL=N: the folds N at once (audit --parallel N; default 1).
 set -euo pipefail
 BUILD=${1:-build}
 CLI=$BUILD/app/training-studio-cli
@@ -46,7 +47,7 @@ json.dump(settings, open(os.path.join(root, "settings.json"), "w"))
 PY
 
 start=$(date +%s.%N)
-"$CLI" audit --config "$WORK/settings.json" --folds "$FOLDS" --out "$WORK/audits" > "$WORK/audit.log" 2>&1 || { tail -20 "$WORK/audit.log"; exit 1; }
+"$CLI" audit --config "$WORK/settings.json" --folds "$FOLDS" --parallel "${PARALLEL:-1}" --out "$WORK/audits" > "$WORK/audit.log" 2>&1 || { tail -20 "$WORK/audit.log"; exit 1; }
 end=$(date +%s.%N)
 grep -v "^step\|^  \(device\|steps\|test accuracy\|best eval\|final train\|samples\|wall time\|time spent\)\|^run completed\|^$\|^warning" "$WORK/audit.log" | head -20
 
@@ -58,7 +59,8 @@ changed = set(json.load(open(os.path.join(work, "changed.json"))))
 found = {os.path.realpath(r["file"]) for r in csv.DictReader(open(os.path.join(d, "label_issues.csv")))}
 report = json.load(open(os.path.join(d, "audit.json")))
 hit = len(found & changed)
-print(f"audit of {train} Fashion-MNIST training images, {len(changed)} labels changed, {folds} folds:")
+print(f"audit of {train} Fashion-MNIST training images, {len(changed)} labels changed, {folds} folds, "
+      f"{os.environ.get('PARALLEL', '1')} at once:")
 print(f"  flagged {len(found)}: precision {hit / max(len(found), 1):.3f}, recall {hit / len(changed):.3f}")
 print(f"  cross-validated accuracy {report['accuracy']['mean']:.4f} +- {report['accuracy']['std']:.4f}")
 print(f"  duplicates: {report['duplicates']}")

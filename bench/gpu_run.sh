@@ -20,6 +20,8 @@
 #   finetune  bench/finetune_bench.sh at 64 px on the GPU
 #   predict   bench/predict_bench.sh on the GPU
 #   search    one GPU packed with trials: --parallel 1, 2 and 4
+#   audit     bench/audit_bench.sh (10,000 images, 5 folds), the folds one
+#             after another and all five at once on the one GPU
 #   nccl      torchrun with one process per GPU (NCCL's set-up and collectives)
 #   matrix    bench_engine --matrix (COMPILE=1 adds torch.compile: minutes)
 # Each part has its own time limit; logs go to $OUT/gpu-run.tgz (the device
@@ -28,7 +30,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-run-out}; mkdir -p "$OUT"
 LOGS=/tmp/gpu-run-logs; rm -rf $LOGS; mkdir -p $LOGS
-PARTS=${PARTS:-test start step finetune predict search nccl matrix}
+PARTS=${PARTS:-test start step finetune predict search audit nccl matrix}
 pack() { tar -czf "$OUT/gpu-run.tgz" -C /tmp gpu-run-logs; }
 mkdir -p /usr/share/datasets && ln -sfn /opt/deps/usr/share/datasets/fashion-mnist /usr/share/datasets/fashion-mnist
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $LOGS/gpu.txt 2>&1
@@ -109,6 +111,14 @@ if part search 120; then
   else
     echo "no optuna in $PY: carry its wheels (see the top of this script)"
   fi
+  pack
+fi
+
+if part audit 200; then
+  for p in 1 5; do
+    (cd .. && PARALLEL=$p STUDIO_PYTHON=$PY timeout 95 bash bench/audit_bench.sh build-headless) > $LOGS/audit-p$p.log 2>&1
+    echo "audit --parallel $p rc $?"; tail -6 $LOGS/audit-p$p.log
+  done
   pack
 fi
 

@@ -38,6 +38,7 @@ import unittest
 import numpy as np
 from cleanlab.count import compute_confident_joint
 from cleanlab.filter import find_label_issues
+from cleanlab.multilabel_classification.filter import find_label_issues as find_multilabel_issues
 from PIL import Image
 from sklearn.datasets import load_digits
 
@@ -335,7 +336,187 @@ class AuditTest(unittest.TestCase):
         copies = {f"{os.path.join(folder, 'train.csv')} row {len(train) + k + 2}" for k in range(COPIES)}
         self.assertEqual({r["first"] for r in dups if r["kind"] == "train-test"}, copies)
         self.assertEqual(len(read_csv(os.path.join(d, "outliers.csv"))), len(rows))
-        self.assertFalse(os.path.exists(os.path.join(d, "suggested_corrections.csv")))
+        # The suggestions apply to the table: each suspect row relabelled,
+        # each copy of a test row removed, counted in the next run's plan.
+        suggested = read_csv(os.path.join(d, "suggested_corrections.csv"))
+        self.assertEqual({r["file"] for r in suggested if r["action"] == "remove"}, copies)
+        rc, before = cli("summary", "--config", config)
+        self.assertEqual(rc, 0, before)
+        rc, after = cli("summary", "--config", config, "--set",
+                        "data.corrections=" + os.path.join(d, "suggested_corrections.csv"))
+        self.assertEqual(rc, 0, after)
+        relabelled = sum(r["action"] == "relabel" for r in suggested)
+        self.assertIn(f"data.corrections: {COPIES} removed, {relabelled} relabelled", after)
+        self.assertEqual(self.total_train(after), self.total_train(before) - COPIES)
+
+    def total_train(self, text):
+        for line in text.splitlines():
+            if line.strip().startswith("training "):
+                return int(line.split()[1])
+        self.fail(text)
+
+    def write_table(self, name, header, rows, settings_more):
+        folder = os.path.join(self.tmp, name)
+        os.makedirs(folder, exist_ok=True)
+        table = os.path.join(folder, "train.csv")
+        with open(table, "w", newline="") as f:
+            csv.writer(f).writerows([header] + rows)
+        config = os.path.join(self.tmp, name + ".json")
+        settings = {"schema_version": 2, "name": name,
+                    "data": {"format": "csv", "root": table, "test_fraction": 0.2, "val_fraction": 0.0},
+                    "train": {"epochs": 30, "batch_size": 32, "seed": 1},
+                    "optimizer": {"kind": "adamw", "lr": 0.003},
+                    "evaluation": {"every_steps": 0}, "output": {"dir": os.path.join(self.tmp, name + "-runs")}}
+        for k, v in settings_more.items():
+            settings.setdefault(k, {}).update(v)
+        with open(config, "w") as f:
+            json.dump(settings, f)
+        return table, config
+
+    def test_a_regression_is_audited_by_its_residuals_folds_at_once(self):
+        # A linear target with noise; 12 rows' values pushed 8 noise
+        # deviations away. --parallel 2: the folds as two processes at once.
+        from sklearn.metrics import r2_score
+        rng = np.random.default_rng(11)
+        x = rng.normal(size=(500, 6))
+        y = x @ np.array([1.5, -2.0, 0.7, 0.0, 1.0, 0.3]) + 0.3 * rng.normal(size=500)
+        wrong = rng.choice(500, 12, replace=False)
+        y[wrong] += 8 * 0.3 * rng.choice([-1, 1], 12) * 3
+        rows = [[f"{v:.6f}" for v in x[i]] + [f"{y[i]:.6f}"] for i in range(500)]
+        table, config = self.write_table("reg", [f"x{j}" for j in range(6)] + ["y"], rows, {
+            "task": {"kind": "regression", "standardize_targets": True},
+            "model": {"kind": "mlp", "width": 32, "depth": 1},
+            "data": {"target_columns": ["y"]}})
+        out = os.path.join(self.tmp, "reg-audit")
+        rc, text = cli("audit", "--config", config, "--folds", "3", "--parallel", "2", "--out", out)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("cross-validated R2", text)
+        d = glob.glob(os.path.join(out, "*-audit-reg"))[0]
+        state = load_json(os.path.join(d, "audit_state.json"))
+        self.assertEqual(state["parallel"], 2)
+        for fold in ("1", "2", "3"):  # each its own process, the 2 cores shared
+            self.assertEqual(load_json(os.path.join(state["runs"][fold], "settings.json"))["performance"]["threads"],
+                             max(1, os.cpu_count() // 2))
+        oof = read_csv(os.path.join(d, "oof.csv"))
+        given = np.array([float(r["given_y"]) for r in oof])
+        pred = np.array([float(r["pred_y"]) for r in oof])
+        folds = np.array([int(r["fold"]) for r in oof])
+        report = load_json(os.path.join(d, "audit.json"))
+        self.assertEqual(report["metric"], "r2")
+        for f in report["folds"]:  # each fold's R² is scikit-learn's on its out-of-fold predictions
+            sel = folds == f["fold"]
+            self.assertAlmostEqual(f["r2"], r2_score(given[sel], pred[sel]), places=9)
+        r2 = [f["r2"] for f in report["folds"]]
+        self.assertAlmostEqual(report["r2"]["mean"], float(np.mean(r2)), places=9)
+        # The suspects: |residual| / the residuals' standard deviation >= 3.
+        z = (given - pred) / np.std(given - pred, ddof=1)
+        expected = {oof[i]["file"] for i in np.flatnonzero(np.abs(z) >= 3)}
+        issues = read_csv(os.path.join(d, "label_issues.csv"))
+        self.assertEqual({r["file"] for r in issues}, expected)
+        by_file = {r["file"]: i for i, r in enumerate(oof)}
+        for r in issues:
+            self.assertAlmostEqual(float(r["residual_z"]), z[by_file[r["file"]]], places=9)
+        self.assertEqual([abs(float(r["residual_z"])) for r in issues],
+                         sorted((abs(float(r["residual_z"])) for r in issues), reverse=True))
+        self.assertEqual(len(read_csv(os.path.join(d, "residuals.csv"))), len(oof))
+        planted = {f"{table} row {i + 2}" for i in wrong}
+        in_training = planted & set(by_file)
+        found = {r["file"] for r in issues}
+        recall = len(found & in_training) / len(in_training)
+        print(f"regression: {len(found)} flagged, {len(in_training)} planted in training; recall {recall:.3f}; "
+              f"cross-validated R2 {report['r2']['mean']:.4f}")
+        self.assertGreater(recall, 0.8)
+        self.assertGreater(report["r2"]["mean"], 0.5)
+        # Its corrections remove rows; a relabel has no class to go to.
+        rc, before = cli("summary", "--config", config)
+        rc, after = cli("summary", "--config", config, "--set",
+                        "data.corrections=" + os.path.join(d, "suggested_corrections.csv"))
+        self.assertEqual(rc, 0, after)
+        self.assertEqual(self.total_train(after), self.total_train(before) - len(found))
+        bad = os.path.join(self.tmp, "reg-relabel.csv")
+        with open(bad, "w", newline="") as f:
+            csv.writer(f).writerows([["file", "action", "label"], [oof[0]["file"], "relabel", "3.5"]])
+        rc, text = cli("summary", "--config", config, "--set", "data.corrections=" + bad)
+        self.assertEqual(rc, 2, text)
+        self.assertIn("has no classes: remove the example", text)
+
+    def test_a_stopped_parallel_audit_resumes(self):
+        rng = np.random.default_rng(3)
+        x = rng.normal(size=(300, 4))
+        rows = [[f"{v:.5f}" for v in x[i]] + [f"{x[i].sum():.5f}"] for i in range(300)]
+        _, config = self.write_table("reg-stop", ["a", "b", "c", "d", "y"], rows, {
+            "task": {"kind": "regression"}, "model": {"kind": "mlp", "width": 16, "depth": 1},
+            "data": {"target_columns": ["y"]}, "train": {"epochs": 1500}})
+        out = os.path.join(self.tmp, "reg-stop-audit")
+        p = subprocess.Popen([CLI, "audit", "--config", config, "--folds", "2", "--parallel", "2", "--out", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        runs = {}
+        deadline = time.time() + 600
+        while time.time() < deadline and p.poll() is None:
+            found = glob.glob(os.path.join(out, "*", "audit_state.json"))
+            try:
+                runs = load_json(found[0])["runs"] if found else {}
+            except ValueError:
+                runs = {}
+            if len(runs) == 2 and all(os.path.exists(os.path.join(r, "metrics.csv")) for r in runs.values()):
+                break
+            time.sleep(0.05)
+        self.assertEqual(len(runs), 2, "the two folds never ran at once")
+        p.send_signal(signal.SIGINT)
+        text = p.communicate(timeout=300)[0]
+        self.assertEqual(p.returncode, 130, text)
+        for r in runs.values():  # both stopped with a checkpoint
+            self.assertEqual(load_json(os.path.join(r, "summary.json"))["status"], "stopped", text)
+        d = os.path.dirname(found[0])
+        rc, text = cli("audit", "--resume", d)  # at once again, each fold from its checkpoint
+        self.assertEqual(rc, 0, text)
+        for r in runs.values():
+            self.assertEqual(load_json(os.path.join(r, "summary.json"))["status"], "completed")
+        self.assertEqual(load_json(os.path.join(d, "audit_state.json"))["runs"], runs)
+
+    def test_multilabel_by_confident_learning_label_by_label(self):
+        # Four labels, each a half-space of 12 features (a model can learn
+        # them), 5 % of the label values flipped by a seeded draw.
+        rng = np.random.default_rng(5)
+        x = rng.normal(size=(700, 12))
+        y = (x @ rng.normal(size=(12, 4)) > 0.3).astype(int)
+        noisy = y.copy()
+        flips = rng.random(y.shape) < 0.05
+        noisy[flips] = 1 - noisy[flips]
+        names = ["red", "round", "soft", "big"]
+        rows = [[f"{v:.5f}" for v in x[i]] + [str(int(v)) for v in noisy[i]] for i in range(len(x))]
+        table, config = self.write_table("tags", [f"f{j}" for j in range(12)] + names, rows, {
+            "task": {"kind": "multilabel"}, "loss": {"kind": "bce"},
+            "model": {"kind": "mlp", "width": 64, "depth": 1}, "data": {"target_columns": names}})
+        out = os.path.join(self.tmp, "tags-audit")
+        rc, text = cli("audit", "--config", config, "--folds", "3", "--out", out)
+        self.assertEqual(rc, 0, text)
+        d = glob.glob(os.path.join(out, "*-audit-tags"))[0]
+        oof = read_csv(os.path.join(d, "oof.csv"))
+        given = np.array([[int(float(r["given_" + n])) for n in names] for r in oof])
+        probs = np.array([[float(r["p_" + n]) for n in names] for r in oof])
+        labels = [list(np.flatnonzero(g)) for g in given]
+        mask = find_multilabel_issues(labels, probs, filter_by="prune_by_noise_rate")
+        issues = read_csv(os.path.join(d, "label_issues.csv"))
+        found = {r["file"] for r in issues}
+        self.assertEqual(found, {oof[i]["file"] for i in np.flatnonzero(mask)})
+        # Each listed label is one whose given value the model doubts.
+        by_file = {r["file"]: i for i, r in enumerate(oof)}
+        for r in issues:
+            i, k = by_file[r["file"]], names.index(r["label"])
+            self.assertEqual(int(r["given"]), given[i, k])
+            p = probs[i, k] if given[i, k] else 1 - probs[i, k]
+            self.assertAlmostEqual(float(r["self_confidence"]), p, places=9)
+        flipped = {f"{table} row {i + 2}" for i in np.flatnonzero(flips.any(1))} & set(by_file)
+        precision = len(found & flipped) / max(len(found), 1)
+        recall = len(found & flipped) / len(flipped)
+        report = load_json(os.path.join(d, "audit.json"))
+        print(f"multi-label: {len(found)} examples flagged, {len(flipped)} with a flipped label; precision "
+              f"{precision:.3f}, recall {recall:.3f}; cross-validated label accuracy "
+              f"{report['label_accuracy']['mean']:.4f}")
+        self.assertGreater(precision, 0.6)
+        self.assertGreater(recall, 0.6)
+        self.assertEqual(report["examples_with_issues"], len(found))
 
     def check_label_issues(self, d):
         """The audit's label issues against cleanlab's on oof.csv; returns (found, files)."""
@@ -391,9 +572,13 @@ class AuditTest(unittest.TestCase):
         rc, text = cli("audit", "--config", self.config, "--folds", "1", "--out", out)
         self.assertEqual(rc, 2, text)
         self.assertIn("--folds must be from 2 to 20", text)
-        rc, text = cli("audit", "--preset", "csv-regression", "--out", out)
+        rc, text = cli("audit", "--preset", "fashion-mnist-cnn", "--out", out)
         self.assertEqual(rc, 2, text)
-        self.assertIn("the audit reads image folders and tables of classes so far", text)
+        self.assertIn("the audit reads image folders and tables", text)
+        self.assertIn("data.format idx", text)
+        rc, text = cli("audit", "--config", self.config, "--parallel", "0", "--out", out)
+        self.assertEqual(rc, 2, text)
+        self.assertIn("--parallel must be 1 or more", text)
         rc, text = cli("audit", "--resume", self.root)
         self.assertEqual(rc, 2, text)
         self.assertIn("is not an audit folder", text)

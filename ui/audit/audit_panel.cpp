@@ -175,16 +175,32 @@ bool AuditPanel::openAudit(const QString& dir) {
   m_dir = QDir(dir).absolutePath();
   m_classNames.clear();
   for (const auto& c : j.value("classes", nlohmann::json::array())) m_classNames << QString::fromStdString(c);
-  const auto acc = j.value("accuracy", nlohmann::json::object());
-  m_accuracy = QString("%1 ± %2").arg(acc.value("mean", 0.0), 0, 'f', 4).arg(acc.value("std", 0.0), 0, 'f', 4);
+  const std::string metric = j.value("metric", std::string("accuracy"));
+  const auto score = j.value(metric, nlohmann::json::object());
+  m_accuracy = QString("%1 %2 ± %3")
+                   .arg(metric == "r2"               ? tr("R²")
+                        : metric == "label_accuracy" ? tr("label accuracy")
+                                                     : tr("accuracy"))
+                   .arg(score.value("mean", 0.0), 0, 'f', 4)
+                   .arg(score.value("std", 0.0), 0, 'f', 4);
   m_classes->clear();
   m_classes->addItems(m_classNames);
   // Near pairs say little when the features find more of them than there
   // are images (the audit's note): then only exact copies are listed.
   m_featureNote = QString::fromStdString(j.value("feature_note", std::string()));
   m_suspects.clear();
-  for (const auto& r : readRows(m_dir + "/label_issues.csv"))
-    m_suspects.push_back({r.at("file"), tr("label"), r.at("given"), r.at("suggested"), r.at("self_confidence")});
+  // Classes: given and suggested class; a regression: a target's value and
+  // its out-of-fold prediction; multi-label: a label given or not.
+  for (auto& r : readRows(m_dir + "/label_issues.csv")) {
+    if (r.count("residual_z"))
+      m_suspects.push_back({r["file"], tr("value of %1").arg(r["target"]), r["given"], r["suggested"],
+                            tr("%1 sd").arg(r["residual_z"].toDouble(), 0, 'f', 1)});
+    else if (r.count("label"))
+      m_suspects.push_back({r["file"], tr("label %1").arg(r["label"]), r["given"] == "1" ? tr("given") : tr("absent"),
+                            r["suggested"] == "1" ? tr("given") : tr("absent"), r["self_confidence"]});
+    else
+      m_suspects.push_back({r["file"], tr("label"), r["given"], r["suggested"], r["self_confidence"]});
+  }
   std::set<QString> listed;  // a training file once, with its first (most similar) test file
   for (const auto& r : readRows(m_dir + "/duplicates.csv")) {
     const QString kind = r.count("kind") ? r.at("kind") : QString();
@@ -235,7 +251,12 @@ void AuditPanel::decide(int row, const QString& action, const QString& label) {
   QString to = label;
   if (action == "relabel" && to.isEmpty()) to = s.suggested;
   if (action == "relabel" && !m_classNames.contains(to)) {
-    Q_EMIT message(tr("%1 has no suggested class: choose one and press Relabel to").arg(s.file), true);
+    Q_EMIT message(m_classNames.isEmpty()
+                       ? tr("%1: this data has no classes to relabel to; remove it, keep it, or correct its value in "
+                            "your labels file")
+                             .arg(s.file)
+                       : tr("%1 has no suggested class: choose one and press Relabel to").arg(s.file),
+                   true);
     return;
   }
   m_decisions[s.file] = {action, action == "relabel" ? to : QString()};
@@ -262,8 +283,9 @@ void AuditPanel::writeCorrections() {
 
 QString AuditPanel::summary() const {
   int labels = 0, leaks = 0;
-  for (const auto& s : m_suspects) (s.kind == tr("label") ? labels : leaks)++;
-  return tr("%1 labels look wrong, %2 training images copy or nearly copy a test image; cross-validated accuracy %3; "
+  for (const auto& s : m_suspects)
+    (s.kind == tr("copy of a test file") || s.kind == tr("near a test file") ? leaks : labels)++;
+  return tr("%1 labels look wrong, %2 training examples copy or nearly copy a test example; cross-validated %3; "
             "%4 decided (corrections.csv, your files are not changed)")
       .arg(labels)
       .arg(leaks)

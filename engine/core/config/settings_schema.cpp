@@ -25,6 +25,8 @@ std::vector<FieldSpec> makeSchema() {
   const Rule folder{[](const TrainConfig& c) { return c.data.format == DataFormat::image_folder; },
                     "data.format image_folder"};
   const Rule csv{[](const TrainConfig& c) { return c.data.format == DataFormat::csv; }, "data.format csv"};
+  const Rule folderOrTable{[](const TrainConfig& c) { return c.data.format != DataFormat::idx; },
+                           "data.format image_folder or csv"};
   const Rule images{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
                     "images (data.format idx or image_folder)"};
   // A table's columns: a CSV's, or an image folder's targets table's.
@@ -217,10 +219,10 @@ std::vector<FieldSpec> makeSchema() {
              between(0, 20)),
        Rule{[](const TrainConfig& c) { return c.data.cv_folds > 0; }, "data.cv_folds above 0"}, true);
   when(add(SETTING(data.corrections), data, "Corrections (CSV)", T::File,
-           "A corrections.csv of the audit's review (columns file, action, label): each listed image is "
-           "relabelled (to label), removed from every split, or kept; your files are not touched. The splits "
-           "are drawn first, so a file stays in its split."),
-       folder, true);
+           "A corrections.csv of the audit's review (columns file, action, label): each listed image (or a "
+           "table's row, \"train.csv row 17\") is relabelled (to label, a class), removed from every split, or "
+           "kept; your files are not touched. The splits are drawn first, so a file stays in its split."),
+       folderOrTable, true);
   when(add(SETTING(data.sampler), data, "Sampler", T::Choice,
            "shuffle: every training example once per epoch; balanced: each epoch draws as many examples with "
            "replacement, every class equally often (for imbalanced classes; seeded)."),

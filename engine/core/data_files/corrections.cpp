@@ -26,18 +26,45 @@ int64_t column(const CsvTable& t, const std::string& name) {
   return it - t.columns.begin();
 }
 
+// Each example's name as a corrections file gives it, resolved: an image's
+// file, or a table's canonical path with " row N" (its spreadsheet row).
+std::map<std::string, int64_t> examplesByName(const DataPlan& p) {
+  std::map<std::string, int64_t> itemOf;
+  if (p.kind == DataKind::Image) {
+    for (size_t i = 0; i < p.files.size(); ++i) itemOf[canonical(p.files[i])] = static_cast<int64_t>(i);
+    return itemOf;
+  }
+  for (int64_t item = 0; item < p.table.rows; ++item) {
+    const bool train = item < p.trainTableRows;
+    const int64_t row = train ? item + p.trainFirstRow : item - p.trainTableRows + p.testFirstRow;
+    itemOf[canonical(train ? p.trainTable : p.testTable) + " row " + std::to_string(row)] = item;
+  }
+  return itemOf;
+}
+
+// A name of the file column resolved as examplesByName's: relative names
+// are under data.root (an image folder) or beside the table.
+std::string resolvedName(const DataPlan& p, const DataConfig& d, const std::string& name) {
+  if (p.kind == DataKind::Image) return canonical(fs::path(name).is_absolute() ? name : d.root + "/" + name);
+  const size_t at = name.rfind(" row ");
+  if (at == std::string::npos) return name;
+  const std::string table = name.substr(0, at);
+  std::string path = table;
+  if (!fs::path(table).is_absolute() && !fs::exists(table))
+    path = (fs::path(p.trainTable).parent_path() / table).string();
+  return canonical(path) + name.substr(at);
+}
+
 }  // namespace
 
 void applyCorrections(DataPlan& p, const DataConfig& d) {
   if (d.corrections.empty()) return;
-  if (p.format != DataFormat::image_folder || p.hasTargets())
-    throw DataError(
-        "data.corrections applies to image folders of classes so far (data.format image_folder, "
-        "task.kind classification)");
+  if (p.format == DataFormat::idx)
+    throw DataError("data.corrections applies to image folders and tables (data.format image_folder or csv)");
+  const bool table = p.kind == DataKind::Table;
   const CsvTable t = readCsvTable(d.corrections, CsvHeader::first_row);
   const int64_t fileCol = column(t, "file"), actionCol = column(t, "action"), labelCol = column(t, "label");
-  std::map<std::string, int64_t> itemOf;
-  for (size_t i = 0; i < p.files.size(); ++i) itemOf[canonical(p.files[i])] = static_cast<int64_t>(i);
+  const std::map<std::string, int64_t> itemOf = examplesByName(p);
   std::map<int64_t, int64_t> relabel;  // item -> class
   std::map<int64_t, bool> remove;
   for (size_t r = 0; r < t.rows.size(); ++r) {
@@ -47,10 +74,15 @@ void applyCorrections(DataPlan& p, const DataConfig& d) {
     const std::string file = trimCell(row[static_cast<size_t>(fileCol)]);
     const std::string action = trimCell(row[static_cast<size_t>(actionCol)]);
     const std::string label = trimCell(row[static_cast<size_t>(labelCol)]);
-    const std::string path = fs::path(file).is_absolute() ? file : d.root + "/" + file;
-    const auto found = itemOf.find(canonical(path));
+    const auto found = itemOf.find(resolvedName(p, d, file));
     if (file.empty() || found == itemOf.end())
-      throw DataError(where + ": \"" + file + "\" is not one of the images under data.root " + d.root);
+      throw DataError(where + ": \"" + file + "\" is not " +
+                      (table ? "a row of the data's tables (\"" + exampleSource(p, 0) + "\" names one)"
+                             : "one of the images under data.root " + d.root));
+    if (action == "relabel" && p.hasTargets())
+      throw DataError(where + ": relabel gives an example another class, and " + d.format + " data of task.kind " +
+                      p.task + " has no classes: remove the example, or correct its " +
+                      (p.regression() ? "values" : "labels") + " in " + (table ? "its table" : d.targets_file));
     if (action == "relabel") {
       const auto cls = std::find(p.classNames.begin(), p.classNames.end(), label);
       if (cls == p.classNames.end()) {

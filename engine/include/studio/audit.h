@@ -14,7 +14,10 @@
 //   folds/               the folds' run folders (resumable as any run)
 //   audit_state.json     which run folder is which fold
 //   oof.csv              file, given label, fold, one probability per class
+//                        (regression: given_<t> and pred_<t> per target;
+//                        multi-label: given_<l> and p_<l> per label)
 //   label_issues.csv     the suspects, lowest self-confidence first
+//                        (regression: largest residual first)
 //   duplicates.csv       exact duplicates (train-test first), then near ones
 //   outliers.csv         every training file, least like its class first
 //   suggested_corrections.csv  data.corrections' format: each suspect
@@ -22,10 +25,14 @@
 //                        a test file removed; edit it, then name it in
 //                        data.corrections
 //   audit.json           the folds' figures, their mean and spread, counts
-// So far: image folders and tables of classes (data.format image_folder or
-// csv, task.kind classification); other data is refused by name. A table's
-// rows are named "file row N", compared by their feature values, and its
-// near pairs and outliers are in its standardised columns.
+// Image folders and tables (data.format image_folder or csv) of every
+// task.kind: classes by confident learning; a regression by its out-of-fold
+// residuals (residuals.csv lists every example's, label_issues.csv the
+// suspects); a multi-label one by confident learning label by label
+// (studio/target_issues.h). idx data is refused by name. A table's rows are
+// named "file row N", compared by their feature values, and its near pairs
+// and outliers are in its standardised columns. Without classes the
+// outliers are the examples least like all the others.
 // Torch-free. Thread: one thread (it runs the folds' sessions).
 
 #include <cstdint>
@@ -34,6 +41,7 @@
 #include <vector>
 
 #include "studio/label_issues.h"
+#include "studio/target_issues.h"
 #include "studio/train_config.h"
 
 namespace studio {
@@ -44,7 +52,7 @@ struct AuditFold {
   int fold = 0;  // 1..K
   std::string runDir;
   std::string status;    // the run's: completed, early-stopped, stopped, failed
-  double accuracy = 0;   // on its held-out fold
+  double score = 0;      // on its held-out fold: AuditResult::metric
   int64_t examples = 0;  // held out
 };
 
@@ -66,16 +74,34 @@ struct AuditOptions {
   int folds = 5;
   double similarity = 0.99;  // near-duplicates: this cosine similarity of the features or more
   int neighbours = 10;       // outliers: the k of the k nearest neighbours
+  double residualZ = 3;      // regression: a suspect's residual, in standard deviations of the residuals
+  // Folds at once (--parallel), each a training process of the CLI
+  // (AuditOptions::cli): on the CPU the cores are shared out
+  // (performance.threads), on several GPUs each fold has one, on one GPU they
+  // share it. 1: one fold after another, in this process (runFold).
+  int parallel = 1;
+  std::string cli;  // the training-studio-cli that runs the folds at once
 };
 
 struct AuditResult {
   std::string dir;
   AuditOptions options;
   std::vector<AuditFold> folds;
-  double meanAccuracy = 0, stdAccuracy = 0;  // over the folds (sample standard deviation)
-  int64_t examples = 0;                      // training examples with out-of-fold probabilities
+  // The folds' figure: "accuracy" (classes), "r2" (regression: R², the
+  // targets' mean), "label_accuracy" (multi-label: the share of labels right
+  // at the run's thresholds).
+  std::string metric = "accuracy";
+  double meanScore = 0, stdScore = 0;   // over the folds (sample standard deviation)
+  int64_t examples = 0;                 // training examples with out-of-fold outputs
+  std::string task = "classification";  // task.kind
   std::vector<std::string> classes;
   LabelIssues labelIssues;
+  // Regression and multi-label: the targets (labels), every example's given
+  // values (n x targets; multi-label 0 or 1) and the suspects.
+  std::vector<std::string> targets;
+  std::vector<double> given;
+  ResidualIssues residualIssues;
+  TagIssues tagIssues;
   std::vector<std::string> files;  // the audited training files (labelIssues' indices)
   std::vector<int64_t> labels;
   std::vector<DuplicatePair> duplicates;
@@ -96,9 +122,14 @@ using FoldRunner = std::function<int(Session& session, int fold, int folds)>;
 
 // Starts an audit of config's data under config.output.dir.
 // Throws InputError (settings, data that the audit cannot read yet).
-AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold);
+// With options.parallel above 1 the folds run at once in processes of the CLI
+// (runFold is not called); stopRequested, polled, stops them with checkpoints.
+AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold,
+                     const std::function<bool()>& stopRequested = {});
 // Continues the audit in dir: finished folds are kept, a stopped one is
 // resumed from its checkpoint, the others are started.
-AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold);
+// parallel: folds at once from here on (0: as the audit was started).
+AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold, int parallel = 0,
+                        const std::function<bool()>& stopRequested = {});
 
 }  // namespace studio

@@ -9,13 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "audit/audit_report.h"
 #include "audit/feature_search.h"
+#include "audit/parallel_folds.h"
 #include "studio/csv_table.h"
 #include "studio/data_plan.h"
+#include "studio/devices.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/log.h"
 #include "studio/predict.h"
+#include "studio/presets.h"
 #include "studio/run_layout.h"
 #include "studio/session.h"
 #include "studio/sha256.h"
@@ -30,12 +34,6 @@ constexpr const char* kAuditSettings = "audit_settings.json";
 constexpr const char* kAuditState = "audit_state.json";
 constexpr const char* kFoldsFolder = "folds";
 
-std::string number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);  // exact: a reader gets the same double back
-  return buf;
-}
-
 // What the audit can read so far; anything else is refused by name.
 void checkAuditable(const TrainConfig& c, const AuditOptions& o) {
   const int folds = o.folds;
@@ -45,11 +43,12 @@ void checkAuditable(const TrainConfig& c, const AuditOptions& o) {
     throw ConfigFileError("--similarity must be above 0 and at most 1 (got " + std::to_string(o.similarity) + ")");
   if (o.neighbours < 1 || o.neighbours > 100)
     throw ConfigFileError("--neighbours must be from 1 to 100 (got " + std::to_string(o.neighbours) + ")");
-  if (c.data.format == DataFormat::idx || c.task.kind != TaskKind::classification)
+  if (!(o.residualZ > 0)) throw ConfigFileError("--residual-z must be above 0");
+  if (o.parallel < 1) throw ConfigFileError("--parallel must be 1 or more (got " + std::to_string(o.parallel) + ")");
+  if (c.data.format == DataFormat::idx)
     throw ConfigFileError(
-        "the audit reads image folders and tables of classes so far (data.format image_folder or "
-        "csv, task.kind classification); these settings have data.format " +
-        c.data.format + " and task.kind " + c.task.kind);
+        "the audit reads image folders and tables (data.format image_folder or csv); these settings have "
+        "data.format idx: the audit names each suspect by its file or row");
   if (c.data.cv_folds != 0)
     throw ConfigFileError("data.cv_folds is the audit's to set (got " + std::to_string(c.data.cv_folds) +
                           "): leave it 0 and give --folds");
@@ -87,6 +86,8 @@ AuditState loadState(const std::string& dir) {
   s.options.folds = j["folds"].get<int>();
   s.options.similarity = j.value("similarity", s.options.similarity);
   s.options.neighbours = j.value("neighbours", s.options.neighbours);
+  s.options.residualZ = j.value("residual_z", s.options.residualZ);
+  s.options.parallel = j.value("parallel", s.options.parallel);
   if (j.contains("runs") && j["runs"].is_object())
     for (const auto& [k, v] : j["runs"].items())
       if (v.is_string()) s.runs[std::stoi(k)] = v.get<std::string>();
@@ -99,6 +100,8 @@ void saveState(const std::string& dir, const AuditState& s) {
   writeFileAtomically(dir + "/" + kAuditState, json{{"folds", s.options.folds},
                                                     {"similarity", s.options.similarity},
                                                     {"neighbours", s.options.neighbours},
+                                                    {"residual_z", s.options.residualZ},
+                                                    {"parallel", s.options.parallel},
                                                     {"runs", runs}}
                                                        .dump(2) +
                                                    "\n");
@@ -111,69 +114,121 @@ std::string sourceOf(const DataPlan& p, int64_t item) {
   return isTable(p) ? exampleSource(p, item) : p.files[static_cast<size_t>(item)];
 }
 
-// The probabilities (examples x classes) of fold's model for its held-out
-// examples, fed as predict feeds them: the images' files, or the training
-// table's rows (the whole table is read; the fold's rows are taken).
-std::vector<float> foldProbabilities(const DataPlan& foldPlan, const std::string& runDir, int fold) {
+struct FoldOutputs {
+  std::vector<float> values;       // held-out examples x outputs
+  std::vector<double> thresholds;  // multi-label: each label's, as predict applies them
+};
+
+// The outputs of fold's model for its held-out examples (examples x classes
+// probabilities, or x targets: values or label probabilities), fed as
+// predict feeds them: the images' files, or the training table's rows (the
+// whole table is read; the fold's rows are taken).
+FoldOutputs foldOutputs(const DataPlan& foldPlan, const std::string& runDir, int fold) {
   Predictor predictor(runDir);
-  const size_t k = foldPlan.classNames.size();
-  std::vector<float> out;
+  const auto k = static_cast<size_t>(foldPlan.outputs());
+  PredictionReport report;
+  std::vector<int64_t> rows;  // of report, per held-out example
   if (isTable(foldPlan)) {
-    const PredictionReport all = predictor.predict(foldPlan.trainTable);
-    if (static_cast<int64_t>(all.rows.size()) != foldPlan.trainTableRows || all.skipped > 0)
+    report = predictor.predict(foldPlan.trainTable);
+    if (static_cast<int64_t>(report.rows.size()) != foldPlan.trainTableRows || report.skipped > 0)
       throw DataError("fold " + std::to_string(fold) + ": " + foldPlan.trainTable + " no longer reads as it did (" +
-                      std::to_string(all.rows.size()) + " rows predicted of " +
+                      std::to_string(report.rows.size()) + " rows predicted of " +
                       std::to_string(foldPlan.trainTableRows) + ")");
-    for (int64_t item : foldPlan.test.items)
-      out.insert(out.end(), all.probabilities.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(item) * k),
-                 all.probabilities.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(item + 1) * k));
-    return out;
+    rows = foldPlan.test.items;
+  } else {
+    std::vector<std::string> files;
+    for (int64_t item : foldPlan.test.items) files.push_back(foldPlan.files[static_cast<size_t>(item)]);
+    report = predictor.predictFiles(files);
+    if (report.skipped > 0)
+      throw DataError("fold " + std::to_string(fold) + ": " + std::to_string(report.skipped) +
+                      " of its images could not be read again: " + report.rows.front().error);
+    for (size_t i = 0; i < files.size(); ++i) rows.push_back(static_cast<int64_t>(i));
   }
-  std::vector<std::string> files;
-  for (int64_t item : foldPlan.test.items) files.push_back(foldPlan.files[static_cast<size_t>(item)]);
-  const PredictionReport report = predictor.predictFiles(files);
-  if (report.skipped > 0)
-    throw DataError("fold " + std::to_string(fold) + ": " + std::to_string(report.skipped) +
-                    " of its images could not be read again: " + report.rows.front().error);
-  return report.probabilities;
+  const std::vector<float>& all = foldPlan.hasTargets() ? report.values : report.probabilities;
+  FoldOutputs out;
+  out.thresholds = report.thresholds;
+  for (int64_t row : rows)
+    out.values.insert(out.values.end(), all.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(row) * k),
+                      all.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(row + 1) * k));
+  return out;
 }
 
-// Every training file's out-of-fold probabilities: each fold's model on the
+// A fold's figure on its held-out examples (AuditResult::metric).
+double foldScore(const DataPlan& plan, const std::vector<double>& given, const std::vector<double>& outputs,
+                 const std::vector<int64_t>& labels, const std::vector<double>& thresholds) {
+  const auto k = static_cast<size_t>(plan.outputs());
+  const size_t n = labels.size();
+  if (n == 0) return 0;
+  if (plan.regression()) return r2Score(given, outputs, static_cast<int64_t>(k));
+  int64_t right = 0;
+  if (plan.multilabel()) {
+    for (size_t i = 0; i < n * k; ++i) {
+      const double threshold = thresholds.size() == k ? thresholds[i % k] : 0.5;
+      right += (outputs[i] >= threshold) == (given[i] != 0);
+    }
+    return static_cast<double>(right) / static_cast<double>(n * k);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    size_t best = 0;
+    for (size_t c = 1; c < k; ++c)
+      if (outputs[i * k + c] > outputs[i * k + best]) best = c;
+    right += static_cast<int64_t>(best) == labels[i];
+  }
+  return static_cast<double>(right) / static_cast<double>(n);
+}
+
+// Every training example's out-of-fold outputs: each fold's model on the
 // fold it never trained on, as predict feeds files (its run's preprocessing).
 void outOfFold(const TrainConfig& base, const DataPlan& plan, const std::string& dir, const AuditState& state,
-               AuditResult& r, std::vector<double>& probs, std::vector<int>& foldOf) {
+               AuditResult& r, std::vector<double>& outputs, std::vector<int>& foldOf) {
   r.classes = plan.classNames;
-  const auto k = static_cast<size_t>(plan.classes());
+  r.targets = plan.targetNames;
+  const auto k = static_cast<size_t>(plan.outputs());
+  const auto T = static_cast<size_t>(plan.table.targets);
+  auto givenOf = [&](int64_t item, std::vector<double>& into) {
+    for (size_t t = 0; t < T; ++t) into.push_back(plan.table.y[static_cast<size_t>(item) * T + t]);
+  };
   std::unordered_map<int64_t, size_t> position;
   for (size_t i = 0; i < plan.train.items.size(); ++i) {
     position[plan.train.items[i]] = i;
     r.files.push_back(sourceOf(plan, plan.train.items[i]));
     r.labels.push_back(plan.train.labels[i]);
+    if (plan.hasTargets()) givenOf(plan.train.items[i], r.given);
   }
-  probs.assign(r.files.size() * k, 0.0);
+  outputs.assign(r.files.size() * k, 0.0);
   foldOf.assign(r.files.size(), 0);
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     const DataPlan foldPlan = planData(foldConfig(base, dir, fold, state.options.folds));
-    const std::vector<float> p = foldProbabilities(foldPlan, state.runs.at(fold), fold);
+    const FoldOutputs p = foldOutputs(foldPlan, state.runs.at(fold), fold);
     const size_t n = foldPlan.test.items.size();
-    int64_t correct = 0;
+    std::vector<double> given, held;
     for (size_t i = 0; i < n; ++i) {
       const size_t at = position.at(foldPlan.test.items[i]);
       foldOf[at] = fold;
-      int64_t best = 0;
-      for (size_t c = 0; c < k; ++c) {
-        probs[at * k + c] = p[i * k + c];
-        if (p[i * k + c] > p[i * k + static_cast<size_t>(best)]) best = static_cast<int64_t>(c);
-      }
-      correct += best == foldPlan.test.labels[i];
+      for (size_t c = 0; c < k; ++c) held.push_back(outputs[at * k + c] = p.values[i * k + c]);
+      if (plan.hasTargets()) givenOf(foldPlan.test.items[i], given);
     }
     AuditFold& f = r.folds[static_cast<size_t>(fold - 1)];
     f.examples = static_cast<int64_t>(n);
-    f.accuracy = n == 0 ? 0 : static_cast<double>(correct) / static_cast<double>(n);
+    f.score = foldScore(plan, given, held, foldPlan.test.labels, p.thresholds);
   }
   for (size_t i = 0; i < foldOf.size(); ++i)
     if (foldOf[i] == 0)
       throw Error("audit: " + r.files[i] + " is in no fold (a bug: the folds must cover the training set)");
+}
+
+// The suspects: confident learning for classes, label by label for a
+// multi-label set, the largest residuals for a regression.
+void findSuspects(const DataPlan& plan, const std::vector<double>& outputs, AuditResult& r) {
+  if (plan.regression()) {
+    r.residualIssues = findResidualIssues(r.given, outputs, plan.outputs(), r.options.residualZ);
+  } else if (plan.multilabel()) {
+    std::vector<int64_t> given(r.given.size());
+    for (size_t i = 0; i < given.size(); ++i) given[i] = r.given[i] != 0 ? 1 : 0;
+    r.tagIssues = findTagIssues(given, outputs, plan.outputs());
+  } else {
+    r.labelIssues = findLabelIssues(r.labels, outputs, plan.classes());
+  }
 }
 
 // Exact copies by content: pairs within the training set, and between the
@@ -224,9 +279,8 @@ void searchFeatures(const std::vector<float>& train, const std::vector<float>& t
   // such near-duplicates are no such thing.
   if (r.nearTrainTrain + r.nearTrainTest > static_cast<int64_t>(r.files.size()))
     r.featureNote = "more near-duplicate pairs (" + std::to_string(r.nearTrainTrain + r.nearTrainTest) +
-                    ") than training examples: the features do not tell the examples apart well (cross-validated "
-                    "accuracy " +
-                    std::to_string(r.meanAccuracy).substr(0, 5) +
+                    ") than training examples: the features do not tell the examples apart well (cross-validated " +
+                    r.metric + " " + std::to_string(r.meanScore).substr(0, 5) +
                     "), so near-duplicates and outliers say little; train longer, or raise --similarity";
   const std::vector<double> score = outlierScores(train, dim, r.labels, state.options.neighbours);
   for (size_t i = 0; i < score.size(); ++i) r.outliers.push_back({static_cast<int64_t>(i), score[i]});
@@ -280,128 +334,124 @@ void featureSearches(const DataPlan& plan, const AuditState& state, AuditResult&
   searchFeatures(train.penultimate, test.penultimate, train.penultimateSize, testNames, state, r);
 }
 
-void writeReport(const std::string& dir, const DataPlan& plan, const AuditResult& r, const std::vector<double>& probs,
-                 const std::vector<int>& foldOf) {
-  const size_t k = r.classes.size();
-  std::string oof = "file,given,fold";
-  for (const auto& name : r.classes) oof += "," + csvField("p_" + name);
-  oof += "\n";
-  for (size_t i = 0; i < r.files.size(); ++i) {
-    oof += csvField(r.files[i]) + "," + std::to_string(r.labels[i]) + "," + std::to_string(foldOf[i]);
-    for (size_t c = 0; c < k; ++c) oof += "," + number(probs[i * k + c]);
-    oof += "\n";
+// The folds one after another, in this process. False when one stopped.
+bool runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& state, const FoldRunner& runFold) {
+  for (int fold = 1; fold <= state.options.folds; ++fold) {
+    std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
+    if (finished(runStatus(runDir))) continue;
+    Session session;
+    if (!runDir.empty() && fs::is_regular_file(runDir + "/" + run_files::kLastCheckpoint)) {
+      log::info("audit: resuming fold " + std::to_string(fold) + " in " + runDir);
+      session.resume(runDir);
+    } else {
+      session.start(foldConfig(base, dir, fold, state.options.folds));
+      state.runs[fold] = session.progress().runDir;
+      saveState(dir, state);
+      log::info("audit: fold " + std::to_string(fold) + " of " + std::to_string(state.options.folds) + " in " +
+                state.runs[fold]);
+    }
+    runFold(session, fold, state.options.folds);
+    const RunSummary s = session.summary();
+    if (s.status == "failed") throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
+    if (!finished(s.status)) return false;
   }
-  writeFileAtomically(dir + "/oof.csv", oof);
-
-  std::string issues = "rank,file,given,suggested,self_confidence\n";
-  int rank = 0;
-  for (const auto& is : r.labelIssues.issues)
-    issues += std::to_string(++rank) + "," + csvField(r.files[static_cast<size_t>(is.index)]) + "," +
-              csvField(r.classes[static_cast<size_t>(is.given)]) + "," +
-              csvField(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "\n";
-  writeFileAtomically(dir + "/label_issues.csv", issues);
-
-  // A starting point for data.corrections: each suspect relabelled to the
-  // model's suggestion, each training copy of a test file removed. The
-  // person edits it (keep, another class) and names it in data.corrections.
-  if (!isTable(plan)) {
-    std::string suggested = "file,action,label\n";
-    for (const auto& is : r.labelIssues.issues)
-      suggested += csvField(r.files[static_cast<size_t>(is.index)]) + ",relabel," +
-                   csvField(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
-    for (const auto& d : r.duplicates)
-      if (d.kind == "train-test") suggested += csvField(d.first) + ",remove,\n";
-    writeFileAtomically(dir + "/suggested_corrections.csv", suggested);
-  }
-
-  std::string dups = "kind,first,second,similarity,sha256\n";
-  for (const auto& d : r.duplicates)
-    dups += d.kind + "," + csvField(d.first) + "," + csvField(d.second) + "," + number(d.similarity) + "," + d.sha256 +
-            "\n";
-  writeFileAtomically(dir + "/duplicates.csv", dups);
-
-  std::string outliers = "rank,file,label,score\n";
-  int place = 0;
-  for (const auto& o : r.outliers)
-    outliers += std::to_string(++place) + "," + csvField(r.files[static_cast<size_t>(o.index)]) + "," +
-                csvField(r.classes[static_cast<size_t>(r.labels[static_cast<size_t>(o.index)])]) + "," +
-                number(o.score) + "\n";
-  writeFileAtomically(dir + "/outliers.csv", outliers);
-
-  json folds = json::array();
-  for (const auto& f : r.folds)
-    folds.push_back({{"fold", f.fold}, {"run_dir", f.runDir}, {"accuracy", f.accuracy}, {"examples", f.examples}});
-  const json j = {{"folds", folds},
-                  {"accuracy", {{"mean", r.meanAccuracy}, {"std", r.stdAccuracy}}},
-                  {"examples", r.examples},
-                  {"classes", r.classes},
-                  {"label_issues", r.labelIssues.issues.size()},
-                  {"confident_joint", r.labelIssues.confidentJoint},
-                  {"thresholds", r.labelIssues.thresholds},
-                  {"duplicates",
-                   {{"train_test", r.trainTestDuplicates},
-                    {"train_train", r.trainTrainDuplicates},
-                    {"near_train_test", r.nearTrainTest},
-                    {"near_train_train", r.nearTrainTrain}}},
-                  {"feature_note", r.featureNote}};
-  writeFileAtomically(dir + "/audit.json", j.dump(2) + "\n");
+  return true;
 }
 
-AuditResult continueAudit(const std::string& dir, const TrainConfig& base, AuditState state,
-                          const FoldRunner& runFold) {
+// The unfinished folds at once, each a process of the CLI.
+void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState& state,
+                    const std::function<bool()>& stopRequested) {
+  std::vector<FoldProcess> jobs;
+  for (int fold = 1; fold <= state.options.folds; ++fold) {
+    const std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
+    if (finished(runStatus(runDir))) continue;
+    FoldProcess job;
+    job.fold = fold;
+    if (!runDir.empty() && fs::is_regular_file(runDir + "/" + run_files::kLastCheckpoint)) {
+      job.resumeDir = runDir;
+    } else {
+      job.configFile = dir + "/" + kFoldsFolder + "/fold-" + std::to_string(fold) + ".json";
+      saveConfigFile(foldConfig(base, dir, fold, state.options.folds), job.configFile);
+    }
+    jobs.push_back(job);
+  }
+  FoldProcessOptions o;
+  o.cli = state.options.cli.empty() ? executablePath() : state.options.cli;
+  o.parallel = state.options.parallel;
+  o.stopRequested = stopRequested;
+  int gpus = 0;
+  for (const auto& d : computeDevices()) gpus += d.name.rfind("cuda", 0) == 0;
+  const std::string& device = base.performance.device;
+  const bool cpu = device == "cpu" || gpus == 0;
+  if (cpu && base.performance.threads == 0) o.threadsEach = std::max(1, machineCores() / o.parallel);
+  if (!cpu && gpus > 1 && (device == "auto" || device == "cuda"))
+    for (int g = 0; g < gpus; ++g) o.gpus.push_back(g);
+  log::info("audit: " + std::to_string(jobs.size()) + " folds, " + std::to_string(o.parallel) + " at once" +
+            (o.threadsEach ? ", " + std::to_string(o.threadsEach) + " CPU threads each"
+                           : (o.gpus.empty() ? "" : ", one GPU each")));
+  o.onRunDir = [&](int fold, const std::string& runDir) {
+    state.runs[fold] = runDir;
+    saveState(dir, state);
+    log::info("audit: fold " + std::to_string(fold) + " of " + std::to_string(state.options.folds) + " in " + runDir);
+  };
+  const std::vector<std::string> said = runFoldProcesses(jobs, o);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const int fold = jobs[i].fold;
+    const std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
+    const std::string status = runStatus(runDir);
+    if (finished(status) || (status == "stopped" && stopRequested && stopRequested())) continue;
+    if (stopRequested && stopRequested()) continue;
+    throw Error("audit: fold " + std::to_string(fold) + " did not finish" +
+                (status.empty() ? std::string() : " (" + status + ")") + (said[i].empty() ? "" : ":\n" + said[i]));
+  }
+}
+
+AuditResult continueAudit(const std::string& dir, const TrainConfig& base, AuditState state, const FoldRunner& runFold,
+                          const std::function<bool()>& stopRequested) {
   AuditResult r;
   r.dir = dir;
   r.options = state.options;
+  r.task = base.task.kind.name();
+  r.metric = base.task.kind == TaskKind::regression   ? "r2"
+             : base.task.kind == TaskKind::multilabel ? "label_accuracy"
+                                                      : "accuracy";
+  if (state.options.parallel > 1)
+    runFoldsAtOnce(dir, base, state, stopRequested);
+  else
+    runFoldsHere(dir, base, state, runFold);
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     AuditFold f;
     f.fold = fold;
-    std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
-    f.status = runStatus(runDir);
-    if (!finished(f.status)) {
-      Session session;
-      if (!runDir.empty() && fs::is_regular_file(runDir + "/" + run_files::kLastCheckpoint)) {
-        log::info("audit: resuming fold " + std::to_string(fold) + " in " + runDir);
-        session.resume(runDir);
-      } else {
-        session.start(foldConfig(base, dir, fold, state.options.folds));
-        runDir = session.progress().runDir;
-        state.runs[fold] = runDir;
-        saveState(dir, state);
-        log::info("audit: fold " + std::to_string(fold) + " of " + std::to_string(state.options.folds) + " in " +
-                  runDir);
-      }
-      runFold(session, fold, state.options.folds);
-      const RunSummary s = session.summary();
-      f.status = s.status;
-      if (s.status == "failed") throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
-    }
-    f.runDir = runDir;
+    f.runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
+    f.status = runStatus(f.runDir);
     r.folds.push_back(f);
-    if (!finished(f.status)) return r;  // stopped: resume the audit later
   }
+  for (const auto& f : r.folds)
+    if (!finished(f.status)) return r;  // stopped: resume the audit later
   // The data as the audit's settings plan it (no fold): its training
   // examples are what the folds cover; its test split is for the leakage.
   const DataPlan plan = planData(base);
-  std::vector<double> probs;
+  std::vector<double> outputs;
   std::vector<int> foldOf;
-  outOfFold(base, plan, dir, state, r, probs, foldOf);
+  outOfFold(base, plan, dir, state, r, outputs, foldOf);
   r.examples = static_cast<int64_t>(r.files.size());
   double sum = 0, sq = 0;
-  for (const auto& f : r.folds) sum += f.accuracy;
-  r.meanAccuracy = sum / static_cast<double>(r.folds.size());
-  for (const auto& f : r.folds) sq += (f.accuracy - r.meanAccuracy) * (f.accuracy - r.meanAccuracy);
-  r.stdAccuracy = std::sqrt(sq / static_cast<double>(r.folds.size() - 1));
-  r.labelIssues = findLabelIssues(r.labels, probs, static_cast<int64_t>(r.classes.size()));
+  for (const auto& f : r.folds) sum += f.score;
+  r.meanScore = sum / static_cast<double>(r.folds.size());
+  for (const auto& f : r.folds) sq += (f.score - r.meanScore) * (f.score - r.meanScore);
+  r.stdScore = std::sqrt(sq / static_cast<double>(r.folds.size() - 1));
+  findSuspects(plan, outputs, r);
   exactDuplicates(plan, r);
   featureSearches(plan, state, r);
-  writeReport(dir, plan, r, probs, foldOf);
+  writeAuditReport(dir, r, outputs, foldOf);
   r.complete = true;
   return r;
 }
 
 }  // namespace
 
-AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold) {
+AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold,
+                     const std::function<bool()>& stopRequested) {
   checkAuditable(config, options);
   planData(config);  // the data's own problems, named before any folder is made
   std::string dir = config.output.dir + "/" + run_files::folderStamp() + "-audit-" + config.name;
@@ -412,16 +462,18 @@ AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, con
   AuditState state;
   state.options = options;
   saveState(dir, state);
-  return continueAudit(dir, config, state, runFold);
+  return continueAudit(dir, config, state, runFold, stopRequested);
 }
 
-AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold) {
+AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold, int parallel,
+                        const std::function<bool()>& stopRequested) {
   if (!fs::is_regular_file(dir + "/" + kAuditState) || !fs::is_regular_file(dir + "/" + kAuditSettings))
     throw InputError(dir + " is not an audit folder (no " + kAuditState + " and " + kAuditSettings + ")");
   const TrainConfig config = loadConfigFile(dir + "/" + kAuditSettings);
-  const AuditState state = loadState(dir);
+  AuditState state = loadState(dir);
+  if (parallel > 0) state.options.parallel = parallel;
   checkAuditable(config, state.options);
-  return continueAudit(dir, config, state, runFold);
+  return continueAudit(dir, config, state, runFold, stopRequested);
 }
 
 }  // namespace studio

@@ -2,12 +2,14 @@
 // data.corrections: a person's decisions about their data (the audit's
 // corrections.csv), applied to a run without touching the files. A CSV
 // table with the columns file, action and label:
-//   file    an image under data.root, relative to it (or absolute)
-//   action  relabel (to label, a class name), remove (left out of every
-//           split), or keep (nothing changes; a reviewed file)
+//   file    an image under data.root, relative to it (or absolute), or a
+//           table's row as the audit names it, "<table> row N" (N its
+//           spreadsheet row; a relative table beside data.root's)
+//   action  relabel (to label, a class name; data of classes only), remove
+//           (left out of every split), or keep (nothing changes; reviewed)
 // Applied after the splits are drawn, so a file stays in the split it was
 // in: a removed one leaves it, a relabelled one counts under its new class.
-// Image folders of classes only. Torch-free. Thread: any.
+// Image folders and tables of every task.kind. Torch-free. Thread: any.
 
 #include <cstdint>
 #include <string>
