@@ -18,7 +18,8 @@
 #     --format onnx writes and checks model.onnx with them), psycopg2 (a
 #     search's study in PostgreSQL, search --storage), and cleanlab
 #     (test_audit's reference for the audit's label issues only: it is AGPL,
-#     and the studio neither imports nor ships it)
+#     and the studio neither imports nor ships it), and pycocotools (the
+#     reference of the studio's COCO detection figures, in the tests only)
 #   - PostgreSQL's server, which test_search_shared starts in a temporary
 #     folder (a study shared by several runners)
 # Prints the virtual environment's path on its last line.
@@ -72,7 +73,7 @@ try:
     m.version("numpy"); m.version("cmake"); m.version("pillow"); m.version("safetensors"); m.version("tensorboard")
     m.version("optuna"); m.version("optuna-dashboard"); m.version("scikit-learn")
     m.version("onnx"); m.version("onnxscript"); m.version("onnxruntime"); m.version("psycopg2-binary")
-    m.version("cleanlab")
+    m.version("cleanlab"); m.version("pycocotools")
     ok = ok and m.version("torchvision").split("+")[0] == "$torchvision_version"
     print("ok" if ok else "")
 except Exception:
@@ -80,8 +81,8 @@ except Exception:
 PY
 )
 if [ "$have" != "ok" ]; then
-  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn, onnx, onnxscript, onnxruntime, psycopg2-binary, cleanlab and cmake into $venv (a few GB, once)" >&2
+  echo "setup: installing torch==$torch_version, torchvision==$torchvision_version, numpy, pillow, safetensors, tensorboard, optuna, optuna-dashboard, scikit-learn, onnx, onnxscript, onnxruntime, psycopg2-binary, cleanlab, pycocotools and cmake into $venv (a few GB, once)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --progress-bar off \
-      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn onnx onnxscript onnxruntime psycopg2-binary cleanlab "cmake>=3.28" >&2
+      "torch==$torch_version" "torchvision==$torchvision_version" numpy pillow safetensors tensorboard optuna optuna-dashboard scikit-learn onnx onnxscript onnxruntime psycopg2-binary cleanlab pycocotools "cmake>=3.28" >&2
 fi
 echo "$venv"

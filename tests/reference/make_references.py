@@ -9,6 +9,8 @@ Writes into OUT_DIR:
   optimizers.json   parameters after each of a few SGD / Adam / AdamW steps
   loss_scaler.json  GradScaler's scale, skipped steps and parameters for a
                     scripted run of finite and inf/NaN gradients
+  coco_eval.json    pycocotools' COCOeval figures on a detection fixture
+                    (coco_reference.py)
   augment.json      torchvision.transforms.v2.functional's resized_crop,
                     rotate, adjust_brightness/contrast/saturation/hue on
                     fixed images
@@ -32,6 +34,8 @@ from fractions import Fraction
 import numpy as np
 import torch
 from torch import nn
+
+from coco_reference import make_coco_eval
 
 
 def tolist(t):
@@ -429,7 +433,7 @@ def main():
     for name, data in [("schedules", make_schedules()), ("optimizers", make_optimizers()),
                        ("loss_scaler", make_loss_scaler()), ("data_statistics", make_data_statistics()),
                        ("builtin_cnn", make_builtin_cnn()), ("tasks", make_tasks()),
-                       ("augment", make_augment())]:
+                       ("augment", make_augment()), ("coco_eval", make_coco_eval())]:
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)
         print(f"wrote {out}/{name}.json (torch {torch.__version__})")
