@@ -67,18 +67,18 @@ AuditCommand::AuditCommand(CLI::App& app) {
   resume->excludes(m_settings.preset)->excludes(m_settings.config);
 }
 
-int AuditCommand::run(const std::function<int(Session&)>& runSession, const std::function<bool()>& stopRequested) {
+int AuditCommand::run(const std::function<int(Session&)>& runSession, const ParallelStops& stops) {
   const FoldRunner runFold = [&](Session& session, int fold, int folds) {
     std::fprintf(stderr, "audit: fold %d of %d\n", fold, folds);
     return runSession(session);
   };
   AuditResult r;
   if (!m_resume.empty()) {
-    r = resumeAudit(m_resume, runFold, m_parallel->count() ? m_options.parallel : 0, stopRequested);
+    r = resumeAudit(m_resume, runFold, m_parallel->count() ? m_options.parallel : 0, stops);
   } else {
     TrainConfig config = m_settings.load();
     if (!m_out.empty()) config.output.dir = m_out;
-    r = runAudit(config, m_options, runFold, stopRequested);
+    r = runAudit(config, m_options, runFold, stops);
   }
   if (!r.complete) {
     std::fprintf(stderr, "audit stopped; `training-studio-cli audit --resume %s` continues it\n", r.dir.c_str());

@@ -23,9 +23,9 @@ class AuditCommand {
   // runSession: the CLI's own loop for one session (progress, Ctrl-C).
   // Exit status: 0 done, 130 stopped (resume with --resume), or throws
   // InputError for the caller's handler.
-  // stopRequested: polled while folds run at once (--parallel); a stop is
-  // passed on to their processes.
-  int run(const std::function<int(Session&)>& runSession, const std::function<bool()>& stopRequested);
+  // stops: the CLI's signals while folds run at once (--parallel), passed
+  // on to their processes.
+  int run(const std::function<int(Session&)>& runSession, const ParallelStops& stops);
 
  private:
   CLI::App* m_cmd = nullptr;

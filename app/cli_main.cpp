@@ -422,13 +422,18 @@ int cliMain(int argc, char** argv) {
     }
     if (predict.chosen()) return predict.run();
     if (search.chosen()) return search.run();
-    if (audit.chosen())
-      return audit.run(runSession, [] {
-        // Folds at once in processes of their own: a stop is theirs to
-        // save, this process passes it on (a first signal is counted, not fatal).
+    if (audit.chosen()) {
+      // Folds at once in processes of their own: while they run a stop is
+      // theirs to save, and this process passes it on (a first signal is
+      // counted, not fatal); after them signals quit at once again.
+      studio::ParallelStops stops;
+      stops.requested = [] {
         g_sessionRuns.store(true);
         return g_interrupts.load() > 0 || g_parentGone.load();
-      });
+      };
+      stops.ended = [] { g_sessionRuns.store(false); };
+      return audit.run(runSession, stops);
+    }
     if (app.got_subcommand("export")) {
       const studio::ExportResult r = studio::exportRun(exportRun, exportOut, exportOptions);
       if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());

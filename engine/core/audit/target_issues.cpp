@@ -38,8 +38,8 @@ ResidualIssues findResidualIssues(const std::vector<double>& given, const std::v
       if (!(out.spread[t] > 0)) continue;  // every prediction exact: nothing stands out
       const double z = (given[i * T + t] - predicted[i * T + t]) / out.spread[t];
       if (std::abs(z) >= threshold)
-        out.issues.push_back({static_cast<int64_t>(i), static_cast<int64_t>(t), given[i * T + t],
-                              predicted[i * T + t], z});
+        out.issues.push_back(
+            {static_cast<int64_t>(i), static_cast<int64_t>(t), given[i * T + t], predicted[i * T + t], z});
     }
   std::stable_sort(out.issues.begin(), out.issues.end(),
                    [](const ResidualIssue& a, const ResidualIssue& b) { return std::abs(a.z) > std::abs(b.z); });

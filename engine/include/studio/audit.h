@@ -116,6 +116,15 @@ struct AuditResult {
   bool complete = false;  // false: a fold did not finish (stopped); resume the audit
 };
 
+// Folds at once (AuditOptions::parallel above 1) run in processes of their
+// own: `requested` is polled while they run, and a stop it reports is passed
+// on to them (each saves a checkpoint); `ended` is called once they have all
+// ended (the caller's own stop handling resumes).
+struct ParallelStops {
+  std::function<bool()> requested;
+  std::function<void()> ended;
+};
+
 // Runs one fold's session to its end: the CLI's progress and Ctrl-C
 // handling. Returns the run's exit status (0: it ended; else it stopped or failed).
 using FoldRunner = std::function<int(Session& session, int fold, int folds)>;
@@ -123,13 +132,13 @@ using FoldRunner = std::function<int(Session& session, int fold, int folds)>;
 // Starts an audit of config's data under config.output.dir.
 // Throws InputError (settings, data that the audit cannot read yet).
 // With options.parallel above 1 the folds run at once in processes of the CLI
-// (runFold is not called); stopRequested, polled, stops them with checkpoints.
+// (runFold is not called; ParallelStops says how they are stopped).
 AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold,
-                     const std::function<bool()>& stopRequested = {});
+                     const ParallelStops& stops = {});
 // Continues the audit in dir: finished folds are kept, a stopped one is
 // resumed from its checkpoint, the others are started.
 // parallel: folds at once from here on (0: as the audit was started).
 AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold, int parallel = 0,
-                        const std::function<bool()>& stopRequested = {});
+                        const ParallelStops& stops = {});
 
 }  // namespace studio

@@ -359,8 +359,7 @@ bool runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& s
 }
 
 // The unfinished folds at once, each a process of the CLI.
-void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState& state,
-                    const std::function<bool()>& stopRequested) {
+void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState& state, const ParallelStops& stops) {
   std::vector<FoldProcess> jobs;
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     const std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
@@ -378,7 +377,7 @@ void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState&
   FoldProcessOptions o;
   o.cli = state.options.cli.empty() ? executablePath() : state.options.cli;
   o.parallel = state.options.parallel;
-  o.stopRequested = stopRequested;
+  o.stopRequested = stops.requested;
   int gpus = 0;
   for (const auto& d : computeDevices()) gpus += d.name.rfind("cuda", 0) == 0;
   const std::string& device = base.performance.device;
@@ -395,19 +394,20 @@ void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState&
     log::info("audit: fold " + std::to_string(fold) + " of " + std::to_string(state.options.folds) + " in " + runDir);
   };
   const std::vector<std::string> said = runFoldProcesses(jobs, o);
+  const bool stopped = stops.requested && stops.requested();
+  if (stops.ended) stops.ended();
   for (size_t i = 0; i < jobs.size(); ++i) {
     const int fold = jobs[i].fold;
     const std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
     const std::string status = runStatus(runDir);
-    if (finished(status) || (status == "stopped" && stopRequested && stopRequested())) continue;
-    if (stopRequested && stopRequested()) continue;
+    if (finished(status) || stopped) continue;
     throw Error("audit: fold " + std::to_string(fold) + " did not finish" +
                 (status.empty() ? std::string() : " (" + status + ")") + (said[i].empty() ? "" : ":\n" + said[i]));
   }
 }
 
 AuditResult continueAudit(const std::string& dir, const TrainConfig& base, AuditState state, const FoldRunner& runFold,
-                          const std::function<bool()>& stopRequested) {
+                          const ParallelStops& stops) {
   AuditResult r;
   r.dir = dir;
   r.options = state.options;
@@ -416,7 +416,7 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
              : base.task.kind == TaskKind::multilabel ? "label_accuracy"
                                                       : "accuracy";
   if (state.options.parallel > 1)
-    runFoldsAtOnce(dir, base, state, stopRequested);
+    runFoldsAtOnce(dir, base, state, stops);
   else
     runFoldsHere(dir, base, state, runFold);
   for (int fold = 1; fold <= state.options.folds; ++fold) {
@@ -451,7 +451,7 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
 }  // namespace
 
 AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold,
-                     const std::function<bool()>& stopRequested) {
+                     const ParallelStops& stops) {
   checkAuditable(config, options);
   planData(config);  // the data's own problems, named before any folder is made
   std::string dir = config.output.dir + "/" + run_files::folderStamp() + "-audit-" + config.name;
@@ -462,18 +462,17 @@ AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, con
   AuditState state;
   state.options = options;
   saveState(dir, state);
-  return continueAudit(dir, config, state, runFold, stopRequested);
+  return continueAudit(dir, config, state, runFold, stops);
 }
 
-AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold, int parallel,
-                        const std::function<bool()>& stopRequested) {
+AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold, int parallel, const ParallelStops& stops) {
   if (!fs::is_regular_file(dir + "/" + kAuditState) || !fs::is_regular_file(dir + "/" + kAuditSettings))
     throw InputError(dir + " is not an audit folder (no " + kAuditState + " and " + kAuditSettings + ")");
   const TrainConfig config = loadConfigFile(dir + "/" + kAuditSettings);
   AuditState state = loadState(dir);
   if (parallel > 0) state.options.parallel = parallel;
   checkAuditable(config, state.options);
-  return continueAudit(dir, config, state, runFold, stopRequested);
+  return continueAudit(dir, config, state, runFold, stops);
 }
 
 }  // namespace studio

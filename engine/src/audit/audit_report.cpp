@@ -70,8 +70,8 @@ void writeSuspects(const std::string& dir, const AuditResult& r) {
       issues += std::to_string(++rank) + "," + csvField(fileOf(r, is.index)) + "," +
                 csvField(r.classes[static_cast<size_t>(is.given)]) + "," +
                 csvField(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "\n";
-      suggested += csvField(fileOf(r, is.index)) + ",relabel," +
-                   csvField(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
+      suggested +=
+          csvField(fileOf(r, is.index)) + ",relabel," + csvField(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
     }
   }
   writeFileAtomically(dir + "/label_issues.csv", issues);
@@ -89,8 +89,8 @@ void writeResiduals(const std::string& dir, const AuditResult& r, const std::vec
       const double residual = r.given[i * T + t] - outputs[i * T + t];
       const double spread = r.residualIssues.spread[t];
       text += csvField(r.files[i]) + "," + csvField(r.targets[t]) + "," + number(r.given[i * T + t]) + "," +
-              number(outputs[i * T + t]) + "," + number(residual) + "," +
-              number(spread > 0 ? residual / spread : 0.0) + "\n";
+              number(outputs[i * T + t]) + "," + number(residual) + "," + number(spread > 0 ? residual / spread : 0.0) +
+              "\n";
     }
   writeFileAtomically(dir + "/residuals.csv", text);
 }
@@ -132,9 +132,10 @@ void writeAuditReport(const std::string& dir, const AuditResult& r, const std::v
   std::string outliers = "rank,file,label,score\n";
   int place = 0;
   for (const auto& o : r.outliers)
-    outliers += std::to_string(++place) + "," + csvField(fileOf(r, o.index)) + "," +
-                csvField(r.classes.empty() ? "" : r.classes[static_cast<size_t>(r.labels[static_cast<size_t>(o.index)])]) +
-                "," + number(o.score) + "\n";
+    outliers +=
+        std::to_string(++place) + "," + csvField(fileOf(r, o.index)) + "," +
+        csvField(r.classes.empty() ? "" : r.classes[static_cast<size_t>(r.labels[static_cast<size_t>(o.index)])]) +
+        "," + number(o.score) + "\n";
   writeFileAtomically(dir + "/outliers.csv", outliers);
 
   json folds = json::array();

@@ -69,8 +69,7 @@ Child spawnFold(const FoldProcess& f, size_t job, int slot, const FoldProcessOpt
   ::close(pipe[1]);
   if (rc != 0) {
     ::close(pipe[0]);
-    throw InputError("audit: cannot start " + o.cli + " for fold " + std::to_string(f.fold) + ": " +
-                     std::strerror(rc));
+    throw InputError("audit: cannot start " + o.cli + " for fold " + std::to_string(f.fold) + ": " + std::strerror(rc));
   }
   c.out = pipe[0];
   return c;
@@ -141,8 +140,7 @@ std::vector<std::string> runFoldProcesses(const std::vector<FoldProcess>& folds,
       while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
       }
       out[c.job] = c.lines;
-      if (WIFSIGNALED(status))
-        out[c.job] += "(its process ended by signal " + std::to_string(WTERMSIG(status)) + ")\n";
+      if (WIFSIGNALED(status)) out[c.job] += "(its process ended by signal " + std::to_string(WTERMSIG(status)) + ")\n";
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
       fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(i));
     }

@@ -23,8 +23,8 @@ struct FoldProcess {
 struct FoldProcessOptions {
   std::string cli;  // training-studio-cli
   int parallel = 2;
-  int threadsEach = 0;        // performance.threads for each (0: leave the settings')
-  std::vector<int> gpus;      // each child one of these (empty: leave CUDA_VISIBLE_DEVICES)
+  int threadsEach = 0;    // performance.threads for each (0: leave the settings')
+  std::vector<int> gpus;  // each child one of these (empty: leave CUDA_VISIBLE_DEVICES)
   std::function<bool()> stopRequested;
   // Called on this thread when a fold's process names its run folder.
   std::function<void(int fold, const std::string& runDir)> onRunDir;

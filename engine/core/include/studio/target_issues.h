@@ -29,7 +29,7 @@ struct ResidualIssue {
 };
 
 struct ResidualIssues {
-  std::vector<double> spread;        // per target: the residuals' standard deviation
+  std::vector<double> spread;         // per target: the residuals' standard deviation
   std::vector<ResidualIssue> issues;  // |z| >= threshold, largest |z| first
 };
 
