@@ -36,12 +36,13 @@ void compareWith(const nlohmann::json& gt, const nlohmann::json& detections, con
   std::vector<int64_t> images;
   for (const auto& im : gt["images"]) images.push_back(im["id"].get<int64_t>());
   const CocoStats got = cocoEvaluate(images, boxes(gt["annotations"], false), boxes(detections, true));
-  static const char* names[] = {"AP",   "AP50",  "AP75",  "AP small", "AP medium", "AP large",
+  static const char* names[] = {"AP",   "AP50",  "AP75",   "AP small", "AP medium", "AP large",
                                 "AR@1", "AR@10", "AR@100", "AR small", "AR medium", "AR large"};
   for (size_t i = 0; i < 12; ++i) {
     const double w = want["stats"][i].get<double>();
-    QVERIFY2(std::abs(got.stats[i] - w) < 1e-9,
-             qPrintable(QString("%1: %2, pycocotools %3").arg(names[i]).arg(got.stats[i], 0, 'g', 17).arg(w, 0, 'g', 17)));
+    QVERIFY2(
+        std::abs(got.stats[i] - w) < 1e-9,
+        qPrintable(QString("%1: %2, pycocotools %3").arg(names[i]).arg(got.stats[i], 0, 'g', 17).arg(w, 0, 'g', 17)));
   }
   QCOMPARE(got.categories, want["categories"].get<std::vector<int64_t>>());
   for (size_t k = 0; k < got.categories.size(); ++k) {

@@ -48,8 +48,7 @@ ImageEval evaluateImage(const std::vector<const CocoBox*>& gtIn, const std::vect
                         const std::vector<double>& thresholds) {
   const size_t G = gtIn.size();
   std::vector<char> gtIgnore(G);
-  for (size_t g = 0; g < G; ++g)
-    gtIgnore[g] = gtIn[g]->crowd || gtIn[g]->area < range[0] || gtIn[g]->area > range[1];
+  for (size_t g = 0; g < G; ++g) gtIgnore[g] = gtIn[g]->crowd || gtIn[g]->area < range[0] || gtIn[g]->area > range[1];
   // The ground truths that count first (a stable sort by ignore).
   std::vector<size_t> gtOrder(G);
   std::iota(gtOrder.begin(), gtOrder.end(), size_t{0});
@@ -198,8 +197,8 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
           for (size_t i = nd > 0 ? nd - 1 : 0; i > 0; --i)
             if (pr[i] > pr[i - 1]) pr[i - 1] = pr[i];
           for (size_t r = 0; r < static_cast<size_t>(kR); ++r) {
-            const size_t at = static_cast<size_t>(
-                std::lower_bound(rc.begin(), rc.end(), recallThresholds[r]) - rc.begin());  // searchsorted left
+            const size_t at = static_cast<size_t>(std::lower_bound(rc.begin(), rc.end(), recallThresholds[r]) -
+                                                  rc.begin());  // searchsorted left
             P(t, r, k, a, m) = at < nd ? pr[at] : 0;
           }
         }

@@ -30,12 +30,12 @@
 namespace studio {
 
 struct CocoBox {
-  int64_t image = 0;     // image id
-  int64_t category = 0;  // category id
+  int64_t image = 0;            // image id
+  int64_t category = 0;         // category id
   std::array<double, 4> box{};  // x, y, width, height, in pixels
-  double area = 0;       // ground truth: the annotation's area (detections': their box's, always)
-  double score = 0;      // detections only
-  bool crowd = false;    // ground truth only (iscrowd)
+  double area = 0;              // ground truth: the annotation's area (detections': their box's, always)
+  double score = 0;             // detections only
+  bool crowd = false;           // ground truth only (iscrowd)
 };
 
 struct CocoStats {
