@@ -42,7 +42,7 @@ torchvision_version="0.26.0"  # the release built against torch 2.11
 debs=(build-essential qt6-base-dev qt6-base-dev-tools libgl-dev
       libqcustomplot-dev libqcustomplot2.1-qt6
       libspdlog-dev nlohmann-json3-dev libreaderwriterqueue-dev libcli11-dev
-      zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev
+      zlib1g-dev libpng-dev libturbojpeg0-dev libcsv-dev libssl-dev libyaml-cpp-dev libtinyxml2-dev
       libprotobuf-dev protobuf-compiler libcrcutil-dev libgloo-dev libgoogle-perftools-dev
       help2man desktop-file-utils appstream dpkg-dev
       ninja-build ccache gdb xvfb xauth dataset-fashion-mnist clang libclang-rt-14-dev clang-format

@@ -11,6 +11,10 @@ Writes into OUT_DIR:
                     scripted run of finite and inf/NaN gradients
   coco_eval.json    pycocotools' COCOeval figures on a detection fixture
                     (coco_reference.py)
+  detection_ops.json  torchvision.ops' nms, batched_nms and roi_align (and
+                    its gradient) on seeded inputs (detection_ops_reference.py)
+  box_annotations/  the same boxes as COCO, YOLO and Pascal VOC files, and
+                    broken ones (box_annotations_reference.py)
   augment.json      torchvision.transforms.v2.functional's resized_crop,
                     rotate, adjust_brightness/contrast/saturation/hue on
                     fixed images
@@ -36,6 +40,8 @@ import torch
 from torch import nn
 
 from coco_reference import make_coco_eval
+from detection_ops_reference import make_detection_ops
+from box_annotations_reference import write_box_annotations
 
 
 def tolist(t):
@@ -433,10 +439,12 @@ def main():
     for name, data in [("schedules", make_schedules()), ("optimizers", make_optimizers()),
                        ("loss_scaler", make_loss_scaler()), ("data_statistics", make_data_statistics()),
                        ("builtin_cnn", make_builtin_cnn()), ("tasks", make_tasks()),
-                       ("augment", make_augment()), ("coco_eval", make_coco_eval())]:
+                       ("augment", make_augment()), ("coco_eval", make_coco_eval()),
+                       ("detection_ops", make_detection_ops())]:
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)
         print(f"wrote {out}/{name}.json (torch {torch.__version__})")
+    print(f"wrote {write_box_annotations(out)['folder']} (COCO, YOLO and VOC files)")
 
 
 if __name__ == "__main__":

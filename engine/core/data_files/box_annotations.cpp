@@ -1,0 +1,322 @@
+#include "studio/box_annotations.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <tinyxml2.h>
+#include <yaml-cpp/yaml.h>
+
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "studio/image_file.h"
+
+namespace studio {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// A box checked against its image: DataError (fail), clipped into the image,
+// or false (skip). Zero or negative sizes are always refused.
+bool checkBox(AnnotatedBox& b, const AnnotatedImage& im, const std::string& where, BadBoxes bad,
+              BoxAnnotations& out) {
+  if (!(b.w > 0) || !(b.h > 0) || !std::isfinite(b.x) || !std::isfinite(b.y))
+    throw DataError(where + ": the box [" + fmt(b.x) + ", " + fmt(b.y) + ", " + fmt(b.w) + ", " + fmt(b.h) +
+                    "] has no width or height (x, y, w, h in pixels)");
+  const double W = static_cast<double>(im.width), H = static_cast<double>(im.height);
+  const bool outside = b.x < -1 || b.y < -1 || b.x + b.w > W + 1 || b.y + b.h > H + 1;
+  if (!outside) return true;
+  if (bad == BadBoxes::skip) {
+    ++out.skipped;
+    return false;
+  }
+  if (bad == BadBoxes::fail)
+    throw DataError(where + ": the box [" + fmt(b.x) + ", " + fmt(b.y) + ", " + fmt(b.w) + ", " + fmt(b.h) +
+                    "] extends past its image " + im.file + " (" + std::to_string(im.width) + " x " +
+                    std::to_string(im.height) + ") by more than a pixel; data.on_bad_box clip or skip "
+                    "accepts such boxes");
+  const double x2 = std::clamp(b.x + b.w, 0.0, W), y2 = std::clamp(b.y + b.h, 0.0, H);
+  b.x = std::clamp(b.x, 0.0, W);
+  b.y = std::clamp(b.y, 0.0, H);
+  b.w = x2 - b.x;
+  b.h = y2 - b.y;
+  if (!(b.w > 0) || !(b.h > 0))
+    throw DataError(where + ": the box lies wholly outside its image " + im.file);
+  b.area = b.w * b.h;
+  ++out.clipped;
+  return true;
+}
+
+std::string imagePath(const std::string& root, const std::string& name) {
+  return fs::path(name).is_absolute() || root.empty() ? name : (fs::path(root) / name).string();
+}
+
+// ---- COCO instances JSON
+BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBoxes bad) {
+  const json j = json::parse(readFileBytes(file, "COCO annotations"), nullptr, false);
+  if (!j.is_object() || !j.contains("images") || !j.contains("annotations") || !j.contains("categories"))
+    throw DataError(file + " is not a COCO instances file (it needs \"images\", \"annotations\" and \"categories\")");
+  BoxAnnotations out;
+  out.format = "coco";
+  std::map<int64_t, size_t> imageAt;
+  for (size_t i = 0; i < j["images"].size(); ++i) {
+    const json& im = j["images"][i];
+    const std::string where = file + " images[" + std::to_string(i) + "]";
+    if (!im.contains("id") || !im["id"].is_number_integer() || !im.contains("file_name") ||
+        !im["file_name"].is_string())
+      throw DataError(where + " needs an integer \"id\" and a \"file_name\"");
+    AnnotatedImage a;
+    a.id = im["id"].get<int64_t>();
+    a.file = imagePath(root, im["file_name"].get<std::string>());
+    if (!fs::is_regular_file(a.file)) throw DataError(where + ": the image " + a.file + " does not exist");
+    if (im.contains("width") && im.contains("height") && im["width"].is_number() && im["height"].is_number()) {
+      a.width = im["width"].get<int64_t>();
+      a.height = im["height"].get<int64_t>();
+    } else {
+      const ImageHeader h = readImageHeader(a.file);
+      a.width = h.width;
+      a.height = h.height;
+    }
+    if (!imageAt.emplace(a.id, out.images.size()).second)
+      throw DataError(where + ": image id " + std::to_string(a.id) + " is given twice");
+    out.images.push_back(a);
+  }
+  std::map<int64_t, int64_t> labelOf;
+  std::vector<BoxCategory> categories;
+  for (size_t i = 0; i < j["categories"].size(); ++i) {
+    const json& c = j["categories"][i];
+    if (!c.contains("id") || !c["id"].is_number_integer())
+      throw DataError(file + " categories[" + std::to_string(i) + "] needs an integer \"id\"");
+    categories.push_back({c["id"].get<int64_t>(), c.value("name", std::to_string(c["id"].get<int64_t>()))});
+  }
+  std::sort(categories.begin(), categories.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  for (const auto& c : categories) {
+    if (labelOf.count(c.id)) throw DataError(file + ": category id " + std::to_string(c.id) + " is given twice");
+    labelOf[c.id] = static_cast<int64_t>(out.categories.size());
+    out.categories.push_back(c);
+  }
+  for (size_t i = 0; i < j["annotations"].size(); ++i) {
+    const json& a = j["annotations"][i];
+    const std::string where = file + " annotations[" + std::to_string(i) + "]" +
+                              (a.contains("id") ? " (id " + a["id"].dump() + ")" : std::string());
+    if (!a.contains("image_id") || !a.contains("category_id") || !a.contains("bbox") || !a["bbox"].is_array() ||
+        a["bbox"].size() != 4)
+      throw DataError(where + " needs \"image_id\", \"category_id\" and a \"bbox\" of 4 numbers");
+    const auto im = imageAt.find(a["image_id"].get<int64_t>());
+    if (im == imageAt.end())
+      throw DataError(where + ": image_id " + a["image_id"].dump() + " is not one of the file's images");
+    const auto cat = labelOf.find(a["category_id"].get<int64_t>());
+    if (cat == labelOf.end())
+      throw DataError(where + ": category_id " + a["category_id"].dump() + " is not one of the file's categories");
+    AnnotatedBox b;
+    b.image = static_cast<int64_t>(im->second);
+    b.label = cat->second;
+    for (const auto& v : a["bbox"])
+      if (!v.is_number()) throw DataError(where + ": its bbox holds something that is not a number");
+    b.x = a["bbox"][0].get<double>();
+    b.y = a["bbox"][1].get<double>();
+    b.w = a["bbox"][2].get<double>();
+    b.h = a["bbox"][3].get<double>();
+    b.area = a.contains("area") && a["area"].is_number() ? a["area"].get<double>() : b.w * b.h;
+    b.crowd = a.value("iscrowd", 0) != 0;
+    if (checkBox(b, out.images[im->second], where, bad, out)) out.boxes.push_back(b);
+  }
+  return out;
+}
+
+// ---- YOLO: data.yaml and a labels/*.txt per image
+std::vector<BoxCategory> yoloNames(const std::string& file) {
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(file);
+  } catch (const YAML::Exception& e) {
+    throw DataError(file + " is not YAML: " + e.what());
+  }
+  const YAML::Node names = doc["names"];
+  std::vector<BoxCategory> out;
+  if (names && names.IsSequence()) {
+    for (size_t i = 0; i < names.size(); ++i) out.push_back({static_cast<int64_t>(i), names[i].as<std::string>()});
+  } else if (names && names.IsMap()) {
+    for (const auto& kv : names) out.push_back({kv.first.as<int64_t>(), kv.second.as<std::string>()});
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  } else {
+    throw DataError(file + " has no \"names\": give the classes as a list, or a map of index: name");
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i].id != static_cast<int64_t>(i))
+      throw DataError(file + ": names must number the classes 0, 1, 2, ... (class " + std::to_string(i) +
+                      " is missing)");
+  return out;
+}
+
+// An image's label file: labels/ in place of the last images/ of its path,
+// else beside it; with a .txt suffix.
+std::string yoloLabelFile(const std::string& image) {
+  const fs::path p(image);
+  std::string s = p.parent_path().string();
+  const size_t at = s.rfind("images");
+  fs::path dir = at == std::string::npos ? p.parent_path() : fs::path(s.substr(0, at) + "labels" + s.substr(at + 6));
+  if (!fs::is_directory(dir)) dir = p.parent_path();
+  return (dir / p.stem()).string() + ".txt";
+}
+
+BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBoxes bad) {
+  BoxAnnotations out;
+  out.format = "yolo";
+  out.categories = yoloNames(file);
+  std::vector<std::string> images;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && isImageFileName(e.path().filename().string())) images.push_back(e.path().string());
+  std::sort(images.begin(), images.end());
+  for (const auto& path : images) {
+    AnnotatedImage im;
+    im.file = path;
+    im.id = static_cast<int64_t>(out.images.size());
+    const ImageHeader h = readImageHeader(path);
+    im.width = h.width;
+    im.height = h.height;
+    out.images.push_back(im);
+    const std::string labels = yoloLabelFile(path);
+    if (!fs::is_regular_file(labels)) continue;  // no boxes: a negative
+    std::istringstream text(readFileBytes(labels, "YOLO labels"));
+    std::string line;
+    for (int n = 1; std::getline(text, line); ++n) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const std::string where = labels + " line " + std::to_string(n);
+      std::istringstream in(line);
+      double cls = -1, cx = 0, cy = 0, w = 0, h2 = 0;
+      std::string rest;
+      if (!(in >> cls >> cx >> cy >> w >> h2) || (in >> rest) || cls != std::floor(cls))
+        throw DataError(where + " is not \"class cx cy w h\" (a class index and four numbers from 0 to 1): \"" +
+                        line + "\"");
+      if (cls < 0 || cls >= static_cast<double>(out.categories.size()))
+        throw DataError(where + ": class " + fmt(cls) + " is not one of the " +
+                        std::to_string(out.categories.size()) + " names of " + file);
+      AnnotatedBox b;
+      b.image = static_cast<int64_t>(out.images.size() - 1);
+      b.label = static_cast<int64_t>(cls);
+      b.w = w * static_cast<double>(im.width);
+      b.h = h2 * static_cast<double>(im.height);
+      b.x = cx * static_cast<double>(im.width) - b.w / 2;
+      b.y = cy * static_cast<double>(im.height) - b.h / 2;
+      b.area = b.w * b.h;
+      if (checkBox(b, im, where, bad, out)) out.boxes.push_back(b);
+    }
+  }
+  return out;
+}
+
+// ---- Pascal VOC: a folder of XML files
+std::string childText(const tinyxml2::XMLElement* e, const char* name) {
+  const tinyxml2::XMLElement* c = e ? e->FirstChildElement(name) : nullptr;
+  return c && c->GetText() ? c->GetText() : "";
+}
+
+double number(const tinyxml2::XMLElement* e, const char* name, const std::string& where) {
+  const std::string t = childText(e, name);
+  try {
+    size_t used = 0;
+    const double v = std::stod(t, &used);
+    if (used == t.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw DataError(where + ": <" + name + "> is not a number (\"" + t + "\")");
+}
+
+BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBoxes bad) {
+  BoxAnnotations out;
+  out.format = "voc";
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.is_regular_file() && e.path().extension() == ".xml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw DataError(folder + " holds no .xml files (Pascal VOC annotations)");
+  std::map<std::string, int64_t> labelOf;  // names in the order first met
+  for (const auto& file : files) {
+    tinyxml2::XMLDocument doc;
+    if (doc.LoadFile(file.c_str()) != tinyxml2::XML_SUCCESS)
+      throw DataError(file + " is not XML: " + (doc.ErrorStr() ? doc.ErrorStr() : "unreadable"));
+    const tinyxml2::XMLElement* a = doc.FirstChildElement("annotation");
+    if (!a || childText(a, "filename").empty())
+      throw DataError(file + " is not a Pascal VOC annotation (no <annotation> with a <filename>)");
+    AnnotatedImage im;
+    im.file = imagePath(root, childText(a, "filename"));
+    if (!fs::is_regular_file(im.file))
+      throw DataError(file + ": the image " + im.file + " of its <filename> does not exist");
+    im.id = static_cast<int64_t>(out.images.size());
+    const tinyxml2::XMLElement* size = a->FirstChildElement("size");
+    if (size && !childText(size, "width").empty()) {
+      im.width = static_cast<int64_t>(number(size, "width", file + " <size>"));
+      im.height = static_cast<int64_t>(number(size, "height", file + " <size>"));
+    } else {
+      const ImageHeader h = readImageHeader(im.file);
+      im.width = h.width;
+      im.height = h.height;
+    }
+    out.images.push_back(im);
+    int n = 0;
+    for (const auto* o = a->FirstChildElement("object"); o; o = o->NextSiblingElement("object")) {
+      const std::string where = file + " <object> " + std::to_string(++n);
+      const std::string name = childText(o, "name");
+      if (name.empty()) throw DataError(where + " has no <name>");
+      const auto* box = o->FirstChildElement("bndbox");
+      if (!box) throw DataError(where + " (" + name + ") has no <bndbox>");
+      const auto [it, fresh] = labelOf.emplace(name, static_cast<int64_t>(out.categories.size()));
+      if (fresh) out.categories.push_back({it->second, name});
+      // VOC's pixels are 1-based and inclusive: xmin 1 is the first column.
+      AnnotatedBox b;
+      b.image = static_cast<int64_t>(out.images.size() - 1);
+      b.label = it->second;
+      b.x = number(box, "xmin", where) - 1;
+      b.y = number(box, "ymin", where) - 1;
+      b.w = number(box, "xmax", where) - 1 - b.x;
+      b.h = number(box, "ymax", where) - 1 - b.y;
+      b.area = b.w * b.h;
+      b.crowd = childText(o, "difficult") == "1";
+      if (checkBox(b, im, where, bad, out)) out.boxes.push_back(b);
+    }
+  }
+  // Categories sorted by name, as an image folder's classes are.
+  std::vector<BoxCategory> sorted = out.categories;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::vector<int64_t> newLabel(sorted.size());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    newLabel[static_cast<size_t>(sorted[i].id)] = static_cast<int64_t>(i);
+    sorted[i].id = static_cast<int64_t>(i);
+  }
+  for (auto& b : out.boxes) b.label = newLabel[static_cast<size_t>(b.label)];
+  out.categories = sorted;
+  return out;
+}
+
+}  // namespace
+
+BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::string& root, const std::string& format,
+                                  BadBoxes bad) {
+  std::string f = format;
+  if (f == "auto") {
+    const std::string ext = fs::path(annotations).extension().string();
+    f = fs::is_directory(annotations) ? "voc" : ext == ".json" ? "coco" : (ext == ".yaml" || ext == ".yml") ? "yolo" : "";
+    if (f.empty())
+      throw DataError("data.annotations " + annotations +
+                      " is none of the formats: a COCO .json file, a YOLO data.yaml, or a folder of Pascal VOC .xml "
+                      "files (or name it in data.annotation_format)");
+  }
+  if (!fs::exists(annotations)) throw DataError("data.annotations " + annotations + " does not exist");
+  if (f == "coco") return readCoco(annotations, root, bad);
+  if (f == "yolo") return readYolo(annotations, root, bad);
+  if (f == "voc") return readVoc(annotations, root, bad);
+  throw DataError("data.annotation_format must be auto, coco, yolo or voc (got \"" + format + "\")");
+}
+
+}  // namespace studio

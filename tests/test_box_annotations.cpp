@@ -1,0 +1,174 @@
+// Detection's annotation readers (studio/box_annotations.h) on files written
+// as COCO, YOLO (data.yaml, labels/*.txt) and Pascal VOC (XML) write them,
+// by tests/reference/box_annotations_reference.py: every format gives the
+// same images and the same boxes in pixels (an image without boxes kept,
+// crowds marked, COCO's category ids mapped to contiguous labels and back),
+// and each bad input is refused naming its file and entry; a box past its
+// image is clipped or skipped when asked.
+// Oracle: the boxes the script drew, written in each format by it.
+#include "test_support.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "studio/box_annotations.h"
+#include "studio/errors.h"
+
+using namespace studio;
+
+namespace {
+
+std::string folder() { return std::string(std::getenv("STUDIO_REFERENCE_DIR")) + "/box_annotations"; }
+
+nlohmann::json expected() {
+  std::ifstream in(folder() + "/expected.json");
+  return nlohmann::json::parse(in);
+}
+
+// Every expected box is read, in pixels (YOLO's normalised numbers within
+// 1e-4 px), under its name, and nothing else.
+void sameBoxes(const BoxAnnotations& a, double tolerance) {
+  const auto want = expected()["images"];
+  QCOMPARE(a.images.size(), want.size());
+  size_t boxes = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& w = want[i];
+    const auto found = std::find_if(a.images.begin(), a.images.end(), [&](const AnnotatedImage& im) {
+      return std::filesystem::path(im.file).filename() == w["file"].get<std::string>();
+    });
+    QVERIFY2(found != a.images.end(), w["file"].get<std::string>().c_str());
+    QCOMPARE(found->width, w["width"].get<int64_t>());
+    QCOMPARE(found->height, w["height"].get<int64_t>());
+    const auto index = found - a.images.begin();
+    std::vector<const AnnotatedBox*> mine;
+    for (const auto& b : a.boxes)
+      if (b.image == index) mine.push_back(&b);
+    QCOMPARE(mine.size(), w["boxes"].size());
+    for (size_t k = 0; k < mine.size(); ++k) {
+      const auto& wb = w["boxes"][k];
+      QCOMPARE(a.categories[static_cast<size_t>(mine[k]->label)].name, wb["name"].get<std::string>());
+      const auto box = wb["box"].get<std::vector<double>>();
+      const double got[4] = {mine[k]->x, mine[k]->y, mine[k]->w, mine[k]->h};
+      for (size_t c = 0; c < 4; ++c)
+        QVERIFY2(std::abs(got[c] - box[c]) <= tolerance,
+                 qPrintable(QString("%1 box %2: %3 against %4").arg(w["file"].get<std::string>().c_str()).arg(k)
+                                .arg(got[c]).arg(box[c])));
+      QCOMPARE(mine[k]->crowd, wb["crowd"].get<bool>());
+    }
+    boxes += mine.size();
+  }
+  QCOMPARE(a.boxes.size(), boxes);
+}
+
+}  // namespace
+
+class TestBoxAnnotations : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void coco() {
+    const BoxAnnotations a = readBoxAnnotations(folder() + "/coco.json", folder() + "/images", "auto", BadBoxes::fail);
+    QCOMPARE(a.format, std::string("coco"));
+    sameBoxes(a, 0);
+    // Category ids 3, 7, 11 are labels 0, 1, 2 (sorted by id), names kept.
+    QCOMPARE(a.categories.size(), size_t{3});
+    for (const auto& [name, id] : expected()["coco_ids"].items()) {
+      const auto c = std::find_if(a.categories.begin(), a.categories.end(),
+                                  [&](const BoxCategory& x) { return x.name == name; });
+      QVERIFY(c != a.categories.end());
+      QCOMPARE(c->id, id.get<int64_t>());
+    }
+    QVERIFY(std::is_sorted(a.categories.begin(), a.categories.end(),
+                           [](const auto& x, const auto& y) { return x.id < y.id; }));
+    QCOMPARE(a.images.front().id, int64_t{100});  // COCO's image ids kept for its results format
+    QVERIFY(std::abs(a.boxes.front().area - 0.8 * a.boxes.front().w * a.boxes.front().h) < 1e-9);  // the file's area
+  }
+
+  void yolo() {
+    const BoxAnnotations a =
+        readBoxAnnotations(folder() + "/yolo/data.yaml", folder() + "/yolo/images", "auto", BadBoxes::fail);
+    QCOMPARE(a.format, std::string("yolo"));
+    std::vector<std::string> names;
+    for (const auto& c : a.categories) names.push_back(c.name);
+    QCOMPARE(names, expected()["names"].get<std::vector<std::string>>());  // data.yaml's index order
+    // The same boxes in pixels from the normalised numbers; YOLO has no
+    // crowds, so the crowd box is an ordinary one there.
+    auto want = expected();
+    QCOMPARE(a.images.size(), want["images"].size());
+    size_t boxes = 0;
+    for (const auto& w : want["images"]) {
+      const auto found = std::find_if(a.images.begin(), a.images.end(), [&](const AnnotatedImage& im) {
+        return std::filesystem::path(im.file).filename() == w["file"].get<std::string>();
+      });
+      QVERIFY(found != a.images.end());
+      const auto index = found - a.images.begin();
+      size_t k = 0;
+      for (const auto& b : a.boxes) {
+        if (b.image != index) continue;
+        const auto box = w["boxes"][k]["box"].get<std::vector<double>>();
+        QVERIFY(std::abs(b.x - box[0]) < 1e-4 && std::abs(b.y - box[1]) < 1e-4);
+        QVERIFY(std::abs(b.w - box[2]) < 1e-4 && std::abs(b.h - box[3]) < 1e-4);
+        QCOMPARE(a.categories[static_cast<size_t>(b.label)].name, w["boxes"][k]["name"].get<std::string>());
+        QVERIFY(!b.crowd);
+        ++k;
+      }
+      QCOMPARE(k, w["boxes"].size());
+      boxes += k;
+    }
+    QCOMPARE(a.boxes.size(), boxes);
+  }
+
+  void voc() {
+    const BoxAnnotations a = readBoxAnnotations(folder() + "/voc", folder() + "/images", "auto", BadBoxes::fail);
+    QCOMPARE(a.format, std::string("voc"));
+    sameBoxes(a, 0);  // VOC's 1-based pixels back to 0-based
+    std::vector<std::string> names;
+    for (const auto& c : a.categories) names.push_back(c.name);
+    QCOMPARE(names, expected()["names"].get<std::vector<std::string>>());  // sorted by name
+  }
+
+  void badInputIsNamed() {
+    const auto cases = expected()["bad"];
+    QVERIFY(cases.size() >= 8);
+    for (const auto& c : cases) {
+      const std::string file = folder() + "/bad/" + c["file"].get<std::string>();
+      const std::string root = folder() + (c.contains("root") ? "/bad/" + c["root"].get<std::string>() : "/images");
+      try {
+        readBoxAnnotations(file, root, c["format"].get<std::string>(), BadBoxes::fail);
+        QFAIL(qPrintable(QString::fromStdString(file + " was read without an error")));
+      } catch (const DataError& e) {
+        const std::string text = e.what();
+        // The file at fault (a YOLO dataset's label file, not its data.yaml).
+        QVERIFY2(text.find(folder() + "/bad/" + c["names"].get<std::string>()) != std::string::npos, text.c_str());
+        for (const auto& w : c["words"])
+          QVERIFY2(text.find(w.get<std::string>()) != std::string::npos,
+                   qPrintable(QString::fromStdString("\"" + w.get<std::string>() + "\" not in: " + text)));
+      }
+    }
+  }
+
+  // data.on_bad_box: clip keeps the box inside its image, skip drops it.
+  void clipOrSkip() {
+    const std::string file = folder() + "/bad/past_the_image.json";
+    const BoxAnnotations clipped = readBoxAnnotations(file, folder() + "/images", "coco", BadBoxes::clip);
+    QCOMPARE(clipped.clipped, int64_t{1});
+    const AnnotatedBox& b = clipped.boxes.front();
+    const AnnotatedImage& im = clipped.images[static_cast<size_t>(b.image)];
+    QCOMPARE(b.x + b.w, static_cast<double>(im.width));
+    QCOMPARE(b.w, 5.0);
+    const BoxAnnotations skipped = readBoxAnnotations(file, folder() + "/images", "coco", BadBoxes::skip);
+    QCOMPARE(skipped.skipped, int64_t{1});
+    QCOMPARE(skipped.boxes.size() + 1, clipped.boxes.size());
+  }
+
+  void unknownFormat() {
+    try {
+      readBoxAnnotations(folder() + "/expected.json.txt", folder(), "auto", BadBoxes::fail);
+      QFAIL("a .txt file was taken for annotations");
+    } catch (const DataError& e) {
+      QVERIFY(std::string(e.what()).find("is none of the formats") != std::string::npos);
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestBoxAnnotations)
+#include "test_box_annotations.moc"
