@@ -7,7 +7,10 @@
 # libturbojpeg0 libjpeg62-turbo-dev libjpeg62-turbo libcsv-dev libcsv3
 # libssl-dev libssl3 libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32
 # libcrcutil-dev libcrcutil0 libgoogle-perftools-dev libtcmalloc-minimal4
-# libgoogle-perftools4 (without the last three the build keeps glibc's heap).
+# libgoogle-perftools4 (without those three the build keeps glibc's heap),
+# libgloo-dev libgloo0 (the headers c10d's declarations include),
+# libyaml-cpp-dev libyaml-cpp0.7 libtinyxml2-dev libtinyxml2-9 (detection's
+# annotation readers).
 # The search part needs Optuna in the machine's Python: carry its wheels in
 # .whl (optuna alembic colorlog mako sqlalchemy greenlet) and install them
 # into /tmp/site with PYTHONPATH set, as the device tool's README says.
@@ -35,11 +38,11 @@ pack() { tar -czf "$OUT/gpu-run.tgz" -C /tmp gpu-run-logs; }
 mkdir -p /usr/share/datasets && ln -sfn /opt/deps/usr/share/datasets/fashion-mnist /usr/share/datasets/fashion-mnist
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $LOGS/gpu.txt 2>&1
 cat $LOGS/gpu.txt
-for f in /opt/deps/usr/lib/x86_64-linux-gnu/lib{jpeg,turbojpeg,csv,protobuf,protoc,crcutil,tcmalloc}*; do [ -e /usr/lib/x86_64-linux-gnu/$(basename $f) ] || cp -a $f /usr/lib/x86_64-linux-gnu/; done
+for f in /opt/deps/usr/lib/x86_64-linux-gnu/lib{jpeg,turbojpeg,csv,protobuf,protoc,crcutil,tcmalloc,yaml-cpp,tinyxml2}*; do [ -e /usr/lib/x86_64-linux-gnu/$(basename $f) ] || cp -a $f /usr/lib/x86_64-linux-gnu/; done
 PY=$(which python3)
 export STUDIO_PYTHON=$PY
 t0=$(date +%s)
-cmake --preset headless -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DSTUDIO_CSV_INCLUDE=/opt/deps/usr/include -DSTUDIO_CSV_LIBRARY=/usr/lib/x86_64-linux-gnu/libcsv.so.3 -DSTUDIO_PYTHON=$PY -Dlibjpeg-turbo_DIR=/opt/deps/usr/lib/x86_64-linux-gnu/cmake/libjpeg-turbo -DProtobuf_PROTOC_EXECUTABLE=/opt/deps/usr/bin/protoc -DProtobuf_INCLUDE_DIR=/opt/deps/usr/include -DProtobuf_LIBRARY=/usr/lib/x86_64-linux-gnu/libprotobuf.so -DSTUDIO_CRCUTIL_INCLUDE=/opt/deps/usr/include/crcutil -DSTUDIO_CRCUTIL_LIBRARY=/usr/lib/x86_64-linux-gnu/libcrcutil.so > $LOGS/configure.log 2>&1 || { tail -40 $LOGS/configure.log; pack; exit 1; }
+cmake --preset headless -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DSTUDIO_CSV_INCLUDE=/opt/deps/usr/include -DSTUDIO_CSV_LIBRARY=/usr/lib/x86_64-linux-gnu/libcsv.so.3 -DSTUDIO_PYTHON=$PY -Dlibjpeg-turbo_DIR=/opt/deps/usr/lib/x86_64-linux-gnu/cmake/libjpeg-turbo -DProtobuf_PROTOC_EXECUTABLE=/opt/deps/usr/bin/protoc -DProtobuf_INCLUDE_DIR=/opt/deps/usr/include -DProtobuf_LIBRARY=/usr/lib/x86_64-linux-gnu/libprotobuf.so -DSTUDIO_CRCUTIL_INCLUDE=/opt/deps/usr/include/crcutil -DSTUDIO_CRCUTIL_LIBRARY=/usr/lib/x86_64-linux-gnu/libcrcutil.so -DSTUDIO_GLOO_INCLUDE=/opt/deps/usr/include > $LOGS/configure.log 2>&1 || { tail -40 $LOGS/configure.log; pack; exit 1; }
 { cmake --build build-headless -j16 && cmake --build build-headless -j16 --target benchmarks; } > $LOGS/build.log 2>&1 || { grep -B5 -A20 "error" $LOGS/build.log | head -80; pack; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"; grep -E "C heap|NCCL" $LOGS/configure.log
 cd build-headless
