@@ -225,6 +225,18 @@ class AuditTest(unittest.TestCase):
         self.assertEqual(report["duplicates"]["near_train_test"], len(near))
         outliers = [os.path.realpath(r["file"]) for r in read_csv(os.path.join(d, "outliers.csv"))]
         self.assertEqual(sorted(outliers), sorted(files))
+        # Each training file's nearest other example: an exact copy's is its
+        # test original (similarity 1), a near copy's too (>= 0.99); a
+        # suspect's in label_issues.csv is the same as in outliers.csv.
+        rows = {os.path.realpath(r["file"]): r for r in read_csv(os.path.join(d, "outliers.csv"))}
+        for copy in self.copies:
+            self.assertEqual(os.path.basename(rows[copy]["nearest"]), os.path.basename(copy)[len("copy-"):])
+            self.assertGreater(float(rows[copy]["nearest_similarity"]), 0.9999)
+        for copy, original in self.near:
+            self.assertEqual(os.path.realpath(rows[copy]["nearest"]), original)
+            self.assertGreaterEqual(float(rows[copy]["nearest_similarity"]), 0.99)
+        for r in found_rows:
+            self.assertEqual(r["nearest"], rows[os.path.realpath(r["file"])]["nearest"])
         top = outliers[: len(outliers) // 20]
         self.assertTrue(set(self.strangers) <= set(top),
                         [outliers.index(s) for s in self.strangers])

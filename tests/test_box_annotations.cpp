@@ -50,9 +50,11 @@ void sameBoxes(const BoxAnnotations& a, double tolerance) {
       const auto box = wb["box"].get<std::vector<double>>();
       const double got[4] = {mine[k]->x, mine[k]->y, mine[k]->w, mine[k]->h};
       for (size_t c = 0; c < 4; ++c)
-        QVERIFY2(std::abs(got[c] - box[c]) <= tolerance,
-                 qPrintable(QString("%1 box %2: %3 against %4").arg(w["file"].get<std::string>().c_str()).arg(k)
-                                .arg(got[c]).arg(box[c])));
+        QVERIFY2(std::abs(got[c] - box[c]) <= tolerance, qPrintable(QString("%1 box %2: %3 against %4")
+                                                                        .arg(w["file"].get<std::string>().c_str())
+                                                                        .arg(k)
+                                                                        .arg(got[c])
+                                                                        .arg(box[c])));
       QCOMPARE(mine[k]->crowd, wb["crowd"].get<bool>());
     }
     boxes += mine.size();
@@ -72,8 +74,8 @@ class TestBoxAnnotations : public QObject {
     // Category ids 3, 7, 11 are labels 0, 1, 2 (sorted by id), names kept.
     QCOMPARE(a.categories.size(), size_t{3});
     for (const auto& [name, id] : expected()["coco_ids"].items()) {
-      const auto c = std::find_if(a.categories.begin(), a.categories.end(),
-                                  [&](const BoxCategory& x) { return x.name == name; });
+      const auto c =
+          std::find_if(a.categories.begin(), a.categories.end(), [&](const BoxCategory& x) { return x.name == name; });
       QVERIFY(c != a.categories.end());
       QCOMPARE(c->id, id.get<int64_t>());
     }

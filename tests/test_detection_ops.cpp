@@ -80,8 +80,8 @@ class TestDetectionOps : public QObject {
       (y * doubles(c["weight"], y.sizes().vec())).sum().backward();
       const torch::Tensor grad = doubles(c["grad"], shape);
       QVERIFY2(torch::allclose(input.grad(), grad, 1e-12, 1e-12),
-               qPrintable(QString::fromStdString(what) + QString(": gradient differs by %1")
-                                                             .arg((input.grad() - grad).abs().max().item<double>())));
+               qPrintable(QString::fromStdString(what) +
+                          QString(": gradient differs by %1").arg((input.grad() - grad).abs().max().item<double>())));
     }
   }
 
@@ -91,19 +91,18 @@ class TestDetectionOps : public QObject {
     const auto shape = c["input_shape"].get<std::vector<int64_t>>();
     const auto k = static_cast<int64_t>(c["rois"].size() / 5);
     const auto out = c["output_size"].get<std::vector<int64_t>>();
-    const torch::Tensor y =
-        detection::roiAlign(doubles(c["input"], shape).to(torch::kFloat), doubles(c["rois"], {k, 5}).to(torch::kFloat),
-                            {out[0], out[1]}, c["spatial_scale"].get<double>(), c["sampling_ratio"].get<int64_t>(),
-                            c["aligned"].get<bool>());
+    const torch::Tensor y = detection::roiAlign(
+        doubles(c["input"], shape).to(torch::kFloat), doubles(c["rois"], {k, 5}).to(torch::kFloat), {out[0], out[1]},
+        c["spatial_scale"].get<double>(), c["sampling_ratio"].get<int64_t>(), c["aligned"].get<bool>());
     QCOMPARE(y.scalar_type(), torch::kFloat);
     QVERIFY(torch::allclose(y.to(torch::kDouble), doubles(c["output"], y.sizes().vec()), 1e-5, 1e-5));
   }
 
   void emptyInputs() {
     QCOMPARE(detection::nms(torch::zeros({0, 4}), torch::zeros({0}), 0.5).numel(), 0);
-    QCOMPARE(detection::batchedNms(torch::zeros({0, 4}), torch::zeros({0}), torch::zeros({0}, torch::kLong), 0.5)
-                 .numel(),
-             0);
+    QCOMPARE(
+        detection::batchedNms(torch::zeros({0, 4}), torch::zeros({0}), torch::zeros({0}, torch::kLong), 0.5).numel(),
+        0);
     QCOMPARE(detection::roiAlign(torch::zeros({1, 2, 4, 4}), torch::zeros({0, 5}), {2, 2}, 1.0, 2, true).sizes().vec(),
              (std::vector<int64_t>{0, 2, 2, 2}));
   }

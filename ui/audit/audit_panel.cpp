@@ -191,15 +191,22 @@ bool AuditPanel::openAudit(const QString& dir) {
   m_suspects.clear();
   // Classes: given and suggested class; a regression: a target's value and
   // its out-of-fold prediction; multi-label: a label given or not.
+  // Each with its nearest other example in the model's features.
   for (auto& r : readRows(m_dir + "/label_issues.csv")) {
+    const QString nearest = r["nearest"].isEmpty() ? QString()
+                                                   : tr("; nearest %1 (%2)")
+                                                         .arg(QFileInfo(r["nearest"]).fileName())
+                                                         .arg(r["nearest_similarity"].toDouble(), 0, 'f', 3);
     if (r.count("residual_z"))
       m_suspects.push_back({r["file"], tr("value of %1").arg(r["target"]), r["given"], r["suggested"],
-                            tr("%1 sd").arg(r["residual_z"].toDouble(), 0, 'f', 1)});
+                            tr("%1 sd").arg(r["residual_z"].toDouble(), 0, 'f', 1) + nearest});
     else if (r.count("label"))
       m_suspects.push_back({r["file"], tr("label %1").arg(r["label"]), r["given"] == "1" ? tr("given") : tr("absent"),
-                            r["suggested"] == "1" ? tr("given") : tr("absent"), r["self_confidence"]});
+                            r["suggested"] == "1" ? tr("given") : tr("absent"),
+                            tr("p = %1").arg(r["self_confidence"].toDouble(), 0, 'f', 3) + nearest});
     else
-      m_suspects.push_back({r["file"], tr("label"), r["given"], r["suggested"], r["self_confidence"]});
+      m_suspects.push_back({r["file"], tr("label"), r["given"], r["suggested"],
+                            tr("p = %1").arg(r["self_confidence"].toDouble(), 0, 'f', 3) + nearest});
   }
   std::set<QString> listed;  // a training file once, with its first (most similar) test file
   for (const auto& r : readRows(m_dir + "/duplicates.csv")) {

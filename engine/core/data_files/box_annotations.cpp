@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 #include <tinyxml2.h>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -28,8 +28,7 @@ std::string fmt(double v) {
 
 // A box checked against its image: DataError (fail), clipped into the image,
 // or false (skip). Zero or negative sizes are always refused.
-bool checkBox(AnnotatedBox& b, const AnnotatedImage& im, const std::string& where, BadBoxes bad,
-              BoxAnnotations& out) {
+bool checkBox(AnnotatedBox& b, const AnnotatedImage& im, const std::string& where, BadBoxes bad, BoxAnnotations& out) {
   if (!(b.w > 0) || !(b.h > 0) || !std::isfinite(b.x) || !std::isfinite(b.y))
     throw DataError(where + ": the box [" + fmt(b.x) + ", " + fmt(b.y) + ", " + fmt(b.w) + ", " + fmt(b.h) +
                     "] has no width or height (x, y, w, h in pixels)");
@@ -43,15 +42,15 @@ bool checkBox(AnnotatedBox& b, const AnnotatedImage& im, const std::string& wher
   if (bad == BadBoxes::fail)
     throw DataError(where + ": the box [" + fmt(b.x) + ", " + fmt(b.y) + ", " + fmt(b.w) + ", " + fmt(b.h) +
                     "] extends past its image " + im.file + " (" + std::to_string(im.width) + " x " +
-                    std::to_string(im.height) + ") by more than a pixel; data.on_bad_box clip or skip "
+                    std::to_string(im.height) +
+                    ") by more than a pixel; data.on_bad_box clip or skip "
                     "accepts such boxes");
   const double x2 = std::clamp(b.x + b.w, 0.0, W), y2 = std::clamp(b.y + b.h, 0.0, H);
   b.x = std::clamp(b.x, 0.0, W);
   b.y = std::clamp(b.y, 0.0, H);
   b.w = x2 - b.x;
   b.h = y2 - b.y;
-  if (!(b.w > 0) || !(b.h > 0))
-    throw DataError(where + ": the box lies wholly outside its image " + im.file);
+  if (!(b.w > 0) || !(b.h > 0)) throw DataError(where + ": the box lies wholly outside its image " + im.file);
   b.area = b.w * b.h;
   ++out.clipped;
   return true;
@@ -197,11 +196,11 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
       double cls = -1, cx = 0, cy = 0, w = 0, h2 = 0;
       std::string rest;
       if (!(in >> cls >> cx >> cy >> w >> h2) || (in >> rest) || cls != std::floor(cls))
-        throw DataError(where + " is not \"class cx cy w h\" (a class index and four numbers from 0 to 1): \"" +
-                        line + "\"");
+        throw DataError(where + " is not \"class cx cy w h\" (a class index and four numbers from 0 to 1): \"" + line +
+                        "\"");
       if (cls < 0 || cls >= static_cast<double>(out.categories.size()))
-        throw DataError(where + ": class " + fmt(cls) + " is not one of the " +
-                        std::to_string(out.categories.size()) + " names of " + file);
+        throw DataError(where + ": class " + fmt(cls) + " is not one of the " + std::to_string(out.categories.size()) +
+                        " names of " + file);
       AnnotatedBox b;
       b.image = static_cast<int64_t>(out.images.size() - 1);
       b.label = static_cast<int64_t>(cls);
@@ -306,7 +305,10 @@ BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::str
   std::string f = format;
   if (f == "auto") {
     const std::string ext = fs::path(annotations).extension().string();
-    f = fs::is_directory(annotations) ? "voc" : ext == ".json" ? "coco" : (ext == ".yaml" || ext == ".yml") ? "yolo" : "";
+    f = fs::is_directory(annotations)       ? "voc"
+        : ext == ".json"                    ? "coco"
+        : (ext == ".yaml" || ext == ".yml") ? "yolo"
+                                            : "";
     if (f.empty())
       throw DataError("data.annotations " + annotations +
                       " is none of the formats: a COCO .json file, a YOLO data.yaml, or a folder of Pascal VOC .xml "

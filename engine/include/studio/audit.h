@@ -110,6 +110,11 @@ struct AuditResult {
   // Every training file, least like its class first; empty when the model's
   // layers are unknown (TorchScript), as are the near-duplicates then.
   std::vector<Outlier> outliers;
+  // Each training file's nearest other example in the feature space (a
+  // training or test file) and their cosine similarity; empty with the
+  // outliers.
+  std::vector<std::string> nearest;
+  std::vector<double> nearestSimilarity;
   // Why there are no feature searches (TorchScript), or why they say little
   // (more near pairs than images: a model that does not tell them apart).
   std::string featureNote;

@@ -282,6 +282,21 @@ void searchFeatures(const std::vector<float>& train, const std::vector<float>& t
                     ") than training examples: the features do not tell the examples apart well (cross-validated " +
                     r.metric + " " + std::to_string(r.meanScore).substr(0, 5) +
                     "), so near-duplicates and outliers say little; train longer, or raise --similarity";
+  // Each training file's nearest neighbour, in training or in test.
+  const std::vector<SimilarPair> inTrain = nearestRows(train, train, dim, true);
+  const std::vector<SimilarPair> inTest = nearestRows(train, test, dim, false);
+  r.nearest.assign(r.files.size(), "");
+  r.nearestSimilarity.assign(r.files.size(), 0.0);
+  for (const auto& p : inTrain) {
+    r.nearest[static_cast<size_t>(p.first)] = r.files.at(static_cast<size_t>(p.second));
+    r.nearestSimilarity[static_cast<size_t>(p.first)] = p.similarity;
+  }
+  for (const auto& p : inTest)
+    if (r.nearest[static_cast<size_t>(p.first)].empty() ||
+        p.similarity > r.nearestSimilarity[static_cast<size_t>(p.first)]) {
+      r.nearest[static_cast<size_t>(p.first)] = testNames.at(static_cast<size_t>(p.second));
+      r.nearestSimilarity[static_cast<size_t>(p.first)] = p.similarity;
+    }
   const std::vector<double> score = outlierScores(train, dim, r.labels, state.options.neighbours);
   for (size_t i = 0; i < score.size(); ++i) r.outliers.push_back({static_cast<int64_t>(i), score[i]});
   std::stable_sort(r.outliers.begin(), r.outliers.end(),

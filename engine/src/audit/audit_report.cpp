@@ -20,6 +20,14 @@ std::string number(double v) {
 
 const std::string& fileOf(const AuditResult& r, int64_t index) { return r.files.at(static_cast<size_t>(index)); }
 
+// An example's nearest other example and their similarity, as two cells
+// (empty without feature searches).
+std::string nearestCells(const AuditResult& r, int64_t index) {
+  if (r.nearest.empty()) return ",";
+  return csvField(r.nearest.at(static_cast<size_t>(index))) + "," +
+         number(r.nearestSimilarity.at(static_cast<size_t>(index)));
+}
+
 void writeOutOfFold(const std::string& dir, const AuditResult& r, const std::vector<double>& outputs,
                     const std::vector<int>& foldOf) {
   const bool targets = !r.targets.empty();
@@ -49,27 +57,28 @@ void writeSuspects(const std::string& dir, const AuditResult& r) {
   std::string issues, suggested = "file,action,label\n";
   int rank = 0;
   if (r.task == "regression") {
-    issues = "rank,file,target,given,suggested,residual_z\n";
+    issues = "rank,file,target,given,suggested,residual_z,nearest,nearest_similarity\n";
     for (const auto& is : r.residualIssues.issues) {
       issues += std::to_string(++rank) + "," + csvField(fileOf(r, is.index)) + "," +
                 csvField(r.targets[static_cast<size_t>(is.target)]) + "," + number(is.given) + "," +
-                number(is.predicted) + "," + number(is.z) + "\n";
+                number(is.predicted) + "," + number(is.z) + "," + nearestCells(r, is.index) + "\n";
       suggested += csvField(fileOf(r, is.index)) + ",remove,\n";
     }
   } else if (r.task == "multilabel") {
-    issues = "rank,file,label,given,suggested,self_confidence\n";
+    issues = "rank,file,label,given,suggested,self_confidence,nearest,nearest_similarity\n";
     for (const auto& is : r.tagIssues.issues) {
       issues += std::to_string(++rank) + "," + csvField(fileOf(r, is.index)) + "," +
                 csvField(r.targets[static_cast<size_t>(is.label)]) + "," + std::to_string(is.given) + "," +
-                std::to_string(1 - is.given) + "," + number(is.selfConfidence) + "\n";
+                std::to_string(1 - is.given) + "," + number(is.selfConfidence) + "," + nearestCells(r, is.index) + "\n";
       suggested += csvField(fileOf(r, is.index)) + ",remove,\n";
     }
   } else {
-    issues = "rank,file,given,suggested,self_confidence\n";
+    issues = "rank,file,given,suggested,self_confidence,nearest,nearest_similarity\n";
     for (const auto& is : r.labelIssues.issues) {
       issues += std::to_string(++rank) + "," + csvField(fileOf(r, is.index)) + "," +
                 csvField(r.classes[static_cast<size_t>(is.given)]) + "," +
-                csvField(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "\n";
+                csvField(r.classes[static_cast<size_t>(is.suggested)]) + "," + number(is.selfConfidence) + "," +
+                nearestCells(r, is.index) + "\n";
       suggested +=
           csvField(fileOf(r, is.index)) + ",relabel," + csvField(r.classes[static_cast<size_t>(is.suggested)]) + "\n";
     }
@@ -129,13 +138,13 @@ void writeAuditReport(const std::string& dir, const AuditResult& r, const std::v
             "\n";
   writeFileAtomically(dir + "/duplicates.csv", dups);
 
-  std::string outliers = "rank,file,label,score\n";
+  std::string outliers = "rank,file,label,score,nearest,nearest_similarity\n";
   int place = 0;
   for (const auto& o : r.outliers)
     outliers +=
         std::to_string(++place) + "," + csvField(fileOf(r, o.index)) + "," +
         csvField(r.classes.empty() ? "" : r.classes[static_cast<size_t>(r.labels[static_cast<size_t>(o.index)])]) +
-        "," + number(o.score) + "\n";
+        "," + number(o.score) + "," + nearestCells(r, o.index) + "\n";
   writeFileAtomically(dir + "/outliers.csv", outliers);
 
   json folds = json::array();

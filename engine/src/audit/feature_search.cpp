@@ -52,6 +52,28 @@ std::vector<SimilarPair> similarPairs(const std::vector<float>& a, const std::ve
   return out;
 }
 
+std::vector<SimilarPair> nearestRows(const std::vector<float>& a, const std::vector<float>& b, int64_t dim,
+                                     bool sameSet) {
+  std::vector<SimilarPair> out;
+  if (dim <= 0 || a.empty() || b.empty() || (sameSet && b.size() <= static_cast<size_t>(dim))) return out;
+  torch::NoGradGuard noGrad;
+  const torch::Device device = searchDevice();
+  const torch::Tensor A = unitRows(a, dim, device), B = unitRows(b, dim, device);
+  const int64_t n = A.size(0), rows = blockRows(B.size(0));
+  for (int64_t start = 0; start < n; start += rows) {
+    const int64_t len = std::min(rows, n - start);
+    torch::Tensor sims = torch::mm(A.narrow(0, start, len), B.t());
+    if (sameSet)  // not itself: its own similarity below every other
+      sims.scatter_(
+          1, torch::arange(start, start + len, torch::TensorOptions().dtype(torch::kLong).device(device)).unsqueeze(1),
+          -3.0);
+    const auto [best, at] = sims.max(1);
+    const torch::Tensor values = best.to(torch::kCPU, torch::kFloat64), index = at.to(torch::kCPU);
+    for (int64_t i = 0; i < len; ++i) out.push_back({start + i, index[i].item<int64_t>(), values[i].item<double>()});
+  }
+  return out;
+}
+
 std::vector<double> outlierScores(const std::vector<float>& features, int64_t dim, const std::vector<int64_t>& labels,
                                   int64_t k) {
   std::vector<double> score(labels.size(), 0.0);

@@ -23,6 +23,11 @@ struct SimilarPair {
 std::vector<SimilarPair> similarPairs(const std::vector<float>& a, const std::vector<float>& b, int64_t dim,
                                       double threshold, bool sameSet);
 
+// For each row of a, its most similar row of b (sameSet: not itself); the
+// first of equals. Empty when b is (or holds nothing but itself).
+std::vector<SimilarPair> nearestRows(const std::vector<float>& a, const std::vector<float>& b, int64_t dim,
+                                     bool sameSet);
+
 // features: n x dim; labels: n classes. Each example's mean cosine distance
 // to its k nearest neighbours with the same label (fewer when its class is
 // smaller; 0 for a class of one).

@@ -16,7 +16,8 @@ torch::Tensor suppress(const torch::Tensor& boxes, const torch::Tensor& order, d
   const T* p = b.data_ptr<T>();
   const int64_t* ord = order.data_ptr<int64_t>();
   std::vector<T> area(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) area[static_cast<size_t>(i)] = (p[4 * i + 2] - p[4 * i]) * (p[4 * i + 3] - p[4 * i + 1]);
+  for (int64_t i = 0; i < n; ++i)
+    area[static_cast<size_t>(i)] = (p[4 * i + 2] - p[4 * i]) * (p[4 * i + 3] - p[4 * i + 1]);
   std::vector<char> suppressed(static_cast<size_t>(n), 0);
   std::vector<int64_t> keep;
   for (int64_t a = 0; a < n; ++a) {
@@ -38,10 +39,8 @@ torch::Tensor suppress(const torch::Tensor& boxes, const torch::Tensor& order, d
 }
 
 void checkBoxes(const torch::Tensor& boxes, const torch::Tensor& scores) {
-  if (boxes.dim() != 2 || boxes.size(1) != 4)
-    throw std::invalid_argument("nms: boxes must be N x 4 (x1, y1, x2, y2)");
-  if (scores.dim() != 1 || scores.size(0) != boxes.size(0))
-    throw std::invalid_argument("nms: one score per box");
+  if (boxes.dim() != 2 || boxes.size(1) != 4) throw std::invalid_argument("nms: boxes must be N x 4 (x1, y1, x2, y2)");
+  if (scores.dim() != 1 || scores.size(0) != boxes.size(0)) throw std::invalid_argument("nms: one score per box");
 }
 
 }  // namespace
@@ -54,8 +53,8 @@ torch::Tensor nms(const torch::Tensor& boxes, const torch::Tensor& scores, doubl
   torch::Tensor b = boxes.detach().to(torch::kCPU);
   if (b.scalar_type() != torch::kDouble) b = b.to(torch::kFloat);
   const torch::Tensor order = std::get<1>(scores.detach().to(torch::kCPU).sort(/*stable=*/true, 0, true));
-  const torch::Tensor keep =
-      b.scalar_type() == torch::kDouble ? suppress<double>(b, order, iouThreshold) : suppress<float>(b, order, iouThreshold);
+  const torch::Tensor keep = b.scalar_type() == torch::kDouble ? suppress<double>(b, order, iouThreshold)
+                                                               : suppress<float>(b, order, iouThreshold);
   return keep.to(boxes.device());
 }
 
@@ -86,8 +85,8 @@ namespace {
 
 // RoIAlign of rois (K x 5, already in the input's dtype) with a grid of
 // gh x gw samples in every bin.
-torch::Tensor roiAlignGrid(const torch::Tensor& input, const torch::Tensor& r, int64_t ph, int64_t pw, double spatialScale,
-                           int64_t gh, int64_t gw, bool aligned) {
+torch::Tensor roiAlignGrid(const torch::Tensor& input, const torch::Tensor& r, int64_t ph, int64_t pw,
+                           double spatialScale, int64_t gh, int64_t gw, bool aligned) {
   const int64_t K = r.size(0), C = input.size(1), H = input.size(2), W = input.size(3);
   const auto opts = input.options();
   if (gh <= 0 || gw <= 0) return torch::zeros({K, C, ph, pw}, opts);  // a roi of no height or width
@@ -135,8 +134,8 @@ torch::Tensor roiAlignGrid(const torch::Tensor& input, const torch::Tensor& r, i
   };
   const torch::Tensor hy = (1 - ly).unsqueeze(1).unsqueeze(3), lyy = ly.unsqueeze(1).unsqueeze(3);
   const torch::Tensor hx = (1 - lx).unsqueeze(1).unsqueeze(2), lxx = lx.unsqueeze(1).unsqueeze(2);
-  torch::Tensor value = hy * hx * corner(yl, xl) + hy * lxx * corner(yl, xh) + lyy * hx * corner(yh, xl) +
-                        lyy * lxx * corner(yh, xh);
+  torch::Tensor value =
+      hy * hx * corner(yl, xl) + hy * lxx * corner(yl, xh) + lyy * hx * corner(yh, xl) + lyy * lxx * corner(yh, xh);
   const torch::Tensor valid = (vy.unsqueeze(2) & vx.unsqueeze(1)).unsqueeze(1);
   value = value * valid.to(opts);
   // Each bin: the mean of its gh x gw samples.

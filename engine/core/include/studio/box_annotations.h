@@ -40,10 +40,10 @@ struct AnnotatedImage {
 };
 
 struct AnnotatedBox {
-  int64_t image = 0;  // index into BoxAnnotations::images
-  int64_t label = 0;  // contiguous, into BoxAnnotations::categories
+  int64_t image = 0;                  // index into BoxAnnotations::images
+  int64_t label = 0;                  // contiguous, into BoxAnnotations::categories
   double x = 0, y = 0, w = 0, h = 0;  // pixels
-  double area = 0;  // COCO's "area" when given, else w * h
+  double area = 0;                    // COCO's "area" when given, else w * h
   bool crowd = false;
 };
 
