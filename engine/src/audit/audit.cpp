@@ -261,14 +261,17 @@ void searchFeatures(const std::vector<float>& train, const std::vector<float>& t
                     const std::vector<std::string>& testNames, const AuditState& state, AuditResult& r) {
   std::set<std::pair<std::string, std::string>> exact;
   for (const auto& d : r.duplicates) exact.insert({d.first, d.second});
-  for (const auto& p : similarPairs(train, test, dim, state.options.similarity, false)) {
+  // Each training file's nearest neighbour, in training or in test, from
+  // the same products as the near pairs.
+  std::vector<SimilarPair> inTrain, inTest;
+  for (const auto& p : similarPairs(train, test, dim, state.options.similarity, false, &inTest)) {
     const std::string& a = r.files.at(static_cast<size_t>(p.first));
     const std::string& b = testNames.at(static_cast<size_t>(p.second));
     if (exact.count({a, b})) continue;
     r.duplicates.push_back({"near train-test", a, b, "", p.similarity});
     ++r.nearTrainTest;
   }
-  for (const auto& p : similarPairs(train, train, dim, state.options.similarity, true)) {
+  for (const auto& p : similarPairs(train, train, dim, state.options.similarity, true, &inTrain)) {
     const std::string& a = r.files.at(static_cast<size_t>(p.first));
     const std::string& b = r.files.at(static_cast<size_t>(p.second));
     if (exact.count({a, b}) || exact.count({b, a})) continue;
@@ -282,9 +285,6 @@ void searchFeatures(const std::vector<float>& train, const std::vector<float>& t
                     ") than training examples: the features do not tell the examples apart well (cross-validated " +
                     r.metric + " " + std::to_string(r.meanScore).substr(0, 5) +
                     "), so near-duplicates and outliers say little; train longer, or raise --similarity";
-  // Each training file's nearest neighbour, in training or in test.
-  const std::vector<SimilarPair> inTrain = nearestRows(train, train, dim, true);
-  const std::vector<SimilarPair> inTest = nearestRows(train, test, dim, false);
   r.nearest.assign(r.files.size(), "");
   r.nearestSimilarity.assign(r.files.size(), 0.0);
   for (const auto& p : inTrain) {

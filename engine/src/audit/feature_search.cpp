@@ -25,9 +25,10 @@ int64_t blockRows(int64_t columns) { return std::max<int64_t>(1, kBlockValues / 
 }  // namespace
 
 std::vector<SimilarPair> similarPairs(const std::vector<float>& a, const std::vector<float>& b, int64_t dim,
-                                      double threshold, bool sameSet) {
+                                      double threshold, bool sameSet, std::vector<SimilarPair>* nearest) {
   std::vector<SimilarPair> out;
   if (dim <= 0 || a.empty() || b.empty()) return out;
+  const bool findNearest = nearest && !(sameSet && b.size() <= static_cast<size_t>(dim));
   torch::NoGradGuard noGrad;
   const torch::Device device = searchDevice();
   const torch::Tensor A = unitRows(a, dim, device), B = unitRows(b, dim, device);
@@ -35,6 +36,19 @@ std::vector<SimilarPair> similarPairs(const std::vector<float>& a, const std::ve
   for (int64_t start = 0; start < n; start += rows) {
     const int64_t len = std::min(rows, n - start);
     torch::Tensor sims = torch::mm(A.narrow(0, start, len), B.t());
+    if (findNearest) {
+      torch::Tensor others = sims;
+      if (sameSet)  // not itself: its own similarity below every other
+        others = sims.scatter(
+            1,
+            torch::arange(start, start + len, torch::TensorOptions().dtype(torch::kLong).device(device)).unsqueeze(1),
+            -3.0);
+      const auto [best, at] = others.max(1);
+      const torch::Tensor values = best.to(torch::kCPU, torch::kFloat64), index = at.to(torch::kCPU);
+      const auto* v = values.data_ptr<double>();
+      const auto* k = index.data_ptr<int64_t>();
+      for (int64_t i = 0; i < len; ++i) nearest->push_back({start + i, k[i], v[i]});
+    }
     torch::Tensor hit = sims.ge(threshold);
     if (sameSet)  // each unordered pair once, never an example with itself
       hit = hit.logical_and(torch::arange(B.size(0), hit.options().dtype(torch::kLong))
@@ -49,28 +63,6 @@ std::vector<SimilarPair> similarPairs(const std::vector<float>& a, const std::ve
   std::sort(out.begin(), out.end(), [](const SimilarPair& x, const SimilarPair& y) {
     return x.similarity > y.similarity || (x.similarity == y.similarity && x.first < y.first);
   });
-  return out;
-}
-
-std::vector<SimilarPair> nearestRows(const std::vector<float>& a, const std::vector<float>& b, int64_t dim,
-                                     bool sameSet) {
-  std::vector<SimilarPair> out;
-  if (dim <= 0 || a.empty() || b.empty() || (sameSet && b.size() <= static_cast<size_t>(dim))) return out;
-  torch::NoGradGuard noGrad;
-  const torch::Device device = searchDevice();
-  const torch::Tensor A = unitRows(a, dim, device), B = unitRows(b, dim, device);
-  const int64_t n = A.size(0), rows = blockRows(B.size(0));
-  for (int64_t start = 0; start < n; start += rows) {
-    const int64_t len = std::min(rows, n - start);
-    torch::Tensor sims = torch::mm(A.narrow(0, start, len), B.t());
-    if (sameSet)  // not itself: its own similarity below every other
-      sims.scatter_(
-          1, torch::arange(start, start + len, torch::TensorOptions().dtype(torch::kLong).device(device)).unsqueeze(1),
-          -3.0);
-    const auto [best, at] = sims.max(1);
-    const torch::Tensor values = best.to(torch::kCPU, torch::kFloat64), index = at.to(torch::kCPU);
-    for (int64_t i = 0; i < len; ++i) out.push_back({start + i, index[i].item<int64_t>(), values[i].item<double>()});
-  }
   return out;
 }
 

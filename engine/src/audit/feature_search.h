@@ -19,14 +19,11 @@ struct SimilarPair {
 };
 
 // a: n x dim, b: m x dim, row-major. sameSet: a and b are the same rows,
-// and only first < second is reported.
+// and only first < second is reported. nearest (when given): for each row
+// of a, its most similar row of b (sameSet: not itself; the first of
+// equals), from the same products; left empty when b holds no other row.
 std::vector<SimilarPair> similarPairs(const std::vector<float>& a, const std::vector<float>& b, int64_t dim,
-                                      double threshold, bool sameSet);
-
-// For each row of a, its most similar row of b (sameSet: not itself); the
-// first of equals. Empty when b is (or holds nothing but itself).
-std::vector<SimilarPair> nearestRows(const std::vector<float>& a, const std::vector<float>& b, int64_t dim,
-                                     bool sameSet);
+                                      double threshold, bool sameSet, std::vector<SimilarPair>* nearest = nullptr);
 
 // features: n x dim; labels: n classes. Each example's mean cosine distance
 // to its k nearest neighbours with the same label (fewer when its class is
