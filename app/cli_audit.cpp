@@ -103,7 +103,8 @@ int AuditCommand::run(const std::function<int(Session&)>& runSession, const Para
   }
   std::printf("  near-duplicates (feature similarity >= %g): %lld between training and test%s, %lld within training\n",
               r.options.similarity, static_cast<long long>(r.nearTrainTest),
-              r.nearTrainTest > 0 ? " (LEAKAGE, likely)" : "", static_cast<long long>(r.nearTrainTrain));
+              r.nearTrainTest > 0 && r.featureNote.empty() ? " (LEAKAGE, likely)" : "",
+              static_cast<long long>(r.nearTrainTrain));
   std::fputs(r.classes.empty() ? "  least like the others (outliers.csv):" : "  least like their class (outliers.csv):",
              stdout);
   for (size_t i = 0; i < std::min<size_t>(r.outliers.size(), 3); ++i)

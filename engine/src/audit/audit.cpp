@@ -33,6 +33,7 @@ using json = nlohmann::json;
 constexpr const char* kAuditSettings = "audit_settings.json";
 constexpr const char* kAuditState = "audit_state.json";
 constexpr const char* kFoldsFolder = "folds";
+constexpr int64_t kFewColumns = 16;  // a feature space this small: near pairs by cosine say little
 
 // What the audit can read so far; anything else is refused by name.
 void checkAuditable(const TrainConfig& c, const AuditOptions& o) {
@@ -285,6 +286,12 @@ void searchFeatures(const std::vector<float>& train, const std::vector<float>& t
                     ") than training examples: the features do not tell the examples apart well (cross-validated " +
                     r.metric + " " + std::to_string(r.meanScore).substr(0, 5) +
                     "), so near-duplicates and outliers say little; train longer, or raise --similarity";
+  // A table of few columns: a cosine over so few numbers finds many rows
+  // "near" that are not (they merely point the same way).
+  else if (dim < kFewColumns && r.nearTrainTrain + r.nearTrainTest > 0)
+    r.featureNote = "near pairs are measured by the cosine of " + std::to_string(dim) +
+                    " standardised columns, too few to tell near copies from rows that merely point the same "
+                    "way: the exact copies (same values) are the reliable ones";
   r.nearest.assign(r.files.size(), "");
   r.nearestSimilarity.assign(r.files.size(), 0.0);
   for (const auto& p : inTrain) {
