@@ -26,24 +26,9 @@ int64_t column(const CsvTable& t, const std::string& name) {
   return it - t.columns.begin();
 }
 
-// Each example's name as a corrections file gives it, resolved: an image's
-// file, or a table's canonical path with " row N" (its spreadsheet row).
-std::map<std::string, int64_t> examplesByName(const DataPlan& p) {
-  std::map<std::string, int64_t> itemOf;
-  if (p.kind == DataKind::Image) {
-    for (size_t i = 0; i < p.files.size(); ++i) itemOf[canonical(p.files[i])] = static_cast<int64_t>(i);
-    return itemOf;
-  }
-  for (int64_t item = 0; item < p.table.rows; ++item) {
-    const bool train = item < p.trainTableRows;
-    const int64_t row = train ? item + p.trainFirstRow : item - p.trainTableRows + p.testFirstRow;
-    itemOf[canonical(train ? p.trainTable : p.testTable) + " row " + std::to_string(row)] = item;
-  }
-  return itemOf;
-}
-
-// A name of the file column resolved as examplesByName's: relative names
-// are under data.root (an image folder) or beside the table.
+// A name of the file column, resolved: an image's canonical path (relative
+// names under data.root), or a table's row "<table> row N" with the table's
+// canonical path (a relative table beside data.root's).
 std::string resolvedName(const DataPlan& p, const DataConfig& d, const std::string& name) {
   if (p.kind == DataKind::Image) return canonical(fs::path(name).is_absolute() ? name : d.root + "/" + name);
   const size_t at = name.rfind(" row ");
@@ -55,6 +40,18 @@ std::string resolvedName(const DataPlan& p, const DataConfig& d, const std::stri
   return canonical(path) + name.substr(at);
 }
 
+// Each example by its resolved name: an image's file, a table's row as
+// exampleSource names it (its spreadsheet row).
+std::map<std::string, int64_t> examplesByName(const DataPlan& p, const DataConfig& d) {
+  std::map<std::string, int64_t> itemOf;
+  if (p.kind == DataKind::Image) {
+    for (size_t i = 0; i < p.files.size(); ++i) itemOf[canonical(p.files[i])] = static_cast<int64_t>(i);
+    return itemOf;
+  }
+  for (int64_t item = 0; item < p.table.rows; ++item) itemOf[resolvedName(p, d, exampleSource(p, item))] = item;
+  return itemOf;
+}
+
 }  // namespace
 
 void applyCorrections(DataPlan& p, const DataConfig& d) {
@@ -64,7 +61,7 @@ void applyCorrections(DataPlan& p, const DataConfig& d) {
   const bool table = p.kind == DataKind::Table;
   const CsvTable t = readCsvTable(d.corrections, CsvHeader::first_row);
   const int64_t fileCol = column(t, "file"), actionCol = column(t, "action"), labelCol = column(t, "label");
-  const std::map<std::string, int64_t> itemOf = examplesByName(p);
+  const std::map<std::string, int64_t> itemOf = examplesByName(p, d);
   std::map<int64_t, int64_t> relabel;  // item -> class
   std::map<int64_t, bool> remove;
   for (size_t r = 0; r < t.rows.size(); ++r) {

@@ -356,8 +356,8 @@ void featureSearches(const DataPlan& plan, const AuditState& state, AuditResult&
   searchFeatures(train.penultimate, test.penultimate, train.penultimateSize, testNames, state, r);
 }
 
-// The folds one after another, in this process. False when one stopped.
-bool runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& state, const FoldRunner& runFold) {
+// The folds one after another, in this process, until one stops.
+void runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& state, const FoldRunner& runFold) {
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
     if (finished(runStatus(runDir))) continue;
@@ -375,9 +375,8 @@ bool runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& s
     runFold(session, fold, state.options.folds);
     const RunSummary s = session.summary();
     if (s.status == "failed") throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
-    if (!finished(s.status)) return false;
+    if (!finished(s.status)) return;
   }
-  return true;
 }
 
 // The unfinished folds at once, each a process of the CLI.
