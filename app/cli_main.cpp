@@ -51,6 +51,11 @@ using studio::cli::kNamesSomething;
 using studio::cli::SettingsSource;
 
 std::atomic<int> g_interrupts{0};
+// The interrupts the sessions have acted on, across them all (main thread
+// only). A signal that lands between two sessions of one command (an audit's
+// folds, a queue's items) is counted while the next is being set up: that one
+// must see it, not take it as already handled.
+int g_interruptsActedOn = 0;
 // Until a session runs, nothing is recorded that a stop could save: a signal
 // quits at once (reading settings from a FIFO, loading a queue, exporting),
 // with 128 + its number as a shell reports it. std::signal's handlers restart
@@ -86,7 +91,6 @@ int runSession(studio::Session& session) {
   studio::ReportWriter report(stdout);
   // From here a first signal stops the run with a checkpoint (through its
   // set-up too: loading the data checks for it), a second quits at once.
-  int seenInterrupts = g_interrupts.load();
   bool parentStop = false;
   g_sessionRuns.store(true);
   for (;;) {
@@ -105,8 +109,8 @@ int runSession(studio::Session& session) {
       session.stop();
     }
     const int interrupts = g_interrupts.load();
-    if (interrupts != seenInterrupts) {
-      seenInterrupts = interrupts;
+    if (interrupts != g_interruptsActedOn) {
+      g_interruptsActedOn = interrupts;
       if (interrupts == 1) {
         std::fprintf(stderr,
                      "\ninterrupted: stopping after this step and saving a checkpoint "

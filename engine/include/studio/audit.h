@@ -123,8 +123,9 @@ struct AuditResult {
 
 // Folds at once (AuditOptions::parallel above 1) run in processes of their
 // own: `requested` is polled while they run, and a stop it reports is passed
-// on to them (each saves a checkpoint); `ended` is called once they have all
-// ended (the caller's own stop handling resumes).
+// on to them (each saves a checkpoint). `ended` is called once the folds have
+// all ended, at once or one after another (the caller's own stop handling
+// resumes for the audit's own work).
 struct ParallelStops {
   std::function<bool()> requested;
   std::function<void()> ended;

@@ -440,6 +440,8 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
     runFoldsAtOnce(dir, base, state, stops);
   else
     runFoldsHere(dir, base, state, runFold);
+  // What follows is the audit's own work: a signal quits it at once again.
+  if (stops.ended) stops.ended();
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     AuditFold f;
     f.fold = fold;
