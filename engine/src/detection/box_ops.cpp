@@ -125,12 +125,14 @@ torch::Tensor roiAlignGrid(const torch::Tensor& input, const torch::Tensor& r, i
   torch::Tensor yl, yh, ly, vy, xl, xh, lx, vx;
   axis(y, H, yl, yh, ly, vy);
   axis(x, W, xl, xh, lx, vx);
-  // Each roi's image, gathered at the four corners: (K, C, Sy, Sx).
+  // The input's pixels as rows of channels, gathered at each roi's four
+  // corners of every sample: (K, C, Sy, Sx), memory by samples, not by the
+  // feature map's size.
   const torch::Tensor batch = r.select(1, 0).to(torch::kLong);
-  const torch::Tensor images = input.index_select(0, batch).reshape({K, C, H * W});
+  const torch::Tensor pixels = input.permute({0, 2, 3, 1}).reshape({-1, C});
   auto corner = [&](const torch::Tensor& yi, const torch::Tensor& xi) {
-    const torch::Tensor flat = (yi.unsqueeze(2) * W + xi.unsqueeze(1)).reshape({K, 1, -1}).expand({K, C, -1});
-    return images.gather(2, flat).reshape({K, C, yi.size(1), xi.size(1)});
+    const torch::Tensor flat = (batch.view({K, 1, 1}) * (H * W) + yi.unsqueeze(2) * W + xi.unsqueeze(1)).reshape(-1);
+    return pixels.index_select(0, flat).reshape({K, yi.size(1), xi.size(1), C}).permute({0, 3, 1, 2});
   };
   const torch::Tensor hy = (1 - ly).unsqueeze(1).unsqueeze(3), lyy = ly.unsqueeze(1).unsqueeze(3);
   const torch::Tensor hx = (1 - lx).unsqueeze(1).unsqueeze(2), lxx = lx.unsqueeze(1).unsqueeze(2);
@@ -138,8 +140,16 @@ torch::Tensor roiAlignGrid(const torch::Tensor& input, const torch::Tensor& r, i
       hy * hx * corner(yl, xl) + hy * lxx * corner(yl, xh) + lyy * hx * corner(yh, xl) + lyy * lxx * corner(yh, xh);
   const torch::Tensor valid = (vy.unsqueeze(2) & vx.unsqueeze(1)).unsqueeze(1);
   value = value * valid.to(opts);
-  // Each bin: the mean of its gh x gw samples.
-  return value.reshape({K, C, ph, gh, pw, gw}).sum({3, 5}) / count;
+  // Each bin: the mean of its gh x gw samples, summed one after another in
+  // torchvision's order (row by row), so float sums round as its kernel's.
+  value = value.reshape({K, C, ph, gh, pw, gw});
+  torch::Tensor sum;
+  for (int64_t iy = 0; iy < gh; ++iy)
+    for (int64_t ix = 0; ix < gw; ++ix) {
+      const torch::Tensor sample = value.select(5, ix).select(3, iy);
+      sum = sum.defined() ? sum + sample : sample;
+    }
+  return sum / count;
 }
 
 }  // namespace

@@ -41,10 +41,28 @@ Seq convNormAct(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t
                               .dilation(dilation)
                               .groups(groups)
                               .bias(false)));
-  BatchNorm2d bn(nn::BatchNormOptions(out).eps(norm.eps).momentum(norm.momentum));
-  s->push_back(bn);
+  if (norm.frozen) {
+    s->push_back(FrozenBatchNorm2d(out, norm.eps));
+  } else {
+    BatchNorm2d bn(nn::BatchNormOptions(out).eps(norm.eps).momentum(norm.momentum));
+    s->push_back(bn);
+  }
   if (act != Act::None) s->push_back(nn::Functional([act](const torch::Tensor& x) { return activate(x, act); }));
   return s;
+}
+
+FrozenBatchNorm2dImpl::FrozenBatchNorm2dImpl(int64_t channels, double eps) : m_eps(eps) {
+  weight = register_buffer("weight", torch::ones({channels}));
+  bias = register_buffer("bias", torch::zeros({channels}));
+  running_mean = register_buffer("running_mean", torch::zeros({channels}));
+  running_var = register_buffer("running_var", torch::ones({channels}));
+}
+
+torch::Tensor FrozenBatchNorm2dImpl::forward(const torch::Tensor& x) {
+  // As torchvision's, in this order: scale = w * (rv + eps).rsqrt(), bias = b - rm * scale.
+  const torch::Tensor scale = weight * (running_var + m_eps).rsqrt();
+  const torch::Tensor shift = bias - running_mean * scale;
+  return x * scale.reshape({1, -1, 1, 1}) + shift.reshape({1, -1, 1, 1});
 }
 
 SqueezeExcitationImpl::SqueezeExcitationImpl(int64_t channels, int64_t squeeze, Act activation, bool hardsigmoid)

@@ -32,7 +32,24 @@ int64_t makeDivisible(double v, int64_t divisor = 8);
 struct NormSpec {
   double eps = 1e-5;
   double momentum = 0.1;
+  // FrozenBatchNorm2d (torchvision.ops.misc): what torchvision's detectors
+  // put in a backbone whose weights were trained (eps 1e-5, no
+  // num_batches_tracked, the statistics and affine as buffers).
+  bool frozen = false;
 };
+
+// torchvision.ops.FrozenBatchNorm2d: x * w * rsqrt(var + eps) + b - mean * ...,
+// with buffers "weight", "bias", "running_mean", "running_var".
+class FrozenBatchNorm2dImpl : public torch::nn::Module {
+ public:
+  explicit FrozenBatchNorm2dImpl(int64_t channels, double eps = 1e-5);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor weight, bias, running_mean, running_var;
+
+ private:
+  double m_eps;
+};
+TORCH_MODULE(FrozenBatchNorm2d);
 
 // Conv2dNormActivation: "0" conv (no bias), "1" BatchNorm2d, "2" the
 // activation; padding (kernel - 1) / 2 * dilation.

@@ -46,7 +46,8 @@ TORCH_MODULE(InvertedResidual);
 
 }  // namespace
 
-std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes) {
+std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes,
+                                                const tv::NormSpec* normSpec) {
   const bool large = kind == "mobilenet_v3_large";
   // (input, kernel, expanded, out, SE, hardswish, stride), as _mobilenet_v3_conf.
   const std::vector<Bneck> setting =
@@ -64,7 +65,7 @@ std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t
                   {40, 5, 120, 48, true, true, 1}, {48, 5, 144, 48, true, true, 1},  {48, 5, 288, 96, true, true, 2},
                   {96, 5, 576, 96, true, true, 1}, {96, 5, 576, 96, true, true, 1}};
   const int64_t lastChannel = large ? 1280 : 1024;
-  const tv::NormSpec norm{0.001, 0.01};
+  const tv::NormSpec norm = normSpec ? *normSpec : tv::NormSpec{0.001, 0.01};
   auto net = std::make_shared<TorchvisionNet>();
   TorchvisionNet& n = *net;
   nn::Sequential features;

@@ -40,7 +40,13 @@ class TorchvisionNet : public torch::nn::Module {
 
 // The families, one per file.
 std::shared_ptr<TorchvisionNet> makeResNet(const std::string& kind, int64_t classes);
-std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes);
+namespace tv {
+struct NormSpec;
+}
+// norm: the BatchNorm of the blocks (nullptr: MobileNetV3's own, eps 0.001
+// and momentum 0.01); the detectors pass FrozenBatchNorm2d's.
+std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes,
+                                                const tv::NormSpec* norm = nullptr);
 std::shared_ptr<TorchvisionNet> makeEfficientNet(const std::string& kind, int64_t classes);
 
 }  // namespace studio

@@ -1,0 +1,120 @@
+// The C++ side of test_detectors.py: a detector with a state dict loaded,
+// on the CPU, in float32 or float64 (as the input's images are).
+//   detector_check detect KIND WEIGHTS IN.safetensors OUT.safetensors [--pretrained]
+//     IN: "image.i" (3 x h x w in [0, 1]); OUT: "boxes.i", "scores.i", "labels.i" (eval mode)
+//   detector_check losses KIND WEIGHTS IN.safetensors OUT.safetensors SEED [--pretrained]
+//     IN also "boxes.i", "labels.i"; OUT: each loss, and "grad.<name>" of
+//     every parameter (training mode, torch.manual_seed(SEED) first)
+//   detector_check load KIND WEIGHTS CLASSES OUT.safetensors [--pretrained]
+//     the model's whole state after loading WEIGHTS, and what was loaded on stdout
+//   detector_check names KIND CLASSES [--pretrained]
+//     every parameter and buffer name with its shape, one per line
+// Exit 2 with the message on a ModelError (a file that does not fit).
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+
+#include "detection/faster_rcnn.h"
+#include "run/safetensors_file.h"
+#include "run/weights_file.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
+
+using namespace studio;
+using namespace studio::detection;
+
+namespace {
+
+int64_t classesIn(const NamedTensors& weights) {
+  for (const auto& [name, t] : weights)
+    if (name == "roi_heads.box_predictor.cls_score.weight") return t.size(0);
+  return 91;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string cmd = argc > 1 ? argv[1] : "";
+    const bool pretrained = std::strcmp(argv[argc - 1], "--pretrained") == 0;
+    const int args = argc - (pretrained ? 1 : 0);
+    if (cmd == "names" && args == 4) {
+      FasterRcnnOptions o = fasterRcnnDefaults(argv[2], std::stoll(argv[3]));
+      o.pretrained = pretrained;
+      FasterRcnn model(o);
+      for (const auto& p : model->named_parameters()) std::cout << p.key() << " " << p.value().sizes() << "\n";
+      for (const auto& b : model->named_buffers()) std::cout << b.key() << " " << b.value().sizes() << "\n";
+      return 0;
+    }
+    if (cmd == "load" && args == 6) {
+      FasterRcnnOptions o = fasterRcnnDefaults(argv[2], std::stoll(argv[4]));
+      o.pretrained = pretrained;
+      FasterRcnn model(o);
+      const DetectorWeights w = loadDetectorWeights(*model, readWeightsFile(argv[3]), argv[3]);
+      std::cout << "tensors " << w.tensors << " backbone_only " << w.backboneOnly << " predictor_kept "
+                << w.predictorKept << " file_classes " << w.fileClasses << "\n";
+      NamedTensors out;
+      for (const auto& p : model->named_parameters()) out.emplace_back(p.key(), p.value().contiguous());
+      for (const auto& b : model->named_buffers()) out.emplace_back(b.key(), b.value().contiguous());
+      writeFileAtomically(argv[5], safetensorsBytes(out));
+      return 0;
+    }
+    if ((cmd == "detect" && args == 6) || (cmd == "losses" && args == 7)) {
+      const NamedTensors weights = readWeightsFile(argv[3]);
+      FasterRcnnOptions o = fasterRcnnDefaults(argv[2], classesIn(weights));
+      o.pretrained = pretrained;
+      FasterRcnn model(o);
+      loadDetectorWeights(*model, weights, argv[3]);
+      std::map<std::string, torch::Tensor> in;
+      for (const auto& [name, t] : readWeightsFile(argv[4])) in[name] = t;
+      std::vector<torch::Tensor> images, boxes, labels;
+      for (size_t i = 0; in.count("image." + std::to_string(i)); ++i) {
+        images.push_back(in["image." + std::to_string(i)]);
+        boxes.push_back(in.count("boxes." + std::to_string(i)) ? in["boxes." + std::to_string(i)] : torch::Tensor());
+        labels.push_back(in.count("labels." + std::to_string(i)) ? in["labels." + std::to_string(i)] : torch::Tensor());
+      }
+      model->to(images.at(0).scalar_type());
+      NamedTensors out;
+      if (std::getenv("DETECTOR_CHECK_STAGES")) {  // the stages' outputs, for finding where two models part
+        model->eval();
+        torch::NoGradGuard noGrad;
+        const ImageBatch batch = RcnnTransform(o.transform)(images, nullptr, false);
+        out.emplace_back("batch", batch.tensors.contiguous());
+        const FeatureMaps maps = model->features(batch.tensors);
+        for (const auto& [name, f] : maps) out.emplace_back("features." + name, f.contiguous());
+        const RpnResult r = model->rpn->forward(batch, maps, nullptr, false);
+        for (size_t i = 0; i < r.proposals.size(); ++i)
+          out.emplace_back("proposals." + std::to_string(i), r.proposals[i].contiguous());
+      } else if (cmd == "detect") {
+        model->eval();
+        torch::NoGradGuard noGrad;
+        const std::vector<Detections> d = model->detect(images);
+        for (size_t i = 0; i < d.size(); ++i) {
+          out.emplace_back("boxes." + std::to_string(i), d[i].boxes.contiguous());
+          out.emplace_back("scores." + std::to_string(i), d[i].scores.contiguous());
+          out.emplace_back("labels." + std::to_string(i), d[i].labels.contiguous());
+        }
+      } else {
+        model->train();
+        torch::manual_seed(std::stoull(argv[6]));
+        const DetectionLosses losses = model->losses(images, boxes, labels);
+        torch::Tensor total;
+        for (const auto& [name, loss] : losses) {
+          out.emplace_back(name, loss.detach().reshape({1}).contiguous());
+          total = total.defined() ? total + loss : loss;
+        }
+        total.backward();
+        for (const auto& p : model->named_parameters())
+          if (p.value().grad().defined()) out.emplace_back("grad." + p.key(), p.value().grad().contiguous());
+      }
+      writeFileAtomically(argv[5], safetensorsBytes(out));
+      return 0;
+    }
+    std::cerr << "usage: detector_check detect|losses|names ...\n";
+    return 64;
+  } catch (const ModelError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Issue 43: the studio's detectors against torchvision's own.
+
+For each detector, with random weights saved by torchvision (its BatchNorm
+statistics and every buffer drawn too, so that nothing is left at a value
+that hides a mistake):
+- its parameter and buffer names and shapes are torchvision's, with and
+  without trained-backbone weights (FrozenBatchNorm2d, the first stages frozen);
+- in evaluation, the same images give the same boxes (within 1e-3 px),
+  scores (1e-4) and labels, in torchvision's order;
+- in training, the same images, targets (one image without boxes) and seed
+  give the same four losses
+  and the same gradient for every parameter (the samplers' draws are made
+  by the same generator calls);
+- a whole detector's state dict loads (also with the names older
+  torchvision wrote), its box predictor replaced when its classes differ, a
+  MobileNetV3 classifier's state dict loads into the backbone, and a file
+  that does not fit is refused by name (exit 2).
+
+Environment (ctest sets it): STUDIO_DETECTOR_CHECK.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import torch
+import torchvision
+from safetensors.torch import load_file, save_file
+from torchvision.models.detection import FasterRCNN
+from torchvision.models.detection.anchor_utils import AnchorGenerator
+from torchvision.models.detection.backbone_utils import _mobilenet_extractor
+from torchvision.ops.misc import FrozenBatchNorm2d
+
+CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
+KINDS = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn"]
+CLASSES = 5  # with the background
+
+
+def run(*args):
+    p = subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout + p.stderr
+
+
+def detector(kind, pretrained=False, seed=0):
+    """torchvision's detector; pretrained: as torchvision builds one with weights_backbone."""
+    torch.manual_seed(seed)
+    if not pretrained:
+        model = getattr(torchvision.models.detection, kind)(weights=None, weights_backbone=None,
+                                                           num_classes=CLASSES)
+    else:
+        backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=FrozenBatchNorm2d)
+        backbone = _mobilenet_extractor(backbone, True, 3)
+        anchors = AnchorGenerator(((32, 64, 128, 256, 512),) * 3, ((0.5, 1.0, 2.0),) * 3)
+        extra = dict(min_size=320, max_size=640, rpn_pre_nms_top_n_test=150, rpn_post_nms_top_n_test=150,
+                     rpn_score_thresh=0.05) if kind.endswith("_320_fpn") else {}
+        model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **extra)
+    with torch.no_grad():  # buffers away from their initial values
+        for name, b in model.named_buffers():
+            if name.endswith("running_mean") or (pretrained and name.endswith(".bias")):
+                b.copy_(torch.randn_like(b) * 0.1)
+            elif name.endswith("running_var") or (pretrained and name.endswith(".weight")):
+                b.copy_(torch.rand_like(b) + 0.5)
+    return model
+
+
+def images(dtype=torch.float32, seed=1, sizes=((120, 160), (96, 84))):
+    """Photos of different sizes: smooth blobs, so the features vary."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for h, w in sizes:
+        low = torch.rand(3, h // 8, w // 8, generator=g)
+        out.append(torch.nn.functional.interpolate(low[None], size=(h, w), mode="bilinear")[0].to(dtype))
+    return out
+
+
+def targets():
+    return [{"boxes": torch.tensor([[10.0, 12.0, 70.0, 90.0], [80.0, 20.0, 150.0, 60.0]]),
+             "labels": torch.tensor([1, 3])},
+            {"boxes": torch.tensor([[5.0, 30.0, 40.0, 80.0]]), "labels": torch.tensor([4])},
+            # A negative: an image without boxes is trained on as background.
+            {"boxes": torch.zeros(0, 4), "labels": torch.zeros(0, dtype=torch.int64)}]
+
+
+class DetectorTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="test_detectors-")
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def weights(self, model, name):
+        path = self.path(name)
+        torch.save(model.state_dict(), path)
+        return path
+
+    def test_names_and_shapes_are_torchvisions(self):
+        for kind in KINDS:
+            for pretrained in (False, True):
+                with self.subTest(kind=kind, pretrained=pretrained):
+                    rc, text = run("names", kind, CLASSES, *(["--pretrained"] if pretrained else []))
+                    self.assertEqual(rc, 0, text)
+                    ours = sorted(text.strip().splitlines())
+                    theirs = sorted(f"{k} [{', '.join(map(str, v.shape))}]"
+                                    for k, v in detector(kind, pretrained).state_dict().items())
+                    self.assertEqual(ours, theirs)
+
+    def detect(self, kind, pretrained, dtype):
+        model = detector(kind, pretrained)
+        weights = self.weights(model, f"{kind}-{pretrained}.pth")
+        xs = images(dtype)
+        save_file({f"image.{i}": x.contiguous() for i, x in enumerate(xs)}, self.path("in.safetensors"))
+        rc, text = run("detect", kind, weights, self.path("in.safetensors"), self.path("out.safetensors"),
+                       *(["--pretrained"] if pretrained else []))
+        self.assertEqual(rc, 0, text)
+        ours = load_file(self.path("out.safetensors"))
+        model = model.to(dtype).eval()
+        with torch.no_grad():
+            theirs = model(xs)
+        for i, t in enumerate(theirs):
+            self.assertGreater(len(t["boxes"]), 10, "too few boxes to compare")
+            self.assertTrue(torch.equal(ours[f"labels.{i}"], t["labels"]), f"image {i}'s labels")
+            torch.testing.assert_close(ours[f"boxes.{i}"], t["boxes"], rtol=0, atol=1e-3)
+            torch.testing.assert_close(ours[f"scores.{i}"], t["scores"], rtol=0, atol=1e-4)
+        return theirs
+
+    def test_detections_are_torchvisions(self):
+        for kind in KINDS:
+            for pretrained in (False, True):
+                with self.subTest(kind=kind, pretrained=pretrained):
+                    theirs = self.detect(kind, pretrained, torch.float32)
+                    print(f"{kind}{' pretrained' if pretrained else ''}: "
+                          f"{[len(t['boxes']) for t in theirs]} boxes equal torchvision's")
+
+    def test_detections_in_float64(self):
+        self.detect(KINDS[0], False, torch.float64)
+
+    def test_losses_and_gradients_are_torchvisions(self):
+        for kind in KINDS:
+            for pretrained in (False, True):
+                with self.subTest(kind=kind, pretrained=pretrained):
+                    model = detector(kind, pretrained, seed=2)
+                    weights = self.weights(model, f"{kind}-{pretrained}-train.pth")
+                    xs, ts = images(sizes=((120, 160), (96, 84), (64, 72))), targets()
+                    tensors = {f"image.{i}": x for i, x in enumerate(xs)}
+                    for i, t in enumerate(ts):
+                        tensors[f"boxes.{i}"], tensors[f"labels.{i}"] = t["boxes"], t["labels"]
+                    save_file(tensors, self.path("train.safetensors"))
+                    rc, text = run("losses", kind, weights, self.path("train.safetensors"),
+                                   self.path("losses.safetensors"), 7, *(["--pretrained"] if pretrained else []))
+                    self.assertEqual(rc, 0, text)
+                    ours = load_file(self.path("losses.safetensors"))
+                    model.train()
+                    torch.manual_seed(7)
+                    losses = model(xs, ts)
+                    self.assertEqual([k for k in ours if k.startswith("loss_")], list(losses.keys()))
+                    for name, value in losses.items():
+                        torch.testing.assert_close(ours[name][0], value.detach(), rtol=1e-5, atol=1e-6,
+                                                   msg=f"{name}: {ours[name][0]} against {value}")
+                    sum(losses.values()).backward()
+                    grads = {n: p.grad for n, p in model.named_parameters() if p.grad is not None}
+                    self.assertEqual(sorted(k[5:] for k in ours if k.startswith("grad.")), sorted(grads))
+                    frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+                    self.assertEqual(bool(frozen), pretrained, "trained backbones freeze their first stages")
+                    # Against the largest gradient of all: a BatchNorm bias that a
+                    # training BatchNorm follows has a gradient of rounding noise only
+                    # (1e-15 in float64), which no per-tensor tolerance can compare.
+                    # Float32 differs by 2e-6 of it (the sums' order), float64 by 4e-15.
+                    scale = max(g.abs().max().item() for g in grads.values())
+                    for name, g in grads.items():
+                        torch.testing.assert_close(ours["grad." + name], g, rtol=1e-4, atol=1e-5 * scale,
+                                                   msg=f"the gradient of {name}")
+                    print(f"{kind}{' pretrained' if pretrained else ''}: "
+                          + ", ".join(f"{k} {v.item():.5f}" for k, v in losses.items()))
+
+    def test_state_dicts_load(self):
+        kind = KINDS[0]
+        model = detector(kind)
+        state = model.state_dict()
+        # Older torchvision's names for the RPN head and the pyramid.
+        old = {}
+        for k, v in state.items():
+            k = k.replace("rpn.head.conv.0.0.", "rpn.head.conv.")
+            for part in ("inner_blocks", "layer_blocks"):
+                for i in range(2):
+                    k = k.replace(f"backbone.fpn.{part}.{i}.0.", f"backbone.fpn.{part}.{i}.")
+            old[k] = v
+        self.assertIn("rpn.head.conv.weight", old)
+        torch.save(old, self.path("old.pth"))
+        rc, text = run("load", kind, self.path("old.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("predictor_kept 1", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        for k, v in state.items():
+            self.assertTrue(torch.equal(loaded[k], v), k)
+        # COCO's 91 classes into a model of 5: all but the box predictor.
+        torch.save(detector(kind, seed=3).__class__ and
+                   getattr(torchvision.models.detection, kind)(weights=None, weights_backbone=None).state_dict(),
+                   self.path("coco.pth"))
+        coco = torch.load(self.path("coco.pth"))
+        rc, text = run("load", kind, self.path("coco.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("predictor_kept 0 file_classes 91", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        for k, v in coco.items():
+            if k.startswith("roi_heads.box_predictor."):
+                self.assertEqual(loaded[k].shape[0], CLASSES * (4 if "bbox_pred" in k else 1))
+            else:
+                self.assertTrue(torch.equal(loaded[k], v), k)
+        # A classifier's state dict: its features into the backbone, frozen BatchNorm.
+        classifier = torchvision.models.mobilenet_v3_large(weights=None)
+        with torch.no_grad():
+            for name, b in classifier.named_buffers():
+                if name.endswith("running_mean"):
+                    b.copy_(torch.randn_like(b))
+        torch.save(classifier.state_dict(), self.path("imagenet.pth"))
+        rc, text = run("load", kind, self.path("imagenet.pth"), CLASSES, self.path("loaded.safetensors"),
+                       "--pretrained")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("backbone_only 1", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        for k, v in classifier.state_dict().items():
+            if k.startswith("features.") and not k.endswith("num_batches_tracked"):
+                self.assertTrue(torch.equal(loaded["backbone.body." + k[9:]], v), k)
+        # A file that does not fit, by name.
+        bad = dict(state)
+        del bad["backbone.fpn.layer_blocks.1.0.bias"]
+        bad["rpn.head.extra"] = torch.zeros(1)
+        bad["backbone.fpn.inner_blocks.0.0.weight"] = torch.zeros(256, 7, 1, 1)
+        torch.save(bad, self.path("bad.pth"))
+        rc, text = run("load", kind, self.path("bad.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 2, text)
+        self.assertIn("does not fit fasterrcnn_mobilenet_v3_large_320_fpn", text)
+        self.assertIn("it lacks backbone.fpn.layer_blocks.1.0.bias", text)
+        self.assertIn("it has rpn.head.extra that the model has not", text)
+        self.assertIn("backbone.fpn.inner_blocks.0.0.weight is [256, 7, 1, 1] in the file", text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
