@@ -17,6 +17,8 @@
 #
 # PARTS (default: all, in this order) chooses what runs:
 #   test      the GPU suite (test_cuda_graphs)
+#   detect    test_detectors on CUDA: the detectors' boxes, losses and
+#             gradients against torchvision's CUDA kernels
 #   start     the default preset's whole run, five times (the 2.0 s goal)
 #   step      the recorded step against Python's graphed step (the 1.0x goal),
 #             its variants and the operators per step
@@ -33,7 +35,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-run-out}; mkdir -p "$OUT"
 LOGS=/tmp/gpu-run-logs; rm -rf $LOGS; mkdir -p $LOGS
-PARTS=${PARTS:-test start step finetune predict search audit nccl matrix}
+PARTS=${PARTS:-test detect start step finetune predict search audit nccl matrix}
 pack() { tar -czf "$OUT/gpu-run.tgz" -C /tmp gpu-run-logs; }
 mkdir -p /usr/share/datasets && ln -sfn /opt/deps/usr/share/datasets/fashion-mnist /usr/share/datasets/fashion-mnist
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $LOGS/gpu.txt 2>&1
@@ -55,6 +57,11 @@ part() {  # part NAME SECONDS: whether to run NAME; prints its header
 if part test 150; then
   timeout $LIMIT ctest --output-on-failure -R test_cuda_graphs --timeout $LIMIT > $LOGS/gpu-tests.log 2>&1; echo "ctest rc $?"
   grep -E "largest|identical|passed|failed|Failed|PASS|FAIL" $LOGS/gpu-tests.log | tail -30; pack
+fi
+
+if part detect 240; then
+  STUDIO_DETECTOR_DEVICE=cuda timeout $LIMIT ctest --output-on-failure -V -R test_detectors --timeout $LIMIT > $LOGS/gpu-detectors.log 2>&1; echo "ctest rc $?"
+  grep -E "boxes equal|loss_classifier|^ok|OK|FAIL|Error" $LOGS/gpu-detectors.log | tail -30; pack
 fi
 
 if part start 90; then

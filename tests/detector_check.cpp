@@ -9,8 +9,11 @@
 //     the model's whole state after loading WEIGHTS, and what was loaded on stdout
 //   detector_check names KIND CLASSES [--pretrained]
 //     every parameter and buffer name with its shape, one per line
-// Exit 2 with the message on a ModelError (a file that does not fit).
+// DETECTOR_CHECK_DEVICE=cuda runs detect and losses on the GPU (the results
+// come back to the CPU). Exit 2 with the message on a ModelError (a file that
+// does not fit).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -74,7 +77,12 @@ int main(int argc, char** argv) {
         boxes.push_back(in.count("boxes." + std::to_string(i)) ? in["boxes." + std::to_string(i)] : torch::Tensor());
         labels.push_back(in.count("labels." + std::to_string(i)) ? in["labels." + std::to_string(i)] : torch::Tensor());
       }
-      model->to(images.at(0).scalar_type());
+      const char* deviceName = std::getenv("DETECTOR_CHECK_DEVICE");
+      const torch::Device device(deviceName ? deviceName : "cpu");
+      model->to(device, images.at(0).scalar_type());
+      for (auto* list : {&images, &boxes, &labels})
+        for (auto& t : *list)
+          if (t.defined()) t = t.to(device);
       NamedTensors out;
       if (std::getenv("DETECTOR_CHECK_STAGES")) {  // the stages' outputs, for finding where two models part
         model->eval();
@@ -91,9 +99,9 @@ int main(int argc, char** argv) {
         torch::NoGradGuard noGrad;
         const std::vector<Detections> d = model->detect(images);
         for (size_t i = 0; i < d.size(); ++i) {
-          out.emplace_back("boxes." + std::to_string(i), d[i].boxes.contiguous());
-          out.emplace_back("scores." + std::to_string(i), d[i].scores.contiguous());
-          out.emplace_back("labels." + std::to_string(i), d[i].labels.contiguous());
+          out.emplace_back("boxes." + std::to_string(i), d[i].boxes.cpu().contiguous());
+          out.emplace_back("scores." + std::to_string(i), d[i].scores.cpu().contiguous());
+          out.emplace_back("labels." + std::to_string(i), d[i].labels.cpu().contiguous());
         }
       } else {
         model->train();
@@ -101,12 +109,12 @@ int main(int argc, char** argv) {
         const DetectionLosses losses = model->losses(images, boxes, labels);
         torch::Tensor total;
         for (const auto& [name, loss] : losses) {
-          out.emplace_back(name, loss.detach().reshape({1}).contiguous());
+          out.emplace_back(name, loss.detach().reshape({1}).cpu().contiguous());
           total = total.defined() ? total + loss : loss;
         }
         total.backward();
         for (const auto& p : model->named_parameters())
-          if (p.value().grad().defined()) out.emplace_back("grad." + p.key(), p.value().grad().contiguous());
+          if (p.value().grad().defined()) out.emplace_back("grad." + p.key(), p.value().grad().cpu().contiguous());
       }
       writeFileAtomically(argv[5], safetensorsBytes(out));
       return 0;

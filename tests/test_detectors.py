@@ -17,7 +17,9 @@ that hides a mistake):
   MobileNetV3 classifier's state dict loads into the backbone, and a file
   that does not fit is refused by name (exit 2).
 
-Environment (ctest sets it): STUDIO_DETECTOR_CHECK.
+Environment (ctest sets it): STUDIO_DETECTOR_CHECK. STUDIO_DETECTOR_DEVICE=cuda
+runs both sides on the GPU (bench/gpu_run.sh's detect part): torchvision's
+CUDA kernels against the studio's operators on CUDA.
 """
 import os
 import subprocess
@@ -36,10 +38,12 @@ from torchvision.ops.misc import FrozenBatchNorm2d
 CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
 KINDS = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn"]
 CLASSES = 5  # with the background
+DEVICE = os.environ.get("STUDIO_DETECTOR_DEVICE", "cpu")
 
 
 def run(*args):
-    p = subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=600)
+    env = dict(os.environ, DETECTOR_CHECK_DEVICE=DEVICE)
+    p = subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=600, env=env)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -116,9 +120,9 @@ class DetectorTest(unittest.TestCase):
                        *(["--pretrained"] if pretrained else []))
         self.assertEqual(rc, 0, text)
         ours = load_file(self.path("out.safetensors"))
-        model = model.to(dtype).eval()
+        model = model.to(DEVICE, dtype).eval()
         with torch.no_grad():
-            theirs = model(xs)
+            theirs = [{k: v.cpu() for k, v in t.items()} for t in model([x.to(DEVICE) for x in xs])]
         for i, t in enumerate(theirs):
             self.assertGreater(len(t["boxes"]), 10, "too few boxes to compare")
             self.assertTrue(torch.equal(ours[f"labels.{i}"], t["labels"]), f"image {i}'s labels")
@@ -152,15 +156,16 @@ class DetectorTest(unittest.TestCase):
                                    self.path("losses.safetensors"), 7, *(["--pretrained"] if pretrained else []))
                     self.assertEqual(rc, 0, text)
                     ours = load_file(self.path("losses.safetensors"))
-                    model.train()
+                    model.to(DEVICE).train()
                     torch.manual_seed(7)
-                    losses = model(xs, ts)
+                    losses = model([x.to(DEVICE) for x in xs], [{k: v.to(DEVICE) for k, v in t.items()} for t in ts])
+                    losses = {k: v.cpu() for k, v in losses.items()}
                     self.assertEqual([k for k in ours if k.startswith("loss_")], list(losses.keys()))
                     for name, value in losses.items():
                         torch.testing.assert_close(ours[name][0], value.detach(), rtol=1e-5, atol=1e-6,
                                                    msg=f"{name}: {ours[name][0]} against {value}")
                     sum(losses.values()).backward()
-                    grads = {n: p.grad for n, p in model.named_parameters() if p.grad is not None}
+                    grads = {n: p.grad.cpu() for n, p in model.named_parameters() if p.grad is not None}
                     self.assertEqual(sorted(k[5:] for k in ours if k.startswith("grad.")), sorted(grads))
                     frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
                     self.assertEqual(bool(frozen), pretrained, "trained backbones freeze their first stages")
