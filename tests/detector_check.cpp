@@ -7,6 +7,10 @@
 //     every parameter (training mode, torch.manual_seed(SEED) first)
 //   detector_check load KIND WEIGHTS CLASSES OUT.safetensors [--pretrained]
 //     the model's whole state after loading WEIGHTS, and what was loaded on stdout
+//   detector_check augment IN.safetensors OUT.safetensors SEED STEPS
+//     IN: "image", "boxes", "labels"; STEPS: a comma list of photometric,
+//     zoomout, ioucrop, flip, sizes=A:B:..., max=M; OUT the same three after
+//     augmentBoxed with a generator seeded SEED
 //   detector_check names KIND CLASSES [--pretrained]
 //     every parameter and buffer name with its shape, one per line
 // DETECTOR_CHECK_DEVICE=cuda runs detect and losses on the GPU (the results
@@ -18,6 +22,11 @@
 #include <iostream>
 #include <map>
 
+#include <sstream>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include "detection/box_augment.h"
 #include "detection/faster_rcnn.h"
 #include "run/safetensors_file.h"
 #include "run/weights_file.h"
@@ -48,6 +57,29 @@ int main(int argc, char** argv) {
       FasterRcnn model(o);
       for (const auto& p : model->named_parameters()) std::cout << p.key() << " " << p.value().sizes() << "\n";
       for (const auto& b : model->named_buffers()) std::cout << b.key() << " " << b.value().sizes() << "\n";
+      return 0;
+    }
+    if (cmd == "augment" && args == 6) {
+      std::map<std::string, torch::Tensor> in;
+      for (const auto& [name, t] : readWeightsFile(argv[2])) in[name] = t;
+      BoxAugment a;
+      std::stringstream steps(argv[5]);
+      for (std::string step; std::getline(steps, step, ',');) {
+        if (step == "photometric") a.photometric = true;
+        if (step == "zoomout") a.zoomOut = true;
+        if (step == "ioucrop") a.iouCrop = true;
+        if (step == "flip") a.horizontalFlip = true;
+        if (step.rfind("max=", 0) == 0) a.maxSize = std::stoll(step.substr(4));
+        if (step.rfind("sizes=", 0) == 0) {
+          std::stringstream sizes(step.substr(6));
+          for (std::string v; std::getline(sizes, v, ':');) a.shortestSizes.push_back(std::stoll(v));
+        }
+      }
+      at::Generator gen = at::detail::createCPUGenerator(std::stoull(argv[4]));
+      const BoxedImage out = augmentBoxed({in["image"], in["boxes"], in["labels"]}, a, gen);
+      writeFileAtomically(argv[3], safetensorsBytes({{"image", out.image.contiguous()},
+                                                     {"boxes", out.boxes.contiguous()},
+                                                     {"labels", out.labels.contiguous()}}));
       return 0;
     }
     if (cmd == "load" && args == 6) {
