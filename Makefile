@@ -147,6 +147,7 @@ bench-smoke: build
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/photo_pipeline_bench.sh $(BUILD)
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/onnx_bench.sh $(BUILD)
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/audit_bench.sh $(BUILD)
+	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/coco_eval_bench.sh $(BUILD)
 	BENCH_SMOKE=1 bash bench/search_shared_bench.sh $(BUILD)
 
 # A long run with the window attached (offscreen), metrics every step: resident

@@ -158,27 +158,39 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
       for (size_t d = 0; d < sorted[i].size(); ++d)
         for (size_t g = 0; g < gt.size(); ++g) ious[i][d][g] = cocoIou(sorted[i][d]->box, gt[g]->box, gt[g]->crowd);
     }
+    // The detections of the images present (at most 100 each), by score,
+    // once: the same for every area range, and a stable sort of fewer per
+    // image (maxDets 1, 10) is this order without the others.
+    std::vector<double> allScores;
+    std::vector<std::pair<size_t, size_t>> which;  // (present image, detection)
+    size_t presentCount = 0;
+    for (size_t i = 0; i < I; ++i) {
+      if (!present[i]) continue;
+      for (size_t d = 0; d < sorted[i].size(); ++d) {
+        allScores.push_back(sorted[i][d]->score);
+        which.emplace_back(presentCount, d);
+      }
+      ++presentCount;
+    }
+    const std::vector<size_t> allOrder = byScore(allScores);
+    std::vector<size_t> order;
+    std::vector<double> rc, pr;
+    order.reserve(allOrder.size()), rc.reserve(allOrder.size()), pr.reserve(allOrder.size());
     for (size_t a = 0; a < kA; ++a) {
       std::vector<ImageEval> evals;
       for (size_t i = 0; i < I; ++i)
         if (present[i]) evals.push_back(evaluateImage(gts[k * I + i], sorted[i], ious[i], kAreas[a], iouThresholds));
       if (evals.empty()) continue;
+      int64_t counted = 0;
+      for (const auto& e : evals) counted += e.counted;
+      if (counted == 0) continue;
       for (size_t m = 0; m < M; ++m) {
         const auto maxDet = static_cast<size_t>(kMaxDets[m]);
-        std::vector<double> scores;
-        std::vector<std::pair<size_t, size_t>> which;  // (eval, detection)
-        int64_t counted = 0;
-        for (size_t e = 0; e < evals.size(); ++e) {
-          for (size_t d = 0; d < std::min(maxDet, evals[e].scores.size()); ++d) {
-            scores.push_back(evals[e].scores[d]);
-            which.emplace_back(e, d);
-          }
-          counted += evals[e].counted;
-        }
-        if (counted == 0) continue;
-        const std::vector<size_t> order = byScore(scores);
+        order.clear();
+        for (size_t j : allOrder)
+          if (which[j].second < maxDet) order.push_back(j);
         for (size_t t = 0; t < static_cast<size_t>(kT); ++t) {
-          std::vector<double> rc, pr;
+          rc.clear(), pr.clear();
           double tp = 0, fp = 0;
           for (size_t j : order) {
             const auto& [e, d] = which[j];
