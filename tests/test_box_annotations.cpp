@@ -8,7 +8,7 @@
 // Oracle: the boxes the script drew, written in each format by it.
 #include "test_support.h"
 
-#include <filesystem>
+#include <QDir>
 #include <fstream>
 
 #include "studio/box_annotations.h"
@@ -160,6 +160,27 @@ class TestBoxAnnotations : public QObject {
     const BoxAnnotations skipped = readBoxAnnotations(file, folder() + "/images", "coco", BadBoxes::skip);
     QCOMPARE(skipped.skipped, int64_t{1});
     QCOMPARE(skipped.boxes.size() + 1, clipped.boxes.size());
+  }
+
+  // A data.yaml that is a scalar, or whose names are not names: yaml-cpp's
+  // own exceptions escaped before (fuzz_box_annotations' first find).
+  void yoloNamesOfAnotherShape() {
+    const std::string dir = QDir::tempPath().toStdString() + "/test_box_annotations-yaml";
+    // QDir, not std::filesystem: libtorch.so, linked here, exports its own
+    // std::filesystem::remove_all, which the dynamic linker picked and which crashed.
+    QDir().mkpath(QString::fromStdString(dir + "/images"));
+    for (const std::string& text : {std::string("z"), std::string("names: [a, [b, c]]\n"),
+                                    std::string("names:\n  x: bolt\n"), std::string("- 1\n- 2\n")}) {
+      std::ofstream(dir + "/data.yaml") << text;
+      try {
+        readBoxAnnotations(dir + "/data.yaml", dir + "/images", "yolo", BadBoxes::fail);
+        QFAIL(("accepted: " + text).c_str());
+      } catch (const DataError& e) {
+        QVERIFY2(std::string(e.what()).find(dir + "/data.yaml") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("names") != std::string::npos, e.what());
+      }
+    }
+    QDir(QString::fromStdString(dir)).removeRecursively();
   }
 
   void unknownFormat() {

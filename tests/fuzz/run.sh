@@ -44,7 +44,7 @@ fuzz() {
   fi
 }
 
-targets=(fuzz_settings fuzz_idx fuzz_image fuzz_csv fuzz_run_files fuzz_checkpoint fuzz_weights)
+targets=(fuzz_settings fuzz_idx fuzz_image fuzz_csv fuzz_run_files fuzz_box_annotations fuzz_checkpoint fuzz_weights)
 for target in "${targets[@]}"; do
   rm -f "$build/$target.result"
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done

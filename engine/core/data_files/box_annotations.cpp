@@ -141,15 +141,22 @@ std::vector<BoxCategory> yoloNames(const std::string& file) {
   } catch (const YAML::Exception& e) {
     throw DataError(file + " is not YAML: " + e.what());
   }
-  const YAML::Node names = doc["names"];
   std::vector<BoxCategory> out;
-  if (names && names.IsSequence()) {
-    for (size_t i = 0; i < names.size(); ++i) out.push_back({static_cast<int64_t>(i), names[i].as<std::string>()});
-  } else if (names && names.IsMap()) {
-    for (const auto& kv : names) out.push_back({kv.first.as<int64_t>(), kv.second.as<std::string>()});
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  } else {
-    throw DataError(file + " has no \"names\": give the classes as a list, or a map of index: name");
+  // yaml-cpp throws its own exceptions for a subscript of a scalar or an
+  // entry of another type (fuzz_box_annotations found the first): each is
+  // this file's fault, said as such.
+  try {
+    const YAML::Node names = doc.IsMap() ? doc["names"] : YAML::Node();
+    if (names && names.IsSequence()) {
+      for (size_t i = 0; i < names.size(); ++i) out.push_back({static_cast<int64_t>(i), names[i].as<std::string>()});
+    } else if (names && names.IsMap()) {
+      for (const auto& kv : names) out.push_back({kv.first.as<int64_t>(), kv.second.as<std::string>()});
+      std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    } else {
+      throw DataError(file + " has no \"names\": give the classes as a list, or a map of index: name");
+    }
+  } catch (const YAML::Exception& e) {
+    throw DataError(file + ": \"names\" must be a list of class names, or a map of index: name (" + e.what() + ")");
   }
   for (size_t i = 0; i < out.size(); ++i)
     if (out[i].id != static_cast<int64_t>(i))

@@ -1,0 +1,72 @@
+// Detection's annotation readers (studio/box_annotations.h): COCO JSON, a
+// Pascal VOC XML file in its folder, a YOLO data.yaml (its images folder
+// empty), chosen by the first byte; each with every BadBoxes policy. A
+// reader answers bad bytes with a DataError naming them, never a crash, a
+// hang or another exception; what it returns is consistent.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "fuzz_input.h"
+#include "studio/box_annotations.h"
+#include "studio/errors.h"
+
+using namespace studio;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path& scratch() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("fuzz_box_annotations-" + std::to_string(::getpid()));
+    fs::create_directories(d / "voc");
+    fs::create_directories(d / "yolo" / "images");
+    return d;
+  }();
+  return dir;
+}
+
+void write(const fs::path& path, const uint8_t* data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+}
+
+void check(const BoxAnnotations& a) {
+  for (const auto& b : a.boxes) {
+    if (b.image < 0 || b.image >= static_cast<int64_t>(a.images.size())) std::abort();
+    if (b.label < 0 || b.label >= static_cast<int64_t>(a.categories.size())) std::abort();
+    if (!(b.w > 0) || !(b.h > 0)) std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const uint8_t kind = data[0] % 3;
+  ++data, --size;
+  std::string path, format;
+  if (kind == 0) {
+    path = (scratch() / "coco.json").string();
+    write(path, data, size);
+    format = "coco";
+  } else if (kind == 1) {
+    path = (scratch() / "voc").string();
+    write(scratch() / "voc" / "a.xml", data, size);
+    format = "voc";
+  } else {
+    path = (scratch() / "yolo" / "data.yaml").string();
+    write(path, data, size);
+    format = "yolo";
+  }
+  for (const BadBoxes bad : {BadBoxes::fail, BadBoxes::clip, BadBoxes::skip}) {
+    try {
+      check(readBoxAnnotations(path, scratch().string(), format, bad));
+    } catch (const DataError&) {
+    }
+  }
+  return 0;
+}
