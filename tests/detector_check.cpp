@@ -7,10 +7,11 @@
 //     every parameter (training mode, torch.manual_seed(SEED) first)
 //   detector_check load KIND WEIGHTS CLASSES OUT.safetensors [--pretrained]
 //     the model's whole state after loading WEIGHTS, and what was loaded on stdout
-//   detector_check augment IN.safetensors OUT.safetensors SEED STEPS
-//     IN: "image", "boxes", "labels"; STEPS: a comma list of photometric,
-//     zoomout, ioucrop, flip, sizes=A:B:..., max=M; OUT the same three after
-//     augmentBoxed with a generator seeded SEED
+//   detector_check augment IN.safetensors OUT.safetensors SEEDS STEPS
+//     SEEDS: a comma list; IN: "image.S", "boxes.S", "labels.S" for each seed
+//     S; STEPS: a comma list of photometric, zoomout, ioucrop, flip,
+//     sizes=A:B:..., max=M; OUT the same three after augmentBoxed with a
+//     generator seeded S
 //   detector_check names KIND CLASSES [--pretrained]
 //     every parameter and buffer name with its shape, one per line
 // DETECTOR_CHECK_DEVICE=cuda runs detect and losses on the GPU (the results
@@ -75,11 +76,16 @@ int main(int argc, char** argv) {
           for (std::string v; std::getline(sizes, v, ':');) a.shortestSizes.push_back(std::stoll(v));
         }
       }
-      at::Generator gen = at::detail::createCPUGenerator(std::stoull(argv[4]));
-      const BoxedImage out = augmentBoxed({in["image"], in["boxes"], in["labels"]}, a, gen);
-      writeFileAtomically(argv[3], safetensorsBytes({{"image", out.image.contiguous()},
-                                                     {"boxes", out.boxes.contiguous()},
-                                                     {"labels", out.labels.contiguous()}}));
+      NamedTensors out;
+      std::stringstream seeds(argv[4]);
+      for (std::string seed; std::getline(seeds, seed, ',');) {
+        at::Generator gen = at::detail::createCPUGenerator(std::stoull(seed));
+        const BoxedImage b = augmentBoxed({in["image." + seed], in["boxes." + seed], in["labels." + seed]}, a, gen);
+        out.emplace_back("image." + seed, b.image.contiguous());
+        out.emplace_back("boxes." + seed, b.boxes.contiguous());
+        out.emplace_back("labels." + seed, b.labels.contiguous());
+      }
+      writeFileAtomically(argv[3], safetensorsBytes(out));
       return 0;
     }
     if (cmd == "load" && args == 6) {

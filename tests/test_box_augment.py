@@ -64,21 +64,27 @@ class BoxAugmentTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="test_box_augment-")
 
-    def studios(self, steps, seed, image, boxes, labels):
+    def studios(self, steps, photos):
+        """photos: seed -> (image, boxes, labels); one call of the C++ side for them all."""
         src, dst = os.path.join(self.tmp, "in.safetensors"), os.path.join(self.tmp, "out.safetensors")
-        save_file({"image": image.contiguous(), "boxes": boxes.contiguous(), "labels": labels.contiguous()}, src)
-        p = subprocess.run([CHECK, "augment", src, dst, str(seed), ",".join(steps)], capture_output=True, text=True,
-                           timeout=120)
+        tensors = {}
+        for seed, (image, boxes, labels) in photos.items():
+            tensors.update({f"image.{seed}": image.contiguous(), f"boxes.{seed}": boxes.contiguous(),
+                            f"labels.{seed}": labels.contiguous()})
+        save_file(tensors, src)
+        p = subprocess.run([CHECK, "augment", src, dst, ",".join(map(str, photos)), ",".join(steps)],
+                           capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         out = load_file(dst)
-        return out["image"], out["boxes"], out["labels"]
+        return {seed: (out[f"image.{seed}"], out[f"boxes.{seed}"], out[f"labels.{seed}"]) for seed in photos}
 
     def check(self, steps, seeds):
         changed = dropped = 0
-        for seed in seeds:
-            image, boxes, labels = photo(seed)
+        photos = {seed: photo(seed) for seed in seeds}
+        results = self.studios(steps, photos)
+        for seed, (image, boxes, labels) in photos.items():
             theirs = torchvisions(steps, seed, image, boxes, labels)
-            ours = self.studios(steps, seed, image, boxes, labels)
+            ours = results[seed]
             with self.subTest(steps=steps, seed=seed):
                 self.assertEqual(ours[0].shape, theirs[0].shape)
                 torch.testing.assert_close(ours[0], theirs[0], rtol=0, atol=1e-6)
@@ -107,7 +113,7 @@ class BoxAugmentTest(unittest.TestCase):
         boxes = torch.tensor([[10.0, 10.0, 10.5, 40.0], [5.0, 5.0, 30.0, 30.0], [-3.0, 2.0, 8.0, 9.0],
                               [100.0, 50.0, 125.0, 60.0]])
         labels = torch.tensor([1, 2, 3, 4])
-        ours = self.studios([], 0, image, boxes, labels)
+        ours = self.studios([], {0: (image, boxes, labels)})[0]
         theirs = torchvisions([], 0, image, boxes, labels)
         self.assertTrue(torch.equal(ours[2], theirs[2]))
         self.assertEqual(ours[2].tolist(), [2])  # thinner than 1 px, outside the image: dropped
