@@ -28,7 +28,7 @@ nlohmann::json expected() {
 // Every expected box is read, in pixels (YOLO's normalised numbers within
 // 1e-4 px), under its name, and nothing else.
 void sameBoxes(const BoxAnnotations& a, double tolerance) {
-  const auto want = expected()["images"];
+  const nlohmann::json want = expected()["images"];
   QCOMPARE(a.images.size(), want.size());
   size_t boxes = 0;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -73,7 +73,10 @@ class TestBoxAnnotations : public QObject {
     sameBoxes(a, 0);
     // Category ids 3, 7, 11 are labels 0, 1, 2 (sorted by id), names kept.
     QCOMPARE(a.categories.size(), size_t{3});
-    for (const auto& [name, id] : expected()["coco_ids"].items()) {
+    // The expected file kept for the loop: a range over a temporary's member
+    // outlives the temporary (ASan: heap-use-after-free).
+    const nlohmann::json want = expected();
+    for (const auto& [name, id] : want["coco_ids"].items()) {
       const auto c =
           std::find_if(a.categories.begin(), a.categories.end(), [&](const BoxCategory& x) { return x.name == name; });
       QVERIFY(c != a.categories.end());
