@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
-#include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include <torch/nn/init.h>

@@ -9,7 +9,8 @@
 // "roi_heads"; GeneralizedRCNNTransform in front (rcnn_transform.h).
 // Thread: engine thread.
 
-#include <optional>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
