@@ -436,12 +436,13 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
   r.metric = base.task.kind == TaskKind::regression   ? "r2"
              : base.task.kind == TaskKind::multilabel ? "label_accuracy"
                                                       : "accuracy";
-  if (state.options.parallel > 1)
-    runFoldsAtOnce(dir, base, state, stops);
-  else
+  if (state.options.parallel > 1) {
+    runFoldsAtOnce(dir, base, state, stops);  // calls stops.ended before it checks the folds
+  } else {
     runFoldsHere(dir, base, state, runFold);
-  // What follows is the audit's own work: a signal quits it at once again.
-  if (stops.ended) stops.ended();
+    // What follows is the audit's own work: a signal quits it at once again.
+    if (stops.ended) stops.ended();
+  }
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     AuditFold f;
     f.fold = fold;

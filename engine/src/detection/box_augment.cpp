@@ -10,13 +10,10 @@ namespace studio::detection {
 
 namespace {
 
-// clamp_bounding_boxes: x in [0, width], y in [0, height].
-torch::Tensor clampBoxes(const torch::Tensor& boxes, int64_t height, int64_t width) {
-  if (boxes.numel() == 0) return boxes;
-  torch::Tensor b = boxes.clone();
-  b.select(1, 0).clamp_(0, width), b.select(1, 2).clamp_(0, width);
-  b.select(1, 1).clamp_(0, height), b.select(1, 3).clamp_(0, height);
-  return b;
+// (left, top, left, top): what pad adds to boxes and crop takes from them.
+torch::Tensor cornerShift(int64_t left, int64_t top, const torch::TensorOptions& options) {
+  const auto l = static_cast<double>(left), t = static_cast<double>(top);
+  return torch::tensor({l, t, l, t}, options);
 }
 
 double uniform(at::Generator& gen, double lo, double hi) {
@@ -48,12 +45,8 @@ BoxedImage zoomOut(const BoxedImage& x, const std::array<int64_t, 4>& padding, c
   for (int64_t k = 0; k < c; ++k) canvas[k].fill_(fill[static_cast<size_t>(std::min<int64_t>(k, 2))]);
   canvas.slice(1, top, top + h).slice(2, left, left + w).copy_(x.image);
   y.image = canvas;
-  if (x.boxes.numel()) {
-    const torch::Tensor shift = torch::tensor(
-        {static_cast<double>(left), static_cast<double>(top), static_cast<double>(left), static_cast<double>(top)},
-        x.boxes.options());
-    y.boxes = clampBoxes(x.boxes + shift, height, width);
-  }
+  if (x.boxes.numel())  // clamp_bounding_boxes after the shift
+    y.boxes = clipBoxesToImage(x.boxes + cornerShift(left, top, x.boxes.options()), height, width);
   return y;
 }
 
@@ -62,10 +55,7 @@ BoxedImage iouCrop(const BoxedImage& x, int64_t top, int64_t left, int64_t heigh
   BoxedImage y = x;
   y.image = x.image.slice(1, top, top + height).slice(2, left, left + width);
   if (x.boxes.numel()) {
-    const torch::Tensor shift = torch::tensor(
-        {static_cast<double>(left), static_cast<double>(top), static_cast<double>(left), static_cast<double>(top)},
-        x.boxes.options());
-    y.boxes = clampBoxes(x.boxes - shift, height, width);
+    y.boxes = clipBoxesToImage(x.boxes - cornerShift(left, top, x.boxes.options()), height, width);
     y.boxes.index_put_({within.logical_not()}, 0);
   }
   return y;

@@ -94,7 +94,8 @@ FasterRcnnImpl::FasterRcnnImpl(FasterRcnnOptions options) : m_o(std::move(option
   const tv::NormSpec norm{1e-5, 0.1, m_o.pretrained};
   const std::shared_ptr<TorchvisionNet> net = makeMobileNetV3("mobilenet_v3_large", 1000, &norm);
   backbone = register_module("backbone", std::make_shared<nn::Module>());
-  backbone->register_module("body", net->named_children()["features"]);
+  const std::shared_ptr<nn::Module> body = net->named_children()["features"];
+  backbone->register_module("body", body);
   std::vector<size_t> stageIndices{0};
   for (const auto& s : net->stages) {
     if (s.name.rfind("features.", 0) != 0) continue;
@@ -110,7 +111,6 @@ FasterRcnnImpl::FasterRcnnImpl(FasterRcnnOptions options) : m_o(std::move(option
   if (trainable > stages)
     throw std::invalid_argument("detection: trainable backbone layers must be 0 to " + std::to_string(stages));
   const size_t freezeBefore = trainable == 0 ? m_body.size() : stageIndices[static_cast<size_t>(stages - trainable)];
-  const auto body = net->named_children()["features"];
   const auto blocks = body->children();
   for (size_t i = 0; i < freezeBefore && i < blocks.size(); ++i)
     for (auto& p : blocks[i]->parameters()) p.set_requires_grad(false);

@@ -82,13 +82,14 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
                                      const std::vector<torch::Tensor>* gtLabels, bool training) {
   const BoxCoder coder({10.0, 10.0, 5.0, 5.0});
   RoiHeadsResult result;
-  std::vector<torch::Tensor> labels, regressionTargets;
+  std::vector<torch::Tensor> labels;
+  torch::Tensor regressionTargets;  // training: the sampled proposals' offsets to their matches
   if (training) {
     if (!gtBoxes || !gtLabels || gtBoxes->size() != proposals.size() || gtLabels->size() != proposals.size())
       throw std::invalid_argument("detection: training needs each image's boxes and labels");
     // select_training_samples: the ground truth joins the proposals, each
     // proposal is matched, then sampled.
-    std::vector<torch::Tensor> matchedIdxs, posMasks, negMasks;
+    std::vector<torch::Tensor> matchedIdxs, matchedBoxes;
     for (size_t i = 0; i < proposals.size(); ++i) {
       const torch::Tensor gt = (*gtBoxes)[i].to(proposals[i].scalar_type());
       proposals[i] = torch::cat({proposals[i], gt});
@@ -114,10 +115,9 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
       matchedIdxs[i] = matchedIdxs[i].index({sampled});
       torch::Tensor gt = (*gtBoxes)[i].to(proposals[i].scalar_type());
       if (gt.numel() == 0) gt = torch::zeros({1, 4}, proposals[i].options());
-      regressionTargets.push_back(gt.index({matchedIdxs[i]}));
+      matchedBoxes.push_back(gt.index({matchedIdxs[i]}));
     }
-    const torch::Tensor targets = coder.encode(torch::cat(regressionTargets), torch::cat(proposals));
-    regressionTargets = {targets};
+    regressionTargets = coder.encode(torch::cat(matchedBoxes), torch::cat(proposals));
   }
   const torch::Tensor pooled = multiScaleRoiAlign(features, proposals, imageSizes, m_o);
   const torch::Tensor x = box_head(pooled);
@@ -129,8 +129,8 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
     const torch::Tensor pos = torch::where(all > 0)[0];
     const int64_t n = classLogits.size(0);
     const torch::Tensor perClass = boxRegression.reshape({n, boxRegression.size(-1) / 4, 4});
-    result.lossBoxReg = torch::smooth_l1_loss(perClass.index({pos, all.index({pos})}),
-                                              regressionTargets[0].index({pos}), at::Reduction::Sum, 1.0 / 9) /
+    result.lossBoxReg = torch::smooth_l1_loss(perClass.index({pos, all.index({pos})}), regressionTargets.index({pos}),
+                                              at::Reduction::Sum, 1.0 / 9) /
                         static_cast<double>(all.numel());
     return result;
   }
@@ -138,8 +138,8 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
   const int64_t classes = classLogits.size(-1);
   std::vector<int64_t> perImage;
   for (const auto& p : proposals) perImage.push_back(p.size(0));
-  const torch::Tensor predBoxes =
-      coder.decode(boxRegression, torch::cat(proposals)).reshape({torch::cat(proposals).size(0), -1, 4});
+  const torch::Tensor proposed = torch::cat(proposals);
+  const torch::Tensor predBoxes = coder.decode(boxRegression, proposed).reshape({proposed.size(0), -1, 4});
   const torch::Tensor predScores = torch::softmax(classLogits, -1);
   const std::vector<torch::Tensor> boxesList = predBoxes.split_with_sizes(perImage, 0);
   const std::vector<torch::Tensor> scoresList = predScores.split_with_sizes(perImage, 0);

@@ -14,15 +14,15 @@ namespace studio::detection {
 
 namespace nn = torch::nn;
 
-std::vector<torch::Tensor> cellAnchors(const std::vector<double>& sizes, const std::vector<double>& ratios,
-                                       const torch::TensorOptions& options) {
+torch::Tensor cellAnchors(const std::vector<double>& sizes, const std::vector<double>& ratios,
+                          const torch::TensorOptions& options) {
   // generate_anchors in float32, then moved to the features' type.
   const auto f = torch::TensorOptions().dtype(torch::kFloat);
   const torch::Tensor scales = torch::tensor(sizes, f), aspect = torch::tensor(ratios, f);
   const torch::Tensor hRatios = torch::sqrt(aspect), wRatios = 1 / hRatios;
   const torch::Tensor ws = (wRatios.unsqueeze(1) * scales.unsqueeze(0)).view(-1);
   const torch::Tensor hs = (hRatios.unsqueeze(1) * scales.unsqueeze(0)).view(-1);
-  return {(torch::stack({-ws, -hs, ws, hs}, 1) / 2).round().to(options)};
+  return (torch::stack({-ws, -hs, ws, hs}, 1) / 2).round().to(options);
 }
 
 torch::Tensor gridAnchors(const ImageBatch& images, const std::vector<torch::Tensor>& features, const RpnOptions& o) {
@@ -35,7 +35,7 @@ torch::Tensor gridAnchors(const ImageBatch& images, const std::vector<torch::Ten
     const auto opts = features[l].options();
     const int64_t gh = features[l].size(-2), gw = features[l].size(-1);
     const int64_t strideH = imageH / gh, strideW = imageW / gw;
-    const torch::Tensor base = cellAnchors(o.anchorSizes[l], o.aspectRatios[l], opts)[0];
+    const torch::Tensor base = cellAnchors(o.anchorSizes[l], o.aspectRatios[l], opts);
     const auto ints = torch::TensorOptions().dtype(torch::kInt).device(opts.device());
     const torch::Tensor shiftsX = torch::arange(0, gw, ints).to(torch::kLong) * strideW;
     const torch::Tensor shiftsY = torch::arange(0, gh, ints).to(torch::kLong) * strideH;

@@ -34,8 +34,8 @@ struct RpnResult {
 
 // AnchorGenerator: each level's cell anchors (rounded) shifted over its grid,
 // the stride being the padded batch's size over the level's.
-std::vector<torch::Tensor> cellAnchors(const std::vector<double>& sizes, const std::vector<double>& ratios,
-                                       const torch::TensorOptions& options);
+torch::Tensor cellAnchors(const std::vector<double>& sizes, const std::vector<double>& ratios,
+                          const torch::TensorOptions& options);
 torch::Tensor gridAnchors(const ImageBatch& images, const std::vector<torch::Tensor>& features,
                           const RpnOptions& options);
 
