@@ -52,7 +52,7 @@ TrainConfig unusual() {
   c.name = "unusual";
   c.task = {TaskKind::classification, 0.7, false};  // regression and multilabel need a table; this is an image folder
   c.loss = {LossKind::cross_entropy, 2.5, 1.5, "balanced", 0.1, "none"};
-  c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts", "/tmp/weights.pth", true};
+  c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts", "/tmp/weights.pth", true, {200, 400, 0.25, 0.625, 50, 256}};
   c.data = {.format = DataFormat::image_folder,
             .dataset = IdxDataset::mnist,
             .root = "/tmp/somewhere",
@@ -74,10 +74,18 @@ TrainConfig unusual() {
             .cv_folds = 4,
             .cv_fold = 2,
             .corrections = "/tmp/corrections.csv",
+            .annotations = "/tmp/boxes.json",
+            .annotation_format = AnnotationFormat::voc,
+            .on_bad_box = OnBadBox::clip,
+            .test_annotations = "/tmp/test-boxes.json",
+            .test_root = "/tmp/test-images",
             .normalize = false,
             .normalize_stats = NormalizeStats::imagenet,
             .sampler = SamplerKind::balanced,
             .augment_flip = true,
+            .augment_photometric = true,
+            .augment_zoom_out = true,
+            .augment_iou_crop = true,
             .augment_crop = 3,
             .augment_resized_crop = true,
             .augment_crop_scale_min = 0.25,

@@ -332,7 +332,7 @@ class TestTrainConfig : public QObject {
         QCOMPARE(toJson(c)[nlohmann::json::json_pointer(jsonPointer(spec.path))].get<std::string>(), name);
       }
     }
-    QCOMPARE(choiceFields, 19);
+    QCOMPARE(choiceFields, 21);
     TrainConfig c;
     c.optimizer.kind.setName("adamw");
     QVERIFY(c.optimizer.kind == OptimizerKind::adamw);
@@ -345,22 +345,26 @@ class TestTrainConfig : public QObject {
   }
 
   // model.kind's list is its registry's (studio/model_kinds.h): the
-  // families by name, then torchvision's classifiers; each kind has its
+  // families by name, then torchvision's classifiers and detectors; each kind has its
   // family, and a name that is no model's has none.
   void modelKindsComeFromTheirRegistry() {
     QCOMPARE(findSetting("model.kind")->choices, modelKinds());
     QCOMPARE(modelKinds(),
              (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34", "resnet50",
-                                       "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0"}));
+                                       "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0",
+                                       "fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn"}));
     std::vector<std::string> builtin;
     for (const std::string& kind : modelKinds()) {
       QVERIFY2(modelFamily(kind).has_value(), kind.c_str());
       QCOMPARE(*modelFamily(kind) == ModelFamily::torchvision, isTorchvisionBackbone(kind));
+      QCOMPARE(*modelFamily(kind) == ModelFamily::detector,
+               std::find(detectorKinds().begin(), detectorKinds().end(), kind) != detectorKinds().end());
       if (isBuiltinModel(kind)) builtin.push_back(kind);
     }
     QCOMPARE(builtin, (std::vector<std::string>{"mlp", "cnn", "resnet"}));
     QVERIFY(isModel("torchscript", ModelFamily::torchscript));
     QVERIFY(!modelFamily("torchvision").has_value());  // a family, not a model
+    QVERIFY(!modelFamily("detector").has_value());
     QVERIFY(!modelFamily("vgg16").has_value());
   }
 
@@ -510,6 +514,15 @@ class TestTrainConfig : public QObject {
            c.data.cv_fold = 6;
          },
          "data.cv_fold", "must be a fold from 1 to data.cv_folds (5), got 6"},
+        {"detection-data",
+         [](TrainConfig& c) {
+           c.task.kind = TaskKind::detection;
+           c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+           c.data.format = DataFormat::image_folder;
+         },
+         "data.annotations", "task.kind detection needs the boxes"},
+        {"detector-model", [](TrainConfig& c) { c.model.kind = "fasterrcnn_mobilenet_v3_large_fpn"; }, "model.kind",
+         "finds boxes: set task.kind to detection"},
     };
     std::set<std::string> covered;
     for (const Case& k : cases) covered.insert(k.rule);
@@ -810,7 +823,8 @@ class TestTrainConfig : public QObject {
     QCOMPARE(settingEffectNote("task.threshold", c),
              std::string("has no effect: it is read only with task.kind multilabel"));
     QCOMPARE(settingEffectNote("data.augment_vflip", c),
-             std::string("has no effect: it is read only with images (data.format idx or image_folder)"));
+             std::string("has no effect: it is read only with images (data.format idx or image_folder), task.kind "
+                         "not detection"));
     std::vector<std::string> fields;
     for (const auto& n : settingsWithoutEffect(c)) fields.push_back(n.field);
     std::sort(fields.begin(), fields.end());
@@ -822,6 +836,27 @@ class TestTrainConfig : public QObject {
     c.task.kind = TaskKind::multilabel;
     QCOMPARE(settingEffectNote("model.weights", c), std::string());
     QCOMPARE(settingEffectNote("task.threshold", c), std::string());
+    // A detector sizes and normalises its images itself; its box
+    // augmentations are read only in detection.
+    TrainConfig d;
+    d.task.kind = TaskKind::detection;
+    d.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+    d.data.format = DataFormat::image_folder;
+    d.data.image_size = {64, 64};
+    d.data.normalize = false;
+    QCOMPARE(settingEffectNote("data.image_size", d),
+             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection"));
+    QVERIFY2(
+        settingEffectNote("data.normalize", d).rfind("has no effect under task.kind detection: the detector", 0) == 0,
+        settingEffectNote("data.normalize", d).c_str());
+    TrainConfig k;
+    k.data.augment_zoom_out = true;
+    k.model.detector.min_size = 512;
+    QCOMPARE(settingEffectNote("data.augment_zoom_out", k),
+             std::string("has no effect: it is read only with task.kind detection"));
+    QVERIFY2(
+        settingEffectNote("model.detector.min_size", k).rfind("has no effect: it is read only with a detector", 0) == 0,
+        settingEffectNote("model.detector.min_size", k).c_str());
   }
 
   // Issue 29, item 11: a run is named by what it trains.

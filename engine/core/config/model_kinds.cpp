@@ -3,11 +3,23 @@
 
 namespace studio {
 
+namespace {
+// The families named by their kinds rather than by themselves.
+bool familyOfKinds(ModelFamily f) { return f == ModelFamily::torchvision || f == ModelFamily::detector; }
+}  // namespace
+
+const std::vector<std::string>& detectorKinds() {
+  static const std::vector<std::string> kinds{"fasterrcnn_mobilenet_v3_large_320_fpn",
+                                              "fasterrcnn_mobilenet_v3_large_fpn"};
+  return kinds;
+}
+
 std::optional<ModelFamily> modelFamily(const std::string& kind) {
   if (isTorchvisionBackbone(kind)) return ModelFamily::torchvision;
+  for (const auto& d : detectorKinds())
+    if (d == kind) return ModelFamily::detector;
   for (std::size_t i = 0; i < kModelFamilyNames.size(); ++i)
-    if (kModelFamilyNames[i] == kind && static_cast<ModelFamily>(i) != ModelFamily::torchvision)
-      return static_cast<ModelFamily>(i);
+    if (kModelFamilyNames[i] == kind && !familyOfKinds(static_cast<ModelFamily>(i))) return static_cast<ModelFamily>(i);
   return std::nullopt;
 }
 
@@ -20,8 +32,9 @@ const std::vector<std::string>& modelKinds() {
   static const std::vector<std::string> kinds = [] {
     std::vector<std::string> k;
     for (const auto name : kModelFamilyNames)
-      if (name != nameOf(ModelFamily::torchvision)) k.emplace_back(name);
+      if (name != nameOf(ModelFamily::torchvision) && name != nameOf(ModelFamily::detector)) k.emplace_back(name);
     for (const auto& b : torchvisionBackbones()) k.push_back(b);
+    for (const auto& d : detectorKinds()) k.push_back(d);
     return k;
   }();
   return kinds;

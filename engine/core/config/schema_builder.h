@@ -77,6 +77,8 @@ inline FieldSpec& when(FieldSpec& s, const Rule& r, bool checkOnlyThen = false) 
 
 // The image augmentations, in the Data group (settings_schema_augment.cpp).
 void addAugmentSettings(Fields& add);
+// Object detection's data and detector settings (settings_schema_detection.cpp).
+void addDetectionSettings(Fields& add);
 // How a run trains: the groups from Training to Output (settings_schema_run.cpp).
 void addRunSettings(Fields& add);
 

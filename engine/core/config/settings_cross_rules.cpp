@@ -22,6 +22,8 @@ using C = TrainConfig;
 bool isMultilabel(const C& c) { return c.task.kind == TaskKind::multilabel; }
 bool isRegression(const C& c) { return c.task.kind == TaskKind::regression; }
 bool isClassification(const C& c) { return c.task.kind == TaskKind::classification; }
+bool isDetection(const C& c) { return c.task.kind == TaskKind::detection; }
+bool isDetector(const C& c) { return isModel(c.model.kind, ModelFamily::detector); }
 bool folderTargets(const C& c) { return c.data.format == DataFormat::image_folder && !c.data.targets_file.empty(); }
 
 void schemaVersion(const C& c, Errors& e) {
@@ -333,6 +335,61 @@ void frozenLayers(const C& c, Errors& e) {
                  "cannot follow: set performance.cuda_graphs to auto or off"});
 }
 
+// task.kind detection: images under data.root with their boxes, a detector
+// to find them, and its own losses (detection/, train/tasks/detection.cpp).
+void detectionData(const C& c, Errors& e) {
+  const auto& d = c.data;
+  if (isDetection(c) && d.format != DataFormat::image_folder)
+    e.push_back({"data.format",
+                 "task.kind detection reads images under data.root with their boxes: set data.format "
+                 "image_folder (got \"" +
+                     d.format + "\")"});
+  if (isDetection(c) && d.annotations.empty())
+    e.push_back({"data.annotations",
+                 "task.kind detection needs the boxes: a COCO instances JSON, a YOLO data.yaml or "
+                 "a folder of Pascal VOC XML files"});
+  if (isDetection(c) && d.channels == 1)
+    e.push_back({"data.channels", "a detector takes RGB images: set 0 or 3 (grayscale images are converted)"});
+  if (isDetection(c) && !d.corrections.empty())
+    e.push_back({"data.corrections",
+                 "relabels or removes whole images of a classifier's data; task.kind detection's "
+                 "labels are its boxes: correct them in data.annotations"});
+  if (isDetection(c) && d.cv_folds > 0)
+    e.push_back({"data.cv_folds",
+                 "cross-validation (the audit) scores a classifier's examples; task.kind detection "
+                 "has none: set 0"});
+}
+
+void detectorModel(const C& c, Errors& e) {
+  if (isDetection(c) && !isDetector(c))
+    e.push_back({"model.kind",
+                 "task.kind detection needs a detector: fasterrcnn_mobilenet_v3_large_320_fpn or "
+                 "fasterrcnn_mobilenet_v3_large_fpn (got \"" +
+                     c.model.kind + "\")"});
+  if (!isDetection(c) && isDetector(c))
+    e.push_back({"model.kind", c.model.kind + " finds boxes: set task.kind to detection, with data.annotations (got " +
+                                   c.task.kind + ")"});
+  if (isDetection(c) && c.loss.kind != LossKind::auto_)
+    e.push_back({"loss.kind",
+                 "a detector's loss is its own (torchvision's sum of its parts): set loss.kind to auto "
+                 "(got \"" +
+                     c.loss.kind + "\")"});
+  const auto& m = c.model.detector;
+  if (isDetector(c) && m.min_size > 0 && m.max_size > 0 && m.max_size < m.min_size)
+    e.push_back({"model.detector.max_size", "must be at least model.detector.min_size (got " +
+                                                std::to_string(m.max_size) + " < " + std::to_string(m.min_size) + ")"});
+  // Each image keeps its own shape, so the step's shapes change from batch
+  // to batch: nothing a CUDA graph can replay, nor a block to checkpoint.
+  if (isDetection(c) && c.performance.cuda_graphs == CudaGraphs::on)
+    e.push_back({"performance.cuda_graphs",
+                 "records a step of fixed shapes; a detector's images keep their own "
+                 "sizes, so each step's shapes differ: set it to auto or off"});
+  if (isDetection(c) && c.memory.activation_checkpointing != ActivationCheckpointing::off)
+    e.push_back({"memory.activation_checkpointing",
+                 "is not built for detectors yet: set it to off (lower "
+                 "train.batch_size or model.detector.max_size for memory)"});
+}
+
 void outputFolder(const C& c, Errors& e) {
   if (c.output.dir.empty()) e.push_back({"output.dir", "must name a folder"});
 }
@@ -371,6 +428,8 @@ const std::vector<SettingsRule>& settingsRules() {
       {"resized-crop-ranges", resizedCropRanges},
       {"mixed-targets", mixedTargets},
       {"frozen-layers", frozenLayers},
+      {"detection-data", detectionData},
+      {"detector-model", detectorModel},
       {"output-folder", outputFolder},
   };
   return rules;

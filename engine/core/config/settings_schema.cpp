@@ -29,6 +29,12 @@ std::vector<FieldSpec> makeSchema() {
                            "data.format image_folder or csv"};
   const Rule images{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
                     "images (data.format idx or image_folder)"};
+  // A detector sizes and normalises each image itself (model.detector.*).
+  const Rule folderNotDetection{[](const TrainConfig& c) {
+                                  return c.data.format == DataFormat::image_folder &&
+                                         c.task.kind != TaskKind::detection;
+                                },
+                                "data.format image_folder, task.kind not detection"};
   // A table's columns: a CSV's, or an image folder's targets table's.
   const Rule tableColumns{[](const TrainConfig& c) {
                             return c.data.format == DataFormat::csv ||
@@ -58,8 +64,13 @@ std::vector<FieldSpec> makeSchema() {
            "A state dict to start from: a .pth as torchvision saves it (torchvision.models.resnet18(weights="
            "\"DEFAULT\") in Python downloads resnet18-f37072fd.pth to ~/.cache/torch/hub/checkpoints/), or a "
            ".safetensors file (timm publishes these). Read as data; nothing in it runs. Empty: torchvision's random "
-           "initialisation."),
-       backbone, true);
+           "initialisation. A detector takes a whole detector's state dict (COCO's: its box predictor replaced "
+           "for the data's classes unless they match) or a MobileNetV3 classifier's (into its backbone)."),
+       Rule{[](const TrainConfig& c) {
+              return isTorchvisionBackbone(c.model.kind) || isModel(c.model.kind, ModelFamily::detector);
+            },
+            "a torchvision model.kind (a classifier or a detector)"},
+       true);
   when(add(SETTING(model.keep_head), model, "Keep the classifier", T::Bool,
            "Keep the weights' classifier (its number of classes must be the data's); off: a new classifier for the "
            "data's classes, initialised as torchvision does."),
@@ -81,7 +92,8 @@ std::vector<FieldSpec> makeSchema() {
       "classification: one class per example (cross-entropy, accuracy); regression: one or several "
       "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2); "
       "multilabel: any number of labels per example, from 0/1 columns or a column of tags "
-      "(binary cross-entropy; mAP, F1).");
+      "(binary cross-entropy; mAP, F1); detection: boxes around the objects in images, from "
+      "data.annotations (a detector's losses; COCO's mAP).");
   const Rule multilabel{[](const TrainConfig& c) { return c.task.kind == TaskKind::multilabel; },
                         "task.kind multilabel"};
   when(range(add(SETTING(task.threshold), data, "Label threshold", T::Real,
@@ -176,7 +188,7 @@ std::vector<FieldSpec> makeSchema() {
   when(add(SETTING(data.image_size), data, "Image size (HxW)", T::Size,
            "Every image is resized to HEIGHTxWIDTH when it is loaded (antialiased bilinear); auto: the first image's "
            "size (224x224 for a torchvision backbone, the size its pretrained weights were trained at)."),
-       folder, true);
+       folderNotDetection, true);
   when(range(add(SETTING(data.stored_size), data, "Stored size (shorter side, px)", T::Int,
                  "The size images are decoded and cached at. Above the image size, each image keeps its shape: "
                  "its shorter side is resized to this and the centre cut square (the image size's shape); training "
@@ -184,7 +196,7 @@ std::vector<FieldSpec> makeSchema() {
                  "the image size, torchvision's Resize(256) + CenterCrop(224). 0: 8/7 of the image size for a "
                  "torchvision backbone (256 for 224), else the image size itself, images squashed to it."),
              between(0, 4096)),
-       folder, true);
+       folderNotDetection, true);
   when(range(add(SETTING(data.channels), data, "Channels", T::Int,
                  "1: grayscale, 3: RGB (images of the other kind are converted); 0: as the first image."),
              between(0, 3)),
@@ -229,15 +241,23 @@ std::vector<FieldSpec> makeSchema() {
        classification);
   add(SETTING(data.normalize), data, "Normalise", T::Bool,
       "Images: subtract each channel's training mean and divide by its std; tables: standardise each feature. "
-      "Almost always helps optimisation.");
+      "Almost always helps optimisation.")
+      .noEffect = [](const TrainConfig& c) -> std::string {
+    if (c.task.kind != TaskKind::detection || c.data.normalize) return "";
+    return "has no effect under task.kind detection: the detector normalises each image with ImageNet's mean and "
+           "std itself, as torchvision's GeneralizedRCNNTransform does";
+  };
   when(add(SETTING(data.normalize_stats), data, "Normalise with", T::Choice,
            "Whose per-channel mean and std: auto: ImageNet's (mean 0.485, 0.456, 0.406; std 0.229, 0.224, "
            "0.225) for a torchvision backbone started from model.weights, as the weights were trained, "
            "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
            "images)."),
-       Rule{[](const TrainConfig& c) { return c.data.normalize && c.data.format != DataFormat::csv; },
-            "data.normalize on images"},
+       Rule{[](const TrainConfig& c) {
+              return c.data.normalize && c.data.format != DataFormat::csv && c.task.kind != TaskKind::detection;
+            },
+            "data.normalize on images, task.kind not detection"},
        true);
+  addDetectionSettings(add);
   addAugmentSettings(add);
   addRunSettings(add);
   return f;

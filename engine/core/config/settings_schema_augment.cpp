@@ -7,11 +7,16 @@ namespace studio::schema {
 
 void addAugmentSettings(Fields& add) {
   const std::string data = "Data";
-  const Rule images{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
-                    "images (data.format idx or image_folder)"};
+  // Detection's boxes follow only the flip among these
+  // (settings_schema_detection.cpp has its box-aware augmentations).
+  const Rule images{
+      [](const TrainConfig& c) { return c.data.format != DataFormat::csv && c.task.kind != TaskKind::detection; },
+      "images (data.format idx or image_folder), task.kind not detection"};
   when(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
-           "Mirror training images at random; more variety, less overfitting on longer runs."),
-       images);
+           "Mirror training images at random; more variety, less overfitting on longer runs. Detection: the boxes "
+           "are mirrored with them (RandomHorizontalFlip, p 0.5)."),
+       Rule{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
+            "images (data.format idx or image_folder)"});
   when(range(add(SETTING(data.augment_crop), data, "Random crop padding (px)", T::Int,
                  "Pad by this many pixels and crop back at a random offset (0: off); less overfitting."),
              between(0, 8)),

@@ -1,5 +1,7 @@
 #include "studio/metric_catalog.h"
 
+#include <utility>
+
 namespace studio {
 namespace {
 
@@ -61,10 +63,14 @@ std::vector<MetricSpec> make() {
   m.push_back(r2);
   m.push_back(real("eval_rmse", "eval RMSE", "target units", K::Eval, C::None, &MetricRecord::evalRmse));
   m.push_back(real("eval_mae", "eval MAE", "target units", K::Eval, C::None, &MetricRecord::evalMae));
-  // task.kind multilabel: mAP and macro F1 beside accuracy (the subset's).
+  // task.kind multilabel: mAP and macro F1 beside accuracy (the subset's);
+  // task.kind detection: COCO's mAP@[.50:.95] and AP50.
   MetricSpec map = real("eval_map", "eval mAP", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMap, 4);
   map.dots = true;
   m.push_back(map);
+  MetricSpec map50 = real("eval_map50", "eval AP50", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMap50, 5);
+  map50.dots = true;
+  m.push_back(map50);
   MetricSpec f1 = real("eval_f1", "eval F1 (macro)", "F1", K::Eval, C::Accuracy, &MetricRecord::evalF1, 5);
   f1.dots = true;
   f1.dashed = true;
@@ -72,6 +78,17 @@ std::vector<MetricSpec> make() {
   // Classification: in metrics.csv, TensorBoard and the Evaluation tab.
   m.push_back(real("eval_auc", "eval ROC AUC (mean of classes)", "AUC", K::Eval, C::None, &MetricRecord::evalAuc));
   m.push_back(real("eval_ece", "eval calibration error", "ECE", K::Eval, C::None, &MetricRecord::evalEce));
+  // task.kind detection: the parts of a Faster R-CNN's loss, each its own
+  // curve beside their sum (train_loss), dashed.
+  int colour = 2;
+  for (const auto& [id, field] : {std::pair{"loss_classifier", &MetricRecord::lossClassifier},
+                                  std::pair{"loss_box_reg", &MetricRecord::lossBoxReg},
+                                  std::pair{"loss_objectness", &MetricRecord::lossObjectness},
+                                  std::pair{"loss_rpn_box_reg", &MetricRecord::lossRpnBoxReg}}) {
+    MetricSpec part = real(id, id, "loss", K::Train, C::Loss, field, colour++);
+    part.dashed = true;
+    m.push_back(part);
+  }
   return m;
 }
 
@@ -91,6 +108,14 @@ const MetricSpec* findMetric(const std::string& id) {
 std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>& task) {
   const std::string m = metric.rfind("ema_", 0) == 0 ? metric.substr(4) : metric;  // the average's own figure
   const bool regression = task == TaskKind::regression, multilabel = task == TaskKind::multilabel;
+  const bool detection = task == TaskKind::detection;
+  // A detector's evaluation gives COCO's figures only (torchvision's
+  // detectors give no loss in evaluation).
+  if (detection && m.rfind("eval_", 0) == 0 && m != "eval_map" && m != "eval_map50")
+    return metric +
+           " is not a detection figure; task.kind is detection: use eval_map (COCO's AP@[.50:.95]) or "
+           "eval_map50";
+  if (m == "eval_map50" && !detection) return metric + " is a detection figure; task.kind is " + task;
   if ((m == "eval_r2" || m == "eval_rmse" || m == "eval_mae") && !regression)
     return metric + " is a regression figure; task.kind is " + task +
            (multilabel ? ": use eval_loss, eval_accuracy or eval_map" : ": use eval_loss or eval_accuracy");
@@ -98,8 +123,9 @@ std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>&
     return metric +
            " is a classification figure; task.kind is regression: use eval_loss, eval_r2, eval_rmse or "
            "eval_mae";
-  if ((m == "eval_map" || m == "eval_f1") && !multilabel)
-    return metric + " is a multi-label figure; task.kind is " + task;
+  if (m == "eval_map" && !multilabel && !detection)
+    return metric + " is a multi-label or detection figure; task.kind is " + task;
+  if (m == "eval_f1" && !multilabel) return metric + " is a multi-label figure; task.kind is " + task;
   if ((m == "eval_auc" || m == "eval_ece") && task != TaskKind::classification)
     return metric + " is a single-label classification figure; task.kind is " + task;
   return "";

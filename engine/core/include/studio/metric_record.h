@@ -49,6 +49,12 @@ struct MetricRecord {
   double memReservedMiB = kNone;
   double memPeakMiB = kNone;
   int64_t microBatch = 0;  // examples per forward pass (memory.oom_backoff may lower it)
+  // task.kind detection: the parts of a Faster R-CNN's loss (trainLoss is
+  // their sum), torchvision's loss_dict, each the step's mean.
+  double lossClassifier = kNone;
+  double lossBoxReg = kNone;
+  double lossObjectness = kNone;
+  double lossRpnBoxReg = kNone;
   double evalLoss = kNone;
   double evalAccuracy = kNone;
   double emaEvalLoss = kNone;  // the weights' moving average (train.ema)
@@ -58,8 +64,10 @@ struct MetricRecord {
   double evalRmse = kNone;
   double evalMae = kNone;
   // task.kind multilabel: mean average precision, and F1 averaged over the
-  // labels (evalAccuracy holds the subset accuracy).
+  // labels (evalAccuracy holds the subset accuracy). task.kind detection:
+  // COCO's AP@[.50:.95] (evalMap) and AP at IoU 0.5 (evalMap50).
   double evalMap = kNone;
+  double evalMap50 = kNone;
   double evalF1 = kNone;
   // Classification: the classes' mean one-vs-rest ROC AUC, and the expected
   // calibration error (studio/calibration.h).

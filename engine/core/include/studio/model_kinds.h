@@ -13,7 +13,7 @@
 
 namespace studio {
 
-STUDIO_CHOICE(ModelFamily, mlp, cnn, resnet, torchscript, torchvision)
+STUDIO_CHOICE(ModelFamily, mlp, cnn, resnet, torchscript, torchvision, detector)
 
 // The family of a model.kind; none for a name that is no model's
 // (validate() names it with the list).
@@ -25,5 +25,7 @@ bool isBuiltinModel(const std::string& kind);
 // Every model.kind in the form's order: the families' names but
 // torchvision, then torchvision's classifiers.
 const std::vector<std::string>& modelKinds();
+// model.kind values that are torchvision's detectors (task.kind detection).
+const std::vector<std::string>& detectorKinds();
 
 }  // namespace studio

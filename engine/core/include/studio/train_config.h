@@ -19,7 +19,9 @@ namespace studio {
 
 // The choice settings' values, each list in the order the form offers them
 // (studio/choice.h: the names are the enumerators', a trailing _ dropped).
-STUDIO_CHOICE(TaskKind, classification, regression, multilabel)
+STUDIO_CHOICE(TaskKind, classification, regression, multilabel, detection)
+STUDIO_CHOICE(AnnotationFormat, auto_, coco, yolo, voc)
+STUDIO_CHOICE(OnBadBox, fail, clip, skip)
 STUDIO_CHOICE(LossKind, auto_, cross_entropy, focal, bce, mse, l1, huber, smooth_l1)
 STUDIO_CHOICE(DataFormat, idx, image_folder, csv)
 // The MNIST-format sets: their names hold a '-', so they are spelt out.
@@ -60,6 +62,19 @@ struct ModelConfig {
   // Keep the weights' classifier (its class count must be the data's);
   // false: a new classifier for the data's classes.
   bool keep_head = false;
+  // A detector's (task.kind detection) transform and post-processing, as
+  // torchvision's builder keywords: 0 for a size is the model's own
+  // (fasterrcnn_mobilenet_v3_large_320_fpn: 320 and 640; the others: 800
+  // and 1333).
+  struct Detector {
+    int64_t min_size = 0;                // each image's shorter side
+    int64_t max_size = 0;                // ... unless its longer side would pass this
+    double score_threshold = 0.05;       // box_score_thresh
+    double nms_iou = 0.5;                // box_nms_thresh
+    int64_t detections_per_image = 100;  // box_detections_per_img
+    // Proposals sampled per image to train the box heads on (box_batch_size_per_image).
+    int64_t rois_per_image = 512;
+  } detector;
 };
 
 // model.kind values that are torchvision's classifiers.
@@ -150,6 +165,16 @@ struct DataConfig {
   // review: files left out, labels changed, the files untouched
   // (studio/corrections.h). Empty: none.
   std::string corrections;
+  // task.kind detection (studio/box_annotations.h): the boxes, in a COCO
+  // instances JSON, a YOLO data.yaml or a folder of Pascal VOC XML files,
+  // of images under data.root; the format detected (auto) or named. A
+  // separate test set: test_annotations, its images under test_root
+  // (empty: data.root); without it, data.test_fraction of the images.
+  std::string annotations;
+  Choice<AnnotationFormat> annotation_format = AnnotationFormat::auto_;
+  Choice<OnBadBox> on_bad_box = OnBadBox::fail;  // a box past its image: fail, clip or skip it
+  std::string test_annotations;
+  std::string test_root;
   bool normalize = true;  // images: per-channel mean/std; tables: standardise each feature
   // Images: whose mean/std. auto: ImageNet's for a torchvision backbone with
   // model.weights (what the weights were trained with), else the training
@@ -159,8 +184,14 @@ struct DataConfig {
   // epoch of as many examples drawn with replacement, each with weight
   // 1 / its class's count (every class equally often), seeded.
   Choice<SamplerKind> sampler = SamplerKind::shuffle;
-  bool augment_flip = false;  // random horizontal flip
-  int augment_crop = 0;       // random crop after zero padding of this many pixels
+  bool augment_flip = false;  // random horizontal flip (detection: the boxes follow)
+  // task.kind detection: transforms.v2's box-aware augmentations
+  // (detection/box_augment.h): RandomPhotometricDistort, RandomZoomOut,
+  // RandomIoUCrop.
+  bool augment_photometric = false;
+  bool augment_zoom_out = false;
+  bool augment_iou_crop = false;
+  int augment_crop = 0;  // random crop after zero padding of this many pixels
   // torchvision.transforms.v2's, with their defaults (data/augment.h):
   bool augment_resized_crop = false;                                   // RandomResizedCrop to data.image_size
   double augment_crop_scale_min = 0.08, augment_crop_scale_max = 1.0;  // of the image's area

@@ -1,0 +1,85 @@
+// Object detection's settings (task.kind detection, issue 43): where the
+// boxes are (data.annotations and its test set), what a bad box does, the
+// box-aware augmentations, and the detector's sizes and post-processing
+// (model.detector.*, torchvision's builder keywords). The readers are
+// studio/box_annotations.h; the detectors engine/src/detection/.
+#include "schema_builder.h"
+#include "studio/model_kinds.h"
+
+namespace studio::schema {
+
+void addDetectionSettings(Fields& add) {
+  const std::string data = "Data", model = "Model";
+  const Rule detection{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection; }, "task.kind detection"};
+  when(add(SETTING(data.annotations), data, "Boxes (annotations)", T::File,
+           "Detection: the boxes of the images under Data, as a COCO instances JSON (CVAT, Label Studio and "
+           "Roboflow export it), a YOLO data.yaml (one .txt of \"class cx cy w h\" per image in labels/ beside "
+           "images/), or a folder of Pascal VOC XML files. Images without boxes are kept as negatives; crowd "
+           "boxes are ignored as COCO does."),
+       detection, true);
+  when(add(SETTING(data.annotation_format), data, "Boxes format", T::Choice,
+           "auto: a .json file is COCO, a .yaml YOLO, a folder of .xml files VOC; or name it."),
+       detection, true);
+  when(add(SETTING(data.on_bad_box), data, "Boxes past the image", T::Choice,
+           "A box that extends past its image by more than a pixel: fail (stop, naming its file and entry), clip "
+           "it to the image, or skip it (counted in the log)."),
+       detection, true);
+  when(add(SETTING(data.test_annotations), data, "Test boxes", T::File,
+           "A separate test set's annotations (any of the three formats), its images under Test images; "
+           "without it, the test fraction of the images is held out."),
+       detection, true);
+  when(add(SETTING(data.test_root), data, "Test images", T::Folder,
+           "Where the test annotations' images are; empty: the folder in Data."),
+       Rule{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection && !c.data.test_annotations.empty(); },
+            "task.kind detection with data.test_annotations"},
+       true);
+  when(add(SETTING(data.augment_photometric), data, "Photometric distortion", T::Bool,
+           "RandomPhotometricDistort: brightness, contrast, saturation and hue changed at random, and the channels "
+           "shuffled (each with p 0.5), as torchvision's SSD recipe (detection)."),
+       detection);
+  when(add(SETTING(data.augment_zoom_out), data, "Random zoom out", T::Bool,
+           "RandomZoomOut: the image placed on a canvas 1 to 4 times its sides (p 0.5), so objects appear "
+           "smaller; the boxes follow (detection)."),
+       detection);
+  when(add(SETTING(data.augment_iou_crop), data, "Random IoU crop", T::Bool,
+           "RandomIoUCrop: a crop that overlaps some box by at least a drawn IoU (SSD's sampler); boxes whose "
+           "centres leave it are dropped with their labels (detection)."),
+       detection);
+
+  const Rule detector{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::detector); },
+                      "a detector model.kind (fasterrcnn_mobilenet_v3_large_320_fpn, "
+                      "fasterrcnn_mobilenet_v3_large_fpn)"};
+  when(range(add(SETTING(model.detector.min_size), model, "Detector: shorter side (px)", T::Int,
+                 "Each image is resized so that its shorter side is this (torchvision's min_size), unless its "
+                 "longer side would pass the longest side; 0: the model's (320 for the _320_ model, else 800)."),
+             between(0, 4096)),
+       detector, true);
+  when(range(add(SETTING(model.detector.max_size), model, "Detector: longest side (px)", T::Int,
+                 "The longest side an image is resized to (torchvision's max_size); 0: the model's (640 for the "
+                 "_320_ model, else 1333)."),
+             between(0, 8192)),
+       detector, true);
+  when(range(add(SETTING(model.detector.score_threshold), model, "Detector: score threshold", T::Real,
+                 "Boxes scored below this are dropped before NMS (torchvision's box_score_thresh, 0.05); "
+                 "evaluation keeps low scores, as COCO's mAP wants them."),
+             between(0, 1, false, true)),
+       detector, true);
+  when(range(add(SETTING(model.detector.nms_iou), model, "Detector: NMS IoU", T::Real,
+                 "Of two boxes of a class that overlap by more than this IoU, the lower-scored is dropped "
+                 "(torchvision's box_nms_thresh, 0.5)."),
+             between(0, 1, true, false)),
+       detector, true);
+  when(range(add(SETTING(model.detector.detections_per_image), model, "Detector: boxes per image", T::Int,
+                 "The most boxes an image keeps, best scores first (torchvision's box_detections_per_img, 100; "
+                 "COCO's mAP reads at most 100)."),
+             between(1, 1000)),
+       detector, true);
+  when(range(add(SETTING(model.detector.rois_per_image), model, "Detector: proposals trained per image", T::Int,
+                 "How many of the RPN's proposals per image train the box heads, a quarter of them objects at most "
+                 "(torchvision's box_batch_size_per_image, 512). The heads' work grows with it: 128 or 64 trains "
+                 "several times faster on the CPU, for a little accuracy."),
+             between(1, 4096)),
+       detector, true);
+}
+
+}  // namespace studio::schema
