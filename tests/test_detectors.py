@@ -141,6 +141,28 @@ class DetectorTest(unittest.TestCase):
     def test_detections_in_float64(self):
         self.detect(KINDS[0], False, torch.float64)
 
+    def test_no_proposal_gives_no_boxes(self):
+        # The _320_ model's RPN drops proposals scored under 0.05: with every
+        # objectness far below, no image has one. torchvision gives each image no
+        # boxes; the studio's first runs stopped there ("cannot reshape tensor of
+        # 0 elements") at an evaluation.
+        kind = KINDS[0]
+        model = detector(kind)
+        with torch.no_grad():
+            model.rpn.head.cls_logits.bias.fill_(-100.0)
+        weights = self.weights(model, "no-proposal.pth")
+        xs = images()
+        save_file({f"image.{i}": x.contiguous() for i, x in enumerate(xs)}, self.path("in.safetensors"))
+        rc, text = run("detect", kind, weights, self.path("in.safetensors"), self.path("out.safetensors"))
+        self.assertEqual(rc, 0, text)
+        ours = load_file(self.path("out.safetensors"))
+        with torch.no_grad():
+            theirs = model.to(DEVICE).eval()([x.to(DEVICE) for x in xs])
+        for i, t in enumerate(theirs):
+            self.assertEqual(len(t["boxes"]), 0)
+            self.assertEqual(tuple(ours[f"boxes.{i}"].shape), (0, 4))
+            self.assertEqual(tuple(ours[f"labels.{i}"].shape), (0,))
+
     def test_losses_and_gradients_are_torchvisions(self):
         for kind in KINDS:
             for pretrained in (False, True):

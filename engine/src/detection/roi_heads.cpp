@@ -139,7 +139,9 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
   std::vector<int64_t> perImage;
   for (const auto& p : proposals) perImage.push_back(p.size(0));
   const torch::Tensor proposed = torch::cat(proposals);
-  const torch::Tensor predBoxes = coder.decode(boxRegression, proposed).reshape({proposed.size(0), -1, 4});
+  // The sizes spelt out: an evaluation whose RPN kept no proposal (the
+  // _320_ model's score threshold) has none to infer a -1 from.
+  const torch::Tensor predBoxes = coder.decode(boxRegression, proposed).reshape({proposed.size(0), classes, 4});
   const torch::Tensor predScores = torch::softmax(classLogits, -1);
   const std::vector<torch::Tensor> boxesList = predBoxes.split_with_sizes(perImage, 0);
   const std::vector<torch::Tensor> scoresList = predScores.split_with_sizes(perImage, 0);
@@ -148,9 +150,10 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
     torch::Tensor scores = scoresList[i];
     torch::Tensor labelsHere =
         torch::arange(classes, scores.options().dtype(torch::kLong)).view({1, -1}).expand_as(scores);
-    boxes = boxes.slice(1, 1).reshape({-1, 4});
-    scores = scores.slice(1, 1).reshape(-1);
-    labelsHere = labelsHere.slice(1, 1).reshape(-1);
+    const int64_t kept = boxes.size(0) * (classes - 1);
+    boxes = boxes.slice(1, 1).reshape({kept, 4});
+    scores = scores.slice(1, 1).reshape({kept});
+    labelsHere = labelsHere.slice(1, 1).reshape({kept});
     torch::Tensor keep = torch::where(scores > m_o.scoreThresh)[0];
     boxes = boxes.index({keep}), scores = scores.index({keep}), labelsHere = labelsHere.index({keep});
     keep = removeSmallBoxes(boxes, 1e-2);
