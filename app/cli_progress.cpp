@@ -31,7 +31,10 @@ void CliProgress::record(const MetricRecord& r) {
     m_loss = r.trainLoss;
   } else if (r.kind == RecordKind::Eval) {
     clearLine();
-    if (!std::isnan(r.evalMap))
+    if (!std::isnan(r.evalMap50))
+      std::fprintf(m_out, "step %lld (epoch %lld): eval mAP %.4f, AP50 %.4f\n", static_cast<long long>(r.step),
+                   static_cast<long long>(r.epoch), r.evalMap, r.evalMap50);
+    else if (!std::isnan(r.evalMap))
       std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, mAP %.4f, F1 (macro) %.4f, subset accuracy %.2f%%\n",
                    static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalMap, r.evalF1,
                    100.0 * r.evalAccuracy);
@@ -130,7 +133,9 @@ void CliProgress::finish(const RunSummary& s) {
   std::fprintf(m_out, "  device:          %s\n", s.device.c_str());
   std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
-  if (std::isfinite(s.test.map))
+  if (std::isfinite(s.test.map50))
+    std::fprintf(m_out, "  test mAP:        %.4f (AP50 %.4f, AP75 %.4f)\n", s.test.map, s.test.map50, s.test.map75);
+  else if (std::isfinite(s.test.map))
     std::fprintf(m_out, "  test mAP:        %.4f (F1 macro %.4f, subset accuracy %.2f%%, loss %.4f)\n", s.test.map,
                  s.test.f1, 100.0 * s.test.accuracy, s.test.loss);
   else if (std::isfinite(s.test.accuracy))
@@ -142,6 +147,8 @@ void CliProgress::finish(const RunSummary& s) {
     std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.test.emaAccuracy, s.test.emaLoss);
   if (std::isfinite(s.bestEval.accuracy))
     std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEval.accuracy);
+  if (std::isfinite(s.bestEval.map) && std::isfinite(s.test.map50))
+    std::fprintf(m_out, "  best eval mAP:   %.4f\n", s.bestEval.map);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond)) std::fprintf(m_out, "  samples/s:       %.0f\n", s.samplesPerSecond);
   if (s.nonfinite.skippedSteps > 0)

@@ -145,6 +145,56 @@ void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
   }
 }
 
+// task.kind detection: every annotated image (those without boxes too, as
+// negatives), one stratum; the test annotations' images after them (under
+// data.test_root), else data.test_fraction of the images held out.
+void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  const BadBoxes bad = d.on_bad_box == OnBadBox::clip   ? BadBoxes::clip
+                       : d.on_bad_box == OnBadBox::skip ? BadBoxes::skip
+                                                        : BadBoxes::fail;
+  p.boxes = readBoxAnnotations(d.annotations, d.root, d.annotation_format.name(), bad);
+  for (const auto& c : p.boxes.categories) p.classNames.push_back(c.name);
+  for (const auto& image : p.boxes.images) {
+    append(p.train, static_cast<int64_t>(p.files.size()), 0);
+    p.files.push_back(image.file);
+  }
+  p.trainFrom = d.annotations;
+  if (!d.test_annotations.empty()) {
+    const std::string root = d.test_root.empty() ? d.root : d.test_root;
+    BoxAnnotations test = readBoxAnnotations(d.test_annotations, root, d.annotation_format.name(), bad);
+    if (test.categories.size() != p.boxes.categories.size() ||
+        !std::equal(test.categories.begin(), test.categories.end(), p.boxes.categories.begin(),
+                    [](const BoxCategory& a, const BoxCategory& b) { return a.id == b.id && a.name == b.name; }))
+      throw DataError(d.test_annotations + ": its categories differ from " + d.annotations +
+                      "'s; a test set must name the same categories with the same ids");
+    const auto first = static_cast<int64_t>(p.boxes.images.size());
+    p.testImagesFrom = first;
+    for (auto box : test.boxes) {
+      box.image += first;
+      p.boxes.boxes.push_back(box);
+    }
+    for (const auto& image : test.images) {
+      append(p.test, static_cast<int64_t>(p.files.size()), 0);
+      p.files.push_back(image.file);
+      p.boxes.images.push_back(image);
+    }
+    p.boxes.clipped += test.clipped;
+    p.boxes.skipped += test.skipped;
+    p.testFrom = d.test_annotations;
+  } else if (d.test_fraction > 0) {
+    p.test = holdOut(p.train, d.test_fraction, mixSeed(seed, kTestStream), 1);
+    p.testFrom = "held out of " + d.annotations + ": " + percent(d.test_fraction) + " of the images";
+  } else {
+    throw DataError(d.annotations +
+                    ": data.test_fraction is 0 and there are no data.test_annotations, so nothing is left to test "
+                    "on: set data.test_fraction (e.g. 0.2) or name a test set");
+  }
+  limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
+  limit(p.test, d.test_limit, true, mixSeed(seed, kLimitStream + 1));
+  p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), 1);
+  if (d.val_fraction > 0) p.valFrom = "held out of the training images: " + percent(d.val_fraction) + " of them";
+}
+
 // A table's splits once its rows (and a test table's) are read: the test
 // rows held out unless data.test_file gave them (stratified by class; a
 // regression's rows are one stratum), the limits, the validation rows.
@@ -467,7 +517,9 @@ DataPlan planData(const TrainConfig& c) {
   DataPlan p;
   p.format = d.format;
   p.task = c.task.kind;
-  if (d.format == DataFormat::idx)
+  if (p.detection() && d.format == DataFormat::image_folder)
+    planDetection(p, d, c.train.seed);
+  else if (d.format == DataFormat::idx)
     planIdx(p, d, c.train.seed);
   else if (d.format == DataFormat::image_folder && p.hasTargets())
     planFolderTargets(p, d, c.train.seed);
@@ -482,6 +534,7 @@ DataPlan planData(const TrainConfig& c) {
   checkClassesFit(p, d);  // before the splits' own checks: 100,000 ids as classes leave no test examples either
   if (!p.val.items.empty() && p.valFrom.empty())
     p.valFrom = "held out of the training examples: " + percent(d.val_fraction) + " of each class";
+  if (p.detection() && p.classes() < 1) throw DataError(d.annotations + " names no categories: nothing to detect");
   if (p.train.items.empty())
     throw DataError("no training examples are left from " + p.trainFrom +
                     " after the test, validation and limit settings (data.test_fraction, data.val_fraction, "

@@ -119,6 +119,18 @@ std::string storedAbovePhotos(const StoredShape& stored, const InputShape& input
          std::to_string(std::max(own, input_side));
 }
 
+namespace {
+// task.kind detection: a split's boxes per class (crowds left out, as training leaves them).
+std::vector<int64_t> boxCounts(const DataPlan& p, const PlannedSplit& split) {
+  std::vector<char> in(p.boxes.images.size(), 0);
+  for (int64_t item : split.items) in[static_cast<size_t>(item)] = 1;
+  std::vector<int64_t> counts(static_cast<size_t>(p.classes()), 0);
+  for (const auto& b : p.boxes.boxes)
+    if (!b.crowd && in[static_cast<size_t>(b.image)]) ++counts[static_cast<size_t>(b.label)];
+  return counts;
+}
+}  // namespace
+
 DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const std::string& modelKind) {
   DatasetDescription out;
   out.format = p.format;
@@ -128,6 +140,11 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const st
   out.trainCounts = classCounts(p.train.labels, strata);
   out.valCounts = classCounts(p.val.labels, strata);
   out.testCounts = classCounts(p.test.labels, strata);
+  if (p.detection()) {
+    out.trainCounts = boxCounts(p, p.train);
+    out.valCounts = boxCounts(p, p.val);
+    out.testCounts = boxCounts(p, p.test);
+  }
   out.targetNames = p.targetNames;
   out.task = p.task;
   out.input = inputShapeOf(p, d, modelKind);

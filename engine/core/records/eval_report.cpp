@@ -137,6 +137,19 @@ void readMultilabel(const nlohmann::json& j, EvalReport& r) {
   }
 }
 
+// A detector's COCO figures and each class's AP.
+void readDetection(const nlohmann::json& j, EvalReport& r) {
+  r.task = TaskKind::detection;
+  for (const char* key : {"map", "map50", "map75", "map_small", "map_medium", "map_large", "mar_1", "mar_10", "mar_100",
+                          "mar_small", "mar_medium", "mar_large"})
+    r.coco.push_back(numOr(j, key));
+  r.map = r.coco[0];
+  r.accuracy = kNaN;
+  r.examples = wholeAt(j, "examples");
+  r.classes = j.at("classes").get<std::vector<std::string>>();
+  for (const auto& c : j.at("per_class")) r.apPerClass.push_back(numOr(c, "ap"));
+}
+
 }  // namespace
 
 void computeClassFigures(EvalReport& r) {
@@ -220,6 +233,19 @@ nlohmann::json reportJson(const EvalReport& r) {
               {"per_label", labels}});
     return j;
   }
+  if (r.task == TaskKind::detection) {
+    // COCOeval.stats by name, and AP@[.50:.95] per class.
+    static const char* const kStats[] = {"map",   "map50",  "map75",   "map_small", "map_medium", "map_large",
+                                         "mar_1", "mar_10", "mar_100", "mar_small", "mar_medium", "mar_large"};
+    nlohmann::json j = header(r);
+    for (size_t i = 0; i < r.coco.size() && i < 12; ++i) j[kStats[i]] = num(r.coco[i]);
+    nlohmann::json perClass = nlohmann::json::array();
+    for (size_t i = 0; i < r.apPerClass.size(); ++i)
+      perClass.push_back(
+          {{"class", i < r.classes.size() ? r.classes[i] : std::to_string(i)}, {"ap", num(r.apPerClass[i])}});
+    j.update({{"examples", r.examples}, {"classes", r.classes}, {"per_class", perClass}});
+    return j;
+  }
   if (r.task == TaskKind::regression) {
     nlohmann::json targets = nlohmann::json::array();
     for (const auto& t : r.targets)
@@ -280,6 +306,10 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
     }
     if (task == TaskKind::multilabel) {
       readMultilabel(j, r);
+      return r;
+    }
+    if (task == TaskKind::detection) {
+      readDetection(j, r);
       return r;
     }
     r.classes = j.at("classes").get<std::vector<std::string>>();

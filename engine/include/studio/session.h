@@ -54,6 +54,8 @@ struct RunSummary {
     double accuracy = MetricRecord::kNone, loss = MetricRecord::kNone;
     double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
     double map = MetricRecord::kNone, f1 = MetricRecord::kNone;
+    // A detector's COCO AP at IoU 0.5 and 0.75 (map: AP@[.50:.95]).
+    double map50 = MetricRecord::kNone, map75 = MetricRecord::kNone;
     // The weights they are of: "last" (the model at the end), or "best"
     // (the best checkpoint's, saved at weightsStep): a run with a
     // validation split and a best checkpoint of another step is tested with

@@ -1,4 +1,5 @@
 #include "data/data_loading.h"
+#include "detection/detection_data.h"
 
 #include <algorithm>
 #include <cmath>
@@ -202,6 +203,7 @@ bool imagenetStatistics(const TrainConfig& cfg) {
 }
 
 DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
+  if (p.detection()) return detection::loadDetectionData(cfg, p, progress);
   DataSplits d;
   d.kind = p.kind;
   d.task = p.task;

@@ -61,14 +61,8 @@ TORCH_MODULE(Fpn);
 
 }  // namespace
 
-const std::vector<std::string>& detectorKinds() {
-  static const std::vector<std::string> kinds{"fasterrcnn_mobilenet_v3_large_320_fpn",
-                                              "fasterrcnn_mobilenet_v3_large_fpn"};
-  return kinds;
-}
-
 FasterRcnnOptions fasterRcnnDefaults(const std::string& kind, int64_t classes) {
-  const auto& kinds = detectorKinds();
+  const auto& kinds = studio::detectorKinds();
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
     throw std::invalid_argument("unknown detector \"" + kind + "\"");
   FasterRcnnOptions o;

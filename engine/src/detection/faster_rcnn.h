@@ -19,6 +19,7 @@
 #include "detection/roi_heads.h"
 #include "detection/rpn.h"
 #include "run/weights_file.h"
+#include "studio/model_kinds.h"  // detectorKinds()
 #include "torch_pch.h"
 
 namespace studio::detection {
@@ -40,8 +41,6 @@ struct FasterRcnnOptions {
 // torchvision's defaults for kind (its builder's keyword defaults). Throws
 // std::invalid_argument for a kind that is not a detector here.
 FasterRcnnOptions fasterRcnnDefaults(const std::string& kind, int64_t classes);
-// The detectors there are, for messages and the settings.
-const std::vector<std::string>& detectorKinds();
 
 using DetectionLosses = std::vector<std::pair<std::string, torch::Tensor>>;  // torchvision's order
 

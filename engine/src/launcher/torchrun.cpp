@@ -114,6 +114,8 @@ RunSummary summaryFile(const std::string& runDir) {
   num("test_map", s.test.map);
   num("test_f1", s.test.f1);
   num("best_eval_map", s.bestEval.map);
+  num("test_map50", s.test.map50);
+  num("test_map75", s.test.map75);
   num("final_train_loss", s.finalTrainLoss);
   num("final_eval_loss", s.finalEvalLoss);
   num("samples_per_second", s.samplesPerSecond);

@@ -1,4 +1,5 @@
 #include "models/model.h"
+#include "models/detector_model.h"
 
 #include "models/builtin_model.h"
 #include "models/torchscript_model.h"
@@ -36,6 +37,7 @@ std::string Model::layerGroup(const std::string& parameter) const { return param
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
   if (isModel(config.kind, ModelFamily::torchscript)) return std::make_unique<TorchScriptModel>(config.path);
   if (isTorchvisionBackbone(config.kind)) return std::make_unique<TorchvisionModel>(config.kind, input, classes);
+  if (isModel(config.kind, ModelFamily::detector)) return std::make_unique<DetectorModel>(config, classes);
   return std::make_unique<BuiltinModel>(config, input, classes);
 }
 

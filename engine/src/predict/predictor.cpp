@@ -359,6 +359,10 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
     throw InputError("folder " + folder + " is neither a run folder (no " + run_files::kSettings +
                      ") nor an export (no preprocessing.json)");
   m->config = readRunSettings(folder);
+  if (m->config.task.kind == TaskKind::detection)
+    throw InputError("run " + folder +
+                     " trained a detector (task.kind detection): predicting boxes on new files is not built yet; "
+                     "its test figures are in summary.json and eval/");
   const nlohmann::json info = readRunInfo(folder);
   if (info.contains(run_files::run_info::kProbe))
     throw InputError("run " + folder + " is a " + info[run_files::run_info::kProbe].get<std::string>() +

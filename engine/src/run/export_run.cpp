@@ -173,6 +173,10 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   const bool checked = options.format == "onnx" || options.check;
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
+  if (cfg.task.kind == TaskKind::detection)
+    throw InputError("run " + runDir +
+                     " trained a detector (task.kind detection): exporting a detector is not built yet; its "
+                     "checkpoints (checkpoints/last.ckpt, best.ckpt) hold its weights under torchvision's names");
   const nlohmann::json info = readRunInfo(runDir);
   ExportResult result;
   const RunCheckpoint chosen = runCheckpoint(runDir, which);

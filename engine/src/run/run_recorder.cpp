@@ -170,6 +170,11 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
     j["test_f1"] = num(s.test.f1);
     j["best_eval_map"] = num(s.bestEval.map);
   }
+  if (!std::isnan(s.test.map50)) {  // a detector's
+    j["test_map50"] = num(s.test.map50);
+    j["test_map75"] = num(s.test.map75);
+    j.erase("test_f1");
+  }
   if (s.worldSize > 1) j["world_size"] = s.worldSize;
   if (!s.earlyStopping.metric.empty())
     j["early_stopping"] = {{"metric", s.earlyStopping.metric},

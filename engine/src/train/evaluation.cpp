@@ -38,11 +38,19 @@ Image thumbnailStrip(const torch::Tensor& u8, int64_t& cellH, int64_t& cellW) {
 }
 
 EvalFigures figuresOf(const EvalOutcome& o) {
-  return {o.loss, o.accuracy, o.r2, o.rmse, o.mae, o.map, o.macroF1, o.rocAuc, o.reliability.ece};
+  EvalFigures f{o.loss, o.accuracy, o.r2, o.rmse, o.mae, o.map, o.macroF1};
+  f.auc = o.rocAuc;
+  f.ece = o.reliability.ece;
+  if (o.coco.size() > 2) {  // a detector's COCOeval.stats
+    f.map50 = o.coco[1];
+    f.map75 = o.coco[2];
+  }
+  return f;
 }
 
 // An evaluation's figures for the log.
 std::string figuresText(const EvalFigures& e) {
+  if (!std::isnan(e.map50)) return " mAP " + fmt(e.map) + " AP50 " + fmt(e.map50) + " AP75 " + fmt(e.map75);
   if (!std::isnan(e.map))
     return " mAP " + fmt(e.map) + " F1 (macro) " + fmt(e.f1) + " subset accuracy " + fmt(e.accuracy);
   if (std::isnan(e.accuracy)) return " R\u00b2 " + fmt(e.r2) + " RMSE " + fmt(e.rmse) + " MAE " + fmt(e.mae);
@@ -145,6 +153,7 @@ void Evaluation::atStep() {
   r.evalRmse = e.rmse;
   r.evalMae = e.mae;
   r.evalMap = e.map;
+  r.evalMap50 = e.map50;
   r.evalF1 = e.f1;
   r.evalAuc = e.auc;
   r.evalEce = e.ece;

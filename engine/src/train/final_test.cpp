@@ -36,9 +36,12 @@ void setHeadline(RunSummary& s, const EvalFigures& t) {
   s.test.mae = t.mae;
   s.test.map = t.map;
   s.test.f1 = t.f1;
+  s.test.map50 = t.map50;
+  s.test.map75 = t.map75;
 }
 
 std::string figureText(const EvalFigures& t) {
+  if (!std::isnan(t.map50)) return "test mAP " + fmt(t.map) + ", AP50 " + fmt(t.map50) + ", AP75 " + fmt(t.map75);
   return !std::isnan(t.map)
              ? "test mAP " + fmt(t.map) + ", F1 (macro) " + fmt(t.f1) + ", subset accuracy " + fmt(t.accuracy)
          : std::isnan(t.accuracy) ? "test R\u00b2 " + fmt(t.r2) + ", RMSE " + fmt(t.rmse) + ", MAE " + fmt(t.mae)

@@ -42,6 +42,12 @@ void MetricWindow::flush() {
     r.memReservedMiB = mem.reservedMiB;
     r.memPeakMiB = mem.peakMiB;
     r.microBatch = m_steps[i].microBatch;
+    if (rows.size(1) >= 9) {  // a detector's loss parts (Task::lossParts)
+      r.lossClassifier = acc[i][5];
+      r.lossBoxReg = acc[i][6];
+      r.lossObjectness = acc[i][7];
+      r.lossRpnBoxReg = acc[i][8];
+    }
     c.post(r);
     c.lastTrainLoss = r.trainLoss;
     c.callbacks->onTrainRecord(c, r, static_cast<int64_t>(acc[i][4]));

@@ -57,8 +57,9 @@ enum class RunActivity { Training, SettingUp, Evaluating };
 struct EvalFigures {
   double loss = MetricRecord::kNone, accuracy = MetricRecord::kNone;
   double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
-  double map = MetricRecord::kNone, f1 = MetricRecord::kNone;   // multi-label (f1: macro)
-  double auc = MetricRecord::kNone, ece = MetricRecord::kNone;  // classification: mean one-vs-rest ROC AUC; ECE
+  double map = MetricRecord::kNone, f1 = MetricRecord::kNone;       // multi-label (f1: macro); detection: AP@[.50:.95]
+  double map50 = MetricRecord::kNone, map75 = MetricRecord::kNone;  // detection: COCO's AP50 and AP75
+  double auc = MetricRecord::kNone, ece = MetricRecord::kNone;      // classification: mean one-vs-rest ROC AUC; ECE
   // The task's main figure, higher is better: accuracy, R², or mAP.
   double score() const {
     if (!std::isnan(map)) return map;
@@ -71,6 +72,7 @@ struct EvalFigures {
     if (id == "eval_rmse") return rmse;
     if (id == "eval_mae") return mae;
     if (id == "eval_map") return map;
+    if (id == "eval_map50") return map50;
     if (id == "eval_f1") return f1;
     if (id == "eval_auc") return auc;
     if (id == "eval_ece") return ece;

@@ -12,6 +12,7 @@
 #include "data/data_loading.h"
 #include "dist/grad_reducer.h"
 #include "dist/process_group.h"
+#include "models/detector_model.h"
 #include "models/model.h"
 #include "models/torchscript_model.h"
 #include "models/torchvision_model.h"
@@ -228,12 +229,39 @@ void loadPretrained(RunContext& ctx, TorchvisionModel& model) {
                                  " outputs (the file's had " + std::to_string(load.fileClasses) + ")"));
 }
 
+// model.weights into a detector: a detector's state dict, or a classifier's
+// into its backbone (detection/faster_rcnn.h), recorded for run_info.json.
+void loadPretrainedDetector(RunContext& ctx, DetectorModel& model) {
+  const std::string& path = ctx.cfg.model.weights;
+  ctx.setPhase("reading " + path);
+  detection::DetectorWeights w;
+  try {
+    w = detection::loadDetectorWeights(model.detector(), readWeightsFile(path), path);
+  } catch (const std::exception&) {
+    ctx.weightsRefused = true;
+    throw;
+  }
+  ctx.parts.pretrained = {{"path", path},
+                          {"tensors", w.tensors},
+                          {"backbone_only", w.backboneOnly},
+                          {"head_kept", w.predictorKept},
+                          {"file_classes", w.fileClasses}};
+  log::info("pretrained weights " + path + ": " + std::to_string(w.tensors) + " tensors loaded into " +
+            model.description() +
+            (w.backboneOnly    ? " (a classifier's: its features into the backbone)"
+             : w.predictorKept ? "; its box predictor kept"
+                               : "; a new box predictor for the data's " + std::to_string(model.classes()) +
+                                     " classes (the file's had " + std::to_string(w.fileClasses - 1) + ")"));
+}
+
 // The model on the device as the settings shape it, the same on every rank.
 void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   const DataSplits& data = ctx.data.splits;
   const torch::Device device = ctx.where.device;
   const TrainConfig& cfg = ctx.cfg;
-  ctx.parts.task = makeTask(cfg, {data.lossWeights, device});
+  TaskData taskData{data.lossWeights, device, nullptr};
+  if (data.task == TaskKind::detection) taskData.boxes = std::make_shared<const BoxAnnotations>(ctx.data.plan.boxes);
+  ctx.parts.task = makeTask(cfg, taskData);
   auto& model = ctx.parts.model;
   model = makeModel(cfg.model, data.input, data.outputs());
   if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
@@ -252,9 +280,11 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   const bool loadsCheckpoint = resumes(ctx.start) && !(again && again->fromStart);
   if (auto* tv = dynamic_cast<TorchvisionModel*>(model.get()); tv && !cfg.model.weights.empty() && !loadsCheckpoint)
     loadPretrained(ctx, *tv);
+  if (auto* d = dynamic_cast<DetectorModel*>(model.get()); d && !cfg.model.weights.empty() && !loadsCheckpoint)
+    loadPretrainedDetector(ctx, *d);
   model->to(device);
-  {
-    CudnnHeuristicsOnly heuristics;  // a probe's shape, never trained on
+  if (!ctx.parts.task->lossInModel()) {  // a detector's forward pass needs boxes
+    CudnnHeuristicsOnly heuristics;      // a probe's shape, never trained on
     checkModelOutput(*model, cfg.model, data.input, data.outputs(), device);
   }
   if (cfg.performance.channels_last) model->toChannelsLast();
@@ -304,14 +334,16 @@ void startLoader(RunContext& ctx) {
   const torch::Device device = ctx.where.device;
   if (data.kind == DataKind::Image) refuseBatchOfOne(ctx);
   LoaderOptions& o = ctx.data.loaderOptions;
-  const bool image = data.kind == DataKind::Image;
+  // A detector's augmentations move its boxes: the task applies them
+  // (train/tasks/detection.cpp), not the loader.
+  const bool image = data.kind == DataKind::Image && data.task != TaskKind::detection;
   o.batchSize = cfg.train.batch_size;
   o.augmentFlip = image && cfg.data.augment_flip;
   o.augmentCrop = image ? cfg.data.augment_crop : 0;
   if (image) o.photo = photoAugment(cfg.data);
   if (image) o.policy = autoAugment(cfg.data);
   if (data.task == TaskKind::classification) o.mix = batchMix(cfg.data, data.numClasses());
-  o.norm = Normalization::make(image, data.mean, data.std, device);
+  o.norm = Normalization::make(data.kind == DataKind::Image, data.mean, data.std, device);
   if (image && data.stored.larger(data.input))
     std::tie(o.cropHeight, o.cropWidth) = std::pair(data.input.height, data.input.width);
   o.seed = cfg.train.seed;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "studio/box_annotations.h"
 #include "studio/csv_table.h"
 #include "studio/train_config.h"
 
@@ -54,6 +55,11 @@ struct DataPlan {
   // data.corrections (studio/corrections.h): files left out, labels changed.
   int64_t correctionsRemoved = 0, correctionsRelabelled = 0;
 
+  // task.kind detection: items index boxes.images (and files, their
+  // paths): the training annotations' images, then the test annotations'.
+  BoxAnnotations boxes;
+  int64_t testImagesFrom = -1;  // the first test annotations' image; -1: none
+
   // csv: items index table rows (the training table's, then the test table's).
   NumericTable table;
   std::vector<std::string> featureNames;
@@ -63,6 +69,7 @@ struct DataPlan {
   int64_t classes() const { return static_cast<int64_t>(classNames.size()); }
   bool regression() const { return task == TaskKind::regression; }
   bool multilabel() const { return task == TaskKind::multilabel; }
+  bool detection() const { return task == TaskKind::detection; }
   // A value per example and target (regression) or label (multi-label) in table.y.
   bool hasTargets() const { return regression() || multilabel(); }
   // The model's outputs: a logit per class or label, or a value per target.

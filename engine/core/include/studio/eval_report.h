@@ -81,6 +81,11 @@ struct EvalReport {
   // labels' mean average precision; each label's figures.
   double microF1 = 0, macroF1 = 0, map = 0;
   std::vector<LabelFigures> labels;
+  // task.kind detection: COCOeval.stats (studio/coco_eval.h: AP@[.50:.95],
+  // AP50, AP75, AP small/medium/large, AR@1/10/100, AR small/medium/large;
+  // map is the first) and AP@[.50:.95] per class (NaN: none in the split).
+  std::vector<double> coco;
+  std::vector<double> apPerClass;
   int64_t examples = 0;
   std::vector<std::string> classes;
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]

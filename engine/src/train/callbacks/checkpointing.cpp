@@ -26,9 +26,10 @@ class Checkpointing : public TrainCallback {
   void onRunEnd(const CallbackView& ctx, RunSummary& s) const override {
     const auto& task = ctx.cfg().task.kind;
     const bool none = m_bestAccuracy == kNoneYet || (task == TaskKind::classification && m_bestAccuracy < 0);
-    (task == TaskKind::regression   ? s.bestEval.r2
-     : task == TaskKind::multilabel ? s.bestEval.map
-                                    : s.bestEval.accuracy) = none ? MetricRecord::kNone : m_bestAccuracy;
+    (task == TaskKind::regression                                  ? s.bestEval.r2
+     : task == TaskKind::multilabel || task == TaskKind::detection ? s.bestEval.map
+                                                                   : s.bestEval.accuracy) =
+        none ? MetricRecord::kNone : m_bestAccuracy;
   }
 
  private:

@@ -3,12 +3,14 @@
 #include "optim/optimizer.h"
 #include "studio/log.h"
 #include "studio/lr_schedule.h"
+#include "train/tasks/task.h"
 
 namespace studio {
 
 std::string graphsUnavailable(const RunContext& ctx) {
   if (!ctx.where.device.is_cuda()) return "the run is on the CPU";
   if (!StepGraph::available()) return "this LibTorch was built without CUDA";
+  if (ctx.parts.task->lossInModel()) return "a detector's images keep their own sizes (each step's shapes differ)";
   if (ctx.cfg.memory.activation_checkpointing != ActivationCheckpointing::off)
     return "activation checkpointing recomputes in the backward pass";
   if (ctx.position.microSplit > 1) return "the micro-batch was split after running out of memory";

@@ -35,16 +35,35 @@ torch::Tensor StepMath::forwardBackward(const std::vector<torch::Tensor>& xs, co
   for (size_t i = 0; i < xs.size(); ++i) {
     if (ys[i].size(0) == 0 && !synced) continue;
     if (c.where.reducer && i == last) c.where.reducer->arm();
-    torch::Tensor logits;
+    const Task& task = *c.parts.task;
+    torch::Tensor logits, loss;
     {
       AutocastScope ac(c.where.device.type(), c.where.autocast, c.where.autocastDtype);
-      logits = c.parts.model->forward(xs[i]);
+      if (task.lossInModel() && ys[i].size(0) > 0) {
+        // A detector: its loss from its forward pass, the parts summed
+        // over the group as the loss is (each by its share).
+        torch::Tensor parts;
+        loss = task.modelLoss(*c.parts.model, xs[i], ys[i], parts);
+        const double w = static_cast<double>(ys[i].size(0)) / static_cast<double>(groupSamples);
+        m_parts = m_parts.defined() ? m_parts + parts * w : parts * w;
+      } else if (!task.lossInModel()) {
+        logits = c.parts.model->forward(xs[i]);
+      }
     }
     if (ys[i].size(0) == 0) {
-      (logits.to(torch::kFloat32).sum() * 0).backward();
+      // An empty share: the parameters join the gradient exchange with 0
+      // (a detector's through each trained parameter, having no outputs).
+      torch::Tensor zero;
+      if (logits.defined()) {
+        zero = logits.to(torch::kFloat32).sum() * 0;
+      } else {
+        for (const auto& p : c.parts.model->parameters())
+          if (p.requires_grad()) zero = zero.defined() ? zero + p.sum() * 0 : p.sum() * 0;
+      }
+      if (zero.defined()) zero.backward();
       continue;
     }
-    torch::Tensor loss = c.parts.task->loss(logits, ys[i]);
+    if (!loss.defined()) loss = task.loss(logits, ys[i]);
     // Each micro-batch weighs by its share of the group's samples, so the
     // accumulated gradient is the mean over the whole group, also for a
     // short last group.
@@ -100,8 +119,13 @@ torch::Tensor StepMath::updateWeights(torch::Tensor meanLoss, const StepRates& r
     c.parts.optimizer->step(rates.lr, rates.momentum, skip);
   at::_foreach_add_(std::vector<torch::Tensor>{c.skipped, c.nonfinite}, std::vector<torch::Tensor>{skip, event});
   if (scaler.enabled()) scaler.update();
-  return torch::stack(
+  torch::Tensor row = torch::stack(
       {meanLoss.to(torch::kFloat32), norm.to(c.where.device), scaler.scaleTensor(), c.skipped, c.nonfinite});
+  if (m_parts.defined()) {  // after the five figures, in Task::lossParts' order
+    row = torch::cat({row, m_parts.to(row.device(), torch::kFloat32)});
+    m_parts = torch::Tensor();
+  }
+  return row;
 }
 
 torch::Tensor EagerStep::step(const StepInput& in) {

@@ -55,13 +55,17 @@ class StepMath {
   // mean loss (each micro-batch weighs by its share of `groupSamples`).
   torch::Tensor forwardBackward(const std::vector<torch::Tensor>& xs, const std::vector<torch::Tensor>& ys,
                                 int64_t groupSamples);
-  // Unscales, checks, clips and applies the gradients; returns the figures.
+  // Unscales, checks, clips and applies the gradients; returns the figures
+  // [loss, grad norm, scale, skipped, non-finite, then a detector's loss parts].
   torch::Tensor updateWeights(torch::Tensor meanLoss, const StepRates& rates);
 
  private:
   RunContext& m_ctx;
   // The gradient check without loss scaling: a scratch flag and a scale of 1.
   torch::Tensor m_gradsBad, m_unitScale;
+  // A detector's loss parts over the group (Task::lossParts), until the
+  // step's figures take them.
+  torch::Tensor m_parts;
 };
 
 class EagerStep : public StepRunner {

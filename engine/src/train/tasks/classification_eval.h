@@ -54,6 +54,8 @@ struct EvalOutcome {
   // A multi-label's (accuracy: the subset accuracy): see EvalReport.
   double map = std::numeric_limits<double>::quiet_NaN(), microF1 = map, macroF1 = map;
   std::vector<LabelFigures> labels;
+  // A detector's COCO figures (accuracy NaN, map their AP@[.50:.95]): see EvalReport.
+  std::vector<double> coco, apPerClass;
   // Classification: each class's one-vs-rest curves, the reliability
   // diagram, and their summaries (the classes' mean ROC AUC; the ECE).
   std::vector<BinaryCurves> classCurves;

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -49,6 +50,17 @@ class Task {
   // The mean loss of a micro-batch as a float32 scalar; runs inside the
   // recorded step, so it never reads a value back to the host.
   virtual torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) const = 0;
+  // A task whose model computes its loss from the targets in its forward
+  // pass (a detector, train/tasks/detection.h): the mean loss of a
+  // micro-batch from its inputs and targets as a float32 scalar, run under
+  // the step's autocast, drawing from the default generators; `parts` gets
+  // the loss's parts (float32 [lossParts().size()], detached). Others: the
+  // model's forward pass, then loss().
+  virtual bool lossInModel() const { return false; }
+  virtual torch::Tensor modelLoss(Model& model, const torch::Tensor& x, const torch::Tensor& y,
+                                  torch::Tensor& parts) const;
+  // The names of modelLoss's parts (metrics.csv's columns), in its order.
+  virtual std::vector<std::string> lossParts() const { return {}; }
   // A split's loss and figures, without autograd, in one host sync.
   virtual EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform,
                                const EvalOptions& options, const torch::Device& device) const = 0;
@@ -62,6 +74,9 @@ class Task {
 struct TaskData {
   std::vector<double> weights;
   torch::Device device = torch::kCPU;
+  // task.kind detection: the data's boxes (DataPlan::boxes), the ground
+  // truth its evaluations score against in each image's own pixels.
+  std::shared_ptr<const BoxAnnotations> boxes;
 };
 
 // The task of config.task.kind with config.loss. Throws std::invalid_argument

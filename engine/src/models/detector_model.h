@@ -1,0 +1,41 @@
+#pragma once
+// A torchvision detector (task.kind detection) as the engine's Model: its
+// parameters, state and BatchNorm handling are any module's (ModuleModel),
+// so the optimizer, checkpoints, the moving average and torchrun treat it
+// as they treat a classifier. Its forward pass needs the boxes: the
+// detection task (train/tasks/detection.cpp) calls losses() and detect().
+// Thread: engine thread.
+
+#include <string>
+#include <vector>
+
+#include "detection/faster_rcnn.h"
+#include "models/module_model.h"
+
+namespace studio {
+
+// torchvision's builder defaults for config.kind with config.detector's
+// sizes and post-processing over them. classes: the data's (the detector's
+// count adds the background); pretrained: model.weights is set.
+detection::FasterRcnnOptions detectorOptions(const ModelConfig& config, int64_t classes);
+
+class DetectorModel : public ModuleModel {
+ public:
+  DetectorModel(const ModelConfig& config, int64_t classes);
+  // Refuses: a detector's forward pass takes its images' boxes.
+  torch::Tensor forward(const torch::Tensor& x) override;
+  // Its top-level parts (the backbone, the RPN, the RoI heads) and their parameters.
+  std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
+  std::string description() const override;
+  // model.safetensors (torchvision's names) and model.pt.
+  std::vector<std::string> exportTo(const std::string& dir) override;
+  detection::FasterRcnnImpl& detector() { return *m_net; }
+  // The data's classes (without the background).
+  int64_t classes() const { return m_net->options().classes - 1; }
+
+ private:
+  explicit DetectorModel(detection::FasterRcnn net);
+  detection::FasterRcnn m_net;
+};
+
+}  // namespace studio
