@@ -342,7 +342,7 @@ class SearchTest(unittest.TestCase):
             (["--space", "optimizer.lr=float:0.01:0.1", "--metric", "eval_r2"],
              r"--metric eval_r2 is a regression figure; task.kind is classification"),
             (["--space", "optimizer.lr=float:0.01:0.1", "--metric", "eval_map"],
-             r"--metric eval_map is a multi-label figure; task.kind is classification"),
+             r"--metric eval_map is a multi-label or detection figure; task.kind is classification"),
             (["--space", "train.batch_size=int:1:99999999999999999999"], r"must lie within ±9007199254740992"),
             (["--space", "optimizer.lr=float:0.01:0.1", "--metric", "ema_eval_accuracy"],
              r"set train.ema.decay"),

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A detector's training images per second: training-studio-cli (task.kind
+# detection) against torchvision's own detector in the loop of torchvision's
+# references/detection (bench/detection_loop.py): the same model, synthetic
+# scenes (tests/reference/detection_scenes.py: Fashion-MNIST items on 128 px
+# canvases), image size, batch, SGD and CPU threads. Three alternating
+# rounds, medians compared.
+# Usage: bench/detection_bench.sh [BUILD_DIR] [DEVICE]
+# KIND (default fasterrcnn_mobilenet_v3_large_320_fpn), ROIS (proposals
+# trained per image, default 128), IMAGES (default 160), EPOCHS (default 2).
+# BENCH_SMOKE=1 (make bench-smoke): tiny sizes and one round, to show it still runs.
+set -euo pipefail
+BUILD=${1:-build}
+DEVICE=${2:-cpu}
+KIND=${KIND:-fasterrcnn_mobilenet_v3_large_320_fpn}
+ROIS=${ROIS:-128}
+if [ -n "${BENCH_SMOKE:-}" ]; then IMAGES=16 ROUNDS=1 EPOCHS=1; else IMAGES=${IMAGES:-160} ROUNDS=${ROUNDS:-3} EPOCHS=${EPOCHS:-2}; fi
+CLI=$BUILD/app/training-studio-cli
+PY=${STUDIO_PYTHON:-python3}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+here=$(cd "$(dirname "$0")" && pwd)
+"$PY" "$here/../tests/reference/detection_scenes.py" "$WORK/scenes" "$IMAGES" 1 > /dev/null
+
+studio() {
+  rm -rf "$WORK/runs"
+  "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
+    --set data.root="$WORK/scenes" --set data.annotations="$WORK/scenes/instances.json" --set data.test_fraction=0.1 \
+    --set model.detector.min_size=128 --set model.detector.max_size=128 --set model.detector.rois_per_image="$ROIS" \
+    --set train.batch_size=8 --set optimizer.kind=sgd --set optimizer.lr=0.02 --set optimizer.momentum=0.9 \
+    --set optimizer.weight_decay=0.0001 --set schedule.kind=constant --set train.epochs="$EPOCHS" \
+    --set evaluation.every_steps=100000 --set performance.device="$DEVICE" --out "$WORK/runs" > /dev/null
+  "$PY" -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["samples_per_second"], 2))' "$WORK"/runs/*/summary.json
+}
+python() {
+  "$PY" "$here/detection_loop.py" "$WORK/scenes/instances.json" "$KIND" 128 8 "$EPOCHS" "$ROIS" "$DEVICE" |
+    sed -n 's/.*: \([0-9.]*\) samples\/s/\1/p'
+}
+
+s=(); p=()
+for round in $(seq "$ROUNDS"); do
+  s+=("$(studio)")
+  p+=("$(python)")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
+echo "$KIND at 128 px, batch 8, SGD, $ROIS proposals per image, $EPOCHS epochs of $IMAGES images, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
+awk -v s="$ms" -v p="$mp" 'BEGIN { printf "median: studio %.2f samples/s, Python %.2f samples/s: %.2fx\n", s, p, s / p }'

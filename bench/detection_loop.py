@@ -1,0 +1,58 @@
+"""The Python side of bench/detection_bench.sh: torchvision's detector trained
+as torchvision's references/detection/engine.py train_one_epoch trains it
+(model(images, targets), the sum of the loss dict, zero_grad, backward,
+step), on the same synthetic scenes, batch, optimizer, image size and CPU
+threads as the studio's run; the images decoded once into memory, shuffled
+each epoch. Prints the training images per second over every step (the
+studio's samples/s is its training time's, evaluations left out).
+
+Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE"""
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+import torchvision
+from PIL import Image
+
+annotations, kind, size, batch, epochs, rois, device = sys.argv[1:8]
+size, batch, epochs, rois = int(size), int(batch), int(epochs), int(rois)
+torch.manual_seed(1)
+with open(annotations) as f:
+    coco = json.load(f)
+root = os.path.dirname(annotations)
+labels = {c["id"]: k + 1 for k, c in enumerate(sorted(coco["categories"], key=lambda c: c["id"]))}
+images, targets = [], []
+for im in coco["images"]:
+    x = np.array(Image.open(os.path.join(root, im["file_name"])).convert("RGB"))
+    images.append(torch.from_numpy(x).permute(2, 0, 1).float().div(255).to(device))
+    boxes = [a for a in coco["annotations"] if a["image_id"] == im["id"] and not a["iscrowd"]]
+    b = torch.tensor([[a["bbox"][0], a["bbox"][1], a["bbox"][0] + a["bbox"][2], a["bbox"][1] + a["bbox"][3]]
+                      for a in boxes], dtype=torch.float32).reshape(-1, 4)
+    targets.append({"boxes": b.to(device), "labels": torch.tensor([labels[a["category_id"]] for a in boxes],
+                                                                  dtype=torch.int64, device=device)})
+model = getattr(torchvision.models.detection, kind)(weights=None, weights_backbone=None, num_classes=len(labels) + 1,
+                                                    min_size=size, max_size=size, box_batch_size_per_image=rois)
+model.to(device).train()
+params = [p for p in model.parameters() if p.requires_grad]
+optimizer = torch.optim.SGD(params, lr=0.02, momentum=0.9, weight_decay=1e-4)
+timed, seconds = 0, 0.0
+for epoch in range(epochs):
+    order = torch.randperm(len(images)).tolist()
+    for start in range(0, len(order), batch):
+        pick = order[start:start + batch]
+        if device != "cpu":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        loss_dict = model([images[i] for i in pick], [targets[i] for i in pick])
+        losses = sum(loss for loss in loss_dict.values())
+        optimizer.zero_grad()
+        losses.backward()
+        optimizer.step()
+        if device != "cpu":
+            torch.cuda.synchronize()
+        seconds += time.perf_counter() - t
+        timed += len(pick)
+print(f"{kind} in Python (torchvision's references loop): {timed / seconds:.2f} samples/s")
