@@ -111,6 +111,17 @@ class DetectionTrainTest(unittest.TestCase):
         pick = lambda rows: [[r[c] for c in columns] for r in rows]
         self.assertEqual(pick(self.csv(killed)), pick(self.csv(whole)))
 
+    def test_summary_counts_boxes_and_lists_the_detector(self):
+        code, text = run(CLI, "summary", *self.args())
+        self.assertEqual(code, 0, text)
+        with open(self.annotations) as f:
+            boxes = len(json.load(f)["annotations"])
+        self.assertIn("boxes of each split and class:", text)
+        counted = [int(line.split()[1]) for line in text.splitlines() if line.split()[:1] in (["training"], ["test"])]
+        self.assertEqual(sum(counted), boxes, text)
+        for part in ("BackboneWithFPN", "RegionProposalNetwork", "RoIHeads"):
+            self.assertIn(part, text)
+
     def test_a_box_past_its_image_is_named(self):
         with open(self.annotations) as f:
             coco = json.load(f)

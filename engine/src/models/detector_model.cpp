@@ -39,7 +39,8 @@ std::vector<LayerSummary> DetectorModel::layers(const torch::Tensor&) {
     for (const auto& p : child.value()->parameters()) params += p.numel();
     LayerSummary row;
     row.name = child.key();
-    row.type = child.value()->name();
+    // torchvision's classes for the parts.
+    row.type = row.name == "backbone" ? "BackboneWithFPN" : row.name == "rpn" ? "RegionProposalNetwork" : "RoIHeads";
     row.parameters = params;
     rows.push_back(std::move(row));
   }

@@ -5,6 +5,7 @@
 
 #include "models/model.h"
 #include "studio/dataset_info.h"
+#include "studio/model_kinds.h"
 #include "train/finetune_plan.h"
 
 namespace studio {
@@ -30,7 +31,9 @@ ModelSummary summarizeModel(const TrainConfig& config) {
   const InputShape input = inputShapeOf(plan, config.data, config.model.kind);
   const torch::Device cpu(torch::kCPU);
   std::unique_ptr<Model> model = makeModel(config.model, input, plan.outputs());
-  checkModelOutput(*model, config.model, input, plan.outputs(), cpu);
+  // A detector's forward pass takes boxes: its parts are listed without one.
+  const bool detector = isModel(config.model.kind, ModelFamily::detector);
+  if (!detector) checkModelOutput(*model, config.model, input, plan.outputs(), cpu);
   const torch::Tensor sample = sampleInput(input, 2, cpu);
   ModelSummary s;
   s.model = model->description();
@@ -45,7 +48,7 @@ ModelSummary summarizeModel(const TrainConfig& config) {
   }
   const FinetunePlan tune = planFinetune(*model, config.model, config.train.finetune);
   s.finetune = tune.active();
-  if (isTorchvisionBackbone(config.model.kind)) s.weights = config.model.weights;
+  if (isTorchvisionBackbone(config.model.kind) || detector) s.weights = config.model.weights;
   if (s.finetune) {
     for (auto& row : s.rows) {
       if (row.parameters == 0) continue;
@@ -72,7 +75,9 @@ ModelSummary summarizeModel(const TrainConfig& config) {
       if (tune.trainsFromEpoch[tune.groupOfParameter[i]] == 0) s.firstEpochTrained += named[i].second.numel();
   }
   s.parameters = model->parameterCount();
-  if (s.output.empty()) {
+  if (detector) {
+    s.output = "boxes, scores and labels per image";
+  } else if (s.output.empty()) {
     torch::NoGradGuard noGrad;
     model->setTraining(false);
     s.output = shapeText(model->forward(sample).sizes().vec());
