@@ -3,6 +3,8 @@
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_foreach_add.h>
 
+#include <limits>
+
 #include "dist/grad_reducer.h"
 #include "dist/process_group.h"
 #include "models/model.h"
@@ -121,8 +123,13 @@ torch::Tensor StepMath::updateWeights(torch::Tensor meanLoss, const StepRates& r
   if (scaler.enabled()) scaler.update();
   torch::Tensor row = torch::stack(
       {meanLoss.to(torch::kFloat32), norm.to(c.where.device), scaler.scaleTensor(), c.skipped, c.nonfinite});
-  if (m_parts.defined()) {  // after the five figures, in Task::lossParts' order
-    row = torch::cat({row, m_parts.to(row.device(), torch::kFloat32)});
+  if (c.parts.task->lossInModel()) {  // after the five figures, in Task::lossParts' order
+    // A process whose shares of the step were all empty (torchrun, a short
+    // last batch) has no parts of its own: NaN, as wide as the others'.
+    const auto n = static_cast<int64_t>(c.parts.task->lossParts().size());
+    const torch::Tensor parts =
+        m_parts.defined() ? m_parts : torch::full({n}, std::numeric_limits<float>::quiet_NaN(), row.options());
+    row = torch::cat({row, parts.to(row.device(), torch::kFloat32)});
     m_parts = torch::Tensor();
   }
   return row;
