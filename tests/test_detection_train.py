@@ -110,6 +110,13 @@ class DetectionTrainTest(unittest.TestCase):
         columns = ["kind", "step", "epoch", "train_loss", "grad_norm", "eval_map", "eval_map50", *PARTS]
         pick = lambda rows: [[r[c] for c in columns] for r in rows]
         self.assertEqual(pick(self.csv(killed)), pick(self.csv(whole)))
+        # Not built yet, and said so rather than failing inside.
+        code, text = run(CLI, "predict", whole, "--input", self.root, "--out", os.path.join(self.tmp.name, "p.csv"))
+        self.assertEqual(code, 2, text)
+        self.assertIn("trained a detector (task.kind detection): predicting boxes on new files is not built yet", text)
+        code, text = run(CLI, "export", whole, "--out", os.path.join(self.tmp.name, "exported"))
+        self.assertEqual(code, 2, text)
+        self.assertIn("exporting a detector is not built yet", text)
 
     def test_summary_counts_boxes_and_lists_the_detector(self):
         code, text = run(CLI, "summary", *self.args())
