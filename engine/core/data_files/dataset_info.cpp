@@ -1,4 +1,5 @@
 #include "studio/dataset_info.h"
+#include "studio/box_counts.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -119,17 +120,14 @@ std::string storedAbovePhotos(const StoredShape& stored, const InputShape& input
          std::to_string(std::max(own, input_side));
 }
 
-namespace {
-// task.kind detection: a split's boxes per class (crowds left out, as training leaves them).
-std::vector<int64_t> boxCounts(const DataPlan& p, const PlannedSplit& split) {
-  std::vector<char> in(p.boxes.images.size(), 0);
-  for (int64_t item : split.items) in[static_cast<size_t>(item)] = 1;
-  std::vector<int64_t> counts(static_cast<size_t>(p.classes()), 0);
-  for (const auto& b : p.boxes.boxes)
+std::vector<int64_t> boxesPerClass(const BoxAnnotations& a, const std::vector<int64_t>& images, int64_t classes) {
+  std::vector<char> in(a.images.size(), 0);
+  for (int64_t image : images) in[static_cast<size_t>(image)] = 1;
+  std::vector<int64_t> counts(static_cast<size_t>(classes), 0);
+  for (const auto& b : a.boxes)
     if (!b.crowd && in[static_cast<size_t>(b.image)]) ++counts[static_cast<size_t>(b.label)];
   return counts;
 }
-}  // namespace
 
 DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const std::string& modelKind) {
   DatasetDescription out;
@@ -141,9 +139,9 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const st
   out.valCounts = classCounts(p.val.labels, strata);
   out.testCounts = classCounts(p.test.labels, strata);
   if (p.detection()) {
-    out.trainCounts = boxCounts(p, p.train);
-    out.valCounts = boxCounts(p, p.val);
-    out.testCounts = boxCounts(p, p.test);
+    out.trainCounts = boxesPerClass(p.boxes, p.train.items, p.classes());
+    out.valCounts = boxesPerClass(p.boxes, p.val.items, p.classes());
+    out.testCounts = boxesPerClass(p.boxes, p.test.items, p.classes());
   }
   out.targetNames = p.targetNames;
   out.task = p.task;

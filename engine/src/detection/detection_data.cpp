@@ -1,7 +1,6 @@
 #include "detection/detection_data.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <exception>
 #include <mutex>
@@ -10,7 +9,8 @@
 #include <ATen/Parallel.h>
 
 #include "data/decoded_images.h"
-#include "detection/faster_rcnn.h"
+#include "models/detector_model.h"
+#include "studio/box_counts.h"
 #include "studio/errors.h"
 #include "studio/log.h"
 #include "studio/machine_memory.h"
@@ -43,19 +43,10 @@ std::vector<std::vector<const AnnotatedBox*>> trainingBoxes(const BoxAnnotations
   return of;
 }
 
-std::vector<int64_t> boxesPerClass(const PlannedSplit& split, const std::vector<std::vector<const AnnotatedBox*>>& of,
-                                   int64_t classes) {
-  std::vector<int64_t> counts(static_cast<size_t>(classes), 0);
-  for (int64_t item : split.items)
-    for (const auto* b : of[static_cast<size_t>(item)]) ++counts[static_cast<size_t>(b->label)];
-  return counts;
-}
-
 }  // namespace
 
 DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
-  const int64_t maxSize = cfg.model.detector.max_size > 0 ? cfg.model.detector.max_size
-                                                          : fasterRcnnDefaults(cfg.model.kind, 2).transform.maxSize;
+  const int64_t maxSize = detectorOptions(cfg.model, p.classes()).transform.maxSize;
   DataSplits d;
   d.kind = DataKind::Image;
   d.task = p.task;
@@ -84,10 +75,10 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
                     "data.train_limit");
 
   // Decoded on all cores, each into its corner of the pool.
+  if (progress.report) progress.report("decoding images", 0, n);
   torch::Tensor pool = torch::zeros({n, 3, hMax, wMax}, torch::kUInt8);
   std::mutex failed;
   std::string why;
-  std::atomic<int64_t> done{0};
   at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const auto& image = p.boxes.images[static_cast<size_t>(items[static_cast<size_t>(r)])];
@@ -104,11 +95,9 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
         std::lock_guard<std::mutex> lock(failed);
         if (why.empty()) why = e.what();
       }
-      ++done;
     }
   });
   if (!why.empty()) throw DataError(why);
-  if (progress.report) progress.report("decoding images", done.load(), n);
 
   // Each pool row's packed targets.
   const int64_t width = kPackedHeader + kPackedBox * most;
@@ -147,9 +136,9 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
   // the loaders give pixels in [0, 1].
   d.mean.assign(3, 0.0);
   d.std.assign(3, 1.0);
-  d.trainCounts = boxesPerClass(p.train, boxesOf, d.numClasses());
-  d.valCounts = boxesPerClass(p.val, boxesOf, d.numClasses());
-  d.testCounts = boxesPerClass(p.test, boxesOf, d.numClasses());
+  d.trainCounts = boxesPerClass(p.boxes, p.train.items, d.numClasses());
+  d.valCounts = boxesPerClass(p.boxes, p.val.items, d.numClasses());
+  d.testCounts = boxesPerClass(p.boxes, p.test.items, d.numClasses());
   if (p.boxes.clipped > 0 || p.boxes.skipped > 0)
     log::info(std::to_string(p.boxes.clipped) + " boxes clipped to their images and " +
               std::to_string(p.boxes.skipped) + " skipped (data.on_bad_box " + cfg.data.on_bad_box + ")");

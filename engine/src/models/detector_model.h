@@ -15,8 +15,9 @@
 namespace studio {
 
 // torchvision's builder defaults for config.kind with config.detector's
-// sizes and post-processing over them. classes: the data's (the detector's
-// count adds the background); pretrained: model.weights is set.
+// sizes and post-processing over them, and FrozenBatchNorm2d when
+// model.weights is set. classes: the data's (the detector's count adds the
+// background).
 detection::FasterRcnnOptions detectorOptions(const ModelConfig& config, int64_t classes);
 
 class DetectorModel : public ModuleModel {
@@ -27,7 +28,8 @@ class DetectorModel : public ModuleModel {
   // Its top-level parts (the backbone, the RPN, the RoI heads) and their parameters.
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override;
-  // model.safetensors (torchvision's names) and model.pt.
+  // model.safetensors (torchvision's names). Unused for now: exportRun
+  // refuses a detection run before it asks the model.
   std::vector<std::string> exportTo(const std::string& dir) override;
   detection::FasterRcnnImpl& detector() { return *m_net; }
   // The data's classes (without the background).

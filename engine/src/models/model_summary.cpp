@@ -31,9 +31,9 @@ ModelSummary summarizeModel(const TrainConfig& config) {
   const InputShape input = inputShapeOf(plan, config.data, config.model.kind);
   const torch::Device cpu(torch::kCPU);
   std::unique_ptr<Model> model = makeModel(config.model, input, plan.outputs());
+  checkModelOutput(*model, config.model, input, plan.outputs(), cpu);
   // A detector's forward pass takes boxes: its parts are listed without one.
   const bool detector = isModel(config.model.kind, ModelFamily::detector);
-  if (!detector) checkModelOutput(*model, config.model, input, plan.outputs(), cpu);
   const torch::Tensor sample = sampleInput(input, 2, cpu);
   ModelSummary s;
   s.model = model->description();

@@ -283,8 +283,8 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   if (auto* d = dynamic_cast<DetectorModel*>(model.get()); d && !cfg.model.weights.empty() && !loadsCheckpoint)
     loadPretrainedDetector(ctx, *d);
   model->to(device);
-  if (!ctx.parts.task->lossInModel()) {  // a detector's forward pass needs boxes
-    CudnnHeuristicsOnly heuristics;      // a probe's shape, never trained on
+  {
+    CudnnHeuristicsOnly heuristics;  // a probe's shape, never trained on
     checkModelOutput(*model, cfg.model, data.input, data.outputs(), device);
   }
   if (cfg.performance.channels_last) model->toChannelsLast();

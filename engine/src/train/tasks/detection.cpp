@@ -101,13 +101,15 @@ class Detection : public Task {
         const torch::Tensor s = out[i].scores.to(torch::kCPU, torch::kFloat64).contiguous();
         const torch::Tensor l = out[i].labels.to(torch::kCPU).contiguous();
         auto bb = b.accessor<double, 2>();
+        auto ss = s.accessor<double, 1>();
+        auto ll = l.accessor<int64_t, 1>();
         for (int64_t k = 0; k < b.size(0); ++k) {
           CocoBox d;
           d.image = packed[i].item;
-          d.category = m_boxes->categories[static_cast<size_t>(l[k].item<int64_t>() - 1)].id;
+          d.category = m_boxes->categories[static_cast<size_t>(ll[k] - 1)].id;
           d.box = {bb[k][0], bb[k][1], bb[k][2] - bb[k][0], bb[k][3] - bb[k][1]};
           d.area = d.box[2] * d.box[3];
-          d.score = s[k].item<double>();
+          d.score = ss[k];
           found.push_back(d);
         }
       }
