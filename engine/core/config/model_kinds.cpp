@@ -14,6 +14,12 @@ const std::vector<std::string>& detectorKinds() {
   return kinds;
 }
 
+std::string detectorKindsText() {
+  std::string text;
+  for (const auto& d : detectorKinds()) text += (text.empty() ? "" : ", ") + d;
+  return text;
+}
+
 std::optional<ModelFamily> modelFamily(const std::string& kind) {
   if (isTorchvisionBackbone(kind)) return ModelFamily::torchvision;
   for (const auto& d : detectorKinds())

@@ -362,10 +362,8 @@ void detectionData(const C& c, Errors& e) {
 
 void detectorModel(const C& c, Errors& e) {
   if (isDetection(c) && !isDetector(c))
-    e.push_back({"model.kind",
-                 "task.kind detection needs a detector: fasterrcnn_mobilenet_v3_large_320_fpn or "
-                 "fasterrcnn_mobilenet_v3_large_fpn (got \"" +
-                     c.model.kind + "\")"});
+    e.push_back({"model.kind", "task.kind detection needs a detector: one of " + detectorKindsText() + " (got \"" +
+                                   c.model.kind + "\")"});
   if (!isDetection(c) && isDetector(c))
     e.push_back({"model.kind", c.model.kind + " finds boxes: set task.kind to detection, with data.annotations (got " +
                                    c.task.kind + ")"});

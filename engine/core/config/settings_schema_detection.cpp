@@ -47,8 +47,7 @@ void addDetectionSettings(Fields& add) {
        detection);
 
   const Rule detector{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::detector); },
-                      "a detector model.kind (fasterrcnn_mobilenet_v3_large_320_fpn, "
-                      "fasterrcnn_mobilenet_v3_large_fpn)"};
+                      "a detector model.kind (" + detectorKindsText() + ")"};
   when(range(add(SETTING(model.detector.min_size), model, "Detector: shorter side (px)", T::Int,
                  "Each image is resized so that its shorter side is this (torchvision's min_size), unless its "
                  "longer side would pass the longest side; 0: the model's (320 for the _320_ model, else 800)."),

@@ -1,5 +1,6 @@
 #include "studio/eval_report.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -137,12 +138,14 @@ void readMultilabel(const nlohmann::json& j, EvalReport& r) {
   }
 }
 
+// COCOeval.stats by name, in its order (EvalReport::coco).
+constexpr std::array<const char*, 12> kCocoStats{"map",   "map50",  "map75",   "map_small", "map_medium", "map_large",
+                                                 "mar_1", "mar_10", "mar_100", "mar_small", "mar_medium", "mar_large"};
+
 // A detector's COCO figures and each class's AP.
 void readDetection(const nlohmann::json& j, EvalReport& r) {
   r.task = TaskKind::detection;
-  for (const char* key : {"map", "map50", "map75", "map_small", "map_medium", "map_large", "mar_1", "mar_10", "mar_100",
-                          "mar_small", "mar_medium", "mar_large"})
-    r.coco.push_back(numOr(j, key));
+  for (const char* key : kCocoStats) r.coco.push_back(numOr(j, key));
   r.map = r.coco[0];
   r.accuracy = kNaN;
   r.examples = wholeAt(j, "examples");
@@ -235,10 +238,8 @@ nlohmann::json reportJson(const EvalReport& r) {
   }
   if (r.task == TaskKind::detection) {
     // COCOeval.stats by name, and AP@[.50:.95] per class.
-    static const char* const kStats[] = {"map",   "map50",  "map75",   "map_small", "map_medium", "map_large",
-                                         "mar_1", "mar_10", "mar_100", "mar_small", "mar_medium", "mar_large"};
     nlohmann::json j = header(r);
-    for (size_t i = 0; i < r.coco.size() && i < 12; ++i) j[kStats[i]] = num(r.coco[i]);
+    for (size_t i = 0; i < r.coco.size() && i < kCocoStats.size(); ++i) j[kCocoStats[i]] = num(r.coco[i]);
     nlohmann::json perClass = nlohmann::json::array();
     for (size_t i = 0; i < r.apPerClass.size(); ++i)
       perClass.push_back(

@@ -27,5 +27,7 @@ bool isBuiltinModel(const std::string& kind);
 const std::vector<std::string>& modelKinds();
 // model.kind values that are torchvision's detectors (task.kind detection).
 const std::vector<std::string>& detectorKinds();
+// "fasterrcnn_mobilenet_v3_large_320_fpn, fasterrcnn_mobilenet_v3_large_fpn": for messages.
+std::string detectorKindsText();
 
 }  // namespace studio
