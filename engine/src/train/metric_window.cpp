@@ -1,9 +1,13 @@
 #include "train/metric_window.h"
 
+#include <stdexcept>
+
 #include "optim/loss_scaler.h"
 #include "run/run_recorder.h"
+#include "studio/metric_catalog.h"
 #include "train/callbacks/train_callback.h"
 #include "train/device_info.h"
+#include "train/tasks/task.h"
 
 namespace studio {
 
@@ -25,6 +29,12 @@ void MetricWindow::flush() {
   const MemoryFigures mem = memoryFigures(c.where.device);
   const bool scaled = c.parts.scaler->enabled();
   auto acc = rows.accessor<double, 2>();
+  std::vector<const MetricSpec*> parts;
+  for (const std::string& id : c.parts.task->lossParts()) {
+    parts.push_back(findMetric(id));
+    if (!parts.back() || !parts.back()->real)
+      throw std::logic_error("loss part " + id + " is no metric of the catalog");
+  }
   for (size_t i = 0; i < m_steps.size(); ++i) {
     MetricRecord r;
     r.kind = RecordKind::Train;
@@ -42,12 +52,9 @@ void MetricWindow::flush() {
     r.memReservedMiB = mem.reservedMiB;
     r.memPeakMiB = mem.peakMiB;
     r.microBatch = m_steps[i].microBatch;
-    if (rows.size(1) >= 9) {  // a detector's loss parts (Task::lossParts)
-      r.lossClassifier = acc[i][5];
-      r.lossBoxReg = acc[i][6];
-      r.lossObjectness = acc[i][7];
-      r.lossRpnBoxReg = acc[i][8];
-    }
+    // A detector's loss parts, after the five figures, each into the
+    // record's field its metric names (Task::lossParts' ids are the catalog's).
+    for (size_t k = 0; k < parts.size(); ++k) r.*(parts[k]->real) = acc[i][static_cast<int64_t>(5 + k)];
     c.post(r);
     c.lastTrainLoss = r.trainLoss;
     c.callbacks->onTrainRecord(c, r, static_cast<int64_t>(acc[i][4]));
