@@ -168,7 +168,6 @@ void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
       throw DataError(d.test_annotations + ": its categories differ from " + d.annotations +
                       "'s; a test set must name the same categories with the same ids");
     const auto first = static_cast<int64_t>(p.boxes.images.size());
-    p.testImagesFrom = first;
     for (auto box : test.boxes) {
       box.image += first;
       p.boxes.boxes.push_back(box);

@@ -215,6 +215,11 @@ void writeRunSettings(RunContext& ctx) {
                            {"decoded_cache", data.cacheFile}}},
                          {k::kLrChanges, ctx.lr.changes}};
   if (data.kind == DataKind::Table) info[k::kFeatures] = plan.featureNames;
+  if (plan.detection()) {
+    nlohmann::json categories = nlohmann::json::array();
+    for (const auto& c : plan.boxes.categories) categories.push_back({{"id", c.id}, {"name", c.name}});
+    info[k::kCategories] = categories;
+  }
   if (!ctx.cfg.data.corrections.empty())
     info[k::kData]["corrections"] = {{"file", ctx.cfg.data.corrections},
                                      {"removed", plan.correctionsRemoved},

@@ -58,7 +58,6 @@ struct DataPlan {
   // task.kind detection: items index boxes.images (and files, their
   // paths): the training annotations' images, then the test annotations'.
   BoxAnnotations boxes;
-  int64_t testImagesFrom = -1;  // the first test annotations' image; -1: none
 
   // csv: items index table rows (the training table's, then the test table's).
   NumericTable table;

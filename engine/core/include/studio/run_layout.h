@@ -70,6 +70,10 @@ inline constexpr const char* kNormalization = "normalization";  // {"mean": [...
 inline constexpr const char* kInput = "input";                  // {"channels","height","width","features"}
 inline constexpr const char* kClasses = "classes";              // [names]
 inline constexpr const char* kFeatures = "features";            // tables: [names]
+// task.kind detection: [{"id", "name"}] of the annotations' categories, in
+// the order of classes (a detector's label k + 1 is categories[k]): the ids
+// predictions and exports speak.
+inline constexpr const char* kCategories = "categories";
 // A regression: {"names": [target columns], "mean": [...], "std": [...]},
 // the statistics its targets were standardised with (task.standardize_targets);
 // a multi-label run: {"names": [labels], "positives": [training examples
