@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cli_progress.h"
+#include "studio/box_predict.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 
@@ -21,11 +22,11 @@ PredictCommand::PredictCommand(CLI::App& app) {
                     "auto (default): the weights of the run's test figures (summary.json's test_weights); best, "
                     "last, or ema: the weights' moving average");
   m_topK = m_cmd->add_option("--top-k", m_options.topK, "Classes to list per input, most probable first (default 5)");
-  m_cmd->add_option("--tta", m_options.tta,
-                    "Test-time augmentation: none (default); flip: the mean of the "
-                    "image's and its mirror's probabilities; five-crop: of the four corners' "
-                    "and the centre's crops of the image resized to 8/7 of the input (images "
-                    "larger than the input)");
+  m_tta = m_cmd->add_option("--tta", m_options.tta,
+                            "Test-time augmentation: none (default); flip: the mean of the "
+                            "image's and its mirror's probabilities; five-crop: of the four corners' "
+                            "and the centre's crops of the image resized to 8/7 of the input (images "
+                            "larger than the input)");
   m_cmd->add_option("--batch-size", m_options.batchSize, "Inputs per batch on the device (default 256)");
   m_cmd->add_option("--workers", m_options.workers, "Decoding threads (default: one per core)");
   m_cmd->add_option("--device", m_options.device, "auto (default: the first GPU, else the CPU), cpu, cuda or cuda:N");
@@ -34,16 +35,24 @@ PredictCommand::PredictCommand(CLI::App& app) {
                    "fail (default), or skip: a file or row that cannot be read gets its "
                    "reason in the error column and the others are predicted")
       ->check(CLI::IsMember({"fail", "skip"}));
-  m_cmd->add_option("--out", m_out, "The predictions' CSV file (default predictions.csv)");
+  m_outOption = m_cmd->add_option("--out", m_out,
+                                  "The predictions' CSV file (default predictions.csv); a detector's: COCO's results "
+                                  "JSON (default detections.json), or a CSV of one row per box (a .csv name)");
+  m_cmd->add_option("--annotations", m_annotations,
+                    "A detector's run: the images' boxes (COCO JSON, YOLO data.yaml or a VOC folder); the images "
+                    "they name under --input are predicted, with their COCO ids, and COCO's figures printed");
   m_cmd->add_flag("--overwrite", m_overwrite, "Replace the --out file when it exists");
 }
 
 int PredictCommand::run() {
-  checkOutputFile(m_out, "--out", m_overwrite, {m_input});
   if (m_options.workers < 0)
     throw InputError("--workers " + std::to_string(m_options.workers) +
                      ": give the decoding threads, 1 or more, or 0 for one per core");
   m_options.skipBad = m_onBad == "skip";
+  if (isDetectionRun(m_folder)) return runBoxes();
+  if (!m_annotations.empty())
+    throw InputError("--annotations gives a detector's boxes; run " + m_folder + " is not a detection run");
+  checkOutputFile(m_out, "--out", m_overwrite, {m_input});
   if (const std::string ts = torchScriptFileOf(m_folder); !ts.empty())
     std::fprintf(stderr, "note: the model is TorchScript (%s): loading it runs the code in it\n", ts.c_str());
   Predictor predictor(m_folder, m_options);

@@ -2,6 +2,8 @@
 // training-studio-cli predict RUN|EXPORT --input FILE|FOLDER|TABLE.csv [--which best|last|ema]
 //   [--top-k 5] [--tta none|flip] [--batch-size N] [--workers N] [--device D] [--on-bad-file fail|skip]
 //   [--out predictions.csv] [--overwrite]
+// A detection run: [--annotations FILE] [--out detections.json|boxes.csv]
+//   (cli_predict_boxes.cpp).
 // Thread: the CLI's main thread.
 
 #include <CLI/CLI.hpp>
@@ -20,9 +22,10 @@ class PredictCommand {
   int run();
 
  private:
+  int runBoxes();  // a detector's boxes
   CLI::App* m_cmd = nullptr;
-  CLI::Option* m_topK = nullptr;
-  std::string m_folder, m_input, m_out = "predictions.csv", m_onBad = "fail";
+  CLI::Option *m_topK = nullptr, *m_tta = nullptr, *m_outOption = nullptr;
+  std::string m_folder, m_input, m_out = "predictions.csv", m_onBad = "fail", m_annotations;
   bool m_overwrite = false;
   PredictOptions m_options;
 };

@@ -18,23 +18,6 @@
 namespace studio::detection {
 namespace {
 
-struct Placed {
-  int64_t height = 0, width = 0;
-  double scale = 1;
-};
-
-// The image at its own size, or shrunk so that its longer side is maxSize.
-Placed placeOf(const AnnotatedImage& image, int64_t maxSize) {
-  Placed p{image.height, image.width, 1.0};
-  const int64_t longer = std::max(image.height, image.width);
-  if (maxSize > 0 && longer > maxSize) {
-    p.scale = static_cast<double>(maxSize) / static_cast<double>(longer);
-    p.height = std::max<int64_t>(1, std::llround(static_cast<double>(image.height) * p.scale));
-    p.width = std::max<int64_t>(1, std::llround(static_cast<double>(image.width) * p.scale));
-  }
-  return p;
-}
-
 // The boxes of each image that training uses (crowds left out).
 std::vector<std::vector<const AnnotatedBox*>> trainingBoxes(const BoxAnnotations& a) {
   std::vector<std::vector<const AnnotatedBox*>> of(a.images.size());
@@ -44,6 +27,17 @@ std::vector<std::vector<const AnnotatedBox*>> trainingBoxes(const BoxAnnotations
 }
 
 }  // namespace
+
+Placement placeImage(int64_t height, int64_t width, int64_t maxSize) {
+  Placement p{height, width, 1.0};
+  const int64_t longer = std::max(height, width);
+  if (maxSize > 0 && longer > maxSize) {
+    p.scale = static_cast<double>(maxSize) / static_cast<double>(longer);
+    p.height = std::max<int64_t>(1, std::llround(static_cast<double>(height) * p.scale));
+    p.width = std::max<int64_t>(1, std::llround(static_cast<double>(width) * p.scale));
+  }
+  return p;
+}
 
 DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
   const int64_t maxSize = detectorOptions(cfg.model, p.classes()).transform.maxSize;
@@ -58,10 +52,11 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
   for (const auto* s : {&p.train, &p.val, &p.test}) items.insert(items.end(), s->items.begin(), s->items.end());
   std::sort(items.begin(), items.end());
   items.erase(std::unique(items.begin(), items.end()), items.end());
-  std::vector<Placed> placed;
+  std::vector<Placement> placed;
   int64_t hMax = 1, wMax = 1, most = 1;
   for (int64_t item : items) {
-    placed.push_back(placeOf(p.boxes.images[static_cast<size_t>(item)], maxSize));
+    const auto& image = p.boxes.images[static_cast<size_t>(item)];
+    placed.push_back(placeImage(image.height, image.width, maxSize));
     hMax = std::max(hMax, placed.back().height);
     wMax = std::max(wMax, placed.back().width);
     most = std::max<int64_t>(most, static_cast<int64_t>(boxesOf[static_cast<size_t>(item)].size()));
@@ -82,7 +77,7 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
   at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const auto& image = p.boxes.images[static_cast<size_t>(items[static_cast<size_t>(r)])];
-      const Placed& at = placed[static_cast<size_t>(r)];
+      const Placement& at = placed[static_cast<size_t>(r)];
       try {
         torch::Tensor one = torch::empty({3, at.height, at.width}, torch::kUInt8);
         const auto [h, w] = decodeImageInto(image.file, 3, at.height, at.width, one.data_ptr<uint8_t>());
@@ -105,7 +100,7 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
   auto t = targets.accessor<float, 2>();
   for (int64_t r = 0; r < n; ++r) {
     const int64_t item = items[static_cast<size_t>(r)];
-    const Placed& at = placed[static_cast<size_t>(r)];
+    const Placement& at = placed[static_cast<size_t>(r)];
     t[r][0] = static_cast<float>(item);
     t[r][1] = static_cast<float>(at.height);
     t[r][2] = static_cast<float>(at.width);

@@ -26,6 +26,15 @@ namespace studio::detection {
 inline constexpr int64_t kPackedHeader = 4;
 inline constexpr int64_t kPackedBox = 5;
 
+// Where an image of height x width goes in the pool: at its own size, or
+// shrunk so that its longer side is maxSize (0: never shrunk); scale is
+// pool pixels per original pixel. Predictions place new images the same way.
+struct Placement {
+  int64_t height = 0, width = 0;
+  double scale = 1;
+};
+Placement placeImage(int64_t height, int64_t width, int64_t maxSize);
+
 // The splits of a detection plan; the boxes per class of each split in
 // trainCounts, valCounts and testCounts; images shrunk to the detector's
 // max_size (model.detector.max_size, else the model's). Throws

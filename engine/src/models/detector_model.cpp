@@ -1,5 +1,6 @@
 #include "models/detector_model.h"
 
+#include <charconv>
 #include <stdexcept>
 
 #include "run/safetensors_file.h"
@@ -51,10 +52,122 @@ std::string DetectorModel::description() const {
   return m_net->options().kind + " (" + std::to_string(m_net->options().classes - 1) + " classes and the background)";
 }
 
+namespace {
+
+// A Python literal of a double: the shortest text that reads back the same.
+std::string py(double v) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+  std::string s(text, end);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+std::string py(int64_t v) { return std::to_string(v); }
+std::string py(const std::string& literal) { return literal; }
+template <typename T>
+std::string pyTuple(const std::vector<T>& values) {
+  std::string s;
+  for (const auto& v : values) s += (s.empty() ? "" : ", ") + py(v);
+  return "(" + s + (values.size() == 1 ? ",)" : ")");
+}
+
+// model.py: torchvision's FasterRCNN with the run's options as its keyword
+// arguments (_fasterrcnn_mobilenet_v3_large_fpn's construction, whose
+// norm_layer follows the weights: FrozenBatchNorm2d after trained ones).
+std::string detectorPython(const detection::FasterRcnnOptions& o) {
+  const auto& t = o.transform;
+  const auto& r = o.rpn;
+  const auto& h = o.roiHeads;
+  const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers : o.pretrained ? 3 : 6;
+  std::vector<std::string> sizes, ratios;
+  for (const auto& level : r.anchorSizes) sizes.push_back(pyTuple(level));
+  for (const auto& level : r.aspectRatios) ratios.push_back(pyTuple(level));
+  const std::vector<std::pair<std::string, std::string>> keywords{
+      {"min_size", pyTuple(t.minSizes)},
+      {"max_size", py(t.maxSize)},
+      {"image_mean", pyTuple(std::vector<double>(t.mean.begin(), t.mean.end()))},
+      {"image_std", pyTuple(std::vector<double>(t.std.begin(), t.std.end()))},
+      {"rpn_pre_nms_top_n_train", py(r.preNmsTrain)},
+      {"rpn_pre_nms_top_n_test", py(r.preNmsTest)},
+      {"rpn_post_nms_top_n_train", py(r.postNmsTrain)},
+      {"rpn_post_nms_top_n_test", py(r.postNmsTest)},
+      {"rpn_nms_thresh", py(r.nms)},
+      {"rpn_fg_iou_thresh", py(r.fgIou)},
+      {"rpn_bg_iou_thresh", py(r.bgIou)},
+      {"rpn_batch_size_per_image", py(r.batchPerImage)},
+      {"rpn_positive_fraction", py(r.positiveFraction)},
+      {"rpn_score_thresh", py(r.scoreThresh)},
+      {"box_score_thresh", py(h.scoreThresh)},
+      {"box_nms_thresh", py(h.nms)},
+      {"box_detections_per_img", py(h.detectionsPerImage)},
+      {"box_fg_iou_thresh", py(h.fgIou)},
+      {"box_bg_iou_thresh", py(h.bgIou)},
+      {"box_batch_size_per_image", py(h.batchPerImage)},
+      {"box_positive_fraction", py(h.positiveFraction)}};
+  std::string options;
+  for (const auto& [name, value] : keywords) options += "    " + name + "=" + value + ",\n";
+  return R"PY("""The detector of a Training Studio run, in plain PyTorch: torchvision's
+)PY" + o.kind +
+         " for " + std::to_string(o.classes - 1) + R"PY( classes and the background, built as the run built it.
+
+    from model import build
+    model = build()                  # its weights from model.safetensors, loaded strict
+    found = model([image])[0]        # image: float32 [3, H, W], RGB pixels / 255, any size
+    found["boxes"], found["labels"], found["scores"]
+
+Boxes are (x1, y1, x2, y2) in the image's pixels; label k (1 ..) is
+preprocessing.json's classes[k - 1], whose id in the annotations is
+categories[k - 1]["id"]. The model resizes and normalises the image itself.
+Needs torch, torchvision and safetensors (pip install safetensors).
+"""
+import os
+
+import torch
+import torchvision
+from safetensors.torch import load_file
+from torchvision.models.detection import FasterRCNN
+from torchvision.models.detection.anchor_utils import AnchorGenerator
+from torchvision.models.detection.backbone_utils import _mobilenet_extractor
+from torchvision.ops.misc import FrozenBatchNorm2d
+
+KIND = ")PY" +
+         o.kind + R"PY("
+CLASSES = )PY" +
+         std::to_string(o.classes) + R"PY(  # with the background
+FROZEN_BATCHNORM = )PY" +
+         (o.pretrained ? "True" : "False") + R"PY(  # trained from model.weights: torchvision's norm_layer
+TRAINABLE_BACKBONE_LAYERS = )PY" +
+         std::to_string(trainable) + R"PY(
+ANCHOR_SIZES = )PY" +
+         pyTuple(sizes) + R"PY(
+ASPECT_RATIOS = )PY" +
+         pyTuple(ratios) + R"PY(
+OPTIONS = dict(
+)PY" + options +
+         R"PY()
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def build(weights=os.path.join(HERE, "model.safetensors")):
+    """The detector in eval mode; weights None: untrained."""
+    norm = FrozenBatchNorm2d if FROZEN_BATCHNORM else torch.nn.BatchNorm2d
+    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm)
+    backbone = _mobilenet_extractor(backbone, True, TRAINABLE_BACKBONE_LAYERS)
+    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)
+    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **OPTIONS)
+    if weights:
+        model.load_state_dict(load_file(weights), strict=True)
+    return model.eval()
+)PY";
+}
+
+}  // namespace
+
 std::vector<std::string> DetectorModel::exportTo(const std::string& dir) {
-  const std::string tensors = dir + "/model.safetensors";
+  const std::string tensors = dir + "/model.safetensors", python = dir + "/model.py";
   writeFileAtomically(tensors, safetensorsBytes(namedState(), {{"format", "pt"}, {"model", m_net->options().kind}}));
-  return {tensors};
+  writeFileAtomically(python, detectorPython(m_net->options()));
+  return {tensors, python};
 }
 
 }  // namespace studio

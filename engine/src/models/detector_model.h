@@ -28,8 +28,8 @@ class DetectorModel : public ModuleModel {
   // Its top-level parts (the backbone, the RPN, the RoI heads) and their parameters.
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override;
-  // model.safetensors (torchvision's names). Unused for now: exportRun
-  // refuses a detection run before it asks the model.
+  // model.safetensors (torchvision's names) and model.py, whose build()
+  // makes torchvision's detector with the run's options and loads it strict.
   std::vector<std::string> exportTo(const std::string& dir) override;
   detection::FasterRcnnImpl& detector() { return *m_net; }
   // The data's classes (without the background).

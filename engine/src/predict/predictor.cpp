@@ -25,25 +25,16 @@
 
 namespace studio {
 namespace fs = std::filesystem;
-namespace {
-
 using run_files::kExportFormat;
 
 bool isExportFolder(const std::string& folder) { return fs::exists(folder + "/" + run_files::kPreprocessing); }
 
 // The TorchScript file a folder's model loads: an export's own, or the run's model.path.
-std::string torchScriptPath(const std::string& folder, const TrainConfig& config) {
+static std::string torchScriptPath(const std::string& folder, const TrainConfig& config) {
   return isExportFolder(folder) ? folder + "/" + run_files::kExportedTorchScript : config.model.path;
 }
 
-// Where the weights are: a run folder's checkpoint, or an export's.
-struct Source {
-  std::string checkpoint, weights, note;
-  bool ema = false;
-  nlohmann::json description;  // an export's preprocessing.json, as read (checkDescription)
-};
-
-Source exportSource(const std::string& dir, const std::string& which, TrainConfig& config) {
+WeightsSource exportSource(const std::string& dir, const std::string& which, TrainConfig& config) {
   const std::string prePath = dir + "/" + run_files::kPreprocessing;
   const auto pre = nlohmann::json::parse(readFileBytes(prePath, "export file"), nullptr, false);
   if (!pre.is_object() || !pre.contains("classes") || !pre.contains("input_shape"))
@@ -57,7 +48,7 @@ Source exportSource(const std::string& dir, const std::string& which, TrainConfi
                      pre.value("studio_version", std::string("unknown")) + ", preprocessing.json format " +
                      std::to_string(format) + "; this one reads format " + std::to_string(kExportFormat) +
                      "): predict with that version, or export the run again with this one");
-  Source s;
+  WeightsSource s;
   s.description = pre;
   s.checkpoint = dir + "/" + run_files::kExportedCheckpoint;
   s.weights = pre.value("weights", std::string("best"));
@@ -97,20 +88,7 @@ void checkDescription(const std::string& dir, const nlohmann::json& pre, const T
                        ", which its model does not have: an edited copy is refused; export the run again");
 }
 
-Source runSource(const std::string& dir, const std::string& which) {
-  const RunCheckpoint chosen = runCheckpoint(dir, which);
-  Source s;
-  s.checkpoint = chosen.path;
-  s.weights = chosen.which;  // auto: the weights of the run's test figures
-  s.ema = which == "ema";
-  if (chosen.fellBack) s.note = std::string(kNoBestCheckpoint) + ": the last one predicts";
-  if (!fs::exists(s.checkpoint))
-    throw CheckpointError("run " + dir + " has no checkpoint yet (" + run_files::kLastCheckpoint +
-                          "), so no trained weights to predict with: a run saves one at each evaluation, every "
-                          "output.checkpoint_every_steps and when it ends or stops (in the window, pausing a live run "
-                          "saves its current weights for the Predict tab)");
-  return s;
-}
+namespace {
 
 // Top-k of each row, the confusion and the counts, as the probabilities come back.
 void collect(PredictionReport& r, const torch::Tensor& probs, int64_t topK, std::vector<PredictionRow> rows) {
@@ -187,6 +165,28 @@ class Results {
 };
 
 }  // namespace
+
+WeightsSource runWeightsSource(const std::string& dir, const std::string& which) {
+  const RunCheckpoint chosen = runCheckpoint(dir, which);
+  WeightsSource s;
+  s.checkpoint = chosen.path;
+  s.weights = chosen.which;  // auto: the weights of the run's test figures
+  s.ema = which == "ema";
+  if (chosen.fellBack) s.note = std::string(kNoBestCheckpoint) + ": the last one predicts";
+  if (!fs::exists(s.checkpoint))
+    throw CheckpointError("run " + dir + " has no checkpoint yet (" + run_files::kLastCheckpoint +
+                          "), so no trained weights to predict with: a run saves one at each evaluation, every "
+                          "output.checkpoint_every_steps and when it ends or stops (in the window, pausing a live run "
+                          "saves its current weights for the Predict tab)");
+  return s;
+}
+
+void checkCommonOptions(const PredictOptions& options) {
+  if (options.which != "auto" && options.which != "best" && options.which != "last" && options.which != "ema")
+    throw InputError("predict: which weights must be auto, best, last or ema (got \"" + options.which + "\")");
+  if (options.batchSize < 1)
+    throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");
+}
 
 torch::Tensor Predictor::Impl::normalise(const torch::Tensor& raw) const {
   return transformBatch(raw.to(device, /*non_blocking=*/true), transform, 0, /*augment=*/false);
@@ -345,14 +345,11 @@ PredictionReport Predictor::Impl::emptyReport() const {
 Predictor::Predictor(const std::string& folder, const PredictOptions& options) : m(std::make_unique<Impl>()) {
   m->options = options;
   m->folder = folder;
-  if (options.which != "auto" && options.which != "best" && options.which != "last" && options.which != "ema")
-    throw InputError("predict: which weights must be auto, best, last or ema (got \"" + options.which + "\")");
+  checkCommonOptions(options);
   if (options.tta != "none" && options.tta != "flip" && options.tta != "five-crop")
     throw InputError("predict: --tta must be none, flip or five-crop (got \"" + options.tta + "\")");
   if (options.topK < 1)
     throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
-  if (options.batchSize < 1)
-    throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");
   if (!fs::is_directory(folder)) throw InputError("run or export folder " + folder + " not found");
   const bool isExport = isExportFolder(folder);
   if (!isExport && !fs::exists(folder + "/" + run_files::kSettings))
@@ -361,13 +358,14 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->config = readRunSettings(folder);
   if (m->config.task.kind == TaskKind::detection)
     throw InputError("run " + folder +
-                     " trained a detector (task.kind detection): predicting boxes on new files is not built yet; "
-                     "its test figures are in summary.json and eval/");
+                     " trained a detector (task.kind detection): its boxes come from training-studio-cli predict " +
+                     folder + " --input FOLDER (BoxPredictor); the Predict tab does not draw boxes yet");
   const nlohmann::json info = readRunInfo(folder);
   if (info.contains(run_files::run_info::kProbe))
     throw InputError("run " + folder + " is a " + info[run_files::run_info::kProbe].get<std::string>() +
                      " probe, not a trained model: predict with a training run");
-  const Source source = isExport ? exportSource(folder, options.which, m->config) : runSource(folder, options.which);
+  const WeightsSource source =
+      isExport ? exportSource(folder, options.which, m->config) : runWeightsSource(folder, options.which);
   m->weights = source.weights;
   m->note = source.note;
   m->input = inputShapeFromRunInfo(info);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <torch/types.h>
+#include <nlohmann/json.hpp>
 
 #include "data/batch_loader.h"
 #include "models/model.h"
@@ -16,6 +17,31 @@
 #include "studio/train_config.h"
 
 namespace studio {
+
+// Where the weights are: a run folder's checkpoint, or an export's.
+struct WeightsSource {
+  std::string checkpoint, weights, note;
+  bool ema = false;
+  nlohmann::json description;  // an export's preprocessing.json, as read (checkDescription)
+};
+
+// A run folder's checkpoint for options.which (auto: the weights of the
+// run's test figures). Throws CheckpointError when the run has none yet.
+WeightsSource runWeightsSource(const std::string& runDir, const std::string& which);
+
+// An export folder (its preprocessing.json) rather than a run's.
+bool isExportFolder(const std::string& folder);
+// An export's checkpoint; its TorchScript model's path into config. Throws
+// InputError for an export of another format, or weights it does not hold.
+WeightsSource exportSource(const std::string& dir, const std::string& which, TrainConfig& config);
+// Refuses an export whose preprocessing.json is not what its settings.json
+// and run_info make (an edited copy), naming the first fact that differs.
+void checkDescription(const std::string& dir, const nlohmann::json& pre, const TrainConfig& config,
+                      const nlohmann::json& info);
+
+// The options every predictor reads: which weights, the batch size.
+// Throws InputError naming the one that is wrong.
+void checkCommonOptions(const PredictOptions& options);
 
 struct Predictor::Impl {
   PredictOptions options;

@@ -12,6 +12,7 @@
 #include "models/model.h"
 #include "run/checkpoint.h"
 #include "run/export_check.h"
+#include "run/export_detector.h"
 #include "run/model_card.h"
 #include "run/run_recorder.h"
 #include "studio/dataset_info.h"
@@ -111,6 +112,7 @@ nlohmann::json preprocessingFacts(const std::string& dir, const TrainConfig& cfg
                         {"input_shape", info.at(k::kInput)},
                         {"normalization", info.value(k::kNormalization, nlohmann::json::object())},
                         {"task", cfg.task.kind}};
+  if (info.contains(k::kCategories)) pre["categories"] = info.at(k::kCategories);
   if (info.contains(k::kTargets)) {
     pre["targets"] = info.at(k::kTargets);
     if (cfg.task.kind == TaskKind::multilabel)
@@ -167,16 +169,44 @@ nlohmann::json onnxFacts(const TrainConfig& cfg) {
 
 }  // namespace
 
+void prepareExportFolder(const std::string& outDir) {
+  // A folder that cannot be made or written is the person's choice to fix
+  // (bad input), found before anything is written.
+  std::error_code ec;
+  // An earlier export there is never overwritten without a word.
+  for (const char* name : {run_files::kPreprocessing, run_files::kExportedCheckpoint, "model.pt", "model.onnx",
+                           "model.safetensors", "export.json", "README.md"})
+    if (fs::exists(fs::symlink_status(outDir + "/" + name, ec)))
+      throw InputError("export folder " + outDir + " already holds " + name +
+                       " (an earlier export?); nothing was written: choose another folder, or move that one away");
+  fs::create_directories(outDir, ec);
+  if (ec) throw InputError("cannot create export folder " + outDir + ": " + ec.message());
+  if (::access(outDir.c_str(), W_OK | X_OK) != 0)
+    throw InputError("export folder " + outDir + " cannot be written: " + std::strerror(errno));
+}
+
+void copyRunRecords(const std::string& runDir, const std::string& outDir, const ExportWrite& write) {
+  std::error_code ec;
+  for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kThresholds, run_files::kSummary,
+                           run_files::kMetrics, run_files::kLog})
+    if (fs::is_regular_file(runDir + "/" + name)) write(name, readFileBytes(runDir + "/" + name, "run file"));
+  const std::string evalDir = runDir + "/" + run_files::kEvalFolder;
+  if (fs::is_directory(evalDir) && !fs::is_symlink(evalDir)) {
+    fs::create_directories(outDir + "/" + run_files::kEvalFolder, ec);
+    for (const auto& e : fs::directory_iterator(evalDir, ec))
+      if (e.is_regular_file() && !e.is_symlink())
+        write(std::string(run_files::kEvalFolder) + "/" + e.path().filename().string(),
+              readFileBytes(e.path().string(), "evaluation file"));
+  }
+}
+
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const ExportOptions& options) {
   checkOptions(options);
   const std::string& which = options.which;
   const bool checked = options.format == "onnx" || options.check;
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
-  if (cfg.task.kind == TaskKind::detection)
-    throw InputError("run " + runDir +
-                     " trained a detector (task.kind detection): exporting a detector is not built yet; its "
-                     "checkpoints (checkpoints/last.ckpt, best.ckpt) hold its weights under torchvision's names");
+  if (cfg.task.kind == TaskKind::detection) return exportDetector(runDir, outDir, options, cfg);
   const nlohmann::json info = readRunInfo(runDir);
   ExportResult result;
   const RunCheckpoint chosen = runCheckpoint(runDir, which);
@@ -189,19 +219,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   std::unique_ptr<Model> model = makeModel(cfg.model, input, outputsFromRunInfo(info));
   loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
 
-  // A folder that cannot be made or written is the person's choice to fix
-  // (bad input), found before anything is written.
-  std::error_code ec;
-  // An earlier export there is never overwritten without a word.
-  for (const char* name : {run_files::kPreprocessing, run_files::kExportedCheckpoint, "model.pt", "model.onnx",
-                           "export.json", "README.md"})
-    if (fs::exists(fs::symlink_status(outDir + "/" + name, ec)))
-      throw InputError("export folder " + outDir + " already holds " + name +
-                       " (an earlier export?); nothing was written: choose another folder, or move that one away");
-  fs::create_directories(outDir, ec);
-  if (ec) throw InputError("cannot create export folder " + outDir + ": " + ec.message());
-  if (::access(outDir.c_str(), W_OK | X_OK) != 0)
-    throw InputError("export folder " + outDir + " cannot be written: " + std::strerror(errno));
+  prepareExportFolder(outDir);
   // The check's examples first: a run whose data is gone is refused before
   // anything is written.
   std::string examples;
@@ -256,17 +274,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   if (options.format == "onnx") pre["onnx"] = onnxFacts(cfg);
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
-  for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kThresholds, run_files::kSummary,
-                           run_files::kMetrics, run_files::kLog})
-    if (fs::is_regular_file(runDir + "/" + name)) write(name, readFileBytes(runDir + "/" + name, "run file"));
-  const std::string evalDir = runDir + "/" + run_files::kEvalFolder;
-  if (fs::is_directory(evalDir) && !fs::is_symlink(evalDir)) {
-    fs::create_directories(outDir + "/" + run_files::kEvalFolder, ec);
-    for (const auto& e : fs::directory_iterator(evalDir, ec))
-      if (e.is_regular_file() && !e.is_symlink())
-        write(std::string(run_files::kEvalFolder) + "/" + e.path().filename().string(),
-              readFileBytes(e.path().string(), "evaluation file"));
-  }
+  copyRunRecords(runDir, outDir, write);
   // The check in Python, then the model card with what it found (also when
   // it failed: the card says so, and the files stay for a look).
   auto card = [&] {

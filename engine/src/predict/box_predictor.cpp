@@ -1,0 +1,292 @@
+// BoxPredictor: a detection run's detector on new photos (studio/box_predict.h).
+// Each image is placed as its run placed it (detection::placeImage), scaled
+// to [0, 1] by the run's recorded normalisation (transformBatch, as its
+// evaluations did), and the detector's boxes are divided by the image's
+// scale back to its own pixels.
+#include "studio/box_predict.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <filesystem>
+#include <limits>
+
+#include "data/decoded_images.h"
+#include "detection/detection_data.h"
+#include "models/detector_model.h"
+#include "predict/predict_inputs.h"
+#include "predict/predictor_impl.h"
+#include "run/checkpoint.h"
+#include "run/run_recorder.h"
+#include "studio/box_annotations.h"
+#include "studio/coco_eval.h"
+#include "studio/errors.h"
+#include "studio/image_file.h"
+#include "studio/run_layout.h"
+#include "train/device_info.h"
+
+namespace studio {
+namespace fs = std::filesystem;
+namespace {
+
+BadBoxes badBoxesNamed(const std::string& setting) {
+  return setting == "clip" ? BadBoxes::clip : setting == "skip" ? BadBoxes::skip : BadBoxes::fail;
+}
+
+// The run's categories (run_info's), in the order of its classes.
+std::vector<BoxCategory> runCategories(const std::string& dir, const nlohmann::json& info) {
+  const auto it = info.find(run_files::run_info::kCategories);
+  if (it == info.end() || !it->is_array())
+    throw InputError("run " + dir + " does not record its categories' ids (settings.json's run_info.categories): " +
+                     "an earlier Training Studio trained it; train it again with this one");
+  std::vector<BoxCategory> out;
+  for (const auto& e : *it) out.push_back({e.at("id").get<int64_t>(), e.at("name").get<std::string>()});
+  return out;
+}
+
+struct DecodedPhoto {
+  torch::Tensor image;  // uint8 3 x h x w, placed as the run placed its images
+  detection::Placement at;
+  int64_t height = 0, width = 0;  // the file's own
+  std::string error;
+};
+
+}  // namespace
+
+struct BoxPredictor::Impl {
+  PredictOptions options;
+  std::string folder;
+  TrainConfig config;
+  std::vector<std::string> classes;
+  std::vector<BoxCategory> categories;
+  std::string weights, note, description;
+  torch::Device device{torch::kCPU};
+  std::unique_ptr<Model> model;
+  LoaderOptions transform;
+  int64_t maxSize = 0;
+
+  BoxPredictionReport emptyReport() const {
+    BoxPredictionReport r;
+    r.model = description;
+    r.weights = weights;
+    r.note = note;
+    r.device = describeDevice(device);
+    r.classes = classes;
+    for (const auto& c : categories) r.categoryIds.push_back(c.id);
+    return r;
+  }
+
+  // want: an annotated image's size (its boxes are in it), or nullptr.
+  std::vector<DecodedPhoto> decode(const std::vector<std::string>& files, size_t first, size_t n,
+                                   const std::vector<const AnnotatedImage*>& annotated) const {
+    std::vector<DecodedPhoto> out(n);
+    const auto count = static_cast<int64_t>(n);
+    const int64_t workers = options.workers > 0 ? options.workers : at::get_num_threads();
+    const int64_t grain = std::max<int64_t>(1, (count + workers - 1) / workers);
+    at::parallel_for(0, count, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        DecodedPhoto& d = out[static_cast<size_t>(k)];
+        const std::string& file = files[first + static_cast<size_t>(k)];
+        try {
+          const ImageHeader header = readImageHeader(file);
+          const AnnotatedImage* a = annotated.empty() ? nullptr : annotated[first + static_cast<size_t>(k)];
+          if (a && (header.height != a->height || header.width != a->width))
+            throw DataError(file + " is " + std::to_string(header.width) + "x" + std::to_string(header.height) +
+                            " pixels, but its annotations say " + std::to_string(a->width) + "x" +
+                            std::to_string(a->height) + ": its boxes would not fit it");
+          d.at = detection::placeImage(header.height, header.width, maxSize);
+          d.image = torch::empty({3, d.at.height, d.at.width}, torch::kUInt8);
+          std::tie(d.height, d.width) = decodeImageInto(file, 3, d.at.height, d.at.width, d.image.data_ptr<uint8_t>());
+        } catch (const std::exception& e) {
+          d.image = torch::Tensor();
+          d.error = e.what();
+        }
+      }
+    });
+    return out;
+  }
+
+  BoxPredictionReport predict(const std::vector<std::string>& files, const std::vector<std::string>& names,
+                              const std::vector<const AnnotatedImage*>& annotated, const PredictProgress& progress) {
+    const auto start = std::chrono::steady_clock::now();
+    BoxPredictionReport r = emptyReport();
+    detection::FasterRcnnImpl& net = dynamic_cast<DetectorModel&>(*model).detector();
+    c10::InferenceMode guard;
+    const auto batch = static_cast<size_t>(options.batchSize);
+    for (size_t first = 0; first < files.size(); first += batch) {
+      const size_t n = std::min(batch, files.size() - first);
+      std::vector<DecodedPhoto> decoded = decode(files, first, n, annotated);
+      std::vector<torch::Tensor> images;
+      for (size_t k = 0; k < n; ++k) {
+        if (!decoded[k].error.empty()) {
+          if (!options.skipBad)
+            throw DataError(decoded[k].error + " (give --on-bad-file skip to predict the other files)");
+          continue;
+        }
+        images.push_back(transformBatch(decoded[k].image.unsqueeze(0).to(device), transform, 0, false)[0]);
+      }
+      const std::vector<detection::Detections> found =
+          images.empty() ? std::vector<detection::Detections>{} : net.detect(images);
+      size_t next = 0;
+      for (size_t k = 0; k < n; ++k) {
+        BoxPredictionRow row;
+        row.source = files[first + k];
+        row.name = names[first + k];
+        if (!annotated.empty()) row.imageId = annotated[first + k]->id;
+        row.height = decoded[k].height;
+        row.width = decoded[k].width;
+        row.error = decoded[k].error;
+        if (row.error.empty()) {
+          const detection::Detections& d = found[next++];
+          const double scale = decoded[k].at.scale;
+          const torch::Tensor b = (d.boxes.to(torch::kCPU, torch::kFloat64) / scale).contiguous();
+          const torch::Tensor s = d.scores.to(torch::kCPU, torch::kFloat64).contiguous();
+          const torch::Tensor l = d.labels.to(torch::kCPU).contiguous();
+          const auto bb = b.accessor<double, 2>();
+          const auto ss = s.accessor<double, 1>();
+          const auto ll = l.accessor<int64_t, 1>();
+          for (int64_t i = 0; i < b.size(0); ++i)
+            row.boxes.push_back({bb[i][0], bb[i][1], bb[i][2] - bb[i][0], bb[i][3] - bb[i][1], ss[i], ll[i] - 1});
+          r.boxes += static_cast<int64_t>(row.boxes.size());
+        } else {
+          ++r.skipped;
+        }
+        r.rows.push_back(std::move(row));
+      }
+      if (progress && !progress(static_cast<int64_t>(first + n), static_cast<int64_t>(files.size()))) break;
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+  }
+
+  // COCO's figures of r's boxes against the annotations' (every annotated
+  // image counts, a skipped one as finding nothing, as pycocotools counts it).
+  void evaluate(BoxPredictionReport& r, const BoxAnnotations& a) const {
+    std::vector<int64_t> ids;
+    for (const auto& image : a.images) ids.push_back(image.id);
+    std::vector<CocoBox> truth, found;
+    for (const auto& b : a.boxes) {
+      CocoBox t;
+      t.image = a.images[static_cast<size_t>(b.image)].id;
+      t.category = a.categories[static_cast<size_t>(b.label)].id;
+      t.box = {b.x, b.y, b.w, b.h};
+      t.area = b.area;
+      t.crowd = b.crowd;
+      truth.push_back(t);
+    }
+    for (const auto& row : r.rows)
+      for (const auto& b : row.boxes) {
+        CocoBox d;
+        d.image = row.imageId;
+        d.category = r.categoryIds[static_cast<size_t>(b.label)];
+        d.box = {b.x, b.y, b.width, b.height};
+        d.area = b.width * b.height;
+        d.score = b.score;
+        found.push_back(d);
+      }
+    const CocoStats stats = cocoEvaluate(ids, truth, found);
+    r.evaluated = true;
+    r.coco = stats.stats;
+    r.truthBoxes = static_cast<int64_t>(truth.size());
+    for (const int64_t id : r.categoryIds) {
+      double ap = std::numeric_limits<double>::quiet_NaN();
+      for (size_t k = 0; k < stats.categories.size(); ++k)
+        if (stats.categories[k] == id && stats.apPerCategory[k] >= 0) ap = stats.apPerCategory[k];
+      r.apPerClass.push_back(ap);
+    }
+  }
+};
+
+BoxPredictor::BoxPredictor(const std::string& dir, const PredictOptions& options) : m(std::make_unique<Impl>()) {
+  checkCommonOptions(options);
+  m->options = options;
+  m->folder = dir;
+  if (!fs::is_directory(dir)) throw InputError("run or export folder " + dir + " not found");
+  if (!fs::exists(dir + "/" + run_files::kSettings))
+    throw InputError("folder " + dir + " is neither a run folder nor an export (no " + run_files::kSettings + ")");
+  m->config = readRunSettings(dir);
+  if (m->config.task.kind != TaskKind::detection)
+    throw InputError("run " + dir + " is a " + m->config.task.kind.name() + " run, not a detector's");
+  const nlohmann::json info = readRunInfo(dir);
+  const bool isExport = isExportFolder(dir);
+  const WeightsSource source =
+      isExport ? exportSource(dir, options.which, m->config) : runWeightsSource(dir, options.which);
+  if (isExport) checkDescription(dir, source.description, m->config, info);
+  m->weights = source.weights;
+  m->note = source.note;
+  m->classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
+  m->categories = runCategories(dir, info);
+  if (m->categories.size() != m->classes.size())
+    throw InputError("run " + dir + " records " + std::to_string(m->categories.size()) + " categories for " +
+                     std::to_string(m->classes.size()) + " classes: its settings.json was edited");
+  m->device = resolveDevice(options.device);
+  m->model = makeModel(m->config.model, inputShapeFromRunInfo(info), outputsFromRunInfo(info));
+  loadModelWeights(source.checkpoint, *m->model, source.ema);
+  m->model->to(m->device);
+  m->model->setTraining(false);
+  m->maxSize = dynamic_cast<DetectorModel&>(*m->model).detector().options().transform.maxSize;
+  m->description = m->model->description() + ", " + m->weights + " weights of " + dir;
+  m->transform.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
+                                              /*image=*/true, 3, m->device);
+}
+
+BoxPredictor::~BoxPredictor() = default;
+
+const std::vector<std::string>& BoxPredictor::classes() const { return m->classes; }
+std::string BoxPredictor::description() const { return m->description; }
+
+BoxPredictionReport BoxPredictor::predict(const std::string& input, const std::string& annotations,
+                                          const PredictProgress& progress) {
+  std::vector<std::string> files, names;
+  if (annotations.empty()) {
+    files = listImageInputs(input, {}).files;
+    std::error_code ec;
+    const bool folder = fs::is_directory(input, ec);
+    for (const auto& f : files)
+      names.push_back(folder ? fs::relative(f, input, ec).generic_string() : fs::path(f).filename().string());
+    return m->predict(files, names, {}, progress);
+  }
+  if (!fs::is_directory(input))
+    throw InputError("--input " + input + " is not a folder: with --annotations, give the folder its images are in");
+  const BoxAnnotations a =
+      readBoxAnnotations(annotations, input, "auto", badBoxesNamed(m->config.data.on_bad_box.name()));
+  const bool same =
+      a.categories.size() == m->categories.size() &&
+      std::equal(a.categories.begin(), a.categories.end(), m->categories.begin(),
+                 [](const BoxCategory& x, const BoxCategory& y) { return x.id == y.id && x.name == y.name; });
+  if (!same) {
+    std::string run, file;
+    for (const auto& c : m->categories) run += (run.empty() ? "" : ", ") + std::to_string(c.id) + " " + c.name;
+    for (const auto& c : a.categories) file += (file.empty() ? "" : ", ") + std::to_string(c.id) + " " + c.name;
+    throw DataError(annotations + " names the categories [" + file + "], but run " + m->folder + " detects [" + run +
+                    "]: its figures need the same categories with the same ids");
+  }
+  std::vector<const AnnotatedImage*> annotated;
+  for (const auto& image : a.images) {
+    files.push_back(image.file);
+    names.push_back(fs::relative(image.file, input).generic_string());
+    annotated.push_back(&image);
+  }
+  BoxPredictionReport r = m->predict(files, names, annotated, progress);
+  if (r.rows.size() == files.size()) m->evaluate(r, a);
+  return r;
+}
+
+BoxPredictionReport BoxPredictor::predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) {
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(fs::path(f).filename().string());
+  return m->predict(files, names, {}, progress);
+}
+
+bool isDetectionRun(const std::string& folder) {
+  try {
+    return readRunSettings(folder).task.kind == TaskKind::detection;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace studio
