@@ -15,11 +15,14 @@
 #include <QScrollArea>
 #include <QSlider>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
 #include <mutex>
+
+#include "ui/predict/box_predict_view.h"
 
 namespace studio::ui {
 namespace {
@@ -189,11 +192,16 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   split->addWidget(sideScroll);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  // A detector's run shows its boxes instead (box_predict_view.h).
+  m_boxView = new BoxPredictView;
+  m_pages = new QStackedWidget;
+  m_pages->addWidget(split);
+  m_pages->addWidget(m_boxView);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_model);
   layout->addLayout(modelRow);
   layout->addLayout(inputRow);
-  layout->addWidget(split, 1);
+  layout->addWidget(m_pages, 1);
   layout->addWidget(m_status);
 
   connect(chooseModel, &QPushButton::clicked, this, [this] {
@@ -213,6 +221,13 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   connect(m_filter, &QComboBox::currentIndexChanged, this,
           [this] { setClassFilter(m_filter->currentData().toString()); });
   connect(m_save, &QPushButton::clicked, this, [this] {
+    if (showsBoxes()) {
+      const QString path = QFileDialog::getSaveFileName(this, tr("Save the boxes"), "detections.json",
+                                                        tr("COCO results (*.json);;A row per box (*.csv)"));
+      QString error;
+      if (!path.isEmpty() && !m_boxView->save(path, &error)) setStatus(error, true);
+      return;
+    }
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Save predictions"), "predictions.csv", tr("CSV (*.csv)"));
     QString error;
@@ -226,6 +241,12 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   connect(m_weights, &QComboBox::currentIndexChanged, this, again);
   connect(m_tta, &QComboBox::currentIndexChanged, this, again);
   connect(m_opacity, &QSlider::valueChanged, this, &PredictPanel::drawPreview);
+  connect(m_boxView, &BoxPredictView::predicted, this, [this](int images) {
+    m_busy = false;
+    setStatus(m_boxView->statusText(), !m_boxView->report());
+    m_save->setEnabled(m_boxView->report().has_value());
+    Q_EMIT predicted(images);
+  });
 }
 
 PredictPanel::~PredictPanel() = default;
@@ -234,7 +255,13 @@ void PredictPanel::setModelFolder(const QString& folder) {
   if (folder == m_folder) return;
   m_folder = folder;
   m_lastPaths.clear();  // another model's rows are not predicted again with this one
-  m_tta->setEnabled(true);
+  // A detector's boxes, or a model's classes, values or labels.
+  const bool boxes = isDetectionRun(folder.toStdString());
+  m_pages->setCurrentWidget(boxes ? static_cast<QWidget*>(m_boxView) : m_pages->widget(0));
+  m_filter->setVisible(!boxes);
+  m_save->setText(boxes ? tr("Save boxes…") : tr("Save CSV…"));
+  m_save->setEnabled(false);
+  m_tta->setEnabled(!boxes);
   m_model->setText(tr("Model: %1").arg(folder));
 }
 
@@ -292,6 +319,10 @@ void PredictPanel::predictPaths(const QStringList& paths) {
   const bool live = m_pausedHook && m_pausedHook(m_folder);
   if (live) o.which = "last";  // the paused run's weights, just written
   m_used = o;
+  if (showsBoxes()) {
+    m_boxView->predict(m_folder, o, paths, /*reload=*/live);
+    return;
+  }
   m_job.start(onModel(
                   [inputs](Predictor& predictor, Outcome& out) {
                     PredictionReport all;
@@ -453,6 +484,8 @@ bool PredictPanel::saveCsv(const QString& path, QString* error) {
 }
 
 QString PredictPanel::statusText() const { return m_status->text(); }
+
+bool PredictPanel::showsBoxes() const { return m_pages->currentWidget() == m_boxView; }
 QString PredictPanel::explanation() const { return m_camNote->text(); }
 
 void PredictPanel::setStatus(const QString& text, bool error) {

@@ -9,6 +9,8 @@
 // image shows with its top-five bars and, for the convolutional built-ins, a
 // Grad-CAM overlay of the last convolutional stage with an opacity slider.
 // Save CSV… writes the predictions as training-studio-cli predict does.
+// A detector's run (task.kind detection) shows its boxes instead
+// (box_predict_view.h): the same model choice, drops and weights.
 // Predicting and Grad-CAM run off the UI thread (background_job.h).
 // Thread: the UI thread.
 
@@ -29,9 +31,12 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSlider;
+class QStackedWidget;
 class QTableWidget;
 
 namespace studio::ui {
+
+class BoxPredictView;
 
 class PredictPanel : public QWidget {
   Q_OBJECT
@@ -78,6 +83,9 @@ class PredictPanel : public QWidget {
   QString explanation() const;  // the text under the picture
   QSlider* opacitySlider() const { return m_opacity; }
   QImage shownImage() const { return m_shown; }
+  // A detector's view: current when the model folder is a detection run's.
+  BoxPredictView* boxView() const { return m_boxView; }
+  bool showsBoxes() const;
 
  Q_SIGNALS:
   void predicted(int rows);
@@ -118,6 +126,8 @@ class PredictPanel : public QWidget {
   QLabel* m_preview = nullptr;
   QLabel* m_camNote = nullptr;
   QSlider* m_opacity = nullptr;
+  QStackedWidget* m_pages = nullptr;  // the classes' table and picture, or a detector's boxes
+  BoxPredictView* m_boxView = nullptr;
   QWidget* m_opacityRow = nullptr;  // Grad-CAM's opacity: image models only
   QStringList m_lastPaths;          // what was last predicted: again with other weights or TTA
   std::vector<std::pair<QLabel*, QProgressBar*>> m_bars;
