@@ -160,8 +160,9 @@ void Evaluation::atStep() {
   c.callbacks->onEvaluation(c, haveVal, r);
   c.post(r);
   c.lastEvalLoss = e.loss;
-  log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation" : "test") + " loss " +
-            fmt(e.loss) + figuresText(e));
+  // A detector gives no loss in evaluation (NaN): none is said.
+  log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation" : "test") +
+            (std::isnan(e.loss) ? std::string() : " loss " + fmt(e.loss)) + figuresText(e));
   EvalVerdict verdict{e, haveVal, std::nullopt};
   c.callbacks->onEvaluated(c, verdict);
   c.callbacks->afterEvaluation(c, verdict);

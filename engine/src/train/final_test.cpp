@@ -40,12 +40,15 @@ void setHeadline(RunSummary& s, const EvalFigures& t) {
   s.test.map75 = t.map75;
 }
 
+// The test figures and loss (a detector has none in evaluation: not said).
 std::string figureText(const EvalFigures& t) {
+  const std::string loss = std::isnan(t.loss) ? std::string() : ", test loss " + fmt(t.loss);
   if (!std::isnan(t.map50)) return "test mAP " + fmt(t.map) + ", AP50 " + fmt(t.map50) + ", AP75 " + fmt(t.map75);
-  return !std::isnan(t.map)
-             ? "test mAP " + fmt(t.map) + ", F1 (macro) " + fmt(t.f1) + ", subset accuracy " + fmt(t.accuracy)
-         : std::isnan(t.accuracy) ? "test R\u00b2 " + fmt(t.r2) + ", RMSE " + fmt(t.rmse) + ", MAE " + fmt(t.mae)
-                                  : "test accuracy " + fmt(t.accuracy);
+  return (!std::isnan(t.map)
+              ? "test mAP " + fmt(t.map) + ", F1 (macro) " + fmt(t.f1) + ", subset accuracy " + fmt(t.accuracy)
+          : std::isnan(t.accuracy) ? "test R\u00b2 " + fmt(t.r2) + ", RMSE " + fmt(t.rmse) + ", MAE " + fmt(t.mae)
+                                   : "test accuracy " + fmt(t.accuracy)) +
+         loss;
 }
 
 }  // namespace
@@ -79,15 +82,14 @@ void finalTest(RunContext& c, RunSummary& summary) {
     }
     summary.test.weights = "best";
     summary.test.weightsStep = *best;
-    log::info("last weights (step " + std::to_string(c.position.step) + "): " + figureText(last) + ", test loss " +
-              fmt(last.loss));
+    log::info("last weights (step " + std::to_string(c.position.step) + "): " + figureText(last));
   } else {
     test = fresh ? c.lastTestEval->second : c.evaluation->reported(false);
   }
   setHeadline(summary, test);
   c.callbacks->onFinalTest(c, summary);
   summary.seconds.eval = c.times.eval;
-  log::info("finished: " + figureText(test) + ", test loss " + fmt(test.loss) +
+  log::info("finished: " + figureText(test) +
             (best ? " (the best checkpoint's weights, step " + std::to_string(*best) + ")" : std::string()) + ", " +
             fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
 }
