@@ -7,9 +7,7 @@
 // training-studio-cli predict writes. A paused live run predicts with its
 // current weights. A table's rows are predicted alike,
 // a selected row showing which features weighed most (gradient x input).
-// A detector's run shows its boxes: each image's count at the score
-// slider's threshold, the selected image drawn with them, saved as COCO's
-// results.
+// (A detector's run, which shows its boxes: test_box_views.)
 #include <QtTest/QtTest>
 
 #include <QApplication>
@@ -22,12 +20,10 @@
 #include <QTabWidget>
 #include <QTableWidget>
 
-#include "studio/box_predict.h"
 #include "studio/file_io.h"
 #include "studio/idx_file.h"
 #include "studio/image_file.h"
 #include "test_support.h"
-#include "ui/predict/box_predict_view.h"
 #include "ui/predict/predict_panel.h"
 #include "ui/runs/runs_panel.h"
 #include "ui/settings/settings_panel.h"
@@ -56,42 +52,6 @@ RunSummary trainTable(const QString& runs, const QString& table, const std::stri
   s.start(c);
   return test::runToEnd(s);
 }
-// Scenes for a detector: noise with one or two bright squares or hollow
-// frames, and their COCO instances JSON (category ids 3 and 7).
-QString writeScenes(const QString& dir, int count) {
-  QDir().mkpath(dir);
-  nlohmann::json coco = {{"images", nlohmann::json::array()},
-                         {"annotations", nlohmann::json::array()},
-                         {"categories", {{{"id", 3}, {"name", "square"}}, {{"id", 7}, {"name", "frame"}}}}};
-  uint32_t seed = 7;
-  auto next = [&](uint32_t n) {
-    seed = seed * 1664525u + 1013904223u;
-    return (seed >> 8) % n;
-  };
-  for (int i = 0; i < count; ++i) {
-    Image im{96, 96, 3, std::vector<uint8_t>(96 * 96 * 3)};
-    for (auto& p : im.pixels) p = static_cast<uint8_t>(next(40));
-    for (int k = 0; k < 1 + i % 2; ++k) {
-      const int x = 4 + 48 * k + static_cast<int>(next(12)), y = 8 + static_cast<int>(next(50)), side = 24;
-      const bool frame = (i + k) % 2 == 1;
-      for (int r = y; r < y + side; ++r)
-        for (int c = x; c < x + side; ++c)
-          if (!frame || r < y + 4 || r >= y + side - 4 || c < x + 4 || c >= x + side - 4)
-            for (int ch = 0; ch < 3; ++ch) im.pixels[static_cast<size_t>((r * 96 + c) * 3 + ch)] = 230;
-      coco["annotations"].push_back({{"id", coco["annotations"].size() + 1},
-                                     {"image_id", i + 1},
-                                     {"category_id", frame ? 7 : 3},
-                                     {"bbox", {x, y, side, side}},
-                                     {"iscrowd", 0}});
-    }
-    const std::string name = "scene" + std::to_string(i) + ".png";
-    writeFileAtomically(dir.toStdString() + "/" + name, encodePng(im));
-    coco["images"].push_back({{"id", i + 1}, {"file_name", name}, {"width", 96}, {"height", 96}});
-  }
-  writeFileAtomically(dir.toStdString() + "/instances.json", coco.dump());
-  return dir + "/instances.json";
-}
-
 }  // namespace
 
 class TestPredictTab : public QObject {
@@ -387,78 +347,6 @@ class TestPredictTab : public QObject {
     panel->predictPaths({m_photos});
     QCOMPARE(asked.size(), 2);  // trusted once is trusted
     QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
-  }
-
-  void aDetectorsBoxesAreDrawnCountedAndSaved() {
-    const QString scenes = m_dir.path() + "/scenes";
-    const QString annotations = writeScenes(scenes, 12);
-    TrainConfig c = test::smallConfig(m_dir.path() + "/detector-runs");
-    c.task.kind = TaskKind::detection;
-    c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
-    c.data.format = DataFormat::image_folder;
-    c.data.root = scenes.toStdString();
-    c.data.annotations = annotations.toStdString();
-    c.data.test_fraction = 0.25;
-    c.model.detector.min_size = 64;
-    c.model.detector.max_size = 96;
-    c.model.detector.rois_per_image = 16;
-    c.model.detector.score_threshold = 0.0;  // an untrained detector's boxes too
-    c.model.detector.detections_per_image = 4;
-    c.train.batch_size = 3;
-    c.train.max_steps = 2;
-    Session s;
-    s.start(c);
-    const RunSummary run = test::runToEnd(s);
-    QCOMPARE(run.status, std::string("completed"));
-    const QString folder = QString::fromStdString(run.runDir);
-
-    ui::PredictPanel panel;
-    panel.setModelFolder(folder);
-    QVERIFY(panel.showsBoxes());
-    panel.predictPaths({scenes});
-    QVERIFY(panel.busy());
-    QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), kTimeout);
-    ui::BoxPredictView* view = panel.boxView();
-    QVERIFY2(view->report().has_value(), qPrintable(panel.statusText()));
-    const BoxPredictionReport& r = *view->report();
-    QCOMPARE(r.rows.size(), size_t(12));  // the images, not instances.json
-    QVERIFY(r.boxes > 0);
-    QCOMPARE(r.categoryIds, (std::vector<int64_t>{3, 7}));
-    // The engine's own predictor on the same folder gives the same boxes.
-    const BoxPredictionReport direct = BoxPredictor(folder.toStdString()).predict(scenes.toStdString());
-    QCOMPARE(direct.boxes, r.boxes);
-    QCOMPARE(direct.rows[0].boxes[0].score, r.rows[0].boxes[0].score);
-
-    // At score 0 every box counts and shows; at 1 none.
-    QTableWidget* images = view->table();
-    auto counted = [&] {
-      int64_t n = 0;
-      for (int i = 0; i < images->rowCount(); ++i) n += images->item(i, 1)->text().toLongLong();
-      return n;
-    };
-    view->scoreSlider()->setValue(0);
-    QCOMPARE(counted(), r.boxes);
-    images->selectRow(0);
-    const int row = images->item(0, 0)->data(Qt::UserRole + 1).toInt();
-    const auto& selected = r.rows[static_cast<size_t>(row)];
-    QVERIFY(!selected.boxes.empty());
-    QCOMPARE(view->boxList()->rowCount(), static_cast<int>(selected.boxes.size()));
-    QCOMPARE(view->boxList()->item(0, 1)->text(), QString::number(selected.boxes[0].score, 'f', 3));
-    const QImage withBoxes = view->shownImage();
-    QVERIFY(!withBoxes.isNull());
-    view->scoreSlider()->setValue(100);
-    QCOMPARE(counted(), int64_t(0));
-    QCOMPARE(view->boxList()->rowCount(), 0);
-    QVERIFY(view->shownImage() != withBoxes);  // the boxes are drawn, and undrawn
-    QCOMPARE(view->shownImage().size(), withBoxes.size());
-
-    // Saved as COCO's results: every box the detector gave, with the file's category ids.
-    const QString saved = m_dir.path() + "/detections.json";
-    QString error;
-    QVERIFY2(view->save(saved, &error), qPrintable(error));
-    const auto list = nlohmann::json::parse(test::readText(saved.toStdString()));
-    QCOMPARE(static_cast<int64_t>(list.size()), r.boxes);
-    QVERIFY(list[0]["category_id"] == 3 || list[0]["category_id"] == 7);
   }
 
   void withoutAModelItSaysWhatToDo() {

@@ -225,7 +225,9 @@ void DataPanel::fillSamples(const DataPreview& p) {
       if (img.isNull()) {
         cell->setText(tr("unreadable"));
       } else {
-        cell->setPixmap(QPixmap::fromImage(img.scaled(56, 56, Qt::KeepAspectRatio, Qt::SmoothTransformation)));
+        // A detector's samples come with their boxes drawn, at their own size.
+        const int side = p.description.task == TaskKind::detection ? kBoxedSampleSize : 56;
+        cell->setPixmap(QPixmap::fromImage(img.scaled(side, side, Qt::KeepAspectRatio, Qt::SmoothTransformation)));
       }
       cell->setToolTip(QString::fromStdString(names[k]));
       m_samples->addWidget(cell, static_cast<int>(k), static_cast<int>(i) + 1);

@@ -1,8 +1,9 @@
 #pragma once
 // The Data tab: what the settings' data amounts to before a run starts — the
 // format, input shape and where each split comes from, the class counts of
-// each split as a bar chart (what will be held out included), a few images
-// of each class with their names (or the first rows of a table), and the
+// each split as a bar chart (what will be held out included; a detector's:
+// boxes), a few images of each class with their names (a detector's with
+// their boxes drawn), or the first rows of a table, and the
 // error that keeps the data from being read.
 // Thread: the UI thread.
 

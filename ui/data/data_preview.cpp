@@ -1,10 +1,13 @@
 #include "ui/data/data_preview.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "studio/csv_table.h"
 #include "studio/idx_file.h"
 #include "studio/image_file.h"
+#include "ui/common/box_drawing.h"
 
 namespace studio::ui {
 
@@ -45,6 +48,39 @@ QString fieldOf(const QString& message, const TrainConfig& c) {
   return "data.root";
 }
 
+// A detection plan's samples: for each class, up to perClass training
+// images with a box of it, every box of each drawn in its class's colour.
+std::vector<std::vector<QImage>> boxedSamples(const DataPlan& plan, int perClass) {
+  const BoxAnnotations& a = plan.boxes;
+  std::vector<std::vector<DrawnBox>> boxesOf(a.images.size());
+  for (const auto& b : a.boxes)
+    if (!b.crowd) boxesOf[static_cast<size_t>(b.image)].push_back({b.x, b.y, b.w, b.h, b.label, -1});
+  std::vector<std::string> classes;
+  for (const auto& c : a.categories) classes.push_back(c.name);
+  std::vector<std::vector<QImage>> samples(classes.size());
+  for (const int64_t item : plan.train.items) {
+    const auto& boxes = boxesOf[static_cast<size_t>(item)];
+    QImage drawn;  // decoded once, shown in each of its classes' rows
+    for (size_t k = 0; k < classes.size(); ++k) {
+      auto& row = samples[k];
+      if (static_cast<int>(row.size()) >= perClass || std::none_of(boxes.begin(), boxes.end(), [&](const DrawnBox& b) {
+            return b.label == static_cast<int64_t>(k);
+          }))
+        continue;
+      if (drawn.isNull()) {
+        try {
+          drawn = drawBoxes(toQImage(decodeImageFile(a.images[static_cast<size_t>(item)].file, 3)), boxes, classes,
+                            kBoxedSampleSize);
+        } catch (const DataError&) {
+          // shown as unreadable; the run says more
+        }
+      }
+      row.push_back(drawn);
+    }
+  }
+  return samples;
+}
+
 }  // namespace
 
 QString dataPreviewKey(const TrainConfig& c) {
@@ -78,6 +114,8 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
         img.pixels.assign(at, at + px);
         row.push_back(toQImage(img));
       }
+    } else if (plan.detection()) {
+      p.samples = boxedSamples(plan, perClass);
     } else if (plan.format == DataFormat::image_folder) {
       const int want = static_cast<int>(p.description.input.channels);
       for (size_t i = 0; i < plan.train.items.size(); ++i) {

@@ -18,10 +18,14 @@
 
 namespace studio::ui {
 
+inline constexpr int kBoxedSampleSize = 112;
+
 struct DataPreview {
   bool ok = false;
   DatasetDescription description;
-  // Images: up to samplesPerClass training images of each class.
+  // Images: up to samplesPerClass training images of each class; a
+  // detector's data: images with a box of the class, every box of each drawn
+  // (kBoxedSampleSize pixels at most).
   std::vector<std::vector<QImage>> samples;
   // Tables: the header and the first rows as written.
   QStringList columns;

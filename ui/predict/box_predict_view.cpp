@@ -1,10 +1,11 @@
 #include "ui/predict/box_predict_view.h"
 
+#include "ui/common/box_drawing.h"
+
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPainter>
 #include <QSlider>
 #include <QSplitter>
 #include <QTableWidget>
@@ -29,12 +30,6 @@ class NumberItem : public QTableWidgetItem {
     return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
   }
 };
-
-// A colour per class, spread around the hue circle.
-QColor classColour(int64_t label, size_t classes) {
-  const double hue = static_cast<double>(label) / static_cast<double>(std::max<size_t>(classes, 1));
-  return QColor::fromHsvF(static_cast<float>(hue), 0.9f, 1.0f);
-}
 
 // Several inputs' reports as one.
 void append(BoxPredictionReport& into, BoxPredictionReport&& more) {
@@ -229,43 +224,24 @@ void BoxPredictView::showSelected() {
     m_picture->setText(tr("%1 cannot be shown").arg(QString::fromStdString(row.source)));
     return;
   }
-  image = image.convertToFormat(QImage::Format_RGB32);
-  // Drawn at the picture's size, so thin boxes stay visible on large photos.
-  const double scale = std::min(1.0 * kPictureSize / image.width(), 1.0 * kPictureSize / image.height());
-  QImage shown = image.scaled(std::max(1, static_cast<int>(image.width() * scale)),
-                              std::max(1, static_cast<int>(image.height() * scale)), Qt::KeepAspectRatio,
-                              Qt::SmoothTransformation);
-  QPainter paint(&shown);
-  paint.setRenderHint(QPainter::Antialiasing);
-  QFont font = paint.font();
-  font.setPixelSize(12);
-  paint.setFont(font);
   const double least = minimumScore();
-  int n = 0;
+  std::vector<DrawnBox> drawn;
   for (const auto& b : row.boxes) {
     if (b.score < least) continue;
-    const QColor colour = classColour(b.label, r.classes.size());
-    const QRectF box(b.x * scale, b.y * scale, b.width * scale, b.height * scale);
-    paint.setPen(QPen(colour, 2));
-    paint.setBrush(Qt::NoBrush);
-    paint.drawRect(box);
+    drawn.push_back({b.x, b.y, b.width, b.height, b.label, b.score});
+    const int n = m_boxes->rowCount();
     const QString name = QString::fromStdString(r.classes[static_cast<size_t>(b.label)]);
-    const QString text = QString("%1 %2").arg(name).arg(b.score, 0, 'f', 2);
-    const QRectF tag(box.left(), std::max(0.0, box.top() - 15), paint.fontMetrics().horizontalAdvance(text) + 6, 15);
-    paint.fillRect(tag, colour);
-    paint.setPen(Qt::black);
-    paint.drawText(tag, Qt::AlignCenter, text);
     m_boxes->insertRow(n);
     m_boxes->setItem(n, Class, new QTableWidgetItem(name));
-    m_boxes->item(n, Class)->setForeground(colour.darker(130));
+    m_boxes->item(n, Class)->setForeground(classColour(b.label, r.classes.size()).darker(130));
     m_boxes->setItem(n, Score, new QTableWidgetItem(QString::number(b.score, 'f', 3)));
     m_boxes->setItem(n, X, new QTableWidgetItem(QString::number(b.x, 'f', 1)));
     m_boxes->setItem(n, Y, new QTableWidgetItem(QString::number(b.y, 'f', 1)));
     m_boxes->setItem(n, Width, new QTableWidgetItem(QString::number(b.width, 'f', 1)));
     m_boxes->setItem(n, Height, new QTableWidgetItem(QString::number(b.height, 'f', 1)));
-    ++n;
   }
-  paint.end();
+  // Drawn at the picture's size, so thin boxes stay visible on large photos.
+  const QImage shown = drawBoxes(image, drawn, r.classes, kPictureSize);
   m_shown = shown;
   m_picture->setPixmap(QPixmap::fromImage(shown));
 }

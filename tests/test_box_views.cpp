@@ -1,0 +1,208 @@
+// The window's views of a detector (task.kind detection, issue 43), driven
+// offscreen: the Data tab's samples of each class with their boxes drawn in
+// the class's colour and the boxes per class of each split as bars; the
+// Predict tab with a detection run as its model: each dropped image's boxes
+// counted at the score slider's threshold, the selected image drawn with
+// them, and saved as COCO's results.
+#include <QtTest/QtTest>
+
+#include <QDir>
+#include <QSlider>
+#include <QTableWidget>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/box_predict.h"
+#include "studio/data_plan.h"
+#include "studio/file_io.h"
+#include "studio/image_file.h"
+#include "test_support.h"
+#include "ui/common/box_drawing.h"
+#include "ui/data/data_panel.h"
+#include "ui/data/data_preview.h"
+#include "ui/predict/box_predict_view.h"
+#include "ui/predict/predict_panel.h"
+
+using namespace studio;
+
+namespace {
+constexpr int kTimeout = 120'000;
+
+// Scenes for a detector: noise with one or two bright squares or hollow
+// frames, and their COCO instances JSON (category ids 3 and 7).
+QString writeScenes(const QString& dir, int count) {
+  QDir().mkpath(dir);
+  nlohmann::json coco = {{"images", nlohmann::json::array()},
+                         {"annotations", nlohmann::json::array()},
+                         {"categories", {{{"id", 3}, {"name", "square"}}, {{"id", 7}, {"name", "frame"}}}}};
+  uint32_t seed = 7;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+  };
+  for (int i = 0; i < count; ++i) {
+    Image im{96, 96, 3, std::vector<uint8_t>(96 * 96 * 3)};
+    for (auto& p : im.pixels) p = static_cast<uint8_t>(next(40));
+    for (int k = 0; k < 1 + i % 2; ++k) {
+      const int x = 4 + 48 * k + static_cast<int>(next(12)), y = 8 + static_cast<int>(next(50)), side = 24;
+      const bool frame = (i + k) % 2 == 1;
+      for (int r = y; r < y + side; ++r)
+        for (int c = x; c < x + side; ++c)
+          if (!frame || r < y + 4 || r >= y + side - 4 || c < x + 4 || c >= x + side - 4)
+            for (int ch = 0; ch < 3; ++ch) im.pixels[static_cast<size_t>((r * 96 + c) * 3 + ch)] = 230;
+      coco["annotations"].push_back({{"id", coco["annotations"].size() + 1},
+                                     {"image_id", i + 1},
+                                     {"category_id", frame ? 7 : 3},
+                                     {"bbox", {x, y, side, side}},
+                                     {"iscrowd", 0}});
+    }
+    const std::string name = "scene" + std::to_string(i) + ".png";
+    writeFileAtomically(dir.toStdString() + "/" + name, encodePng(im));
+    coco["images"].push_back({{"id", i + 1}, {"file_name", name}, {"width", 96}, {"height", 96}});
+  }
+  writeFileAtomically(dir.toStdString() + "/instances.json", coco.dump());
+  return dir + "/instances.json";
+}
+
+// A detection setting on the scenes (nothing trained yet).
+TrainConfig detectionConfig(const QString& scenes, const QString& annotations, const QString& runs) {
+  TrainConfig c = test::smallConfig(runs);
+  c.task.kind = TaskKind::detection;
+  c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+  c.data.format = DataFormat::image_folder;
+  c.data.root = scenes.toStdString();
+  c.data.annotations = annotations.toStdString();
+  c.data.test_fraction = 0.25;
+  c.model.detector.min_size = 64;
+  c.model.detector.max_size = 96;
+  c.model.detector.rois_per_image = 16;
+  c.model.detector.score_threshold = 0.0;  // an untrained detector's boxes too
+  c.model.detector.detections_per_image = 4;
+  c.train.batch_size = 3;
+  c.train.max_steps = 2;
+  return c;
+}
+
+// Whether a pixel within one of (x, y) has exactly this colour.
+bool colourNear(const QImage& image, double x, double y, const QColor& colour) {
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int px = static_cast<int>(std::lround(x)) + dx, py = static_cast<int>(std::lround(y)) + dy;
+      if (image.valid(px, py) && image.pixelColor(px, py).rgb() == colour.rgb()) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+class TestBoxViews : public QObject {
+  Q_OBJECT
+  QTemporaryDir m_dir;
+  QString m_scenes, m_annotations;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_scenes = m_dir.path() + "/scenes";
+    m_annotations = writeScenes(m_scenes, 12);
+  }
+
+  void theDataTabDrawsEachClassesBoxes() {
+    const TrainConfig c = detectionConfig(m_scenes, m_annotations, m_dir.path() + "/runs");
+    const ui::DataPreview p = ui::makeDataPreview(c, 3);
+    QVERIFY2(p.ok, qPrintable(p.error));
+    QCOMPARE(p.description.classNames, (std::vector<std::string>{"square", "frame"}));
+    // The bars: boxes per class of each split, the plan's.
+    const DataPlan plan = planData(c);
+    std::vector<int64_t> boxes(2, 0);
+    for (const auto& b : plan.boxes.boxes) ++boxes[static_cast<size_t>(b.label)];
+    for (size_t k = 0; k < 2; ++k)
+      QCOMPARE(p.description.trainCounts[k] + p.description.valCounts[k] + p.description.testCounts[k], boxes[k]);
+    // Each class's samples: the first training images with a box of it, every box drawn in its class's colour.
+    const double scale = ui::kBoxedSampleSize / 96.0;
+    QCOMPARE(p.samples.size(), size_t(2));
+    for (size_t k = 0; k < 2; ++k) {
+      std::vector<int64_t> items;
+      for (const int64_t item : plan.train.items) {
+        bool has = false;
+        for (const auto& b : plan.boxes.boxes) has = has || (b.image == item && b.label == static_cast<int64_t>(k));
+        if (has && items.size() < 3) items.push_back(item);
+      }
+      QCOMPARE(p.samples[k].size(), items.size());
+      QVERIFY(!items.empty());
+      for (size_t j = 0; j < items.size(); ++j) {
+        const QImage& shown = p.samples[k][j];
+        QCOMPARE(shown.width(), ui::kBoxedSampleSize);
+        for (const auto& b : plan.boxes.boxes) {
+          if (b.image != items[j]) continue;
+          // The middle of the box's bottom edge (the label's tag sits on its top).
+          QVERIFY2(colourNear(shown, (b.x + b.w / 2) * scale, (b.y + b.h) * scale, ui::classColour(b.label, 2)),
+                   qPrintable(QString("class %1, sample %2").arg(k).arg(j)));
+        }
+      }
+    }
+    ui::DataPanel panel;
+    panel.showPreview(p);
+    QCOMPARE(panel.sampleCount(), static_cast<int>(p.samples[0].size() + p.samples[1].size()));
+  }
+
+  void thePredictTabDrawsCountsAndSavesADetectorsBoxes() {
+    const QString scenes = m_scenes;
+    Session s;
+    s.start(detectionConfig(m_scenes, m_annotations, m_dir.path() + "/runs"));
+    const RunSummary run = test::runToEnd(s);
+    QCOMPARE(run.status, std::string("completed"));
+    const QString folder = QString::fromStdString(run.runDir);
+
+    ui::PredictPanel panel;
+    panel.setModelFolder(folder);
+    QVERIFY(panel.showsBoxes());
+    panel.predictPaths({scenes});
+    QVERIFY(panel.busy());
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), kTimeout);
+    ui::BoxPredictView* view = panel.boxView();
+    QVERIFY2(view->report().has_value(), qPrintable(panel.statusText()));
+    const BoxPredictionReport& r = *view->report();
+    QCOMPARE(r.rows.size(), size_t(12));  // the images, not instances.json
+    QVERIFY(r.boxes > 0);
+    QCOMPARE(r.categoryIds, (std::vector<int64_t>{3, 7}));
+    // The engine's own predictor on the same folder gives the same boxes.
+    const BoxPredictionReport direct = BoxPredictor(folder.toStdString()).predict(scenes.toStdString());
+    QCOMPARE(direct.boxes, r.boxes);
+    QCOMPARE(direct.rows[0].boxes[0].score, r.rows[0].boxes[0].score);
+
+    // At score 0 every box counts and shows; at 1 none.
+    QTableWidget* images = view->table();
+    auto counted = [&] {
+      int64_t n = 0;
+      for (int i = 0; i < images->rowCount(); ++i) n += images->item(i, 1)->text().toLongLong();
+      return n;
+    };
+    view->scoreSlider()->setValue(0);
+    QCOMPARE(counted(), r.boxes);
+    images->selectRow(0);
+    const int row = images->item(0, 0)->data(Qt::UserRole + 1).toInt();
+    const auto& selected = r.rows[static_cast<size_t>(row)];
+    QVERIFY(!selected.boxes.empty());
+    QCOMPARE(view->boxList()->rowCount(), static_cast<int>(selected.boxes.size()));
+    QCOMPARE(view->boxList()->item(0, 1)->text(), QString::number(selected.boxes[0].score, 'f', 3));
+    const QImage withBoxes = view->shownImage();
+    QVERIFY(!withBoxes.isNull());
+    view->scoreSlider()->setValue(100);
+    QCOMPARE(counted(), int64_t(0));
+    QCOMPARE(view->boxList()->rowCount(), 0);
+    QVERIFY(view->shownImage() != withBoxes);  // the boxes are drawn, and undrawn
+    QCOMPARE(view->shownImage().size(), withBoxes.size());
+
+    // Saved as COCO's results: every box the detector gave, with the file's category ids.
+    const QString saved = m_dir.path() + "/detections.json";
+    QString error;
+    QVERIFY2(view->save(saved, &error), qPrintable(error));
+    const auto list = nlohmann::json::parse(test::readText(saved.toStdString()));
+    QCOMPARE(static_cast<int64_t>(list.size()), r.boxes);
+    QVERIFY(list[0]["category_id"] == 3 || list[0]["category_id"] == 7);
+  }
+};
+
+QTEST_MAIN(TestBoxViews)
+#include "test_box_views.moc"
