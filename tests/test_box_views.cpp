@@ -3,25 +3,31 @@
 // the class's colour and the boxes per class of each split as bars; the
 // Predict tab with a detection run as its model: each dropped image's boxes
 // counted at the score slider's threshold, the selected image drawn with
-// them, and saved as COCO's results.
+// them, and saved as COCO's results. The augmentation preview draws the box
+// augmentations with the boxes as they move.
 #include <QtTest/QtTest>
 
 #include <QDir>
+#include <QSettings>
 #include <QSlider>
 #include <QTableWidget>
 
 #include <nlohmann/json.hpp>
 
+#include "studio/augment_preview.h"
 #include "studio/box_predict.h"
 #include "studio/data_plan.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "test_support.h"
 #include "ui/common/box_drawing.h"
+#include "ui/data/augment_preview_view.h"
 #include "ui/data/data_panel.h"
 #include "ui/data/data_preview.h"
 #include "ui/predict/box_predict_view.h"
 #include "ui/predict/predict_panel.h"
+#include "ui/settings/settings_panel.h"
+#include "ui/window/main_window.h"
 
 using namespace studio;
 
@@ -144,6 +150,58 @@ class TestBoxViews : public QObject {
     ui::DataPanel panel;
     panel.showPreview(p);
     QCOMPARE(panel.sampleCount(), static_cast<int>(p.samples[0].size() + p.samples[1].size()));
+  }
+
+  void theAugmentationPreviewMovesTheBoxes() {
+    // The engine's preview: with the flip alone, each draw is the image or its mirror, its boxes with it.
+    TrainConfig c = detectionConfig(m_scenes, m_annotations, m_dir.path() + "/runs");
+    c.data.augment_flip = true;
+    const DataPlan plan = planData(c);
+    BoxedPreview original;
+    original.image = decodeImageFile(plan.boxes.images[0].file, 3);
+    for (const auto& b : plan.boxes.boxes)
+      if (b.image == 0) {
+        original.boxes.push_back({b.x, b.y, b.w, b.h});
+        original.labels.push_back(b.label);
+      }
+    QVERIFY(!original.boxes.empty());
+    const auto draws = previewBoxAugmentations(c, {original}, 8);
+    QCOMPARE(draws.size(), size_t(1));
+    QCOMPARE(draws[0].size(), size_t(8));
+    int mirrored = 0;
+    for (const BoxedPreview& d : draws[0]) {
+      QCOMPARE(d.labels, original.labels);
+      const bool same = d.image.pixels == original.image.pixels;
+      mirrored += same ? 0 : 1;
+      for (size_t j = 0; j < d.boxes.size(); ++j) {
+        const auto& o = original.boxes[j];
+        const double x = same ? o[0] : 96 - o[0] - o[2];
+        QVERIFY(std::abs(d.boxes[j][0] - x) < 1e-4 && std::abs(d.boxes[j][1] - o[1]) < 1e-4);
+        QVERIFY(std::abs(d.boxes[j][2] - o[2]) < 1e-4 && std::abs(d.boxes[j][3] - o[3]) < 1e-4);
+      }
+      if (!same) {  // the mirror, pixel for pixel
+        const Image& m = d.image;
+        for (int64_t y = 0; y < 96; y += 7)
+          for (int64_t x = 0; x < 96; x += 5)
+            QCOMPARE(m.pixels[static_cast<size_t>((y * 96 + x) * 3)],
+                     original.image.pixels[static_cast<size_t>((y * 96 + 95 - x) * 3)]);
+      }
+    }
+    QVERIFY(mirrored > 0 && mirrored < 8);  // both, in 8 draws of seed 0
+
+    // The window's preview follows the settings.
+    QCoreApplication::setOrganizationName("TrainingStudioTests");
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath("config"));
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    c.data.augment_flip = false;
+    window.settingsPanel()->setConfig(c);
+    ui::AugmentPreviewView* view = window.dataPanel()->augmentPreview();
+    QTRY_VERIFY_WITH_TIMEOUT(window.dataChecked(), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(view->note().contains("no box augmentation is on"), kTimeout);
+    QVERIFY(window.dataPanel()->sampleCount() > 0);
+    window.settingsPanel()->applyFieldText("data.augment_zoom_out", "true");
+    QTRY_VERIFY_WITH_TIMEOUT(view->imageCount() == 2 * 6, kTimeout);
+    QVERIFY2(view->note().contains("zoom out (up to 4x); the boxes follow the pixels"), qPrintable(view->note()));
   }
 
   void thePredictTabDrawsCountsAndSavesADetectorsBoxes() {

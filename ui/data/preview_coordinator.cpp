@@ -2,9 +2,15 @@
 
 #include "studio/augment_preview.h"
 #include "studio/model_kinds.h"
+#include "ui/common/box_drawing.h"
 #include "ui/data/augment_preview_view.h"
 
 #include <QTimer>
+
+#include <algorithm>
+
+#include "studio/data_plan.h"
+#include "studio/image_file.h"
 
 #include "studio/lr_schedule.h"
 #include "studio/sha256.h"
@@ -135,6 +141,58 @@ QString augmentationsOn(const DataConfig& d) {
   return on.join(", ");
 }
 
+// A detector's box augmentations, in the training step's order.
+QString boxAugmentationsOn(const DataConfig& d) {
+  QStringList on;
+  if (d.augment_photometric) on << QObject::tr("photometric distortion");
+  if (d.augment_zoom_out) on << QObject::tr("zoom out (up to 4x)");
+  if (d.augment_iou_crop) on << QObject::tr("IoU crop");
+  if (d.augment_flip) on << QObject::tr("horizontal flip");
+  return on.isEmpty() ? QString() : on.join(", ") + QObject::tr("; the boxes follow the pixels");
+}
+
+// A detector's preview: the first training image with a box of each of the
+// first three classes, drawn six times through the box augmentations with
+// the boxes that remain drawn over them.
+std::vector<std::vector<QImage>> boxedDraws(const TrainConfig& c) {
+  const DataPlan plan = planData(c);
+  const BoxAnnotations& a = plan.boxes;
+  std::vector<std::string> classes;
+  for (const auto& cat : a.categories) classes.push_back(cat.name);
+  std::vector<BoxedPreview> images;
+  std::vector<bool> taken(classes.size(), false);
+  for (const int64_t item : plan.train.items) {
+    BoxedPreview p;
+    for (const auto& b : a.boxes)
+      if (b.image == item && !b.crowd) {
+        p.boxes.push_back({b.x, b.y, b.w, b.h});
+        p.labels.push_back(b.label);
+      }
+    const auto fresh =
+        std::find_if(p.labels.begin(), p.labels.end(), [&](int64_t l) { return !taken[static_cast<size_t>(l)]; });
+    if (fresh == p.labels.end()) continue;
+    taken[static_cast<size_t>(*fresh)] = true;
+    try {
+      p.image = decodeImageFile(a.images[static_cast<size_t>(item)].file, 3);
+    } catch (const DataError&) {
+      continue;  // the run says more
+    }
+    images.push_back(std::move(p));
+    if (images.size() == 3) break;
+  }
+  std::vector<std::vector<QImage>> rows;
+  for (const auto& draws : previewBoxAugmentations(c, images, 6)) {
+    rows.emplace_back();
+    for (const BoxedPreview& d : draws) {
+      std::vector<DrawnBox> boxes;
+      for (size_t j = 0; j < d.boxes.size(); ++j)
+        boxes.push_back({d.boxes[j][0], d.boxes[j][1], d.boxes[j][2], d.boxes[j][3], d.labels[j], -1});
+      rows.back().push_back(drawBoxes(toQImage(d.image), boxes, classes, kBoxedSampleSize));
+    }
+  }
+  return rows;
+}
+
 // MixUp and CutMix act on whole training batches, after the image's own
 // augmentations: said beside the preview, which draws images one by one.
 QString batchMixing(const TrainConfig& c) {
@@ -160,14 +218,17 @@ void PreviewCoordinator::updateAugmentPreview() {
     view->showNothing(c.data.format == DataFormat::csv ? tr("Tables are not augmented.") : QString());
     return;
   }
+  const bool boxes = c.task.kind == TaskKind::detection;
   const QString mixing = batchMixing(c);
-  QString on = augmentationsOn(c.data);
+  QString on = boxes ? boxAugmentationsOn(c.data) : augmentationsOn(c.data);
   if (on.isEmpty()) {
     m_augmentKey.clear();
     view->showNothing(
         mixing.isEmpty()
-            ? tr("<b>Augmentation preview</b>: no augmentation is on (Data: random resized crop, flips, rotation, "
-                 "colour jitter, random erasing).")
+            ? (boxes ? tr("<b>Augmentation preview</b>: no box augmentation is on (Data: horizontal flip, "
+                          "photometric distortion, zoom out, IoU crop).")
+                     : tr("<b>Augmentation preview</b>: no augmentation is on (Data: random resized crop, flips, "
+                          "rotation, colour jitter, random erasing)."))
             : tr("<b>Augmentation preview</b>: no augmentation of single images is on; %1.")
                   .arg(mixing.toHtmlEscaped()));
     return;
@@ -179,6 +240,20 @@ void PreviewCoordinator::updateAugmentPreview() {
   const QString key = QString::fromStdString(k.dump());
   if (key == m_augmentKey) return;
   m_augmentKey = key;
+  if (boxes) {
+    m_augmentJob.start(
+        [c] {
+          try {
+            return boxedDraws(c);
+          } catch (const std::exception&) {
+            return std::vector<std::vector<QImage>>{};  // the Data tab says what is wrong with the data
+          }
+        },
+        [this, key, on](const std::vector<std::vector<QImage>>& rows) {
+          if (key == m_augmentKey) m_data->augmentPreview()->showDraws(rows, on);
+        });
+    return;
+  }
   // The first image of each of the first three classes (or rows).
   // Gray samples of an RGB run (a backbone on Fashion-MNIST) become RGB, as the run's images do.
   const bool rgb = m_preview.description.input.channels == 3;

@@ -6,6 +6,7 @@
 // Torch-free header; implemented in the engine.
 // Thread: any.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -18,5 +19,21 @@ namespace studio {
 // to it first). Draw k of image i is seeded by (train.seed, i, k).
 std::vector<std::vector<Image>> previewAugmentations(const TrainConfig& config, const std::vector<Image>& images,
                                                      int64_t height, int64_t width, int draws);
+
+// An image and its boxes (task.kind detection): x, y, width, height in its
+// pixels, and each box's class (0 ..).
+struct BoxedPreview {
+  Image image;  // RGB
+  std::vector<std::array<double, 4>> boxes;
+  std::vector<int64_t> labels;
+};
+
+// A detector's box augmentations (data.augment_flip, _photometric,
+// _zoom_out, _iou_crop; detection/box_augment.h, the training step's code):
+// per image, `draws` augmented copies with their boxes as they move (those
+// the augmentations drop, dropped). Draw k of image i draws from a generator
+// seeded by (train.seed, i, k).
+std::vector<std::vector<BoxedPreview>> previewBoxAugmentations(const TrainConfig& config,
+                                                               const std::vector<BoxedPreview>& images, int draws);
 
 }  // namespace studio

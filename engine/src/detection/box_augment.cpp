@@ -190,4 +190,13 @@ BoxedImage augmentBoxed(BoxedImage x, const BoxAugment& a, at::Generator& gen) {
   return sanitizeBoxes(x);
 }
 
+BoxAugment boxAugmentOf(const DataConfig& data) {
+  BoxAugment a;
+  a.photometric = data.augment_photometric;
+  a.zoomOut = data.augment_zoom_out;
+  a.iouCrop = data.augment_iou_crop;
+  a.horizontalFlip = data.augment_flip;
+  return a;
+}
+
 }  // namespace studio::detection

@@ -28,6 +28,8 @@
 #include <ATen/core/Generator.h>
 #include <torch/types.h>
 
+#include "studio/train_config.h"
+
 namespace studio::detection {
 
 struct BoxedImage {
@@ -47,6 +49,10 @@ struct BoxAugment {
   int64_t maxSize = 0;                 // its max_size (0: none)
   bool any() const { return photometric || zoomOut || iouCrop || horizontalFlip || !shortestSizes.empty(); }
 };
+
+// The box augmentations data.augment_flip, _photometric, _zoom_out and
+// _iou_crop turn on (task.kind detection's training and its preview).
+BoxAugment boxAugmentOf(const DataConfig& data);
 
 // The whole pipeline, drawing from gen; always sanitises the boxes.
 BoxedImage augmentBoxed(BoxedImage x, const BoxAugment& a, at::Generator& gen);

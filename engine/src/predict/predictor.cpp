@@ -358,8 +358,8 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->config = readRunSettings(folder);
   if (m->config.task.kind == TaskKind::detection)
     throw InputError("run " + folder +
-                     " trained a detector (task.kind detection): its boxes come from training-studio-cli predict " +
-                     folder + " --input FOLDER (BoxPredictor); the Predict tab does not draw boxes yet");
+                     " trained a detector (task.kind detection), which gives boxes, not classes: BoxPredictor "
+                     "(studio/box_predict.h) predicts with it, as training-studio-cli predict and the Predict tab do");
   const nlohmann::json info = readRunInfo(folder);
   if (info.contains(run_files::run_info::kProbe))
     throw InputError("run " + folder + " is a " + info[run_files::run_info::kProbe].get<std::string>() +

@@ -28,12 +28,9 @@ detection::FasterRcnnImpl& detectorOf(Model& model) {
 
 class Detection : public Task {
  public:
-  Detection(const TrainConfig& c, const TaskData& data) : m_boxes(data.boxes) {
+  Detection(const TrainConfig& c, const TaskData& data)
+      : m_boxes(data.boxes), m_augment(detection::boxAugmentOf(c.data)) {
     if (!m_boxes) throw std::logic_error("task.kind detection needs the data's boxes");
-    m_augment.photometric = c.data.augment_photometric;
-    m_augment.zoomOut = c.data.augment_zoom_out;
-    m_augment.iouCrop = c.data.augment_iou_crop;
-    m_augment.horizontalFlip = c.data.augment_flip;
   }
   std::string name() const override { return "detection"; }
 
