@@ -7,6 +7,7 @@
 // augmentations with the boxes as they move.
 #include <QtTest/QtTest>
 
+#include <QComboBox>
 #include <QDir>
 #include <QSettings>
 #include <QSlider>
@@ -24,6 +25,8 @@
 #include "ui/data/augment_preview_view.h"
 #include "ui/data/data_panel.h"
 #include "ui/data/data_preview.h"
+#include "ui/evaluation/detection_view.h"
+#include "ui/evaluation/evaluation_panel.h"
 #include "ui/predict/box_predict_view.h"
 #include "ui/predict/predict_panel.h"
 #include "ui/settings/settings_panel.h"
@@ -104,13 +107,19 @@ bool colourNear(const QImage& image, double x, double y, const QColor& colour) {
 class TestBoxViews : public QObject {
   Q_OBJECT
   QTemporaryDir m_dir;
-  QString m_scenes, m_annotations;
+  QString m_scenes, m_annotations, m_run;
 
  private Q_SLOTS:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     m_scenes = m_dir.path() + "/scenes";
     m_annotations = writeScenes(m_scenes, 12);
+    // A detector trained for two steps: its evaluation, its boxes.
+    Session s;
+    s.start(detectionConfig(m_scenes, m_annotations, m_dir.path() + "/runs"));
+    const RunSummary run = test::runToEnd(s);
+    QCOMPARE(run.status, std::string("completed"));
+    m_run = QString::fromStdString(run.runDir);
   }
 
   void theDataTabDrawsEachClassesBoxes() {
@@ -204,13 +213,43 @@ class TestBoxViews : public QObject {
     QVERIFY2(view->note().contains("zoom out (up to 4x); the boxes follow the pixels"), qPrintable(view->note()));
   }
 
+  void theEvaluationTabShowsEachClassesApAndCurve() {
+    ui::EvaluationPanel panel;
+    panel.showRun(m_run, "detector");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.report().has_value(), kTimeout);
+    QVERIFY(panel.showsDetection());
+    // What the run wrote: its last evaluation's AP and curve per class.
+    const QStringList reports = QDir(m_run + "/eval").entryList({"step-*.json"}, QDir::Files, QDir::Name);
+    QVERIFY(!reports.isEmpty());
+    const auto written = nlohmann::json::parse(test::readText((m_run + "/eval/" + reports.back()).toStdString()));
+    QCOMPARE(written["per_class"].size(), size_t(2));
+    ui::DetectionView* view = panel.detectionView();
+    QCOMPARE(view->classChooser()->count(), 2);
+    const auto bars = view->barsDrawn();
+    QCOMPARE(bars.size(), size_t(2));
+    for (int k = 0; k < 2; ++k) {
+      view->classChooser()->setCurrentIndex(k);
+      const auto& c = written["per_class"][k];
+      const double ap = c["ap"].is_number() ? c["ap"].get<double>() : 0.0;
+      QCOMPARE(view->barsDrawn()[static_cast<size_t>(k)], ap);
+      QVERIFY2(c.contains("precision50"), "each class's curve is written");
+      const auto p = c["precision50"].get<std::vector<double>>();
+      QCOMPARE(p.size(), size_t(101));
+      std::vector<std::pair<double, double>> want;
+      for (size_t i = 0; i < p.size(); ++i)
+        if (p[i] > -1) want.emplace_back(i / 100.0, p[i]);
+      const auto drawn = view->curveDrawn();
+      QCOMPARE(drawn.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        QVERIFY(std::abs(drawn[i].first - want[i].first) < 1e-12);
+        QCOMPARE(drawn[i].second, want[i].second);
+      }
+      QCOMPARE(view->classTable()->item(k, 2)->text(), QString::number(ui::ap50Of(p), 'f', 3));
+    }
+  }
+
   void thePredictTabDrawsCountsAndSavesADetectorsBoxes() {
-    const QString scenes = m_scenes;
-    Session s;
-    s.start(detectionConfig(m_scenes, m_annotations, m_dir.path() + "/runs"));
-    const RunSummary run = test::runToEnd(s);
-    QCOMPARE(run.status, std::string("completed"));
-    const QString folder = QString::fromStdString(run.runDir);
+    const QString scenes = m_scenes, folder = m_run;
 
     ui::PredictPanel panel;
     panel.setModelFolder(folder);

@@ -11,9 +11,14 @@
 
 #include <qcustomplot.h>
 
+#include <cmath>
+
 #include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
+
+QString threeDecimals(double v) { return std::isfinite(v) ? QString::number(v, 'f', 3) : QStringLiteral("—"); }
+
 namespace {
 
 QCustomPlot* titledPlot(const char* name, const QFont& font) {

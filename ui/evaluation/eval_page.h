@@ -17,6 +17,9 @@ class QTableWidget;
 
 namespace studio::ui {
 
+// A figure to three decimals, or a dash where there is none (NaN).
+QString threeDecimals(double v);
+
 class EvalPage : public QWidget {
   Q_OBJECT
 

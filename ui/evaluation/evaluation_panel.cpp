@@ -22,13 +22,14 @@
 #include "studio/run_layout.h"
 #include "ui/charts/plot_palette.h"
 #include "ui/evaluation/calibration_view.h"
+#include "ui/evaluation/detection_view.h"
 #include "ui/evaluation/labels_view.h"
 #include "ui/evaluation/regression_view.h"
 
 namespace studio::ui {
 namespace {
 
-constexpr int kRegressionPage = 2, kLabelsPage = 3;
+constexpr int kRegressionPage = 2, kLabelsPage = 3, kDetectionPage = 4;
 
 const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
                           QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
@@ -175,6 +176,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_pages->addWidget(m_regression);
   m_labels = new LabelsView;
   m_pages->addWidget(m_labels);
+  m_detection = new DetectionView;
+  m_pages->addWidget(m_detection);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   applyPlotPalette(m_compare, palette());
@@ -195,6 +198,7 @@ void EvaluationPanel::setMessage(const QString& text) { m_message->setText(text)
 
 bool EvaluationPanel::showsRegression() const { return m_pages->currentIndex() == kRegressionPage; }
 bool EvaluationPanel::showsLabels() const { return m_pages->currentIndex() == kLabelsPage; }
+bool EvaluationPanel::showsDetection() const { return m_pages->currentIndex() == kDetectionPage; }
 
 void EvaluationPanel::clear() {
   m_run.clear();
@@ -205,6 +209,7 @@ void EvaluationPanel::clear() {
   m_classes->setRowCount(0);
   m_regression->clear();
   m_labels->clear();
+  m_detection->clear();
   fillMistakes();
   setMessage(
       tr("No evaluation yet: a run evaluates at the end of each epoch (or every N steps, see Evaluation "
@@ -286,8 +291,8 @@ void EvaluationPanel::showStep(int64_t step) {
     return;
   }
   if (m_report->task == TaskKind::detection) {
-    // COCO's figures and each class's AP (the boxes' views are not built yet).
-    m_pages->setCurrentIndex(kLabelsPage);
+    // COCO's figures, each class's AP and precision-recall curve.
+    m_pages->setCurrentIndex(kDetectionPage);
     m_normalize->hide();
     QStringList perClass;
     for (size_t i = 0; i < m_report->apPerClass.size() && i < m_report->classes.size(); ++i)
@@ -302,7 +307,7 @@ void EvaluationPanel::showStep(int64_t step) {
                    .arg(stat(2), 0, 'f', 4)
                    .arg(m_report->examples)
                    .arg(perClass.join(", ")));
-    m_labels->show(*m_report);
+    m_detection->show(*m_report);
     return;
   }
   if (m_report->task == TaskKind::multilabel) {

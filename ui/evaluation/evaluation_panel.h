@@ -5,7 +5,9 @@
 // the examples it got wrong with the most confidence (thumbnails for images).
 // A regression's evaluation shows predicted against actual and the
 // residuals instead (ui/evaluation/regression_view.h); a multi-label's, each label's
-// figures and precision-recall and ROC curves (ui/evaluation/labels_view.h).
+// figures and precision-recall and ROC curves (ui/evaluation/labels_view.h);
+// a detector's, COCO's figures, each class's AP and precision-recall curve
+// (ui/evaluation/detection_view.h).
 // A classifier's evaluation also shows each class's one-vs-rest ROC and PR
 // curves and the reliability diagram with its calibration error.
 // For several runs: each class's accuracy (recall) side by side, from each
@@ -36,6 +38,7 @@ class QTableWidget;
 namespace studio::ui {
 
 class CalibrationView;
+class DetectionView;
 class LabelsView;
 class RegressionView;
 
@@ -74,6 +77,9 @@ class EvaluationPanel : public QWidget {
   // A multi-label run's page (task.kind multilabel).
   LabelsView* labelsView() const { return m_labels; }
   bool showsLabels() const;
+  // A detector's run: each class's AP and precision-recall curve.
+  DetectionView* detectionView() const { return m_detection; }
+  bool showsDetection() const;
   // A classifier's one-vs-rest ROC and PR curves and its reliability diagram,
   // tabs beside the confusion matrix.
   LabelsView* classCurvesView() const { return m_classCurves; }
@@ -111,6 +117,7 @@ class EvaluationPanel : public QWidget {
   QTableWidget* m_compareTable;
   RegressionView* m_regression;
   LabelsView* m_labels;
+  DetectionView* m_detection;
   QTabWidget* m_views;
   LabelsView* m_classCurves;
   CalibrationView* m_calibration;

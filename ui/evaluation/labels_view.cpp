@@ -10,8 +10,6 @@
 namespace studio::ui {
 namespace {
 
-QString threeDecimals(double v) { return std::isfinite(v) ? QString::number(v, 'f', 3) : QStringLiteral("—"); }
-
 void plotCurve(QCustomPlot* p, const std::vector<std::pair<double, double>>& points, const QPen& pen) {
   QVector<double> x, y;
   for (const auto& [a, b] : points) {

@@ -15,10 +15,12 @@
 #include <QSettings>
 #include <algorithm>
 
+#include "studio/log.h"
 #include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/common/theme.h"
+#include "ui/data/data_panel.h"
 #include "ui/runs/runs_panel.h"
 #include "ui/search/study_panel.h"
 #include "ui/settings/settings_panel.h"

@@ -150,7 +150,10 @@ void readDetection(const nlohmann::json& j, EvalReport& r) {
   r.accuracy = kNaN;
   r.examples = wholeAt(j, "examples");
   r.classes = j.at("classes").get<std::vector<std::string>>();
-  for (const auto& c : j.at("per_class")) r.apPerClass.push_back(numOr(c, "ap"));
+  for (const auto& c : j.at("per_class")) {
+    r.apPerClass.push_back(numOr(c, "ap"));
+    r.precision50.push_back(c.value("precision50", std::vector<double>{}));
+  }
 }
 
 }  // namespace
@@ -241,9 +244,11 @@ nlohmann::json reportJson(const EvalReport& r) {
     nlohmann::json j = header(r);
     for (size_t i = 0; i < r.coco.size() && i < kCocoStats.size(); ++i) j[kCocoStats[i]] = num(r.coco[i]);
     nlohmann::json perClass = nlohmann::json::array();
-    for (size_t i = 0; i < r.apPerClass.size(); ++i)
+    for (size_t i = 0; i < r.apPerClass.size(); ++i) {
       perClass.push_back(
           {{"class", i < r.classes.size() ? r.classes[i] : std::to_string(i)}, {"ap", num(r.apPerClass[i])}});
+      if (i < r.precision50.size() && !r.precision50[i].empty()) perClass.back()["precision50"] = r.precision50[i];
+    }
     j.update({{"examples", r.examples}, {"classes", r.classes}, {"per_class", perClass}});
     return j;
   }

@@ -86,6 +86,11 @@ struct EvalReport {
   // map is the first) and AP@[.50:.95] per class (NaN: none in the split).
   std::vector<double> coco;
   std::vector<double> apPerClass;
+  // And each class's precision-recall curve at IoU 0.5 (area all, 100
+  // detections): its precision at recall 0, 0.01, .., 1 (COCOeval's
+  // eval['precision'][0, :, k, 0, 2]; -1 past the recall it reaches); empty
+  // for a class with no box in the split.
+  std::vector<std::vector<double>> precision50;
   int64_t examples = 0;
   std::vector<std::string> classes;
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]

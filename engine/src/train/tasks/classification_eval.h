@@ -56,6 +56,7 @@ struct EvalOutcome {
   std::vector<LabelFigures> labels;
   // A detector's COCO figures (accuracy NaN, map their AP@[.50:.95]): see EvalReport.
   std::vector<double> coco, apPerClass;
+  std::vector<std::vector<double>> precision50;
   // Classification: each class's one-vs-rest curves, the reliability
   // diagram, and their summaries (the classes' mean ROC AUC; the ECE).
   std::vector<BinaryCurves> classCurves;

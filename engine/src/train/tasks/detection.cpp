@@ -134,9 +134,14 @@ class Detection : public Task {
     o.map = stats.stats[0];
     for (const auto& c : m_boxes->categories) {
       double ap = std::numeric_limits<double>::quiet_NaN();
+      std::vector<double> curve;
       for (size_t k = 0; k < stats.categories.size(); ++k)
-        if (stats.categories[k] == c.id && stats.apPerCategory[k] >= 0) ap = stats.apPerCategory[k];
+        if (stats.categories[k] == c.id && stats.apPerCategory[k] >= 0) {
+          ap = stats.apPerCategory[k];
+          curve = stats.precision50[k];
+        }
       o.apPerClass.push_back(ap);
+      o.precision50.push_back(std::move(curve));
     }
     return o;
   }
@@ -145,6 +150,7 @@ class Detection : public Task {
     EvalReport r = reportFor(name(), o, in);
     r.coco = o.coco;
     r.apPerClass = o.apPerClass;
+    r.precision50 = o.precision50;
     r.map = o.map;
     r.classes = in.data.classNames;
     return r;
