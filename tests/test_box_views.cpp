@@ -3,7 +3,8 @@
 // the class's colour and the boxes per class of each split as bars; the
 // Predict tab with a detection run as its model: each dropped image's boxes
 // counted at the score slider's threshold, the selected image drawn with
-// them, and saved as COCO's results. The augmentation preview draws the box
+// them, and saved as COCO's results. The Evaluation tab: each class's AP and
+// precision-recall curve, and the test images worst first. The augmentation preview draws the box
 // augmentations with the boxes as they move.
 #include <QtTest/QtTest>
 
@@ -12,6 +13,8 @@
 #include <QSettings>
 #include <QSlider>
 #include <QTableWidget>
+
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +30,7 @@
 #include "ui/data/data_preview.h"
 #include "ui/evaluation/detection_view.h"
 #include "ui/evaluation/evaluation_panel.h"
+#include "ui/evaluation/test_boxes_view.h"
 #include "ui/predict/box_predict_view.h"
 #include "ui/predict/predict_panel.h"
 #include "ui/settings/settings_panel.h"
@@ -246,6 +250,73 @@ class TestBoxViews : public QObject {
       }
       QCOMPARE(view->classTable()->item(k, 2)->text(), QString::number(ui::ap50Of(p), 'f', 3));
     }
+  }
+
+  void matchingFollowsCocosRule() {
+    // COCO's matching at IoU 0.5, by hand: by score, each found box takes the unmatched true box of its
+    // class it overlaps most.
+    const std::vector<ui::DrawnBox> truth{{0, 0, 10, 10, 0, -1}, {20, 0, 10, 10, 0, -1}, {40, 0, 10, 10, 1, -1}};
+    std::vector<PredictedBox> found{
+        {1, 0, 10, 10, 0.9, 0},   // IoU 9/11 with the first: matched
+        {0, 1, 10, 10, 0.8, 0},   // the first again, taken: a false positive
+        {24, 0, 10, 10, 0.7, 0},  // IoU 6/14 < 0.5 with the second: a false positive
+        {40, 0, 10, 10, 0.6, 0},  // the third's place, another class: a false positive
+        {40, 0, 10, 10, 0.2, 1},  // the third: matched, above a score of 0.1 only
+    };
+    ui::BoxErrors e = ui::matchBoxes(truth, found, 0.1);
+    QCOMPARE(e.matched, 2);
+    QCOMPARE(e.falsePositives, 3);
+    QCOMPARE(e.missed, 1);
+    e = ui::matchBoxes(truth, found, 0.5);
+    QCOMPARE(e.matched, 1);
+    QCOMPARE(e.falsePositives, 3);
+    QCOMPARE(e.missed, 2);
+    // Greedy, as COCO: the 0.9 box takes the true box it overlaps most (IoU 9/11, the other's 7/13), so
+    // the 0.8 box, which only the taken one fits (IoU 1, the other's 6/14), is false; the best pairing
+    // would have matched both.
+    const std::vector<ui::DrawnBox> close{{0, 0, 10, 10, 0, -1}, {4, 0, 10, 10, 0, -1}};
+    const std::vector<PredictedBox> two{{1, 0, 10, 10, 0.9, 0}, {0, 0, 10, 10, 0.8, 0}};
+    e = ui::matchBoxes(close, two, 0.0);
+    QCOMPARE(e.matched, 1);
+    QCOMPARE(e.falsePositives, 1);
+    QCOMPARE(e.missed, 1);
+  }
+
+  void theEvaluationTabShowsTheTestImagesWorstFirst() {
+    ui::EvaluationPanel panel;
+    panel.showRun(m_run, "detector");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.report().has_value(), kTimeout);
+    ui::TestBoxesView* view = panel.testBoxesView();
+    QCOMPARE(view->table()->rowCount(), 0);  // found on request
+    view->findBoxes();
+    QVERIFY(view->busy());
+    QTRY_VERIFY_WITH_TIMEOUT(!view->busy(), kTimeout);
+    QTableWidget* t = view->table();
+    const DataPlan plan = planData(loadConfigFile((m_run + "/settings.json").toStdString()));
+    QCOMPARE(t->rowCount(), static_cast<int>(plan.test.items.size()));
+    auto column = [&](int c) {
+      std::vector<int> v;
+      for (int r = 0; r < t->rowCount(); ++r) v.push_back(t->item(r, c)->text().toInt());
+      return v;
+    };
+    // Nothing found at score 1: every true box missed, no false positive.
+    view->scoreSlider()->setValue(100);
+    QCOMPARE(column(3), std::vector<int>(static_cast<size_t>(t->rowCount()), 0));
+    QCOMPARE(column(5), std::vector<int>(static_cast<size_t>(t->rowCount()), 0));
+    QCOMPARE(column(4), column(2));
+    int truth = 0;
+    for (const int64_t item : plan.test.items)
+      for (const auto& b : plan.boxes.boxes) truth += b.image == item ? 1 : 0;
+    const auto trueBoxes = column(2);
+    QCOMPARE(std::accumulate(trueBoxes.begin(), trueBoxes.end(), 0), truth);
+    // At score 0 every box found counts; the worst first.
+    view->scoreSlider()->setValue(0);
+    const auto foundBoxes = column(3), errors = column(1);
+    QVERIFY(std::accumulate(foundBoxes.begin(), foundBoxes.end(), 0) > 0);
+    QVERIFY(std::is_sorted(errors.rbegin(), errors.rend()));
+    for (int r = 0; r < t->rowCount(); ++r) QCOMPARE(errors[static_cast<size_t>(r)], column(4)[r] + column(5)[r]);
+    t->selectRow(0);
+    QCOMPARE(view->shownImage().width(), 2 * 280 + 8);  // the true boxes beside those found
   }
 
   void thePredictTabDrawsCountsAndSavesADetectorsBoxes() {

@@ -25,6 +25,7 @@
 #include "ui/evaluation/detection_view.h"
 #include "ui/evaluation/labels_view.h"
 #include "ui/evaluation/regression_view.h"
+#include "ui/evaluation/test_boxes_view.h"
 
 namespace studio::ui {
 namespace {
@@ -176,8 +177,13 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_pages->addWidget(m_regression);
   m_labels = new LabelsView;
   m_pages->addWidget(m_labels);
+  // A detector's: its curves above its test images' boxes.
   m_detection = new DetectionView;
-  m_pages->addWidget(m_detection);
+  m_testBoxes = new TestBoxesView;
+  auto* boxes = new QSplitter(Qt::Vertical);
+  boxes->addWidget(m_detection);
+  boxes->addWidget(m_testBoxes);
+  m_pages->addWidget(boxes);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   applyPlotPalette(m_compare, palette());
@@ -308,6 +314,7 @@ void EvaluationPanel::showStep(int64_t step) {
                    .arg(m_report->examples)
                    .arg(perClass.join(", ")));
     m_detection->show(*m_report);
+    m_testBoxes->setRun(m_run);
     return;
   }
   if (m_report->task == TaskKind::multilabel) {

@@ -7,7 +7,8 @@
 // residuals instead (ui/evaluation/regression_view.h); a multi-label's, each label's
 // figures and precision-recall and ROC curves (ui/evaluation/labels_view.h);
 // a detector's, COCO's figures, each class's AP and precision-recall curve
-// (ui/evaluation/detection_view.h).
+// (ui/evaluation/detection_view.h), and on request its test images with
+// their true boxes and those found, worst first (test_boxes_view.h).
 // A classifier's evaluation also shows each class's one-vs-rest ROC and PR
 // curves and the reliability diagram with its calibration error.
 // For several runs: each class's accuracy (recall) side by side, from each
@@ -39,6 +40,7 @@ namespace studio::ui {
 
 class CalibrationView;
 class DetectionView;
+class TestBoxesView;
 class LabelsView;
 class RegressionView;
 
@@ -79,6 +81,8 @@ class EvaluationPanel : public QWidget {
   bool showsLabels() const;
   // A detector's run: each class's AP and precision-recall curve.
   DetectionView* detectionView() const { return m_detection; }
+  // Its test images, their true boxes and the boxes found (on request).
+  TestBoxesView* testBoxesView() const { return m_testBoxes; }
   bool showsDetection() const;
   // A classifier's one-vs-rest ROC and PR curves and its reliability diagram,
   // tabs beside the confusion matrix.
@@ -118,6 +122,7 @@ class EvaluationPanel : public QWidget {
   RegressionView* m_regression;
   LabelsView* m_labels;
   DetectionView* m_detection;
+  TestBoxesView* m_testBoxes;
   QTabWidget* m_views;
   LabelsView* m_classCurves;
   CalibrationView* m_calibration;
