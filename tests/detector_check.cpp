@@ -15,7 +15,8 @@
 //   detector_check names KIND CLASSES [--pretrained]
 //     every parameter and buffer name with its shape, one per line
 // DETECTOR_CHECK_DEVICE=cuda runs detect and losses on the GPU (the results
-// come back to the CPU). Exit 2 with the message on a ModelError (a file that
+// come back to the CPU); DETECTOR_CHECK_SIZE=MIN:MAX sets their min_size and
+// max_size. Exit 2 with the message on a ModelError (a file that
 // does not fit).
 #include <cstdio>
 #include <cstdlib>
@@ -105,6 +106,11 @@ int main(int argc, char** argv) {
       const NamedTensors weights = readWeightsFile(argv[3]);
       FasterRcnnOptions o = fasterRcnnDefaults(argv[2], classesIn(weights));
       o.pretrained = pretrained;
+      if (const char* size = std::getenv("DETECTOR_CHECK_SIZE")) {  // "MIN:MAX": min_size and max_size
+        const std::string s(size);
+        o.transform.minSizes = {std::stoll(s.substr(0, s.find(':')))};
+        o.transform.maxSize = std::stoll(s.substr(s.find(':') + 1));
+      }
       FasterRcnn model(o);
       loadDetectorWeights(*model, weights, argv[3]);
       std::map<std::string, torch::Tensor> in;

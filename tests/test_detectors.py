@@ -14,8 +14,10 @@ that hides a mistake):
   by the same generator calls);
 - a whole detector's state dict loads (also with the names older
   torchvision wrote), its box predictor replaced when its classes differ, a
-  MobileNetV3 classifier's state dict loads into the backbone, and a file
-  that does not fit is refused by name (exit 2).
+  MobileNetV3 or ResNet-50 classifier's state dict loads into the backbone,
+  and a file that does not fit is refused by name (exit 2).
+fasterrcnn_resnet50_fpn_v2 runs at min_size 128, max_size 160 on both sides
+(SIZES): torchvision's 800 px would take minutes on a CPU.
 
 Environment (ctest sets it): STUDIO_DETECTOR_CHECK. STUDIO_DETECTOR_DEVICE=cuda
 runs both sides on the GPU (bench/gpu_run.sh's detect part): torchvision's
@@ -32,17 +34,23 @@ import torchvision
 from safetensors.torch import load_file, save_file
 from torchvision.models.detection import FasterRCNN
 from torchvision.models.detection.anchor_utils import AnchorGenerator
-from torchvision.models.detection.backbone_utils import _mobilenet_extractor
+from torchvision.models.detection.backbone_utils import _mobilenet_extractor, _resnet_fpn_extractor
+from torchvision.models.detection.faster_rcnn import FastRCNNConvFCHead
+from torchvision.models.detection.rpn import RPNHead
 from torchvision.ops.misc import FrozenBatchNorm2d
 
 CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
-KINDS = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn"]
+KINDS = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2"]
+# ResNet-50 at torchvision's 800 px would take minutes here: both sides resize to this instead.
+SIZES = {"fasterrcnn_resnet50_fpn_v2": (128, 160)}
 CLASSES = 5  # with the background
 DEVICE = os.environ.get("STUDIO_DETECTOR_DEVICE", "cpu")
 
 
-def run(*args):
+def run(*args, kind=None):
     env = dict(os.environ, DETECTOR_CHECK_DEVICE=DEVICE)
+    if kind in SIZES:
+        env["DETECTOR_CHECK_SIZE"] = "%d:%d" % SIZES[kind]
     p = subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=600, env=env)
     return p.returncode, p.stdout + p.stderr
 
@@ -50,9 +58,18 @@ def run(*args):
 def detector(kind, pretrained=False, seed=0):
     """torchvision's detector; pretrained: as torchvision builds one with weights_backbone."""
     torch.manual_seed(seed)
+    sizes = dict(zip(("min_size", "max_size"), SIZES[kind])) if kind in SIZES else {}
     if not pretrained:
         model = getattr(torchvision.models.detection, kind)(weights=None, weights_backbone=None,
-                                                           num_classes=CLASSES)
+                                                           num_classes=CLASSES, **sizes)
+    elif kind == "fasterrcnn_resnet50_fpn_v2":  # weights_backbone: BatchNorm2d still, 3 layers trained
+        backbone = _resnet_fpn_extractor(torchvision.models.resnet50(weights=None), 3,
+                                         norm_layer=torch.nn.BatchNorm2d)
+        anchors = AnchorGenerator(((32,), (64,), (128,), (256,), (512,)), ((0.5, 1.0, 2.0),) * 5)
+        model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors,
+                           rpn_head=RPNHead(256, 3, conv_depth=2),
+                           box_head=FastRCNNConvFCHead((256, 7, 7), [256] * 4, [1024],
+                                                       norm_layer=torch.nn.BatchNorm2d), **sizes)
     else:
         backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=FrozenBatchNorm2d)
         backbone = _mobilenet_extractor(backbone, True, 3)
@@ -117,7 +134,7 @@ class DetectorTest(unittest.TestCase):
         xs = images(dtype)
         save_file({f"image.{i}": x.contiguous() for i, x in enumerate(xs)}, self.path("in.safetensors"))
         rc, text = run("detect", kind, weights, self.path("in.safetensors"), self.path("out.safetensors"),
-                       *(["--pretrained"] if pretrained else []))
+                       *(["--pretrained"] if pretrained else []), kind=kind)
         self.assertEqual(rc, 0, text)
         ours = load_file(self.path("out.safetensors"))
         model = model.to(DEVICE, dtype).eval()
@@ -132,7 +149,8 @@ class DetectorTest(unittest.TestCase):
 
     def test_detections_are_torchvisions(self):
         for kind in KINDS:
-            for pretrained in (False, True):
+            # fasterrcnn_resnet50_fpn_v2 keeps BatchNorm2d with trained weights: its two forms detect alike.
+            for pretrained in ((False,) if kind in SIZES else (False, True)):
                 with self.subTest(kind=kind, pretrained=pretrained):
                     theirs = self.detect(kind, pretrained, torch.float32)
                     print(f"{kind}{' pretrained' if pretrained else ''}: "
@@ -165,7 +183,9 @@ class DetectorTest(unittest.TestCase):
 
     def test_losses_and_gradients_are_torchvisions(self):
         for kind in KINDS:
-            for pretrained in (False, True):
+            # ResNet-50's backward is the slow one here: its trained-backbone form, whose
+            # frozen stages make it the stricter, stands for both.
+            for pretrained in ((True,) if kind in SIZES else (False, True)):
                 with self.subTest(kind=kind, pretrained=pretrained):
                     model = detector(kind, pretrained, seed=2)
                     weights = self.weights(model, f"{kind}-{pretrained}-train.pth")
@@ -175,7 +195,8 @@ class DetectorTest(unittest.TestCase):
                         tensors[f"boxes.{i}"], tensors[f"labels.{i}"] = t["boxes"], t["labels"]
                     save_file(tensors, self.path("train.safetensors"))
                     rc, text = run("losses", kind, weights, self.path("train.safetensors"),
-                                   self.path("losses.safetensors"), 7, *(["--pretrained"] if pretrained else []))
+                                   self.path("losses.safetensors"), 7, *(["--pretrained"] if pretrained else []),
+                                   kind=kind)
                     self.assertEqual(rc, 0, text)
                     ours = load_file(self.path("losses.safetensors"))
                     model.to(DEVICE).train()
@@ -262,6 +283,36 @@ class DetectorTest(unittest.TestCase):
         self.assertIn("it lacks backbone.fpn.layer_blocks.1.0.bias", text)
         self.assertIn("it has rpn.head.extra that the model has not", text)
         self.assertIn("backbone.fpn.inner_blocks.0.0.weight is [256, 7, 1, 1] in the file", text)
+
+    def test_resnet_state_dicts_load(self):
+        # fasterrcnn_resnet50_fpn_v2's own state dict, key for key; a ResNet-50
+        # classifier's into its body (its fc left out).
+        kind = "fasterrcnn_resnet50_fpn_v2"
+        state = detector(kind).state_dict()
+        torch.save(state, self.path("v2.pth"))
+        rc, text = run("load", kind, self.path("v2.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("predictor_kept 1", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        for k, v in state.items():
+            self.assertTrue(torch.equal(loaded[k], v), k)
+        classifier = torchvision.models.resnet50(weights=None)
+        with torch.no_grad():
+            for name, b in classifier.named_buffers():
+                if name.endswith("running_mean"):
+                    b.copy_(torch.randn_like(b))
+        torch.save(classifier.state_dict(), self.path("resnet50.pth"))
+        rc, text = run("load", kind, self.path("resnet50.pth"), CLASSES, self.path("loaded.safetensors"),
+                       "--pretrained")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("backbone_only 1", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        checked = 0
+        for k, v in classifier.state_dict().items():
+            if not k.startswith("fc."):
+                self.assertTrue(torch.equal(loaded["backbone.body." + k], v), k)
+                checked += 1
+        self.assertEqual(checked, len(classifier.state_dict()) - 2)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,10 @@ std::vector<FieldSpec> makeSchema() {
               "mlp: fully connected, fastest, also for tables; cnn: small conv net, a good default for images; "
               "resnet: residual blocks, most accurate and slowest; torchscript: your own model, saved in Python; "
               "resnet18, resnet34, resnet50, mobilenet_v3_small, mobilenet_v3_large, efficientnet_b0: torchvision's "
-              "networks, with their names, to fine-tune from pretrained weights (model.weights)."),
+              "networks, with their names, to fine-tune from pretrained weights (model.weights). For boxes "
+              "(task.kind detection), torchvision's detectors: fasterrcnn_mobilenet_v3_large_320_fpn, the "
+              "fastest, and fasterrcnn_mobilenet_v3_large_fpn; fasterrcnn_resnet50_fpn_v2, the most accurate and "
+              "several times slower."),
           modelKinds());
   when(range(add(SETTING(model.width), model, "Width", T::Int,
                  "Hidden units (mlp) or base channels (cnn, resnet); wider learns more but costs time and memory."),

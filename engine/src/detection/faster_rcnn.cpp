@@ -21,13 +21,20 @@ namespace {
 
 // FeaturePyramidNetwork with LastLevelMaxPool (torchvision/ops/
 // feature_pyramid_network.py): "inner_blocks.i.0" (1x1) and
-// "layer_blocks.i.0" (3x3), kaiming_uniform_(a=1) with zero bias.
+// "layer_blocks.i.0" (3x3), kaiming_uniform_(a=1) with zero bias; with
+// norm (norm_layer=BatchNorm2d), each a Conv2dNormActivation: the conv
+// without a bias, "….1" its BatchNorm2d.
 class FpnImpl : public nn::Module {
  public:
-  FpnImpl(const std::vector<int64_t>& in, int64_t out) {
+  FpnImpl(const std::vector<int64_t>& in, int64_t out, bool norm) {
     inner = register_module("inner_blocks", nn::ModuleList());
     layer = register_module("layer_blocks", nn::ModuleList());
     for (const int64_t c : in) {
+      if (norm) {
+        inner->push_back(tv::convNormAct(c, out, 1, 1, 1, tv::Act::None, tv::NormSpec{}));
+        layer->push_back(tv::convNormAct(out, out, 3, 1, 1, tv::Act::None, tv::NormSpec{}));
+        continue;
+      }
       tv::Seq a, b;
       a->push_back(nn::Conv2d(nn::Conv2dOptions(c, out, 1)));
       b->push_back(nn::Conv2d(nn::Conv2dOptions(out, out, 3).padding(1)));
@@ -38,7 +45,7 @@ class FpnImpl : public nn::Module {
     for (const auto& m : modules(/*include_self=*/false))
       if (auto* conv = m->as<nn::Conv2d>()) {
         nn::init::kaiming_uniform_(conv->weight, 1.0);
-        nn::init::zeros_(conv->bias);
+        if (conv->bias.defined()) nn::init::zeros_(conv->bias);
       }
   }
   // The levels' outputs, the finest first, then "pool".
@@ -68,6 +75,15 @@ FasterRcnnOptions fasterRcnnDefaults(const std::string& kind, int64_t classes) {
   FasterRcnnOptions o;
   o.kind = kind;
   o.classes = classes;
+  if (resnetBackbone(kind)) {
+    // fasterrcnn_resnet50_fpn_v2: _default_anchorgen (a size per level of
+    // five), RPNHead(conv_depth=2), FastRCNNConvFCHead([256] * 4, [1024]).
+    o.rpn.anchorSizes = {{32}, {64}, {128}, {256}, {512}};
+    o.rpn.aspectRatios.assign(5, {0.5, 1.0, 2.0});
+    o.rpn.convDepth = 2;
+    o.roiHeads.convLayers = {256, 256, 256, 256};
+    return o;
+  }
   // _fasterrcnn_mobilenet_v3_large_fpn: three levels of anchors 32 .. 512.
   o.rpn.anchorSizes.assign(3, {32, 64, 128, 256, 512});
   o.rpn.aspectRatios.assign(3, {0.5, 1.0, 2.0});
@@ -81,7 +97,47 @@ FasterRcnnOptions fasterRcnnDefaults(const std::string& kind, int64_t classes) {
   return o;
 }
 
+bool resnetBackbone(const std::string& kind) { return kind.find("resnet50") != std::string::npos; }
+
 FasterRcnnImpl::FasterRcnnImpl(FasterRcnnOptions options) : m_o(std::move(options)), m_transform(m_o.transform) {
+  if (resnetBackbone(m_o.kind)) {
+    buildResnetBackbone();
+  } else {
+    buildMobilenetBackbone();
+  }
+  rpn = register_module("rpn", Rpn(256, m_o.rpn));
+  roi_heads = register_module("roi_heads", RoiHeads(256, m_o.classes, m_o.roiHeads));
+}
+
+void FasterRcnnImpl::buildResnetBackbone() {
+  // resnet50() with its own BatchNorm2d (v2 keeps it with trained weights),
+  // _resnet_fpn_extractor: "body" holds conv1, bn1 and layer1-4 (the
+  // IntermediateLayerGetter's), the pyramid over layer1-4 with BatchNorm.
+  const std::shared_ptr<TorchvisionNet> net = makeResNet("resnet50", 1000);
+  backbone = register_module("backbone", std::make_shared<nn::Module>());
+  auto body = std::make_shared<nn::Module>();
+  for (const auto& s : net->stages) {
+    if (s.name == "avgpool" || s.name == "fc" || s.name == "flatten") break;
+    if (s.module) body->register_module(s.name, s.module);
+    m_body.push_back(s.run);
+    if (s.name.rfind("layer", 0) == 0) m_returned.push_back(m_body.size() - 1);
+  }
+  backbone->register_module("body", body);
+  // layers_to_train: the last `trainable` of layer4, layer3, layer2, layer1,
+  // conv1 (and bn1 with all five); the others' parameters frozen.
+  int trainable = m_o.trainableBackboneLayers;
+  if (trainable < 0) trainable = m_o.pretrained ? 3 : 5;
+  if (trainable > 5) throw std::invalid_argument("detection: trainable backbone layers must be 0 to 5");
+  std::vector<std::string> train{"layer4", "layer3", "layer2", "layer1", "conv1"};
+  train.resize(static_cast<size_t>(trainable));
+  if (trainable == 5) train.push_back("bn1");
+  for (auto& p : body->named_parameters())
+    if (std::none_of(train.begin(), train.end(), [&](const std::string& l) { return p.key().rfind(l, 0) == 0; }))
+      p.value().set_requires_grad(false);
+  m_fpn = backbone->register_module("fpn", Fpn(std::vector<int64_t>{256, 512, 1024, 2048}, 256, true).ptr());
+}
+
+void FasterRcnnImpl::buildMobilenetBackbone() {
   // mobilenet_v3_large(norm_layer=...) and _mobilenet_extractor(fpn=True).
   // The builder names the norm layer, so MobileNetV3's own (eps 0.001,
   // momentum 0.01) is not used: nn.BatchNorm2d's defaults, or frozen.
@@ -110,9 +166,7 @@ FasterRcnnImpl::FasterRcnnImpl(FasterRcnnOptions options) : m_o(std::move(option
     for (auto& p : blocks[i]->parameters()) p.set_requires_grad(false);
   m_returned = {stageIndices[static_cast<size_t>(stages - 2)], stageIndices[static_cast<size_t>(stages - 1)]};
   const std::vector<int64_t> channels{160, 960};  // blocks 13 and 16 of MobileNetV3-Large
-  m_fpn = backbone->register_module("fpn", Fpn(channels, 256).ptr());
-  rpn = register_module("rpn", Rpn(256, m_o.rpn));
-  roi_heads = register_module("roi_heads", RoiHeads(256, m_o.classes, m_o.roiHeads));
+  m_fpn = backbone->register_module("fpn", Fpn(channels, 256, false).ptr());
 }
 
 FeatureMaps FasterRcnnImpl::features(const torch::Tensor& batch) {
@@ -206,9 +260,11 @@ DetectorWeights loadDetectorWeights(FasterRcnnImpl& model, const NamedTensors& t
     for (const auto& [name, t] : file) wanted[currentName(name)] = t;
   } else {
     info.backboneOnly = true;
+    // A classifier's features (MobileNetV3's "features.*", ResNet's
+    // "conv1.*", "layer1.*", ..) into the body; its own head left out.
     for (const auto& [name, t] : file) {
-      if (name.rfind("classifier.", 0) == 0) continue;  // the classifier's own head
-      wanted[name.rfind("features.", 0) == 0 ? "backbone.body." + name.substr(9) : name] = t;
+      if (name.rfind("classifier.", 0) == 0 || name.rfind("fc.", 0) == 0) continue;
+      wanted["backbone.body." + (name.rfind("features.", 0) == 0 ? name.substr(9) : name)] = t;
     }
   }
   const std::string predictor = "roi_heads.box_predictor.";

@@ -3,10 +3,14 @@
 // parameter and buffer names (torchvision 0.26,
 // torchvision/models/detection/faster_rcnn.py), so that torchvision's state
 // dict loads key for key and the same weights give the same boxes:
-//   fasterrcnn_mobilenet_v3_large_320_fpn, fasterrcnn_mobilenet_v3_large_fpn
-// "backbone.body" (MobileNetV3-Large's features), "backbone.fpn" (the
-// feature pyramid over blocks 13 and 16, with LastLevelMaxPool), "rpn",
-// "roi_heads"; GeneralizedRCNNTransform in front (rcnn_transform.h).
+//   fasterrcnn_mobilenet_v3_large_320_fpn, fasterrcnn_mobilenet_v3_large_fpn:
+//     "backbone.body" (MobileNetV3-Large's features), "backbone.fpn" (the
+//     feature pyramid over blocks 13 and 16, with LastLevelMaxPool);
+//   fasterrcnn_resnet50_fpn_v2: "backbone.body" (ResNet-50 to layer4),
+//     "backbone.fpn" over layer1-4 with BatchNorm, a two-conv RPN head and
+//     FastRCNNConvFCHead (Li et al. 2021, "Benchmarking detection transfer
+//     learning with vision transformers", torchvision's v2 recipe);
+// then "rpn", "roi_heads"; GeneralizedRCNNTransform in front (rcnn_transform.h).
 // Thread: engine thread.
 
 #include <functional>
@@ -41,6 +45,8 @@ struct FasterRcnnOptions {
 // torchvision's defaults for kind (its builder's keyword defaults). Throws
 // std::invalid_argument for a kind that is not a detector here.
 FasterRcnnOptions fasterRcnnDefaults(const std::string& kind, int64_t classes);
+// Whether a detector kind's backbone is ResNet-50 (else MobileNetV3-Large).
+bool resnetBackbone(const std::string& kind);
 
 using DetectionLosses = std::vector<std::pair<std::string, torch::Tensor>>;  // torchvision's order
 
@@ -66,6 +72,8 @@ class FasterRcnnImpl : public torch::nn::Module {
   RoiHeads roi_heads{nullptr};
 
  private:
+  void buildMobilenetBackbone();
+  void buildResnetBackbone();
   FasterRcnnOptions m_o;
   RcnnTransform m_transform;
   std::vector<std::function<torch::Tensor(const torch::Tensor&)>> m_body;  // the blocks, in order

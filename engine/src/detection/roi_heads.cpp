@@ -6,6 +6,10 @@
 
 #include "detection/box_coder.h"
 #include "detection/box_ops.h"
+#include "models/torchvision/layers.h"
+
+#include <torch/nn/init.h>
+#include <torch/nn/modules/container/functional.h>
 
 namespace studio::detection {
 
@@ -72,7 +76,28 @@ FastRcnnPredictorImpl::FastRcnnPredictorImpl(int64_t in, int64_t classes) {
 }
 
 RoiHeadsImpl::RoiHeadsImpl(int64_t channels, int64_t classes, RoiHeadsOptions options) : m_o(std::move(options)) {
-  box_head = register_module("box_head", TwoMlpHead(channels * m_o.poolSize * m_o.poolSize, m_o.representation));
+  if (m_o.convLayers.empty()) {
+    TwoMlpHead mlp(channels * m_o.poolSize * m_o.poolSize, m_o.representation);
+    box_head = register_module("box_head", mlp.ptr());
+    m_boxHead = [mlp](const torch::Tensor& x) mutable { return mlp->forward(x); };
+  } else {
+    // FastRCNNConvFCHead(norm_layer=BatchNorm2d): "i" Conv2dNormActivation,
+    // then Flatten, Linear, ReLU; its convs kaiming_normal_(fan_out, relu).
+    tv::Seq head;
+    int64_t in = channels;
+    for (const int64_t out : m_o.convLayers) {
+      head->push_back(tv::convNormAct(in, out, 3, 1, 1, tv::Act::ReLU, tv::NormSpec{}));
+      in = out;
+    }
+    head->push_back(nn::Flatten());
+    head->push_back(nn::Linear(in * m_o.poolSize * m_o.poolSize, m_o.representation));
+    head->push_back(nn::Functional([](const torch::Tensor& x) { return torch::relu(x); }));
+    torch::NoGradGuard noGrad;
+    for (const auto& m : head->modules(/*include_self=*/false))
+      if (auto* conv = m->as<nn::Conv2d>()) nn::init::kaiming_normal_(conv->weight, 0, torch::kFanOut, torch::kReLU);
+    box_head = register_module("box_head", head.ptr());
+    m_boxHead = [head](const torch::Tensor& x) mutable { return head->forward(x); };
+  }
   box_predictor = register_module("box_predictor", FastRcnnPredictor(m_o.representation, classes));
 }
 
@@ -120,7 +145,7 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
     regressionTargets = coder.encode(torch::cat(matchedBoxes), torch::cat(proposals));
   }
   const torch::Tensor pooled = multiScaleRoiAlign(features, proposals, imageSizes, m_o);
-  const torch::Tensor x = box_head(pooled);
+  const torch::Tensor x = m_boxHead(pooled);
   const torch::Tensor classLogits = box_predictor->cls_score(x), boxRegression = box_predictor->bbox_pred(x);
   if (training) {
     // fastrcnn_loss

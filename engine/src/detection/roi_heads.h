@@ -2,13 +2,17 @@
 // torchvision's RoI heads for Faster R-CNN (torchvision/models/detection/
 // roi_heads.py, torchvision/ops/poolers.py) with its module names:
 // MultiScaleRoIAlign (each box pooled 7 x 7 from the feature level its size
-// maps to, sampling ratio 2), TwoMLPHead ("box_head.fc6", "fc7") and
+// maps to, sampling ratio 2), TwoMLPHead ("box_head.fc6", "fc7") or
+// FastRCNNConvFCHead ("box_head.0" .. "3" conv-BN-ReLU, "box_head.5" the
+// fully connected layer; fasterrcnn_resnet50_fpn_v2's) and
 // FastRCNNPredictor ("box_predictor.cls_score", "bbox_pred"); in training the
 // proposals and the ground truth matched (0.5), sampled (512 per image, a
 // quarter positive) and the classifier and box losses; otherwise the boxes
 // decoded per class, clipped, filtered by score, NMS per class, the best
 // detectionsPerImage kept. Thread: engine thread.
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "detection/rcnn_transform.h"
@@ -25,6 +29,9 @@ struct RoiHeadsOptions {
   double positiveFraction = 0.25;
   double scoreThresh = 0.05, nms = 0.5;
   int64_t detectionsPerImage = 100;
+  // FastRCNNConvFCHead's convolutions (3x3 with BatchNorm and ReLU) before
+  // one fully connected layer of `representation`; empty: TwoMLPHead.
+  std::vector<int64_t> convLayers;
 };
 
 struct Detections {
@@ -67,12 +74,13 @@ class RoiHeadsImpl : public torch::nn::Module {
   RoiHeadsResult forward(const FeatureMaps& features, std::vector<torch::Tensor> proposals,
                          const std::vector<ImageSize>& imageSizes, const std::vector<torch::Tensor>* gtBoxes,
                          const std::vector<torch::Tensor>* gtLabels, bool training);
-  TwoMlpHead box_head{nullptr};
+  std::shared_ptr<torch::nn::Module> box_head;  // TwoMlpHead, or FastRCNNConvFCHead's Sequential
   FastRcnnPredictor box_predictor{nullptr};
   const RoiHeadsOptions& options() const { return m_o; }
 
  private:
   RoiHeadsOptions m_o;
+  std::function<torch::Tensor(const torch::Tensor&)> m_boxHead;
 };
 TORCH_MODULE(RoiHeads);
 

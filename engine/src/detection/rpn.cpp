@@ -47,11 +47,15 @@ torch::Tensor gridAnchors(const ImageBatch& images, const std::vector<torch::Ten
   return torch::cat(all);
 }
 
-RpnHeadImpl::RpnHeadImpl(int64_t channels, int64_t anchors) {
-  tv::Seq block;
-  block->push_back(nn::Conv2d(nn::Conv2dOptions(channels, channels, 3).padding(1)));
-  block->push_back(nn::Functional([](const torch::Tensor& x) { return torch::relu(x); }));
-  conv = register_module("conv", nn::Sequential(block));
+RpnHeadImpl::RpnHeadImpl(int64_t channels, int64_t anchors, int64_t depth) {
+  nn::Sequential convs;
+  for (int64_t i = 0; i < depth; ++i) {
+    tv::Seq block;  // Conv2dNormActivation without a norm: the conv keeps its bias
+    block->push_back(nn::Conv2d(nn::Conv2dOptions(channels, channels, 3).padding(1)));
+    block->push_back(nn::Functional([](const torch::Tensor& x) { return torch::relu(x); }));
+    convs->push_back(block);
+  }
+  conv = register_module("conv", convs);
   cls_logits = register_module("cls_logits", nn::Conv2d(nn::Conv2dOptions(channels, anchors, 1)));
   bbox_pred = register_module("bbox_pred", nn::Conv2d(nn::Conv2dOptions(channels, anchors * 4, 1)));
   torch::NoGradGuard noGrad;
@@ -64,7 +68,7 @@ RpnHeadImpl::RpnHeadImpl(int64_t channels, int64_t anchors) {
 
 RpnImpl::RpnImpl(int64_t channels, RpnOptions options) : m_o(std::move(options)) {
   const int64_t anchors = static_cast<int64_t>(m_o.anchorSizes.front().size() * m_o.aspectRatios.front().size());
-  head = register_module("head", RpnHead(channels, anchors));
+  head = register_module("head", RpnHead(channels, anchors, m_o.convDepth));
 }
 
 namespace {

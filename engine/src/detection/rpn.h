@@ -25,6 +25,7 @@ struct RpnOptions {
   double nms = 0.7, fgIou = 0.7, bgIou = 0.3;
   int64_t batchPerImage = 256;
   double positiveFraction = 0.5, scoreThresh = 0.0;
+  int64_t convDepth = 1;  // RPNHead's conv_depth: 3x3 convs with ReLU before the two heads
 };
 
 struct RpnResult {
@@ -39,12 +40,12 @@ torch::Tensor cellAnchors(const std::vector<double>& sizes, const std::vector<do
 torch::Tensor gridAnchors(const ImageBatch& images, const std::vector<torch::Tensor>& features,
                           const RpnOptions& options);
 
-// RPNHead: a 3x3 conv with ReLU ("conv.0.0"), then per anchor an
-// objectness logit ("cls_logits") and four box offsets ("bbox_pred"); every
-// conv normal(0, 0.01) with zero bias.
+// RPNHead: depth 3x3 convs with ReLU ("conv.0.0", "conv.1.0", ..), then per
+// anchor an objectness logit ("cls_logits") and four box offsets
+// ("bbox_pred"); every conv normal(0, 0.01) with zero bias.
 class RpnHeadImpl : public torch::nn::Module {
  public:
-  RpnHeadImpl(int64_t channels, int64_t anchors);
+  RpnHeadImpl(int64_t channels, int64_t anchors, int64_t depth = 1);
   torch::nn::Sequential conv{nullptr};
   torch::nn::Conv2d cls_logits{nullptr}, bbox_pred{nullptr};
 };

@@ -65,6 +65,12 @@ std::string py(double v) {
 std::string py(int64_t v) { return std::to_string(v); }
 std::string py(const std::string& literal) { return literal; }
 template <typename T>
+std::string pyList(const std::vector<T>& values) {
+  std::string s;
+  for (const auto& v : values) s += (s.empty() ? "" : ", ") + py(v);
+  return "[" + s + "]";
+}
+template <typename T>
 std::string pyTuple(const std::vector<T>& values) {
   std::string s;
   for (const auto& v : values) s += (s.empty() ? "" : ", ") + py(v);
@@ -72,13 +78,15 @@ std::string pyTuple(const std::vector<T>& values) {
 }
 
 // model.py: torchvision's FasterRCNN with the run's options as its keyword
-// arguments (_fasterrcnn_mobilenet_v3_large_fpn's construction, whose
-// norm_layer follows the weights: FrozenBatchNorm2d after trained ones).
+// arguments, built as torchvision's builder for the kind builds it
+// (_fasterrcnn_mobilenet_v3_large_fpn's, whose norm_layer follows the
+// weights: FrozenBatchNorm2d after trained ones; fasterrcnn_resnet50_fpn_v2's).
 std::string detectorPython(const detection::FasterRcnnOptions& o) {
   const auto& t = o.transform;
   const auto& r = o.rpn;
   const auto& h = o.roiHeads;
-  const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers : o.pretrained ? 3 : 6;
+  const int all = detection::resnetBackbone(o.kind) ? 5 : 6;
+  const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers : o.pretrained ? 3 : all;
   std::vector<std::string> sizes, ratios;
   for (const auto& level : r.anchorSizes) sizes.push_back(pyTuple(level));
   for (const auto& level : r.aspectRatios) ratios.push_back(pyTuple(level));
@@ -106,6 +114,27 @@ std::string detectorPython(const detection::FasterRcnnOptions& o) {
       {"box_positive_fraction", py(h.positiveFraction)}};
   std::string options;
   for (const auto& [name, value] : keywords) options += "    " + name + "=" + value + ",\n";
+  const bool resnet = detection::resnetBackbone(o.kind);
+  // The construction of torchvision's builder for the kind.
+  const std::string construction =
+      resnet ? "    # fasterrcnn_resnet50_fpn_v2's: BatchNorm2d throughout, trained weights or not.\n"
+               "    backbone = torchvision.models.resnet50(weights=None)\n"
+               "    backbone = _resnet_fpn_extractor(backbone, TRAINABLE_BACKBONE_LAYERS, "
+               "norm_layer=torch.nn.BatchNorm2d)\n"
+               "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
+               "    rpn_head = RPNHead(backbone.out_channels, anchors.num_anchors_per_location()[0], conv_depth=" +
+                   py(r.convDepth) +
+                   ")\n"
+                   "    box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), " +
+                   pyList(h.convLayers) + ", [" + py(h.representation) +
+                   "], norm_layer=torch.nn.BatchNorm2d)\n"
+                   "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, rpn_head=rpn_head,\n"
+                   "                       box_head=box_head, **OPTIONS)\n"
+             : "    norm = FrozenBatchNorm2d if FROZEN_BATCHNORM else torch.nn.BatchNorm2d\n"
+               "    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm)\n"
+               "    backbone = _mobilenet_extractor(backbone, True, TRAINABLE_BACKBONE_LAYERS)\n"
+               "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
+               "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **OPTIONS)\n";
   return R"PY("""The detector of a Training Studio run, in plain PyTorch: torchvision's
 )PY" + o.kind +
          " for " + std::to_string(o.classes - 1) + R"PY( classes and the background, built as the run built it.
@@ -127,7 +156,9 @@ import torchvision
 from safetensors.torch import load_file
 from torchvision.models.detection import FasterRCNN
 from torchvision.models.detection.anchor_utils import AnchorGenerator
-from torchvision.models.detection.backbone_utils import _mobilenet_extractor
+from torchvision.models.detection.backbone_utils import _mobilenet_extractor, _resnet_fpn_extractor
+from torchvision.models.detection.faster_rcnn import FastRCNNConvFCHead
+from torchvision.models.detection.rpn import RPNHead
 from torchvision.ops.misc import FrozenBatchNorm2d
 
 KIND = ")PY" +
@@ -135,7 +166,8 @@ KIND = ")PY" +
 CLASSES = )PY" +
          std::to_string(o.classes) + R"PY(  # with the background
 FROZEN_BATCHNORM = )PY" +
-         (o.pretrained ? "True" : "False") + R"PY(  # trained from model.weights: torchvision's norm_layer
+         (o.pretrained && !resnet ? "True" : "False") +
+         R"PY(  # a MobileNetV3 trained from model.weights: torchvision's norm_layer
 TRAINABLE_BACKBONE_LAYERS = )PY" +
          std::to_string(trainable) + R"PY(
 ANCHOR_SIZES = )PY" +
@@ -150,12 +182,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def build(weights=os.path.join(HERE, "model.safetensors")):
     """The detector in eval mode; weights None: untrained."""
-    norm = FrozenBatchNorm2d if FROZEN_BATCHNORM else torch.nn.BatchNorm2d
-    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm)
-    backbone = _mobilenet_extractor(backbone, True, TRAINABLE_BACKBONE_LAYERS)
-    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)
-    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **OPTIONS)
-    if weights:
+)PY" + construction +
+         R"PY(    if weights:
         model.load_state_dict(load_file(weights), strict=True)
     return model.eval()
 )PY";
