@@ -177,13 +177,18 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_pages->addWidget(m_regression);
   m_labels = new LabelsView;
   m_pages->addWidget(m_labels);
-  // A detector's: its curves above its test images' boxes.
+  // A detector's: its curves above its test images' boxes, scrolled
+  // together on a small screen (the window fits 1280x720).
   m_detection = new DetectionView;
   m_testBoxes = new TestBoxesView;
   auto* boxes = new QSplitter(Qt::Vertical);
   boxes->addWidget(m_detection);
   boxes->addWidget(m_testBoxes);
-  m_pages->addWidget(boxes);
+  auto* boxesScroll = new QScrollArea;
+  boxesScroll->setWidget(boxes);
+  boxesScroll->setWidgetResizable(true);
+  boxesScroll->setFrameShape(QFrame::NoFrame);
+  m_pages->addWidget(boxesScroll);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   applyPlotPalette(m_compare, palette());

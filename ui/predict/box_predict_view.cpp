@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSplitter>
 #include <QTableWidget>
@@ -101,9 +102,14 @@ BoxPredictView::BoxPredictView(QWidget* parent) : QWidget(parent), m_held(std::m
   scoreRow->addWidget(m_scoreText);
   sideLayout->addLayout(scoreRow);
   sideLayout->addWidget(m_boxes, 1);
+  // The picture's side scrolls on a small screen (the window fits 1280x720).
+  auto* sideScroll = new QScrollArea;
+  sideScroll->setWidget(side);
+  sideScroll->setWidgetResizable(true);
+  sideScroll->setFrameShape(QFrame::NoFrame);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(m_images);
-  split->addWidget(side);
+  split->addWidget(sideScroll);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 3);
   auto* layout = new QVBoxLayout(this);
