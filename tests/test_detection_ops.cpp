@@ -85,6 +85,26 @@ class TestDetectionOps : public QObject {
     }
   }
 
+  // Without a gradient (evaluation, predict) roiAlign takes torchvision's CPU
+  // kernel's way (detection/roi_align_cpu.h): the same eight cases, as exact.
+  void roiAlignWithoutGradientAsTorchvision() {
+    for (const auto& c : test::loadReference("detection_ops")["roi_align"]) {
+      const auto shape = c["input_shape"].get<std::vector<int64_t>>();
+      const auto k = static_cast<int64_t>(c["rois"].size() / 5);
+      const auto out = c["output_size"].get<std::vector<int64_t>>();
+      torch::NoGradGuard noGrad;
+      const torch::Tensor y = detection::roiAlign(doubles(c["input"], shape), doubles(c["rois"], {k, 5}),
+                                                  {out[0], out[1]}, c["spatial_scale"].get<double>(),
+                                                  c["sampling_ratio"].get<int64_t>(), c["aligned"].get<bool>());
+      const torch::Tensor want = doubles(c["output"], y.sizes().vec());
+      QVERIFY2(torch::allclose(y, want, 1e-12, 1e-12),
+               qPrintable(QString("sampling ratio %1, aligned %2: largest difference %3")
+                              .arg(c["sampling_ratio"].get<int64_t>())
+                              .arg(c["aligned"].get<bool>())
+                              .arg((y - want).abs().max().item<double>())));
+    }
+  }
+
   // float32 as detectors run it: the same values within float's precision.
   void roiAlignInFloat() {
     const auto c = test::loadReference("detection_ops")["roi_align"][0];

@@ -1,5 +1,7 @@
 #include "detection/box_ops.h"
 
+#include "detection/roi_align_cpu.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -161,6 +163,11 @@ torch::Tensor roiAlign(const torch::Tensor& input, const torch::Tensor& rois, st
   const int64_t ph = outputSize[0], pw = outputSize[1];
   const torch::Tensor r = rois.detach().to(input.options());  // no gradient to the boxes, as torchvision's
   if (r.size(0) == 0) return torch::zeros({0, input.size(1), ph, pw}, input.options());
+  // No gradient wanted (evaluation, predict): torchvision's CPU kernel, without the
+  // differentiable form's gathered corners.
+  if (input.device().is_cpu() && (input.scalar_type() == torch::kFloat || input.scalar_type() == torch::kDouble) &&
+      !(at::GradMode::is_enabled() && input.requires_grad()))
+    return roiAlignForwardCpu(input, r, ph, pw, spatialScale, samplingRatio, aligned);
   if (samplingRatio > 0) return roiAlignGrid(input, r, ph, pw, spatialScale, samplingRatio, samplingRatio, aligned);
   // Adaptive: each roi's grid as wide and high as its bins are pixels (ceil).
   const double offset = aligned ? 0.5 : 0.0;
