@@ -88,7 +88,9 @@ class TestDetectionOps : public QObject {
   // Without a gradient (evaluation, predict) roiAlign takes torchvision's CPU
   // kernel's way (detection/roi_align_cpu.h): the same eight cases, as exact.
   void roiAlignWithoutGradientAsTorchvision() {
-    for (const auto& c : test::loadReference("detection_ops")["roi_align"]) {
+    const auto cases =
+        test::loadReference("detection_ops")["roi_align"];  // kept: a loop over a temporary's member dangles
+    for (const auto& c : cases) {
       const auto shape = c["input_shape"].get<std::vector<int64_t>>();
       const auto k = static_cast<int64_t>(c["rois"].size() / 5);
       const auto out = c["output_size"].get<std::vector<int64_t>>();
