@@ -8,8 +8,9 @@ that hides a mistake):
   without trained-backbone weights (FrozenBatchNorm2d, the first stages frozen);
 - in evaluation, the same images give the same boxes (within 1e-3 px),
   scores (1e-4) and labels, in torchvision's order;
-- in training, the same images, targets (one image without boxes) and seed
-  give the same four losses
+- in training (the _320_ model and ResNet-50; fasterrcnn_mobilenet_v3_large_fpn
+  has the _320_ model's modules), the same images, targets (one image without
+  boxes) and seed give the same four losses
   and the same gradient for every parameter (the samplers' draws are made
   by the same generator calls);
 - a whole detector's state dict loads (also with the names older
@@ -149,8 +150,9 @@ class DetectorTest(unittest.TestCase):
 
     def test_detections_are_torchvisions(self):
         for kind in KINDS:
-            # fasterrcnn_resnet50_fpn_v2 keeps BatchNorm2d with trained weights: its two forms detect alike.
-            for pretrained in ((False,) if kind in SIZES else (False, True)):
+            # Trained-backbone weights change only the backbone's BatchNorm (frozen, or kept as
+            # BatchNorm2d by ResNet-50), which evaluates alike: the _320_ model's two forms stand for all.
+            for pretrained in ((False, True) if kind == KINDS[0] else (False,)):
                 with self.subTest(kind=kind, pretrained=pretrained):
                     theirs = self.detect(kind, pretrained, torch.float32)
                     print(f"{kind}{' pretrained' if pretrained else ''}: "
@@ -182,9 +184,12 @@ class DetectorTest(unittest.TestCase):
             self.assertEqual(tuple(ours[f"labels.{i}"].shape), (0,))
 
     def test_losses_and_gradients_are_torchvisions(self):
-        for kind in KINDS:
-            # ResNet-50's backward is the slow one here: its trained-backbone form, whose
-            # frozen stages make it the stricter, stands for both.
+        # fasterrcnn_mobilenet_v3_large_fpn trains as the _320_ model does (the same
+        # modules; the resize and the RPN's score threshold, 0 against 0.05, differ,
+        # and the detections check both): its 800 px backward took 45 s here. ResNet-50's
+        # backward is the slow one too: its trained-backbone form, whose frozen
+        # stages make it the stricter, stands for both.
+        for kind in (KINDS[0], KINDS[2]):
             for pretrained in ((True,) if kind in SIZES else (False, True)):
                 with self.subTest(kind=kind, pretrained=pretrained):
                     model = detector(kind, pretrained, seed=2)
