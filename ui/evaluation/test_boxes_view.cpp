@@ -15,6 +15,7 @@
 #include "studio/coco_eval.h"
 #include "studio/data_plan.h"
 #include "studio/train_config.h"
+#include "ui/common/number_item.h"
 
 namespace studio::ui {
 namespace {
@@ -22,15 +23,6 @@ namespace {
 enum Column { kImageColumn, kErrorsColumn, kTrueColumn, kFoundColumn, kMissedColumn, kFalseColumn, kColumns };
 constexpr int kRowRole = Qt::UserRole + 1;
 constexpr int kSide = 280;  // each of the two pictures
-
-// A number that sorts as one.
-class CountItem : public QTableWidgetItem {
- public:
-  explicit CountItem(int v) : QTableWidgetItem(QString::number(v)) { setData(Qt::UserRole, v); }
-  bool operator<(const QTableWidgetItem& other) const override {
-    return data(Qt::UserRole).toInt() < other.data(Qt::UserRole).toInt();
-  }
-};
 
 }  // namespace
 
@@ -189,11 +181,11 @@ void TestBoxesView::fill() {
     name->setToolTip(rows[i].error.empty() ? QString::fromStdString(rows[i].source)
                                            : QString::fromStdString(rows[i].error));
     m_images->setItem(k, kImageColumn, name);
-    m_images->setItem(k, kTrueColumn, new CountItem(static_cast<int>(m_found.truth[i].size())));
-    m_images->setItem(k, kFoundColumn, new CountItem(e.matched + e.falsePositives));
-    m_images->setItem(k, kMissedColumn, new CountItem(e.missed));
-    m_images->setItem(k, kFalseColumn, new CountItem(e.falsePositives));
-    m_images->setItem(k, kErrorsColumn, new CountItem(e.missed + e.falsePositives));
+    m_images->setItem(k, kTrueColumn, new NumberItem(static_cast<int>(m_found.truth[i].size())));
+    m_images->setItem(k, kFoundColumn, new NumberItem(e.matched + e.falsePositives));
+    m_images->setItem(k, kMissedColumn, new NumberItem(e.missed));
+    m_images->setItem(k, kFalseColumn, new NumberItem(e.falsePositives));
+    m_images->setItem(k, kErrorsColumn, new NumberItem(e.missed + e.falsePositives));
     missed += e.missed;
     falsePositives += e.falsePositives;
     truth += static_cast<int>(m_found.truth[i].size());

@@ -1,6 +1,7 @@
 #include "ui/predict/box_predict_view.h"
 
 #include "ui/common/box_drawing.h"
+#include "ui/common/number_item.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -22,15 +23,6 @@ enum ImageColumn { File, Boxes, Best, Found, Problem, ImageColumns };
 enum BoxColumn { Class, Score, X, Y, Width, Height, BoxColumns };
 constexpr int kRowRole = Qt::UserRole + 1;  // the image's row in the report (rows get sorted)
 constexpr int kPictureSize = 420;
-
-// A number shown as text that sorts by its value.
-class NumberItem : public QTableWidgetItem {
- public:
-  NumberItem(double value, const QString& text) : QTableWidgetItem(text) { setData(Qt::UserRole, value); }
-  bool operator<(const QTableWidgetItem& other) const override {
-    return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-  }
-};
 
 // Several inputs' reports as one.
 void append(BoxPredictionReport& into, BoxPredictionReport&& more) {

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "ui/common/number_item.h"
 #include "ui/predict/box_predict_view.h"
 
 namespace studio::ui {
@@ -34,15 +35,6 @@ enum Column { Source, Predicted, Confidence, TopK, Label, Problem, Columns };
 constexpr int kRowRole = Qt::UserRole + 1;
 // The classes or labels a row is predicted as (the filter's choices), kept in its Predicted cell.
 constexpr int kInRole = Qt::UserRole + 2;
-
-// A number shown as text ("42.0 %") that sorts by its value (Qt::UserRole).
-class NumberItem : public QTableWidgetItem {
- public:
-  NumberItem(double value, const QString& text) : QTableWidgetItem(text) { setData(Qt::UserRole, value); }
-  bool operator<(const QTableWidgetItem& other) const override {
-    return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-  }
-};
 
 // Blue (cold) to red (hot), as the usual jet-like maps.
 QColor heatColour(float v) {
