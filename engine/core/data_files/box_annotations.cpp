@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "studio/box_checks.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
@@ -326,6 +327,13 @@ BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::str
   if (f == "yolo") return readYolo(annotations, root, bad);
   if (f == "voc") return readVoc(annotations, root, bad);
   throw DataError("data.annotation_format must be auto, coco, yolo or voc (got \"" + format + "\")");
+}
+
+void checkAnnotatedSize(const AnnotatedImage& image, const std::string& file, int64_t height, int64_t width) {
+  if (height != image.height || width != image.width)
+    throw DataError(file + " is " + std::to_string(width) + "x" + std::to_string(height) +
+                    " pixels, but its annotations say " + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + ": its boxes would not fit it");
 }
 
 }  // namespace studio

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "studio/box_checks.h"
 #include "studio/corrections.h"
 #include "studio/data_split.h"
 #include "studio/dataset_info.h"
@@ -149,9 +150,7 @@ void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
 // negatives), one stratum; the test annotations' images after them (under
 // data.test_root), else data.test_fraction of the images held out.
 void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
-  const BadBoxes bad = d.on_bad_box == OnBadBox::clip   ? BadBoxes::clip
-                       : d.on_bad_box == OnBadBox::skip ? BadBoxes::skip
-                                                        : BadBoxes::fail;
+  const BadBoxes bad = badBoxesOf(d.on_bad_box.value());
   p.boxes = readBoxAnnotations(d.annotations, d.root, d.annotation_format.name(), bad);
   for (const auto& c : p.boxes.categories) p.classNames.push_back(c.name);
   for (const auto& image : p.boxes.images) {
@@ -540,6 +539,18 @@ DataPlan planData(const TrainConfig& c) {
                     "data.train_limit)");
   if (p.test.items.empty()) throw DataError("no test examples are left in " + p.testFrom);
   return p;
+}
+
+BadBoxes badBoxesOf(OnBadBox setting) {
+  switch (setting) {
+    case OnBadBox::clip:
+      return BadBoxes::clip;
+    case OnBadBox::skip:
+      return BadBoxes::skip;
+    case OnBadBox::fail:
+      break;
+  }
+  return BadBoxes::fail;
 }
 
 }  // namespace studio

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
+
+#include "studio/box_annotations.h"
 
 namespace studio {
 namespace {
@@ -247,6 +250,38 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
     out.apPerCategory.push_back(meanOfPresent(v));
     out.precision50.push_back(p50);
     out.precision75.push_back(p75);
+  }
+  return out;
+}
+
+std::vector<CocoBox> cocoGroundTruth(const BoxAnnotations& a, bool byIndex, const std::vector<char>& keep) {
+  std::vector<CocoBox> out;
+  for (const auto& b : a.boxes) {
+    const auto image = static_cast<size_t>(b.image);
+    if (!keep.empty() && !keep[image]) continue;
+    CocoBox t;
+    t.image = byIndex ? b.image : a.images[image].id;
+    t.category = a.categories[static_cast<size_t>(b.label)].id;
+    t.box = {b.x, b.y, b.w, b.h};
+    t.area = b.area;
+    t.crowd = b.crowd;
+    out.push_back(t);
+  }
+  return out;
+}
+
+CocoPerClass cocoPerClass(const CocoStats& stats, const std::vector<int64_t>& categoryIds) {
+  CocoPerClass out;
+  for (const int64_t id : categoryIds) {
+    double ap = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> curve;
+    for (size_t k = 0; k < stats.categories.size(); ++k)
+      if (stats.categories[k] == id && stats.apPerCategory[k] >= 0) {
+        ap = stats.apPerCategory[k];
+        curve = stats.precision50[k];
+      }
+    out.ap.push_back(ap);
+    out.precision50.push_back(std::move(curve));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "data/decoded_images.h"
 #include "models/detector_model.h"
+#include "studio/box_checks.h"
 #include "studio/box_counts.h"
 #include "studio/errors.h"
 #include "studio/log.h"
@@ -81,10 +82,7 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
       try {
         torch::Tensor one = torch::empty({3, at.height, at.width}, torch::kUInt8);
         const auto [h, w] = decodeImageInto(image.file, 3, at.height, at.width, one.data_ptr<uint8_t>());
-        if (h != image.height || w != image.width)
-          throw DataError(image.file + " is " + std::to_string(w) + "x" + std::to_string(h) +
-                          " pixels, but its annotations say " + std::to_string(image.width) + "x" +
-                          std::to_string(image.height) + ": its boxes would not fit it");
+        checkAnnotatedSize(image, image.file, h, w);
         pool[r].slice(1, 0, at.height).slice(2, 0, at.width).copy_(one);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(failed);

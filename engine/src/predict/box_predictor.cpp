@@ -20,8 +20,10 @@
 #include "predict/predict_inputs.h"
 #include "predict/predictor_impl.h"
 #include "run/checkpoint.h"
+#include "run/export_detector.h"
 #include "run/run_recorder.h"
 #include "studio/box_annotations.h"
+#include "studio/box_checks.h"
 #include "studio/coco_eval.h"
 #include "studio/errors.h"
 #include "studio/image_file.h"
@@ -31,21 +33,6 @@
 namespace studio {
 namespace fs = std::filesystem;
 namespace {
-
-BadBoxes badBoxesNamed(const std::string& setting) {
-  return setting == "clip" ? BadBoxes::clip : setting == "skip" ? BadBoxes::skip : BadBoxes::fail;
-}
-
-// The run's categories (run_info's), in the order of its classes.
-std::vector<BoxCategory> runCategories(const std::string& dir, const nlohmann::json& info) {
-  const auto it = info.find(run_files::run_info::kCategories);
-  if (it == info.end() || !it->is_array())
-    throw InputError("run " + dir + " does not record its categories' ids (settings.json's run_info.categories): " +
-                     "an earlier Training Studio trained it; train it again with this one");
-  std::vector<BoxCategory> out;
-  for (const auto& e : *it) out.push_back({e.at("id").get<int64_t>(), e.at("name").get<std::string>()});
-  return out;
-}
 
 struct DecodedPhoto {
   torch::Tensor image;  // uint8 3 x h x w, placed as the run placed its images
@@ -93,10 +80,7 @@ struct BoxPredictor::Impl {
         try {
           const ImageHeader header = readImageHeader(file);
           const AnnotatedImage* a = annotated.empty() ? nullptr : annotated[first + static_cast<size_t>(k)];
-          if (a && (header.height != a->height || header.width != a->width))
-            throw DataError(file + " is " + std::to_string(header.width) + "x" + std::to_string(header.height) +
-                            " pixels, but its annotations say " + std::to_string(a->width) + "x" +
-                            std::to_string(a->height) + ": its boxes would not fit it");
+          if (a) checkAnnotatedSize(*a, file, header.height, header.width);
           d.at = detection::placeImage(header.height, header.width, maxSize);
           d.image = torch::empty({3, d.at.height, d.at.width}, torch::kUInt8);
           std::tie(d.height, d.width) = decodeImageInto(file, 3, d.at.height, d.at.width, d.image.data_ptr<uint8_t>());
@@ -167,16 +151,8 @@ struct BoxPredictor::Impl {
   void evaluate(BoxPredictionReport& r, const BoxAnnotations& a) const {
     std::vector<int64_t> ids;
     for (const auto& image : a.images) ids.push_back(image.id);
-    std::vector<CocoBox> truth, found;
-    for (const auto& b : a.boxes) {
-      CocoBox t;
-      t.image = a.images[static_cast<size_t>(b.image)].id;
-      t.category = a.categories[static_cast<size_t>(b.label)].id;
-      t.box = {b.x, b.y, b.w, b.h};
-      t.area = b.area;
-      t.crowd = b.crowd;
-      truth.push_back(t);
-    }
+    const std::vector<CocoBox> truth = cocoGroundTruth(a, /*byIndex=*/false);
+    std::vector<CocoBox> found;
     for (const auto& row : r.rows)
       for (const auto& b : row.boxes) {
         CocoBox d;
@@ -191,12 +167,7 @@ struct BoxPredictor::Impl {
     r.evaluated = true;
     r.coco = stats.stats;
     r.truthBoxes = static_cast<int64_t>(truth.size());
-    for (const int64_t id : r.categoryIds) {
-      double ap = std::numeric_limits<double>::quiet_NaN();
-      for (size_t k = 0; k < stats.categories.size(); ++k)
-        if (stats.categories[k] == id && stats.apPerCategory[k] >= 0) ap = stats.apPerCategory[k];
-      r.apPerClass.push_back(ap);
-    }
+    r.apPerClass = cocoPerClass(stats, r.categoryIds).ap;
   }
 };
 
@@ -218,7 +189,7 @@ BoxPredictor::BoxPredictor(const std::string& dir, const PredictOptions& options
   m->weights = source.weights;
   m->note = source.note;
   m->classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
-  m->categories = runCategories(dir, info);
+  m->categories = readRunCategories(dir, info);
   if (m->categories.size() != m->classes.size())
     throw InputError("run " + dir + " records " + std::to_string(m->categories.size()) + " categories for " +
                      std::to_string(m->classes.size()) + " classes: its settings.json was edited");
@@ -252,7 +223,7 @@ BoxPredictionReport BoxPredictor::predict(const std::string& input, const std::s
   if (!fs::is_directory(input))
     throw InputError("--input " + input + " is not a folder: with --annotations, give the folder its images are in");
   const BoxAnnotations a =
-      readBoxAnnotations(annotations, input, "auto", badBoxesNamed(m->config.data.on_bad_box.name()));
+      readBoxAnnotations(annotations, input, "auto", badBoxesOf(m->config.data.on_bad_box.value()));
   const bool same =
       a.categories.size() == m->categories.size() &&
       std::equal(a.categories.begin(), a.categories.end(), m->categories.begin(),

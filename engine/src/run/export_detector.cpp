@@ -68,13 +68,26 @@ std::string detectorCard(const std::string& runDir, const TrainConfig& cfg, cons
 
 }  // namespace
 
+std::vector<BoxCategory> readRunCategories(const std::string& runDir, const nlohmann::json& info) {
+  const auto it = info.find(run_files::run_info::kCategories);
+  if (it == info.end() || !it->is_array())
+    throw InputError("run " + runDir + " does not record its categories' ids (settings.json's run_info.categories): " +
+                     "an earlier Training Studio trained it; train it again with this one");
+  std::vector<BoxCategory> out;
+  try {
+    for (const auto& e : *it) out.push_back({e.at("id").get<int64_t>(), e.at("name").get<std::string>()});
+  } catch (const nlohmann::json::exception&) {
+    throw InputError("run " + runDir + "'s settings.json: run_info.categories must be a list of {\"id\": a whole " +
+                     "number, \"name\": text} (it was edited)");
+  }
+  return out;
+}
+
 ExportResult exportDetector(const std::string& runDir, const std::string& outDir, const ExportOptions& options,
                             const TrainConfig& cfg) {
   refuseWhatIsNotBuilt(runDir, options);
   const nlohmann::json info = readRunInfo(runDir);
-  if (!info.contains(run_files::run_info::kCategories))
-    throw InputError("run " + runDir + " does not record its categories' ids (settings.json's run_info.categories): " +
-                     "an earlier Training Studio trained it; train it again with this one");
+  readRunCategories(runDir, info);  // refused here when the run does not record them
   ExportResult result;
   const RunCheckpoint chosen = runCheckpoint(runDir, options.which);
   result.checkpoint = chosen.which;

@@ -9,7 +9,11 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "studio/box_annotations.h"
 #include "studio/session.h"
 #include "studio/train_config.h"
 
@@ -24,6 +28,12 @@ using ExportWrite = std::function<void(const std::string& name, const std::strin
 // The run's records (settings.json, classes.json, thresholds.json,
 // summary.json, metrics.csv, log.txt and eval/) into the export.
 void copyRunRecords(const std::string& runDir, const std::string& outDir, const ExportWrite& write);
+
+// A detection run's categories (settings.json's run_info.categories: the
+// annotations' ids and names in the order of its classes); InputError when
+// the run does not record them (an earlier Training Studio trained it) or
+// they are not {id, name} pairs. predict and export speak the file's ids.
+std::vector<BoxCategory> readRunCategories(const std::string& runDir, const nlohmann::json& runInfo);
 
 // InputError for what a detector's export does not do yet (--format onnx,
 // --check, --quantize), before anything is written.

@@ -55,6 +55,23 @@ struct CocoStats {
 CocoStats cocoEvaluate(const std::vector<int64_t>& imageIds, const std::vector<CocoBox>& groundTruth,
                        const std::vector<CocoBox>& detections);
 
+struct BoxAnnotations;
+
+// The annotations' boxes as cocoEvaluate's ground truth, with the file's
+// category ids. CocoBox::image is the image's index into a.images when
+// byIndex (a run's items), else its id (COCO's); only the images `keep` marks
+// when it is not empty (one flag per image).
+std::vector<CocoBox> cocoGroundTruth(const BoxAnnotations& a, bool byIndex, const std::vector<char>& keep = {});
+
+// Each of categoryIds' AP@[.50:.95] (NaN where the ground truth has none of
+// it) and its precision-recall curve at IoU 0.50 (empty then): a run's
+// classes in their order, from the stats of cocoEvaluate.
+struct CocoPerClass {
+  std::vector<double> ap;
+  std::vector<std::vector<double>> precision50;
+};
+CocoPerClass cocoPerClass(const CocoStats& stats, const std::vector<int64_t>& categoryIds);
+
 // IoU of a detection with a ground-truth box (pycocotools' bbIou).
 double cocoIou(const std::array<double, 4>& detection, const std::array<double, 4>& truth, bool crowd);
 

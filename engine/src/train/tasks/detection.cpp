@@ -114,35 +114,18 @@ class Detection : public Task {
     if (options.progress) options.progress(batches, batches);
     model.setTraining(true);
 
-    std::vector<CocoBox> truth;
     std::vector<char> inSet(m_boxes->images.size(), 0);
     for (int64_t item : items) inSet[static_cast<size_t>(item)] = 1;
-    for (const auto& a : m_boxes->boxes) {
-      if (!inSet[static_cast<size_t>(a.image)]) continue;
-      CocoBox t;
-      t.image = a.image;
-      t.category = m_boxes->categories[static_cast<size_t>(a.label)].id;
-      t.box = {a.x, a.y, a.w, a.h};
-      t.area = a.area;
-      t.crowd = a.crowd;
-      truth.push_back(t);
-    }
-    const CocoStats stats = cocoEvaluate(items, truth, found);
+    const CocoStats stats = cocoEvaluate(items, cocoGroundTruth(*m_boxes, /*byIndex=*/true, inSet), found);
     EvalOutcome o;
     o.loss = std::numeric_limits<double>::quiet_NaN();  // torchvision's detectors give no loss in evaluation
     o.coco.assign(stats.stats.begin(), stats.stats.end());
     o.map = stats.stats[0];
-    for (const auto& c : m_boxes->categories) {
-      double ap = std::numeric_limits<double>::quiet_NaN();
-      std::vector<double> curve;
-      for (size_t k = 0; k < stats.categories.size(); ++k)
-        if (stats.categories[k] == c.id && stats.apPerCategory[k] >= 0) {
-          ap = stats.apPerCategory[k];
-          curve = stats.precision50[k];
-        }
-      o.apPerClass.push_back(ap);
-      o.precision50.push_back(std::move(curve));
-    }
+    std::vector<int64_t> ids;
+    for (const auto& c : m_boxes->categories) ids.push_back(c.id);
+    CocoPerClass perClass = cocoPerClass(stats, ids);
+    o.apPerClass = std::move(perClass.ap);
+    o.precision50 = std::move(perClass.precision50);
     return o;
   }
 
