@@ -225,6 +225,33 @@ class DetectionTrainTest(unittest.TestCase):
         pick = lambda rows: [[r[c] for c in columns] for r in rows]
         self.assertEqual(pick(self.csv(killed)), pick(self.csv(whole)))
 
+    def test_two_processes_evaluate_half_the_images_each(self):
+        # Under torchrun each rank detects in its half of the test images and the
+        # boxes of both are gathered: the run's twelve figures are those of
+        # predict on all 12 images with the same weights. Score threshold 0: every
+        # image keeps its 100 best boxes, so a rank's missing half would show.
+        out = os.path.join(self.tmp.name, "torchrun")
+        code, text = run(sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                         "--no-python", CLI, "train", *self.args("--set", "train.max_steps=4",
+                                                                 "--set", "model.detector.score_threshold=0",
+                                                                 "--set", "performance.threads=1",
+                                                                 "--set", "distributed.timeout_s=60"),
+                         "--out", out)
+        self.assertEqual(code, 0, text)
+        folder = sorted(glob.glob(os.path.join(out, "*")))[0]
+        with open(os.path.join(folder, "summary.json")) as f:
+            self.assertEqual(json.load(f)["world_size"], 2)
+        with open(sorted(glob.glob(os.path.join(folder, "eval", "step-*.json")))[-1]) as f:
+            report = json.load(f)
+        keys = ["map", "map50", "map75", "map_small", "map_medium", "map_large",
+                "mar_1", "mar_10", "mar_100", "mar_small", "mar_medium", "mar_large"]
+        code, text = run(CLI, "predict", folder, "--input", self.test_root, "--annotations", self.test_annotations,
+                         "--out", os.path.join(self.tmp.name, "torchrun.json"))
+        self.assertEqual(code, 0, text)
+        printed = [float(line.rsplit("=", 1)[1]) for line in text.splitlines() if line.startswith(" Average ")]
+        self.assertGreater(printed[8], 0, "no box found: the comparison would prove nothing")
+        np.testing.assert_allclose([report[k] for k in keys], printed, atol=1e-3)
+
     def test_summary_counts_boxes_and_lists_the_detector(self):
         code, text = run(CLI, "summary", *self.args())
         self.assertEqual(code, 0, text)

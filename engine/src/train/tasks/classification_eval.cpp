@@ -2,6 +2,7 @@
 
 #include <torch/nn/functional/loss.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,8 +12,8 @@
 
 namespace studio {
 
-void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& o,
-                      const torch::Device& device, const EvalBatchFn& fn) {
+void forEachEvalSlice(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& o,
+                      const torch::Device& device, const EvalSliceFn& fn) {
   torch::InferenceMode inference;
   const int64_t n = set.size();
   int64_t from = 0, to = n;
@@ -27,17 +28,25 @@ void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& tra
     const int64_t end = std::min(start + o.batchSize, to);
     if (o.progress && start > from) o.progress((start - from) / o.batchSize, batches);
     Examples e = set.slice(start, end);
-    torch::Tensor x = transformBatch(e.x.to(device, /*non_blocking=*/true), transform, 0, false);
-    if (o.channelsLast && x.dim() == 4) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
-    const torch::Tensor y = e.y.to(device, /*non_blocking=*/true);
-    torch::Tensor out;
-    {
-      AutocastScope ac(device.type(), o.autocast, o.autocastDtype);
-      out = model.forward(x);
-    }
-    fn(out.to(torch::kFloat32), y, start, end);
+    const torch::Tensor x = transformBatch(e.x.to(device, /*non_blocking=*/true), transform, 0, false);
+    fn(x, e.y.to(device, /*non_blocking=*/true), start, end);
   }
   model.setTraining(true);
+}
+
+void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& o,
+                      const torch::Device& device, const EvalBatchFn& fn) {
+  forEachEvalSlice(model, set, transform, o, device,
+                   [&](const torch::Tensor& batch, const torch::Tensor& y, int64_t start, int64_t end) {
+                     torch::Tensor x = batch;
+                     if (o.channelsLast && x.dim() == 4) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+                     torch::Tensor out;
+                     {
+                       AutocastScope ac(device.type(), o.autocast, o.autocastDtype);
+                       out = model.forward(x);
+                     }
+                     fn(out.to(torch::kFloat32), y, start, end);
+                   });
 }
 
 torch::Tensor gatherRows(const torch::Tensor& mine, int64_t n, ProcessGroup& group) {
@@ -47,6 +56,18 @@ torch::Tensor gatherRows(const torch::Tensor& mine, int64_t n, ProcessGroup& gro
   const torch::Tensor all = group.allGather(padded, "the evaluation's probabilities");  // [world, most, columns]
   std::vector<torch::Tensor> parts;
   for (int64_t r = 0; r < world; ++r) parts.push_back(all[r].narrow(0, 0, n * (r + 1) / world - n * r / world));
+  return torch::cat(parts);
+}
+
+torch::Tensor gatherUnevenRows(const torch::Tensor& mine, ProcessGroup& group, const std::string& what) {
+  const torch::Tensor counts =
+      group.allGather(torch::full({1}, mine.size(0), mine.options().dtype(torch::kInt64)), what).cpu();
+  const int64_t world = group.world(), most = std::max<int64_t>(1, counts.max().item<int64_t>());
+  torch::Tensor padded = torch::zeros({most, mine.size(1)}, mine.options());
+  padded.narrow(0, 0, mine.size(0)).copy_(mine);
+  const torch::Tensor all = group.allGather(padded, what);  // [world, most, columns]
+  std::vector<torch::Tensor> parts;
+  for (int64_t r = 0; r < world; ++r) parts.push_back(all[r].narrow(0, 0, counts[r][0].item<int64_t>()));
   return torch::cat(parts);
 }
 

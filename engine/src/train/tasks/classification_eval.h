@@ -87,6 +87,21 @@ torch::Tensor gatherRows(const torch::Tensor& mine, int64_t n, ProcessGroup& gro
 // its curves (80 MB of float32).
 inline constexpr int64_t kCurveValuesCap = 20'000'000;
 
+// Rows of a different count on each rank (a detector's boxes), every
+// rank's in rank order: the counts gathered, each rank's rows padded to the
+// most, gathered, the padding dropped.
+torch::Tensor gatherUnevenRows(const torch::Tensor& mine, ProcessGroup& group, const std::string& what);
+
+// An evaluation's loop: this rank's share of the set (n * rank / world ..
+// n * (rank + 1) / world; all of it without a group) in batches of
+// options.batchSize, each on the device and transformed as evaluations
+// transform, the model in evaluation mode, under inference mode, the
+// progress reported. fn gets each batch's x and y.
+using EvalSliceFn = std::function<void(const torch::Tensor& x, const torch::Tensor& y, int64_t start, int64_t end)>;
+void forEachEvalSlice(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
+                      const torch::Device& device, const EvalSliceFn& fn);
+
+// forEachEvalSlice with the model's float32 outputs (under autocast when on).
 using EvalBatchFn =
     std::function<void(const torch::Tensor& output, const torch::Tensor& y, int64_t start, int64_t end)>;
 void forEachEvalBatch(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,

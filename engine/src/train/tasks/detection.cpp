@@ -7,6 +7,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/Generator.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -15,6 +16,7 @@
 #include "models/detector_model.h"
 #include "studio/coco_eval.h"
 #include "train/step/autocast_scope.h"
+#include "train/tasks/classification_eval.h"
 #include "train/tasks/task.h"
 
 namespace studio {
@@ -70,50 +72,67 @@ class Detection : public Task {
     return sum;
   }
 
+  // Each rank detects in its share of the set (forEachEvalSlice); the
+  // boxes of all ranks are gathered before COCO's figures are computed.
   EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
                        const torch::Device& device) const override {
     detection::FasterRcnnImpl& net = detectorOf(model);
-    torch::InferenceMode inference;
-    model.setTraining(false);
-    std::vector<CocoBox> found;
+    EvalOptions o = options;
+    o.batchSize = std::max<int64_t>(1, std::min<int64_t>(options.batchSize, 16));
+    // A row per detection: item, category id, x, y, width, height, score (in the image's own pixels).
+    std::vector<double> rows;
     std::vector<int64_t> items;
-    const int64_t n = set.size(), batch = std::max<int64_t>(1, std::min<int64_t>(options.batchSize, 16));
-    const int64_t batches = (n + batch - 1) / batch;
-    for (int64_t start = 0; start < n; start += batch) {
-      if (options.progress) options.progress(start / batch, batches);
-      const Examples e = set.slice(start, std::min(n, start + batch));
-      const torch::Tensor x = transformBatch(e.x.to(device), transform, 0, false);
-      std::vector<detection::PackedImage> packed = detection::unpackBatch(x, e.y);
-      std::vector<torch::Tensor> images;
-      for (const auto& p : packed) images.push_back(p.image);
-      std::vector<detection::Detections> out;
-      {
-        AutocastScope ac(device.type(), options.autocast, options.autocastDtype);
-        out = net.detect(images);
-      }
-      for (size_t i = 0; i < packed.size(); ++i) {
-        items.push_back(packed[i].item);
-        // Back to the image's own pixels, as COCO's results format.
-        const torch::Tensor b = (out[i].boxes.to(torch::kCPU, torch::kFloat64) / packed[i].scale).contiguous();
-        const torch::Tensor s = out[i].scores.to(torch::kCPU, torch::kFloat64).contiguous();
-        const torch::Tensor l = out[i].labels.to(torch::kCPU).contiguous();
-        auto bb = b.accessor<double, 2>();
-        auto ss = s.accessor<double, 1>();
-        auto ll = l.accessor<int64_t, 1>();
-        for (int64_t k = 0; k < b.size(0); ++k) {
-          CocoBox d;
-          d.image = packed[i].item;
-          d.category = m_boxes->categories[static_cast<size_t>(ll[k] - 1)].id;
-          d.box = {bb[k][0], bb[k][1], bb[k][2] - bb[k][0], bb[k][3] - bb[k][1]};
-          d.area = d.box[2] * d.box[3];
-          d.score = ss[k];
-          found.push_back(d);
-        }
-      }
+    forEachEvalSlice(model, set, transform, o, device,
+                     [&](const torch::Tensor& x, const torch::Tensor& y, int64_t, int64_t) {
+                       std::vector<detection::PackedImage> packed = detection::unpackBatch(x, y);
+                       std::vector<torch::Tensor> images;
+                       for (const auto& p : packed) images.push_back(p.image);
+                       std::vector<detection::Detections> out;
+                       {
+                         AutocastScope ac(device.type(), o.autocast, o.autocastDtype);
+                         out = net.detect(images);
+                       }
+                       for (size_t i = 0; i < packed.size(); ++i) {
+                         items.push_back(packed[i].item);
+                         addRows(rows, packed[i], out[i]);
+                       }
+                     });
+    torch::Tensor found = torch::tensor(rows, torch::kFloat64).view({-1, kColumns});
+    if (options.group) {
+      found = gatherUnevenRows(found.to(device), *options.group, "the evaluation's boxes").cpu();
+      const torch::Tensor mine = torch::tensor(items, torch::kInt64).view({-1, 1}).to(device);
+      const torch::Tensor all = gatherRows(mine, set.size(), *options.group).cpu().view({-1});
+      items.assign(all.data_ptr<int64_t>(), all.data_ptr<int64_t>() + all.numel());
     }
-    if (options.progress) options.progress(batches, batches);
-    model.setTraining(true);
+    return figures(items, found);
+  }
 
+  EvalReport report(const EvalOutcome& o, const ReportInput& in) const override {
+    EvalReport r = reportFor(name(), o, in);
+    r.coco = o.coco;
+    r.apPerClass = o.apPerClass;
+    r.precision50 = o.precision50;
+    r.map = o.map;
+    r.classes = in.data.classNames;
+    return r;
+  }
+
+ private:
+  static constexpr int64_t kColumns = 7;
+
+  // COCO's figures of the rows' boxes in the items' images.
+  EvalOutcome figures(const std::vector<int64_t>& items, const torch::Tensor& rows) const {
+    std::vector<CocoBox> found;
+    const auto r = rows.accessor<double, 2>();
+    for (int64_t k = 0; k < rows.size(0); ++k) {
+      CocoBox d;
+      d.image = static_cast<int64_t>(r[k][0]);
+      d.category = static_cast<int64_t>(r[k][1]);
+      d.box = {r[k][2], r[k][3], r[k][4], r[k][5]};
+      d.area = d.box[2] * d.box[3];
+      d.score = r[k][6];
+      found.push_back(d);
+    }
     std::vector<char> inSet(m_boxes->images.size(), 0);
     for (int64_t item : items) inSet[static_cast<size_t>(item)] = 1;
     const CocoStats stats = cocoEvaluate(items, cocoGroundTruth(*m_boxes, /*byIndex=*/true, inSet), found);
@@ -129,17 +148,21 @@ class Detection : public Task {
     return o;
   }
 
-  EvalReport report(const EvalOutcome& o, const ReportInput& in) const override {
-    EvalReport r = reportFor(name(), o, in);
-    r.coco = o.coco;
-    r.apPerClass = o.apPerClass;
-    r.precision50 = o.precision50;
-    r.map = o.map;
-    r.classes = in.data.classNames;
-    return r;
+  // One image's detections as rows, back in its own pixels (COCO's results format).
+  void addRows(std::vector<double>& rows, const detection::PackedImage& image, const detection::Detections& d) const {
+    const torch::Tensor b = (d.boxes.to(torch::kCPU, torch::kFloat64) / image.scale).contiguous();
+    const torch::Tensor s = d.scores.to(torch::kCPU, torch::kFloat64).contiguous();
+    const torch::Tensor l = d.labels.to(torch::kCPU).contiguous();
+    const auto bb = b.accessor<double, 2>();
+    const auto ss = s.accessor<double, 1>();
+    const auto ll = l.accessor<int64_t, 1>();
+    for (int64_t k = 0; k < b.size(0); ++k) {
+      const auto category = static_cast<double>(m_boxes->categories[static_cast<size_t>(ll[k] - 1)].id);
+      rows.insert(rows.end(), {static_cast<double>(image.item), category, bb[k][0], bb[k][1], bb[k][2] - bb[k][0],
+                               bb[k][3] - bb[k][1], ss[k]});
+    }
   }
 
- private:
   std::shared_ptr<const BoxAnnotations> m_boxes;
   detection::BoxAugment m_augment;
 };
