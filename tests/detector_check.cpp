@@ -30,6 +30,7 @@
 
 #include "detection/box_augment.h"
 #include "detection/faster_rcnn.h"
+#include "detection/retinanet.h"
 #include "run/safetensors_file.h"
 #include "run/weights_file.h"
 #include "studio/errors.h"
@@ -41,8 +42,10 @@ using namespace studio::detection;
 namespace {
 
 int64_t classesIn(const NamedTensors& weights) {
-  for (const auto& [name, t] : weights)
+  for (const auto& [name, t] : weights) {
     if (name == "roi_heads.box_predictor.cls_score.weight") return t.size(0);
+    if (name == "head.classification_head.cls_logits.weight") return t.size(0) / 9;  // RetinaNet's 9 anchors
+  }
   return 91;
 }
 
@@ -54,9 +57,9 @@ int main(int argc, char** argv) {
     const bool pretrained = std::strcmp(argv[argc - 1], "--pretrained") == 0;
     const int args = argc - (pretrained ? 1 : 0);
     if (cmd == "names" && args == 4) {
-      FasterRcnnOptions o = fasterRcnnDefaults(argv[2], std::stoll(argv[3]));
+      DetectorOptions o = detectorDefaults(argv[2], std::stoll(argv[3]));
       o.pretrained = pretrained;
-      FasterRcnn model(o);
+      const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       for (const auto& p : model->named_parameters()) std::cout << p.key() << " " << p.value().sizes() << "\n";
       for (const auto& b : model->named_buffers()) std::cout << b.key() << " " << b.value().sizes() << "\n";
       return 0;
@@ -90,9 +93,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "load" && args == 6) {
-      FasterRcnnOptions o = fasterRcnnDefaults(argv[2], std::stoll(argv[4]));
+      DetectorOptions o = detectorDefaults(argv[2], std::stoll(argv[4]));
       o.pretrained = pretrained;
-      FasterRcnn model(o);
+      const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       const DetectorWeights w = loadDetectorWeights(*model, readWeightsFile(argv[3]), argv[3]);
       std::cout << "tensors " << w.tensors << " backbone_only " << w.backboneOnly << " predictor_kept "
                 << w.predictorKept << " file_classes " << w.fileClasses << "\n";
@@ -104,14 +107,14 @@ int main(int argc, char** argv) {
     }
     if ((cmd == "detect" && args == 6) || (cmd == "losses" && args == 7)) {
       const NamedTensors weights = readWeightsFile(argv[3]);
-      FasterRcnnOptions o = fasterRcnnDefaults(argv[2], classesIn(weights));
+      DetectorOptions o = detectorDefaults(argv[2], classesIn(weights));
       o.pretrained = pretrained;
       if (const char* size = std::getenv("DETECTOR_CHECK_SIZE")) {  // "MIN:MAX": min_size and max_size
         const std::string s(size);
         o.transform.minSizes = {std::stoll(s.substr(0, s.find(':')))};
         o.transform.maxSize = std::stoll(s.substr(s.find(':') + 1));
       }
-      FasterRcnn model(o);
+      const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       loadDetectorWeights(*model, weights, argv[3]);
       std::map<std::string, torch::Tensor> in;
       for (const auto& [name, t] : readWeightsFile(argv[4])) in[name] = t;
@@ -133,11 +136,14 @@ int main(int argc, char** argv) {
         torch::NoGradGuard noGrad;
         const ImageBatch batch = RcnnTransform(o.transform)(images, nullptr, false);
         out.emplace_back("batch", batch.tensors.contiguous());
-        const FeatureMaps maps = model->features(batch.tensors);
+        auto* backbone = model->named_children()["backbone"]->as<BackboneImpl>();
+        const FeatureMaps maps = backbone->forward(batch.tensors);
         for (const auto& [name, f] : maps) out.emplace_back("features." + name, f.contiguous());
-        const RpnResult r = model->rpn->forward(batch, maps, nullptr, false);
-        for (size_t i = 0; i < r.proposals.size(); ++i)
-          out.emplace_back("proposals." + std::to_string(i), r.proposals[i].contiguous());
+        if (auto* rcnn = dynamic_cast<FasterRcnnImpl*>(model.get())) {
+          const RpnResult r = rcnn->rpn->forward(batch, maps, nullptr, false);
+          for (size_t i = 0; i < r.proposals.size(); ++i)
+            out.emplace_back("proposals." + std::to_string(i), r.proposals[i].contiguous());
+        }
       } else if (cmd == "detect") {
         model->eval();
         torch::NoGradGuard noGrad;

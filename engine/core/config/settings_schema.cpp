@@ -49,7 +49,8 @@ std::vector<FieldSpec> makeSchema() {
               "networks, with their names, to fine-tune from pretrained weights (model.weights). For boxes "
               "(task.kind detection), torchvision's detectors: fasterrcnn_mobilenet_v3_large_320_fpn, the "
               "fastest, and fasterrcnn_mobilenet_v3_large_fpn; fasterrcnn_resnet50_fpn_v2, the most accurate and "
-              "several times slower."),
+              "several times slower; retinanet_resnet50_fpn_v2, single-stage (no proposals: one dense head with "
+              "the focal loss), as slow."),
           modelKinds());
   when(range(add(SETTING(model.width), model, "Width", T::Int,
                  "Hidden units (mlp) or base channels (cnn, resnet); wider learns more but costs time and memory."),
@@ -67,8 +68,9 @@ std::vector<FieldSpec> makeSchema() {
            "A state dict to start from: a .pth as torchvision saves it (torchvision.models.resnet18(weights="
            "\"DEFAULT\") in Python downloads resnet18-f37072fd.pth to ~/.cache/torch/hub/checkpoints/), or a "
            ".safetensors file (timm publishes these). Read as data; nothing in it runs. Empty: torchvision's random "
-           "initialisation. A detector takes a whole detector's state dict (COCO's: its box predictor replaced "
-           "for the data's classes unless they match) or a MobileNetV3 classifier's (into its backbone)."),
+           "initialisation. A detector takes a whole detector's state dict (COCO's: its class predictor replaced "
+           "for the data's classes unless they match) or its backbone's classifier's (MobileNetV3's or "
+           "ResNet-50's, into its backbone)."),
        Rule{[](const TrainConfig& c) {
               return isTorchvisionBackbone(c.model.kind) || isModel(c.model.kind, ModelFamily::detector);
             },

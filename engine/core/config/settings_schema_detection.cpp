@@ -59,18 +59,19 @@ void addDetectionSettings(Fields& add) {
              between(0, 8192)),
        detector, true);
   when(range(add(SETTING(model.detector.score_threshold), model, "Detector: score threshold", T::Real,
-                 "Boxes scored below this are dropped before NMS (torchvision's box_score_thresh, 0.05); "
+                 "Boxes scored below this are dropped before NMS (torchvision's box_score_thresh, RetinaNet's "
+                 "score_thresh, 0.05); "
                  "evaluation keeps low scores, as COCO's mAP wants them."),
              between(0, 1, false, true)),
        detector, true);
   when(range(add(SETTING(model.detector.nms_iou), model, "Detector: NMS IoU", T::Real,
                  "Of two boxes of a class that overlap by more than this IoU, the lower-scored is dropped "
-                 "(torchvision's box_nms_thresh, 0.5)."),
+                 "(torchvision's box_nms_thresh, RetinaNet's nms_thresh, 0.5)."),
              between(0, 1, true, false)),
        detector, true);
   when(range(add(SETTING(model.detector.detections_per_image), model, "Detector: boxes per image", T::Int,
                  "The most boxes an image keeps, best scores first (torchvision's box_detections_per_img, 100; "
-                 "COCO's mAP reads at most 100)."),
+                 "RetinaNet's detections_per_img is 300 in torchvision, 100 here too: COCO's mAP reads at most 100)."),
              between(1, 1000)),
        detector, true);
   when(range(add(SETTING(model.detector.rois_per_image), model, "Detector: proposals trained per image", T::Int,
@@ -78,7 +79,11 @@ void addDetectionSettings(Fields& add) {
                  "(torchvision's box_batch_size_per_image, 512). The heads' work grows with it: 128 or 64 trains "
                  "several times faster on the CPU, for a little accuracy."),
              between(1, 4096)),
-       detector, true);
+       Rule{[](const TrainConfig& c) {
+              return isModel(c.model.kind, ModelFamily::detector) && c.model.kind.rfind("fasterrcnn", 0) == 0;
+            },
+            "a two-stage detector model.kind (fasterrcnn_*; RetinaNet has no proposals)"},
+       true);
 }
 
 }  // namespace studio::schema

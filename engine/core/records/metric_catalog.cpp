@@ -78,14 +78,21 @@ std::vector<MetricSpec> make() {
   // Classification: in metrics.csv, TensorBoard and the Evaluation tab.
   m.push_back(real("eval_auc", "eval ROC AUC (mean of classes)", "AUC", K::Eval, C::None, &MetricRecord::evalAuc));
   m.push_back(real("eval_ece", "eval calibration error", "ECE", K::Eval, C::None, &MetricRecord::evalEce));
-  // task.kind detection: the parts of a Faster R-CNN's loss, each its own
-  // curve beside their sum (train_loss), dashed.
-  int colour = 2;
-  for (const auto& [id, field] : {std::pair{"loss_classifier", &MetricRecord::lossClassifier},
-                                  std::pair{"loss_box_reg", &MetricRecord::lossBoxReg},
-                                  std::pair{"loss_objectness", &MetricRecord::lossObjectness},
-                                  std::pair{"loss_rpn_box_reg", &MetricRecord::lossRpnBoxReg}}) {
-    MetricSpec part = real(id, id, "loss", K::Train, C::Loss, field, colour++);
+  // task.kind detection: the parts of a detector's loss (Faster R-CNN's
+  // four, RetinaNet's two), each its own curve beside their sum (train_loss), dashed.
+  // A detector has one of the two sets: each set's colours start at the same place.
+  struct Part {
+    const char* id;
+    double MetricRecord::*field;
+    int colour;
+  };
+  for (const Part& p :
+       {Part{"loss_classifier", &MetricRecord::lossClassifier, 2}, Part{"loss_box_reg", &MetricRecord::lossBoxReg, 3},
+        Part{"loss_objectness", &MetricRecord::lossObjectness, 4},
+        Part{"loss_rpn_box_reg", &MetricRecord::lossRpnBoxReg, 5},
+        Part{"classification", &MetricRecord::lossClassification, 2},
+        Part{"bbox_regression", &MetricRecord::lossBboxRegression, 3}}) {
+    MetricSpec part = real(p.id, p.id, "loss", K::Train, C::Loss, p.field, p.colour);
     part.dashed = true;
     m.push_back(part);
   }

@@ -9,23 +9,22 @@
 
 namespace studio {
 
-detection::FasterRcnnOptions detectorOptions(const ModelConfig& config, int64_t classes) {
-  detection::FasterRcnnOptions o = detection::fasterRcnnDefaults(config.kind, classes + 1);
+detection::DetectorOptions detectorOptions(const ModelConfig& config, int64_t classes) {
+  detection::DetectorOptions o = detection::detectorDefaults(config.kind, classes + 1);
   const auto& d = config.detector;
   o.pretrained = !config.weights.empty();
   if (d.min_size > 0) o.transform.minSizes = {d.min_size};
   if (d.max_size > 0) o.transform.maxSize = d.max_size;
-  o.roiHeads.scoreThresh = d.score_threshold;
-  o.roiHeads.nms = d.nms_iou;
-  o.roiHeads.detectionsPerImage = d.detections_per_image;
+  o.setPostProcess({d.score_threshold, d.nms_iou, d.detections_per_image});
   o.roiHeads.batchPerImage = d.rois_per_image;
   return o;
 }
 
 DetectorModel::DetectorModel(const ModelConfig& config, int64_t classes)
-    : DetectorModel(detection::FasterRcnn(detectorOptions(config, classes))) {}
+    : DetectorModel(detection::makeDetector(detectorOptions(config, classes))) {}
 
-DetectorModel::DetectorModel(detection::FasterRcnn net) : ModuleModel(net.ptr()), m_net(std::move(net)) {}
+DetectorModel::DetectorModel(std::shared_ptr<detection::DetectorNetImpl> net)
+    : ModuleModel(net), m_net(std::move(net)) {}
 
 torch::Tensor DetectorModel::forward(const torch::Tensor&) {
   throw std::logic_error(
@@ -41,7 +40,10 @@ std::vector<LayerSummary> DetectorModel::layers(const torch::Tensor&) {
     LayerSummary row;
     row.name = child.key();
     // torchvision's classes for the parts.
-    row.type = row.name == "backbone" ? "BackboneWithFPN" : row.name == "rpn" ? "RegionProposalNetwork" : "RoIHeads";
+    row.type = row.name == "backbone" ? "BackboneWithFPN"
+               : row.name == "rpn"    ? "RegionProposalNetwork"
+               : row.name == "head"   ? "RetinaNetHead"
+                                      : "RoIHeads";
     row.parameters = params;
     rows.push_back(std::move(row));
   }
@@ -77,64 +79,114 @@ std::string pyTuple(const std::vector<T>& values) {
   return "(" + s + (values.size() == 1 ? ",)" : ")");
 }
 
-// model.py: torchvision's FasterRCNN with the run's options as its keyword
-// arguments, built as torchvision's builder for the kind builds it
-// (_fasterrcnn_mobilenet_v3_large_fpn's, whose norm_layer follows the
-// weights: FrozenBatchNorm2d after trained ones; fasterrcnn_resnet50_fpn_v2's).
-std::string detectorPython(const detection::FasterRcnnOptions& o) {
+// model.py: torchvision's FasterRCNN or RetinaNet with the run's options as
+// its keyword arguments, built as torchvision's builder for the kind builds
+// it (_fasterrcnn_mobilenet_v3_large_fpn's, whose norm_layer follows the
+// weights: FrozenBatchNorm2d after trained ones; fasterrcnn_resnet50_fpn_v2's;
+// retinanet_resnet50_fpn_v2's).
+std::string detectorPython(const detection::DetectorOptions& o) {
   const auto& t = o.transform;
   const auto& r = o.rpn;
   const auto& h = o.roiHeads;
-  const int all = detection::resnetBackbone(o.kind) ? 5 : 6;
-  const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers : o.pretrained ? 3 : all;
+  const auto& retina = o.retina;
+  const bool single = detection::singleStage(o.kind), resnet = detection::resnetBackbone(o.kind);
+  const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers : o.pretrained ? 3 : resnet ? 5 : 6;
   std::vector<std::string> sizes, ratios;
-  for (const auto& level : r.anchorSizes) sizes.push_back(pyTuple(level));
-  for (const auto& level : r.aspectRatios) ratios.push_back(pyTuple(level));
-  const std::vector<std::pair<std::string, std::string>> keywords{
+  for (const auto& level : single ? retina.anchorSizes : r.anchorSizes) sizes.push_back(pyTuple(level));
+  for (const auto& level : single ? retina.aspectRatios : r.aspectRatios) ratios.push_back(pyTuple(level));
+  std::vector<std::pair<std::string, std::string>> keywords{
       {"min_size", pyTuple(t.minSizes)},
       {"max_size", py(t.maxSize)},
       {"image_mean", pyTuple(std::vector<double>(t.mean.begin(), t.mean.end()))},
-      {"image_std", pyTuple(std::vector<double>(t.std.begin(), t.std.end()))},
-      {"rpn_pre_nms_top_n_train", py(r.preNmsTrain)},
-      {"rpn_pre_nms_top_n_test", py(r.preNmsTest)},
-      {"rpn_post_nms_top_n_train", py(r.postNmsTrain)},
-      {"rpn_post_nms_top_n_test", py(r.postNmsTest)},
-      {"rpn_nms_thresh", py(r.nms)},
-      {"rpn_fg_iou_thresh", py(r.fgIou)},
-      {"rpn_bg_iou_thresh", py(r.bgIou)},
-      {"rpn_batch_size_per_image", py(r.batchPerImage)},
-      {"rpn_positive_fraction", py(r.positiveFraction)},
-      {"rpn_score_thresh", py(r.scoreThresh)},
-      {"box_score_thresh", py(h.scoreThresh)},
-      {"box_nms_thresh", py(h.nms)},
-      {"box_detections_per_img", py(h.detectionsPerImage)},
-      {"box_fg_iou_thresh", py(h.fgIou)},
-      {"box_bg_iou_thresh", py(h.bgIou)},
-      {"box_batch_size_per_image", py(h.batchPerImage)},
-      {"box_positive_fraction", py(h.positiveFraction)}};
+      {"image_std", pyTuple(std::vector<double>(t.std.begin(), t.std.end()))}};
+  const std::vector<std::pair<std::string, std::string>> family =
+      single ? std::vector<std::pair<std::string, std::string>>{{"score_thresh", py(retina.scoreThresh)},
+                                                                {"nms_thresh", py(retina.nms)},
+                                                                {"detections_per_img", py(retina.detectionsPerImage)},
+                                                                {"fg_iou_thresh", py(retina.fgIou)},
+                                                                {"bg_iou_thresh", py(retina.bgIou)},
+                                                                {"topk_candidates", py(retina.topkCandidates)}}
+             : std::vector<std::pair<std::string, std::string>>{{"rpn_pre_nms_top_n_train", py(r.preNmsTrain)},
+                                                                {"rpn_pre_nms_top_n_test", py(r.preNmsTest)},
+                                                                {"rpn_post_nms_top_n_train", py(r.postNmsTrain)},
+                                                                {"rpn_post_nms_top_n_test", py(r.postNmsTest)},
+                                                                {"rpn_nms_thresh", py(r.nms)},
+                                                                {"rpn_fg_iou_thresh", py(r.fgIou)},
+                                                                {"rpn_bg_iou_thresh", py(r.bgIou)},
+                                                                {"rpn_batch_size_per_image", py(r.batchPerImage)},
+                                                                {"rpn_positive_fraction", py(r.positiveFraction)},
+                                                                {"rpn_score_thresh", py(r.scoreThresh)},
+                                                                {"box_score_thresh", py(h.scoreThresh)},
+                                                                {"box_nms_thresh", py(h.nms)},
+                                                                {"box_detections_per_img", py(h.detectionsPerImage)},
+                                                                {"box_fg_iou_thresh", py(h.fgIou)},
+                                                                {"box_bg_iou_thresh", py(h.bgIou)},
+                                                                {"box_batch_size_per_image", py(h.batchPerImage)},
+                                                                {"box_positive_fraction", py(h.positiveFraction)}};
+  keywords.insert(keywords.end(), family.begin(), family.end());
   std::string options;
   for (const auto& [name, value] : keywords) options += "    " + name + "=" + value + ",\n";
-  const bool resnet = detection::resnetBackbone(o.kind);
-  // The construction of torchvision's builder for the kind.
-  const std::string construction =
-      resnet ? "    # fasterrcnn_resnet50_fpn_v2's: BatchNorm2d throughout, trained weights or not.\n"
-               "    backbone = torchvision.models.resnet50(weights=None)\n"
-               "    backbone = _resnet_fpn_extractor(backbone, TRAINABLE_BACKBONE_LAYERS, "
-               "norm_layer=torch.nn.BatchNorm2d)\n"
-               "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
-               "    rpn_head = RPNHead(backbone.out_channels, anchors.num_anchors_per_location()[0], conv_depth=" +
-                   py(r.convDepth) +
-                   ")\n"
-                   "    box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), " +
-                   pyList(h.convLayers) + ", [" + py(h.representation) +
-                   "], norm_layer=torch.nn.BatchNorm2d)\n"
-                   "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, rpn_head=rpn_head,\n"
-                   "                       box_head=box_head, **OPTIONS)\n"
-             : "    norm = FrozenBatchNorm2d if FROZEN_BATCHNORM else torch.nn.BatchNorm2d\n"
-               "    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm)\n"
-               "    backbone = _mobilenet_extractor(backbone, True, TRAINABLE_BACKBONE_LAYERS)\n"
-               "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
-               "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **OPTIONS)\n";
+  // The imports and construction of torchvision's builder for the kind.
+  std::string imports, construction;
+  if (single) {
+    imports =
+        "from functools import partial\n\n"
+        "import torch\n"
+        "import torchvision\n"
+        "from safetensors.torch import load_file\n"
+        "from torchvision.models.detection import RetinaNet\n"
+        "from torchvision.models.detection.anchor_utils import AnchorGenerator\n"
+        "from torchvision.models.detection.backbone_utils import _resnet_fpn_extractor\n"
+        "from torchvision.models.detection.retinanet import RetinaNetHead\n"
+        "from torchvision.ops.feature_pyramid_network import LastLevelP6P7\n";
+    construction =
+        "    # retinanet_resnet50_fpn_v2's: BatchNorm2d in ResNet-50, GroupNorm in the head, the GIoU box loss.\n"
+        "    backbone = torchvision.models.resnet50(weights=None)\n"
+        "    backbone = _resnet_fpn_extractor(backbone, TRAINABLE_BACKBONE_LAYERS, returned_layers=[2, 3, 4],\n"
+        "                                     extra_blocks=LastLevelP6P7(2048, 256))\n"
+        "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
+        "    head = RetinaNetHead(backbone.out_channels, anchors.num_anchors_per_location()[0], CLASSES,\n"
+        "                         norm_layer=partial(torch.nn.GroupNorm, 32))\n"
+        "    head.regression_head._loss_type = \"giou\"\n"
+        "    model = RetinaNet(backbone, CLASSES, anchor_generator=anchors, head=head, **OPTIONS)\n";
+  } else {
+    imports =
+        "import torch\n"
+        "import torchvision\n"
+        "from safetensors.torch import load_file\n"
+        "from torchvision.models.detection import FasterRCNN\n"
+        "from torchvision.models.detection.anchor_utils import AnchorGenerator\n"
+        "from torchvision.models.detection.backbone_utils import _mobilenet_extractor, _resnet_fpn_extractor\n"
+        "from torchvision.models.detection.faster_rcnn import FastRCNNConvFCHead\n"
+        "from torchvision.models.detection.rpn import RPNHead\n"
+        "from torchvision.ops.misc import FrozenBatchNorm2d\n";
+    construction =
+        resnet ? "    # fasterrcnn_resnet50_fpn_v2's: BatchNorm2d throughout, trained weights or not.\n"
+                 "    backbone = torchvision.models.resnet50(weights=None)\n"
+                 "    backbone = _resnet_fpn_extractor(backbone, TRAINABLE_BACKBONE_LAYERS, "
+                 "norm_layer=torch.nn.BatchNorm2d)\n"
+                 "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
+                 "    rpn_head = RPNHead(backbone.out_channels, anchors.num_anchors_per_location()[0], conv_depth=" +
+                     py(r.convDepth) +
+                     ")\n"
+                     "    box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), " +
+                     pyList(h.convLayers) + ", [" + py(h.representation) +
+                     "], norm_layer=torch.nn.BatchNorm2d)\n"
+                     "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, rpn_head=rpn_head,\n"
+                     "                       box_head=box_head, **OPTIONS)\n"
+               : "    norm = FrozenBatchNorm2d if FROZEN_BATCHNORM else torch.nn.BatchNorm2d\n"
+                 "    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm)\n"
+                 "    backbone = _mobilenet_extractor(backbone, True, TRAINABLE_BACKBONE_LAYERS)\n"
+                 "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
+                 "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **OPTIONS)\n";
+  }
+  const std::string labelZero = single ? "\nRetinaNet may also give label 0, the background no box has: the studio\n"
+                                         "leaves those out (found[\"labels\"] > 0).\n"
+                                       : "";
+  const std::string frozen = single
+                                 ? ""
+                                 : std::string("FROZEN_BATCHNORM = ") + (o.pretrained && !resnet ? "True" : "False") +
+                                       "  # a MobileNetV3 trained from model.weights: torchvision's norm_layer\n";
   return R"PY("""The detector of a Training Studio run, in plain PyTorch: torchvision's
 )PY" + o.kind +
          " for " + std::to_string(o.classes - 1) + R"PY( classes and the background, built as the run built it.
@@ -148,30 +200,21 @@ Boxes are (x1, y1, x2, y2) in the image's pixels; label k (1 ..) is
 preprocessing.json's classes[k - 1], whose id in the annotations is
 categories[k - 1]["id"]. The model resizes and normalises the image itself.
 Needs torch, torchvision and safetensors (pip install safetensors).
-"""
+)PY" + labelZero +
+         R"PY("""
 import os
-
-import torch
-import torchvision
-from safetensors.torch import load_file
-from torchvision.models.detection import FasterRCNN
-from torchvision.models.detection.anchor_utils import AnchorGenerator
-from torchvision.models.detection.backbone_utils import _mobilenet_extractor, _resnet_fpn_extractor
-from torchvision.models.detection.faster_rcnn import FastRCNNConvFCHead
-from torchvision.models.detection.rpn import RPNHead
-from torchvision.ops.misc import FrozenBatchNorm2d
-
+)PY" + (single ? "" : "\n") +
+         imports + R"PY(
 KIND = ")PY" +
          o.kind + R"PY("
 CLASSES = )PY" +
-         std::to_string(o.classes) + R"PY(  # with the background
-FROZEN_BATCHNORM = )PY" +
-         (o.pretrained && !resnet ? "True" : "False") +
-         R"PY(  # a MobileNetV3 trained from model.weights: torchvision's norm_layer
-TRAINABLE_BACKBONE_LAYERS = )PY" +
-         std::to_string(trainable) + R"PY(
+         std::to_string(o.classes) +
+         R"PY(  # with the background
+)PY" + frozen +
+         R"PY(TRAINABLE_BACKBONE_LAYERS = )PY" + std::to_string(trainable) + R"PY(
 ANCHOR_SIZES = )PY" +
-         pyTuple(sizes) + R"PY(
+         pyTuple(sizes) +
+         R"PY(
 ASPECT_RATIOS = )PY" +
          pyTuple(ratios) + R"PY(
 OPTIONS = dict(

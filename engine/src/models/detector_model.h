@@ -6,10 +6,11 @@
 // detection task (train/tasks/detection.cpp) calls losses() and detect().
 // Thread: engine thread.
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "detection/faster_rcnn.h"
+#include "detection/detector_net.h"
 #include "models/module_model.h"
 
 namespace studio {
@@ -18,26 +19,26 @@ namespace studio {
 // sizes and post-processing over them, and FrozenBatchNorm2d when
 // model.weights is set. classes: the data's (the detector's count adds the
 // background).
-detection::FasterRcnnOptions detectorOptions(const ModelConfig& config, int64_t classes);
+detection::DetectorOptions detectorOptions(const ModelConfig& config, int64_t classes);
 
 class DetectorModel : public ModuleModel {
  public:
   DetectorModel(const ModelConfig& config, int64_t classes);
   // Refuses: a detector's forward pass takes its images' boxes.
   torch::Tensor forward(const torch::Tensor& x) override;
-  // Its top-level parts (the backbone, the RPN, the RoI heads) and their parameters.
+  // Its top-level parts (the backbone, the RPN and the RoI heads, or RetinaNet's head) and their parameters.
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override;
   // model.safetensors (torchvision's names) and model.py, whose build()
   // makes torchvision's detector with the run's options and loads it strict.
   std::vector<std::string> exportTo(const std::string& dir) override;
-  detection::FasterRcnnImpl& detector() { return *m_net; }
+  detection::DetectorNetImpl& detector() { return *m_net; }
   // The data's classes (without the background).
   int64_t classes() const { return m_net->options().classes - 1; }
 
  private:
-  explicit DetectorModel(detection::FasterRcnn net);
-  detection::FasterRcnn m_net;
+  explicit DetectorModel(std::shared_ptr<detection::DetectorNetImpl> net);
+  std::shared_ptr<detection::DetectorNetImpl> m_net;
 };
 
 }  // namespace studio

@@ -97,7 +97,7 @@ struct BoxPredictor::Impl {
                               const std::vector<const AnnotatedImage*>& annotated, const PredictProgress& progress) {
     const auto start = std::chrono::steady_clock::now();
     BoxPredictionReport r = emptyReport();
-    detection::FasterRcnnImpl& net = dynamic_cast<DetectorModel&>(*model).detector();
+    detection::DetectorNetImpl& net = dynamic_cast<DetectorModel&>(*model).detector();
     c10::InferenceMode guard;
     const auto batch = static_cast<size_t>(options.batchSize);
     for (size_t first = 0; first < files.size(); first += batch) {

@@ -111,12 +111,13 @@ ExportResult exportDetector(const std::string& runDir, const std::string& outDir
       "categories[k - 1] in the annotations) and scores, by score, after NMS per class";
   // The detector's settings as it was built (model.detector.*, or the kind's defaults).
   const auto& o = dynamic_cast<DetectorModel&>(*model).detector().options();
+  const detection::PostProcess last = o.postProcess();
   pre["detector"] = {{"kind", o.kind},
                      {"min_size", o.transform.minSizes},
                      {"max_size", o.transform.maxSize},
-                     {"score_threshold", o.roiHeads.scoreThresh},
-                     {"nms_iou", o.roiHeads.nms},
-                     {"detections_per_image", o.roiHeads.detectionsPerImage}};
+                     {"score_threshold", last.scoreThresh},
+                     {"nms_iou", last.nms},
+                     {"detections_per_image", last.detectionsPerImage}};
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(chosen.path, "checkpoint"));
   copyRunRecords(runDir, outDir, write);

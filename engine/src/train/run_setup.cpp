@@ -230,7 +230,7 @@ void loadPretrained(RunContext& ctx, TorchvisionModel& model) {
 }
 
 // model.weights into a detector: a detector's state dict, or a classifier's
-// into its backbone (detection/faster_rcnn.h), recorded for run_info.json.
+// into its backbone (detection/detector_net.h), recorded for run_info.json.
 void loadPretrainedDetector(RunContext& ctx, DetectorModel& model) {
   const std::string& path = ctx.cfg.model.weights;
   ctx.setPhase("reading " + path);
@@ -249,8 +249,8 @@ void loadPretrainedDetector(RunContext& ctx, DetectorModel& model) {
   log::info("pretrained weights " + path + ": " + std::to_string(w.tensors) + " tensors loaded into " +
             model.description() +
             (w.backboneOnly    ? " (a classifier's: its features into the backbone)"
-             : w.predictorKept ? "; its box predictor kept"
-                               : "; a new box predictor for the data's " + std::to_string(model.classes()) +
+             : w.predictorKept ? "; its class predictor kept"
+                               : "; a new class predictor for the data's " + std::to_string(model.classes()) +
                                      " classes (the file's had " + std::to_string(w.fileClasses - 1) + ")"));
 }
 

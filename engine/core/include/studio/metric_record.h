@@ -49,12 +49,15 @@ struct MetricRecord {
   double memReservedMiB = kNone;
   double memPeakMiB = kNone;
   int64_t microBatch = 0;  // examples per forward pass (memory.oom_backoff may lower it)
-  // task.kind detection: the parts of a Faster R-CNN's loss (trainLoss is
-  // their sum), torchvision's loss_dict, each the step's mean.
+  // task.kind detection: the parts of a detector's loss (trainLoss is their
+  // sum), torchvision's loss_dict, each the step's mean: Faster R-CNN's four,
+  // or a single-stage detector's two (RetinaNet's classification and bbox_regression).
   double lossClassifier = kNone;
   double lossBoxReg = kNone;
   double lossObjectness = kNone;
   double lossRpnBoxReg = kNone;
+  double lossClassification = kNone;
+  double lossBboxRegression = kNone;
   double evalLoss = kNone;
   double evalAccuracy = kNone;
   double emaEvalLoss = kNone;  // the weights' moving average (train.ema)

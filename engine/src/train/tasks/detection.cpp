@@ -22,7 +22,7 @@
 namespace studio {
 namespace {
 
-detection::FasterRcnnImpl& detectorOf(Model& model) {
+detection::DetectorNetImpl& detectorOf(Model& model) {
   auto* d = dynamic_cast<DetectorModel*>(&model);
   if (!d) throw std::logic_error("task.kind detection needs a detector model");
   return d->detector();
@@ -31,7 +31,9 @@ detection::FasterRcnnImpl& detectorOf(Model& model) {
 class Detection : public Task {
  public:
   Detection(const TrainConfig& c, const TaskData& data)
-      : m_boxes(data.boxes), m_augment(detection::boxAugmentOf(c.data)) {
+      : m_boxes(data.boxes),
+        m_augment(detection::boxAugmentOf(c.data)),
+        m_parts(detection::detectorLossParts(c.model.kind)) {
     if (!m_boxes) throw std::logic_error("task.kind detection needs the data's boxes");
   }
   std::string name() const override { return "detection"; }
@@ -40,13 +42,11 @@ class Detection : public Task {
     throw std::logic_error("a detector's loss comes from its forward pass (modelLoss)");
   }
   bool lossInModel() const override { return true; }
-  std::vector<std::string> lossParts() const override {
-    return {"loss_classifier", "loss_box_reg", "loss_objectness", "loss_rpn_box_reg"};
-  }
+  std::vector<std::string> lossParts() const override { return m_parts; }
 
   torch::Tensor modelLoss(Model& model, const torch::Tensor& x, const torch::Tensor& y,
                           torch::Tensor& parts) const override {
-    detection::FasterRcnnImpl& net = detectorOf(model);
+    detection::DetectorNetImpl& net = detectorOf(model);
     std::vector<torch::Tensor> images, boxes, labels;
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     for (auto& im : detection::unpackBatch(x, y)) {
@@ -76,7 +76,7 @@ class Detection : public Task {
   // boxes of all ranks are gathered before COCO's figures are computed.
   EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
                        const torch::Device& device) const override {
-    detection::FasterRcnnImpl& net = detectorOf(model);
+    detection::DetectorNetImpl& net = detectorOf(model);
     EvalOptions o = options;
     o.batchSize = std::max<int64_t>(1, std::min<int64_t>(options.batchSize, 16));
     // A row per detection: item, category id, x, y, width, height, score (in the image's own pixels).
@@ -165,6 +165,7 @@ class Detection : public Task {
 
   std::shared_ptr<const BoxAnnotations> m_boxes;
   detection::BoxAugment m_augment;
+  std::vector<std::string> m_parts;  // the detector's losses (torchvision's names)
 };
 
 }  // namespace
