@@ -6,7 +6,7 @@ threads as the studio's run; the images decoded once into memory, shuffled
 each epoch. Prints the training images per second over every step (the
 studio's samples/s is its training time's, evaluations left out).
 
-Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE"""
+Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE (ROIS: Faster R-CNN's only)"""
 import json
 import os
 import sys
@@ -33,8 +33,10 @@ for im in coco["images"]:
                       for a in boxes], dtype=torch.float32).reshape(-1, 4)
     targets.append({"boxes": b.to(device), "labels": torch.tensor([labels[a["category_id"]] for a in boxes],
                                                                   dtype=torch.int64, device=device)})
+# RetinaNet has no proposals: ROIS is Faster R-CNN's box_batch_size_per_image only.
+extra = {"box_batch_size_per_image": rois} if kind.startswith("fasterrcnn") else {}
 model = getattr(torchvision.models.detection, kind)(weights=None, weights_backbone=None, num_classes=len(labels) + 1,
-                                                    min_size=size, max_size=size, box_batch_size_per_image=rois)
+                                                    min_size=size, max_size=size, **extra)
 model.to(device).train()
 params = [p for p in model.parameters() if p.requires_grad]
 optimizer = torch.optim.SGD(params, lr=0.02, momentum=0.9, weight_decay=1e-4)
