@@ -353,7 +353,7 @@ class TestTrainConfig : public QObject {
              (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34", "resnet50",
                                        "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0",
                                        "fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn",
-                                       "fasterrcnn_resnet50_fpn_v2"}));
+                                       "fasterrcnn_resnet50_fpn_v2", "retinanet_resnet50_fpn_v2"}));
     std::vector<std::string> builtin;
     for (const std::string& kind : modelKinds()) {
       QVERIFY2(modelFamily(kind).has_value(), kind.c_str());
