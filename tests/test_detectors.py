@@ -318,14 +318,7 @@ class DetectorTest(unittest.TestCase):
         # fasterrcnn_resnet50_fpn_v2's own state dict, key for key; a ResNet-50
         # classifier's into its body (its fc left out).
         kind = "fasterrcnn_resnet50_fpn_v2"
-        state = detector(kind).state_dict()
-        torch.save(state, self.path("v2.pth"))
-        rc, text = run("load", kind, self.path("v2.pth"), CLASSES, self.path("loaded.safetensors"))
-        self.assertEqual(rc, 0, text)
-        self.assertIn("predictor_kept 1", text)
-        loaded = load_file(self.path("loaded.safetensors"))
-        for k, v in state.items():
-            self.assertTrue(torch.equal(loaded[k], v), k)
+        self.loads_key_for_key(kind, detector(kind).state_dict())
         classifier = torchvision.models.resnet50(weights=None)
         with torch.no_grad():
             for name, b in classifier.named_buffers():
@@ -344,19 +337,21 @@ class DetectorTest(unittest.TestCase):
                 checked += 1
         self.assertEqual(checked, len(classifier.state_dict()) - 2)
 
+    def loads_key_for_key(self, kind, state):
+        """kind's own state dict: its box predictor kept, every tensor loaded as it is."""
+        torch.save(state, self.path("own.pth"))
+        rc, text = run("load", kind, self.path("own.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn(f"predictor_kept 1 file_classes {CLASSES}", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        for k, v in state.items():
+            self.assertTrue(torch.equal(loaded[k], v), k)
 
     def test_retinanet_state_dicts_load(self):
         # Its own state dict key for key; COCO's 91 classes into a model of 5: all
         # but the class logits (9 anchors x 91, replaced); a ResNet-50
         # classifier's into its body is test_resnet_state_dicts_load's path.
-        state = detector(RETINA).state_dict()
-        torch.save(state, self.path("retina.pth"))
-        rc, text = run("load", RETINA, self.path("retina.pth"), CLASSES, self.path("loaded.safetensors"))
-        self.assertEqual(rc, 0, text)
-        self.assertIn("predictor_kept 1 file_classes 5", text)
-        loaded = load_file(self.path("loaded.safetensors"))
-        for k, v in state.items():
-            self.assertTrue(torch.equal(loaded[k], v), k)
+        self.loads_key_for_key(RETINA, detector(RETINA).state_dict())
         coco = torchvision.models.detection.retinanet_resnet50_fpn_v2(weights=None, weights_backbone=None).state_dict()
         torch.save(coco, self.path("retina-coco.pth"))
         rc, text = run("load", RETINA, self.path("retina-coco.pth"), CLASSES, self.path("loaded.safetensors"))
