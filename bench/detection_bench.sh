@@ -6,8 +6,9 @@
 # canvases), image size, batch, SGD and CPU threads. Three alternating
 # rounds, medians compared.
 # Usage: bench/detection_bench.sh [BUILD_DIR] [DEVICE]
-# KIND (default fasterrcnn_mobilenet_v3_large_320_fpn), ROIS (proposals
-# trained per image, default 128), IMAGES (default 160), EPOCHS (default 2).
+# KIND (default fasterrcnn_mobilenet_v3_large_320_fpn; or any detector, as
+# retinanet_resnet50_fpn_v2), ROIS (proposals trained per image, a Faster
+# R-CNN's only, default 128), IMAGES (default 160), EPOCHS (default 2).
 # BENCH_SMOKE=1 (make bench-smoke): tiny sizes and one round, to show it still runs.
 set -euo pipefail
 BUILD=${1:-build}
@@ -16,6 +17,9 @@ KIND=${KIND:-fasterrcnn_mobilenet_v3_large_320_fpn}
 ROIS=${ROIS:-128}
 if [ -n "${BENCH_SMOKE:-}" ]; then IMAGES=16 ROUNDS=1 EPOCHS=1; else IMAGES=${IMAGES:-160} ROUNDS=${ROUNDS:-3} EPOCHS=${EPOCHS:-2}; fi
 CLI=$BUILD/app/training-studio-cli
+# RetinaNet has no proposals: ROIS is a Faster R-CNN's setting only.
+rois=() roisText="no proposals"
+if [[ $KIND == fasterrcnn* ]]; then rois=(--set model.detector.rois_per_image="$ROIS") roisText="$ROIS proposals per image"; fi
 PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -26,7 +30,7 @@ studio() {
   rm -rf "$WORK/runs"
   "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
     --set data.root="$WORK/scenes" --set data.annotations="$WORK/scenes/instances.json" --set data.test_fraction=0.1 \
-    --set model.detector.min_size=128 --set model.detector.max_size=128 --set model.detector.rois_per_image="$ROIS" \
+    --set model.detector.min_size=128 --set model.detector.max_size=128 "${rois[@]}" \
     --set train.batch_size=8 --set optimizer.kind=sgd --set optimizer.lr=0.02 --set optimizer.momentum=0.9 \
     --set optimizer.weight_decay=0.0001 --set schedule.kind=constant --set train.epochs="$EPOCHS" \
     --set evaluation.every_steps=100000 --set performance.device="$DEVICE" --out "$WORK/runs" > /dev/null
@@ -44,5 +48,5 @@ for round in $(seq "$ROUNDS"); do
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
-echo "$KIND at 128 px, batch 8, SGD, $ROIS proposals per image, $EPOCHS epochs of $IMAGES images, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
+echo "$KIND at 128 px, batch 8, SGD, $roisText, $EPOCHS epochs of $IMAGES images, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
 awk -v s="$ms" -v p="$mp" 'BEGIN { printf "median: studio %.2f samples/s, Python %.2f samples/s: %.2fx\n", s, p, s / p }'
