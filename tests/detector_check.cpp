@@ -16,8 +16,8 @@
 //     every parameter and buffer name with its shape, one per line
 // DETECTOR_CHECK_DEVICE=cuda runs detect and losses on the GPU (the results
 // come back to the CPU); DETECTOR_CHECK_SIZE=MIN:MAX sets their min_size and
-// max_size. Exit 2 with the message on a ModelError (a file that
-// does not fit).
+// max_size; DETECTOR_CHECK_AUTOCAST=bf16 runs losses under autocast to bfloat16. Exit 2 with the message on a
+// ModelError (a file that does not fit).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +35,7 @@
 #include "run/weights_file.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "train/step/autocast_scope.h"
 
 using namespace studio;
 using namespace studio::detection;
@@ -156,7 +157,12 @@ int main(int argc, char** argv) {
       } else {
         model->train();
         torch::manual_seed(std::stoull(argv[6]));
-        const DetectionLosses losses = model->losses(images, boxes, labels);
+        const bool bf16 = std::getenv("DETECTOR_CHECK_AUTOCAST") != nullptr;
+        DetectionLosses losses;
+        {
+          AutocastScope autocast(device.type(), bf16, torch::kBFloat16);
+          losses = model->losses(images, boxes, labels);
+        }
         torch::Tensor total;
         for (const auto& [name, loss] : losses) {
           out.emplace_back(name, loss.detach().reshape({1}).cpu().contiguous());

@@ -28,8 +28,11 @@ torch::Tensor generalizedBoxIouLossSum(const torch::Tensor& boxes1, const torch:
   const torch::Tensor xkis2 = torch::min(x2, x2g), ykis2 = torch::min(y2, y2g);
   torch::Tensor intersection = torch::zeros_like(x1);
   const torch::Tensor mask = (ykis2 > ykis1) & (xkis2 > xkis1);
+  // Python's intsctk[mask] = ... converts the value to intsctk's type: under
+  // bf16 autocast the boxes are bf16 and their matches float32.
   intersection.index_put_({mask},
-                          (xkis2.index({mask}) - xkis1.index({mask})) * (ykis2.index({mask}) - ykis1.index({mask})));
+                          ((xkis2.index({mask}) - xkis1.index({mask})) * (ykis2.index({mask}) - ykis1.index({mask})))
+                              .to(intersection.scalar_type()));
   const torch::Tensor unionArea = (x2 - x1) * (y2 - y1) + (x2g - x1g) * (y2g - y1g) - intersection;
   const torch::Tensor iou = intersection / (unionArea + eps);
   // The smallest enclosing box.
