@@ -13,6 +13,7 @@ labels, as SanitizeBoundingBoxes does.
 Environment (ctest sets it): STUDIO_DETECTOR_CHECK.
 """
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -63,6 +64,10 @@ class BoxAugmentTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="test_box_augment-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def studios(self, steps, photos):
         """photos: seed -> (image, boxes, labels); one call of the C++ side for them all."""

@@ -29,6 +29,7 @@ runs both sides on the GPU (bench/gpu_run.sh's detect part): torchvision's
 CUDA kernels against the studio's operators on CUDA.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,6 +134,10 @@ class DetectorTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="test_detectors-")
 
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
     def path(self, name):
         return os.path.join(self.tmp, name)
 
@@ -151,6 +156,15 @@ class DetectorTest(unittest.TestCase):
                     theirs = sorted(f"{k} [{', '.join(map(str, v.shape))}]"
                                     for k, v in detector(kind, pretrained).state_dict().items())
                     self.assertEqual(ours, theirs)
+
+    def training_inputs(self, name):
+        """Three images and their targets (one without boxes), saved for detector_check losses."""
+        xs, ts = images(sizes=((120, 160), (96, 84), (64, 72))), targets()
+        tensors = {f"image.{i}": x for i, x in enumerate(xs)}
+        for i, t in enumerate(ts):
+            tensors[f"boxes.{i}"], tensors[f"labels.{i}"] = t["boxes"], t["labels"]
+        save_file(tensors, self.path(name))
+        return xs, ts
 
     def detect(self, kind, pretrained, dtype):
         model = detector(kind, pretrained)
@@ -219,11 +233,7 @@ class DetectorTest(unittest.TestCase):
                 with self.subTest(kind=kind, pretrained=pretrained):
                     model = detector(kind, pretrained, seed=2)
                     weights = self.weights(model, f"{kind}-{pretrained}-train.pth")
-                    xs, ts = images(sizes=((120, 160), (96, 84), (64, 72))), targets()
-                    tensors = {f"image.{i}": x for i, x in enumerate(xs)}
-                    for i, t in enumerate(ts):
-                        tensors[f"boxes.{i}"], tensors[f"labels.{i}"] = t["boxes"], t["labels"]
-                    save_file(tensors, self.path("train.safetensors"))
+                    xs, ts = self.training_inputs("train.safetensors")
                     rc, text = run("losses", kind, weights, self.path("train.safetensors"),
                                    self.path("losses.safetensors"), 7, *(["--pretrained"] if pretrained else []),
                                    kind=kind)
@@ -262,11 +272,7 @@ class DetectorTest(unittest.TestCase):
         # largest gradient (measured: 4e-5 and 4e-3).
         model = detector(RETINA, True, seed=2)
         weights = self.weights(model, "retina-bf16.pth")
-        xs, ts = images(sizes=((120, 160), (96, 84), (64, 72))), targets()
-        tensors = {f"image.{i}": x for i, x in enumerate(xs)}
-        for i, t in enumerate(ts):
-            tensors[f"boxes.{i}"], tensors[f"labels.{i}"] = t["boxes"], t["labels"]
-        save_file(tensors, self.path("bf16.safetensors"))
+        xs, ts = self.training_inputs("bf16.safetensors")
         os.environ["DETECTOR_CHECK_AUTOCAST"] = "bf16"
         try:
             rc, text = run("losses", RETINA, weights, self.path("bf16.safetensors"), self.path("bf16-out.safetensors"),
