@@ -92,10 +92,6 @@ std::shared_ptr<DetectorNetImpl> makeDetector(const DetectorOptions& options) {
 
 namespace {
 
-int64_t retinaAnchorsPerPlace(const DetectorOptions& o) {
-  return static_cast<int64_t>(o.retina.anchorSizes.front().size() * o.retina.aspectRatios.front().size());
-}
-
 // The names torchvision's _load_from_state_dict still accepts (RPNHead and
 // FeaturePyramidNetwork before version 2).
 std::string currentName(const std::string& name) {
@@ -148,7 +144,7 @@ DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& 
   const bool retina = singleStage(model.options().kind);
   const std::string predictor = retina ? "head.classification_head.cls_logits." : "roi_heads.box_predictor.";
   if (auto it = wanted.find(predictor + (retina ? "weight" : "cls_score.weight")); it != wanted.end()) {
-    info.fileClasses = it->second.size(0) / (retina ? retinaAnchorsPerPlace(model.options()) : 1);
+    info.fileClasses = it->second.size(0) / (retina ? anchorsPerPlace(model.options().retina) : 1);
     info.predictorKept = info.fileClasses == model.options().classes;
     if (!info.predictorKept)
       for (auto w = wanted.begin(); w != wanted.end();)

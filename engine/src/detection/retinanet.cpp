@@ -27,10 +27,6 @@ RpnOptions anchorsOf(const RetinaOptions& o) {
   return a;
 }
 
-int64_t anchorsPerPlace(const RetinaOptions& o) {
-  return static_cast<int64_t>(o.anchorSizes.front().size() * o.aspectRatios.front().size());
-}
-
 // The sum of the images' losses in their order (retinanet.py's _sum).
 torch::Tensor sumInOrder(const std::vector<torch::Tensor>& each) {
   torch::Tensor sum = each.front();
@@ -39,6 +35,10 @@ torch::Tensor sumInOrder(const std::vector<torch::Tensor>& each) {
 }
 
 }  // namespace
+
+int64_t anchorsPerPlace(const RetinaOptions& o) {
+  return static_cast<int64_t>(o.anchorSizes.front().size() * o.aspectRatios.front().size());
+}
 
 RetinaSubheadImpl::RetinaSubheadImpl(int64_t channels, int64_t anchors, int64_t classes)
     : m_width(classes > 0 ? classes : 4) {
@@ -81,15 +81,21 @@ RetinaNetImpl::RetinaNetImpl(DetectorOptions options)
   regression = head->register_module("regression_head", RetinaSubhead(256, anchors, 0));
 }
 
+RetinaNetImpl::Outputs RetinaNetImpl::run(const ImageBatch& batch) {
+  Outputs o;
+  for (auto& [name, f] : backbone->forward(batch.tensors)) o.levels.push_back(f);
+  o.logits = classification->forward(o.levels);
+  o.codes = regression->forward(o.levels);
+  o.anchors = gridAnchors(batch, o.levels, anchorsOf(m_o.retina));
+  return o;
+}
+
 std::vector<Detections> RetinaNetImpl::detect(const std::vector<torch::Tensor>& images) {
   const RetinaOptions& r = m_o.retina;
   std::vector<ImageSize> original;
   for (const auto& image : images) original.push_back({image.size(-2), image.size(-1)});
   const ImageBatch batch = m_transform(images, nullptr, false);
-  std::vector<torch::Tensor> levels;
-  for (auto& [name, f] : backbone->forward(batch.tensors)) levels.push_back(f);
-  const torch::Tensor logits = classification->forward(levels), codes = regression->forward(levels);
-  const torch::Tensor anchors = gridAnchors(batch, levels, anchorsOf(r));
+  const auto [levels, logits, codes, anchors] = run(batch);
   const int64_t classes = logits.size(-1);
   const BoxCoder coder({1.0, 1.0, 1.0, 1.0});
   std::vector<Detections> out;
@@ -132,10 +138,7 @@ DetectionLosses RetinaNetImpl::losses(const std::vector<torch::Tensor>& images, 
   const RetinaOptions& r = m_o.retina;
   const ImageBatch batch = m_transform(images, &boxes, true);
   checkPositiveBoxes(boxes);
-  std::vector<torch::Tensor> levels;
-  for (auto& [name, f] : backbone->forward(batch.tensors)) levels.push_back(f);
-  const torch::Tensor logits = classification->forward(levels), codes = regression->forward(levels);
-  const torch::Tensor anchors = gridAnchors(batch, levels, anchorsOf(r));
+  const auto [levels, logits, codes, anchors] = run(batch);
   const BoxCoder coder({1.0, 1.0, 1.0, 1.0});
   std::vector<torch::Tensor> classLoss, boxLoss;
   for (size_t i = 0; i < images.size(); ++i) {

@@ -26,6 +26,9 @@
 
 namespace studio::detection {
 
+// The anchors at each place of a feature map: sizes x ratios (nine).
+int64_t anchorsPerPlace(const RetinaOptions& options);
+
 // RetinaNetClassificationHead (classes: with the background) or, classes
 // 0, RetinaNetRegressionHead: per anchor, its classes' logits or its four offsets.
 class RetinaSubheadImpl : public torch::nn::Module {
@@ -55,6 +58,13 @@ class RetinaNetImpl : public DetectorNetImpl {
   RetinaSubhead classification{nullptr}, regression{nullptr};
 
  private:
+  // The pyramid's levels, the head's outputs (N x A x classes, N x A x 4) and
+  // the anchors (A x 4, each image's alike) of a transformed batch.
+  struct Outputs {
+    std::vector<torch::Tensor> levels;
+    torch::Tensor logits, codes, anchors;
+  };
+  Outputs run(const ImageBatch& batch);
   RcnnTransform m_transform;
 };
 TORCH_MODULE(RetinaNet);
