@@ -14,6 +14,9 @@
 //     generator seeded S
 //   detector_check names KIND CLASSES [--pretrained]
 //     every parameter and buffer name with its shape, one per line
+// --pretrained: built as with trained backbone weights (torchvision's
+// weights_backbone: FrozenBatchNorm2d in the Faster R-CNN MobileNetV3,
+// SSDlite's MobileNetV3 without its reduced tail).
 // DETECTOR_CHECK_DEVICE=cuda runs detect and losses on the GPU (the results
 // come back to the CPU); DETECTOR_CHECK_SIZE=MIN:MAX sets their min_size and
 // max_size; DETECTOR_CHECK_AUTOCAST=bf16 runs losses under autocast to bfloat16. Exit 2 with the message on a
@@ -29,6 +32,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "detection/box_augment.h"
+#include "detection/box_coder.h"
 #include "detection/faster_rcnn.h"
 #include "detection/retinanet.h"
 #include "run/safetensors_file.h"
@@ -45,7 +49,8 @@ namespace {
 int64_t classesIn(const NamedTensors& weights) {
   for (const auto& [name, t] : weights) {
     if (name == "roi_heads.box_predictor.cls_score.weight") return t.size(0);
-    if (name == "head.classification_head.cls_logits.weight") return t.size(0) / 9;  // RetinaNet's 9 anchors
+    if (name == "head.classification_head.cls_logits.weight") return t.size(0) / 9;       // RetinaNet's 9 anchors
+    if (name == "head.classification_head.module_list.0.1.weight") return t.size(0) / 6;  // SSDlite's 6
   }
   return 91;
 }
@@ -60,6 +65,7 @@ int main(int argc, char** argv) {
     if (cmd == "names" && args == 4) {
       DetectorOptions o = detectorDefaults(argv[2], std::stoll(argv[3]));
       o.pretrained = pretrained;
+      o.reducedTail = !pretrained;
       const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       for (const auto& p : model->named_parameters()) std::cout << p.key() << " " << p.value().sizes() << "\n";
       for (const auto& b : model->named_buffers()) std::cout << b.key() << " " << b.value().sizes() << "\n";
@@ -96,6 +102,7 @@ int main(int argc, char** argv) {
     if (cmd == "load" && args == 6) {
       DetectorOptions o = detectorDefaults(argv[2], std::stoll(argv[4]));
       o.pretrained = pretrained;
+      o.reducedTail = !pretrained;
       const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       const DetectorWeights w = loadDetectorWeights(*model, readWeightsFile(argv[3]), argv[3]);
       std::cout << "tensors " << w.tensors << " backbone_only " << w.backboneOnly << " predictor_kept "
@@ -110,6 +117,7 @@ int main(int argc, char** argv) {
       const NamedTensors weights = readWeightsFile(argv[3]);
       DetectorOptions o = detectorDefaults(argv[2], classesIn(weights));
       o.pretrained = pretrained;
+      o.reducedTail = !pretrained;
       if (const char* size = std::getenv("DETECTOR_CHECK_SIZE")) {  // "MIN:MAX": min_size and max_size
         const std::string s(size);
         o.transform.minSizes = {std::stoll(s.substr(0, s.find(':')))};
@@ -138,6 +146,7 @@ int main(int argc, char** argv) {
         const ImageBatch batch = RcnnTransform(o.transform)(images, nullptr, false);
         out.emplace_back("batch", batch.tensors.contiguous());
         auto* backbone = model->named_children()["backbone"]->as<BackboneImpl>();
+        if (!backbone) throw ModelError("DETECTOR_CHECK_STAGES: only the pyramid detectors");
         const FeatureMaps maps = backbone->forward(batch.tensors);
         for (const auto& [name, f] : maps) out.emplace_back("features." + name, f.contiguous());
         if (auto* rcnn = dynamic_cast<FasterRcnnImpl*>(model.get())) {

@@ -212,26 +212,23 @@ class DetectionTrainTest(unittest.TestCase):
             self.assertIn(words, text)
             self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "refused")))
 
-    def test_retinanet_trains_and_its_export_finds_the_same_boxes(self):
-        # The single-stage detector through a run: its two loss parts (torchvision's
-        # names) are its columns and sum to the loss, Faster R-CNN's stay empty;
-        # predict gives the run's test figures; its export builds torchvision's
-        # RetinaNet, which finds predict's boxes. Score threshold 0.005: three steps
-        # leave the scores near the class prior, 0.01.
-        code, text, folder = self.train("retina", "--set", "model.kind=retinanet_resnet50_fpn_v2",
-                                        "--set", "train.max_steps=3", "--set", "train.batch_size=4",
-                                        "--set", "model.detector.score_threshold=0.005")
-        self.assertEqual(code, 0, text)
-        self.assertIn("model.detector.rois_per_image", text, "the setting without effect is named")
+    def single_stage_run(self, name, kind, parts, *more):
+        """A 3-step run of a one-head detector: its loss parts (torchvision's names) are its
+        columns and sum to the loss, Faster R-CNN's stay empty; predict gives the run's test
+        figures; its export builds torchvision's model, which finds predict's boxes."""
+        code, trained, folder = self.train(name, "--set", f"model.kind={kind}", "--set", "train.max_steps=3",
+                                           "--set", "train.batch_size=4", *more)
+        self.assertEqual(code, 0, trained)
+        self.assertIn("model.detector.rois_per_image", trained, "the setting without effect is named")
         train = [r for r in self.csv(folder) if r["kind"] == "train"]
         self.assertEqual(len(train), 3)
         for r in train:
             self.assertEqual([r[p] for p in PARTS], [""] * 4)
-            parts = [float(r[p]) for p in ("classification", "bbox_regression")]
-            self.assertAlmostEqual(sum(parts), float(r["train_loss"]), delta=1e-4 * max(1.0, sum(parts)))
+            values = [float(r[p]) for p in parts]
+            self.assertAlmostEqual(sum(values), float(r["train_loss"]), delta=1e-4 * max(1.0, sum(values)))
         with open(os.path.join(folder, "summary.json")) as f:
             summary = json.load(f)
-        detections = os.path.join(self.tmp.name, "retina.json")
+        detections = os.path.join(self.tmp.name, name + ".json")
         code, text = run(CLI, "predict", folder, "--input", self.test_root, "--annotations", self.test_annotations,
                          "--out", detections)
         self.assertEqual(code, 0, text)
@@ -240,7 +237,20 @@ class DetectionTrainTest(unittest.TestCase):
         with open(detections) as f:
             results = json.load(f)
         self.assertGreater(len(results), 100, "too few boxes to compare")
-        self.check_export(folder, results, printed, "retina-export")
+        self.check_export(folder, results, printed, name + "-export")
+        return trained
+
+    def test_retinanet_trains_and_its_export_finds_the_same_boxes(self):
+        # Score threshold 0.005: three steps leave the scores near the class prior, 0.01.
+        self.single_stage_run("retina", "retinanet_resnet50_fpn_v2", ("classification", "bbox_regression"),
+                              "--set", "model.detector.score_threshold=0.005")
+
+    def test_ssdlite_trains_and_its_export_finds_the_same_boxes(self):
+        # SSDlite resizes every image to 320 x 320: the suite's min_size and max_size are
+        # named as settings without effect.
+        text = self.single_stage_run("ssd", "ssdlite320_mobilenet_v3_large", ("bbox_regression", "classification"))
+        self.assertIn("model.detector.min_size", text)
+        self.assertIn("model.detector.max_size", text)
 
     def test_a_killed_detection_run_resumes_bit_for_bit(self):
         # With every box augmentation on: their draws come from the generator the checkpoint keeps.

@@ -29,6 +29,7 @@ runs both sides on the GPU (bench/gpu_run.sh's detect part): torchvision's
 CUDA kernels against the studio's operators on CUDA.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,18 +41,21 @@ import torch
 import torchvision
 from safetensors.torch import load_file, save_file
 from torchvision.models.detection import FasterRCNN
-from torchvision.models.detection.anchor_utils import AnchorGenerator
+from torchvision.models.detection.anchor_utils import AnchorGenerator, DefaultBoxGenerator
 from torchvision.models.detection.backbone_utils import _mobilenet_extractor, _resnet_fpn_extractor
 from torchvision.models.detection.faster_rcnn import FastRCNNConvFCHead
 from torchvision.models.detection.retinanet import RetinaNet, RetinaNetHead, _default_anchorgen
 from torchvision.models.detection.rpn import RPNHead
+from torchvision.models.detection.ssd import SSD
+from torchvision.models.detection.ssdlite import SSDLiteHead
+from torchvision.models.detection.ssdlite import _mobilenet_extractor as _ssdlite_extractor
 from torchvision.ops.feature_pyramid_network import LastLevelP6P7
 from torchvision.ops.misc import FrozenBatchNorm2d
 
 CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
 KINDS = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2",
-         "retinanet_resnet50_fpn_v2"]
-RETINA = KINDS[3]
+         "retinanet_resnet50_fpn_v2", "ssdlite320_mobilenet_v3_large"]
+RETINA, SSDLITE = KINDS[3], KINDS[4]
 # ResNet-50 at torchvision's 800 px would take minutes here: both sides resize to this instead.
 SIZES = {"fasterrcnn_resnet50_fpn_v2": (128, 160), RETINA: (128, 160)}
 CLASSES = 5  # with the background
@@ -73,6 +77,14 @@ def detector(kind, pretrained=False, seed=0):
     if not pretrained:
         model = getattr(torchvision.models.detection, kind)(weights=None, weights_backbone=None,
                                                            num_classes=CLASSES, **sizes)
+    elif kind == SSDLITE:  # weights_backbone: MobileNetV3's full tail, all six stages trained
+        norm = partial(torch.nn.BatchNorm2d, eps=0.001, momentum=0.03)
+        backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm, reduced_tail=False)
+        backbone = _ssdlite_extractor(backbone, 6, norm)
+        anchors = DefaultBoxGenerator([[2, 3] for _ in range(6)], min_ratio=0.2, max_ratio=0.95)
+        head = SSDLiteHead([672, 960, 512, 256, 256, 128], anchors.num_anchors_per_location(), CLASSES, norm)
+        model = SSD(backbone, anchors, (320, 320), CLASSES, head=head, score_thresh=0.001, nms_thresh=0.55,
+                    detections_per_img=300, topk_candidates=300, image_mean=[0.5] * 3, image_std=[0.5] * 3)
     elif kind == RETINA:  # weights_backbone: BatchNorm2d still, 3 layers trained
         backbone = _resnet_fpn_extractor(torchvision.models.resnet50(weights=None), 3, returned_layers=[2, 3, 4],
                                          extra_blocks=LastLevelP6P7(2048, 256))
@@ -228,8 +240,8 @@ class DetectorTest(unittest.TestCase):
         # and the detections check both): its 800 px backward took 45 s here. ResNet-50's
         # backward is the slow one too: its trained-backbone form, whose frozen
         # stages make it the stricter, stands for both.
-        for kind in (KINDS[0], KINDS[2], RETINA):
-            for pretrained in ((True,) if kind in SIZES else (False, True)):
+        for kind in (KINDS[0], KINDS[2], RETINA, SSDLITE):
+            for pretrained in ((True,) if kind in SIZES else (False,) if kind == SSDLITE else (False, True)):
                 with self.subTest(kind=kind, pretrained=pretrained):
                     model = detector(kind, pretrained, seed=2)
                     weights = self.weights(model, f"{kind}-{pretrained}-train.pth")
@@ -251,6 +263,7 @@ class DetectorTest(unittest.TestCase):
                     grads = {n: p.grad.cpu() for n, p in model.named_parameters() if p.grad is not None}
                     self.assertEqual(sorted(k[5:] for k in ours if k.startswith("grad.")), sorted(grads))
                     frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+                    # (SSDlite trains all six of its stages, trained backbone or not.)
                     self.assertEqual(bool(frozen), pretrained, "trained backbones freeze their first stages")
                     # Against the largest gradient of all: a BatchNorm bias that a
                     # training BatchNorm follows has a gradient of rounding noise only
@@ -408,6 +421,52 @@ class DetectorTest(unittest.TestCase):
         rc, text = run("load", RETINA, self.path("rcnn.pth"), CLASSES, self.path("loaded.safetensors"))
         self.assertEqual(rc, 2, text)
         self.assertIn("does not fit retinanet_resnet50_fpn_v2: it lacks backbone.fpn.extra_blocks.p6.bias", text)
+
+    def test_ssdlite_state_dicts_load(self):
+        # Its own state dict key for key; COCO's 91 classes into a model of 5: all
+        # but the six 1x1 class convs (6 default boxes x 91, replaced); a MobileNetV3
+        # classifier's features into SSDLiteFeatureExtractorMobileNet, block 13 split
+        # after its expansion (features.0.13 and features.1.0.1 .. 3).
+        self.loads_key_for_key(SSDLITE, detector(SSDLITE).state_dict())
+        coco = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+        torch.save(coco.state_dict(), self.path("ssd-coco.pth"))
+        rc, text = run("load", SSDLITE, self.path("ssd-coco.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("predictor_kept 0 file_classes 91", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        replaced = 0
+        for k, v in coco.state_dict().items():
+            if re.match(r"head\.classification_head\.module_list\.\d+\.1\.", k):
+                self.assertEqual(loaded[k].shape[0], 6 * CLASSES, k)
+                replaced += 1
+            else:
+                self.assertTrue(torch.equal(loaded[k], v), k)
+        self.assertEqual(replaced, 12)
+        classifier = torchvision.models.mobilenet_v3_large(weights=None)
+        with torch.no_grad():
+            for name, b in classifier.named_buffers():
+                if name.endswith("running_mean"):
+                    b.copy_(torch.randn_like(b))
+        torch.save(classifier.state_dict(), self.path("imagenet.pth"))
+        rc, text = run("load", SSDLITE, self.path("imagenet.pth"), CLASSES, self.path("loaded.safetensors"),
+                       "--pretrained")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("backbone_only 1", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        theirs = detector(SSDLITE, pretrained=True)
+        theirs.backbone.load_state_dict({k[9:]: v for k, v in loaded.items() if k.startswith("backbone.")})
+        body = torchvision.models.mobilenet_v3_large(weights=None)
+        body.load_state_dict(classifier.state_dict())
+        # torchvision's extractor over the classifier's blocks, with the file's tensors: the same features.
+        x = torch.rand(1, 3, 320, 320)
+        theirs.eval(), body.eval()
+        with torch.no_grad():
+            self.assertTrue(torch.equal(theirs.backbone.features(x), body.features(x)))
+        # A RetinaNet's state dict does not fit, by name.
+        torch.save(detector(RETINA).state_dict(), self.path("retina.pth"))
+        rc, text = run("load", SSDLITE, self.path("retina.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 2, text)
+        self.assertIn("does not fit ssdlite320_mobilenet_v3_large: it lacks backbone.extra.0.0.0.weight", text)
 
 
 if __name__ == "__main__":

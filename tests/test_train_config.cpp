@@ -349,11 +349,11 @@ class TestTrainConfig : public QObject {
   // family, and a name that is no model's has none.
   void modelKindsComeFromTheirRegistry() {
     QCOMPARE(findSetting("model.kind")->choices, modelKinds());
-    QCOMPARE(modelKinds(),
-             (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34", "resnet50",
-                                       "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0",
-                                       "fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn",
-                                       "fasterrcnn_resnet50_fpn_v2", "retinanet_resnet50_fpn_v2"}));
+    QCOMPARE(modelKinds(), (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34",
+                                                     "resnet50", "mobilenet_v3_small", "mobilenet_v3_large",
+                                                     "efficientnet_b0", "fasterrcnn_mobilenet_v3_large_320_fpn",
+                                                     "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2",
+                                                     "retinanet_resnet50_fpn_v2", "ssdlite320_mobilenet_v3_large"}));
     std::vector<std::string> builtin;
     for (const std::string& kind : modelKinds()) {
       QVERIFY2(modelFamily(kind).has_value(), kind.c_str());

@@ -11,7 +11,7 @@ bool familyOfKinds(ModelFamily f) { return f == ModelFamily::torchvision || f ==
 const std::vector<std::string>& detectorKinds() {
   static const std::vector<std::string> kinds{"fasterrcnn_mobilenet_v3_large_320_fpn",
                                               "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2",
-                                              "retinanet_resnet50_fpn_v2"};
+                                              "retinanet_resnet50_fpn_v2", "ssdlite320_mobilenet_v3_large"};
   return kinds;
 }
 

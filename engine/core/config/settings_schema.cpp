@@ -50,7 +50,8 @@ std::vector<FieldSpec> makeSchema() {
               "(task.kind detection), torchvision's detectors: fasterrcnn_mobilenet_v3_large_320_fpn, the "
               "fastest, and fasterrcnn_mobilenet_v3_large_fpn; fasterrcnn_resnet50_fpn_v2, the most accurate and "
               "several times slower; retinanet_resnet50_fpn_v2, single-stage (no proposals: one dense head with "
-              "the focal loss), as slow."),
+              "the focal loss), as slow; ssdlite320_mobilenet_v3_large, every image at 320 x 320, the lightest for "
+              "phones and small machines."),
           modelKinds());
   when(range(add(SETTING(model.width), model, "Width", T::Int,
                  "Hidden units (mlp) or base channels (cnn, resnet); wider learns more but costs time and memory."),

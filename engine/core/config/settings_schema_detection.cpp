@@ -48,31 +48,38 @@ void addDetectionSettings(Fields& add) {
 
   const Rule detector{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::detector); },
                       "a detector model.kind (" + detectorKindsText() + ")"};
+  const Rule resizes{[](const TrainConfig& c) {
+                       return isModel(c.model.kind, ModelFamily::detector) && c.model.kind.rfind("ssdlite", 0) != 0;
+                     },
+                     "a detector that resizes by min_size and max_size (not ssdlite320_mobilenet_v3_large, which "
+                     "resizes every image to 320 x 320)"};
   when(range(add(SETTING(model.detector.min_size), model, "Detector: shorter side (px)", T::Int,
                  "Each image is resized so that its shorter side is this (torchvision's min_size), unless its "
                  "longer side would pass the longest side; 0: the model's (320 for the _320_ model, else 800)."),
              between(0, 4096)),
-       detector, true);
+       resizes, true);
   when(range(add(SETTING(model.detector.max_size), model, "Detector: longest side (px)", T::Int,
                  "The longest side an image is resized to (torchvision's max_size); 0: the model's (640 for the "
                  "_320_ model, else 1333)."),
              between(0, 8192)),
-       detector, true);
+       resizes, true);
   when(range(add(SETTING(model.detector.score_threshold), model, "Detector: score threshold", T::Real,
                  "Boxes scored below this are dropped before NMS (torchvision's box_score_thresh, RetinaNet's "
-                 "score_thresh, 0.05); "
+                 "score_thresh, 0.05; SSDlite's score_thresh is 0.001 in torchvision); "
                  "evaluation keeps low scores, as COCO's mAP wants them."),
              between(0, 1, false, true)),
        detector, true);
   when(range(add(SETTING(model.detector.nms_iou), model, "Detector: NMS IoU", T::Real,
                  "Of two boxes of a class that overlap by more than this IoU, the lower-scored is dropped "
-                 "(torchvision's box_nms_thresh, RetinaNet's nms_thresh, 0.5)."),
+                 "(torchvision's box_nms_thresh, RetinaNet's nms_thresh, 0.5; SSDlite's is 0.55 in torchvision)."),
              between(0, 1, true, false)),
        detector, true);
-  when(range(add(SETTING(model.detector.detections_per_image), model, "Detector: boxes per image", T::Int,
-                 "The most boxes an image keeps, best scores first (torchvision's box_detections_per_img, 100; "
-                 "RetinaNet's detections_per_img is 300 in torchvision, 100 here too: COCO's mAP reads at most 100)."),
-             between(1, 1000)),
+  when(range(
+           add(SETTING(model.detector.detections_per_image), model, "Detector: boxes per image", T::Int,
+               "The most boxes an image keeps, best scores first (torchvision's box_detections_per_img, 100; "
+               "RetinaNet's and SSDlite's detections_per_img are 300 in torchvision, 100 here too: COCO's mAP reads at "
+               "most 100)."),
+           between(1, 1000)),
        detector, true);
   when(range(add(SETTING(model.detector.rois_per_image), model, "Detector: proposals trained per image", T::Int,
                  "How many of the RPN's proposals per image train the box heads, a quarter of them objects at most "
@@ -82,7 +89,7 @@ void addDetectionSettings(Fields& add) {
        Rule{[](const TrainConfig& c) {
               return isModel(c.model.kind, ModelFamily::detector) && c.model.kind.rfind("fasterrcnn", 0) == 0;
             },
-            "a two-stage detector model.kind (fasterrcnn_*; RetinaNet has no proposals)"},
+            "a two-stage detector model.kind (fasterrcnn_*; RetinaNet and SSDlite have no proposals)"},
        true);
 }
 

@@ -29,19 +29,28 @@ std::vector<std::vector<const AnnotatedBox*>> trainingBoxes(const BoxAnnotations
 
 }  // namespace
 
-Placement placeImage(int64_t height, int64_t width, int64_t maxSize) {
+Placement placeImage(int64_t height, int64_t width, int64_t maxSize, int64_t minShorter) {
   Placement p{height, width, 1.0};
-  const int64_t longer = std::max(height, width);
+  const int64_t longer = std::max(height, width), shorter = std::min(height, width);
   if (maxSize > 0 && longer > maxSize) {
     p.scale = static_cast<double>(maxSize) / static_cast<double>(longer);
+    if (minShorter > 0)
+      p.scale = std::min(1.0, std::max(p.scale, static_cast<double>(minShorter) / static_cast<double>(shorter)));
     p.height = std::max<int64_t>(1, std::llround(static_cast<double>(height) * p.scale));
     p.width = std::max<int64_t>(1, std::llround(static_cast<double>(width) * p.scale));
   }
   return p;
 }
 
+Placement poolPlacement(int64_t height, int64_t width, const RcnnTransformOptions& t) {
+  if (t.fixedSize)
+    return placeImage(height, width, std::max(t.fixedSize->height, t.fixedSize->width),
+                      std::min(t.fixedSize->height, t.fixedSize->width));
+  return placeImage(height, width, t.maxSize);
+}
+
 DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
-  const int64_t maxSize = detectorOptions(cfg.model, p.classes()).transform.maxSize;
+  const RcnnTransformOptions transform = detectorOptions(cfg.model, p.classes()).transform;
   DataSplits d;
   d.kind = DataKind::Image;
   d.task = p.task;
@@ -57,7 +66,7 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
   int64_t hMax = 1, wMax = 1, most = 1;
   for (int64_t item : items) {
     const auto& image = p.boxes.images[static_cast<size_t>(item)];
-    placed.push_back(placeImage(image.height, image.width, maxSize));
+    placed.push_back(poolPlacement(image.height, image.width, transform));
     hMax = std::max(hMax, placed.back().height);
     wMax = std::max(wMax, placed.back().width);
     most = std::max<int64_t>(most, static_cast<int64_t>(boxesOf[static_cast<size_t>(item)].size()));

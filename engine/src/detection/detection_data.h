@@ -27,13 +27,17 @@ inline constexpr int64_t kPackedHeader = 4;
 inline constexpr int64_t kPackedBox = 5;
 
 // Where an image of height x width goes in the pool: at its own size, or
-// shrunk so that its longer side is maxSize (0: never shrunk); scale is
-// pool pixels per original pixel. Predictions place new images the same way.
+// shrunk so that its longer side is maxSize (0: never shrunk), its shorter
+// side not below minShorter (SSD's fixed size stretches the shorter side);
+// scale is pool pixels per original pixel. Predictions place new images the
+// same way (poolPlacement: the model's transform's sizes).
 struct Placement {
   int64_t height = 0, width = 0;
   double scale = 1;
 };
-Placement placeImage(int64_t height, int64_t width, int64_t maxSize);
+Placement placeImage(int64_t height, int64_t width, int64_t maxSize, int64_t minShorter = 0);
+struct RcnnTransformOptions;
+Placement poolPlacement(int64_t height, int64_t width, const RcnnTransformOptions& transform);
 
 // The splits of a detection plan; the boxes per class of each split in
 // trainCounts, valCounts and testCounts; images shrunk to the detector's

@@ -9,17 +9,27 @@
 
 #include "detection/faster_rcnn.h"
 #include "detection/retinanet.h"
+#include "detection/ssdlite.h"
 #include "studio/errors.h"
 #include "studio/model_kinds.h"  // detectorKinds()
 
 namespace studio::detection {
 
+bool ssdKind(const std::string& kind) { return kind.rfind("ssdlite", 0) == 0; }
+
 PostProcess DetectorOptions::postProcess() const {
+  if (ssdKind(kind)) return {ssd.scoreThresh, ssd.nms, ssd.detectionsPerImage};
   if (singleStage(kind)) return {retina.scoreThresh, retina.nms, retina.detectionsPerImage};
   return {roiHeads.scoreThresh, roiHeads.nms, roiHeads.detectionsPerImage};
 }
 
 void DetectorOptions::setPostProcess(const PostProcess& p) {
+  if (ssdKind(kind)) {
+    ssd.scoreThresh = p.scoreThresh;
+    ssd.nms = p.nms;
+    ssd.detectionsPerImage = p.detectionsPerImage;
+    return;
+  }
   if (singleStage(kind)) {
     retina.scoreThresh = p.scoreThresh;
     retina.nms = p.nms;
@@ -38,6 +48,18 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
   DetectorOptions o;
   o.kind = kind;
   o.classes = classes;
+  if (ssdKind(kind)) {
+    // ssdlite320_mobilenet_v3_large: every image to 320 x 320, scaled to
+    // [-1, 1], batched without padding (size_divisible 1).
+    o.ssd = ssdliteDefaults();
+    o.transform.minSizes = {320};
+    o.transform.maxSize = 320;
+    o.transform.fixedSize = ImageSize{320, 320};
+    o.transform.mean = {0.5, 0.5, 0.5};
+    o.transform.std = {0.5, 0.5, 0.5};
+    o.transform.sizeDivisible = 1;
+    return o;
+  }
   if (singleStage(kind)) {
     // retinanet.py's _default_anchorgen: three sizes an octave's thirds
     // apart (truncated to integers) on each of the five levels.
@@ -70,6 +92,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
 }
 
 std::vector<std::string> detectorLossParts(const std::string& kind) {
+  if (ssdKind(kind)) return {"bbox_regression", "classification"};
   if (singleStage(kind)) return {"classification", "bbox_regression"};
   return {"loss_classifier", "loss_box_reg", "loss_objectness", "loss_rpn_box_reg"};
 }
@@ -86,6 +109,7 @@ void DetectorNetImpl::checkPositiveBoxes(const std::vector<torch::Tensor>& boxes
 }
 
 std::shared_ptr<DetectorNetImpl> makeDetector(const DetectorOptions& options) {
+  if (ssdKind(options.kind)) return SsdLite(options).ptr();
   if (singleStage(options.kind)) return RetinaNet(options).ptr();
   return FasterRcnn(options).ptr();
 }
@@ -106,6 +130,30 @@ bool endsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// A MobileNetV3 classifier's "features.N.…" in SSDLiteFeatureExtractorMobileNet:
+// blocks 0 .. 12 and block 13's expansion in features.0, the rest in features.1.
+std::string ssdBackboneName(const std::string& name) {
+  static const std::regex block(R"(^features\.(\d+)\.(.*)$)");
+  static const std::regex split(R"(^block\.(\d+)\.(.*)$)");
+  std::smatch m;
+  if (!std::regex_match(name, m, block)) return "backbone." + name;
+  const int n = std::stoi(m[1]);
+  const std::string rest = m[2];
+  if (n < 13) return "backbone.features.0." + std::to_string(n) + "." + rest;
+  if (n > 13) return "backbone.features.1." + std::to_string(n - 13) + "." + rest;
+  std::smatch k;
+  if (!std::regex_match(rest, k, split)) return "backbone.features.0.13." + rest;
+  return k[1] == "0" ? "backbone.features.0.13." + std::string(k[2])
+                     : "backbone.features.1.0." + std::string(k[1]) + "." + std::string(k[2]);
+}
+
+// The class predictor's tensors, which a file of other classes does not give.
+bool predictorName(const std::string& kind, const std::string& name) {
+  static const std::regex ssd(R"(^head\.classification_head\.module_list\.\d+\.1\.(weight|bias)$)");
+  if (ssdKind(kind)) return std::regex_match(name, ssd);
+  return name.rfind(singleStage(kind) ? "head.classification_head.cls_logits." : "roi_heads.box_predictor.", 0) == 0;
+}
+
 std::string listed(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
@@ -115,20 +163,24 @@ std::string listed(const std::vector<std::string>& names) {
 
 }  // namespace
 
+bool detectorStateDict(const NamedTensors& tensors) {
+  for (const auto& [raw, t] : tensors) {
+    const std::string name = raw.rfind("module.", 0) == 0 ? raw.substr(7) : raw;
+    if (name.rfind("backbone.", 0) == 0 || name.rfind("roi_heads.", 0) == 0 || name.rfind("head.", 0) == 0) return true;
+  }
+  return false;
+}
+
 DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& tensors, const std::string& path) {
   DetectorWeights info;
   std::map<std::string, torch::Tensor> file;
   bool allModule = !tensors.empty();
   for (const auto& [name, t] : tensors) allModule = allModule && name.rfind("module.", 0) == 0;
-  bool detector = false;
-  for (const auto& [raw, t] : tensors) {
-    const std::string name = allModule ? raw.substr(7) : raw;
-    detector =
-        detector || name.rfind("backbone.", 0) == 0 || name.rfind("roi_heads.", 0) == 0 || name.rfind("head.", 0) == 0;
-    file[name] = t;
-  }
+  for (const auto& [raw, t] : tensors) file[allModule ? raw.substr(7) : raw] = t;
+  const std::string& kind = model.options().kind;
+  const bool ssd = ssdKind(kind);
   std::map<std::string, torch::Tensor> wanted;
-  if (detector) {
+  if (detectorStateDict(tensors)) {
     for (const auto& [name, t] : file) wanted[currentName(name)] = t;
   } else {
     info.backboneOnly = true;
@@ -136,28 +188,35 @@ DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& 
     // "conv1.*", "layer1.*", ..) into the body; its own head left out.
     for (const auto& [name, t] : file) {
       if (name.rfind("classifier.", 0) == 0 || name.rfind("fc.", 0) == 0) continue;
-      wanted["backbone.body." + (name.rfind("features.", 0) == 0 ? name.substr(9) : name)] = t;
+      wanted[ssd ? ssdBackboneName(name)
+                 : "backbone.body." + (name.rfind("features.", 0) == 0 ? name.substr(9) : name)] = t;
     }
   }
   // The class predictor: Faster R-CNN's box predictor (its classes and
-  // their boxes), RetinaNet's class logits (its classes per anchor).
-  const bool retina = singleStage(model.options().kind);
-  const std::string predictor = retina ? "head.classification_head.cls_logits." : "roi_heads.box_predictor.";
-  if (auto it = wanted.find(predictor + (retina ? "weight" : "cls_score.weight")); it != wanted.end()) {
-    info.fileClasses = it->second.size(0) / (retina ? anchorsPerPlace(model.options().retina) : 1);
+  // their boxes), RetinaNet's class logits and SSDlite's (its classes per anchor).
+  const bool retina = singleStage(kind);
+  const std::string logits = ssd      ? "head.classification_head.module_list.0.1.weight"
+                             : retina ? "head.classification_head.cls_logits.weight"
+                                      : "roi_heads.box_predictor.cls_score.weight";
+  if (auto it = wanted.find(logits); it != wanted.end()) {
+    const int64_t perPlace = ssd      ? ssdAnchorsPerPlace(model.options().ssd)
+                             : retina ? anchorsPerPlace(model.options().retina)
+                                      : 1;
+    info.fileClasses = it->second.size(0) / perPlace;
     info.predictorKept = info.fileClasses == model.options().classes;
     if (!info.predictorKept)
       for (auto w = wanted.begin(); w != wanted.end();)
-        w = w->first.rfind(predictor, 0) == 0 ? wanted.erase(w) : std::next(w);
+        w = predictorName(kind, w->first) ? wanted.erase(w) : std::next(w);
   }
+  const std::string body = ssd ? "backbone.features." : "backbone.body.";
   std::map<std::string, torch::Tensor> own;
   for (const auto& p : model.named_parameters()) own[p.key()] = p.value();
   for (const auto& b : model.named_buffers()) own[b.key()] = b.value();
   std::vector<std::string> missing, unexpected, shapes;
   for (const auto& [name, t] : own) {
     if (wanted.count(name) || endsWith(name, "num_batches_tracked")) continue;
-    if (info.backboneOnly && name.rfind("backbone.body.", 0) != 0) continue;
-    if (!info.predictorKept && name.rfind(predictor, 0) == 0) continue;
+    if (info.backboneOnly && name.rfind(body, 0) != 0) continue;
+    if (!info.predictorKept && predictorName(kind, name)) continue;
     missing.push_back(name);
   }
   for (const auto& [name, t] : wanted) {
@@ -166,12 +225,12 @@ DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& 
       if (!endsWith(name, "num_batches_tracked")) unexpected.push_back(name);
     } else if (it->second.sizes() != t.sizes()) {
       std::ostringstream s;
-      s << name << " is " << t.sizes() << " in the file, " << it->second.sizes() << " in " << model.options().kind;
+      s << name << " is " << t.sizes() << " in the file, " << it->second.sizes() << " in " << kind;
       shapes.push_back(s.str());
     }
   }
   if (!missing.empty() || !unexpected.empty() || !shapes.empty()) {
-    std::string why = path + " does not fit " + model.options().kind + ":";
+    std::string why = path + " does not fit " + kind + ":";
     if (!missing.empty()) why += " it lacks " + listed(missing) + ";";
     if (!unexpected.empty()) why += " it has " + listed(unexpected) + " that the model has not;";
     if (!shapes.empty()) why += " " + listed(shapes) + ";";

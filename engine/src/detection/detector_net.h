@@ -5,7 +5,8 @@
 // loads key for key and the same weights give the same boxes.
 //   Two-stage (detection/faster_rcnn.h): fasterrcnn_mobilenet_v3_large_320_fpn,
 //     fasterrcnn_mobilenet_v3_large_fpn, fasterrcnn_resnet50_fpn_v2;
-//   single-stage (detection/retinanet.h): retinanet_resnet50_fpn_v2.
+//   single-stage (detection/retinanet.h): retinanet_resnet50_fpn_v2;
+//   SSD (detection/ssdlite.h): ssdlite320_mobilenet_v3_large.
 // Thread: engine thread.
 
 #include <memory>
@@ -17,6 +18,7 @@
 #include "detection/rcnn_transform.h"
 #include "detection/roi_heads.h"
 #include "detection/rpn.h"
+#include "detection/ssd_parts.h"
 #include "run/weights_file.h"
 #include "torch_pch.h"
 
@@ -50,9 +52,17 @@ struct DetectorOptions {
   RpnOptions rpn;            // two-stage
   RoiHeadsOptions roiHeads;  // two-stage
   RetinaOptions retina;      // single-stage
+  SsdOptions ssd;            // SSDlite
+  // SSDlite's MobileNetV3 with its last stage halved, as torchvision builds
+  // it without a trained backbone (weights_backbone None; also under COCO's
+  // weights); false for a classifier's state dict in model.weights.
+  bool reducedTail = true;
   PostProcess postProcess() const;
   void setPostProcess(const PostProcess& p);
 };
+
+// ssdlite320_mobilenet_v3_large.
+bool ssdKind(const std::string& kind);
 
 // torchvision's defaults for kind (its builder's keyword defaults). Throws
 // std::invalid_argument for a kind that is not a detector here.
@@ -93,11 +103,16 @@ struct DetectorWeights {
   int64_t fileClasses = 0;     // the file's predictor's classes (with the background)
 };
 
+// A detector's state dict (its names start backbone., head. or roi_heads.),
+// not a classifier's.
+bool detectorStateDict(const NamedTensors& tensors);
+
 // Loads a whole detector's state dict (torchvision's names; the RPN head's
 // and the pyramid's names of older torchvision accepted) or a classifier's
 // (MobileNetV3's or ResNet-50's features into the backbone). A detector
-// whose class predictor (roi_heads.box_predictor, or RetinaNet's
-// head.classification_head.cls_logits) has other classes than the model
+// whose class predictor (roi_heads.box_predictor, RetinaNet's
+// head.classification_head.cls_logits, SSDlite's 1x1 convs
+// head.classification_head.module_list.i.1) has other classes than the model
 // keeps the model's own, as torchvision's fine-tuning tutorial replaces it.
 // Throws ModelError naming the keys that are missing, unexpected, or of another shape.
 DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& tensors, const std::string& path);

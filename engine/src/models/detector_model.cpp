@@ -20,8 +20,22 @@ detection::DetectorOptions detectorOptions(const ModelConfig& config, int64_t cl
   return o;
 }
 
+namespace {
+
+// The options the model is built with: detectorOptions, and SSDlite's
+// backbone as model.weights shapes it (a classifier's: MobileNetV3's full
+// tail, as torchvision's weights_backbone; a detector's or none: the reduced one).
+detection::DetectorOptions buildOptions(const ModelConfig& config, int64_t classes) {
+  detection::DetectorOptions o = detectorOptions(config, classes);
+  if (detection::ssdKind(o.kind) && !config.weights.empty())
+    o.reducedTail = detection::detectorStateDict(readWeightsFile(config.weights));
+  return o;
+}
+
+}  // namespace
+
 DetectorModel::DetectorModel(const ModelConfig& config, int64_t classes)
-    : DetectorModel(detection::makeDetector(detectorOptions(config, classes))) {}
+    : DetectorModel(detection::makeDetector(buildOptions(config, classes))) {}
 
 DetectorModel::DetectorModel(std::shared_ptr<detection::DetectorNetImpl> net)
     : ModuleModel(net), m_net(std::move(net)) {}
@@ -40,9 +54,10 @@ std::vector<LayerSummary> DetectorModel::layers(const torch::Tensor&) {
     LayerSummary row;
     row.name = child.key();
     // torchvision's classes for the parts.
-    row.type = row.name == "backbone" ? "BackboneWithFPN"
+    const bool ssd = detection::ssdKind(m_net->options().kind);
+    row.type = row.name == "backbone" ? (ssd ? "SSDLiteFeatureExtractorMobileNet" : "BackboneWithFPN")
                : row.name == "rpn"    ? "RegionProposalNetwork"
-               : row.name == "head"   ? "RetinaNetHead"
+               : row.name == "head"   ? (ssd ? "SSDLiteHead" : "RetinaNetHead")
                                       : "RoIHeads";
     row.parameters = params;
     rows.push_back(std::move(row));
@@ -79,56 +94,87 @@ std::string pyTuple(const std::vector<T>& values) {
   return "(" + s + (values.size() == 1 ? ",)" : ")");
 }
 
-// model.py: torchvision's FasterRCNN or RetinaNet with the run's options as
+// model.py: torchvision's FasterRCNN, RetinaNet or SSD with the run's options as
 // its keyword arguments, built as torchvision's builder for the kind builds
 // it (_fasterrcnn_mobilenet_v3_large_fpn's, whose norm_layer follows the
 // weights: FrozenBatchNorm2d after trained ones; fasterrcnn_resnet50_fpn_v2's;
-// retinanet_resnet50_fpn_v2's).
+// retinanet_resnet50_fpn_v2's; ssdlite320_mobilenet_v3_large's).
 std::string detectorPython(const detection::DetectorOptions& o) {
   const auto& t = o.transform;
   const auto& r = o.rpn;
   const auto& h = o.roiHeads;
   const auto& retina = o.retina;
   const bool single = detection::singleStage(o.kind), resnet = detection::resnetBackbone(o.kind);
-  const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers : o.pretrained ? 3 : resnet ? 5 : 6;
+  const bool ssd = detection::ssdKind(o.kind);
+  const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers
+                        : ssd                          ? 6
+                        : o.pretrained                 ? 3
+                        : resnet                       ? 5
+                                                       : 6;
   std::vector<std::string> sizes, ratios;
   for (const auto& level : single ? retina.anchorSizes : r.anchorSizes) sizes.push_back(pyTuple(level));
-  for (const auto& level : single ? retina.aspectRatios : r.aspectRatios) ratios.push_back(pyTuple(level));
-  std::vector<std::pair<std::string, std::string>> keywords{
-      {"min_size", pyTuple(t.minSizes)},
-      {"max_size", py(t.maxSize)},
-      {"image_mean", pyTuple(std::vector<double>(t.mean.begin(), t.mean.end()))},
-      {"image_std", pyTuple(std::vector<double>(t.std.begin(), t.std.end()))}};
+  for (const auto& level : ssd ? o.ssd.aspectRatios : single ? retina.aspectRatios : r.aspectRatios)
+    ratios.push_back(pyTuple(level));
+  // SSD's transform takes its fixed size, not min_size and max_size.
+  std::vector<std::pair<std::string, std::string>> keywords;
+  if (!ssd) keywords = {{"min_size", pyTuple(t.minSizes)}, {"max_size", py(t.maxSize)}};
+  keywords.emplace_back("image_mean", pyTuple(std::vector<double>(t.mean.begin(), t.mean.end())));
+  keywords.emplace_back("image_std", pyTuple(std::vector<double>(t.std.begin(), t.std.end())));
   const std::vector<std::pair<std::string, std::string>> family =
-      single ? std::vector<std::pair<std::string, std::string>>{{"score_thresh", py(retina.scoreThresh)},
-                                                                {"nms_thresh", py(retina.nms)},
-                                                                {"detections_per_img", py(retina.detectionsPerImage)},
-                                                                {"fg_iou_thresh", py(retina.fgIou)},
-                                                                {"bg_iou_thresh", py(retina.bgIou)},
-                                                                {"topk_candidates", py(retina.topkCandidates)}}
-             : std::vector<std::pair<std::string, std::string>>{{"rpn_pre_nms_top_n_train", py(r.preNmsTrain)},
-                                                                {"rpn_pre_nms_top_n_test", py(r.preNmsTest)},
-                                                                {"rpn_post_nms_top_n_train", py(r.postNmsTrain)},
-                                                                {"rpn_post_nms_top_n_test", py(r.postNmsTest)},
-                                                                {"rpn_nms_thresh", py(r.nms)},
-                                                                {"rpn_fg_iou_thresh", py(r.fgIou)},
-                                                                {"rpn_bg_iou_thresh", py(r.bgIou)},
-                                                                {"rpn_batch_size_per_image", py(r.batchPerImage)},
-                                                                {"rpn_positive_fraction", py(r.positiveFraction)},
-                                                                {"rpn_score_thresh", py(r.scoreThresh)},
-                                                                {"box_score_thresh", py(h.scoreThresh)},
-                                                                {"box_nms_thresh", py(h.nms)},
-                                                                {"box_detections_per_img", py(h.detectionsPerImage)},
-                                                                {"box_fg_iou_thresh", py(h.fgIou)},
-                                                                {"box_bg_iou_thresh", py(h.bgIou)},
-                                                                {"box_batch_size_per_image", py(h.batchPerImage)},
-                                                                {"box_positive_fraction", py(h.positiveFraction)}};
+      ssd      ? std::vector<std::pair<std::string, std::string>>{{"score_thresh", py(o.ssd.scoreThresh)},
+                                                                  {"nms_thresh", py(o.ssd.nms)},
+                                                                  {"detections_per_img", py(o.ssd.detectionsPerImage)},
+                                                                  {"iou_thresh", py(o.ssd.iou)},
+                                                                  {"topk_candidates", py(o.ssd.topkCandidates)}}
+      : single ? std::vector<std::pair<std::string, std::string>>{{"score_thresh", py(retina.scoreThresh)},
+                                                                  {"nms_thresh", py(retina.nms)},
+                                                                  {"detections_per_img", py(retina.detectionsPerImage)},
+                                                                  {"fg_iou_thresh", py(retina.fgIou)},
+                                                                  {"bg_iou_thresh", py(retina.bgIou)},
+                                                                  {"topk_candidates", py(retina.topkCandidates)}}
+               : std::vector<std::pair<std::string, std::string>>{{"rpn_pre_nms_top_n_train", py(r.preNmsTrain)},
+                                                                  {"rpn_pre_nms_top_n_test", py(r.preNmsTest)},
+                                                                  {"rpn_post_nms_top_n_train", py(r.postNmsTrain)},
+                                                                  {"rpn_post_nms_top_n_test", py(r.postNmsTest)},
+                                                                  {"rpn_nms_thresh", py(r.nms)},
+                                                                  {"rpn_fg_iou_thresh", py(r.fgIou)},
+                                                                  {"rpn_bg_iou_thresh", py(r.bgIou)},
+                                                                  {"rpn_batch_size_per_image", py(r.batchPerImage)},
+                                                                  {"rpn_positive_fraction", py(r.positiveFraction)},
+                                                                  {"rpn_score_thresh", py(r.scoreThresh)},
+                                                                  {"box_score_thresh", py(h.scoreThresh)},
+                                                                  {"box_nms_thresh", py(h.nms)},
+                                                                  {"box_detections_per_img", py(h.detectionsPerImage)},
+                                                                  {"box_fg_iou_thresh", py(h.fgIou)},
+                                                                  {"box_bg_iou_thresh", py(h.bgIou)},
+                                                                  {"box_batch_size_per_image", py(h.batchPerImage)},
+                                                                  {"box_positive_fraction", py(h.positiveFraction)}};
   keywords.insert(keywords.end(), family.begin(), family.end());
   std::string options;
   for (const auto& [name, value] : keywords) options += "    " + name + "=" + value + ",\n";
   // The imports and construction of torchvision's builder for the kind.
   std::string imports, construction;
-  if (single) {
+  if (ssd) {
+    imports =
+        "from functools import partial\n\n"
+        "import torch\n"
+        "import torchvision\n"
+        "from safetensors.torch import load_file\n"
+        "from torchvision.models.detection.ssd import SSD\n"
+        "from torchvision.models.detection.anchor_utils import DefaultBoxGenerator\n"
+        "from torchvision.models.detection.ssdlite import SSDLiteHead, _mobilenet_extractor\n";
+    construction =
+        "    # ssdlite320_mobilenet_v3_large's: BatchNorm2d(eps=0.001, momentum=0.03) throughout.\n"
+        "    norm = partial(torch.nn.BatchNorm2d, eps=0.001, momentum=0.03)\n"
+        "    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm, "
+        "reduced_tail=REDUCED_TAIL)\n"
+        "    backbone = _mobilenet_extractor(backbone, TRAINABLE_BACKBONE_LAYERS, norm)\n"
+        "    anchors = DefaultBoxGenerator(ASPECT_RATIOS, min_ratio=" +
+        py(o.ssd.minRatio) + ", max_ratio=" + py(o.ssd.maxRatio) +
+        ")\n"
+        "    head = SSDLiteHead(OUT_CHANNELS, anchors.num_anchors_per_location(), CLASSES, norm)\n"
+        "    model = SSD(backbone, anchors, (320, 320), CLASSES, head=head, **OPTIONS)\n";
+  } else if (single) {
     imports =
         "from functools import partial\n\n"
         "import torch\n"
@@ -183,7 +229,11 @@ std::string detectorPython(const detection::DetectorOptions& o) {
   const std::string labelZero = single ? "\nRetinaNet may also give label 0, the background no box has: the studio\n"
                                          "leaves those out (found[\"labels\"] > 0).\n"
                                        : "";
-  const std::string frozen = single
+  const std::string frozen = ssd ? std::string("REDUCED_TAIL = ") + (o.reducedTail ? "True" : "False") +
+                                       "  # MobileNetV3's last stage halved: torchvision's without a trained backbone\n"
+                                       "OUT_CHANNELS = [672, " +
+                                       (o.reducedTail ? "480" : "960") + ", 512, 256, 256, 128]\n"
+                             : single
                                  ? ""
                                  : std::string("FROZEN_BATCHNORM = ") + (o.pretrained && !resnet ? "True" : "False") +
                                        "  # a MobileNetV3 trained from model.weights: torchvision's norm_layer\n";
@@ -203,7 +253,7 @@ Needs torch, torchvision and safetensors (pip install safetensors).
 )PY" + labelZero +
          R"PY("""
 import os
-)PY" + (single ? "" : "\n") +
+)PY" + (single || ssd ? "" : "\n") +
          imports + R"PY(
 KIND = ")PY" +
          o.kind + R"PY("
@@ -211,12 +261,8 @@ CLASSES = )PY" +
          std::to_string(o.classes) +
          R"PY(  # with the background
 )PY" + frozen +
-         R"PY(TRAINABLE_BACKBONE_LAYERS = )PY" + std::to_string(trainable) + R"PY(
-ANCHOR_SIZES = )PY" +
-         pyTuple(sizes) +
-         R"PY(
-ASPECT_RATIOS = )PY" +
-         pyTuple(ratios) + R"PY(
+         R"PY(TRAINABLE_BACKBONE_LAYERS = )PY" + std::to_string(trainable) + "\n" +
+         (ssd ? "" : "ANCHOR_SIZES = " + pyTuple(sizes) + "\n") + R"PY(ASPECT_RATIOS = )PY" + pyTuple(ratios) + R"PY(
 OPTIONS = dict(
 )PY" + options +
          R"PY()

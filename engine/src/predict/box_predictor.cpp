@@ -53,7 +53,7 @@ struct BoxPredictor::Impl {
   torch::Device device{torch::kCPU};
   std::unique_ptr<Model> model;
   LoaderOptions transform;
-  int64_t maxSize = 0;
+  detection::RcnnTransformOptions placing;  // the model's transform: where its images go
 
   BoxPredictionReport emptyReport() const {
     BoxPredictionReport r;
@@ -81,7 +81,7 @@ struct BoxPredictor::Impl {
           const ImageHeader header = readImageHeader(file);
           const AnnotatedImage* a = annotated.empty() ? nullptr : annotated[first + static_cast<size_t>(k)];
           if (a) checkAnnotatedSize(*a, file, header.height, header.width);
-          d.at = detection::placeImage(header.height, header.width, maxSize);
+          d.at = detection::poolPlacement(header.height, header.width, placing);
           d.image = torch::empty({3, d.at.height, d.at.width}, torch::kUInt8);
           std::tie(d.height, d.width) = decodeImageInto(file, 3, d.at.height, d.at.width, d.image.data_ptr<uint8_t>());
         } catch (const std::exception& e) {
@@ -198,7 +198,7 @@ BoxPredictor::BoxPredictor(const std::string& dir, const PredictOptions& options
   loadModelWeights(source.checkpoint, *m->model, source.ema);
   m->model->to(m->device);
   m->model->setTraining(false);
-  m->maxSize = dynamic_cast<DetectorModel&>(*m->model).detector().options().transform.maxSize;
+  m->placing = dynamic_cast<DetectorModel&>(*m->model).detector().options().transform;
   m->description = m->model->description() + ", " + m->weights + " weights of " + dir;
   m->transform.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
                                               /*image=*/true, 3, m->device);

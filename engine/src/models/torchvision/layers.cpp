@@ -26,6 +26,8 @@ torch::Tensor activate(const torch::Tensor& x, Act act) {
       return torch::hardswish(x);
     case Act::SiLU:
       return torch::silu(x);
+    case Act::ReLU6:  // nn.ReLU6: hardtanh(x, 0, 6)
+      return torch::hardtanh(x, 0.0, 6.0);
     case Act::None:
       break;
   }

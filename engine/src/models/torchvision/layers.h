@@ -23,7 +23,7 @@ class SeqImpl : public torch::nn::SequentialImpl {
 };
 TORCH_MODULE(Seq);
 
-enum class Act { None, ReLU, Hardswish, SiLU };
+enum class Act { None, ReLU, Hardswish, SiLU, ReLU6 };
 
 // _make_divisible(v, divisor): v rounded to the nearest multiple of divisor,
 // at least min_value, and not below 90% of v.

@@ -46,25 +46,38 @@ TORCH_MODULE(InvertedResidual);
 
 }  // namespace
 
-std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes,
-                                                const tv::NormSpec* normSpec) {
+std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes, const tv::NormSpec* normSpec,
+                                                bool reducedTail) {
   const bool large = kind == "mobilenet_v3_large";
+  const int64_t r = reducedTail ? 2 : 1;  // reduce_divider: the last stage's channels halved
   // (input, kernel, expanded, out, SE, hardswish, stride), as _mobilenet_v3_conf.
-  const std::vector<Bneck> setting =
-      large ? std::vector<Bneck>{{16, 3, 16, 16, false, false, 1},  {16, 3, 64, 24, false, false, 2},
-                                 {24, 3, 72, 24, false, false, 1},  {24, 5, 72, 40, true, false, 2},
-                                 {40, 5, 120, 40, true, false, 1},  {40, 5, 120, 40, true, false, 1},
-                                 {40, 3, 240, 80, false, true, 2},  {80, 3, 200, 80, false, true, 1},
-                                 {80, 3, 184, 80, false, true, 1},  {80, 3, 184, 80, false, true, 1},
-                                 {80, 3, 480, 112, true, true, 1},  {112, 3, 672, 112, true, true, 1},
-                                 {112, 5, 672, 160, true, true, 2}, {160, 5, 960, 160, true, true, 1},
-                                 {160, 5, 960, 160, true, true, 1}}
-            : std::vector<Bneck>{
-                  {16, 3, 16, 16, true, false, 2}, {16, 3, 72, 24, false, false, 2}, {24, 3, 88, 24, false, false, 1},
-                  {24, 5, 96, 40, true, true, 2},  {40, 5, 240, 40, true, true, 1},  {40, 5, 240, 40, true, true, 1},
-                  {40, 5, 120, 48, true, true, 1}, {48, 5, 144, 48, true, true, 1},  {48, 5, 288, 96, true, true, 2},
-                  {96, 5, 576, 96, true, true, 1}, {96, 5, 576, 96, true, true, 1}};
-  const int64_t lastChannel = large ? 1280 : 1024;
+  const std::vector<Bneck> setting = large ? std::vector<Bneck>{{16, 3, 16, 16, false, false, 1},
+                                                                {16, 3, 64, 24, false, false, 2},
+                                                                {24, 3, 72, 24, false, false, 1},
+                                                                {24, 5, 72, 40, true, false, 2},
+                                                                {40, 5, 120, 40, true, false, 1},
+                                                                {40, 5, 120, 40, true, false, 1},
+                                                                {40, 3, 240, 80, false, true, 2},
+                                                                {80, 3, 200, 80, false, true, 1},
+                                                                {80, 3, 184, 80, false, true, 1},
+                                                                {80, 3, 184, 80, false, true, 1},
+                                                                {80, 3, 480, 112, true, true, 1},
+                                                                {112, 3, 672, 112, true, true, 1},
+                                                                {112, 5, 672, 160 / r, true, true, 2},
+                                                                {160 / r, 5, 960 / r, 160 / r, true, true, 1},
+                                                                {160 / r, 5, 960 / r, 160 / r, true, true, 1}}
+                                           : std::vector<Bneck>{{16, 3, 16, 16, true, false, 2},
+                                                                {16, 3, 72, 24, false, false, 2},
+                                                                {24, 3, 88, 24, false, false, 1},
+                                                                {24, 5, 96, 40, true, true, 2},
+                                                                {40, 5, 240, 40, true, true, 1},
+                                                                {40, 5, 240, 40, true, true, 1},
+                                                                {40, 5, 120, 48, true, true, 1},
+                                                                {48, 5, 144, 48, true, true, 1},
+                                                                {48, 5, 288, 96 / r, true, true, 2},
+                                                                {96 / r, 5, 576 / r, 96 / r, true, true, 1},
+                                                                {96 / r, 5, 576 / r, 96 / r, true, true, 1}};
+  const int64_t lastChannel = (large ? 1280 : 1024) / r;
   const tv::NormSpec norm = normSpec ? *normSpec : tv::NormSpec{0.001, 0.01};
   auto net = std::make_shared<TorchvisionNet>();
   TorchvisionNet& n = *net;

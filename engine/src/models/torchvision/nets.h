@@ -44,9 +44,11 @@ namespace tv {
 struct NormSpec;
 }
 // norm: the BatchNorm of the blocks (nullptr: MobileNetV3's own, eps 0.001
-// and momentum 0.01); the detectors pass FrozenBatchNorm2d's.
+// and momentum 0.01); the detectors pass FrozenBatchNorm2d's. reducedTail:
+// the last stage's channels halved (torchvision's reduced_tail, which SSDlite
+// sets when it has no trained backbone).
 std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes,
-                                                const tv::NormSpec* norm = nullptr);
+                                                const tv::NormSpec* norm = nullptr, bool reducedTail = false);
 std::shared_ptr<TorchvisionNet> makeEfficientNet(const std::string& kind, int64_t classes);
 
 }  // namespace studio
