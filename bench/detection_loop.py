@@ -6,7 +6,8 @@ threads as the studio's run; the images decoded once into memory, shuffled
 each epoch. Prints the training images per second over every step (the
 studio's samples/s is its training time's, evaluations left out).
 
-Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE (ROIS: Faster R-CNN's only)"""
+Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE (ROIS: Faster R-CNN's only;
+SIZE: not SSDlite's, fixed at 320)"""
 import json
 import os
 import sys
@@ -35,8 +36,11 @@ for im in coco["images"]:
                                                                   dtype=torch.int64, device=device)})
 # RetinaNet has no proposals: ROIS is Faster R-CNN's box_batch_size_per_image only.
 extra = {"box_batch_size_per_image": rois} if kind.startswith("fasterrcnn") else {}
+# SSDlite resizes every image to its fixed 320 x 320: no min_size or max_size.
+if not kind.startswith("ssdlite"):
+    extra.update(min_size=size, max_size=size)
 model = getattr(torchvision.models.detection, kind)(weights=None, weights_backbone=None, num_classes=len(labels) + 1,
-                                                    min_size=size, max_size=size, **extra)
+                                                    **extra)
 model.to(device).train()
 params = [p for p in model.parameters() if p.requires_grad]
 optimizer = torch.optim.SGD(params, lr=0.02, momentum=0.9, weight_decay=1e-4)
