@@ -21,6 +21,9 @@ CLI=$BUILD/app/training-studio-cli
 # RetinaNet has no proposals: ROIS is a Faster R-CNN's setting only.
 rois=() roisText="no proposals"
 if [[ $KIND == fasterrcnn* ]]; then rois=(--set model.detector.rois_per_image="$ROIS") roisText="$ROIS proposals per image"; fi
+# SSDlite resizes every image to 320 x 320: min_size and max_size would have no effect.
+sizes=(--set model.detector.min_size=128 --set model.detector.max_size=128)
+if [[ $KIND == ssdlite* ]]; then sizes=(); fi
 PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -31,13 +34,13 @@ studio() {
   rm -rf "$WORK/runs"
   "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
     --set data.root="$WORK/scenes" --set data.annotations="$WORK/scenes/instances.json" --set data.test_fraction=0.1 \
-    --set model.detector.min_size=128 --set model.detector.max_size=128 "${rois[@]}" \
+    "${sizes[@]}" "${rois[@]}" \
     --set train.batch_size=8 --set optimizer.kind=sgd --set optimizer.lr=0.02 --set optimizer.momentum=0.9 \
     --set optimizer.weight_decay=0.0001 --set schedule.kind=constant --set train.epochs="$EPOCHS" \
     --set evaluation.every_steps=100000 --set performance.device="$DEVICE" --out "$WORK/runs" > /dev/null
   "$PY" -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["samples_per_second"], 2))' "$WORK"/runs/*/summary.json
 }
-python() {
+torchvision_loop() {
   "$PY" "$here/detection_loop.py" "$WORK/scenes/instances.json" "$KIND" 128 8 "$EPOCHS" "$ROIS" "$DEVICE" |
     sed -n 's/.*: \([0-9.]*\) samples\/s/\1/p'
 }
@@ -45,7 +48,7 @@ python() {
 s=(); p=()
 for round in $(seq "$ROUNDS"); do
   s+=("$(studio)")
-  p+=("$(python)")
+  p+=("$(torchvision_loop)")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")

@@ -341,16 +341,7 @@ class DetectorTest(unittest.TestCase):
                 self.assertTrue(torch.equal(loaded[k], v), k)
         # A classifier's state dict: its features into the backbone, frozen BatchNorm.
         classifier = torchvision.models.mobilenet_v3_large(weights=None)
-        with torch.no_grad():
-            for name, b in classifier.named_buffers():
-                if name.endswith("running_mean"):
-                    b.copy_(torch.randn_like(b))
-        torch.save(classifier.state_dict(), self.path("imagenet.pth"))
-        rc, text = run("load", kind, self.path("imagenet.pth"), CLASSES, self.path("loaded.safetensors"),
-                       "--pretrained")
-        self.assertEqual(rc, 0, text)
-        self.assertIn("backbone_only 1", text)
-        loaded = load_file(self.path("loaded.safetensors"))
+        loaded = self.loads_a_classifier(kind, classifier)
         for k, v in classifier.state_dict().items():
             if k.startswith("features.") and not k.endswith("num_batches_tracked"):
                 self.assertTrue(torch.equal(loaded["backbone.body." + k[9:]], v), k)
@@ -373,22 +364,26 @@ class DetectorTest(unittest.TestCase):
         kind = "fasterrcnn_resnet50_fpn_v2"
         self.loads_key_for_key(kind, detector(kind).state_dict())
         classifier = torchvision.models.resnet50(weights=None)
-        with torch.no_grad():
-            for name, b in classifier.named_buffers():
-                if name.endswith("running_mean"):
-                    b.copy_(torch.randn_like(b))
-        torch.save(classifier.state_dict(), self.path("resnet50.pth"))
-        rc, text = run("load", kind, self.path("resnet50.pth"), CLASSES, self.path("loaded.safetensors"),
-                       "--pretrained")
-        self.assertEqual(rc, 0, text)
-        self.assertIn("backbone_only 1", text)
-        loaded = load_file(self.path("loaded.safetensors"))
+        loaded = self.loads_a_classifier(kind, classifier)
         checked = 0
         for k, v in classifier.state_dict().items():
             if not k.startswith("fc."):
                 self.assertTrue(torch.equal(loaded["backbone.body." + k], v), k)
                 checked += 1
         self.assertEqual(checked, len(classifier.state_dict()) - 2)
+
+    def loads_a_classifier(self, kind, classifier):
+        """A classifier's state dict (its BatchNorm means drawn) into kind's backbone: the model's state after."""
+        with torch.no_grad():
+            for name, b in classifier.named_buffers():
+                if name.endswith("running_mean"):
+                    b.copy_(torch.randn_like(b))
+        torch.save(classifier.state_dict(), self.path("classifier.pth"))
+        rc, text = run("load", kind, self.path("classifier.pth"), CLASSES, self.path("loaded.safetensors"),
+                       "--pretrained")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("backbone_only 1", text)
+        return load_file(self.path("loaded.safetensors"))
 
     def loads_key_for_key(self, kind, state):
         """kind's own state dict: its box predictor kept, every tensor loaded as it is."""
@@ -443,16 +438,7 @@ class DetectorTest(unittest.TestCase):
                 self.assertTrue(torch.equal(loaded[k], v), k)
         self.assertEqual(replaced, 12)
         classifier = torchvision.models.mobilenet_v3_large(weights=None)
-        with torch.no_grad():
-            for name, b in classifier.named_buffers():
-                if name.endswith("running_mean"):
-                    b.copy_(torch.randn_like(b))
-        torch.save(classifier.state_dict(), self.path("imagenet.pth"))
-        rc, text = run("load", SSDLITE, self.path("imagenet.pth"), CLASSES, self.path("loaded.safetensors"),
-                       "--pretrained")
-        self.assertEqual(rc, 0, text)
-        self.assertIn("backbone_only 1", text)
-        loaded = load_file(self.path("loaded.safetensors"))
+        loaded = self.loads_a_classifier(SSDLITE, classifier)
         theirs = detector(SSDLITE, pretrained=True)
         theirs.backbone.load_state_dict({k[9:]: v for k, v in loaded.items() if k.startswith("backbone.")})
         body = torchvision.models.mobilenet_v3_large(weights=None)
