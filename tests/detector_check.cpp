@@ -14,6 +14,8 @@
 //     generator seeded S
 //   detector_check names KIND CLASSES [--pretrained]
 //     every parameter and buffer name with its shape, one per line
+//   detector_check export KIND CLASSES DIR [--pretrained]
+//     the untrained model's export (DetectorModel::exportTo: model.safetensors, model.py) into DIR
 // --pretrained: built as with trained backbone weights (torchvision's
 // weights_backbone: FrozenBatchNorm2d in the Faster R-CNN MobileNetV3,
 // SSDlite's MobileNetV3 without its reduced tail).
@@ -35,6 +37,7 @@
 #include "detection/box_coder.h"
 #include "detection/faster_rcnn.h"
 #include "detection/retinanet.h"
+#include "models/detector_model.h"
 #include "run/safetensors_file.h"
 #include "run/weights_file.h"
 #include "studio/errors.h"
@@ -55,6 +58,15 @@ int64_t classesIn(const NamedTensors& weights) {
   return 91;
 }
 
+// DETECTOR_CHECK_SIZE=MIN:MAX: min_size and max_size.
+void applySize(DetectorOptions& o) {
+  if (const char* size = std::getenv("DETECTOR_CHECK_SIZE")) {
+    const std::string s(size);
+    o.transform.minSizes = {std::stoll(s.substr(0, s.find(':')))};
+    o.transform.maxSize = std::stoll(s.substr(s.find(':') + 1));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,6 +81,15 @@ int main(int argc, char** argv) {
       const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       for (const auto& p : model->named_parameters()) std::cout << p.key() << " " << p.value().sizes() << "\n";
       for (const auto& b : model->named_buffers()) std::cout << b.key() << " " << b.value().sizes() << "\n";
+      return 0;
+    }
+    if (cmd == "export" && args == 5) {
+      DetectorOptions o = detectorDefaults(argv[2], std::stoll(argv[3]));
+      o.pretrained = pretrained;
+      o.reducedTail = !pretrained;
+      applySize(o);
+      DetectorModel model(makeDetector(o));
+      for (const auto& file : model.exportTo(argv[4])) std::cout << file << "\n";
       return 0;
     }
     if (cmd == "augment" && args == 6) {
@@ -118,11 +139,7 @@ int main(int argc, char** argv) {
       DetectorOptions o = detectorDefaults(argv[2], classesIn(weights));
       o.pretrained = pretrained;
       o.reducedTail = !pretrained;
-      if (const char* size = std::getenv("DETECTOR_CHECK_SIZE")) {  // "MIN:MAX": min_size and max_size
-        const std::string s(size);
-        o.transform.minSizes = {std::stoll(s.substr(0, s.find(':')))};
-        o.transform.maxSize = std::stoll(s.substr(s.find(':') + 1));
-      }
+      applySize(o);
       const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       loadDetectorWeights(*model, weights, argv[3]);
       std::map<std::string, torch::Tensor> in;

@@ -28,6 +28,7 @@ Environment (ctest sets it): STUDIO_DETECTOR_CHECK. STUDIO_DETECTOR_DEVICE=cuda
 runs both sides on the GPU (bench/gpu_run.sh's detect part): torchvision's
 CUDA kernels against the studio's operators on CUDA.
 """
+import importlib.util
 import os
 import re
 import shutil
@@ -208,6 +209,41 @@ class DetectorTest(unittest.TestCase):
                     theirs = self.detect(kind, pretrained, torch.float32)
                     print(f"{kind}{' pretrained' if pretrained else ''}: "
                           f"{[len(t['boxes']) for t in theirs]} boxes equal torchvision's")
+
+    def test_exports_load_strict_into_torchvision(self):
+        # Every detector's export (model.safetensors and model.py, untrained weights): model.py
+        # builds torchvision's model, loads the file strict, and finds the studio's boxes on the
+        # same images, so that its options are the run's (sizes, thresholds, anchors). The
+        # trained-backbone forms too where they build another model (FrozenBatchNorm2d;
+        # SSDlite's full tail). RetinaNet's untrained class prior (0.01) leaves no box over its
+        # threshold, in both.
+        xs = images()
+        save_file({f"image.{i}": x.contiguous() for i, x in enumerate(xs)}, self.path("in.safetensors"))
+        for kind in KINDS:
+            for pretrained in ((False, True) if kind in (KINDS[0], SSDLITE) else (False,)):
+                with self.subTest(kind=kind, pretrained=pretrained):
+                    flag = ["--pretrained"] if pretrained else []
+                    out = self.path(f"export-{kind}-{pretrained}")
+                    os.makedirs(out)
+                    rc, text = run("export", kind, CLASSES, out, *flag, kind=kind)
+                    self.assertEqual(rc, 0, text)
+                    spec = importlib.util.spec_from_file_location(f"exported_{kind}_{pretrained}",
+                                                                  os.path.join(out, "model.py"))
+                    module = importlib.util.module_from_spec(spec)
+                    spec.loader.exec_module(module)
+                    model = module.build()  # load_state_dict(..., strict=True) inside
+                    rc, text = run("detect", kind, os.path.join(out, "model.safetensors"), self.path("in.safetensors"),
+                                   self.path("out.safetensors"), *flag, kind=kind)
+                    self.assertEqual(rc, 0, text)
+                    ours = load_file(self.path("out.safetensors"))
+                    with torch.no_grad():
+                        theirs = [{k: v[t["labels"] > 0] for k, v in t.items()} for t in model(xs)]
+                    for i, t in enumerate(theirs):
+                        self.assertTrue(torch.equal(ours[f"labels.{i}"], t["labels"]), f"image {i}'s labels")
+                        torch.testing.assert_close(ours[f"boxes.{i}"], t["boxes"], rtol=0, atol=1e-3)
+                        torch.testing.assert_close(ours[f"scores.{i}"], t["scores"], rtol=0, atol=1e-4)
+                    print(f"{kind}{' pretrained' if pretrained else ''}: the export's "
+                          f"{[len(t['boxes']) for t in theirs]} boxes are the studio's")
 
     def test_detections_in_float64(self):
         self.detect(KINDS[0], False, torch.float64)

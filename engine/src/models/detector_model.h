@@ -24,9 +24,11 @@ detection::DetectorOptions detectorOptions(const ModelConfig& config, int64_t cl
 class DetectorModel : public ModuleModel {
  public:
   DetectorModel(const ModelConfig& config, int64_t classes);
+  // A detector built with its own options (tests/detector_check's export).
+  explicit DetectorModel(std::shared_ptr<detection::DetectorNetImpl> net);
   // Refuses: a detector's forward pass takes its images' boxes.
   torch::Tensor forward(const torch::Tensor& x) override;
-  // Its top-level parts (the backbone, the RPN and the RoI heads, or RetinaNet's head) and their parameters.
+  // Its top-level parts (the backbone, the RPN and the RoI heads, or the one-stage head) and their parameters.
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override;
   // model.safetensors (torchvision's names) and model.py, whose build()
@@ -37,7 +39,6 @@ class DetectorModel : public ModuleModel {
   int64_t classes() const { return m_net->options().classes - 1; }
 
  private:
-  explicit DetectorModel(std::shared_ptr<detection::DetectorNetImpl> net);
   std::shared_ptr<detection::DetectorNetImpl> m_net;
 };
 
