@@ -193,12 +193,17 @@ class DetectorTest(unittest.TestCase):
             theirs = [{k: v.cpu() for k, v in t.items()} for t in model([x.to(DEVICE) for x in xs])]
         # The studio leaves label 0 out (RetinaNet's background; Faster R-CNN never gives it).
         theirs = [{k: v[t["labels"] > 0] for k, v in t.items()} for t in theirs]
-        for i, t in enumerate(theirs):
+        for t in theirs:
             self.assertGreater(len(t["boxes"]), 10, "too few boxes to compare")
+        self.assertSameBoxes(ours, theirs)
+        return theirs
+
+    def assertSameBoxes(self, ours, theirs):
+        """detector_check's detections are torchvision's: labels equal, boxes within 1e-3 px, scores 1e-4."""
+        for i, t in enumerate(theirs):
             self.assertTrue(torch.equal(ours[f"labels.{i}"], t["labels"]), f"image {i}'s labels")
             torch.testing.assert_close(ours[f"boxes.{i}"], t["boxes"], rtol=0, atol=1e-3)
             torch.testing.assert_close(ours[f"scores.{i}"], t["scores"], rtol=0, atol=1e-4)
-        return theirs
 
     def test_detections_are_torchvisions(self):
         for kind in KINDS:
@@ -238,10 +243,7 @@ class DetectorTest(unittest.TestCase):
                     ours = load_file(self.path("out.safetensors"))
                     with torch.no_grad():
                         theirs = [{k: v[t["labels"] > 0] for k, v in t.items()} for t in model(xs)]
-                    for i, t in enumerate(theirs):
-                        self.assertTrue(torch.equal(ours[f"labels.{i}"], t["labels"]), f"image {i}'s labels")
-                        torch.testing.assert_close(ours[f"boxes.{i}"], t["boxes"], rtol=0, atol=1e-3)
-                        torch.testing.assert_close(ours[f"scores.{i}"], t["scores"], rtol=0, atol=1e-4)
+                    self.assertSameBoxes(ours, theirs)
                     print(f"{kind}{' pretrained' if pretrained else ''}: the export's "
                           f"{[len(t['boxes']) for t in theirs]} boxes are the studio's")
 

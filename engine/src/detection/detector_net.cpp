@@ -17,28 +17,31 @@ namespace studio::detection {
 
 bool ssdKind(const std::string& kind) { return kind.rfind("ssdlite", 0) == 0; }
 
+namespace {
+
+// The post-processing fields each family's options hold under the same names.
+template <typename Family>
+PostProcess postProcessOf(const Family& f) {
+  return {f.scoreThresh, f.nms, f.detectionsPerImage};
+}
+template <typename Family>
+void setPostProcessOf(Family& f, const PostProcess& p) {
+  f.scoreThresh = p.scoreThresh;
+  f.nms = p.nms;
+  f.detectionsPerImage = p.detectionsPerImage;
+}
+
+}  // namespace
+
 PostProcess DetectorOptions::postProcess() const {
-  if (ssdKind(kind)) return {ssd.scoreThresh, ssd.nms, ssd.detectionsPerImage};
-  if (singleStage(kind)) return {retina.scoreThresh, retina.nms, retina.detectionsPerImage};
-  return {roiHeads.scoreThresh, roiHeads.nms, roiHeads.detectionsPerImage};
+  if (ssdKind(kind)) return postProcessOf(ssd);
+  return singleStage(kind) ? postProcessOf(retina) : postProcessOf(roiHeads);
 }
 
 void DetectorOptions::setPostProcess(const PostProcess& p) {
-  if (ssdKind(kind)) {
-    ssd.scoreThresh = p.scoreThresh;
-    ssd.nms = p.nms;
-    ssd.detectionsPerImage = p.detectionsPerImage;
-    return;
-  }
-  if (singleStage(kind)) {
-    retina.scoreThresh = p.scoreThresh;
-    retina.nms = p.nms;
-    retina.detectionsPerImage = p.detectionsPerImage;
-    return;
-  }
-  roiHeads.scoreThresh = p.scoreThresh;
-  roiHeads.nms = p.nms;
-  roiHeads.detectionsPerImage = p.detectionsPerImage;
+  if (ssdKind(kind)) return setPostProcessOf(ssd, p);
+  if (singleStage(kind)) return setPostProcessOf(retina, p);
+  setPostProcessOf(roiHeads, p);
 }
 
 DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
@@ -154,6 +157,22 @@ bool predictorName(const std::string& kind, const std::string& name) {
   return name.rfind(singleStage(kind) ? "head.classification_head.cls_logits." : "roi_heads.box_predictor.", 0) == 0;
 }
 
+// The file's tensors by name, DataParallel's "module." removed when every name has it.
+std::map<std::string, torch::Tensor> byName(const NamedTensors& tensors) {
+  bool allModule = !tensors.empty();
+  for (const auto& [name, t] : tensors) allModule = allModule && name.rfind("module.", 0) == 0;
+  std::map<std::string, torch::Tensor> file;
+  for (const auto& [raw, t] : tensors) file[allModule ? raw.substr(7) : raw] = t;
+  return file;
+}
+
+// A detector's names (backbone., head. or roi_heads.), not a classifier's.
+bool detectorNames(const std::map<std::string, torch::Tensor>& file) {
+  for (const auto& [name, t] : file)
+    if (name.rfind("backbone.", 0) == 0 || name.rfind("roi_heads.", 0) == 0 || name.rfind("head.", 0) == 0) return true;
+  return false;
+}
+
 std::string listed(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
@@ -163,24 +182,15 @@ std::string listed(const std::vector<std::string>& names) {
 
 }  // namespace
 
-bool detectorStateDict(const NamedTensors& tensors) {
-  for (const auto& [raw, t] : tensors) {
-    const std::string name = raw.rfind("module.", 0) == 0 ? raw.substr(7) : raw;
-    if (name.rfind("backbone.", 0) == 0 || name.rfind("roi_heads.", 0) == 0 || name.rfind("head.", 0) == 0) return true;
-  }
-  return false;
-}
+bool detectorStateDict(const NamedTensors& tensors) { return detectorNames(byName(tensors)); }
 
 DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& tensors, const std::string& path) {
   DetectorWeights info;
-  std::map<std::string, torch::Tensor> file;
-  bool allModule = !tensors.empty();
-  for (const auto& [name, t] : tensors) allModule = allModule && name.rfind("module.", 0) == 0;
-  for (const auto& [raw, t] : tensors) file[allModule ? raw.substr(7) : raw] = t;
+  const std::map<std::string, torch::Tensor> file = byName(tensors);
   const std::string& kind = model.options().kind;
   const bool ssd = ssdKind(kind);
   std::map<std::string, torch::Tensor> wanted;
-  if (detectorStateDict(tensors)) {
+  if (detectorNames(file)) {
     for (const auto& [name, t] : file) wanted[currentName(name)] = t;
   } else {
     info.backboneOnly = true;

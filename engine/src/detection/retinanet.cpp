@@ -64,11 +64,7 @@ RetinaSubheadImpl::RetinaSubheadImpl(int64_t channels, int64_t anchors, int64_t 
 
 torch::Tensor RetinaSubheadImpl::forward(const std::vector<torch::Tensor>& levels) {
   std::vector<torch::Tensor> all;
-  for (const auto& features : levels) {
-    const torch::Tensor x = out->forward(conv->forward(features));
-    const int64_t n = x.size(0), h = x.size(2), w = x.size(3);
-    all.push_back(x.view({n, -1, m_width, h, w}).permute({0, 3, 4, 1, 2}).reshape({n, -1, m_width}));
-  }
+  for (const auto& features : levels) all.push_back(flattenLevel(out->forward(conv->forward(features)), m_width));
   return torch::cat(all, 1);
 }
 

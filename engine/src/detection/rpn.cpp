@@ -71,15 +71,10 @@ RpnImpl::RpnImpl(int64_t channels, RpnOptions options) : m_o(std::move(options))
   head = register_module("head", RpnHead(channels, anchors, m_o.convDepth));
 }
 
-namespace {
-
-// permute_and_flatten: N x A*C x H x W to N x H*W*A x C.
 torch::Tensor flattenLevel(const torch::Tensor& t, int64_t c) {
   const int64_t n = t.size(0), h = t.size(2), w = t.size(3);
   return t.view({n, -1, c, h, w}).permute({0, 3, 4, 1, 2}).reshape({n, -1, c});
 }
-
-}  // namespace
 
 RpnResult RpnImpl::forward(const ImageBatch& images, const FeatureMaps& named,
                            const std::vector<torch::Tensor>* targets, bool training) {

@@ -37,6 +37,10 @@ struct RpnResult {
 // the stride being the padded batch's size over the level's.
 torch::Tensor cellAnchors(const std::vector<double>& sizes, const std::vector<double>& ratios,
                           const torch::TensorOptions& options);
+// permute_and_flatten (and the dense heads' own): a level's N x A*C x H x W
+// to N x H*W*A x C.
+torch::Tensor flattenLevel(const torch::Tensor& t, int64_t c);
+
 torch::Tensor gridAnchors(const ImageBatch& images, const std::vector<torch::Tensor>& features,
                           const RpnOptions& options);
 

@@ -111,14 +111,15 @@ std::pair<torch::Tensor, torch::Tensor> ssdLosses(const SsdOptions& o, const tor
 }
 
 std::vector<Detections> ssdDetections(const SsdOptions& o, const torch::Tensor& logits, const torch::Tensor& codes,
-                                      const torch::Tensor& anchors, const std::vector<std::array<int64_t, 2>>& sizes) {
+                                      const torch::Tensor& anchors, const std::vector<ImageSize>& sizes) {
   const BoxCoder coder(o.coderWeights);
   const torch::Tensor scores = torch::softmax(logits, -1);
   const int64_t classes = scores.size(-1);
   std::vector<Detections> out;
   for (size_t i = 0; i < sizes.size(); ++i) {
     const auto image = static_cast<int64_t>(i);
-    const torch::Tensor decoded = clipBoxesToImage(coder.decode(codes[image], anchors), sizes[i][0], sizes[i][1]);
+    const torch::Tensor decoded =
+        clipBoxesToImage(coder.decode(codes[image], anchors), sizes[i].height, sizes[i].width);
     std::vector<torch::Tensor> b, s, l;
     for (int64_t label = 1; label < classes; ++label) {
       torch::Tensor score = scores[image].select(1, label);

@@ -52,6 +52,6 @@ std::pair<torch::Tensor, torch::Tensor> ssdLosses(const SsdOptions& o, const tor
 
 // postprocess_detections: each image's boxes in its (resized) size.
 std::vector<Detections> ssdDetections(const SsdOptions& o, const torch::Tensor& logits, const torch::Tensor& codes,
-                                      const torch::Tensor& anchors, const std::vector<std::array<int64_t, 2>>& sizes);
+                                      const torch::Tensor& anchors, const std::vector<ImageSize>& sizes);
 
 }  // namespace studio::detection

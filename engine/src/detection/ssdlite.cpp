@@ -51,11 +51,8 @@ tv::Seq predictionBlock(int64_t in, int64_t out) {
 // SSDScoringHead.forward: each map's N x (A K) x H x W to N x (H W A) x K, concatenated.
 torch::Tensor score(const nn::ModuleList& blocks, const std::vector<torch::Tensor>& maps, int64_t k) {
   std::vector<torch::Tensor> all;
-  for (size_t i = 0; i < maps.size(); ++i) {
-    const torch::Tensor x = blocks->ptr<tv::SeqImpl>(i)->forward(maps[i]);
-    const int64_t n = x.size(0), h = x.size(2), w = x.size(3);
-    all.push_back(x.view({n, -1, k, h, w}).permute({0, 3, 4, 1, 2}).reshape({n, -1, k}));
-  }
+  for (size_t i = 0; i < maps.size(); ++i)
+    all.push_back(flattenLevel(blocks->ptr<tv::SeqImpl>(i)->forward(maps[i]), k));
   return torch::cat(all, 1);
 }
 
@@ -152,9 +149,7 @@ std::vector<Detections> SsdLiteImpl::detect(const std::vector<torch::Tensor>& im
   for (const auto& image : images) original.push_back({image.size(-2), image.size(-1)});
   const ImageBatch batch = m_transform(images, nullptr, false);
   const auto [logits, codes, anchors] = run(batch);
-  std::vector<std::array<int64_t, 2>> sizes;
-  for (const auto& s : batch.sizes) sizes.push_back({s.height, s.width});
-  std::vector<Detections> out = ssdDetections(m_o.ssd, logits, codes, anchors, sizes);
+  std::vector<Detections> out = ssdDetections(m_o.ssd, logits, codes, anchors, batch.sizes);
   for (size_t i = 0; i < out.size(); ++i)
     out[i].boxes = RcnnTransform::resizeBoxes(out[i].boxes, batch.sizes[i], original[i]);
   return out;
