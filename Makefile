@@ -16,6 +16,14 @@ export STUDIO_CACHE
 export PATH := $(VENV)/bin:$(PATH)
 # ccache with precompiled headers
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
+# One cache for every clone: paths under the clone are hashed relative to it
+# (base_dir) and the build folder is not hashed (hash_dir off, which -g builds
+# would otherwise do), so CI's fresh clone in another folder hits what a build
+# here put in the cache. The four builds of CI (release, ASan, TSan, fuzz)
+# hold about 6 GB; ccache's default 5 GB evicted one while another built.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+export CCACHE_MAXSIZE ?= 16G
 
 FUZZ_SECONDS ?= 60
 
