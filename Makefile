@@ -55,7 +55,7 @@ run-cli: build
 
 # The suites JOBS at a time (nproc): none shares a folder or a port with another.
 test: build
-	cd $(BUILD) && ctest -j$(JOBS) $(CTEST_OUTPUT) --timeout 1200
+	cd $(BUILD) && ctest -j$(JOBS) $(CTEST_OUTPUT) --timeout 1800
 
 # The C++ sources as .clang-format says: format-check names the files that are
 # not (CI runs it), format rewrites them.

@@ -41,6 +41,7 @@ from cleanlab.filter import find_label_issues
 from cleanlab.multilabel_classification.filter import find_label_issues as find_multilabel_issues
 from PIL import Image
 from sklearn.datasets import load_digits
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CLI = os.environ["STUDIO_CLI"]
 NOISE = 0.08
@@ -49,7 +50,7 @@ NEAR = 5       # test images copied into training with one pixel brighter: not t
 STRANGERS = 3  # noise images filed under a class
 
 
-def cli(*args, timeout=900):
+def cli(*args, timeout=HANG_LIMIT_S):
     p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout)
     return p.returncode, p.stdout + p.stderr
 
@@ -469,7 +470,7 @@ class AuditTest(unittest.TestCase):
         p = subprocess.Popen([CLI, "audit", "--config", config, "--folds", "2", "--parallel", "2", "--out", out],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         runs = {}
-        deadline = time.time() + 600
+        deadline = time.time() + HANG_LIMIT_S
         while time.time() < deadline and p.poll() is None:
             found = glob.glob(os.path.join(out, "*", "audit_state.json"))
             try:
@@ -481,7 +482,7 @@ class AuditTest(unittest.TestCase):
             time.sleep(0.05)
         self.assertEqual(len(runs), 2, "the two folds never ran at once")
         p.send_signal(signal.SIGINT)
-        text = p.communicate(timeout=300)[0]
+        text = p.communicate(timeout=HANG_LIMIT_S)[0]
         self.assertEqual(p.returncode, 130, text)
         for r in runs.values():  # both stopped with a checkpoint
             self.assertEqual(load_json(os.path.join(r, "summary.json"))["status"], "stopped", text)
@@ -557,7 +558,7 @@ class AuditTest(unittest.TestCase):
         p = subprocess.Popen([CLI, "audit", "--config", self.config, "--folds", "2", "--out", out,
                               "--set", "train.epochs=40"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         state = None
-        deadline = time.time() + 600
+        deadline = time.time() + HANG_LIMIT_S
         while time.time() < deadline and p.poll() is None:
             found = glob.glob(os.path.join(out, "*", "audit_state.json"))
             if found:
@@ -571,7 +572,7 @@ class AuditTest(unittest.TestCase):
             time.sleep(0.05)
         self.assertIsNotNone(state, "fold 2 never started")
         p.send_signal(signal.SIGINT)
-        text = p.communicate(timeout=300)[0]
+        text = p.communicate(timeout=HANG_LIMIT_S)[0]
         self.assertEqual(p.returncode, 130, text)
         d = os.path.dirname(state)
         self.assertIn(f"audit --resume {d}", text)

@@ -36,6 +36,7 @@ import torchvision
 from safetensors.torch import load_file, save_file
 
 from idx_reader import idx
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CLI = os.environ["STUDIO_CLI"]
 CHECK = os.environ["STUDIO_BACKBONE_CHECK"]
@@ -43,7 +44,7 @@ KINDS = ["resnet18", "resnet34", "resnet50", "mobilenet_v3_small", "mobilenet_v3
 FASHION = "/usr/share/datasets/fashion-mnist"
 
 
-def run(*args, timeout=600):
+def run(*args, timeout=HANG_LIMIT_S):
     p = subprocess.run(list(args), capture_output=True, text=True, timeout=timeout)
     return p.returncode, p.stdout + p.stderr
 
@@ -174,7 +175,7 @@ class FineTuneTest(unittest.TestCase):
         p = subprocess.run([CLI, "train", "--preset", "finetune-photos", "--set", f"data.root={self.folder}",
                             "--set", "data.image_size=[64, 64]", "--set", "train.epochs=3",
                             "--set", "train.batch_size=32", "--set", "data.val_fraction=0", *more, "--out", out],
-                           capture_output=True, text=True, timeout=600, env={**os.environ, "STUDIO_CRASH_AT": crash_at})
+                           capture_output=True, text=True, timeout=HANG_LIMIT_S, env={**os.environ, "STUDIO_CRASH_AT": crash_at})
         self.assertNotEqual(p.returncode, 0)
         return sorted(glob.glob(os.path.join(out, "*")))[0]
 
@@ -452,7 +453,7 @@ class FineTuneTest(unittest.TestCase):
         p = subprocess.run([sys.executable, "-c", measure, CLI, "train", "--preset", "finetune-photos",
                             "--set", f"data.root={self.folder}", "--set", "data.image_size=[64, 64]",
                             "--set", "train.epochs=1", "--set", f"model.weights={bomb}", "--out", out],
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=HANG_LIMIT_S)
         code, peak_kib, text = p.stdout.split("\n", 2)
         print(f"zip bomb (1 GiB inflated): refused with a peak of {int(peak_kib) / 1024:.0f} MiB")
         self.assertEqual(int(code), 2, text)

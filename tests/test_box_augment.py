@@ -22,6 +22,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torchvision import tv_tensors
 from torchvision.transforms import v2
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
 SIZES = [96, 112, 128]
@@ -78,7 +79,7 @@ class BoxAugmentTest(unittest.TestCase):
                             f"labels.{seed}": labels.contiguous()})
         save_file(tensors, src)
         p = subprocess.run([CHECK, "augment", src, dst, ",".join(map(str, photos)), ",".join(steps)],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=HANG_LIMIT_S)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         out = load_file(dst)
         return {seed: (out[f"image.{seed}"], out[f"boxes.{seed}"], out[f"labels.{seed}"]) for seed in photos}

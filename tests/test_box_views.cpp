@@ -39,7 +39,7 @@
 using namespace studio;
 
 namespace {
-constexpr int kTimeout = 120'000;
+constexpr int kTimeout = test::kHangLimitMs;
 
 // Scenes for a detector: noise with one or two bright squares or hollow
 // frames, and their COCO instances JSON (category ids 3 and 7).

@@ -81,7 +81,7 @@ QString killedRun(const QString& out, const QString& phase, int nth) {
   p.setProcessEnvironment(env);
   p.setProcessChannelMode(QProcess::MergedChannels);
   p.start(test::env("STUDIO_CLI"), trainArgs(out));
-  if (!p.waitForFinished(300000) || p.exitStatus() != QProcess::CrashExit) return QString();
+  if (!p.waitForFinished(test::kHangLimitMs) || p.exitStatus() != QProcess::CrashExit) return QString();
   return onlyRunIn(out);
 }
 

@@ -45,7 +45,7 @@ using namespace studio;
 
 namespace {
 
-constexpr int kTimeout = 120'000;
+constexpr int kTimeout = test::kHangLimitMs;
 
 // 3 classes of 16x16 RGB images that differ by colour: learnable at once.
 void makeFolder(const QString& root) {
@@ -281,7 +281,7 @@ class TestDataViews : public QObject {
              "import sys, torch, torchvision; "
              "torch.save(torchvision.models.resnet18(weights=None).state_dict(), sys.argv[1])",
              weights});
-    QVERIFY(p.waitForFinished(300000) && p.exitCode() == 0);
+    QVERIFY(p.waitForFinished(test::kHangLimitMs) && p.exitCode() == 0);
     TrainConfig c = folderConfig("finetune");
     c.model.kind = "resnet18";
     c.model.weights = weights.toStdString();
@@ -302,12 +302,12 @@ class TestDataViews : public QObject {
     // and the footer says how many parameters the head-only epochs train.
     m_window->settingsPanel()->editField("train.finetune.freeze_epochs", "2");
     m_window->settingsPanel()->editField("train.finetune.backbone_lr_factor", "0.01");
-    QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epochs 1-2, lr x0.0464"), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epochs 1-2, lr x0.0464"), kTimeout);
     const QString totals = m_window->modelPanel()->findChild<QLabel*>("modelTotals")->text();
     QVERIFY2(totals.contains(QRegularExpression("\\b1,?539 of them in epoch 1")),
              qPrintable(totals));  // fc: 512 x 3 + 3
     m_window->settingsPanel()->setConfig(c);
-    QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epoch 1, lr x0.215"), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epoch 1, lr x0.215"), kTimeout);
     const RunSummary r = runToEnd(c);
     QCOMPARE(r.status, std::string("completed"));
     QTRY_VERIFY(chart(ui::PlotsPanel::Loss)->markerLabels().contains("unfreeze"));
@@ -338,7 +338,7 @@ class TestDataViews : public QObject {
     QProcess p;
     p.start(std::getenv("STUDIO_PYTHON"),
             {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/make_torchscript_models.py", models, "4", "3"});
-    QVERIFY(p.waitForFinished(300000) && p.exitCode() == 0);
+    QVERIFY(p.waitForFinished(test::kHangLimitMs) && p.exitCode() == 0);
     TrainConfig c = test::smallConfig(m_dir.filePath("runs"));
     c.name = "torchscript";
     c.model.kind = "torchscript";

@@ -24,13 +24,14 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
 from detection_scenes import make_scenes  # noqa: E402
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CLI = os.environ["STUDIO_CLI"]
 PARTS = ["loss_classifier", "loss_box_reg", "loss_objectness", "loss_rpn_box_reg"]
 
 
 def run(*args, env=None):
-    p = subprocess.run(list(args), capture_output=True, text=True, timeout=900, env=env)
+    p = subprocess.run(list(args), capture_output=True, text=True, timeout=HANG_LIMIT_S, env=env)
     return p.returncode, p.stdout + p.stderr
 
 

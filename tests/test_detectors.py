@@ -52,6 +52,7 @@ from torchvision.models.detection.ssdlite import SSDLiteHead
 from torchvision.models.detection.ssdlite import _mobilenet_extractor as _ssdlite_extractor
 from torchvision.ops.feature_pyramid_network import LastLevelP6P7
 from torchvision.ops.misc import FrozenBatchNorm2d
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
 KINDS = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2",
@@ -67,7 +68,7 @@ def run(*args, kind=None):
     env = dict(os.environ, DETECTOR_CHECK_DEVICE=DEVICE)
     if kind in SIZES:
         env["DETECTOR_CHECK_SIZE"] = "%d:%d" % SIZES[kind]
-    p = subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=600, env=env)
+    p = subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=HANG_LIMIT_S, env=env)
     return p.returncode, p.stdout + p.stderr
 
 

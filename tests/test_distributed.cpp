@@ -82,7 +82,7 @@ struct RankProcess {
     p.start(test::env("STUDIO_CLI"), args);
   }
   test::Ran finish() {
-    if (!p.waitForFinished(300000)) qFatal("a rank did not finish");
+    if (!p.waitForFinished(test::kHangLimitMs)) qFatal("a rank did not finish");
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
   }
 };
@@ -313,7 +313,7 @@ class TestDistributed : public QObject {
     p.setProcessEnvironment(env);
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(test::env("STUDIO_CLI"), QStringList{"train"} + settings(out, 50));
-    QVERIFY(p.waitForFinished(120000));
+    QVERIFY(p.waitForFinished(test::kHangLimitMs));
     const QString output = QString::fromUtf8(p.readAll());
     QCOMPARE(p.exitCode(), 2);
     QVERIFY2(output.contains(message), qPrintable(output));

@@ -86,7 +86,7 @@ class TestEndToEnd : public QObject {
     const QString logits = m_dir.path() + "/logits.json";
     writeEngineLogits(out, logits.toStdString());
     p.start(python, {QString(scripts) + "/check_export.py", QString::fromStdString(out), logits});
-    QVERIFY(p.waitForFinished(300000));
+    QVERIFY(p.waitForFinished(test::kHangLimitMs));
     const QByteArray output = p.readAll();
     qInfo("%s", output.constData());
     QCOMPARE(p.exitCode(), 0);

@@ -42,13 +42,14 @@ from sklearn.datasets import load_diabetes, make_classification, make_multilabel
 from sklearn.model_selection import train_test_split
 
 from idx_reader import idx
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CLI = os.environ["STUDIO_CLI"]
 SCRIPTS = os.environ["STUDIO_TEST_SCRIPTS"]
 FASHION = "/usr/share/datasets/fashion-mnist"
 
 
-def cli(*args, env=None, timeout=600):
+def cli(*args, env=None, timeout=HANG_LIMIT_S):
     p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout,
                        env=None if env is None else {**os.environ, **env})
     return p.returncode, p.stdout + p.stderr

@@ -183,7 +183,7 @@ class TestHostileInput : public QObject {
     QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
     QProcess p;
     p.start(test::env("STUDIO_CLI"), {"train", "--config", fifo});
-    QVERIFY(p.waitForStarted());
+    QVERIFY(p.waitForStarted(test::kHangLimitMs));
     // Blocked opening the FIFO (the kernel's wait for a writer), its handler
     // installed long before; where /proc does not say, 30 s are plenty.
     const QString wchan = QString("/proc/%1/wchan").arg(p.processId());
@@ -192,7 +192,7 @@ class TestHostileInput : public QObject {
     while (!contents(wchan).contains("wait_for_partner") && waited.elapsed() < 30000) QTest::qWait(50);
     QCOMPARE(p.state(), QProcess::Running);
     ::kill(static_cast<pid_t>(p.processId()), signal);
-    QVERIFY2(p.waitForFinished(10000), "the CLI did not quit on the signal");
+    QVERIFY2(p.waitForFinished(test::kHangLimitMs), "the CLI did not quit on the signal");
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 128 + signal);
   }
@@ -320,7 +320,7 @@ class TestHostileInput : public QObject {
     p.setWorkingDirectory(here.path());
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(test::env("STUDIO_CLI"), {"train", "--preset", "fashion-mnist-mlp", "--out", ""});
-    QVERIFY(p.waitForFinished(60000));
+    QVERIFY(p.waitForFinished(test::kHangLimitMs));
     const QString output = QString::fromUtf8(p.readAll());
     QCOMPARE(p.exitCode(), 2);
     QVERIFY2(output.contains("--out: names nothing"), qPrintable(output));
@@ -406,7 +406,7 @@ class TestHostileInput : public QObject {
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(test::env("STUDIO_CLI"),
             quickArgs(m_dir.path() + "/master") + QStringList{"--set", "distributed.timeout_s=20"});
-    QVERIFY(p.waitForFinished(60000));
+    QVERIFY(p.waitForFinished(test::kHangLimitMs));
     const QString output = QString::fromUtf8(p.readAll());
     QCOMPARE(p.exitCode(), 2);
     QVERIFY2(output.contains("MASTER_ADDR \"no-such-host.invalid\" is not an address this machine can resolve"),

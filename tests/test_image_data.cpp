@@ -69,7 +69,7 @@ class TestImageData : public QObject {
     p.setProcessChannelMode(QProcess::SeparateChannels);
     p.start(std::getenv("STUDIO_PYTHON"),
             {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/image_reference.py", dir.path()});
-    QVERIFY(p.waitForFinished(300000));
+    QVERIFY(p.waitForFinished(test::kHangLimitMs));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QStringList lines = QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 13 * 2 * 2);  // 13 files, 1 and 3 channels, own size and 20x24

@@ -10,6 +10,7 @@
 
 #include <qcustomplot.h>
 
+#include "test_support.h"
 #include "ui/charts/divergence_watch.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"

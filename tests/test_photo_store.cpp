@@ -56,7 +56,7 @@ class TestPhotoStore : public QObject {
     p.setProcessChannelMode(QProcess::SeparateChannels);
     p.start(std::getenv("STUDIO_PYTHON"),
             {QString(std::getenv("STUDIO_TEST_SCRIPTS")) + "/photo_reference.py", dir.path()});
-    QVERIFY(p.waitForFinished(300000));
+    QVERIFY(p.waitForFinished(test::kHangLimitMs));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QStringList lines = QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 4 * 2 * 2);  // 4 files, 1 and 3 channels, stored sizes 64 and 37

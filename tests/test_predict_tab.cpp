@@ -34,7 +34,7 @@
 using namespace studio;
 
 namespace {
-constexpr int kTimeout = 120'000;
+constexpr int kTimeout = test::kHangLimitMs;
 constexpr int kImages = 60;
 
 // A quick MLP on a CSV table, its task and target columns as given, trained to its end.

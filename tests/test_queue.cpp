@@ -26,7 +26,7 @@ test::Ran cliWith(const QStringList& args, const QStringList& env) {
   p.setProcessEnvironment(e);
   p.setProcessChannelMode(QProcess::MergedChannels);
   p.start(test::env("STUDIO_CLI"), args);
-  if (!p.waitForFinished(600000)) qFatal("the CLI did not finish");
+  if (!p.waitForFinished(test::kHangLimitMs)) qFatal("the CLI did not finish");
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
 }
 

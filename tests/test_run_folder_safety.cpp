@@ -188,7 +188,7 @@ class TestRunFolderSafety : public QObject {
       ps << p;
     }
     for (QProcess* p : ps) {
-      QVERIFY(p->waitForFinished(300000));
+      QVERIFY(p->waitForFinished(test::kHangLimitMs));
       QVERIFY2(p->exitCode() == 0, p->readAll().constData());
     }
     const QStringList folders = QDir(out).entryList(QDir::Dirs | QDir::NoDotAndDotDot);

@@ -24,6 +24,7 @@ from wsgiref.util import setup_testing_defaults
 import optuna
 import optuna_dashboard
 from optuna.trial import TrialState
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CLI = os.environ["STUDIO_CLI"]
 SMALL = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=512", "--set", "data.test_limit=256",
@@ -31,7 +32,7 @@ SMALL = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=512", "--se
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 
-def search(out, *args, timeout=300):
+def search(out, *args, timeout=HANG_LIMIT_S):
     p = subprocess.run([CLI, "search", *args, "--out", out], capture_output=True, text=True, timeout=timeout)
     return p.returncode, p.stdout + p.stderr
 
@@ -132,7 +133,7 @@ class SearchTest(unittest.TestCase):
         self.assertLess(summary["steps"], summary["total_steps"])
         self.assertEqual(read_json(os.path.join(run, "trial.json"))["state"], "pruned")
         # Its checkpoint is kept: it continues to its end.
-        p = subprocess.run([CLI, "resume", run], capture_output=True, text=True, timeout=300)
+        p = subprocess.run([CLI, "resume", run], capture_output=True, text=True, timeout=HANG_LIMIT_S)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertEqual(read_json(os.path.join(run, "summary.json"))["status"], "completed")
 
@@ -144,21 +145,21 @@ class SearchTest(unittest.TestCase):
         runner = subprocess.Popen([CLI, "search", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         run = self.wait_for_checkpoint("killed", 1, runner)
         runner.kill()  # SIGKILL: no chance to clean up
-        runner.communicate(timeout=60)
+        runner.communicate(timeout=HANG_LIMIT_S)
         # Its trial stops with a checkpoint (STUDIO_STOP_WITH_PARENT), as a stopped run.
-        deadline = time.time() + 60
+        deadline = time.time() + HANG_LIMIT_S
         while time.time() < deadline and not os.path.exists(os.path.join(run, "summary.json")):
             time.sleep(0.1)
         if not os.path.exists(os.path.join(run, "summary.json")):
             with open(os.path.join(run, "log.txt")) as f:
                 log = f.read()[-3000:]
             ps = subprocess.run(["ps", "-eo", "pid,ppid,stat,args"], capture_output=True, text=True).stdout
-            self.fail(f"{run} has no summary.json a minute after the runner was killed; its log ends:\n{log}\n{ps}")
+            self.fail(f"{run} has no summary.json long after the runner was killed; its log ends:\n{log}\n{ps}")
         self.assertEqual(read_json(os.path.join(run, "summary.json"))["status"], "stopped")
         before = study_of(self.out, "killed").get_trials()
         self.assertEqual([t.state for t in before], [TrialState.COMPLETE, TrialState.RUNNING])
         p = subprocess.run([CLI, "search", "--resume", os.path.join(self.out, "search-killed")],
-                           capture_output=True, text=True, timeout=300)
+                           capture_output=True, text=True, timeout=HANG_LIMIT_S)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn(f"trial 1: resuming {run}", p.stdout)
         after = study_of(self.out, "killed").get_trials()
@@ -181,7 +182,7 @@ class SearchTest(unittest.TestCase):
 
     def wait_for_checkpoint(self, name, number, runner):
         record_file = os.path.join(self.out, f"search-{name}", "study.json")
-        deadline = time.time() + 240
+        deadline = time.time() + HANG_LIMIT_S
         while time.time() < deadline and runner.poll() is None:
             time.sleep(0.05)
             try:
@@ -197,7 +198,7 @@ class SearchTest(unittest.TestCase):
     def resume_and_check(self, name, run, trials):
         """--resume finishes every trial: the interrupted one in its folder, none started twice."""
         p = subprocess.run([CLI, "search", "--resume", os.path.join(self.out, f"search-{name}")],
-                           capture_output=True, text=True, timeout=300)
+                           capture_output=True, text=True, timeout=HANG_LIMIT_S)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn(f"resuming {run}", p.stdout)
         after = study_of(self.out, name).get_trials()
@@ -217,7 +218,7 @@ class SearchTest(unittest.TestCase):
         ps = subprocess.run(["pgrep", "-f", "name=oom-t0"], capture_output=True, text=True).stdout.split()
         self.assertEqual(len(ps), 1, ps)
         os.kill(int(ps[0]), signal.SIGKILL)
-        out, _ = runner.communicate(timeout=300)
+        out, _ = runner.communicate(timeout=HANG_LIMIT_S)
         self.assertEqual(runner.returncode, 130, out)
         self.assertIn("trial 0: stopped (killed by signal 9 (SIGKILL))", out)
         self.assertIn("did not finish", out)
@@ -238,7 +239,7 @@ class SearchTest(unittest.TestCase):
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         run = self.wait_for_checkpoint("term", 0, runner)
         runner.send_signal(signal.SIGTERM)
-        out, _ = runner.communicate(timeout=120)
+        out, _ = runner.communicate(timeout=HANG_LIMIT_S)
         self.assertEqual(runner.returncode, 130, out)
         before = study_of(self.out, "term").get_trials()
         self.assertEqual([t.state for t in before], [TrialState.RUNNING])
@@ -256,7 +257,7 @@ class SearchTest(unittest.TestCase):
             with open(spec, "rb") as f:
                 spec_before = f.read()
             p = subprocess.run([CLI, "search", "--resume", os.path.join(self.out, "search-twice")],
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=HANG_LIMIT_S)
             self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
             self.assertIn("is in use by another search", p.stderr)
             with open(spec, "rb") as f:
@@ -266,7 +267,7 @@ class SearchTest(unittest.TestCase):
             self.assertIn("is in use by another search", text)
         finally:
             runner.send_signal(signal.SIGTERM)
-            runner.communicate(timeout=120)
+            runner.communicate(timeout=HANG_LIMIT_S)
         self.assertEqual(len([d for d in os.listdir(self.out) if "-twice-t" in d]), 1)  # trial 0's alone
 
     def test_a_storage_that_is_a_link_is_refused(self):

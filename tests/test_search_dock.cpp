@@ -29,7 +29,7 @@
 using namespace studio;
 
 namespace {
-constexpr int kTimeout = 240'000 * test::kSanitizerSlowdown;
+constexpr int kTimeout = test::kHangLimitMs;
 
 TrainConfig trialBase(const QString& out) {
   TrainConfig c = test::smallConfig(out);
@@ -272,7 +272,7 @@ class TestSearchDock : public QObject {
     const QString helper = test::env("STUDIO_TEST_SCRIPTS") + "/postgres_server.py";
     QProcess start;
     start.start(test::env("STUDIO_PYTHON"), {helper, "start"});
-    QVERIFY(start.waitForFinished(60000));
+    QVERIFY(start.waitForFinished(test::kHangLimitMs));
     const QStringList said = QString::fromUtf8(start.readAllStandardOutput()).split(' ', Qt::SkipEmptyParts);
     QVERIFY2(start.exitCode() == 0 && said.size() == 3, start.readAllStandardError().constData());
     const QString server = said[2].trimmed();

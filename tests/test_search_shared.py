@@ -30,6 +30,7 @@ import time
 import unittest
 
 import optuna
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CLI = os.environ["STUDIO_CLI"]
 TRIAL = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=3000", "--set", "data.test_limit=500",
@@ -94,12 +95,12 @@ class SharedStudyTest(unittest.TestCase):
 
     def cli(self, *args, env=None):
         """Machine B's."""
-        p = subprocess.run([CLI, "search", *args], capture_output=True, text=True, timeout=300,
+        p = subprocess.run([CLI, "search", *args], capture_output=True, text=True, timeout=HANG_LIMIT_S,
                            env={**(env or self.env), "STUDIO_MACHINE": "machine-b"})
         self.outputs.append(p.stdout + p.stderr)
         return p.returncode, p.stdout + p.stderr
 
-    def wait_for(self, proc, words, seconds=60):
+    def wait_for(self, proc, words, seconds=HANG_LIMIT_S):
         """proc's output up to the line holding words (the rest still to read)."""
         seen, end = [], time.time() + seconds
         while time.time() < end:
@@ -135,7 +136,7 @@ class SharedStudyTest(unittest.TestCase):
                            "shared", "--trials", "8", "--pruner", "none", "--parallel", "2", "--out", a)
         head = self.wait_for(first, "search shared:")
         code, text = self.cli("--join", "--storage", self.url(), "--study", "shared", "--parallel", "2", "--out", b)
-        rest = first.communicate(timeout=300)[0]
+        rest = first.communicate(timeout=HANG_LIMIT_S)[0]
         self.outputs.append(head + rest)
         self.assertEqual(first.returncode, 0, head + rest)
         self.assertEqual(code, 0, text)

@@ -23,7 +23,7 @@ TrainConfig longConfig(const QString& out) {
   return c;
 }
 
-bool waitFor(const std::function<bool()>& f, int ms = 60000) {
+bool waitFor(const std::function<bool()>& f, int ms = test::kHangLimitMs) {
   QElapsedTimer t;
   t.start();
   while (!f()) {

@@ -61,6 +61,17 @@ inline TrainConfig smallConfig(const QString& outDir) {
 
 }  // namespace studio::test
 
+// Qt Test's QTRY_VERIFY, QTRY_VERIFY2 and QTRY_COMPARE wait 5 s, which a busy
+// machine overran: here they wait for the hang limit, as the _WITH_TIMEOUT
+// forms of the suites do.
+#undef QTRY_VERIFY
+#undef QTRY_VERIFY2
+#undef QTRY_COMPARE
+#define QTRY_VERIFY(expr) QTRY_VERIFY_WITH_TIMEOUT(expr, ::studio::test::kHangLimitMs)
+#define QTRY_VERIFY2(expr, messageExpression) \
+  QTRY_VERIFY2_WITH_TIMEOUT(expr, messageExpression, ::studio::test::kHangLimitMs)
+#define QTRY_COMPARE(expr, expected) QTRY_COMPARE_WITH_TIMEOUT(expr, expected, ::studio::test::kHangLimitMs)
+
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -103,9 +114,16 @@ constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
 #endif
-// How much longer a run takes there: the waits on whole runs of other
-// processes are this many times longer.
+// How much longer a run takes there (a test that trains less there says so).
 constexpr int kSanitizerSlowdown = kSanitized ? 4 : 1;
+
+// How long a test waits for an event (a run's end, a file's row, a process's
+// exit, a widget's state) before it calls it a hang: 10 minutes, in every
+// build. A test waits for the event and asserts what happened, never how fast:
+// a busy machine only makes it wait longer. Qt Test's limit per function
+// (QTEST_FUNCTION_TIMEOUT) and ctest's per suite (tests/CMakeLists.txt) are
+// above it, so a hang ends in this wait's report.
+constexpr int kHangLimitMs = 600'000;
 
 inline QString env(const char* name) {
   const char* v = std::getenv(name);
@@ -113,7 +131,7 @@ inline QString env(const char* name) {
   return QString::fromLocal8Bit(v);
 }
 
-inline Ran runProgram(const QString& program, const QStringList& args, int timeoutMs = 600000) {
+inline Ran runProgram(const QString& program, const QStringList& args, int timeoutMs = kHangLimitMs) {
   QProcess p;
   p.setProcessChannelMode(QProcess::MergedChannels);
   p.start(program, args);

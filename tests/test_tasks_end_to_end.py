@@ -46,11 +46,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_class_weight
 
 from idx_reader import idx
+from suite_limits import HANG_LIMIT_S  # noqa: E402
 
 CLI = os.environ["STUDIO_CLI"]
 
 
-def cli(*args, env=None, timeout=300):
+def cli(*args, env=None, timeout=HANG_LIMIT_S):
     p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout,
                        env=None if env is None else {**os.environ, **env})
     return p.returncode, p.stdout + p.stderr

@@ -47,7 +47,7 @@
 using namespace studio;
 
 namespace {
-constexpr int kTimeout = 120'000;
+constexpr int kTimeout = test::kHangLimitMs;
 
 // A table whose target is a sum of its two columns, for a quick regression.
 QString regressionTable(const QString& dir) {

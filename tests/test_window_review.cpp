@@ -55,7 +55,7 @@ using namespace studio;
 using ui::PlotsPanel;
 
 namespace {
-constexpr int kTimeout = 120'000;
+constexpr int kTimeout = test::kHangLimitMs;
 }  // namespace
 
 class TestWindowReview : public QObject {

@@ -33,7 +33,7 @@
 
 namespace studio::test {
 
-constexpr int kWindowTimeout = 120'000;
+constexpr int kWindowTimeout = kHangLimitMs;
 
 // The rows of this kind in a run's metrics.csv (with a finite loss only, if asked).
 inline size_t countRows(const QString& runDir, RecordKind kind, bool finiteLoss = false) {
