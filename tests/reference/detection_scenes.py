@@ -24,15 +24,39 @@ def idx(path):
     return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
+def new_coco(folder, names):
+    """An empty COCO instances document of these categories (ids from 10), its folder made."""
+    os.makedirs(folder, exist_ok=True)
+    return {"images": [], "annotations": [], "categories": [{"id": 10 + k, "name": n} for k, n in enumerate(names)]}
+
+
+def add_box(coco, i, k, box):
+    """Scene i's box (x, y, width, height) of category k."""
+    coco["annotations"].append({"id": len(coco["annotations"]) + 1, "image_id": 100 + i, "category_id": 10 + k,
+                                "bbox": [float(v) for v in box], "area": float(box[2] * box[3]), "iscrowd": 0})
+
+
+def add_scene(coco, folder, i, canvas):
+    """Scene i: its grey canvas written as an RGB PNG, and its image entry."""
+    name = f"scene{i:03d}.png"
+    Image.fromarray(np.stack([canvas] * 3, axis=-1)).save(os.path.join(folder, name))
+    coco["images"].append({"id": 100 + i, "file_name": name, "width": canvas.shape[1], "height": canvas.shape[0]})
+
+
+def write_coco(coco, folder):
+    path = os.path.join(folder, "instances.json")
+    with open(path, "w") as f:
+        json.dump(coco, f)
+    return path
+
+
 def make_scenes(folder, count, seed, items=None, labels=None, classes=CLASSES):
     """count 128x128 canvases with 0 to 2 items each (enlarged 2x), and their COCO JSON."""
     if items is None:
         items = idx(f"{FASHION}/train-images-idx3-ubyte.gz")
         labels = idx(f"{FASHION}/train-labels-idx1-ubyte.gz")
     rng = np.random.default_rng(seed)
-    os.makedirs(folder, exist_ok=True)
-    coco = {"images": [], "annotations": [],
-            "categories": [{"id": 10 + k, "name": name} for k, (name, _) in enumerate(classes)]}
+    coco = new_coco(folder, [name for name, _ in classes])
     picks = [np.flatnonzero(labels == label) for _, label in classes]
     for i in range(count):
         canvas = rng.integers(0, 40, size=(128, 128), dtype=np.uint8)
@@ -48,16 +72,9 @@ def make_scenes(folder, count, seed, items=None, labels=None, classes=CLASSES):
             taken.append(box)
             region = canvas[top:top + 56, left:left + 56]
             np.maximum(region, item, out=region)
-            coco["annotations"].append({"id": len(coco["annotations"]) + 1, "image_id": 100 + i,
-                                        "category_id": 10 + k, "bbox": [float(v) for v in box],
-                                        "area": float(box[2] * box[3]), "iscrowd": 0})
-        name = f"scene{i:03d}.png"
-        Image.fromarray(np.stack([canvas] * 3, axis=-1)).save(os.path.join(folder, name))
-        coco["images"].append({"id": 100 + i, "file_name": name, "width": 128, "height": 128})
-    path = os.path.join(folder, "instances.json")
-    with open(path, "w") as f:
-        json.dump(coco, f)
-    return path
+            add_box(coco, i, k, box)
+        add_scene(coco, folder, i, canvas)
+    return write_coco(coco, folder)
 
 
 SHAPES = [("bright", 200), ("dim", 110)]  # a square's grey level
@@ -69,9 +86,7 @@ def make_shapes(folder, count, seed, size=128):
     weights learns clearly in a few dozen steps (a test that shows learning, test_detection_train).
     The Fashion-MNIST items above are for the benchmark."""
     rng = np.random.default_rng(seed)
-    os.makedirs(folder, exist_ok=True)
-    coco = {"images": [], "annotations": [],
-            "categories": [{"id": 10 + k, "name": name} for k, (name, _) in enumerate(SHAPES)]}
+    coco = new_coco(folder, [name for name, _ in SHAPES])
     for i in range(count):
         canvas = rng.integers(0, 40, size=(size, size), dtype=np.uint8)
         taken = []
@@ -84,17 +99,9 @@ def make_shapes(folder, count, seed, size=128):
                 continue  # no overlaps
             taken.append((left, top, side, side))
             canvas[top:top + side, left:left + side] = SHAPES[k][1] + rng.integers(0, 30)
-            coco["annotations"].append({"id": len(coco["annotations"]) + 1, "image_id": 100 + i,
-                                        "category_id": 10 + k, "bbox": [float(left), float(top), float(side),
-                                                                        float(side)],
-                                        "area": float(side * side), "iscrowd": 0})
-        name = f"scene{i:03d}.png"
-        Image.fromarray(np.stack([canvas] * 3, axis=-1)).save(os.path.join(folder, name))
-        coco["images"].append({"id": 100 + i, "file_name": name, "width": size, "height": size})
-    path = os.path.join(folder, "instances.json")
-    with open(path, "w") as f:
-        json.dump(coco, f)
-    return path
+            add_box(coco, i, k, (left, top, side, side))
+        add_scene(coco, folder, i, canvas)
+    return write_coco(coco, folder)
 
 
 if __name__ == "__main__":
