@@ -101,12 +101,9 @@ fuzz-build: setup
 # ignores what uninstrumented libraries do inside themselves
 # (ignore_noninstrumented_modules: libgomp's and Qt's locks are invisible to
 # it). A report from our code fails the suite. Instrumented training is several
-# times slower: Qt Test's 5-minute limit per test function is raised to 15, so
-# a slow function under two parallel suites is not cut short
-# (test_formats_end_to_end's TorchScript run once was, at 5 minutes, while
-# still training). Every suite of these builds has ctest's limit of 30 minutes
-# (tests/CMakeLists.txt sets no shorter one there), so a function that hangs
-# is ended by Qt Test, which says which one and, with gdb, prints every
+# times slower; Qt Test's limit per test function (15 minutes) and ctest's per
+# suite (30) are tests/CMakeLists.txt's, the same in every build, so a function
+# that hangs is ended by Qt Test, which says which one and, with gdb, prints every
 # thread's stack (DEBUGINFOD_URLS empty: gdb never waits on the network for
 # symbols); ctest keeps the start and the end of a long output. Each
 # suite runs under tests/sanitized_run.sh, which says how one that did not pass
@@ -117,7 +114,7 @@ fuzz-build: setup
 # torchrun: without it, CI failed there.
 TSAN_SUITES := test_session test_nonfinite test_window_live test_window_runs
 CTEST_OUTPUT := --output-on-failure --test-output-size-failed 1048576 --test-output-truncation middle
-SANITIZER_ENV := QTEST_FUNCTION_TIMEOUT=900000 DEBUGINFOD_URLS= \
+SANITIZER_ENV := DEBUGINFOD_URLS= \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan-libtorch.supp \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

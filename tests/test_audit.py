@@ -41,7 +41,7 @@ from cleanlab.filter import find_label_issues
 from cleanlab.multilabel_classification.filter import find_label_issues as find_multilabel_issues
 from PIL import Image
 from sklearn.datasets import load_digits
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CLI = os.environ["STUDIO_CLI"]
 NOISE = 0.08

@@ -36,7 +36,7 @@ import torchvision
 from safetensors.torch import load_file, save_file
 
 from idx_reader import idx
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CLI = os.environ["STUDIO_CLI"]
 CHECK = os.environ["STUDIO_BACKBONE_CHECK"]

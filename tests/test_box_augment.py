@@ -22,7 +22,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torchvision import tv_tensors
 from torchvision.transforms import v2
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
 SIZES = [96, 112, 128]

@@ -53,7 +53,7 @@ from torchvision.models.detection.ssdlite import SSDLiteHead
 from torchvision.models.detection.ssdlite import _mobilenet_extractor as _ssdlite_extractor
 from torchvision.ops.feature_pyramid_network import LastLevelP6P7
 from torchvision.ops.misc import FrozenBatchNorm2d
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CHECK = os.environ["STUDIO_DETECTOR_CHECK"]
 KINDS = ["fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2",

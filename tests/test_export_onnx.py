@@ -42,7 +42,7 @@ from sklearn.datasets import load_diabetes, make_classification, make_multilabel
 from sklearn.model_selection import train_test_split
 
 from idx_reader import idx
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CLI = os.environ["STUDIO_CLI"]
 SCRIPTS = os.environ["STUDIO_TEST_SCRIPTS"]

@@ -24,7 +24,7 @@ from wsgiref.util import setup_testing_defaults
 import optuna
 import optuna_dashboard
 from optuna.trial import TrialState
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CLI = os.environ["STUDIO_CLI"]
 SMALL = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=512", "--set", "data.test_limit=256",

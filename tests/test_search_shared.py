@@ -30,7 +30,7 @@ import time
 import unittest
 
 import optuna
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CLI = os.environ["STUDIO_CLI"]
 TRIAL = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=3000", "--set", "data.test_limit=500",

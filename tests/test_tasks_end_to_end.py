@@ -46,7 +46,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_class_weight
 
 from idx_reader import idx
-from suite_limits import HANG_LIMIT_S  # noqa: E402
+from suite_limits import HANG_LIMIT_S
 
 CLI = os.environ["STUDIO_CLI"]
 
