@@ -10,9 +10,12 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QLabel>
 #include <QSettings>
 #include <QSlider>
+#include <QTabWidget>
 #include <QTableWidget>
+#include <QTextStream>
 
 #include <numeric>
 
@@ -369,6 +372,93 @@ class TestBoxViews : public QObject {
     const auto list = nlohmann::json::parse(test::readText(saved.toStdString()));
     QCOMPARE(static_cast<int64_t>(list.size()), r.boxes);
     QVERIFY(list[0]["category_id"] == 3 || list[0]["category_id"] == 7);
+  }
+
+  // Issue 60, item 1: a detection run beside a classifier's crashed the
+  // window (EvaluationPanel::drawMatrix on the detector's report, and
+  // compareRuns reading a detector's classes as a classifier's), killing the
+  // live run. Every pair of task kinds, each shown after the other and
+  // compared, with the Evaluation tab shown: each shows its own page, and a
+  // comparison of runs of two kinds names those it cannot compare.
+  void everyPairOfTaskKindsIsShownAndCompared() {
+    QTemporaryDir dir;
+    const QString table = dir.path() + "/table.csv";
+    {
+      QFile f(table);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      QTextStream out(&f);
+      out << "x,y,kind,value,tags\n";
+      for (int i = 0; i < 80; ++i) {
+        const int x = (i * 37) % 100, y = (i * 53) % 100;
+        out << x << "," << y << "," << (x > 50 ? "high" : "low") << "," << (3 * x - y) << ","
+            << (x > 50 ? (y > 50 ? "warm|wet" : "warm") : (y > 50 ? "wet" : "cold")) << "\n";
+      }
+    }
+    struct Kind {
+      const char* task;
+      const char* target;
+      QString run;
+    };
+    std::vector<Kind> kinds{{"classification", "kind", {}}, {"regression", "value", {}}, {"multilabel", "tags", {}}};
+    for (Kind& k : kinds) {
+      TrainConfig c = test::smallConfig(dir.path() + "/runs");
+      c.name = k.task;
+      c.task.kind.setName(k.task);
+      c.data.format = DataFormat::csv;
+      c.data.root = table.toStdString();
+      c.data.label_column = k.target;
+      for (const char* other : {"kind", "value", "tags"})
+        if (std::string(other) != k.target) c.data.ignore_columns.emplace_back(other);
+      c.data.test_fraction = 0.25;
+      c.model.kind = "mlp";
+      c.model.width = 8;
+      c.train.batch_size = 16;
+      Session s;
+      s.start(c);
+      const RunSummary r = test::runToEnd(s);
+      QVERIFY2(r.status == "completed", r.error.c_str());
+      k.run = QString::fromStdString(r.runDir);
+    }
+    kinds.push_back({"detection", "", m_run});
+
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    window.resize(1280, 720);
+    window.show();
+    ui::EvaluationPanel* eval = window.evaluationPanel();
+    QWidget* tab = eval;
+    while (tab && window.tabs()->indexOf(tab) < 0) tab = tab->parentWidget();
+    QVERIFY(tab);
+    window.tabs()->setCurrentWidget(tab);
+    for (const Kind& a : kinds)
+      for (const Kind& b : kinds) {
+        const QString pair = QString("%1 then %2").arg(a.task, b.task);
+        window.showRuns({a.run});
+        QCoreApplication::processEvents();
+        window.showRuns({b.run});
+        eval->resize(eval->width() - 7, eval->height() - 5);  // a resize redraws the matrix
+        QCoreApplication::processEvents();
+        QVERIFY2(eval->report() && eval->report()->task.name() == b.task, qPrintable(pair));
+        eval->setRowNormalized(true);
+        eval->setRowNormalized(false);
+        window.showRuns({a.run, b.run});
+        QCoreApplication::processEvents();
+        const QString said = eval->findChild<QLabel*>("evaluationMessage")->text();
+        if (a.task == b.task) {
+          QVERIFY2(said.startsWith("Comparing 2 runs"), qPrintable(pair + ": " + said));
+        } else {
+          QVERIFY2(said.contains("Comparing 1 run") && said.contains(QString("a %1 run").arg(b.task)),
+                   qPrintable(pair + ": " + said));
+          QCOMPARE(eval->comparisonTable()->columnCount(), 2);  // the class and the first run
+        }
+      }
+    QStringList all;
+    for (const Kind& k : kinds) all << k.run;
+    window.showRuns(all);
+    QCoreApplication::processEvents();
+    QCOMPARE(eval->comparisonTable()->columnCount(), 2);
+    // Runs of one kind compare their own figure: two detectors' AP per class.
+    window.showRuns({m_run, m_run});
+    QVERIFY2(eval->comparisonTable()->rowCount() == 3, "two classes and mAP");
   }
 };
 

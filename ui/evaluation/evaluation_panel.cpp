@@ -22,7 +22,9 @@
 #include "studio/run_layout.h"
 #include "ui/charts/plot_palette.h"
 #include "ui/evaluation/calibration_view.h"
+#include "ui/evaluation/comparison_view.h"
 #include "ui/evaluation/detection_view.h"
+#include "ui/evaluation/figure_cells.h"
 #include "ui/evaluation/labels_view.h"
 #include "ui/evaluation/regression_view.h"
 #include "ui/evaluation/test_boxes_view.h"
@@ -32,37 +34,6 @@ namespace {
 
 constexpr int kRegressionPage = 2, kLabelsPage = 3, kDetectionPage = 4;
 
-const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
-                          QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
-
-QString percent(double v) { return std::isfinite(v) ? QString::number(100.0 * v, 'f', 1) + " %" : "—"; }
-
-QTableWidgetItem* cell(const QString& text, bool number = false) {
-  auto* item = new QTableWidgetItem(text);
-  if (number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  return item;
-}
-
-QSharedPointer<QCPAxisTickerText> classTicker(const std::vector<std::string>& names) {
-  QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
-  for (size_t k = 0; k < names.size(); ++k) t->addTick(static_cast<double>(k), QString::fromStdString(names[k]));
-  return t;
-}
-
-QTableWidget* table(const QStringList& headers, const char* name) {
-  auto* t = new QTableWidget(0, static_cast<int>(headers.size()));
-  t->setObjectName(name);
-  t->setHorizontalHeaderLabels(headers);
-  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  t->verticalHeader()->hide();
-  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  t->horizontalHeader()->setStretchLastSection(true);
-  return t;
-}
-
-}  // namespace
-
-namespace {
 // "test, with the best checkpoint's weights (step 80)": the split and, for a
 // report of other weights than the step's own, whose they are.
 QString splitText(const EvalReport& r) {
@@ -139,8 +110,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_views->addTab(m_calibration, tr("Calibration"));
   upper->addWidget(m_views);
   m_classes =
-      table({tr("Class"), tr("Examples"), tr("Precision"), tr("Recall"), tr("F1"), tr("Accuracy (one vs rest)")},
-            "classFigures");
+      figureTable({tr("Class"), tr("Examples"), tr("Precision"), tr("Recall"), tr("F1"), tr("Accuracy (one vs rest)")},
+                  "classFigures");
   upper->addWidget(m_classes);
   upper->setStretchFactor(0, 3);
   upper->setStretchFactor(1, 2);
@@ -157,22 +128,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   single->setStretchFactor(1, 1);
   m_pages->addWidget(single);
   // Several runs.
-  auto* several = new QSplitter(Qt::Vertical);
-  m_compare = new QCustomPlot;
-  m_compare->setObjectName("classComparison");
-  m_compare->plotLayout()->insertRow(0);
-  m_compare->plotLayout()->addElement(
-      0, 0,
-      new QCPTextElement(m_compare, tr("Accuracy of each class (recall), last evaluation of each run"),
-                         QFont(font().family(), font().pointSize(), QFont::Bold)));
-  placeLegendBelow(m_compare);  // under the bars, never over them (issue 40, item 9)
-  m_compare->setMinimumHeight(200);
-  several->addWidget(m_compare);
-  m_compareTable = table({tr("Class")}, "classComparisonTable");
-  several->addWidget(m_compareTable);
-  several->setStretchFactor(0, 3);
-  several->setStretchFactor(1, 2);
-  m_pages->addWidget(several);
+  m_comparison = new ComparisonView;
+  m_pages->addWidget(m_comparison);
   m_regression = new RegressionView;
   m_pages->addWidget(m_regression);
   m_labels = new LabelsView;
@@ -191,16 +148,13 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_pages->addWidget(boxesScroll);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
-  applyPlotPalette(m_compare, palette());
   clear();
 }
 
 void EvaluationPanel::changeEvent(QEvent* event) {
   if (event->type() == QEvent::PaletteChange) {
     applyPlotPalette(m_matrix, palette());
-    applyPlotPalette(m_compare, palette());
     m_matrix->replot(QCustomPlot::rpQueuedReplot);
-    m_compare->replot(QCustomPlot::rpQueuedReplot);
   }
   QWidget::changeEvent(event);
 }
@@ -333,7 +287,7 @@ void EvaluationPanel::showStep(int64_t step) {
                    .arg(m_report->map, 0, 'f', 4)
                    .arg(m_report->macroF1, 0, 'f', 4)
                    .arg(m_report->microF1, 0, 'f', 4)
-                   .arg(percent(m_report->accuracy))
+                   .arg(percentText(m_report->accuracy))
                    .arg(m_report->loss, 0, 'g', 4)
                    .arg(m_report->examples));
     m_labels->show(*m_report);
@@ -349,7 +303,7 @@ void EvaluationPanel::showStep(int64_t step) {
                  .arg(m_label, splitText(*m_report))
                  .arg(m_report->step)
                  .arg(m_report->epoch + 0)
-                 .arg(percent(m_report->accuracy))
+                 .arg(percentText(m_report->accuracy))
                  .arg(m_report->loss, 0, 'g', 4)
                  .arg(m_report->examples));
   drawMatrix();
@@ -385,7 +339,15 @@ void EvaluationPanel::setRowNormalized(bool on) {
 
 void EvaluationPanel::drawMatrix() {
   for (int i = m_matrix->itemCount() - 1; i >= 0; --i) m_matrix->removeItem(i);
-  if (!m_report) {
+  // A classifier's matrix only: another task's report (a detector's, shown
+  // before this page is left) has classes but no confusion (issue 60).
+  const auto square = [](const EvalReport& r) {
+    return r.confusion.size() == r.classes.size() &&
+           std::all_of(r.confusion.begin(), r.confusion.end(),
+                       [&](const std::vector<int64_t>& row) { return row.size() == r.classes.size(); });
+  };
+  if (!m_report || m_report->task != TaskKind::classification || !square(*m_report)) {
+    m_map->data()->clear();
     m_matrix->replot();
     return;
   }
@@ -402,8 +364,8 @@ void EvaluationPanel::drawMatrix() {
       top = std::max(top, v);
     }
   m_map->setDataRange(QCPRange(0, std::max(top, 1e-9)));
-  m_matrix->xAxis->setTicker(classTicker(r.classes));
-  m_matrix->yAxis->setTicker(classTicker(r.classes));
+  m_matrix->xAxis->setTicker(nameTicker(r.classes));
+  m_matrix->yAxis->setTicker(nameTicker(r.classes));
   // Slanted labels end at their tick (the last one stays inside the plot);
   // the left margin has room for the first one's slant.
   const double slant = k > 6 ? 40 : 0;
@@ -468,12 +430,12 @@ void EvaluationPanel::fillClasses() {
   for (size_t i = 0; i < m_report->perClass.size(); ++i) {
     const ClassFigures& f = m_report->perClass[i];
     const int row = static_cast<int>(i);
-    m_classes->setItem(row, 0, cell(QString::fromStdString(f.name)));
-    m_classes->setItem(row, 1, cell(QString::number(f.support), true));
-    m_classes->setItem(row, 2, cell(percent(f.precision), true));
-    m_classes->setItem(row, 3, cell(percent(f.recall), true));
-    m_classes->setItem(row, 4, cell(percent(f.f1), true));
-    m_classes->setItem(row, 5, cell(percent(f.accuracy), true));
+    m_classes->setItem(row, 0, figureCell(QString::fromStdString(f.name)));
+    m_classes->setItem(row, 1, figureCell(QString::number(f.support), true));
+    m_classes->setItem(row, 2, figureCell(percentText(f.precision), true));
+    m_classes->setItem(row, 3, figureCell(percentText(f.recall), true));
+    m_classes->setItem(row, 4, figureCell(percentText(f.f1), true));
+    m_classes->setItem(row, 5, figureCell(percentText(f.accuracy), true));
   }
 }
 
@@ -500,17 +462,19 @@ void EvaluationPanel::fillMistakes() {
     auto* caption = new QLabel(tr("%1 → %2\n%3")
                                    .arg(QString::fromStdString(m_report->classes[static_cast<size_t>(e.truth)]),
                                         QString::fromStdString(m_report->classes[static_cast<size_t>(e.predicted)]),
-                                        percent(e.confidence)));
+                                        percentText(e.confidence)));
     caption->setAlignment(Qt::AlignHCenter);
     v->addWidget(caption);
     box->setToolTip(tr("%1\ntrue: %2, predicted: %3 with probability %4")
                         .arg(QString::fromStdString(e.source),
                              QString::fromStdString(m_report->classes[static_cast<size_t>(e.truth)]),
                              QString::fromStdString(m_report->classes[static_cast<size_t>(e.predicted)]),
-                             percent(e.confidence)));
+                             percentText(e.confidence)));
     m_mistakes->addWidget(box, 1 + static_cast<int>(i) / 8, static_cast<int>(i) % 8);
   }
 }
+
+QTableWidget* EvaluationPanel::comparisonTable() const { return m_comparison->table(); }
 
 int EvaluationPanel::mistakesShown() const { return m_report ? static_cast<int>(m_report->wrong.size()) : 0; }
 
@@ -519,70 +483,8 @@ void EvaluationPanel::compareRuns(const QStringList& runDirs, const QStringList&
   m_report.reset();
   m_steps->clear();
   m_pages->setCurrentIndex(1);
-  m_compare->clearPlottables();
-  std::vector<EvalReport> reports;
-  QStringList shown, missing;
-  for (int i = 0; i < runDirs.size(); ++i) {
-    const auto steps = evaluationSteps(runDirs[i]);
-    if (steps.empty()) {
-      missing << labels[i];
-      continue;
-    }
-    try {
-      reports.push_back(readEvalReport(
-          (runDirs[i] + "/" + QString::fromStdString(run_files::evalReport(steps.back()))).toStdString()));
-      shown << labels[i];
-    } catch (const std::exception& e) {
-      missing << labels[i] + " (" + QString::fromStdString(e.what()) + ")";
-    }
-  }
-  QString text = tr("Comparing %1 runs' last evaluations.").arg(shown.size());
-  if (!missing.isEmpty()) text += " " + tr("Without an evaluation to compare: %1.").arg(missing.join(", "));
-  // Classes in the first run's order; runs with other classes show theirs too.
-  std::vector<std::string> classes;
-  for (const auto& r : reports)
-    for (const auto& c : r.classes)
-      if (std::find(classes.begin(), classes.end(), c) == classes.end()) classes.push_back(c);
-  auto* group = new QCPBarsGroup(m_compare);
-  m_compareTable->clear();
-  QStringList headers{tr("Class")};
-  for (const auto& l : shown) headers << l;
-  m_compareTable->setColumnCount(static_cast<int>(headers.size()));
-  m_compareTable->setHorizontalHeaderLabels(headers);
-  m_compareTable->setRowCount(static_cast<int>(classes.size()) + 1);
-  for (size_t k = 0; k < classes.size(); ++k)
-    m_compareTable->setItem(static_cast<int>(k), 0, cell(QString::fromStdString(classes[k])));
-  m_compareTable->setItem(static_cast<int>(classes.size()), 0, cell(tr("all (accuracy)")));
-  for (size_t r = 0; r < reports.size(); ++r) {
-    QVector<double> x, y;
-    for (size_t k = 0; k < classes.size(); ++k) {
-      const auto& names = reports[r].classes;
-      const auto it = std::find(names.begin(), names.end(), classes[k]);
-      double recall = std::nan("");
-      if (it != names.end()) recall = reports[r].perClass[static_cast<size_t>(it - names.begin())].recall;
-      m_compareTable->setItem(static_cast<int>(k), static_cast<int>(r) + 1, cell(percent(recall), true));
-      if (!std::isfinite(recall)) continue;
-      x << static_cast<double>(k);
-      y << recall;
-    }
-    m_compareTable->setItem(static_cast<int>(classes.size()), static_cast<int>(r) + 1,
-                            cell(percent(reports[r].accuracy), true));
-    auto* bars = new QCPBars(m_compare->xAxis, m_compare->yAxis);
-    bars->setName(shown[static_cast<int>(r)]);
-    bars->setData(x, y);
-    bars->setWidth(0.8 / static_cast<double>(std::max<size_t>(reports.size(), 1)));
-    bars->setPen(Qt::NoPen);
-    bars->setBrush(kColors[r % 8]);
-    bars->setBarsGroup(group);
-  }
-  m_compare->xAxis->setTicker(classTicker(classes));
-  m_compare->xAxis->setTickLabelRotation(classes.size() > 6 ? 40 : 0);
-  m_compare->xAxis->setRange(-0.6, static_cast<double>(classes.size()) - 0.4);
-  m_compare->yAxis->setRange(0, 1.05);
-  m_compare->yAxis->setLabel(tr("recall"));
-  applyPlotPalette(m_compare, palette());
-  m_compare->replot();
-  setMessage(text);
+  m_normalize->hide();
+  setMessage(m_comparison->compare(runDirs, labels));
 }
 
 bool EvaluationPanel::eventFilter(QObject* watched, QEvent* event) {

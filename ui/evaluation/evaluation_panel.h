@@ -11,8 +11,9 @@
 // their true boxes and those found, worst first (test_boxes_view.h).
 // A classifier's evaluation also shows each class's one-vs-rest ROC and PR
 // curves and the reliability diagram with its calibration error.
-// For several runs: each class's accuracy (recall) side by side, from each
-// run's last evaluation. Everything is read from the run folders
+// For several runs of one task kind: each class's (label's, target's) figure
+// side by side, from each run's last evaluation (compared_figures.h); runs
+// of another kind are named, not compared. Everything is read from the run folders
 // (eval/step-<N>.json), so a past run shows what a live one showed.
 // Thread: the UI thread.
 
@@ -39,6 +40,7 @@ class QTableWidget;
 namespace studio::ui {
 
 class CalibrationView;
+class ComparisonView;
 class DetectionView;
 class TestBoxesView;
 class LabelsView;
@@ -71,7 +73,7 @@ class EvaluationPanel : public QWidget {
   std::vector<std::vector<double>> drawnMatrix() const;
   int mistakesShown() const;
   QTableWidget* classTable() const { return m_classes; }
-  QTableWidget* comparisonTable() const { return m_compareTable; }
+  QTableWidget* comparisonTable() const;
   QComboBox* stepChooser() const { return m_steps; }
   // A regression run's page (task.kind regression).
   RegressionView* regressionView() const { return m_regression; }
@@ -117,8 +119,7 @@ class EvaluationPanel : public QWidget {
   QTableWidget* m_classes;
   QWidget* m_mistakesHost;
   QGridLayout* m_mistakes;
-  QCustomPlot* m_compare;
-  QTableWidget* m_compareTable;
+  ComparisonView* m_comparison;
   RegressionView* m_regression;
   LabelsView* m_labels;
   DetectionView* m_detection;
