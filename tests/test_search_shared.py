@@ -191,6 +191,11 @@ class SharedStudyTest(unittest.TestCase):
             (self.env, ["--join", "--storage", self.url(), "--study", "nothing-here"], "no such study"),
             (self.env, [*TRIAL, *SPACE, "--storage", f"postgresql://studio:{self.password}@127.0.0.1/study"],
              "holds a password"),
+            # Issue 59, item 1: the query's form was accepted and kept in search.json.
+            (self.env, [*TRIAL, *SPACE, "--storage", f"postgresql://studio@127.0.0.1/study?password={self.password}"],
+             "query holds password"),
+            (self.env, ["--join", "--storage", f"postgresql://studio@127.0.0.1/study?sslmode=disable&PASSWORD="
+                        f"{self.password}", "--study", "shared"], "query holds password"),
         ]
         for env, args, said in cases:
             with self.subTest(said=said):

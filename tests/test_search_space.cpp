@@ -130,6 +130,35 @@ class TestSearchSpace : public QObject {
     QVERIFY(refusal([&] { checkSearch(trialSet); }).find("--trial-set: train.epochs") != std::string::npos);
   }
 
+  // Issue 59, item 1: a password in any form of the storage URL is refused
+  // before anything is written, and no message repeats it.
+  void aStorageUrlHoldsNoPassword() {
+    checkStorageUrl("postgresql://studio@db.example:5432/study");
+    checkStorageUrl("postgresql://studio@db.example/study?sslmode=require&connect_timeout=5");
+    checkStorageUrl("mysql://studio@db.example/study");
+    const char* secret = "S3cr-et";
+    for (const std::string& url : {std::string("postgresql://studio:") + secret + "@db/study",
+                                   std::string("postgresql://studio@db/study?password=") + secret,
+                                   std::string("postgresql://studio@db/study?sslmode=require&PassWord=") + secret,
+                                   std::string("postgresql://studio@db/study?pass%77ord=") + secret,
+                                   std::string("postgresql://studio@db/study?sslpassword=") + secret,
+                                   std::string("postgresql://studio@db/study?passfile=/tmp/") + secret,
+                                   std::string("mysql://studio@db/study?password=") + secret,
+                                   std::string("postgres://studio:") + secret + "@db/study"}) {
+      SearchSpec s = spec({"optimizer.lr=float:1e-4:0.1:log"});
+      s.storage = url;
+      const std::string got = refusal([&] { checkSearch(s); });
+      QVERIFY2(!got.empty(), url.c_str());
+      QVERIFY2(got.find(secret) == std::string::npos, got.c_str());
+      QVERIFY2(got.find("***") != std::string::npos, got.c_str());
+      QVERIFY2(redactedStorageUrl(url).find(secret) == std::string::npos, redactedStorageUrl(url).c_str());
+    }
+    QVERIFY(refusal([&] { checkStorageUrl("postgresql://studio@db/study?passfile=/x"); }).find("PGPASSFILE") !=
+            std::string::npos);
+    QCOMPARE(redactedStorageUrl("postgresql://u@h/db?sslmode=require"),
+             std::string("postgresql://u@h/db?sslmode=require"));
+  }
+
   void aSettingWithoutEffectIsSaid() {
     SearchSpec s = spec({"optimizer.lr=float:1e-4:0.1:log", "model.width=int:16:64"});
     s.base.schedule.kind = ScheduleKind::onecycle;

@@ -1,6 +1,7 @@
 #include "studio/search_space.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -197,22 +198,92 @@ TrainConfig trialConfig(const SearchSpec& spec, const std::vector<std::string>& 
   return c;
 }
 
+namespace {
+
+// A query key of a storage URL, %-decoded and lower-cased ("PassWord" and
+// "pass%77ord" are libpq's and SQLAlchemy's password too).
+std::string queryKey(const std::string& raw) {
+  std::string key;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '%' && i + 2 < raw.size() && std::isxdigit(static_cast<unsigned char>(raw[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(raw[i + 2]))) {
+      key += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      key += raw[i] == '+' ? ' ' : raw[i];
+    }
+  }
+  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+  return key;
+}
+
+// A secret's key: libpq's password, sslpassword and passfile (which names
+// a file of passwords to read: PGPASSFILE says it outside the URL).
+bool secretKey(const std::string& key) {
+  return key.find("password") != std::string::npos || key.find("passfile") != std::string::npos ||
+         key.find("passwd") != std::string::npos || key == "pwd";
+}
+
+}  // namespace
+
+std::string redactedStorageUrl(const std::string& url) {
+  std::string out = url;
+  const auto scheme = out.find("://");
+  const size_t from = scheme == std::string::npos ? 0 : scheme + 3;
+  const auto query = out.find('?', from);
+  const auto at = out.rfind('@', query == std::string::npos ? std::string::npos : query);
+  if (at != std::string::npos && at >= from) {
+    const auto colon = out.find(':', from);
+    if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+  }
+  const auto q = out.find('?', from);
+  if (q == std::string::npos) return out;
+  std::string rebuilt = out.substr(0, q + 1);
+  std::stringstream params(out.substr(q + 1));
+  std::string param;
+  bool first = true;
+  while (std::getline(params, param, '&')) {
+    const auto eq = param.find('=');
+    const std::string key = param.substr(0, eq);
+    rebuilt += (first ? "" : "&") + (secretKey(queryKey(key)) && eq != std::string::npos ? key + "=***" : param);
+    first = false;
+  }
+  return rebuilt;
+}
+
 void checkStorageUrl(const std::string& url) {
+  // Every message names the URL without its secrets (issue 59, item 1).
+  const std::string shown = redactedStorageUrl(url);
   const auto scheme = url.find("://");
   const std::string kind = scheme == std::string::npos ? "" : url.substr(0, scheme);
   if (kind != "postgresql" && kind != "mysql")
     throw ConfigFileError(
-        "--storage " + url +
+        "--storage " + shown +
         ": give a database URL, postgresql://USER@HOST[:PORT]/DATABASE or mysql://USER@HOST/DATABASE");
   const std::string rest = url.substr(scheme + 3);
-  const auto at = rest.rfind('@');
-  if (at != std::string::npos && rest.substr(0, at).find(':') != std::string::npos)
-    throw ConfigFileError(
-        "--storage: the URL holds a password, which would be written to the study's search.json "
-        "and logs; give postgresql://USER@HOST/DATABASE and the password in PGPASSWORD or "
-        "~/.pgpass (MYSQL_PWD for MySQL)");
-  if (rest.find('/') == std::string::npos || rest.back() == '/')
-    throw ConfigFileError("--storage " + url + ": name the database after the host (postgresql://USER@HOST/DATABASE)");
+  const auto queryAt = rest.find('?');
+  const std::string place = rest.substr(0, queryAt);
+  const auto at = place.rfind('@');
+  const std::string secretWhere =
+      ", which would be written to the study's search.json and logs; give postgresql://USER@HOST/DATABASE and "
+      "the password in PGPASSWORD or ~/.pgpass (MYSQL_PWD for MySQL)";
+  if (at != std::string::npos && place.substr(0, at).find(':') != std::string::npos)
+    throw ConfigFileError("--storage " + shown + ": the URL holds a password (USER:PASSWORD@)" + secretWhere);
+  if (queryAt != std::string::npos) {
+    std::stringstream params(rest.substr(queryAt + 1));
+    std::string param;
+    while (std::getline(params, param, '&')) {
+      const std::string key = queryKey(param.substr(0, param.find('=')));
+      if (secretKey(key))
+        throw ConfigFileError("--storage " + shown + ": the URL's query holds " + key +
+                              (key.find("passfile") != std::string::npos
+                                   ? ", a file of passwords; name it in PGPASSFILE instead, outside the URL"
+                                   : ", a password" + secretWhere));
+    }
+  }
+  if (place.find('/') == std::string::npos || place.back() == '/')
+    throw ConfigFileError("--storage " + shown +
+                          ": name the database after the host (postgresql://USER@HOST/DATABASE)");
 }
 
 void checkSearch(SearchSpec& spec) {

@@ -70,9 +70,12 @@ struct SearchSpec {
 };
 
 // A storage URL a study may use: postgresql:// or mysql://, without a
-// password (it would be written to search.json and the logs). Throws
-// ConfigFileError saying what is wrong.
+// password in any form (USER:PASSWORD@, a query's password=, sslpassword=
+// or passfile=): it would be written to search.json and the logs. Throws
+// ConfigFileError saying what is wrong, with the URL redacted.
 void checkStorageUrl(const std::string& url);
+// The URL with its password and secret query values as ***.
+std::string redactedStorageUrl(const std::string& url);
 
 inline constexpr const char* kSearchSamplers[] = {"tpe", "random", "grid"};
 inline constexpr const char* kSearchPruners[] = {"hyperband", "halving", "median", "none"};
