@@ -8,11 +8,16 @@
 // Oracle: the boxes the script drew, written in each format by it.
 #include "test_support.h"
 
+#include <sys/stat.h>
+
 #include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <fstream>
 
 #include "studio/box_annotations.h"
 #include "studio/errors.h"
+#include "studio/train_config.h"
 
 using namespace studio;
 
@@ -184,6 +189,56 @@ class TestBoxAnnotations : public QObject {
       }
     }
     QDir(QString::fromStdString(dir)).removeRecursively();
+  }
+
+  // Issue 59, items 2 and 4: a data.yaml, a YOLO label file or a VOC file
+  // that is a FIFO hung `summary`, `train` and `predict --annotations` for
+  // ever, or counted as an image without boxes; a label file that is a
+  // folder did too. Each is refused at once, by name. So is a FIFO settings file.
+  void aFifoOrAFolderIsRefusedAtOnce() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    QDir().mkpath(QString::fromStdString(dir + "/images"));
+    QDir().mkpath(QString::fromStdString(dir + "/labels"));
+    const QString image = QDir(QString::fromStdString(folder() + "/yolo/images/train")).entryList(QDir::Files).value(0);
+    QVERIFY(!image.isEmpty());
+    QVERIFY(QFile::copy(QString::fromStdString(folder() + "/yolo/images/train/") + image,
+                        QString::fromStdString(dir + "/images/") + image));
+    const std::string label = dir + "/labels/" + QFileInfo(image).completeBaseName().toStdString() + ".txt";
+    const auto refused = [&](const std::string& file, const std::string& format, const std::string& named,
+                             const char* what) {
+      try {
+        readBoxAnnotations(file, dir + "/images", format, BadBoxes::fail);
+        QFAIL(("read without an error: " + named).c_str());
+      } catch (const DataError& e) {
+        QVERIFY2(std::string(e.what()).find(named) != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find(what) != std::string::npos, e.what());
+      }
+    };
+    QCOMPARE(::mkfifo((dir + "/data.yaml").c_str(), 0644), 0);
+    refused(dir + "/data.yaml", "yolo", dir + "/data.yaml", "a FIFO");
+    QVERIFY(QFile::remove(QString::fromStdString(dir + "/data.yaml")));
+    std::ofstream(dir + "/data.yaml") << "names: [a, b]\n";
+    QCOMPARE(readBoxAnnotations(dir + "/data.yaml", dir + "/images", "yolo", BadBoxes::fail).images.size(), size_t(1));
+    QCOMPARE(::mkfifo(label.c_str(), 0644), 0);
+    refused(dir + "/data.yaml", "yolo", label, "a FIFO");
+    QVERIFY(QFile::remove(QString::fromStdString(label)));
+    QVERIFY(QDir().mkpath(QString::fromStdString(label)));
+    refused(dir + "/data.yaml", "yolo", label, "a folder");
+
+    QDir().mkpath(QString::fromStdString(dir + "/voc"));
+    QCOMPARE(::mkfifo((dir + "/voc/one.xml").c_str(), 0644), 0);
+    refused(dir + "/voc", "voc", dir + "/voc/one.xml", "a FIFO");
+
+    QCOMPARE(::mkfifo((dir + "/settings.json").c_str(), 0644), 0);
+    try {
+      loadConfigFile(dir + "/settings.json");
+      QFAIL("a FIFO read as settings");
+    } catch (const ConfigFileError& e) {
+      QVERIFY2(std::string(e.what()).find("settings file " + dir + "/settings.json is not a regular file (a FIFO)") !=
+                   std::string::npos,
+               e.what());
+    }
   }
 
   void unknownFormat() {

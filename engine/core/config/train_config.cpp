@@ -271,11 +271,15 @@ static std::string joinErrors(const std::vector<ConfigError>& errors) {
 }
 
 TrainConfig loadConfigFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigFileError("cannot open settings file " + path);
+  std::string text;
+  try {
+    text = readFileBytes(path, "settings file");  // a FIFO is refused at once, never waited on
+  } catch (const InputError& e) {
+    throw ConfigFileError(e.what());
+  }
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw ConfigFileError("settings file " + path + " is not valid JSON: " + e.what());
   } catch (const json::exception& e) {  // a number beyond double's range (1e400)

@@ -137,8 +137,14 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
 // ---- YOLO: data.yaml and a labels/*.txt per image
 std::vector<BoxCategory> yoloNames(const std::string& file) {
   YAML::Node doc;
+  std::string text;
   try {
-    doc = YAML::LoadFile(file);
+    text = readFileBytes(file, "YOLO data.yaml");  // a FIFO is refused at once (it hung, issue 59)
+  } catch (const InputError& e) {
+    throw DataError(e.what());
+  }
+  try {
+    doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw DataError(file + " is not YAML: " + e.what());
   }
@@ -194,8 +200,18 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
     im.height = h.height;
     out.images.push_back(im);
     const std::string labels = yoloLabelFile(path);
-    if (!fs::is_regular_file(labels)) continue;  // no boxes: a negative
-    std::istringstream text(readFileBytes(labels, "YOLO labels"));
+    std::error_code ec;
+    const fs::file_status st = fs::status(labels, ec);
+    if (st.type() == fs::file_type::not_found) continue;  // no boxes: a negative
+    // A FIFO, a folder or a device in its place is not "no boxes" (issue 59, item 4).
+    std::string bytes;
+    try {
+      bytes = readFileBytes(labels, "YOLO label file");
+    } catch (const InputError& e) {
+      throw DataError(std::string(e.what()) + ": the labels of the image " + path +
+                      " must be a text file (or absent, for an image without boxes)");
+    }
+    std::istringstream text(bytes);
     std::string line;
     for (int n = 1; std::getline(text, line); ++n) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -245,13 +261,19 @@ BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBo
   out.format = "voc";
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(folder))
-    if (e.is_regular_file() && e.path().extension() == ".xml") files.push_back(e.path().string());
+    if (e.path().extension() == ".xml" && !e.is_directory()) files.push_back(e.path().string());  // a FIFO is named
   std::sort(files.begin(), files.end());
   if (files.empty()) throw DataError(folder + " holds no .xml files (Pascal VOC annotations)");
   std::map<std::string, int64_t> labelOf;  // names in the order first met
   for (const auto& file : files) {
     tinyxml2::XMLDocument doc;
-    if (doc.LoadFile(file.c_str()) != tinyxml2::XML_SUCCESS)
+    std::string xml;
+    try {
+      xml = readFileBytes(file, "Pascal VOC annotation");
+    } catch (const InputError& e) {
+      throw DataError(e.what());
+    }
+    if (doc.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS)
       throw DataError(file + " is not XML: " + (doc.ErrorStr() ? doc.ErrorStr() : "unreadable"));
     const tinyxml2::XMLElement* a = doc.FirstChildElement("annotation");
     if (!a || childText(a, "filename").empty())
