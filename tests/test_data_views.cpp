@@ -21,6 +21,7 @@
 #include <QTextStream>
 #include <QTreeWidget>
 
+#include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/sha256.h"
 #include "test_support.h"
@@ -258,6 +259,41 @@ class TestDataViews : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(
         m_window->dataPanel()->findChild<QLabel*>("dataSummary")->text().contains("1 files removed, 1 relabelled"),
         kTimeout);
+  }
+
+  // Issue 60, item 2: a file listed twice (a label issue and a copy of a
+  // test file): R on one row, then K on the other, left "keep" in
+  // corrections.csv while the first row still said "relabel to red", and the
+  // header counted files as rows. One decision per file, on every row of it.
+  void anAuditDecisionIsTheFilesOnEveryRow() {
+    const QString dir = m_dir.filePath("twice-audit");
+    QVERIFY(QDir().mkpath(dir));
+    const QString file = m_dir.filePath("twice/blue/7.png"), test = m_dir.filePath("twice/test/7.png");
+    const auto write = [&](const QString& name, const QString& text) {
+      writeFileAtomically((dir + "/" + name).toStdString(), text.toStdString());
+    };
+    write("audit.json", R"({"classes": ["blue", "red"], "metric": "accuracy", "accuracy": {"mean": 0.9, "std": 0.1}})");
+    write("label_issues.csv", "file,given,suggested,self_confidence,nearest,nearest_similarity\n" + file +
+                                  ",blue,red,0.02,,\n" + m_dir.filePath("twice/blue/8.png") + ",blue,red,0.03,,\n");
+    write("duplicates.csv", "first,second,similarity,kind\n" + file + "," + test + ",1.0,train-test\n");
+    ui::AuditPanel panel;
+    QVERIFY(panel.openAudit(dir));
+    QTableWidget* table = panel.table();
+    QCOMPARE(table->rowCount(), 3);
+    QCOMPARE(table->item(0, 1)->text(), file);
+    QCOMPARE(table->item(2, 1)->text(), file);
+    panel.decide(0, "relabel");
+    QCOMPARE(table->item(2, 6)->text(), QString("relabel to red"));  // shown on its copy's row too
+    panel.decide(2, "keep");
+    QCOMPARE(table->item(0, 6)->text(), QString("keep"));
+    QCOMPARE(table->item(2, 6)->text(), QString("keep"));
+    QVERIFY2(panel.summary().contains("2 of 3 listed decided, 1 files"), qPrintable(panel.summary()));
+    const QString written = QString::fromStdString(test::readText(panel.correctionsFile().toStdString()));
+    QCOMPARE(written, "file,action,label\n" + file + ",keep,\n");
+    // As written, so as shown when the audit is opened again.
+    QVERIFY(panel.openAudit(dir));
+    QCOMPARE(table->item(0, 6)->text(), QString("keep"));
+    QCOMPARE(table->item(1, 6)->text(), QString());
   }
 
   void modelTabListsTheLayers() {

@@ -266,9 +266,13 @@ void AuditPanel::decide(int row, const QString& action, const QString& label) {
                    true);
     return;
   }
-  m_decisions[s.file] = {action, action == "relabel" ? to : QString()};
+  const QString file = s.file;
+  m_decisions[file] = {action, action == "relabel" ? to : QString()};
   writeCorrections();
-  showRow(row);
+  // One decision per file: every row of it (a label issue and a copy of a
+  // test file, say) shows the one corrections.csv holds (issue 60, item 2).
+  for (int other = 0; other < m_table->rowCount(); ++other)
+    if (m_suspects[static_cast<size_t>(other)].file == file) showRow(other);
   updateSummary();
 }
 
@@ -292,11 +296,16 @@ QString AuditPanel::summary() const {
   int labels = 0, leaks = 0;
   for (const auto& s : m_suspects)
     (s.kind == tr("copy of a test file") || s.kind == tr("near a test file") ? leaks : labels)++;
+  // Rows, not files: a file listed twice is decided once, on both rows.
+  int decided = 0;
+  for (const auto& s : m_suspects) decided += m_decisions.count(s.file) ? 1 : 0;
   return tr("%1 labels look wrong, %2 training examples copy or nearly copy a test example; cross-validated %3; "
-            "%4 decided (corrections.csv, your files are not changed)")
+            "%4 of %5 listed decided, %6 files (corrections.csv, your files are not changed)")
       .arg(labels)
       .arg(leaks)
       .arg(m_accuracy)
+      .arg(decided)
+      .arg(m_suspects.size())
       .arg(m_decisions.size());
 }
 
