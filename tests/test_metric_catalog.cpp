@@ -23,6 +23,36 @@ class TestMetricCatalog : public QObject {
     for (const auto& m : metricCatalog()) QVERIFY2((m.real == nullptr) != (m.whole == nullptr), m.id);
   }
 
+  // Issue 57: the catalog judges every evaluation figure: which way is
+  // better and which tasks record it; an unknown id is an error naming the
+  // known ones (never a fall-back to accuracy).
+  void everyEvaluationFigureIsJudged() {
+    for (const auto& m : metricCatalog()) {
+      if (m.kind != RecordKind::Eval) continue;
+      QVERIFY2(m.better != Better::None && m.tasks != 0 && *m.figureOf, m.id);
+      for (TaskKind t : {TaskKind::classification, TaskKind::regression, TaskKind::multilabel, TaskKind::detection})
+        QCOMPARE(metricTaskProblem(m.id, t).empty(), m.recordedBy(t));
+    }
+    for (const char* lower : {"eval_loss", "eval_rmse", "eval_mae", "eval_ece", "ema_eval_loss", "train_loss"})
+      QVERIFY2(lowerIsBetter(lower), lower);
+    for (const char* higher : {"eval_accuracy", "eval_r2", "eval_map", "eval_map50", "eval_f1", "eval_auc"})
+      QVERIFY2(!lowerIsBetter(higher), higher);
+    try {
+      lowerIsBetter("eval_acc");
+      QFAIL("an unknown metric was judged");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("eval_acc is not an evaluation figure: give eval_loss, eval_accuracy") !=
+                   std::string::npos,
+               e.what());
+    }
+    QCOMPARE(taskEvalMetrics(TaskKind::detection), (std::vector<std::string>{"eval_map", "eval_map50"}));
+    QCOMPARE(taskEvalMetrics(TaskKind::regression),
+             (std::vector<std::string>{"eval_loss", "eval_r2", "eval_rmse", "eval_mae"}));
+    QCOMPARE(metricTaskProblem("eval_rmse", TaskKind::classification),
+             std::string("eval_rmse is a regression figure; task.kind is classification: use eval_loss, "
+                         "eval_accuracy, eval_auc or eval_ece"));
+  }
+
   void everyFieldRoundTrips() {
     MetricRecord r;
     r.kind = RecordKind::Eval;

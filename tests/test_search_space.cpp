@@ -5,6 +5,8 @@
 // settings override is said. tests/test_search.py runs the search itself.
 #include <QtTest/QtTest>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "studio/errors.h"
@@ -96,6 +98,33 @@ class TestSearchSpace : public QObject {
     loss.metric = "eval_loss";
     checkSearch(loss);
     QCOMPARE(loss.direction, std::string("minimize"));
+    // Issue 57: an error is minimised like a loss (eval_rmse, eval_mae and
+    // eval_ece were maximised: only ids with "loss" were minimised), as
+    // early stopping minimises them; every evaluation figure has a direction.
+    const std::map<std::string, std::pair<TaskKind, const char*>> want{
+        {"eval_rmse", {TaskKind::regression, "minimize"}},        {"eval_mae", {TaskKind::regression, "minimize"}},
+        {"eval_r2", {TaskKind::regression, "maximize"}},          {"eval_ece", {TaskKind::classification, "minimize"}},
+        {"eval_auc", {TaskKind::classification, "maximize"}},     {"eval_map", {TaskKind::multilabel, "maximize"}},
+        {"eval_f1", {TaskKind::multilabel, "maximize"}},          {"eval_map50", {TaskKind::detection, "maximize"}},
+        {"eval_accuracy", {TaskKind::classification, "maximize"}}};
+    for (const auto& [metric, taskAndDirection] : want) {
+      SearchSpec s = spec({"optimizer.lr=float:1e-4:0.1:log"});
+      s.metric = metric;
+      s.base.task.kind = taskAndDirection.first;
+      if (taskAndDirection.first == TaskKind::multilabel || taskAndDirection.first == TaskKind::regression) {
+        s.base.data.format = DataFormat::csv;
+        s.base.model.kind = "mlp";
+      }
+      if (taskAndDirection.first == TaskKind::detection) {
+        s.base.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+        s.base.data.format = DataFormat::image_folder;
+        s.base.data.annotations = "/tmp/instances.json";
+      }
+      const std::string why = refusal([&] { checkSearch(s); });
+      QVERIFY2(why.empty(), (metric + ": " + why).c_str());
+      QVERIFY2(s.direction == taskAndDirection.second, (metric + ": " + s.direction).c_str());
+    }
+    for (const auto& m : searchMetrics()) QVERIFY2(!metricDirection(m).empty(), m.c_str());
 
     SearchSpec bad =
         spec({"optimizer.kind=choice:sgd,nope", "optimizer.lr=float:1e-4:0.1:log", "optimizer.momentum=float:0.5:1.5"});

@@ -3,10 +3,23 @@
 // model's and the data's are in settings_schema.cpp, the augmentations' in
 // settings_schema_augment.cpp).
 #include "schema_builder.h"
+#include "studio/metric_catalog.h"
 #include "studio/model_kinds.h"
 #include "studio/train_config.h"
 
 namespace studio::schema {
+namespace {
+
+// off, or an evaluation figure of the metric catalog (the raw weights'; the
+// search, not early stopping, follows the EMA's).
+std::vector<std::string> earlyStoppingChoices() {
+  std::vector<std::string> c{"off"};
+  for (const auto& m : metricCatalog())
+    if (m.kind == RecordKind::Eval && std::string(m.id).rfind("ema_", 0) != 0) c.emplace_back(m.id);
+  return c;
+}
+
+}  // namespace
 
 void addRunSettings(Fields& add) {
   const std::string train = "Training", opt = "Optimizer", sched = "Schedule", prec = "Precision & memory",
@@ -58,8 +71,7 @@ void addRunSettings(Fields& add) {
   choices(add(SETTING(train.early_stopping.metric), train, "Early stopping", T::Choice,
               "End the run when this evaluation figure stops improving; the best checkpoint is kept "
               "(checkpoints/best.ckpt, export --which best)."),
-          {"off", "eval_loss", "eval_accuracy", "eval_r2", "eval_rmse", "eval_mae", "eval_map", "eval_f1", "eval_auc",
-           "eval_ece"});
+          earlyStoppingChoices());
   const Rule early{[](const TrainConfig& c) { return c.train.early_stopping.metric != "off"; },
                    "a train.early_stopping.metric (not off)"};
   when(add(SETTING(train.early_stopping.mode), train, "Early stopping: better is", T::Choice,

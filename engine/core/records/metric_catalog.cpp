@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "studio/errors.h"
+
 namespace studio {
 namespace {
 
@@ -16,10 +18,23 @@ MetricSpec real(const char* id, const char* label, const char* unit, K kind, C c
   return s;
 }
 
+constexpr unsigned kClassification = taskBit(TaskKind::classification), kRegression = taskBit(TaskKind::regression),
+                   kMultilabel = taskBit(TaskKind::multilabel), kDetection = taskBit(TaskKind::detection);
+
+// An evaluation figure: which way is better, which tasks record it.
+void judge(MetricSpec& m, Better better, unsigned tasks, const char* figureOf) {
+  m.better = better;
+  m.tasks = tasks;
+  m.figureOf = figureOf;
+}
+
 std::vector<MetricSpec> make() {
   std::vector<MetricSpec> m;
   m.push_back(real("wall_s", "wall time", "s", K::Train, C::None, &MetricRecord::wallSeconds));
-  m.push_back(real("train_loss", "train (raw)", "cross-entropy", K::Train, C::Loss, &MetricRecord::trainLoss));
+  MetricSpec trainLoss =
+      real("train_loss", "train (raw)", "cross-entropy", K::Train, C::Loss, &MetricRecord::trainLoss);
+  judge(trainLoss, Better::Lower, kEveryTask, "training");
+  m.push_back(trainLoss);
   m.push_back(real("lr", "actual", "lr", K::Train, C::LearningRate, &MetricRecord::lr));
   m.push_back(real("grad_norm", "gradient norm", "L2 norm", K::Train, C::GradNorm, &MetricRecord::gradNorm));
   m.push_back(real("loss_scale", "loss scale", "scale", K::Train, C::LossScale, &MetricRecord::lossScale));
@@ -41,43 +56,63 @@ std::vector<MetricSpec> make() {
   MetricSpec evalLoss = real("eval_loss", "eval", "cross-entropy", K::Eval, C::Loss, &MetricRecord::evalLoss, 1);
   evalLoss.dashed = true;
   evalLoss.dots = true;
+  // A detector's evaluation gives COCO's figures only (torchvision's
+  // detectors give no loss in evaluation).
+  judge(evalLoss, Better::Lower, kClassification | kRegression | kMultilabel,
+        "classification, regression or multi-label");
   m.push_back(evalLoss);
   MetricSpec evalAcc =
       real("eval_accuracy", "eval accuracy", "accuracy", K::Eval, C::Accuracy, &MetricRecord::evalAccuracy, 2);
   evalAcc.dots = true;
+  judge(evalAcc, Better::Higher, kClassification | kMultilabel, "classification");
   m.push_back(evalAcc);
   // train.ema: the moving average's evaluation, beside the raw weights'.
   MetricSpec emaLoss =
       real("ema_eval_loss", "eval (EMA)", "cross-entropy", K::Eval, C::Loss, &MetricRecord::emaEvalLoss, 3);
   emaLoss.dashed = true;
   emaLoss.dots = true;
+  judge(emaLoss, Better::Lower, kClassification | kRegression | kMultilabel,
+        "classification, regression or multi-label");
   m.push_back(emaLoss);
   MetricSpec emaAcc = real("ema_eval_accuracy", "eval accuracy (EMA)", "accuracy", K::Eval, C::Accuracy,
                            &MetricRecord::emaEvalAccuracy, 3);
   emaAcc.dots = true;
+  judge(emaAcc, Better::Higher, kClassification | kMultilabel, "classification");
   m.push_back(emaAcc);
   // task.kind regression: R² beside accuracy (higher is better, at most 1);
   // the errors in the data's units, in metrics.csv and the Evaluation tab.
   MetricSpec r2 = real("eval_r2", "eval R\u00b2", "R\u00b2", K::Eval, C::Accuracy, &MetricRecord::evalR2, 2);
   r2.dots = true;
+  judge(r2, Better::Higher, kRegression, "regression");
   m.push_back(r2);
-  m.push_back(real("eval_rmse", "eval RMSE", "target units", K::Eval, C::None, &MetricRecord::evalRmse));
-  m.push_back(real("eval_mae", "eval MAE", "target units", K::Eval, C::None, &MetricRecord::evalMae));
+  MetricSpec rmse = real("eval_rmse", "eval RMSE", "target units", K::Eval, C::None, &MetricRecord::evalRmse);
+  judge(rmse, Better::Lower, kRegression, "regression");
+  m.push_back(rmse);
+  MetricSpec mae = real("eval_mae", "eval MAE", "target units", K::Eval, C::None, &MetricRecord::evalMae);
+  judge(mae, Better::Lower, kRegression, "regression");
+  m.push_back(mae);
   // task.kind multilabel: mAP and macro F1 beside accuracy (the subset's);
   // task.kind detection: COCO's mAP@[.50:.95] and AP50.
   MetricSpec map = real("eval_map", "eval mAP", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMap, 4);
   map.dots = true;
+  judge(map, Better::Higher, kMultilabel | kDetection, "multi-label or detection");
   m.push_back(map);
   MetricSpec map50 = real("eval_map50", "eval AP50", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMap50, 5);
   map50.dots = true;
+  judge(map50, Better::Higher, kDetection, "detection");
   m.push_back(map50);
   MetricSpec f1 = real("eval_f1", "eval F1 (macro)", "F1", K::Eval, C::Accuracy, &MetricRecord::evalF1, 5);
   f1.dots = true;
   f1.dashed = true;
+  judge(f1, Better::Higher, kMultilabel, "multi-label");
   m.push_back(f1);
   // Classification: in metrics.csv, TensorBoard and the Evaluation tab.
-  m.push_back(real("eval_auc", "eval ROC AUC (mean of classes)", "AUC", K::Eval, C::None, &MetricRecord::evalAuc));
-  m.push_back(real("eval_ece", "eval calibration error", "ECE", K::Eval, C::None, &MetricRecord::evalEce));
+  MetricSpec auc = real("eval_auc", "eval ROC AUC (mean of classes)", "AUC", K::Eval, C::None, &MetricRecord::evalAuc);
+  judge(auc, Better::Higher, kClassification, "single-label classification");
+  m.push_back(auc);
+  MetricSpec ece = real("eval_ece", "eval calibration error", "ECE", K::Eval, C::None, &MetricRecord::evalEce);
+  judge(ece, Better::Lower, kClassification, "single-label classification");
+  m.push_back(ece);
   // task.kind detection: the parts of a detector's loss (Faster R-CNN's
   // four, RetinaNet's two), each its own curve beside their sum (train_loss), dashed.
   // A detector has one of the two sets: each set's colours start at the same place.
@@ -112,30 +147,39 @@ const MetricSpec* findMetric(const std::string& id) {
   return nullptr;
 }
 
+std::vector<std::string> taskEvalMetrics(TaskKind task, bool ema) {
+  std::vector<std::string> out;
+  for (const auto& m : metricCatalog())
+    if (m.kind == RecordKind::Eval && m.recordedBy(task) && (ema || std::string(m.id).rfind("ema_", 0) != 0))
+      out.emplace_back(m.id);
+  return out;
+}
+
+namespace {
+// "a, b or c"
+std::string oneOf(const std::vector<std::string>& ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size(); ++i) s += (i == 0 ? "" : i + 1 == ids.size() ? " or " : ", ") + ids[i];
+  return s;
+}
+}  // namespace
+
+bool lowerIsBetter(const std::string& metric) {
+  const MetricSpec* m = findMetric(metric);
+  if (!m || m->better == Better::None) {
+    std::vector<std::string> known;
+    for (const auto& s : metricCatalog())
+      if (s.kind == RecordKind::Eval) known.emplace_back(s.id);
+    throw InputError("metric " + metric + " is not an evaluation figure: give " + oneOf(known));
+  }
+  return m->better == Better::Lower;
+}
+
 std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>& task) {
-  const std::string m = metric.rfind("ema_", 0) == 0 ? metric.substr(4) : metric;  // the average's own figure
-  const bool regression = task == TaskKind::regression, multilabel = task == TaskKind::multilabel;
-  const bool detection = task == TaskKind::detection;
-  // A detector's evaluation gives COCO's figures only (torchvision's
-  // detectors give no loss in evaluation).
-  if (detection && m.rfind("eval_", 0) == 0 && m != "eval_map" && m != "eval_map50")
-    return metric +
-           " is not a detection figure; task.kind is detection: use eval_map (COCO's AP@[.50:.95]) or "
-           "eval_map50";
-  if (m == "eval_map50" && !detection) return metric + " is a detection figure; task.kind is " + task;
-  if ((m == "eval_r2" || m == "eval_rmse" || m == "eval_mae") && !regression)
-    return metric + " is a regression figure; task.kind is " + task +
-           (multilabel ? ": use eval_loss, eval_accuracy or eval_map" : ": use eval_loss or eval_accuracy");
-  if (m == "eval_accuracy" && regression)
-    return metric +
-           " is a classification figure; task.kind is regression: use eval_loss, eval_r2, eval_rmse or "
-           "eval_mae";
-  if (m == "eval_map" && !multilabel && !detection)
-    return metric + " is a multi-label or detection figure; task.kind is " + task;
-  if (m == "eval_f1" && !multilabel) return metric + " is a multi-label figure; task.kind is " + task;
-  if ((m == "eval_auc" || m == "eval_ece") && task != TaskKind::classification)
-    return metric + " is a single-label classification figure; task.kind is " + task;
-  return "";
+  const MetricSpec* m = findMetric(metric);
+  if (!m || m->kind != RecordKind::Eval || m->recordedBy(task.value())) return "";
+  return metric + " is a " + m->figureOf + " figure; task.kind is " + task + ": use " +
+         oneOf(taskEvalMetrics(task.value()));
 }
 
 }  // namespace studio

@@ -188,7 +188,9 @@ std::vector<std::string> searchMetrics() {
 }
 
 std::string metricDirection(const std::string& metric) {
-  return metric.find("loss") != std::string::npos ? "minimize" : "maximize";
+  // The catalog's judgement: an error (RMSE, MAE, ECE) is minimised like a
+  // loss (it was maximised: only ids with "loss" were minimised, issue 57).
+  return lowerIsBetter(metric) ? "minimize" : "maximize";
 }
 
 TrainConfig trialConfig(const SearchSpec& spec, const std::vector<std::string>& assignments) {
@@ -325,7 +327,8 @@ void checkSearch(SearchSpec& spec) {
   } else if (const std::string why = metricTaskProblem(spec.metric, trialBase.task.kind); !why.empty()) {
     bad("--metric " + why);  // before any trial trains, not after each one
   }
-  if (spec.direction.empty()) spec.direction = metricDirection(spec.metric);
+  if (spec.direction.empty() && std::find(metrics.begin(), metrics.end(), spec.metric) != metrics.end())
+    spec.direction = metricDirection(spec.metric);
   if (spec.direction != "maximize" && spec.direction != "minimize")
     bad("--direction " + spec.direction + " is not maximize or minimize");
   if (spec.trials < 1) bad("--trials " + std::to_string(spec.trials) + ": give 1 or more");

@@ -20,6 +20,7 @@
 #include "run/checkpoint_state.h"
 #include "session/session_channel.h"
 #include "studio/data_plan.h"
+#include "studio/errors.h"
 #include "studio/lr_schedule.h"
 #include "studio/metric_record.h"
 #include "studio/session.h"
@@ -76,7 +77,8 @@ struct EvalFigures {
     if (id == "eval_f1") return f1;
     if (id == "eval_auc") return auc;
     if (id == "eval_ece") return ece;
-    return accuracy;
+    if (id == "eval_accuracy") return accuracy;
+    throw InputError(id + " is not one of this run's evaluation figures");  // never accuracy in its place
   }
 };
 

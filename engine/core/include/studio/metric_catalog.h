@@ -17,6 +17,15 @@ namespace studio {
 
 enum class MetricPlot { None, Loss, Accuracy, LearningRate, Throughput, Memory, GradNorm, LossScale };
 
+// Which way a figure improves: the search's default direction, early
+// stopping's and the best checkpoint's (train.early_stopping.mode auto).
+enum class Better { None, Lower, Higher };
+
+// A set of task kinds (bit 1 << TaskKind).
+constexpr unsigned taskBit(TaskKind t) { return 1u << static_cast<unsigned>(t); }
+inline constexpr unsigned kEveryTask = taskBit(TaskKind::classification) | taskBit(TaskKind::regression) |
+                                       taskBit(TaskKind::multilabel) | taskBit(TaskKind::detection);
+
 struct MetricSpec {
   const char* id;     // also the csv column
   const char* label;  // in legends
@@ -31,13 +40,27 @@ struct MetricSpec {
   bool dashed = false;
   bool dots = false;
   bool rightAxis = false;
+  // An evaluation figure's judgement: which way is better, the task kinds
+  // whose evaluations record it, and what it is a figure of, in messages
+  // ("regression", "multi-label or detection").
+  Better better = Better::None;
+  unsigned tasks = 0;
+  const char* figureOf = "";
 
+  bool recordedBy(TaskKind t) const { return (tasks & taskBit(t)) != 0; }
   double value(const MetricRecord& r) const { return real ? r.*real : static_cast<double>(r.*whole); }
 };
 
 // In metrics.csv column order (after kind, step and epoch).
 const std::vector<MetricSpec>& metricCatalog();
 const MetricSpec* findMetric(const std::string& id);
+// The evaluation figures a task's runs record, in catalog order ("ema_"
+// ones only with `ema`).
+std::vector<std::string> taskEvalMetrics(TaskKind task, bool ema = false);
+// Whether lower is better for this metric; throws InputError naming the
+// known evaluation metrics for an id the catalog does not know or that has
+// no direction (there is no silent fall-back to accuracy).
+bool lowerIsBetter(const std::string& metric);
 // "eval_r2 is a regression figure; task.kind is classification: use ..."
 // when an evaluation of this task never records the metric (ema_ figures
 // as their own); "" when it does. Early stopping and the search check it.

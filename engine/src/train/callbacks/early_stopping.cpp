@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "studio/log.h"
+#include "studio/metric_catalog.h"
 #include "train/callbacks/train_callback.h"
 
 namespace studio {
@@ -85,8 +86,7 @@ class EarlyStopping : public TrainCallback {
  private:
   bool minimises() const {
     if (m_cfg.mode != BetterIs::auto_) return m_cfg.mode == BetterIs::min;
-    const std::string& m = m_cfg.metric;
-    return m == "eval_loss" || m == "eval_rmse" || m == "eval_mae" || m == "eval_ece";  // else higher is better
+    return lowerIsBetter(m_cfg.metric);  // the metric catalog's judgement
   }
   EarlyStoppingConfig m_cfg;
   EarlyStoppingState m_state;
