@@ -26,7 +26,10 @@
 #include "studio/data_plan.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
+#include "studio/lr_schedule.h"
 #include "test_support.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/plots_panel.h"
 #include "ui/common/box_drawing.h"
 #include "ui/data/augment_preview_view.h"
 #include "ui/data/data_panel.h"
@@ -166,6 +169,15 @@ class TestBoxViews : public QObject {
     ui::DataPanel panel;
     panel.showPreview(p);
     QCOMPARE(panel.sampleCount(), static_cast<int>(p.samples[0].size() + p.samples[1].size()));
+    // Issue 60, item 3: a detector's examples are its images, not its boxes
+    // (the window planned steps for boxes, and said "300 examples" for 300 boxes).
+    QCOMPARE(p.description.trainSize(), plan.train.size());
+    QCOMPARE(p.description.testSize(), plan.test.size());
+    const int64_t trainBoxes = p.description.trainCounts[0] + p.description.trainCounts[1];
+    QVERIFY(trainBoxes > plan.train.size());
+    const QString said = panel.findChild<QLabel*>("dataSummary")->text();
+    QVERIFY2(said.contains(QString("Training</b>: %1 images, %2 boxes").arg(plan.train.size()).arg(trainBoxes)),
+             qPrintable(said));
   }
 
   void theAugmentationPreviewMovesTheBoxes() {
@@ -213,6 +225,11 @@ class TestBoxViews : public QObject {
     window.settingsPanel()->setConfig(c);
     ui::AugmentPreviewView* view = window.dataPanel()->augmentPreview();
     QTRY_VERIFY_WITH_TIMEOUT(window.dataChecked(), kTimeout);
+    // The window's plan is the engine's: steps for the training images.
+    const StepPlan steps = planSteps(c, plan.train.size());
+    const QString lrTitle = window.plotsPanel()->chart(ui::PlotsPanel::LearningRate)->title();
+    QVERIFY2(lrTitle.contains(QString("plan: %1 steps, %2/epoch").arg(steps.totalSteps).arg(steps.stepsPerEpoch)),
+             qPrintable(lrTitle));
     QTRY_VERIFY_WITH_TIMEOUT(view->note().contains("no box augmentation is on"), kTimeout);
     QVERIFY(window.dataPanel()->sampleCount() > 0);
     window.settingsPanel()->applyFieldText("data.augment_zoom_out", "true");

@@ -22,8 +22,11 @@ namespace {
 
 const QColor kSplitColours[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115)};
 
-QString splitLine(const QString& name, int64_t n, const std::string& from) {
-  return QObject::tr("<b>%1</b>: %2 examples — %3").arg(name).arg(n).arg(QString::fromStdString(from).toHtmlEscaped());
+// "Training: 24 images, 300 boxes — from": a detector's examples are its images.
+QString splitLine(const QString& name, int64_t n, int64_t boxes, const std::string& from) {
+  const QString what =
+      boxes > 0 ? QObject::tr("%1 images, %2 boxes").arg(n).arg(boxes) : QObject::tr("%1 examples").arg(n);
+  return QObject::tr("<b>%1</b>: %2 — %3").arg(name, what, QString::fromStdString(from).toHtmlEscaped());
 }
 
 }  // namespace
@@ -131,9 +134,9 @@ void DataPanel::showPreview(const DataPreview& p) {
                  .arg(targets.size())
                  .arg(targets.join(", "));
   }
-  lines << splitLine(tr("Training"), d.trainSize(), d.trainFrom);
-  if (d.valSize() > 0) lines << splitLine(tr("Validation"), d.valSize(), d.valFrom);
-  lines << splitLine(tr("Test"), d.testSize(), d.testFrom);
+  lines << splitLine(tr("Training"), d.trainSize(), d.boxes(d.trainCounts), d.trainFrom);
+  if (d.valSize() > 0) lines << splitLine(tr("Validation"), d.valSize(), d.boxes(d.valCounts), d.valFrom);
+  lines << splitLine(tr("Test"), d.testSize(), d.boxes(d.testCounts), d.testFrom);
   if (d.otherFiles > 0) lines << tr("%1 files in the folder are not images and are left out.").arg(d.otherFiles);
   if (d.correctionsRemoved > 0 || d.correctionsRelabelled > 0)
     lines << tr("Corrections (data.corrections): %1 files removed, %2 relabelled; your files are unchanged.")

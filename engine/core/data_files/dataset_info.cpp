@@ -16,12 +16,17 @@ std::string InputShape::text() const {
   return std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width);
 }
 
-int64_t DatasetDescription::trainSize() const {
-  return std::accumulate(trainCounts.begin(), trainCounts.end(), int64_t{0});
+namespace {
+int64_t examplesOr(int64_t examples, const std::vector<int64_t>& counts) {
+  return examples >= 0 ? examples : std::accumulate(counts.begin(), counts.end(), int64_t{0});
 }
-int64_t DatasetDescription::valSize() const { return std::accumulate(valCounts.begin(), valCounts.end(), int64_t{0}); }
-int64_t DatasetDescription::testSize() const {
-  return std::accumulate(testCounts.begin(), testCounts.end(), int64_t{0});
+}  // namespace
+
+int64_t DatasetDescription::trainSize() const { return examplesOr(trainExamples, trainCounts); }
+int64_t DatasetDescription::valSize() const { return examplesOr(valExamples, valCounts); }
+int64_t DatasetDescription::testSize() const { return examplesOr(testExamples, testCounts); }
+int64_t DatasetDescription::boxes(const std::vector<int64_t>& counts) const {
+  return task == TaskKind::detection ? std::accumulate(counts.begin(), counts.end(), int64_t{0}) : 0;
 }
 
 std::string findDataFile(const std::string& root, const std::string& stem) {
@@ -138,6 +143,11 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const st
   out.trainCounts = classCounts(p.train.labels, strata);
   out.valCounts = classCounts(p.val.labels, strata);
   out.testCounts = classCounts(p.test.labels, strata);
+  // The splits' examples: a detector's are images, whose boxes the counts
+  // hold (the window planned 804 steps for boxes where the engine ran 288).
+  out.trainExamples = p.train.size();
+  out.valExamples = p.val.size();
+  out.testExamples = p.test.size();
   if (p.detection()) {
     out.trainCounts = boxesPerClass(p.boxes, p.train.items, p.classes());
     out.valCounts = boxesPerClass(p.boxes, p.val.items, p.classes());

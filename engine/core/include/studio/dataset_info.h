@@ -26,17 +26,24 @@ struct DatasetDescription {
   Choice<DataFormat> format;
   DataKind kind = DataKind::Image;
   std::vector<std::string> classNames;
-  std::vector<int64_t> trainCounts, valCounts, testCounts;  // per class (a regression: all in one)
-  std::vector<std::string> targetNames;                     // a regression's target columns, a multi-label's labels
+  // Per class (a regression: all in one); a detector's: its boxes per class.
+  std::vector<int64_t> trainCounts, valCounts, testCounts;
+  // Each split's examples, as the engine's loader gets them (a detector's:
+  // images, not boxes; -1: the counts' sum). The run's plan counts these.
+  int64_t trainExamples = -1, valExamples = -1, testExamples = -1;
+  std::vector<std::string> targetNames;  // a regression's target columns, a multi-label's labels
   Choice<TaskKind> task = TaskKind::classification;
   InputShape input;
   std::vector<std::string> featureNames;  // tables
   std::string trainFrom, valFrom, testFrom;
   int64_t otherFiles = 0;
   int64_t correctionsRemoved = 0, correctionsRelabelled = 0;  // data.corrections
+  // Examples of each split (the plan's steps come from trainSize).
   int64_t trainSize() const;
   int64_t valSize() const;
   int64_t testSize() const;
+  // A detector's boxes in a split (its counts' sum); 0 for other tasks.
+  int64_t boxes(const std::vector<int64_t>& counts) const;
 };
 
 // <root>/<stem>.gz, or <root>/<stem> when only the raw file is there. Throws
