@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "studio/file_io.h"
+
 using namespace studio;
 
 namespace {
@@ -170,8 +172,10 @@ class TestHostileInput : public QObject {
              qPrintable(show(r)));
   }
 
-  // 3. A signal before training quits at once (here: waiting on a FIFO for
-  // the settings), with 128 + the signal's number.
+  // 3. A signal before training quits at once (here: waiting for another
+  // process's edit lock on a queue file), with 128 + the signal's number.
+  // (It waited on a FIFO for the settings, which is now refused at once:
+  // issue 59, item 2.)
   void signalsBeforeTrainingQuitAtOnce_data() {
     QTest::addColumn<int>("signal");
     QTest::newRow("SIGTERM") << int(SIGTERM);
@@ -179,22 +183,34 @@ class TestHostileInput : public QObject {
   }
   void signalsBeforeTrainingQuitAtOnce() {
     QFETCH(int, signal);
-    const QString fifo = m_dir.path() + QString("/settings-%1.fifo").arg(signal);
-    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    const std::string queue = m_dir.path().toStdString() + "/locked-queue-" + std::to_string(signal) + ".json";
+    const int held = lockFile(queue + ".lock", /*wait=*/true);
     QProcess p;
-    p.start(test::env("STUDIO_CLI"), {"train", "--config", fifo});
+    p.start(test::env("STUDIO_CLI"),
+            {"queue", "add", "--preset", "csv-table", "--queue", QString::fromStdString(queue)});
     QVERIFY(p.waitForStarted(test::kHangLimitMs));
-    // Blocked opening the FIFO (the kernel's wait for a writer), its handler
+    // Blocked in flock (the kernel's wait for the lock), its handler
     // installed long before; where /proc does not say, 30 s are plenty.
     const QString wchan = QString("/proc/%1/wchan").arg(p.processId());
     QElapsedTimer waited;
     waited.start();
-    while (!contents(wchan).contains("wait_for_partner") && waited.elapsed() < 30000) QTest::qWait(50);
+    while (!contents(wchan).contains("lock") && waited.elapsed() < 30000) QTest::qWait(50);
     QCOMPARE(p.state(), QProcess::Running);
     ::kill(static_cast<pid_t>(p.processId()), signal);
     QVERIFY2(p.waitForFinished(test::kHangLimitMs), "the CLI did not quit on the signal");
+    ::close(held);
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 128 + signal);
+  }
+
+  // A FIFO given as the settings is refused at once (it waited for a writer
+  // for ever), by name, exit 2.
+  void aFifoForSettingsIsRefusedAtOnce() {
+    const QString fifo = m_dir.path() + "/settings.fifo";
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    const Result r = cli({"train", "--config", fifo});
+    QVERIFY2(r.code == 2, qPrintable(show(r)));
+    QVERIFY2(r.output.contains("settings file " + fifo + " is not a regular file (a FIFO)"), qPrintable(show(r)));
   }
 
   // 4. A million data.ignore_columns entries cost linear time (they took
