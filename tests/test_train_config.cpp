@@ -369,6 +369,43 @@ class TestTrainConfig : public QObject {
     QVERIFY(!modelFamily("vgg16").has_value());
   }
 
+  // Issue 57, item 3: a detector's traits come from one registry, and the
+  // settings that apply to some families ask it: proposals for the two-stage
+  // ones, min and max size for all but SSDlite, which resizes to 320 x 320.
+  void detectorFamiliesComeFromTheirRegistry() {
+    std::vector<std::string> kinds, twoStage, resized;
+    for (const DetectorFamily& f : detectorFamilies()) {
+      kinds.push_back(f.kind);
+      QCOMPARE(&detectorFamily(f.kind), findDetectorFamily(f.kind));
+      QVERIFY2(!f.lossParts.empty(), f.kind.c_str());
+      TrainConfig c;
+      c.task.kind = TaskKind::detection;
+      c.model.kind = f.kind;
+      c.data.format = DataFormat::image_folder;
+      c.model.detector.rois_per_image = 64;
+      c.model.detector.min_size = 256;
+      if (settingEffectNote("model.detector.rois_per_image", c).empty()) twoStage.push_back(f.kind);
+      if (settingEffectNote("model.detector.min_size", c).empty()) resized.push_back(f.kind);
+    }
+    QCOMPARE(kinds, detectorKinds());
+    QCOMPARE(twoStage, (std::vector<std::string>{"fasterrcnn_mobilenet_v3_large_320_fpn",
+                                                 "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2"}));
+    QCOMPARE(resized,
+             (std::vector<std::string>{"fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn",
+                                       "fasterrcnn_resnet50_fpn_v2", "retinanet_resnet50_fpn_v2"}));
+    QVERIFY(detectorFamily("ssdlite320_mobilenet_v3_large").head == DetectorHead::SsdLite);
+    QVERIFY(!detectorFamily("retinanet_resnet50_fpn_v2").twoStage());  // single-stage, as SSDlite is
+    QVERIFY(!findDetectorFamily("resnet50"));
+    try {
+      detectorFamily("yolov8");
+      QFAIL("a detector that is not one");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("model.kind yolov8 is not a detector: give one of fasterrcnn") !=
+                   std::string::npos,
+               e.what());
+    }
+  }
+
   // Every rule across settings (studio/settings_rules.h) has a case here
   // that breaks it and no other rule: the rule alone gives its message, the
   // defaults pass it, and validate() reports the same message.

@@ -1,6 +1,8 @@
 // model.kind's registry (studio/model_kinds.h). Torch-free.
 #include "studio/model_kinds.h"
 
+#include "studio/errors.h"
+
 namespace studio {
 
 namespace {
@@ -8,11 +10,37 @@ namespace {
 bool familyOfKinds(ModelFamily f) { return f == ModelFamily::torchvision || f == ModelFamily::detector; }
 }  // namespace
 
+const std::vector<DetectorFamily>& detectorFamilies() {
+  using H = DetectorHead;
+  using B = DetectorBackbone;
+  static const std::vector<std::string> rcnn{"loss_classifier", "loss_box_reg", "loss_objectness", "loss_rpn_box_reg"};
+  static const std::vector<DetectorFamily> families{
+      {"fasterrcnn_mobilenet_v3_large_320_fpn", H::FasterRcnn, B::MobileNetV3, true, rcnn},
+      {"fasterrcnn_mobilenet_v3_large_fpn", H::FasterRcnn, B::MobileNetV3, false, rcnn},
+      {"fasterrcnn_resnet50_fpn_v2", H::FasterRcnn, B::ResNet50, false, rcnn},
+      {"retinanet_resnet50_fpn_v2", H::RetinaNet, B::ResNet50, false, {"classification", "bbox_regression"}},
+      {"ssdlite320_mobilenet_v3_large", H::SsdLite, B::MobileNetV3, false, {"bbox_regression", "classification"}}};
+  return families;
+}
+
 const std::vector<std::string>& detectorKinds() {
-  static const std::vector<std::string> kinds{"fasterrcnn_mobilenet_v3_large_320_fpn",
-                                              "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2",
-                                              "retinanet_resnet50_fpn_v2", "ssdlite320_mobilenet_v3_large"};
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> k;
+    for (const auto& f : detectorFamilies()) k.push_back(f.kind);
+    return k;
+  }();
   return kinds;
+}
+
+const DetectorFamily* findDetectorFamily(const std::string& kind) {
+  for (const auto& f : detectorFamilies())
+    if (f.kind == kind) return &f;
+  return nullptr;
+}
+
+const DetectorFamily& detectorFamily(const std::string& kind) {
+  if (const DetectorFamily* f = findDetectorFamily(kind)) return *f;
+  throw InputError("model.kind " + kind + " is not a detector: give one of " + detectorKindsText());
 }
 
 std::string detectorKindsText() {

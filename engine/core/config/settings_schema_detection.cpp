@@ -49,7 +49,8 @@ void addDetectionSettings(Fields& add) {
   const Rule detector{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::detector); },
                       "a detector model.kind (" + detectorKindsText() + ")"};
   const Rule resizes{[](const TrainConfig& c) {
-                       return isModel(c.model.kind, ModelFamily::detector) && c.model.kind.rfind("ssdlite", 0) != 0;
+                       const DetectorFamily* f = findDetectorFamily(c.model.kind);
+                       return f && !f->fixedSize();
                      },
                      "a detector that resizes by min_size and max_size (not ssdlite320_mobilenet_v3_large, which "
                      "resizes every image to 320 x 320)"};
@@ -87,7 +88,8 @@ void addDetectionSettings(Fields& add) {
                  "several times faster on the CPU, for a little accuracy."),
              between(1, 4096)),
        Rule{[](const TrainConfig& c) {
-              return isModel(c.model.kind, ModelFamily::detector) && c.model.kind.rfind("fasterrcnn", 0) == 0;
+              const DetectorFamily* f = findDetectorFamily(c.model.kind);
+              return f && f->twoStage();
             },
             "a two-stage detector model.kind (fasterrcnn_*; RetinaNet and SSDlite have no proposals)"},
        true);

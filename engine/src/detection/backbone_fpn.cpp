@@ -8,6 +8,7 @@
 
 #include "models/torchvision/layers.h"
 #include "models/torchvision/nets.h"
+#include "studio/model_kinds.h"
 
 namespace studio::detection {
 
@@ -89,11 +90,8 @@ TORCH_MODULE(Fpn);
 
 }  // namespace
 
-bool resnetBackbone(const std::string& kind) { return kind.find("resnet50") != std::string::npos; }
-bool singleStage(const std::string& kind) { return kind.rfind("retinanet", 0) == 0; }
-
 BackboneImpl::BackboneImpl(const std::string& kind, bool pretrained, int trainable) {
-  if (resnetBackbone(kind)) {
+  if (detectorFamily(kind).backbone == DetectorBackbone::ResNet50) {
     buildResnet(kind, pretrained, trainable);
   } else {
     buildMobilenet(pretrained, trainable);
@@ -104,7 +102,7 @@ void BackboneImpl::buildResnet(const std::string& kind, bool pretrained, int tra
   // resnet50() with its own BatchNorm2d (the v2 detectors keep it with
   // trained weights), _resnet_fpn_extractor: "body" holds conv1, bn1 and
   // layer1-4 (the IntermediateLayerGetter's).
-  const bool retina = singleStage(kind);
+  const bool retina = detectorFamily(kind).head == DetectorHead::RetinaNet;
   const std::shared_ptr<TorchvisionNet> net = makeResNet("resnet50", 1000);
   auto body = std::make_shared<nn::Module>();
   for (const auto& s : net->stages) {

@@ -42,9 +42,4 @@ class BackboneImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Backbone);
 
-// Whether a detector kind's backbone is ResNet-50 (else MobileNetV3-Large).
-bool resnetBackbone(const std::string& kind);
-// A single-stage detector (RetinaNet): no RPN, one dense head.
-bool singleStage(const std::string& kind);
-
 }  // namespace studio::detection

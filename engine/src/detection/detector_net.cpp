@@ -11,13 +11,14 @@
 #include "detection/retinanet.h"
 #include "detection/ssdlite.h"
 #include "studio/errors.h"
-#include "studio/model_kinds.h"  // detectorKinds()
+#include "studio/model_kinds.h"  // the detector registry
 
 namespace studio::detection {
 
-bool ssdKind(const std::string& kind) { return kind.rfind("ssdlite", 0) == 0; }
-
 namespace {
+
+// The registry's family of a detector kind (studio/model_kinds.h).
+DetectorHead headOf(const std::string& kind) { return detectorFamily(kind).head; }
 
 // The post-processing fields each family's options hold under the same names.
 template <typename Family>
@@ -34,13 +35,13 @@ void setPostProcessOf(Family& f, const PostProcess& p) {
 }  // namespace
 
 PostProcess DetectorOptions::postProcess() const {
-  if (ssdKind(kind)) return postProcessOf(ssd);
-  return singleStage(kind) ? postProcessOf(retina) : postProcessOf(roiHeads);
+  if (headOf(kind) == DetectorHead::SsdLite) return postProcessOf(ssd);
+  return headOf(kind) == DetectorHead::RetinaNet ? postProcessOf(retina) : postProcessOf(roiHeads);
 }
 
 void DetectorOptions::setPostProcess(const PostProcess& p) {
-  if (ssdKind(kind)) return setPostProcessOf(ssd, p);
-  if (singleStage(kind)) return setPostProcessOf(retina, p);
+  if (headOf(kind) == DetectorHead::SsdLite) return setPostProcessOf(ssd, p);
+  if (headOf(kind) == DetectorHead::RetinaNet) return setPostProcessOf(retina, p);
   setPostProcessOf(roiHeads, p);
 }
 
@@ -51,7 +52,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
   DetectorOptions o;
   o.kind = kind;
   o.classes = classes;
-  if (ssdKind(kind)) {
+  if (headOf(kind) == DetectorHead::SsdLite) {
     // ssdlite320_mobilenet_v3_large: every image to 320 x 320, scaled to
     // [-1, 1], batched without padding (size_divisible 1).
     o.ssd = ssdliteDefaults();
@@ -63,7 +64,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
     o.transform.sizeDivisible = 1;
     return o;
   }
-  if (singleStage(kind)) {
+  if (headOf(kind) == DetectorHead::RetinaNet) {
     // retinanet.py's _default_anchorgen: three sizes an octave's thirds
     // apart (truncated to integers) on each of the five levels.
     for (const double x : {32.0, 64.0, 128.0, 256.0, 512.0})
@@ -72,7 +73,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
     o.retina.aspectRatios.assign(5, {0.5, 1.0, 2.0});
     return o;
   }
-  if (resnetBackbone(kind)) {
+  if (detectorFamily(kind).backbone == DetectorBackbone::ResNet50) {
     // fasterrcnn_resnet50_fpn_v2: _default_anchorgen (a size per level of
     // five), RPNHead(conv_depth=2), FastRCNNConvFCHead([256] * 4, [1024]).
     o.rpn.anchorSizes = {{32}, {64}, {128}, {256}, {512}};
@@ -84,7 +85,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
   // _fasterrcnn_mobilenet_v3_large_fpn: three levels of anchors 32 .. 512.
   o.rpn.anchorSizes.assign(3, {32, 64, 128, 256, 512});
   o.rpn.aspectRatios.assign(3, {0.5, 1.0, 2.0});
-  if (kind == "fasterrcnn_mobilenet_v3_large_320_fpn") {
+  if (detectorFamily(kind).lowResolution) {
     o.transform.minSizes = {320};
     o.transform.maxSize = 640;
     o.rpn.preNmsTest = 150;
@@ -94,11 +95,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
   return o;
 }
 
-std::vector<std::string> detectorLossParts(const std::string& kind) {
-  if (ssdKind(kind)) return {"bbox_regression", "classification"};
-  if (singleStage(kind)) return {"classification", "bbox_regression"};
-  return {"loss_classifier", "loss_box_reg", "loss_objectness", "loss_rpn_box_reg"};
-}
+std::vector<std::string> detectorLossParts(const std::string& kind) { return detectorFamily(kind).lossParts; }
 
 void DetectorNetImpl::checkPositiveBoxes(const std::vector<torch::Tensor>& boxes) {
   for (size_t i = 0; i < boxes.size(); ++i) {
@@ -112,8 +109,8 @@ void DetectorNetImpl::checkPositiveBoxes(const std::vector<torch::Tensor>& boxes
 }
 
 std::shared_ptr<DetectorNetImpl> makeDetector(const DetectorOptions& options) {
-  if (ssdKind(options.kind)) return SsdLite(options).ptr();
-  if (singleStage(options.kind)) return RetinaNet(options).ptr();
+  if (headOf(options.kind) == DetectorHead::SsdLite) return SsdLite(options).ptr();
+  if (headOf(options.kind) == DetectorHead::RetinaNet) return RetinaNet(options).ptr();
   return FasterRcnn(options).ptr();
 }
 
@@ -153,8 +150,10 @@ std::string ssdBackboneName(const std::string& name) {
 // The class predictor's tensors, which a file of other classes does not give.
 bool predictorName(const std::string& kind, const std::string& name) {
   static const std::regex ssd(R"(^head\.classification_head\.module_list\.\d+\.1\.(weight|bias)$)");
-  if (ssdKind(kind)) return std::regex_match(name, ssd);
-  return name.rfind(singleStage(kind) ? "head.classification_head.cls_logits." : "roi_heads.box_predictor.", 0) == 0;
+  if (headOf(kind) == DetectorHead::SsdLite) return std::regex_match(name, ssd);
+  return name.rfind(headOf(kind) == DetectorHead::RetinaNet ? "head.classification_head.cls_logits."
+                                                            : "roi_heads.box_predictor.",
+                    0) == 0;
 }
 
 // The file's tensors by name, DataParallel's "module." removed when every name has it.
@@ -188,7 +187,7 @@ DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& 
   DetectorWeights info;
   const std::map<std::string, torch::Tensor> file = byName(tensors);
   const std::string& kind = model.options().kind;
-  const bool ssd = ssdKind(kind);
+  const bool ssd = headOf(kind) == DetectorHead::SsdLite;
   std::map<std::string, torch::Tensor> wanted;
   if (detectorNames(file)) {
     for (const auto& [name, t] : file) wanted[currentName(name)] = t;
@@ -204,7 +203,7 @@ DetectorWeights loadDetectorWeights(DetectorNetImpl& model, const NamedTensors& 
   }
   // The class predictor: Faster R-CNN's box predictor (its classes and
   // their boxes), RetinaNet's class logits and SSDlite's (its classes per anchor).
-  const bool retina = singleStage(kind);
+  const bool retina = headOf(kind) == DetectorHead::RetinaNet;
   const std::string logits = ssd      ? "head.classification_head.module_list.0.1.weight"
                              : retina ? "head.classification_head.cls_logits.weight"
                                       : "roi_heads.box_predictor.cls_score.weight";

@@ -61,9 +61,6 @@ struct DetectorOptions {
   void setPostProcess(const PostProcess& p);
 };
 
-// ssdlite320_mobilenet_v3_large.
-bool ssdKind(const std::string& kind);
-
 // torchvision's defaults for kind (its builder's keyword defaults). Throws
 // std::invalid_argument for a kind that is not a detector here.
 DetectorOptions detectorDefaults(const std::string& kind, int64_t classes);

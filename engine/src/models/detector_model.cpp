@@ -6,6 +6,7 @@
 #include "run/safetensors_file.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/model_kinds.h"
 
 namespace studio {
 
@@ -27,7 +28,7 @@ namespace {
 // tail, as torchvision's weights_backbone; a detector's or none: the reduced one).
 detection::DetectorOptions buildOptions(const ModelConfig& config, int64_t classes) {
   detection::DetectorOptions o = detectorOptions(config, classes);
-  if (detection::ssdKind(o.kind) && !config.weights.empty())
+  if (detectorFamily(o.kind).head == DetectorHead::SsdLite && !config.weights.empty())
     o.reducedTail = detection::detectorStateDict(readWeightsFile(config.weights));
   return o;
 }
@@ -54,7 +55,7 @@ std::vector<LayerSummary> DetectorModel::layers(const torch::Tensor&) {
     LayerSummary row;
     row.name = child.key();
     // torchvision's classes for the parts.
-    const bool ssd = detection::ssdKind(m_net->options().kind);
+    const bool ssd = detectorFamily(m_net->options().kind).head == DetectorHead::SsdLite;
     row.type = row.name == "backbone" ? (ssd ? "SSDLiteFeatureExtractorMobileNet" : "BackboneWithFPN")
                : row.name == "rpn"    ? "RegionProposalNetwork"
                : row.name == "head"   ? (ssd ? "SSDLiteHead" : "RetinaNetHead")
@@ -104,8 +105,9 @@ std::string detectorPython(const detection::DetectorOptions& o) {
   const auto& r = o.rpn;
   const auto& h = o.roiHeads;
   const auto& retina = o.retina;
-  const bool single = detection::singleStage(o.kind), resnet = detection::resnetBackbone(o.kind);
-  const bool ssd = detection::ssdKind(o.kind);
+  const DetectorFamily& kind = detectorFamily(o.kind);
+  const bool single = kind.head == DetectorHead::RetinaNet, resnet = kind.backbone == DetectorBackbone::ResNet50;
+  const bool ssd = kind.head == DetectorHead::SsdLite;
   const int trainable = o.trainableBackboneLayers >= 0 ? o.trainableBackboneLayers
                         : ssd                          ? 6
                         : o.pretrained                 ? 3

@@ -27,6 +27,32 @@ bool isBuiltinModel(const std::string& kind);
 const std::vector<std::string>& modelKinds();
 // model.kind values that are torchvision's detectors (task.kind detection).
 const std::vector<std::string>& detectorKinds();
+
+// Each detector's traits, in one registry: no code outside it tells the
+// families apart by their names (issue 57, item 3).
+enum class DetectorHead { FasterRcnn, RetinaNet, SsdLite };
+enum class DetectorBackbone { MobileNetV3, ResNet50 };
+struct DetectorFamily {
+  std::string kind;
+  DetectorHead head = DetectorHead::FasterRcnn;
+  DetectorBackbone backbone = DetectorBackbone::MobileNetV3;
+  // The _320_ model's defaults: images to 320-640 px, 150 proposals kept
+  // before and after NMS in evaluation, proposals scored under 0.05 dropped.
+  bool lowResolution = false;
+  // Its losses as torchvision's dict names them, in its order (their sum trains).
+  std::vector<std::string> lossParts;
+  // Two-stage (an RPN's proposals, then box heads: model.detector.rois_per_image
+  // applies) or single-stage (RetinaNet, SSDlite).
+  bool twoStage() const { return head == DetectorHead::FasterRcnn; }
+  // SSDlite resizes every image to 320 x 320 itself: model.detector.min_size
+  // and max_size do not apply.
+  bool fixedSize() const { return head == DetectorHead::SsdLite; }
+};
+const std::vector<DetectorFamily>& detectorFamilies();
+// None for a kind that is no detector's.
+const DetectorFamily* findDetectorFamily(const std::string& kind);
+// Throws InputError naming the detectors for a kind that is none of them.
+const DetectorFamily& detectorFamily(const std::string& kind);
 // "fasterrcnn_mobilenet_v3_large_320_fpn, fasterrcnn_mobilenet_v3_large_fpn": for messages.
 std::string detectorKindsText();
 
