@@ -39,6 +39,7 @@
 #include "studio/model_kinds.h"
 #include "studio/model_summary.h"
 #include "studio/report_lines.h"
+#include "studio/run_layout.h"
 #include "studio/run_queue.h"
 #include "studio/session.h"
 #include "studio/settings_schema.h"
@@ -451,20 +452,20 @@ int cliMain(int argc, char** argv) {
     }
     studio::Session session;
     if (app.got_subcommand("resume")) {
-      if (std::filesystem::is_regular_file(runDir + "/settings.json"))
-        noteTorchScript(studio::loadConfigFile(runDir + "/settings.json"));
+      if (std::filesystem::is_regular_file(runDir + "/" + studio::run_files::kSettings))
+        noteTorchScript(studio::loadConfigFile(runDir + "/" + studio::run_files::kSettings));
       session.resume(runDir);
       return runSession(session);
     }
     if (app.got_subcommand("continue")) {
-      if (std::filesystem::is_regular_file(continueDir + "/settings.json"))
-        noteTorchScript(studio::loadConfigFile(continueDir + "/settings.json"));
+      if (std::filesystem::is_regular_file(continueDir + "/" + studio::run_files::kSettings))
+        noteTorchScript(studio::loadConfigFile(continueDir + "/" + studio::run_files::kSettings));
       session.continueRun(continueDir, more);
       return runSession(session);
     }
     if (app.got_subcommand("fork")) {
-      if (std::filesystem::is_regular_file(forkDir + "/settings.json"))
-        noteTorchScript(studio::loadConfigFile(forkDir + "/settings.json"));
+      if (std::filesystem::is_regular_file(forkDir + "/" + studio::run_files::kSettings))
+        noteTorchScript(studio::loadConfigFile(forkDir + "/" + studio::run_files::kSettings));
       const std::string dir = session.fork(forkDir, forkOptions);
       std::fprintf(stderr, "forked %s (%s checkpoint) into %s\n", forkDir.c_str(), forkOptions.from.c_str(),
                    dir.c_str());

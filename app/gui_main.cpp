@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "studio/log.h"
+#include "studio/run_layout.h"
 #include "studio/session.h"
 #include "studio/train_config.h"
 #include "ui/charts/plots_panel.h"
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
       return fail("--compare shows runs on disk; it cannot start one", 2);
     QStringList dirs;
     for (const QString& dir : cli.values(compare)) {
-      if (!QFileInfo::exists(dir + "/settings.json"))
+      if (!QFileInfo::exists(dir + "/" + studio::run_files::kSettings))
         return fail("--compare " + dir + ": not a run folder (no settings.json)", 2);
       dirs << QDir(dir).absolutePath();
     }

@@ -14,6 +14,7 @@
 
 #include "studio/coco_eval.h"
 #include "studio/data_plan.h"
+#include "studio/run_layout.h"
 #include "studio/train_config.h"
 #include "ui/common/number_item.h"
 
@@ -128,7 +129,7 @@ void TestBoxesView::findBoxes() {
       [run = m_run.toStdString()] {
         Found f;
         try {
-          const TrainConfig c = loadConfigFile(run + "/settings.json");
+          const TrainConfig c = loadConfigFile(run + "/" + run_files::kSettings);
           const DataPlan plan = planData(c);
           const BoxAnnotations& a = plan.boxes;
           std::vector<std::string> files;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "studio/run_layout.h"
 #include "studio/settings_schema.h"
 #include "ui/common/form_dialog.h"
 
@@ -56,7 +57,7 @@ std::optional<ForkOptions> askForkOptions(QWidget* parent, const QString& runDir
                                           int64_t liveStep, const TryFork& tryFork, QString* error) {
   TrainConfig run;
   try {
-    run = loadConfigFile((runDir + "/settings.json").toStdString());
+    run = loadConfigFile((runDir + "/" + run_files::kSettings).toStdString());
   } catch (const std::exception& e) {
     *error = QString::fromStdString(e.what());
     return std::nullopt;

@@ -15,6 +15,7 @@
 #include "studio/file_io.h"
 #include "studio/lr_schedule.h"
 #include "studio/model_kinds.h"
+#include "studio/run_layout.h"
 #include "studio/train_config.h"
 
 namespace studio::ui {
@@ -110,7 +111,7 @@ RunInfo readRunInfo(const QString& runDir) {
   r.folderName = dirInfo.fileName();
   r.started = QDateTime::fromString(r.folderName.left(15), "yyyyMMdd-HHmmss");
   if (!r.started.isValid()) r.started = dirInfo.birthTime().isValid() ? dirInfo.birthTime() : dirInfo.lastModified();
-  const nlohmann::json settings = readJson(runDir + "/settings.json");
+  const nlohmann::json settings = readJson(runDir + "/" + run_files::kSettings);
   if (settings.is_object()) {
     nlohmann::json chosen = settings;
     chosen.erase("run_info");
@@ -162,8 +163,8 @@ RunInfo readRunInfo(const QString& runDir) {
       }
     }
   }
-  const bool summaryThere = QFile::exists(runDir + "/summary.json");
-  const nlohmann::json summary = readJson(runDir + "/summary.json");
+  const bool summaryThere = QFile::exists(runDir + "/" + run_files::kSummary);
+  const nlohmann::json summary = readJson(runDir + "/" + run_files::kSummary);
   if (summary.is_object()) {
     r.status = textOr(summary, "status", "?");
     r.error = textOr(summary, "error", QString());
@@ -235,7 +236,7 @@ std::vector<RunInfo> listRuns(const QString& runsDir) {
   std::vector<RunInfo> runs;
   const QDir dir(runsDir);
   for (const QFileInfo& sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-    if (!QFile::exists(sub.absoluteFilePath() + "/settings.json")) continue;
+    if (!QFile::exists(sub.absoluteFilePath() + "/" + run_files::kSettings)) continue;
     runs.push_back(readRunInfo(sub.absoluteFilePath()));
   }
   std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) {
@@ -245,7 +246,7 @@ std::vector<RunInfo> listRuns(const QString& runsDir) {
 }
 
 bool readRunMetrics(const QString& runDir, std::vector<MetricRecord>& out, QString* error) {
-  const QString path = runDir + "/metrics.csv";
+  const QString path = runDir + "/" + run_files::kMetrics;
   std::ifstream in(path.toStdString());
   if (!in) {
     if (error) *error = QStringLiteral("cannot open %1").arg(path);
@@ -280,7 +281,7 @@ bool readRunHistory(const RunInfo& run, std::vector<MetricRecord>& out, QString*
   while (!info.parentDir.isEmpty() && parents.size() < 32) {
     const qint64 step = info.parentStep;
     info = readRunInfo(info.parentDir);
-    if (seen.contains(info.dir) || !QFile::exists(info.dir + "/metrics.csv")) break;
+    if (seen.contains(info.dir) || !QFile::exists(info.dir + "/" + run_files::kMetrics)) break;
     seen.insert(info.dir);
     parents.emplace_back(info.dir, step);
   }

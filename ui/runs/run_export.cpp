@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "studio/run_layout.h"
 #include "studio/session.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
@@ -18,7 +19,7 @@ QString exportCaption(const QString& runDir) {
   const RunInfo info = readRunInfo(runDir);
   QStringList parts{info.folderName};
   try {
-    const TrainConfig c = loadConfigFile((runDir + "/settings.json").toStdString());
+    const TrainConfig c = loadConfigFile((runDir + "/" + run_files::kSettings).toStdString());
     if (!info.model.isEmpty()) parts << QObject::tr("model %1").arg(info.model);
     // The rate that acts: OneCycle's and cyclic's own, not optimizer.lr they override.
     const auto& s = c.schedule;

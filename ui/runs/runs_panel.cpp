@@ -22,6 +22,7 @@
 #include <cmath>
 #include <optional>
 
+#include "studio/run_layout.h"
 #include "studio/run_queue.h"
 #include "studio/settings_schema.h"
 #include "ui/runs/run_catalog.h"
@@ -198,7 +199,7 @@ void RunsPanel::setLiveProgress(int64_t step, int64_t totalSteps) {
     return nullptr;
   };
   QTreeWidgetItem* item = liveItem();
-  if (liveInThisFolder() && (!item || (!m_liveHasSettings && QFile::exists(m_live + "/settings.json")))) {
+  if (liveInThisFolder() && (!item || (!m_liveHasSettings && QFile::exists(m_live + "/" + run_files::kSettings)))) {
     refresh();
     item = liveItem();
   }
@@ -246,7 +247,7 @@ void RunsPanel::refresh() {
   }
   // The live run before its thread wrote its settings.json.
   if (!liveListed && liveInThisFolder()) runs.insert(runs.begin(), readRunInfo(m_live));
-  m_liveHasSettings = !m_live.isEmpty() && QFile::exists(m_live + "/settings.json");
+  m_liveHasSettings = !m_live.isEmpty() && QFile::exists(m_live + "/" + run_files::kSettings);
   // A column for each setting that differs between the runs listed.
   m_settingColumns = runs.size() > 1 ? differingSettings(runs) : QStringList();
   QStringList headers;
@@ -522,7 +523,7 @@ QDialog* RunsPanel::compareSelected() {
   std::vector<std::optional<TrainConfig>> configs;  // to say which values these settings override
   for (const RunInfo& r : runs) {
     try {
-      configs.emplace_back(loadConfigFile((r.dir + "/settings.json").toStdString()));
+      configs.emplace_back(loadConfigFile((r.dir + "/" + run_files::kSettings).toStdString()));
     } catch (const std::exception&) {
       configs.emplace_back();
     }

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "studio/log.h"
+#include "studio/run_layout.h"
 #include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
@@ -65,7 +66,7 @@ void MainWindow::buildMenus() {
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
     recent->clear();
     for (const QString& dir : QSettings().value("runs/recent").toStringList()) {
-      if (!QFile::exists(dir + "/settings.json")) continue;  // moved or deleted since
+      if (!QFile::exists(dir + "/" + run_files::kSettings)) continue;  // moved or deleted since
       recent->addAction(QFileInfo(dir).fileName(), this, [this, dir] {
         m_runs->setRunsDir(QFileInfo(dir).absolutePath());
         m_runs->selectRuns({dir});

@@ -10,6 +10,7 @@
 
 #include "studio/devices.h"
 #include "studio/lr_schedule.h"
+#include "studio/run_layout.h"
 #include "studio/settings_schema.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
@@ -121,7 +122,7 @@ bool RunLifecycle::resume(const QString& runDir) {
   const RunInfo info = readRunInfo(runDir);
   std::optional<TrainConfig> settings;
   try {
-    settings = loadConfigFile((runDir + "/settings.json").toStdString());
+    settings = loadConfigFile((runDir + "/" + run_files::kSettings).toStdString());
   } catch (const std::exception&) {
     // The session names what is wrong with the folder.
   }
@@ -217,7 +218,7 @@ void RunLifecycle::beginLive(const QString& runDir) {
   m_p.plots->beginRun(m_liveRun, runLabel(info), shape);
   TrainConfig c;
   try {  // a divergence warning names the setting that sets this run's rate
-    c = loadConfigFile((m_liveRun + "/settings.json").toStdString());
+    c = loadConfigFile((m_liveRun + "/" + run_files::kSettings).toStdString());
   } catch (const std::exception&) {
     c = m_p.settings->config();  // not written yet (a new run's thread writes it): the form's settings are the run's
   }
@@ -344,7 +345,7 @@ void RunLifecycle::showRuns(const QStringList& selected) {
     // length (a fork's, a search trial's), not the form's.
     if (infos.size() == 1 && !(curves.key == m_liveRun && m_controller->active()) && info.totalSteps > 0) {
       try {
-        const TrainConfig c = loadConfigFile((info.dir + "/settings.json").toStdString());
+        const TrainConfig c = loadConfigFile((info.dir + "/" + run_files::kSettings).toStdString());
         const LrSchedule schedule(c.schedule, c.optimizer.lr, info.totalSteps);
         curves.plan = sampleSteps(info.totalSteps, [&](int64_t k) { return schedule.lr(k); });
         curves.planTitle = tr("Learning rate (this run's plan: %1 steps)").arg(info.totalSteps);

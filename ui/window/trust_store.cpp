@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "studio/model_kinds.h"
+#include "studio/run_layout.h"
 #include "studio/sha256.h"
 
 namespace studio::ui {
@@ -49,7 +50,7 @@ bool TrustStore::ensure(const TrainConfig& c, QString* why) {
 bool TrustStore::ensureRunFolder(const QString& runDir, QString* why) {
   TrainConfig config;
   try {
-    config = loadConfigFile((runDir + "/settings.json").toStdString());
+    config = loadConfigFile((runDir + "/" + run_files::kSettings).toStdString());
   } catch (const std::exception&) {
     return true;  // the session names what is wrong with the folder
   }

@@ -1,4 +1,5 @@
 #include "studio/run_queue.h"
+#include "studio/run_layout.h"
 
 #include <unistd.h>
 
@@ -200,7 +201,7 @@ bool queueItemResumes(const QueueItem& item) {
   };
   TrainConfig there;
   try {
-    there = loadConfigFile(item.runDir + "/settings.json");
+    there = loadConfigFile(item.runDir + "/" + run_files::kSettings);
   } catch (const std::exception& e) {
     throw InputError("queue item " + std::to_string(item.id) + ": its run folder " + item.runDir +
                      " has unreadable settings (" + e.what() + ")");

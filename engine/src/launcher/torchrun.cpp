@@ -19,6 +19,7 @@
 #include "studio/errors.h"
 #include "studio/log.h"
 #include "studio/report_lines.h"
+#include "studio/run_layout.h"
 
 namespace studio {
 
@@ -86,7 +87,7 @@ namespace {
 RunSummary summaryFile(const std::string& runDir) {
   RunSummary s;
   s.runDir = runDir;
-  std::ifstream in(runDir + "/summary.json");
+  std::ifstream in(runDir + "/" + run_files::kSummary);
   const auto j = nlohmann::json::parse(in, nullptr, false);
   if (!j.is_object()) return s;
   // A value of the wrong type reads as absent (never a json type_error).

@@ -83,7 +83,7 @@ std::string RunRecorder::keptRows(const std::string& path, int64_t step) {
 }
 
 void RunRecorder::rewriteUpTo(int64_t step) {
-  const std::string path = m_dir + "/metrics.csv";
+  const std::string path = m_dir + "/" + run_files::kMetrics;
   const std::string kept = step >= 0 ? keptRows(path, step) : metricsCsvHeader() + "\n";
   // A new file in either case (renamed into place, replacing whatever was
   // there, a link included), then appended to without following links.
@@ -114,7 +114,7 @@ RunRecorder::~RunRecorder() {
 void RunRecorder::writeSettings(const TrainConfig& config, const nlohmann::json& runInfo) {
   nlohmann::json j = toJson(config);
   j["run_info"] = runInfo;
-  writeFileAtomically(m_dir + "/settings.json", j.dump(2) + "\n");
+  writeFileAtomically(m_dir + "/" + run_files::kSettings, j.dump(2) + "\n");
   m_tensorboard->settings(config);
 }
 
@@ -210,9 +210,9 @@ void RunRecorder::writeSummary(const std::string& runDir, const RunSummary& s) {
                   {"training", s.seconds.train},
                   {"evaluation", s.seconds.eval},
                   {"writing", s.seconds.write}};
-  writeFileAtomically(runDir + "/summary.json", j.dump(2) + "\n");
+  writeFileAtomically(runDir + "/" + run_files::kSummary, j.dump(2) + "\n");
 }
 
-TrainConfig readRunSettings(const std::string& runDir) { return loadConfigFile(runDir + "/settings.json"); }
+TrainConfig readRunSettings(const std::string& runDir) { return loadConfigFile(runDir + "/" + run_files::kSettings); }
 
 }  // namespace studio
