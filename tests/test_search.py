@@ -137,6 +137,31 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertEqual(read_json(os.path.join(run, "summary.json"))["status"], "completed")
 
+    def test_a_trial_pruned_at_its_last_evaluation_reports_its_value(self):
+        # Issue 60, item 4: the pruner's stop for a trial's last evaluation came after its last
+        # step; the run ended completed (the Runs list said so) while the study recorded it
+        # "pruned" with no value. One evaluation a run, at its end: the second trial is pruned
+        # there, trains every step, and reports its value.
+        args = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=256", "--set", "data.test_limit=128",
+                "--set", "train.epochs=1", "--set", "train.batch_size=32", "--set", "evaluation.every_steps=0",
+                "--space", "optimizer.lr=choice:0.003,0.000001", "--enqueue", "optimizer.lr=0.003",
+                "--enqueue", "optimizer.lr=0.000001", "--trials", "2", "--pruner", "median", "--name", "last"]
+        code, text = search(self.out, *args)
+        self.assertEqual(code, 0, text)
+        self.assertIn("trial 1: pruned at evaluation 1", text)
+        first, second = study_of(self.out, "last").get_trials()
+        self.assertEqual(first.state, TrialState.COMPLETE, text)
+        self.assertEqual(second.state, TrialState.COMPLETE, text)
+        self.assertLess(second.value, first.value)
+        self.assertEqual(second.value, second.intermediate_values[1])
+        run = second.user_attrs["run_dir"]
+        summary = read_json(os.path.join(run, "summary.json"))
+        self.assertEqual(summary["status"], "completed")
+        self.assertEqual(summary["steps"], summary["total_steps"])
+        self.assertIn("test_accuracy", summary)
+        trial = read_json(os.path.join(run, "trial.json"))
+        self.assertEqual((trial["state"], trial["value"]), ("completed", second.value))
+
     def test_a_killed_runner_resumes_without_losing_or_repeating(self):
         args = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=4096", "--set", "data.test_limit=256",
                 "--set", "train.epochs=3", "--set", "train.batch_size=32", "--set", "evaluation.every_steps=16",

@@ -464,8 +464,10 @@ class Search:
     def finish(self, trial, status, run_dir, error, values):
         number = trial.number
         with self.lock:
-            if number in self.pruned and status in ("stopped", "completed", "early-stopped"):
-                # The pruner's decision stands, even when the run ended before its stop arrived.
+            if number in self.pruned and status == "stopped":
+                # The pruner's stop ended it: resumable, pruned. A run that ended by itself before
+                # its stop arrived (at its last evaluation) trained every step: it reports its
+                # value below (it was recorded "pruned" with none, issue 60, item 4).
                 self.tell(number, state=TrialState.PRUNED)
                 state, value = "pruned", None
             elif status in ("completed", "early-stopped"):

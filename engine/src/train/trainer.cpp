@@ -38,7 +38,10 @@ RunEnding howItEnded(RunContext& c, bool probe) {
                 "; lower optimizer.lr or the schedule's peak, clip gradients (train.grad_clip_norm), or set "
                 "train.on_nonfinite to rollback or skip. The last checkpoint is kept"};
   if (!control.earlyStopReason.empty()) return {RunEnd::EarlyStopped};
-  if (control.stopRequested) {
+  // A stop that came after the last step (during its evaluation: a search's
+  // pruner deciding on the last figure) ends a run that trained every step:
+  // completed, with its test figures (issue 60, item 4).
+  if (control.stopRequested && c.position.step < c.steps.totalSteps) {
     syncBatchNormStatistics(c);
     c.checkpoints->save(false);
     log::info("stopped at step " + std::to_string(c.position.step) +
@@ -114,7 +117,7 @@ RunSummary Trainer::run() {
       trainLoop(c);
     ending = howItEnded(c, probe != nullptr);
     summary = summarise(c, ending, probe.get());
-    if (!probe && (!c.control.stopRequested || !c.control.earlyStopReason.empty())) finalTest(c, summary);
+    if (!probe && (ending.end == RunEnd::Completed || ending.end == RunEnd::EarlyStopped)) finalTest(c, summary);
   } catch (...) {
     ending = describeFailure(c);
   }
