@@ -16,7 +16,9 @@
 #include <fstream>
 
 #include "studio/box_annotations.h"
+#include "studio/data_plan.h"
 #include "studio/errors.h"
+#include "studio/image_file.h"
 #include "studio/train_config.h"
 
 using namespace studio;
@@ -239,6 +241,60 @@ class TestBoxAnnotations : public QObject {
                    std::string::npos,
                e.what());
     }
+  }
+
+  // Issue 59, item 3: a detector's training split without a box (COCO's
+  // "annotations": [], every box a crowd, YOLO without label files) trained
+  // to a test mAP of -1 and exit 0; it is refused, saying why.
+  void aTrainingSplitWithoutBoxesIsRefused() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const QString image = QDir(QString::fromStdString(folder() + "/yolo/images/train")).entryList(QDir::Files).value(0);
+    QVERIFY(!image.isEmpty());
+    nlohmann::json coco = {{"images", nlohmann::json::array()},
+                           {"annotations", nlohmann::json::array()},
+                           {"categories", {{{"id", 1}, {"name", "thing"}}}}};
+    for (int i = 0; i < 8; ++i) {
+      const std::string name = "im" + std::to_string(i) + ".png";
+      QVERIFY(QFile::copy(QString::fromStdString(folder() + "/yolo/images/train/") + image,
+                          QString::fromStdString(dir + "/" + name)));
+      coco["images"].push_back({{"id", i + 1}, {"file_name", name}, {"width", 0}, {"height", 0}});
+    }
+    const auto refusal = [&](const nlohmann::json& file) {
+      std::ofstream(dir + "/instances.json") << file.dump();
+      TrainConfig c;
+      c.task.kind = TaskKind::detection;
+      c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+      c.data.format = DataFormat::image_folder;
+      c.data.root = dir;
+      c.data.annotations = dir + "/instances.json";
+      c.data.test_fraction = 0.25;
+      try {
+        planData(c);
+      } catch (const DataError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    // Width and height as the images' own (the reader checks them).
+    const ImageHeader h = readImageHeader(dir + "/im0.png");
+    for (auto& im : coco["images"]) {
+      im["width"] = h.width;
+      im["height"] = h.height;
+    }
+    std::string said = refusal(coco);
+    QVERIFY2(said.find("the 6 training images have no box to learn from: the file gives no box for them") !=
+                 std::string::npos,
+             said.c_str());
+    for (int i = 0; i < 8; ++i)
+      coco["annotations"].push_back(
+          {{"id", i + 1}, {"image_id", i + 1}, {"category_id", 1}, {"bbox", {2, 2, 10, 10}}, {"iscrowd", 1}});
+    said = refusal(coco);
+    QVERIFY2(said.find("its 6 boxes are all crowds (iscrowd 1)") != std::string::npos, said.c_str());
+    coco["annotations"][0]["iscrowd"] = 0;
+    coco["annotations"][1]["iscrowd"] = 0;
+    coco["annotations"][2]["iscrowd"] = 0;
+    QCOMPARE(refusal(coco), std::string());  // boxes in training: it plans
   }
 
   void unknownFormat() {

@@ -510,6 +510,26 @@ void checkClassesFit(const DataPlan& p, const DataConfig& d) {
                        : "; give a folder with fewer classes"));
 }
 
+// A detector learns from boxes: a training split without one trained to a
+// test mAP of -1 and exit 0 (a YOLO set without its labels/ folder, COCO's
+// "annotations": [], every box a crowd). Issue 59, item 3.
+void checkTrainingBoxes(const DataPlan& p, const DataConfig& d) {
+  std::vector<char> training(p.boxes.images.size(), 0);
+  for (int64_t item : p.train.items) training[static_cast<size_t>(item)] = 1;
+  int64_t boxes = 0, crowds = 0;
+  for (const auto& b : p.boxes.boxes)
+    if (training[static_cast<size_t>(b.image)]) ++(b.crowd ? crowds : boxes);
+  if (boxes > 0) return;
+  const std::string why =
+      crowds > 0 ? "its " + std::to_string(crowds) + " boxes are all crowds (iscrowd 1), which training leaves out"
+      : p.boxes.format == "yolo"
+          ? "no image has a label file (labels/NAME.txt beside images/, or NAME.txt beside the image)"
+          : "the file gives no box for them";
+  throw DataError("data.annotations " + d.annotations + ": the " + std::to_string(p.train.size()) +
+                  " training images have no box to learn from: " + why +
+                  "; a detector trains on boxes: give annotations with boxes");
+}
+
 DataPlan planData(const TrainConfig& c) {
   const DataConfig& d = c.data;
   DataPlan p;
@@ -538,6 +558,7 @@ DataPlan planData(const TrainConfig& c) {
                     " after the test, validation and limit settings (data.test_fraction, data.val_fraction, "
                     "data.train_limit)");
   if (p.test.items.empty()) throw DataError("no test examples are left in " + p.testFrom);
+  if (p.detection()) checkTrainingBoxes(p, d);
   return p;
 }
 
