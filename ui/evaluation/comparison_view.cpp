@@ -86,13 +86,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   placeLegendBelow(m_plot);  // under the bars, never over them (issue 40, item 9)
   m_plot->setMinimumHeight(200);
   several->addWidget(m_plot);
-  m_table = new QTableWidget(0, 1);
-  m_table->setObjectName("classComparisonTable");
-  m_table->setHorizontalHeaderLabels({tr("Class")});
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->verticalHeader()->hide();
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table = figureTable({tr("Class")}, "classComparisonTable");
   several->addWidget(m_table);
   several->setStretchFactor(0, 3);
   several->setStretchFactor(1, 2);

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "ui/charts/plot_palette.h"
+#include "ui/evaluation/figure_cells.h"
 
 namespace studio::ui {
 
@@ -53,13 +54,7 @@ EvalPage::EvalPage(const QString& chooserLabel, const char* chooserName, const c
   plots->addWidget(m_left);
   plots->addWidget(m_right);
   split->addWidget(plots);
-  m_table = new QTableWidget(0, static_cast<int>(tableHeaders.size()));
-  m_table->setObjectName(tableName);
-  m_table->setHorizontalHeaderLabels(tableHeaders);
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->verticalHeader()->hide();
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table = figureTable(tableHeaders, tableName);
   m_table->setMinimumHeight(50);
   split->addWidget(m_table);
   split->setStretchFactor(0, 3);
