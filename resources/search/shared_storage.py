@@ -29,6 +29,11 @@ def sqlalchemy_url(url):
 def open_storage(optuna, url):
     """Optuna's RDBStorage at url with heartbeats; exit 2 naming what is wrong when it cannot be reached."""
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # heartbeat_interval's
+    # Optuna warns at each ask() outside Study.optimize that heartbeats are meant for it; this
+    # runner records its trials' heartbeats itself (heartbeat_loop), so the warning only repeated
+    # itself once a trial in the CLI's output (issue 60, minor).
+    warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize",
+                            category=UserWarning)
     try:
         return optuna.storages.RDBStorage(
             sqlalchemy_url(url), heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS,
