@@ -271,7 +271,13 @@ class SearchTest(unittest.TestCase):
         self.assertNotIn("error", before[0].user_attrs)
         self.assertEqual([t["state"] for t in read_json(os.path.join(self.out, "search-term", "study.json"))["trials"]],
                          ["stopped"])
+        # What a runner killed mid-write leaves (study.json.tmp.NNNN stayed after a Stop, issue 60): the
+        # resumed runner removes it, and leaves none of its own.
+        folder = os.path.join(self.out, "search-term")
+        with open(os.path.join(folder, "study.json.tmp.99999"), "w") as f:
+            f.write("{")
         self.resume_and_check("term", run, 2)
+        self.assertEqual([n for n in os.listdir(folder) if ".tmp." in n], [])
 
     def test_two_searches_of_one_study_are_refused(self):
         runner = subprocess.Popen([CLI, "search", *self.LONG, "--trials", "2", "--name", "twice", "--out", self.out],

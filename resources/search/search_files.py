@@ -1,11 +1,13 @@
 """The search runner's plain helpers: its files (study.json, trial.json, the
 storage check), Optuna's distributions of the spec's space, and a run
 folder's metrics.csv. No Optuna state here; studio_search.py imports it."""
+import contextlib
 import json
 import math
 import os
 import sqlite3
 import sys
+import threading
 
 
 def say(text):
@@ -18,13 +20,30 @@ def fail(text, code=2):
 
 
 def write_json(path, value):
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(value, f, indent=2, allow_nan=False, default=str)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """path's new content, whole or not at all: a temporary file beside it, renamed over it. One name per
+    thread, and the temporary file removed when the write fails."""
+    tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(value, f, indent=2, allow_nan=False, default=str)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def remove_temporaries(folder):
+    """The temporary files a runner killed mid-write left in its study's folder (study.json.tmp.NNNN was
+    left after a Stop, issue 60): the CLI holds the study's lock for this runner, so no other writes here."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            if ".json.tmp." in name and os.path.isfile(os.path.join(folder, name)):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
 
 
 def finite(v):

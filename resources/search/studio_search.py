@@ -59,8 +59,8 @@ signal.signal(signal.SIGTERM, lambda signum, frame: _stopped_early.append(signum
 # the lines above would have killed it): now they are handled.
 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
-from search_files import (check_storage, distribution, evaluations_before, fail, finite, metrics_values, say,
-                          setting_text, typed_value, write_json)
+from search_files import (check_storage, distribution, evaluations_before, fail, finite, metrics_values,
+                          remove_temporaries, say, setting_text, typed_value, write_json)
 
 import shared_storage
 
@@ -75,6 +75,7 @@ except ImportError:
 class Search:
     def __init__(self, folder, cli, then_train, join=False):
         self.folder = os.path.abspath(folder)
+        remove_temporaries(self.folder)
         self.cli = cli
         self.then_train = then_train
         with open(os.path.join(self.folder, "search.json")) as f:
