@@ -297,6 +297,69 @@ class TestBoxAnnotations : public QObject {
     QCOMPARE(refusal(coco), std::string());  // boxes in training: it plans
   }
 
+  // Issue 59, items 10 and 11: a COCO file's wrong types were raw JSON
+  // errors ("[json.exception.type_error.302] ..."), a syntax error said only
+  // "is not a COCO instances file", non-integer ids and sizes were
+  // truncated, and VOC's <xmax>0x50</xmax> was read as hex 80. Each is named:
+  // the file, the entry, the field (and for syntax, the line and column).
+  void wrongTypesAndNumbersAreNamed() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const QString image = QDir(QString::fromStdString(folder() + "/yolo/images/train")).entryList(QDir::Files).value(0);
+    QVERIFY(QFile::copy(QString::fromStdString(folder() + "/yolo/images/train/") + image,
+                        QString::fromStdString(dir + "/a.png")));
+    const ImageHeader h = readImageHeader(dir + "/a.png");
+    const nlohmann::json good = {
+        {"images", {{{"id", 100}, {"file_name", "a.png"}, {"width", h.width}, {"height", h.height}}}},
+        {"annotations", {{{"id", 1}, {"image_id", 100}, {"category_id", 5}, {"bbox", {1, 1, 4, 4}}, {"iscrowd", 0}}}},
+        {"categories", {{{"id", 5}, {"name", "five"}}}}};
+    const auto said = [&](const std::string& text) {
+      std::ofstream(dir + "/coco.json") << text;
+      try {
+        readBoxAnnotations(dir + "/coco.json", dir, "coco", BadBoxes::fail);
+      } catch (const DataError& e) {
+        return std::string(e.what());
+      }
+      return std::string("read without an error");
+    };
+    std::ofstream(dir + "/ok.json") << good.dump();
+    QCOMPARE(readBoxAnnotations(dir + "/ok.json", dir, "coco", BadBoxes::fail).boxes.size(), size_t(1));
+    const auto changed = [&](const char* pointer, const nlohmann::json& value) {
+      nlohmann::json j = good;
+      j[nlohmann::json::json_pointer(pointer)] = value;
+      return said(j.dump());
+    };
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {changed("/annotations/0/image_id", "100"),
+         "annotations[0] (id 1): \"image_id\" is \"100\", not a whole number"},
+        {changed("/annotations/0/image_id", 100.9), "\"image_id\" is 100.9, not a whole number"},
+        {changed("/annotations/0/category_id", "5"), "\"category_id\" is \"5\", not a whole number"},
+        {changed("/images/0/width", 128.9), "images[0]: \"width\" is 128.9, not a whole number"},
+        {changed("/categories/0/name", 5), "categories[0]: \"name\" is 5, not text"},
+        {changed("/annotations/0/iscrowd", "yes"), "\"iscrowd\" is \"yes\"; give 0 or 1"},
+        {changed("/images", {{"id", 100}}), "\"images\" must be a list (it is object)"},
+        {said("{\"images\": [\n  {\"id\": NaN}]}"), "is not valid JSON at line 2, column 10"},
+        {said(good.dump().substr(0, 30)), "is not valid JSON at line 1"}};
+    for (const auto& [got, want] : cases) {
+      QVERIFY2(got.find(want) != std::string::npos, (want + " not in: " + got).c_str());
+      QVERIFY2(got.find("json.exception") == std::string::npos, got.c_str());
+    }
+    QCOMPARE(changed("/annotations/0/image_id", 100.0), std::string("read without an error"));  // a whole float
+
+    QDir().mkpath(QString::fromStdString(dir + "/voc"));
+    std::ofstream(dir + "/voc/a.xml")
+        << "<annotation><filename>a.png</filename><size><width>" << h.width << "</width><height>" << h.height
+        << "</height></size><object><name>five</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>0x5</xmax>"
+           "<ymax>5</ymax></bndbox></object></annotation>";
+    try {
+      readBoxAnnotations(dir + "/voc", dir, "voc", BadBoxes::fail);
+      QFAIL("0x5 was read as a number");
+    } catch (const DataError& e) {
+      QVERIFY2(std::string(e.what()).find("<xmax> is not a number (\"0x5\"; give it in decimal)") != std::string::npos,
+               e.what());
+    }
+  }
+
   void unknownFormat() {
     try {
       readBoxAnnotations(folder() + "/expected.json.txt", folder(), "auto", BadBoxes::fail);

@@ -1,6 +1,7 @@
 #include "studio/box_annotations.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -25,6 +26,29 @@ std::string fmt(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
+}
+
+// A whole number from a JSON field: an integer, or a float with no fraction;
+// anything else (a string "100", 100.9, NaN) is refused naming the field
+// (issue 59, items 10 and 11: they were a raw type_error, or truncated).
+int64_t wholeNumber(const json& v, const std::string& where, const char* field) {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.0e15) return static_cast<int64_t>(d);
+  }
+  std::string shown = v.dump();
+  if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+  throw DataError(where + ": \"" + field + "\" is " + shown + ", not a whole number");
+}
+
+// The line and column of a byte offset in text, for a JSON syntax error.
+std::string lineAndColumn(const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+  const size_t start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const size_t column = start == std::string::npos ? offset : offset - start - 1;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column + 1);
 }
 
 // A box checked against its image: DataError (fail), clipped into the image,
@@ -63,9 +87,23 @@ std::string imagePath(const std::string& root, const std::string& name) {
 
 // ---- COCO instances JSON
 BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBoxes bad) {
-  const json j = json::parse(readFileBytes(file, "COCO annotations"), nullptr, false);
+  const std::string text = readFileBytes(file, "COCO annotations");
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: ...": where, in words.
+    const std::string why = e.what();
+    const size_t said = why.find("syntax error");
+    throw DataError(file + " is not valid JSON at " + lineAndColumn(text, e.byte == 0 ? 0 : e.byte - 1) +
+                    (said == std::string::npos ? std::string() : " (" + why.substr(said) + ")") +
+                    "; NaN, Infinity and a cut-off file are not JSON");
+  }
   if (!j.is_object() || !j.contains("images") || !j.contains("annotations") || !j.contains("categories"))
     throw DataError(file + " is not a COCO instances file (it needs \"images\", \"annotations\" and \"categories\")");
+  for (const char* part : {"images", "annotations", "categories"})
+    if (!j[part].is_array())
+      throw DataError(file + ": \"" + part + "\" must be a list (it is " + j[part].type_name() + ")");
   BoxAnnotations out;
   out.format = "coco";
   std::map<int64_t, size_t> imageAt;
@@ -79,9 +117,9 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     a.id = im["id"].get<int64_t>();
     a.file = imagePath(root, im["file_name"].get<std::string>());
     if (!fs::is_regular_file(a.file)) throw DataError(where + ": the image " + a.file + " does not exist");
-    if (im.contains("width") && im.contains("height") && im["width"].is_number() && im["height"].is_number()) {
-      a.width = im["width"].get<int64_t>();
-      a.height = im["height"].get<int64_t>();
+    if (im.contains("width") && im.contains("height") && !im["width"].is_null() && !im["height"].is_null()) {
+      a.width = wholeNumber(im["width"], where, "width");
+      a.height = wholeNumber(im["height"], where, "height");
     } else {
       const ImageHeader h = readImageHeader(a.file);
       a.width = h.width;
@@ -97,6 +135,9 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     const json& c = j["categories"][i];
     if (!c.contains("id") || !c["id"].is_number_integer())
       throw DataError(file + " categories[" + std::to_string(i) + "] needs an integer \"id\"");
+    if (c.contains("name") && !c["name"].is_string())
+      throw DataError(file + " categories[" + std::to_string(i) + "]: \"name\" is " + c["name"].dump().substr(0, 40) +
+                      ", not text (a category's name is a string: \"5\")");
     categories.push_back({c["id"].get<int64_t>(), c.value("name", std::to_string(c["id"].get<int64_t>()))});
   }
   std::sort(categories.begin(), categories.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
@@ -112,10 +153,10 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     if (!a.contains("image_id") || !a.contains("category_id") || !a.contains("bbox") || !a["bbox"].is_array() ||
         a["bbox"].size() != 4)
       throw DataError(where + " needs \"image_id\", \"category_id\" and a \"bbox\" of 4 numbers");
-    const auto im = imageAt.find(a["image_id"].get<int64_t>());
+    const auto im = imageAt.find(wholeNumber(a["image_id"], where, "image_id"));
     if (im == imageAt.end())
       throw DataError(where + ": image_id " + a["image_id"].dump() + " is not one of the file's images");
-    const auto cat = labelOf.find(a["category_id"].get<int64_t>());
+    const auto cat = labelOf.find(wholeNumber(a["category_id"], where, "category_id"));
     if (cat == labelOf.end())
       throw DataError(where + ": category_id " + a["category_id"].dump() + " is not one of the file's categories");
     AnnotatedBox b;
@@ -128,7 +169,10 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     b.w = a["bbox"][2].get<double>();
     b.h = a["bbox"][3].get<double>();
     b.area = a.contains("area") && a["area"].is_number() ? a["area"].get<double>() : b.w * b.h;
-    b.crowd = a.value("iscrowd", 0) != 0;
+    if (a.contains("iscrowd") && !a["iscrowd"].is_boolean() &&
+        !(a["iscrowd"].is_number() && (a["iscrowd"] == 0 || a["iscrowd"] == 1)))
+      throw DataError(where + ": \"iscrowd\" is " + a["iscrowd"].dump().substr(0, 40) + "; give 0 or 1");
+    b.crowd = a.contains("iscrowd") && (a["iscrowd"].is_boolean() ? a["iscrowd"].get<bool>() : a["iscrowd"] == 1);
     if (checkBox(b, out.images[im->second], where, bad, out)) out.boxes.push_back(b);
   }
   return out;
@@ -247,13 +291,11 @@ std::string childText(const tinyxml2::XMLElement* e, const char* name) {
 
 double number(const tinyxml2::XMLElement* e, const char* name, const std::string& where) {
   const std::string t = childText(e, name);
-  try {
-    size_t used = 0;
-    const double v = std::stod(t, &used);
-    if (used == t.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw DataError(where + ": <" + name + "> is not a number (\"" + t + "\")");
+  // Decimal only: std::stod read <xmax>0x50</xmax> as hex 80 (issue 59, item 11), and "inf" and "nan".
+  double v = 0;
+  const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (error == std::errc() && end == t.data() + t.size() && !t.empty() && std::isfinite(v)) return v;
+  throw DataError(where + ": <" + name + "> is not a number (\"" + t.substr(0, 40) + "\"; give it in decimal)");
 }
 
 BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBoxes bad) {
