@@ -152,6 +152,14 @@ class TestSearchSpace : public QObject {
 
     SearchSpec dup = spec({"optimizer.lr=float:1e-4:0.1:log", "optimizer.lr=float:1e-3:0.1"});
     QVERIFY(refusal([&] { checkSearch(dup); }).find("optimizer.lr is given twice") != std::string::npos);
+    // Issue 59, item 15: a 10 kB --name was echoed whole.
+    SearchSpec longName = spec({"optimizer.lr=float:1e-4:0.1:log"});
+    longName.name = std::string(10000, 'n');
+    const std::string nameSaid = refusal([&] { checkSearch(longName); });
+    QVERIFY2(nameSaid.find("--name \"" + std::string(40, 'n') + "\"... (10000 characters): a study's name is 1-90") !=
+                 std::string::npos,
+             nameSaid.c_str());
+    QVERIFY2(nameSaid.size() < 400, nameSaid.c_str());
     SearchSpec none = spec({});
     QVERIFY(refusal([&] { checkSearch(none); }).find("give at least one setting") != std::string::npos);
     SearchSpec trialSet = spec({"optimizer.lr=float:1e-4:0.1:log"});

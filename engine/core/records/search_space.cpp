@@ -301,7 +301,10 @@ void checkSearch(SearchSpec& spec) {
   }
   if (spec.name.empty() || spec.name.size() > 90 || spec.name.front() == '.' ||
       spec.name.find_first_of("/\\\t\n\r") != std::string::npos)
-    bad("--name \"" + spec.name + "\": a study's name is 1-90 characters, no '/' or '\\', not starting with '.'");
+    bad("--name \"" +
+        (spec.name.size() > 60 ? spec.name.substr(0, 40) + "\"... (" + std::to_string(spec.name.size()) + " characters)"
+                               : spec.name + "\"") +
+        ": a study's name is 1-90 characters, no '/' or '\\', not starting with '.'");
   if (spec.space.empty()) bad("--space: give at least one setting to search");
   std::set<std::string> keys;
   for (const auto& p : spec.space) {

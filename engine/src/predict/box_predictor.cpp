@@ -229,9 +229,15 @@ BoxPredictionReport BoxPredictor::predict(const std::string& input, const std::s
       std::equal(a.categories.begin(), a.categories.end(), m->categories.begin(),
                  [](const BoxCategory& x, const BoxCategory& y) { return x.id == y.id && x.name == y.name; });
   if (!same) {
-    std::string run, file;
-    for (const auto& c : m->categories) run += (run.empty() ? "" : ", ") + std::to_string(c.id) + " " + c.name;
-    for (const auto& c : a.categories) file += (file.empty() ? "" : ", ") + std::to_string(c.id) + " " + c.name;
+    // The first few of each (5,000 mismatched categories made a message of 100 kB, issue 59, item 15).
+    const auto listed = [](const std::vector<BoxCategory>& categories) {
+      std::string text;
+      for (size_t i = 0; i < categories.size() && i < 8; ++i)
+        text += (text.empty() ? "" : ", ") + std::to_string(categories[i].id) + " " + categories[i].name.substr(0, 40);
+      if (categories.size() > 8) text += ", ... " + std::to_string(categories.size() - 8) + " more";
+      return text;
+    };
+    const std::string run = listed(m->categories), file = listed(a.categories);
     throw DataError(annotations + " names the categories [" + file + "], but run " + m->folder + " detects [" + run +
                     "]: its figures need the same categories with the same ids");
   }
