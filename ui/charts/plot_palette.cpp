@@ -39,4 +39,11 @@ void placeLegendBelow(QCustomPlot* plot) {
   plot->plotLayout()->setRowStretchFactor(at, 0.001);
 }
 
+QColor runColour(int i) {
+  static const QColor kColours[] = {QColor(0, 114, 178),   QColor(213, 94, 0),   QColor(0, 158, 115),
+                                    QColor(204, 121, 167), QColor(230, 159, 0),  QColor(86, 180, 233),
+                                    QColor(240, 228, 66),  QColor(128, 128, 128)};
+  return kColours[((i % 8) + 8) % 8];
+}
+
 }  // namespace studio::ui

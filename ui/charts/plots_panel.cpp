@@ -19,6 +19,7 @@
 
 #include "studio/metric_catalog.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/charts/plot_palette.h"
 
 namespace studio::ui {
 
@@ -51,12 +52,6 @@ QString lossAxisLabel(const QString& taskKind, const QString& lossKind) {
   }
 }
 namespace {
-
-// Okabe–Ito: distinguishable with common colour-vision deficiencies, and on
-// light and dark backgrounds.
-const QColor kColors[] = {QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
-                          QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
-QColor color(int i) { return kColors[i % 8]; }
 
 QString key(const QString& run, const char* metric) { return run + "/" + metric; }
 
@@ -248,7 +243,7 @@ void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
   for (const MetricSpec& m : metricCatalog()) {
     const Chart chart = chartFor(m.chart);
     if (chart == ChartCount) continue;
-    QColor c = overlay ? color(run.colorIndex) : color(m.colour);
+    QColor c = overlay ? runColour(run.colorIndex) : runColour(m.colour);
     Qt::PenStyle pen = m.dashed ? Qt::DashLine : Qt::SolidLine;
     if (overlay && m.chart == MetricPlot::Memory)
       pen = m.colour == 1 ? Qt::DashLine : m.colour == 3 ? Qt::DotLine : pen;
@@ -268,11 +263,11 @@ void PlotsPanel::addRunSeries(RunEntry& run, bool overlay) {
   labelMemorySeries(run, overlay);
   MetricChart* use = m_charts[Utilisation];
   use->addSeries(key(run.key, "cpu"), p + tr("CPU (this process)"),
-                 seriesStyle(overlay ? color(run.colorIndex) : color(0)));
+                 seriesStyle(overlay ? runColour(run.colorIndex) : runColour(0)));
   use->addSeries(key(run.key, "gpu"), p + tr("GPU"),
-                 seriesStyle(overlay ? color(run.colorIndex) : color(1), Qt::DashLine));
+                 seriesStyle(overlay ? runColour(run.colorIndex) : runColour(1), Qt::DashLine));
   use->addSeries(key(run.key, "gpu_memory"), p + tr("GPU memory used"),
-                 seriesStyle(overlay ? color(run.colorIndex) : color(2), Qt::DotLine));
+                 seriesStyle(overlay ? runColour(run.colorIndex) : runColour(2), Qt::DotLine));
 }
 
 void PlotsPanel::addSystemSample(const QString& runKey, int64_t step, double cpuPercent, double gpuPercent,

@@ -1,8 +1,6 @@
 #include "ui/evaluation/comparison_view.h"
 
-#include <QDir>
 #include <QEvent>
-#include <QHeaderView>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -19,13 +17,6 @@
 #include "ui/evaluation/figure_cells.h"
 
 namespace studio::ui {
-namespace {
-
-const QColor kBarColours[] = {QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
-                              QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128)};
-
-}  // namespace
-
 ComparedFigures comparedFigures(const EvalReport& r) {
   ComparedFigures f;
   const double none = std::nan("");
@@ -175,7 +166,7 @@ QString ComparisonView::compare(const QStringList& runDirs, const QStringList& l
     bars->setData(x, y);
     bars->setWidth(0.8 / static_cast<double>(std::max<size_t>(runs.size(), 1)));
     bars->setPen(Qt::NoPen);
-    bars->setBrush(kBarColours[r % 8]);
+    bars->setBrush(runColour(static_cast<int>(r)));
     bars->setBarsGroup(group);
   }
   m_plot->xAxis->setTicker(nameTicker(names));
