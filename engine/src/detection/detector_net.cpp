@@ -35,24 +35,36 @@ void setPostProcessOf(Family& f, const PostProcess& p) {
 }  // namespace
 
 PostProcess DetectorOptions::postProcess() const {
-  if (headOf(kind) == DetectorHead::SsdLite) return postProcessOf(ssd);
-  return headOf(kind) == DetectorHead::RetinaNet ? postProcessOf(retina) : postProcessOf(roiHeads);
+  switch (headOf(kind)) {
+    case DetectorHead::SsdLite:
+      return postProcessOf(ssd);
+    case DetectorHead::RetinaNet:
+      return postProcessOf(retina);
+    case DetectorHead::FasterRcnn:
+      break;
+  }
+  return postProcessOf(roiHeads);
 }
 
 void DetectorOptions::setPostProcess(const PostProcess& p) {
-  if (headOf(kind) == DetectorHead::SsdLite) return setPostProcessOf(ssd, p);
-  if (headOf(kind) == DetectorHead::RetinaNet) return setPostProcessOf(retina, p);
+  switch (headOf(kind)) {
+    case DetectorHead::SsdLite:
+      return setPostProcessOf(ssd, p);
+    case DetectorHead::RetinaNet:
+      return setPostProcessOf(retina, p);
+    case DetectorHead::FasterRcnn:
+      break;
+  }
   setPostProcessOf(roiHeads, p);
 }
 
 DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
-  const auto& kinds = studio::detectorKinds();
-  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-    throw std::invalid_argument("unknown detector \"" + kind + "\"");
+  const DetectorFamily* family = findDetectorFamily(kind);
+  if (!family) throw std::invalid_argument("unknown detector \"" + kind + "\"");
   DetectorOptions o;
   o.kind = kind;
   o.classes = classes;
-  if (headOf(kind) == DetectorHead::SsdLite) {
+  if (family->head == DetectorHead::SsdLite) {
     // ssdlite320_mobilenet_v3_large: every image to 320 x 320, scaled to
     // [-1, 1], batched without padding (size_divisible 1).
     o.ssd = ssdliteDefaults();
@@ -64,7 +76,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
     o.transform.sizeDivisible = 1;
     return o;
   }
-  if (headOf(kind) == DetectorHead::RetinaNet) {
+  if (family->head == DetectorHead::RetinaNet) {
     // retinanet.py's _default_anchorgen: three sizes an octave's thirds
     // apart (truncated to integers) on each of the five levels.
     for (const double x : {32.0, 64.0, 128.0, 256.0, 512.0})
@@ -73,7 +85,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
     o.retina.aspectRatios.assign(5, {0.5, 1.0, 2.0});
     return o;
   }
-  if (detectorFamily(kind).backbone == DetectorBackbone::ResNet50) {
+  if (family->backbone == DetectorBackbone::ResNet50) {
     // fasterrcnn_resnet50_fpn_v2: _default_anchorgen (a size per level of
     // five), RPNHead(conv_depth=2), FastRCNNConvFCHead([256] * 4, [1024]).
     o.rpn.anchorSizes = {{32}, {64}, {128}, {256}, {512}};
@@ -85,7 +97,7 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
   // _fasterrcnn_mobilenet_v3_large_fpn: three levels of anchors 32 .. 512.
   o.rpn.anchorSizes.assign(3, {32, 64, 128, 256, 512});
   o.rpn.aspectRatios.assign(3, {0.5, 1.0, 2.0});
-  if (detectorFamily(kind).lowResolution) {
+  if (family->lowResolution) {
     o.transform.minSizes = {320};
     o.transform.maxSize = 640;
     o.rpn.preNmsTest = 150;
@@ -109,8 +121,14 @@ void DetectorNetImpl::checkPositiveBoxes(const std::vector<torch::Tensor>& boxes
 }
 
 std::shared_ptr<DetectorNetImpl> makeDetector(const DetectorOptions& options) {
-  if (headOf(options.kind) == DetectorHead::SsdLite) return SsdLite(options).ptr();
-  if (headOf(options.kind) == DetectorHead::RetinaNet) return RetinaNet(options).ptr();
+  switch (headOf(options.kind)) {
+    case DetectorHead::SsdLite:
+      return SsdLite(options).ptr();
+    case DetectorHead::RetinaNet:
+      return RetinaNet(options).ptr();
+    case DetectorHead::FasterRcnn:
+      break;
+  }
   return FasterRcnn(options).ptr();
 }
 
