@@ -147,13 +147,18 @@ const MetricSpec* findMetric(const std::string& id) {
   return nullptr;
 }
 
-std::vector<std::string> taskEvalMetrics(TaskKind task, bool ema) {
+namespace {
+// The evaluation figures some of `tasks` record, in catalog order.
+std::vector<std::string> evalMetrics(unsigned tasks, bool ema) {
   std::vector<std::string> out;
   for (const auto& m : metricCatalog())
-    if (m.kind == RecordKind::Eval && m.recordedBy(task) && (ema || std::string(m.id).rfind("ema_", 0) != 0))
+    if (m.kind == RecordKind::Eval && (m.tasks & tasks) != 0 && (ema || std::string(m.id).rfind("ema_", 0) != 0))
       out.emplace_back(m.id);
   return out;
 }
+}  // namespace
+
+std::vector<std::string> taskEvalMetrics(TaskKind task, bool ema) { return evalMetrics(taskBit(task), ema); }
 
 namespace {
 // "a, b or c"
@@ -166,12 +171,8 @@ std::string oneOf(const std::vector<std::string>& ids) {
 
 bool lowerIsBetter(const std::string& metric) {
   const MetricSpec* m = findMetric(metric);
-  if (!m || m->better == Better::None) {
-    std::vector<std::string> known;
-    for (const auto& s : metricCatalog())
-      if (s.kind == RecordKind::Eval) known.emplace_back(s.id);
-    throw InputError("metric " + metric + " is not an evaluation figure: give " + oneOf(known));
-  }
+  if (!m || m->better == Better::None)
+    throw InputError("metric " + metric + " is not an evaluation figure: give " + oneOf(evalMetrics(kEveryTask, true)));
   return m->better == Better::Lower;
 }
 

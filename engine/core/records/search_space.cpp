@@ -226,6 +226,14 @@ bool secretKey(const std::string& key) {
          key.find("passwd") != std::string::npos || key == "pwd";
 }
 
+// A URL query's parameters ("a=1&password=x" -> "a=1", "password=x").
+std::vector<std::string> queryParams(const std::string& query) {
+  std::vector<std::string> params;
+  std::stringstream in(query);
+  for (std::string param; std::getline(in, param, '&');) params.push_back(param);
+  return params;
+}
+
 }  // namespace
 
 std::string redactedStorageUrl(const std::string& url) {
@@ -241,10 +249,8 @@ std::string redactedStorageUrl(const std::string& url) {
   const auto q = out.find('?', from);
   if (q == std::string::npos) return out;
   std::string rebuilt = out.substr(0, q + 1);
-  std::stringstream params(out.substr(q + 1));
-  std::string param;
   bool first = true;
-  while (std::getline(params, param, '&')) {
+  for (const std::string& param : queryParams(out.substr(q + 1))) {
     const auto eq = param.find('=');
     const std::string key = param.substr(0, eq);
     rebuilt += (first ? "" : "&") + (secretKey(queryKey(key)) && eq != std::string::npos ? key + "=***" : param);
@@ -272,9 +278,7 @@ void checkStorageUrl(const std::string& url) {
   if (at != std::string::npos && place.substr(0, at).find(':') != std::string::npos)
     throw ConfigFileError("--storage " + shown + ": the URL holds a password (USER:PASSWORD@)" + secretWhere);
   if (queryAt != std::string::npos) {
-    std::stringstream params(rest.substr(queryAt + 1));
-    std::string param;
-    while (std::getline(params, param, '&')) {
+    for (const std::string& param : queryParams(rest.substr(queryAt + 1))) {
       const std::string key = queryKey(param.substr(0, param.find('=')));
       if (secretKey(key))
         throw ConfigFileError("--storage " + shown + ": the URL's query holds " + key +
