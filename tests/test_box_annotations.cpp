@@ -339,7 +339,8 @@ class TestBoxAnnotations : public QObject {
         {changed("/annotations/0/iscrowd", "yes"), "\"iscrowd\" is \"yes\"; give 0 or 1"},
         {changed("/images", {{"id", 100}}), "\"images\" must be a list (it is object)"},
         {said("{\"images\": [\n  {\"id\": NaN}]}"), "is not valid JSON at line 2, column 10"},
-        {said(good.dump().substr(0, 30)), "is not valid JSON at line 1"}};
+        {said(good.dump().substr(0, 30)), "is not valid JSON at line 1"},
+        {said("{\"images\": [{\"id\": 1e400}]}"), "beyond the range of a double (number overflow parsing '1e400')"}};
     for (const auto& [got, want] : cases) {
       QVERIFY2(got.find(want) != std::string::npos, (want + " not in: " + got).c_str());
       QVERIFY2(got.find("json.exception") == std::string::npos, got.c_str());
