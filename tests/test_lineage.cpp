@@ -386,6 +386,14 @@ class TestLineage : public QObject {
     QVERIFY2(refused > 20 && accepted > 40, qPrintable(QString("%1 refused, %2 accepted").arg(refused).arg(accepted)));
     QVERIFY(settingForkable("data.augment_rotation") && settingForkable("data.augment_mixup"));
     QVERIFY(!settingForkable("data.image_size") && !settingForkable("model.width") && !settingForkable("task.kind"));
+    // Each setting's own fact (FieldSpec::forks), not its path: MixUp's and
+    // CutMix's parameters fork as their switches do, and a detector's
+    // post-processing touches no weight; its sizes and boxes do not fork.
+    for (const char* path : {"data.mixup_alpha", "data.cutmix_alpha", "data.mix_switch_prob",
+                             "model.detector.score_threshold", "model.detector.nms_iou", "loss.label_smoothing"})
+      QVERIFY2(settingForkable(path), path);
+    for (const char* path : {"model.detector.min_size", "data.annotations", "task.standardize_targets", "no.such"})
+      QVERIFY2(!settingForkable(path), path);
   }
 
   // The CLI: continue and fork end to end, with their exit status.

@@ -10,6 +10,7 @@
 // Resume finishes it. The search itself is the CLI's (tests/test_search.py).
 #include <QtTest/QtTest>
 
+#include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -17,6 +18,9 @@
 #include <set>
 
 #include "qcustomplot.h"
+#include "studio/errors.h"
+#include "studio/search_space.h"
+#include "studio/settings_schema.h"
 #include "test_support.h"
 #include "ui/runs/runs_panel.h"
 #include "ui/search/search_dialog.h"
@@ -44,6 +48,29 @@ class TestSearchDock : public QObject {
   QTemporaryDir m_dir;
 
  private Q_SLOTS:
+  // The dialog offers exactly the settings the CLI's --space takes: every
+  // number, choice and switch (train.seed too), no name, path, size or list.
+  void theDialogOffersWhatTheCliSearches() {
+    ui::SearchDialog dialog(trialBase(m_dir.path()));
+    const auto* pick = dialog.findChild<QComboBox*>("searchSetting");
+    QVERIFY(pick);
+    QStringList offered;
+    for (int i = 0; i < pick->count(); ++i) offered << pick->itemText(i);
+    QVERIFY(offered.contains("train.seed"));
+    QVERIFY(!offered.contains("name") && !offered.contains("data.image_size"));
+    for (const FieldSpec& f : settingsSchema()) {
+      const std::string kind =
+          f.type == FieldType::Real ? "float:0.1:1" : (f.type == FieldType::Int ? "int:1:2" : "choice:a,b");
+      bool takes = true;
+      try {
+        parseSearchParam(f.path + "=" + kind);
+      } catch (const ConfigFileError&) {
+        takes = false;
+      }
+      QVERIFY2(takes == offered.contains(QString::fromStdString(f.path)), f.path.c_str());
+    }
+  }
+
   void theDialogChecksAsItIsTyped() {
     TrainConfig c = trialBase(m_dir.path());
     ui::SearchDialog dialog(c);

@@ -79,7 +79,9 @@ class TestSearchSpace : public QObject {
         {"train.batch_size=int:100:120:pow2", "fewer than two powers of two lie between 100 and 120"},
         {"optimizer.kind=choice:sgd", "a choice needs two values or more"},
         {"optimizer.kind=choice:sgd,sgd", "the choice sgd is given twice"},
-        {"name=choice:a,b", "name names the run"},
+        {"name=choice:a,b", "name is not searched: a search samples numbers, choices and switches"},
+        {"output.dir=choice:a,b", "output.dir is not searched"},
+        {"data.image_size=choice:32x32,64x64", "data.image_size is not searched"},
     };
     for (const auto& c : cases) {
       const std::string& text = c.first;

@@ -186,6 +186,37 @@ class TestTrainConfig : public QObject {
         all(errors).c_str());
   }
 
+  // Issue 57, item 5: every image augmentation set on a table is one error
+  // with the same words (five were errors, seven only notes), and at its
+  // default none is.
+  void everyImageAugmentationOnATableIsRefused() {
+    TrainConfig c;
+    c.model.kind = "mlp";
+    c.data.format = DataFormat::csv;
+    c.data.root = "/data/table.csv";
+    QVERIFY2(validate(c).empty(), all(validate(c)).c_str());
+    auto& d = c.data;
+    d.augment_flip = d.augment_resized_crop = d.augment_vflip = true;
+    d.augment_crop = 2;
+    d.augment_rotation = 10;
+    d.augment_brightness = d.augment_contrast = d.augment_saturation = d.augment_hue = 0.1;
+    d.augment_erasing = 0.25;
+    d.augment_policy = AugmentPolicy::trivialaugment;
+    d.augment_cutmix = true;
+    const auto errors = validate(c);
+    int refused = 0;
+    for (const FieldSpec& f : settingsSchema()) {
+      if (f.imagesOnly.empty()) continue;
+      ++refused;
+      QVERIFY2(hasError(errors, f.path,
+                        f.path == "data.augment_cutmix" ? "cuts rectangles of images"
+                                                        : "applies to images; data.format csv"),
+               (f.path + ": " + all(errors)).c_str());
+      QVERIFY2(settingEffectNote(f.path, c).empty(), f.path.c_str());
+    }
+    QCOMPARE(refused, 12);
+  }
+
   void dataFormatRules() {
     TrainConfig c;
     c.data.format = DataFormat::csv;
@@ -460,6 +491,12 @@ class TestTrainConfig : public QObject {
         {"early-stopping-metric", [](TrainConfig& c) { c.train.early_stopping.metric = "eval_r2"; },
          "train.early_stopping.metric", "eval_r2 is a regression figure"},
         {"data-root",
+         [&](TrainConfig& c) {
+           table(c);
+           c.data.root = "";
+         },
+         "data.root", "must name the table file (a .csv), or set data.train_file"},
+        {"images-only-on-a-table",
          [&](TrainConfig& c) {
            table(c);
            c.data.augment_flip = true;
@@ -844,8 +881,9 @@ class TestTrainConfig : public QObject {
   }
 
   // A setting set where nothing reads it is said by name, with where it is
-  // read (model.weights on an mlp, a threshold on a classifier, the image
-  // augmentations on a table); at its default it is not.
+  // read (model.weights on an mlp, a threshold on a classifier, an image
+  // augmentation in detection); at its default it is not. An image
+  // augmentation on a table is an error instead (one verdict, not two).
   void settingsSetWhereTheyDoNotApplySaySo() {
     TrainConfig c;
     c.model.kind = "mlp";
@@ -860,14 +898,17 @@ class TestTrainConfig : public QObject {
              settingEffectNote("model.weights", c).c_str());
     QCOMPARE(settingEffectNote("task.threshold", c),
              std::string("has no effect: it is read only with task.kind multilabel"));
-    QCOMPARE(settingEffectNote("data.augment_vflip", c),
-             std::string("has no effect: it is read only with images (data.format idx or image_folder), task.kind "
-                         "not detection"));
+    QCOMPARE(settingEffectNote("data.augment_vflip", c), std::string());  // refused by validate() instead
     std::vector<std::string> fields;
     for (const auto& n : settingsWithoutEffect(c)) fields.push_back(n.field);
     std::sort(fields.begin(), fields.end());
-    QCOMPARE(fields, (std::vector<std::string>{"data.augment_brightness", "data.augment_vflip", "model.weights",
-                                               "task.threshold"}));
+    QCOMPARE(fields, (std::vector<std::string>{"model.weights", "task.threshold"}));
+    TrainConfig boxes;
+    boxes.task.kind = TaskKind::detection;
+    boxes.data.augment_vflip = true;
+    QCOMPARE(settingEffectNote("data.augment_vflip", boxes),
+             std::string("has no effect: it is read only with images (data.format idx or image_folder), task.kind "
+                         "not detection"));
     QCOMPARE(settingsWithoutEffect(c, {"task.threshold=0.3"}).size(), size_t(1));
     // Where they apply, they act: nothing to say.
     c.model.kind = "resnet18";

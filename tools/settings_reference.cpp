@@ -70,11 +70,13 @@ std::string reference() {
         "and the test `docs_settings_reference` fails when it is out of date. How settings files, presets and "
         "`--set` work: [the user guide](user-guide.md#settings).\n\n"
         "\"Applies\" says when a setting is read; set elsewhere, the window notes under the field, the fork "
-        "dialog and the CLI's `--set` say that it has no effect.\n";
+        "dialog and the CLI's `--set` say that it has no effect (an image augmentation set on a table is an "
+        "error instead). \"Fork\" says whether a fork may change it (what the weights are bound to, it may "
+        "not), \"search\" whether a search may sample it (`--space`, the window's Search dialog).\n";
   for (const std::string& group : studio::settingsGroups()) {
     md << "\n## " << group << "\n\n"
-       << "| setting | type | default | values | applies | what it does |\n"
-       << "| --- | --- | --- | --- | --- | --- |\n";
+       << "| setting | type | default | values | applies | fork, search | what it does |\n"
+       << "| --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& f : studio::settingsSchema()) {
       if (f.group != group) continue;
       std::string values;
@@ -87,8 +89,10 @@ std::string reference() {
       const auto at = nlohmann::json::json_pointer(studio::jsonPointer(f.path));
       const std::string def = defaults.contains(at) ? defaults.at(at).dump() : "";
       md << "| `" << f.path << "` | " << typeName(f.type) << " | " << cell(code(def)) << " | " << cell(values) << " | "
-         << cell(f.appliesWhen.empty() ? "always" : f.appliesWhen) << " | " << cell("**" + f.label + "**: " + f.tip)
-         << " |\n";
+         << cell((f.appliesWhen.empty() ? "always" : f.appliesWhen) +
+                 (f.imagesOnly.empty() ? "" : "; set on a table: an error"))
+         << " | " << (f.forks ? "fork" : "") << (f.forks && studio::settingSearchable(f) ? ", " : "")
+         << (studio::settingSearchable(f) ? "search" : "") << " | " << cell("**" + f.label + "**: " + f.tip) << " |\n";
     }
   }
   return md.str();

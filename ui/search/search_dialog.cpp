@@ -22,11 +22,6 @@
 namespace studio::ui {
 namespace {
 
-bool searchable(const FieldSpec& f) {
-  return f.type == FieldType::Int || f.type == FieldType::Real || f.type == FieldType::Choice ||
-         f.type == FieldType::Bool;
-}
-
 double numberOf(const FieldSpec& f, const TrainConfig& c) {
   TrainConfig copy = c;
   const FieldRef ref = f.member(copy);
@@ -64,7 +59,7 @@ SearchDialog::SearchDialog(const TrainConfig& base, QWidget* parent)
   auto* pick = new QComboBox;
   pick->setObjectName("searchSetting");
   for (const auto& f : settingsSchema())
-    if (searchable(f) && f.path != "train.seed") pick->addItem(QString::fromStdString(f.path));
+    if (settingSearchable(f)) pick->addItem(QString::fromStdString(f.path));
   auto* add = new QPushButton(tr("Add"));
   auto* remove = new QPushButton(tr("Remove"));
   auto* row = new QHBoxLayout;

@@ -31,6 +31,10 @@ inline NumberRange between(double lo, double hi, bool loOpen = false, bool hiOpe
 class Fields {
  public:
   explicit Fields(std::vector<FieldSpec>& fields) : m_fields(fields) {}
+  // Whether the fields added from here on fork (FieldSpec::forks): each
+  // section of the schema says so for its fields, forks() marks the
+  // exceptions among them.
+  bool forks = true;
   FieldSpec& operator()(std::string path, Member member, std::string group, std::string label, T type,
                         std::string tip) {
     FieldSpec s;
@@ -40,6 +44,7 @@ class Fields {
     s.label = std::move(label);
     s.type = type;
     s.tip = std::move(tip);
+    s.forks = forks;
     static TrainConfig probe;  // only pointed into: a choice member's names
     const FieldRef ref = s.member(probe);
     if (const auto* choice = std::get_if<ChoiceValue*>(&ref)) s.choices = (*choice)->names();
@@ -57,6 +62,17 @@ inline FieldSpec& choices(FieldSpec& s, std::vector<std::string> c) {
 }
 inline FieldSpec& range(FieldSpec& s, NumberRange r) {
   s.range = r;
+  return s;
+}
+// A setting a fork may change although its section's may not (a detector's
+// post-processing).
+inline FieldSpec& forks(FieldSpec& s) {
+  s.forks = true;
+  return s;
+}
+// A setting that acts on images only: validate() refuses it, set, on a table.
+inline FieldSpec& imagesOnly(FieldSpec& s, std::string why = "applies to images; data.format csv is a table") {
+  s.imagesOnly = std::move(why);
   return s;
 }
 inline FieldSpec& when(FieldSpec& s, Applies a, bool checkOnlyThen = false) {

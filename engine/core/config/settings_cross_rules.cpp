@@ -12,6 +12,7 @@
 #include "studio/metric_catalog.h"
 #include "studio/model_kinds.h"
 #include "studio/settings_rules.h"
+#include "studio/settings_schema.h"
 
 namespace studio {
 namespace {
@@ -163,10 +164,14 @@ void dataRoot(const C& c, Errors& e) {
                  "must be mlp or torchscript with data.format csv: a table has no image for "
                  "\"" +
                      c.model.kind + "\" to convolve"});
-  if (d.augment_flip) e.push_back({"data.augment_flip", "applies to images; data.format csv is a table"});
-  if (d.augment_crop > 0) e.push_back({"data.augment_crop", "applies to images; data.format csv is a table"});
-  if (d.augment_resized_crop)
-    e.push_back({"data.augment_resized_crop", "applies to images; data.format csv is a table"});
+}
+
+// The image augmentations on a table: one rule for every field the schema
+// marks imagesOnly, refused when set away from its default.
+void imagesOnlyOnATable(const C& c, Errors& e) {
+  if (c.data.format != DataFormat::csv) return;
+  for (const FieldSpec& f : settingsSchema())
+    if (!f.imagesOnly.empty() && settingDiffersFromDefault(f, c)) e.push_back({f.path, f.imagesOnly});
 }
 
 void imageSizes(const C& c, Errors& e) {
@@ -289,8 +294,6 @@ void syncedBatchNorm(const C& c, Errors& e) {
 
 void augmentPolicy(const C& c, Errors& e) {
   const auto& d = c.data;
-  if (d.augment_policy != AugmentPolicy::none && d.format == DataFormat::csv)
-    e.push_back({"data.augment_policy", "applies to images; data.format csv is a table"});
   if (d.augment_policy == AugmentPolicy::randaugment && d.augment_policy_magnitude >= d.augment_policy_bins)
     e.push_back({"data.augment_policy_magnitude", "must be below data.augment_policy_bins, " +
                                                       std::to_string(d.augment_policy_bins) + " (got " +
@@ -315,8 +318,6 @@ void mixedTargets(const C& c, Errors& e) {
   if ((d.augment_mixup || d.augment_cutmix) && !isClassification(c))
     e.push_back({d.augment_mixup ? "data.augment_mixup" : "data.augment_cutmix",
                  "mixes one-hot class targets; task.kind is " + c.task.kind});
-  if (d.augment_cutmix && d.format == DataFormat::csv)
-    e.push_back({"data.augment_cutmix", "cuts rectangles of images; data.format csv is a table (MixUp mixes rows)"});
   if ((d.augment_mixup || d.augment_cutmix) && c.loss.kind == LossKind::focal)
     e.push_back({"loss.kind",
                  "focal takes one class per example; MixUp and CutMix give mixed targets: use "
@@ -411,6 +412,7 @@ const std::vector<SettingsRule>& settingsRules() {
       {"cross-validation-fold", crossValidationFold},
       {"early-stopping-metric", earlyStoppingMetric},
       {"data-root", dataRoot},
+      {"images-only-on-a-table", imagesOnlyOnATable},
       {"image-sizes", imageSizes},
       {"torchscript-file", torchScriptFile},
       {"run-length", runLength},

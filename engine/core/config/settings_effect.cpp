@@ -7,10 +7,7 @@
 
 namespace studio {
 
-namespace {
-
-// Whether a setting holds another value than a fresh TrainConfig's.
-bool differsFromDefault(const FieldSpec& spec, const TrainConfig& config) {
+bool settingDiffersFromDefault(const FieldSpec& spec, const TrainConfig& config) {
   static TrainConfig defaults;                            // read only
   TrainConfig& given = const_cast<TrainConfig&>(config);  // member() reaches in; nothing is written
   return std::visit(
@@ -21,14 +18,14 @@ bool differsFromDefault(const FieldSpec& spec, const TrainConfig& config) {
       spec.member(given));
 }
 
-}  // namespace
-
 std::string settingEffectNote(const std::string& path, const TrainConfig& config) {
   const FieldSpec* spec = findSetting(path);
   if (!spec) return "";
+  // An image augmentation on a table is refused by validate(): said once, as an error.
+  if (!spec->imagesOnly.empty() && config.data.format == DataFormat::csv) return "";
   if (!settingApplies(*spec, config)) {
     // Set where nothing reads it: said by name, never silently kept.
-    if (!differsFromDefault(*spec, config)) return "";
+    if (!settingDiffersFromDefault(*spec, config)) return "";
     return spec->appliesWhen.empty() ? "has no effect with these settings (the run never reads it)"
                                      : "has no effect: it is read only with " + spec->appliesWhen;
   }

@@ -42,6 +42,9 @@ std::vector<FieldSpec> makeSchema() {
                           },
                           "a table's columns (data.format csv, or an image folder's data.targets_file)"};
 
+  // The model and the data are what a checkpoint's weights are bound to: a
+  // fork keeps them (the augmentations, the loss and a label threshold aside).
+  add.forks = false;
   choices(add(SETTING(model.kind), model, "Architecture", T::Choice,
               "mlp: fully connected, fastest, also for tables; cnn: small conv net, a good default for images; "
               "resnet: residual blocks, most accurate and slowest; torchscript: your own model, saved in Python; "
@@ -102,6 +105,7 @@ std::vector<FieldSpec> makeSchema() {
       "data.annotations (a detector's losses; COCO's mAP).");
   const Rule multilabel{[](const TrainConfig& c) { return c.task.kind == TaskKind::multilabel; },
                         "task.kind multilabel"};
+  add.forks = true;  // how outputs are read and scored: a fork may change these
   when(range(add(SETTING(task.threshold), data, "Label threshold", T::Real,
                  "Multi-label: a label is predicted when its probability reaches this (the evaluation also "
                  "reports each label's threshold of best F1)."),
@@ -143,6 +147,7 @@ std::vector<FieldSpec> makeSchema() {
        Rule{[](const TrainConfig& c) { return c.loss.kind == LossKind::huber || c.loss.kind == LossKind::smooth_l1; },
             "loss.kind huber or smooth_l1"},
        true);
+  add.forks = false;  // the scale the weights learned in, and the data from here on
   when(add(SETTING(task.standardize_targets), data, "Standardise targets", T::Bool,
            "Train on targets scaled to mean 0 and std 1 on the training split (recorded and undone in figures, "
            "predictions and exports); helps when targets are large numbers such as prices."),
@@ -302,9 +307,13 @@ const FieldSpec* findSetting(const std::string& path) {
 }
 
 bool settingForkable(const std::string& path) {
-  if (path.rfind("data.augment_", 0) == 0) return true;                         // regularisation
-  if (path == "task.kind" || path == "task.standardize_targets") return false;  // what the outputs mean
-  return path.rfind("model.", 0) != 0 && path.rfind("data.", 0) != 0;
+  const FieldSpec* spec = findSetting(path);
+  return spec && spec->forks;
+}
+
+bool settingSearchable(const FieldSpec& spec) {
+  return spec.type == FieldType::Int || spec.type == FieldType::Real || spec.type == FieldType::Choice ||
+         spec.type == FieldType::Bool;
 }
 
 bool settingApplies(const FieldSpec& spec, const TrainConfig& config) { return !spec.applies || spec.applies(config); }

@@ -10,6 +10,10 @@ namespace studio::schema {
 
 void addDetectionSettings(Fields& add) {
   const std::string data = "Data", model = "Model";
+  // Bound to the weights as the model's and the data's settings are, but the
+  // box augmentations and the post-processing and sampling (which touch no
+  // weight) fork.
+  add.forks = false;
   const Rule detection{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection; }, "task.kind detection"};
   when(add(SETTING(data.annotations), data, "Boxes (annotations)", T::File,
            "Detection: the boxes of the images under Data, as a COCO instances JSON (CVAT, Label Studio and "
@@ -33,17 +37,18 @@ void addDetectionSettings(Fields& add) {
        Rule{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection && !c.data.test_annotations.empty(); },
             "task.kind detection with data.test_annotations"},
        true);
-  when(add(SETTING(data.augment_photometric), data, "Photometric distortion", T::Bool,
-           "RandomPhotometricDistort: brightness, contrast, saturation and hue changed at random, and the channels "
-           "shuffled (each with p 0.5), as torchvision's SSD recipe (detection)."),
+  when(forks(
+           add(SETTING(data.augment_photometric), data, "Photometric distortion", T::Bool,
+               "RandomPhotometricDistort: brightness, contrast, saturation and hue changed at random, and the channels "
+               "shuffled (each with p 0.5), as torchvision's SSD recipe (detection).")),
        detection);
-  when(add(SETTING(data.augment_zoom_out), data, "Random zoom out", T::Bool,
-           "RandomZoomOut: the image placed on a canvas 1 to 4 times its sides (p 0.5), so objects appear "
-           "smaller; the boxes follow (detection)."),
+  when(forks(add(SETTING(data.augment_zoom_out), data, "Random zoom out", T::Bool,
+                 "RandomZoomOut: the image placed on a canvas 1 to 4 times its sides (p 0.5), so objects appear "
+                 "smaller; the boxes follow (detection).")),
        detection);
-  when(add(SETTING(data.augment_iou_crop), data, "Random IoU crop", T::Bool,
-           "RandomIoUCrop: a crop that overlaps some box by at least a drawn IoU (SSD's sampler); boxes whose "
-           "centres leave it are dropped with their labels (detection)."),
+  when(forks(add(SETTING(data.augment_iou_crop), data, "Random IoU crop", T::Bool,
+                 "RandomIoUCrop: a crop that overlaps some box by at least a drawn IoU (SSD's sampler); boxes whose "
+                 "centres leave it are dropped with their labels (detection).")),
        detection);
 
   const Rule detector{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::detector); },
@@ -64,29 +69,32 @@ void addDetectionSettings(Fields& add) {
                  "_320_ model, else 1333)."),
              between(0, 8192)),
        resizes, true);
-  when(range(add(SETTING(model.detector.score_threshold), model, "Detector: score threshold", T::Real,
-                 "Boxes scored below this are dropped before NMS (torchvision's box_score_thresh, RetinaNet's "
-                 "score_thresh, 0.05; SSDlite's score_thresh is 0.001 in torchvision); "
-                 "evaluation keeps low scores, as COCO's mAP wants them."),
+  when(range(forks(add(SETTING(model.detector.score_threshold), model, "Detector: score threshold", T::Real,
+                       "Boxes scored below this are dropped before NMS (torchvision's box_score_thresh, RetinaNet's "
+                       "score_thresh, 0.05; SSDlite's score_thresh is 0.001 in torchvision); "
+                       "evaluation keeps low scores, as COCO's mAP wants them.")),
              between(0, 1, false, true)),
        detector, true);
-  when(range(add(SETTING(model.detector.nms_iou), model, "Detector: NMS IoU", T::Real,
-                 "Of two boxes of a class that overlap by more than this IoU, the lower-scored is dropped "
-                 "(torchvision's box_nms_thresh, RetinaNet's nms_thresh, 0.5; SSDlite's is 0.55 in torchvision)."),
-             between(0, 1, true, false)),
+  when(range(
+           forks(add(SETTING(model.detector.nms_iou), model, "Detector: NMS IoU", T::Real,
+                     "Of two boxes of a class that overlap by more than this IoU, the lower-scored is dropped "
+                     "(torchvision's box_nms_thresh, RetinaNet's nms_thresh, 0.5; SSDlite's is 0.55 in torchvision).")),
+           between(0, 1, true, false)),
        detector, true);
   when(range(
-           add(SETTING(model.detector.detections_per_image), model, "Detector: boxes per image", T::Int,
+           forks(add(
+               SETTING(model.detector.detections_per_image), model, "Detector: boxes per image", T::Int,
                "The most boxes an image keeps, best scores first (torchvision's box_detections_per_img, 100; "
                "RetinaNet's and SSDlite's detections_per_img are 300 in torchvision, 100 here too: COCO's mAP reads at "
-               "most 100)."),
+               "most 100).")),
            between(1, 1000)),
        detector, true);
-  when(range(add(SETTING(model.detector.rois_per_image), model, "Detector: proposals trained per image", T::Int,
-                 "How many of the RPN's proposals per image train the box heads, a quarter of them objects at most "
-                 "(torchvision's box_batch_size_per_image, 512). The heads' work grows with it: 128 or 64 trains "
-                 "several times faster on the CPU, for a little accuracy."),
-             between(1, 4096)),
+  when(range(
+           forks(add(SETTING(model.detector.rois_per_image), model, "Detector: proposals trained per image", T::Int,
+                     "How many of the RPN's proposals per image train the box heads, a quarter of them objects at most "
+                     "(torchvision's box_batch_size_per_image, 512). The heads' work grows with it: 128 or 64 trains "
+                     "several times faster on the CPU, for a little accuracy.")),
+           between(1, 4096)),
        Rule{[](const TrainConfig& c) {
               const DetectorFamily* f = findDetectorFamily(c.model.kind);
               return f && f->twoStage();

@@ -99,7 +99,7 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
                     (said == std::string::npos ? std::string() : " (" + why.substr(said) + ")") +
                     "; NaN, Infinity and a cut-off file are not JSON");
   } catch (const json::exception& e) {  // out_of_range 406: a number beyond double's range (1e400)
-    const std::string why = e.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
+    const std::string why = e.what();   // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
     throw DataError(file + " holds a number beyond the range of a double (" + why.substr(why.find(']') + 2) + ")");
   }
   if (!j.is_object() || !j.contains("images") || !j.contains("annotations") || !j.contains("categories"))

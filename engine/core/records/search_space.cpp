@@ -116,8 +116,10 @@ SearchParam parseSearchParam(const std::string& text) {
     throw ConfigFileError(where + ": " + p.key +
                           " is not a setting (`training-studio-cli summary` and the "
                           "window's form name them)");
-  if (p.key == "name" || p.key == "output.dir")
-    throw ConfigFileError(where + ": " + p.key + " names the run, it is not searched");
+  if (!settingSearchable(*field))
+    throw ConfigFileError(where + ": " + p.key +
+                          " is not searched: a search samples numbers, choices and switches, not a name, a path, "
+                          "a size or a list (set it with --set)");
   const auto colon = rest.find(':');
   const std::string kind = trim(rest.substr(0, colon));
   const std::string args = colon == std::string::npos ? "" : rest.substr(colon + 1);

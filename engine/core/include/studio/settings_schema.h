@@ -77,6 +77,16 @@ struct FieldSpec {
   // (optimizer.lr under OneCycle), naming the setting that acts instead;
   // empty when it acts. Empty function: it always acts when it applies.
   std::function<std::string(const TrainConfig&)> noEffect;
+  // Whether a fork may change it (settingForkable): false for what a
+  // checkpoint's weights are bound to (the model, the data and its split,
+  // task.kind, standardised targets); the augmentations, the loss, a
+  // detector's post-processing and the training, optimizer, schedule and
+  // output settings fork. Set where the field is added (schema_builder.h).
+  bool forks = true;
+  // A setting that acts on images only: set away from its default on a table
+  // (data.format csv), validate() refuses it with these words. Empty: it
+  // acts on any data (one rule for all twelve image augmentations).
+  std::string imagesOnly;
 };
 
 // Every editable field in form order (schema_version is not editable).
@@ -86,6 +96,8 @@ const std::vector<std::string>& settingsGroups();
 // nullptr when no field has this path.
 const FieldSpec* findSetting(const std::string& path);
 bool settingApplies(const FieldSpec& spec, const TrainConfig& config);
+// Whether the setting holds another value than a fresh TrainConfig's.
+bool settingDiffersFromDefault(const FieldSpec& spec, const TrainConfig& config);
 // "has no effect under schedule.kind onecycle: schedule.onecycle.max_lr sets
 // the rate ..." for a setting that these settings override, or "has no
 // effect: it is read only with model.kind resnet18, ..." for one set away
@@ -93,12 +105,14 @@ bool settingApplies(const FieldSpec& spec, const TrainConfig& config);
 // when it acts, or stays at its default (or no field has this path). The form shows it beside the field, the
 // fork dialog beside a change, the CLI after --set.
 std::string settingEffectNote(const std::string& path, const TrainConfig& config);
-// Whether a fork may change this setting (dotted path): not what the
-// checkpoint's weights are bound to (model.*, data.* other than the
-// augmentations, task.kind, task.standardize_targets); the augmentations,
-// the optimizer, schedule, training and output settings it may. The fork
-// dialog offers, and the engine's fork accepts, exactly these.
+// Whether a fork may change this setting (dotted path): its FieldSpec's
+// `forks`; false for a path that is no setting. The fork dialog offers, and
+// the engine's fork accepts, exactly these.
 bool settingForkable(const std::string& path);
+// Whether a search may sample this setting: a number, a choice or a switch
+// (not a path, a name, a size or a list). The window's search dialog offers,
+// and the CLI's --space accepts, exactly these.
+bool settingSearchable(const FieldSpec& spec);
 // The setting that sets a run's (peak) learning rate under its schedule:
 // schedule.onecycle.max_lr, schedule.cyclic.max_lr, else optimizer.lr.
 std::string learningRateSetting(const TrainConfig& config);
