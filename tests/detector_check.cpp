@@ -21,7 +21,8 @@
 // SSDlite's MobileNetV3 without its reduced tail).
 // DETECTOR_CHECK_DEVICE=cuda runs detect and losses on the GPU (the results
 // come back to the CPU); DETECTOR_CHECK_SIZE=MIN:MAX sets their min_size and
-// max_size; DETECTOR_CHECK_AUTOCAST=bf16 runs losses under autocast to bfloat16. Exit 2 with the message on a
+// max_size, DETECTOR_CHECK_PROPOSALS=TEST:TRAINED a two-stage detector's
+// proposals (below); DETECTOR_CHECK_AUTOCAST=bf16 runs losses under autocast to bfloat16. Exit 2 with the message on a
 // ModelError (a file that does not fit).
 #include <cstdio>
 #include <cstdlib>
@@ -59,11 +60,19 @@ int64_t classesIn(const NamedTensors& weights) {
 }
 
 // DETECTOR_CHECK_SIZE=MIN:MAX: min_size and max_size.
+// DETECTOR_CHECK_PROPOSALS=TEST:TRAINED: a two-stage detector's proposals
+// kept in evaluation (rpn_pre_nms_top_n_test and rpn_post_nms_top_n_test)
+// and sampled per image in training (box_batch_size_per_image).
 void applySize(DetectorOptions& o) {
   if (const char* size = std::getenv("DETECTOR_CHECK_SIZE")) {
     const std::string s(size);
     o.transform.minSizes = {std::stoll(s.substr(0, s.find(':')))};
     o.transform.maxSize = std::stoll(s.substr(s.find(':') + 1));
+  }
+  if (const char* proposals = std::getenv("DETECTOR_CHECK_PROPOSALS")) {
+    const std::string s(proposals);
+    o.rpn.preNmsTest = o.rpn.postNmsTest = std::stoll(s.substr(0, s.find(':')));
+    o.roiHeads.batchPerImage = std::stoll(s.substr(s.find(':') + 1));
   }
 }
 
