@@ -176,6 +176,17 @@ class DetectionTrainTest(unittest.TestCase):
         with open(os.path.join(exported, "preprocessing.json")) as f:
             pre = json.load(f)
         self.assertEqual(pre["categories"], [{"id": 10, "name": "bright"}, {"id": 11, "name": "dim"}])
+        # The model card is the one writer's, with a detector's parts: its classes with their ids,
+        # COCO's figures, how it was trained, and torchvision's call.
+        with open(os.path.join(exported, "README.md")) as f:
+            card = f.read()
+        for heading in ("## What it is", "## What it was trained on", "## How it did", "## How it was trained",
+                        "## How to run it", "## Limitations"):
+            self.assertIn(heading, card)
+        self.assertIn("bright (id 10), dim (id 11)", card)
+        with open(os.path.join(folder, "summary.json")) as f:
+            self.assertIn("- Test AP50: %.4g\n" % json.load(f)["test_map50"], card)
+        self.assertIn("found = model([image])[0]", card)
         import importlib.util
         import torch
         from PIL import Image

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "run/safetensors_file.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -281,6 +283,17 @@ def build(weights=os.path.join(HERE, "model.safetensors")):
 }
 
 }  // namespace
+
+void DetectorModel::describeExport(nlohmann::json& pre) const {
+  const auto& o = m_net->options();
+  const detection::PostProcess last = o.postProcess();
+  pre["detector"] = {{"kind", o.kind},
+                     {"min_size", o.transform.minSizes},
+                     {"max_size", o.transform.maxSize},
+                     {"score_threshold", last.scoreThresh},
+                     {"nms_iou", last.nms},
+                     {"detections_per_image", last.detectionsPerImage}};
+}
 
 std::vector<std::string> DetectorModel::exportTo(const std::string& dir) {
   const std::string tensors = dir + "/model.safetensors", python = dir + "/model.py";

@@ -34,6 +34,8 @@ class DetectorModel : public ModuleModel {
   // model.safetensors (torchvision's names) and model.py, whose build()
   // makes torchvision's detector with the run's options and loads it strict.
   std::vector<std::string> exportTo(const std::string& dir) override;
+  // preprocessing.json's "detector": the sizes and post-processing it was built with.
+  void describeExport(nlohmann::json& preprocessing) const override;
   detection::DetectorNetImpl& detector() { return *m_net; }
   // The data's classes (without the background).
   int64_t classes() const { return m_net->options().classes - 1; }

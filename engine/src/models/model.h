@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <torch/types.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include "studio/dataset_info.h"
 #include "studio/train_config.h"
@@ -69,6 +70,10 @@ class Model {
   virtual std::string description() const = 0;
   // Writes the model for use outside the studio into dir; the files written.
   virtual std::vector<std::string> exportTo(const std::string& dir) = 0;
+  // What the export's preprocessing.json adds of how this model was built,
+  // beyond the run's settings (a detector's sizes and post-processing as
+  // "detector"); nothing by default.
+  virtual void describeExport(nlohmann::json& preprocessing) const {}
   // memory.activation_checkpointing: splits the layers into segments of
   // `blocksPerSegment` blocks (0: about sqrt(blocks), as Chen et al. 2016);
   // in training, every segment but the last keeps only its input in the

@@ -20,7 +20,7 @@
 #include "predict/predict_inputs.h"
 #include "predict/predictor_impl.h"
 #include "run/checkpoint.h"
-#include "run/export_detector.h"
+#include "run/export_task.h"
 #include "run/run_recorder.h"
 #include "studio/box_annotations.h"
 #include "studio/box_checks.h"

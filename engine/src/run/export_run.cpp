@@ -12,7 +12,7 @@
 #include "models/model.h"
 #include "run/checkpoint.h"
 #include "run/export_check.h"
-#include "run/export_detector.h"
+#include "run/export_task.h"
 #include "run/model_card.h"
 #include "run/run_recorder.h"
 #include "studio/dataset_info.h"
@@ -153,20 +153,6 @@ void checkOptions(const ExportOptions& o) {
     throw std::invalid_argument("export: --tolerance and --max-drop must be numbers of at least 0");
 }
 
-// The ONNX model's input and output, named (preprocessing.json's "onnx").
-nlohmann::json onnxFacts(const TrainConfig& cfg) {
-  const bool values = cfg.task.kind == TaskKind::regression;
-  const char* meaning = values ? "standardised values: y = values * std + mean, as \"outputs\" says"
-                        : cfg.task.kind == TaskKind::multilabel
-                            ? "a logit per label: p = sigmoid(logits), as \"outputs\" says"
-                            : "a logit per class, in the order of \"classes\": softmax(logits) are the probabilities";
-  return {{"file", "model.onnx"},
-          {"input", "input"},
-          {"output", values ? "values" : "logits"},
-          {"meaning", meaning},
-          {"batch_axis", "dynamic (axis 0 of input and output)"}};
-}
-
 }  // namespace
 
 void prepareExportFolder(const std::string& outDir) {
@@ -200,14 +186,17 @@ void copyRunRecords(const std::string& runDir, const std::string& outDir, const 
   }
 }
 
+// One flow for every task; what differs is its ExportTask's (export_task.h)
+// and its model's (Model::exportTo, Model::describeExport).
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const ExportOptions& options) {
   checkOptions(options);
   const std::string& which = options.which;
-  const bool checked = options.format == "onnx" || options.check;
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
-  if (cfg.task.kind == TaskKind::detection) return exportDetector(runDir, outDir, options, cfg);
+  const ExportTask& task = exportTask(cfg.task.kind.value());
   const nlohmann::json info = readRunInfo(runDir);
+  task.refuse(runDir, options, info);
+  const bool checked = task.checked(options);
   ExportResult result;
   const RunCheckpoint chosen = runCheckpoint(runDir, which);
   result.checkpoint = chosen.which;  // auto: the weights of the run's test figures
@@ -215,8 +204,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   if (chosen.fellBack) {
     result.note = std::string(kNoBestCheckpoint) + ", so the last one was exported";
   }
-  const InputShape input = inputShapeFromRunInfo(info);
-  std::unique_ptr<Model> model = makeModel(cfg.model, input, outputsFromRunInfo(info));
+  std::unique_ptr<Model> model = makeModel(cfg.model, inputShapeFromRunInfo(info), outputsFromRunInfo(info));
   loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
 
   prepareExportFolder(outDir);
@@ -251,27 +239,8 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   nlohmann::json pre = {
       {"format", run_files::kExportFormat}, {"studio_version", STUDIO_VERSION}, {"weights", result.checkpoint}};
   pre.update(preprocessingFacts(runDir, cfg, info));
-  if (pre.contains("targets"))
-    pre["outputs"] = cfg.task.kind == TaskKind::multilabel
-                         ? "p = sigmoid(model(x)), label by label in the order of \"targets\".names; a label is "
-                           "predicted when p >= its \"targets\".thresholds entry"
-                         : "y = model(x) * std + mean, target by target, in the order of \"targets\".names";
-  if (input.features > 0) {
-    pre["how"] = "x = (features - mean) / std, feature by feature, in the order of \"features\"";
-  } else if (const StoredShape stored = storedShapeFromRunInfo(info); stored.larger(input)) {
-    pre["how"] =
-        "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of "
-        "input_shape: each image resized (antialiased bilinear, its aspect kept) to cover " +
-        std::to_string(stored.height) + "x" + std::to_string(stored.width) +
-        " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
-        "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
-        "with ITU-R 601-2 luma";
-  } else {
-    pre["how"] =
-        "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
-        "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
-  }
-  if (options.format == "onnx") pre["onnx"] = onnxFacts(cfg);
+  task.describe(pre, runDir, cfg, info, options);
+  model->describeExport(pre);
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
   copyRunRecords(runDir, outDir, write);

@@ -1,0 +1,115 @@
+// Each task's part of an export (run/export_task.h).
+#include "run/export_task.h"
+
+#include "run/run_recorder.h"
+#include "studio/errors.h"
+#include "studio/run_layout.h"
+
+namespace studio {
+namespace {
+
+// The ONNX model's input and output, named (preprocessing.json's "onnx").
+nlohmann::json onnxFacts(const TrainConfig& cfg) {
+  const bool values = cfg.task.kind == TaskKind::regression;
+  const char* meaning = values ? "standardised values: y = values * std + mean, as \"outputs\" says"
+                        : cfg.task.kind == TaskKind::multilabel
+                            ? "a logit per label: p = sigmoid(logits), as \"outputs\" says"
+                            : "a logit per class, in the order of \"classes\": softmax(logits) are the probabilities";
+  return {{"file", "model.onnx"},
+          {"input", "input"},
+          {"output", values ? "values" : "logits"},
+          {"meaning", meaning},
+          {"batch_axis", "dynamic (axis 0 of input and output)"}};
+}
+
+// A model that answers a tensor per batch (classification, regression,
+// multi-label): its files may be checked against the studio's outputs in
+// Python, and written as ONNX (and INT8).
+class TensorExport : public ExportTask {
+ public:
+  bool checked(const ExportOptions& o) const override { return o.format == "onnx" || o.check; }
+
+  void describe(nlohmann::json& pre, const std::string&, const TrainConfig& cfg, const nlohmann::json& info,
+                const ExportOptions& options) const override {
+    const InputShape input = inputShapeFromRunInfo(info);
+    if (pre.contains("targets"))
+      pre["outputs"] = cfg.task.kind == TaskKind::multilabel
+                           ? "p = sigmoid(model(x)), label by label in the order of \"targets\".names; a label is "
+                             "predicted when p >= its \"targets\".thresholds entry"
+                           : "y = model(x) * std + mean, target by target, in the order of \"targets\".names";
+    if (input.features > 0) {
+      pre["how"] = "x = (features - mean) / std, feature by feature, in the order of \"features\"";
+    } else if (const StoredShape stored = storedShapeFromRunInfo(info); stored.larger(input)) {
+      pre["how"] =
+          "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of "
+          "input_shape: each image resized (antialiased bilinear, its aspect kept) to cover " +
+          std::to_string(stored.height) + "x" + std::to_string(stored.width) +
+          " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
+          "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
+          "with ITU-R 601-2 luma";
+    } else {
+      pre["how"] =
+          "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
+          "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
+    }
+    if (options.format == "onnx") pre["onnx"] = onnxFacts(cfg);
+  }
+};
+
+// A detector: model.safetensors under torchvision's names with model.py,
+// which builds torchvision's detector as the run built it; it takes a list
+// of images and answers boxes, so no ONNX or tensor check yet.
+class BoxExport : public ExportTask {
+ public:
+  void refuse(const std::string& runDir, const ExportOptions& o, const nlohmann::json& info) const override {
+    const std::string what = "run " + runDir + " trained a detector (task.kind detection), whose export is ";
+    if (o.format != "torch")
+      throw InputError(what + "model.safetensors with model.py (torchvision's detector) for now: --format " + o.format +
+                       " is not built for detectors yet");
+    if (o.quantize != "none")
+      throw InputError(what + "not quantized: --quantize applies to a classifier's ONNX export");
+    if (o.check)
+      throw InputError(what +
+                       "not checked by the studio yet: --check compares a classifier's or regression's "
+                       "outputs; compare model.py's boxes with training-studio-cli predict's on the same images");
+    readRunCategories(runDir, info);  // predict and the card speak the annotations' ids
+  }
+
+  bool checked(const ExportOptions&) const override { return false; }
+
+  void describe(nlohmann::json& pre, const std::string&, const TrainConfig&, const nlohmann::json&,
+                const ExportOptions&) const override {
+    pre["how"] =
+        "images as a list of float32 [3, H, W] tensors, RGB pixels / 255, each at its own size: the model resizes "
+        "each (its shorter side to min_size, its longer at most max_size) and normalises it itself";
+    pre["outputs"] =
+        "per image, boxes (x1, y1, x2, y2 in the image's pixels), labels (1 .. classes: label k is classes[k - 1], "
+        "categories[k - 1] in the annotations) and scores, by score, after NMS per class";
+  }
+};
+
+}  // namespace
+
+const ExportTask& exportTask(TaskKind kind) {
+  static const TensorExport tensors;
+  static const BoxExport boxes;
+  if (kind == TaskKind::detection) return boxes;
+  return tensors;
+}
+
+std::vector<BoxCategory> readRunCategories(const std::string& runDir, const nlohmann::json& info) {
+  const auto it = info.find(run_files::run_info::kCategories);
+  if (it == info.end() || !it->is_array())
+    throw InputError("run " + runDir + " does not record its categories' ids (settings.json's run_info.categories): " +
+                     "an earlier Training Studio trained it; train it again with this one");
+  std::vector<BoxCategory> out;
+  try {
+    for (const auto& e : *it) out.push_back({e.at("id").get<int64_t>(), e.at("name").get<std::string>()});
+  } catch (const nlohmann::json::exception&) {
+    throw InputError("run " + runDir + "'s settings.json: run_info.categories must be a list of {\"id\": a whole " +
+                     "number, \"name\": text} (it was edited)");
+  }
+  return out;
+}
+
+}  // namespace studio

@@ -1,0 +1,54 @@
+#pragma once
+// An export is one flow (exportRun, export_run.cpp): the checkpoint chosen,
+// the model built and loaded, its files (Model::exportTo), preprocessing.json,
+// checkpoint.ckpt, the run's records, the check in Python and the model card
+// (model_card.h). What depends on the run's task is its ExportTask's: the
+// options and run facts it needs, whether its files are checked in Python,
+// and what preprocessing.json says of its input and outputs. A new task kind
+// adds its ExportTask here.
+// And the steps every export shares.
+// Thread: the caller's.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/box_annotations.h"
+#include "studio/session.h"
+#include "studio/train_config.h"
+
+namespace studio {
+
+class ExportTask {
+ public:
+  virtual ~ExportTask() = default;
+  // InputError for an option this task's export does not build, or a fact
+  // of the run it needs and the run lacks: before anything is written.
+  virtual void refuse(const std::string& runDir, const ExportOptions& options, const nlohmann::json& runInfo) const {}
+  // Whether the export runs the check in the studio's Python (export_check.h).
+  virtual bool checked(const ExportOptions& options) const = 0;
+  // preprocessing.json's "how" and "outputs" (and "onnx" where it writes model.onnx).
+  virtual void describe(nlohmann::json& pre, const std::string& runDir, const TrainConfig& config,
+                        const nlohmann::json& runInfo, const ExportOptions& options) const = 0;
+};
+const ExportTask& exportTask(TaskKind kind);
+
+// Refuses a folder that holds an earlier export (nothing is overwritten),
+// then makes it; InputError naming it when it cannot be made or written.
+void prepareExportFolder(const std::string& outDir);
+
+// Writes a file of the export (its name under the folder, its bytes).
+using ExportWrite = std::function<void(const std::string& name, const std::string& bytes)>;
+// The run's records (settings.json, classes.json, thresholds.json,
+// summary.json, metrics.csv, log.txt and eval/) into the export.
+void copyRunRecords(const std::string& runDir, const std::string& outDir, const ExportWrite& write);
+
+// A detection run's categories (settings.json's run_info.categories: the
+// annotations' ids and names in the order of its classes); InputError when
+// the run does not record them (an earlier Training Studio trained it) or
+// they are not {id, name} pairs. predict and export speak the file's ids.
+std::vector<BoxCategory> readRunCategories(const std::string& runDir, const nlohmann::json& runInfo);
+
+}  // namespace studio
