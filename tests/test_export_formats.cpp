@@ -7,6 +7,11 @@
 
 #include "models/builtin_model.h"
 #include "run/safetensors_file.h"
+#include "run/tensor_archive.h"
+#include "studio/file_io.h"
+
+#include <filesystem>
+#include <limits>
 #include "test_support.h"
 #include "torch_test_support.h"
 
@@ -105,6 +110,62 @@ class TestExportFormats : public QObject {
     const test::Ran bad = test::cli({"export", QString::fromStdString(r.runDir), "--out", dir.filePath("a-file/x")});
     QCOMPARE(bad.code, 2);
     QVERIFY2(bad.output.contains("cannot create export folder " + dir.filePath("a-file/x")), qPrintable(bad.output));
+  }
+
+  // Issue 59, item 9: a checkpoint whose checksums hold but whose weights
+  // are NaN, and a std of 0 edited into settings.json, are named by export
+  // and predict (exit 2, nothing written), not blamed on the model or the
+  // export's check.
+  void nonFiniteWeightsAndStatisticsAreNamed() {
+    namespace fs = std::filesystem;
+    QTemporaryDir dir;
+    TrainConfig config = test::smallConfig(dir.filePath("runs"));
+    config.train.max_steps = 2;
+    Session session;
+    session.start(config);
+    const RunSummary r = test::runToEnd(session);
+    QCOMPARE(r.status, std::string("completed"));
+    const QString images = dir.filePath("images");
+    QVERIFY(QDir().mkpath(images));
+    writeFileAtomically((images + "/a.pgm").toStdString(), "P5 28 28 255\n" + std::string(28 * 28, '\x40'));
+    const QString nan = dir.filePath("nan-run"), zero = dir.filePath("zero-std-run");
+    fs::copy(r.runDir, nan.toStdString(), fs::copy_options::recursive);
+    fs::copy(r.runDir, zero.toStdString(), fs::copy_options::recursive);
+    const std::string ckpt = nan.toStdString() + "/checkpoints/last.ckpt";
+    c10::IValue root = loadTensorArchive(readFileBytes(ckpt, "checkpoint"), ckpt, "checkpoint");
+    std::string poisoned;
+    for (const auto& e : root.toGenericDict().at("model").toGenericDict()) {
+      at::Tensor t = e.value().toTensor();
+      if (!t.is_floating_point()) continue;
+      t.view(-1)[0] = std::numeric_limits<float>::quiet_NaN();
+      poisoned = e.key().toStringRef();
+      break;
+    }
+    writeFileAtomically(ckpt, saveTensorArchive(root));  // its checksums are the new bytes'
+    const std::string settings = zero.toStdString() + "/settings.json";
+    nlohmann::json s = nlohmann::json::parse(readFileBytes(settings, "settings"));
+    s["run_info"]["normalization"]["std"][0] = 0.0;
+    writeFileAtomically(settings, s.dump(2));
+    const struct {
+      QString run;
+      QString says;
+    } cases[] = {{nan, QString::fromStdString("holds NaN or infinite weights: 1 of ")},
+                 {zero, "settings.json's run_info.normalization has mean"}};
+    for (const auto& c : cases) {
+      const QString out = c.run + "-export";
+      const test::Ran exported = test::cli({"export", c.run, "--out", out, "--which", "last"});
+      QCOMPARE(exported.code, 2);
+      QVERIFY2(exported.output.contains(c.says), qPrintable(exported.output));
+      QVERIFY(!QFileInfo::exists(out));
+      const QString csv = c.run + "-predictions.csv";
+      const test::Ran predicted = test::cli({"predict", c.run, "--which", "last", "--input", images, "--out", csv});
+      QCOMPARE(predicted.code, 2);
+      QVERIFY2(predicted.output.contains(c.says), qPrintable(predicted.output));
+      QVERIFY(!QFileInfo::exists(csv));
+      if (c.run == nan)  // the tensor, by name
+        QVERIFY2(exported.output.contains(QString::fromStdString(" values of " + poisoned + " ")),
+                 qPrintable(exported.output));
+    }
   }
 
   // The layout, byte by byte: header length, JSON header padded to 8 bytes,

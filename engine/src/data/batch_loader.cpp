@@ -6,10 +6,13 @@
 #include <readerwriterqueue/readerwritercircularbuffer.h>
 
 #include <chrono>
+#include <cmath>
+#include <string>
 #include <tuple>
 #include <utility>
 
 #include "studio/data_split.h"
+#include "studio/errors.h"
 
 namespace studio {
 namespace {
@@ -37,10 +40,25 @@ Normalization Normalization::make(bool image, const std::vector<double>& mean, c
 Normalization Normalization::recorded(const nlohmann::json& recorded, bool image, int64_t width,
                                       const torch::Device& device) {
   const auto n = static_cast<size_t>(width);
-  std::vector<double> mean = recorded.value("mean", std::vector<double>{});
-  std::vector<double> std = recorded.value("std", std::vector<double>{});
-  if (mean.size() != n || std.size() != n) mean.assign(n, 0.0), std.assign(n, 1.0);
-  return make(image, mean, std, device);
+  const std::string where = "settings.json's run_info.normalization";
+  std::vector<double> means, stds;
+  try {
+    means = recorded.value("mean", std::vector<double>{});
+    stds = recorded.value("std", std::vector<double>{});
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(where + " must hold lists of numbers \"mean\" and \"std\" (the file was edited): restore it");
+  }
+  if (means.size() != n || stds.size() != n) means.assign(n, 0.0), stds.assign(n, 1.0);
+  // The run recorded finite means and stds above 0 (a constant channel's is
+  // 1): anything else was edited, and would turn every input into NaN or
+  // infinity that the model, not the file, would be blamed for.
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(means[i]) || !std::isfinite(stds[i]) || !(stds[i] > 0))
+      throw InputError(where + " has mean " + std::to_string(means[i]) + " and std " + std::to_string(stds[i]) +
+                       " at index " + std::to_string(i) +
+                       ": each mean must be a finite number and each std one above 0 (the file was edited); "
+                       "restore it");
+  return make(image, means, stds, device);
 }
 
 torch::Tensor transformBatch(const torch::Tensor& in, const LoaderOptions& o, uint64_t augmentSeed, bool augment) {

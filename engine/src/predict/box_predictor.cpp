@@ -196,6 +196,7 @@ BoxPredictor::BoxPredictor(const std::string& dir, const PredictOptions& options
   m->device = resolveDevice(options.device);
   m->model = makeModel(m->config.model, inputShapeFromRunInfo(info), outputsFromRunInfo(info));
   loadModelWeights(source.checkpoint, *m->model, source.ema);
+  requireFiniteWeights(*m->model, source.checkpoint);
   m->model->to(m->device);
   m->model->setTraining(false);
   m->placing = dynamic_cast<DetectorModel&>(*m->model).detector().options().transform;

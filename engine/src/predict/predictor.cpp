@@ -390,6 +390,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) :
   m->device = resolveDevice(options.device);
   m->model = makeModel(m->config.model, m->input, outputsFromRunInfo(info));
   loadModelWeights(source.checkpoint, *m->model, source.ema);
+  requireFiniteWeights(*m->model, source.checkpoint);
   m->model->to(m->device);
   m->model->setTraining(false);
   m->description = m->model->description() + ", " + m->weights + " weights of " + folder;

@@ -62,6 +62,11 @@ CheckpointState readCheckpointState(const CheckpointFile& file);
 // (train.ema) instead, a CheckpointError when the run kept none. Returns the
 // checkpoint's position and figures.
 CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema = false);
+// For weights loaded for use (export, predict): CheckpointError naming the
+// first parameter or buffer of `model` that holds a NaN or an infinity, and
+// the checkpoint it came from. A checksum proves the file unchanged, not its
+// numbers usable.
+void requireFiniteWeights(Model& model, const std::string& path);
 
 // The checkpoint of a run folder that `which` (auto | best | last | ema, the
 // last one's moving average) reads: auto, the weights the run's headline

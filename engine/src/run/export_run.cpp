@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "data/batch_loader.h"
 #include "models/model.h"
 #include "run/checkpoint.h"
 #include "run/export_check.h"
@@ -204,8 +205,14 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   if (chosen.fellBack) {
     result.note = std::string(kNoBestCheckpoint) + ", so the last one was exported";
   }
-  std::unique_ptr<Model> model = makeModel(cfg.model, inputShapeFromRunInfo(info), outputsFromRunInfo(info));
+  const InputShape input = inputShapeFromRunInfo(info);
+  // A mean or std edited into settings.json is named here, before the
+  // export's preprocessing.json passes it on or its check blames the model.
+  Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
+                          input.features == 0, input.features > 0 ? input.features : input.channels, torch::kCPU);
+  std::unique_ptr<Model> model = makeModel(cfg.model, input, outputsFromRunInfo(info));
   loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
+  requireFiniteWeights(*model, ckpt);
 
   prepareExportFolder(outDir);
   // The check's examples first: a run whose data is gone is refused before
