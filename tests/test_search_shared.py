@@ -127,15 +127,46 @@ class SharedStudyTest(unittest.TestCase):
             rows = [r for r in csv.DictReader(f) if r["kind"] == "eval" and r["eval_accuracy"]]
         return max(float(r["eval_accuracy"]) for r in rows)
 
+    @staticmethod
+    def processes_named(name):
+        """The pids whose command line holds --set name=NAME (a trial's training process)."""
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if f"name={name}\0".encode() in f.read():
+                        found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
     def test_1_two_runners_share_one_study(self):
         a, b = os.path.join(self.tmp, "machine-a"), os.path.join(self.tmp, "machine-b")
-        # Trials of a few seconds each, and machine B joins as soon as the study is in the database (A's
-        # "search shared:" line): B's start takes a second or two, and A's 8 trials several times that, so
-        # both train some even on a loaded machine.
-        first = self.start(*TRIAL, "--set", "data.train_limit=12000", *SPACE, "--storage", self.url(), "--name",
-                           "shared", "--trials", "8", "--pruner", "none", "--parallel", "2", "--out", a)
-        head = self.wait_for(first, "search shared:")
-        code, text = self.cli("--join", "--storage", self.url(), "--study", "shared", "--parallel", "2", "--out", b)
+        # Both runners train trials, by events rather than by how fast each starts: A's first trial is
+        # held (SIGSTOP; its runner keeps its heartbeat, so the trial stays A's) until B has started one.
+        # B then trains while A's one slot waits; A's trial 0 goes on when B's first has started.
+        first = self.start(*TRIAL, *SPACE, "--storage", self.url(), "--name", "shared", "--trials", "8",
+                           "--pruner", "none", "--parallel", "1", "--out", a)
+        head = self.wait_for(first, "trial 0: started")
+        deadline, held = time.time() + HANG_LIMIT_S, []
+        while not held and time.time() < deadline:  # the line is said just before the process starts
+            held = self.processes_named("shared-t0")
+            time.sleep(0.05)
+        self.assertTrue(held, "trial 0's training process")
+        for pid in held:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            second = subprocess.Popen([CLI, "search", "--join", "--storage", self.url(), "--study", "shared",
+                                       "--parallel", "2", "--out", b], stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True,
+                                      env={**self.env, "STUDIO_MACHINE": "machine-b"})
+            joined = self.wait_for(second, ": started")
+        finally:
+            for pid in held:
+                os.kill(pid, signal.SIGCONT)
+        text = joined + second.communicate(timeout=HANG_LIMIT_S)[0]
+        code = second.returncode
+        self.outputs.append(text)
         rest = first.communicate(timeout=HANG_LIMIT_S)[0]
         self.outputs.append(head + rest)
         self.assertEqual(first.returncode, 0, head + rest)
