@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "session/session_channel.h"
 #include "studio/session.h"
 #include "studio/train_config.h"
+#include "train/session_channel.h"
 
 namespace studio {
 

@@ -13,9 +13,9 @@
 #include "run/run_lineage.h"
 #include "run/run_lock.h"
 #include "run/run_recorder.h"
-#include "session/session_channel.h"
 #include "studio/log.h"
 #include "train/heap_release.h"
+#include "train/session_channel.h"
 #include "train/trainer.h"
 
 namespace studio {

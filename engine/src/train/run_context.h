@@ -18,7 +18,6 @@
 #include "data/batch_loader.h"
 #include "data/data_loading.h"
 #include "run/checkpoint_state.h"
-#include "session/session_channel.h"
 #include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/lr_schedule.h"
@@ -26,6 +25,7 @@
 #include "studio/session.h"
 #include "studio/train_config.h"
 #include "train/run_start.h"
+#include "train/session_channel.h"
 
 namespace studio {
 

@@ -9,10 +9,10 @@
 #include <memory>
 #include <string>
 
-#include "session/session_channel.h"
 #include "studio/session.h"
 #include "studio/train_config.h"
 #include "train/run_start.h"
+#include "train/session_channel.h"
 
 namespace studio {
 
