@@ -138,6 +138,31 @@ class TestBoxAnnotations : public QObject {
     QCOMPARE(names, expected()["names"].get<std::vector<std::string>>());  // sorted by name
   }
 
+  // VOC's corners are 1-based pixel indices, inclusive: <xmin>1</xmin> to
+  // <xmax>W</xmax> is the whole image, 0 to W in coordinates, as Detectron2
+  // reads them (detectron2/data/datasets/pascal_voc.py, load_voc_instances:
+  // "a box with annotation (xmin=1, xmax=W) covers the whole image ... (xmin=0,
+  // xmax=W)"). The studio once read xmax - 1 (issue 60, item 8).
+  void vocCornersAreDetectron2s() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const QString image = QDir(QString::fromStdString(folder() + "/yolo/images/train")).entryList(QDir::Files).value(0);
+    QVERIFY(QFile::copy(QString::fromStdString(folder() + "/yolo/images/train/") + image,
+                        QString::fromStdString(dir + "/a.png")));
+    const ImageHeader h = readImageHeader(dir + "/a.png");
+    QDir().mkpath(QString::fromStdString(dir + "/voc"));
+    std::ofstream(dir + "/voc/a.xml") << "<annotation><filename>a.png</filename><size><width>" << h.width
+                                      << "</width><height>" << h.height
+                                      << "</height></size><object><name>all</name><bndbox><xmin>1</xmin><ymin>1</ymin>"
+                                      << "<xmax>" << h.width << "</xmax><ymax>" << h.height
+                                      << "</ymax></bndbox></object></annotation>";
+    const BoxAnnotations a = readBoxAnnotations(dir + "/voc", dir, "voc", BadBoxes::fail);
+    QCOMPARE(a.boxes.size(), size_t(1));
+    const AnnotatedBox& b = a.boxes[0];
+    QCOMPARE(std::vector<double>({b.x, b.y, b.w, b.h}),
+             std::vector<double>({0.0, 0.0, double(h.width), double(h.height)}));
+  }
+
   void badInputIsNamed() {
     const auto cases = expected()["bad"];
     QVERIFY(cases.size() >= 8);

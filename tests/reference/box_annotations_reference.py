@@ -67,7 +67,7 @@ def voc_xml(im):
     objects = "".join(
         f"<object><name>{b['name']}</name><difficult>{int(b['crowd'])}</difficult><bndbox>"
         f"<xmin>{b['box'][0] + 1}</xmin><ymin>{b['box'][1] + 1}</ymin>"
-        f"<xmax>{b['box'][0] + b['box'][2] + 1}</xmax><ymax>{b['box'][1] + b['box'][3] + 1}</ymax></bndbox></object>"
+        f"<xmax>{b['box'][0] + b['box'][2]}</xmax><ymax>{b['box'][1] + b['box'][3]}</ymax></bndbox></object>"
         for b in im["boxes"])
     return (f"<annotation><folder>x</folder><filename>{im['file']}</filename><size><width>{im['width']}</width>"
             f"<height>{im['height']}</height><depth>3</depth></size>{objects}</annotation>")

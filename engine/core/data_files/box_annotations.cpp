@@ -347,14 +347,17 @@ BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBo
       if (!box) throw DataError(where + " (" + name + ") has no <bndbox>");
       const auto [it, fresh] = labelOf.emplace(name, static_cast<int64_t>(out.categories.size()));
       if (fresh) out.categories.push_back({it->second, name});
-      // VOC's pixels are 1-based and inclusive: xmin 1 is the first column.
+      // VOC's pixels are 1-based and inclusive: xmin 1 is the first column
+      // and xmax W the last, so the box covers x from xmin - 1 to xmax, as
+      // Detectron2 reads them (load_voc_instances: bbox[0] -= 1, bbox[1] -= 1).
+      // Read 1 px smaller on the right and bottom before (issue 60, item 8).
       AnnotatedBox b;
       b.image = static_cast<int64_t>(out.images.size() - 1);
       b.label = it->second;
       b.x = number(box, "xmin", where) - 1;
       b.y = number(box, "ymin", where) - 1;
-      b.w = number(box, "xmax", where) - 1 - b.x;
-      b.h = number(box, "ymax", where) - 1 - b.y;
+      b.w = number(box, "xmax", where) - b.x;
+      b.h = number(box, "ymax", where) - b.y;
       b.area = b.w * b.h;
       b.crowd = childText(o, "difficult") == "1";
       if (checkBox(b, im, where, bad, out)) out.boxes.push_back(b);
