@@ -27,6 +27,14 @@ namespace {
 
 std::string folder() { return std::string(std::getenv("STUDIO_REFERENCE_DIR")) + "/box_annotations"; }
 
+// One of the reference set's images, copied to `to`: its header.
+ImageHeader copyAnImage(const std::string& to) {
+  const QString image = QDir(QString::fromStdString(folder() + "/yolo/images/train")).entryList(QDir::Files).value(0);
+  if (!QFile::copy(QString::fromStdString(folder() + "/yolo/images/train/") + image, QString::fromStdString(to)))
+    throw std::runtime_error("cannot copy " + image.toStdString() + " to " + to);
+  return readImageHeader(to);
+}
+
 nlohmann::json expected() {
   std::ifstream in(folder() + "/expected.json");
   return nlohmann::json::parse(in);
@@ -146,10 +154,7 @@ class TestBoxAnnotations : public QObject {
   void vocCornersAreDetectron2s() {
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();
-    const QString image = QDir(QString::fromStdString(folder() + "/yolo/images/train")).entryList(QDir::Files).value(0);
-    QVERIFY(QFile::copy(QString::fromStdString(folder() + "/yolo/images/train/") + image,
-                        QString::fromStdString(dir + "/a.png")));
-    const ImageHeader h = readImageHeader(dir + "/a.png");
+    const ImageHeader h = copyAnImage(dir + "/a.png");
     QDir().mkpath(QString::fromStdString(dir + "/voc"));
     std::ofstream(dir + "/voc/a.xml") << "<annotation><filename>a.png</filename><size><width>" << h.width
                                       << "</width><height>" << h.height
@@ -330,10 +335,7 @@ class TestBoxAnnotations : public QObject {
   void wrongTypesAndNumbersAreNamed() {
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();
-    const QString image = QDir(QString::fromStdString(folder() + "/yolo/images/train")).entryList(QDir::Files).value(0);
-    QVERIFY(QFile::copy(QString::fromStdString(folder() + "/yolo/images/train/") + image,
-                        QString::fromStdString(dir + "/a.png")));
-    const ImageHeader h = readImageHeader(dir + "/a.png");
+    const ImageHeader h = copyAnImage(dir + "/a.png");
     const nlohmann::json good = {
         {"images", {{{"id", 100}, {"file_name", "a.png"}, {"width", h.width}, {"height", h.height}}}},
         {"annotations", {{{"id", 1}, {"image_id", 100}, {"category_id", 5}, {"bbox", {1, 1, 4, 4}}, {"iscrowd", 0}}}},

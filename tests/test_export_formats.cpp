@@ -17,6 +17,17 @@
 
 using namespace studio;
 
+namespace {
+// A run of two steps of the small CNN, in dir/runs.
+RunSummary twoSteps(const QTemporaryDir& dir) {
+  TrainConfig c = test::smallConfig(dir.filePath("runs"));
+  c.train.max_steps = 2;
+  Session s;
+  s.start(c);
+  return test::runToEnd(s);
+}
+}  // namespace
+
 class TestExportFormats : public QObject {
   Q_OBJECT
  private Q_SLOTS:
@@ -93,11 +104,7 @@ class TestExportFormats : public QObject {
   // make (exit 2, nothing written).
   void cliExportWritesThemAndNamesABadFolder() {
     QTemporaryDir dir;
-    TrainConfig c = test::smallConfig(dir.filePath("runs"));
-    c.train.max_steps = 2;
-    Session s;
-    s.start(c);
-    const RunSummary r = test::runToEnd(s);
+    const RunSummary r = twoSteps(dir);
     QCOMPARE(r.status, std::string("completed"));
     const QString out = dir.filePath("export");
     const test::Ran ok = test::cli({"export", QString::fromStdString(r.runDir), "--out", out});
@@ -119,11 +126,7 @@ class TestExportFormats : public QObject {
   void nonFiniteWeightsAndStatisticsAreNamed() {
     namespace fs = std::filesystem;
     QTemporaryDir dir;
-    TrainConfig config = test::smallConfig(dir.filePath("runs"));
-    config.train.max_steps = 2;
-    Session session;
-    session.start(config);
-    const RunSummary r = test::runToEnd(session);
+    const RunSummary r = twoSteps(dir);
     QCOMPARE(r.status, std::string("completed"));
     const QString images = dir.filePath("images");
     QVERIFY(QDir().mkpath(images));
