@@ -1,7 +1,8 @@
 #pragma once
 // How settings' values appear in messages, shared by the settings reader
-// (train_config.cpp), validate() (settings_rules.cpp) and the schema's
-// ranges (settings_schema.cpp). Torch-free.
+// (train_config.cpp), validate() (settings_rules.cpp), the schema's ranges
+// (settings_schema.cpp) and the COCO reader's field errors
+// (data_files/box_annotations.cpp). Torch-free.
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>

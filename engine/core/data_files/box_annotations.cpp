@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "../config/config_text.h"
 #include "studio/box_checks.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -37,9 +38,7 @@ int64_t wholeNumber(const json& v, const std::string& where, const char* field) 
     const double d = v.get<double>();
     if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.0e15) return static_cast<int64_t>(d);
   }
-  std::string shown = v.dump();
-  if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
-  throw DataError(where + ": \"" + field + "\" is " + shown + ", not a whole number");
+  throw DataError(where + ": \"" + field + "\" is " + shown(v) + ", not a whole number");
 }
 
 // The line and column of a byte offset in text, for a JSON syntax error.
@@ -139,7 +138,7 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     if (!c.contains("id") || !c["id"].is_number_integer())
       throw DataError(file + " categories[" + std::to_string(i) + "] needs an integer \"id\"");
     if (c.contains("name") && !c["name"].is_string())
-      throw DataError(file + " categories[" + std::to_string(i) + "]: \"name\" is " + c["name"].dump().substr(0, 40) +
+      throw DataError(file + " categories[" + std::to_string(i) + "]: \"name\" is " + shown(c["name"]) +
                       ", not text (a category's name is a string: \"5\")");
     categories.push_back({c["id"].get<int64_t>(), c.value("name", std::to_string(c["id"].get<int64_t>()))});
   }
@@ -174,7 +173,7 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     b.area = a.contains("area") && a["area"].is_number() ? a["area"].get<double>() : b.w * b.h;
     if (a.contains("iscrowd") && !a["iscrowd"].is_boolean() &&
         !(a["iscrowd"].is_number() && (a["iscrowd"] == 0 || a["iscrowd"] == 1)))
-      throw DataError(where + ": \"iscrowd\" is " + a["iscrowd"].dump().substr(0, 40) + "; give 0 or 1");
+      throw DataError(where + ": \"iscrowd\" is " + shown(a["iscrowd"]) + "; give 0 or 1");
     b.crowd = a.contains("iscrowd") && (a["iscrowd"].is_boolean() ? a["iscrowd"].get<bool>() : a["iscrowd"] == 1);
     if (checkBox(b, out.images[im->second], where, bad, out)) out.boxes.push_back(b);
   }
