@@ -196,8 +196,10 @@ CheckpointState loadModelWeights(const std::string& path, Model& model, bool ema
 void requireFiniteWeights(Model& model, const std::string& path) {
   torch::NoGradGuard noGrad;
   for (const auto& [name, t] : model.namedState()) {
-    if (!t.is_floating_point() || torch::isfinite(t).all().item<bool>()) continue;
-    const int64_t bad = t.numel() - torch::isfinite(t).sum().item<int64_t>();
+    if (!t.is_floating_point()) continue;
+    const torch::Tensor finite = torch::isfinite(t);
+    if (finite.all().item<bool>()) continue;
+    const int64_t bad = t.numel() - finite.sum().item<int64_t>();
     throw CheckpointError("checkpoint " + path + " holds NaN or infinite weights: " + std::to_string(bad) + " of " +
                           std::to_string(t.numel()) + " values of " + name +
                           " (the run diverged before it was written, or the file was edited); nothing was written: "

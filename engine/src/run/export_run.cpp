@@ -246,7 +246,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   nlohmann::json pre = {
       {"format", run_files::kExportFormat}, {"studio_version", STUDIO_VERSION}, {"weights", result.checkpoint}};
   pre.update(preprocessingFacts(runDir, cfg, info));
-  task.describe(pre, runDir, cfg, info, options);
+  task.describe(pre, cfg, info, options);
   model->describeExport(pre);
   write(run_files::kPreprocessing, pre.dump(2) + "\n");
   write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));

@@ -29,7 +29,7 @@ class TensorExport : public ExportTask {
  public:
   bool checked(const ExportOptions& o) const override { return o.format == "onnx" || o.check; }
 
-  void describe(nlohmann::json& pre, const std::string&, const TrainConfig& cfg, const nlohmann::json& info,
+  void describe(nlohmann::json& pre, const TrainConfig& cfg, const nlohmann::json& info,
                 const ExportOptions& options) const override {
     const InputShape input = inputShapeFromRunInfo(info);
     if (pre.contains("targets"))
@@ -77,8 +77,7 @@ class BoxExport : public ExportTask {
 
   bool checked(const ExportOptions&) const override { return false; }
 
-  void describe(nlohmann::json& pre, const std::string&, const TrainConfig&, const nlohmann::json&,
-                const ExportOptions&) const override {
+  void describe(nlohmann::json& pre, const TrainConfig&, const nlohmann::json&, const ExportOptions&) const override {
     pre["how"] =
         "images as a list of float32 [3, H, W] tensors, RGB pixels / 255, each at its own size: the model resizes "
         "each (its shorter side to min_size, its longer at most max_size) and normalises it itself";

@@ -30,8 +30,8 @@ class ExportTask {
   // Whether the export runs the check in the studio's Python (export_check.h).
   virtual bool checked(const ExportOptions& options) const = 0;
   // preprocessing.json's "how" and "outputs" (and "onnx" where it writes model.onnx).
-  virtual void describe(nlohmann::json& pre, const std::string& runDir, const TrainConfig& config,
-                        const nlohmann::json& runInfo, const ExportOptions& options) const = 0;
+  virtual void describe(nlohmann::json& pre, const TrainConfig& config, const nlohmann::json& runInfo,
+                        const ExportOptions& options) const = 0;
 };
 const ExportTask& exportTask(TaskKind kind);
 
