@@ -148,16 +148,13 @@ std::string modelCard(const ModelCardFacts& f) {
   else
     o << "- Output `" << output << "`: " << pre.value("outputs", std::string()) << "; the "
       << (regression ? "targets" : "labels") << ": ";
-  const auto names = boxes ? std::vector<std::string>{}
-                     : classifier
-                         ? classes
-                         : pre.value("targets", nlohmann::json::object()).value("names", std::vector<std::string>{});
-  if (boxes) {
-    const auto categories = pre.value("categories", nlohmann::json::array());
-    for (size_t i = 0; i < categories.size(); ++i)
-      o << (i ? ", " : "") << categories[i].value("name", std::string()) << " (id " << categories[i].value("id", 0)
-        << ")";
-  }
+  std::vector<std::string> names;  // a detector's: its classes with their annotations' ids
+  if (boxes)
+    for (const auto& c : pre.value("categories", nlohmann::json::array()))
+      names.push_back(c.value("name", std::string()) + " (id " + std::to_string(c.value("id", 0)) + ")");
+  else
+    names = classifier ? classes
+                       : pre.value("targets", nlohmann::json::object()).value("names", std::vector<std::string>{});
   for (size_t i = 0; i < names.size(); ++i) o << (i ? ", " : "") << names[i];
   o << ".\n\n";
 
