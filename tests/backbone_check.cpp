@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "models/torchvision_model.h"
 #include "run/safetensors_file.h"
 #include "run/weights_file.h"
@@ -47,7 +49,8 @@ int main(int argc, char** argv) {
       }
       const int64_t h = x.defined() ? x.size(2) : 64, w = x.defined() ? x.size(3) : 64;
       TorchvisionModel model(kind, {3, h, w, 0}, classesIn(weights, kind));
-      loadPretrainedWeights(model, weights, /*keepHead=*/true);
+      nlohmann::json loaded;
+      model.loadStartingWeights(weights, /*keepHead=*/true, loaded);
       model.setTraining(false);
       if (cmd == "export") {
         model.exportTo(argv[4]);

@@ -46,7 +46,7 @@ DetectorModel::DetectorModel(std::shared_ptr<detection::DetectorNetImpl> net)
 torch::Tensor DetectorModel::forward(const torch::Tensor&) {
   throw std::logic_error(
       m_net->options().kind +
-      ": a detector's forward pass takes its images' boxes (DetectionTask calls losses() and detect())");
+      ": a detector's forward pass takes its images' boxes (the detection task calls boxLosses() and detectBoxes())");
 }
 
 std::vector<LayerSummary> DetectorModel::layers(const torch::Tensor&) {
@@ -300,6 +300,20 @@ std::vector<std::string> DetectorModel::exportTo(const std::string& dir) {
   writeFileAtomically(tensors, safetensorsBytes(namedState(), {{"format", "pt"}, {"model", m_net->options().kind}}));
   writeFileAtomically(python, detectorPython(m_net->options()));
   return {tensors, python};
+}
+
+std::string DetectorModel::loadStartingWeights(const std::string& path, bool, nlohmann::json& record) {
+  const detection::DetectorWeights w = detection::loadDetectorWeights(*m_net, readWeightsFile(path), path);
+  record = {{"path", path},
+            {"tensors", w.tensors},
+            {"backbone_only", w.backboneOnly},
+            {"head_kept", w.predictorKept},
+            {"file_classes", w.fileClasses}};
+  return std::to_string(w.tensors) + " tensors loaded into " + description() +
+         (w.backboneOnly    ? " (a classifier's: its features into the backbone)"
+          : w.predictorKept ? "; its class predictor kept"
+                            : "; a new class predictor for the data's " + std::to_string(classes()) +
+                                  " classes (the file's had " + std::to_string(w.fileClasses - 1) + ")");
 }
 
 }  // namespace studio

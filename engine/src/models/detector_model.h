@@ -3,7 +3,8 @@
 // parameters, state and BatchNorm handling are any module's (ModuleModel),
 // so the optimizer, checkpoints, the moving average and torchrun treat it
 // as they treat a classifier. Its forward pass needs the boxes: the
-// detection task (train/tasks/detection.cpp) calls losses() and detect().
+// detection task (train/tasks/detection.cpp) calls boxLosses() and
+// detectBoxes(), which every Model has (models/model.h).
 // Thread: engine thread.
 
 #include <memory>
@@ -36,7 +37,17 @@ class DetectorModel : public ModuleModel {
   std::vector<std::string> exportTo(const std::string& dir) override;
   // preprocessing.json's "detector": the sizes and post-processing it was built with.
   void describeExport(nlohmann::json& preprocessing) const override;
-  detection::DetectorNetImpl& detector() { return *m_net; }
+  // A detector's state dict, or a classifier's into the backbone (detection::loadDetectorWeights).
+  std::string loadStartingWeights(const std::string& path, bool keepHead, nlohmann::json& record) override;
+  detection::DetectionLosses boxLosses(const std::vector<torch::Tensor>& images,
+                                       const std::vector<torch::Tensor>& boxes,
+                                       const std::vector<torch::Tensor>& labels) override {
+    return m_net->losses(images, boxes, labels);
+  }
+  std::vector<detection::Detections> detectBoxes(const std::vector<torch::Tensor>& images) override {
+    return m_net->detect(images);
+  }
+  const detection::RcnnTransformOptions& boxPlacement() const override { return m_net->options().transform; }
   // The data's classes (without the background).
   int64_t classes() const { return m_net->options().classes - 1; }
 

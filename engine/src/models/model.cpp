@@ -34,6 +34,22 @@ torch::Tensor Model::forwardWithStage(const torch::Tensor&, torch::Tensor&, std:
 
 std::string Model::layerGroup(const std::string& parameter) const { return parameter.substr(0, parameter.find('.')); }
 
+namespace {
+[[noreturn]] void detectsNoBoxes(const Model& model) {
+  throw std::logic_error(model.description() + " detects no boxes: task.kind detection needs a detector model.kind");
+}
+}  // namespace
+
+std::vector<std::pair<std::string, torch::Tensor>> Model::boxLosses(const std::vector<torch::Tensor>&,
+                                                                    const std::vector<torch::Tensor>&,
+                                                                    const std::vector<torch::Tensor>&) {
+  detectsNoBoxes(*this);
+}
+
+std::vector<detection::Detections> Model::detectBoxes(const std::vector<torch::Tensor>&) { detectsNoBoxes(*this); }
+
+const detection::RcnnTransformOptions& Model::boxPlacement() const { detectsNoBoxes(*this); }
+
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
   if (isModel(config.kind, ModelFamily::torchscript)) return std::make_unique<TorchScriptModel>(config.path);
   if (isTorchvisionBackbone(config.kind)) return std::make_unique<TorchvisionModel>(config.kind, input, classes);

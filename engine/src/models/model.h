@@ -25,6 +25,10 @@
 namespace studio {
 
 class ProcessGroup;
+namespace detection {
+struct Detections;
+struct RcnnTransformOptions;
+}  // namespace detection
 
 struct LayerSummary {
   std::string name;             // "0", "conv1", ...
@@ -97,6 +101,28 @@ class Model {
     features = torch::Tensor();
     return forward(x);
   }
+  // model.weights (fine-tuning): loads the file into this model as its kind
+  // takes one; fills `record` (run_info.json's "pretrained") and returns what
+  // it did, for the log. A kind that takes no weights file loads nothing and
+  // returns "" (the settings say model.weights has no effect there). Throws
+  // ModelError naming the file when it does not fit.
+  virtual std::string loadStartingWeights(const std::string& path, bool keepHead, nlohmann::json& record) { return ""; }
+  // A model read from a file (TorchScript): the file's SHA-256, which a
+  // resume checks; "" for one the settings build.
+  virtual std::string fileSha256() const { return ""; }
+
+  // Boxes (task.kind detection; models/detector_model.h). The settings keep
+  // a detection run to a detector, so any other model refuses these
+  // (std::logic_error).
+  // Training: the losses, by name in the model's order, for images (3 x h x w
+  // in [0, 1]) and their boxes (K x 4, pixels) and labels (K, 1 .. classes).
+  virtual std::vector<std::pair<std::string, torch::Tensor>> boxLosses(const std::vector<torch::Tensor>& images,
+                                                                       const std::vector<torch::Tensor>& boxes,
+                                                                       const std::vector<torch::Tensor>& labels);
+  // Evaluation: each image's boxes in its own pixels, scores and labels.
+  virtual std::vector<detection::Detections> detectBoxes(const std::vector<torch::Tensor>& images);
+  // How the model resizes an image before it detects (predict pools images of one placement).
+  virtual const detection::RcnnTransformOptions& boxPlacement() const;
 };
 
 // Throws ModelError naming model.path when a TorchScript file cannot be used.

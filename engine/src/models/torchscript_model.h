@@ -31,7 +31,7 @@ class TorchScriptModel : public Model {
   std::string description() const override;
   // model.ts: the module with the trained weights, on the CPU.
   std::vector<std::string> exportTo(const std::string& dir) override;
-  const std::string& sha256() const { return m_sha256; }
+  std::string fileSha256() const override { return m_sha256; }
 
  private:
   std::string m_path, m_sha256;

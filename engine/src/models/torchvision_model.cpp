@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "models/batch_norm.h"
 #include "run/safetensors_file.h"
 #include "run/tensor_archive.h"
@@ -123,6 +125,24 @@ def build():
   return {path, tensors, python};
 }
 
+namespace {
+
+// What loadPretrainedWeights did, for the log and run_info.json.
+struct PretrainedLoad {
+  std::string path;
+  std::string sha256;       // of the file's bytes
+  int64_t tensors = 0;      // loaded from the file
+  bool headKept = false;    // the file's classifier kept (model.keep_head)
+  std::string head;         // "fc", ...
+  int64_t fileClasses = 0;  // the file's classifier's outputs
+  std::string stripped;     // "module." when every name had that prefix (DataParallel)
+};
+
+// Loads model.weights into a torchvision backbone: every parameter and
+// buffer but the classifier's, and the classifier's too when keepHead (its
+// class count must then be the data's). A file whose every name starts with
+// "module." (saved from DataParallel) loads without it. Throws ModelError
+// naming the file and the first keys that differ, or the shapes that differ.
 PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string& path, bool keepHead) {
   // The file is read once: its tensors and its SHA-256 from the same bytes.
   std::string bytes;
@@ -192,6 +212,25 @@ PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string&
     ++out.tensors;
   }
   return out;
+}
+
+}  // namespace
+
+std::string TorchvisionModel::loadStartingWeights(const std::string& path, bool keepHead, nlohmann::json& record) {
+  const PretrainedLoad load = loadPretrainedWeights(*this, path, keepHead);
+  record = {{"path", path},
+            {"sha256", load.sha256},
+            {"tensors", load.tensors},
+            {"head", load.head},
+            {"head_kept", load.headKept},
+            {"file_classes", load.fileClasses},
+            {"prefix_removed", load.stripped}};
+  return std::to_string(load.tensors) + " tensors" +
+         (load.stripped.empty() ? "" : " (their prefix " + load.stripped + " removed)") + " loaded into " +
+         description() +
+         (load.headKept ? "; its classifier kept"
+                        : "; a new classifier " + load.head + " for the data's " + std::to_string(classes()) +
+                              " outputs (the file's had " + std::to_string(load.fileClasses) + ")");
 }
 
 }  // namespace studio

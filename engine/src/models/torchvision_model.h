@@ -3,7 +3,7 @@
 // mobilenet_v3_small, mobilenet_v3_large, efficientnet_b0) behind the Model
 // interface, with torchvision's parameter and buffer names
 // (models/torchvision/nets.h), so a state dict torchvision saves loads into
-// them (loadPretrainedWeights) and their export loads into
+// them (loadStartingWeights) and their export loads into
 // torchvision.models.<kind>(num_classes=...).
 // They take 3-channel images; a 1-channel batch is repeated to 3 channels,
 // as a grayscale photo is converted to RGB.
@@ -27,6 +27,8 @@ class TorchvisionModel : public ModuleModel {
   // builds torchvision.models.<kind>(num_classes=...).
   std::vector<std::string> exportTo(const std::string& dir) override;
   torch::Tensor forwardWithStage(const torch::Tensor& x, torch::Tensor& stage, std::string& name) override;
+  // A torchvision classifier's state dict (loadPretrainedWeights).
+  std::string loadStartingWeights(const std::string& path, bool keepHead, nlohmann::json& record) override;
   // features: the input of the last stage (the classifier).
   torch::Tensor forwardWithFeatures(const torch::Tensor& x, torch::Tensor& features) override;
   // The classifier's name ("fc", "classifier.3"), its parameters "<head>.weight" and "<head>.bias".
@@ -42,23 +44,5 @@ class TorchvisionModel : public ModuleModel {
   InputShape m_input;
   int64_t m_classes;
 };
-
-// What loadPretrainedWeights did, for the log and run_info.json.
-struct PretrainedLoad {
-  std::string path;
-  std::string sha256;       // of the file's bytes
-  int64_t tensors = 0;      // loaded from the file
-  bool headKept = false;    // the file's classifier kept (model.keep_head)
-  std::string head;         // "fc", ...
-  int64_t fileClasses = 0;  // the file's classifier's outputs
-  std::string stripped;     // "module." when every name had that prefix (DataParallel)
-};
-
-// Loads model.weights into a torchvision backbone: every parameter and
-// buffer but the classifier's, and the classifier's too when keepHead (its
-// class count must then be the data's). A file whose every name starts with
-// "module." (saved from DataParallel) loads without it. Throws ModelError
-// naming the file and the first keys that differ, or the shapes that differ.
-PretrainedLoad loadPretrainedWeights(TorchvisionModel& model, const std::string& path, bool keepHead);
 
 }  // namespace studio

@@ -16,7 +16,8 @@
 
 #include "data/decoded_images.h"
 #include "detection/detection_data.h"
-#include "models/detector_model.h"
+#include "detection/detector_net.h"
+#include "models/model.h"
 #include "predict/predict_inputs.h"
 #include "predict/predictor_impl.h"
 #include "run/checkpoint.h"
@@ -97,7 +98,6 @@ struct BoxPredictor::Impl {
                               const std::vector<const AnnotatedImage*>& annotated, const PredictProgress& progress) {
     const auto start = std::chrono::steady_clock::now();
     BoxPredictionReport r = emptyReport();
-    detection::DetectorNetImpl& net = dynamic_cast<DetectorModel&>(*model).detector();
     c10::InferenceMode guard;
     const auto batch = static_cast<size_t>(options.batchSize);
     for (size_t first = 0; first < files.size(); first += batch) {
@@ -113,7 +113,7 @@ struct BoxPredictor::Impl {
         images.push_back(transformBatch(decoded[k].image.unsqueeze(0).to(device), transform, 0, false)[0]);
       }
       const std::vector<detection::Detections> found =
-          images.empty() ? std::vector<detection::Detections>{} : net.detect(images);
+          images.empty() ? std::vector<detection::Detections>{} : model->detectBoxes(images);
       size_t next = 0;
       for (size_t k = 0; k < n; ++k) {
         BoxPredictionRow row;
@@ -199,7 +199,7 @@ BoxPredictor::BoxPredictor(const std::string& dir, const PredictOptions& options
   requireFiniteWeights(*m->model, source.checkpoint);
   m->model->to(m->device);
   m->model->setTraining(false);
-  m->placing = dynamic_cast<DetectorModel&>(*m->model).detector().options().transform;
+  m->placing = m->model->boxPlacement();
   m->description = m->model->description() + ", " + m->weights + " weights of " + dir;
   m->transform.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
                                               /*image=*/true, 3, m->device);

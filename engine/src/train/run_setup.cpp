@@ -12,10 +12,7 @@
 #include "data/data_loading.h"
 #include "dist/grad_reducer.h"
 #include "dist/process_group.h"
-#include "models/detector_model.h"
 #include "models/model.h"
-#include "models/torchscript_model.h"
-#include "models/torchvision_model.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/run_recorder.h"
@@ -202,56 +199,22 @@ void checkSameModelFile(const RunContext& ctx, const nlohmann::json& info) {
                      "… now): put the original file back, or start a new run");
 }
 
-// model.weights into a torchvision backbone (a fresh run, a fork before its
-// parent's weights replace them, a probe), recorded for run_info.json.
-void loadPretrained(RunContext& ctx, TorchvisionModel& model) {
+// model.weights into the model as its kind takes them (a fresh run, a fork
+// before its parent's weights replace them, a probe), recorded for run_info.json.
+void loadStartingWeights(RunContext& ctx, Model& model) {
   const ModelConfig& m = ctx.cfg.model;
   ctx.setPhase("reading " + m.weights);
-  PretrainedLoad load;
+  nlohmann::json record;
+  std::string said;
   try {
-    load = loadPretrainedWeights(model, m.weights, m.keep_head);
+    said = model.loadStartingWeights(m.weights, m.keep_head, record);
   } catch (const std::exception&) {
     ctx.weightsRefused = true;
     throw;
   }
-  ctx.parts.pretrained = {{"path", m.weights},
-                          {"sha256", load.sha256},
-                          {"tensors", load.tensors},
-                          {"head", load.head},
-                          {"head_kept", load.headKept},
-                          {"file_classes", load.fileClasses},
-                          {"prefix_removed", load.stripped}};
-  log::info("pretrained weights " + m.weights + ": " + std::to_string(load.tensors) + " tensors" +
-            (load.stripped.empty() ? "" : " (their prefix " + load.stripped + " removed)") + " loaded into " +
-            model.description() +
-            (load.headKept ? "; its classifier kept"
-                           : "; a new classifier " + load.head + " for the data's " + std::to_string(model.classes()) +
-                                 " outputs (the file's had " + std::to_string(load.fileClasses) + ")"));
-}
-
-// model.weights into a detector: a detector's state dict, or a classifier's
-// into its backbone (detection/detector_net.h), recorded for run_info.json.
-void loadPretrainedDetector(RunContext& ctx, DetectorModel& model) {
-  const std::string& path = ctx.cfg.model.weights;
-  ctx.setPhase("reading " + path);
-  detection::DetectorWeights w;
-  try {
-    w = detection::loadDetectorWeights(model.detector(), readWeightsFile(path), path);
-  } catch (const std::exception&) {
-    ctx.weightsRefused = true;
-    throw;
-  }
-  ctx.parts.pretrained = {{"path", path},
-                          {"tensors", w.tensors},
-                          {"backbone_only", w.backboneOnly},
-                          {"head_kept", w.predictorKept},
-                          {"file_classes", w.fileClasses}};
-  log::info("pretrained weights " + path + ": " + std::to_string(w.tensors) + " tensors loaded into " +
-            model.description() +
-            (w.backboneOnly    ? " (a classifier's: its features into the backbone)"
-             : w.predictorKept ? "; its class predictor kept"
-                               : "; a new class predictor for the data's " + std::to_string(model.classes()) +
-                                     " classes (the file's had " + std::to_string(w.fileClasses - 1) + ")"));
+  if (said.empty()) return;
+  ctx.parts.pretrained = std::move(record);
+  log::info("pretrained weights " + m.weights + ": " + said);
 }
 
 // The model on the device as the settings shape it, the same on every rank.
@@ -264,8 +227,8 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   ctx.parts.task = makeTask(cfg, taskData);
   auto& model = ctx.parts.model;
   model = makeModel(cfg.model, data.input, data.outputs());
-  if (auto* ts = dynamic_cast<TorchScriptModel*>(model.get())) {
-    ctx.parts.modelSha256 = ts->sha256();
+  if (std::string sha = model->fileSha256(); !sha.empty()) {
+    ctx.parts.modelSha256 = std::move(sha);
     if (resumes(ctx.start)) checkSameModelFile(ctx, stored);
     // The optimizer's first step would fail on "element 0 of tensors does not
     // require grad": say why instead.
@@ -278,10 +241,7 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   // first checkpoint trains again from step 0, from the pretrained weights.
   const auto* again = ctx.start.as<run_start::Resume>();
   const bool loadsCheckpoint = resumes(ctx.start) && !(again && again->fromStart);
-  if (auto* tv = dynamic_cast<TorchvisionModel*>(model.get()); tv && !cfg.model.weights.empty() && !loadsCheckpoint)
-    loadPretrained(ctx, *tv);
-  if (auto* d = dynamic_cast<DetectorModel*>(model.get()); d && !cfg.model.weights.empty() && !loadsCheckpoint)
-    loadPretrainedDetector(ctx, *d);
+  if (!cfg.model.weights.empty() && !loadsCheckpoint) loadStartingWeights(ctx, *model);
   model->to(device);
   {
     CudnnHeuristicsOnly heuristics;  // a probe's shape, never trained on

@@ -13,7 +13,8 @@
 
 #include "detection/box_augment.h"
 #include "detection/detection_data.h"
-#include "models/detector_model.h"
+#include "detection/detector_net.h"
+#include "models/model.h"
 #include "studio/coco_eval.h"
 #include "train/step/autocast_scope.h"
 #include "train/tasks/classification_eval.h"
@@ -21,12 +22,6 @@
 
 namespace studio {
 namespace {
-
-detection::DetectorNetImpl& detectorOf(Model& model) {
-  auto* d = dynamic_cast<DetectorModel*>(&model);
-  if (!d) throw std::logic_error("task.kind detection needs a detector model");
-  return d->detector();
-}
 
 class Detection : public Task {
  public:
@@ -46,7 +41,6 @@ class Detection : public Task {
 
   torch::Tensor modelLoss(Model& model, const torch::Tensor& x, const torch::Tensor& y,
                           torch::Tensor& parts) const override {
-    detection::DetectorNetImpl& net = detectorOf(model);
     std::vector<torch::Tensor> images, boxes, labels;
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     for (auto& im : detection::unpackBatch(x, y)) {
@@ -60,7 +54,7 @@ class Detection : public Task {
       boxes.push_back(im.boxes);
       labels.push_back(im.labels);
     }
-    const detection::DetectionLosses l = net.losses(images, boxes, labels);
+    const detection::DetectionLosses l = model.boxLosses(images, boxes, labels);
     std::vector<torch::Tensor> each;
     torch::Tensor sum;
     for (const auto& [name, value] : l) {
@@ -76,7 +70,6 @@ class Detection : public Task {
   // boxes of all ranks are gathered before COCO's figures are computed.
   EvalOutcome evaluate(Model& model, const Dataset& set, const LoaderOptions& transform, const EvalOptions& options,
                        const torch::Device& device) const override {
-    detection::DetectorNetImpl& net = detectorOf(model);
     EvalOptions o = options;
     o.batchSize = std::max<int64_t>(1, std::min<int64_t>(options.batchSize, 16));
     // A row per detection: item, category id, x, y, width, height, score (in the image's own pixels).
@@ -90,7 +83,7 @@ class Detection : public Task {
                        std::vector<detection::Detections> out;
                        {
                          AutocastScope ac(device.type(), o.autocast, o.autocastDtype);
-                         out = net.detect(images);
+                         out = model.detectBoxes(images);
                        }
                        for (size_t i = 0; i < packed.size(); ++i) {
                          items.push_back(packed[i].item);
