@@ -50,8 +50,6 @@ int PredictCommand::run() {
                      ": give the decoding threads, 1 or more, or 0 for one per core");
   m_options.skipBad = m_onBad == "skip";
   if (isDetectionRun(m_folder)) return runBoxes();
-  if (!m_annotations.empty())
-    throw InputError("--annotations gives a detector's boxes; run " + m_folder + " is not a detection run");
   checkOutputFile(m_out, "--out", m_overwrite, {m_input});
   if (const std::string ts = torchScriptFileOf(m_folder); !ts.empty())
     std::fprintf(stderr, "note: the model is TorchScript (%s): loading it runs the code in it\n", ts.c_str());
@@ -65,7 +63,7 @@ int PredictCommand::run() {
   Progress p;
   p.state = SessionState::Running;
   p.phase = "predicting";
-  const PredictionReport r = predictor.predict(m_input, [&](int64_t done, int64_t total) {
+  const PredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
     p.phaseDone = done;
     p.phaseTotal = total;
     bar.update(p);

@@ -47,12 +47,12 @@ int PredictCommand::runBoxes() {
     if (o->count())
       std::fprintf(stderr, "warning: %s has no effect: run %s is a detector, which gives boxes, not classes\n",
                    o->get_name().c_str(), m_folder.c_str());
-  BoxPredictor predictor(m_folder, m_options);
+  Predictor predictor(m_folder, m_options);
   CliProgress bar(stderr);
   Progress p;
   p.state = SessionState::Running;
   p.phase = "finding boxes";
-  const BoxPredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
+  const PredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
     p.phaseDone = done;
     p.phaseTotal = total;
     bar.update(p);
@@ -66,7 +66,7 @@ int PredictCommand::runBoxes() {
   if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
   const auto n = static_cast<long long>(r.rows.size());
   std::printf("found %lld boxes in %lld images with %s on %s in %.2f s (%.1f images per second)\n",
-              static_cast<long long>(r.boxes), n - r.skipped, r.model.c_str(), r.device.c_str(), r.seconds,
+              static_cast<long long>(r.boxesFound), n - r.skipped, r.model.c_str(), r.device.c_str(), r.seconds,
               r.seconds > 0 ? static_cast<double>(n) / r.seconds : 0.0);
   for (const auto& row : r.rows)
     if (!row.error.empty()) std::fprintf(stderr, "skipped %s: %s\n", row.source.c_str(), row.error.c_str());

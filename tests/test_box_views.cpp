@@ -24,6 +24,7 @@
 #include "studio/augment_preview.h"
 #include "studio/box_predict.h"
 #include "studio/data_plan.h"
+#include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/lr_schedule.h"
@@ -350,14 +351,19 @@ class TestBoxViews : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), kTimeout);
     ui::BoxPredictView* view = panel.boxView();
     QVERIFY2(view->report().has_value(), qPrintable(panel.statusText()));
-    const BoxPredictionReport& r = *view->report();
+    const PredictionReport& r = *view->report();
     QCOMPARE(r.rows.size(), size_t(12));  // the images, not instances.json
-    QVERIFY(r.boxes > 0);
+    QVERIFY(r.boxesFound > 0);
     QCOMPARE(r.categoryIds, (std::vector<int64_t>{3, 7}));
-    // The engine's own predictor on the same folder gives the same boxes.
-    const BoxPredictionReport direct = BoxPredictor(folder.toStdString()).predict(scenes.toStdString());
-    QCOMPARE(direct.boxes, r.boxes);
+    // The engine's own predictor on the same folder gives the same boxes: the one flow, with the detection
+    // task's hooks, which explain no class (issue 57).
+    Predictor engine(folder.toStdString());
+    QCOMPARE(engine.task(), TaskKind::detection);
+    const PredictionReport direct = engine.predict(scenes.toStdString());
+    QCOMPARE(direct.task.value(), TaskKind::detection);
+    QCOMPARE(direct.boxesFound, r.boxesFound);
     QCOMPARE(direct.rows[0].boxes[0].score, r.rows[0].boxes[0].score);
+    QVERIFY_THROWS_EXCEPTION(InputError, engine.gradCam(direct.rows[0].source));
 
     // At score 0 every box counts and shows; at 1 none.
     QTableWidget* images = view->table();
@@ -367,7 +373,7 @@ class TestBoxViews : public QObject {
       return n;
     };
     view->scoreSlider()->setValue(0);
-    QCOMPARE(counted(), r.boxes);
+    QCOMPARE(counted(), r.boxesFound);
     images->selectRow(0);
     const int row = images->item(0, 0)->data(Qt::UserRole + 1).toInt();
     const auto& selected = r.rows[static_cast<size_t>(row)];
@@ -387,7 +393,7 @@ class TestBoxViews : public QObject {
     QString error;
     QVERIFY2(view->save(saved, &error), qPrintable(error));
     const auto list = nlohmann::json::parse(test::readText(saved.toStdString()));
-    QCOMPARE(static_cast<int64_t>(list.size()), r.boxes);
+    QCOMPARE(static_cast<int64_t>(list.size()), r.boxesFound);
     QVERIFY(list[0]["category_id"] == 3 || list[0]["category_id"] == 7);
   }
 

@@ -463,6 +463,24 @@ class TestPredict : public QObject {
     QCOMPARE(test::cli({"predict", m_export, "--input", mixed, "--top-k", "0", "--out", path("o.csv")}).code, 2);
     ran = test::cli({"predict", m_export, "--input", path("nowhere"), "--out", path("o.csv")});
     QVERIFY2(ran.code == 2 && ran.output.contains("nowhere"), qPrintable(ran.output));
+    // A classifier's run given a detector's annotations: the one flow's task refuses them, nothing written.
+    ran =
+        test::cli({"predict", m_export, "--input", mixed, "--annotations", path("boxes.json"), "--out", path("a.csv")});
+    QVERIFY2(ran.code == 2 && ran.output.contains("is not a detection run"), qPrintable(ran.output));
+    QVERIFY(!QFile::exists(path("a.csv")));
+  }
+
+  // One flow for every task (issue 57): a classifier's Predictor says its task and gives rows without boxes; a
+  // detector's hooks (Grad-CAM) are refused by the task that has none.
+  void oneFlowSaysItsTask() {
+    Predictor p(m_export.toStdString());
+    QCOMPARE(p.task(), TaskKind::classification);
+    const PredictionReport r = p.predict((m_folder + "/test").toStdString());
+    QCOMPARE(r.task.value(), TaskKind::classification);
+    QVERIFY(!r.rows.empty());
+    for (const auto& row : r.rows) QVERIFY(row.boxes.empty() && row.imageId == -1);
+    QCOMPARE(r.boxesFound, int64_t(0));
+    QVERIFY(!r.evaluated);
   }
 };
 

@@ -142,7 +142,7 @@ void TestBoxesView::findBoxes() {
           for (const auto& cat : a.categories) f.classes.push_back(cat.name);
           PredictOptions o;
           o.skipBad = true;
-          f.report = BoxPredictor(run, o).predictFiles(files);
+          f.report = Predictor(run, o).predictFiles(files);
         } catch (const std::exception& e) {
           f.error = QString::fromStdString(e.what());
         }

@@ -57,7 +57,7 @@ class TestBoxesView : public QWidget {
 
  private:
   struct Found {
-    std::optional<BoxPredictionReport> report;
+    std::optional<PredictionReport> report;
     std::vector<std::vector<DrawnBox>> truth;  // per row of the report
     std::vector<std::string> classes;
     QString error;

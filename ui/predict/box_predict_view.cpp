@@ -25,14 +25,14 @@ constexpr int kRowRole = Qt::UserRole + 1;  // the image's row in the report (ro
 constexpr int kPictureSize = 420;
 
 // Several inputs' reports as one.
-void append(BoxPredictionReport& into, BoxPredictionReport&& more) {
+void append(PredictionReport& into, PredictionReport&& more) {
   if (into.model.empty()) {
     into = std::move(more);
     return;
   }
   into.rows.insert(into.rows.end(), more.rows.begin(), more.rows.end());
   into.skipped += more.skipped;
-  into.boxes += more.boxes;
+  into.boxesFound += more.boxesFound;
   into.seconds += more.seconds;
 }
 
@@ -41,13 +41,13 @@ void append(BoxPredictionReport& into, BoxPredictionReport&& more) {
 // The detector stays loaded between jobs; one job uses it at a time.
 struct BoxPredictView::Held {
   std::mutex mutex;
-  std::unique_ptr<BoxPredictor> predictor;
+  std::unique_ptr<Predictor> predictor;
   std::string key;
-  BoxPredictor& get(const std::string& folder, const PredictOptions& o, bool reload) {
+  Predictor& get(const std::string& folder, const PredictOptions& o, bool reload) {
     const std::string k = folder + "\n" + o.which;
     if (!predictor || key != k || reload) {
       predictor.reset();
-      predictor = std::make_unique<BoxPredictor>(folder, o);
+      predictor = std::make_unique<Predictor>(folder, o);
       key = k;
     }
     return *predictor;
@@ -133,8 +133,8 @@ void BoxPredictView::predict(const QString& folder, const PredictOptions& option
         Outcome out;
         try {
           std::lock_guard<std::mutex> lock(held->mutex);
-          BoxPredictor& predictor = held->get(dir, options, reload);
-          BoxPredictionReport all;
+          Predictor& predictor = held->get(dir, options, reload);
+          PredictionReport all;
           for (const auto& input : inputs) append(all, predictor.predict(input));
           out.report = std::move(all);
         } catch (const std::exception& e) {
@@ -154,7 +154,7 @@ void BoxPredictView::predict(const QString& folder, const PredictOptions& option
         const auto& r = *m_report;
         m_statusText = tr("%1: %2 boxes in %3 images in %4 s")
                            .arg(QString::fromStdString(r.model))
-                           .arg(r.boxes)
+                           .arg(r.boxesFound)
                            .arg(static_cast<qlonglong>(r.rows.size()) - r.skipped)
                            .arg(r.seconds, 0, 'f', 2);
         if (r.skipped > 0) m_statusText += tr("; %1 skipped (the Problem column says why)").arg(r.skipped);

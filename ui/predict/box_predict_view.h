@@ -6,7 +6,7 @@
 // score) and the list of them. The score slider hides the boxes below it,
 // in the picture, the list and the counts. Save… writes COCO's results
 // JSON or a CSV of boxes, as training-studio-cli predict does. Predicting
-// runs off the UI thread (background_job.h) with the run's BoxPredictor,
+// runs off the UI thread (background_job.h) with the run's Predictor,
 // kept loaded between jobs.
 // Thread: the UI thread.
 
@@ -38,7 +38,7 @@ class BoxPredictView : public QWidget {
   // the rows. reload: load the model again (a paused run's new checkpoint).
   void predict(const QString& folder, const PredictOptions& options, const QStringList& paths, bool reload);
   bool busy() const { return m_busy; }
-  const std::optional<BoxPredictionReport>& report() const { return m_report; }
+  const std::optional<PredictionReport>& report() const { return m_report; }
   QTableWidget* table() const { return m_images; }   // one row per image
   QTableWidget* boxList() const { return m_boxes; }  // the selected image's boxes at the slider's score
   QSlider* scoreSlider() const { return m_score; }   // the lowest score shown, in hundredths
@@ -55,7 +55,7 @@ class BoxPredictView : public QWidget {
  private:
   struct Held;
   struct Outcome {
-    std::optional<BoxPredictionReport> report;
+    std::optional<PredictionReport> report;
     QString error;
   };
   void fillImages();
@@ -68,7 +68,7 @@ class BoxPredictView : public QWidget {
   QLabel* m_picture = nullptr;
   QLabel* m_scoreText = nullptr;
   QSlider* m_score = nullptr;
-  std::optional<BoxPredictionReport> m_report;
+  std::optional<PredictionReport> m_report;
   QImage m_shown;
   QString m_statusText;
   bool m_busy = false;

@@ -2,7 +2,9 @@
 // What a trained model says about new files: a run folder's checkpoint, or an
 // export folder (training-studio-cli export), fed images or a table exactly
 // as its run fed its data (the image size and channels, the normalisation,
-// the feature columns by name), batched on the device.
+// the feature columns by name), batched on the device. One flow for every
+// task kind: what a prediction is (a class, values, labels, boxes) is the
+// run's task's (engine/src/predict/predict_task.h), in one report type.
 //
 // Inputs: one image file; a folder (its images, in its sub-folders too, sorted
 // by path; a file under a folder named as one of the run's classes is
@@ -23,12 +25,15 @@
 // Torch-free. Thread: a Predictor is used by one thread at a time (it runs
 // its own decoding workers); the window runs it off the UI thread.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "studio/train_config.h"  // TaskKind
 
 namespace studio {
 
@@ -56,18 +61,33 @@ struct PredictOptions {
   bool penultimate = false;
 };
 
+// A detector's box (task.kind detection, studio/box_predict.h).
+struct PredictedBox {
+  double x = 0, y = 0, width = 0, height = 0;  // pixels of the image as stored, COCO's [x, y, w, h]
+  double score = 0;
+  int64_t label = 0;  // into PredictionReport::classes
+};
+
 struct PredictionRow {
   std::string source;              // the file, or "row N" (as a spreadsheet numbers it)
   int64_t label = -1;              // the known class (class folder, label column); -1 unknown
   std::vector<int64_t> top;        // class indices, most probable first
   std::vector<float> probability;  // of each in top
   std::string error;               // why it was skipped ("" when predicted)
+  // A detector's: the file's path under the input folder (a single file:
+  // its name), its annotations' image id (-1 without annotations), its size
+  // as stored, and its boxes by score, highest first.
+  std::string name;
+  int64_t imageId = -1;
+  int64_t width = 0, height = 0;
+  std::vector<PredictedBox> boxes;
 };
 
 struct PredictionReport {
-  std::string model;    // what predicted: "cnn w32 d2, best checkpoint of runs/x"
-  std::string weights;  // best | last | ema
-  std::string note;     // why the weights are not the ones asked for
+  Choice<TaskKind> task = TaskKind::classification;  // the run's task.kind
+  std::string model;                                 // what predicted: "cnn w32 d2, best checkpoint of runs/x"
+  std::string weights;                               // best | last | ema
+  std::string note;                                  // why the weights are not the ones asked for
   std::string device;
   std::string input;  // image | table
   std::vector<std::string> classes;
@@ -91,6 +111,16 @@ struct PredictionReport {
   int64_t labelled = 0, correct = 0;            // rows with a known label; of them, top-1 right
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted], when labelled > 0
   double seconds = 0;                           // loading the inputs and predicting
+  // A detector's (task.kind detection): the annotations' id of each class
+  // (COCO's category_id), the boxes found, and with annotations COCO's
+  // twelve figures (CocoStats::stats' order), each class's AP@[.50:.95]
+  // (NaN: no box of it in the annotations) and the annotations' box count.
+  std::vector<int64_t> categoryIds;
+  int64_t boxesFound = 0;
+  bool evaluated = false;
+  std::array<double, 12> coco{};
+  std::vector<double> apPerClass;
+  int64_t truthBoxes = 0;
   double accuracy() const { return labelled > 0 ? static_cast<double>(correct) / static_cast<double>(labelled) : 0; }
 };
 
@@ -137,22 +167,32 @@ class Predictor {
   const std::vector<std::string>& classes() const;
   std::string input() const;  // image | table
   std::string description() const;
+  TaskKind task() const;  // the run's task.kind
 
   // Throws InputError naming the file, row or column (unless skipBad, where
   // the row says why), IoError when the input cannot be read.
   PredictionReport predict(const std::string& input, const PredictProgress& progress = {});
+  // A detector's, with annotations (a COCO instances JSON, a YOLO data.yaml
+  // or a VOC folder, as data.annotations reads them): the annotated images
+  // under the input folder, each row with its COCO image id, and COCO's
+  // figures (studio/box_predict.h). annotations "": as predict(input).
+  // Throws InputError for another task's run when annotations are given.
+  PredictionReport predict(const std::string& input, const std::string& annotations,
+                           const PredictProgress& progress = {});
   PredictionReport predictFiles(const std::vector<std::string>& files, const PredictProgress& progress = {});
 
-  // classIndex -1: the predicted class. Throws InputError for a table model
-  // or one without a convolutional stage.
+  // classIndex -1: the predicted class. Throws InputError for a table model,
+  // a detector, or one without a convolutional stage.
   GradCamMap gradCam(const std::string& imageFile, int64_t classIndex = -1);
   // rawFeatures: one row as read (PredictionReport::features); classIndex -1:
-  // the predicted class. Throws InputError for an image model or a row of
-  // another width.
+  // the predicted class. Throws InputError for an image model (a detector
+  // too) or a row of another width.
   FeatureAttribution attributions(const std::vector<float>& rawFeatures, int64_t classIndex = -1);
 
- private:
+  // The run's task's hooks (engine/src/predict/predictor_impl.h).
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> m;
 };
 

@@ -1,4 +1,5 @@
-// BoxPredictor: a detection run's detector on new photos (studio/box_predict.h).
+// A detection run's detector on new photos (studio/box_predict.h): the
+// Predictor's hooks for task.kind detection.
 // Each image is placed as its run placed it (detection::placeImage), scaled
 // to [0, 1] by the run's recorded normalisation (transformBatch, as its
 // evaluations did), and the detector's boxes are divided by the image's
@@ -44,27 +45,37 @@ struct DecodedPhoto {
 
 }  // namespace
 
-struct BoxPredictor::Impl {
-  PredictOptions options;
-  std::string folder;
-  TrainConfig config;
-  std::vector<std::string> classes;
+struct BoxPredict : Predictor::Impl {
   std::vector<BoxCategory> categories;
-  std::string weights, note, description;
-  torch::Device device{torch::kCPU};
-  std::unique_ptr<Model> model;
-  LoaderOptions transform;
   detection::RcnnTransformOptions placing;  // the model's transform: where its images go
 
-  BoxPredictionReport emptyReport() const {
-    BoxPredictionReport r;
-    r.model = description;
-    r.weights = weights;
-    r.note = note;
-    r.device = describeDevice(device);
-    r.classes = classes;
+  void setUp(const nlohmann::json& info) override {
+    classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
+    categories = readRunCategories(folder, info);
+    if (categories.size() != classes.size())
+      throw InputError("run " + folder + " records " + std::to_string(categories.size()) + " categories for " +
+                       std::to_string(classes.size()) + " classes: its settings.json was edited");
+  }
+
+  void ready(const nlohmann::json& info) override {
+    placing = model->boxPlacement();
+    transform.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
+                                             /*image=*/true, 3, device);
+  }
+
+  PredictionReport emptyReport() const override {
+    PredictionReport r = Impl::emptyReport();
     for (const auto& c : categories) r.categoryIds.push_back(c.id);
     return r;
+  }
+
+  PredictionReport predict(const std::string& input, const std::string& annotations,
+                           const PredictProgress& progress) override;
+
+  PredictionReport predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) override {
+    std::vector<std::string> names;
+    for (const auto& f : files) names.push_back(fs::path(f).filename().string());
+    return predictPhotos(files, names, {}, progress);
   }
 
   // want: an annotated image's size (its boxes are in it), or nullptr.
@@ -94,10 +105,10 @@ struct BoxPredictor::Impl {
     return out;
   }
 
-  BoxPredictionReport predict(const std::vector<std::string>& files, const std::vector<std::string>& names,
-                              const std::vector<const AnnotatedImage*>& annotated, const PredictProgress& progress) {
+  PredictionReport predictPhotos(const std::vector<std::string>& files, const std::vector<std::string>& names,
+                                 const std::vector<const AnnotatedImage*>& annotated, const PredictProgress& progress) {
     const auto start = std::chrono::steady_clock::now();
-    BoxPredictionReport r = emptyReport();
+    PredictionReport r = emptyReport();
     c10::InferenceMode guard;
     const auto batch = static_cast<size_t>(options.batchSize);
     for (size_t first = 0; first < files.size(); first += batch) {
@@ -116,7 +127,7 @@ struct BoxPredictor::Impl {
           images.empty() ? std::vector<detection::Detections>{} : model->detectBoxes(images);
       size_t next = 0;
       for (size_t k = 0; k < n; ++k) {
-        BoxPredictionRow row;
+        PredictionRow row;
         row.source = files[first + k];
         row.name = names[first + k];
         if (!annotated.empty()) row.imageId = annotated[first + k]->id;
@@ -134,7 +145,7 @@ struct BoxPredictor::Impl {
           const auto ll = l.accessor<int64_t, 1>();
           for (int64_t i = 0; i < b.size(0); ++i)
             row.boxes.push_back({bb[i][0], bb[i][1], bb[i][2] - bb[i][0], bb[i][3] - bb[i][1], ss[i], ll[i] - 1});
-          r.boxes += static_cast<int64_t>(row.boxes.size());
+          r.boxesFound += static_cast<int64_t>(row.boxes.size());
         } else {
           ++r.skipped;
         }
@@ -148,7 +159,7 @@ struct BoxPredictor::Impl {
 
   // COCO's figures of r's boxes against the annotations' (every annotated
   // image counts, a skipped one as finding nothing, as pycocotools counts it).
-  void evaluate(BoxPredictionReport& r, const BoxAnnotations& a) const {
+  void evaluate(PredictionReport& r, const BoxAnnotations& a) const {
     std::vector<int64_t> ids;
     for (const auto& image : a.images) ids.push_back(image.id);
     const std::vector<CocoBox> truth = cocoGroundTruth(a, /*byIndex=*/false);
@@ -171,47 +182,8 @@ struct BoxPredictor::Impl {
   }
 };
 
-BoxPredictor::BoxPredictor(const std::string& dir, const PredictOptions& options) : m(std::make_unique<Impl>()) {
-  checkCommonOptions(options);
-  m->options = options;
-  m->folder = dir;
-  if (!fs::is_directory(dir)) throw InputError("run or export folder " + dir + " not found");
-  if (!fs::exists(dir + "/" + run_files::kSettings))
-    throw InputError("folder " + dir + " is neither a run folder nor an export (no " + run_files::kSettings + ")");
-  m->config = readRunSettings(dir);
-  if (m->config.task.kind != TaskKind::detection)
-    throw InputError("run " + dir + " is a " + m->config.task.kind.name() + " run, not a detector's");
-  const nlohmann::json info = readRunInfo(dir);
-  const bool isExport = isExportFolder(dir);
-  const WeightsSource source =
-      isExport ? exportSource(dir, options.which, m->config) : runWeightsSource(dir, options.which);
-  if (isExport) checkDescription(dir, source.description, m->config, info);
-  m->weights = source.weights;
-  m->note = source.note;
-  m->classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
-  m->categories = readRunCategories(dir, info);
-  if (m->categories.size() != m->classes.size())
-    throw InputError("run " + dir + " records " + std::to_string(m->categories.size()) + " categories for " +
-                     std::to_string(m->classes.size()) + " classes: its settings.json was edited");
-  m->device = resolveDevice(options.device);
-  m->model = makeModel(m->config.model, inputShapeFromRunInfo(info), outputsFromRunInfo(info));
-  loadModelWeights(source.checkpoint, *m->model, source.ema);
-  requireFiniteWeights(*m->model, source.checkpoint);
-  m->model->to(m->device);
-  m->model->setTraining(false);
-  m->placing = m->model->boxPlacement();
-  m->description = m->model->description() + ", " + m->weights + " weights of " + dir;
-  m->transform.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
-                                              /*image=*/true, 3, m->device);
-}
-
-BoxPredictor::~BoxPredictor() = default;
-
-const std::vector<std::string>& BoxPredictor::classes() const { return m->classes; }
-std::string BoxPredictor::description() const { return m->description; }
-
-BoxPredictionReport BoxPredictor::predict(const std::string& input, const std::string& annotations,
-                                          const PredictProgress& progress) {
+PredictionReport BoxPredict::predict(const std::string& input, const std::string& annotations,
+                                     const PredictProgress& progress) {
   std::vector<std::string> files, names;
   if (annotations.empty()) {
     files = listImageInputs(input, {}).files;
@@ -219,15 +191,14 @@ BoxPredictionReport BoxPredictor::predict(const std::string& input, const std::s
     const bool folder = fs::is_directory(input, ec);
     for (const auto& f : files)
       names.push_back(folder ? fs::relative(f, input, ec).generic_string() : fs::path(f).filename().string());
-    return m->predict(files, names, {}, progress);
+    return predictPhotos(files, names, {}, progress);
   }
   if (!fs::is_directory(input))
     throw InputError("--input " + input + " is not a folder: with --annotations, give the folder its images are in");
-  const BoxAnnotations a =
-      readBoxAnnotations(annotations, input, "auto", badBoxesOf(m->config.data.on_bad_box.value()));
+  const BoxAnnotations a = readBoxAnnotations(annotations, input, "auto", badBoxesOf(config.data.on_bad_box.value()));
   const bool same =
-      a.categories.size() == m->categories.size() &&
-      std::equal(a.categories.begin(), a.categories.end(), m->categories.begin(),
+      a.categories.size() == categories.size() &&
+      std::equal(a.categories.begin(), a.categories.end(), categories.begin(),
                  [](const BoxCategory& x, const BoxCategory& y) { return x.id == y.id && x.name == y.name; });
   if (!same) {
     // The first few of each (5,000 mismatched categories made a message of 100 kB, issue 59, item 15).
@@ -238,8 +209,8 @@ BoxPredictionReport BoxPredictor::predict(const std::string& input, const std::s
       if (categories.size() > 8) text += ", ... " + std::to_string(categories.size() - 8) + " more";
       return text;
     };
-    const std::string run = listed(m->categories), file = listed(a.categories);
-    throw DataError(annotations + " names the categories [" + file + "], but run " + m->folder + " detects [" + run +
+    const std::string run = listed(categories), file = listed(a.categories);
+    throw DataError(annotations + " names the categories [" + file + "], but run " + folder + " detects [" + run +
                     "]: its figures need the same categories with the same ids");
   }
   std::vector<const AnnotatedImage*> annotated;
@@ -248,16 +219,12 @@ BoxPredictionReport BoxPredictor::predict(const std::string& input, const std::s
     names.push_back(fs::relative(image.file, input).generic_string());
     annotated.push_back(&image);
   }
-  BoxPredictionReport r = m->predict(files, names, annotated, progress);
-  if (r.rows.size() == files.size()) m->evaluate(r, a);
+  PredictionReport r = predictPhotos(files, names, annotated, progress);
+  if (r.rows.size() == files.size()) evaluate(r, a);
   return r;
 }
 
-BoxPredictionReport BoxPredictor::predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) {
-  std::vector<std::string> names;
-  for (const auto& f : files) names.push_back(fs::path(f).filename().string());
-  return m->predict(files, names, {}, progress);
-}
+std::unique_ptr<Predictor::Impl> makeBoxPredict() { return std::make_unique<BoxPredict>(); }
 
 bool isDetectionRun(const std::string& folder) {
   try {

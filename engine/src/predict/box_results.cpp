@@ -9,7 +9,7 @@
 
 namespace studio {
 
-void writeCocoResults(const BoxPredictionReport& r, const std::string& path) {
+void writeCocoResults(const PredictionReport& r, const std::string& path) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& row : r.rows) {
     const nlohmann::json image = row.imageId >= 0 ? nlohmann::json(row.imageId) : nlohmann::json(row.name);
@@ -22,7 +22,7 @@ void writeCocoResults(const BoxPredictionReport& r, const std::string& path) {
   writeFileAtomically(path, list.dump() + "\n");
 }
 
-void writeBoxesCsv(const BoxPredictionReport& r, const std::string& path) {
+void writeBoxesCsv(const PredictionReport& r, const std::string& path) {
   std::string out = "source,image_id,class,category_id,score,x,y,width,height,error\n";
   char numbers[160];
   for (const auto& row : r.rows) {

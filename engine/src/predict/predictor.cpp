@@ -188,23 +188,23 @@ void checkCommonOptions(const PredictOptions& options) {
     throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");
 }
 
-torch::Tensor Predictor::Impl::normalise(const torch::Tensor& raw) const {
+torch::Tensor TensorPredict::normalise(const torch::Tensor& raw) const {
   return transformBatch(raw.to(device, /*non_blocking=*/true), transform, 0, /*augment=*/false);
 }
 
-torch::Tensor Predictor::Impl::inputPixels(const std::string& file) const {
+torch::Tensor TensorPredict::inputPixels(const std::string& file) const {
   const torch::Tensor pixels = decodeImageTensor(file, input.channels, stored.height, stored.width, stored.cover);
   return centreCrop(pixels, input.height, input.width).contiguous();
 }
 
-std::pair<int64_t, int64_t> Predictor::Impl::decodedSize() const {
+std::pair<int64_t, int64_t> TensorPredict::decodedSize() const {
   if (stored.larger(input)) return {stored.height, stored.width};  // five-crop's corners from it too
   if (options.tta != "five-crop") return {input.height, input.width};
   return {std::lround(static_cast<double>(input.height) * 8 / 7),
           std::lround(static_cast<double>(input.width) * 8 / 7)};
 }
 
-torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
+torch::Tensor TensorPredict::probabilities(const torch::Tensor& x) {
   const int64_t n = x.size(0);
   if (options.tta == "five-crop" && images()) {
     // torchvision's FiveCrop: the corners, then the centre (CenterCrop's offsets).
@@ -227,8 +227,8 @@ torch::Tensor Predictor::Impl::probabilities(const torch::Tensor& x) {
   return torch::softmax(model->forward(x).to(torch::kFloat32), 1);
 }
 
-PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& files,
-                                                const std::vector<int64_t>& labels, const PredictProgress& progress) {
+PredictionReport TensorPredict::predictImages(const std::vector<std::string>& files, const std::vector<int64_t>& labels,
+                                              const PredictProgress& progress) {
   if (!images()) throw InputError("this model takes a CSV table's rows, not image files");
   const auto start = std::chrono::steady_clock::now();
   PredictionReport r = emptyReport();
@@ -292,7 +292,7 @@ PredictionReport Predictor::Impl::predictImages(const std::vector<std::string>& 
   return r;
 }
 
-torch::Tensor Predictor::Impl::valuesOf(const torch::Tensor& x) {
+torch::Tensor TensorPredict::valuesOf(const torch::Tensor& x) {
   // The outputs in the data's units, or the labels' probabilities as the
   // evaluation computes them; one sync a batch.
   const torch::Tensor out = model->forward(x).to(torch::kCPU, torch::kFloat32);
@@ -301,7 +301,7 @@ torch::Tensor Predictor::Impl::valuesOf(const torch::Tensor& x) {
       .contiguous();
 }
 
-void Predictor::Impl::addValues(PredictionReport& r, const torch::Tensor& v, std::vector<PredictionRow> rows) {
+void TensorPredict::addValues(PredictionReport& r, const torch::Tensor& v, std::vector<PredictionRow> rows) {
   const auto width = static_cast<int64_t>(targets.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const float* p = v.data_ptr<float>() + static_cast<int64_t>(i) * width;
@@ -312,8 +312,8 @@ void Predictor::Impl::addValues(PredictionReport& r, const torch::Tensor& v, std
   }
 }
 
-void Predictor::Impl::predictValues(const torch::Tensor& all, const TableInputs& t, PredictionReport& r,
-                                    const PredictProgress& progress) {
+void TensorPredict::predictValues(const torch::Tensor& all, const TableInputs& t, PredictionReport& r,
+                                  const PredictProgress& progress) {
   for (int64_t b = 0; b < t.rows; b += options.batchSize) {
     const int64_t n = std::min(options.batchSize, t.rows - b);
     std::vector<PredictionRow> rows(static_cast<size_t>(n));
@@ -326,14 +326,9 @@ void Predictor::Impl::predictValues(const torch::Tensor& all, const TableInputs&
   }
 }
 
-PredictionReport Predictor::Impl::emptyReport() const {
-  PredictionReport r;
-  r.model = description;
-  r.weights = weights;
-  r.note = note;
-  r.device = describeDevice(device);
-  r.input = images() ? "image" : "table";
-  r.classes = classes;
+PredictionReport TensorPredict::emptyReport() const {
+  PredictionReport r = Impl::emptyReport();
+  r.input = inputKind();
   r.targets = targets;
   if (config.task.kind == TaskKind::multilabel) {
     r.thresholds = thresholds;
@@ -342,70 +337,36 @@ PredictionReport Predictor::Impl::emptyReport() const {
   return r;
 }
 
-Predictor::Predictor(const std::string& folder, const PredictOptions& options) : m(std::make_unique<Impl>()) {
-  m->options = options;
-  m->folder = folder;
-  checkCommonOptions(options);
-  if (options.tta != "none" && options.tta != "flip" && options.tta != "five-crop")
-    throw InputError("predict: --tta must be none, flip or five-crop (got \"" + options.tta + "\")");
-  if (options.topK < 1)
-    throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
-  if (!fs::is_directory(folder)) throw InputError("run or export folder " + folder + " not found");
-  const bool isExport = isExportFolder(folder);
-  if (!isExport && !fs::exists(folder + "/" + run_files::kSettings))
-    throw InputError("folder " + folder + " is neither a run folder (no " + run_files::kSettings +
-                     ") nor an export (no preprocessing.json)");
-  m->config = readRunSettings(folder);
-  if (m->config.task.kind == TaskKind::detection)
-    throw InputError("run " + folder +
-                     " trained a detector (task.kind detection), which gives boxes, not classes: BoxPredictor "
-                     "(studio/box_predict.h) predicts with it, as training-studio-cli predict and the Predict tab do");
-  const nlohmann::json info = readRunInfo(folder);
-  if (info.contains(run_files::run_info::kProbe))
-    throw InputError("run " + folder + " is a " + info[run_files::run_info::kProbe].get<std::string>() +
-                     " probe, not a trained model: predict with a training run");
-  const WeightsSource source =
-      isExport ? exportSource(folder, options.which, m->config) : runWeightsSource(folder, options.which);
-  m->weights = source.weights;
-  m->note = source.note;
-  m->input = inputShapeFromRunInfo(info);
-  m->stored = storedShapeFromRunInfo(info);
-  m->classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
-  m->features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
+void TensorPredict::setUp(const nlohmann::json& info) {
+  input = inputShapeFromRunInfo(info);
+  stored = storedShapeFromRunInfo(info);
+  classes = info.at(run_files::run_info::kClasses).get<std::vector<std::string>>();
+  features = info.value(run_files::run_info::kFeatures, std::vector<std::string>{});
   if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
-    m->targets = t->value("names", std::vector<std::string>{});
-    if (m->config.task.kind == TaskKind::multilabel) m->thresholds = labelThresholds(folder, m->config, m->targets);
+    targets = t->value("names", std::vector<std::string>{});
+    if (config.task.kind == TaskKind::multilabel) thresholds = labelThresholds(folder, config, targets);
     if (options.tta != "none")
       throw InputError("predict: --tta averages a classifier's class probabilities; this run's task is " +
-                       m->config.task.kind + ": predict without it");
-    if (m->config.task.kind != TaskKind::multilabel) {
+                       config.task.kind + ": predict without it");
+    if (config.task.kind != TaskKind::multilabel) {
       const auto mean = t->value("mean", std::vector<double>{}), std = t->value("std", std::vector<double>{});
-      if (mean.size() != m->targets.size() || std.size() != m->targets.size())
+      if (mean.size() != targets.size() || std.size() != targets.size())
         throw InputError("settings.json's run_info.targets of " + folder + " has no mean and std for each target");
-      m->targetMean = torch::tensor(mean, torch::kFloat64);
-      m->targetStd = torch::tensor(std, torch::kFloat64);
+      targetMean = torch::tensor(mean, torch::kFloat64);
+      targetStd = torch::tensor(std, torch::kFloat64);
     }
-  }
-  if (isExport) checkDescription(folder, source.description, m->config, info);
-  m->device = resolveDevice(options.device);
-  m->model = makeModel(m->config.model, m->input, outputsFromRunInfo(info));
-  loadModelWeights(source.checkpoint, *m->model, source.ema);
-  requireFiniteWeights(*m->model, source.checkpoint);
-  m->model->to(m->device);
-  m->model->setTraining(false);
-  m->description = m->model->description() + ", " + m->weights + " weights of " + folder;
-
-  m->transform.norm =
-      Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()), m->images(),
-                              m->images() ? m->input.channels : m->input.features, m->device);
-  if (m->stored.larger(m->input) && options.tta != "five-crop") {
-    // Images decoded as the run stored them; the evaluation's centre crop.
-    m->transform.cropHeight = m->input.height;
-    m->transform.cropWidth = m->input.width;
   }
 }
 
-Predictor::~Predictor() = default;
+void TensorPredict::ready(const nlohmann::json& info) {
+  transform.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
+                                           images(), images() ? input.channels : input.features, device);
+  if (stored.larger(input) && options.tta != "five-crop") {
+    // Images decoded as the run stored them; the evaluation's centre crop.
+    transform.cropHeight = input.height;
+    transform.cropWidth = input.width;
+  }
+}
 
 std::string torchScriptFileOf(const std::string& folder) {
   try {
@@ -417,47 +378,42 @@ std::string torchScriptFileOf(const std::string& folder) {
   }
 }
 
-const std::vector<std::string>& Predictor::classes() const { return m->classes; }
-std::string Predictor::input() const { return m->images() ? "image" : "table"; }
-std::string Predictor::description() const { return m->description; }
-
-PredictionReport Predictor::predict(const std::string& input, const PredictProgress& progress) {
-  if (m->images()) {
-    const ImageInputs in = listImageInputs(input, m->classes);
-    return m->predictImages(in.files, in.labels, progress);
+PredictionReport TensorPredict::predict(const std::string& in, const std::string& annotations,
+                                        const PredictProgress& progress) {
+  if (!annotations.empty())
+    throw InputError("--annotations gives a detector's boxes; run " + folder + " is not a detection run");
+  if (images()) {
+    const ImageInputs listed = listImageInputs(in, classes);
+    return predictImages(listed.files, listed.labels, progress);
   }
   const auto start = std::chrono::steady_clock::now();
-  if (fs::is_directory(input)) throw DataError("input " + input + " is a folder; this model takes a CSV table's rows");
-  const TableInputs t = readTableInputs(input, m->features, m->config.data.label_column, m->config.data.ignore_columns,
-                                        m->classes, m->options.skipBad);
-  PredictionReport r = m->emptyReport();
+  if (fs::is_directory(in)) throw DataError("input " + in + " is a folder; this model takes a CSV table's rows");
+  const TableInputs t =
+      readTableInputs(in, features, config.data.label_column, config.data.ignore_columns, classes, options.skipBad);
+  PredictionReport r = emptyReport();
   r.features = t.x;
   c10::InferenceMode guard;
   const torch::Tensor all = torch::from_blob(const_cast<float*>(t.x.data()), {t.rows, t.features}, torch::kFloat32);
-  if (!m->targets.empty()) {
-    m->predictValues(all, t, r, progress);
+  if (!targets.empty()) {
+    predictValues(all, t, r, progress);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
   }
-  Results results(r, m->options.topK, m->device);
-  for (int64_t b = 0; b < t.rows; b += m->options.batchSize) {
-    const int64_t n = std::min(m->options.batchSize, t.rows - b);
+  Results results(r, options.topK, device);
+  for (int64_t b = 0; b < t.rows; b += options.batchSize) {
+    const int64_t n = std::min(options.batchSize, t.rows - b);
     std::vector<PredictionRow> rows(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       rows[static_cast<size_t>(i)].source = t.sources[static_cast<size_t>(b + i)];
       rows[static_cast<size_t>(i)].label = t.labels[static_cast<size_t>(b + i)];
       rows[static_cast<size_t>(i)].error = t.errors[static_cast<size_t>(b + i)];
     }
-    results.add(m->probabilities(m->normalise(all.narrow(0, b, n))), std::move(rows));
+    results.add(probabilities(normalise(all.narrow(0, b, n))), std::move(rows));
     if (progress && !progress(b + n, t.rows)) break;
   }
   results.finish();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
-}
-
-PredictionReport Predictor::predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) {
-  return m->predictImages(files, {}, progress);
 }
 
 }  // namespace studio

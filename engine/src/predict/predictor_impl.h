@@ -1,5 +1,9 @@
 #pragma once
-// The Predictor's state, shared by its units (predictor.cpp, grad_cam.cpp).
+// The Predictor's one flow (predict_flow.cpp) and each task's hooks: what
+// every task's predictions start from (Predictor::Impl: the run's settings,
+// weights and model), a class's, values' or labels' (TensorPredict:
+// predictor.cpp, grad_cam.cpp) and a detector's boxes (box_predictor.cpp).
+// A new task kind adds its Impl and a line in makePredictTask.
 // Thread: the Predictor's one thread.
 
 #include <memory>
@@ -44,21 +48,63 @@ void checkDescription(const std::string& dir, const nlohmann::json& pre, const T
 void checkCommonOptions(const PredictOptions& options);
 
 struct Predictor::Impl {
+  virtual ~Impl() = default;
   PredictOptions options;
   std::string folder;
   TrainConfig config;
+  std::vector<std::string> classes;
+  std::string weights, note, description;
+  torch::Device device{torch::kCPU};
+  std::unique_ptr<Model> model;
+  LoaderOptions transform;  // its normalisation, as the run's evaluations apply it (transformBatch)
+
+  // The task's hooks, in the order the flow calls them.
+  // Before the model is built: the run's facts the task reads from run_info
+  // (classes, targets, categories); throws InputError for an option that
+  // does not apply to this task.
+  virtual void setUp(const nlohmann::json& info) = 0;
+  // After its weights are loaded: how inputs are prepared (normalisation,
+  // crops, placement).
+  virtual void ready(const nlohmann::json& info) = 0;
+  virtual std::string inputKind() const { return "image"; }  // image | table
+  // annotations: a detector's boxes; another task refuses them.
+  virtual PredictionReport predict(const std::string& input, const std::string& annotations,
+                                   const PredictProgress& progress) = 0;
+  virtual PredictionReport predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) = 0;
+  // Refused unless the task explains its outputs (InputError).
+  virtual GradCamMap gradCam(const std::string& imageFile, int64_t classIndex);
+  virtual FeatureAttribution attributions(const std::vector<float>& rawFeatures, int64_t classIndex);
+  // A report of no rows yet, saying what predicts; a task adds its facts.
+  virtual PredictionReport emptyReport() const;
+};
+
+// The hooks of the run's task kind.
+std::unique_ptr<Predictor::Impl> makePredictTask(TaskKind kind);
+std::unique_ptr<Predictor::Impl> makeBoxPredict();  // box_predictor.cpp
+
+// Classification, regression and multi-label: a class's probabilities, a
+// target's values or each label's probability, of images or a table's rows.
+struct TensorPredict : Predictor::Impl {
   InputShape input;
   StoredShape stored;  // how the run stored its images (run_info.input.stored)
-  std::vector<std::string> classes, features;
+  std::vector<std::string> features;
   // A regression's target columns and the statistics its targets were
   // standardised with (run_info's targets).
   std::vector<std::string> targets;
   torch::Tensor targetMean, targetStd;  // a regression's; undefined for multi-label (probabilities)
   std::vector<double> thresholds;       // a multi-label's, per label
-  std::string weights, note, description;
-  torch::Device device{torch::kCPU};
-  std::unique_ptr<Model> model;
-  LoaderOptions transform;  // its normalisation, as the run's evaluations apply it (transformBatch)
+
+  void setUp(const nlohmann::json& info) override;
+  void ready(const nlohmann::json& info) override;
+  std::string inputKind() const override { return images() ? "image" : "table"; }
+  PredictionReport predict(const std::string& input, const std::string& annotations,
+                           const PredictProgress& progress) override;
+  PredictionReport predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) override {
+    return predictImages(files, {}, progress);
+  }
+  GradCamMap gradCam(const std::string& imageFile, int64_t classIndex) override;
+  FeatureAttribution attributions(const std::vector<float>& rawFeatures, int64_t classIndex) override;
+  PredictionReport emptyReport() const override;
 
   bool images() const { return input.features == 0; }
   // uint8 [B, C, H, W] pixels or float [B, F] features (any device) -> the model's input.
@@ -92,8 +138,6 @@ struct Predictor::Impl {
   };
   Explained explained(const torch::Tensor& logits, int64_t asked) const;
   void checkOutput(int64_t index, const std::string& what) const;
-  // A report of no rows yet, saying what predicts.
-  PredictionReport emptyReport() const;
   // labels: one per file, or empty (none known).
   PredictionReport predictImages(const std::vector<std::string>& files, const std::vector<int64_t>& labels,
                                  const PredictProgress& progress);

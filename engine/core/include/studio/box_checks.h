@@ -2,7 +2,7 @@
 // What the callers of the annotation readers (studio/box_annotations.h)
 // share: data.on_bad_box as the readers take it, and an image's own size
 // against the size its annotations give. The data plan (training) and
-// BoxPredictor (predict --annotations) both check through these.
+// the Predictor of a detection run (predict --annotations) both check through these.
 // Torch-free. Thread: free functions, any thread.
 
 #include <cstdint>
