@@ -10,6 +10,9 @@
 #include "run/tensor_archive.h"
 #include "studio/file_io.h"
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 #include <limits>
 #include "test_support.h"
@@ -169,6 +172,75 @@ class TestExportFormats : public QObject {
         QVERIFY2(exported.output.contains(QString::fromStdString(" values of " + poisoned + " ")),
                  qPrintable(exported.output));
     }
+  }
+
+  // Issue 59, item 8: an export that fails part-way (a full disk: here a
+  // file-size limit, so the checkpoint's copy cannot be written after the
+  // model's files were) or is killed before its end leaves no part of an
+  // export: the folder as it was, so exporting there again is not refused
+  // as "an earlier export?".
+  void aFailedExportLeavesTheFolderAsItWas() {
+    namespace fs = std::filesystem;
+    QTemporaryDir dir;
+    const RunSummary r = twoSteps(dir);
+    QCOMPARE(r.status, std::string("completed"));
+    const QString run = QString::fromStdString(r.runDir);
+    const auto checkpoint = static_cast<rlim_t>(fs::file_size(r.runDir + "/checkpoints/last.ckpt"));
+    const QString fresh = dir.filePath("fresh"), kept = dir.filePath("kept");
+    QVERIFY(QDir().mkpath(kept));
+    writeFileAtomically((kept + "/notes.txt").toStdString(), "mine\n");
+    auto exportWith = [&](const QString& out, rlim_t fileLimit, const QString& crashAt) {
+      QProcess p;
+      p.setProcessChannelMode(QProcess::MergedChannels);
+      if (!crashAt.isEmpty()) {
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        e.insert("STUDIO_CRASH_AT", crashAt);
+        p.setProcessEnvironment(e);
+      }
+      if (fileLimit > 0)
+        p.setChildProcessModifier([fileLimit] {
+          ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG, as on a full disk
+          const rlimit limit{fileLimit, fileLimit};
+          ::setrlimit(RLIMIT_FSIZE, &limit);
+        });
+      p.start(test::env("STUDIO_CLI"), {"export", run, "--out", out, "--which", "last"});
+      if (!p.waitForFinished(test::kHangLimitMs)) qFatal("export did not finish");
+      return test::Ran{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+    };
+    auto entries = [](const QString& folder) {
+      return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    };
+    const QStringList before = entries(dir.path());
+    for (const QString& out : {fresh, kept}) {
+      // Larger than the model's files, smaller than the checkpoint they are written before.
+      const test::Ran full = exportWith(out, checkpoint / 2, "");
+      QVERIFY2(full.code != 0 && full.output.contains("the export stopped and " + out + " is as it was"),
+               qPrintable(full.output));
+      QCOMPARE(entries(dir.path()), before);  // nothing beside it
+      if (out == kept)
+        QCOMPARE(entries(kept), QStringList{"notes.txt"});  // nothing in it
+      else
+        QVERIFY(!QFileInfo::exists(fresh));
+    }
+    // Killed (kill -9) before the files are in place: the folder is as it was.
+    const test::Ran killed = exportWith(fresh, 0, "export-before-commit");
+    QCOMPARE(killed.code, -1);
+    QVERIFY(!QFileInfo::exists(fresh));
+    // Exported again, in full, with the person's own file kept.
+    for (const QString& out : {fresh, kept}) {
+      const test::Ran ok = exportWith(out, 0, "");
+      QVERIFY2(ok.code == 0, qPrintable(ok.output));
+      for (const char* name : {"model.pt", "model.safetensors", "model.py", "checkpoint.ckpt", "README.md"})
+        QVERIFY2(QFile::exists(out + "/" + name), name);
+      QVERIFY(QFileInfo(out + "/eval").isDir());
+    }
+    QCOMPARE(test::readText((kept + "/notes.txt").toStdString()), std::string("mine\n"));
+    QVERIFY(!entries(kept).join(" ").contains("incomplete"));
+    // The killed export's staging folder went with the next export there.
+    QStringList now = entries(dir.path()), expected = QStringList(before) << "fresh";
+    now.sort();
+    expected.sort();
+    QCOMPARE(now, expected);
   }
 
   // The layout, byte by byte: header length, JSON header padded to 8 bytes,

@@ -1,11 +1,13 @@
 #include "studio/file_io.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -241,6 +243,11 @@ void AppendFile::sync() {
 void AppendFile::close() {
   if (m_fd >= 0) ::close(m_fd);
   m_fd = -1;
+}
+
+bool removeTree(const std::string& dir) {
+  auto one = [](const char* path, const struct stat*, int, struct FTW*) { return std::remove(path); };
+  return ::nftw(dir.c_str(), one, 16, FTW_DEPTH | FTW_PHYS) == 0;
 }
 
 }  // namespace studio

@@ -6,6 +6,7 @@
 #include <torch/nn/init.h>
 #include <torch/nn/modules/container/modulelist.h>
 
+#include "detection/box_coder.h"
 #include "detection/box_ops.h"
 #include "detection/ssd_parts.h"
 #include "models/torchvision/layers.h"

@@ -27,6 +27,8 @@
 #include <functional>
 #include <vector>
 
+#include <torch/nn/modules/container/modulelist.h>
+
 #include "detection/detector_net.h"
 
 namespace studio::detection {

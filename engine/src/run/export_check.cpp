@@ -164,15 +164,15 @@ std::vector<std::string> runCheckScript(const std::vector<std::string>& more, co
 
 void checkExportPython(const ExportOptions& o) { runCheckScript({"--preflight", "--format", o.format}, ""); }
 
-std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples,
-                                        const ExportOptions& o) {
+std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples, const ExportOptions& o,
+                                        const std::string& keptIn) {
   char tolerance[32], drop[32];
   std::snprintf(tolerance, sizeof tolerance, "%.17g", o.tolerance);
   std::snprintf(drop, sizeof drop, "%.17g", o.maxDrop);
   return runCheckScript(
       {"--export", outDir, "--examples", examples, "--format", o.format, "--opset", std::to_string(o.opset),
        "--quantize", o.quantize, "--calibration", o.calibration, "--tolerance", tolerance, "--max-drop", drop},
-      outDir);
+      keptIn);
 }
 
 }  // namespace studio

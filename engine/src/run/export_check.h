@@ -39,9 +39,12 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
 // missing, before anything is written.
 void checkExportPython(const ExportOptions& o);
 
-// Runs the check on the export folder; its lines (also in export.json's
-// figures). Exit 1 of the check: ExportCheckFailed with its words; exit 2:
-// InputError (a module missing, an opset the exporter refuses).
-std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples, const ExportOptions& o);
+// Runs the check on the export's files in outDir; its lines (also in
+// export.json's figures). Exit 1 of the check: ExportCheckFailed with its
+// words and where the files are kept (keptIn: the export folder they are
+// moved to); exit 2: InputError (a module missing, an opset the exporter
+// refuses).
+std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples, const ExportOptions& o,
+                                        const std::string& keptIn);
 
 }  // namespace studio

@@ -12,10 +12,12 @@
 #include "data/batch_loader.h"
 #include "models/model.h"
 #include "run/checkpoint.h"
+#include "run/crash_point.h"
 #include "run/export_check.h"
 #include "run/export_task.h"
 #include "run/model_card.h"
 #include "run/run_recorder.h"
+#include "run/staged_folder.h"
 #include "studio/dataset_info.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -166,10 +168,20 @@ void prepareExportFolder(const std::string& outDir) {
     if (fs::exists(fs::symlink_status(outDir + "/" + name, ec)))
       throw InputError("export folder " + outDir + " already holds " + name +
                        " (an earlier export?); nothing was written: choose another folder, or move that one away");
-  fs::create_directories(outDir, ec);
+  // The files are staged beside the folder, or in it when it exists
+  // (run/staged_folder.h): the folder itself is made when they are complete.
+  fs::path folder = fs::path(outDir).lexically_normal();
+  if (folder.filename().empty()) folder = folder.parent_path();
+  const bool exists = fs::exists(fs::symlink_status(folder, ec));
+  if (exists && !fs::is_directory(folder, ec))
+    throw InputError("cannot create export folder " + outDir + ": a file of that name is there");
+  const fs::path parent = folder.has_parent_path() ? folder.parent_path() : fs::path(".");
+  if (!exists) fs::create_directories(parent, ec);
   if (ec) throw InputError("cannot create export folder " + outDir + ": " + ec.message());
-  if (::access(outDir.c_str(), W_OK | X_OK) != 0)
-    throw InputError("export folder " + outDir + " cannot be written: " + std::strerror(errno));
+  const std::string writes = exists ? folder.string() : parent.string();
+  if (::access(writes.c_str(), W_OK | X_OK) != 0)
+    throw InputError((exists ? "export folder " + outDir : "the folder " + writes + " of export folder " + outDir) +
+                     " cannot be written: " + std::strerror(errno));
 }
 
 void copyRunRecords(const std::string& runDir, const std::string& outDir, const ExportWrite& write) {
@@ -215,6 +227,10 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   requireFiniteWeights(*model, ckpt);
 
   prepareExportFolder(outDir);
+  // Written whole or not at all: a failure (a full disk) leaves no part of
+  // an export, and the folder as it was.
+  StagedFolder staged(outDir);
+  const std::string& dir = staged.path();
   // The check's examples first: a run whose data is gone is refused before
   // anything is written.
   std::string examples;
@@ -235,40 +251,49 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
     examples = path;
     facts = writeCheckExamples(cfg, info, *model, options, examples);
   }
-  for (const auto& f : model->exportTo(outDir)) result.files.push_back(f);
-  auto write = [&](const std::string& name, const std::string& bytes) {
-    writeFileAtomically(outDir + "/" + name, bytes);  // never through a link planted there
-    result.files.push_back(outDir + "/" + name);
-  };
-  // How to turn raw data into the model's input, as the run did.
-  // format: what training-studio-cli predict reads (predict/predictor.cpp);
-  // weights: which of the run's it holds (checkpoint.ckpt, or its moving average).
-  nlohmann::json pre = {
-      {"format", run_files::kExportFormat}, {"studio_version", STUDIO_VERSION}, {"weights", result.checkpoint}};
-  pre.update(preprocessingFacts(runDir, cfg, info));
-  task.describe(pre, cfg, info, options);
-  model->describeExport(pre);
-  write(run_files::kPreprocessing, pre.dump(2) + "\n");
-  write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
-  copyRunRecords(runDir, outDir, write);
-  // The check in Python, then the model card with what it found (also when
-  // it failed: the card says so, and the files stay for a look).
-  auto card = [&] {
-    ModelCardFacts m{runDir, outDir, cfg, info, *model, result.checkpoint, checked ? &facts : nullptr};
-    write("README.md", modelCard(m));
-  };
-  if (checked) {
-    try {
-      result.checks = runExportCheck(outDir, examples, options);
-    } catch (const ExportCheckFailed&) {
-      card();
-      throw;
+  // A write that fails (a full disk) names the export folder, which it left as it was.
+  try {
+    for (const auto& f : model->exportTo(dir)) result.files.push_back(f);
+    auto write = [&](const std::string& name, const std::string& bytes) {
+      writeFileAtomically(dir + "/" + name, bytes);  // never through a link planted there
+      result.files.push_back(dir + "/" + name);
+    };
+    // How to turn raw data into the model's input, as the run did.
+    // format: what training-studio-cli predict reads (predict/predictor.cpp);
+    // weights: which of the run's it holds (checkpoint.ckpt, or its moving average).
+    nlohmann::json pre = {
+        {"format", run_files::kExportFormat}, {"studio_version", STUDIO_VERSION}, {"weights", result.checkpoint}};
+    pre.update(preprocessingFacts(runDir, cfg, info));
+    task.describe(pre, cfg, info, options);
+    model->describeExport(pre);
+    write(run_files::kPreprocessing, pre.dump(2) + "\n");
+    write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
+    copyRunRecords(runDir, dir, write);
+    // The check in Python, then the model card with what it found (also when
+    // it failed: the card says so, and the files stay for a look).
+    auto card = [&] {
+      ModelCardFacts m{runDir, dir, cfg, info, *model, result.checkpoint, checked ? &facts : nullptr};
+      write("README.md", modelCard(m));
+    };
+    if (checked) {
+      try {
+        result.checks = runExportCheck(dir, examples, options, outDir);
+      } catch (const ExportCheckFailed&) {
+        card();
+        staged.commit();
+        throw;
+      }
+      if (fs::is_regular_file(dir + "/model.onnx")) result.files.push_back(dir + "/model.onnx");
+      if (fs::is_regular_file(dir + "/model.int8.onnx")) result.files.push_back(dir + "/model.int8.onnx");
+      result.files.push_back(dir + "/export.json");
     }
-    if (fs::is_regular_file(outDir + "/model.onnx")) result.files.push_back(outDir + "/model.onnx");
-    if (fs::is_regular_file(outDir + "/model.int8.onnx")) result.files.push_back(outDir + "/model.int8.onnx");
-    result.files.push_back(outDir + "/export.json");
+    card();
+  } catch (const IoError& e) {
+    throw IoError(std::string(e.what()) + "; the export stopped and " + outDir + " is as it was before it");
   }
-  card();
+  crashPoint("export-before-commit");
+  staged.commit();
+  for (auto& f : result.files) f = staged.finalPath(f);
   return result;
 }
 

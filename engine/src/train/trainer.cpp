@@ -1,12 +1,11 @@
 #include "train/trainer.h"
 
-#include <ftw.h>
-
 #include <cstdio>
 
 #include "dist/process_group.h"
 #include "run/crash_point.h"
 #include "run/run_recorder.h"
+#include "studio/file_io.h"
 #include "studio/log.h"
 #include "train/callbacks/train_callback.h"
 #include "train/checkpoints.h"
@@ -81,14 +80,6 @@ RunSummary summarise(const RunContext& c, const RunEnding& ending, const Probe* 
     // A broken device cannot report it; the error says why.
   }
   return s;
-}
-
-// The folder and what is in it, links not followed. Not
-// std::filesystem::remove_all: libtorch.so exports its own copy, which the
-// dynamic linker picks, and it crashes (a null call) with this libstdc++.
-bool removeTree(const std::string& dir) {
-  auto one = [](const char* path, const struct stat*, int, struct FTW*) { return std::remove(path); };
-  return ::nftw(dir.c_str(), one, 16, FTW_DEPTH | FTW_PHYS) == 0;
 }
 
 }  // namespace

@@ -50,6 +50,12 @@ int lockFile(const std::string& path, bool wait);
 // Throws InputError unless path is a directory itself (not a link to one).
 void requireRealDirectory(const std::string& path);
 
+// Removes the folder and what is in it, links not followed; false when
+// something could not be removed. Not std::filesystem::remove_all:
+// libtorch.so exports its own copy, which the dynamic linker picks, and it
+// crashes (a null call) with this libstdc++.
+bool removeTree(const std::string& dir);
+
 class AppendFile {
  public:
   AppendFile() = default;
