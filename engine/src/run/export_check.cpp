@@ -162,8 +162,6 @@ std::vector<std::string> runCheckScript(const std::vector<std::string>& more, co
 
 }  // namespace
 
-void checkExportPython(const ExportOptions& o) { runCheckScript({"--preflight", "--format", o.format}, ""); }
-
 std::vector<std::string> runExportCheck(const std::string& outDir, const std::string& examples, const ExportOptions& o,
                                         const std::string& keptIn) {
   char tolerance[32], drop[32];

@@ -34,11 +34,6 @@ struct CheckExamples {
 CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& info, Model& model,
                                  const ExportOptions& o, const std::string& file);
 
-// Whether the studio's Python has what the check needs (torch, safetensors;
-// for onnx, onnx, onnxscript and onnxruntime): InputError naming what is
-// missing, before anything is written.
-void checkExportPython(const ExportOptions& o);
-
 // Runs the check on the export's files in outDir; its lines (also in
 // export.json's figures). Exit 1 of the check: ExportCheckFailed with its
 // words and where the files are kept (keptIn: the export folder they are
