@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "models/torchvision_model.h"
-#include "run/safetensors_file.h"
-#include "run/weights_file.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "tensors/safetensors_file.h"
+#include "tensors/weights_file.h"
 
 using namespace studio;
 

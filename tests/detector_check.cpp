@@ -34,16 +34,16 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "detection/box_augment.h"
+#include "data/box_augment.h"
 #include "detection/box_coder.h"
 #include "detection/faster_rcnn.h"
 #include "detection/retinanet.h"
+#include "models/autocast_scope.h"
 #include "models/detector_model.h"
-#include "run/safetensors_file.h"
-#include "run/weights_file.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
-#include "train/step/autocast_scope.h"
+#include "tensors/safetensors_file.h"
+#include "tensors/weights_file.h"
 
 using namespace studio;
 using namespace studio::detection;

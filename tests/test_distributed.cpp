@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "dist/process_group.h"
-#include "models/batch_norm.h"
+#include "nets/batch_norm.h"
 #include "test_support.h"
 #include "torch_test_support.h"
 

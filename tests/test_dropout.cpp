@@ -1,4 +1,4 @@
-// The built-in models' dropout (models/dropout.h): on the CPU its mask comes
+// The built-in models' dropout (nets/dropout.h): on the CPU its mask comes
 // from Philox4x32-10 in parallel instead of PyTorch's one-at-a-time Mersenne
 // Twister. What must hold:
 //  - each element's uniform is ATen's own Philox engine's
@@ -17,7 +17,7 @@
 
 #include <cmath>
 
-#include "models/dropout.h"
+#include "nets/dropout.h"
 #include "test_support.h"
 
 using namespace studio;

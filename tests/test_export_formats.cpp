@@ -6,9 +6,9 @@
 #include <torch/nn/init.h>
 
 #include "models/builtin_model.h"
-#include "run/safetensors_file.h"
-#include "run/tensor_archive.h"
 #include "studio/file_io.h"
+#include "tensors/safetensors_file.h"
+#include "tensors/tensor_archive.h"
 
 #include <sys/resource.h>
 

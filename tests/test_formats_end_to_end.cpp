@@ -17,12 +17,12 @@
 #include <QDir>
 
 #include "models/model.h"
-#include "run/tensor_archive.h"
 #include "studio/file_io.h"
 #include "studio/idx_file.h"
 #include "studio/image_file.h"
 #include "studio/model_summary.h"
 #include "studio/run_layout.h"
+#include "tensors/tensor_archive.h"
 
 using namespace studio;
 

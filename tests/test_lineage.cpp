@@ -7,9 +7,9 @@
 #include "test_support.h"
 #include "torch_test_support.h"
 
-#include "run/run_lineage.h"
 #include "studio/lr_schedule.h"
 #include "studio/settings_schema.h"
+#include "train/run_lineage.h"
 
 using namespace studio;
 

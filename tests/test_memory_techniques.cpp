@@ -16,11 +16,11 @@
 #include <torch/nn/functional/loss.h>
 #include <fstream>
 
+#include "models/autocast_scope.h"
 #include "models/builtin_model.h"
 #include "test_support.h"
 #include "torch_test_support.h"
 #include "train/cpu_memory.h"
-#include "train/step/autocast_scope.h"
 
 using namespace studio;
 

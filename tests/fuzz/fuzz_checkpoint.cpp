@@ -1,7 +1,7 @@
 // Checkpoints: the zip container, the records' checksums, the pickle (read
 // with no type resolver) and the dictionaries a checkpoint must hold.
-#include "run/tensor_archive.h"
 #include "studio/errors.h"
+#include "tensors/tensor_archive.h"
 
 using namespace studio;
 

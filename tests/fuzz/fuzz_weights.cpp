@@ -1,7 +1,7 @@
 // Pretrained weights (model.weights): torch.save's zip with the state-dict
-// pickle machine (run/state_dict_pickle.cpp), and safetensors headers.
-#include "run/weights_file.h"
+// pickle machine (tensors/state_dict_pickle.cpp), and safetensors headers.
 #include "studio/errors.h"
+#include "tensors/weights_file.h"
 
 using namespace studio;
 

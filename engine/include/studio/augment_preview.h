@@ -29,7 +29,7 @@ struct BoxedPreview {
 };
 
 // A detector's box augmentations (data.augment_flip, _photometric,
-// _zoom_out, _iou_crop; detection/box_augment.h, the training step's code):
+// _zoom_out, _iou_crop; data/box_augment.h, the training step's code):
 // per image, `draws` augmented copies with their boxes as they move (those
 // the augmentations drop, dropped). Draw k of image i draws from a generator
 // seeded by (train.seed, i, k).

@@ -1,5 +1,5 @@
 #include "data/data_loading.h"
-#include "detection/detection_data.h"
+#include "data/box_data.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 #include <torch/nn/init.h>
 #include <torch/nn/modules/container/modulelist.h>
 
-#include "models/torchvision/layers.h"
-#include "models/torchvision/nets.h"
+#include "nets/layers.h"
+#include "nets/nets.h"
 #include "studio/model_kinds.h"
 
 namespace studio::detection {

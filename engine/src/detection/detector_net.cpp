@@ -58,6 +58,17 @@ void DetectorOptions::setPostProcess(const PostProcess& p) {
   setPostProcessOf(roiHeads, p);
 }
 
+DetectorOptions detectorOptions(const ModelConfig& config, int64_t classes) {
+  DetectorOptions o = detectorDefaults(config.kind, classes + 1);
+  const auto& d = config.detector;
+  o.pretrained = !config.weights.empty();
+  if (d.min_size > 0) o.transform.minSizes = {d.min_size};
+  if (d.max_size > 0) o.transform.maxSize = d.max_size;
+  o.setPostProcess({d.score_threshold, d.nms_iou, d.detections_per_image});
+  o.roiHeads.batchPerImage = d.rois_per_image;
+  return o;
+}
+
 DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
   const DetectorFamily* family = findDetectorFamily(kind);
   if (!family) throw std::invalid_argument("unknown detector \"" + kind + "\"");

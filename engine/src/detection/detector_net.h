@@ -19,7 +19,8 @@
 #include "detection/roi_heads.h"
 #include "detection/rpn.h"
 #include "detection/ssd_parts.h"
-#include "run/weights_file.h"
+#include "studio/train_config.h"
+#include "tensors/weights_file.h"
 #include "torch_pch.h"
 
 namespace studio::detection {
@@ -64,6 +65,11 @@ struct DetectorOptions {
 // torchvision's defaults for kind (its builder's keyword defaults). Throws
 // std::invalid_argument for a kind that is not a detector here.
 DetectorOptions detectorDefaults(const std::string& kind, int64_t classes);
+// torchvision's builder defaults for config.kind with config.detector's
+// sizes and post-processing over them, and FrozenBatchNorm2d when
+// model.weights is set. classes: the data's (the detector's count adds the
+// background).
+DetectorOptions detectorOptions(const ModelConfig& config, int64_t classes);
 // The names of kind's losses, in torchvision's order (its loss dict's keys).
 std::vector<std::string> detectorLossParts(const std::string& kind);
 

@@ -11,7 +11,7 @@
 #include "detection/box_coder.h"
 #include "detection/box_ops.h"
 #include "detection/retina_losses.h"
-#include "models/torchvision/layers.h"
+#include "nets/layers.h"
 
 namespace studio::detection {
 

@@ -6,7 +6,7 @@
 
 #include "detection/box_coder.h"
 #include "detection/box_ops.h"
-#include "models/torchvision/layers.h"
+#include "nets/layers.h"
 
 #include <torch/nn/init.h>
 #include <torch/nn/modules/container/functional.h>

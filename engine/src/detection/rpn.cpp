@@ -8,7 +8,7 @@
 
 #include "detection/box_coder.h"
 #include "detection/box_ops.h"
-#include "models/torchvision/layers.h"
+#include "nets/layers.h"
 
 namespace studio::detection {
 

@@ -9,8 +9,8 @@
 #include "detection/box_coder.h"
 #include "detection/box_ops.h"
 #include "detection/ssd_parts.h"
-#include "models/torchvision/layers.h"
-#include "models/torchvision/nets.h"
+#include "nets/layers.h"
+#include "nets/nets.h"
 
 namespace studio::detection {
 

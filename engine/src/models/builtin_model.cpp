@@ -9,13 +9,13 @@
 #include <mutex>
 #include <optional>
 
-#include "train/step/autocast_scope.h"
+#include "models/autocast_scope.h"
 
-#include "models/batch_norm.h"
 #include "models/model_factory.h"
-#include "run/safetensors_file.h"
-#include "run/tensor_archive.h"
+#include "nets/batch_norm.h"
 #include "studio/file_io.h"
+#include "tensors/safetensors_file.h"
+#include "tensors/tensor_archive.h"
 
 namespace studio {
 namespace {

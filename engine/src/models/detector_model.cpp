@@ -5,23 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/safetensors_file.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/model_kinds.h"
+#include "tensors/safetensors_file.h"
 
 namespace studio {
-
-detection::DetectorOptions detectorOptions(const ModelConfig& config, int64_t classes) {
-  detection::DetectorOptions o = detection::detectorDefaults(config.kind, classes + 1);
-  const auto& d = config.detector;
-  o.pretrained = !config.weights.empty();
-  if (d.min_size > 0) o.transform.minSizes = {d.min_size};
-  if (d.max_size > 0) o.transform.maxSize = d.max_size;
-  o.setPostProcess({d.score_threshold, d.nms_iou, d.detections_per_image});
-  o.roiHeads.batchPerImage = d.rois_per_image;
-  return o;
-}
 
 namespace {
 
@@ -29,7 +18,7 @@ namespace {
 // backbone as model.weights shapes it (a classifier's: MobileNetV3's full
 // tail, as torchvision's weights_backbone; a detector's or none: the reduced one).
 detection::DetectorOptions buildOptions(const ModelConfig& config, int64_t classes) {
-  detection::DetectorOptions o = detectorOptions(config, classes);
+  detection::DetectorOptions o = detection::detectorOptions(config, classes);
   if (detectorFamily(o.kind).head == DetectorHead::SsdLite && !config.weights.empty())
     o.reducedTail = detection::detectorStateDict(readWeightsFile(config.weights));
   return o;

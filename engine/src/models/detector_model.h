@@ -16,12 +16,6 @@
 
 namespace studio {
 
-// torchvision's builder defaults for config.kind with config.detector's
-// sizes and post-processing over them, and FrozenBatchNorm2d when
-// model.weights is set. classes: the data's (the detector's count adds the
-// background).
-detection::DetectorOptions detectorOptions(const ModelConfig& config, int64_t classes);
-
 class DetectorModel : public ModuleModel {
  public:
   DetectorModel(const ModelConfig& config, int64_t classes);

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "models/batch_norm.h"
-#include "models/dropout.h"
+#include "nets/batch_norm.h"
+#include "nets/dropout.h"
 #include "studio/model_kinds.h"
 
 namespace studio {

@@ -1,6 +1,6 @@
 #include "models/module_model.h"
 
-#include "models/batch_norm.h"
+#include "nets/batch_norm.h"
 
 namespace studio {
 

@@ -6,13 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/batch_norm.h"
-#include "run/safetensors_file.h"
-#include "run/tensor_archive.h"
-#include "run/weights_file.h"
+#include "nets/batch_norm.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/sha256.h"
+#include "tensors/safetensors_file.h"
+#include "tensors/tensor_archive.h"
+#include "tensors/weights_file.h"
 
 namespace studio {
 namespace {

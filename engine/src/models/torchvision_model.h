@@ -2,7 +2,7 @@
 // torchvision's classifiers (model.kind resnet18, resnet34, resnet50,
 // mobilenet_v3_small, mobilenet_v3_large, efficientnet_b0) behind the Model
 // interface, with torchvision's parameter and buffer names
-// (models/torchvision/nets.h), so a state dict torchvision saves loads into
+// (nets/nets.h), so a state dict torchvision saves loads into
 // them (loadStartingWeights) and their export loads into
 // torchvision.models.<kind>(num_classes=...).
 // They take 3-channel images; a 1-channel batch is repeated to 3 channels,
@@ -10,7 +10,7 @@
 // Thread: engine thread.
 
 #include "models/module_model.h"
-#include "models/torchvision/nets.h"
+#include "nets/nets.h"
 
 namespace studio {
 

@@ -3,7 +3,7 @@
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_amp_update_scale.h>
 
-#include "run/tensor_archive.h"
+#include "tensors/tensor_archive.h"
 
 namespace studio {
 

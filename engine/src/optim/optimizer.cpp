@@ -9,8 +9,8 @@
 
 #include <algorithm>
 
-#include "run/tensor_archive.h"
 #include "studio/errors.h"
+#include "tensors/tensor_archive.h"
 
 namespace studio {
 

@@ -15,8 +15,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "data/box_data.h"
 #include "data/decoded_images.h"
-#include "detection/detection_data.h"
 #include "detection/detector_net.h"
 #include "models/model.h"
 #include "predict/predict_inputs.h"

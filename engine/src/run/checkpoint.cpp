@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "run/crash_point.h"
-#include "run/tensor_archive.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/run_layout.h"
+#include "tensors/tensor_archive.h"
 
 namespace studio {
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 // the epoch), learning-rate changes and RNG states, so a resumed run
 // continues exactly where it stopped. Written to a temporary file and
 // renamed: a crash never leaves a torn checkpoint.
-// The file is data only (run/tensor_archive.h: torch.save's format with a
+// The file is data only (tensors/tensor_archive.h: torch.save's format with a
 // checksum, read without running anything in it); Python reads it with
 // torch.load(path), weights_only=True.
 // Thread: engine thread.
@@ -19,7 +19,7 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/checkpoint_state.h"
-#include "run/tensor_archive.h"
+#include "tensors/tensor_archive.h"
 
 namespace studio {
 

@@ -12,12 +12,12 @@
 #include "data/batch_loader.h"
 #include "data/data_loading.h"
 #include "models/model.h"
-#include "run/safetensors_file.h"
 #include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/run_layout.h"
 #include "studio/studio_python.h"
+#include "tensors/safetensors_file.h"
 
 namespace studio {
 

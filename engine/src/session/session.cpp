@@ -10,11 +10,11 @@
 
 #include "dist/process_group.h"
 #include "launcher/torchrun.h"
-#include "run/run_lineage.h"
 #include "run/run_lock.h"
 #include "run/run_recorder.h"
 #include "studio/log.h"
 #include "train/heap_release.h"
+#include "train/run_lineage.h"
 #include "train/session_channel.h"
 #include "train/trainer.h"
 

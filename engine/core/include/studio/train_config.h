@@ -186,7 +186,7 @@ struct DataConfig {
   Choice<SamplerKind> sampler = SamplerKind::shuffle;
   bool augment_flip = false;  // random horizontal flip (detection: the boxes follow)
   // task.kind detection: transforms.v2's box-aware augmentations
-  // (detection/box_augment.h): RandomPhotometricDistort, RandomZoomOut,
+  // (data/box_augment.h): RandomPhotometricDistort, RandomZoomOut,
   // RandomIoUCrop.
   bool augment_photometric = false;
   bool augment_zoom_out = false;

@@ -7,12 +7,12 @@
 
 #include "dist/grad_reducer.h"
 #include "dist/process_group.h"
+#include "models/autocast_scope.h"
 #include "models/model.h"
 #include "optim/grad_clip.h"
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "train/device_info.h"
-#include "train/step/autocast_scope.h"
 #include "train/tasks/task.h"
 
 namespace studio {

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "dist/process_group.h"
+#include "models/autocast_scope.h"
 #include "studio/calibration.h"
-#include "train/step/autocast_scope.h"
 
 namespace studio {
 

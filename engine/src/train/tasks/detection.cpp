@@ -1,6 +1,6 @@
 // Object detection (task.kind detection, issue 43): the detector's loss is
 // torchvision's sum of its parts, computed in its forward pass from the
-// boxes (detection/detection_data.h unpacks them from the batch's targets),
+// boxes (data/box_data.h unpacks them from the batch's targets),
 // after the box-aware augmentations; an evaluation is COCO's figures
 // (studio/coco_eval.h) of its detections, in each image's own pixels,
 // against the annotations' boxes (crowds ignored as COCO ignores them).
@@ -11,12 +11,12 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "detection/box_augment.h"
-#include "detection/detection_data.h"
+#include "data/box_augment.h"
+#include "data/box_data.h"
 #include "detection/detector_net.h"
+#include "models/autocast_scope.h"
 #include "models/model.h"
 #include "studio/coco_eval.h"
-#include "train/step/autocast_scope.h"
 #include "train/tasks/classification_eval.h"
 #include "train/tasks/task.h"
 

@@ -1,4 +1,4 @@
-#include "run/run_lineage.h"
+#include "train/run_lineage.h"
 
 #include <cmath>
 #include <filesystem>

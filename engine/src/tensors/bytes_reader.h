@@ -1,7 +1,7 @@
 #pragma once
 // Bytes in memory as LibTorch's zip reader's input
 // (caffe2::serialize::PyTorchStreamReader), for archives read whole:
-// checkpoints (run/tensor_archive.cpp) and weights (run/state_dict_pickle.cpp).
+// checkpoints (tensors/tensor_archive.cpp) and weights (tensors/state_dict_pickle.cpp).
 // The bytes must outlive the reader; hand it over as a shared_ptr that does
 // not delete it.
 // Thread: any.

@@ -1,4 +1,4 @@
-#include "models/torchvision/layers.h"
+#include "nets/layers.h"
 
 #include <torch/nn/functional/pooling.h>
 #include <torch/nn/init.h>

@@ -9,8 +9,8 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/conv.h>
 
-#include "models/batch_norm.h"
-#include "models/torchvision/nets.h"
+#include "nets/batch_norm.h"
+#include "nets/nets.h"
 
 namespace studio::tv {
 

@@ -1,4 +1,4 @@
-#include "detection/box_augment.h"
+#include "data/box_augment.h"
 
 #include <algorithm>
 #include <cmath>

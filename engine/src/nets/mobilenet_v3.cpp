@@ -5,8 +5,8 @@
 #include <torch/nn/modules/container/functional.h>
 #include <torch/nn/modules/linear.h>
 
-#include "models/dropout.h"
-#include "models/torchvision/layers.h"
+#include "nets/dropout.h"
+#include "nets/layers.h"
 
 namespace studio {
 namespace {

@@ -1,8 +1,8 @@
 // previewBoxAugmentations (studio/augment_preview.h): the training step's box
-// augmentations (detection/box_augment.h) on a few images, for the Data tab.
+// augmentations (data/box_augment.h) on a few images, for the Data tab.
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "detection/box_augment.h"
+#include "data/box_augment.h"
 #include "studio/augment_preview.h"
 #include "studio/data_split.h"
 

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "models/dropout.h"
-#include "models/torchvision/layers.h"
+#include "nets/dropout.h"
+#include "nets/layers.h"
 
 namespace studio {
 namespace {

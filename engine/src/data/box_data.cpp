@@ -1,4 +1,4 @@
-#include "detection/detection_data.h"
+#include "data/box_data.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <ATen/Parallel.h>
 
 #include "data/decoded_images.h"
-#include "models/detector_model.h"
+#include "detection/detector_net.h"
 #include "studio/box_checks.h"
 #include "studio/box_counts.h"
 #include "studio/errors.h"

@@ -1,6 +1,6 @@
 // readTorchSaveStateDict: torch.save's zip archive, its data.pkl read by a
 // pickle machine of the few opcodes and globals a state dict uses
-// (run/weights_file.h says why LibTorch's unpickler is not used).
+// (tensors/weights_file.h says why LibTorch's unpickler is not used).
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
 
@@ -9,9 +9,9 @@
 #include <memory>
 #include <set>
 
-#include "run/bytes_reader.h"
-#include "run/weights_file.h"
 #include "studio/errors.h"
+#include "tensors/bytes_reader.h"
+#include "tensors/weights_file.h"
 
 namespace studio {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/tensor_archive.h"
+#include "tensors/tensor_archive.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/bytes_reader.h"
 #include "studio/errors.h"
+#include "tensors/bytes_reader.h"
 
 namespace studio {
 namespace {

@@ -1,4 +1,4 @@
-#include "models/dropout.h"
+#include "nets/dropout.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch.h>

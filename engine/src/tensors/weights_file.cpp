@@ -1,4 +1,4 @@
-#include "run/weights_file.h"
+#include "tensors/weights_file.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "models/batch_norm.h"
+#include "nets/batch_norm.h"
 
 #include <torch/autograd.h>
 

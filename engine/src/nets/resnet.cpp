@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "models/torchvision/layers.h"
+#include "nets/layers.h"
 
 namespace studio {
 namespace {

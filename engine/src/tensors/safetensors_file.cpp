@@ -1,4 +1,4 @@
-#include "run/safetensors_file.h"
+#include "tensors/safetensors_file.h"
 
 #include <nlohmann/json.hpp>
 
