@@ -7,6 +7,7 @@
 #include "studio/box_predict.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/rate_text.h"
 
 namespace studio {
 
@@ -73,9 +74,9 @@ int PredictCommand::run() {
   writePredictionsCsv(r, m_out);
   if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
   const auto n = static_cast<long long>(r.rows.size());
-  std::printf("predicted %lld %s with %s on %s in %.2f s (%.0f per second)\n", n - r.skipped,
+  std::printf("predicted %lld %s with %s on %s in %.2f s (%s per second)\n", n - r.skipped,
               r.input == "image" ? "images" : "rows", r.model.c_str(), r.device.c_str(), r.seconds,
-              r.seconds > 0 ? static_cast<double>(n) / r.seconds : 0.0);
+              rateText(r.seconds > 0 ? static_cast<double>(n) / r.seconds : 0.0).c_str());
   for (const auto& row : r.rows)
     if (!row.error.empty()) std::fprintf(stderr, "skipped %s: %s\n", row.source.c_str(), row.error.c_str());
   if (r.skipped > 0)

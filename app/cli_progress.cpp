@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include "studio/rate_text.h"
+
 namespace studio {
 
 std::string formatDuration(double s) {
@@ -106,7 +108,7 @@ void CliProgress::update(const Progress& p) {
                          : NAN;
   char loss[32] = "-", speed[32] = "-";
   if (std::isfinite(m_loss)) std::snprintf(loss, sizeof loss, "%.4f", m_loss);
-  if (p.samplesPerSecond > 0) std::snprintf(speed, sizeof speed, "%.0f", p.samplesPerSecond);
+  if (p.samplesPerSecond > 0) std::snprintf(speed, sizeof speed, "%s", rateText(p.samplesPerSecond).c_str());
   char status[200];
   std::snprintf(status, sizeof status, "%3.0f%% step %lld/%lld epoch %lld loss %s %s samples/s ETA %s%s", 100.0 * frac,
                 static_cast<long long>(p.step), static_cast<long long>(p.totalSteps), static_cast<long long>(p.epoch),
@@ -150,7 +152,8 @@ void CliProgress::finish(const RunSummary& s) {
   if (std::isfinite(s.bestEval.map) && std::isfinite(s.test.map50))
     std::fprintf(m_out, "  best eval mAP:   %.4f\n", s.bestEval.map);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
-  if (std::isfinite(s.samplesPerSecond)) std::fprintf(m_out, "  samples/s:       %.0f\n", s.samplesPerSecond);
+  if (std::isfinite(s.samplesPerSecond))
+    std::fprintf(m_out, "  samples/s:       %s\n", rateText(s.samplesPerSecond).c_str());
   if (s.nonfinite.skippedSteps > 0)
     std::fprintf(m_out, "  skipped steps:   %lld\n", static_cast<long long>(s.nonfinite.skippedSteps));
   if (s.nonfinite.steps > 0)

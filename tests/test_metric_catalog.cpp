@@ -8,12 +8,21 @@
 #include "studio/errors.h"
 #include "studio/eval_report.h"
 #include "studio/metric_catalog.h"
+#include "studio/rate_text.h"
 
 using namespace studio;
 
 class TestMetricCatalog : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // Issue 60: a slow run's rate read "0 samples/s" in the status bar and the CLI.
+  void aRateKeepsTheDigitsThatMatter() {
+    QCOMPARE(rateText(0.5), std::string("0.50"));
+    QCOMPARE(rateText(0.0123), std::string("0.01"));
+    QCOMPARE(rateText(56.78), std::string("56.8"));
+    QCOMPARE(rateText(1234.4), std::string("1234"));
+  }
+
   void headerIsTheCatalogue() {
     std::string want = "kind,step,epoch";
     for (const auto& m : metricCatalog()) want += std::string(",") + m.id;

@@ -4,8 +4,9 @@
 #include <QProgressBar>
 
 #include <algorithm>
-
 #include <cmath>
+
+#include "studio/rate_text.h"
 
 namespace studio::ui {
 namespace {
@@ -139,7 +140,8 @@ void RunStatusBar::showProgress(const Progress& p, const MetricRecord* last, int
       m_eta->setText(tr("ETA %1").arg(duration(static_cast<double>(p.totalSteps - p.step) * elapsed / done)));
     }
   }
-  if (p.samplesPerSecond > 0 && !ended) m_speed->setText(tr("%1 samples/s").arg(p.samplesPerSecond, 0, 'f', 0));
+  if (p.samplesPerSecond > 0 && !ended)
+    m_speed->setText(tr("%1 samples/s").arg(QString::fromStdString(rateText(p.samplesPerSecond))));
   m_device->setText(QString::fromStdString(p.device));
   if (last && std::isfinite(last->memAllocatedMiB)) {
     const bool gpu = p.device.rfind("cuda", 0) == 0;
