@@ -496,6 +496,34 @@ class TestWindowRuns : public test::WindowSuite {
     QVERIFY(!ui::readRunInfo(run).resumable);
   }
 
+  // Issue 60, item 10: a second window listed a run that another process was
+  // training as "interrupted", with Resume on (it would have trained twice),
+  // and at "0 / N" steps though it had 48.
+  void aRunTrainingInAnotherProcessIsNotResumable() {
+    QTemporaryDir dir;
+    const QString run = dir.filePath("elsewhere");
+    QVERIFY(QDir().mkpath(run + "/checkpoints"));
+    writeFileAtomically((run + "/settings.json").toStdString(), toJson(test::smallConfig(dir.path())).dump());
+    writeFileAtomically((run + "/checkpoints/last.ckpt").toStdString(), "a checkpoint");
+    writeFileAtomically((run + "/metrics.csv").toStdString(), "kind,step,epoch,loss\ntrain,47,1,0.5\ntrain,48,1,0.4\n");
+    QProcess other;  // holds the run's lock as a training process does (flock on .lock)
+    other.start("flock", {"-x", "--no-fork", run + "/.lock", "sh", "-c", "echo locked; exec sleep 600"});
+    QVERIFY(other.waitForStarted(test::kHangLimitMs));
+    QByteArray said;
+    QTRY_VERIFY((said += other.readAllStandardOutput()).contains("locked"));
+    ui::RunInfo info = ui::readRunInfo(run);
+    QCOMPARE(info.status, QString("training elsewhere"));
+    QVERIFY(!info.resumable);
+    QVERIFY2(info.error.contains("training this run now"), qPrintable(info.error));
+    QCOMPARE(info.steps, qint64(48));
+    other.kill();
+    QVERIFY(other.waitForFinished(test::kHangLimitMs));
+    info = ui::readRunInfo(run);
+    QCOMPARE(info.status, QString("interrupted"));
+    QVERIFY(info.resumable);
+    QCOMPARE(info.steps, qint64(48));
+  }
+
   // Issue 9, item 8: a run with a single evaluation shows its point inside
   // the axes with whole-step ticks; a log loss axis over less than a decade
   // has ticks below 1 too.

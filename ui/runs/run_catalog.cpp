@@ -104,6 +104,27 @@ bool writeRunNotes(const QString& runDir, const QString& title, const QStringLis
   return true;
 }
 
+namespace {
+
+// The step of metrics.csv's last row (its second column), read from the
+// file's end; 0 when there is none.
+qint64 lastRecordedStep(const QString& runDir) {
+  QFile f(runDir + "/" + run_files::kMetrics);
+  if (!f.open(QIODevice::ReadOnly)) return 0;
+  const qint64 tail = 16384;
+  if (f.size() > tail) f.seek(f.size() - tail);
+  const QList<QByteArray> lines = f.readAll().split('\n');
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    const QList<QByteArray> cells = it->split(',');
+    bool ok = false;
+    const qint64 step = cells.size() > 2 ? cells[1].toLongLong(&ok) : 0;
+    if (ok) return step;
+  }
+  return 0;
+}
+
+}  // namespace
+
 RunInfo readRunInfo(const QString& runDir) {
   RunInfo r;
   QFileInfo dirInfo(runDir);
@@ -184,9 +205,19 @@ RunInfo readRunInfo(const QString& runDir) {
   } else if (summaryThere) {
     r.status = "unreadable";
     r.error = QStringLiteral("%1/summary.json is not valid JSON").arg(runDir);
+  } else if (const long pid = lockHolder(runDir.toStdString() + "/.lock"); pid >= 0) {
+    // No summary and its lock held: another process (a second window, the
+    // CLI, a search's trial) is training it now; resuming it here would
+    // train it twice (issue 60, item 10).
+    r.status = "training elsewhere";
+    r.error = pid > 0 ? QStringLiteral("process %1 is training this run now").arg(pid)
+                      : QStringLiteral("another process is training this run now");
+    r.steps = lastRecordedStep(runDir);
   } else {
-    // No summary: still training, or ended without one (killed, power cut).
+    // No summary: ended without one (killed, power cut); its steps are
+    // metrics.csv's, not 0.
     r.status = "interrupted";
+    r.steps = lastRecordedStep(runDir);
   }
   if (!settings.is_object()) {
     r.status = "unreadable";
@@ -209,7 +240,8 @@ RunInfo readRunInfo(const QString& runDir) {
   // An interrupted run without a checkpoint yet (killed in its first steps)
   // resumes from step 0 in its folder; a fork so killed is forked again.
   const bool fromStart = !r.hasCheckpoint && r.status == "interrupted" && r.parentDir.isEmpty();
-  r.resumable = (r.hasCheckpoint || fromStart) && r.status != "completed" && r.status != "early-stopped";
+  r.resumable = (r.hasCheckpoint || fromStart) && r.status != "completed" && r.status != "early-stopped" &&
+                r.status != "training elsewhere";
   return r;
 }
 

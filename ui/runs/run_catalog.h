@@ -25,7 +25,9 @@ struct RunInfo {
   QString name;   // the settings' name (the preset's, unless renamed)
   QString model;  // "cnn w32 d2"
   QDateTime started;
-  QString status;  // completed | stopped | failed | running | interrupted
+  // completed | stopped | failed | running | interrupted | training
+  // elsewhere (another process trains it now: not resumable here)
+  QString status;
   QString error;
   double bestAccuracy = MetricRecord::kNone;
   double testAccuracy = MetricRecord::kNone;

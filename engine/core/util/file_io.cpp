@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -248,6 +249,30 @@ void AppendFile::close() {
 bool removeTree(const std::string& dir) {
   auto one = [](const char* path, const struct stat*, int, struct FTW*) { return std::remove(path); };
   return ::nftw(dir.c_str(), one, 16, FTW_DEPTH | FTW_PHYS) == 0;
+}
+
+long lockHolder(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  std::FILE* locks = std::fopen("/proc/locks", "re");
+  if (!locks) return -1;
+  // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF": the holder's pid,
+  // then the file's device (major:minor, hex) and inode.
+  char line[256];
+  long holder = -1;
+  while (holder < 0 && std::fgets(line, sizeof line, locks)) {
+    char kind[16] = "";
+    long pid = 0;
+    unsigned major = 0, minor = 0;
+    unsigned long inode = 0;
+    if (std::sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%lu", kind, &pid, &major, &minor, &inode) != 5) continue;
+    if (std::string(kind) != "FLOCK" || inode != st.st_ino || major != ::major(st.st_dev) ||
+        minor != ::minor(st.st_dev))
+      continue;
+    if (pid != static_cast<long>(::getpid())) holder = pid;
+  }
+  std::fclose(locks);
+  return holder;
 }
 
 }  // namespace studio

@@ -47,6 +47,12 @@ std::string readFileBytes(const std::string& path, const std::string& what = "fi
 // cannot be made.
 int lockFile(const std::string& path, bool wait);
 
+// The process that holds a lockFile() lock on path, when it is another
+// process than this one: its pid (0 where /proc/locks cannot show it, as from
+// another pid namespace); -1 when no other process holds one. Read from
+// /proc/locks, so it takes no lock itself and races with no one.
+long lockHolder(const std::string& path);
+
 // Throws InputError unless path is a directory itself (not a link to one).
 void requireRealDirectory(const std::string& path);
 
