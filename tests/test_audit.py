@@ -408,7 +408,7 @@ class AuditTest(unittest.TestCase):
         state = load_json(os.path.join(d, "audit_state.json"))
         self.assertEqual(state["parallel"], 2)
         for fold in ("1", "2", "3"):  # each its own process, the 2 cores shared
-            self.assertEqual(load_json(os.path.join(state["runs"][fold], "settings.json"))["performance"]["threads"],
+            self.assertEqual(load_json(os.path.join(d, state["runs"][fold], "settings.json"))["performance"]["threads"],
                              max(1, os.cpu_count() // 2))
         oof = read_csv(os.path.join(d, "oof.csv"))
         given = np.array([float(r["given_y"]) for r in oof])
@@ -477,20 +477,21 @@ class AuditTest(unittest.TestCase):
                 runs = load_json(found[0])["runs"] if found else {}
             except ValueError:
                 runs = {}
-            if len(runs) == 2 and all(os.path.exists(os.path.join(r, "metrics.csv")) for r in runs.values()):
+            if len(runs) == 2 and all(os.path.exists(os.path.join(os.path.dirname(found[0]), r, "metrics.csv"))
+                                      for r in runs.values()):
                 break
             time.sleep(0.05)
         self.assertEqual(len(runs), 2, "the two folds never ran at once")
         p.send_signal(signal.SIGINT)
         text = p.communicate(timeout=HANG_LIMIT_S)[0]
         self.assertEqual(p.returncode, 130, text)
-        for r in runs.values():  # both stopped with a checkpoint
-            self.assertEqual(load_json(os.path.join(r, "summary.json"))["status"], "stopped", text)
         d = os.path.dirname(found[0])
+        for r in runs.values():  # both stopped with a checkpoint
+            self.assertEqual(load_json(os.path.join(d, r, "summary.json"))["status"], "stopped", text)
         rc, text = cli("audit", "--resume", d)  # at once again, each fold from its checkpoint
         self.assertEqual(rc, 0, text)
         for r in runs.values():
-            self.assertEqual(load_json(os.path.join(r, "summary.json"))["status"], "completed")
+            self.assertEqual(load_json(os.path.join(d, r, "summary.json"))["status"], "completed")
         self.assertEqual(load_json(os.path.join(d, "audit_state.json"))["runs"], runs)
 
     def test_multilabel_by_confident_learning_label_by_label(self):
@@ -566,7 +567,7 @@ class AuditTest(unittest.TestCase):
                     runs = load_json(found[0])["runs"]
                 except (ValueError, KeyError):
                     runs = {}
-                if "2" in runs and os.path.exists(os.path.join(runs["2"], "metrics.csv")):
+                if "2" in runs and os.path.exists(os.path.join(os.path.dirname(found[0]), runs["2"], "metrics.csv")):
                     state = found[0]
                     break
             time.sleep(0.05)
@@ -577,14 +578,32 @@ class AuditTest(unittest.TestCase):
         d = os.path.dirname(state)
         self.assertIn(f"audit --resume {d}", text)
         fold2 = load_json(state)["runs"]["2"]
-        self.assertEqual(load_json(os.path.join(fold2, "summary.json"))["status"], "stopped")
+        self.assertFalse(os.path.isabs(fold2), fold2)  # relative to the audit folder (issue 59, item 13)
+        self.assertEqual(load_json(os.path.join(d, fold2, "summary.json"))["status"], "stopped")
         rc, text = cli("audit", "--resume", d)
         self.assertEqual(rc, 0, text)
         self.assertEqual(load_json(os.path.join(d, "audit_state.json"))["runs"]["2"], fold2)
-        self.assertEqual(load_json(os.path.join(fold2, "summary.json"))["status"], "completed")
+        self.assertEqual(load_json(os.path.join(d, fold2, "summary.json"))["status"], "completed")
         self.assertEqual(len(glob.glob(os.path.join(d, "folds", "*"))), 2)
         self.assertEqual(len(read_csv(os.path.join(d, "oof.csv"))),
                          len(glob.glob(os.path.join(self.root, "train", "*", "*.png"))))
+        # Issue 59, item 13: a copied audit folder resumes from its own folds (the original moved away, nothing
+        # is trained again), and one whose audit_state.json was given other folds is refused, naming them.
+        copy = d + "-copy"
+        shutil.copytree(d, copy)
+        shutil.move(d, d + "-moved")
+        rc, text = cli("audit", "--resume", copy)
+        self.assertEqual(rc, 0, text)
+        self.assertEqual(len(glob.glob(os.path.join(copy, "folds", "*"))), 2)
+        edited = load_json(os.path.join(copy, "audit_state.json"))
+        edited["folds"] = 3
+        with open(os.path.join(copy, "audit_state.json"), "w") as f:
+            json.dump(edited, f)
+        rc, text = cli("audit", "--resume", copy)
+        self.assertEqual(rc, 2, text)
+        self.assertIn("audit_state.json says 3 folds", text)
+        self.assertIn("was trained as fold 1 of 2", text)
+        self.assertEqual(len(glob.glob(os.path.join(copy, "folds", "*"))), 2)
 
     def test_bad_input_is_named(self):
         out = os.path.join(self.tmp, "bad")

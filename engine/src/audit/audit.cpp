@@ -79,6 +79,24 @@ struct AuditState {
   std::map<int, std::string> runs;  // fold -> run folder
 };
 
+// A fold's run folder as the state file keeps it: relative to the audit
+// folder, so a copied or moved audit resumes from its own folds.
+std::string storedRun(const std::string& dir, const std::string& run) {
+  const fs::path rel = fs::path(run).lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != ".." ? rel.generic_string() : run;
+}
+
+// The run folder of a stored path: relative to the audit folder; an
+// absolute one (an older audit's) as it is when it is there, else the run of
+// that name in this audit's folds (a copied audit's).
+std::string runOfStored(const std::string& dir, const std::string& stored) {
+  const fs::path p(stored);
+  if (p.is_relative()) return (fs::path(dir) / p).lexically_normal().string();
+  std::error_code ec;
+  const fs::path own = fs::path(dir) / kFoldsFolder / p.filename();
+  return !fs::exists(p, ec) && fs::is_directory(own, ec) ? own.string() : stored;
+}
+
 AuditState loadState(const std::string& dir) {
   const json j = json::parse(readFileBytes(dir + "/" + kAuditState, "audit state"), nullptr, false);
   if (!j.is_object() || !j.contains("folds") || !j["folds"].is_number_integer())
@@ -91,13 +109,36 @@ AuditState loadState(const std::string& dir) {
   s.options.parallel = j.value("parallel", s.options.parallel);
   if (j.contains("runs") && j["runs"].is_object())
     for (const auto& [k, v] : j["runs"].items())
-      if (v.is_string()) s.runs[std::stoi(k)] = v.get<std::string>();
+      if (v.is_string()) s.runs[std::stoi(k)] = runOfStored(dir, v.get<std::string>());
   return s;
+}
+
+// Refuses a state whose folds are not its runs' (audit_state.json edited:
+// 3 folds made 5 kept three folds of the 3-fold split and trained two more).
+void checkStateFolds(const std::string& dir, const AuditState& s) {
+  const std::string file = dir + "/" + kAuditState;
+  for (const auto& [fold, run] : s.runs) {
+    if (fold < 1 || fold > s.options.folds)
+      throw InputError(file + " names a run for fold " + std::to_string(fold) + " of an audit of " +
+                       std::to_string(s.options.folds) + " folds: it was edited; start a new audit");
+    const json settings =
+        json::parse(readFileBytes(run + "/" + run_files::kSettings, "fold run settings"), nullptr, false);
+    const json data = settings.is_object() ? settings.value("data", json::object()) : json::object();
+    const int folds = data.is_object() ? data.value("cv_folds", 0) : 0;
+    const int which = data.is_object() ? data.value("cv_fold", 0) : 0;
+    if (folds != s.options.folds || which != fold)
+      throw InputError(file + " says " + std::to_string(s.options.folds) + " folds, but the run of its fold " +
+                       std::to_string(fold) + " (" + run + ") was trained as fold " + std::to_string(which) + " of " +
+                       std::to_string(folds) +
+                       " (data.cv_folds, data.cv_fold): an audit's folds cannot change; start a new audit with "
+                       "--folds " +
+                       std::to_string(s.options.folds));
+  }
 }
 
 void saveState(const std::string& dir, const AuditState& s) {
   json runs = json::object();
-  for (const auto& [k, v] : s.runs) runs[std::to_string(k)] = v;
+  for (const auto& [k, v] : s.runs) runs[std::to_string(k)] = storedRun(dir, v);
   writeFileAtomically(dir + "/" + kAuditState, json{{"folds", s.options.folds},
                                                     {"similarity", s.options.similarity},
                                                     {"neighbours", s.options.neighbours},
@@ -494,6 +535,7 @@ AuditResult resumeAudit(const std::string& dir, const FoldRunner& runFold, int p
     throw InputError(dir + " is not an audit folder (no " + kAuditState + " and " + kAuditSettings + ")");
   const TrainConfig config = loadConfigFile(dir + "/" + kAuditSettings);
   AuditState state = loadState(dir);
+  checkStateFolds(dir, state);
   if (parallel > 0) state.options.parallel = parallel;
   checkAuditable(config, state.options);
   return continueAudit(dir, config, state, runFold, stops);
