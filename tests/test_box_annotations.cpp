@@ -168,6 +168,44 @@ class TestBoxAnnotations : public QObject {
              std::vector<double>({0.0, 0.0, double(h.width), double(h.height)}));
   }
 
+  // Issue 59, item 15: a JSON file read as VOC gave a raw "directory
+  // iterator" error; an image named by two VOC files was counted twice; VOC
+  // files in sub-folders were ignored without a word.
+  void vocFolderMistakesAreNamed() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const ImageHeader h = copyAnImage(dir + "/a.png");
+    const auto voc = [&](const std::string& path) {
+      std::ofstream(path) << "<annotation><filename>a.png</filename><size><width>" << h.width << "</width><height>"
+                          << h.height << "</height></size><object><name>one</name><bndbox><xmin>1</xmin><ymin>1</ymin>"
+                          << "<xmax>5</xmax><ymax>5</ymax></bndbox></object></annotation>";
+    };
+    const auto said = [&](const std::string& annotations) {
+      try {
+        readBoxAnnotations(annotations, dir, "voc", BadBoxes::fail);
+      } catch (const DataError& e) {
+        return std::string(e.what());
+      }
+      return std::string("read without an error");
+    };
+    std::ofstream(dir + "/instances.json") << "{}";
+    std::string got = said(dir + "/instances.json");
+    QVERIFY2(got.find("is not a folder: data.annotation_format voc reads a folder") != std::string::npos, got.c_str());
+    QDir().mkpath(QString::fromStdString(dir + "/voc/more"));
+    voc(dir + "/voc/more/a.xml");
+    got = said(dir + "/voc");
+    QVERIFY2(got.find("holds no .xml files") != std::string::npos &&
+                 got.find("1 .xml file(s) in its sub-folders, which are not read") != std::string::npos,
+             got.c_str());
+    voc(dir + "/voc/a.xml");
+    QCOMPARE(readBoxAnnotations(dir + "/voc", dir, "voc", BadBoxes::fail).images.size(), size_t(1));
+    voc(dir + "/voc/b.xml");
+    got = said(dir + "/voc");
+    QVERIFY2(
+        got.find("b.xml and ") != std::string::npos && got.find("a.xml both annotate the image") != std::string::npos,
+        got.c_str());
+  }
+
   void badInputIsNamed() {
     const auto cases = expected()["bad"];
     QVERIFY(cases.size() >= 8);

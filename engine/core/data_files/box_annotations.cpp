@@ -16,6 +16,7 @@
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
+#include "studio/log.h"
 
 namespace studio {
 namespace {
@@ -303,12 +304,29 @@ double number(const tinyxml2::XMLElement* e, const char* name, const std::string
 BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBoxes bad) {
   BoxAnnotations out;
   out.format = "voc";
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec))  // a raw "directory iterator" error before (issue 59, item 15)
+    throw DataError("data.annotations " + folder +
+                    " is not a folder: data.annotation_format voc reads a folder of Pascal VOC .xml files (a .json "
+                    "file is COCO's, a data.yaml YOLO's: set data.annotation_format to auto or to its format)");
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(folder))
-    if (e.path().extension() == ".xml" && !e.is_directory()) files.push_back(e.path().string());  // a FIFO is named
+  int64_t deeper = 0;  // .xml files in sub-folders, which VOC's layout does not have
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".xml" || it->is_directory(ec)) continue;
+    if (it.depth() == 0)
+      files.push_back(it->path().string());  // a FIFO is named when it is read
+    else
+      ++deeper;
+  }
   std::sort(files.begin(), files.end());
-  if (files.empty()) throw DataError(folder + " holds no .xml files (Pascal VOC annotations)");
-  std::map<std::string, int64_t> labelOf;  // names in the order first met
+  const std::string below = std::to_string(deeper) + " .xml file(s) in its sub-folders, which are not read";
+  if (files.empty())
+    throw DataError(folder + " holds no .xml files (Pascal VOC annotations)" + (deeper ? "; " + below : "") +
+                    ": data.annotations names the folder that holds them");
+  if (deeper)
+    log::warn("data.annotations " + folder + ": " + below + " (a VOC folder's annotations are its own files)");
+  std::map<std::string, std::string> annotatedBy;  // image -> the file that annotates it
+  std::map<std::string, int64_t> labelOf;          // names in the order first met
   for (const auto& file : files) {
     tinyxml2::XMLDocument doc;
     std::string xml;
@@ -326,6 +344,10 @@ BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBo
     im.file = imagePath(root, childText(a, "filename"));
     if (!fs::is_regular_file(im.file))
       throw DataError(file + ": the image " + im.file + " of its <filename> does not exist");
+    // Counted twice before, its boxes in two images (issue 59, item 15).
+    if (const auto [first, fresh] = annotatedBy.emplace(im.file, file); !fresh)
+      throw DataError(file + " and " + first->second + " both annotate the image " + im.file +
+                      ": give each image one annotation file");
     im.id = static_cast<int64_t>(out.images.size());
     const tinyxml2::XMLElement* size = a->FirstChildElement("size");
     if (size && !childText(size, "width").empty()) {
