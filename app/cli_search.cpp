@@ -133,7 +133,8 @@ int SearchCommand::run() {
 }
 
 int SearchCommand::startRunner(const std::string& folder, const nlohmann::json& spec, bool joining) {
-  fs::create_directories(folder);
+  // Made here: the runner removes it again when its first connection fails.
+  const bool made = !fs::exists(folder) && fs::create_directories(folder);
   // One search of a study at a time: the lock passes to the runner (kept
   // open across exec) and ends with it, however it ends.
   const std::string lock = (fs::path(folder) / "study.lock").string();
@@ -166,6 +167,7 @@ int SearchCommand::startRunner(const std::string& folder, const nlohmann::json& 
   std::vector<std::string> args{python, "-B", script, "--study", folder, "--cli", self};
   if (m_spec.thenTrain) args.emplace_back("--then-train");
   if (joining) args.emplace_back("--join");
+  if (made) args.emplace_back("--new-folder");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -233,6 +233,8 @@ class SharedStudyTest(unittest.TestCase):
                 code, text = self.cli(*args, "--out", os.path.join(self.tmp, "bad"), env=env)
                 self.assertEqual(code, 2, text)
                 self.assertIn(said, text)
+                # Issue 59, item 7: a failed first connection leaves no study folder behind.
+                self.assertEqual(glob.glob(os.path.join(self.tmp, "bad", "*")), [], text)
 
     def test_4_the_password_is_written_nowhere(self):
         self.assertTrue(self.outputs, "runs first")

@@ -42,6 +42,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,7 +74,7 @@ except ImportError:
 
 
 class Search:
-    def __init__(self, folder, cli, then_train, join=False):
+    def __init__(self, folder, cli, then_train, join=False, new_folder=False):
         self.folder = os.path.abspath(folder)
         remove_temporaries(self.folder)
         self.cli = cli
@@ -83,10 +84,17 @@ class Search:
         # A study in a database (--storage) is shared with other machines' runners; a joining runner reads
         # the study's spec there and writes it here, with its own parallel and output folder.
         self.url = self.spec.get("storage") or ""
-        self.storage = shared_storage.open_storage(optuna, self.url) if self.url else None
-        if join:
-            self.spec = shared_storage.joined_spec(optuna, self.storage, self.spec, self.url)
-            write_json(os.path.join(self.folder, "search.json"), self.spec)
+        try:
+            self.storage = shared_storage.open_storage(optuna, self.url) if self.url else None
+            if join:
+                self.spec = shared_storage.joined_spec(optuna, self.storage, self.spec, self.url)
+                write_json(os.path.join(self.folder, "search.json"), self.spec)
+        except SystemExit:
+            # A first connection that fails (a wrong password, a closed port, no such study) leaves no
+            # study folder behind when this search made it (issue 59, item 7).
+            if new_folder:
+                shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self.trial_ids = {}  # trial number -> Optuna's trial id, for the heartbeats
         self.stale_now = set()  # the running trials whose runners stopped, as the last snapshot saw them
         s = self.spec
@@ -658,8 +666,9 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--then-train", action="store_true")
     ap.add_argument("--join", action="store_true", help="search.json names a study in a database to join")
+    ap.add_argument("--new-folder", action="store_true", help="the CLI made the study's folder for this search")
     a = ap.parse_args()
-    search = Search(a.study, a.cli, a.then_train, a.join)
+    search = Search(a.study, a.cli, a.then_train, a.join, a.new_folder)
     signal.signal(signal.SIGINT, search.stop)
     signal.signal(signal.SIGTERM, search.stop)
     if _stopped_early:
