@@ -48,7 +48,7 @@ PY
 # LibTorch through the studio's predict: images per second at a batch size.
 studio() {
   "$CLI" predict "$1" --input "$2" --batch-size "$3" --workers 1 --out "$WORK/p.csv" --overwrite |
-    sed -n 's/.*(\([0-9]*\) per second).*/\1/p'
+    sed -n 's/.*(\([0-9.]*\) per second).*/\1/p'
 }
 report() {  # report NAME EXPORT IMAGES
   "$CLI" predict "$2" --input "$3" --out "$WORK/p.csv" --overwrite > /dev/null  # the page cache, the first calls

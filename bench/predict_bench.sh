@@ -37,7 +37,7 @@ run=$(ls -d "$WORK"/runs/*/ | head -1)
 
 studio() {
   "$CLI" predict "$WORK/export" --input "$WORK/images" --workers "$WORKERS" --device "$DEVICE" \
-    --out "$WORK/p.csv" --overwrite | sed -n 's/.*(\([0-9]*\) per second).*/\1/p'
+    --out "$WORK/p.csv" --overwrite | sed -n 's/.*(\([0-9.]*\) per second).*/\1/p'
 }
 python() { "$PY" "$here/predict_loop.py" "$WORK/export" "$WORK/images" "$WORKERS" 256 "$DEVICE" | sed -n 's/.*: \([0-9]*\) images\/s/\1/p'; }
 studio > /dev/null; python > /dev/null  # warm the page cache
