@@ -328,7 +328,6 @@ void TensorPredict::predictValues(const torch::Tensor& all, const TableInputs& t
 
 PredictionReport TensorPredict::emptyReport() const {
   PredictionReport r = Impl::emptyReport();
-  r.input = inputKind();
   r.targets = targets;
   if (config.task.kind == TaskKind::multilabel) {
     r.thresholds = thresholds;

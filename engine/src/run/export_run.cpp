@@ -170,8 +170,7 @@ void prepareExportFolder(const std::string& outDir) {
                        " (an earlier export?); nothing was written: choose another folder, or move that one away");
   // The files are staged beside the folder, or in it when it exists
   // (run/staged_folder.h): the folder itself is made when they are complete.
-  fs::path folder = fs::path(outDir).lexically_normal();
-  if (folder.filename().empty()) folder = folder.parent_path();
+  const fs::path folder = stagedTarget(outDir);
   const bool exists = fs::exists(fs::symlink_status(folder, ec));
   if (exists && !fs::is_directory(folder, ec))
     throw InputError("cannot create export folder " + outDir + ": a file of that name is there");

@@ -17,13 +17,6 @@ namespace studio {
 namespace fs = std::filesystem;
 namespace {
 
-// The target without a trailing separator ("out/" is "out").
-fs::path targetPath(const std::string& target) {
-  fs::path p = fs::path(target).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  return p;
-}
-
 // Moves every entry of `from` into `to`, a folder's entries into a folder of
 // the same name there; a file replaces one of its name (rename is atomic).
 void moveInto(const fs::path& from, const fs::path& to) {
@@ -56,7 +49,13 @@ void removeLeftovers(const fs::path& folder, const std::string& prefix) {
 
 }  // namespace
 
-StagedFolder::StagedFolder(const std::string& target) : m_target(targetPath(target).string()) {
+std::string stagedTarget(const std::string& target) {
+  fs::path p = fs::path(target).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.string();
+}
+
+StagedFolder::StagedFolder(const std::string& target) : m_target(stagedTarget(target)) {
   std::error_code ec;
   m_inside = fs::is_directory(m_target, ec);
   const fs::path folder = m_inside ? fs::path(m_target) : fs::path(m_target).parent_path();

@@ -16,6 +16,9 @@
 
 namespace studio {
 
+// The target as a StagedFolder names it: "out/" is "out".
+std::string stagedTarget(const std::string& target);
+
 class StagedFolder {
  public:
   // The target's parent must exist. Throws IoError naming the target when
