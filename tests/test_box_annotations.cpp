@@ -14,6 +14,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <fstream>
+#include <map>
 
 #include "studio/box_annotations.h"
 #include "studio/data_plan.h"
@@ -424,6 +425,80 @@ class TestBoxAnnotations : public QObject {
       QVERIFY2(std::string(e.what()).find("<xmax> is not a number (\"0x5\"; give it in decimal)") != std::string::npos,
                e.what());
     }
+  }
+
+  // Issue 59 item 5, issue 60 item 9: data.yaml's train:, val: and test:
+  // were ignored (every image under data.root pooled, the splits drawn
+  // anew). They are the splits; a data.yaml that gives them wrongly is named.
+  void yoloSplitsAreHonoured() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const std::map<std::string, std::vector<std::string>> layout{
+        {"train", {"a", "b", "c", "d"}}, {"val", {"e"}}, {"test", {"f", "g"}}};
+    for (const auto& [split, names] : layout) {
+      QDir().mkpath(QString::fromStdString(dir + "/images/" + split));
+      QDir().mkpath(QString::fromStdString(dir + "/labels/" + split));
+      for (const auto& n : names) {
+        copyAnImage(dir + "/images/" + split + "/" + n + ".png");
+        std::ofstream(dir + "/labels/" + split + "/" + n + ".txt") << "0 0.5 0.5 0.25 0.25\n";
+      }
+    }
+    const auto plan = [&](const std::string& yaml) {
+      std::ofstream(dir + "/data.yaml") << yaml << "names: [thing, other]\n";
+      TrainConfig c;
+      c.task.kind = TaskKind::detection;
+      c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+      c.data.format = DataFormat::image_folder;
+      c.data.root = dir;
+      c.data.annotations = dir + "/data.yaml";
+      c.data.test_fraction = 0.25;
+      c.data.val_fraction = 0.25;
+      return planData(c);
+    };
+    const auto names = [](const DataPlan& p, const PlannedSplit& s) {
+      std::vector<std::string> out;
+      for (int64_t item : s.items)
+        out.push_back(std::filesystem::path(p.files[static_cast<size_t>(item)]).stem().string());
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    const auto sameSplits = [&](const DataPlan& p) {
+      QCOMPARE(names(p, p.train), layout.at("train"));
+      QCOMPARE(names(p, p.val), layout.at("val"));
+      QCOMPARE(names(p, p.test), layout.at("test"));
+    };
+    DataPlan p = plan("path: .\ntrain: images/train\nval: images/val\ntest: images/test\n");
+    sameSplits(p);
+    QVERIFY2(p.testFrom.find("data.yaml's test: images/test (data.test_fraction is not used)") != std::string::npos,
+             p.testFrom.c_str());
+    QVERIFY2(p.valFrom.find("data.yaml's val: images/val (data.val_fraction is not used)") != std::string::npos,
+             p.valFrom.c_str());
+    // Roboflow's "../" form, a list, and a .txt list of images.
+    std::ofstream(dir + "/test.txt") << "./images/test/f.png\nimages/test/g.png\n\n";
+    sameSplits(plan("train: [images/train]\nval: ../images/val\ntest: test.txt\n"));
+    // coco128's val: is its train:: validation is held out of it, and said.
+    p = plan("train: images/train\nval: images/train\ntest: images/test\n");
+    QCOMPARE(p.train.size() + p.val.size(), int64_t{4});
+    QVERIFY2(p.valFrom.find("val: is train:'s images") != std::string::npos, p.valFrom.c_str());
+
+    const auto refusal = [&](const std::string& yaml) {
+      try {
+        plan(yaml);
+      } catch (const DataError& e) {
+        return std::string(e.what());
+      }
+      return std::string("planned without an error");
+    };
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {refusal("train: images/train\nval: images\n"),
+         "is in " + dir + "/data.yaml's train: and its val:, so it would be tested on what it trained on"},
+        {refusal("train: images/train\nval: nowhere\n"),
+         "data.yaml's val: \"nowhere\" is neither a folder nor a list of images"},
+        {refusal("train: images/train\ntest: " + tmp.path().toStdString() + "/..\n"), "outside data.root " + dir},
+        {refusal("train: images/train\nval: labels/val\n"), "data.yaml's val: \"labels/val\" holds no image"},
+        {refusal("val: images/val\n"), "gives val: or test: but no train:"}};
+    for (const auto& [got, want] : cases)
+      QVERIFY2(got.find(want) != std::string::npos, (want + " not in: " + got).c_str());
   }
 
   void unknownFormat() {

@@ -214,7 +214,7 @@ std::vector<FieldSpec> makeSchema() {
        folder, true);
   when(range(add(SETTING(data.test_fraction), data, "Test fraction", T::Real,
                  "Share of each class held out for testing (stratified, seeded) when there is no test folder or "
-                 "test table."),
+                 "test table (nor a YOLO data.yaml's test:)."),
              between(0, 0.9)),
        Rule{[](const TrainConfig& c) { return c.data.format != DataFormat::idx; }, "data.format image_folder or csv"},
        true);
@@ -230,7 +230,7 @@ std::vector<FieldSpec> makeSchema() {
         atLeast(0));
   range(add(SETTING(data.val_fraction), data, "Validation fraction", T::Real,
             "Share of each class of the training examples held out for evaluation during the run, so the test set "
-            "stays unseen."),
+            "stays unseen. Not used with a val/ folder or a YOLO data.yaml's val:."),
         between(0, 0.9));
   range(add(SETTING(data.cv_folds), data, "Cross-validation folds (0: off)", T::Int,
             "Cross-validation, as the audit runs it: the training examples (after the validation split) are dealt "

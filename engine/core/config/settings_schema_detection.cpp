@@ -18,7 +18,8 @@ void addDetectionSettings(Fields& add) {
   when(add(SETTING(data.annotations), data, "Boxes (annotations)", T::File,
            "Detection: the boxes of the images under Data, as a COCO instances JSON (CVAT, Label Studio and "
            "Roboflow export it), a YOLO data.yaml (one .txt of \"class cx cy w h\" per image in labels/ beside "
-           "images/), or a folder of Pascal VOC XML files. Images without boxes are kept as negatives; crowd "
+           "images/; its train:, val: and test: are the splits), or a folder of Pascal VOC XML files. Images without "
+           "boxes are kept as negatives; crowd "
            "boxes are ignored as COCO does."),
        detection, true);
   when(add(SETTING(data.annotation_format), data, "Boxes format", T::Choice,

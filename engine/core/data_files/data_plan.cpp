@@ -1,6 +1,7 @@
 #include "studio/data_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "studio/image_folder.h"
 #include "studio/log.h"
 #include "studio/machine_memory.h"
+#include "studio/yolo_splits.h"
 
 namespace studio {
 namespace {
@@ -153,12 +155,26 @@ void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
   const BadBoxes bad = badBoxesOf(d.on_bad_box.value());
   p.boxes = readBoxAnnotations(d.annotations, d.root, d.annotation_format.name(), bad);
   for (const auto& c : p.boxes.categories) p.classNames.push_back(c.name);
-  for (const auto& image : p.boxes.images) {
-    append(p.train, static_cast<int64_t>(p.files.size()), 0);
-    p.files.push_back(image.file);
+  // A YOLO data.yaml's own train:, val: and test: (issue 59, item 5).
+  const YoloSplits ys = p.boxes.format == "yolo" ? yoloSplitsOf(d.annotations, d.root, p.boxes) : YoloSplits{};
+  std::array<PlannedSplit, 4> given;  // by YoloSplit
+  for (size_t i = 0; i < p.boxes.images.size(); ++i) {
+    append(given[static_cast<size_t>(ys.declared() ? ys.of[i] : YoloSplit::train)],
+           static_cast<int64_t>(p.files.size()), 0);
+    p.files.push_back(p.boxes.images[i].file);
   }
-  p.trainFrom = d.annotations;
-  if (!d.test_annotations.empty()) {
+  p.train = std::move(given[1]);
+  p.trainFrom = ys.declared() ? d.annotations + "'s train: " + ys.train : d.annotations;
+  if (!given[0].items.empty())
+    log::info(std::to_string(given[0].size()) + " images under data.root " + d.root + " are in none of " +
+              d.annotations + "'s splits and are not used");
+  if (!ys.test.empty()) {
+    if (!d.test_annotations.empty())
+      throw DataError(d.annotations + " gives its test: images and data.test_annotations names " + d.test_annotations +
+                      ": keep one test set");
+    p.test = std::move(given[3]);
+    p.testFrom = d.annotations + "'s test: " + ys.test + " (data.test_fraction is not used)";
+  } else if (!d.test_annotations.empty()) {
     const std::string root = d.test_root.empty() ? d.root : d.test_root;
     BoxAnnotations test = readBoxAnnotations(d.test_annotations, root, d.annotation_format.name(), bad);
     if (test.categories.size() != p.boxes.categories.size() ||
@@ -189,8 +205,16 @@ void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
   }
   limit(p.train, d.train_limit, true, mixSeed(seed, kLimitStream));
   limit(p.test, d.test_limit, true, mixSeed(seed, kLimitStream + 1));
-  p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), 1);
-  if (d.val_fraction > 0) p.valFrom = "held out of the training images: " + percent(d.val_fraction) + " of them";
+  const std::string note = ys.note.empty() ? "" : " (" + ys.note + ")";
+  if (!ys.val.empty()) {
+    p.val = std::move(given[2]);
+    p.valFrom = d.annotations + "'s val: " + ys.val + " (data.val_fraction is not used)";
+  } else {
+    p.val = holdOut(p.train, d.val_fraction, mixSeed(seed, kValStream), 1);
+    if (d.val_fraction > 0)
+      p.valFrom = "held out of the training images: " + percent(d.val_fraction) + " of them" + note;
+  }
+  if (ys.test.empty() && d.test_annotations.empty()) p.testFrom += note;
 }
 
 // A table's splits once its rows (and a test table's) are read: the test
