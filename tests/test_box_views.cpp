@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studio/augment_preview.h"
+#include "studio/box_match.h"
 #include "studio/box_predict.h"
 #include "studio/data_plan.h"
 #include "studio/errors.h"
@@ -284,11 +285,11 @@ class TestBoxViews : public QObject {
         {40, 0, 10, 10, 0.6, 0},  // the third's place, another class: a false positive
         {40, 0, 10, 10, 0.2, 1},  // the third: matched, above a score of 0.1 only
     };
-    ui::BoxErrors e = ui::matchBoxes(truth, found, 0.1);
+    BoxErrors e = matchBoxes(truth, found, 0.1);
     QCOMPARE(e.matched, 2);
     QCOMPARE(e.falsePositives, 3);
     QCOMPARE(e.missed, 1);
-    e = ui::matchBoxes(truth, found, 0.5);
+    e = matchBoxes(truth, found, 0.5);
     QCOMPARE(e.matched, 1);
     QCOMPARE(e.falsePositives, 3);
     QCOMPARE(e.missed, 2);
@@ -297,7 +298,7 @@ class TestBoxViews : public QObject {
     // would have matched both.
     const std::vector<ui::DrawnBox> close{{0, 0, 10, 10, 0, -1}, {4, 0, 10, 10, 0, -1}};
     const std::vector<PredictedBox> two{{1, 0, 10, 10, 0.9, 0}, {0, 0, 10, 10, 0.8, 0}};
-    e = ui::matchBoxes(close, two, 0.0);
+    e = matchBoxes(close, two, 0.0);
     QCOMPARE(e.matched, 1);
     QCOMPARE(e.falsePositives, 1);
     QCOMPARE(e.missed, 1);

@@ -12,7 +12,7 @@
 
 #include <algorithm>
 
-#include "studio/coco_eval.h"
+#include "studio/box_match.h"
 #include "studio/data_plan.h"
 #include "studio/run_layout.h"
 #include "studio/train_config.h"
@@ -26,38 +26,6 @@ constexpr int kRowRole = Qt::UserRole + 1;
 constexpr int kSide = 280;  // each of the two pictures
 
 }  // namespace
-
-BoxErrors matchBoxes(const std::vector<DrawnBox>& truth, const std::vector<PredictedBox>& found, double minScore,
-                     double iou) {
-  std::vector<size_t> order;
-  for (size_t i = 0; i < found.size(); ++i)
-    if (found[i].score >= minScore) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return found[a].score > found[b].score; });
-  std::vector<bool> taken(truth.size(), false);
-  BoxErrors e;
-  for (const size_t i : order) {
-    const auto& f = found[i];
-    double best = iou;
-    int match = -1;
-    for (size_t t = 0; t < truth.size(); ++t) {
-      if (taken[t] || truth[t].label != f.label) continue;
-      const double o =
-          cocoIou({f.x, f.y, f.width, f.height}, {truth[t].x, truth[t].y, truth[t].width, truth[t].height}, false);
-      if (o >= best) {
-        best = o;
-        match = static_cast<int>(t);
-      }
-    }
-    if (match >= 0) {
-      taken[static_cast<size_t>(match)] = true;
-      ++e.matched;
-    } else {
-      ++e.falsePositives;
-    }
-  }
-  e.missed = static_cast<int>(truth.size()) - e.matched;
-  return e;
-}
 
 TestBoxesView::TestBoxesView(QWidget* parent) : QWidget(parent) {
   setObjectName("testBoxesView");

@@ -27,15 +27,6 @@ class QTableWidget;
 
 namespace studio::ui {
 
-// One image's boxes against its true ones: COCO's greedy matching at an
-// IoU threshold, the found boxes below minScore left out (crowds are not
-// in `truth`).
-struct BoxErrors {
-  int matched = 0, missed = 0, falsePositives = 0;
-};
-BoxErrors matchBoxes(const std::vector<DrawnBox>& truth, const std::vector<PredictedBox>& found, double minScore,
-                     double iou = 0.5);
-
 class TestBoxesView : public QWidget {
   Q_OBJECT
 

@@ -1,4 +1,4 @@
-#include "ui/data/preview_coordinator.h"
+#include "ui/window/preview_coordinator.h"
 
 #include "studio/augment_preview.h"
 #include "studio/model_kinds.h"

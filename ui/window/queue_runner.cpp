@@ -1,4 +1,4 @@
-#include "ui/runs/queue_runner.h"
+#include "ui/window/queue_runner.h"
 
 #include <QDir>
 #include <QTimer>
