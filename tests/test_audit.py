@@ -302,6 +302,34 @@ class AuditTest(unittest.TestCase):
             self.assertEqual(rc, 2, text)
             self.assertIn(f"data.corrections {path} row 2", text)
             self.assertIn(message, text)
+        # Issue 59, item 12: the data's own checks again after the corrections
+        # (each trained before, or blamed the split settings), and one
+        # decision per file (the last one won).
+        everything = sorted(glob.glob(os.path.join(self.root, "train", "*", "*.png")))
+        rel = [os.path.relpath(f, self.root) for f in everything]
+        cases = [([[rel[0], "remove", ""], [rel[0], "relabel", "5"]],
+                  f"rows 2 and 3 decide \"{rel[0]}\" twice (remove, then relabel to 5): keep one decision per file"),
+                 ([[os.path.relpath(f, self.root), "remove", ""] for f in train],
+                  'removes or relabels every training example of class "3": a class without examples cannot be '
+                  'learnt'),
+                 ([[f, "relabel", "0"] for f in rel],
+                  'leaves every training example in class "0": a classifier needs examples of two classes'),
+                 ([[f, "remove", ""] for f in rel], "removes every training example (")]
+        for i, (rows, message) in enumerate(cases):
+            path = os.path.join(self.tmp, f"corrections-after-{i}.csv")
+            with open(path, "w", newline="") as f:
+                csv.writer(f).writerows([["file", "action", "label"], *rows])
+            rc, text = cli("summary", "--config", self.config, "--set", "data.corrections=" + path)
+            self.assertEqual(rc, 2, text)
+            self.assertIn(f"data.corrections {path}", text)
+            self.assertIn(message, text)
+        # The same decision twice is one decision.
+        path = os.path.join(self.tmp, "corrections-twice.csv")
+        with open(path, "w", newline="") as f:
+            csv.writer(f).writerows([["file", "action", "label"], [rel[0], "remove", ""], [rel[0], "remove", ""]])
+        rc, text = cli("summary", "--config", self.config, "--set", "data.corrections=" + path)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("data.corrections: 1 removed", text)
 
     def test_a_table_is_audited_by_its_rows(self):
         # digits as a table (64 pixel columns): 8 % of the training rows

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "studio/csv_table.h"
 #include "studio/errors.h"
@@ -52,6 +54,43 @@ std::map<std::string, int64_t> examplesByName(const DataPlan& p, const DataConfi
   return itemOf;
 }
 
+// Training examples per class (none for data without classes).
+std::vector<int64_t> trainingCounts(const DataPlan& p) {
+  std::vector<int64_t> n(p.hasTargets() || p.detection() ? 0 : static_cast<size_t>(p.classes()), 0);
+  for (int64_t label : p.train.labels)
+    if (label >= 0 && static_cast<size_t>(label) < n.size()) ++n[static_cast<size_t>(label)];
+  return n;
+}
+
+// The checks the data had before its corrections, again after them (issue
+// 59, item 12): no training example left, every training example of one
+// class, a class that had training examples and has none.
+void checkCorrected(const DataPlan& p, const DataConfig& d, const std::vector<int64_t>& before) {
+  const std::string by = "data.corrections " + d.corrections;
+  if (p.train.items.empty())
+    throw DataError(by + " removes every training example (" + std::to_string(p.correctionsRemoved) +
+                    " removed): nothing is left to train on; keep some of them");
+  if (p.test.items.empty() && d.cv_folds == 0)
+    throw DataError(by + " removes every test example of " + p.testFrom + ": nothing is left to test on");
+  const std::vector<int64_t> after = trainingCounts(p);
+  std::vector<std::string> emptied, left;
+  for (size_t k = 0; k < after.size(); ++k) {
+    if (after[k] > 0) left.push_back(p.classNames[k]);
+    if (after[k] == 0 && before[k] > 0) emptied.push_back("\"" + p.classNames[k] + "\"");
+  }
+  if (after.size() >= 2 && left.size() == 1)
+    throw DataError(by + " leaves every training example in class \"" + left.front() +
+                    "\": a classifier needs examples of two classes or more");
+  if (!emptied.empty()) {
+    std::string names;
+    for (size_t i = 0; i < emptied.size() && i < 5; ++i) names += (i ? ", " : "") + emptied[i];
+    if (emptied.size() > 5) names += " and " + std::to_string(emptied.size() - 5) + " more";
+    throw DataError(by + " removes or relabels every training example of class " + names +
+                    ": a class without examples cannot be learnt; keep some of them, or leave the class's "
+                    "folder out of data.root");
+  }
+}
+
 }  // namespace
 
 void applyCorrections(DataPlan& p, const DataConfig& d) {
@@ -64,6 +103,7 @@ void applyCorrections(DataPlan& p, const DataConfig& d) {
   const std::map<std::string, int64_t> itemOf = examplesByName(p, d);
   std::map<int64_t, int64_t> relabel;  // item -> class
   std::map<int64_t, bool> remove;
+  std::map<int64_t, std::pair<int64_t, std::string>> decided;  // item -> (row, decision)
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const auto& row = t.rows[r];
     const std::string where =
@@ -76,6 +116,14 @@ void applyCorrections(DataPlan& p, const DataConfig& d) {
       throw DataError(where + ": \"" + file + "\" is not " +
                       (table ? "a row of the data's tables (\"" + exampleSource(p, 0) + "\" names one)"
                              : "one of the images under data.root " + d.root));
+    // One decision per file: with two, the last won without a word (issue 59, item 12).
+    const auto rowNumber = static_cast<int64_t>(r) + t.firstRowNumber;
+    const std::string decision = action == "relabel" ? "relabel to " + label : action;
+    if (const auto [at, fresh] = decided.try_emplace(found->second, rowNumber, decision);
+        !fresh && at->second.second != decision)
+      throw DataError("data.corrections " + t.path + " rows " + std::to_string(at->second.first) + " and " +
+                      std::to_string(rowNumber) + " decide \"" + file + "\" twice (" + at->second.second + ", then " +
+                      decision + "): keep one decision per file");
     if (action == "relabel" && p.hasTargets())
       throw DataError(where + ": relabel gives an example another class, and " + d.format + " data of task.kind " +
                       p.task + " has no classes: remove the example, or correct its " +
@@ -94,6 +142,7 @@ void applyCorrections(DataPlan& p, const DataConfig& d) {
       throw DataError(where + ": action \"" + action + "\" is none of relabel, remove and keep");
     }
   }
+  const std::vector<int64_t> before = trainingCounts(p);
   for (PlannedSplit* s : {&p.train, &p.val, &p.test}) {
     PlannedSplit out;
     for (size_t i = 0; i < s->items.size(); ++i) {
@@ -112,6 +161,7 @@ void applyCorrections(DataPlan& p, const DataConfig& d) {
     }
     *s = std::move(out);
   }
+  checkCorrected(p, d, before);
 }
 
 }  // namespace studio
