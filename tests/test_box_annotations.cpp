@@ -9,6 +9,7 @@
 #include "test_support.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QDir>
 #include <QFileInfo>
@@ -499,6 +500,65 @@ class TestBoxAnnotations : public QObject {
         {refusal("val: images/val\n"), "gives val: or test: but no train:"}};
     for (const auto& [got, want] : cases)
       QVERIFY2(got.find(want) != std::string::npos, (want + " not in: " + got).c_str());
+  }
+
+  // Issue 59, item 14: a COCO or VOC file name with ../ or an absolute
+  // path, and a YOLO image or label file that is a link, read a file
+  // outside the images' folder; a YOLO line's error quoted the line (a
+  // linked file's first line). Each is refused, and no content is quoted.
+  void pathsStayUnderTheImagesFolder() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    QDir().mkpath(QString::fromStdString(dir + "/root/images"));
+    QDir().mkpath(QString::fromStdString(dir + "/root/labels"));
+    const ImageHeader h = copyAnImage(dir + "/outside.png");
+    copyAnImage(dir + "/root/images/a.png");
+    std::ofstream(dir + "/secret.txt") << "0 SECRET-CONTENT 0.5 0.1 0.1\n";
+    const auto said = [&](const std::string& file, const std::string& root, const char* format) {
+      try {
+        readBoxAnnotations(file, root, format, BadBoxes::fail);
+      } catch (const DataError& e) {
+        return std::string(e.what());
+      }
+      return std::string("read without an error");
+    };
+    const auto coco = [&](const std::string& name) {
+      const nlohmann::json j = {
+          {"images", {{{"id", 1}, {"file_name", name}, {"width", h.width}, {"height", h.height}}}},
+          {"annotations", nlohmann::json::array()},
+          {"categories", {{{"id", 1}, {"name", "thing"}}}}};
+      std::ofstream(dir + "/coco.json") << j.dump();
+      return said(dir + "/coco.json", dir + "/root/images", "coco");
+    };
+    QCOMPARE(coco("a.png"), std::string("read without an error"));
+    for (const std::string& name : {std::string("../../outside.png"), dir + "/outside.png"}) {
+      const std::string got = coco(name);
+      QVERIFY2(
+          got.find("images[0]: " + dir + "/root/images/../../outside.png is outside") != std::string::npos ||
+              got.find("images[0]: " + dir + "/outside.png is outside " + dir + "/root/images") != std::string::npos,
+          got.c_str());
+    }
+    QDir().mkpath(QString::fromStdString(dir + "/voc"));
+    std::ofstream(dir + "/voc/a.xml") << "<annotation><filename>../../outside.png</filename></annotation>";
+    QVERIFY2(said(dir + "/voc", dir + "/root/images", "voc").find("is outside") != std::string::npos,
+             said(dir + "/voc", dir + "/root/images", "voc").c_str());
+
+    std::ofstream(dir + "/root/data.yaml") << "names: [thing]\n";
+    QCOMPARE(said(dir + "/root/data.yaml", dir + "/root/images", "yolo"), std::string("read without an error"));
+    QCOMPARE(::symlink((dir + "/secret.txt").c_str(), (dir + "/root/labels/a.txt").c_str()), 0);
+    std::string got = said(dir + "/root/data.yaml", dir + "/root/images", "yolo");
+    QVERIFY2(got.find(dir + "/root/labels/a.txt is outside") != std::string::npos, got.c_str());
+    QVERIFY2(got.find("SECRET") == std::string::npos, got.c_str());
+    QVERIFY(QFile::remove(QString::fromStdString(dir + "/root/labels/a.txt")));
+    std::ofstream(dir + "/root/labels/a.txt") << "0 SECRET-CONTENT 0.5 0.1 0.1\n";
+    got = said(dir + "/root/data.yaml", dir + "/root/images", "yolo");
+    QVERIFY2(got.find("line 1 is not \"class cx cy w h\"") != std::string::npos, got.c_str());
+    QVERIFY2(got.find("value 2 is not a number") != std::string::npos, got.c_str());
+    QVERIFY2(got.find("SECRET") == std::string::npos, got.c_str());
+    QVERIFY(QFile::remove(QString::fromStdString(dir + "/root/labels/a.txt")));
+    QCOMPARE(::symlink((dir + "/outside.png").c_str(), (dir + "/root/images/b.png").c_str()), 0);
+    got = said(dir + "/root/data.yaml", dir + "/root/images", "yolo");
+    QVERIFY2(got.find(dir + "/root/images/b.png is outside") != std::string::npos, got.c_str());
   }
 
   void unknownFormat() {

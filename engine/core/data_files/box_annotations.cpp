@@ -1,6 +1,7 @@
 #include "studio/box_annotations.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -81,8 +82,31 @@ bool checkBox(AnnotatedBox& b, const AnnotatedImage& im, const std::string& wher
   return true;
 }
 
-std::string imagePath(const std::string& root, const std::string& name) {
-  return fs::path(name).is_absolute() || root.empty() ? name : (fs::path(root) / name).string();
+fs::path resolvedPath(const fs::path& p) {
+  std::error_code ec;
+  const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::absolute(p).lexically_normal() : c;
+}
+
+// Under `root` once links and ".." are resolved (issue 59, item 14: a file
+// name with ../, an absolute one or a link read a file anywhere).
+bool underRoot(const fs::path& file, const fs::path& root) {
+  const fs::path rel = resolvedPath(file).lexically_relative(resolvedPath(root));
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
+
+void confined(const std::string& file, const std::string& root, const std::string& where) {
+  if (!root.empty() && !underRoot(file, root))
+    throw DataError(where + ": " + file + " is outside " + root +
+                    " (through \"..\", an absolute path or a link): images and labels are read from under the "
+                    "images' folder only; copy the file there, or choose the folder that holds it");
+}
+
+// The image a file names, under root; where: the entry, for the message.
+std::string imagePath(const std::string& root, const std::string& name, const std::string& where) {
+  const std::string file = fs::path(name).is_absolute() || root.empty() ? name : (fs::path(root) / name).string();
+  confined(file, root, where);
+  return file;
 }
 
 // ---- COCO instances JSON
@@ -118,7 +142,7 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
       throw DataError(where + " needs an integer \"id\" and a \"file_name\"");
     AnnotatedImage a;
     a.id = im["id"].get<int64_t>();
-    a.file = imagePath(root, im["file_name"].get<std::string>());
+    a.file = imagePath(root, im["file_name"].get<std::string>(), where);
     if (!fs::is_regular_file(a.file)) throw DataError(where + ": the image " + a.file + " does not exist");
     if (im.contains("width") && im.contains("height") && !im["width"].is_null() && !im["height"].is_null()) {
       a.width = wholeNumber(im["width"], where, "width");
@@ -239,6 +263,7 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
     if (e.is_regular_file() && isImageFileName(e.path().filename().string())) images.push_back(e.path().string());
   std::sort(images.begin(), images.end());
   for (const auto& path : images) {
+    confined(path, root, file + "'s image");  // a link under root to a file elsewhere
     AnnotatedImage im;
     im.file = path;
     im.id = static_cast<int64_t>(out.images.size());
@@ -250,6 +275,7 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
     std::error_code ec;
     const fs::file_status st = fs::status(labels, ec);
     if (st.type() == fs::file_type::not_found) continue;  // no boxes: a negative
+    if (fs::is_symlink(labels, ec)) confined(labels, fs::path(labels).parent_path().string(), "YOLO label file");
     // A FIFO, a folder or a device in its place is not "no boxes" (issue 59, item 4).
     std::string bytes;
     try {
@@ -263,12 +289,20 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
     for (int n = 1; std::getline(text, line); ++n) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       const std::string where = labels + " line " + std::to_string(n);
+      // What failed is named, not the line quoted (it may be a linked file's, issue 59 item 14).
       std::istringstream in(line);
-      double cls = -1, cx = 0, cy = 0, w = 0, h2 = 0;
-      std::string rest;
-      if (!(in >> cls >> cx >> cy >> w >> h2) || (in >> rest) || cls != std::floor(cls))
-        throw DataError(where + " is not \"class cx cy w h\" (a class index and four numbers from 0 to 1): \"" + line +
-                        "\"");
+      std::vector<std::string> fields;
+      for (std::string f; in >> f;) fields.push_back(f);
+      const std::string shape = " is not \"class cx cy w h\" (a class index and four numbers from 0 to 1)";
+      if (fields.size() != 5) throw DataError(where + shape + ": it has " + std::to_string(fields.size()) + " values");
+      std::array<double, 5> v{};
+      for (size_t k = 0; k < 5; ++k) {
+        const auto [end, error] = std::from_chars(fields[k].data(), fields[k].data() + fields[k].size(), v[k]);
+        if (error != std::errc() || end != fields[k].data() + fields[k].size() || !std::isfinite(v[k]))
+          throw DataError(where + shape + ": value " + std::to_string(k + 1) + " is not a number");
+      }
+      const auto [cls, cx, cy, w, h2] = v;
+      if (cls != std::floor(cls)) throw DataError(where + shape + ": the class " + fmt(cls) + " is not a whole number");
       if (cls < 0 || cls >= static_cast<double>(out.categories.size()))
         throw DataError(where + ": class " + fmt(cls) + " is not one of the " + std::to_string(out.categories.size()) +
                         " names of " + file);
@@ -341,7 +375,7 @@ BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBo
     if (!a || childText(a, "filename").empty())
       throw DataError(file + " is not a Pascal VOC annotation (no <annotation> with a <filename>)");
     AnnotatedImage im;
-    im.file = imagePath(root, childText(a, "filename"));
+    im.file = imagePath(root, childText(a, "filename"), file);
     if (!fs::is_regular_file(im.file))
       throw DataError(file + ": the image " + im.file + " of its <filename> does not exist");
     // Counted twice before, its boxes in two images (issue 59, item 15).
