@@ -561,6 +561,30 @@ class TestBoxAnnotations : public QObject {
     QVERIFY2(got.find(dir + "/root/images/b.png is outside") != std::string::npos, got.c_str());
   }
 
+  // Issue 59, item 15: data.root a link that leads to itself gave the
+  // library's "filesystem error: recursive directory iterator ...", exit 1.
+  void aLinkLoopIsNamed() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    QCOMPARE(::symlink((dir + "/b").c_str(), (dir + "/a").c_str()), 0);
+    QCOMPARE(::symlink((dir + "/a").c_str(), (dir + "/b").c_str()), 0);
+    std::ofstream(dir + "/data.yaml") << "names: [thing]\n";
+    TrainConfig c;
+    c.task.kind = TaskKind::detection;
+    c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+    c.data.format = DataFormat::image_folder;
+    c.data.root = dir + "/a";
+    c.data.annotations = dir + "/data.yaml";
+    try {
+      planData(c);
+      QFAIL("planned a link loop");
+    } catch (const DataError& e) {
+      QVERIFY2(std::string(e.what()).find(dir + "/a cannot be read: Too many levels of symbolic links (a link that "
+                                                "leads back to itself)") != std::string::npos,
+               e.what());
+    }
+  }
+
   void unknownFormat() {
     try {
       readBoxAnnotations(folder() + "/expected.json.txt", folder(), "auto", BadBoxes::fail);

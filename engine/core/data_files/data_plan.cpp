@@ -554,7 +554,28 @@ void checkTrainingBoxes(const DataPlan& p, const DataConfig& d) {
                   "; a detector trains on boxes: give annotations with boxes");
 }
 
+namespace {
+DataPlan planOrThrow(const TrainConfig& c);
+}
+
+// A folder the data names that cannot be walked (a link that leads to
+// itself, no permission) is the person's input, said with its path, not
+// the library's "filesystem error: recursive directory iterator ..." and
+// exit 1 (issue 59, item 15).
 DataPlan planData(const TrainConfig& c) {
+  try {
+    return planOrThrow(c);
+  } catch (const std::filesystem::filesystem_error& e) {
+    const std::string path = e.path1().empty() ? c.data.root : e.path1().string();
+    const bool loop = e.code() == std::errc::too_many_symbolic_link_levels;
+    throw DataError(path + " cannot be read: " + e.code().message() +
+                    (loop ? " (a link that leads back to itself): point data.root at the folder itself"
+                          : ": check the data settings' folders"));
+  }
+}
+
+namespace {
+DataPlan planOrThrow(const TrainConfig& c) {
   const DataConfig& d = c.data;
   DataPlan p;
   p.format = d.format;
@@ -585,6 +606,7 @@ DataPlan planData(const TrainConfig& c) {
   if (p.detection()) checkTrainingBoxes(p, d);
   return p;
 }
+}  // namespace
 
 BadBoxes badBoxesOf(OnBadBox setting) {
   switch (setting) {
