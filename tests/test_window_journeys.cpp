@@ -297,6 +297,15 @@ class TestWindowJourneys : public QObject {
     QVERIFY2(hidden >= 3 && hiddenRuns.size() == 1, qPrintable(QStringList(hiddenRuns.values()).join(", ")));
     QTest::mouseClick(loss->plot(), Qt::LeftButton, {}, legend->item(0)->outerRect().center());
     for (const QString& key : loss->seriesKeys()) QVERIFY2(loss->seriesShown(key), qPrintable(key));
+    // Issue 60, item 5: two runs compared kept the form's plan in the
+    // learning-rate chart's title ("plan: N steps"), though no plan is drawn
+    // beside several runs; one run shown again has its own.
+    ui::MetricChart* lr = window.plotsPanel()->chart(ui::PlotsPanel::LearningRate);
+    QVERIFY(!lr->series("preview/lr") || lr->series("preview/lr")->empty());
+    QVERIFY2(lr->title().contains("no plan beside several runs"), qPrintable(lr->title()));
+    QVERIFY2(!lr->title().contains("plan:"), qPrintable(lr->title()));
+    window.runsPanel()->selectRuns({QString::fromStdString(a.runDir)});
+    QTRY_VERIFY2(lr->title().contains(QString("this run's plan: %1 steps").arg(a.steps)), qPrintable(lr->title()));
 
     QTreeWidget* runs = window.runsPanel()->list();
     const int rowHeight = runs->visualItemRect(runs->topLevelItem(0)).height();

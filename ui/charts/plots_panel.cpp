@@ -353,6 +353,7 @@ void PlotsPanel::appendTo(RunEntry& run, const MetricRecord& r, bool announce) {
 }
 
 void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
+  const bool wasHidden = showsOwnPlan();
   for (auto* c : m_charts) c->clear();
   m_runs.clear();
   const bool overlay = runs.size() > 1;
@@ -363,10 +364,13 @@ void PlotsPanel::showRuns(const std::vector<RunCurves>& runs) {
     for (const auto& r : runs[i].records) appendTo(m_runs.back(), r);
   }
   m_overlayNote->setText(overlay ? tr("comparing %1 runs").arg(runs.size()) : QString());
-  const bool wasOwn = m_ownPlan;
+  // The form's plan is not drawn beside a past run's own, nor beside several
+  // runs (it would belong to none of them): nor is its title kept then.
   m_ownPlan = runs.size() == 1 && !runs.front().plan.empty();
-  if (m_ownPlan && !wasOwn) m_formPlanTitle = m_charts[LearningRate]->title();
-  if (!m_ownPlan && wasOwn) m_charts[LearningRate]->setTitle(m_formPlanTitle);  // the form's plan again
+  const bool hidden = m_ownPlan || overlay;
+  if (hidden && !wasHidden) m_formPlanTitle = m_charts[LearningRate]->title();
+  if (!hidden && wasHidden) m_charts[LearningRate]->setTitle(m_formPlanTitle);  // the form's plan again
+  if (overlay) m_charts[LearningRate]->setTitle(tr("Learning rate (each run's own; no plan beside several runs)"));
   m_previewShown = m_ownPlan ? runs.front().plan : m_preview;
   if (m_ownPlan) {
     for (const auto& r : runs.front().records)  // its live changes and rollbacks, as they rescaled it then

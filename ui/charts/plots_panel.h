@@ -60,9 +60,10 @@ class PlotsPanel : public QWidget {
   explicit PlotsPanel(QWidget* parent = nullptr);
 
   MetricChart* chart(Chart c) const { return m_charts[c]; }
-  // The learning-rate chart draws the shown past run's own plan (the form's
-  // plan then waits until a live run or the form is shown again).
-  bool showsOwnPlan() const { return m_ownPlan; }
+  // The learning-rate chart draws the shown past run's own plan, or no plan
+  // beside several runs (the form's plan and its title then wait until a
+  // live run or the form is shown again).
+  bool showsOwnPlan() const { return m_ownPlan || m_runs.size() > 1; }
   std::vector<MetricChart*> charts() const { return {m_charts.begin(), m_charts.end()}; }
   static QString chartFileName(Chart c);
   // The chart a catalogue entry is drawn on (ChartCount: none).
