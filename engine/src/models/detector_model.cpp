@@ -222,14 +222,19 @@ std::string detectorPython(const detection::DetectorOptions& o) {
   const std::string labelZero = single ? "\nRetinaNet may also give label 0, the background no box has: the studio\n"
                                          "leaves those out (found[\"labels\"] > 0).\n"
                                        : "";
-  const std::string frozen = ssd ? std::string("REDUCED_TAIL = ") + (o.reducedTail ? "True" : "False") +
-                                       "  # MobileNetV3's last stage halved: torchvision's without a trained backbone\n"
-                                       "OUT_CHANNELS = [672, " +
-                                       (o.reducedTail ? "480" : "960") + ", 512, 256, 256, 128]\n"
-                             : single
-                                 ? ""
-                                 : std::string("FROZEN_BATCHNORM = ") + (o.pretrained && !resnet ? "True" : "False") +
-                                       "  # a MobileNetV3 trained from model.weights: torchvision's norm_layer\n";
+  const std::string frozen =
+      ssd ? std::string("REDUCED_TAIL = ") + (o.reducedTail ? "True" : "False") +
+                "  # MobileNetV3's last stage halved: torchvision's without a trained backbone\n"
+                "OUT_CHANNELS = [672, " +
+                (o.reducedTail ? "480" : "960") + ", 512, 256, 256, 128]\n"
+      : single ? ""
+               : std::string("FROZEN_BATCHNORM = ") +
+                     (o.pretrained && !resnet ? "True  # the backbone's weights came trained (model.weights): "
+                                                "torchvision's FrozenBatchNorm2d\n"
+                                              : "False  # BatchNorm2d that learns: " +
+                                                    std::string(resnet ? "the ResNet-50 detectors keep it"
+                                                                       : "the backbone started from random weights") +
+                                                    "\n");
   return R"PY("""The detector of a Training Studio run, in plain PyTorch: torchvision's
 )PY" + o.kind +
          " for " + std::to_string(o.classes - 1) + R"PY( classes and the background, built as the run built it.
