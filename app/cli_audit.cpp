@@ -103,7 +103,7 @@ int AuditCommand::run(const std::function<int(Session&)>& runSession, const Para
   }
   std::printf("  near-duplicates (feature similarity >= %g): %lld between training and test%s, %lld within training\n",
               r.options.similarity, static_cast<long long>(r.nearTrainTest),
-              r.nearTrainTest > 0 && r.featureNote.empty() ? " (LEAKAGE, likely)" : "",
+              r.nearTrainTest > 0 && r.featureNote.empty() ? " (possible leakage, or only alike: look at them)" : "",
               static_cast<long long>(r.nearTrainTrain));
   std::fputs(r.classes.empty() ? "  least like the others (outliers.csv):" : "  least like their class (outliers.csv):",
              stdout);

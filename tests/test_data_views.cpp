@@ -275,13 +275,14 @@ class TestDataViews : public QObject {
     write("audit.json", R"({"classes": ["blue", "red"], "metric": "accuracy", "accuracy": {"mean": 0.9, "std": 0.1}})");
     write("label_issues.csv", "file,given,suggested,self_confidence,nearest,nearest_similarity\n" + file +
                                   ",blue,red,0.02,,\n" + m_dir.filePath("twice/blue/8.png") + ",blue,red,0.03,,\n");
-    write("duplicates.csv", "first,second,similarity,kind\n" + file + "," + test + ",1.0,train-test\n");
+    write("duplicates.csv", "first,second,similarity,kind\n" + file + "," + test + ",0.9966130256,train-test\n");
     ui::AuditPanel panel;
     QVERIFY(panel.openAudit(dir));
     QTableWidget* table = panel.table();
     QCOMPARE(table->rowCount(), 3);
     QCOMPARE(table->item(0, 1)->text(), file);
     QCOMPARE(table->item(2, 1)->text(), file);
+    QCOMPARE(table->item(2, 5)->text(), QString("0.997: 7.png"));  // not 0.9966130256 (issue 60, minor)
     panel.decide(0, "relabel");
     QCOMPARE(table->item(2, 6)->text(), QString("relabel to red"));  // shown on its copy's row too
     panel.decide(2, "keep");

@@ -216,7 +216,8 @@ bool AuditPanel::openAudit(const QString& dir) {
     const QString given = QFileInfo(r.at("first")).dir().dirName();
     m_suspects.push_back({r.at("first"), kind == "train-test" ? tr("copy of a test file") : tr("near a test file"),
                           given, QString(),
-                          tr("%1: %2").arg(r.at("similarity"), QFileInfo(r.at("second")).fileName())});
+                          tr("%1: %2").arg(QString::number(r.at("similarity").toDouble(), 'f', 3),
+                                           QFileInfo(r.at("second")).fileName())});
   }
   m_decisions.clear();
   for (const auto& r : readRows(correctionsFile()))
