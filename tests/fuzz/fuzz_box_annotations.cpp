@@ -1,8 +1,9 @@
 // Detection's annotation readers (studio/box_annotations.h): COCO JSON, a
 // Pascal VOC XML file in its folder, a YOLO data.yaml (its images folder
-// empty), chosen by the first byte; each with every BadBoxes policy. A
-// reader answers bad bytes with a DataError naming them, never a crash, a
-// hang or another exception; what it returns is consistent.
+// empty; its train:, val: and test: read too), chosen by the first byte;
+// each with every BadBoxes policy. A reader answers bad bytes with a
+// DataError naming them, never a crash, a hang or another exception; what
+// it returns is consistent.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "fuzz_input.h"
 #include "studio/box_annotations.h"
 #include "studio/errors.h"
+#include "studio/yolo_splits.h"
 
 using namespace studio;
 namespace fs = std::filesystem;
@@ -64,7 +66,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const BadBoxes bad : {BadBoxes::fail, BadBoxes::clip, BadBoxes::skip}) {
     try {
-      check(readBoxAnnotations(path, scratch().string(), format, bad));
+      const BoxAnnotations a = readBoxAnnotations(path, scratch().string(), format, bad);
+      check(a);
+      // A data.yaml's train:, val: and test: (studio/yolo_splits.h): one split per image, or none given.
+      if (format == "yolo") {
+        const YoloSplits s = yoloSplitsOf(path, scratch().string(), a);
+        if (s.declared() && s.of.size() != a.images.size()) std::abort();
+      }
     } catch (const DataError&) {
     }
   }
