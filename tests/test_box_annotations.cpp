@@ -585,6 +585,41 @@ class TestBoxAnnotations : public QObject {
     }
   }
 
+  // Issue 59, item 6: a YOLO label file of 3 million boxes passed `summary`
+  // and failed in training at 3.5 GB with a raw allocator error. An image's
+  // boxes past 100,000 are refused when the data is planned, by name.
+  void anImageWithTooManyBoxesIsRefused() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    QDir().mkpath(QString::fromStdString(dir + "/images"));
+    QDir().mkpath(QString::fromStdString(dir + "/labels"));
+    for (const char* n : {"a", "b", "c", "d"}) {
+      copyAnImage(dir + "/images/" + n + ".png");
+      std::ofstream(dir + "/labels/" + n + ".txt") << "0 0.5 0.5 0.25 0.25\n";
+    }
+    std::ofstream(dir + "/data.yaml") << "names: [thing]\n";
+    TrainConfig c;
+    c.task.kind = TaskKind::detection;
+    c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+    c.data.format = DataFormat::image_folder;
+    c.data.root = dir + "/images";
+    c.data.annotations = dir + "/data.yaml";
+    c.data.test_fraction = 0.25;
+    QCOMPARE(planData(c).boxes.boxes.size(), size_t(4));
+    {
+      std::ofstream many(dir + "/labels/c.txt");
+      for (int i = 0; i <= 100000; ++i) many << "0 0.5 0.5 0.25 0.25\n";
+    }
+    try {
+      planData(c);
+      QFAIL("100,001 boxes in one image planned");
+    } catch (const DataError& e) {
+      QVERIFY2(std::string(e.what()).find(dir + "/images/c.png has more than 100000 boxes in " + dir + "/data.yaml") !=
+                   std::string::npos,
+               e.what());
+    }
+  }
+
   void unknownFormat() {
     try {
       readBoxAnnotations(folder() + "/expected.json.txt", folder(), "auto", BadBoxes::fail);

@@ -63,15 +63,28 @@ DataSplits loadDetectionData(const TrainConfig& cfg, const DataPlan& p, const Lo
   std::sort(items.begin(), items.end());
   items.erase(std::unique(items.begin(), items.end()), items.end());
   std::vector<Placement> placed;
-  int64_t hMax = 1, wMax = 1, most = 1;
+  int64_t hMax = 1, wMax = 1, most = 1, mostAt = -1;
   for (int64_t item : items) {
     const auto& image = p.boxes.images[static_cast<size_t>(item)];
     placed.push_back(poolPlacement(image.height, image.width, transform));
     hMax = std::max(hMax, placed.back().height);
     wMax = std::max(wMax, placed.back().width);
-    most = std::max<int64_t>(most, static_cast<int64_t>(boxesOf[static_cast<size_t>(item)].size()));
+    if (const auto boxes = static_cast<int64_t>(boxesOf[static_cast<size_t>(item)].size()); boxes > most) {
+      most = boxes;
+      mostAt = item;
+    }
   }
   const auto n = static_cast<int64_t>(items.size());
+  // Every image's targets are packed at the most boxes any image has: 3
+  // million boxes in one YOLO label file passed `summary` and failed in
+  // training at 3.5 GB with a raw allocator error (issue 59, item 6).
+  const double targetBytes = static_cast<double>(n) * static_cast<double>(kPackedHeader + kPackedBox * most) * 4.0;
+  if (const double memory = physicalMemoryBytes(); memory > 0 && targetBytes > memory / 4)
+    throw DataError((mostAt >= 0 ? p.boxes.images[static_cast<size_t>(mostAt)].file : p.trainFrom) + " has " +
+                    std::to_string(most) + " boxes: held for each of the " + std::to_string(n) +
+                    " images, the boxes need " + std::to_string(static_cast<int64_t>(targetBytes / 1e9)) +
+                    " GB, more than a quarter of this machine's memory; a detector finds at most "
+                    "model.detector.detections_per_image boxes an image: check that image's annotations");
   const double bytes = static_cast<double>(n) * 3.0 * static_cast<double>(hMax) * static_cast<double>(wMax);
   if (const double memory = physicalMemoryBytes(); memory > 0 && bytes > memory / 2)
     throw DataError(p.trainFrom + ": its " + std::to_string(n) + " images held at up to " + std::to_string(hMax) + "x" +
