@@ -20,14 +20,24 @@ ProbeCommands::ProbeCommands(CLI::App& app) {
   m_batchFind->add_option("--out", m_out, "Folder for run folders (output.dir)")->check(kNamesSomething);
 }
 
+namespace {
+
+// A probe's settings, with --out and the TorchScript note.
+TrainConfig probeSettings(const SettingsSource& settings, const std::string& out) {
+  TrainConfig config = settings.load();
+  if (!out.empty()) config.output.dir = out;
+  noteTorchScript(config);
+  return config;
+}
+
+}  // namespace
+
 int ProbeCommands::run(const RunSession& runSession) {
   return m_lrFind->parsed() ? lrFind(runSession) : batchFind(runSession);
 }
 
 int ProbeCommands::lrFind(const RunSession& runSession) {
-  TrainConfig config = m_findSettings.load();
-  if (!m_out.empty()) config.output.dir = m_out;
-  noteTorchScript(config);
+  const TrainConfig config = probeSettings(m_findSettings, m_out);
   Session session;
   session.findLearningRate(config, m_find);
   const int rc = runSession(session);
@@ -49,9 +59,7 @@ int ProbeCommands::lrFind(const RunSession& runSession) {
 }
 
 int ProbeCommands::batchFind(const RunSession& runSession) {
-  TrainConfig config = m_batchSettings.load();
-  if (!m_out.empty()) config.output.dir = m_out;
-  noteTorchScript(config);
+  const TrainConfig config = probeSettings(m_batchSettings, m_out);
   Session session;
   session.findBatchSize(config, m_batch);
   const int rc = runSession(session);

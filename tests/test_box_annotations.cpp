@@ -37,6 +37,18 @@ ImageHeader copyAnImage(const std::string& to) {
   return readImageHeader(to);
 }
 
+// A detection run's settings on these images and annotations.
+TrainConfig detectionConfig(const std::string& root, const std::string& annotations) {
+  TrainConfig c;
+  c.task.kind = TaskKind::detection;
+  c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
+  c.data.format = DataFormat::image_folder;
+  c.data.root = root;
+  c.data.annotations = annotations;
+  c.data.test_fraction = 0.25;
+  return c;
+}
+
 nlohmann::json expected() {
   std::ifstream in(folder() + "/expected.json");
   return nlohmann::json::parse(in);
@@ -332,13 +344,7 @@ class TestBoxAnnotations : public QObject {
     }
     const auto refusal = [&](const nlohmann::json& file) {
       std::ofstream(dir + "/instances.json") << file.dump();
-      TrainConfig c;
-      c.task.kind = TaskKind::detection;
-      c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
-      c.data.format = DataFormat::image_folder;
-      c.data.root = dir;
-      c.data.annotations = dir + "/instances.json";
-      c.data.test_fraction = 0.25;
+      const TrainConfig c = detectionConfig(dir, dir + "/instances.json");
       try {
         planData(c);
       } catch (const DataError& e) {
@@ -446,13 +452,7 @@ class TestBoxAnnotations : public QObject {
     }
     const auto plan = [&](const std::string& yaml) {
       std::ofstream(dir + "/data.yaml") << yaml << "names: [thing, other]\n";
-      TrainConfig c;
-      c.task.kind = TaskKind::detection;
-      c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
-      c.data.format = DataFormat::image_folder;
-      c.data.root = dir;
-      c.data.annotations = dir + "/data.yaml";
-      c.data.test_fraction = 0.25;
+      TrainConfig c = detectionConfig(dir, dir + "/data.yaml");
       c.data.val_fraction = 0.25;
       return planData(c);
     };
@@ -569,12 +569,7 @@ class TestBoxAnnotations : public QObject {
     QCOMPARE(::symlink((dir + "/b").c_str(), (dir + "/a").c_str()), 0);
     QCOMPARE(::symlink((dir + "/a").c_str(), (dir + "/b").c_str()), 0);
     std::ofstream(dir + "/data.yaml") << "names: [thing]\n";
-    TrainConfig c;
-    c.task.kind = TaskKind::detection;
-    c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
-    c.data.format = DataFormat::image_folder;
-    c.data.root = dir + "/a";
-    c.data.annotations = dir + "/data.yaml";
+    const TrainConfig c = detectionConfig(dir + "/a", dir + "/data.yaml");
     try {
       planData(c);
       QFAIL("planned a link loop");
@@ -598,13 +593,7 @@ class TestBoxAnnotations : public QObject {
       std::ofstream(dir + "/labels/" + n + ".txt") << "0 0.5 0.5 0.25 0.25\n";
     }
     std::ofstream(dir + "/data.yaml") << "names: [thing]\n";
-    TrainConfig c;
-    c.task.kind = TaskKind::detection;
-    c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
-    c.data.format = DataFormat::image_folder;
-    c.data.root = dir + "/images";
-    c.data.annotations = dir + "/data.yaml";
-    c.data.test_fraction = 0.25;
+    const TrainConfig c = detectionConfig(dir + "/images", dir + "/data.yaml");
     QCOMPARE(planData(c).boxes.boxes.size(), size_t(4));
     {
       std::ofstream many(dir + "/labels/c.txt");
