@@ -658,6 +658,20 @@ class AuditTest(unittest.TestCase):
             with open(os.path.join(d, "oof.csv"), "rb") as f:
                 self.assertEqual(f.read(), want, f"killed at {moment}: oof.csv differs after --resume")
 
+    def test_the_validation_split_is_audited_too(self):
+        # Issue 60, item 7: with data.val_fraction the audit dealt only the examples left after validation into
+        # its folds: a leaked copy or a moved label there was never examined, and each fold's "best" weights
+        # were picked on it. Every training example is audited, and the unused setting is said.
+        out = os.path.join(self.tmp, "with-validation")
+        rc, text = cli("audit", "--config", self.config, "--folds", "2", "--set", "train.epochs=2",
+                       "--set", "data.val_fraction=0.2", "--out", out)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("data.val_fraction 0.2 is not used: every training example is dealt into the folds", text)
+        d = self.audit_dir(out)
+        files = {os.path.realpath(r["file"]) for r in read_csv(os.path.join(d, "oof.csv"))}
+        self.assertEqual(files, {os.path.realpath(f) for f in glob.glob(os.path.join(self.root, "train", "*", "*.png"))})
+        self.assertTrue(set(self.copies) <= files)
+
     def test_bad_input_is_named(self):
         out = os.path.join(self.tmp, "bad")
         rc, text = cli("audit", "--config", self.config, "--folds", "1", "--out", out)

@@ -515,10 +515,39 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
 
 }  // namespace
 
-AuditResult runAudit(const TrainConfig& config, const AuditOptions& options, const FoldRunner& runFold,
+namespace {
+
+// Every training example is audited, those a validation split would hold
+// out too (issue 60, item 7: a leaked copy there was never reported, moved
+// labels there never examined, and each fold's "best" weights were picked
+// on that uncorrected split). A multi-label run that tunes its thresholds
+// keeps its validation split; what is left out is said.
+TrainConfig auditedSettings(const TrainConfig& config) {
+  TrainConfig c = config;
+  const bool thresholds = c.task.kind == TaskKind::multilabel && c.task.tune_thresholds;
+  if (c.data.val_fraction > 0 && !thresholds) {
+    char fraction[32];
+    std::snprintf(fraction, sizeof fraction, "%g", c.data.val_fraction);
+    log::warn(std::string("audit: data.val_fraction ") + fraction +
+              " is not used: every training example is dealt into the folds and audited (a validation split "
+              "would go unaudited, and the folds' best weights would be picked on it)");
+    c.data.val_fraction = 0;
+  }
+  const DataPlan plan = planData(c);  // the data's own problems, named before any folder is made
+  if (!plan.val.items.empty())
+    log::warn("audit: the " + std::to_string(plan.val.size()) + " validation examples (" + plan.valFrom +
+              ") are not audited: the folds cover the training examples" +
+              (thresholds ? " (task.tune_thresholds tunes the thresholds on them)"
+                          : "; move them among the training examples to audit them"));
+  return c;
+}
+
+}  // namespace
+
+AuditResult runAudit(const TrainConfig& given, const AuditOptions& options, const FoldRunner& runFold,
                      const ParallelStops& stops) {
-  checkAuditable(config, options);
-  planData(config);  // the data's own problems, named before any folder is made
+  checkAuditable(given, options);
+  const TrainConfig config = auditedSettings(given);
   std::string dir = config.output.dir + "/" + run_files::folderStamp() + "-audit-" + config.name;
   for (int n = 2; fs::exists(dir); ++n)
     dir = config.output.dir + "/" + run_files::folderStamp() + "-audit-" + config.name + "-" + std::to_string(n);
