@@ -18,6 +18,7 @@
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/log.h"
+#include "studio/path_within.h"
 
 namespace studio {
 namespace {
@@ -82,17 +83,12 @@ bool checkBox(AnnotatedBox& b, const AnnotatedImage& im, const std::string& wher
   return true;
 }
 
-fs::path resolvedPath(const fs::path& p) {
-  std::error_code ec;
-  const fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return ec ? fs::absolute(p).lexically_normal() : c;
-}
-
-// Under `root` once links and ".." are resolved (issue 59, item 14: a file
-// name with ../, an absolute one or a link read a file anywhere).
+// Under `root` (not root itself) once links and ".." are resolved (issue
+// 59, item 14: a file name with ../, an absolute one or a link read a file
+// anywhere).
 bool underRoot(const fs::path& file, const fs::path& root) {
-  const fs::path rel = resolvedPath(file).lexically_relative(resolvedPath(root));
-  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+  const fs::path f = resolvedPath(file), r = resolvedPath(root);
+  return f != r && isWithin(f, r);
 }
 
 void confined(const std::string& file, const std::string& root, const std::string& where) {

@@ -15,6 +15,7 @@
 #include "studio/image_folder.h"
 #include "studio/log.h"
 #include "studio/machine_memory.h"
+#include "studio/path_within.h"
 #include "studio/yolo_splits.h"
 
 namespace studio {
@@ -406,16 +407,15 @@ void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
   // absolute one, resolved through links and "..": outside the folder is
   // refused alike), each image once.
   std::error_code ec;
-  const fs::path root = fs::weakly_canonical(fs::absolute(d.root), ec);
+  const fs::path root = resolvedPath(d.root);
   std::map<std::string, int64_t> rowOf;  // resolved image -> its row
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const std::string name = trimCell(t.rows[r][0]);
     const int64_t row = static_cast<int64_t>(r) + t.firstRowNumber;
     const std::string where = d.targets_file + " row " + std::to_string(row) + ": image \"" + name + "\" ";
     const fs::path given = fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name;
-    const fs::path file = fs::weakly_canonical(given, ec);
-    const auto [end, inRoot] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
-    if (name.empty() || end != root.end() || !fs::is_regular_file(file, ec))
+    const fs::path file = resolvedPath(given);
+    if (name.empty() || !isWithin(file, root) || !fs::is_regular_file(file, ec))
       throw DataError(where + "is not a file under data.root " + d.root);
     if (const auto [at, fresh] = rowOf.emplace(file.string(), row); !fresh)
       throw DataError(where + "is named twice, in row " + std::to_string(at->second) + " and row " +
@@ -427,7 +427,7 @@ void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
   int64_t other = 0;
   std::vector<std::string> unlisted;
   for (const auto& image : imageFilesUnder(d.root, other))
-    if (!rowOf.count(fs::weakly_canonical(image, ec).string())) unlisted.push_back(image);
+    if (!rowOf.count(resolvedPath(image).string())) unlisted.push_back(image);
   if (!unlisted.empty()) {
     std::string names;
     for (size_t i = 0; i < std::min<size_t>(3, unlisted.size()); ++i)
@@ -567,26 +567,6 @@ void checkTrainingBoxes(const DataPlan& p, const DataConfig& d) {
 }
 
 namespace {
-DataPlan planOrThrow(const TrainConfig& c);
-}
-
-// A folder the data names that cannot be walked (a link that leads to
-// itself, no permission) is the person's input, said with its path, not
-// the library's "filesystem error: recursive directory iterator ..." and
-// exit 1 (issue 59, item 15).
-DataPlan planData(const TrainConfig& c) {
-  try {
-    return planOrThrow(c);
-  } catch (const std::filesystem::filesystem_error& e) {
-    const std::string path = e.path1().empty() ? c.data.root : e.path1().string();
-    const bool loop = e.code() == std::errc::too_many_symbolic_link_levels;
-    throw DataError(path + " cannot be read: " + e.code().message() +
-                    (loop ? " (a link that leads back to itself): point data.root at the folder itself"
-                          : ": check the data settings' folders"));
-  }
-}
-
-namespace {
 DataPlan planOrThrow(const TrainConfig& c) {
   const DataConfig& d = c.data;
   DataPlan p;
@@ -619,6 +599,22 @@ DataPlan planOrThrow(const TrainConfig& c) {
   return p;
 }
 }  // namespace
+
+// A folder the data names that cannot be walked (a link that leads to
+// itself, no permission) is the person's input, said with its path, not
+// the library's "filesystem error: recursive directory iterator ..." and
+// exit 1 (issue 59, item 15).
+DataPlan planData(const TrainConfig& c) {
+  try {
+    return planOrThrow(c);
+  } catch (const std::filesystem::filesystem_error& e) {
+    const std::string path = e.path1().empty() ? c.data.root : e.path1().string();
+    const bool loop = e.code() == std::errc::too_many_symbolic_link_levels;
+    throw DataError(path + " cannot be read: " + e.code().message() +
+                    (loop ? " (a link that leads back to itself): point data.root at the folder itself"
+                          : ": check the data settings' folders"));
+  }
+}
 
 BadBoxes badBoxesOf(OnBadBox setting) {
   switch (setting) {

@@ -10,23 +10,13 @@
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/path_within.h"
 
 namespace studio {
 namespace {
 namespace fs = std::filesystem;
 
 constexpr std::array<const char*, 3> kKeys{"train", "val", "test"};
-
-fs::path resolved(const fs::path& p) {
-  std::error_code ec;
-  fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return ec ? fs::absolute(p).lexically_normal() : c;
-}
-
-bool under(const fs::path& p, const fs::path& folder) {
-  const fs::path rel = p.lexically_relative(folder);
-  return !rel.empty() && *rel.begin() != "..";
-}
 
 // One split's entries resolved: its folders, and the images its lists name.
 struct Entries {
@@ -37,7 +27,7 @@ struct Entries {
   bool sameAs(const Entries& o) const { return folders == o.folders && files == o.files; }
   bool holds(const fs::path& image) const {
     return files.count(image) > 0 ||
-           std::any_of(folders.begin(), folders.end(), [&](const fs::path& f) { return under(image, f); });
+           std::any_of(folders.begin(), folders.end(), [&](const fs::path& f) { return isWithin(image, f); });
   }
 };
 
@@ -54,8 +44,8 @@ void addEntry(Entries& e, const std::string& entry, const fs::path& base, const 
   if (!fs::exists(x, ec))
     throw DataError(where + " \"" + entry + "\" is neither a folder nor a list of images (looked for " + x.string() +
                     ")");
-  x = resolved(x);
-  if (!under(x, root) && x != root)
+  x = resolvedPath(x);
+  if (!isWithin(x, root))
     throw DataError(where + " \"" + entry + "\" is " + x.string() + ", outside data.root " + root.string() +
                     ": set data.root to a folder that holds every split");
   if (fs::is_directory(x, ec)) {
@@ -74,8 +64,8 @@ void addEntry(Entries& e, const std::string& entry, const fs::path& base, const 
     line.erase(line.find_last_not_of(" \t\r") + 1);
     line.erase(0, line.find_first_not_of(" \t"));
     if (line.empty()) continue;
-    const fs::path image = resolved(fs::path(line).is_absolute() ? fs::path(line) : x.parent_path() / line);
-    if (!under(image, root))
+    const fs::path image = resolvedPath(fs::path(line).is_absolute() ? fs::path(line) : x.parent_path() / line);
+    if (!isWithin(image, root))
       throw DataError(x.string() + " line " + std::to_string(n) + " names " + image.string() + ", outside data.root " +
                       root.string() + ": set data.root to a folder that holds every split");
     e.files.insert(image);
@@ -93,13 +83,13 @@ YoloSplits yoloSplitsOf(const std::string& dataYaml, const std::string& root, co
     throw DataError(dataYaml + " is not YAML: " + e.what());
   }
   if (!doc.IsMap()) return out;
-  const fs::path folder = resolved(fs::path(dataYaml).parent_path());
-  const fs::path rootPath = resolved(root);
+  const fs::path folder = resolvedPath(fs::path(dataYaml).parent_path());
+  const fs::path rootPath = resolvedPath(root);
   std::array<Entries, 3> split;
   try {
     fs::path base = folder;
     if (const YAML::Node path = doc["path"]; path && !path.IsNull())
-      base = resolved(folder / scalar(path, dataYaml + "'s path:"));
+      base = resolvedPath(folder / scalar(path, dataYaml + "'s path:"));
     for (size_t k = 0; k < kKeys.size(); ++k) {
       const YAML::Node n = doc[kKeys[k]];
       if (!n || n.IsNull()) continue;
@@ -130,7 +120,7 @@ YoloSplits yoloSplitsOf(const std::string& dataYaml, const std::string& root, co
   std::array<int64_t, 3> counts{0, 0, 0};
   out.of.reserve(a.images.size());
   for (const auto& image : a.images) {
-    const fs::path p = resolved(image.file);
+    const fs::path p = resolvedPath(image.file);
     YoloSplit s = YoloSplit::none;
     for (size_t k = 0; k < 3; ++k) {
       if (!split[k].given() || !split[k].holds(p)) continue;
