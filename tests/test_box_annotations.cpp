@@ -407,7 +407,11 @@ class TestBoxAnnotations : public QObject {
          "annotations[0] (id 1): \"image_id\" is \"100\", not a whole number"},
         {changed("/annotations/0/image_id", 100.9), "\"image_id\" is 100.9, not a whole number"},
         {changed("/annotations/0/category_id", "5"), "\"category_id\" is \"5\", not a whole number"},
-        {changed("/images/0/width", 128.9), "images[0]: \"width\" is 128.9, not a whole number"},
+        {changed("/images/0/width", 128.9), "images[0]: \"width\" is 128.9; give the image's width in pixels, a whole"},
+        {changed("/images/0/width", 1e300), "images[0]: \"width\" is 1e+300; give"},  // was -9223372036854775808
+        {changed("/images/0/height", 0), "images[0]: \"height\" is 0; give"},
+        {changed("/images/0/height", "64"), "images[0]: \"height\" is \"64\"; give"},
+        {said("{\"images\": [], \"images\": [], \"annotations\": [], \"categories\": []}"), "gives \"images\" twice"},
         {changed("/categories/0/name", 5), "categories[0]: \"name\" is 5, not text"},
         {changed("/annotations/0/iscrowd", "yes"), "\"iscrowd\" is \"yes\"; give 0 or 1"},
         {changed("/images", {{"id", 100}}), "\"images\" must be a list (it is object)"},
@@ -431,6 +435,18 @@ class TestBoxAnnotations : public QObject {
     } catch (const DataError& e) {
       QVERIFY2(std::string(e.what()).find("<xmax> is not a number (\"0x5\"; give it in decimal)") != std::string::npos,
                e.what());
+    }
+    for (const char* width : {"1e300", "64.5"}) {  // 1e300 was printed as -9223372036854775808 x 64
+      std::ofstream(dir + "/voc/a.xml") << "<annotation><filename>a.png</filename><size><width>" << width
+                                        << "</width><height>64</height></size></annotation>";
+      try {
+        readBoxAnnotations(dir + "/voc", dir, "voc", BadBoxes::fail);
+        QFAIL("a width that is no image's was read");
+      } catch (const DataError& e) {
+        QVERIFY2(std::string(e.what()).find("a.xml <size>: \"width\" is " + std::string(width) +
+                                            "; give the image's width in pixels") != std::string::npos,
+                 e.what());
+      }
     }
   }
 
@@ -606,6 +622,30 @@ class TestBoxAnnotations : public QObject {
       QVERIFY2(std::string(e.what()).find(dir + "/images/c.png has more than 100000 boxes in " + dir + "/data.yaml") !=
                    std::string::npos,
                e.what());
+    }
+    // COCO and VOC too, each refused as it is read (a VOC file's <object>s
+    // before its tree is built: 144 MB of them took 2.4 GB).
+    {
+      nlohmann::json coco = {{"images", {{{"id", 1}, {"file_name", "images/a.png"}}}}, {"categories", {{{"id", 1}}}}};
+      coco["annotations"] = nlohmann::json::array();
+      for (int i = 0; i <= 100000; ++i)
+        coco["annotations"].push_back({{"image_id", 1}, {"category_id", 1}, {"bbox", {1, 1, 2, 2}}});
+      std::ofstream(dir + "/coco.json") << coco.dump();
+      QDir().mkpath(QString::fromStdString(dir + "/voc"));
+      std::ofstream voc(dir + "/voc/a.xml");
+      voc << "<annotation><filename>images/a.png</filename>";
+      for (int i = 0; i <= 100000; ++i) voc << "<object><name>thing</name></object>";
+      voc << "</annotation>";
+    }
+    for (const auto& [annotations, said] :
+         {std::pair{dir + "/coco.json", dir + "/images/a.png has more than 100000 boxes in " + dir + "/coco.json"},
+          std::pair{dir + "/voc", dir + "/voc/a.xml holds more than 100000 <object>s"}}) {
+      try {
+        readBoxAnnotations(annotations, dir, "auto", BadBoxes::fail);
+        QFAIL("100,001 boxes in one image read");
+      } catch (const DataError& e) {
+        QVERIFY2(std::string(e.what()).find(said) != std::string::npos, e.what());
+      }
     }
   }
 

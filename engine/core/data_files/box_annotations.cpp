@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <tinyxml2.h>
@@ -105,44 +107,92 @@ std::string imagePath(const std::string& root, const std::string& name, const st
   return file;
 }
 
+// At most kMaxBoxesPerImage boxes in an image (issue 59, item 6: 3 million
+// in one YOLO label file passed summary and failed in training at 3.5 GB).
+std::string tooManyBoxes(const std::string& image, const std::string& file) {
+  return image + " has more than " + std::to_string(kMaxBoxesPerImage) + " boxes in " + file +
+         ", more than a detector is trained on in one image (COCO's images have at most a few hundred): check "
+         "its annotations";
+}
+
+void checkBoxesPerImage(const BoxAnnotations& a, const std::string& file) {
+  std::vector<int64_t> count(a.images.size(), 0);
+  for (const auto& b : a.boxes)
+    if (++count[static_cast<size_t>(b.image)] > kMaxBoxesPerImage)
+      throw DataError(tooManyBoxes(a.images[static_cast<size_t>(b.image)].file, file));
+}
+
 // ---- COCO instances JSON
-BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBoxes bad) {
-  const std::string text = readFileBytes(file, "COCO annotations");
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: ...": where, in words.
-    const std::string why = e.what();
-    const size_t said = why.find("syntax error");
-    throw DataError(file + " is not valid JSON at " + lineAndColumn(text, e.byte == 0 ? 0 : e.byte - 1) +
-                    (said == std::string::npos ? std::string() : " (" + why.substr(said) + ")") +
-                    "; NaN, Infinity and a cut-off file are not JSON");
-  } catch (const json::exception& e) {  // out_of_range 406: a number beyond double's range (1e400)
-    const std::string why = e.what();   // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
-    throw DataError(file + " holds a number beyond the range of a double (" + why.substr(why.find(']') + 2) + ")");
+// An image's side in pixels, from a COCO or VOC size: whole and from 1 to
+// 2^31 - 1 (a width of 1e300 was cast to -9223372036854775808, and 128.9
+// read as 128: issue 59, items 11 and 15).
+int64_t imageSide(double v, const std::string& where, const char* field, const std::string& given) {
+  if (std::isfinite(v) && v == std::floor(v) && v >= 1 && v <= 2147483647.0) return static_cast<int64_t>(v);
+  throw DataError(where + ": \"" + field + "\" is " + given + "; give the image's " + field +
+                  " in pixels, a whole number from 1 to 2147483647");
+}
+
+// An annotation as read, before its image and category are looked up
+// (the file may list them after its annotations).
+struct CocoBox {
+  size_t index = 0;
+  std::string id;  // its "id" as the file gives it, for messages; empty when none
+  int64_t image = 0, category = 0;
+  double x = 0, y = 0, w = 0, h = 0, area = 0;
+  bool crowd = false;
+};
+
+// Reads COCO's "images" and "annotations" entries as the JSON parser meets
+// them and drops each from the tree, so that a file takes its text and its
+// boxes in memory, not a tree of it (issue 59, item 6: about 7x its size).
+class CocoReader {
+ public:
+  CocoReader(const std::string& file, const std::string& root) : m_file(file), m_root(root) {}
+
+  bool operator()(int depth, json::parse_event_t event, json& value) {
+    using E = json::parse_event_t;
+    if (depth == 1 && event == E::key) {
+      m_part = value.get<std::string>();
+      if ((m_part == "images" || m_part == "annotations") && !m_seen.insert(m_part).second)
+        throw DataError(m_file + " gives \"" + m_part + "\" twice");
+    } else if (depth == 1 && (event == E::array_start || event == E::array_end)) {
+      m_inList = event == E::array_start && (m_part == "images" || m_part == "annotations");
+      m_index = 0;
+    } else if (depth == 2 && m_inList && (event == E::object_end || event == E::array_end || event == E::value)) {
+      if (m_part == "images")
+        image(value, m_index++);
+      else
+        annotation(value, m_index++);
+      return false;  // read: not kept in the tree
+    }
+    return true;
   }
-  if (!j.is_object() || !j.contains("images") || !j.contains("annotations") || !j.contains("categories"))
-    throw DataError(file + " is not a COCO instances file (it needs \"images\", \"annotations\" and \"categories\")");
-  for (const char* part : {"images", "annotations", "categories"})
-    if (!j[part].is_array())
-      throw DataError(file + ": \"" + part + "\" must be a list (it is " + j[part].type_name() + ")");
+
   BoxAnnotations out;
-  out.format = "coco";
   std::map<int64_t, size_t> imageAt;
-  for (size_t i = 0; i < j["images"].size(); ++i) {
-    const json& im = j["images"][i];
-    const std::string where = file + " images[" + std::to_string(i) + "]";
-    if (!im.contains("id") || !im["id"].is_number_integer() || !im.contains("file_name") ||
+  std::vector<CocoBox> boxes;
+
+  std::string annotationWhere(size_t index, const std::string& id) const {
+    return m_file + " annotations[" + std::to_string(index) + "]" + (id.empty() ? std::string() : " (id " + id + ")");
+  }
+
+ private:
+  void image(const json& im, size_t i) {
+    const std::string where = m_file + " images[" + std::to_string(i) + "]";
+    if (!im.is_object() || !im.contains("id") || !im["id"].is_number_integer() || !im.contains("file_name") ||
         !im["file_name"].is_string())
       throw DataError(where + " needs an integer \"id\" and a \"file_name\"");
     AnnotatedImage a;
     a.id = im["id"].get<int64_t>();
-    a.file = imagePath(root, im["file_name"].get<std::string>(), where);
+    a.file = imagePath(m_root, im["file_name"].get<std::string>(), where);
     if (!fs::is_regular_file(a.file)) throw DataError(where + ": the image " + a.file + " does not exist");
     if (im.contains("width") && im.contains("height") && !im["width"].is_null() && !im["height"].is_null()) {
-      a.width = wholeNumber(im["width"], where, "width");
-      a.height = wholeNumber(im["height"], where, "height");
+      const auto side = [&](const char* name) {
+        const json& v = im[name];
+        return imageSide(v.is_number() ? v.get<double>() : NAN, where, name, shown(v));
+      };
+      a.width = side("width");
+      a.height = side("height");
     } else {
       const ImageHeader h = readImageHeader(a.file);
       a.width = h.width;
@@ -152,11 +202,70 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
       throw DataError(where + ": image id " + std::to_string(a.id) + " is given twice");
     out.images.push_back(a);
   }
+
+  void annotation(const json& a, size_t i) {
+    CocoBox b;
+    b.index = i;
+    if (a.is_object() && a.contains("id")) b.id = a["id"].dump().substr(0, 40);
+    const std::string where = annotationWhere(i, b.id);
+    if (!a.is_object() || !a.contains("image_id") || !a.contains("category_id") || !a.contains("bbox") ||
+        !a["bbox"].is_array() || a["bbox"].size() != 4)
+      throw DataError(where + " needs \"image_id\", \"category_id\" and a \"bbox\" of 4 numbers");
+    b.image = wholeNumber(a["image_id"], where, "image_id");
+    b.category = wholeNumber(a["category_id"], where, "category_id");
+    for (const auto& v : a["bbox"])
+      if (!v.is_number()) throw DataError(where + ": its bbox holds something that is not a number");
+    b.x = a["bbox"][0].get<double>();
+    b.y = a["bbox"][1].get<double>();
+    b.w = a["bbox"][2].get<double>();
+    b.h = a["bbox"][3].get<double>();
+    b.area = a.contains("area") && a["area"].is_number() ? a["area"].get<double>() : b.w * b.h;
+    if (a.contains("iscrowd") && !a["iscrowd"].is_boolean() &&
+        !(a["iscrowd"].is_number() && (a["iscrowd"] == 0 || a["iscrowd"] == 1)))
+      throw DataError(where + ": \"iscrowd\" is " + shown(a["iscrowd"]) + "; give 0 or 1");
+    b.crowd = a.contains("iscrowd") && (a["iscrowd"].is_boolean() ? a["iscrowd"].get<bool>() : a["iscrowd"] == 1);
+    boxes.push_back(std::move(b));
+  }
+
+  const std::string& m_file;
+  const std::string& m_root;
+  std::string m_part;
+  std::set<std::string> m_seen;
+  bool m_inList = false;
+  size_t m_index = 0;
+};
+
+BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBoxes bad) {
+  json j;
+  CocoReader r(file, root);
+  {
+    const std::string text = readFileBytes(file, "COCO annotations");
+    try {
+      j = json::parse(text, std::ref(r));
+    } catch (const json::parse_error& e) {
+      // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: ...": where, in words.
+      const std::string why = e.what();
+      const size_t said = why.find("syntax error");
+      throw DataError(file + " is not valid JSON at " + lineAndColumn(text, e.byte == 0 ? 0 : e.byte - 1) +
+                      (said == std::string::npos ? std::string() : " (" + why.substr(said) + ")") +
+                      "; NaN, Infinity and a cut-off file are not JSON");
+    } catch (const json::exception& e) {  // out_of_range 406: a number beyond double's range (1e400)
+      const std::string why = e.what();   // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
+      throw DataError(file + " holds a number beyond the range of a double (" + why.substr(why.find(']') + 2) + ")");
+    }
+  }
+  if (!j.is_object() || !j.contains("images") || !j.contains("annotations") || !j.contains("categories"))
+    throw DataError(file + " is not a COCO instances file (it needs \"images\", \"annotations\" and \"categories\")");
+  for (const char* part : {"images", "annotations", "categories"})
+    if (!j[part].is_array())
+      throw DataError(file + ": \"" + part + "\" must be a list (it is " + j[part].type_name() + ")");
+  BoxAnnotations& out = r.out;
+  out.format = "coco";
   std::map<int64_t, int64_t> labelOf;
   std::vector<BoxCategory> categories;
   for (size_t i = 0; i < j["categories"].size(); ++i) {
     const json& c = j["categories"][i];
-    if (!c.contains("id") || !c["id"].is_number_integer())
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_number_integer())
       throw DataError(file + " categories[" + std::to_string(i) + "] needs an integer \"id\"");
     if (c.contains("name") && !c["name"].is_string())
       throw DataError(file + " categories[" + std::to_string(i) + "]: \"name\" is " + shown(c["name"]) +
@@ -169,36 +278,30 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     labelOf[c.id] = static_cast<int64_t>(out.categories.size());
     out.categories.push_back(c);
   }
-  for (size_t i = 0; i < j["annotations"].size(); ++i) {
-    const json& a = j["annotations"][i];
-    const std::string where = file + " annotations[" + std::to_string(i) + "]" +
-                              (a.contains("id") ? " (id " + a["id"].dump() + ")" : std::string());
-    if (!a.contains("image_id") || !a.contains("category_id") || !a.contains("bbox") || !a["bbox"].is_array() ||
-        a["bbox"].size() != 4)
-      throw DataError(where + " needs \"image_id\", \"category_id\" and a \"bbox\" of 4 numbers");
-    const auto im = imageAt.find(wholeNumber(a["image_id"], where, "image_id"));
-    if (im == imageAt.end())
-      throw DataError(where + ": image_id " + a["image_id"].dump() + " is not one of the file's images");
-    const auto cat = labelOf.find(wholeNumber(a["category_id"], where, "category_id"));
+  out.boxes.reserve(r.boxes.size());
+  for (const CocoBox& a : r.boxes) {
+    const auto im = r.imageAt.find(a.image);
+    if (im == r.imageAt.end())
+      throw DataError(r.annotationWhere(a.index, a.id) + ": image_id " + std::to_string(a.image) +
+                      " is not one of the file's images");
+    const auto cat = labelOf.find(a.category);
     if (cat == labelOf.end())
-      throw DataError(where + ": category_id " + a["category_id"].dump() + " is not one of the file's categories");
+      throw DataError(r.annotationWhere(a.index, a.id) + ": category_id " + std::to_string(a.category) +
+                      " is not one of the file's categories");
     AnnotatedBox b;
     b.image = static_cast<int64_t>(im->second);
     b.label = cat->second;
-    for (const auto& v : a["bbox"])
-      if (!v.is_number()) throw DataError(where + ": its bbox holds something that is not a number");
-    b.x = a["bbox"][0].get<double>();
-    b.y = a["bbox"][1].get<double>();
-    b.w = a["bbox"][2].get<double>();
-    b.h = a["bbox"][3].get<double>();
-    b.area = a.contains("area") && a["area"].is_number() ? a["area"].get<double>() : b.w * b.h;
-    if (a.contains("iscrowd") && !a["iscrowd"].is_boolean() &&
-        !(a["iscrowd"].is_number() && (a["iscrowd"] == 0 || a["iscrowd"] == 1)))
-      throw DataError(where + ": \"iscrowd\" is " + shown(a["iscrowd"]) + "; give 0 or 1");
-    b.crowd = a.contains("iscrowd") && (a["iscrowd"].is_boolean() ? a["iscrowd"].get<bool>() : a["iscrowd"] == 1);
-    if (checkBox(b, out.images[im->second], where, bad, out)) out.boxes.push_back(b);
+    b.x = a.x;
+    b.y = a.y;
+    b.w = a.w;
+    b.h = a.h;
+    b.area = a.area;
+    b.crowd = a.crowd;
+    if (checkBox(b, out.images[im->second], r.annotationWhere(a.index, a.id), bad, out)) out.boxes.push_back(b);
   }
-  return out;
+  std::vector<CocoBox>().swap(r.boxes);
+  checkBoxesPerImage(out, file);
+  return std::move(out);
 }
 
 // ---- YOLO: data.yaml and a labels/*.txt per image
@@ -282,6 +385,7 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
     }
     std::istringstream text(bytes);
     std::string line;
+    int64_t boxes = 0;
     for (int n = 1; std::getline(text, line); ++n) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       const std::string where = labels + " line " + std::to_string(n);
@@ -310,6 +414,7 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
       b.x = cx * static_cast<double>(im.width) - b.w / 2;
       b.y = cy * static_cast<double>(im.height) - b.h / 2;
       b.area = b.w * b.h;
+      if (++boxes > kMaxBoxesPerImage) throw DataError(tooManyBoxes(path, file));
       if (checkBox(b, im, where, bad, out)) out.boxes.push_back(b);
     }
   }
@@ -365,6 +470,13 @@ BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBo
     } catch (const InputError& e) {
       throw DataError(e.what());
     }
+    // Counted before the tree is built: 144 MB of <object>s in one file took 2.4 GB (issue 59, item 6).
+    int64_t objects = 0;
+    for (size_t at = xml.find("<object"); at != std::string::npos; at = xml.find("<object", at + 7))
+      if (++objects > kMaxBoxesPerImage)
+        throw DataError(file + " holds more than " + std::to_string(kMaxBoxesPerImage) +
+                        " <object>s, more than a detector is trained on in one image (COCO's images have at most a "
+                        "few hundred): check its annotations");
     if (doc.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS)
       throw DataError(file + " is not XML: " + (doc.ErrorStr() ? doc.ErrorStr() : "unreadable"));
     const tinyxml2::XMLElement* a = doc.FirstChildElement("annotation");
@@ -381,8 +493,12 @@ BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBo
     im.id = static_cast<int64_t>(out.images.size());
     const tinyxml2::XMLElement* size = a->FirstChildElement("size");
     if (size && !childText(size, "width").empty()) {
-      im.width = static_cast<int64_t>(number(size, "width", file + " <size>"));
-      im.height = static_cast<int64_t>(number(size, "height", file + " <size>"));
+      const std::string where = file + " <size>";
+      const auto side = [&](const char* name) {
+        return imageSide(number(size, name, where), where, name, childText(size, name).substr(0, 40));
+      };
+      im.width = side("width");
+      im.height = side("height");
     } else {
       const ImageHeader h = readImageHeader(im.file);
       im.width = h.width;

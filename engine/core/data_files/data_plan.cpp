@@ -21,9 +21,6 @@
 namespace studio {
 namespace {
 
-// The most boxes a detector's training takes in one image.
-constexpr int64_t kMaxBoxesPerImage = 100000;
-
 // Seeds of the splits, each its own stream of train.seed.
 constexpr uint64_t kTestStream = 0x7e57, kValStream = 0x5eed, kLimitStream = 0x1157, kFoldStream = 0xf01d;
 
@@ -541,15 +538,6 @@ void checkClassesFit(const DataPlan& p, const DataConfig& d) {
 // test mAP of -1 and exit 0 (a YOLO set without its labels/ folder, COCO's
 // "annotations": [], every box a crowd). Issue 59, item 3.
 void checkTrainingBoxes(const DataPlan& p, const DataConfig& d) {
-  // An image's boxes are held at the most any image has (issue 59, item 6:
-  // 3 million in one YOLO label file failed in training at 3.5 GB).
-  std::vector<int64_t> count(p.boxes.images.size(), 0);
-  for (const auto& b : p.boxes.boxes)
-    if (++count[static_cast<size_t>(b.image)] > kMaxBoxesPerImage)
-      throw DataError(p.boxes.images[static_cast<size_t>(b.image)].file + " has more than " +
-                      std::to_string(kMaxBoxesPerImage) + " boxes in " + d.annotations +
-                      ", more than a detector is trained on in one image (COCO's images have at most a few "
-                      "hundred): check its annotations");
   std::vector<char> training(p.boxes.images.size(), 0);
   for (int64_t item : p.train.items) training[static_cast<size_t>(item)] = 1;
   int64_t boxes = 0, crowds = 0;

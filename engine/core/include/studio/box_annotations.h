@@ -33,6 +33,10 @@ namespace studio {
 
 enum class BadBoxes { fail, clip, skip };
 
+// The most boxes a detector's training takes in one image; the readers
+// refuse an image with more, naming it, before holding them all.
+constexpr int64_t kMaxBoxesPerImage = 100000;
+
 struct AnnotatedImage {
   std::string file;  // the image's path (data.root joined with the file's name)
   int64_t id = 0;    // COCO's image id; else the image's position
