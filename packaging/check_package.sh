@@ -17,6 +17,7 @@ for f in ./usr/bin/training-studio ./usr/bin/training-studio-cli \
          ./usr/share/training-studio/presets/fashion-mnist-cnn.json \
          ./usr/share/training-studio/search/studio_search.py \
          ./usr/share/training-studio/export/studio_export.py \
+         ./usr/share/training-studio/export/preprocess.py \
          ./usr/share/applications/training-studio.desktop \
          ./usr/share/icons/hicolor/scalable/apps/training-studio.svg \
          ./usr/share/metainfo/io.github.training_studio.TrainingStudio.metainfo.xml \

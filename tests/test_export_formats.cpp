@@ -112,8 +112,11 @@ class TestExportFormats : public QObject {
     const QString out = dir.filePath("export");
     const test::Ran ok = test::cli({"export", QString::fromStdString(r.runDir), "--out", out});
     QCOMPARE(ok.code, 0);
-    for (const char* name : {"model.pt", "model.safetensors", "model.py"})
+    for (const char* name : {"model.pt", "model.safetensors", "model.py", "preprocess.py"})
       QVERIFY2(QFile::exists(out + "/" + name), name);
+    // The card feeds the model preprocess.py's x, not zeros (issue 60, item 11).
+    const QByteArray card = test::contents(out + "/README.md");
+    QVERIFY2(card.contains("x = preprocess([\"photo.jpg\"])") && !card.contains("torch.zeros"), card.constData());
     QFile blocker(dir.filePath("a-file"));
     QVERIFY(blocker.open(QIODevice::WriteOnly));
     blocker.close();

@@ -37,6 +37,7 @@ import unittest
 import numpy as np
 import onnxruntime as ort
 import torch
+from PIL import Image
 from safetensors.torch import load_file
 from sklearn.datasets import load_diabetes, make_classification, make_multilabel_classification
 from sklearn.model_selection import train_test_split
@@ -186,6 +187,11 @@ class CnnTest(unittest.TestCase):
         self.assertIn("| Ankle boot |", card)
         code = snippets(card)
         self.assertEqual(len(code), 2)
+        # The snippets feed preprocess.py's x from an image file (issue 60, item 11): one is made here.
+        self.assertIn('preprocess(["photo.jpg"])', card)
+        rng = np.random.default_rng(0)
+        Image.fromarray(rng.integers(0, 255, (40, 33, 3), dtype=np.uint8)).save(
+            os.path.join(self.export, "photo.jpg"))
         for snippet in code:
             p = subprocess.run([sys.executable, "-c", snippet], cwd=self.export, capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, p.stderr)

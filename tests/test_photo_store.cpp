@@ -15,6 +15,7 @@
 #include "data/decoded_images.h"
 #include "studio/data_plan.h"
 #include "studio/image_file.h"
+#include "studio/studio_python.h"
 
 using namespace studio;
 
@@ -173,6 +174,74 @@ class TestPhotoStore : public QObject {
     QCOMPARE(storedShapeOf(InputShape{3, 224, 224, 0}, c.data, c.model.kind).height, int64_t(256));
     c.model.kind = "cnn";
     QVERIFY(!storedShapeOf(InputShape{3, 224, 224, 0}, c.data, c.model.kind).cover);  // squashed, as before
+  }
+
+  // Issue 60, item 11: an export's preprocess.py gives the studio's own
+  // input tensors from image files (within 1e-6), reduced-scale JPEG decode
+  // and 8-bit rounding included, with and without a stored size, colour and
+  // gray, JPEGs shrunk and a PNG enlarged. The studio's side is predict's:
+  // decodeImageTensor at the stored size, its centre at the input's, and
+  // the batch's normalisation.
+  void anExportsPreprocessPyGivesTheStudiosInputs() {
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    writeJpegFile(d + "/wide.jpg", photo(300, 452, 1), 90);
+    writeJpegFile(d + "/tall.jpg", photo(515, 290, 2), 85);
+    Image gray = photo(200, 160, 3);
+    gray = decodeImage(encodePng(gray), "gray", 1, ImageFit{});
+    writeJpegFile(d + "/gray.jpg", gray, 90);
+    writePngFile(d + "/small.png", photo(22, 30, 4));
+    const std::vector<std::string> files{"wide.jpg", "tall.jpg", "gray.jpg", "small.png"};
+    QVERIFY(readImageHeader(d + "/wide.jpg").width >= 4 * 40);  // decoded at 1/4 for a stored 40
+    const QString script = QString::fromStdString(studioScript("export/preprocess.py", nullptr));
+    struct Case {
+      int64_t channels, height, width, resize;
+      std::vector<double> mean, std;
+    };
+    for (const Case& c : {Case{3, 32, 32, 40, {0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}},
+                          Case{1, 24, 36, 0, {0.5}, {0.25}}, Case{3, 28, 28, 0, {0.4, 0.5, 0.6}, {0.3, 0.2, 0.1}}}) {
+      const QString folder = dir.filePath(QString("export-%1-%2").arg(c.channels).arg(c.resize));
+      QDir().mkpath(folder);
+      QVERIFY(QFile::copy(script, folder + "/preprocess.py"));
+      nlohmann::json pre = {{"input", "image"},
+                            {"input_shape", {{"channels", c.channels}, {"height", c.height}, {"width", c.width}}},
+                            {"normalization", {{"mean", c.mean}, {"std", c.std}}}};
+      if (c.resize > 0) {
+        pre["resize"] = c.resize;
+        pre["center_crop"] = {c.height, c.width};
+      }
+      std::ofstream((folder + "/preprocessing.json").toStdString()) << pre.dump(2);
+      // The studio's.
+      const bool stored = c.resize > 0;
+      LoaderOptions o;
+      o.norm = Normalization::make(true, c.mean, c.std, torch::kCPU);
+      std::vector<torch::Tensor> xs;
+      for (const auto& f : files) {
+        const torch::Tensor pixels = decodeImageTensor(d + "/" + f, c.channels, stored ? c.resize : c.height,
+                                                       stored ? c.resize : c.width, /*cover=*/stored);
+        xs.push_back(centreCrop(pixels, c.height, c.width).contiguous());
+      }
+      const torch::Tensor studio = transformBatch(torch::stack(xs), o, 0, /*augment=*/false).contiguous();
+      // preprocess.py's.
+      const QString out = folder + "/x.f32";
+      QStringList paths;
+      for (const auto& f : files) paths << QString::fromStdString(d + "/" + f);
+      const QStringList args = QStringList{"-c",
+                                           "import sys; sys.path.insert(0, sys.argv[1]); "
+                                           "from preprocess import preprocess; "
+                                           "preprocess(sys.argv[3:], sys.argv[1]).numpy().tofile(sys.argv[2])",
+                                           folder, out} +
+                               paths;
+      const test::Ran ran = test::runProgram(test::env("STUDIO_PYTHON"), args);
+      QVERIFY2(ran.code == 0, qPrintable(ran.output));
+      const std::string bytes = test::readText(out.toStdString());
+      QCOMPARE(static_cast<int64_t>(bytes.size()), studio.numel() * 4);
+      const torch::Tensor python =
+          torch::from_blob(const_cast<char*>(bytes.data()), studio.sizes(), torch::kFloat32).clone();
+      const double worst = (python - studio).abs().max().item<double>();
+      QVERIFY2(worst <= 1e-6,
+               qPrintable(QString("preprocess.py differs from the studio's inputs by %1 (%2)").arg(worst).arg(folder)));
+    }
   }
 
   void aStoredSizeBelowTheInputIsRefused() {

@@ -267,6 +267,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
     task.describe(pre, cfg, info, options);
     model->describeExport(pre);
     write(run_files::kPreprocessing, pre.dump(2) + "\n");
+    task.writeFiles(pre, write);
     write(run_files::kExportedCheckpoint, readFileBytes(ckpt, "checkpoint"));
     copyRunRecords(runDir, dir, write);
     // The check in Python, then the model card with what it found (also when

@@ -3,7 +3,9 @@
 
 #include "run/run_recorder.h"
 #include "studio/errors.h"
+#include "studio/file_io.h"
 #include "studio/run_layout.h"
+#include "studio/studio_python.h"
 
 namespace studio {
 namespace {
@@ -21,6 +23,12 @@ nlohmann::json onnxFacts(const TrainConfig& cfg) {
           {"meaning", meaning},
           {"batch_axis", "dynamic (axis 0 of input and output)"}};
 }
+
+// What "how" needs besides, to give the studio's inputs exactly.
+constexpr const char* kExactly =
+    "A JPEG at least twice the resized size is decoded at a reduced DCT scale (1/2, 1/4 or 1/8, as Pillow's "
+    "Image.draft picks it), and a resized image is rounded to 8-bit pixels before it is normalised; "
+    "preprocess.py does all of it";
 
 // A model that answers a tensor per batch (classification, regression,
 // multi-label): its files may be checked against the studio's outputs in
@@ -46,13 +54,25 @@ class TensorExport : public ExportTask {
           std::to_string(stored.height) + "x" + std::to_string(stored.width) +
           " (its shorter side to \"resize\"), the centre cut to that, then its centre to the input's "
           "\"center_crop\" (torchvision: Resize(resize) then CenterCrop(center_crop)); gray from colour "
-          "with ITU-R 601-2 luma";
+          "with ITU-R 601-2 luma. " +
+          std::string(kExactly);
     } else {
       pre["how"] =
           "x = (pixels / 255 - mean[c]) / std[c] per channel, images as [N, C, H, W] float32 of input_shape "
-          "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma)";
+          "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma). " +
+          std::string(kExactly);
     }
     if (options.format == "onnx") pre["onnx"] = onnxFacts(cfg);
+  }
+
+  // An image model's preprocess.py: the studio's own input tensors from
+  // image files, following preprocessing.json (issue 60, item 11: "how"
+  // alone missed the reduced-scale JPEG decode and the 8-bit rounding).
+  void writeFiles(const nlohmann::json& pre,
+                  const std::function<void(const std::string&, const std::string&)>& write) const override {
+    if (pre.value("input", std::string()) == "image")
+      write(run_files::kPreprocessScript,
+            readFileBytes(studioScript("export/preprocess.py", nullptr), "the studio's preprocess.py"));
   }
 };
 

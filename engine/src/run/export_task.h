@@ -32,6 +32,9 @@ class ExportTask {
   // preprocessing.json's "how" and "outputs" (and "onnx" where it writes model.onnx).
   virtual void describe(nlohmann::json& pre, const TrainConfig& config, const nlohmann::json& runInfo,
                         const ExportOptions& options) const = 0;
+  // Files of the task's own beside the model's (pre: preprocessing.json as written).
+  virtual void writeFiles(const nlohmann::json& pre,
+                          const std::function<void(const std::string& name, const std::string& bytes)>& write) const {}
 };
 const ExportTask& exportTask(TaskKind kind);
 

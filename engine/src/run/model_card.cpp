@@ -69,19 +69,29 @@ void tensorSnippets(std::ostringstream& o, bool torchscript, bool onnx, const st
   const int64_t elements = table ? shape.value("features", int64_t{0})
                                  : shape.value("channels", int64_t{0}) * shape.value("height", int64_t{0}) *
                                        shape.value("width", int64_t{0});
+  // An image model's x comes from preprocess.py, the studio's own inputs (issue 60, item 11); a table's is
+  // its standardised features, zeros here.
   o << "## How to run it\n\n"
-    << "Each takes `x`, the input preprocessed as `preprocessing.json` says (here zeros of the right shape).\n\n"
+    << (table ? "Each takes `x`, the input preprocessed as `preprocessing.json` says (here zeros of the right "
+                "shape).\n\n"
+              : "Each takes `x`, made from image files by `preprocess.py` exactly as the studio made its inputs "
+                "(as `preprocessing.json` says, to within 1e-6).\n\n")
     << "PyTorch:\n\n```python\nimport torch\n";
   if (torchscript)
     o << "model = torch.jit.load(\"model.ts\").eval()\n";
   else
     o << "from model import build; from safetensors.torch import load_file\n"
       << "model = build(); model.load_state_dict(load_file(\"model.safetensors\")); model.eval()\n";
-  o << "print(model(torch.zeros(" << dims << ")))\n```\n\n";
+  const std::string x = table ? "torch.zeros(" + dims + ")" : "x";
+  if (!table) o << "from preprocess import preprocess\nx = preprocess([\"photo.jpg\"])  # [" << dims << "]\n";
+  o << "print(model(" << x << "))\n```\n\n";
   if (onnx) {
     o << "ONNX Runtime (Python):\n\n```python\nimport numpy as np, onnxruntime as ort\n"
+      << (table ? "" : "from preprocess import preprocess\n")
       << "session = ort.InferenceSession(\"model.onnx\", providers=[\"CPUExecutionProvider\"])\n"
-      << "print(session.run([\"" << output << "\"], {\"input\": np.zeros((" << dims << "), np.float32)})[0])\n```\n\n"
+      << "print(session.run([\"" << output
+      << "\"], {\"input\": " << (table ? "np.zeros((" + dims + "), np.float32)" : "preprocess([\"photo.jpg\"]).numpy()")
+      << "})[0])\n```\n\n"
       << "ONNX Runtime (C++):\n\n```cpp\nOrt::Env env; Ort::Session session(env, \"model.onnx\", "
          "Ort::SessionOptions{});\n"
       << "std::vector<int64_t> shape{" << dims << "}; std::vector<float> x(" << elements << ");\n"
@@ -125,7 +135,8 @@ std::string modelCard(const ModelCardFacts& f) {
         : boxes     ? "`model.safetensors` with `model.py`"
                     : "`model.safetensors` with `model.py`, `model.pt`")
     << (onnx ? ", `model.onnx`" : "") << (exported.contains("int8") ? ", `model.int8.onnx`" : "")
-    << "; `preprocessing.json` says how to feed it; `checkpoint.ckpt` resumes it in the studio.\n\n";
+    << "; `preprocessing.json` says how to feed it" << (!boxes && !table ? ", and `preprocess.py` does it" : "")
+    << "; `checkpoint.ckpt` resumes it in the studio.\n\n";
 
   o << "## What it is\n\n"
     << "- Architecture: " << f.model.description() << ", " << f.model.parameterCount() << " parameters.\n";

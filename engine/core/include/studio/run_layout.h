@@ -49,6 +49,8 @@ inline constexpr const char* kBestCheckpoint = "checkpoints/best.ckpt";
 inline constexpr const char* kPreprocessing = "preprocessing.json";
 inline constexpr const char* kExportedCheckpoint = "checkpoint.ckpt";
 inline constexpr const char* kExportedTorchScript = "model.ts";
+// An image model's export: image files to its input, as the studio made it.
+inline constexpr const char* kPreprocessScript = "preprocess.py";
 inline constexpr int kExportFormat = 1;
 
 inline std::string evalReport(int64_t step) {
