@@ -16,6 +16,10 @@
 //     every parameter and buffer name with its shape, one per line
 //   detector_check export KIND CLASSES DIR [--pretrained]
 //     the untrained model's export (DetectorModel::exportTo: model.safetensors, model.py) into DIR
+//   detector_check settings KIND CLASSES WEIGHTS BATCHNORM DIR
+//     the detector the settings build (model.weights WEIGHTS, "-" for none,
+//     not read; model.detector.batchnorm BATCHNORM): its description, then
+//     its names and shapes as names prints them; its export into DIR
 // --pretrained: built as with trained backbone weights (torchvision's
 // weights_backbone: FrozenBatchNorm2d in the Faster R-CNN MobileNetV3,
 // SSDlite's MobileNetV3 without its reduced tail).
@@ -90,6 +94,17 @@ int main(int argc, char** argv) {
       const std::shared_ptr<DetectorNetImpl> model = makeDetector(o);
       for (const auto& p : model->named_parameters()) std::cout << p.key() << " " << p.value().sizes() << "\n";
       for (const auto& b : model->named_buffers()) std::cout << b.key() << " " << b.value().sizes() << "\n";
+      return 0;
+    }
+    if (cmd == "settings" && args == 7) {
+      ModelConfig c;
+      c.kind = argv[2];
+      c.weights = std::strcmp(argv[4], "-") == 0 ? "" : argv[4];
+      c.detector.batchnorm.setName(argv[5]);
+      DetectorModel model(c, std::stoll(argv[3]) - 1);
+      std::cout << model.description() << "\n";
+      for (const auto& [name, t] : model.namedState()) std::cout << name << " " << t.sizes() << "\n";
+      model.exportTo(argv[6]);
       return 0;
     }
     if (cmd == "export" && args == 5) {

@@ -183,6 +183,34 @@ class DetectorTest(unittest.TestCase):
                                     for k, v in detector(kind, pretrained).state_dict().items())
                     self.assertEqual(ours, theirs)
 
+    def test_the_backbones_batchnorm_is_a_setting(self):
+        # Issue 60, item 6: model.weights switched the Faster R-CNN MobileNetV3's backbone to
+        # FrozenBatchNorm2d without a word. model.detector.batchnorm: auto (as torchvision's builder:
+        # frozen with weights), frozen or trainable; the detector the settings build has
+        # torchvision's names for it (FrozenBatchNorm2d keeps no num_batches_tracked), its
+        # description says it (the Model tab, summary, the log), and so does its model.py.
+        kind = KINDS[0]
+        for weights, setting, frozen in (("-", "auto", False), ("given.pth", "auto", True),
+                                         ("given.pth", "trainable", False), ("-", "frozen", True)):
+            with self.subTest(weights=weights, setting=setting):
+                out = self.path(f"settings-{weights}-{setting}")
+                os.makedirs(out)
+                rc, text = run("settings", kind, CLASSES, weights, setting, out)
+                self.assertEqual(rc, 0, text)
+                description, *names = text.strip().splitlines()
+                self.assertIn("its backbone's BatchNorm " + ("frozen (FrozenBatchNorm2d)" if frozen else "trained"),
+                              description)
+                theirs = sorted(f"{k} [{', '.join(map(str, v.shape))}]"
+                                for k, v in detector(kind, frozen).state_dict().items())
+                self.assertEqual(sorted(names), theirs)
+                with open(os.path.join(out, "model.py")) as f:
+                    self.assertIn(f"FROZEN_BATCHNORM = {frozen}", f.read())
+        # The ResNet-50 detectors keep BatchNorm2d: nothing to say, whatever the setting.
+        os.makedirs(self.path("resnet"))
+        rc, text = run("settings", "fasterrcnn_resnet50_fpn_v2", CLASSES, "given.pth", "frozen", self.path("resnet"))
+        self.assertEqual(rc, 0, text)
+        self.assertNotIn("BatchNorm", text.splitlines()[0])
+
     def training_inputs(self, name):
         """Three images and their targets (one without boxes), saved for detector_check losses."""
         xs, ts = images(sizes=((120, 160), (96, 84), (64, 72))), targets()

@@ -74,7 +74,8 @@ std::vector<FieldSpec> makeSchema() {
            ".safetensors file (timm publishes these). Read as data; nothing in it runs. Empty: torchvision's random "
            "initialisation. A detector takes a whole detector's state dict (COCO's: its class predictor replaced "
            "for the data's classes unless they match) or its backbone's classifier's (MobileNetV3's or "
-           "ResNet-50's, into its backbone)."),
+           "ResNet-50's, into its backbone). With weights, a Faster R-CNN MobileNetV3 detector's backbone "
+           "BatchNorm is frozen, as torchvision's builder does (model.detector.batchnorm: its own setting)."),
        Rule{[](const TrainConfig& c) {
               return isTorchvisionBackbone(c.model.kind) || isModel(c.model.kind, ModelFamily::detector);
             },

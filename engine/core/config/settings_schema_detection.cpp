@@ -102,6 +102,20 @@ void addDetectionSettings(Fields& add) {
             },
             "a two-stage detector model.kind (fasterrcnn_*; RetinaNet and SSDlite have no proposals)"},
        true);
+  // Issue 60, item 6: model.weights switched it without a word, and weights that were not trained
+  // (a random state dict) then barely learnt.
+  when(add(SETTING(model.detector.batchnorm), model, "Detector: backbone BatchNorm", T::Choice,
+           "The MobileNetV3 backbone's BatchNorm layers: frozen (torchvision's FrozenBatchNorm2d: the statistics "
+           "and scales of the weights, unchanged), trainable (BatchNorm2d, which learns from the batches), or auto: "
+           "frozen when model.weights are given, trainable without them, as torchvision's builder does. Frozen "
+           "suits trained weights and small batches; weights that were not trained need trainable."),
+       Rule{[](const TrainConfig& c) {
+              const DetectorFamily* f = findDetectorFamily(c.model.kind);
+              return f && f->normFollowsWeights();
+            },
+            "a Faster R-CNN MobileNetV3 model.kind (fasterrcnn_mobilenet_v3_large_fpn and _320_fpn; the ResNet-50 "
+            "detectors and SSDlite keep BatchNorm2d)"},
+       true);
 }
 
 }  // namespace studio::schema

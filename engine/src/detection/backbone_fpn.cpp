@@ -90,11 +90,11 @@ TORCH_MODULE(Fpn);
 
 }  // namespace
 
-BackboneImpl::BackboneImpl(const std::string& kind, bool pretrained, int trainable) {
+BackboneImpl::BackboneImpl(const std::string& kind, bool pretrained, bool frozenNorm, int trainable) {
   if (detectorFamily(kind).backbone == DetectorBackbone::ResNet50) {
     buildResnet(kind, pretrained, trainable);
   } else {
-    buildMobilenet(pretrained, trainable);
+    buildMobilenet(pretrained, frozenNorm, trainable);
   }
 }
 
@@ -128,11 +128,11 @@ void BackboneImpl::buildResnet(const std::string& kind, bool pretrained, int tra
                  : register_module("fpn", Fpn(std::vector<int64_t>{256, 512, 1024, 2048}, 256, true, Extra::MaxPool));
 }
 
-void BackboneImpl::buildMobilenet(bool pretrained, int trainable) {
+void BackboneImpl::buildMobilenet(bool pretrained, bool frozenNorm, int trainable) {
   // mobilenet_v3_large(norm_layer=...) and _mobilenet_extractor(fpn=True).
   // The builder names the norm layer, so MobileNetV3's own (eps 0.001,
   // momentum 0.01) is not used: nn.BatchNorm2d's defaults, or frozen.
-  const tv::NormSpec norm{1e-5, 0.1, pretrained};
+  const tv::NormSpec norm{1e-5, 0.1, frozenNorm};
   const std::shared_ptr<TorchvisionNet> net = makeMobileNetV3("mobilenet_v3_large", 1000, &norm);
   const std::shared_ptr<nn::Module> body = net->named_children()["features"];
   register_module("body", body);

@@ -27,14 +27,15 @@ namespace studio::detection {
 class BackboneImpl : public torch::nn::Module {
  public:
   // kind: a detector kind (its backbone and pyramid). pretrained: its
-  // weights were trained (FrozenBatchNorm2d in MobileNetV3; 3 trainable
-  // stages by default). trainable: stages trained, from the last; -1 the default.
-  BackboneImpl(const std::string& kind, bool pretrained, int trainable);
+  // weights were trained (3 trainable stages by default). frozenNorm:
+  // FrozenBatchNorm2d in MobileNetV3 (ResNet-50 keeps BatchNorm2d).
+  // trainable: stages trained, from the last; -1 the default.
+  BackboneImpl(const std::string& kind, bool pretrained, bool frozenNorm, int trainable);
   // The pyramid's levels, by name, the finest first.
   FeatureMaps forward(const torch::Tensor& batch);
 
  private:
-  void buildMobilenet(bool pretrained, int trainable);
+  void buildMobilenet(bool pretrained, bool frozenNorm, int trainable);
   void buildResnet(const std::string& kind, bool pretrained, int trainable);
   std::vector<std::function<torch::Tensor(const torch::Tensor&)>> m_body;  // the blocks, in order
   std::vector<size_t> m_returned;                                          // the blocks whose outputs feed the pyramid

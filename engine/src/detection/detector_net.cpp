@@ -62,6 +62,7 @@ DetectorOptions detectorOptions(const ModelConfig& config, int64_t classes) {
   DetectorOptions o = detectorDefaults(config.kind, classes + 1);
   const auto& d = config.detector;
   o.pretrained = !config.weights.empty();
+  if (d.batchnorm != DetectorNorm::auto_) o.frozenNorm = d.batchnorm == DetectorNorm::frozen;
   if (d.min_size > 0) o.transform.minSizes = {d.min_size};
   if (d.max_size > 0) o.transform.maxSize = d.max_size;
   o.setPostProcess({d.score_threshold, d.nms_iou, d.detections_per_image});

@@ -10,6 +10,7 @@
 // Thread: engine thread.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,10 @@ struct DetectorOptions {
   // The backbone's weights were trained (model.weights): FrozenBatchNorm2d
   // in MobileNetV3, as torchvision builds a detector with weights or weights_backbone.
   bool pretrained = false;
+  // The MobileNetV3 backbone's BatchNorm frozen (model.detector.batchnorm);
+  // unset: as the weights say (pretrained), torchvision's rule.
+  std::optional<bool> frozenNorm;
+  bool frozenNormOn() const { return frozenNorm.value_or(pretrained); }
   // Backbone stages trained, from the last; -1: torchvision's default (3
   // with trained weights, all without).
   int trainableBackboneLayers = -1;

@@ -6,7 +6,8 @@ namespace studio::detection {
 
 FasterRcnnImpl::FasterRcnnImpl(DetectorOptions options)
     : DetectorNetImpl(std::move(options)), m_transform(m_o.transform) {
-  backbone = register_module("backbone", Backbone(m_o.kind, m_o.pretrained, m_o.trainableBackboneLayers));
+  backbone =
+      register_module("backbone", Backbone(m_o.kind, m_o.pretrained, m_o.frozenNormOn(), m_o.trainableBackboneLayers));
   rpn = register_module("rpn", Rpn(256, m_o.rpn));
   roi_heads = register_module("roi_heads", RoiHeads(256, m_o.classes, m_o.roiHeads));
 }

@@ -70,7 +70,8 @@ torch::Tensor RetinaSubheadImpl::forward(const std::vector<torch::Tensor>& level
 
 RetinaNetImpl::RetinaNetImpl(DetectorOptions options)
     : DetectorNetImpl(std::move(options)), m_transform(m_o.transform) {
-  backbone = register_module("backbone", Backbone(m_o.kind, m_o.pretrained, m_o.trainableBackboneLayers));
+  backbone =
+      register_module("backbone", Backbone(m_o.kind, m_o.pretrained, m_o.frozenNormOn(), m_o.trainableBackboneLayers));
   head = register_module("head", std::make_shared<nn::Module>());
   const int64_t anchors = anchorsPerPlace(m_o.retina);
   classification = head->register_module("classification_head", RetinaSubhead(256, anchors, m_o.classes));

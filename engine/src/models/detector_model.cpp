@@ -58,7 +58,13 @@ std::vector<LayerSummary> DetectorModel::layers(const torch::Tensor&) {
 }
 
 std::string DetectorModel::description() const {
-  return m_net->options().kind + " (" + std::to_string(m_net->options().classes - 1) + " classes and the background)";
+  const detection::DetectorOptions& o = m_net->options();
+  // Whether the backbone's BatchNorm learns, where the weights decide it (issue 60, item 6: it switched
+  // without a word, and random weights then barely learnt).
+  const std::string norm = !detectorFamily(o.kind).normFollowsWeights() ? ""
+                           : o.frozenNormOn() ? "; its backbone's BatchNorm frozen (FrozenBatchNorm2d)"
+                                              : "; its backbone's BatchNorm trained";
+  return o.kind + " (" + std::to_string(o.classes - 1) + " classes and the background" + norm + ")";
 }
 
 namespace {
@@ -229,12 +235,15 @@ std::string detectorPython(const detection::DetectorOptions& o) {
                 (o.reducedTail ? "480" : "960") + ", 512, 256, 256, 128]\n"
       : single ? ""
                : std::string("FROZEN_BATCHNORM = ") +
-                     (o.pretrained && !resnet ? "True  # the backbone's weights came trained (model.weights): "
-                                                "torchvision's FrozenBatchNorm2d\n"
-                                              : "False  # BatchNorm2d that learns: " +
-                                                    std::string(resnet ? "the ResNet-50 detectors keep it"
-                                                                       : "the backbone started from random weights") +
-                                                    "\n");
+                     (o.frozenNormOn() && !resnet
+                          ? std::string("True  # torchvision's FrozenBatchNorm2d: ") +
+                                (o.frozenNorm ? "model.detector.batchnorm frozen\n"
+                                              : "the backbone's weights came trained (model.weights)\n")
+                          : "False  # BatchNorm2d that learns: " +
+                                std::string(resnet         ? "the ResNet-50 detectors keep it"
+                                            : o.frozenNorm ? "model.detector.batchnorm trainable"
+                                                           : "the backbone started from random weights") +
+                                "\n");
   return R"PY("""The detector of a Training Studio run, in plain PyTorch: torchvision's
 )PY" + o.kind +
          " for " + std::to_string(o.classes - 1) + R"PY( classes and the background, built as the run built it.

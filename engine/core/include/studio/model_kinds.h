@@ -47,6 +47,12 @@ struct DetectorFamily {
   // SSDlite resizes every image to 320 x 320 itself: model.detector.min_size
   // and max_size do not apply.
   bool fixedSize() const { return head == DetectorHead::SsdLite; }
+  // torchvision's builder freezes the backbone's BatchNorm (FrozenBatchNorm2d)
+  // when it has trained weights: the Faster R-CNN MobileNetV3 detectors
+  // (model.detector.batchnorm applies); the others keep BatchNorm2d.
+  bool normFollowsWeights() const {
+    return head == DetectorHead::FasterRcnn && backbone == DetectorBackbone::MobileNetV3;
+  }
 };
 const std::vector<DetectorFamily>& detectorFamilies();
 // None for a kind that is no detector's.

@@ -22,6 +22,7 @@ namespace studio {
 STUDIO_CHOICE(TaskKind, classification, regression, multilabel, detection)
 STUDIO_CHOICE(AnnotationFormat, auto_, coco, yolo, voc)
 STUDIO_CHOICE(OnBadBox, fail, clip, skip)
+STUDIO_CHOICE(DetectorNorm, auto_, frozen, trainable)
 STUDIO_CHOICE(LossKind, auto_, cross_entropy, focal, bce, mse, l1, huber, smooth_l1)
 STUDIO_CHOICE(DataFormat, idx, image_folder, csv)
 // The MNIST-format sets: their names hold a '-', so they are spelt out.
@@ -74,6 +75,10 @@ struct ModelConfig {
     int64_t detections_per_image = 100;  // box_detections_per_img
     // Proposals sampled per image to train the box heads on (box_batch_size_per_image).
     int64_t rois_per_image = 512;
+    // The Faster R-CNN MobileNetV3 backbone's BatchNorm: frozen
+    // (FrozenBatchNorm2d), trainable (BatchNorm2d), or auto: frozen with
+    // model.weights, as torchvision's builder does with trained weights.
+    Choice<DetectorNorm> batchnorm = DetectorNorm::auto_;
   } detector;
 };
 
