@@ -363,7 +363,7 @@ class TestTrainConfig : public QObject {
         QCOMPARE(toJson(c)[nlohmann::json::json_pointer(jsonPointer(spec.path))].get<std::string>(), name);
       }
     }
-    QCOMPARE(choiceFields, 21);
+    QCOMPARE(choiceFields, 22);
     TrainConfig c;
     c.optimizer.kind.setName("adamw");
     QVERIFY(c.optimizer.kind == OptimizerKind::adamw);
