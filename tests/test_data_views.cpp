@@ -35,6 +35,7 @@
 #include "ui/evaluation/evaluation_panel.h"
 #include "ui/evaluation/labels_view.h"
 #include "ui/evaluation/regression_view.h"
+#include "ui/runs/run_export.h"
 #include "ui/runs/runs_panel.h"
 #include "ui/settings/settings_panel.h"
 #include "ui/window/main_window.h"
@@ -486,6 +487,21 @@ class TestDataViews : public QObject {
     QVERIFY(files.contains(m_dir.filePath("export") + "/classes.json"));
     QVERIFY(files.contains(m_dir.filePath("export") + "/eval/step-4.json"));
     QVERIFY(files.contains(m_dir.filePath("export") + "/preprocessing.json"));
+    // The Export dialog offers the run's weights (issue 60: it offered no
+    // choice): its test figures', the best checkpoint's, the last; each is
+    // exported as chosen.
+    QVERIFY(QFile::exists(m_firstRun + "/checkpoints/best.ckpt"));
+    std::vector<std::string> which;
+    for (const auto& [label, w] : ui::exportWeightChoices(m_firstRun)) which.push_back(w);
+    QCOMPARE(which, (std::vector<std::string>{"auto", "best", "last"}));
+    for (const char* w : {"best", "last"}) {
+      ExportOptions options;
+      options.which = w;
+      const QString out = m_dir.filePath(QString("export-%1").arg(w));
+      QVERIFY2(!m_window->exportRunTo(m_firstRun, out, &error, options).isEmpty(), qPrintable(error));
+      const auto pre = nlohmann::json::parse(test::contents(out + "/preprocessing.json").toStdString());
+      QCOMPARE(pre.value("weights", std::string()), std::string(w));
+    }
   }
 
   // Issue 26: a regression's evaluation shows predicted against actual, the

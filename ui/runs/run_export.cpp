@@ -8,11 +8,27 @@
 
 #include "studio/run_layout.h"
 #include "studio/session.h"
+#include "studio/train_config.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/runs/run_catalog.h"
 
 namespace studio::ui {
+
+std::vector<std::pair<QString, std::string>> exportWeightChoices(const QString& runDir) {
+  std::vector<std::pair<QString, std::string>> out{
+      {QObject::tr("The weights of its test figures (as the CLI's --which auto)"), "auto"}};
+  const bool best = QFile::exists(runDir + "/" + run_files::kBestCheckpoint);
+  if (best) out.emplace_back(QObject::tr("The best checkpoint's (its best evaluation)"), "best");
+  out.emplace_back(QObject::tr("The last weights (where training ended)"), "last");
+  try {
+    if (loadConfigFile((runDir + "/" + run_files::kSettings).toStdString()).train.ema.decay > 0)
+      out.emplace_back(QObject::tr("The moving average of the weights (train.ema)"), "ema");
+  } catch (const std::exception&) {
+    // unreadable settings: the export itself says so
+  }
+  return out;
+}
 
 // Under an exported chart: which run, and the settings that tell runs apart.
 QString exportCaption(const QString& runDir) {

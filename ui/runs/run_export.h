@@ -12,6 +12,9 @@
 #include <QStringList>
 
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "studio/session.h"
 
@@ -35,6 +38,12 @@ struct ExportTarget {
 // A chart's caption for a run: its name and folder, the settings that tell
 // runs apart, its steps and best figure (exports, and a chart's Save as).
 QString exportCaption(const QString& runDir);
+
+// The weights an export of the run may take, as (what the dialog says,
+// ExportOptions::which): its test figures' (auto) and the last always, the
+// best checkpoint's when it has one, the moving average's when it kept one
+// (train.ema). Issue 60: the dialog offered no choice.
+std::vector<std::pair<QString, std::string>> exportWeightChoices(const QString& runDir);
 
 // The files written, or empty with `error`.
 QStringList exportRunFiles(const QString& runDir, const QString& outDir, const ExportTarget& target, QString* error);

@@ -293,6 +293,7 @@ void MainWindow::connectPanels() {
       log::info(text.toStdString());
   });
   connect(m_study, &StudyPanel::finished, m_runs, &RunsPanel::refresh);
+  connect(m_study, &StudyPanel::trialRunsChanged, m_runs, &RunsPanel::refresh);
   connect(m_runs, &RunsPanel::runsDeleted, m_lifecycle, &RunLifecycle::forgetRuns);
   // The Queue dock: its edits are the file's; the runner's moves show there.
   connect(m_queuePanel, &QueuePanel::runNowRequested, this, [this](int64_t id) { m_queue->runOne(id); });
@@ -438,6 +439,16 @@ void MainWindow::exportSelectedRun(const QString& runDir) {
                                                formats, 0, false, &ok);
   if (!ok) return;
   ExportOptions options;
+  // Which weights, where the run has more than its last and its test figures' (issue 60: no choice was offered).
+  const auto weights = exportWeightChoices(runDir);
+  if (weights.size() > 2) {
+    QStringList labels;
+    for (const auto& [label, which] : weights) labels << label;
+    const QString picked = QInputDialog::getItem(this, tr("Export %1").arg(QFileInfo(runDir).fileName()),
+                                                 tr("Weights:"), labels, 0, false, &ok);
+    if (!ok) return;
+    options.which = weights[static_cast<size_t>(labels.indexOf(picked))].second;
+  }
   const int chosen = static_cast<int>(formats.indexOf(format));
   if (chosen >= 1) options.format = "onnx";
   if (chosen == 2) options.quantize = "int8";
