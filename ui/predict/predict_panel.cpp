@@ -104,7 +104,10 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
       tr("Test-time augmentation (predict --tta): each image's probabilities as they are, averaged "
          "with its horizontal mirror's, or averaged over the four corners and the centre of the image "
          "resized to 8/7 of the model's input (images larger than the input)"));
-  auto* addImages = new QPushButton(tr("Add images…"));
+  // It takes a table too (a table model's rows), so it is not called "Add images…" (issue 60).
+  auto* addImages = new QPushButton(tr("Add files…"));
+  addImages->setObjectName("predictAddFiles");
+  addImages->setToolTip(tr("Image files, or a CSV table for a model trained on a table"));
   auto* addFolder = new QPushButton(tr("Add folder…"));
   m_filter = new QComboBox;
   m_filter->setObjectName("predictFilter");

@@ -2,7 +2,7 @@
 // The Predict tab: what a trained model says about new files. The model is
 // the run selected in the Runs list (or a run or export folder chosen with
 // Model…), with its best, last or moving-average weights. Drop image files
-// or folders on the tab (or Add images… / Add folder…; a CSV table for a
+// or folders on the tab (or Add files… / Add folder…; a CSV table for a
 // table's model): each input becomes a row with its predicted class, its
 // probability and the top five, sortable by confidence and filtered by class;
 // files under class folders get their label and the accuracy. The selected
