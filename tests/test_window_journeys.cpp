@@ -207,6 +207,14 @@ class TestWindowJourneys : public QObject {
     c.train.epochs = 2;
     window.settingsPanel()->setConfig(c);
     QVERIFY(window.addToQueue());
+    // One item alone: the settings it gives beside the defaults, the first few (issue 60, item 12: empty).
+    window.queuePanel()->refresh();
+    const QString alone = window.queuePanel()->list()->topLevelItem(0)->text(3);
+    const QString all = window.queuePanel()->list()->topLevelItem(0)->toolTip(3);
+    QVERIFY2(alone.contains("=") && alone.contains("more"), qPrintable(alone));
+    QVERIFY2(all.contains("model.kind=mlp") && all.contains("train.epochs=2") && !all.startsWith("name=") &&
+                 !all.contains("\nname="),
+             qPrintable(all));
     c.train.epochs = 3;
     window.settingsPanel()->setConfig(c);
     QVERIFY(window.addToQueue());

@@ -97,11 +97,24 @@ void QueuePanel::refresh() {
   std::vector<QMap<QString, QString>> settings;
   for (const QueueItem& q : m_items) settings.push_back(settingsText(q.config));
   const QStringList differ = differingSettings(settings);
+  // Nothing tells the items apart (one item from the form): the settings it
+  // gives beside the defaults, the first few (issue 60: the cell was empty).
+  const QMap<QString, QString> defaults = settingsText(TrainConfig{});
+  const auto besideDefaults = [&](const QMap<QString, QString>& s) {
+    QStringList out;
+    for (auto it = s.begin(); it != s.end(); ++it)
+      if (it.key() != "name" && it.key() != "output.dir" && defaults.value(it.key()) != it.value())
+        out << it.key() + "=" + it.value();
+    return out;
+  };
   int position = 0;
   size_t index = 0;
   for (const QueueItem& q : m_items) {
     QStringList given;
     for (const QString& key : differ) given << key + "=" + settings[index].value(key);
+    const QStringList all = given.isEmpty() ? besideDefaults(settings[index]) : given;
+    if (given.isEmpty())
+      given = all.mid(0, 4) + (all.size() > 4 ? QStringList{tr("… %1 more").arg(all.size() - 4)} : QStringList{});
     ++index;
     auto* row = new QTreeWidgetItem(m_list);
     row->setData(Position, Qt::UserRole, static_cast<qlonglong>(q.id));
@@ -111,6 +124,7 @@ void QueuePanel::refresh() {
     if (!q.error.empty()) row->setToolTip(Status, QString::fromStdString(q.error));
     if (!q.runDir.empty()) row->setToolTip(Name, QString::fromStdString(q.runDir));
     row->setText(Given, !q.label.empty() ? QString::fromStdString(q.label) : given.join(" "));
+    if (q.label.empty()) row->setToolTip(Given, all.join("\n"));
     row->setText(Model, modelText(QString::fromStdString(q.config.model.kind), q.config.model.width,
                                   q.config.model.depth, QString::fromStdString(q.config.model.path)));
     if (q.status != "queued")
