@@ -11,10 +11,13 @@
 #include <QtTest/QtTest>
 
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 
+#include <fstream>
 #include <set>
 
 #include "qcustomplot.h"
@@ -79,12 +82,23 @@ class TestSearchDock : public QObject {
     QCOMPARE(dialog.table()->item(0, 0)->text(), QString("optimizer.lr"));
     QCOMPARE(dialog.table()->item(0, 1)->text(), QString("float:0.005:0.5:log"));
     QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems()));
-    QCOMPARE(dialog.metricBox()->currentText(), QString("eval_accuracy"));  // as the CLI's default
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    dialog.resize(dialog.minimumSizeHint());  // as small as it goes, as on a 720-px screen
+    QApplication::processEvents();
+    QPushButton* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    const QPoint okWithout = ok->mapTo(&dialog, QPoint(0, 0));
+    const QSize sizeWithout = dialog.size();
     QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
     dialog.table()->item(0, 1)->setText("float:0.5:0.005");
     QVERIFY(dialog.problems().contains("the low bound 0.5 is not below the high bound 0.005"));
     QVERIFY(!dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
     QVERIFY(dialog.findChild<QLabel*>("searchProblems")->isVisibleTo(&dialog));
+    // The problem takes its place without moving OK under the mouse (issue 60: the dialog re-laid out).
+    QApplication::processEvents();
+    QApplication::processEvents();
+    QCOMPARE(dialog.size(), sizeWithout);
+    QCOMPARE(ok->mapTo(&dialog, QPoint(0, 0)), okWithout);
     dialog.table()->item(0, 1)->setText("float:0.005:0.5:log");
     dialog.metricBox()->setCurrentText("ema_eval_accuracy");
     QVERIFY(dialog.problems().contains("set train.ema.decay"));
@@ -121,6 +135,11 @@ class TestSearchDock : public QObject {
     QCOMPARE(window.runsPanel()->runsDir(), out);
     ui::StudyPanel* dock = window.studyPanel();
     QSignalSpy ended(dock, &ui::StudyPanel::finished);
+    // The Runs list follows the trials as they run (issue 60: it stayed as it
+    // was until the search ended): connected after the window's own refresh,
+    // this sees the list as the window left it.
+    std::vector<int> listed;
+    connect(dock, &ui::StudyPanel::trialRunsChanged, this, [&] { listed.push_back(window.runsPanel()->runCount()); });
     ui::SearchDialog dialog(window.settingsPanel()->config());
     dialog.addParam("model.width", "int:2:8");
     dialog.trials()->setValue(4);
@@ -133,6 +152,8 @@ class TestSearchDock : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(dock->trials()->rowCount() > 0 || !ended.isEmpty(), kTimeout);
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
     QCOMPARE(ended.first().first().toInt(), 0);
+    QVERIFY2(listed.size() >= 8 && listed.front() >= 1 && listed.back() == 4,  // a first evaluation and an end each
+             qPrintable(QString("the Runs list read %1 times").arg(listed.size())));
     QCOMPARE(dock->studyFolder(), out + "/search-dock");
     const nlohmann::json study = dock->study();
     QCOMPARE(study["state"].get<std::string>(), std::string("done"));
@@ -343,7 +364,54 @@ class TestSearchDock : public QObject {
       machines.insert(t->item(r, machine)->text());
     }
     QVERIFY2(machines == (std::set<QString>{"machine-a", "machine-b"}), qPrintable(QString::number(machines.size())));
+    // Each trial also records its runner, machine and process ("machine-a:1234").
+    for (const auto& trial : dock->study()["trials"])
+      QVERIFY2(QString::fromStdString(trial.value("runner", ""))
+                   .startsWith(QString::fromStdString(trial.value("machine", "")) + ":"),
+               trial.dump().c_str());
     QProcess::execute(test::env("STUDIO_PYTHON"), {helper, "stop", server});
+  }
+
+  // Issue 60: two runners on one machine both read "vm" in the Machine
+  // column; trials of two processes on one machine are told apart by their
+  // process, and a machine with one runner keeps its name alone.
+  void twoRunnersOnOneMachineAreToldApart() {
+    const QString folder = m_dir.path() + "/search-one-host";
+    QDir().mkpath(folder);
+    nlohmann::json study = {{"name", "one-host"},
+                            {"metric", "eval_accuracy"},
+                            {"direction", "maximize"},
+                            {"trials_target", 3},
+                            {"trials", nlohmann::json::array()}};
+    const std::vector<std::pair<std::string, std::string>> ran{{"vm", "vm:101"}, {"vm", "vm:202"}, {"gpu", "gpu:7"}};
+    for (size_t i = 0; i < ran.size(); ++i)
+      study["trials"].push_back({{"number", i},
+                                 {"state", "completed"},
+                                 {"value", 0.5},
+                                 {"params", nlohmann::json::object()},
+                                 {"machine", ran[i].first},
+                                 {"runner", ran[i].second}});
+    std::ofstream((folder + "/study.json").toStdString()) << study.dump();
+    ui::StudyPanel panel;
+    panel.openStudy(folder);  // its trials have no run_dir: that threw
+    QTableWidget* t = panel.trials();
+    QCOMPARE(t->rowCount(), 3);
+    const int machine = t->columnCount() - 1;
+    QCOMPARE(t->item(0, machine)->text(), QString("vm (process 101)"));
+    QCOMPARE(t->item(1, machine)->text(), QString("vm (process 202)"));
+    QCOMPARE(t->item(2, machine)->text(), QString("gpu"));
+    // One finished trial is drawn on its own scale (issue 60: a +-2e7 axis),
+    // also after a study of a wider range was shown.
+    study["trials"][0]["value"] = -3.0e7;
+    std::ofstream((folder + "/study.json").toStdString()) << study.dump();
+    panel.refresh();
+    QVERIFY(panel.bestPlot()->yAxis->range().size() > 3.0e7);
+    study["trials"] = nlohmann::json::array({study["trials"][2]});
+    std::ofstream((folder + "/study.json").toStdString()) << study.dump();
+    panel.refresh();
+    const QCPRange shown = panel.bestPlot()->yAxis->range();
+    QVERIFY2(shown.contains(0.5) && shown.size() < 0.1,
+             qPrintable(QString("%1 .. %2").arg(shown.lower).arg(shown.upper)));
   }
 };
 

@@ -255,6 +255,7 @@ class Search:
             "intermediate": {str(k): finite(v) for k, v in sorted(inter.items())},
             "run_dir": live.get("run_dir") or t.user_attrs.get("run_dir"),
             "machine": t.user_attrs.get("machine", ""),
+            "runner": t.user_attrs.get("runner", ""),
             "error": t.user_attrs.get("error", ""),
         }
 

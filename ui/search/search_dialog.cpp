@@ -9,8 +9,10 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QVBoxLayout>
 
 #include <cmath>
 #include <variant>
@@ -103,10 +105,25 @@ SearchDialog::SearchDialog(const TrainConfig& base, QWidget* parent)
   form->addRow(tr("Trial settings"), m_trialSettings);
   m_name->setPlaceholderText(tr("the settings' name and the time"));
   form->addRow(tr("Study name"), m_name);
+  // The problems and warnings in a place of their own height, scrolled when
+  // long: the dialog kept growing and shrinking as they came and went, and
+  // OK moved under the mouse (issue 60).
+  auto* messages = new QWidget;
+  auto* messagesLayout = new QVBoxLayout(messages);
+  messagesLayout->setContentsMargins(0, 0, 0, 0);
   for (QLabel* l : {m_problems, m_warnings}) {
     l->setWordWrap(true);
-    form->addRow(l);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    messagesLayout->addWidget(l);
   }
+  messagesLayout->addStretch();
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName("searchMessages");
+  scroll->setWidget(messages);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setFixedHeight(fontMetrics().lineSpacing() * 5 + 4);
+  form->addRow(scroll);
   m_problems->setObjectName("searchProblems");
   m_problems->setStyleSheet("color: #d03c2f");
   m_warnings->setObjectName("searchWarnings");

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "qcustomplot.h"
@@ -162,6 +163,7 @@ bool StudyPanel::launch(const QStringList& args) {
   QString cli = qEnvironmentVariable("STUDIO_CLI");
   if (cli.isEmpty()) cli = QCoreApplication::applicationDirPath() + "/training-studio-cli";
   m_process = std::make_unique<QProcess>();
+  m_listedTrials.clear();
   m_process->setProcessChannelMode(QProcess::MergedChannels);
   connect(m_process.get(), &QProcess::readyRead, this, &StudyPanel::readOutput);
   connect(m_process.get(), &QProcess::finished, this, [this](int code) {
@@ -260,8 +262,14 @@ void StudyPanel::readOutput() {
     if (m_folder.isEmpty())
       if (const auto m = studyIn.match(line); m.hasMatch()) m_folder = m.captured(1);
     // Each evaluation of each trial is in the dock's table and plots already.
-    static const QRegularExpression evaluation("^trial \\d+: evaluation \\d+:");
-    if (!evaluation.match(line).hasMatch()) Q_EMIT message(line, line.startsWith("error:"));
+    static const QRegularExpression trial("^trial (\\d+): (\\w+)");
+    const auto said = trial.match(line);
+    const QString what = said.hasMatch() ? said.captured(2) : QString();
+    if (what != "evaluation") Q_EMIT message(line, line.startsWith("error:"));
+    // A trial's run is listed from its first evaluation (its folder is there by then) and again when it ends.
+    const bool first = what == "evaluation" && m_listedTrials.insert(said.captured(1).toInt()).second;
+    if (first || what == "completed" || what == "pruned" || what == "failed" || what == "stopped")
+      Q_EMIT trialRunsChanged();
   }
 }
 
@@ -328,8 +336,10 @@ void StudyPanel::fillTable() {
     const auto& t = trials[r];
     const QString state = QString::fromStdString(t.value("state", ""));
     auto* n = new QTableWidgetItem(QString::number(t.value("number", -1)));
-    n->setToolTip(QString::fromStdString(
-        t.value("run_dir", nlohmann::json("")).is_string() ? t["run_dir"].get<std::string>() : ""));
+    // A trial without a run folder yet (or of a study written by hand) has none to show: t["run_dir"] of a
+    // missing key threw.
+    const nlohmann::json runDir = t.value("run_dir", nlohmann::json(""));
+    n->setToolTip(QString::fromStdString(runDir.is_string() ? runDir.get<std::string>() : ""));
     m_table->setItem(r, 0, n);
     auto* st = new QTableWidgetItem(state);
     if (!t.value("error", "").empty()) st->setToolTip(QString::fromStdString(t.value("error", "")));
@@ -343,15 +353,25 @@ void StudyPanel::fillTable() {
     if (selected.count(t.value("number", -1))) m_table->selectRow(r);
   }
   // A study shared by several machines: each trial's machine, last (the
-  // columns before it are the same for every study).
+  // columns before it are the same for every study). Two runners on one
+  // machine are told apart by their process (issue 60: both read "vm").
   bool shared = false;
-  for (const auto& t : trials) shared = shared || !t.value("machine", "").empty();
+  std::map<std::string, std::set<std::string>> runnersOn;  // machine -> its runners ("host:pid")
+  for (const auto& t : trials) {
+    shared = shared || !t.value("machine", "").empty();
+    if (!t.value("runner", "").empty()) runnersOn[t.value("machine", "")].insert(t.value("runner", ""));
+  }
   if (shared) {
     const int column = m_table->columnCount();
     m_table->setColumnCount(column + 1);
     m_table->setHorizontalHeaderItem(column, new QTableWidgetItem(tr("Machine")));
-    for (int r = 0; r < static_cast<int>(trials.size()); ++r)
-      m_table->setItem(r, column, new QTableWidgetItem(QString::fromStdString(trials[r].value("machine", ""))));
+    for (int r = 0; r < static_cast<int>(trials.size()); ++r) {
+      const std::string machine = trials[r].value("machine", ""), runner = trials[r].value("runner", "");
+      QString shown = QString::fromStdString(machine);
+      if (runnersOn[machine].size() > 1 && runner.rfind(machine + ":", 0) == 0)
+        shown = tr("%1 (process %2)").arg(shown, QString::fromStdString(runner.substr(machine.size() + 1)));
+      m_table->setItem(r, column, new QTableWidgetItem(shown));
+    }
   }
   m_table->resizeColumnsToContents();
 }
@@ -381,13 +401,20 @@ void StudyPanel::plotBest() {
   line->setPen(QPen(QColor("#d07a2f"), 2));
   line->setData(bx, by);
   m_best->yAxis->setLabel(QString::fromStdString(m_study.value("metric", "")));
-  m_best->rescaleAxes();
-  m_best->xAxis->setRange(m_best->xAxis->range().lower - 0.5, m_best->xAxis->range().upper + 0.5);
-  // A margin above and below: the best and worst trials' dots were cut in
-  // half by the axes' edges.
-  const QCPRange v = m_best->yAxis->range();
-  const double pad = v.size() > 0 ? v.size() * 0.08 : std::max(std::abs(v.lower) * 0.05, 0.01);
-  m_best->yAxis->setRange(v.lower - pad, v.upper + pad);
+  // The axes span the trials, from their own values: rescaleAxes kept the
+  // last range's size around a single trial (one trial was drawn on a
+  // +-2e7 axis, issue 60). A margin above and below: the best and worst
+  // trials' dots were cut in half by the axes' edges.
+  if (y.isEmpty()) {
+    m_best->xAxis->setRange(-0.5, 0.5);
+    m_best->yAxis->setRange(0, 1);
+  } else {
+    const auto [xlo, xhi] = std::minmax_element(x.begin(), x.end());
+    const auto [ylo, yhi] = std::minmax_element(y.begin(), y.end());
+    m_best->xAxis->setRange(*xlo - 0.5, *xhi + 0.5);
+    const double pad = *yhi > *ylo ? (*yhi - *ylo) * 0.08 : std::max(std::abs(*ylo) * 0.05, 0.01);
+    m_best->yAxis->setRange(*ylo - pad, *yhi + pad);
+  }
   m_best->replot();
 }
 

@@ -89,6 +89,10 @@ class StudyPanel : public QWidget {
   void trainBestRequested();
   void message(const QString& text, bool error);
   void finished(int exitCode);
+  // A trial's run folder appeared (its first evaluation) or its run ended:
+  // the Runs list reads its folder again (issue 60: it stayed as it was
+  // until the search ended).
+  void trialRunsChanged();
 
  private:
   bool launch(const QStringList& args);
@@ -106,6 +110,7 @@ class StudyPanel : public QWidget {
   void updateButtons();
 
   QString m_runsDir = "runs", m_folder;
+  std::set<int> m_listedTrials;  // the trials whose run the Runs list was told of (trialRunsChanged)
   // The search has written its first output (its signal handlers are in
   // place), and Stop was pressed: stop() waits for the first to signal it.
   bool m_heard = false, m_stopAsked = false;
