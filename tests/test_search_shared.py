@@ -70,15 +70,19 @@ class SharedStudyTest(unittest.TestCase):
         subprocess.run(as_user + [os.path.join(bindir, "initdb"), "-D", data, "-U", "studio", f"--pwfile={pwfile}",
                                   "-A", "scram-sha-256"], check=True, capture_output=True)
         os.remove(pwfile)
-        subprocess.run(cls.pg_ctl + ["-o", f"-p {cls.port} -k {cls.tmp} -c listen_addresses=127.0.0.1", "-l",
-                                     os.path.join(cls.tmp, "server.log"), "-w", "start"], check=True,
-                       capture_output=True)
+        cls.start_server()
         os.environ["PGPASSWORD"] = cls.password  # for Optuna here, reading the database
         cls.env = {**os.environ, "STUDIO_SEARCH_HEARTBEAT": "1", "STUDIO_SEARCH_GRACE": "4"}
-        for db in ("study", "kill"):
+        for db in ("study", "kill", "gone"):
             subprocess.run([os.path.join(bindir, "createdb"), "-h", "127.0.0.1", "-p", str(cls.port), "-U", "studio",
                             db], check=True, env=cls.env, capture_output=True)
         cls.outputs = []
+
+    @classmethod
+    def start_server(cls):
+        subprocess.run(cls.pg_ctl + ["-o", f"-p {cls.port} -k {cls.tmp} -c listen_addresses=127.0.0.1", "-l",
+                                     os.path.join(cls.tmp, "server.log"), "-w", "start"], check=True,
+                       capture_output=True)
 
     @classmethod
     def tearDownClass(cls):
@@ -235,6 +239,43 @@ class SharedStudyTest(unittest.TestCase):
                 self.assertIn(said, text)
                 # Issue 59, item 7: a failed first connection leaves no study folder behind.
                 self.assertEqual(glob.glob(os.path.join(self.tmp, "bad", "*")), [], text)
+
+    def test_3b_a_database_that_stops_mid_search_is_said_and_the_study_resumes(self):
+        # Issue 59, item 7: the runner ended with Optuna's "invalid data in the commit" and ~40 lines of
+        # tracebacks. Now: the storage named as gone, the trials training stopped with a checkpoint, how to go
+        # on; and --resume, with the database back, finishes the study with each trial trained in one folder.
+        out = os.path.join(self.tmp, "gone")
+        slow = [*TRIAL, "--set", "train.epochs=6"]
+        first = self.start(*slow, *SPACE, "--storage", self.url("gone"), "--name", "gone", "--trials", "3",
+                           "--parallel", "1", "--pruner", "none", "--out", out)
+        head = self.wait_for(first, "trial 1: evaluation 1:")  # its run folder is in the study by then
+        subprocess.run(self.pg_ctl + ["-m", "fast", "stop"], check=True, capture_output=True)
+        rest, _ = first.communicate(timeout=HANG_LIMIT_S)
+        text = head + rest
+        self.outputs.append(text)
+        self.assertEqual(first.returncode, 1, text)
+        self.assertIn(f"the storage {self.url('gone')} stopped answering", text)
+        self.assertIn(f"search --resume {out}/search-gone", text)
+        self.assertNotIn("Traceback", text)
+        self.assertNotIn("invalid data in the commit", text)
+        self.start_server()
+        time.sleep(5)  # the stopped trial's heartbeats are older than the grace (4 s here): it is taken over
+        p = subprocess.run([CLI, "search", "--resume", os.path.join(out, "search-gone")], capture_output=True,
+                           text=True, timeout=HANG_LIMIT_S, env={**self.env, "STUDIO_MACHINE": "machine-a"})
+        self.outputs.append(p.stdout + p.stderr)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        study = optuna.load_study(study_name="gone", storage=self.url("gone").replace("postgresql://",
+                                                                                       "postgresql+psycopg2://"))
+        self.assertEqual([t.state for t in study.trials], [optuna.trial.TrialState.COMPLETE] * 3)
+        # Each trial in one run folder (the stopped one resumed in its own), its value its run's best.
+        runs = {}
+        for info, run in self.trial_files(out):
+            runs.setdefault(info["trial"], []).append(run)
+        self.assertEqual(sorted(runs), [0, 1, 2])
+        self.assertTrue(all(len(r) == 1 for r in runs.values()), runs)
+        for t in study.trials:
+            self.assertEqual(t.user_attrs["run_dir"], runs[t.number][0])
+            self.assertAlmostEqual(t.value, self.best_eval(runs[t.number][0]), places=12)
 
     def test_4_the_password_is_written_nowhere(self):
         self.assertTrue(self.outputs, "runs first")

@@ -89,12 +89,26 @@ def joined_spec(optuna, storage, local, url):
     return spec
 
 
+def lost(e):
+    """The database's reason when e says it stopped answering (a server stopped, a connection cut), else None.
+    Optuna wraps SQLAlchemy's OperationalError in its StorageInternalError, whose own words ("invalid data in
+    the commit") blame the data (issue 59, item 7)."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if type(e).__name__ in ("OperationalError", "InterfaceError") and "sqlalchemy" in type(e).__module__:
+            why = str(getattr(e, "orig", e)).strip().splitlines()
+            return why[0] if why else type(e).__name__
+        e = e.__cause__ or e.__context__
+    return None
+
+
 def stale_trial_ids(storage, study):
     """The running trials whose runner stopped sending heartbeats (killed, its machine gone)."""
     try:
         return set(storage._get_stale_trial_ids(study._study_id))
     except Exception as e:  # the database away a moment: no trial is taken over this time
-        print(f"search: cannot tell which trials' runners stopped: {e}", flush=True)
+        print(f"search: cannot tell which trials' runners stopped: {lost(e) or e}", flush=True)
         return set()
 
 

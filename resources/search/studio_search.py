@@ -123,6 +123,8 @@ class Search:
         self.importance_count = 0  # the finished trials the importances are of
         self.state = "running"
         self.unfinished = []
+        self.storage_lost = None  # the database's words when it stopped answering (shared_storage.lost)
+        self.told = set()  # the trials whose end the study holds
         storage_file = os.path.join(self.folder, "study.db")
         if not self.url:
             check_storage(storage_file)
@@ -307,7 +309,11 @@ class Search:
         while True:
             self.importances_due.wait()
             self.importances_due.clear()
-            self.update_importances()
+            try:
+                self.update_importances()
+            except Exception as e:  # the database went away: the runner says so where it stops
+                if not (self.url and shared_storage.lost(e)):
+                    raise
 
     def write_trial_file(self, run_dir, number, state, params, value=None):
         if not run_dir or not os.path.isdir(run_dir):
@@ -327,6 +333,7 @@ class Search:
             # allows only inside optimize(); the trial was told before that.
             if "Study.stop" not in str(e):
                 raise
+        self.told.add(number)
 
     # ---- one trial ----
     def best_of(self, values):
@@ -561,7 +568,7 @@ class Search:
                         try:
                             self.storage.record_heartbeat(self.trial_ids[number])
                         except Exception as e:  # the database away a moment: said, tried again
-                            say(f"search: heartbeat of trial {number}: {e}")
+                            say(f"search: heartbeat of trial {number}: {shared_storage.lost(e) or e}")
 
     def stop(self, signum, frame):
         with self.lock:
@@ -574,6 +581,17 @@ class Search:
                     pass
         if not again:
             say("\nsearch: stopping its trials with a checkpoint (press Ctrl-C again to quit them at once)")
+
+    def storage_gone(self, why):
+        """The database stopped answering: the trials training now stop with a checkpoint, and the runner ends
+        saying how to go on, once it answers again (issue 59, item 7)."""
+        with self.lock:
+            first = self.storage_lost is None
+            if first:
+                self.storage_lost = why
+        if first:
+            say(f"search: the storage {self.storage_text} stopped answering ({why})")
+            self.stop(signal.SIGTERM, None)
 
     def run(self):
         self.plan_devices()
@@ -588,6 +606,8 @@ class Search:
             try:
                 self.run_trial(trial, slot)
             except Exception as e:  # the runner's own failure: the trial is told failed, with why
+                if self.url and shared_storage.lost(e):
+                    return self.storage_gone(shared_storage.lost(e))
                 say(f"trial {trial.number}: the search runner failed: {e!r}")
                 with self.lock:
                     try:
@@ -602,7 +622,13 @@ class Search:
                     del active[n]
             free = [s for s in range(self.slots) if s not in {v[1] for v in active.values()}]
             if free and not self.stopping:
-                trial = self.next_trial()
+                try:
+                    trial = self.next_trial()
+                except Exception as e:
+                    if not (self.url and shared_storage.lost(e)):
+                        raise
+                    self.storage_gone(shared_storage.lost(e))
+                    continue
                 if trial is not None:
                     th = threading.Thread(target=worker, args=(trial, free[0]), daemon=True)
                     active[trial.number] = (th, free[0])
@@ -615,6 +641,8 @@ class Search:
                 break
         for th, _ in active.values():
             th.join()
+        if self.storage_lost:
+            return None
         # A shared study: this runner's trials are done; it follows the other machines' until they end, so that
         # study.json (and the window's dock) shows the whole study.
         while self.url and not self.stopping and self.others_running():
@@ -661,6 +689,15 @@ class Search:
         return code
 
 
+def run_status(run_dir):
+    """A run folder's summary.json status, or "" (none yet)."""
+    try:
+        with open(os.path.join(run_dir, "summary.json")) as f:
+            return json.load(f).get("status", "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--study", required=True)
@@ -676,7 +713,25 @@ def main():
         search.stop(_stopped_early[0], None)
     say(f"search {search.name}: {search.target} trials of {', '.join(p['text'] for p in search.spec['space'])}; "
         f"{search.spec['sampler']} sampler, {search.spec['pruner']} pruner; study in {search.folder}")
-    record = search.run()
+    try:
+        record = search.run()
+    except Exception as e:
+        if not (search.url and shared_storage.lost(e)):
+            raise
+        search.storage_gone(shared_storage.lost(e))
+        record = None
+    if search.storage_lost:
+        # Trials whose run ended while the database was away: their runs are complete, and --resume records
+        # them from their folders without training them again.
+        ended = sorted(n for n, live in search.live.items() if n not in search.told and live.get("run_dir")
+                       and run_status(live["run_dir"]) in ("completed", "early-stopped"))
+        say(f"search: the study could not be written, so it stopped here: the trials that were training stopped "
+            f"with a checkpoint"
+            + (f"; trial(s) {', '.join(map(str, ended))} finished training, and are recorded when the study goes on"
+               if ended else "")
+            + f". When {search.storage_text} answers again, `training-studio-cli search --resume {search.folder}` "
+            "continues the study here (or search --join on another machine)")
+        return 1
     best = search.summary(record)
     if search.unfinished and not search.stopping:
         say(f"search: trial(s) {', '.join(map(str, search.unfinished))} did not finish (see above) and are kept: "
