@@ -17,10 +17,15 @@
 #include <fstream>
 #include <map>
 
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <sstream>
+
 #include "studio/box_annotations.h"
 #include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/image_file.h"
+#include "studio/log.h"
 #include "studio/train_config.h"
 
 using namespace studio;
@@ -342,9 +347,10 @@ class TestBoxAnnotations : public QObject {
                           QString::fromStdString(dir + "/" + name)));
       coco["images"].push_back({{"id", i + 1}, {"file_name", name}, {"width", 0}, {"height", 0}});
     }
-    const auto refusal = [&](const nlohmann::json& file) {
+    const auto refusal = [&](const nlohmann::json& file, double warnPast = 0.5) {
       std::ofstream(dir + "/instances.json") << file.dump();
-      const TrainConfig c = detectionConfig(dir, dir + "/instances.json");
+      TrainConfig c = detectionConfig(dir, dir + "/instances.json");
+      c.data.warn_images_without_boxes = warnPast;
       try {
         planData(c);
       } catch (const DataError& e) {
@@ -370,7 +376,22 @@ class TestBoxAnnotations : public QObject {
     coco["annotations"][0]["iscrowd"] = 0;
     coco["annotations"][1]["iscrowd"] = 0;
     coco["annotations"][2]["iscrowd"] = 0;
-    QCOMPARE(refusal(coco), std::string());  // boxes in training: it plans
+    // Boxes in training: it plans, and a split that is mostly images without
+    // a box is said with its counts (issue 59, item 3: not a word before),
+    // unless data.warn_images_without_boxes allows that share.
+    std::ostringstream logged;
+    const auto kept = log::addSink(std::make_shared<spdlog::sinks::ostream_sink_mt>(logged));
+    QCOMPARE(refusal(coco), std::string());
+    const std::string warned = logged.str();
+    QVERIFY2(warned.find(" training images (") != std::string::npos &&
+                 warned.find("have no box, more than data.warn_images_without_boxes (50%)") != std::string::npos,
+             warned.c_str());
+    logged.str("");
+    QCOMPARE(refusal(coco, 1.0), std::string());
+    QVERIFY2(logged.str().find("have no box") == std::string::npos, logged.str().c_str());
+    for (auto& a : coco["annotations"]) a["iscrowd"] = 0;
+    QCOMPARE(refusal(coco), std::string());
+    QVERIFY2(logged.str().find("have no box") == std::string::npos, logged.str().c_str());
   }
 
   // Issue 59, items 10 and 11: a COCO file's wrong types were raw JSON

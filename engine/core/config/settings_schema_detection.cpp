@@ -29,6 +29,13 @@ void addDetectionSettings(Fields& add) {
            "A box that extends past its image by more than a pixel: fail (stop, naming its file and entry), clip "
            "it to the image, or skip it (counted in the log)."),
        detection, true);
+  // Issue 59, item 3: images without boxes are kept as negatives, without a word however many they were.
+  when(range(forks(add(SETTING(data.warn_images_without_boxes), data, "Warn past this share without boxes", T::Real,
+                       "Images without a box are kept as negatives (they teach what is not an object); a split "
+                       "where more than this share of the images have none is said in the log, with its counts. "
+                       "1: never.")),
+             between(0, 1)),
+       detection, true);
   when(add(SETTING(data.test_annotations), data, "Test boxes", T::File,
            "A separate test set's annotations (any of the three formats), its images under Test images; "
            "without it, the test fraction of the images is held out."),

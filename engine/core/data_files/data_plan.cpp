@@ -554,6 +554,26 @@ void checkTrainingBoxes(const DataPlan& p, const DataConfig& d) {
                   "; a detector trains on boxes: give annotations with boxes");
 }
 
+// Images without a box are kept as negatives; a split that is mostly them
+// is said, with its counts (issue 59, item 3: not a word, however many).
+void warnImagesWithoutBoxes(const DataPlan& p, const DataConfig& d) {
+  std::vector<char> boxed(p.boxes.images.size(), 0);
+  for (const auto& b : p.boxes.boxes)
+    if (!b.crowd) boxed[static_cast<size_t>(b.image)] = 1;
+  for (const auto& [name, split] :
+       {std::pair<const char*, const PlannedSplit*>{"training", &p.train}, {"validation", &p.val}, {"test", &p.test}}) {
+    if (split->items.empty()) continue;
+    int64_t without = 0;
+    for (int64_t item : split->items) without += boxed[static_cast<size_t>(item)] ? 0 : 1;
+    const double share = static_cast<double>(without) / static_cast<double>(split->items.size());
+    if (share > d.warn_images_without_boxes)
+      log::warn("data.annotations " + d.annotations + ": " + std::to_string(without) + " of the " +
+                std::to_string(split->items.size()) + " " + name + " images (" + percent(share) +
+                ") have no box, more than data.warn_images_without_boxes (" + percent(d.warn_images_without_boxes) +
+                "); they train as negatives: check that their boxes were not lost");
+  }
+}
+
 namespace {
 DataPlan planOrThrow(const TrainConfig& c) {
   const DataConfig& d = c.data;
@@ -583,7 +603,10 @@ DataPlan planOrThrow(const TrainConfig& c) {
                     " after the test, validation and limit settings (data.test_fraction, data.val_fraction, "
                     "data.train_limit)");
   if (p.test.items.empty()) throw DataError("no test examples are left in " + p.testFrom);
-  if (p.detection()) checkTrainingBoxes(p, d);
+  if (p.detection()) {
+    checkTrainingBoxes(p, d);
+    warnImagesWithoutBoxes(p, d);
+  }
   return p;
 }
 }  // namespace

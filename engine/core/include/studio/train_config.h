@@ -178,6 +178,8 @@ struct DataConfig {
   std::string annotations;
   Choice<AnnotationFormat> annotation_format = AnnotationFormat::auto_;
   Choice<OnBadBox> on_bad_box = OnBadBox::fail;  // a box past its image: fail, clip or skip it
+  // A split with a larger share of images without a box is warned about, with its counts (1: never).
+  double warn_images_without_boxes = 0.5;
   std::string test_annotations;
   std::string test_root;
   bool normalize = true;  // images: per-channel mean/std; tables: standardise each feature
