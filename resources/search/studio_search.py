@@ -593,6 +593,17 @@ class Search:
             say(f"search: the storage {self.storage_text} stopped answering ({why})")
             self.stop(signal.SIGTERM, None)
 
+    def guarded(self, call):
+        """call()'s result, or None when the database stopped answering (said once, the trials stopped)."""
+        try:
+            return call()
+        except Exception as e:
+            why = shared_storage.lost(e) if self.url else None
+            if not why:
+                raise
+            self.storage_gone(why)
+            return None
+
     def run(self):
         self.plan_devices()
         self.snapshot()
@@ -622,13 +633,7 @@ class Search:
                     del active[n]
             free = [s for s in range(self.slots) if s not in {v[1] for v in active.values()}]
             if free and not self.stopping:
-                try:
-                    trial = self.next_trial()
-                except Exception as e:
-                    if not (self.url and shared_storage.lost(e)):
-                        raise
-                    self.storage_gone(shared_storage.lost(e))
-                    continue
+                trial = self.guarded(self.next_trial)
                 if trial is not None:
                     th = threading.Thread(target=worker, args=(trial, free[0]), daemon=True)
                     active[trial.number] = (th, free[0])
@@ -713,13 +718,7 @@ def main():
         search.stop(_stopped_early[0], None)
     say(f"search {search.name}: {search.target} trials of {', '.join(p['text'] for p in search.spec['space'])}; "
         f"{search.spec['sampler']} sampler, {search.spec['pruner']} pruner; study in {search.folder}")
-    try:
-        record = search.run()
-    except Exception as e:
-        if not (search.url and shared_storage.lost(e)):
-            raise
-        search.storage_gone(shared_storage.lost(e))
-        record = None
+    record = search.guarded(search.run)
     if search.storage_lost:
         # Trials whose run ended while the database was away: their runs are complete, and --resume records
         # them from their folders without training them again.
