@@ -11,7 +11,7 @@ namespace {
 const char* fileOf(const AuditResult& r, int64_t index) { return r.files[static_cast<size_t>(index)].c_str(); }
 
 void printSuspects(const AuditResult& r) {
-  if (r.task == "regression") {
+  if (r.task == TaskKind::regression) {
     std::printf(
         "  suspects: %zu values %g or more standard deviations of the residuals from their out-of-fold "
         "prediction (label_issues.csv; residuals.csv has every one)\n",
@@ -23,7 +23,7 @@ void printSuspects(const AuditResult& r) {
     }
     return;
   }
-  if (r.task == "multilabel") {
+  if (r.task == TaskKind::multilabel) {
     std::printf("  label issues: %zu labels of %lld examples (label_issues.csv, lowest self-confidence first)\n",
                 r.tagIssues.issues.size(), static_cast<long long>(r.tagIssues.examples));
     for (size_t i = 0; i < std::min<size_t>(r.tagIssues.issues.size(), 5); ++i) {

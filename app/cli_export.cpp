@@ -9,30 +9,22 @@ ExportCommand::ExportCommand(CLI::App& app) {
   m_cmd = app.add_subcommand("export", "Write a run's model, checkpoint, settings and evaluations to a folder");
   m_cmd->add_option("run_dir", m_run, "The run folder")->required();
   m_cmd->add_option("--out", m_out, "Destination folder")->required()->check(kNamesSomething);
-  m_cmd
-      ->add_option("--which", m_options.which,
-                   "auto (default): the weights of the run's test figures (the best checkpoint's for a run with a "
-                   "validation split, else the last); best or last checkpoint; or ema: the weights' moving average")
-      ->check(CLI::IsMember({"auto", "best", "last", "ema"}));
-  m_cmd
-      ->add_option("--format", m_options.format,
-                   "torch (default): the PyTorch files; onnx: model.onnx too, each file checked in the studio's "
-                   "Python against the studio's own outputs on the run's test examples (ONNX Runtime for "
-                   "model.onnx)")
-      ->check(CLI::IsMember({"torch", "onnx"}));
+  addChoiceOption(m_cmd, "--which", m_options.which,
+                  "auto (default): the weights of the run's test figures (the best checkpoint's for a run with a "
+                  "validation split, else the last); best or last checkpoint; or ema: the weights' moving average");
+  addChoiceOption(m_cmd, "--format", m_options.format,
+                  "torch (default): the PyTorch files; onnx: model.onnx too, each file checked in the studio's "
+                  "Python against the studio's own outputs on the run's test examples (ONNX Runtime for "
+                  "model.onnx)");
   m_cmd->add_flag("--check", m_options.check, "With --format torch: check the PyTorch files in Python as well");
   m_cmd->add_option("--opset", m_options.opset, "The ONNX opset (default 18)");
   m_cmd->add_option("--tolerance", m_options.tolerance,
                     "The largest difference from the studio's outputs a file may show (default 1e-4)");
-  m_cmd
-      ->add_option("--quantize", m_options.quantize,
-                   "none (default) or int8: model.int8.onnx by ONNX Runtime's static quantization, with its test "
-                   "figure and CPU speed against model.onnx's")
-      ->check(CLI::IsMember({"none", "int8"}));
-  m_cmd
-      ->add_option("--calibration", m_options.calibration,
-                   "INT8's calibration: minmax (default), entropy or percentile")
-      ->check(CLI::IsMember({"minmax", "entropy", "percentile"}));
+  addChoiceOption(m_cmd, "--quantize", m_options.quantize,
+                  "none (default) or int8: model.int8.onnx by ONNX Runtime's static quantization, with its test "
+                  "figure and CPU speed against model.onnx's");
+  addChoiceOption(m_cmd, "--calibration", m_options.calibration,
+                  "INT8's calibration: minmax (default), entropy or percentile");
   m_cmd->add_option("--calibration-examples", m_options.calibrationExamples,
                     "Training examples INT8 is calibrated on (default 300)");
   m_cmd->add_option("--max-drop", m_options.maxDrop,

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cli_progress.h"
+#include "cli_settings.h"
 #include "studio/box_predict.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -19,9 +20,9 @@ PredictCommand::PredictCommand(CLI::App& app) {
                    "An image file, a folder of images (class folders give the accuracy), or a "
                    "CSV table with the run's feature columns")
       ->required();
-  m_cmd->add_option("--which", m_options.which,
-                    "auto (default): the weights of the run's test figures (summary.json's test_weights); best, "
-                    "last, or ema: the weights' moving average");
+  cli::addChoiceOption(m_cmd, "--which", m_options.which,
+                       "auto (default): the weights of the run's test figures (summary.json's test_weights); best, "
+                       "last, or ema: the weights' moving average");
   m_topK = m_cmd->add_option("--top-k", m_options.topK, "Classes to list per input, most probable first (default 5)");
   m_tta = m_cmd->add_option("--tta", m_options.tta,
                             "Test-time augmentation: none (default); flip: the mean of the "
@@ -75,7 +76,7 @@ int PredictCommand::run() {
   if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
   const auto n = static_cast<long long>(r.rows.size());
   std::printf("predicted %lld %s with %s on %s in %.2f s (%s per second)\n", n - r.skipped,
-              r.input == "image" ? "images" : "rows", r.model.c_str(), r.device.c_str(), r.seconds,
+              r.input == PredictInput::image ? "images" : "rows", r.model.c_str(), r.device.c_str(), r.seconds,
               rateText(r.seconds > 0 ? static_cast<double>(n) / r.seconds : 0.0).c_str());
   for (const auto& row : r.rows)
     if (!row.error.empty()) std::fprintf(stderr, "skipped %s: %s\n", row.source.c_str(), row.error.c_str());

@@ -135,22 +135,25 @@ void CliProgress::finish(const RunSummary& s) {
   std::fprintf(m_out, "  device:          %s\n", s.device.c_str());
   std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
-  if (std::isfinite(s.test.map50))
-    std::fprintf(m_out, "  test mAP:        %.4f (AP50 %.4f, AP75 %.4f)\n", s.test.map, s.test.map50, s.test.map75);
-  else if (std::isfinite(s.test.map))
-    std::fprintf(m_out, "  test mAP:        %.4f (F1 macro %.4f, subset accuracy %.2f%%, loss %.4f)\n", s.test.map,
-                 s.test.f1, 100.0 * s.test.accuracy, s.test.loss);
-  else if (std::isfinite(s.test.accuracy))
-    std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * s.test.accuracy, s.test.loss);
-  if (std::isfinite(s.test.r2))
-    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", s.test.r2, s.test.rmse,
-                 s.test.mae, s.test.loss);
-  if (std::isfinite(s.test.emaAccuracy))
-    std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.test.emaAccuracy, s.test.emaLoss);
-  if (std::isfinite(s.bestEval.accuracy))
-    std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEval.accuracy);
-  if (std::isfinite(s.bestEval.map) && std::isfinite(s.test.map50))
-    std::fprintf(m_out, "  best eval mAP:   %.4f\n", s.bestEval.map);
+  const Figures& t = s.test.figures;
+  if (t.has("eval_map50"))
+    std::fprintf(m_out, "  test mAP:        %.4f (AP50 %.4f, AP75 %.4f)\n", t["eval_map"], t["eval_map50"],
+                 t["eval_map75"]);
+  else if (t.has("eval_map"))
+    std::fprintf(m_out, "  test mAP:        %.4f (F1 macro %.4f, subset accuracy %.2f%%, loss %.4f)\n", t["eval_map"],
+                 t["eval_f1"], 100.0 * t["eval_accuracy"], t["eval_loss"]);
+  else if (t.has("eval_accuracy"))
+    std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * t["eval_accuracy"], t["eval_loss"]);
+  if (t.has("eval_r2"))
+    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", t["eval_r2"], t["eval_rmse"],
+                 t["eval_mae"], t["eval_loss"]);
+  if (s.test.ema.has("eval_accuracy"))
+    std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.test.ema["eval_accuracy"],
+                 s.test.ema["eval_loss"]);
+  if (s.bestEval.has("eval_accuracy"))
+    std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEval["eval_accuracy"]);
+  if (s.bestEval.has("eval_map") && t.has("eval_map50"))
+    std::fprintf(m_out, "  best eval mAP:   %.4f\n", s.bestEval["eval_map"]);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond))
     std::fprintf(m_out, "  samples/s:       %s\n", rateText(s.samplesPerSecond).c_str());

@@ -15,7 +15,7 @@ void printQueue(const std::vector<QueueItem>& items, const std::string& file) {
   std::printf("%4s  %-8s %-40s %s\n", "id", "status", "run", "folder");
   for (const auto& i : items) {
     const std::string what = i.label.empty() ? i.config.name : i.label;
-    std::printf("%4lld  %-8s %-40s %s\n", static_cast<long long>(i.id), i.status.c_str(), what.c_str(),
+    std::printf("%4lld  %-8s %-40s %s\n", static_cast<long long>(i.id), i.status.name().c_str(), what.c_str(),
                 i.runDir.empty() ? "-" : i.runDir.c_str());
     if (!i.error.empty()) std::printf("      error: %s\n", i.error.c_str());
   }

@@ -27,6 +27,16 @@ inline const CLI::Validator kNamesSomething(
     [](const std::string& value) { return value.empty() ? std::string("names nothing (got \"\"); give a path") : ""; },
     "PATH", "non-empty");
 
+// An option whose value is one of a choice's names (studio/choice.h): CLI11
+// refuses any other with the list, exit status 2.
+template <class E>
+CLI::Option* addChoiceOption(CLI::App* cmd, const std::string& name, Choice<E>& into, const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          name, [&into](const std::string& v) { into.setName(v); }, help)
+      ->check(CLI::IsMember(into.names()));
+}
+
 // The dotted paths a settings file gives a value ("optimizer.lr"); none
 // when it cannot be read (loading it says why).
 inline std::vector<std::string> fieldsIn(const std::string& file) {

@@ -35,8 +35,8 @@ TrainCommands::TrainCommands(CLI::App& app) {
   m_continue = app.add_subcommand("continue", "Train a finished, early-stopped or stopped run further, in its folder");
   m_continue->add_option("run_dir", m_continueDir, "The run folder")->required();
   m_continue->add_option("--epochs", m_more.epochs, "How many more epochs")->required();
-  m_continue->add_option("--schedule", m_more.schedule,
-                         "restart: the schedule again over the new epochs (default); constant: one learning rate");
+  addChoiceOption(m_continue, "--schedule", m_more.schedule,
+                  "restart: the schedule again over the new epochs (default); constant: one learning rate");
   m_continue->add_option("--lr", m_more.lr,
                          "The learning rate (restart: its base; constant: the rate; default: optimizer.lr, or the "
                          "run's last learning rate for constant)");

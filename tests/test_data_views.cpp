@@ -447,7 +447,7 @@ class TestDataViews : public QObject {
         if (t == p) diagonal += counts[t][p];
       }
     QCOMPARE(total, 37.0);  // the test images
-    QCOMPARE(diagonal / total, r.test.accuracy);
+    QCOMPARE(diagonal / total, r.test.figures["eval_accuracy"]);
     eval->setRowNormalized(true);
     for (const auto& row : eval->drawnMatrix()) {
       double sum = 0;
@@ -496,7 +496,7 @@ class TestDataViews : public QObject {
     QCOMPARE(which, (std::vector<std::string>{"auto", "best", "last"}));
     for (const char* w : {"best", "last"}) {
       ExportOptions options;
-      options.which = w;
+      options.which.setName(w);
       const QString out = m_dir.filePath(QString("export-%1").arg(w));
       QVERIFY2(!m_window->exportRunTo(m_firstRun, out, &error, options).isEmpty(), qPrintable(error));
       const auto pre = nlohmann::json::parse(test::contents(out + "/preprocessing.json").toStdString());
@@ -528,13 +528,13 @@ class TestDataViews : public QObject {
     QCOMPARE(preview.description.testSize(), int64_t(30));
     const RunSummary r = runToEnd(c);
     QCOMPARE(r.status, std::string("completed"));
-    QVERIFY(std::isfinite(r.test.r2));
-    QVERIFY(std::isnan(r.test.accuracy));
+    QVERIFY(std::isfinite(r.test.figures["eval_r2"]));
+    QVERIFY(std::isnan(r.test.figures["eval_accuracy"]));
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
     QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
     QVERIFY(eval->showsRegression());
     QCOMPARE(eval->report()->task.name(), std::string("regression"));
-    QCOMPARE(eval->report()->r2, r.test.r2);
+    QCOMPARE(eval->report()->r2, r.test.figures["eval_r2"]);
     ui::RegressionView* view = eval->regressionView();
     QCOMPARE(view->pointsDrawn(), 30);  // the test rows
     double counted = 0;
@@ -565,11 +565,11 @@ class TestDataViews : public QObject {
     const TrainConfig c = tableConfig("tags", "multilabel", table);
     const RunSummary r = runToEnd(c);
     QCOMPARE(r.status, std::string("completed"));
-    QVERIFY(std::isfinite(r.test.map));
+    QVERIFY(std::isfinite(r.test.figures["eval_map"]));
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
     QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);
     QVERIFY(eval->showsLabels());
-    QCOMPARE(eval->report()->map, r.test.map);
+    QCOMPARE(eval->report()->map, r.test.figures["eval_map"]);
     ui::LabelsView* view = eval->labelsView();
     QCOMPARE(view->labelTable()->rowCount(), 3);
     QCOMPARE(view->labelTable()->item(0, 0)->text(), QString("cold"));

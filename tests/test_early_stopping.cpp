@@ -62,7 +62,7 @@ class TestEarlyStopping : public QObject {
     const RunSummary r = test::runToEnd(s, &live);
     QCOMPARE(r.status, std::string("early-stopped"));
     QVERIFY(r.steps < r.totalSteps);
-    QVERIFY(std::isfinite(r.test.accuracy));  // the final test still runs
+    QVERIFY(std::isfinite(r.test.figures["eval_accuracy"]));  // the final test still runs
 
     // From the metrics alone: the best evaluation (min_delta counted), then
     // exactly `patience` evaluations that do not beat it, then the stop.
@@ -124,17 +124,17 @@ class TestEarlyStopping : public QObject {
     QVERIFY(r.earlyStopping.bestStep < r.steps);
     QCOMPARE(r.test.weights, std::string("best"));
     QCOMPARE(r.test.weightsStep, r.earlyStopping.bestStep);
-    QVERIFY(std::isfinite(r.test.lastAccuracy) && std::isfinite(r.test.lastLoss));
+    QVERIFY(std::isfinite(r.test.last["eval_accuracy"]) && std::isfinite(r.test.last["eval_loss"]));
     const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
     QCOMPARE(summary["test_weights"]["which"].get<std::string>(), std::string("best"));
     QCOMPARE(summary["test_weights"]["step"].get<int64_t>(), r.earlyStopping.bestStep);
-    QCOMPARE(summary["last_weights"]["test_accuracy"].get<double>(), r.test.lastAccuracy);
+    QCOMPARE(summary["last_weights"]["test_accuracy"].get<double>(), r.test.last["eval_accuracy"]);
     // The test report is of the same weights as the headline, and says whose.
     const EvalReport report = readEvalReport(r.runDir + "/eval/step-" + std::to_string(r.steps) + ".json");
     QCOMPARE(report.split, std::string("test"));
     QCOMPARE(report.weights, std::string("best"));
     QCOMPARE(report.weightsStep, r.earlyStopping.bestStep);
-    QCOMPARE(report.accuracy, r.test.accuracy);
+    QCOMPARE(report.accuracy, r.test.figures["eval_accuracy"]);
     // Export by default: the headline's weights.
     const ExportResult exported = exportRun(r.runDir, dir.filePath("export").toStdString());
     QCOMPARE(exported.checkpoint, std::string("best"));
@@ -149,7 +149,7 @@ class TestEarlyStopping : public QObject {
     const RunSummary p = test::runToEnd(plain);
     QCOMPARE(p.test.weights, std::string("last"));
     QCOMPARE(p.test.weightsStep, p.steps);
-    QVERIFY(std::isnan(p.test.lastAccuracy));
+    QVERIFY(std::isnan(p.test.last["eval_accuracy"]));
     const auto plainSummary = nlohmann::json::parse(test::readText(p.runDir + "/summary.json"));
     QCOMPARE(plainSummary["test_weights"]["which"].get<std::string>(), std::string("last"));
     QVERIFY(!plainSummary.contains("last_weights"));

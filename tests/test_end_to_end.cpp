@@ -35,9 +35,10 @@ class TestEndToEnd : public QObject {
   }
 
   void learnsWellAboveChance() {
-    qInfo("test accuracy %.4f after %lld steps, %.0f samples/s", m_run.test.accuracy,
+    qInfo("test accuracy %.4f after %lld steps, %.0f samples/s", m_run.test.figures["eval_accuracy"],
           static_cast<long long>(m_run.steps), m_run.samplesPerSecond);
-    QVERIFY2(m_run.test.accuracy >= 0.75, qPrintable(QString::number(m_run.test.accuracy)));
+    QVERIFY2(m_run.test.figures["eval_accuracy"] >= 0.75,
+             qPrintable(QString::number(m_run.test.figures["eval_accuracy"])));
     QCOMPARE(m_run.steps, int64_t(79));  // ceil(10000 / 128)
   }
 
@@ -52,7 +53,7 @@ class TestEndToEnd : public QObject {
     configFromJson(settings, errors);  // what ran loads back as settings
     QVERIFY(errors.empty());
     auto summary = nlohmann::json::parse(test::readText(m_run.runDir + "/summary.json"));
-    QCOMPARE(summary["test_accuracy"].get<double>(), m_run.test.accuracy);
+    QCOMPARE(summary["test_accuracy"].get<double>(), m_run.test.figures["eval_accuracy"]);
     QCOMPARE(summary["status"].get<std::string>(), std::string("completed"));
     QVERIFY(test::readText(m_run.runDir + "/log.txt").find("finished: test accuracy") != std::string::npos);
     const auto rows = test::readLines(m_run.runDir + "/metrics.csv");

@@ -180,10 +180,11 @@ class TestFormatsEndToEnd : public QObject {
     c.data.root = m_idx.toStdString();
     const RunSummary idx = train(c);
     QCOMPARE(idx.status, std::string("completed"));
-    qInfo("test accuracy: image folder %.4f, IDX %.4f", folder.test.accuracy, idx.test.accuracy);
-    QVERIFY(folder.test.accuracy > 0.8);
-    QVERIFY(std::fabs(folder.test.accuracy - idx.test.accuracy) <= 0.01);
-    QCOMPARE(folder.test.accuracy, idx.test.accuracy);  // the same run, in fact
+    qInfo("test accuracy: image folder %.4f, IDX %.4f", folder.test.figures["eval_accuracy"],
+          idx.test.figures["eval_accuracy"]);
+    QVERIFY(folder.test.figures["eval_accuracy"] > 0.8);
+    QVERIFY(std::fabs(folder.test.figures["eval_accuracy"] - idx.test.figures["eval_accuracy"]) <= 0.01);
+    QCOMPARE(folder.test.figures["eval_accuracy"], idx.test.figures["eval_accuracy"]);  // the same run, in fact
     const std::string log = test::readText(folder.runDir + "/log.txt");
     QVERIFY2(log.find("5000 training, 0 validation, 2000 test examples of 1x28x28") != std::string::npos, log.c_str());
     // A second run on the same folder reads the decoded images from the cache.
@@ -207,7 +208,7 @@ class TestFormatsEndToEnd : public QObject {
         if (t == p) diagonal += eval["confusion"][t][p].get<int64_t>();
       }
     QCOMPARE(total, int64_t(kTest));
-    QCOMPARE(static_cast<double>(diagonal) / kTest, folder.test.accuracy);
+    QCOMPARE(static_cast<double>(diagonal) / kTest, folder.test.figures["eval_accuracy"]);
     QCOMPARE(eval["most_confident_wrong"].size(), size_t(16));
     QVERIFY(eval["most_confident_wrong"][0]["source"].get<std::string>().find("/folder/test/") != std::string::npos);
     QVERIFY(QFile::exists(QString::fromStdString(folder.runDir + "/" + run_files::evalThumbnails(folder.steps))));
@@ -223,8 +224,9 @@ class TestFormatsEndToEnd : public QObject {
     c.model.path = (m_models + "/cnn.ts").toStdString();
     const RunSummary ts = train(c);
     QCOMPARE(ts.status, std::string("completed"));
-    qInfo("test accuracy: built-in cnn %.4f, TorchScript cnn %.4f", builtin.test.accuracy, ts.test.accuracy);
-    QVERIFY(std::fabs(builtin.test.accuracy - ts.test.accuracy) <= 0.01);
+    qInfo("test accuracy: built-in cnn %.4f, TorchScript cnn %.4f", builtin.test.figures["eval_accuracy"],
+          ts.test.figures["eval_accuracy"]);
+    QVERIFY(std::fabs(builtin.test.figures["eval_accuracy"] - ts.test.figures["eval_accuracy"]) <= 0.01);
     const std::string log = test::readText(ts.runDir + "/log.txt");
     QVERIFY2(log.find("SHA-256 ") != std::string::npos, "the log records the TorchScript file's SHA-256");
   }
@@ -265,8 +267,8 @@ class TestFormatsEndToEnd : public QObject {
     c.schedule.kind = ScheduleKind::cosine;
     const RunSummary r = train(c);
     QCOMPARE(r.status, std::string("completed"));
-    qInfo("%s on the table: test accuracy %.4f", qPrintable(model), r.test.accuracy);
-    QVERIFY2(r.test.accuracy > 0.75, qPrintable(QString::number(r.test.accuracy)));
+    qInfo("%s on the table: test accuracy %.4f", qPrintable(model), r.test.figures["eval_accuracy"]);
+    QVERIFY2(r.test.figures["eval_accuracy"] > 0.75, qPrintable(QString::number(r.test.figures["eval_accuracy"])));
     auto settings = nlohmann::json::parse(test::readText(r.runDir + "/settings.json"));
     QCOMPARE(settings["run_info"]["features"].size(), size_t(49));
     QCOMPARE(settings["run_info"]["classes"][0].get<std::string>(), std::string("bag"));

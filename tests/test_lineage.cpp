@@ -130,7 +130,7 @@ class TestLineage : public QObject {
     // Two more epochs, the second one interrupted and resumed.
     ContinueOptions more;
     more.epochs = 2;
-    more.schedule = "constant";
+    more.schedule = ContinueSchedule::constant;
     Session second;
     StartOptions stop;
     stop.stopAtStep = 37;
@@ -147,7 +147,7 @@ class TestLineage : public QObject {
 
     sameWeights(a.runDir, b1.runDir);
     compareRows(comparable(a.runDir), comparable(b1.runDir));
-    QCOMPARE(b3.test.accuracy, a.test.accuracy);
+    QCOMPARE(b3.test.figures["eval_accuracy"], a.test.figures["eval_accuracy"]);
     const auto continued = test::runInfo(b1.runDir)[run_files::run_info::kContinued];
     QCOMPARE(continued.size(), size_t(1));
     QCOMPARE(continued[0]["from_step"].get<int64_t>(), int64_t(16));
@@ -218,7 +218,7 @@ class TestLineage : public QObject {
     QVERIFY(QString::fromStdString(forkDir).endsWith("-fork"));
     compareRows(comparable(p.runDir, 16), comparable(forkDir));
     sameWeights(p.runDir, forkDir);
-    QCOMPARE(k.test.accuracy, p.test.accuracy);
+    QCOMPARE(k.test.figures["eval_accuracy"], p.test.figures["eval_accuracy"]);
     const auto parentInfo = test::runInfo(forkDir)[run_files::run_info::kParent];
     QCOMPARE(parentInfo["step"].get<int64_t>(), int64_t(16));
     QCOMPARE(parentInfo["checkpoint"].get<std::string>(), std::string("step-16"));
@@ -343,9 +343,9 @@ class TestLineage : public QObject {
     more.epochs = -3;
     QVERIFY(continueError(more).contains("(got -3)"));
     more.epochs = 1;
-    more.schedule = "cosine";
+    more.schedule.setName("cosine");
     QVERIFY2(continueError(more).contains("--schedule must be restart or constant"), qPrintable(continueError(more)));
-    more.schedule = "restart";
+    more.schedule = ContinueSchedule::restart;
     more.scheduleOverrides = {"optimizer.lr=0.1"};
     e = continueError(more);
     QVERIFY2(e.contains("changes only the schedule") && e.contains("fork the run"), qPrintable(e));

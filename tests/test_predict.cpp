@@ -141,7 +141,7 @@ class TestPredict : public QObject {
     c.train.epochs = 2;
     const RunSummary images = train(c);
     m_run = QString::fromStdString(images.runDir);
-    m_testAccuracy = images.test.accuracy;
+    m_testAccuracy = images.test.figures["eval_accuracy"];
     m_export = path("export");
     exportRun(images.runDir, m_export.toStdString(), "last");
 
@@ -159,14 +159,14 @@ class TestPredict : public QObject {
     t.train.epochs = 3;
     const RunSummary table = train(t);
     m_tableRun = QString::fromStdString(table.runDir);
-    m_tableTestAccuracy = table.test.accuracy;
+    m_tableTestAccuracy = table.test.figures["eval_accuracy"];
     m_tableExport = path("table-export");
     exportRun(table.runDir, m_tableExport.toStdString(), "last");
   }
 
   void imagePredictionsAreTheExportsInPython() {
     PredictOptions o;
-    o.which = "last";
+    o.which = WeightsChoice::last;
     o.batchSize = 64;  // several batches, the last one short
     Predictor fromRun(m_run.toStdString(), o);
     const PredictionReport r = fromRun.predict((m_folder + "/test").toStdString());
@@ -202,10 +202,10 @@ class TestPredict : public QObject {
 
   void tablePredictionsAreTheExportsInPython() {
     PredictOptions o;
-    o.which = "last";
+    o.which = WeightsChoice::last;
     o.batchSize = 64;
     const PredictionReport r = Predictor(m_tableRun.toStdString(), o).predict(m_testCsv.toStdString());
-    QCOMPARE(r.input, std::string("table"));
+    QCOMPARE(r.input.name(), std::string("table"));
     QCOMPARE(r.rows.size(), size_t(kTest));
     QCOMPARE(r.rows.front().source, std::string("row 2"));
     QCOMPARE(r.labelled, int64_t(kTest));

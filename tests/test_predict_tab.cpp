@@ -252,7 +252,7 @@ class TestPredictTab : public QObject {
       QCOMPARE(report.values.size(), size_t(480 * (labels ? 2 : 1)));
       QCOMPARE(report.features.size(), size_t(480 * 3));
       // Each row shows what the CLI's predict writes for it.
-      const PredictionReport cli = Predictor(r.runDir, {.which = "last"}).predict(table.toStdString());
+      const PredictionReport cli = Predictor(r.runDir, {.which = WeightsChoice::last}).predict(table.toStdString());
       QCOMPARE(cli.values.size(), size_t(240 * (labels ? 2 : 1)));
       const int k = panel->table()->item(0, 0)->data(Qt::UserRole + 1).toInt() % 240;
       const QString shown = panel->table()->item(0, 1)->text();

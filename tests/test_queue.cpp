@@ -62,9 +62,9 @@ class TestQueue : public QObject {
     ran = cliWith({"queue", "run", "--queue", queue}, {"STUDIO_CRASH_AT=checkpoint-after-metrics-flush:4"});
     QCOMPARE(ran.code, -1);
     items = loadQueue(queue.toStdString());
-    QCOMPARE(items[0].status, std::string("done"));
-    QCOMPARE(items[1].status, std::string("running"));
-    QCOMPARE(items[2].status, std::string("queued"));
+    QCOMPARE(items[0].status.name(), std::string("done"));
+    QCOMPARE(items[1].status.name(), std::string("running"));
+    QCOMPARE(items[2].status.name(), std::string("queued"));
     const std::string killed = items[1].runDir;
     QVERIFY(!killed.empty());
     QCOMPARE(runFolders(runs), 2);
@@ -73,7 +73,7 @@ class TestQueue : public QObject {
     QVERIFY2(ran.code == 0 && ran.output.contains("resuming " + QString::fromStdString(killed)),
              qPrintable(ran.output));
     items = loadQueue(queue.toStdString());
-    for (const auto& i : items) QCOMPARE(i.status, std::string("done"));
+    for (const auto& i : items) QCOMPARE(i.status.name(), std::string("done"));
     QCOMPARE(items[1].runDir, killed);
     QCOMPARE(runFolders(runs), 4);
     QCOMPARE(trainSteps(killed), (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
@@ -139,7 +139,7 @@ class TestQueue : public QObject {
       ran = test::cli({"queue", "run", "--queue", queue});
       QVERIFY2(ran.code == 2 && ran.output.contains("is being run by another process"), qPrintable(ran.output));
     }
-    QCOMPARE(loadQueue(queue.toStdString()).front().status, std::string("queued"));
+    QCOMPARE(loadQueue(queue.toStdString()).front().status.name(), std::string("queued"));
   }
 
  private:

@@ -89,7 +89,7 @@ class TestResume : public QObject {
     auto ma = comparable(a.runDir), mb = comparable(b2.runDir);
     QCOMPARE(mb.size(), ma.size());
     for (size_t i = 0; i < ma.size(); ++i) QCOMPARE(QString::fromStdString(mb[i]), QString::fromStdString(ma[i]));
-    QCOMPARE(b2.test.accuracy, a.test.accuracy);
+    QCOMPARE(b2.test.figures["eval_accuracy"], a.test.figures["eval_accuracy"]);
   }
 
   // A callback's own figures (CheckpointState::callbackFigures) are written

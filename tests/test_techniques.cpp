@@ -54,7 +54,7 @@ class TestTechniques : public QObject {
     RunSummary r = test::runToEnd(s);
     QVERIFY2(r.status == "completed", r.error.c_str());
     QCOMPARE(r.steps, int64_t(6));
-    QVERIFY(std::isfinite(r.test.accuracy));
+    QVERIFY(std::isfinite(r.test.figures["eval_accuracy"]));
     auto rows = trainRows(r.runDir);
     QCOMPARE(rows.size(), size_t(6));
     int64_t skipped = 0;

@@ -68,11 +68,11 @@ class TestWeightAverage : public QObject {
       QVERIFY(std::isfinite(e.evalAccuracy));
       QCOMPARE(std::isfinite(e.emaEvalAccuracy) && std::isfinite(e.emaEvalLoss), e.step >= 10);
     }
-    QVERIFY(std::isfinite(r.test.emaAccuracy));
+    QVERIFY(std::isfinite(r.test.ema["eval_accuracy"]));
     const auto summary = nlohmann::json::parse(test::readText(r.runDir + "/summary.json"));
-    QCOMPARE(summary["ema"]["test_accuracy"].get<double>(), r.test.emaAccuracy);
+    QCOMPARE(summary["ema"]["test_accuracy"].get<double>(), r.test.ema["eval_accuracy"]);
     // At the last step the average evaluated on the test set is the summary's.
-    QCOMPARE(rows.back().emaEvalAccuracy, r.test.emaAccuracy);
+    QCOMPARE(rows.back().emaEvalAccuracy, r.test.ema["eval_accuracy"]);
   }
 
   void survivesResumeAndExports() {
@@ -97,7 +97,7 @@ class TestWeightAverage : public QObject {
     const auto ea = averageOf(a.runDir), eb = averageOf(b2.runDir);
     QCOMPARE(ea.size(), eb.size());
     for (const auto& [name, t] : ea) QVERIFY2(torch::equal(t, eb.at(name)), name.c_str());
-    QCOMPARE(b2.test.emaAccuracy, a.test.emaAccuracy);
+    QCOMPARE(b2.test.ema["eval_accuracy"], a.test.ema["eval_accuracy"]);
     // The average is not the weights.
     auto raw = test::stateOf(*test::weightsOf(a.runDir));
     QVERIFY(!torch::equal(raw.at(ea.begin()->first), ea.begin()->second));
@@ -116,7 +116,7 @@ class TestWeightAverage : public QObject {
     Session p;
     p.start(plain);
     const RunSummary pr = test::runToEnd(p);
-    QVERIFY(!std::isfinite(pr.test.emaAccuracy));
+    QVERIFY(!std::isfinite(pr.test.ema["eval_accuracy"]));
     try {
       exportRun(pr.runDir, (dir.path() + "/none").toStdString(), "ema");
       QFAIL("expected an error");

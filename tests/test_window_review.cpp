@@ -488,7 +488,7 @@ class TestWindowReview : public QObject {
     const auto names = [&] {
       QStringList n;
       for (const auto& q : loadQueue(queue->queueFile().toStdString()))
-        n << QString::fromStdString(q.config.name + ":" + q.status);
+        n << QString::fromStdString(q.config.name + ":" + q.status.name());
       return n.join(" ");
     };
     queue->select(ids[2]);

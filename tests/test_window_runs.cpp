@@ -104,8 +104,8 @@ class TestWindowRuns : public test::WindowSuite {
     QVERIFY(!stopped.isEmpty());
     const QString out = m_dir.filePath("export-onnx");
     ExportOptions options;
-    options.format = "onnx";
-    options.quantize = "int8";
+    options.format = ExportFormat::onnx;
+    options.quantize = ExportQuantize::int8;
     options.calibrationExamples = 64;
     QString error;
     QStringList checks;
@@ -283,7 +283,7 @@ class TestWindowRuns : public test::WindowSuite {
     QVERIFY(m_window->runsPanel()->findChild<QPushButton*>("forkRun")->isEnabled());
     ContinueOptions more;
     more.epochs = 1;
-    more.schedule = "constant";
+    more.schedule = ContinueSchedule::constant;
     QVERIFY(m_window->continueRun(shortDir, more));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     QCOMPARE(finished.front().front().value<RunSummary>().steps, int64_t(12 + 16));
@@ -350,7 +350,7 @@ class TestWindowRuns : public test::WindowSuite {
     const auto items = loadQueue(queueFile.toStdString());
     QCOMPARE(items.size(), size_t{2});
     for (const auto& i : items) {
-      QCOMPARE(i.status, std::string("done"));
+      QCOMPARE(i.status.name(), std::string("done"));
       QVERIFY(QFile::exists(QString::fromStdString(i.runDir + "/summary.json")));
     }
     QCOMPARE(readRunSettingsName(items[1].runDir), std::string("queued-b"));

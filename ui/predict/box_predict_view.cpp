@@ -44,7 +44,7 @@ struct BoxPredictView::Held {
   std::unique_ptr<Predictor> predictor;
   std::string key;
   Predictor& get(const std::string& folder, const PredictOptions& o, bool reload) {
-    const std::string k = folder + "\n" + o.which;
+    const std::string k = folder + "\n" + o.which.name();
     if (!predictor || key != k || reload) {
       predictor.reset();
       predictor = std::make_unique<Predictor>(folder, o);

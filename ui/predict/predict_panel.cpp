@@ -71,7 +71,7 @@ struct PredictPanel::Held {
   std::unique_ptr<Predictor> predictor;
   std::string key;  // folder, weights and TTA it was loaded for
   Predictor& get(const std::string& folder, const PredictOptions& o) {
-    const std::string k = folder + "\n" + o.which + "\n" + o.tta;
+    const std::string k = folder + "\n" + o.which.name() + "\n" + o.tta;
     if (!predictor || key != k) {
       predictor.reset();
       predictor = std::make_unique<Predictor>(folder, o);
@@ -272,7 +272,7 @@ void PredictPanel::setTestTimeAugmentation(const QString& tta) {
 
 PredictOptions PredictPanel::options() const {
   PredictOptions o;
-  o.which = m_weights->currentData().toString().toStdString();
+  o.which.setName(m_weights->currentData().toString().toStdString());
   o.tta = m_tta->currentData().toString().toStdString();
   o.skipBad = true;  // a file that cannot be read is a row with its reason
   return o;
@@ -312,7 +312,7 @@ void PredictPanel::predictPaths(const QStringList& paths) {
   for (const auto& p : paths) inputs.push_back(p.toStdString());
   PredictOptions o = options();
   const bool live = m_pausedHook && m_pausedHook(m_folder);
-  if (live) o.which = "last";  // the paused run's weights, just written
+  if (live) o.which = WeightsChoice::last;  // the paused run's weights, just written
   m_used = o;
   if (showsBoxes()) {
     m_boxView->predict(m_folder, o, paths, /*reload=*/live);
@@ -340,10 +340,11 @@ void PredictPanel::predictPaths(const QStringList& paths) {
                                    .arg(static_cast<qlonglong>(r.rows.size()) - r.skipped)
                                    .arg(r.seconds, 0, 'f', 2);
                 if (r.labelled > 0)
-                  text += (r.input == "image" ? tr("; accuracy %1 % on the %2 labelled by their class folders")
-                                              : tr("; accuracy %1 % on the %2 rows labelled in the table"))
-                              .arg(100.0 * r.accuracy(), 0, 'f', 1)
-                              .arg(r.labelled);
+                  text +=
+                      (r.input == PredictInput::image ? tr("; accuracy %1 % on the %2 labelled by their class folders")
+                                                      : tr("; accuracy %1 % on the %2 rows labelled in the table"))
+                          .arg(100.0 * r.accuracy(), 0, 'f', 1)
+                          .arg(r.labelled);
                 const bool noneRead = r.skipped > 0 && r.skipped == static_cast<int64_t>(r.rows.size());
                 if (noneRead)  // the same reason for every row, as the CLI says it (five crops of small images)
                   text = tr("%1: none of the %2 inputs predicted: %3")
@@ -380,7 +381,7 @@ void PredictPanel::fillTable() {
     const auto& row = r.rows[i];
     const int k = static_cast<int>(i);
     const QString source = QString::fromStdString(row.source);
-    auto* item = new QTableWidgetItem(r.input == "image" ? QFileInfo(source).fileName() : source);
+    auto* item = new QTableWidgetItem(r.input == PredictInput::image ? QFileInfo(source).fileName() : source);
     item->setToolTip(source);
     item->setData(kRowRole, k);
     m_table->setItem(k, Source, item);
@@ -438,8 +439,8 @@ void PredictPanel::fillTable() {
   m_filter->blockSignals(false);
   setClassFilter(m_filter->currentData().toString());
   // Test-time augmentation averages an image classifier's probabilities; Grad-CAM looks at images.
-  m_tta->setEnabled(r.input == "image" && !values);
-  m_opacityRow->setVisible(r.input == "image");
+  m_tta->setEnabled(r.input == PredictInput::image && !values);
+  m_opacityRow->setVisible(r.input == PredictInput::image);
   m_save->setEnabled(true);
   if (m_table->rowCount() > 0) m_table->selectRow(0);
 }
@@ -524,7 +525,7 @@ void PredictPanel::showSelected() {
     return;
   }
   m_camBusy = true;
-  if (m_report->input != "image") {
+  if (m_report->input != PredictInput::image) {
     const auto width = m_report->features.size() / std::max<size_t>(1, m_report->rows.size());
     const std::vector<float> features(m_report->features.begin() + static_cast<std::ptrdiff_t>(k * width),
                                       m_report->features.begin() + static_cast<std::ptrdiff_t>((k + 1) * width));

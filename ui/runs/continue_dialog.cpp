@@ -29,7 +29,7 @@ std::optional<ContinueOptions> askContinueOptions(QWidget* parent, const QString
   if (!runFormDialog(dialog, form)) return std::nullopt;
   ContinueOptions more;
   more.epochs = epochs->value();
-  more.schedule = schedule->currentData().toString().toStdString();
+  more.schedule.setName(schedule->currentData().toString().toStdString());
   if (!lr->text().trimmed().isEmpty()) {
     bool ok = false;
     more.lr = lr->text().trimmed().toDouble(&ok);

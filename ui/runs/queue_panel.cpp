@@ -68,7 +68,8 @@ QueuePanel::QueuePanel(QWidget* parent)
   connect(m_remove, &QPushButton::clicked, this, [this] { removeSelected(); });
   connect(m_edit, &QPushButton::clicked, this, &QueuePanel::askEdit);
   connect(m_runNow, &QPushButton::clicked, this, [this] {
-    if (const QueueItem* item = selectedItem(); item && item->status == "queued") Q_EMIT runNowRequested(item->id);
+    if (const QueueItem* item = selectedItem(); item && item->status == QueueStatus::queued)
+      Q_EMIT runNowRequested(item->id);
   });
   connect(m_runAll, &QPushButton::clicked, this, &QueuePanel::runAllRequested);
   updateButtons();
@@ -118,16 +119,16 @@ void QueuePanel::refresh() {
     ++index;
     auto* row = new QTreeWidgetItem(m_list);
     row->setData(Position, Qt::UserRole, static_cast<qlonglong>(q.id));
-    row->setText(Position, q.status == "queued" ? QString::number(++position) : QString());
+    row->setText(Position, q.status == QueueStatus::queued ? QString::number(++position) : QString());
     row->setText(Name, QString::fromStdString(q.config.name));
-    row->setText(Status, QString::fromStdString(q.status));
+    row->setText(Status, QString::fromStdString(q.status.name()));
     if (!q.error.empty()) row->setToolTip(Status, QString::fromStdString(q.error));
     if (!q.runDir.empty()) row->setToolTip(Name, QString::fromStdString(q.runDir));
     row->setText(Given, !q.label.empty() ? QString::fromStdString(q.label) : given.join(" "));
     if (q.label.empty()) row->setToolTip(Given, all.join("\n"));
     row->setText(Model, modelText(QString::fromStdString(q.config.model.kind), q.config.model.width,
                                   q.config.model.depth, QString::fromStdString(q.config.model.path)));
-    if (q.status != "queued")
+    if (q.status != QueueStatus::queued)
       for (int c = 0; c < Columns; ++c) row->setForeground(c, palette().color(QPalette::Disabled, QPalette::Text));
   }
   if (selected > 0) select(selected);
@@ -162,10 +163,11 @@ const QueueItem* QueuePanel::selectedItem() const {
 
 void QueuePanel::updateButtons() {
   const QueueItem* item = selectedItem();
-  const bool queued = item && item->status == "queued";
+  const bool queued = item && item->status == QueueStatus::queued;
   for (QPushButton* b : {m_up, m_down, m_remove, m_edit, m_runNow}) b->setEnabled(queued);
-  m_runAll->setEnabled(std::any_of(m_items.begin(), m_items.end(),
-                                   [](const QueueItem& q) { return q.status == "queued" || q.status == "running"; }));
+  m_runAll->setEnabled(std::any_of(m_items.begin(), m_items.end(), [](const QueueItem& q) {
+    return q.status == QueueStatus::queued || q.status == QueueStatus::running;
+  }));
 }
 
 bool QueuePanel::moveSelected(int by) {
@@ -176,7 +178,7 @@ bool QueuePanel::moveSelected(int by) {
       // Among the queued items only: the others have run or are running.
       std::vector<size_t> queued;
       for (size_t i = 0; i < items.size(); ++i)
-        if (items[i].status == "queued") queued.push_back(i);
+        if (items[i].status == QueueStatus::queued) queued.push_back(i);
       for (size_t k = 0; k < queued.size(); ++k) {
         if (items[queued[k]].id != id) continue;
         const auto to = static_cast<std::ptrdiff_t>(k) + by;
@@ -201,7 +203,7 @@ bool QueuePanel::removeSelected() {
     editQueue(m_file.toStdString(), [&](std::vector<QueueItem>& items) {
       const auto before = items.size();
       items.erase(std::remove_if(items.begin(), items.end(),
-                                 [&](const QueueItem& q) { return q.id == id && q.status == "queued"; }),
+                                 [&](const QueueItem& q) { return q.id == id && q.status == QueueStatus::queued; }),
                   items.end());
       removed = items.size() != before;
     });
@@ -220,7 +222,8 @@ bool QueuePanel::editSelected(const std::vector<std::string>& assignments, QStri
     editQueue(m_file.toStdString(), [&](std::vector<QueueItem>& items) {
       for (QueueItem& q : items) {
         if (q.id != id) continue;
-        if (q.status != "queued") throw InputError("item " + std::to_string(id) + " is " + q.status + ", not queued");
+        if (q.status != QueueStatus::queued)
+          throw InputError("item " + std::to_string(id) + " is " + q.status.name() + ", not queued");
         TrainConfig edited = q.config;
         for (const auto& a : assignments) applyOverride(edited, a);  // names a mistyped setting
         const auto errors = validate(edited);

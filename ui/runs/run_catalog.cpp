@@ -14,6 +14,7 @@
 
 #include "studio/file_io.h"
 #include "studio/lr_schedule.h"
+#include "studio/metric_catalog.h"
 #include "studio/model_kinds.h"
 #include "studio/run_layout.h"
 #include "studio/train_config.h"
@@ -29,10 +30,6 @@ nlohmann::json readJson(const QString& path) {
 
 // Readers that never throw: a field of the wrong type reads as missing (a run
 // folder edited by hand must not end the window).
-double numberOr(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : MetricRecord::kNone;
-}
-
 QString textOr(const nlohmann::json& j, const char* key, const QString& fallback) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? QString::fromStdString(j[key].get<std::string>())
                                                                 : fallback;
@@ -184,25 +181,20 @@ RunInfo readRunInfo(const QString& runDir) {
       }
     }
   }
-  const bool summaryThere = QFile::exists(runDir + "/" + run_files::kSummary);
-  const nlohmann::json summary = readJson(runDir + "/" + run_files::kSummary);
-  if (summary.is_object()) {
-    r.status = textOr(summary, "status", "?");
-    r.error = textOr(summary, "error", QString());
-    r.bestAccuracy = numberOr(summary, "best_eval_accuracy");
-    r.testAccuracy = numberOr(summary, "test_accuracy");
-    if (const auto w = summary.find("test_weights"); w != summary.end() && w->is_object()) {
-      r.testWeights = textOr(*w, "which", QString());
-      r.testWeightsStep = wholeOr(*w, "step", 0);
-    }
-    if (const auto l = summary.find("last_weights"); l != summary.end() && l->is_object())
-      r.lastTestAccuracy = numberOr(*l, "test_accuracy");
-    r.bestR2 = numberOr(summary, "best_eval_r2");
-    r.bestMap = numberOr(summary, "best_eval_map");
-    r.steps = wholeOr(summary, "steps", 0);
-    r.totalSteps = wholeOr(summary, "total_steps", r.totalSteps);
-    r.device = textOr(summary, "device", r.device);
-  } else if (summaryThere) {
+  const SummaryFile summary = readSummaryFile(runDir.toStdString());
+  if (summary.read()) {
+    const RunSummary& s = summary.summary;
+    r.status = s.status.empty() ? QStringLiteral("?") : QString::fromStdString(s.status);
+    r.error = QString::fromStdString(s.error);
+    r.best = s.bestEval;
+    r.test = s.test.figures;
+    r.lastTest = s.test.last;
+    r.testWeights = QString::fromStdString(s.test.weights);
+    r.testWeightsStep = s.test.weightsStep;
+    r.steps = s.steps;
+    if (s.totalSteps > 0) r.totalSteps = s.totalSteps;
+    if (!s.device.empty()) r.device = QString::fromStdString(s.device);
+  } else if (summary.state == SummaryFile::State::Unreadable) {
     r.status = "unreadable";
     r.error = QStringLiteral("%1/summary.json is not valid JSON").arg(runDir);
   } else if (const long pid = lockHolder(runDir.toStdString() + "/.lock"); pid >= 0) {
@@ -253,14 +245,32 @@ QString modelText(const QString& kind, qint64 width, qint64 depth, const QString
   return QStringLiteral("%1 w%2 d%3").arg(kind).arg(width).arg(depth);
 }
 
+namespace {
+// The figure the run is judged by: its best evaluation's, else accuracy.
+const char* scoreOf(const RunInfo& run) {
+  return run.best.empty() ? "eval_accuracy" : findMetric(run.best.values().begin()->first)->id;
+}
+// "91.20 %" for an accuracy ("accuracy 91.20 %" named), "R² 0.8123" (the
+// catalog's unit) for others.
+QString scoreText(const char* id, double value, bool named = false) {
+  if (std::string_view(id) == "eval_accuracy")
+    return (named ? QObject::tr("accuracy ") : QString()) + QString::number(value * 100, 'f', 2) + " %";
+  return QStringLiteral("%1 %2").arg(QString::fromUtf8(findMetric(id)->unit)).arg(value, 0, 'f', 4);
+}
+}  // namespace
+
+QString bestText(const RunInfo& run, bool named) {
+  return run.best.empty() ? QString() : scoreText(scoreOf(run), run.best[scoreOf(run)], named);
+}
+
 QString testFiguresText(const RunInfo& run) {
-  if (!std::isfinite(run.testAccuracy)) return QString();
+  const char* id = scoreOf(run);
+  if (!run.test.has(id)) return QString();
   const QString weights = run.testWeights == "best"
                               ? QObject::tr("the best checkpoint's weights (step %1)").arg(run.testWeightsStep)
                               : QObject::tr("the last weights (step %1)").arg(run.testWeightsStep);
-  QString text = QObject::tr("test accuracy %1 % with %2").arg(run.testAccuracy * 100, 0, 'f', 2).arg(weights);
-  if (std::isfinite(run.lastTestAccuracy))
-    text += QObject::tr("; the last weights: %1 %").arg(run.lastTestAccuracy * 100, 0, 'f', 2);
+  QString text = QObject::tr("test %1 with %2").arg(scoreText(id, run.test[id], true), weights);
+  if (run.lastTest.has(id)) text += QObject::tr("; the last weights: %1").arg(scoreText(id, run.lastTest[id]));
   return text;
 }
 

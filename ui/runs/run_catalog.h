@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "studio/metric_record.h"
+#include "studio/run_summary.h"
 #include "studio/train_config.h"
 
 namespace studio::ui {
@@ -29,16 +30,13 @@ struct RunInfo {
   // elsewhere (another process trains it now: not resumable here)
   QString status;
   QString error;
-  double bestAccuracy = MetricRecord::kNone;
-  double testAccuracy = MetricRecord::kNone;
-  // The weights the test figures are of (summary.json's test_weights: "best"
-  // at testWeightsStep, or "last"), and the last weights' test accuracy
-  // when those are the best checkpoint's.
+  // summary.json's figures, keyed by metric id: the best evaluation's
+  // score (the task's: accuracy, R² or mAP), the test figures, and the last
+  // weights' when the test figures are the best checkpoint's. The weights
+  // the test figures are of: "best" at testWeightsStep, or "last".
+  Figures best, test, lastTest;
   QString testWeights;
   qint64 testWeightsStep = 0;
-  double lastTestAccuracy = MetricRecord::kNone;
-  double bestR2 = MetricRecord::kNone;   // a regression's (task.kind regression)
-  double bestMap = MetricRecord::kNone;  // a multi-label's
   qint64 steps = 0;
   qint64 totalSteps = 0;
   QString device;
@@ -91,6 +89,10 @@ std::vector<RunInfo> listRuns(const QString& runsDir);
 // last weights: 86.50 %": the test figure and the weights it is of ("" when
 // the run has none).
 QString testFiguresText(const RunInfo& run);
+// The best evaluation's score as the Best column shows it ("91.20 %",
+// "R² 0.8123", "mAP 0.4512"; named: "accuracy 91.20 %"); "" when the run
+// has none.
+QString bestText(const RunInfo& run, bool named = false);
 RunInfo readRunInfo(const QString& runDir);
 // Every record of the run's metrics.csv. False, with a message naming the
 // file and line, when it cannot be read; rows read before a bad one are kept.

@@ -51,12 +51,7 @@ QString exportCaption(const QString& runDir) {
     // A folder without readable settings: its name says which run it is.
   }
   parts << QObject::tr("%1 of %2 steps").arg(info.steps).arg(info.totalSteps);
-  if (std::isfinite(info.bestMap))
-    parts << QObject::tr("best mAP %1").arg(info.bestMap, 0, 'f', 4);
-  else if (std::isfinite(info.bestAccuracy))
-    parts << QObject::tr("best accuracy %1 %").arg(100 * info.bestAccuracy, 0, 'f', 2);
-  else if (std::isfinite(info.bestR2))
-    parts << QObject::tr("best R\u00b2 %1").arg(info.bestR2, 0, 'f', 4);
+  if (const QString best = bestText(info, true); !best.isEmpty()) parts << QObject::tr("best %1").arg(best);
   return parts.join(QStringLiteral("  ·  "));
 }
 

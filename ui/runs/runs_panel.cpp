@@ -276,12 +276,7 @@ void RunsPanel::refresh() {
       item->setToolTip(Status, run.trial + (run.pruned ? tr(": its pruner stopped it; "
                                                             "Resume continues it")
                                                        : ""));
-    if (std::isfinite(run.bestMap))
-      item->setText(Best, tr("mAP %1").arg(run.bestMap, 0, 'f', 4));
-    else if (std::isfinite(run.bestAccuracy))
-      item->setText(Best, QString::number(run.bestAccuracy * 100, 'f', 2) + " %");
-    else if (std::isfinite(run.bestR2))
-      item->setText(Best, tr("R\u00b2 %1").arg(run.bestR2, 0, 'f', 4));
+    item->setText(Best, bestText(run));
     item->setToolTip(Best, testFiguresText(run));
     item->setData(Steps, kProbeRole, !run.probe.isEmpty());
     if (!run.probe.isEmpty())  // a probe's steps are tries, not the settings' plan
@@ -313,7 +308,7 @@ void RunsPanel::refresh() {
     queueProblem = QString::fromStdString(e.what());
   }
   for (const QueueItem& q : queue) {
-    if (q.status != "queued") continue;
+    if (q.status != QueueStatus::queued) continue;
     auto* item = new RunItem(m_list);
     item->setText(Name, QString::fromStdString(q.label.empty() ? q.config.name : q.config.name + " (" + q.label + ")"));
     item->setText(Status, tr("queued"));

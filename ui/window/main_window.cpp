@@ -395,9 +395,10 @@ void MainWindow::onRunFinished(const RunSummary& s) {
   // The test split's report is the run's last word: the live Evaluation tab shows it (issue 40, item 16).
   m_eval->runEnded(QString::fromStdString(s.runDir));
   QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
-  if (std::isfinite(s.test.accuracy)) text += tr("; test accuracy %1 %").arg(s.test.accuracy * 100, 0, 'f', 2);
-  if (std::isfinite(s.test.r2)) text += tr("; test R\u00b2 %1").arg(s.test.r2, 0, 'f', 4);
-  if (std::isfinite(s.test.map)) text += tr("; test mAP %1").arg(s.test.map, 0, 'f', 4);
+  const Figures& test = s.test.figures;
+  if (test.has("eval_accuracy")) text += tr("; test accuracy %1 %").arg(test["eval_accuracy"] * 100, 0, 'f', 2);
+  if (test.has("eval_r2")) text += tr("; test R\u00b2 %1").arg(test["eval_r2"], 0, 'f', 4);
+  if (test.has("eval_map")) text += tr("; test mAP %1").arg(test["eval_map"], 0, 'f', 4);
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
   if (!probe.isEmpty()) text = probe;
   showMessage(text, s.status == "failed");
@@ -447,11 +448,11 @@ void MainWindow::exportSelectedRun(const QString& runDir) {
     const QString picked = QInputDialog::getItem(this, tr("Export %1").arg(QFileInfo(runDir).fileName()),
                                                  tr("Weights:"), labels, 0, false, &ok);
     if (!ok) return;
-    options.which = weights[static_cast<size_t>(labels.indexOf(picked))].second;
+    options.which.setName(weights[static_cast<size_t>(labels.indexOf(picked))].second);
   }
   const int chosen = static_cast<int>(formats.indexOf(format));
-  if (chosen >= 1) options.format = "onnx";
-  if (chosen == 2) options.quantize = "int8";
+  if (chosen >= 1) options.format = ExportFormat::onnx;
+  if (chosen == 2) options.quantize = ExportQuantize::int8;
   if (chosen >= 1) showMessage(tr("Exporting to ONNX and checking it in ONNX Runtime…"));
   QApplication::setOverrideCursor(Qt::WaitCursor);  // the check takes seconds; runs go on in their threads
   QString error;

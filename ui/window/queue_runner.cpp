@@ -29,7 +29,7 @@ bool QueueRunner::add() {
     item.config = m_settings->config();
     const auto items = studio::addToQueue(m_runs->queueFile().toStdString(), {item});
     const auto queued =
-        std::count_if(items.begin(), items.end(), [](const QueueItem& i) { return i.status == "queued"; });
+        std::count_if(items.begin(), items.end(), [](const QueueItem& i) { return i.status == QueueStatus::queued; });
     Q_EMIT message(tr("Added to the queue (%1 queued): %2").arg(queued).arg(m_runs->queueFile()), false);
   } catch (const std::exception& e) {
     Q_EMIT message(QString::fromStdString(e.what()), true);
@@ -63,7 +63,7 @@ bool QueueRunner::runOne(int64_t id) {
   try {
     editQueue(m_runs->queueFile().toStdString(), [&](std::vector<QueueItem>& items) {
       const auto it = std::find_if(items.begin(), items.end(), [&](const QueueItem& q) { return q.id == id; });
-      if (it == items.end() || it->status != "queued") throw InputError("that item is no longer queued");
+      if (it == items.end() || it->status != QueueStatus::queued) throw InputError("that item is no longer queued");
       std::rotate(items.begin(), it, it + 1);  // first: the pass takes it next
     });
   } catch (const std::exception& e) {

@@ -162,7 +162,7 @@ RunSchedule::RunSchedule(const ScheduleConfig& config, double baseLr, int64_t ba
   m_cycles = m_base.momentum(0).has_value();
   for (const auto& e : m_extensions) {
     m_restarts.emplace_back(e.schedule, e.lr, e.to - e.from);
-    if (e.how == "restart" && m_restarts.back().momentum(0)) m_cycles = true;
+    if (e.how == ContinueSchedule::restart && m_restarts.back().momentum(0)) m_cycles = true;
   }
 }
 
@@ -176,7 +176,7 @@ double RunSchedule::lr(int64_t step) const {
   const int i = part(step);
   if (i < 0) return m_base.lr(step);
   const auto& e = m_extensions[static_cast<size_t>(i)];
-  return e.how == "constant" ? e.lr : m_restarts[static_cast<size_t>(i)].lr(step - e.from);
+  return e.how == ContinueSchedule::constant ? e.lr : m_restarts[static_cast<size_t>(i)].lr(step - e.from);
 }
 
 std::optional<double> RunSchedule::momentum(int64_t step) const {
@@ -188,8 +188,8 @@ std::optional<double> RunSchedule::momentum(int64_t step) const {
   } else {
     const auto& e = m_extensions[static_cast<size_t>(i)];
     // A constant part keeps the momentum the run had when it began.
-    m = e.how == "constant" ? (e.from > 0 ? momentum(e.from - 1) : std::nullopt)
-                            : m_restarts[static_cast<size_t>(i)].momentum(step - e.from);
+    m = e.how == ContinueSchedule::constant ? (e.from > 0 ? momentum(e.from - 1) : std::nullopt)
+                                            : m_restarts[static_cast<size_t>(i)].momentum(step - e.from);
   }
   return m ? m : std::optional<double>(m_defaultMomentum);
 }

@@ -183,4 +183,42 @@ std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>&
          oneOf(taskEvalMetrics(task.value()));
 }
 
+bool isFigure(std::string_view id) {
+  if (id == "eval_map75") return true;
+  for (const auto& m : metricCatalog())
+    if (m.kind == RecordKind::Eval && id == m.id) return true;
+  return false;
+}
+
+const std::vector<std::string>& taskTestFigures(TaskKind task) {
+  static const std::vector<std::string> classification{"eval_accuracy", "eval_loss"},
+      regression{"eval_loss", "eval_r2", "eval_rmse", "eval_mae"},
+      multilabel{"eval_accuracy", "eval_loss", "eval_map", "eval_f1"},
+      detection{"eval_map", "eval_map50", "eval_map75"};
+  switch (task) {
+    case TaskKind::regression:
+      return regression;
+    case TaskKind::multilabel:
+      return multilabel;
+    case TaskKind::detection:
+      return detection;
+    case TaskKind::classification:
+      break;
+  }
+  return classification;
+}
+
+const char* taskScoreMetric(TaskKind task) {
+  switch (task) {
+    case TaskKind::regression:
+      return "eval_r2";
+    case TaskKind::multilabel:
+    case TaskKind::detection:
+      return "eval_map";
+    case TaskKind::classification:
+      break;
+  }
+  return "eval_accuracy";
+}
+
 }  // namespace studio

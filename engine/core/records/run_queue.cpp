@@ -1,5 +1,6 @@
 #include "studio/run_queue.h"
 #include "studio/run_layout.h"
+#include "studio/run_summary.h"
 
 #include <unistd.h>
 
@@ -21,8 +22,6 @@ std::string joinErrors(const std::vector<ConfigError>& errors) {
   for (const auto& e : errors) s += (s.empty() ? "" : "; ") + e.text();
   return s;
 }
-
-bool knownStatus(const std::string& s) { return s == "queued" || s == "running" || s == "done" || s == "failed"; }
 
 // The edit lock: an flock on <queue>.lock, waited for.
 struct EditLock {
@@ -78,7 +77,7 @@ std::vector<QueueItem> loadQueue(const std::string& path) {
     try {
       item.id = j.at("id").get<int64_t>();
       item.label = j.value("label", std::string());
-      item.status = j.at("status").get<std::string>();
+      item.status.setName(j.at("status").get<std::string>());
       item.runDir = j.value("run_dir", std::string());
       item.error = j.value("error", std::string());
     } catch (const nlohmann::json::exception&) {
@@ -88,8 +87,8 @@ std::vector<QueueItem> loadQueue(const std::string& path) {
     }
     if (item.id < 1 || !ids.insert(item.id).second)
       throw ConfigFileError(at + ": id " + std::to_string(item.id) + " is not a new number of 1 or more");
-    if (!knownStatus(item.status))
-      throw ConfigFileError(at + ": status \"" + item.status + "\" is not queued, running, done or failed");
+    if (!item.status.known())
+      throw ConfigFileError(at + ": status \"" + item.status + "\" is not " + namesText(item.status));
     if (!j.contains("settings") || !j["settings"].is_object()) throw ConfigFileError(at + " has no \"settings\"");
     std::vector<ConfigError> errors;
     item.config = configFromJson(j["settings"], errors);
@@ -165,7 +164,7 @@ std::vector<QueueItem> addToQueue(const std::string& path, std::vector<QueueItem
     for (const auto& i : items) next = std::max(next, i.id + 1);
     for (auto& a : add) {
       a.id = next++;
-      a.status = "queued";
+      a.status = QueueStatus::queued;
       a.runDir.clear();
       a.error.clear();
       items.push_back(std::move(a));
@@ -178,11 +177,11 @@ std::optional<QueueItem> takeNextQueueItem(const std::string& path) {
   editQueue(path, [&](std::vector<QueueItem>& items) {
     QueueItem* pick = nullptr;
     for (auto& i : items)
-      if (i.status == "running" && !pick) pick = &i;
+      if (i.status == QueueStatus::running && !pick) pick = &i;
     for (auto& i : items)
-      if (i.status == "queued" && !pick) pick = &i;
+      if (i.status == QueueStatus::queued && !pick) pick = &i;
     if (!pick) return;
-    pick->status = "running";
+    pick->status = QueueStatus::running;
     next = *pick;
   });
   return next;
@@ -224,10 +223,10 @@ void finishQueueItem(const std::string& path, int64_t id, const std::string& run
   editQueue(path, [&](std::vector<QueueItem>& items) {
     for (auto& i : items) {
       if (i.id != id) continue;
-      if (runStatus == "completed" || runStatus == "early-stopped") {
-        i.status = "done";
+      if (finishedStatus(runStatus)) {
+        i.status = QueueStatus::done;
       } else if (runStatus == "failed") {
-        i.status = "failed";
+        i.status = QueueStatus::failed;
         i.error = error;
       }
     }

@@ -91,9 +91,9 @@ struct AuditResult {
   // targets' mean), "label_accuracy" (multi-label: the share of labels right
   // at the run's thresholds).
   std::string metric = "accuracy";
-  double meanScore = 0, stdScore = 0;   // over the folds (sample standard deviation)
-  int64_t examples = 0;                 // training examples with out-of-fold outputs
-  std::string task = "classification";  // task.kind
+  double meanScore = 0, stdScore = 0;                // over the folds (sample standard deviation)
+  int64_t examples = 0;                              // training examples with out-of-fold outputs
+  Choice<TaskKind> task = TaskKind::classification;  // task.kind
   std::vector<std::string> classes;
   LabelIssues labelIssues;
   // Regression and multi-label: the targets (labels), every example's given

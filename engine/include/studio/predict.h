@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "studio/run_layout.h"    // WeightsChoice
 #include "studio/train_config.h"  // TaskKind
 
 namespace studio {
@@ -41,7 +42,7 @@ struct PredictOptions {
   // auto: the weights the run's test figures are of (summary.json's
   // test_weights: the best checkpoint's for a run with a validation split,
   // else the last); best | last | ema (of a run folder; an export holds one).
-  std::string which = "auto";
+  Choice<WeightsChoice> which = WeightsChoice::auto_;
   int64_t topK = 5;
   // Test-time augmentation, probabilities averaged on the device:
   //  none;
@@ -83,13 +84,16 @@ struct PredictionRow {
   std::vector<PredictedBox> boxes;
 };
 
+// What a model takes: image files, or rows of a table.
+STUDIO_CHOICE(PredictInput, image, table)
+
 struct PredictionReport {
   Choice<TaskKind> task = TaskKind::classification;  // the run's task.kind
   std::string model;                                 // what predicted: "cnn w32 d2, best checkpoint of runs/x"
   std::string weights;                               // best | last | ema
   std::string note;                                  // why the weights are not the ones asked for
   std::string device;
-  std::string input;  // image | table
+  Choice<PredictInput> input = PredictInput::image;
   std::vector<std::string> classes;
   std::vector<PredictionRow> rows;
   std::vector<float> probabilities;  // rows x classes, every class (0 for a skipped row)
@@ -165,7 +169,7 @@ class Predictor {
   Predictor& operator=(const Predictor&) = delete;
 
   const std::vector<std::string>& classes() const;
-  std::string input() const;  // image | table
+  PredictInput input() const;
   std::string description() const;
   TaskKind task() const;  // the run's task.kind
 

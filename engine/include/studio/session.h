@@ -15,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "studio/lr_schedule.h"
 #include "studio/metric_record.h"
 #include "studio/presets.h"
+#include "studio/run_layout.h"
+#include "studio/run_summary.h"
 #include "studio/train_config.h"
 
 namespace studio {
@@ -24,100 +27,7 @@ namespace studio {
 enum class SessionState { Idle, Starting, Running, Paused, Finished, Stopped, Failed };
 const char* stateName(SessionState s);
 
-// Final figures of a run, also written to the run folder as summary.json,
-// grouped by who makes them: the run itself, its task's evaluation on the
-// test split, the callbacks (non-finite policy, early stopping), the step,
-// a probe (lr-find, batch-find), and where the time went.
-struct RunSummary {
-  std::string runDir;
-  std::string status;     // completed | early-stopped | stopped | failed
-  std::string error;      // what went wrong, for failed runs
-  bool badInput = false;  // failed on the person's input (settings, data files)
-  std::string device;
-  int64_t steps = 0;
-  int64_t totalSteps = 0;
-  int64_t epochs = 0;
-  double finalTrainLoss = MetricRecord::kNone;
-  double finalEvalLoss = MetricRecord::kNone;
-  double samplesPerSecond = MetricRecord::kNone;  // training samples over training time
-  double wallSeconds = 0;
-  // Under torchrun: this process's rank and the number of processes (rank
-  // 0 writes the run folder; the figures are the same on every rank).
-  int rank = 0;
-  int worldSize = 1;
-
-  // The task's figures on the test split. accuracy: a classifier's, or a
-  // multi-label run's subset accuracy; r2, rmse and mae: a regression's,
-  // averaged over its targets in the data's units; map and f1: a
-  // multi-label run's mAP and macro F1.
-  struct TestFigures {
-    double accuracy = MetricRecord::kNone, loss = MetricRecord::kNone;
-    double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
-    double map = MetricRecord::kNone, f1 = MetricRecord::kNone;
-    // A detector's COCO AP at IoU 0.5 and 0.75 (map: AP@[.50:.95]).
-    double map50 = MetricRecord::kNone, map75 = MetricRecord::kNone;
-    // The weights they are of: "last" (the model at the end), or "best"
-    // (the best checkpoint's, saved at weightsStep): a run with a
-    // validation split and a best checkpoint of another step is tested with
-    // those, as Keras's restore_best_weights and Lightning's
-    // test(ckpt_path="best") do. Export and predict use them by default
-    // (--which auto). With "best", the last weights' figures too.
-    std::string weights = "last";
-    int64_t weightsStep = 0;
-    double lastAccuracy = MetricRecord::kNone, lastLoss = MetricRecord::kNone;
-    double lastR2 = MetricRecord::kNone, lastMap = MetricRecord::kNone;
-    // train.ema: the weights' moving average.
-    double emaAccuracy = MetricRecord::kNone, emaLoss = MetricRecord::kNone;
-  } test;
-  // The best evaluation's accuracy, R² or mAP (the task's).
-  struct BestEvaluation {
-    double accuracy = MetricRecord::kNone, r2 = MetricRecord::kNone, map = MetricRecord::kNone;
-  } bestEval;
-
-  // The non-finite policy (train.on_nonfinite): steps not applied (fp16
-  // overflow, non-finite loss), steps whose loss or gradients were not
-  // finite, and rollbacks.
-  struct NonfiniteFigures {
-    int64_t skippedSteps = 0, steps = 0, rollbacks = 0;
-  } nonfinite;
-  // train.early_stopping: its metric ("" when off), the best value and its
-  // step (the best checkpoint's), and why the run ended early ("" if it did not).
-  struct EarlyStoppingFigures {
-    std::string metric;
-    double best = MetricRecord::kNone;
-    int64_t bestStep = 0;
-    std::string reason;
-  } earlyStopping;
-  // The step: performance.cuda_graphs, "on (recorded at step N)" or "off:
-  // why"; memory.oom_backoff's micro-batch at the end, when it was lowered.
-  struct StepFigures {
-    std::string cudaGraphs;
-    int64_t microBatch = 0;
-  } stepper;
-
-  // A learning-rate range test (Session::findLearningRate): the suggested
-  // rate (where the smoothed loss falls fastest), the rate of the lowest
-  // smoothed loss, and why the sweep ended.
-  struct LrFindFigures {
-    double suggestion = MetricRecord::kNone, minimum = MetricRecord::kNone;
-    std::string end;
-  } lrFind;
-  // The largest micro-batch that fits (Session::findBatchSize): 0 when the
-  // run was not one; the micro-batch and accumulation that keep the
-  // effective batch of the settings; the memory it was measured against;
-  // each size tried and whether it fit.
-  struct BatchFindFigures {
-    int64_t largest = 0, micro = 0, accumulation = 0;
-    double limitMiB = MetricRecord::kNone;
-    std::vector<std::pair<int64_t, bool>> tried;
-  } batchFind;
-
-  // Where the wall time went: setting up (data, model, device), training
-  // steps, evaluations, checkpoints and other writes.
-  struct TimeSplit {
-    double setup = 0, train = 0, eval = 0, write = 0;
-  } seconds;
-};
+// A run's final figures (RunSummary) and summary.json: run_summary.h.
 
 // Live position of the run, readable at any time without waiting.
 struct Progress {
@@ -153,8 +63,9 @@ struct StartOptions {
 // training-studio-cli continue: more epochs for a finished, early-stopped
 // or stopped run, in its own folder, with its history kept.
 struct ContinueOptions {
-  int64_t epochs = 0;                          // more epochs; at least 1
-  std::string schedule = "restart";            // restart: the schedule again over them | constant
+  int64_t epochs = 0;  // more epochs; at least 1
+  // restart: the schedule again over them; constant: one learning rate.
+  Choice<ContinueSchedule> schedule = ContinueSchedule::restart;
   double lr = 0;                               // 0: restart, optimizer.lr; constant, the run's last learning rate
   std::vector<std::string> scheduleOverrides;  // "schedule.key=value" for the restarted schedule
 };
@@ -292,13 +203,16 @@ struct ExportResult {
 // quantize "int8" adds model.int8.onnx (ONNX Runtime's static QDQ
 // quantization calibrated on `calibrationExamples` training examples by
 // `calibration`), with both models' test figure and CPU speed.
+STUDIO_CHOICE(ExportFormat, torch, onnx)
+STUDIO_CHOICE(ExportQuantize, none, int8)
+STUDIO_CHOICE(QuantCalibration, minmax, entropy, percentile)
 struct ExportOptions {
-  std::string which = "auto";
-  std::string format = "torch";  // torch (the PyTorch files) or onnx (model.onnx too)
+  Choice<WeightsChoice> which = WeightsChoice::auto_;
+  Choice<ExportFormat> format = ExportFormat::torch;  // torch (the PyTorch files) or onnx (model.onnx too)
   bool check = false;
   int opset = 18;
-  std::string quantize = "none";       // none or int8
-  std::string calibration = "minmax";  // minmax, entropy or percentile
+  Choice<ExportQuantize> quantize = ExportQuantize::none;
+  Choice<QuantCalibration> calibration = QuantCalibration::minmax;
   int64_t calibrationExamples = 300;
   int64_t parityExamples = 256;
   double tolerance = 1e-4;
@@ -311,7 +225,7 @@ struct ExportCheckFailed : std::runtime_error {
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const ExportOptions& options);
 inline ExportResult exportRun(const std::string& runDir, const std::string& outDir, const std::string& which = "auto") {
   ExportOptions o;
-  o.which = which;
+  o.which.setName(which);
   return exportRun(runDir, outDir, o);
 }
 

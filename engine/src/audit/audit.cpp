@@ -21,6 +21,7 @@
 #include "studio/predict.h"
 #include "studio/presets.h"
 #include "studio/run_layout.h"
+#include "studio/run_summary.h"
 #include "studio/session.h"
 #include "studio/sha256.h"
 
@@ -65,14 +66,8 @@ TrainConfig foldConfig(const TrainConfig& base, const std::string& dir, int fold
   return c;
 }
 
-std::string runStatus(const std::string& runDir) {
-  const std::string path = runDir + "/" + run_files::kSummary;
-  if (runDir.empty() || !fs::is_regular_file(path)) return "";
-  const json j = json::parse(readFileBytes(path, "run summary"), nullptr, false);
-  return j.is_object() ? j.value("status", std::string()) : std::string();
-}
-
-bool finished(const std::string& status) { return status == "completed" || status == "early-stopped"; }
+// summary.json's status ("" before it has one).
+std::string runStatus(const std::string& runDir) { return readSummaryFile(runDir).summary.status; }
 
 struct AuditState {
   AuditOptions options;
@@ -401,7 +396,7 @@ void featureSearches(const DataPlan& plan, const AuditState& state, AuditResult&
 void runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& state, const FoldRunner& runFold) {
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
-    if (finished(runStatus(runDir))) continue;
+    if (finishedStatus(runStatus(runDir))) continue;
     Session session;
     if (!runDir.empty() && fs::is_regular_file(runDir + "/" + run_files::kLastCheckpoint)) {
       log::info("audit: resuming fold " + std::to_string(fold) + " in " + runDir);
@@ -416,7 +411,7 @@ void runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& s
     runFold(session, fold, state.options.folds);
     const RunSummary s = session.summary();
     if (s.status == "failed") throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
-    if (!finished(s.status)) return;
+    if (!finishedStatus(s.status)) return;
   }
 }
 
@@ -425,7 +420,7 @@ void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState&
   std::vector<FoldProcess> jobs;
   for (int fold = 1; fold <= state.options.folds; ++fold) {
     const std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
-    if (finished(runStatus(runDir))) continue;
+    if (finishedStatus(runStatus(runDir))) continue;
     FoldProcess job;
     job.fold = fold;
     if (!runDir.empty() && fs::is_regular_file(runDir + "/" + run_files::kLastCheckpoint)) {
@@ -462,7 +457,7 @@ void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState&
     const int fold = jobs[i].fold;
     const std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
     const std::string status = runStatus(runDir);
-    if (finished(status) || stopped) continue;
+    if (finishedStatus(status) || stopped) continue;
     throw Error("audit: fold " + std::to_string(fold) + " did not finish" +
                 (status.empty() ? std::string() : " (" + status + ")") + (said[i].empty() ? "" : ":\n" + said[i]));
   }
@@ -473,7 +468,7 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
   AuditResult r;
   r.dir = dir;
   r.options = state.options;
-  r.task = base.task.kind.name();
+  r.task = base.task.kind;
   r.metric = base.task.kind == TaskKind::regression   ? "r2"
              : base.task.kind == TaskKind::multilabel ? "label_accuracy"
                                                       : "accuracy";
@@ -492,7 +487,7 @@ AuditResult continueAudit(const std::string& dir, const TrainConfig& base, Audit
     r.folds.push_back(f);
   }
   for (const auto& f : r.folds)
-    if (!finished(f.status)) return r;  // stopped: resume the audit later
+    if (!finishedStatus(f.status)) return r;  // stopped: resume the audit later
   // The data as the audit's settings plan it (no fold): its training
   // examples are what the folds cover; its test split is for the leakage.
   const DataPlan plan = planData(base);

@@ -36,7 +36,7 @@ void writeOutOfFold(const std::string& dir, const AuditResult& r, const std::vec
   if (targets)
     for (const auto& name : r.targets) oof += "," + csvField("given_" + name);
   for (const auto& name : targets ? r.targets : r.classes)
-    oof += "," + csvField((r.task == "regression" ? "pred_" : "p_") + name);
+    oof += "," + csvField((r.task == TaskKind::regression ? "pred_" : "p_") + name);
   oof += "\n";
   for (size_t i = 0; i < r.files.size(); ++i) {
     oof += csvField(r.files[i]) + (targets ? "" : "," + std::to_string(r.labels[i])) + "," + std::to_string(foldOf[i]);
@@ -56,7 +56,7 @@ void writeOutOfFold(const std::string& dir, const AuditResult& r, const std::vec
 void writeSuspects(const std::string& dir, const AuditResult& r) {
   std::string issues, suggested = "file,action,label\n";
   int rank = 0;
-  if (r.task == "regression") {
+  if (r.task == TaskKind::regression) {
     issues = "rank,file,target,given,suggested,residual_z,nearest,nearest_similarity\n";
     for (const auto& is : r.residualIssues.issues) {
       issues += std::to_string(++rank) + "," + csvField(fileOf(r, is.index)) + "," +
@@ -64,7 +64,7 @@ void writeSuspects(const std::string& dir, const AuditResult& r) {
                 number(is.predicted) + "," + number(is.z) + "," + nearestCells(r, is.index) + "\n";
       suggested += csvField(fileOf(r, is.index)) + ",remove,\n";
     }
-  } else if (r.task == "multilabel") {
+  } else if (r.task == TaskKind::multilabel) {
     issues = "rank,file,label,given,suggested,self_confidence,nearest,nearest_similarity\n";
     for (const auto& is : r.tagIssues.issues) {
       issues += std::to_string(++rank) + "," + csvField(fileOf(r, is.index)) + "," +
@@ -105,11 +105,11 @@ void writeResiduals(const std::string& dir, const AuditResult& r, const std::vec
 }
 
 json issuesJson(const AuditResult& r) {
-  if (r.task == "regression")
+  if (r.task == TaskKind::regression)
     return {{"suspects", r.residualIssues.issues.size()},
             {"residual_z", r.options.residualZ},
             {"residual_spread", r.residualIssues.spread}};
-  if (r.task == "multilabel") {
+  if (r.task == TaskKind::multilabel) {
     json perLabel = json::object();
     for (size_t l = 0; l < r.targets.size(); ++l)
       perLabel[r.targets[l]] = {{"issues", r.tagIssues.perLabel[l].issues.size()},
@@ -130,7 +130,7 @@ void writeAuditReport(const std::string& dir, const AuditResult& r, const std::v
                       const std::vector<int>& foldOf) {
   writeOutOfFold(dir, r, outputs, foldOf);
   writeSuspects(dir, r);
-  if (r.task == "regression") writeResiduals(dir, r, outputs);
+  if (r.task == TaskKind::regression) writeResiduals(dir, r, outputs);
 
   std::string dups = "kind,first,second,similarity,sha256\n";
   for (const auto& d : r.duplicates)

@@ -14,8 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include "studio/errors.h"
 #include "studio/log.h"
 #include "studio/report_lines.h"
@@ -83,47 +81,6 @@ TorchrunProcess startTorchrun(const TrainConfig& config, const std::vector<std::
 }
 
 namespace {
-// A run folder's summary.json as far as a front-end needs it.
-RunSummary summaryFile(const std::string& runDir) {
-  RunSummary s;
-  s.runDir = runDir;
-  std::ifstream in(runDir + "/" + run_files::kSummary);
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object()) return s;
-  // A value of the wrong type reads as absent (never a json type_error).
-  auto num = [&](const char* k, double& into) {
-    if (j.contains(k) && j[k].is_number()) into = j[k].get<double>();
-  };
-  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : ""; };
-  auto whole = [&](const char* k, int64_t otherwise) {
-    return j.contains(k) && j[k].is_number_integer() ? j[k].get<int64_t>() : otherwise;
-  };
-  s.status = text("status");
-  s.error = text("error");
-  s.device = text("device");
-  s.steps = whole("steps", 0);
-  s.totalSteps = whole("total_steps", 0);
-  s.epochs = whole("epochs", 0);
-  s.worldSize = static_cast<int>(whole("world_size", 1));
-  num("test_accuracy", s.test.accuracy);
-  num("test_loss", s.test.loss);
-  num("best_eval_accuracy", s.bestEval.accuracy);
-  num("test_r2", s.test.r2);
-  num("test_rmse", s.test.rmse);
-  num("test_mae", s.test.mae);
-  num("best_eval_r2", s.bestEval.r2);
-  num("test_map", s.test.map);
-  num("test_f1", s.test.f1);
-  num("best_eval_map", s.bestEval.map);
-  num("test_map50", s.test.map50);
-  num("test_map75", s.test.map75);
-  num("final_train_loss", s.finalTrainLoss);
-  num("final_eval_loss", s.finalEvalLoss);
-  num("samples_per_second", s.samplesPerSecond);
-  num("wall_seconds", s.wallSeconds);
-  return s;
-}
-
 // Rank 0's report into the channel.
 void apply(const ReportLine& r, SessionChannel& ch, std::string& runDir, std::string& status) {
   switch (r.key) {
@@ -185,7 +142,7 @@ RunSummary followTorchrun(const TorchrunProcess& process, SessionChannel& ch, co
   int wstatus = 0;
   ::waitpid(process.pid, &wstatus, 0);
   ::unlink(process.settingsFile.c_str());
-  RunSummary s = runDir.empty() ? RunSummary{} : summaryFile(runDir);
+  RunSummary s = readSummaryFile(runDir).summary;
   if (s.status.empty()) {
     s.status = stopped ? "stopped" : "failed";
     if (s.status == "failed")

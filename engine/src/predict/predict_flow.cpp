@@ -60,7 +60,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) {
   m->folder = folder;
   m->config = std::move(config);
   const WeightsSource source =
-      isExport ? exportSource(folder, options.which, m->config) : runWeightsSource(folder, options.which);
+      isExport ? exportSource(folder, options.which.name(), m->config) : runWeightsSource(folder, options.which.name());
   m->weights = source.weights;
   m->note = source.note;
   m->setUp(info);
@@ -78,7 +78,7 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) {
 Predictor::~Predictor() = default;
 
 const std::vector<std::string>& Predictor::classes() const { return m->classes; }
-std::string Predictor::input() const { return m->inputKind(); }
+PredictInput Predictor::input() const { return m->inputKind(); }
 std::string Predictor::description() const { return m->description; }
 TaskKind Predictor::task() const { return m->config.task.kind.value(); }
 

@@ -182,8 +182,9 @@ WeightsSource runWeightsSource(const std::string& dir, const std::string& which)
 }
 
 void checkCommonOptions(const PredictOptions& options) {
-  if (options.which != "auto" && options.which != "best" && options.which != "last" && options.which != "ema")
-    throw InputError("predict: which weights must be auto, best, last or ema (got \"" + options.which + "\")");
+  if (!options.which.known())
+    throw InputError("predict: which weights must be " + namesText(options.which) + " (got \"" + options.which.name() +
+                     "\")");
   if (options.batchSize < 1)
     throw InputError("predict: --batch-size must be at least 1 (got " + std::to_string(options.batchSize) + ")");
 }

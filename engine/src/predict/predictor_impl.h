@@ -66,7 +66,7 @@ struct Predictor::Impl {
   // After its weights are loaded: how inputs are prepared (normalisation,
   // crops, placement).
   virtual void ready(const nlohmann::json& info) = 0;
-  virtual std::string inputKind() const { return "image"; }  // image | table
+  virtual PredictInput inputKind() const { return PredictInput::image; }
   // annotations: a detector's boxes; another task refuses them.
   virtual PredictionReport predict(const std::string& input, const std::string& annotations,
                                    const PredictProgress& progress) = 0;
@@ -96,7 +96,7 @@ struct TensorPredict : Predictor::Impl {
 
   void setUp(const nlohmann::json& info) override;
   void ready(const nlohmann::json& info) override;
-  std::string inputKind() const override { return images() ? "image" : "table"; }
+  PredictInput inputKind() const override { return images() ? PredictInput::image : PredictInput::table; }
   PredictionReport predict(const std::string& input, const std::string& annotations,
                            const PredictProgress& progress) override;
   PredictionReport predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) override {

@@ -12,6 +12,7 @@
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/run_layout.h"
+#include "studio/run_summary.h"
 #include "tensors/tensor_archive.h"
 
 namespace studio {
@@ -257,16 +258,12 @@ void loadCheckpoint(const CheckpointFile& file, CheckpointParts p, const torch::
 
 RunCheckpoint runCheckpoint(const std::string& runDir, const std::string& which) {
   if (which == "auto") {
-    std::string headline = "best";  // before summary.json: the best checkpoint, as before
-    try {
-      const auto s = nlohmann::json::parse(readFileBytes(runDir + "/" + run_files::kSummary, "run file"));
-      if (const auto w = s.find("test_weights"); w != s.end() && w->is_object())
-        if (const std::string named = w->value("which", std::string()); named == "best" || named == "last")
-          headline = named;
-    } catch (const std::exception&) {
-      // no summary yet (a live or stopped run), or an unreadable one: the best checkpoint
-    }
-    return runCheckpoint(runDir, headline);
+    // Before summary.json (a live or stopped run), or with an unreadable
+    // one: the best checkpoint, as before.
+    const SummaryFile s = readSummaryFile(runDir);
+    const std::string& named = s.summary.test.weights;
+    const bool said = named == "best" || named == "last";
+    return runCheckpoint(runDir, said ? named : std::string("best"));
   }
   RunCheckpoint c{runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint), false,
                   which};

@@ -84,7 +84,7 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
   }
   std::vector<std::pair<std::string, torch::Tensor>> tensors{{"parity_x", parity.x.contiguous()},
                                                              {"studio_outputs", torch::cat(outputs)}};
-  if (o.quantize == "int8") {
+  if (o.quantize == ExportQuantize::int8) {
     const int64_t most = std::min(kMostTestExamples, std::max<int64_t>(1, kMostTestBytes / bytesPerExample(*source)));
     const Examples test = spread(*source, most);
     tensors.emplace_back("test_x", test.x.contiguous());
@@ -167,10 +167,10 @@ std::vector<std::string> runExportCheck(const std::string& outDir, const std::st
   char tolerance[32], drop[32];
   std::snprintf(tolerance, sizeof tolerance, "%.17g", o.tolerance);
   std::snprintf(drop, sizeof drop, "%.17g", o.maxDrop);
-  return runCheckScript(
-      {"--export", outDir, "--examples", examples, "--format", o.format, "--opset", std::to_string(o.opset),
-       "--quantize", o.quantize, "--calibration", o.calibration, "--tolerance", tolerance, "--max-drop", drop},
-      keptIn);
+  return runCheckScript({"--export", outDir, "--examples", examples, "--format", o.format.name(), "--opset",
+                         std::to_string(o.opset), "--quantize", o.quantize.name(), "--calibration",
+                         o.calibration.name(), "--tolerance", tolerance, "--max-drop", drop},
+                        keptIn);
 }
 
 }  // namespace studio

@@ -134,18 +134,17 @@ nlohmann::json preprocessingFacts(const std::string& dir, const TrainConfig& cfg
 namespace {
 
 void checkOptions(const ExportOptions& o) {
-  const std::string& which = o.which;
-  if (which != "auto" && which != "best" && which != "last" && which != "ema")
-    throw std::invalid_argument("export: which weights must be auto, best, last or ema (got \"" + which + "\")");
-  if (o.format != "torch" && o.format != "onnx")
-    throw std::invalid_argument("export: --format must be torch or onnx (got \"" + o.format + "\")");
-  if (o.quantize != "none" && o.quantize != "int8")
-    throw std::invalid_argument("export: --quantize must be none or int8 (got \"" + o.quantize + "\")");
-  if (o.quantize == "int8" && o.format != "onnx")
-    throw std::invalid_argument("export: --quantize int8 quantizes model.onnx: give --format onnx as well");
-  if (o.calibration != "minmax" && o.calibration != "entropy" && o.calibration != "percentile")
-    throw std::invalid_argument("export: --calibration must be minmax, entropy or percentile (got \"" + o.calibration +
+  if (!o.which.known())
+    throw std::invalid_argument("export: which weights must be " + namesText(o.which) + " (got \"" + o.which.name() +
                                 "\")");
+  for (const auto& [option, choice] : {std::pair<const char*, const ChoiceValue*>{"--format", &o.format},
+                                       {"--quantize", &o.quantize},
+                                       {"--calibration", &o.calibration}})
+    if (!choice->known())
+      throw std::invalid_argument(std::string("export: ") + option + " must be " + namesText(*choice) + " (got \"" +
+                                  choice->name() + "\")");
+  if (o.quantize == ExportQuantize::int8 && !(o.format == ExportFormat::onnx))
+    throw std::invalid_argument("export: --quantize int8 quantizes model.onnx: give --format onnx as well");
   if (o.opset < 13 || o.opset > 23)
     throw std::invalid_argument("export: --opset must be an ONNX opset from 13 to 23 (got " + std::to_string(o.opset) +
                                 ")");
@@ -202,7 +201,7 @@ void copyRunRecords(const std::string& runDir, const std::string& outDir, const 
 // and its model's (Model::exportTo, Model::describeExport).
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const ExportOptions& options) {
   checkOptions(options);
-  const std::string& which = options.which;
+  const std::string which = options.which.name();
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
   const ExportTask& task = exportTask(cfg.task.kind.value());

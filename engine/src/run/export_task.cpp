@@ -35,7 +35,7 @@ constexpr const char* kExactly =
 // Python, and written as ONNX (and INT8).
 class TensorExport : public ExportTask {
  public:
-  bool checked(const ExportOptions& o) const override { return o.format == "onnx" || o.check; }
+  bool checked(const ExportOptions& o) const override { return o.format == ExportFormat::onnx || o.check; }
 
   void describe(nlohmann::json& pre, const TrainConfig& cfg, const nlohmann::json& info,
                 const ExportOptions& options) const override {
@@ -62,7 +62,7 @@ class TensorExport : public ExportTask {
           "(resized with antialiased bilinear interpolation; gray from colour with ITU-R 601-2 luma). " +
           std::string(kExactly);
     }
-    if (options.format == "onnx") pre["onnx"] = onnxFacts(cfg);
+    if (options.format == ExportFormat::onnx) pre["onnx"] = onnxFacts(cfg);
   }
 
   // An image model's preprocess.py: the studio's own input tensors from
@@ -83,10 +83,10 @@ class BoxExport : public ExportTask {
  public:
   void refuse(const std::string& runDir, const ExportOptions& o, const nlohmann::json& info) const override {
     const std::string what = "run " + runDir + " trained a detector (task.kind detection), whose export is ";
-    if (o.format != "torch")
-      throw InputError(what + "model.safetensors with model.py (torchvision's detector) for now: --format " + o.format +
-                       " is not built for detectors yet");
-    if (o.quantize != "none")
+    if (!(o.format == ExportFormat::torch))
+      throw InputError(what + "model.safetensors with model.py (torchvision's detector) for now: --format " +
+                       o.format.name() + " is not built for detectors yet");
+    if (!(o.quantize == ExportQuantize::none))
       throw InputError(what + "not quantized: --quantize applies to a classifier's ONNX export");
     if (o.check)
       throw InputError(what +

@@ -9,6 +9,7 @@
 #include "models/model.h"
 #include "run/export_check.h"
 #include "studio/run_layout.h"
+#include "studio/run_summary.h"
 
 namespace studio {
 namespace fs = std::filesystem;
@@ -109,7 +110,7 @@ void tensorSnippets(std::ostringstream& o, bool torchscript, bool onnx, const st
 
 std::string modelCard(const ModelCardFacts& f) {
   namespace k = run_files::run_info;
-  const nlohmann::json summary = readJson(f.outDir + "/" + run_files::kSummary);
+  const RunSummary summary = readSummaryFile(f.outDir).summary;
   const nlohmann::json pre = readJson(f.outDir + "/" + run_files::kPreprocessing);
   const nlohmann::json exported = readJson(f.outDir + "/export.json");
   const nlohmann::json report = lastTestReport(f.outDir);
@@ -196,21 +197,20 @@ std::string modelCard(const ModelCardFacts& f) {
   o << "\n";
 
   o << "## How it did\n\n";
-  auto figure = [&](const char* key, const char* name, bool asPercent) {
-    if (summary.contains(key) && summary[key].is_number())
-      o << "- " << name << ": "
-        << (asPercent ? percent(summary[key].get<double>()) : number(summary[key].get<double>())) << "\n";
+  auto figure = [&](const Figures& figures, const char* id, const char* name, bool asPercent) {
+    if (figures.has(id)) o << "- " << name << ": " << (asPercent ? percent(figures[id]) : number(figures[id])) << "\n";
   };
-  figure("test_accuracy", "Test accuracy", true);
-  figure("test_loss", "Test loss", false);
-  figure("test_r2", "Test R²", false);
-  figure("test_rmse", "Test RMSE", false);
-  figure("test_mae", "Test MAE", false);
-  figure("test_map", boxes ? "Test mAP@[.50:.95] (COCO's)" : "Test mAP", false);
-  figure("test_map50", "Test AP50", false);
-  figure("test_map75", "Test AP75", false);
-  figure("test_f1", "Test F1", false);
-  figure("best_eval_accuracy", "Best validation accuracy", true);
+  const Figures& test = summary.test.figures;
+  figure(test, "eval_accuracy", "Test accuracy", true);
+  figure(test, "eval_loss", "Test loss", false);
+  figure(test, "eval_r2", "Test R²", false);
+  figure(test, "eval_rmse", "Test RMSE", false);
+  figure(test, "eval_mae", "Test MAE", false);
+  figure(test, "eval_map", boxes ? "Test mAP@[.50:.95] (COCO's)" : "Test mAP", false);
+  figure(test, "eval_map50", "Test AP50", false);
+  figure(test, "eval_map75", "Test AP75", false);
+  figure(test, "eval_f1", "Test F1", false);
+  figure(summary.bestEval, "eval_accuracy", "Best validation accuracy", true);
   std::vector<std::pair<double, std::string>> weak;
   if (report.contains("per_class"))
     for (const auto& c : report["per_class"])
@@ -246,8 +246,8 @@ std::string modelCard(const ModelCardFacts& f) {
 
   o << "## How it was trained\n\n"
     << "- Started " << runDate(f.outDir) << " on "
-    << summary.value("device", f.runInfo.value("device", std::string("?"))) << "; " << summary.value("steps", 0)
-    << " optimizer steps, " << summary.value("epochs", 0) << " epochs.\n"
+    << (summary.device.empty() ? f.runInfo.value("device", std::string("?")) : summary.device) << "; " << summary.steps
+    << " optimizer steps, " << summary.epochs << " epochs.\n"
     << "- Optimizer " << setting(settings, "optimizer", "kind") << ", learning rate "
     << setting(settings, "optimizer", "lr") << ", weight decay " << setting(settings, "optimizer", "weight_decay")
     << "; schedule " << setting(settings, "schedule", "kind") << "; batch " << setting(settings, "train", "batch_size")

@@ -50,9 +50,6 @@ class RunRecorder {
   const std::optional<MetricRecord>& lastEvalRow() const { return m_lastEval; }
   // The end of the run in the TensorBoard files (final figures, status).
   void finish(const RunSummary& summary);
-  // summary.json; static, so a run that failed before it had a recorder
-  // still leaves one.
-  static void writeSummary(const std::string& runDir, const RunSummary& summary);
 
  private:
   void rewriteUpTo(int64_t step);  // -1: the header only

@@ -233,16 +233,12 @@ void TensorBoardWriter::record(const MetricRecord& r) {
 
 void TensorBoardWriter::finish(const RunSummary& s) {
   tensorboard::Event e = event(s.steps);
-  for (const auto& [tag, value] : {std::pair<const char*, double>{"final/test_accuracy", s.test.accuracy},
-                                   {"final/test_loss", s.test.loss},
-                                   {"final/best_eval_accuracy", s.bestEval.accuracy},
-                                   {"final/test_r2", s.test.r2},
-                                   {"final/test_rmse", s.test.rmse},
-                                   {"final/test_mae", s.test.mae},
-                                   {"final/test_map", s.test.map},
-                                   {"final/test_f1", s.test.f1},
-                                   {"final/samples_per_second", s.samplesPerSecond}})
-    if (std::isfinite(value)) addScalar(e.mutable_summary(), tag, value);
+  // summary.json's figures, by its keys.
+  for (const auto& [id, value] : s.test.figures.values())
+    if (std::isfinite(value)) addScalar(e.mutable_summary(), "final/" + testKey(id), value);
+  for (const auto& [id, value] : s.bestEval.values())
+    if (std::isfinite(value)) addScalar(e.mutable_summary(), "final/" + bestKey(id), value);
+  if (std::isfinite(s.samplesPerSecond)) addScalar(e.mutable_summary(), "final/samples_per_second", s.samplesPerSecond);
   // A stopped run may go on (resume): its session ends when the run does.
   // TensorBoard keeps the first record of a tag, so it is written once.
   if (s.status == "stopped") {
@@ -253,8 +249,8 @@ void TensorBoardWriter::finish(const RunSummary& s) {
   tensorboard::hparams::HParamsPluginData end;
   end.set_version(0);
   auto* info = end.mutable_session_end_info();
-  info->set_status(s.status == "completed" || s.status == "early-stopped" ? tensorboard::hparams::STATUS_SUCCESS
-                                                                          : tensorboard::hparams::STATUS_FAILURE);
+  info->set_status(finishedStatus(s.status) ? tensorboard::hparams::STATUS_SUCCESS
+                                            : tensorboard::hparams::STATUS_FAILURE);
   info->set_end_time_secs(now());
   addHparams(e.mutable_summary(), "_hparams_/session_end_info", end);
   add(e.SerializeAsString());

@@ -8,6 +8,7 @@
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/log.h"
+#include "studio/metric_catalog.h"
 #include "studio/run_layout.h"
 #include "train/callbacks/train_callback.h"
 #include "train/device_info.h"
@@ -37,24 +38,16 @@ Image thumbnailStrip(const torch::Tensor& u8, int64_t& cellH, int64_t& cellW) {
   return img;
 }
 
-EvalFigures figuresOf(const EvalOutcome& o) {
-  EvalFigures f{o.loss, o.accuracy, o.r2, o.rmse, o.mae, o.map, o.macroF1};
-  f.auc = o.rocAuc;
-  f.ece = o.reliability.ece;
-  if (o.coco.size() > 2) {  // a detector's COCOeval.stats
-    f.map50 = o.coco[1];
-    f.map75 = o.coco[2];
-  }
-  return f;
-}
-
 // An evaluation's figures for the log.
-std::string figuresText(const EvalFigures& e) {
-  if (!std::isnan(e.map50)) return " mAP " + fmt(e.map) + " AP50 " + fmt(e.map50) + " AP75 " + fmt(e.map75);
-  if (!std::isnan(e.map))
-    return " mAP " + fmt(e.map) + " F1 (macro) " + fmt(e.f1) + " subset accuracy " + fmt(e.accuracy);
-  if (std::isnan(e.accuracy)) return " R\u00b2 " + fmt(e.r2) + " RMSE " + fmt(e.rmse) + " MAE " + fmt(e.mae);
-  return " accuracy " + fmt(e.accuracy);
+std::string figuresText(const Figures& e) {
+  if (e.has("eval_map50"))
+    return " mAP " + fmt(e["eval_map"]) + " AP50 " + fmt(e["eval_map50"]) + " AP75 " + fmt(e["eval_map75"]);
+  if (e.has("eval_map"))
+    return " mAP " + fmt(e["eval_map"]) + " F1 (macro) " + fmt(e["eval_f1"]) + " subset accuracy " +
+           fmt(e["eval_accuracy"]);
+  if (!e.has("eval_accuracy"))
+    return " R\u00b2 " + fmt(e["eval_r2"]) + " RMSE " + fmt(e["eval_rmse"]) + " MAE " + fmt(e["eval_mae"]);
+  return " accuracy " + fmt(e["eval_accuracy"]);
 }
 
 // Clears the phase when an evaluation ends (an error included).
@@ -83,7 +76,7 @@ EvalOptions Evaluation::options(const std::string& what) {
   return o;
 }
 
-EvalFigures Evaluation::reported(bool validation, const std::string& weights, int64_t weightsStep) {
+Figures Evaluation::reported(bool validation, const std::string& weights, int64_t weightsStep) {
   RunContext& c = m_ctx;
   const Dataset& set = validation ? *c.data.val : *c.data.test;
   const ExampleSet& hostSet = validation ? *c.data.splits.val : *c.data.splits.test;
@@ -96,7 +89,7 @@ EvalFigures Evaluation::reported(bool validation, const std::string& weights, in
   eo.tuneThresholds = validation && c.cfg.task.tune_thresholds;
   const EvalOutcome o = c.parts.task->evaluate(*c.parts.model, set, c.data.loaderOptions, eo, c.where.device);
   if (eo.tuneThresholds) keepThresholds(o);
-  if (!c.where.writer) return figuresOf(o);
+  if (!c.where.writer) return c.parts.task->figures(o);
   EvalReport r = c.parts.task->report(o, {c.position.step, c.position.epoch, validation, c.data.splits, c.data.plan});
   r.weights = weights;
   r.weightsStep = weightsStep;
@@ -113,7 +106,7 @@ EvalFigures Evaluation::reported(bool validation, const std::string& weights, in
     r.thumbnails = std::filesystem::path(run_files::evalThumbnails(r.step)).filename().string();
   }
   writeFileAtomically(c.runDir + "/" + run_files::evalReport(r.step), toJson(r).dump() + "\n");
-  return figuresOf(o);
+  return c.parts.task->figures(o);
 }
 
 void Evaluation::keepThresholds(const EvalOutcome& o) {
@@ -129,14 +122,14 @@ void Evaluation::keepThresholds(const EvalOutcome& o) {
                         nlohmann::json{{"step", c.position.step}, {"thresholds", labels}}.dump(1) + "\n");
 }
 
-EvalFigures Evaluation::figures(bool validation, const std::string& what) {
+Figures Evaluation::figures(bool validation, const std::string& what) {
   RunContext& c = m_ctx;
   Timed timed{c.times.eval};
   CudnnHeuristicsOnly heuristics;
   PhaseScope phase{c};
   const EvalOutcome o = c.parts.task->evaluate(*c.parts.model, validation ? *c.data.val : *c.data.test,
                                                c.data.loaderOptions, options(what), c.where.device);
-  return figuresOf(o);
+  return c.parts.task->figures(o);
 }
 
 void Evaluation::atStep() {
@@ -144,25 +137,18 @@ void Evaluation::atStep() {
   c.window->flush();
   if (c.control.weightsSuspect()) return;  // no evaluation of weights about to be dropped
   const bool haveVal = c.data.val->size() > 0;
-  const EvalFigures e = reported(haveVal);
+  const Figures e = reported(haveVal);
   if (!haveVal) c.lastTestEval = {c.position.step, e};
   MetricRecord r = c.record(RecordKind::Eval);
-  r.evalLoss = e.loss;
-  r.evalAccuracy = e.accuracy;
-  r.evalR2 = e.r2;
-  r.evalRmse = e.rmse;
-  r.evalMae = e.mae;
-  r.evalMap = e.map;
-  r.evalMap50 = e.map50;
-  r.evalF1 = e.f1;
-  r.evalAuc = e.auc;
-  r.evalEce = e.ece;
+  // Each figure the record has a column for (the ema_ ones are the weight average's).
+  for (const MetricSpec& m : metricCatalog())
+    if (m.kind == RecordKind::Eval && m.real && std::string_view(m.id).substr(0, 4) != "ema_") r.*m.real = e[m.id];
   c.callbacks->onEvaluation(c, haveVal, r);
   c.post(r);
-  c.lastEvalLoss = e.loss;
+  c.lastEvalLoss = e["eval_loss"];
   // A detector gives no loss in evaluation (NaN): none is said.
   log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation" : "test") +
-            (std::isnan(e.loss) ? std::string() : " loss " + fmt(e.loss)) + figuresText(e));
+            (e.has("eval_loss") ? " loss " + fmt(e["eval_loss"]) : std::string()) + figuresText(e));
   EvalVerdict verdict{e, haveVal, std::nullopt};
   c.callbacks->onEvaluated(c, verdict);
   c.callbacks->afterEvaluation(c, verdict);

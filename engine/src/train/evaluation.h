@@ -21,9 +21,9 @@ class Evaluation {
   // the record finds the file.
   // weights/weightsStep: what the model holds, when not its own weights at
   // this step (the final test of the best checkpoint's), named in the report.
-  EvalFigures reported(bool validation, const std::string& weights = "", int64_t weightsStep = 0);
+  Figures reported(bool validation, const std::string& weights = "", int64_t weightsStep = 0);
   // Loss and accuracy only, the phase showing `what` (the weight average).
-  EvalFigures figures(bool validation, const std::string& what);
+  Figures figures(bool validation, const std::string& what);
   // An evaluation step of training: on the validation split, or the test
   // split when there is none.
   void atStep();

@@ -7,6 +7,7 @@
 #include "models/model.h"
 #include "run/checkpoint.h"
 #include "studio/log.h"
+#include "studio/metric_catalog.h"
 #include "studio/run_layout.h"
 #include "train/callbacks/train_callback.h"
 #include "train/evaluation.h"
@@ -28,26 +29,23 @@ std::optional<int64_t> bestToTest(const RunContext& c) {
   return step;
 }
 
-void setHeadline(RunSummary& s, const EvalFigures& t) {
-  s.test.accuracy = t.accuracy;
-  s.test.loss = t.loss;
-  s.test.r2 = t.r2;
-  s.test.rmse = t.rmse;
-  s.test.mae = t.mae;
-  s.test.map = t.map;
-  s.test.f1 = t.f1;
-  s.test.map50 = t.map50;
-  s.test.map75 = t.map75;
+// The task's test figures (summary.json's), as the evaluation gave them.
+Figures headline(const Figures& t, TaskKind task) {
+  Figures f;
+  for (const auto& id : taskTestFigures(task)) f.set(id, t[id]);
+  return f;
 }
 
 // The test figures and loss (a detector has none in evaluation: not said).
-std::string figureText(const EvalFigures& t) {
-  const std::string loss = std::isnan(t.loss) ? std::string() : ", test loss " + fmt(t.loss);
-  if (!std::isnan(t.map50)) return "test mAP " + fmt(t.map) + ", AP50 " + fmt(t.map50) + ", AP75 " + fmt(t.map75);
-  return (!std::isnan(t.map)
-              ? "test mAP " + fmt(t.map) + ", F1 (macro) " + fmt(t.f1) + ", subset accuracy " + fmt(t.accuracy)
-          : std::isnan(t.accuracy) ? "test R\u00b2 " + fmt(t.r2) + ", RMSE " + fmt(t.rmse) + ", MAE " + fmt(t.mae)
-                                   : "test accuracy " + fmt(t.accuracy)) +
+std::string figureText(const Figures& t) {
+  const std::string loss = t.has("eval_loss") ? ", test loss " + fmt(t["eval_loss"]) : std::string();
+  if (t.has("eval_map50"))
+    return "test mAP " + fmt(t["eval_map"]) + ", AP50 " + fmt(t["eval_map50"]) + ", AP75 " + fmt(t["eval_map75"]);
+  return (t.has("eval_map") ? "test mAP " + fmt(t["eval_map"]) + ", F1 (macro) " + fmt(t["eval_f1"]) +
+                                  ", subset accuracy " + fmt(t["eval_accuracy"])
+          : !t.has("eval_accuracy")
+              ? "test R\u00b2 " + fmt(t["eval_r2"]) + ", RMSE " + fmt(t["eval_rmse"]) + ", MAE " + fmt(t["eval_mae"])
+              : "test accuracy " + fmt(t["eval_accuracy"])) +
          loss;
 }
 
@@ -56,17 +54,14 @@ std::string figureText(const EvalFigures& t) {
 void finalTest(RunContext& c, RunSummary& summary) {
   const bool fresh = c.lastTestEval && c.lastTestEval->first == c.position.step;
   const std::optional<int64_t> best = fresh ? std::nullopt : bestToTest(c);
-  EvalFigures test;
+  Figures test;
   summary.test.weightsStep = c.position.step;
   if (best) {
     // The last weights first (no report: the report is the headline's), then
     // the best checkpoint's, reported; the last weights are put back after,
     // so the model (and any checkpoint written later) stays the last one.
-    const EvalFigures last = c.evaluation->figures(false, "evaluating the last weights on the test set");
-    summary.test.lastAccuracy = last.accuracy;
-    summary.test.lastLoss = last.loss;
-    summary.test.lastR2 = last.r2;
-    summary.test.lastMap = last.map;
+    const Figures last = c.evaluation->figures(false, "evaluating the last weights on the test set");
+    summary.test.last = headline(last, c.cfg.task.kind.value());
     Model& model = *c.parts.model;
     std::vector<torch::Tensor> kept;
     {
@@ -86,7 +81,7 @@ void finalTest(RunContext& c, RunSummary& summary) {
   } else {
     test = fresh ? c.lastTestEval->second : c.evaluation->reported(false);
   }
-  setHeadline(summary, test);
+  summary.test.figures = headline(test, c.cfg.task.kind.value());
   c.callbacks->onFinalTest(c, summary);
   summary.seconds.eval = c.times.eval;
   log::info("finished: " + figureText(test) +

@@ -53,34 +53,8 @@ std::string fmt(double v, int digits = 4);
 // What the run is busy with, for an out-of-memory message.
 enum class RunActivity { Training, SettingUp, Evaluating };
 
-// The loss and accuracy of one evaluation.
-// A split's figures: loss and accuracy, or a regression's R², RMSE and MAE.
-struct EvalFigures {
-  double loss = MetricRecord::kNone, accuracy = MetricRecord::kNone;
-  double r2 = MetricRecord::kNone, rmse = MetricRecord::kNone, mae = MetricRecord::kNone;
-  double map = MetricRecord::kNone, f1 = MetricRecord::kNone;       // multi-label (f1: macro); detection: AP@[.50:.95]
-  double map50 = MetricRecord::kNone, map75 = MetricRecord::kNone;  // detection: COCO's AP50 and AP75
-  double auc = MetricRecord::kNone, ece = MetricRecord::kNone;      // classification: mean one-vs-rest ROC AUC; ECE
-  // The task's main figure, higher is better: accuracy, R², or mAP.
-  double score() const {
-    if (!std::isnan(map)) return map;
-    return std::isnan(accuracy) ? r2 : accuracy;
-  }
-  // An evaluation metric by its id (eval_loss, eval_accuracy, eval_r2, ...).
-  double metric(const std::string& id) const {
-    if (id == "eval_loss") return loss;
-    if (id == "eval_r2") return r2;
-    if (id == "eval_rmse") return rmse;
-    if (id == "eval_mae") return mae;
-    if (id == "eval_map") return map;
-    if (id == "eval_map50") return map50;
-    if (id == "eval_f1") return f1;
-    if (id == "eval_auc") return auc;
-    if (id == "eval_ece") return ece;
-    if (id == "eval_accuracy") return accuracy;
-    throw InputError(id + " is not one of this run's evaluation figures");  // never accuracy in its place
-  }
-};
+// A split's figures are keyed by metric id (Figures, studio/run_summary.h):
+// what each task gives is its Task::figures.
 
 // What stops the loop, and why; set by commands, callbacks and other ranks.
 struct LoopControl {
@@ -187,7 +161,7 @@ struct RunContext {
   // task.tune_thresholds: each label's threshold, from the last validation
   // evaluation (empty: task.threshold for every label).
   std::vector<double> thresholds;
-  std::optional<std::pair<int64_t, EvalFigures>> lastTestEval;
+  std::optional<std::pair<int64_t, Figures>> lastTestEval;
 
   // model.weights was refused while setting up: a new run's folder is then
   // removed (nothing had begun), as a refused setting leaves none.

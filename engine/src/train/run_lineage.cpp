@@ -1,5 +1,6 @@
 #include "train/run_lineage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -10,6 +11,7 @@
 #include "studio/file_io.h"
 #include "studio/log.h"
 #include "studio/run_layout.h"
+#include "studio/run_summary.h"
 #include "studio/settings_schema.h"
 
 namespace studio {
@@ -138,8 +140,9 @@ TrainConfig readResumableRun(const std::string& runDir, const std::string& verb,
 std::pair<TrainConfig, run_start::Continue> planContinue(const std::string& runDir, const ContinueOptions& options) {
   if (options.epochs < 1)
     throw InputError("continue --epochs must be 1 or more (got " + std::to_string(options.epochs) + ")");
-  if (options.schedule != "restart" && options.schedule != "constant")
-    throw InputError("continue --schedule must be restart or constant (got \"" + options.schedule + "\")");
+  if (!options.schedule.known())
+    throw InputError("continue --schedule must be " + namesText(options.schedule) + " (got \"" +
+                     options.schedule.name() + "\")");
   if (!(options.lr >= 0) || !std::isfinite(options.lr))
     throw InputError("continue --lr must be a learning rate > 0 (got " + std::to_string(options.lr) + ")");
   TrainConfig config = readResumableRun(runDir, "continue");
@@ -150,7 +153,7 @@ std::pair<TrainConfig, run_start::Continue> planContinue(const std::string& runD
     if (key.rfind("schedule.", 0) != 0)
       throw InputError("continue --set changes only the schedule (schedule.*), not " + key + "; to change " + key +
                        ", fork the run: training-studio-cli fork " + runDir + " --set " + o);
-    if (options.schedule == "constant")
+    if (options.schedule == ContinueSchedule::constant)
       throw InputError("continue --set " + o + " is for --schedule restart; a constant schedule takes only --lr");
     applyOverride(edited, o);
   }
@@ -161,16 +164,11 @@ std::pair<TrainConfig, run_start::Continue> planContinue(const std::string& runD
   extend.how = options.schedule;
   extend.schedule = edited.schedule;
   extend.lr = options.lr;
-  const std::string summary = runDir + "/" + run_files::kSummary;
-  if (fs::is_regular_file(summary)) {
-    const auto doc = nlohmann::json::parse(readFileBytes(summary, "summary file"), nullptr, false);
-    const auto status = doc.is_object() ? doc.find("status") : doc.end();
-    if (doc.is_object() && status != doc.end() && !status->is_string())
-      throw InputError("summary file " + summary + ": \"status\" must be text such as \"completed\" (got " +
-                       status->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                       "); correct it, or remove the file");
-    extend.fromHere = doc.is_object() && status != doc.end() && *status == "early-stopped";
-  }
+  const SummaryFile summary = readSummaryFile(runDir);
+  if (std::find(summary.wrongTypes.begin(), summary.wrongTypes.end(), "status") != summary.wrongTypes.end())
+    throw InputError("summary file " + runDir + "/" + run_files::kSummary +
+                     ": \"status\" must be text such as \"completed\"; correct it, or remove the file");
+  extend.fromHere = summary.summary.status == "early-stopped";
   return {config, extend};
 }
 

@@ -33,7 +33,7 @@ void requirePositionFits(const RunContext& ctx, const std::string& path, const s
 
 nlohmann::json extensionJson(const ScheduleExtension& e) {
   nlohmann::json j = {{"from_step", e.from}, {"to_step", e.to}, {"schedule", e.how}, {"lr", e.lr}};
-  if (e.how == "restart") {
+  if (e.how == ContinueSchedule::restart) {
     TrainConfig c;
     c.schedule = e.schedule;
     j["settings"] = toJson(c)["schedule"];
@@ -45,10 +45,10 @@ ScheduleExtension extensionFromJson(const RunContext& ctx, const nlohmann::json&
   ScheduleExtension e;
   e.from = j.at("from_step").get<int64_t>();
   e.to = j.at("to_step").get<int64_t>();
-  e.how = j.at("schedule").get<std::string>();
+  e.how.setName(j.at("schedule").get<std::string>());
   e.lr = j.at("lr").get<double>();
-  if (e.how != "restart" && e.how != "constant") throw std::invalid_argument("schedule " + e.how);
-  if (e.how == "restart") {
+  if (!e.how.known()) throw std::invalid_argument("schedule " + e.how.name());
+  if (e.how == ContinueSchedule::restart) {
     nlohmann::json root = toJson(ctx.cfg);
     root["schedule"] = j.at("settings");
     std::vector<ConfigError> errors;
@@ -162,7 +162,7 @@ void planSchedule(RunContext& ctx) {
     throw InputError(why);
   for (const auto& e : extensions)
     if (const std::string why = schedulePlanError(e.schedule, e.to - e.from, "the continuation's schedule");
-        e.how == "restart" && !why.empty())
+        e.how == ContinueSchedule::restart && !why.empty())
       throw InputError(why);
   const OptimizerConfig& o = ctx.cfg.optimizer;
   const double defaultMomentum = o.kind == OptimizerKind::sgd ? o.momentum : o.beta1;
@@ -177,7 +177,7 @@ void continueRun(RunContext& ctx, const run_start::Continue& x) {
   e.to = e.from + x.epochs * ctx.steps.stepsPerEpoch;
   e.schedule = x.schedule;
   const double lastLr = at.step > 0 ? ctx.lrAt(at.step - 1) : ctx.cfg.optimizer.lr;
-  e.lr = x.lr > 0 ? x.lr : x.how == "constant" ? lastLr : ctx.cfg.optimizer.lr;
+  e.lr = x.lr > 0 ? x.lr : x.how == ContinueSchedule::constant ? lastLr : ctx.cfg.optimizer.lr;
   if (ctx.lr.multiplier != 1.0)
     log::info("the learning-rate changes made during the run (x" + fmt(ctx.lr.multiplier) +
               ") end here; the continuation has its own learning rate");
@@ -187,8 +187,9 @@ void continueRun(RunContext& ctx, const run_start::Continue& x) {
   planSchedule(ctx);
   log::info("continuing from step " + std::to_string(at.step) + " for " + std::to_string(x.epochs) +
             " more epoch(s): steps " + std::to_string(e.from + 1) + "-" + std::to_string(e.to) + ", " +
-            (e.how == "constant" ? "a constant learning rate of " + fmt(e.lr)
-                                 : "the " + e.schedule.kind + " schedule started again at learning rate " + fmt(e.lr)));
+            (e.how == ContinueSchedule::constant
+                 ? "a constant learning rate of " + fmt(e.lr)
+                 : "the " + e.schedule.kind + " schedule started again at learning rate " + fmt(e.lr)));
 }
 
 void writeRunSettings(RunContext& ctx) {

@@ -25,11 +25,11 @@ struct Resume {  // runDir's checkpoints/last.ckpt
 };
 // training-studio-cli continue: a resume that first adds more epochs.
 struct Continue {
-  int64_t epochs = 0;           // more epochs
-  std::string how = "restart";  // restart | constant
-  ScheduleConfig schedule;      // restart: the schedule started again
-  double lr = 0;                // 0: restart, optimizer.lr; constant, the last learning rate
-  bool fromHere = false;        // from the checkpoint's step (an early-stopped run), not the plan's end
+  int64_t epochs = 0;  // more epochs
+  Choice<ContinueSchedule> how = ContinueSchedule::restart;
+  ScheduleConfig schedule;  // restart: the schedule started again
+  double lr = 0;            // 0: restart, optimizer.lr; constant, the last learning rate
+  bool fromHere = false;    // from the checkpoint's step (an early-stopped run), not the plan's end
 };
 struct Fork {
   std::string checkpoint;  // the parent's checkpoint file

@@ -56,6 +56,7 @@ RunSummary summarise(const RunContext& c, const RunEnding& ending, const Probe* 
   s.status = statusText(ending.end);
   s.error = ending.error;
   s.device = describeDevice(c.where.device);
+  if (!probes(c.start)) s.task = c.cfg.task.kind.value();
   s.steps = c.position.step;
   s.totalSteps = c.steps.totalSteps;
   s.epochs = c.position.epoch;
@@ -135,7 +136,7 @@ RunSummary Trainer::run() {
   try {
     if (c.recorder) c.recorder->finish(summary);
     crashPoint("run-before-summary");
-    if (c.where.writer && !folderUntouched) RunRecorder::writeSummary(c.runDir, summary);
+    if (c.where.writer && !folderUntouched) writeSummaryFile(c.runDir, summary);
   } catch (const std::exception& e) {
     log::error(e.what());
     if (summary.error.empty()) {

@@ -98,6 +98,14 @@ class Choice : public ChoiceValue {
   bool operator==(const std::string&) const = delete;
 };
 
+// "a, b or c": the names a choice may take, for messages.
+inline std::string namesText(const ChoiceValue& choice) {
+  const auto names = choice.names();
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
 // In messages a choice reads as its name ("task.kind " + c.task.kind).
 inline std::string operator+(std::string text, const ChoiceValue& choice) { return text += choice.name(); }
 inline std::string operator+(const ChoiceValue& choice, const std::string& text) { return choice.name() + text; }

@@ -37,11 +37,15 @@ class LrSchedule {
 // [from, to) on top of its schedule: either a schedule of the settings'
 // kinds started again over those steps (restart, a warm restart), or one
 // constant learning rate.
+// How a continued run's learning rate goes on: its schedule started again
+// over the new epochs, or one constant rate.
+STUDIO_CHOICE(ContinueSchedule, restart, constant)
+
 struct ScheduleExtension {
   int64_t from = 0, to = 0;
-  std::string how = "restart";  // restart | constant
-  ScheduleConfig schedule;      // restart: its schedule
-  double lr = 0;                // restart: its optimizer.lr; constant: the learning rate
+  Choice<ContinueSchedule> how = ContinueSchedule::restart;
+  ScheduleConfig schedule;  // restart: its schedule
+  double lr = 0;            // restart: its optimizer.lr; constant: the learning rate
 };
 
 // The whole life of a run's learning rate: the settings' schedule over its

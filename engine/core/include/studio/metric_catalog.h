@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "studio/metric_record.h"
@@ -65,5 +66,17 @@ bool lowerIsBetter(const std::string& metric);
 // when an evaluation of this task never records the metric (ema_ figures
 // as their own); "" when it does. Early stopping and the search check it.
 std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>& taskKind);
+
+// The figures keyed by id (Figures, run_summary.h): the catalog's
+// evaluation figures, and eval_map75, a detector's AP75, which its final
+// test gives but its evaluations do not record.
+bool isFigure(std::string_view id);
+// The figures a task's final test gives (summary.json's test_ keys).
+const std::vector<std::string>& taskTestFigures(TaskKind task);
+// The figure a task's evaluations are ranked by when no metric is named
+// (output.save_best's best checkpoint, the best evaluation in
+// summary.json): accuracy, a regression's R², a multi-label run's or a
+// detector's mAP. Higher is better.
+const char* taskScoreMetric(TaskKind task);
 
 }  // namespace studio

@@ -17,6 +17,15 @@
 #include <ctime>
 #include <string>
 
+#include "studio/choice.h"
+
+namespace studio {
+// Which weights of a run export and predict use: auto (those of the run's
+// test figures, summary.json's test_weights), the best or the last
+// checkpoint's, or ema (the last one's moving average, train.ema).
+STUDIO_CHOICE(WeightsChoice, auto_, best, last, ema)
+}  // namespace studio
+
 namespace studio::run_files {
 
 // The local date and time that begins a run folder's name (and a study's

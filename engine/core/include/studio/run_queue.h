@@ -23,11 +23,15 @@
 
 namespace studio {
 
+// Where an item is: waiting, training (or stopped while training: the next
+// runner resumes it), or ended.
+STUDIO_CHOICE(QueueStatus, queued, running, done, failed)
+
 struct QueueItem {
   int64_t id = 0;
   std::string label;  // "optimizer.lr=0.1 train.batch_size=64", or "" for plain settings
   TrainConfig config;
-  std::string status = "queued";
+  Choice<QueueStatus> status = QueueStatus::queued;
   std::string runDir;  // once started
   std::string error;   // failed
 };

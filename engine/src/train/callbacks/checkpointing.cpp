@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "studio/metric_catalog.h"
 #include "train/callbacks/train_callback.h"
 #include "train/checkpoints.h"
 
@@ -15,7 +16,7 @@ namespace {
 class Checkpointing : public TrainCallback {
  public:
   void onEvaluated(CallbackView& ctx, EvalVerdict& v) override {
-    const double score = v.figures.score();
+    const double score = v.figures[taskScoreMetric(ctx.cfg().task.kind.value())];
     const bool betterAccuracy = !std::isnan(score) && (m_bestAccuracy == kNoneYet || score > m_bestAccuracy);
     if (betterAccuracy) m_bestAccuracy = score;
     const bool best = v.improvedByMetric.value_or(ctx.cfg().output.save_best && betterAccuracy);
@@ -26,10 +27,7 @@ class Checkpointing : public TrainCallback {
   void onRunEnd(const CallbackView& ctx, RunSummary& s) const override {
     const auto& task = ctx.cfg().task.kind;
     const bool none = m_bestAccuracy == kNoneYet || (task == TaskKind::classification && m_bestAccuracy < 0);
-    (task == TaskKind::regression                                  ? s.bestEval.r2
-     : task == TaskKind::multilabel || task == TaskKind::detection ? s.bestEval.map
-                                                                   : s.bestEval.accuracy) =
-        none ? MetricRecord::kNone : m_bestAccuracy;
+    s.bestEval.set(taskScoreMetric(task.value()), none ? MetricRecord::kNone : m_bestAccuracy);
   }
 
  private:

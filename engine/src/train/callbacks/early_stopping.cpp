@@ -29,7 +29,7 @@ class EarlyStopping : public TrainCallback {
 
   // Counts the evaluation; the best checkpoint follows its judgement.
   void onEvaluated(CallbackView& ctx, EvalVerdict& v) override {
-    const double value = v.figures.metric(m_cfg.metric);
+    const double value = v.figures[m_cfg.metric];
     const double best = m_state.best;
     const bool improved =
         std::isfinite(value) &&

@@ -39,7 +39,7 @@ struct CheckpointParts;
 
 // An evaluation as the callbacks judge it.
 struct EvalVerdict {
-  EvalFigures figures;
+  Figures figures;
   bool validation = false;  // of the validation split (else the test split)
   // Early stopping's judgement, when it is on: the best checkpoint is the
   // best by its metric.

@@ -23,26 +23,27 @@ class WeightAverage : public TrainCallback {
 
   void onEvaluation(CallbackView& ctx, bool validation, MetricRecord& r) override {
     if (!m_ema.started()) return;
-    const EvalFigures avg = evaluate(ctx, validation);
-    r.emaEvalLoss = avg.loss;
-    r.emaEvalAccuracy = avg.accuracy;
+    const Figures avg = evaluate(ctx, validation);
+    r.emaEvalLoss = avg["eval_loss"];
+    r.emaEvalAccuracy = avg["eval_accuracy"];
     log::info("step " + std::to_string(ctx.position().step) + " weight average (EMA of " +
-              std::to_string(m_ema.updates()) + " updates): loss " + fmt(avg.loss) + " accuracy " + fmt(avg.accuracy));
+              std::to_string(m_ema.updates()) + " updates): loss " + fmt(avg["eval_loss"]) + " accuracy " +
+              fmt(avg["eval_accuracy"]));
   }
 
   void onFinalTest(CallbackView& ctx, RunSummary& s) override {
     if (!m_ema.started()) return;
-    const EvalFigures avg = evaluate(ctx, false);
-    s.test.emaAccuracy = avg.accuracy;
-    s.test.emaLoss = avg.loss;
-    log::info("weight average (EMA): test accuracy " + fmt(avg.accuracy) + ", test loss " + fmt(avg.loss));
+    const Figures avg = evaluate(ctx, false);
+    for (const char* id : {"eval_accuracy", "eval_loss"}) s.test.ema.set(id, avg[id]);
+    log::info("weight average (EMA): test accuracy " + fmt(avg["eval_accuracy"]) + ", test loss " +
+              fmt(avg["eval_loss"]));
   }
 
   void addTo(CheckpointParts& parts) override { parts.ema = &m_ema; }
 
  private:
   // Loss and accuracy of the average (the model holds it meanwhile).
-  EvalFigures evaluate(CallbackView& ctx, bool validation) {
+  Figures evaluate(CallbackView& ctx, bool validation) {
     EmaWeights::Swap swap(m_ema, ctx.model());
     return ctx.evaluation().figures(validation, "evaluating the weight average");
   }

@@ -97,7 +97,7 @@ class Detection : public Task {
       const torch::Tensor all = gatherRows(mine, set.size(), *options.group).cpu().view({-1});
       items.assign(all.data_ptr<int64_t>(), all.data_ptr<int64_t>() + all.numel());
     }
-    return figures(items, found);
+    return cocoOutcome(items, found);
   }
 
   EvalReport report(const EvalOutcome& o, const ReportInput& in) const override {
@@ -110,11 +110,21 @@ class Detection : public Task {
     return r;
   }
 
+  // COCOeval's stats: AP@[.50:.95] (map), AP50 and AP75.
+  Figures figures(const EvalOutcome& o) const override {
+    Figures f = Task::figures(o);
+    if (o.coco.size() > 2) {
+      f.set("eval_map50", o.coco[1]);
+      f.set("eval_map75", o.coco[2]);
+    }
+    return f;
+  }
+
  private:
   static constexpr int64_t kColumns = 7;
 
   // COCO's figures of the rows' boxes in the items' images.
-  EvalOutcome figures(const std::vector<int64_t>& items, const torch::Tensor& rows) const {
+  EvalOutcome cocoOutcome(const std::vector<int64_t>& items, const torch::Tensor& rows) const {
     std::vector<CocoBox> found;
     const auto r = rows.accessor<double, 2>();
     for (int64_t k = 0; k < rows.size(0); ++k) {

@@ -19,6 +19,21 @@ torch::Tensor Task::modelLoss(Model&, const torch::Tensor&, const torch::Tensor&
   throw std::logic_error("task " + name() + " computes its loss from the model's outputs (loss())");
 }
 
+Figures Task::figures(const EvalOutcome& o) const {
+  Figures f;
+  for (const auto& [id, value] : {std::pair<const char*, double>{"eval_loss", o.loss},
+                                  {"eval_accuracy", o.accuracy},
+                                  {"eval_r2", o.r2},
+                                  {"eval_rmse", o.rmse},
+                                  {"eval_mae", o.mae},
+                                  {"eval_map", o.map},
+                                  {"eval_f1", o.macroF1},
+                                  {"eval_auc", o.rocAuc},
+                                  {"eval_ece", o.reliability.ece}})
+    f.set(id, value);
+  return f;
+}
+
 std::unique_ptr<Task> makeTask(const TrainConfig& config, const TaskData& data) {
   const auto& kind = config.task.kind;
   std::string known;

@@ -16,6 +16,7 @@
 #include "models/model.h"
 #include "studio/data_plan.h"
 #include "studio/eval_report.h"
+#include "studio/run_summary.h"
 #include "studio/train_config.h"
 #include "train/tasks/classification_eval.h"
 
@@ -66,6 +67,10 @@ class Task {
                                const EvalOptions& options, const torch::Device& device) const = 0;
   // The report written to eval/step-N.json.
   virtual EvalReport report(const EvalOutcome& outcome, const ReportInput& input) const = 0;
+  // An evaluation's figures, keyed by the metric catalog's ids: those the
+  // outcome has of loss, accuracy, R², RMSE, MAE, mAP, macro F1, ROC AUC and
+  // ECE (a task adds its own).
+  virtual Figures figures(const EvalOutcome& outcome) const;
 };
 
 // What a task is made with besides the settings: its loss weights (a
