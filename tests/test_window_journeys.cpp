@@ -9,7 +9,8 @@
 //  - Start with a past run selected: the Runs list's highlight moves to the
 //    live run (item 11), and its test report is the Evaluation tab's last
 //    word (item 16);
-//  - the epoch's progress bar is as wide as its words at 1280x720 (item 12);
+//  - the epoch's progress bar is as wide as its words at 1280x720 (item 12),
+//    and the Settings form runs that window's height (issue 60, item 12);
 //  - two queued items say what tells them apart (item 14);
 //  - a past run selected draws its own learning-rate plan (item 6).
 #include <QtTest/QtTest>
@@ -192,6 +193,43 @@ class TestWindowJourneys : public QObject {
     status->showProgress(p, nullptr, 0);
     QVERIFY2(window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(window.minimumSizeHint().width())));
     QVERIFY(status->loadingText().endsWith(QString::fromUtf8("…")));
+  }
+
+  // Issue 60, item 12: at 1280x720 the Settings form runs the window's
+  // height. Before, the bottom docks took about 220 px under it (12 rows of
+  // settings, 7 with the Search dock open). The bottom docks share one tab
+  // group beside it, the Runs list raised; a taller window keeps them side
+  // by side under the form.
+  void theFormRunsALowWindowsHeight() {
+    ui::MainWindow low(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    low.resize(1280, 720);
+    low.show();
+    auto* settings = low.findChild<QDockWidget*>("settingsDock");
+    auto* runs = low.findChild<QDockWidget*>("runsDock");
+    auto* log = low.findChild<QDockWidget*>("logDock");
+    auto* search = low.findChild<QDockWidget*>("searchDock");
+    QVERIFY(settings && runs && log && search);
+    QTRY_VERIFY(runs->isVisible() && settings->isVisible());
+    QVERIFY(low.tabifiedDockWidgets(runs).contains(log));
+    const int bottom = low.runStatusBar()->geometry().top();
+    QTRY_VERIFY2(settings->geometry().bottom() >= bottom - 12 && settings->geometry().bottom() > runs->geometry().top(),
+                 qPrintable(QString("the form ends at %1 px, the Runs dock starts at %2, the status bar at %3")
+                                .arg(settings->geometry().bottom())
+                                .arg(runs->geometry().top())
+                                .arg(bottom)));
+    const int formHeight = settings->height();
+    search->raise();  // the Search tab shown: the form keeps its height
+    QTRY_VERIFY(search->isVisible());
+    QApplication::processEvents();
+    QCOMPARE(settings->height(), formHeight);
+    QVERIFY2(low.minimumSizeHint().width() <= 1280, qPrintable(QString::number(low.minimumSizeHint().width())));
+
+    ui::MainWindow tall(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    tall.resize(1600, 1000);
+    tall.show();
+    auto* tallRuns = tall.findChild<QDockWidget*>("runsDock");
+    QTRY_VERIFY(tallRuns->isVisible());
+    QVERIFY(!tall.tabifiedDockWidgets(tallRuns).contains(tall.findChild<QDockWidget*>("logDock")));
   }
 
   // Two queued items that differ in train.epochs say so in "Settings given"

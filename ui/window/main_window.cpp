@@ -43,6 +43,7 @@
 #include "ui/search/search_dialog.h"
 #include "ui/search/study_panel.h"
 #include "ui/settings/settings_panel.h"
+#include "ui/window/dock_fit.h"
 #include "ui/window/help_dialog.h"
 #include "ui/window/log_panel.h"
 #include "ui/window/notifier.h"
@@ -148,6 +149,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   findChild<QDockWidget*>("logDock")->raise();
   // The charts get most of the height (a restored window keeps its own).
   resizeDocks({findChild<QDockWidget*>("runsDock")}, {190}, Qt::Vertical);
+  m_dockFit = new DockFit(this);  // a low window: the form its whole height
   resize(1500, 950);
 
   m_presetDir = presetDir;
@@ -559,7 +561,7 @@ void MainWindow::saveWindowState() {
 void MainWindow::restoreWindowState() {
   QSettings s;
   restoreGeometry(s.value("window/geometry").toByteArray());
-  restoreState(s.value("window/state").toByteArray());
+  if (restoreState(s.value("window/state").toByteArray())) m_dockFit->keepLayout();
   m_plots->setSmoothing(s.value("view/smoothing", m_plots->smoothing()).toDouble());
   const int x = s.value("view/xAxis", 0).toInt();
   if (x >= PlotsPanel::Steps && x <= PlotsPanel::WallTime) m_plots->setXAxis(static_cast<PlotsPanel::XAxis>(x));

@@ -21,6 +21,7 @@ namespace studio::ui {
 
 class AuditPanel;
 class DataPanel;
+class DockFit;
 class EvaluationPanel;
 class HelpDialog;
 class LogPanel;
@@ -72,6 +73,7 @@ class MainWindow : public QMainWindow {
   RunToolBar* runToolBar() const { return m_toolbar; }
   RunStatusBar* runStatusBar() const { return m_status; }
   RunController* controller() const { return m_controller; }
+  DockFit* dockFit() const { return m_dockFit; }
 
   // Runs started from the window stop (with a checkpoint) after this many
   // steps; 0: they run to the end.
@@ -186,6 +188,7 @@ class MainWindow : public QMainWindow {
   QueueRunner* m_queue;
   ProbeRuns* m_probes;
   Notifier* m_notifier;
+  DockFit* m_dockFit;
   QString m_lastMessage;
   QSize m_chartExportSize{1200, 700};
   bool m_restore;

@@ -108,8 +108,9 @@ json summaryJson(const RunSummary& s) {
                            {"stopped", !s.earlyStopping.reason.empty()},
                            {"reason", s.earlyStopping.reason}};
   if (!s.lrFind.end.empty())
-    j["lr_find"] = {
-        {"suggested_lr", summaryNumber(s.lrFind.suggestion)}, {"lowest_loss_lr", summaryNumber(s.lrFind.minimum)}, {"ended", s.lrFind.end}};
+    j["lr_find"] = {{"suggested_lr", summaryNumber(s.lrFind.suggestion)},
+                    {"lowest_loss_lr", summaryNumber(s.lrFind.minimum)},
+                    {"ended", s.lrFind.end}};
   if (s.batchFind.micro > 0 || !s.batchFind.tried.empty()) {
     json tried = json::array();
     for (const auto& [n, fits] : s.batchFind.tried) tried.push_back({{"micro_batch", n}, {"fits", fits}});
@@ -127,7 +128,8 @@ json summaryJson(const RunSummary& s) {
     j["test_weights"] = {{"which", s.test.weights}, {"step", s.test.weightsStep}};
   if (s.test.weights == "best") {
     json last = json::object();
-    for (const char* id : {"eval_accuracy", "eval_loss", "eval_r2", "eval_map"}) last[testKey(id)] = summaryNumber(s.test.last[id]);
+    for (const char* id : {"eval_accuracy", "eval_loss", "eval_r2", "eval_map"})
+      last[testKey(id)] = summaryNumber(s.test.last[id]);
     j["last_weights"] = last;
   }
   if (s.test.ema.has("eval_accuracy"))
