@@ -718,6 +718,17 @@ def main():
         search.stop(_stopped_early[0], None)
     say(f"search {search.name}: {search.target} trials of {', '.join(p['text'] for p in search.spec['space'])}; "
         f"{search.spec['sampler']} sampler, {search.spec['pruner']} pruner; study in {search.folder}")
+    try:
+        return finish(search, a.then_train)
+    finally:
+        # The background threads (importances, heartbeats) write study.json under the lock: held here, none
+        # is halfway through a write when the interpreter ends them (a study.json.tmp.* was left at the end).
+        # Bounded: a heartbeat stuck on a database that stopped answering must not hold the runner.
+        search.lock.acquire(timeout=60)
+
+
+def finish(search, then_train):
+    """The search's trials, then what it says at its end; the exit status."""
     record = search.guarded(search.run)
     if search.storage_lost:
         # Trials whose run ended while the database was away: their runs are complete, and --resume records
@@ -739,7 +750,7 @@ def main():
     if search.stopping:
         say(f"search stopped; `training-studio-cli search --resume {search.folder}` continues it")
         return 130
-    if a.then_train and best:
+    if then_train and best:
         return search.train_best(best)
     finished = [t for t in record["trials"] if t["state"] in ("completed", "pruned")]
     return 0 if finished else 1
