@@ -163,10 +163,7 @@ class SearchTest(unittest.TestCase):
         self.assertEqual((trial["state"], trial["value"]), ("completed", second.value))
 
     def test_a_killed_runner_resumes_without_losing_or_repeating(self):
-        args = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=4096", "--set", "data.test_limit=256",
-                "--set", "train.epochs=3", "--set", "train.batch_size=32", "--set", "evaluation.every_steps=16",
-                "--space", "optimizer.lr=float:1e-4:1e-2:log", "--trials", "3", "--pruner", "none",
-                "--seed", "1", "--name", "killed", "--out", self.out]
+        args = [*self.LONG, "--trials", "3", "--name", "killed", "--out", self.out]
         runner = subprocess.Popen([CLI, "search", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         run = self.wait_for_checkpoint("killed", 1, runner)
         runner.kill()  # SIGKILL: no chance to clean up
@@ -199,9 +196,12 @@ class SearchTest(unittest.TestCase):
         self.assertEqual([f.rsplit("-", 1)[1] for f in folders], ["t0", "t1", "t2"])
         # The resumed run's evaluations are numbered on from the checkpoint's.
         evals = read_json(os.path.join(self.out, "search-killed", "study.json"))["trials"][1]["intermediate"]
-        self.assertEqual(sorted(int(k) for k in evals), list(range(1, 4096 // 32 * 3 // 16 + 1)))
+        self.assertEqual(sorted(int(k) for k in evals), list(range(1, self.STEPS // 16 + 1)))
 
-    LONG = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=4096", "--set", "data.test_limit=256",
+    # Trials long enough to be stopped after their first checkpoint (step 16
+    # of 192) and short enough to finish fast: 2,048 examples, 3 epochs.
+    STEPS = 2048 // 32 * 3
+    LONG = ["--preset", "fashion-mnist-mlp", "--set", "data.train_limit=2048", "--set", "data.test_limit=256",
             "--set", "train.epochs=3", "--set", "train.batch_size=32", "--set", "evaluation.every_steps=16",
             "--space", "optimizer.lr=float:1e-4:1e-2:log", "--pruner", "none", "--seed", "1"]
 
@@ -280,7 +280,9 @@ class SearchTest(unittest.TestCase):
         self.assertEqual([n for n in os.listdir(folder) if ".tmp." in n], [])
 
     def test_two_searches_of_one_study_are_refused(self):
-        runner = subprocess.Popen([CLI, "search", *self.LONG, "--trials", "2", "--name", "twice", "--out", self.out],
+        # Trial 0 trains while two more searches are tried: 4,096 examples, as long as the others' whole.
+        longer = [*self.LONG, "--set", "data.train_limit=4096"]
+        runner = subprocess.Popen([CLI, "search", *longer, "--trials", "2", "--name", "twice", "--out", self.out],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             self.wait_for_checkpoint("twice", 0, runner)
@@ -293,7 +295,7 @@ class SearchTest(unittest.TestCase):
             self.assertIn("is in use by another search", p.stderr)
             with open(spec, "rb") as f:
                 self.assertEqual(f.read(), spec_before)
-            code, text = search(self.out, *self.LONG, "--trials", "2", "--name", "twice")
+            code, text = search(self.out, *longer, "--trials", "2", "--name", "twice")
             self.assertEqual(code, 2, text)
             self.assertIn("is in use by another search", text)
         finally:
