@@ -1,6 +1,7 @@
 // Each task's part of an export (run/export_task.h).
 #include "run/export_task.h"
 
+#include "run/card_snippets.h"
 #include "run/run_recorder.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -74,6 +75,44 @@ class TensorExport : public ExportTask {
       write(run_files::kPreprocessScript,
             readFileBytes(studioScript("export/preprocess.py", nullptr), "the studio's preprocess.py"));
   }
+
+  std::string cardFiles(const CardFacts& c) const override {
+    return c.torchscript ? "`model.ts` (TorchScript)" : "`model.safetensors` with `model.py`, `model.pt`";
+  }
+
+  void cardInput(std::ostream& o, const CardFacts& c) const override {
+    const auto shape = c.runInfo.value(run_files::run_info::kInput, nlohmann::json::object());
+    if (table(c))
+      o << "- Input: a table row of " << shape.value("features", 0) << " features, float32 [N, "
+        << shape.value("features", 0) << "].\n";
+    else
+      o << "- Input: an image, float32 [N, " << shape.value("channels", 0) << ", " << shape.value("height", 0) << ", "
+        << shape.value("width", 0) << "].\n";
+  }
+
+  std::vector<std::string> cardOutput(std::ostream& o, const CardFacts& c) const override {
+    if (c.config.task.kind == TaskKind::classification) {
+      const auto classes = c.runInfo.value(run_files::run_info::kClasses, std::vector<std::string>{});
+      o << "- Output `" << output(c) << "`: a logit per class, " << classes.size() << " classes in this order: ";
+      return classes;
+    }
+    o << "- Output `" << output(c) << "`: " << c.pre.value("outputs", std::string()) << "; the "
+      << (c.config.task.kind == TaskKind::regression ? "targets" : "labels") << ": ";
+    return c.pre.value("targets", nlohmann::json::object()).value("names", std::vector<std::string>{});
+  }
+
+  void cardUsage(std::ostream& o, const CardFacts& c, size_t outputs) const override {
+    tensorSnippets(o, c.torchscript, c.exported.contains("onnx"), output(c), table(c),
+                   c.runInfo.value(run_files::run_info::kInput, nlohmann::json::object()), outputs);
+  }
+
+ private:
+  static bool table(const CardFacts& c) { return c.pre.value("input", std::string()) == "table"; }
+  // The model's output: model.onnx's name for it, else what it is.
+  static std::string output(const CardFacts& c) {
+    if (c.exported.contains("onnx")) return c.exported["onnx"].value("output", std::string("logits"));
+    return c.config.task.kind == TaskKind::regression ? "values" : "logits";
+  }
 };
 
 // A detector: model.safetensors under torchvision's names with model.py,
@@ -104,6 +143,32 @@ class BoxExport : public ExportTask {
     pre["outputs"] =
         "per image, boxes (x1, y1, x2, y2 in the image's pixels), labels (1 .. classes: label k is classes[k - 1], "
         "categories[k - 1] in the annotations) and scores, by score, after NMS per class";
+  }
+
+  std::string cardFiles(const CardFacts&) const override { return "`model.safetensors` with `model.py`"; }
+
+  void cardInput(std::ostream& o, const CardFacts& c) const override {
+    o << "- torchvision's `" << c.config.model.kind
+      << "`: `model.py`'s build() makes it as the run built it and loads `model.safetensors` with "
+         "`strict=True`.\n"
+      << "- Input: a list of images, float32 [3, H, W] each, at their own sizes.\n";
+  }
+
+  // Its classes with their annotations' ids.
+  std::vector<std::string> cardOutput(std::ostream& o, const CardFacts& c) const override {
+    o << "- Output: " << c.pre.value("outputs", std::string()) << "; the classes (label 1 ..): ";
+    std::vector<std::string> names;
+    for (const auto& category : c.pre.value("categories", nlohmann::json::array()))
+      names.push_back(category.value("name", std::string()) + " (id " + std::to_string(category.value("id", 0)) + ")");
+    return names;
+  }
+
+  void cardUsage(std::ostream& o, const CardFacts&, size_t) const override {
+    o << "## How to run it\n\n"
+      << "PyTorch (torchvision), on `image`, an image read as `preprocessing.json` says:\n\n"
+      << "```python\nfrom model import build\nmodel = build()\nfound = model([image])[0]  # image: float32 [3, H, "
+         "W], RGB pixels / 255\nfound[\"boxes\"], found[\"labels\"], found[\"scores\"]\n```\n\n"
+      << "`training-studio-cli predict` reads this folder too.\n\n";
   }
 };
 

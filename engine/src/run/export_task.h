@@ -4,12 +4,13 @@
 // checkpoint.ckpt, the run's records, the check in Python and the model card
 // (model_card.h). What depends on the run's task is its ExportTask's: the
 // options and run facts it needs, whether its files are checked in Python,
-// and what preprocessing.json says of its input and outputs. A new task kind
-// adds its ExportTask here.
+// what preprocessing.json says of its input and outputs, and its parts of
+// the model card. A new task kind adds its ExportTask here.
 // And the steps every export shares.
 // Thread: the caller's.
 
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,16 @@
 #include "studio/train_config.h"
 
 namespace studio {
+
+// What the model card (model_card.cpp) knows of the export, for a task's
+// parts of it.
+struct CardFacts {
+  const TrainConfig& config;
+  const nlohmann::json& pre;       // preprocessing.json
+  const nlohmann::json& exported;  // export.json (its "onnx" part when model.onnx was written)
+  const nlohmann::json& runInfo;
+  bool torchscript = false;
+};
 
 class ExportTask {
  public:
@@ -35,6 +46,16 @@ class ExportTask {
   // Files of the task's own beside the model's (pre: preprocessing.json as written).
   virtual void writeFiles(const nlohmann::json& pre,
                           const std::function<void(const std::string& name, const std::string& bytes)>& write) const {}
+  // Its parts of the model card; the card writes the rest alike for every
+  // task. The model's files ("`model.safetensors` with `model.py`"):
+  virtual std::string cardFiles(const CardFacts& c) const = 0;
+  // "- Input: ..." (and what builds the model, where that is not model.py).
+  virtual void cardInput(std::ostream& o, const CardFacts& c) const = 0;
+  // "- Output ...: ...; the classes: ", and the names it speaks of, which
+  // the card lists after it.
+  virtual std::vector<std::string> cardOutput(std::ostream& o, const CardFacts& c) const = 0;
+  // "## How to run it".
+  virtual void cardUsage(std::ostream& o, const CardFacts& c, size_t outputs) const = 0;
 };
 const ExportTask& exportTask(TaskKind kind);
 

@@ -8,6 +8,7 @@
 
 #include "models/model.h"
 #include "run/export_check.h"
+#include "run/export_task.h"
 #include "studio/run_layout.h"
 #include "studio/run_summary.h"
 
@@ -59,53 +60,6 @@ std::string setting(const nlohmann::json& s, const char* section, const char* ke
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-// "How to run it" for a model that takes a tensor: PyTorch, and ONNX
-// Runtime in Python and C++ when the export wrote model.onnx.
-void tensorSnippets(std::ostringstream& o, bool torchscript, bool onnx, const std::string& output, bool table,
-                    const nlohmann::json& shape, size_t outputs) {
-  const std::string dims = table ? "1, " + std::to_string(shape.value("features", 0))
-                                 : "1, " + std::to_string(shape.value("channels", 0)) + ", " +
-                                       std::to_string(shape.value("height", 0)) + ", " +
-                                       std::to_string(shape.value("width", 0));
-  const int64_t elements = table ? shape.value("features", int64_t{0})
-                                 : shape.value("channels", int64_t{0}) * shape.value("height", int64_t{0}) *
-                                       shape.value("width", int64_t{0});
-  // An image model's x comes from preprocess.py, the studio's own inputs (issue 60, item 11); a table's is
-  // its standardised features, zeros here.
-  o << "## How to run it\n\n"
-    << (table ? "Each takes `x`, the input preprocessed as `preprocessing.json` says (here zeros of the right "
-                "shape).\n\n"
-              : "Each takes `x`, made from image files by `preprocess.py` exactly as the studio made its inputs "
-                "(as `preprocessing.json` says, to within 1e-6).\n\n")
-    << "PyTorch:\n\n```python\nimport torch\n";
-  if (torchscript)
-    o << "model = torch.jit.load(\"model.ts\").eval()\n";
-  else
-    o << "from model import build; from safetensors.torch import load_file\n"
-      << "model = build(); model.load_state_dict(load_file(\"model.safetensors\")); model.eval()\n";
-  const std::string x = table ? "torch.zeros(" + dims + ")" : "x";
-  if (!table) o << "from preprocess import preprocess\nx = preprocess([\"photo.jpg\"])  # [" << dims << "]\n";
-  o << "print(model(" << x << "))\n```\n\n";
-  if (onnx) {
-    o << "ONNX Runtime (Python):\n\n```python\nimport numpy as np, onnxruntime as ort\n"
-      << (table ? "" : "from preprocess import preprocess\n")
-      << "session = ort.InferenceSession(\"model.onnx\", providers=[\"CPUExecutionProvider\"])\n"
-      << "print(session.run([\"" << output
-      << "\"], {\"input\": " << (table ? "np.zeros((" + dims + "), np.float32)" : "preprocess([\"photo.jpg\"]).numpy()")
-      << "})[0])\n```\n\n"
-      << "ONNX Runtime (C++):\n\n```cpp\nOrt::Env env; Ort::Session session(env, \"model.onnx\", "
-         "Ort::SessionOptions{});\n"
-      << "std::vector<int64_t> shape{" << dims << "}; std::vector<float> x(" << elements << ");\n"
-      << "auto in = Ort::Value::CreateTensor<float>(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault), "
-         "x.data(), x.size(), shape.data(), shape.size());\n"
-      << "const char* inputs[] = {\"input\"}; const char* outputs[] = {\"" << output << "\"};\n"
-      << "auto y = session.Run(Ort::RunOptions{}, inputs, &in, 1, outputs, 1);  // y[0]: [1, " << outputs
-      << "]\n```\n\n";
-  } else {
-    o << "For ONNX Runtime, export again with `training-studio-cli export RUN --out DIR --format onnx`.\n\n";
-  }
-}
-
 }  // namespace
 
 std::string modelCard(const ModelCardFacts& f) {
@@ -117,56 +71,27 @@ std::string modelCard(const ModelCardFacts& f) {
   const nlohmann::json settings = toJson(f.config);
   const nlohmann::json data = f.runInfo.value("data", nlohmann::json::object());
   const auto classes = f.runInfo.value(k::kClasses, std::vector<std::string>{});
-  const bool table = pre.value("input", std::string()) == "table";
-  const auto shape = f.runInfo.value(k::kInput, nlohmann::json::object());
   const std::string task = f.config.task.kind.name();
   const bool classifier = f.config.task.kind == TaskKind::classification;
-  const bool regression = f.config.task.kind == TaskKind::regression;
   const bool boxes = f.config.task.kind == TaskKind::detection;
-  const bool torchscript = fs::exists(f.outDir + "/" + run_files::kExportedTorchScript);
+  const ExportTask& parts = exportTask(f.config.task.kind.value());
+  const CardFacts facts{f.config, pre, exported, f.runInfo,
+                        fs::exists(f.outDir + "/" + run_files::kExportedTorchScript)};
   const bool onnx = exported.contains("onnx");
-  const std::string output =
-      onnx ? exported["onnx"].value("output", std::string("logits")) : (regression ? "values" : "logits");
   std::ostringstream o;
 
   o << "# " << f.config.name << ": a " << task << " model trained with Training Studio\n\n"
     << "Exported by Training Studio " << STUDIO_VERSION << " from the run `" << fs::path(f.runDir).filename().string()
-    << "` (its " << f.weights << " weights). The files: "
-    << (torchscript ? "`model.ts` (TorchScript)"
-        : boxes     ? "`model.safetensors` with `model.py`"
-                    : "`model.safetensors` with `model.py`, `model.pt`")
-    << (onnx ? ", `model.onnx`" : "") << (exported.contains("int8") ? ", `model.int8.onnx`" : "")
-    << "; `preprocessing.json` says how to feed it" << (!boxes && !table ? ", and `preprocess.py` does it" : "")
+    << "` (its " << f.weights << " weights). The files: " << parts.cardFiles(facts) << (onnx ? ", `model.onnx`" : "")
+    << (exported.contains("int8") ? ", `model.int8.onnx`" : "") << "; `preprocessing.json` says how to feed it"
+    << (fs::exists(f.outDir + "/" + run_files::kPreprocessScript) ? ", and `preprocess.py` does it" : "")
     << "; `checkpoint.ckpt` resumes it in the studio.\n\n";
 
   o << "## What it is\n\n"
     << "- Architecture: " << f.model.description() << ", " << f.model.parameterCount() << " parameters.\n";
-  if (boxes)
-    o << "- torchvision's `" << f.config.model.kind
-      << "`: `model.py`'s build() makes it as the run built it and loads `model.safetensors` with "
-         "`strict=True`.\n"
-      << "- Input: a list of images, float32 [3, H, W] each, at their own sizes.\n";
-  else if (table)
-    o << "- Input: a table row of " << shape.value("features", 0) << " features, float32 [N, "
-      << shape.value("features", 0) << "].\n";
-  else
-    o << "- Input: an image, float32 [N, " << shape.value("channels", 0) << ", " << shape.value("height", 0) << ", "
-      << shape.value("width", 0) << "].\n";
+  parts.cardInput(o, facts);
   o << "- Preprocessing: " << pre.value("how", std::string("as preprocessing.json says")) << ".\n";
-  if (boxes)
-    o << "- Output: " << pre.value("outputs", std::string()) << "; the classes (label 1 ..): ";
-  else if (classifier)
-    o << "- Output `" << output << "`: a logit per class, " << classes.size() << " classes in this order: ";
-  else
-    o << "- Output `" << output << "`: " << pre.value("outputs", std::string()) << "; the "
-      << (regression ? "targets" : "labels") << ": ";
-  std::vector<std::string> names;  // a detector's: its classes with their annotations' ids
-  if (boxes)
-    for (const auto& c : pre.value("categories", nlohmann::json::array()))
-      names.push_back(c.value("name", std::string()) + " (id " + std::to_string(c.value("id", 0)) + ")");
-  else
-    names = classifier ? classes
-                       : pre.value("targets", nlohmann::json::object()).value("names", std::vector<std::string>{});
+  const std::vector<std::string> names = parts.cardOutput(o, facts);
   for (size_t i = 0; i < names.size(); ++i) o << (i ? ", " : "") << names[i];
   o << ".\n\n";
 
@@ -261,15 +186,7 @@ std::string modelCard(const ModelCardFacts& f) {
       << exported["onnx"].value("onnxruntime", std::string("?"));
   o << ". `settings.json` holds every setting.\n\n";
 
-  if (boxes) {
-    o << "## How to run it\n\n"
-      << "PyTorch (torchvision), on `image`, an image read as `preprocessing.json` says:\n\n"
-      << "```python\nfrom model import build\nmodel = build()\nfound = model([image])[0]  # image: float32 [3, H, "
-         "W], RGB pixels / 255\nfound[\"boxes\"], found[\"labels\"], found[\"scores\"]\n```\n\n"
-      << "`training-studio-cli predict` reads this folder too.\n\n";
-  } else {
-    tensorSnippets(o, torchscript, onnx, output, table, shape, names.size());
-  }
+  parts.cardUsage(o, facts, names.size());
 
   o << "## Limitations\n\n"
     << "- Its figures are from " << data.value("test", 0) << " test examples of the same source as its training data; "
