@@ -50,5 +50,4 @@ void tensorSnippets(std::ostream& o, bool torchscript, bool onnx, const std::str
   }
 }
 
-
 }  // namespace studio
