@@ -63,11 +63,13 @@ std::vector<std::string> written(const std::optional<TaskKind>& task, const Figu
   return ids;
 }
 
-// test_X keys of an object into figures.
-void readFigures(const json& j, Figures& into, std::vector<std::string>& wrong, const std::string& where) {
+// An object's PREFIX_X keys ("test_accuracy", "best_eval_r2") into figures
+// (eval_X); a value of the wrong type is named in wrong.
+void readFigures(const json& j, const std::string& prefix, Figures& into, std::vector<std::string>& wrong,
+                 const std::string& where) {
   for (const auto& [key, value] : j.items()) {
-    if (key.rfind("test_", 0) != 0) continue;
-    const std::string id = "eval_" + key.substr(5);
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string id = "eval_" + key.substr(prefix.size());
     if (!isFigure(id)) continue;
     if (value.is_number())
       into.set(id, value.get<double>());
@@ -185,21 +187,16 @@ RunSummary summaryFromJson(const json& j, std::vector<std::string>* wrongTypes) 
   readWhole(j, "rollbacks", s.nonfinite.rollbacks);
   readWhole(j, "micro_batch", s.stepper.microBatch);
   readText(j, "cuda_graphs", s.stepper.cudaGraphs);
-  readFigures(j, s.test.figures, wrong, "");
-  for (const auto& [key, value] : j.items()) {
-    if (key.rfind("best_eval_", 0) != 0 || !isFigure("eval_" + key.substr(10))) continue;
-    if (value.is_number())
-      s.bestEval.set("eval_" + key.substr(10), value.get<double>());
-    else if (!value.is_null())
-      wrong.push_back(key);
-  }
+  readFigures(j, "test_", s.test.figures, wrong, "");
+  readFigures(j, "best_eval_", s.bestEval, wrong, "");
   s.test.weights.clear();  // not said
   if (const json* w = find(j, "test_weights", "", object)) {
     readText(*w, "which", s.test.weights, "test_weights.");
     readWhole(*w, "step", s.test.weightsStep, "test_weights.");
   }
-  if (const json* l = find(j, "last_weights", "", object)) readFigures(*l, s.test.last, wrong, "last_weights.");
-  if (const json* e = find(j, "ema", "", object)) readFigures(*e, s.test.ema, wrong, "ema.");
+  if (const json* l = find(j, "last_weights", "", object))
+    readFigures(*l, "test_", s.test.last, wrong, "last_weights.");
+  if (const json* e = find(j, "ema", "", object)) readFigures(*e, "test_", s.test.ema, wrong, "ema.");
   if (const json* e = find(j, "early_stopping", "", object)) {
     readText(*e, "metric", s.earlyStopping.metric, "early_stopping.");
     readReal(*e, "best", s.earlyStopping.best, "early_stopping.");
