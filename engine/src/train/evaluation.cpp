@@ -38,18 +38,6 @@ Image thumbnailStrip(const torch::Tensor& u8, int64_t& cellH, int64_t& cellW) {
   return img;
 }
 
-// An evaluation's figures for the log.
-std::string figuresText(const Figures& e) {
-  if (e.has("eval_map50"))
-    return " mAP " + fmt(e["eval_map"]) + " AP50 " + fmt(e["eval_map50"]) + " AP75 " + fmt(e["eval_map75"]);
-  if (e.has("eval_map"))
-    return " mAP " + fmt(e["eval_map"]) + " F1 (macro) " + fmt(e["eval_f1"]) + " subset accuracy " +
-           fmt(e["eval_accuracy"]);
-  if (!e.has("eval_accuracy"))
-    return " R\u00b2 " + fmt(e["eval_r2"]) + " RMSE " + fmt(e["eval_rmse"]) + " MAE " + fmt(e["eval_mae"]);
-  return " accuracy " + fmt(e["eval_accuracy"]);
-}
-
 // Clears the phase when an evaluation ends (an error included).
 struct PhaseScope {
   RunContext& ctx;
@@ -148,11 +136,25 @@ void Evaluation::atStep() {
   c.lastEvalLoss = e["eval_loss"];
   // A detector gives no loss in evaluation (NaN): none is said.
   log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation" : "test") +
-            (e.has("eval_loss") ? " loss " + fmt(e["eval_loss"]) : std::string()) + figuresText(e));
+            (e.has("eval_loss") ? " loss " + fmt(e["eval_loss"]) : std::string()) + " " + figuresText(e, "", " "));
   EvalVerdict verdict{e, haveVal, std::nullopt};
   c.callbacks->onEvaluated(c, verdict);
   c.callbacks->afterEvaluation(c, verdict);
   c.window->restart();  // evaluation time is not training time
+}
+
+std::string figuresText(const Figures& f, const std::string& prefix, const char* separator) {
+  const std::string s = separator;
+  if (f.has("eval_map50"))
+    return prefix + "mAP " + fmt(f["eval_map"]) + s + "AP50 " + fmt(f["eval_map50"]) + s + "AP75 " +
+           fmt(f["eval_map75"]);
+  if (f.has("eval_map"))
+    return prefix + "mAP " + fmt(f["eval_map"]) + s + "F1 (macro) " + fmt(f["eval_f1"]) + s + "subset accuracy " +
+           fmt(f["eval_accuracy"]);
+  if (!f.has("eval_accuracy"))
+    return prefix + "R\u00b2 " + fmt(f["eval_r2"]) + s + "RMSE " + fmt(f["eval_rmse"]) + s + "MAE " +
+           fmt(f["eval_mae"]);
+  return prefix + "accuracy " + fmt(f["eval_accuracy"]);
 }
 
 }  // namespace studio

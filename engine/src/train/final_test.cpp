@@ -38,15 +38,7 @@ Figures headline(const Figures& t, TaskKind task) {
 
 // The test figures and loss (a detector has none in evaluation: not said).
 std::string figureText(const Figures& t) {
-  const std::string loss = t.has("eval_loss") ? ", test loss " + fmt(t["eval_loss"]) : std::string();
-  if (t.has("eval_map50"))
-    return "test mAP " + fmt(t["eval_map"]) + ", AP50 " + fmt(t["eval_map50"]) + ", AP75 " + fmt(t["eval_map75"]);
-  return (t.has("eval_map") ? "test mAP " + fmt(t["eval_map"]) + ", F1 (macro) " + fmt(t["eval_f1"]) +
-                                  ", subset accuracy " + fmt(t["eval_accuracy"])
-          : !t.has("eval_accuracy")
-              ? "test R\u00b2 " + fmt(t["eval_r2"]) + ", RMSE " + fmt(t["eval_rmse"]) + ", MAE " + fmt(t["eval_mae"])
-              : "test accuracy " + fmt(t["eval_accuracy"])) +
-         loss;
+  return figuresText(t, "test ", ", ") + (t.has("eval_loss") ? ", test loss " + fmt(t["eval_loss"]) : std::string());
 }
 
 }  // namespace
