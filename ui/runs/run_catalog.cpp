@@ -247,13 +247,13 @@ QString modelText(const QString& kind, qint64 width, qint64 depth, const QString
 
 namespace {
 // The figure the run is judged by: its best evaluation's, else accuracy.
-const char* scoreOf(const RunInfo& run) {
-  return run.best.empty() ? "eval_accuracy" : findMetric(run.best.values().begin()->first)->id;
+std::string scoreOf(const RunInfo& run) {
+  return run.best.empty() ? "eval_accuracy" : run.best.values().begin()->first;
 }
 // "91.20 %" for an accuracy ("accuracy 91.20 %" named), "R² 0.8123" (the
 // catalog's unit) for others.
-QString scoreText(const char* id, double value, bool named = false) {
-  if (std::string_view(id) == "eval_accuracy")
+QString scoreText(const std::string& id, double value, bool named = false) {
+  if (id == "eval_accuracy")
     return (named ? QObject::tr("accuracy ") : QString()) + QString::number(value * 100, 'f', 2) + " %";
   return QStringLiteral("%1 %2").arg(QString::fromUtf8(findMetric(id)->unit)).arg(value, 0, 'f', 4);
 }
@@ -264,7 +264,7 @@ QString bestText(const RunInfo& run, bool named) {
 }
 
 QString testFiguresText(const RunInfo& run) {
-  const char* id = scoreOf(run);
+  const std::string id = scoreOf(run);
   if (!run.test.has(id)) return QString();
   const QString weights = run.testWeights == "best"
                               ? QObject::tr("the best checkpoint's weights (step %1)").arg(run.testWeightsStep)
