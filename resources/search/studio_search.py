@@ -185,7 +185,9 @@ class Search:
         wanted = self.slots
         device = self.spec["base"]["performance"]["device"]
         cuda = 0
-        if device != "cpu":
+        # Without NVIDIA's driver there is no GPU to count, and importing torch to
+        # be told so costs each search more than a second of CPU.
+        if device != "cpu" and any(os.path.exists(p) for p in ("/proc/driver/nvidia", "/dev/nvidiactl")):
             try:
                 import torch
                 cuda = torch.cuda.device_count()
