@@ -111,14 +111,14 @@ int runSession(studio::Session& session) {
     if (!quiet && !reporting) progress.update(session.progress());
   }
   const studio::RunSummary s = session.summary();
-  if (reporting) report.end(s.status);
+  if (reporting) report.end(studio::statusName(s.status));
   if (s.rank > 0) {
-    std::fprintf(stderr, "rank %d of %d: %s%s%s\n", s.rank, s.worldSize, s.status.c_str(), s.error.empty() ? "" : ": ",
-                 s.error.c_str());
+    std::fprintf(stderr, "rank %d of %d: %s%s%s\n", s.rank, s.worldSize, studio::statusName(s.status).c_str(),
+                 s.error.empty() ? "" : ": ", s.error.c_str());
   } else {
     progress.finish(s);
   }
-  if (s.status == "failed") return s.badInput ? 2 : 1;
+  if (s.status == studio::RunStatus::failed) return s.badInput ? 2 : 1;
   return 0;
 }
 

@@ -24,11 +24,11 @@ PredictCommand::PredictCommand(CLI::App& app) {
                        "auto (default): the weights of the run's test figures (summary.json's test_weights); best, "
                        "last, or ema: the weights' moving average");
   m_topK = m_cmd->add_option("--top-k", m_options.topK, "Classes to list per input, most probable first (default 5)");
-  m_tta = m_cmd->add_option("--tta", m_options.tta,
-                            "Test-time augmentation: none (default); flip: the mean of the "
-                            "image's and its mirror's probabilities; five-crop: of the four corners' "
-                            "and the centre's crops of the image resized to 8/7 of the input (images "
-                            "larger than the input)");
+  m_tta = cli::addChoiceOption(m_cmd, "--tta", m_options.tta,
+                               "Test-time augmentation: none (default); flip: the mean of the "
+                               "image's and its mirror's probabilities; five-crop: of the four corners' "
+                               "and the centre's crops of the image resized to 8/7 of the input (images "
+                               "larger than the input)");
   m_cmd->add_option("--batch-size", m_options.batchSize, "Inputs per batch on the device (default 256)");
   m_cmd->add_option("--workers", m_options.workers, "Decoding threads (default: one per core)");
   m_cmd->add_option("--device", m_options.device, "auto (default: the first GPU, else the CPU), cpu, cuda or cuda:N");

@@ -130,7 +130,7 @@ void CliProgress::update(const Progress& p) {
 
 void CliProgress::finish(const RunSummary& s) {
   clearLine();
-  std::fprintf(m_out, "\nrun %s: %s\n", s.status.c_str(), s.runDir.c_str());
+  std::fprintf(m_out, "\nrun %s: %s\n", statusName(s.status).c_str(), s.runDir.c_str());
   if (!s.error.empty()) std::fprintf(m_out, "  error:           %s\n", s.error.c_str());
   std::fprintf(m_out, "  device:          %s\n", s.device.c_str());
   std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),

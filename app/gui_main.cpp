@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot("screenshot", "Before quitting, save the window as a PNG to FILE.", "FILE");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT (default 1600x1000 for screenshots).", "WxH");
   QCommandLineOption theme("theme", "light, dark or system.", "NAME");
-  QCommandLineOption tab("tab", "Open on this tab: curves, data, model or evaluation.", "NAME");
+  QCommandLineOption tab("tab", "Open on this tab: curves, data, model, evaluation, predict or audit.", "NAME");
   QCommandLineOption compare(
       "compare", "Select this run folder in the Runs list (repeatable: the runs are overlaid and compared).", "DIR");
   for (const auto& o : {preset, config, set, autostart, quitAfter, screenshot, size, theme, tab, compare})
@@ -80,9 +80,10 @@ int main(int argc, char** argv) {
   }
 
   if (cli.isSet(tab)) {
-    const QStringList tabs = {"curves", "data", "model", "evaluation"};
+    const QStringList tabs = {"curves", "data", "model", "evaluation", "predict", "audit"};
     const int i = tabs.indexOf(cli.value(tab));
-    if (i < 0) return fail("--tab must be curves, data, model or evaluation (got " + cli.value(tab) + ")", 2);
+    if (i < 0)
+      return fail("--tab must be curves, data, model, evaluation, predict or audit (got " + cli.value(tab) + ")", 2);
     window.tabs()->setCurrentIndex(i);
   }
 
@@ -143,9 +144,9 @@ int main(int argc, char** argv) {
     });
     if (!settings->isValid()) return fail("the settings have errors:\n  " + settings->errorTexts().join("\n  "), 2);
     QObject::connect(&window, &studio::ui::MainWindow::runFinished, &app, [&](const studio::RunSummary& s) {
-      std::printf("run %s: %lld of %lld steps, %s\n", s.status.c_str(), static_cast<long long>(s.steps),
-                  static_cast<long long>(s.totalSteps), s.runDir.c_str());
-      if (s.status == "failed") {
+      std::printf("run %s: %lld of %lld steps, %s\n", studio::statusName(s.status).c_str(),
+                  static_cast<long long>(s.steps), static_cast<long long>(s.totalSteps), s.runDir.c_str());
+      if (s.status == studio::RunStatus::failed) {
         std::fprintf(stderr, "training-studio: %s\n", s.error.c_str());
         exitCode = s.badInput ? 2 : 1;
       }

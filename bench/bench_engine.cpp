@@ -64,11 +64,12 @@ double engineRun(studio::TrainConfig c, int warmup, std::string& device) {
   while (!s.wait(std::chrono::milliseconds(100))) drain();
   drain();
   const studio::RunSummary e = s.summary();
-  if (e.status != "completed" || tWarm < 0 || tEnd <= tWarm) {
-    std::fprintf(stderr, "engine run %s: %s%s\n", e.status.c_str(), e.error.c_str(),
-                 e.status == "completed" ? " (no record at the warm-up's step or at train.max_steps: the run ended "
-                                           "at another step)"
-                                         : "");
+  if (e.status != studio::RunStatus::completed || tWarm < 0 || tEnd <= tWarm) {
+    std::fprintf(stderr, "engine run %s: %s%s\n", studio::statusName(e.status).c_str(), e.error.c_str(),
+                 e.status == studio::RunStatus::completed
+                     ? " (no record at the warm-up's step or at train.max_steps: the run ended "
+                       "at another step)"
+                     : "");
     std::exit(1);
   }
   device = e.device;
@@ -88,8 +89,8 @@ std::map<std::string, long> countOps(studio::TrainConfig c, std::string& device)
     ops = count.byName();
   }
   const studio::RunSummary e = s.summary();
-  if (e.status != "completed") {
-    std::fprintf(stderr, "engine run %s: %s\n", e.status.c_str(), e.error.c_str());
+  if (e.status != studio::RunStatus::completed) {
+    std::fprintf(stderr, "engine run %s: %s\n", studio::statusName(e.status).c_str(), e.error.c_str());
     std::exit(1);
   }
   device = e.device;

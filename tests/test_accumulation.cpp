@@ -51,7 +51,7 @@ class TestAccumulation : public QObject {
       Session s;
       s.start(c);
       summaries.push_back(test::runToEnd(s));
-      QCOMPARE(summaries.back().status, std::string("completed"));
+      QCOMPARE(statusName(summaries.back().status), std::string("completed"));
       QCOMPARE(summaries.back().steps, int64_t(steps));
       runs.push_back(summaries.back().runDir);
     }

@@ -347,7 +347,7 @@ class TestDataViews : public QObject {
     m_window->settingsPanel()->setConfig(c);
     QTRY_COMPARE_WITH_TIMEOUT(layers->item(4, 4)->text(), QString("frozen in epoch 1, lr x0.215"), kTimeout);
     const RunSummary r = runToEnd(c);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QTRY_VERIFY(chart(ui::PlotsPanel::Loss)->markerLabels().contains("unfreeze"));
   }
 
@@ -404,7 +404,7 @@ class TestDataViews : public QObject {
     QSignalSpy finished(m_window.get(), &ui::MainWindow::runFinished);
     QVERIFY(m_window->startRun());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
-    QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("completed"));
+    QCOMPARE(statusName(finished.front().front().value<RunSummary>().status), std::string("completed"));
     QVERIFY(m_window->isTrusted(sha));
     // Issue 29, item 4: trusting the file at Start reaches the Model tab,
     // which then follows every model setting: the built-in cnn, and back.
@@ -432,7 +432,7 @@ class TestDataViews : public QObject {
     TrainConfig c = folderConfig("eval");
     c.evaluation.every_steps = 4;
     const RunSummary r = runToEnd(c);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     m_firstRun = QDir(QString::fromStdString(r.runDir)).absolutePath();
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
     // It followed the live run to its last evaluation.
@@ -527,7 +527,7 @@ class TestDataViews : public QObject {
     QCOMPARE(preview.description.targetNames, std::vector<std::string>{"price"});
     QCOMPARE(preview.description.testSize(), int64_t(30));
     const RunSummary r = runToEnd(c);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QVERIFY(std::isfinite(r.test.figures["eval_r2"]));
     QVERIFY(std::isnan(r.test.figures["eval_accuracy"]));
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
@@ -564,7 +564,7 @@ class TestDataViews : public QObject {
     }
     const TrainConfig c = tableConfig("tags", "multilabel", table);
     const RunSummary r = runToEnd(c);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QVERIFY(std::isfinite(r.test.figures["eval_map"]));
     ui::EvaluationPanel* eval = m_window->evaluationPanel();
     QTRY_VERIFY(eval->report() && eval->report()->step == r.steps);

@@ -60,7 +60,7 @@ class TestEarlyStopping : public QObject {
     s.start(plateauing(dir.path()));
     std::vector<MetricRecord> live;
     const RunSummary r = test::runToEnd(s, &live);
-    QCOMPARE(r.status, std::string("early-stopped"));
+    QCOMPARE(statusName(r.status), std::string("early-stopped"));
     QVERIFY(r.steps < r.totalSteps);
     QVERIFY(std::isfinite(r.test.figures["eval_accuracy"]));  // the final test still runs
 
@@ -120,7 +120,7 @@ class TestEarlyStopping : public QObject {
     Session s;
     s.start(c);
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("early-stopped"));
+    QCOMPARE(statusName(r.status), std::string("early-stopped"));
     QVERIFY(r.earlyStopping.bestStep < r.steps);
     QCOMPARE(r.test.weights, std::string("best"));
     QCOMPARE(r.test.weightsStep, r.earlyStopping.bestStep);
@@ -161,7 +161,7 @@ class TestEarlyStopping : public QObject {
     Session straight;
     straight.start(plateauing(dir.filePath("straight")));
     const RunSummary a = test::runToEnd(straight);
-    QCOMPARE(a.status, std::string("early-stopped"));
+    QCOMPARE(statusName(a.status), std::string("early-stopped"));
 
     // Stopped between two evaluations of the plateau, then resumed: the count
     // of evaluations without improvement came back with the checkpoint.
@@ -170,11 +170,11 @@ class TestEarlyStopping : public QObject {
     o.stopAtStep = a.steps - 6;
     first.start(plateauing(dir.filePath("resumed")), o);
     const RunSummary stopped = test::runToEnd(first);
-    QCOMPARE(stopped.status, std::string("stopped"));
+    QCOMPARE(statusName(stopped.status), std::string("stopped"));
     Session second;
     second.resume(stopped.runDir);
     const RunSummary b = test::runToEnd(second);
-    QCOMPARE(b.status, std::string("early-stopped"));
+    QCOMPARE(statusName(b.status), std::string("early-stopped"));
     QCOMPARE(b.steps, a.steps);
     QCOMPARE(b.earlyStopping.bestStep, a.earlyStopping.bestStep);
     QCOMPARE(b.earlyStopping.best, a.earlyStopping.best);
@@ -190,7 +190,7 @@ class TestEarlyStopping : public QObject {
     Session s;
     s.start(c);
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QCOMPARE(r.steps, r.totalSteps);
     QVERIFY(r.earlyStopping.reason.empty());
     // The best is the highest accuracy, first reached at its step.

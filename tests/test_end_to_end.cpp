@@ -27,7 +27,7 @@ class TestEndToEnd : public QObject {
     std::vector<MetricRecord> records;
     s.start(c);
     m_run = test::runToEnd(s, &records);
-    QCOMPARE(m_run.status, std::string("completed"));
+    QCOMPARE(statusName(m_run.status), std::string("completed"));
     // Every record the engine wrote also reached the live queue.
     const auto rows = test::readLines(m_run.runDir + "/metrics.csv");
     QCOMPARE(rows.size(), records.size() + 1);

@@ -108,7 +108,7 @@ class TestExportFormats : public QObject {
   void cliExportWritesThemAndNamesABadFolder() {
     QTemporaryDir dir;
     const RunSummary r = twoSteps(dir);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     const QString out = dir.filePath("export");
     const test::Ran ok = test::cli({"export", QString::fromStdString(r.runDir), "--out", out});
     QCOMPARE(ok.code, 0);
@@ -133,7 +133,7 @@ class TestExportFormats : public QObject {
     namespace fs = std::filesystem;
     QTemporaryDir dir;
     const RunSummary r = twoSteps(dir);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     const QString images = dir.filePath("images");
     QVERIFY(QDir().mkpath(images));
     writeFileAtomically((images + "/a.pgm").toStdString(), "P5 28 28 255\n" + std::string(28 * 28, '\x40'));
@@ -186,7 +186,7 @@ class TestExportFormats : public QObject {
     namespace fs = std::filesystem;
     QTemporaryDir dir;
     const RunSummary r = twoSteps(dir);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     const QString run = QString::fromStdString(r.runDir);
     const auto checkpoint = static_cast<rlim_t>(fs::file_size(r.runDir + "/checkpoints/last.ckpt"));
     const QString fresh = dir.filePath("fresh"), kept = dir.filePath("kept");

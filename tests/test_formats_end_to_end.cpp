@@ -115,7 +115,7 @@ class TestFormatsEndToEnd : public QObject {
     Session s;
     s.start(c);
     RunSummary r = test::runToEnd(s);
-    if (r.status != "completed") qWarning("run failed: %s", r.error.c_str());
+    if (r.status != RunStatus::completed) qWarning("run failed: %s", r.error.c_str());
     return r;
   }
 
@@ -175,11 +175,11 @@ class TestFormatsEndToEnd : public QObject {
     c.data.format = DataFormat::image_folder;
     c.data.root = m_folder.toStdString();
     const RunSummary folder = train(c);
-    QCOMPARE(folder.status, std::string("completed"));
+    QCOMPARE(statusName(folder.status), std::string("completed"));
     c = base("idx");
     c.data.root = m_idx.toStdString();
     const RunSummary idx = train(c);
-    QCOMPARE(idx.status, std::string("completed"));
+    QCOMPARE(statusName(idx.status), std::string("completed"));
     qInfo("test accuracy: image folder %.4f, IDX %.4f", folder.test.figures["eval_accuracy"],
           idx.test.figures["eval_accuracy"]);
     QVERIFY(folder.test.figures["eval_accuracy"] > 0.8);
@@ -195,7 +195,7 @@ class TestFormatsEndToEnd : public QObject {
     c.schedule.kind =
         ScheduleKind::constant;  // OneCycle over 2 steps has no warm-up step (refused, as PyTorch's divides by 0)
     const RunSummary again = train(c);
-    QCOMPARE(again.status, std::string("completed"));
+    QCOMPARE(statusName(again.status), std::string("completed"));
     QVERIFY(test::readText(again.runDir + "/log.txt").find("read from the cache") != std::string::npos);
     // The run folder shows the evaluation: classes, confusion matrix, mistakes.
     auto classes = nlohmann::json::parse(test::readText(folder.runDir + "/classes.json"));
@@ -223,7 +223,7 @@ class TestFormatsEndToEnd : public QObject {
     c.model.kind = "torchscript";
     c.model.path = (m_models + "/cnn.ts").toStdString();
     const RunSummary ts = train(c);
-    QCOMPARE(ts.status, std::string("completed"));
+    QCOMPARE(statusName(ts.status), std::string("completed"));
     qInfo("test accuracy: built-in cnn %.4f, TorchScript cnn %.4f", builtin.test.figures["eval_accuracy"],
           ts.test.figures["eval_accuracy"]);
     QVERIFY(std::fabs(builtin.test.figures["eval_accuracy"] - ts.test.figures["eval_accuracy"]) <= 0.01);
@@ -239,7 +239,7 @@ class TestFormatsEndToEnd : public QObject {
     c.model.path = (m_models + "/cnn.ts").toStdString();
     c.train.epochs = 1;
     const RunSummary r = train(c);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     const QString out = m_dir.path() + "/export-ts";
     exportRun(r.runDir, out.toStdString());  // auto: the weights of the summary's test accuracy
     QVERIFY(QFile::exists(out + "/model.ts"));
@@ -266,7 +266,7 @@ class TestFormatsEndToEnd : public QObject {
     c.optimizer.lr = 3e-3;
     c.schedule.kind = ScheduleKind::cosine;
     const RunSummary r = train(c);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     qInfo("%s on the table: test accuracy %.4f", qPrintable(model), r.test.figures["eval_accuracy"]);
     QVERIFY2(r.test.figures["eval_accuracy"] > 0.75, qPrintable(QString::number(r.test.figures["eval_accuracy"])));
     auto settings = nlohmann::json::parse(test::readText(r.runDir + "/settings.json"));
@@ -295,7 +295,7 @@ class TestFormatsEndToEnd : public QObject {
     c.model.kind = "torchscript";
     c.model.path = (m_models + "/bn_mlp.ts").toStdString();
     const RunSummary r = train(c);
-    QCOMPARE(r.status, std::string("failed"));
+    QCOMPARE(statusName(r.status), std::string("failed"));
     QVERIFY(r.badInput);
     QVERIFY2(r.error.find("single value per channel") != std::string::npos &&
                  r.error.find("train.batch_size") != std::string::npos &&
@@ -326,7 +326,7 @@ class TestFormatsEndToEnd : public QObject {
     c.model.kind = "torchscript";
     c.model.path = (m_models + "/" + file).toStdString();
     const RunSummary r = train(c);
-    QCOMPARE(r.status, std::string("failed"));
+    QCOMPARE(statusName(r.status), std::string("failed"));
     QVERIFY(r.badInput);
     QVERIFY2(r.error.find(c.model.path) != std::string::npos, r.error.c_str());
     QVERIFY2(r.error.find(message.toStdString()) != std::string::npos, r.error.c_str());

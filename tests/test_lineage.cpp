@@ -117,14 +117,14 @@ class TestLineage : public QObject {
     Session whole;
     whole.start(c);
     const RunSummary a = test::runToEnd(whole);
-    QCOMPARE(a.status, std::string("completed"));
+    QCOMPARE(statusName(a.status), std::string("completed"));
     QCOMPARE(a.steps, int64_t(48));
 
     c.train.epochs = 1;
     Session first;
     first.start(c);
     const RunSummary b1 = test::runToEnd(first);
-    QCOMPARE(b1.status, std::string("completed"));
+    QCOMPARE(statusName(b1.status), std::string("completed"));
     QCOMPARE(b1.steps, int64_t(16));
 
     // Two more epochs, the second one interrupted and resumed.
@@ -136,13 +136,13 @@ class TestLineage : public QObject {
     stop.stopAtStep = 37;
     second.continueRun(b1.runDir, more, stop);
     const RunSummary b2 = test::runToEnd(second);
-    QCOMPARE(b2.status, std::string("stopped"));
+    QCOMPARE(statusName(b2.status), std::string("stopped"));
     QCOMPARE(b2.steps, int64_t(37));
     QCOMPARE(b2.totalSteps, int64_t(48));
     Session third;
     third.resume(b1.runDir);
     const RunSummary b3 = test::runToEnd(third);
-    QCOMPARE(b3.status, std::string("completed"));
+    QCOMPARE(statusName(b3.status), std::string("completed"));
     QCOMPARE(b3.steps, int64_t(48));
 
     sameWeights(a.runDir, b1.runDir);
@@ -167,7 +167,7 @@ class TestLineage : public QObject {
     Session first;
     first.start(c);
     const RunSummary a = test::runToEnd(first);
-    QCOMPARE(a.status, std::string("completed"));
+    QCOMPARE(statusName(a.status), std::string("completed"));
 
     ContinueOptions more;
     more.epochs = 1;
@@ -175,7 +175,7 @@ class TestLineage : public QObject {
     Session second;
     second.continueRun(a.runDir, more);
     const RunSummary b = test::runToEnd(second);
-    QCOMPARE(b.status, std::string("completed"));
+    QCOMPARE(statusName(b.status), std::string("completed"));
     QCOMPARE(b.steps, int64_t(32));
     ScheduleConfig again = c.schedule;
     again.onecycle.max_lr = 0.03;
@@ -202,7 +202,7 @@ class TestLineage : public QObject {
     Session parent;
     parent.start(c);
     const RunSummary p = test::runToEnd(parent);
-    QCOMPARE(p.status, std::string("completed"));
+    QCOMPARE(statusName(p.status), std::string("completed"));
     QVERIFY(QFile::exists(QString::fromStdString(p.runDir + "/checkpoints/step-16.ckpt")));
     QVERIFY(QFile::exists(QString::fromStdString(p.runDir + "/checkpoints/step-32.ckpt")));
 
@@ -211,7 +211,7 @@ class TestLineage : public QObject {
     Session child;
     const std::string forkDir = child.fork(p.runDir, f);
     const RunSummary k = test::runToEnd(child);
-    QCOMPARE(k.status, std::string("completed"));
+    QCOMPARE(statusName(k.status), std::string("completed"));
     QCOMPARE(k.runDir, forkDir);
     QCOMPARE(k.steps, int64_t(48));
     QVERIFY(forkDir != p.runDir);
@@ -238,7 +238,7 @@ class TestLineage : public QObject {
     Session parent;
     parent.start(c);
     const RunSummary p = test::runToEnd(parent);
-    QCOMPARE(p.status, std::string("completed"));
+    QCOMPARE(statusName(p.status), std::string("completed"));
 
     ForkOptions f;
     f.from = "step-16";
@@ -246,7 +246,7 @@ class TestLineage : public QObject {
     const int64_t bestStep = 16;
     Session child;
     const std::string forkDir = child.fork(p.runDir, f);
-    QCOMPARE(test::runToEnd(child).status, std::string("completed"));
+    QCOMPARE(statusName(test::runToEnd(child).status), std::string("completed"));
     QVERIFY(QString::fromStdString(forkDir).endsWith("-lower"));
     const auto info = test::runInfo(forkDir)[run_files::run_info::kParent];
     QCOMPARE(info["changed"].dump(), std::string(R"({"optimizer.lr":[0.05,0.01]})"));
@@ -277,7 +277,7 @@ class TestLineage : public QObject {
     Session child;
     const std::string forkDir = child.fork(p.runDir, f);
     const RunSummary k = test::runToEnd(child);
-    QCOMPARE(k.status, std::string("completed"));
+    QCOMPARE(statusName(k.status), std::string("completed"));
     QCOMPARE(k.steps, int64_t(16 + 8));
     const auto rows = trainRows(forkDir);
     QCOMPARE(rows.size(), size_t(8));
@@ -293,7 +293,7 @@ class TestLineage : public QObject {
     Session parent;
     parent.start(c);
     const RunSummary p = test::runToEnd(parent);
-    QCOMPARE(p.status, std::string("completed"));
+    QCOMPARE(statusName(p.status), std::string("completed"));
     const int before = folders(dir.path());
 
     auto forkError = [&](const std::string& from, std::vector<std::string> overrides) {
@@ -367,7 +367,7 @@ class TestLineage : public QObject {
     Session parent;
     parent.start(c);
     const RunSummary p = test::runToEnd(parent);
-    QCOMPARE(p.status, std::string("completed"));
+    QCOMPARE(statusName(p.status), std::string("completed"));
     int refused = 0, accepted = 0;
     for (const FieldSpec& f : settingsSchema()) {
       ForkOptions fork;

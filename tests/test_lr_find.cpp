@@ -25,7 +25,7 @@ class TestLrFind : public QObject {
     Session s;
     s.findLearningRate(c, o);
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QVERIFY(QString::fromStdString(r.runDir).endsWith("-lr-find"));
     const auto rows = test::metricRows(r.runDir, RecordKind::Train);
     QVERIFY2(rows.size() >= 20 && rows.size() < 60, qPrintable(QString::number(rows.size())));  // diverged early

@@ -194,7 +194,7 @@ class TestMemoryTechniques : public QObject {
       Session s;
       s.start(c);
       const RunSummary r = test::runToEnd(s);
-      QCOMPARE(r.status, std::string("completed"));
+      QCOMPARE(statusName(r.status), std::string("completed"));
       runs.push_back(r.runDir);
     }
     QVERIFY(test::readText(runs[1] + "/log.txt").find("activation checkpointing (auto): 3 of 4 blocks recomputed") !=
@@ -233,7 +233,7 @@ class TestMemoryTechniques : public QObject {
     Session s;
     s.start(c);
     const RunSummary limited = test::runToEnd(s, &live);
-    QCOMPARE(limited.status, std::string("completed"));
+    QCOMPARE(statusName(limited.status), std::string("completed"));
     const auto backoffs = test::metricRows(limited.runDir, RecordKind::OomBackoff);
     QCOMPARE(backoffs.size(), size_t(2));
     QCOMPARE(backoffs[0].microBatch, int64_t(128));
@@ -273,7 +273,7 @@ class TestMemoryTechniques : public QObject {
     whole.start(c);
     const RunSummary straight = test::runToEnd(whole);
     const RunSummary resumed = test::stopThenResume(c, 2);
-    QCOMPARE(resumed.status, std::string("completed"));
+    QCOMPARE(statusName(resumed.status), std::string("completed"));
     QCOMPARE(test::metricRows(resumed.runDir, RecordKind::OomBackoff).size(), size_t(2));  // from before the stop
     const auto rows = test::metricRows(resumed.runDir, RecordKind::Train);
     const auto want = test::metricRows(straight.runDir, RecordKind::Train);
@@ -292,7 +292,7 @@ class TestMemoryTechniques : public QObject {
     Session s;
     s.start(c);
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("failed"));
+    QCOMPARE(statusName(r.status), std::string("failed"));
     QVERIFY2(r.error.find("out of memory on cpu") != std::string::npos &&
                  r.error.find("at step 1 with train.batch_size 256") != std::string::npos &&
                  r.error.find("or turn on memory.oom_backoff") != std::string::npos,
@@ -312,7 +312,7 @@ class TestMemoryTechniques : public QObject {
     Session s;
     s.start(c);
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("failed"));
+    QCOMPARE(statusName(r.status), std::string("failed"));
     QVERIFY2(r.error.find("while setting up, before any step") != std::string::npos &&
                  r.error.find("raise memory.cpu_limit_mib") != std::string::npos,
              r.error.c_str());
@@ -347,13 +347,13 @@ class TestMemoryTechniques : public QObject {
       TrainConfig w = c;
       w.train.max_steps = 1;
       warm.start(w);
-      QCOMPARE(test::runToEnd(warm).status, std::string("completed"));
+      QCOMPARE(statusName(test::runToEnd(warm).status), std::string("completed"));
     }
     const double before = residentMiB();
     Session s;
     s.findBatchSize(c, {});
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QVERIFY(r.batchFind.largest >= 1024);  // the tries used hundreds of MiB
     const double after = residentMiB();
     QVERIFY2(after < before + 64, qPrintable(QString("%1 MiB before, %2 after").arg(before).arg(after)));
@@ -370,7 +370,7 @@ class TestMemoryTechniques : public QObject {
     Session s;
     s.findBatchSize(c, {});
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QVERIFY(QString::fromStdString(r.runDir).endsWith("-batch-find"));
     const int64_t largest = r.batchFind.largest;
     int64_t tooLarge = 0;
@@ -395,7 +395,7 @@ class TestMemoryTechniques : public QObject {
       Session t;
       t.start(c);
       const RunSummary run = test::runToEnd(t);
-      QCOMPARE(run.status, std::string(batch == largest ? "completed" : "failed"));
+      QCOMPARE(statusName(run.status), std::string(batch == largest ? "completed" : "failed"));
       if (batch != largest) QVERIFY2(run.error.find("out of memory") != std::string::npos, run.error.c_str());
     }
   }

@@ -121,7 +121,7 @@ class TestPredict : public QObject {
     Session s;
     s.start(c);
     const RunSummary r = test::runToEnd(s);
-    if (r.status != "completed") qFatal("the run failed: %s", r.error.c_str());
+    if (r.status != RunStatus::completed) qFatal("the run failed: %s", r.error.c_str());
     return r;
   }
 
@@ -249,7 +249,7 @@ class TestPredict : public QObject {
     PredictOptions o;
     Predictor plain(m_export.toStdString(), o);
     const auto a = plain.predictFiles(files).probabilities, b = plain.predictFiles(mirrored).probabilities;
-    o.tta = "flip";
+    o.tta = TestTimeAugmentation::flip;
     const auto both = Predictor(m_export.toStdString(), o).predictFiles(files).probabilities;
     std::vector<float> mean(a.size());
     for (size_t i = 0; i < a.size(); ++i) mean[i] = (a[i] + b[i]) / 2;
@@ -277,7 +277,7 @@ class TestPredict : public QObject {
     }
     writeFileAtomically(path("large.txt").toStdString(), list);
     PredictOptions o;
-    o.tta = "five-crop";
+    o.tta = TestTimeAugmentation::five_crop;
     Predictor five(m_export.toStdString(), o);
     const PredictionReport r = five.predictFiles(files);
     QCOMPARE(r.skipped, int64_t(0));

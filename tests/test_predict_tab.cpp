@@ -67,7 +67,7 @@ class TestPredictTab : public QObject {
     Session s;
     s.start(test::smallConfig(m_dir.path() + "/runs"));
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     m_run = QString::fromStdString(r.runDir);
     const auto classes = nlohmann::json::parse(test::readText(r.runDir + "/settings.json"))["run_info"]["classes"]
                              .get<std::vector<std::string>>();
@@ -202,7 +202,7 @@ class TestPredictTab : public QObject {
     const QString table = m_dir.path() + "/sides.csv";
     writeFileAtomically(table.toStdString(), csv);
     const RunSummary r = trainTable(m_dir.path() + "/table-runs", table);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     ui::PredictPanel panel;
     panel.setModelFolder(QString::fromStdString(r.runDir));
     panel.setWeights("last");
@@ -238,7 +238,7 @@ class TestPredictTab : public QObject {
     for (const bool labels : {false, true}) {
       const RunSummary r = labels ? trainTable(m_dir.path() + "/tag-runs", tagsCsv, "multilabel", {"hot", "cold"})
                                   : trainTable(m_dir.path() + "/y-runs", regressionCsv, "regression");
-      QCOMPARE(r.status, std::string("completed"));
+      QCOMPARE(statusName(r.status), std::string("completed"));
       ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
       ui::PredictPanel* panel = window.predictPanel();
       panel->setModelFolder(QString::fromStdString(r.runDir));

@@ -63,7 +63,7 @@ class TestResume : public QObject {
     Session whole;
     whole.start(c);
     RunSummary a = test::runToEnd(whole);
-    QCOMPARE(a.status, std::string("completed"));
+    QCOMPARE(statusName(a.status), std::string("completed"));
     QCOMPARE(a.steps, int64_t(32));
 
     Session first;
@@ -71,13 +71,13 @@ class TestResume : public QObject {
     stopEarly.stopAtStep = stopAt;
     first.start(c, stopEarly);
     RunSummary b1 = test::runToEnd(first);
-    QCOMPARE(b1.status, std::string("stopped"));
+    QCOMPARE(statusName(b1.status), std::string("stopped"));
     QCOMPARE(b1.steps, int64_t(stopAt));
 
     Session second;
     second.resume(b1.runDir);
     RunSummary b2 = test::runToEnd(second);
-    QCOMPARE(b2.status, std::string("completed"));
+    QCOMPARE(statusName(b2.status), std::string("completed"));
     QCOMPARE(b2.steps, int64_t(32));
     QCOMPARE(b2.runDir, b1.runDir);
 
@@ -156,7 +156,7 @@ class TestResume : public QObject {
     Session again;
     again.resume((dir.path() + "/run").toStdString());
     const RunSummary r = test::runToEnd(again);
-    QVERIFY2(r.status == "completed", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::completed, r.error.c_str());
     QCOMPARE(r.steps, int64_t(3));
     QVERIFY(QFile::exists(dir.path() + "/run/checkpoints/last.ckpt"));
 

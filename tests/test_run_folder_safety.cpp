@@ -122,7 +122,7 @@ class TestRunFolderSafety : public QObject {
     Session s;
     s.resume(run.toStdString());
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QCOMPARE(r.steps, int64_t(16));
     for (const QString& v : victims) QCOMPARE(contents(v), QByteArray("precious"));
   }
@@ -165,7 +165,7 @@ class TestRunFolderSafety : public QObject {
     QVERIFY2(second.code == 2, qPrintable(second.output));
     QVERIFY2(second.output.contains("is in use") && second.output.contains("pid"), qPrintable(second.output));
     first.stop();
-    QCOMPARE(test::runToEnd(first).status, std::string("stopped"));
+    QCOMPARE(statusName(test::runToEnd(first).status), std::string("stopped"));
     // Once the first has ended, the folder is free again.
     const Result third = cli({"resume", run});
     QVERIFY2(third.code == 0, qPrintable(third.output));

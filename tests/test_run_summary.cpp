@@ -34,7 +34,7 @@ std::set<std::string> figureKeys(const json& j) {
 
 RunSummary finished(TaskKind task) {
   RunSummary s;
-  s.status = "completed";
+  s.status = RunStatus::completed;
   s.task = task;
   s.steps = 40;
   s.totalSteps = 40;
@@ -119,9 +119,25 @@ class TestRunSummary : public QObject {
     std::vector<std::string> wrong;
     const RunSummary s = summaryFromJson(
         json{{"status", 3}, {"steps", "many"}, {"test_accuracy", "high"}, {"test_weights", {{"which", 1}}}}, &wrong);
-    QVERIFY(s.status.empty() && s.steps == 0 && s.test.figures.empty());
+    QVERIFY(!s.status && s.steps == 0 && s.test.figures.empty());
     QCOMPARE(wrong, (std::vector<std::string>{"status", "steps", "test_accuracy", "test_weights.which"}));
     QCOMPARE(s.test.weights, std::string());  // not said
+  }
+
+  // Each status by its summary.json name, "early-stopped" with its hyphen;
+  // a name that is none of them reads as unset, never as another status.
+  void aStatusIsReadByItsName() {
+    for (const auto& [name, status] :
+         std::vector<std::pair<std::string, RunStatus>>{{"completed", RunStatus::completed},
+                                                        {"early-stopped", RunStatus::early_stopped},
+                                                        {"stopped", RunStatus::stopped},
+                                                        {"failed", RunStatus::failed}}) {
+      const RunSummary s = summaryFromJson(json{{"status", name}}, nullptr);
+      QVERIFY2(s.status == status, name.c_str());
+      QCOMPARE(summaryJson(s)["status"].get<std::string>(), name);
+    }
+    QVERIFY(!summaryFromJson(json{{"status", "early_stopped"}}, nullptr).status);
+    QVERIFY(!summaryFromJson(json{{"status", "finished"}}, nullptr).status);
   }
 
   void aFileIsMissingUnreadableOrRead() {
@@ -141,9 +157,10 @@ class TestRunSummary : public QObject {
     writeSummaryFile(run, finished(TaskKind::regression));
     const SummaryFile read = readSummaryFile(run);
     QVERIFY(read.read());
-    QCOMPARE(read.summary.status, std::string("completed"));
+    QCOMPARE(statusName(read.summary.status), std::string("completed"));
     QCOMPARE(read.summary.bestEval["eval_r2"], 0.75);
-    QVERIFY(finishedStatus(read.summary.status) && finishedStatus("early-stopped") && !finishedStatus("stopped"));
+    QVERIFY(finishedStatus(read.summary.status) && finishedStatus(RunStatus::early_stopped) &&
+            !finishedStatus(RunStatus::stopped) && !finishedStatus(std::nullopt));
   }
 };
 

@@ -58,7 +58,7 @@ class TestSession : public QObject {
     s.stop();
     std::vector<MetricRecord> records;
     RunSummary r = test::runToEnd(s, &records);
-    QCOMPARE(r.status, std::string("stopped"));
+    QCOMPARE(statusName(r.status), std::string("stopped"));
     QVERIFY(r.steps < r.totalSteps);
 
     // The change is in the live records, metrics.csv and settings.json.
@@ -113,7 +113,7 @@ class TestSession : public QObject {
     Session s;
     s.start(c);
     RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("failed"));
+    QCOMPARE(statusName(r.status), std::string("failed"));
     QVERIFY(r.badInput);
     QVERIFY2(r.error.find(f.fileName().toStdString()) != std::string::npos, r.error.c_str());
     QVERIFY2(r.error.find("wrong magic number") != std::string::npos, r.error.c_str());
@@ -140,7 +140,7 @@ class TestSession : public QObject {
     s.start(c);
     RunSummary r = test::runToEnd(s);
     setrlimit(RLIMIT_FSIZE, &old);
-    QCOMPARE(r.status, std::string("failed"));
+    QCOMPARE(statusName(r.status), std::string("failed"));
     QVERIFY2(r.error.find(r.runDir + "/checkpoints/last.ckpt") != std::string::npos, r.error.c_str());
     QVERIFY2(r.error.find("disk full") != std::string::npos, r.error.c_str());
     // Every metric recorded before the failure is on disk, and no torn or
@@ -166,7 +166,7 @@ class TestSession : public QObject {
     Session s;
     s.start(c);
     RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("failed"));
+    QCOMPARE(statusName(r.status), std::string("failed"));
     QVERIFY(r.badInput);
     QVERIFY2(r.error.find("performance.device") != std::string::npos, r.error.c_str());
   }

@@ -189,8 +189,8 @@ inline QString stoppedRun(const TrainConfig& c, int64_t stopAt) {
   Session s;
   s.start(c, o);
   const RunSummary r = runToEnd(s);
-  if (r.status != "stopped")
-    qFatal("the run did not stop at step %lld: %s", static_cast<long long>(stopAt), r.status.c_str());
+  if (r.status != RunStatus::stopped)
+    qFatal("the run did not stop at step %lld: %s", static_cast<long long>(stopAt), statusName(r.status).c_str());
   return QString::fromStdString(r.runDir);
 }
 

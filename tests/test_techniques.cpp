@@ -52,7 +52,7 @@ class TestTechniques : public QObject {
     Session s;
     s.start(c);
     RunSummary r = test::runToEnd(s);
-    QVERIFY2(r.status == "completed", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::completed, r.error.c_str());
     QCOMPARE(r.steps, int64_t(6));
     QVERIFY(std::isfinite(r.test.figures["eval_accuracy"]));
     auto rows = trainRows(r.runDir);
@@ -89,7 +89,7 @@ class TestTechniques : public QObject {
     Session s;
     s.start(c);
     RunSummary r = test::runToEnd(s);
-    QVERIFY2(r.status == "completed", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::completed, r.error.c_str());
     auto rows = trainRows(r.runDir);
     QCOMPARE(rows.size(), size_t(4));
     QCOMPARE(rows[0].skippedSteps, int64_t(1));

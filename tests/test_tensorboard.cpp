@@ -35,7 +35,7 @@ class TestTensorBoard : public QObject {
     Session s;
     s.start(c);
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     const test::Ran ran = test::python("check_tensorboard.py", {QString::fromStdString(r.runDir), "1"});
     qInfo("%s", qPrintable(ran.output.trimmed()));
     QCOMPARE(ran.code, 0);
@@ -48,7 +48,7 @@ class TestTensorBoard : public QObject {
     c.train.epochs = 2;
     c.evaluation.every_steps = 8;
     const RunSummary done = test::stopThenResume(c, 10);
-    QCOMPARE(done.status, std::string("completed"));
+    QCOMPARE(statusName(done.status), std::string("completed"));
     QCOMPARE(QDir(QString::fromStdString(done.runDir + "/tensorboard")).entryList(QDir::Files).size(), 2);
     const test::Ran ran = test::python("check_tensorboard.py", {QString::fromStdString(done.runDir), "1"});
     qInfo("%s", qPrintable(ran.output.trimmed()));

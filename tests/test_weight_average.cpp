@@ -51,7 +51,7 @@ class TestWeightAverage : public QObject {
     Session s;
     s.start(c);
     const RunSummary r = test::runToEnd(s);
-    QCOMPARE(r.status, std::string("completed"));
+    QCOMPARE(statusName(r.status), std::string("completed"));
     QCOMPARE(r.steps, int64_t(50));
 
     QStringList args{"0.9", QString::fromStdString(r.runDir + "/checkpoints/last.ckpt")};
@@ -81,18 +81,18 @@ class TestWeightAverage : public QObject {
     Session whole;
     whole.start(c);
     const RunSummary a = test::runToEnd(whole);
-    QCOMPARE(a.status, std::string("completed"));
+    QCOMPARE(statusName(a.status), std::string("completed"));
 
     Session first;
     StartOptions stop;
     stop.stopAtStep = 25;
     first.start(c, stop);
     const RunSummary b1 = test::runToEnd(first);
-    QCOMPARE(b1.status, std::string("stopped"));
+    QCOMPARE(statusName(b1.status), std::string("stopped"));
     Session second;
     second.resume(b1.runDir);
     const RunSummary b2 = test::runToEnd(second);
-    QCOMPARE(b2.status, std::string("completed"));
+    QCOMPARE(statusName(b2.status), std::string("completed"));
 
     const auto ea = averageOf(a.runDir), eb = averageOf(b2.runDir);
     QCOMPARE(ea.size(), eb.size());
@@ -136,7 +136,7 @@ class TestWeightAverage : public QObject {
     stop.stopAtStep = 20;
     first.start(c, stop);
     const RunSummary b1 = test::runToEnd(first);
-    QCOMPARE(b1.status, std::string("stopped"));
+    QCOMPARE(statusName(b1.status), std::string("stopped"));
 
     // Drop the two newest columns, as an older studio wrote the file.
     const std::string path = b1.runDir + "/metrics.csv";
@@ -161,7 +161,7 @@ class TestWeightAverage : public QObject {
 
     Session second;
     second.resume(b1.runDir);
-    QCOMPARE(test::runToEnd(second).status, std::string("completed"));
+    QCOMPARE(statusName(test::runToEnd(second).status), std::string("completed"));
     const auto now = test::readLines(path);
     QCOMPARE(now.front(), metricsCsvHeader());
     int rows = 0;

@@ -160,7 +160,7 @@ class TestWindowForm : public test::WindowSuite {
     QVERIFY(m_window->startRun());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     const auto s = finished.front().front().value<RunSummary>();
-    QCOMPARE(s.status, std::string("failed"));
+    QCOMPARE(statusName(s.status), std::string("failed"));
     QVERIFY(s.badInput);
     QVERIFY2(m_window->lastMessage().contains(missing), qPrintable(m_window->lastMessage()));
     // Failed before its first step: hidden from the runs list unless asked for.
@@ -241,7 +241,7 @@ class TestWindowForm : public test::WindowSuite {
     QVERIFY(!dialog->startButton()->isEnabled());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     const auto s = finished.front().front().value<RunSummary>();
-    QCOMPARE(s.status, std::string("completed"));
+    QCOMPARE(statusName(s.status), std::string("completed"));
     QVERIFY(QString::fromStdString(s.runDir).endsWith("-lr-find"));
     QCOMPARE(size_t(dialog->points()), countRows(QString::fromStdString(s.runDir), RecordKind::Train, true));
     QVERIFY(dialog->points() >= 20);
@@ -275,7 +275,7 @@ class TestWindowForm : public test::WindowSuite {
     QVERIFY(m_window->startBatchFind());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     const auto s = finished.front().front().value<RunSummary>();
-    QCOMPARE(s.status, std::string("completed"));
+    QCOMPARE(statusName(s.status), std::string("completed"));
     QVERIFY(s.batchFind.largest > 1 && s.batchFind.micro <= s.batchFind.largest);
     QCOMPARE(s.batchFind.micro * s.batchFind.accumulation, int64_t(100));
     QMessageBox* box = nullptr;

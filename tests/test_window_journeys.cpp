@@ -108,12 +108,12 @@ class TestWindowJourneys : public QObject {
     r.model.kind = "mlp";
     r.model.width = 8;
     const RunSummary regression = train(r);
-    QCOMPARE(regression.status, std::string("completed"));
+    QCOMPARE(statusName(regression.status), std::string("completed"));
     TrainConfig c = test::smallConfig(dir.path() + "/runs");
     c.model.kind = "mlp";
     c.model.width = 8;
     const RunSummary classification = train(c);
-    QCOMPARE(classification.status, std::string("completed"));
+    QCOMPARE(statusName(classification.status), std::string("completed"));
 
     ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
     ui::MetricChart* loss = window.plotsPanel()->chart(ui::PlotsPanel::Loss);
@@ -274,7 +274,7 @@ class TestWindowJourneys : public QObject {
     c.schedule.kind = ScheduleKind::cosine;
     c.optimizer.lr = 0.07;
     const RunSummary past = train(c);
-    QCOMPARE(past.status, std::string("completed"));
+    QCOMPARE(statusName(past.status), std::string("completed"));
     ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
     TrainConfig form = c;
     form.optimizer.lr = 0.5;

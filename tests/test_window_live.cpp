@@ -186,7 +186,7 @@ class TestWindowLive : public test::WindowSuite {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     QVERIFY(!controller()->active());
     const auto summary = finished.front().front().value<RunSummary>();
-    QCOMPARE(summary.status, std::string("stopped"));
+    QCOMPARE(statusName(summary.status), std::string("stopped"));
     QVERIFY(QFile::exists(run + "/checkpoints/last.ckpt"));
     QVERIFY(m_window->runToolBar()->startAction()->isEnabled());
     QVERIFY(m_window->settingsPanel()->editor("optimizer.lr")->isEnabled());
@@ -232,7 +232,7 @@ class TestWindowLive : public test::WindowSuite {
     QVERIFY(forkDir != parent);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     const auto s = finished.front().front().value<RunSummary>();
-    QCOMPARE(s.status, std::string("completed"));
+    QCOMPARE(statusName(s.status), std::string("completed"));
     QCOMPARE(s.steps, pausedAt + 8);
     std::vector<MetricRecord> rows;
     ui::readRunMetrics(forkDir, rows);
@@ -322,7 +322,7 @@ class TestWindowLive : public test::WindowSuite {
     QTRY_COMPARE_WITH_TIMEOUT(bar->stateText(), QString("stopping…"), kWindowTimeout);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     const auto s = finished.front().front().value<RunSummary>();
-    QCOMPARE(s.status, std::string("stopped"));
+    QCOMPARE(statusName(s.status), std::string("stopped"));
     QCOMPARE(s.steps % 4, int64_t(0));  // the evaluation ended, then the run
     QTRY_COMPARE(bar->stateText(), QString("stopped"));
     QCOMPARE(bar->loadingText(), QString());
@@ -427,7 +427,7 @@ class TestWindowLive : public test::WindowSuite {
     const QString run = QDir(controller()->runDir()).absolutePath();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     const RunSummary s = finished.front().front().value<RunSummary>();
-    QVERIFY2(s.status == "completed", s.error.c_str());
+    QVERIFY2(s.status == RunStatus::completed, s.error.c_str());
     QCOMPARE(s.worldSize, 2);
     QCOMPARE(s.steps, int64_t(16));  // 512 examples, 64 a step, 2 epochs
     QCOMPARE(points(PlotsPanel::Loss, run, "train_loss"), countRows(run, RecordKind::Train));

@@ -143,7 +143,7 @@ class TestWindowReview : public QObject {
     TrainConfig c = config("fork-parent");
     c.schedule.kind = ScheduleKind::onecycle;
     const RunSummary parent = runForm(c);
-    QCOMPARE(parent.status, std::string("completed"));
+    QCOMPARE(statusName(parent.status), std::string("completed"));
     const QString parentDir = QDir(QString::fromStdString(parent.runDir)).absolutePath();
     window().runsPanel()->selectRuns({parentDir});
     QString note, refusal, keptText, noteBeforeChanges = "(not read)";
@@ -175,7 +175,7 @@ class TestWindowReview : public QObject {
     QCOMPARE(keptText, QString("optimizer.lr=0.5\ntrain.epochs=1"));
     QVERIFY(window().controller()->active());  // the fixed fork started
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
-    QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("completed"));
+    QCOMPARE(statusName(finished.front().front().value<RunSummary>().status), std::string("completed"));
   }
 
   // Item 3: batch-find takes its options in a dialog (the effective batch
@@ -202,7 +202,7 @@ class TestWindowReview : public QObject {
                              kTimeout);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeout);
     const auto s = finished.front().front().value<RunSummary>();
-    QCOMPARE(s.status, std::string("completed"));
+    QCOMPARE(statusName(s.status), std::string("completed"));
     for (const auto& [n, fits] : s.batchFind.tried) QVERIFY2(n <= 200, qPrintable(QString::number(n)));
     QCOMPARE(s.batchFind.largest, int64_t(200));  // all of the data fits in 4 GiB
     QVERIFY2(window().lastMessage().startsWith("Batch-find") && !window().lastMessage().contains("steps"),

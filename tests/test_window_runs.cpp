@@ -210,7 +210,7 @@ class TestWindowRuns : public test::WindowSuite {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWindowTimeout);
     m_window->setStopAtStep(0);
     const auto s = finished.front().front().value<RunSummary>();
-    QCOMPARE(s.status, std::string("stopped"));
+    QCOMPARE(statusName(s.status), std::string("stopped"));
     QCOMPARE(s.steps, stoppedAt + 10);
     // The curves hold the steps from before the resume and after it.
     const ui::PlotSeries* loss = chart(PlotsPanel::Loss)->series(stopped + "/train_loss");
@@ -236,7 +236,7 @@ class TestWindowRuns : public test::WindowSuite {
     m_window->setStopAtStep(0);
     const QString run =
         QDir(QString::fromStdString(finished.front().front().value<RunSummary>().runDir)).absolutePath();
-    QCOMPARE(finished.front().front().value<RunSummary>().status, std::string("stopped"));
+    QCOMPARE(statusName(finished.front().front().value<RunSummary>().status), std::string("stopped"));
     TrainConfig other = test::smallConfig(m_dir.filePath("runs"));
     other.name = "something-else";
     other.optimizer.lr = 0.5;
@@ -299,7 +299,7 @@ class TestWindowRuns : public test::WindowSuite {
     const QString forkDir = QDir(controller()->runDir()).absolutePath();
     QVERIFY(forkDir != shortDir);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kWindowTimeout);
-    QCOMPARE(finished.back().front().value<RunSummary>().status, std::string("completed"));
+    QCOMPARE(statusName(finished.back().front().value<RunSummary>().status), std::string("completed"));
     const ui::PlotSeries* forkLoss = chart(PlotsPanel::Loss)->series(forkDir + "/train_loss");
     QVERIFY(forkLoss);
     QCOMPARE(forkLoss->x.front(), 1.0);  // the parent's steps first

@@ -173,7 +173,7 @@ class WindowSuite : public QObject {
     if (!m_window->startRun()) return {};
     const QString run = QDir(controller()->runDir()).absolutePath();
     if (!QTest::qWaitFor([&] { return finished.count() == 1; }, kWindowTimeout)) return {};
-    return finished.front().front().value<RunSummary>().status == "completed" ? run : QString();
+    return finished.front().front().value<RunSummary>().status == RunStatus::completed ? run : QString();
   }
 };
 

@@ -105,8 +105,8 @@ void compareRuns(const std::string& name, const std::string& out, const std::vec
   eager.performance.cuda_graphs = CudaGraphs::off;
   graphed.performance.cuda_graphs = CudaGraphs::on;
   const RunSummary e = runToEnd(eager), g = runToEnd(graphed);
-  check(e.status == "completed", "eager run completed (" + e.status + " " + e.error + ")");
-  check(g.status == "completed", "graph run completed (" + g.status + " " + g.error + ")");
+  check(e.status == RunStatus::completed, "eager run completed (" + statusName(e.status) + " " + e.error + ")");
+  check(g.status == RunStatus::completed, "graph run completed (" + statusName(g.status) + " " + g.error + ")");
   check(g.stepper.cudaGraphs.rfind("on (recorded at step ", 0) == 0, "graph run recorded: " + g.stepper.cudaGraphs);
   const auto er = trainRows(e.runDir), gr = trainRows(g.runDir);
   check(er.size() == 60 && gr.size() == 60, "60 training rows each");
@@ -253,11 +253,12 @@ int main() {
     applyOverride(c, "optimizer.kind=\"adam\"");
     applyOverride(c, "optimizer.lr=0.001");
     const RunSummary a = runToEnd(c);
-    check(a.status == "completed" && a.stepper.cudaGraphs.find("cycles adam's beta1") != std::string::npos,
+    check(a.status == RunStatus::completed && a.stepper.cudaGraphs.find("cycles adam's beta1") != std::string::npos,
           "auto with Adam and OneCycle's beta1: " + a.stepper.cudaGraphs);
     c.performance.cuda_graphs = CudaGraphs::on;
     const RunSummary o = runToEnd(c);
-    check(o.status == "failed" && o.badInput && o.error.find("performance.cuda_graphs is on") != std::string::npos,
+    check(o.status == RunStatus::failed && o.badInput &&
+              o.error.find("performance.cuda_graphs is on") != std::string::npos,
           "on with Adam and OneCycle's beta1 fails as bad input: " + o.error);
   }
   std::printf("%s\n", failures == 0 ? "all passed" : (std::to_string(failures) + " failed").c_str());

@@ -71,7 +71,7 @@ struct PredictPanel::Held {
   std::unique_ptr<Predictor> predictor;
   std::string key;  // folder, weights and TTA it was loaded for
   Predictor& get(const std::string& folder, const PredictOptions& o) {
-    const std::string k = folder + "\n" + o.which.name() + "\n" + o.tta;
+    const std::string k = folder + "\n" + o.which.name() + "\n" + o.tta.name();
     if (!predictor || key != k) {
       predictor.reset();
       predictor = std::make_unique<Predictor>(folder, o);
@@ -97,9 +97,9 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_weights->addItem(tr("moving average (train.ema)"), "ema");
   m_tta = new QComboBox;
   m_tta->setObjectName("predictTta");
-  m_tta->addItem(tr("each image as it is"), "none");
-  m_tta->addItem(tr("averaged with its mirror"), "flip");
-  m_tta->addItem(tr("averaged over five crops"), "five-crop");
+  m_tta->addItem(tr("each image as it is"), QString::fromStdString(nameOf(TestTimeAugmentation::none)));
+  m_tta->addItem(tr("averaged with its mirror"), QString::fromStdString(nameOf(TestTimeAugmentation::flip)));
+  m_tta->addItem(tr("averaged over five crops"), QString::fromStdString(nameOf(TestTimeAugmentation::five_crop)));
   m_tta->setToolTip(
       tr("Test-time augmentation (predict --tta): each image's probabilities as they are, averaged "
          "with its horizontal mirror's, or averaged over the four corners and the centre of the image "
@@ -273,7 +273,7 @@ void PredictPanel::setTestTimeAugmentation(const QString& tta) {
 PredictOptions PredictPanel::options() const {
   PredictOptions o;
   o.which.setName(m_weights->currentData().toString().toStdString());
-  o.tta = m_tta->currentData().toString().toStdString();
+  o.tta.setName(m_tta->currentData().toString().toStdString());
   o.skipBad = true;  // a file that cannot be read is a row with its reason
   return o;
 }

@@ -184,7 +184,8 @@ RunInfo readRunInfo(const QString& runDir) {
   const SummaryFile summary = readSummaryFile(runDir.toStdString());
   if (summary.read()) {
     const RunSummary& s = summary.summary;
-    r.status = s.status.empty() ? QStringLiteral("?") : QString::fromStdString(s.status);
+    r.ended = s.status;
+    r.status = s.status ? QString::fromStdString(nameOf(*s.status)) : QStringLiteral("?");
     r.error = QString::fromStdString(s.error);
     r.best = s.bestEval;
     r.test = s.test.figures;
@@ -232,8 +233,7 @@ RunInfo readRunInfo(const QString& runDir) {
   // An interrupted run without a checkpoint yet (killed in its first steps)
   // resumes from step 0 in its folder; a fork so killed is forked again.
   const bool fromStart = !r.hasCheckpoint && r.status == "interrupted" && r.parentDir.isEmpty();
-  r.resumable = (r.hasCheckpoint || fromStart) && r.status != "completed" && r.status != "early-stopped" &&
-                r.status != "training elsewhere";
+  r.resumable = (r.hasCheckpoint || fromStart) && !finishedStatus(r.ended) && r.status != "training elsewhere";
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <vector>
 
 #include "studio/metric_record.h"
@@ -26,9 +27,11 @@ struct RunInfo {
   QString name;   // the settings' name (the preset's, unless renamed)
   QString model;  // "cnn w32 d2"
   QDateTime started;
-  // completed | stopped | failed | running | interrupted | training
-  // elsewhere (another process trains it now: not resumable here)
+  // What the runs table says: summary.json's status (ended), or running,
+  // interrupted (no summary), unreadable, or training elsewhere (another
+  // process trains it now: not resumable here).
   QString status;
+  std::optional<RunStatus> ended;  // summary.json's status; unset without one
   QString error;
   // summary.json's figures, keyed by metric id: the best evaluation's
   // score (the task's: accuracy, R² or mAP), the test figures, and the last

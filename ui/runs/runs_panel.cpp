@@ -242,7 +242,7 @@ void RunsPanel::refresh() {
   for (RunInfo& run : listRuns(m_dir)) {
     const bool live = run.dir == m_live;
     liveListed = liveListed || live;
-    if (!live && run.status == "failed" && run.steps == 0 && !m_showFailedEarly->isChecked()) continue;
+    if (!live && run.ended == RunStatus::failed && run.steps == 0 && !m_showFailedEarly->isChecked()) continue;
     runs.push_back(std::move(run));
   }
   // The live run before its thread wrote its settings.json.
@@ -266,7 +266,7 @@ void RunsPanel::refresh() {
     item->setText(Date, run.started.toString("yyyy-MM-dd HH:mm:ss"));
     const bool parked = run.dir == m_parked;
     // A search's pruned trial: stopped by its pruner, resumable as any stopped run.
-    const QString status = run.pruned && run.status == "stopped" ? tr("pruned") : run.status;
+    const QString status = run.pruned && run.ended == RunStatus::stopped ? tr("pruned") : run.status;
     item->setText(Status, live     ? (m_livePaused ? tr("paused") : tr("running"))
                           : parked ? tr("paused (its fork trains)")
                                    : status);

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "qcustomplot.h"
@@ -31,6 +32,12 @@ namespace studio::ui {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A study.json trial's state; unset for a word that names none.
+std::optional<TrialState> trialState(const nlohmann::json& trial) {
+  const auto it = trial.find("state");
+  return it != trial.end() && it->is_string() ? choiceNamed<TrialState>(it->get<std::string>()) : std::nullopt;
+}
 
 QString text(const nlohmann::json& j) {
   if (j.is_string()) return QString::fromStdString(j.get<std::string>());
@@ -268,8 +275,8 @@ void StudyPanel::readOutput() {
     if (what != "evaluation") Q_EMIT message(line, line.startsWith("error:"));
     // A trial's run is listed from its first evaluation (its folder is there by then) and again when it ends.
     const bool first = what == "evaluation" && m_listedTrials.insert(said.captured(1).toInt()).second;
-    if (first || what == "completed" || what == "pruned" || what == "failed" || what == "stopped")
-      Q_EMIT trialRunsChanged();
+    const auto ended = choiceNamed<TrialState>(what.toStdString());
+    if (first || (ended && ended != TrialState::running && ended != TrialState::waiting)) Q_EMIT trialRunsChanged();
   }
 }
 
@@ -289,11 +296,11 @@ void StudyPanel::refresh() {
   m_study = j;
   int running = 0, stopped = 0, pruned = 0, failed = 0;
   for (const auto& t : j["trials"]) {
-    const std::string s = t.value("state", "");
-    running += s == "running";
-    stopped += s == "stopped";  // resumable in its folder: Resume continues it
-    pruned += s == "pruned";
-    failed += s == "failed";
+    const auto s = trialState(t);
+    running += s == TrialState::running;
+    stopped += s == TrialState::stopped;  // resumable in its folder: Resume continues it
+    pruned += s == TrialState::pruned;
+    failed += s == TrialState::failed;
   }
   QString s = tr("study %1: %2 of %3 trials")
                   .arg(QString::fromStdString(j.value("name", "")))
@@ -309,7 +316,7 @@ void StudyPanel::refresh() {
              .arg(number(j["best"]["value"]), 0, 'f', 4)
              .arg(j["best"].value("number", -1));
   if (!j.value("parallel_note", "").empty()) s += "; " + QString::fromStdString(j.value("parallel_note", ""));
-  if (j.value("state", "") == "stopped") s += tr(" — stopped");
+  if (choiceNamed<StudyState>(j.value("state", "")) == StudyState::stopped) s += tr(" — stopped");
   m_status->setText(s);
   fillTable();
   plotBest();
@@ -343,7 +350,9 @@ void StudyPanel::fillTable() {
     m_table->setItem(r, 0, n);
     auto* st = new QTableWidgetItem(state);
     if (!t.value("error", "").empty()) st->setToolTip(QString::fromStdString(t.value("error", "")));
-    if (state == "pruned" || state == "failed") st->setForeground(QColor(state == "failed" ? "#d03c2f" : "#888888"));
+    const auto named = trialState(t);
+    if (named == TrialState::pruned || named == TrialState::failed)
+      st->setForeground(QColor(named == TrialState::failed ? "#d03c2f" : "#888888"));
     m_table->setItem(r, 1, st);
     const double v = number(t.value("value", nlohmann::json()));
     m_table->setItem(r, 2, new QTableWidgetItem(std::isfinite(v) ? QString::number(v, 'f', 4) : QString()));
@@ -479,13 +488,13 @@ void StudyPanel::plotParallel() {
     for (size_t i = 0; i < v.size(); ++i) x << static_cast<double>(i), y << v[i];
     QCPGraph* g = m_parallel->addGraph();
     g->setData(x, y, true);
-    const std::string state = t.value("state", "");
-    QColor c = state == "completed" && std::isfinite(v.back()) ? gradient.color(v.back(), QCPRange(0, 1))
-               : state == "failed"                             ? QColor(208, 60, 47, 90)
-                                                               : QColor(136, 136, 136, 110);
+    const auto state = trialState(t);
+    QColor c = state == TrialState::completed && std::isfinite(v.back()) ? gradient.color(v.back(), QCPRange(0, 1))
+               : state == TrialState::failed                             ? QColor(208, 60, 47, 90)
+                                                                         : QColor(136, 136, 136, 110);
     const bool chosen = selected.count(t.value("number", -1)) > 0;
     QPen pen(c, chosen ? 3.5 : 1.5);
-    if (state == "running" || state == "stopped") pen.setStyle(Qt::DashLine);
+    if (state == TrialState::running || state == TrialState::stopped) pen.setStyle(Qt::DashLine);
     g->setPen(pen);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
   }
@@ -601,7 +610,8 @@ void StudyPanel::updateButtons() {
   m_stop->setEnabled(run);
   // A study stopped, or one whose runner was stopped before it wrote study.json (its search.json is there).
   const bool unstarted = m_study.empty() && !m_folder.isEmpty() && QFile::exists(m_folder + "/search.json");
-  m_resume->setEnabled(!run && !m_folder.isEmpty() && (m_study.value("state", "") == "stopped" || unstarted));
+  m_resume->setEnabled(!run && !m_folder.isEmpty() &&
+                       (choiceNamed<StudyState>(m_study.value("state", "")) == StudyState::stopped || unstarted));
   m_trainBest->setEnabled(!run && m_study.contains("best") && m_study["best"].is_object());
 }
 

@@ -124,7 +124,7 @@ void LrFindDialog::addRecords(const std::vector<MetricRecord>& records) {
 void LrFindDialog::finish(const RunSummary& s) {
   m_start->setEnabled(true);
   m_suggestion = s.lrFind.suggestion;
-  if (s.status == "failed") {
+  if (s.status == RunStatus::failed) {
     m_status->setText(tr("The sweep failed: %1").arg(QString::fromStdString(s.error)));
   } else if (!std::isfinite(m_suggestion)) {
     m_status->setText(tr("%1; too few steps to suggest a rate (raise the steps or the highest rate)")

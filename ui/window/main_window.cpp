@@ -392,21 +392,25 @@ void MainWindow::askFork(const QString& runDir) {
 void MainWindow::onRunFinished(const RunSummary& s) {
   m_queue->runEnded(s);
   const QString probe = m_probes->runEnded(s);
-  if (probe.isEmpty() && s.status != "failed") m_predict->setModelFolder(QString::fromStdString(s.runDir));
+  if (probe.isEmpty() && s.status != RunStatus::failed) m_predict->setModelFolder(QString::fromStdString(s.runDir));
   m_lifecycle->runEnded();
   // The test split's report is the run's last word: the live Evaluation tab shows it (issue 40, item 16).
   m_eval->runEnded(QString::fromStdString(s.runDir));
-  QString text = tr("Run %1 after %2 of %3 steps").arg(QString::fromStdString(s.status)).arg(s.steps).arg(s.totalSteps);
+  QString text = tr("Run %1 after %2 of %3 steps")
+                     .arg(QString::fromStdString(statusName(s.status)))
+                     .arg(s.steps)
+                     .arg(s.totalSteps);
   const Figures& test = s.test.figures;
   if (test.has("eval_accuracy")) text += tr("; test accuracy %1 %").arg(test["eval_accuracy"] * 100, 0, 'f', 2);
   if (test.has("eval_r2")) text += tr("; test R\u00b2 %1").arg(test["eval_r2"], 0, 'f', 4);
   if (test.has("eval_map")) text += tr("; test mAP %1").arg(test["eval_map"], 0, 'f', 4);
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
   if (!probe.isEmpty()) text = probe;
-  showMessage(text, s.status == "failed");
+  showMessage(text, s.status == RunStatus::failed);
   m_notifier->notify(
-      tr("Run %1 %2").arg(QFileInfo(QString::fromStdString(s.runDir)).fileName(), QString::fromStdString(s.status)),
-      text, s.status == "failed");
+      tr("Run %1 %2")
+          .arg(QFileInfo(QString::fromStdString(s.runDir)).fileName(), QString::fromStdString(statusName(s.status))),
+      text, s.status == RunStatus::failed);
   if (m_restore && QFileInfo::exists(QString::fromStdString(s.runDir))) {  // a refused run may leave none
     QSettings settings;
     QStringList recent = settings.value("runs/recent").toStringList();

@@ -119,23 +119,26 @@ bool ProbeRuns::startBatchFind(const BatchFindOptions& options) {
 
 QString ProbeRuns::runEnded(const RunSummary& s) {
   const QString dir = absolute(QString::fromStdString(s.runDir));
-  const bool failed = s.status == "failed";
+  const bool failed = s.status == RunStatus::failed;
   const QString error = s.error.empty() ? QString() : ": " + QString::fromStdString(s.error);
   if (m_lrFind && dir == m_lrFindRun) {
     m_lrFind->finish(s);
     m_lrFindRun.clear();
     return failed ? tr("The learning-rate finder failed%1").arg(error)
-                  : tr("The learning-rate finder %1 after %2 rates").arg(QString::fromStdString(s.status)).arg(s.steps);
+                  : tr("The learning-rate finder %1 after %2 rates")
+                        .arg(QString::fromStdString(statusName(s.status)))
+                        .arg(s.steps);
   }
   if (!m_batchFindRun.isEmpty() && dir == m_batchFindRun) {
     m_batchFindRun.clear();
-    if (s.status == "completed" && s.batchFind.micro > 0) {
+    if (s.status == RunStatus::completed && s.batchFind.micro > 0) {
       offerBatch(s);
       return tr("Batch-find: the largest micro-batch that fits is %1 (%2 sizes tried)")
           .arg(s.batchFind.largest)
           .arg(s.batchFind.tried.size());
     }
-    return failed ? tr("Batch-find failed%1").arg(error) : tr("Batch-find %1").arg(QString::fromStdString(s.status));
+    return failed ? tr("Batch-find failed%1").arg(error)
+                  : tr("Batch-find %1").arg(QString::fromStdString(statusName(s.status)));
   }
   return QString();
 }

@@ -139,7 +139,7 @@ bool RunLifecycle::resume(const QString& runDir) {
       m_p.plots->setSchedulePreview(sampleSteps(info.totalSteps, [&](int64_t i) { return schedule.lr(i); }));
     }
   }
-  if (info.status == "stopped" && info.steps > 0) {
+  if (info.ended == RunStatus::stopped && info.steps > 0) {
     std::vector<MetricRecord> history, upTo;
     readRunHistory(info, history);
     for (const auto& r : history)

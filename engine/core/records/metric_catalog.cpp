@@ -160,19 +160,11 @@ std::vector<std::string> evalMetrics(unsigned tasks, bool ema) {
 
 std::vector<std::string> taskEvalMetrics(TaskKind task, bool ema) { return evalMetrics(taskBit(task), ema); }
 
-namespace {
-// "a, b or c"
-std::string oneOf(const std::vector<std::string>& ids) {
-  std::string s;
-  for (size_t i = 0; i < ids.size(); ++i) s += (i == 0 ? "" : i + 1 == ids.size() ? " or " : ", ") + ids[i];
-  return s;
-}
-}  // namespace
-
 bool lowerIsBetter(const std::string& metric) {
   const MetricSpec* m = findMetric(metric);
   if (!m || m->better == Better::None)
-    throw InputError("metric " + metric + " is not an evaluation figure: give " + oneOf(evalMetrics(kEveryTask, true)));
+    throw InputError("metric " + metric + " is not an evaluation figure: give " +
+                     listText(evalMetrics(kEveryTask, true)));
   return m->better == Better::Lower;
 }
 
@@ -180,7 +172,7 @@ std::string metricTaskProblem(const std::string& metric, const Choice<TaskKind>&
   const MetricSpec* m = findMetric(metric);
   if (!m || m->kind != RecordKind::Eval || m->recordedBy(task.value())) return "";
   return metric + " is a " + m->figureOf + " figure; task.kind is " + task + ": use " +
-         oneOf(taskEvalMetrics(task.value()));
+         listText(taskEvalMetrics(task.value()));
 }
 
 bool isFigure(std::string_view id) {

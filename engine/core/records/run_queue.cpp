@@ -219,13 +219,14 @@ void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& 
   });
 }
 
-void finishQueueItem(const std::string& path, int64_t id, const std::string& runStatus, const std::string& error) {
+void finishQueueItem(const std::string& path, int64_t id, std::optional<RunStatus> runStatus,
+                     const std::string& error) {
   editQueue(path, [&](std::vector<QueueItem>& items) {
     for (auto& i : items) {
       if (i.id != id) continue;
       if (finishedStatus(runStatus)) {
         i.status = QueueStatus::done;
-      } else if (runStatus == "failed") {
+      } else if (runStatus == RunStatus::failed) {
         i.status = QueueStatus::failed;
         i.error = error;
       }
@@ -251,12 +252,12 @@ void QueuePass::started(const QueueItem& item, const std::string& runDir) {
 
 void QueuePass::notStarted(const QueueItem& item, const std::string& why) {
   ++m_failed;
-  finishQueueItem(m_path, item.id, "failed", why);
+  finishQueueItem(m_path, item.id, RunStatus::failed, why);
 }
 
-bool QueuePass::ended(const QueueItem& item, const std::string& status, const std::string& error) {
+bool QueuePass::ended(const QueueItem& item, std::optional<RunStatus> status, const std::string& error) {
   ++m_ran;
-  if (status == "failed") ++m_failed;
+  if (status == RunStatus::failed) ++m_failed;
   finishQueueItem(m_path, item.id, status, error);  // stopped: resumed by the next runner
   return goesOnAfter(status);
 }

@@ -48,7 +48,11 @@ void Figures::set(std::string_view id, double value) {
 std::string testKey(std::string_view figure) { return "test_" + std::string(bare(figure)); }
 std::string bestKey(std::string_view figure) { return "best_eval_" + std::string(bare(figure)); }
 
-bool finishedStatus(std::string_view status) { return status == "completed" || status == "early-stopped"; }
+bool finishedStatus(std::optional<RunStatus> status) {
+  return status == RunStatus::completed || status == RunStatus::early_stopped;
+}
+
+std::string statusName(std::optional<RunStatus> status) { return status ? nameOf(*status) : ""; }
 
 namespace {
 
@@ -81,7 +85,7 @@ void readFigures(const json& j, const std::string& prefix, Figures& into, std::v
 }  // namespace
 
 json summaryJson(const RunSummary& s) {
-  json j = {{"status", s.status},
+  json j = {{"status", statusName(s.status)},
             {"error", s.error},
             {"device", s.device},
             {"steps", s.steps},
@@ -171,7 +175,9 @@ RunSummary summaryFromJson(const json& j, std::vector<std::string>* wrongTypes) 
   auto readWhole = [&](const json& o, const char* k, auto& into, const std::string& where = "") {
     if (const json* v = find(o, k, where, whole)) into = v->get<std::remove_reference_t<decltype(into)>>();
   };
-  readText(j, "status", s.status);
+  std::string status;
+  readText(j, "status", status);
+  s.status = choiceNamed<RunStatus>(status);
   readText(j, "error", s.error);
   readText(j, "device", s.device);
   readWhole(j, "steps", s.steps);

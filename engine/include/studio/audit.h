@@ -37,10 +37,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "studio/label_issues.h"
+#include "studio/run_summary.h"
 #include "studio/target_issues.h"
 #include "studio/train_config.h"
 
@@ -51,9 +53,9 @@ class Session;
 struct AuditFold {
   int fold = 0;  // 1..K
   std::string runDir;
-  std::string status;    // the run's: completed, early-stopped, stopped, failed
-  double score = 0;      // on its held-out fold: AuditResult::metric
-  int64_t examples = 0;  // held out
+  std::optional<RunStatus> status;  // the run's
+  double score = 0;                 // on its held-out fold: AuditResult::metric
+  int64_t examples = 0;             // held out
 };
 
 struct DuplicatePair {

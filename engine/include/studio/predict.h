@@ -38,6 +38,9 @@
 
 namespace studio {
 
+// predict --tta (PredictOptions::tta).
+STUDIO_CHOICE_NAMED(TestTimeAugmentation, "none, flip, five-crop", none, flip, five_crop)
+
 struct PredictOptions {
   // auto: the weights the run's test figures are of (summary.json's
   // test_weights: the best checkpoint's for a run with a validation split,
@@ -51,7 +54,7 @@ struct PredictOptions {
   //    224), then its four corners' and its centre's crops of the input's
   //    size (torchvision's FiveCrop); for images larger than the input only
   //    (a smaller one is refused, or skipped with its reason).
-  std::string tta = "none";
+  Choice<TestTimeAugmentation> tta = TestTimeAugmentation::none;
   int64_t batchSize = 256;
   int workers = 0;              // decoding threads; 0: one per core
   bool skipBad = false;         // a file or row that cannot be read is a row with its reason, the others go on

@@ -67,7 +67,7 @@ TrainConfig foldConfig(const TrainConfig& base, const std::string& dir, int fold
 }
 
 // summary.json's status ("" before it has one).
-std::string runStatus(const std::string& runDir) { return readSummaryFile(runDir).summary.status; }
+std::optional<RunStatus> runStatus(const std::string& runDir) { return readSummaryFile(runDir).summary.status; }
 
 struct AuditState {
   AuditOptions options;
@@ -410,7 +410,7 @@ void runFoldsHere(const std::string& dir, const TrainConfig& base, AuditState& s
     }
     runFold(session, fold, state.options.folds);
     const RunSummary s = session.summary();
-    if (s.status == "failed") throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
+    if (s.status == RunStatus::failed) throw Error("audit: fold " + std::to_string(fold) + " failed: " + s.error);
     if (!finishedStatus(s.status)) return;
   }
 }
@@ -456,10 +456,10 @@ void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState&
   for (size_t i = 0; i < jobs.size(); ++i) {
     const int fold = jobs[i].fold;
     const std::string runDir = state.runs.count(fold) ? state.runs[fold] : std::string();
-    const std::string status = runStatus(runDir);
+    const std::optional<RunStatus> status = runStatus(runDir);
     if (finishedStatus(status) || stopped) continue;
     throw Error("audit: fold " + std::to_string(fold) + " did not finish" +
-                (status.empty() ? std::string() : " (" + status + ")") + (said[i].empty() ? "" : ":\n" + said[i]));
+                (status ? " (" + nameOf(*status) + ")" : std::string()) + (said[i].empty() ? "" : ":\n" + said[i]));
   }
 }
 

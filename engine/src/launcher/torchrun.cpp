@@ -143,9 +143,9 @@ RunSummary followTorchrun(const TorchrunProcess& process, SessionChannel& ch, co
   ::waitpid(process.pid, &wstatus, 0);
   ::unlink(process.settingsFile.c_str());
   RunSummary s = readSummaryFile(runDir).summary;
-  if (s.status.empty()) {
-    s.status = stopped ? "stopped" : "failed";
-    if (s.status == "failed")
+  if (!s.status) {
+    s.status = stopped ? RunStatus::stopped : RunStatus::failed;
+    if (s.status == RunStatus::failed)
       s.error = "the processes ended (" +
                 (WIFEXITED(wstatus) ? "exit status " + std::to_string(WEXITSTATUS(wstatus))
                                     : std::string("killed by a signal")) +

@@ -41,8 +41,8 @@ FeatureAttribution Predictor::Impl::attributions(const std::vector<float>&, int6
 
 Predictor::Predictor(const std::string& folder, const PredictOptions& options) {
   checkCommonOptions(options);
-  if (options.tta != "none" && options.tta != "flip" && options.tta != "five-crop")
-    throw InputError("predict: --tta must be none, flip or five-crop (got \"" + options.tta + "\")");
+  if (!options.tta.known())
+    throw InputError("predict: --tta must be " + namesText(options.tta) + " (got \"" + options.tta.name() + "\")");
   if (options.topK < 1)
     throw InputError("predict: --top-k must be at least 1 (got " + std::to_string(options.topK) + ")");
   if (!fs::is_directory(folder)) throw InputError("run or export folder " + folder + " not found");
@@ -59,8 +59,8 @@ Predictor::Predictor(const std::string& folder, const PredictOptions& options) {
   m->options = options;
   m->folder = folder;
   m->config = std::move(config);
-  const WeightsSource source =
-      isExport ? exportSource(folder, options.which.name(), m->config) : runWeightsSource(folder, options.which.name());
+  const WeightsSource source = isExport ? exportSource(folder, options.which.value(), m->config)
+                                        : runWeightsSource(folder, options.which.value());
   m->weights = source.weights;
   m->note = source.note;
   m->setUp(info);

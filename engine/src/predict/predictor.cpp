@@ -34,7 +34,7 @@ static std::string torchScriptPath(const std::string& folder, const TrainConfig&
   return isExportFolder(folder) ? folder + "/" + run_files::kExportedTorchScript : config.model.path;
 }
 
-WeightsSource exportSource(const std::string& dir, const std::string& which, TrainConfig& config) {
+WeightsSource exportSource(const std::string& dir, WeightsChoice which, TrainConfig& config) {
   const std::string prePath = dir + "/" + run_files::kPreprocessing;
   const auto pre = nlohmann::json::parse(readFileBytes(prePath, "export file"), nullptr, false);
   if (!pre.is_object() || !pre.contains("classes") || !pre.contains("input_shape"))
@@ -52,11 +52,11 @@ WeightsSource exportSource(const std::string& dir, const std::string& which, Tra
   s.description = pre;
   s.checkpoint = dir + "/" + run_files::kExportedCheckpoint;
   s.weights = pre.value("weights", std::string("best"));
-  s.ema = s.weights == "ema";
-  if (which == "ema" && !s.ema)
+  s.ema = s.weights == nameOf(WeightsChoice::ema);
+  if (which == WeightsChoice::ema && !s.ema)
     throw InputError("export " + dir + " holds the " + s.weights + " weights, not their moving average: export the " +
                      "run again with --which ema");
-  if (which != s.weights && which != "best" && which != "auto")
+  if (nameOf(which) != s.weights && which != WeightsChoice::best && which != WeightsChoice::auto_)
     s.note = "an export holds one set of weights: the " + s.weights + " ones";
   if (isModel(config.model.kind, ModelFamily::torchscript)) config.model.path = torchScriptPath(dir, config);
   return s;
@@ -166,12 +166,12 @@ class Results {
 
 }  // namespace
 
-WeightsSource runWeightsSource(const std::string& dir, const std::string& which) {
+WeightsSource runWeightsSource(const std::string& dir, WeightsChoice which) {
   const RunCheckpoint chosen = runCheckpoint(dir, which);
   WeightsSource s;
   s.checkpoint = chosen.path;
-  s.weights = chosen.which;  // auto: the weights of the run's test figures
-  s.ema = which == "ema";
+  s.weights = nameOf(chosen.which);  // auto: the weights of the run's test figures
+  s.ema = which == WeightsChoice::ema;
   if (chosen.fellBack) s.note = std::string(kNoBestCheckpoint) + ": the last one predicts";
   if (!fs::exists(s.checkpoint))
     throw CheckpointError("run " + dir + " has no checkpoint yet (" + run_files::kLastCheckpoint +
@@ -200,27 +200,27 @@ torch::Tensor TensorPredict::inputPixels(const std::string& file) const {
 
 std::pair<int64_t, int64_t> TensorPredict::decodedSize() const {
   if (stored.larger(input)) return {stored.height, stored.width};  // five-crop's corners from it too
-  if (options.tta != "five-crop") return {input.height, input.width};
+  if (options.tta != TestTimeAugmentation::five_crop) return {input.height, input.width};
   return {std::lround(static_cast<double>(input.height) * 8 / 7),
           std::lround(static_cast<double>(input.width) * 8 / 7)};
 }
 
 torch::Tensor TensorPredict::probabilities(const torch::Tensor& x) {
   const int64_t n = x.size(0);
-  if (options.tta == "five-crop" && images()) {
+  if (options.tta == TestTimeAugmentation::five_crop && images()) {
     // torchvision's FiveCrop: the corners, then the centre (CenterCrop's offsets).
     const int64_t h = input.height, w = input.width, dh = x.size(2) - h, dw = x.size(3) - w;
     auto crop = [&](int64_t y, int64_t x0) { return x.narrow(2, y, h).narrow(3, x0, w); };
     const torch::Tensor all = torch::cat({crop(0, 0), crop(0, dw), crop(dh, 0), crop(dh, dw), centreCrop(x, h, w)});
     return torch::softmax(model->forward(all).to(torch::kFloat32), 1).view({5, n, -1}).mean(0);
   }
-  if (options.penultimate && options.tta == "none" && images()) {
+  if (options.penultimate && options.tta == TestTimeAugmentation::none && images()) {
     torch::Tensor features;
     const torch::Tensor logits = model->forwardWithFeatures(x, features);
     if (features.defined()) penultimate.push_back(features.to(torch::kCPU, torch::kFloat32));
     return torch::softmax(logits.to(torch::kFloat32), 1);
   }
-  if (options.tta == "flip" && images()) {
+  if (options.tta == TestTimeAugmentation::flip && images()) {
     // One forward of both: each example's figures do not depend on the others (eval mode).
     const torch::Tensor p = torch::softmax(model->forward(torch::cat({x, x.flip({3})})).to(torch::kFloat32), 1);
     return (p.narrow(0, 0, n) + p.narrow(0, n, n)).div_(2);
@@ -238,7 +238,7 @@ PredictionReport TensorPredict::predictImages(const std::vector<std::string>& fi
   o.channels = input.channels;
   std::tie(o.height, o.width) = decodedSize();
   o.cover = stored.cover;
-  if (options.tta == "five-crop") {
+  if (options.tta == TestTimeAugmentation::five_crop) {
     o.largerThanHeight = input.height;
     o.largerThanWidth = input.width;
   }
@@ -345,7 +345,7 @@ void TensorPredict::setUp(const nlohmann::json& info) {
   if (const auto t = info.find(run_files::run_info::kTargets); t != info.end() && t->is_object()) {
     targets = t->value("names", std::vector<std::string>{});
     if (config.task.kind == TaskKind::multilabel) thresholds = labelThresholds(folder, config, targets);
-    if (options.tta != "none")
+    if (options.tta != TestTimeAugmentation::none)
       throw InputError("predict: --tta averages a classifier's class probabilities; this run's task is " +
                        config.task.kind + ": predict without it");
     if (config.task.kind != TaskKind::multilabel) {
@@ -361,7 +361,7 @@ void TensorPredict::setUp(const nlohmann::json& info) {
 void TensorPredict::ready(const nlohmann::json& info) {
   transform.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
                                            images(), images() ? input.channels : input.features, device);
-  if (stored.larger(input) && options.tta != "five-crop") {
+  if (stored.larger(input) && options.tta != TestTimeAugmentation::five_crop) {
     // Images decoded as the run stored them; the evaluation's centre crop.
     transform.cropHeight = input.height;
     transform.cropWidth = input.width;

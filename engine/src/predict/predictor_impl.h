@@ -31,13 +31,13 @@ struct WeightsSource {
 
 // A run folder's checkpoint for options.which (auto: the weights of the
 // run's test figures). Throws CheckpointError when the run has none yet.
-WeightsSource runWeightsSource(const std::string& runDir, const std::string& which);
+WeightsSource runWeightsSource(const std::string& runDir, WeightsChoice which);
 
 // An export folder (its preprocessing.json) rather than a run's.
 bool isExportFolder(const std::string& folder);
 // An export's checkpoint; its TorchScript model's path into config. Throws
 // InputError for an export of another format, or weights it does not hold.
-WeightsSource exportSource(const std::string& dir, const std::string& which, TrainConfig& config);
+WeightsSource exportSource(const std::string& dir, WeightsChoice which, TrainConfig& config);
 // Refuses an export whose preprocessing.json is not what its settings.json
 // and run_info make (an edited copy), naming the first fact that differs.
 void checkDescription(const std::string& dir, const nlohmann::json& pre, const TrainConfig& config,

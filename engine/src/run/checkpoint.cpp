@@ -256,21 +256,19 @@ void loadCheckpoint(const CheckpointFile& file, CheckpointParts p, const torch::
   if (device.is_cuda() && rng.has("cuda")) restore(at::globalContext().defaultGenerator(device), rng.tensor("cuda"));
 }
 
-RunCheckpoint runCheckpoint(const std::string& runDir, const std::string& which) {
-  if (which == "auto") {
+RunCheckpoint runCheckpoint(const std::string& runDir, WeightsChoice which) {
+  if (which == WeightsChoice::auto_) {
     // Before summary.json (a live or stopped run), or with an unreadable
     // one: the best checkpoint, as before.
-    const SummaryFile s = readSummaryFile(runDir);
-    const std::string& named = s.summary.test.weights;
-    const bool said = named == "best" || named == "last";
-    return runCheckpoint(runDir, said ? named : std::string("best"));
+    const std::string& named = readSummaryFile(runDir).summary.test.weights;
+    return runCheckpoint(runDir, named == nameOf(WeightsChoice::last) ? WeightsChoice::last : WeightsChoice::best);
   }
-  RunCheckpoint c{runDir + "/" + (which == "best" ? run_files::kBestCheckpoint : run_files::kLastCheckpoint), false,
-                  which};
-  if (which == "best" && !std::filesystem::exists(c.path)) {
+  const bool best = which == WeightsChoice::best;
+  RunCheckpoint c{runDir + "/" + (best ? run_files::kBestCheckpoint : run_files::kLastCheckpoint), false, which};
+  if (best && !std::filesystem::exists(c.path)) {
     c.path = runDir + "/" + run_files::kLastCheckpoint;
     c.fellBack = true;
-    c.which = "last";
+    c.which = WeightsChoice::last;
   }
   return c;
 }

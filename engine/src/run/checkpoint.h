@@ -19,6 +19,7 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/checkpoint_state.h"
+#include "studio/run_layout.h"
 #include "tensors/tensor_archive.h"
 
 namespace studio {
@@ -72,13 +73,14 @@ void requireFiniteWeights(Model& model, const std::string& path);
 // last one's moving average) reads: auto, the weights the run's headline
 // test figures are of (summary.json's test_weights; best before it has
 // one); best falls back to last when the run has none (fellBack;
-// kNoBestCheckpoint says why). which: the weights read (best | last | ema).
+// kNoBestCheckpoint says why). which: the weights read (best | last | ema;
+// never auto).
 struct RunCheckpoint {
   std::string path;
   bool fellBack = false;
-  std::string which;
+  WeightsChoice which = WeightsChoice::best;
 };
-RunCheckpoint runCheckpoint(const std::string& runDir, const std::string& which);
+RunCheckpoint runCheckpoint(const std::string& runDir, WeightsChoice which);
 inline constexpr const char* kNoBestCheckpoint =
     "the run has no best checkpoint (output.save_best was off, or it never evaluated)";
 

@@ -201,7 +201,6 @@ void copyRunRecords(const std::string& runDir, const std::string& outDir, const 
 // and its model's (Model::exportTo, Model::describeExport).
 ExportResult exportRun(const std::string& runDir, const std::string& outDir, const ExportOptions& options) {
   checkOptions(options);
-  const std::string which = options.which.name();
   if (!fs::is_directory(runDir)) throw InputError("run folder " + runDir + " not found");
   const TrainConfig cfg = readRunSettings(runDir);
   const ExportTask& task = exportTask(cfg.task.kind.value());
@@ -209,8 +208,8 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   task.refuse(runDir, options, info);
   const bool checked = task.checked(options);
   ExportResult result;
-  const RunCheckpoint chosen = runCheckpoint(runDir, which);
-  result.checkpoint = chosen.which;  // auto: the weights of the run's test figures
+  const RunCheckpoint chosen = runCheckpoint(runDir, options.which.value());
+  result.checkpoint = nameOf(chosen.which);  // auto: the weights of the run's test figures
   const std::string& ckpt = chosen.path;
   if (chosen.fellBack) {
     result.note = std::string(kNoBestCheckpoint) + ", so the last one was exported";
@@ -221,7 +220,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
   Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
                           input.features == 0, input.features > 0 ? input.features : input.channels, torch::kCPU);
   std::unique_ptr<Model> model = makeModel(cfg.model, input, outputsFromRunInfo(info));
-  loadModelWeights(ckpt, *model, /*ema=*/which == "ema");
+  loadModelWeights(ckpt, *model, /*ema=*/options.which == WeightsChoice::ema);
   requireFiniteWeights(*model, ckpt);
 
   prepareExportFolder(outDir);

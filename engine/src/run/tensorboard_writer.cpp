@@ -241,7 +241,7 @@ void TensorBoardWriter::finish(const RunSummary& s) {
   if (std::isfinite(s.samplesPerSecond)) addScalar(e.mutable_summary(), "final/samples_per_second", s.samplesPerSecond);
   // A stopped run may go on (resume): its session ends when the run does.
   // TensorBoard keeps the first record of a tag, so it is written once.
-  if (s.status == "stopped") {
+  if (s.status == RunStatus::stopped) {
     add(e.SerializeAsString());
     flush();
     return;

@@ -97,9 +97,9 @@ struct Session::Impl {
   // The end of a run (on the thread that ran it): its state, its summary,
   // and done for wait().
   void publish(SessionChannel* ch, const RunSummary& s) {
-    ch->state = finishedStatus(s.status) ? SessionState::Finished
-                : s.status == "stopped"  ? SessionState::Stopped
-                                         : SessionState::Failed;
+    ch->state = finishedStatus(s.status)         ? SessionState::Finished
+                : s.status == RunStatus::stopped ? SessionState::Stopped
+                                                 : SessionState::Failed;
     {
       std::lock_guard<std::mutex> lock(summaryMutex);
       summary = s;

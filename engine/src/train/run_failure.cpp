@@ -10,20 +10,6 @@
 
 namespace studio {
 
-const char* statusText(RunEnd end) {
-  switch (end) {
-    case RunEnd::Completed:
-      return "completed";
-    case RunEnd::Stopped:
-      return "stopped";
-    case RunEnd::EarlyStopped:
-      return "early-stopped";
-    case RunEnd::Failed:
-      return "failed";
-  }
-  return "failed";
-}
-
 namespace {
 
 std::string outOfMemory(const RunContext& c, const c10::OutOfMemoryError& e, bool& badInput) {
@@ -70,12 +56,12 @@ void batchOfOne(const RunContext& c, RunEnding& r) {
 }  // namespace
 
 RunEnding describeFailure(const RunContext& c) {
-  RunEnding r{RunEnd::Failed};
+  RunEnding r{RunStatus::failed};
   try {
     throw;
   } catch (const LoadCancelled&) {
     log::info("stopped while loading the data, before any training step");
-    return {RunEnd::Stopped};
+    return {RunStatus::stopped};
   } catch (const c10::OutOfMemoryError& e) {
     r.error = outOfMemory(c, e, r.badInput);
   } catch (const RankLost& e) {

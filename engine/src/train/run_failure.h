@@ -5,18 +5,14 @@
 
 #include <string>
 
+#include "studio/run_summary.h"
 #include "train/run_context.h"
 
 namespace studio {
 
-enum class RunEnd { Completed, Stopped, EarlyStopped, Failed };
-
-// summary.json's status ("completed", "stopped", "early-stopped", "failed").
-const char* statusText(RunEnd end);
-
 struct RunEnding {
-  RunEnding(RunEnd how = RunEnd::Completed, std::string message = {}) : end(how), error(std::move(message)) {}
-  RunEnd end;
+  RunEnding(RunStatus how = RunStatus::completed, std::string message = {}) : end(how), error(std::move(message)) {}
+  RunStatus end;          // summary.json's status
   std::string error;      // a failure's message
   bool badInput = false;  // the person's settings or files (the CLI exits 2)
 };

@@ -168,7 +168,7 @@ std::pair<TrainConfig, run_start::Continue> planContinue(const std::string& runD
   if (std::find(summary.wrongTypes.begin(), summary.wrongTypes.end(), "status") != summary.wrongTypes.end())
     throw InputError("summary file " + runDir + "/" + run_files::kSummary +
                      ": \"status\" must be text such as \"completed\"; correct it, or remove the file");
-  extend.fromHere = summary.summary.status == "early-stopped";
+  extend.fromHere = summary.summary.status == RunStatus::early_stopped;
   return {config, extend};
 }
 

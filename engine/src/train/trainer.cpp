@@ -27,16 +27,16 @@ namespace {
 RunEnding howItEnded(RunContext& c, bool probe) {
   const LoopControl& control = c.control;
   const TrainingConfig& t = c.cfg.train;
-  if (probe) return {control.stopRequested ? RunEnd::Stopped : RunEnd::Completed};
+  if (probe) return {control.stopRequested ? RunStatus::stopped : RunStatus::completed};
   if (control.divergedAt)
-    return {RunEnd::Failed,
+    return {RunStatus::failed,
             "the training loss or gradients became NaN or infinite at step " + std::to_string(*control.divergedAt) +
                 (t.on_nonfinite == OnNonfinite::rollback
                      ? " and rolling back did not help (train.max_rollbacks " + std::to_string(t.max_rollbacks) + ")"
                      : " (train.on_nonfinite " + t.on_nonfinite + ")") +
                 "; lower optimizer.lr or the schedule's peak, clip gradients (train.grad_clip_norm), or set "
                 "train.on_nonfinite to rollback or skip. The last checkpoint is kept"};
-  if (!control.earlyStopReason.empty()) return {RunEnd::EarlyStopped};
+  if (!control.earlyStopReason.empty()) return {RunStatus::early_stopped};
   // A stop that came after the last step (during its evaluation: a search's
   // pruner deciding on the last figure) ends a run that trained every step:
   // completed, with its test figures (issue 60, item 4).
@@ -45,15 +45,15 @@ RunEnding howItEnded(RunContext& c, bool probe) {
     c.checkpoints->save(false);
     log::info("stopped at step " + std::to_string(c.position.step) +
               "; checkpoint saved, resume with: training-studio-cli resume " + c.runDir);
-    return {RunEnd::Stopped};
+    return {RunStatus::stopped};
   }
-  return {RunEnd::Completed};
+  return {RunStatus::completed};
 }
 
 RunSummary summarise(const RunContext& c, const RunEnding& ending, const Probe* probe) {
   RunSummary s;
   s.runDir = c.runDir;
-  s.status = statusText(ending.end);
+  s.status = ending.end;
   s.error = ending.error;
   s.device = describeDevice(c.where.device);
   if (!probes(c.start)) s.task = c.cfg.task.kind.value();
@@ -109,11 +109,11 @@ RunSummary Trainer::run() {
       trainLoop(c);
     ending = howItEnded(c, probe != nullptr);
     summary = summarise(c, ending, probe.get());
-    if (!probe && (ending.end == RunEnd::Completed || ending.end == RunEnd::EarlyStopped)) finalTest(c, summary);
+    if (!probe && (ending.end == RunStatus::completed || ending.end == RunStatus::early_stopped)) finalTest(c, summary);
   } catch (...) {
     ending = describeFailure(c);
   }
-  if (ending.end == RunEnd::Failed) {
+  if (ending.end == RunStatus::failed) {
     log::error("run failed: " + ending.error);
     summary = summarise(c, ending, probe.get());
     summary.badInput = ending.badInput;
@@ -124,7 +124,7 @@ RunSummary Trainer::run() {
   const bool folderUntouched = resumes(c.start) && !c.recorder;
   // A new run whose model.weights was refused had not begun: its folder
   // goes, as a refused setting leaves none (issue 41, item 16).
-  if (ending.end == RunEnd::Failed && c.weightsRefused && !resumes(c.start) && !c.start.as<run_start::Continue>() &&
+  if (ending.end == RunStatus::failed && c.weightsRefused && !resumes(c.start) && !c.start.as<run_start::Continue>() &&
       c.where.writer) {
     c.recorder.reset();
     c.logSink.reset();
@@ -140,7 +140,7 @@ RunSummary Trainer::run() {
   } catch (const std::exception& e) {
     log::error(e.what());
     if (summary.error.empty()) {
-      summary.status = "failed";
+      summary.status = RunStatus::failed;
       summary.error = e.what();
     }
   }

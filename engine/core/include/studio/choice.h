@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,15 @@ constexpr std::array<std::string_view, N> split(std::string_view list) {
   enum class Name { __VA_ARGS__ };                                                                \
   inline constexpr auto k##Name##Names =                                                          \
       ::studio::choice_detail::split<::studio::choice_detail::count(#__VA_ARGS__)>(#__VA_ARGS__); \
+  constexpr const auto& choiceNames(Name) { return k##Name##Names; }
+
+// The same where a name is no C++ identifier ("early-stopped"): the names
+// as one string, in the enumerators' order, one for each.
+#define STUDIO_CHOICE_NAMED(Name, names, ...)                                                                          \
+  enum class Name { __VA_ARGS__ };                                                                                     \
+  static_assert(::studio::choice_detail::count(names) == ::studio::choice_detail::count(#__VA_ARGS__),                 \
+                #Name ": one name for each enumerator");                                                               \
+  inline constexpr auto k##Name##Names = ::studio::choice_detail::split<::studio::choice_detail::count(names)>(names); \
   constexpr const auto& choiceNames(Name) { return k##Name##Names; }
 
 // What every choice member shares, whatever its enum: the schema's reader,
@@ -98,13 +108,14 @@ class Choice : public ChoiceValue {
   bool operator==(const std::string&) const = delete;
 };
 
-// "a, b or c": the names a choice may take, for messages.
-inline std::string namesText(const ChoiceValue& choice) {
-  const auto names = choice.names();
+// "a, b or c", for messages.
+inline std::string listText(const std::vector<std::string>& names) {
   std::string s;
   for (std::size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return s;
 }
+// The names a choice may take, so.
+inline std::string namesText(const ChoiceValue& choice) { return listText(choice.names()); }
 
 // In messages a choice reads as its name ("task.kind " + c.task.kind).
 inline std::string operator+(std::string text, const ChoiceValue& choice) { return text += choice.name(); }
@@ -115,6 +126,16 @@ inline std::string operator+(const ChoiceValue& choice, const std::string& text)
 template <class Json>
 void to_json(Json& j, const ChoiceValue& choice) {
   j = choice.name();
+}
+
+// The enumerator of this name; none for a name that is none of them (a
+// file's word read back).
+template <class E>
+std::optional<E> choiceNamed(std::string_view name) {
+  const auto& names = choiceNames(E{});
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<E>(i);
+  return std::nullopt;
 }
 
 // The name of an enumerator of a choice.

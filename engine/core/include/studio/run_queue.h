@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "studio/run_summary.h"
 #include "studio/train_config.h"
 
 namespace studio {
@@ -68,7 +69,7 @@ std::optional<QueueItem> takeNextQueueItem(const std::string& path);
 // another run (settings that are not the item's).
 bool queueItemResumes(const QueueItem& item);
 void setQueueItemRunDir(const std::string& path, int64_t id, const std::string& runDir);
-void finishQueueItem(const std::string& path, int64_t id, const std::string& runStatus, const std::string& error);
+void finishQueueItem(const std::string& path, int64_t id, std::optional<RunStatus> runStatus, const std::string& error);
 
 // Held by the process that runs the queue; throws InputError when another
 // process runs it.
@@ -100,8 +101,8 @@ class QueuePass {
   void notStarted(const QueueItem& item, const std::string& why);
   // Records how the item's run ended (the summary's status and error);
   // false when the pass ends there (a stopped run).
-  bool ended(const QueueItem& item, const std::string& status, const std::string& error);
-  static bool goesOnAfter(const std::string& status) { return status != "stopped"; }
+  bool ended(const QueueItem& item, std::optional<RunStatus> status, const std::string& error);
+  static bool goesOnAfter(std::optional<RunStatus> status) { return status != RunStatus::stopped; }
   int ran() const { return m_ran; }
   int failed() const { return m_failed; }
 

@@ -41,13 +41,18 @@ class Figures {
   std::map<std::string, double, std::less<>> m_values;
 };
 
+// How a run ended: summary.json's status. completed and early-stopped went
+// to their end (finishedStatus); a stopped run can be resumed.
+STUDIO_CHOICE_NAMED(RunStatus, "completed, early-stopped, stopped, failed", completed, early_stopped, stopped, failed)
+
 // Final figures of a run, grouped by who makes them: the run itself, its
 // task's evaluation on the test split, the callbacks (non-finite policy,
 // early stopping), the step, a probe (lr-find, batch-find), and where the
 // time went.
 struct RunSummary {
   std::string runDir;
-  std::string status;     // completed | early-stopped | stopped | failed
+  // Unset while it runs, and in a summary.json that names none of them.
+  std::optional<RunStatus> status;
   std::string error;      // what went wrong, for failed runs
   bool badInput = false;  // failed on the person's input (settings, data files)
   std::string device;
@@ -160,6 +165,8 @@ SummaryFile readSummaryFile(const std::string& runDir);
 void writeSummaryFile(const std::string& runDir, const RunSummary& s);
 
 // completed or early-stopped: a run that went to its end.
-bool finishedStatus(std::string_view status);
+bool finishedStatus(std::optional<RunStatus> status);
+// The status's name; "" when unset.
+std::string statusName(std::optional<RunStatus> status);
 
 }  // namespace studio

@@ -19,6 +19,11 @@
 
 namespace studio {
 
+// study.json's words for a trial's state and the study's: the Optuna runner
+// writes them, the window reads them back (choiceNamed).
+STUDIO_CHOICE(TrialState, waiting, running, completed, pruned, failed, stopped)
+STUDIO_CHOICE(StudyState, running, stopped, done)
+
 // One setting's range: "optimizer.lr=float:1e-4:1e-1:log",
 // "train.batch_size=int:32:256:pow2", "model.depth=int:1:4",
 // "optimizer.kind=choice:sgd,adamw".
