@@ -16,6 +16,8 @@
 
 #include <QDir>
 
+#include <optional>
+
 #include "models/model.h"
 #include "studio/file_io.h"
 #include "studio/idx_file.h"
@@ -90,6 +92,18 @@ class TestFormatsEndToEnd : public QObject {
  private:
   QTemporaryDir m_dir;
   QString m_folder, m_idx, m_models, m_trainCsv, m_testCsv;
+  // The built-in CNN on the IDX files: trained once, compared with the
+  // image folder's run and then with the TorchScript CNN's.
+  std::optional<RunSummary> m_idxRun;
+
+  const RunSummary& idxRun() {
+    if (!m_idxRun) {
+      TrainConfig c = base("idx");
+      c.data.root = m_idx.toStdString();
+      m_idxRun = train(c);
+    }
+    return *m_idxRun;
+  }
 
   TrainConfig base(const QString& name) {
     TrainConfig c = loadConfigFile(presetPath(defaultPresetDir(), "fashion-mnist-cnn"));
@@ -176,9 +190,7 @@ class TestFormatsEndToEnd : public QObject {
     c.data.root = m_folder.toStdString();
     const RunSummary folder = train(c);
     QCOMPARE(statusName(folder.status), std::string("completed"));
-    c = base("idx");
-    c.data.root = m_idx.toStdString();
-    const RunSummary idx = train(c);
+    const RunSummary& idx = idxRun();
     QCOMPARE(statusName(idx.status), std::string("completed"));
     qInfo("test accuracy: image folder %.4f, IDX %.4f", folder.test.figures["eval_accuracy"],
           idx.test.figures["eval_accuracy"]);
@@ -215,10 +227,8 @@ class TestFormatsEndToEnd : public QObject {
   }
 
   void torchScriptCnnMatchesTheBuiltIn() {
-    TrainConfig c = base("builtin");
-    c.data.root = m_idx.toStdString();
-    const RunSummary builtin = train(c);
-    c = base("torchscript");
+    const RunSummary& builtin = idxRun();
+    TrainConfig c = base("torchscript");
     c.data.root = m_idx.toStdString();
     c.model.kind = "torchscript";
     c.model.path = (m_models + "/cnn.ts").toStdString();
