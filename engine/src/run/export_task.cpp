@@ -1,7 +1,10 @@
 // Each task's part of an export (run/export_task.h).
 #include "run/export_task.h"
 
+#include <map>
+
 #include "run/card_snippets.h"
+#include "run/export_check.h"
 #include "run/run_recorder.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -30,6 +33,27 @@ constexpr const char* kExactly =
     "A JPEG at least twice the resized size is decoded at a reduced DCT scale (1/2, 1/4 or 1/8, as Pillow's "
     "Image.draft picks it), and a resized image is rounded to 8-bit pixels before it is normalised; "
     "preprocess.py does all of it";
+
+// A classifier's examples per class: the training split's and the test
+// split's when the export loaded the data, else the test report's.
+void classCounts(std::ostream& o, const CardFacts& c) {
+  const auto classes = c.runInfo.value(run_files::run_info::kClasses, std::vector<std::string>{});
+  if (classes.empty()) return;
+  std::vector<int64_t> testCounts;
+  if (c.report.contains("confusion"))
+    for (const auto& row : c.report["confusion"]) {
+      int64_t n = 0;
+      for (const auto& count : row) n += count.get<int64_t>();
+      testCounts.push_back(n);
+    }
+  const CheckExamples* d = c.data;
+  const bool train = d && d->trainCounts.size() == classes.size();
+  if (d && d->testCounts.size() == classes.size()) testCounts = d->testCounts;
+  o << "\n| class | training examples | test examples |\n| --- | ---: | ---: |\n";
+  for (size_t i = 0; i < classes.size(); ++i)
+    o << "| " << classes[i] << " | " << (train ? std::to_string(d->trainCounts[i]) : "-") << " | "
+      << (i < testCounts.size() ? std::to_string(testCounts[i]) : "-") << " |\n";
+}
 
 // A model that answers a tensor per batch (classification, regression,
 // multi-label): its files may be checked against the studio's outputs in
@@ -101,6 +125,10 @@ class TensorExport : public ExportTask {
     return c.pre.value("targets", nlohmann::json::object()).value("names", std::vector<std::string>{});
   }
 
+  void cardData(std::ostream& o, const CardFacts& c) const override {
+    if (c.config.task.kind == TaskKind::classification) classCounts(o, c);
+  }
+
   void cardUsage(std::ostream& o, const CardFacts& c, size_t outputs) const override {
     tensorSnippets(o, c.torchscript, c.exported.contains("onnx"), output(c), table(c),
                    c.runInfo.value(run_files::run_info::kInput, nlohmann::json::object()), outputs);
@@ -163,6 +191,10 @@ class BoxExport : public ExportTask {
     return names;
   }
 
+  std::string cardFigureName(const std::string& id) const override {
+    return id == "eval_map" ? "Test mAP@[.50:.95] (COCO's)" : ExportTask::cardFigureName(id);
+  }
+
   void cardUsage(std::ostream& o, const CardFacts&, size_t) const override {
     o << "## How to run it\n\n"
       << "PyTorch (torchvision), on `image`, an image read as `preprocessing.json` says:\n\n"
@@ -173,6 +205,15 @@ class BoxExport : public ExportTask {
 };
 
 }  // namespace
+
+std::string ExportTask::cardFigureName(const std::string& id) const {
+  static const std::map<std::string, std::string, std::less<>> names{
+      {"eval_accuracy", "Test accuracy"}, {"eval_loss", "Test loss"},  {"eval_r2", "Test R²"},
+      {"eval_rmse", "Test RMSE"},         {"eval_mae", "Test MAE"},    {"eval_map", "Test mAP"},
+      {"eval_map50", "Test AP50"},        {"eval_map75", "Test AP75"}, {"eval_f1", "Test F1"}};
+  const auto it = names.find(id);
+  return it != names.end() ? it->second : "Test " + id;
+}
 
 const ExportTask& exportTask(TaskKind kind) {
   static const TensorExport tensors;

@@ -24,11 +24,14 @@ namespace studio {
 
 // What the model card (model_card.cpp) knows of the export, for a task's
 // parts of it.
+struct CheckExamples;
 struct CardFacts {
   const TrainConfig& config;
   const nlohmann::json& pre;       // preprocessing.json
   const nlohmann::json& exported;  // export.json (its "onnx" part when model.onnx was written)
   const nlohmann::json& runInfo;
+  const nlohmann::json& report;         // the last evaluation of the test split (eval/step-N.json), or {}
+  const CheckExamples* data = nullptr;  // the classes' counts when the export loaded the data
   bool torchscript = false;
 };
 
@@ -54,6 +57,12 @@ class ExportTask {
   // "- Output ...: ...; the classes: ", and the names it speaks of, which
   // the card lists after it.
   virtual std::vector<std::string> cardOutput(std::ostream& o, const CardFacts& c) const = 0;
+  // After "- Examples: ..." in "## What it was trained on" (a classifier's
+  // examples per class).
+  virtual void cardData(std::ostream& o, const CardFacts& c) const {}
+  // "Test accuracy": a test figure's name in "## How it did", for each of
+  // the task's (taskTestFigures).
+  virtual std::string cardFigureName(const std::string& id) const;
   // "## How to run it".
   virtual void cardUsage(std::ostream& o, const CardFacts& c, size_t outputs) const = 0;
 };

@@ -9,6 +9,7 @@
 #include "models/model.h"
 #include "run/export_check.h"
 #include "run/export_task.h"
+#include "studio/metric_catalog.h"
 #include "studio/run_layout.h"
 #include "studio/run_summary.h"
 
@@ -63,20 +64,16 @@ std::string setting(const nlohmann::json& s, const char* section, const char* ke
 }  // namespace
 
 std::string modelCard(const ModelCardFacts& f) {
-  namespace k = run_files::run_info;
   const RunSummary summary = readSummaryFile(f.outDir).summary;
   const nlohmann::json pre = readJson(f.outDir + "/" + run_files::kPreprocessing);
   const nlohmann::json exported = readJson(f.outDir + "/export.json");
   const nlohmann::json report = lastTestReport(f.outDir);
   const nlohmann::json settings = toJson(f.config);
   const nlohmann::json data = f.runInfo.value("data", nlohmann::json::object());
-  const auto classes = f.runInfo.value(k::kClasses, std::vector<std::string>{});
   const std::string task = f.config.task.kind.name();
-  const bool classifier = f.config.task.kind == TaskKind::classification;
-  const bool boxes = f.config.task.kind == TaskKind::detection;
   const ExportTask& parts = exportTask(f.config.task.kind.value());
-  const CardFacts facts{f.config, pre, exported, f.runInfo,
-                        fs::exists(f.outDir + "/" + run_files::kExportedTorchScript)};
+  const CardFacts facts{
+      f.config, pre, exported, f.runInfo, report, f.data, fs::exists(f.outDir + "/" + run_files::kExportedTorchScript)};
   const bool onnx = exported.contains("onnx");
   std::ostringstream o;
 
@@ -103,39 +100,18 @@ std::string modelCard(const ModelCardFacts& f) {
   if (const auto c = data.value("corrections", nlohmann::json::object()); !c.empty())
     o << "- Corrected by `" << c.value("file", std::string("?")) << "` (data.corrections): " << c.value("removed", 0)
       << " files removed, " << c.value("relabelled", 0) << " relabelled; the files themselves are unchanged.\n";
-  std::vector<int64_t> testCounts;
-  if (report.contains("confusion"))
-    for (const auto& row : report["confusion"]) {
-      int64_t n = 0;
-      for (const auto& c : row) n += c.get<int64_t>();
-      testCounts.push_back(n);
-    }
-  const auto* d = f.data;
-  if (classifier && !classes.empty()) {
-    const bool train = d && d->trainCounts.size() == classes.size();
-    if (d && d->testCounts.size() == classes.size()) testCounts = d->testCounts;
-    o << "\n| class | training examples | test examples |\n| --- | ---: | ---: |\n";
-    for (size_t i = 0; i < classes.size(); ++i)
-      o << "| " << classes[i] << " | " << (train ? std::to_string(d->trainCounts[i]) : "-") << " | "
-        << (i < testCounts.size() ? std::to_string(testCounts[i]) : "-") << " |\n";
-  }
+  parts.cardData(o, facts);
   o << "\n";
 
   o << "## How it did\n\n";
-  auto figure = [&](const Figures& figures, const char* id, const char* name, bool asPercent) {
-    if (figures.has(id)) o << "- " << name << ": " << (asPercent ? percent(figures[id]) : number(figures[id])) << "\n";
+  // Accuracy as a percentage, the others as numbers.
+  auto figure = [&](const Figures& figures, const std::string& id, const std::string& name) {
+    if (figures.has(id))
+      o << "- " << name << ": " << (id == "eval_accuracy" ? percent(figures[id]) : number(figures[id])) << "\n";
   };
-  const Figures& test = summary.test.figures;
-  figure(test, "eval_accuracy", "Test accuracy", true);
-  figure(test, "eval_loss", "Test loss", false);
-  figure(test, "eval_r2", "Test R²", false);
-  figure(test, "eval_rmse", "Test RMSE", false);
-  figure(test, "eval_mae", "Test MAE", false);
-  figure(test, "eval_map", boxes ? "Test mAP@[.50:.95] (COCO's)" : "Test mAP", false);
-  figure(test, "eval_map50", "Test AP50", false);
-  figure(test, "eval_map75", "Test AP75", false);
-  figure(test, "eval_f1", "Test F1", false);
-  figure(summary.bestEval, "eval_accuracy", "Best validation accuracy", true);
+  for (const std::string& id : taskTestFigures(f.config.task.kind.value()))
+    figure(summary.test.figures, id, parts.cardFigureName(id));
+  figure(summary.bestEval, "eval_accuracy", "Best validation accuracy");
   std::vector<std::pair<double, std::string>> weak;
   if (report.contains("per_class"))
     for (const auto& c : report["per_class"])
