@@ -43,6 +43,7 @@
 #include "ui/predict/predict_panel.h"
 #include "ui/settings/settings_panel.h"
 #include "ui/window/main_window.h"
+#include "window_suite.h"
 
 using namespace studio;
 
@@ -130,7 +131,7 @@ class TestBoxViews : public QObject {
     Session s;
     s.start(detectionConfig(m_scenes, m_annotations, m_dir.path() + "/runs"));
     const RunSummary run = test::runToEnd(s);
-    QCOMPARE(run.status, std::string("completed"));
+    QCOMPARE(statusName(run.status), std::string("completed"));
     m_run = QString::fromStdString(run.runDir);
   }
 
@@ -398,6 +399,44 @@ class TestBoxViews : public QObject {
     QVERIFY(list[0]["category_id"] == 3 || list[0]["category_id"] == 7);
   }
 
+  // Issue 60, item 12: at 1280x720 the detection Predict tab's picture was
+  // cut and its score slider below the fold. In the window at that size,
+  // with a detector's boxes found: the picture, the slider and the box list
+  // each show, inside the window.
+  void thePredictTabFitsA720PxWindow() {
+    ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ui::PredictPanel* panel = window.predictPanel();
+    QWidget* tab = panel;
+    while (tab && window.tabs()->indexOf(tab) < 0) tab = tab->parentWidget();
+    QVERIFY(tab);
+    window.tabs()->setCurrentWidget(tab);
+    panel->setModelFolder(m_run);
+    panel->predictPaths({m_scenes});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kTimeout);
+    ui::BoxPredictView* view = panel->boxView();
+    QVERIFY2(view->report().has_value(), qPrintable(panel->statusText()));
+    view->table()->selectRow(0);
+    QCoreApplication::processEvents();
+    QCOMPARE(window.size(), QSize(1280, 720));
+    const QRect inside = window.rect();
+    for (QWidget* w : {static_cast<QWidget*>(view->scoreSlider()), static_cast<QWidget*>(view->boxList()),
+                       static_cast<QWidget*>(view->table())}) {
+      const QRect at(w->mapTo(&window, QPoint(0, 0)), w->size());
+      QVERIFY2(w->isVisible() && !w->visibleRegion().isEmpty(), qPrintable(w->metaObject()->className()));
+      QVERIFY2(inside.contains(at), qPrintable(QString("%1 at %2,%3 %4x%5")
+                                                   .arg(w->metaObject()->className())
+                                                   .arg(at.x())
+                                                   .arg(at.y())
+                                                   .arg(at.width())
+                                                   .arg(at.height())));
+    }
+    QVERIFY(view->shownImage().height() >= 100);  // the picture, not a sliver
+    test::screenshotAt720(window, tab, "predict-detection");
+  }
+
   // Issue 60, item 1: a detection run beside a classifier's crashed the
   // window (EvaluationPanel::drawMatrix on the detector's report, and
   // compareRuns reading a detector's classes as a classifier's), killing the
@@ -440,7 +479,7 @@ class TestBoxViews : public QObject {
       Session s;
       s.start(c);
       const RunSummary r = test::runToEnd(s);
-      QVERIFY2(r.status == "completed", r.error.c_str());
+      QVERIFY2(r.status == RunStatus::completed, r.error.c_str());
       k.run = QString::fromStdString(r.runDir);
     }
     kinds.push_back({"detection", "", m_run});
