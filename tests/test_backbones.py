@@ -192,7 +192,7 @@ class FineTuneTest(unittest.TestCase):
         return [[line.split(",")[i] for i in keep] for line in lines[1:]]
 
     def test_a_resnet18_from_a_state_dict_fine_tunes(self):
-        code, text, folder = self.train("resnet18", "--set", f"model.weights={self.weights}")
+        code, text, folder = self.train("resnet18", "--set", f"model.weights={self.weights}", "--set", "train.epochs=2")
         self.assertEqual(code, 0, text)
         with open(os.path.join(folder, "summary.json")) as f:
             summary = json.load(f)
@@ -280,7 +280,7 @@ class FineTuneTest(unittest.TestCase):
     def test_mixup_and_cutmix_still_learn(self):
         code, text, folder = self.train("mixed", "--set", f"model.weights={self.weights}",
                                         "--set", "data.augment_mixup=true", "--set", "data.augment_cutmix=true",
-                                        "--set", "data.augment_resized_crop=true", "--set", "train.epochs=4")
+                                        "--set", "data.augment_resized_crop=true", "--set", "train.epochs=2")
         self.assertEqual(code, 0, text)
         with open(os.path.join(folder, "summary.json")) as f:
             accuracy = json.load(f)["test_accuracy"]
@@ -345,8 +345,8 @@ class FineTuneTest(unittest.TestCase):
     def test_a_fine_tune_killed_before_its_first_checkpoint_starts_again_from_the_weights(self):
         # Killed (SIGKILL) at step 5, before its first checkpoint (step 12): resume trains again from step 0, and
         # from model.weights, not from random weights. With the backbone frozen (and its BatchNorm statistics kept)
-        # for the 3 epochs, conv1.weight ends equal to the file's, and every row equals an uninterrupted run's.
-        args = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=3",
+        # for both epochs, conv1.weight ends equal to the file's, and every row equals an uninterrupted run's.
+        args = ["--set", f"model.weights={self.weights}", "--set", "train.epochs=2", "--set", "train.finetune.freeze_epochs=2",
                 "--set", "train.finetune.freeze_batchnorm=true", "--set", "output.checkpoint_every_steps=12",
                 "--set", "train.log_every_steps=1"]
 
