@@ -239,9 +239,11 @@ class TestSearchDock : public QObject {
     const QString out = m_dir.path() + "/stop";
     TrainConfig c = trialBase(out);
     c.data.train_limit = 8192;
-    // Long enough to be stopped in the middle: 1,536 steps, 512 under the
-    // sanitizers, whose steps are slower (two trials of 1,536 took 390 s).
-    c.train.epochs = test::kSanitizerSlowdown > 1 ? 2 : 6;
+    // Long enough to be stopped in the middle: 1,024 steps (the stop comes
+    // at the first evaluation, step 32, with about 4 s of steps left here),
+    // 512 under the sanitizers, whose steps are slower (two trials of 1,536
+    // took 390 s).
+    c.train.epochs = test::kSanitizerSlowdown > 1 ? 2 : 4;
     c.evaluation.every_steps = 32;
     window.settingsPanel()->applyDocument(toJson(c));
     ui::StudyPanel* dock = window.studyPanel();
