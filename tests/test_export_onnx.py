@@ -108,7 +108,7 @@ class CnnTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="studio-onnx-")
         out = os.path.join(cls.tmp.name, "runs")
-        code, text = cli("train", "--preset", "fashion-mnist-cnn", "--set", "data.train_limit=6000",
+        code, text = cli("train", "--preset", "fashion-mnist-cnn", "--set", "data.train_limit=3000",
                          "--set", "data.test_limit=400", "--set", "train.epochs=2", "--out", out)
         assert code == 0, text
         cls.run_dir = only_run(out)
