@@ -350,7 +350,17 @@ class TestWindowJourneys : public QObject {
     QVERIFY(!lr->series("preview/lr") || lr->series("preview/lr")->empty());
     QVERIFY2(lr->title().contains("no plan beside several runs"), qPrintable(lr->title()));
     QVERIFY2(!lr->title().contains("plan:"), qPrintable(lr->title()));
+    // The form edited while two runs are compared, then one of them selected:
+    // that one is selected and shown. The list shows a folder set apart from
+    // the form's output.dir (as Recent runs or --compare set it); any edit of
+    // the form sent the list back to output.dir's folder, which holds
+    // neither run, so nothing was selected (issue 60). It follows a change
+    // of output.dir only.
+    window.settingsPanel()->editField("optimizer.lr", "0.03");
+    QCoreApplication::processEvents();
     window.runsPanel()->selectRuns({QString::fromStdString(a.runDir)});
+    QVERIFY2(window.runsPanel()->selectedRuns() == QStringList{QDir(QString::fromStdString(a.runDir)).absolutePath()},
+             qPrintable("selected: " + window.runsPanel()->selectedRuns().join(", ")));
     QTRY_VERIFY2(lr->title().contains(QString("this run's plan: %1 steps").arg(a.steps)), qPrintable(lr->title()));
 
     QTreeWidget* runs = window.runsPanel()->list();

@@ -166,7 +166,8 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
     });
   loadLastSettings(presetDir);
   m_settings->undoStack()->clear();
-  m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
+  m_formRunsDir = QString::fromStdString(m_settings->config().output.dir);
+  m_runs->setRunsDir(m_formRunsDir);
   m_queuePanel->setQueueFile(m_runs->queueFile());
   m_study->setRunsDir(m_runs->runsDir());
   m_preview->checkData();
@@ -219,7 +220,11 @@ bool MainWindow::openWith(const QString& preset, const QString& configFile, cons
 void MainWindow::connectPanels() {
   connect(m_settings, &SettingsPanel::settingsChanged, this, [this] {
     m_toolbar->setSettingsValid(m_settings->isValid(), m_settings->errorTexts().join("; "));
-    if (m_settings->isValid()) m_runs->setRunsDir(QString::fromStdString(m_settings->config().output.dir));
+    const QString formDir = QString::fromStdString(m_settings->config().output.dir);
+    if (m_settings->isValid() && formDir != m_formRunsDir) {
+      m_formRunsDir = formDir;
+      m_runs->setRunsDir(formDir);
+    }
     m_queuePanel->setQueueFile(m_runs->queueFile());
     m_study->setRunsDir(m_runs->runsDir());
     m_preview->settingsEdited();

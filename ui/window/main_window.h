@@ -190,6 +190,10 @@ class MainWindow : public QMainWindow {
   Notifier* m_notifier;
   DockFit* m_dockFit;
   QString m_lastMessage;
+  // The form's output.dir the Runs list last followed: the list follows a
+  // change of it, not every edit of the form (a folder opened from Recent
+  // runs or --compare stays shown while another field changes).
+  QString m_formRunsDir;
   QSize m_chartExportSize{1200, 700};
   bool m_restore;
 };
