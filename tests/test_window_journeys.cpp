@@ -123,6 +123,15 @@ class TestWindowJourneys : public QObject {
     QCOMPARE(loss->yLabel(), QString("cross-entropy"));
     window.showRuns({QString::fromStdString(regression.runDir), QString::fromStdString(classification.runDir)});
     QVERIFY2(loss->yLabel().contains("MSE") && loss->yLabel().contains("cross-entropy"), qPrintable(loss->yLabel()));
+    // The evaluation chart names the shown runs' figures, from the catalog
+    // (issue 60, minor: a detector's run read "Evaluation accuracy · R²").
+    ui::MetricChart* score = window.plotsPanel()->chart(ui::PlotsPanel::Accuracy);
+    QCOMPARE(score->title(), QString("Evaluation R\u00b2 · accuracy"));
+    QCOMPARE(score->yLabel(), QString("R\u00b2 or accuracy"));
+    window.showRuns({QString::fromStdString(classification.runDir)});
+    QCOMPARE(score->title(), QString("Evaluation accuracy"));
+    QCOMPARE(ui::scoreChartText({"detection"}).first, QString("Evaluation mAP"));
+    QCOMPARE(ui::scoreChartText({"multilabel"}).second, QString("accuracy, mAP or F1"));
 
     // A chart's own Save as PNG: the export's size and its captions (it wrote 380x170, uncaptioned).
     window.showRuns({QString::fromStdString(regression.runDir)});

@@ -457,7 +457,9 @@ void MetricChart::updateGraphs(bool fitView) {
       if (axis->scaleType() == QCPAxis::stLogarithmic) {
         r = QCPRange(r.lower / 1.25, r.upper * 1.25);
       } else {
-        const double pad = r.size() > 0 ? r.size() * 0.06 : std::abs(r.upper) * 0.1 + 1e-9;
+        // A flat line: a tenth of its value each side, or 1 at 0 (a
+        // detector's mAP of 0 drew ticks of 1e-9).
+        const double pad = r.size() > 0 ? r.size() * 0.06 : r.upper != 0 ? std::abs(r.upper) * 0.1 : 1.0;
         r = QCPRange(r.lower - pad, r.upper + pad);
       }
       axis->setRange(r);

@@ -23,6 +23,23 @@
 
 namespace studio::ui {
 
+std::pair<QString, QString> scoreChartText(const QStringList& taskKinds) {
+  QStringList units;
+  for (const QString& name : taskKinds) {
+    Choice<TaskKind> task;
+    task.setName(name.toStdString());
+    if (!task.known()) continue;
+    for (const MetricSpec& m : metricCatalog())
+      if (m.chart == MetricPlot::Accuracy && m.kind == RecordKind::Eval && m.recordedBy(task.value()) &&
+          !units.contains(QString::fromUtf8(m.unit)))
+        units << QString::fromUtf8(m.unit);
+  }
+  if (units.isEmpty()) return {QObject::tr("Evaluation accuracy · R\u00b2"), QObject::tr("accuracy or R\u00b2")};
+  std::vector<std::string> names;
+  for (const QString& u : units) names.push_back(u.toStdString());
+  return {QObject::tr("Evaluation %1").arg(units.join(" · ")), QString::fromStdString(listText(names))};
+}
+
 QString lossAxisLabel(const QString& taskKind, const QString& lossKind) {
   Choice<TaskKind> task;
   Choice<LossKind> loss;

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "studio/metric_catalog.h"
@@ -50,6 +51,11 @@ struct RunCurves {
 // the task's own): "cross-entropy", "focal loss", "MSE", "binary
 // cross-entropy", ...
 QString lossAxisLabel(const QString& taskKind, const QString& lossKind);
+
+// The evaluation chart's title and axis name for the shown runs' task
+// kinds: the units of the figures each draws there, from the catalog
+// ("Evaluation accuracy" and "accuracy"; a detector's "Evaluation mAP").
+std::pair<QString, QString> scoreChartText(const QStringList& taskKinds);
 
 class PlotsPanel : public QWidget {
   Q_OBJECT

@@ -227,6 +227,9 @@ void RunLifecycle::beginLive(const QString& runDir) {
   m_p.plots->chart(PlotsPanel::Loss)
       ->setYLabel(
           lossAxisLabel(QString::fromStdString(c.task.kind.name()), QString::fromStdString(c.loss.kind.name())));
+  const auto [scoreTitle, scoreAxis] = scoreChartText({QString::fromStdString(c.task.kind.name())});
+  m_p.plots->chart(PlotsPanel::Accuracy)->setTitle(scoreTitle);
+  m_p.plots->chart(PlotsPanel::Accuracy)->setYLabel(scoreAxis);
   m_p.status->setStepsPerEpoch(shape.stepsPerEpoch);
   m_p.runs->setLiveRun(m_liveRun);
   m_p.settings->setLocked(true);
@@ -366,6 +369,15 @@ void RunLifecycle::showRuns(const QStringList& selected) {
   if (!losses.isEmpty())
     m_p.plots->chart(PlotsPanel::Loss)
         ->setYLabel(losses.size() == 1 ? losses.front() : tr("each run's loss: %1").arg(losses.join(", ")));
+  // The evaluation chart names the figures of the runs' tasks (a detector's
+  // mAP, not "accuracy or R²").
+  QStringList tasks;
+  for (const RunInfo& info : infos) tasks << info.settings.value("task.kind", "classification");
+  if (!infos.empty()) {
+    const auto [title, axis] = scoreChartText(tasks);
+    m_p.plots->chart(PlotsPanel::Accuracy)->setTitle(title);
+    m_p.plots->chart(PlotsPanel::Accuracy)->setYLabel(axis);
+  }
   m_p.plots->showRuns(runs);
   if (runs.size() == 1) {
     m_p.eval->showRun(runs.front().key, runs.front().label);
