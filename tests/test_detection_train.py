@@ -16,6 +16,7 @@ import glob
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -146,6 +147,30 @@ class DetectionTrainTest(unittest.TestCase):
             evaluation.accumulate()
             evaluation.summarize()
         np.testing.assert_allclose(printed, evaluation.stats, atol=1e-6)
+        # The YOLO form of the same test set gives the same figures: its categories are named as the
+        # run's, with class indices 0 and 1 where the run's ids are 10 and 11 (issue 60, item 9: refused).
+        yolo = os.path.join(self.tmp.name, "yolo")
+        os.makedirs(yolo)
+        with open(self.test_annotations) as f:
+            coco = json.load(f)
+        named = sorted(coco["categories"], key=lambda c: c["id"])
+        index = {c["id"]: k for k, c in enumerate(named)}
+        for image in coco["images"]:
+            shutil.copy(os.path.join(self.test_root, image["file_name"]), yolo)
+            w, h = image["width"], image["height"]
+            with open(os.path.join(yolo, os.path.splitext(image["file_name"])[0] + ".txt"), "w") as f:
+                for a in coco["annotations"]:
+                    if a["image_id"] == image["id"]:
+                        x, y, bw, bh = a["bbox"]
+                        f.write(f"{index[a['category_id']]} {(x + bw / 2) / w:.12f} {(y + bh / 2) / h:.12f} "
+                                f"{bw / w:.12f} {bh / h:.12f}\n")
+        with open(os.path.join(yolo, "data.yaml"), "w") as f:
+            f.write("names: [" + ", ".join(c["name"] for c in named) + "]\n")
+        code, text = run(CLI, "predict", folder, "--input", yolo, "--annotations", os.path.join(yolo, "data.yaml"),
+                         "--out", os.path.join(self.tmp.name, "yolo.json"))
+        self.assertEqual(code, 0, text)
+        as_yolo = [float(line.rsplit("=", 1)[1]) for line in text.splitlines() if line.startswith(" Average ")]
+        np.testing.assert_allclose(as_yolo, printed, atol=1e-6)
         # Without annotations: image_id is the file's name; the CSV has a row per box.
         boxes_csv = os.path.join(self.tmp.name, "boxes.csv")
         code, text = run(CLI, "predict", folder, "--input", self.test_root, "--out", boxes_csv)

@@ -14,6 +14,7 @@
 #include <exception>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 #include "data/box_data.h"
 #include "data/decoded_images.h"
@@ -195,11 +196,29 @@ PredictionReport BoxPredict::predict(const std::string& input, const std::string
   }
   if (!fs::is_directory(input))
     throw InputError("--input " + input + " is not a folder: with --annotations, give the folder its images are in");
-  const BoxAnnotations a = readBoxAnnotations(annotations, input, "auto", badBoxesOf(config.data.on_bad_box.value()));
-  const bool same =
-      a.categories.size() == categories.size() &&
-      std::equal(a.categories.begin(), a.categories.end(), categories.begin(),
-                 [](const BoxCategory& x, const BoxCategory& y) { return x.id == y.id && x.name == y.name; });
+  BoxAnnotations a = readBoxAnnotations(annotations, input, "auto", badBoxesOf(config.data.on_bad_box.value()));
+  // YOLO's and VOC's files have no category ids of their own (a class index,
+  // a place by name): when they name the run's categories, those are the
+  // run's, so the YOLO or VOC form of a COCO-trained run's set is evaluated
+  // as its COCO form is (issue 60, item 9).
+  if (a.format != "coco") {
+    std::map<std::string, int64_t> runIds;
+    for (const auto& c : categories) runIds[c.name] = c.id;
+    const bool named = a.categories.size() == categories.size() &&
+                       std::all_of(a.categories.begin(), a.categories.end(),
+                                   [&](const BoxCategory& c) { return runIds.count(c.name) > 0; });
+    if (named)
+      for (auto& c : a.categories) c.id = runIds[c.name];
+  }
+  const auto byId = [](std::vector<BoxCategory> v) {
+    std::sort(v.begin(), v.end(), [](const BoxCategory& x, const BoxCategory& y) { return x.id < y.id; });
+    return v;
+  };
+  const std::vector<BoxCategory> fileById = byId(a.categories), runById = byId(categories);
+  const bool same = fileById.size() == runById.size() && std::equal(fileById.begin(), fileById.end(), runById.begin(),
+                                                                    [](const BoxCategory& x, const BoxCategory& y) {
+                                                                      return x.id == y.id && x.name == y.name;
+                                                                    });
   if (!same) {
     // The first few of each (5,000 mismatched categories made a message of 100 kB, issue 59, item 15).
     const auto listed = [](const std::vector<BoxCategory>& categories) {
