@@ -9,11 +9,11 @@
 #include <QWidget>
 
 #include <array>
-#include <utility>
 #include <vector>
 
 #include "studio/metric_catalog.h"
 #include "studio/metric_record.h"
+#include "ui/charts/chart_names.h"
 #include "ui/charts/divergence_watch.h"
 #include "ui/charts/loss_smoother.h"
 #include "ui/charts/plot_series.h"
@@ -46,16 +46,6 @@ struct RunCurves {
   PlotSeries plan{};
   QString planTitle{};
 };
-
-// The loss chart's axis name for a run's task.kind and loss.kind (auto:
-// the task's own): "cross-entropy", "focal loss", "MSE", "binary
-// cross-entropy", ...
-QString lossAxisLabel(const QString& taskKind, const QString& lossKind);
-
-// The evaluation chart's title and axis name for the shown runs' task
-// kinds: the units of the figures each draws there, from the catalog
-// ("Evaluation accuracy" and "accuracy"; a detector's "Evaluation mAP").
-std::pair<QString, QString> scoreChartText(const QStringList& taskKinds);
 
 class PlotsPanel : public QWidget {
   Q_OBJECT
