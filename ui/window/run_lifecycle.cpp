@@ -27,7 +27,16 @@
 #include "ui/window/trust_store.h"
 
 namespace studio::ui {
-namespace {}  // namespace
+namespace {
+
+// The evaluation chart's title and axis for these task kinds' figures.
+void nameScoreChart(PlotsPanel& plots, const QStringList& taskKinds) {
+  const auto [title, axis] = scoreChartText(taskKinds);
+  plots.chart(PlotsPanel::Accuracy)->setTitle(title);
+  plots.chart(PlotsPanel::Accuracy)->setYLabel(axis);
+}
+
+}  // namespace
 
 RunLifecycle::RunLifecycle(RunController* controller, const Panels& panels, PreviewCoordinator* preview,
                            TrustStore* trust, bool persist, QObject* parent)
@@ -227,9 +236,7 @@ void RunLifecycle::beginLive(const QString& runDir) {
   m_p.plots->chart(PlotsPanel::Loss)
       ->setYLabel(
           lossAxisLabel(QString::fromStdString(c.task.kind.name()), QString::fromStdString(c.loss.kind.name())));
-  const auto [scoreTitle, scoreAxis] = scoreChartText({QString::fromStdString(c.task.kind.name())});
-  m_p.plots->chart(PlotsPanel::Accuracy)->setTitle(scoreTitle);
-  m_p.plots->chart(PlotsPanel::Accuracy)->setYLabel(scoreAxis);
+  nameScoreChart(*m_p.plots, {QString::fromStdString(c.task.kind.name())});
   m_p.status->setStepsPerEpoch(shape.stepsPerEpoch);
   m_p.runs->setLiveRun(m_liveRun);
   m_p.settings->setLocked(true);
@@ -373,11 +380,7 @@ void RunLifecycle::showRuns(const QStringList& selected) {
   // mAP, not "accuracy or R²").
   QStringList tasks;
   for (const RunInfo& info : infos) tasks << info.settings.value("task.kind", "classification");
-  if (!infos.empty()) {
-    const auto [title, axis] = scoreChartText(tasks);
-    m_p.plots->chart(PlotsPanel::Accuracy)->setTitle(title);
-    m_p.plots->chart(PlotsPanel::Accuracy)->setYLabel(axis);
-  }
+  if (!infos.empty()) nameScoreChart(*m_p.plots, tasks);
   m_p.plots->showRuns(runs);
   if (runs.size() == 1) {
     m_p.eval->showRun(runs.front().key, runs.front().label);

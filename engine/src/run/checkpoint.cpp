@@ -261,7 +261,8 @@ RunCheckpoint runCheckpoint(const std::string& runDir, WeightsChoice which) {
     // Before summary.json (a live or stopped run), or with an unreadable
     // one: the best checkpoint, as before.
     const std::string& named = readSummaryFile(runDir).summary.test.weights;
-    return runCheckpoint(runDir, named == nameOf(WeightsChoice::last) ? WeightsChoice::last : WeightsChoice::best);
+    const bool last = choiceNamed<WeightsChoice>(named) == WeightsChoice::last;
+    return runCheckpoint(runDir, last ? WeightsChoice::last : WeightsChoice::best);
   }
   const bool best = which == WeightsChoice::best;
   RunCheckpoint c{runDir + "/" + (best ? run_files::kBestCheckpoint : run_files::kLastCheckpoint), false, which};

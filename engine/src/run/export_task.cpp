@@ -39,16 +39,17 @@ constexpr const char* kExactly =
 void classCounts(std::ostream& o, const CardFacts& c) {
   const auto classes = c.runInfo.value(run_files::run_info::kClasses, std::vector<std::string>{});
   if (classes.empty()) return;
+  const CheckExamples* d = c.data;
+  const bool train = d && d->trainCounts.size() == classes.size();
   std::vector<int64_t> testCounts;
-  if (c.report.contains("confusion"))
+  if (d && d->testCounts.size() == classes.size())
+    testCounts = d->testCounts;
+  else if (c.report.contains("confusion"))
     for (const auto& row : c.report["confusion"]) {
       int64_t n = 0;
       for (const auto& count : row) n += count.get<int64_t>();
       testCounts.push_back(n);
     }
-  const CheckExamples* d = c.data;
-  const bool train = d && d->trainCounts.size() == classes.size();
-  if (d && d->testCounts.size() == classes.size()) testCounts = d->testCounts;
   o << "\n| class | training examples | test examples |\n| --- | ---: | ---: |\n";
   for (size_t i = 0; i < classes.size(); ++i)
     o << "| " << classes[i] << " | " << (train ? std::to_string(d->trainCounts[i]) : "-") << " | "

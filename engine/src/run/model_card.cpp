@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "models/model.h"
-#include "run/export_check.h"
 #include "run/export_task.h"
 #include "studio/metric_catalog.h"
 #include "studio/run_layout.h"
