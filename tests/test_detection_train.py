@@ -348,6 +348,43 @@ class DetectionTrainTest(unittest.TestCase):
         self.assertGreater(printed[8], 0, "no box found: the comparison would prove nothing")
         np.testing.assert_allclose([report[k] for k in keys], printed, atol=1e-3)
 
+    def test_the_held_out_test_images_are_listed_and_their_figures_computed_again(self):
+        # Without a test file, data.test_fraction of the training images are held out for testing;
+        # splits.csv names them with their image ids, so that pycocotools, given predict's detections
+        # on all the images and params.imgIds, computes the run's twelve test figures (issue 60: no list
+        # of a run's test images was saved). Score threshold 0: every image keeps its 100 best boxes.
+        code, text, folder = self.train("held-out", "--set", "data.test_annotations=", "--set", "data.test_root=",
+                                        "--set", "data.test_fraction=0.25", "--set", "train.max_steps=2",
+                                        "--set", "model.detector.score_threshold=0")
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(folder, "splits.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual({r["split"] for r in rows}, {"test"})
+        with open(self.annotations) as f:
+            files = {i["id"]: i["file_name"] for i in json.load(f)["images"]}
+        ids = [int(r["image_id"]) for r in rows]
+        self.assertEqual(len(ids), 9)
+        self.assertEqual([os.path.basename(r["source"]) for r in rows], [files[i] for i in ids])
+        detections = os.path.join(self.tmp.name, "held-out.json")
+        code, text = run(CLI, "predict", folder, "--input", self.root, "--annotations", self.annotations,
+                         "--out", detections)
+        self.assertEqual(code, 0, text)
+        from pycocotools.coco import COCO
+        from pycocotools.cocoeval import COCOeval
+        with contextlib.redirect_stdout(io.StringIO()):
+            truth = COCO(self.annotations)
+            evaluation = COCOeval(truth, truth.loadRes(detections), "bbox")
+            evaluation.params.imgIds = ids
+            evaluation.evaluate()
+            evaluation.accumulate()
+            evaluation.summarize()
+        with open(sorted(glob.glob(os.path.join(folder, "eval", "step-*.json")))[-1]) as f:
+            report = json.load(f)
+        keys = ["map", "map50", "map75", "map_small", "map_medium", "map_large",
+                "mar_1", "mar_10", "mar_100", "mar_small", "mar_medium", "mar_large"]
+        self.assertGreater(evaluation.stats[8], 0, "no box found: the comparison would prove nothing")
+        np.testing.assert_allclose([report[k] for k in keys], evaluation.stats, atol=1e-3)
+
     def test_summary_counts_boxes_and_lists_the_detector(self):
         code, text = run(CLI, "summary", *self.args())
         self.assertEqual(code, 0, text)

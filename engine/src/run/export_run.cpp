@@ -184,8 +184,8 @@ void prepareExportFolder(const std::string& outDir) {
 
 void copyRunRecords(const std::string& runDir, const std::string& outDir, const ExportWrite& write) {
   std::error_code ec;
-  for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kThresholds, run_files::kSummary,
-                           run_files::kMetrics, run_files::kLog})
+  for (const char* name : {run_files::kSettings, run_files::kClasses, run_files::kSplits, run_files::kThresholds,
+                           run_files::kSummary, run_files::kMetrics, run_files::kLog})
     if (fs::is_regular_file(runDir + "/" + name)) write(name, readFileBytes(runDir + "/" + name, "run file"));
   const std::string evalDir = runDir + "/" + run_files::kEvalFolder;
   if (fs::is_directory(evalDir) && !fs::is_symlink(evalDir)) {

@@ -95,7 +95,9 @@ std::string modelCard(const ModelCardFacts& f) {
     << "- Data: " << data.value("format", std::string("?")) << " from `" << data.value("train_from", std::string("?"))
     << "`; tested on `" << data.value("test_from", std::string("?")) << "`.\n"
     << "- Examples: " << data.value("train", 0) << " training, " << data.value("validation", 0) << " validation ("
-    << data.value("validation_from", std::string("none")) << "), " << data.value("test", 0) << " test.\n";
+    << data.value("validation_from", std::string("none")) << "), " << data.value("test", 0) << " test"
+    << (fs::exists(f.outDir + "/" + run_files::kSplits) ? " (`splits.csv` names the validation and test examples)" : "")
+    << ".\n";
   if (const auto c = data.value("corrections", nlohmann::json::object()); !c.empty())
     o << "- Corrected by `" << c.value("file", std::string("?")) << "` (data.corrections): " << c.value("removed", 0)
       << " files removed, " << c.value("relabelled", 0) << " relabelled; the files themselves are unchanged.\n";

@@ -16,6 +16,7 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "run/run_recorder.h"
+#include "studio/csv_table.h"
 #include "studio/devices.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -141,6 +142,23 @@ void writeClasses(const RunContext& ctx) {
       {"counts", {{"train", data.trainCounts}, {"validation", data.valCounts}, {"test", data.testCounts}}}};
   if (!data.skipped.empty()) j["skipped_files"] = data.skipped;
   writeFileAtomically(ctx.runDir + "/" + run_files::kClasses, j.dump(1) + "\n");
+}
+
+// splits.csv: the examples of the validation and test splits, each as
+// exampleSource names it (a file, a table's row, an idx file's image), with a
+// detector's image id (the annotations' own; YOLO's and VOC's, the image's
+// place), so that the figures can be computed again outside the studio
+// (pycocotools with params.imgIds, say). The training split is the rest.
+void writeSplits(const RunContext& ctx) {
+  const DataPlan& p = ctx.data.plan;
+  std::string text = p.detection() ? "split,image_id,source\n" : "split,source\n";
+  for (const auto& [name, split] : {std::pair{"validation", &p.val}, std::pair{"test", &p.test}})
+    for (const int64_t item : split->items) {
+      text += std::string(name) + ",";
+      if (p.detection()) text += std::to_string(p.boxes.images.at(static_cast<size_t>(item)).id) + ",";
+      text += csvField(exampleSource(p, item)) + "\n";
+    }
+  writeFileAtomically(ctx.runDir + "/" + run_files::kSplits, text);
 }
 
 // data.sampler balanced: each training example weighs 1 / its class's count.
@@ -422,7 +440,10 @@ void setupRun(RunContext& ctx) {
 
   ctx.steps = planSteps(ctx.globalBatchConfig(), ctx.data.splits.train->size());
   startLoader(ctx);
-  if (ctx.where.writer) writeClasses(ctx);
+  if (ctx.where.writer) {
+    writeClasses(ctx);
+    writeSplits(ctx);
+  }
 
   const auto* again = ctx.start.as<run_start::Resume>();
   const bool fromStart = again && again->fromStart;

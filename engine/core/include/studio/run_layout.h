@@ -6,6 +6,9 @@
 //   log.txt            the engine's log
 //   summary.json       the final figures (RunSummary)
 //   classes.json       class names and per-class counts of each split
+//   splits.csv         the validation and test splits' examples (split,
+//                      source; a detector's also image_id), so that their
+//                      figures can be computed again outside the studio
 //   eval/step-<N>.json each evaluation: confusion matrix, per-class figures,
 //                      the most confidently wrong examples (studio/eval_report.h)
 //   eval/step-<N>-wrong.png  their thumbnails, side by side (image data)
@@ -44,6 +47,7 @@ inline constexpr const char* kMetrics = "metrics.csv";
 inline constexpr const char* kLog = "log.txt";
 inline constexpr const char* kSummary = "summary.json";
 inline constexpr const char* kClasses = "classes.json";
+inline constexpr const char* kSplits = "splits.csv";
 // task.tune_thresholds: {"step", "thresholds": {label: threshold}}, from the
 // last validation evaluation; predict and export use them.
 inline constexpr const char* kThresholds = "thresholds.json";
