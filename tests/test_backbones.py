@@ -141,6 +141,9 @@ class FineTuneTest(unittest.TestCase):
     # The smallest images resnet18 trains on with batches of more than one (a 1x1 final map): what these
     # cases check (weights loaded, frozen, resumed; rates; learning) holds at any size, and 64 px took 4x as long.
     SIZE = "data.image_size=[32, 32]"
+    # Half the photos (150 training, 5 steps an epoch; 60 tested): the cases that check what a run does,
+    # not how well it learns (resumed, frozen) take no more.
+    HALF = ["--set", "data.train_limit=150", "--set", "data.test_limit=60"]
 
     @classmethod
     def setUpClass(cls):
@@ -249,11 +252,14 @@ class FineTuneTest(unittest.TestCase):
         return torch.load(os.path.join(out, "model.pt"))
 
     def test_frozen_layers_stay_and_unfrozen_ones_learn(self):
-        common = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=1"]
+        common = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=1", *self.HALF]
         # One epoch, all of it frozen: every tensor but the new classifier's is the file's, bit for bit
         # (the BatchNorm statistics and their counters too).
         code, text, folder = self.train("frozen", *common, "--set", "train.epochs=1")
         self.assertEqual(code, 0, text)
+        # Its one evaluation is both its best and its last: one file under the two names, not 134 MB twice.
+        best, last = (os.stat(os.path.join(folder, "checkpoints", n)) for n in ("best.ckpt", "last.ckpt"))
+        self.assertEqual((best.st_ino, best.st_nlink), (last.st_ino, 2))
         state = self.exported(folder)
         for name, want in self.state.items():
             if not name.startswith("fc."):
@@ -275,7 +281,7 @@ class FineTuneTest(unittest.TestCase):
             self.assertFalse(torch.equal(state[name], self.state[name]), name)
         with open(os.path.join(folder, "metrics.csv")) as f:
             unfreezes = [line.split(",")[:3] for line in f if line.startswith("unfreeze,")]
-        self.assertEqual(unfreezes, [["unfreeze", "10", "1"]])  # 300 images in batches of 32: 10 steps an epoch
+        self.assertEqual(unfreezes, [["unfreeze", "5", "1"]])  # 150 images in batches of 32: 5 steps an epoch
 
     def test_mixup_and_cutmix_still_learn(self):
         code, text, folder = self.train("mixed", "--set", f"model.weights={self.weights}",
@@ -318,11 +324,12 @@ class FineTuneTest(unittest.TestCase):
 
     def test_a_killed_fine_tune_resumes_as_if_never_stopped(self):
         # Gradual unfreezing with discriminative rates, killed (SIGKILL) in epoch 2 after its checkpoint at
-        # step 12: the resumed run is in the same frozen state and writes the same rows, bit for bit.
+        # step 6 (half the photos: 5 steps an epoch): the resumed run is in the same frozen state and writes
+        # the same rows, bit for bit.
         # With every photo augmentation on: their draws follow (seed, epoch, batch), so they resume too.
         args = ["--set", f"model.weights={self.weights}", "--set", "train.finetune.freeze_epochs=1",
                 "--set", "train.finetune.gradual=true", "--set", "train.finetune.backbone_lr_factor=0.1",
-                "--set", "output.checkpoint_every_steps=12", "--set", "train.log_every_steps=1",
+                "--set", "output.checkpoint_every_steps=6", "--set", "train.log_every_steps=1", *self.HALF,
                 "--set", "data.augment_resized_crop=true", "--set", "data.augment_vflip=true",
                 "--set", "data.augment_rotation=15", "--set", "data.augment_brightness=0.3",
                 "--set", "data.augment_contrast=0.3", "--set", "data.augment_saturation=0.3",
@@ -335,27 +342,27 @@ class FineTuneTest(unittest.TestCase):
 
         code, text, whole = self.train("whole", *args)
         self.assertEqual(code, 0, text)
-        killed = self.killed("killed", "train-step:15", *args)
+        killed = self.killed("killed", "train-step:8", *args)
         code, text = run(CLI, "resume", killed)
         self.assertEqual(code, 0, text)
         self.assertEqual(rows(killed), rows(whole))
         self.assertEqual([r[:3] for r in rows(whole) if r[0] == "unfreeze"],
-                         [["unfreeze", "10", "1"], ["unfreeze", "20", "2"]])
+                         [["unfreeze", "5", "1"], ["unfreeze", "10", "2"]])
 
     def test_a_fine_tune_killed_before_its_first_checkpoint_starts_again_from_the_weights(self):
-        # Killed (SIGKILL) at step 5, before its first checkpoint (step 12): resume trains again from step 0, and
+        # Killed (SIGKILL) at step 3, before its first checkpoint (step 6): resume trains again from step 0, and
         # from model.weights, not from random weights. With the backbone frozen (and its BatchNorm statistics kept)
         # for both epochs, conv1.weight ends equal to the file's, and every row equals an uninterrupted run's.
         args = ["--set", f"model.weights={self.weights}", "--set", "train.epochs=2", "--set", "train.finetune.freeze_epochs=2",
-                "--set", "train.finetune.freeze_batchnorm=true", "--set", "output.checkpoint_every_steps=12",
-                "--set", "train.log_every_steps=1"]
+                "--set", "train.finetune.freeze_batchnorm=true", "--set", "output.checkpoint_every_steps=6",
+                "--set", "train.log_every_steps=1", *self.HALF]
 
         def rows(folder):
             return self.rows(folder, ["kind", "step", "epoch", "train_loss", "lr"])
 
         code, text, whole = self.train("whole-frozen", *args)
         self.assertEqual(code, 0, text)
-        killed = self.killed("killed-early", "train-step:5", *args)
+        killed = self.killed("killed-early", "train-step:3", *args)
         self.assertFalse(os.path.exists(os.path.join(killed, "checkpoints", "last.ckpt")))
         code, text = run(CLI, "resume", killed)
         self.assertEqual(code, 0, text)
