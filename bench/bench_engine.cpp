@@ -178,6 +178,7 @@ struct Bench {
     c.train.epochs = 0;  // max_steps alone ends the run: a preset's epochs may end before it (351 steps, not 620)
     c.train.log_every_steps = warmup;    // records flush at the warm-up's end and every 20 steps after
     c.evaluation.every_steps = 1000000;  // timing only: no evaluation inside the measured steps
+    c.data.test_limit = 512;  // the run's final test, after the timed steps, on a few batches, not 10,000 images
     c.performance.device = device;
     c.output.dir = "/tmp/training-studio-bench";
     return c;

@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   const QString presetDir = QString::fromStdString(studio::defaultPresetDir());
   studio::TrainConfig c = studio::loadConfigFile(studio::presetPath(presetDir.toStdString(), "fashion-mnist-cnn"));
   c.train.max_steps = kWarmup + steps;
+  c.data.test_limit = 512;  // the final test, after the timed steps, on a few batches, not 10,000 images
   c.performance.device = device;
   c.performance.threads = threads;
   c.output.dir = "bench-runs";
