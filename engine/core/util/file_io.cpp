@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <vector>
 
 namespace studio {
@@ -116,6 +117,36 @@ void writeFileAtomically(const std::string& path, std::string_view data,
   }
   if (phase) phase("renamed");
   syncFolder(parentFolder(path));
+}
+
+bool linkFileAtomically(const std::string& from, const std::string& path,
+                        const std::function<void(const char*)>& phase) {
+  requireReplaceable(path);
+  // A unique temporary name as mkostemp's: link() fails on a name that is
+  // taken (never following a link planted there), so another is drawn.
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device device;
+  std::string tmp;
+  for (int attempt = 0;; ++attempt) {
+    tmp = path + kTemporarySuffix;
+    for (int i = 0; i < 6; ++i) tmp += kLetters[device() % (sizeof kLetters - 1)];
+    if (::link(from.c_str(), tmp.c_str()) == 0) break;
+    if (errno != EEXIST || attempt >= 100) return false;
+  }
+  if (phase) phase("temp");
+  try {
+    requireReplaceable(path);  // again: it may have changed meanwhile
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  if (phase) phase("renamed");
+  syncFolder(parentFolder(path));
+  return true;
 }
 
 void checkOutputFile(const std::string& path, const std::string& option, bool overwrite,

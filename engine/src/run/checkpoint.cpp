@@ -3,13 +3,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <filesystem>
 #include <map>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -85,42 +80,6 @@ ArchiveDict openCheckpoint(const std::string& path) {
   return root;
 }
 
-// Another name for the checkpoint just written at `from` (best.ckpt beside
-// last.ckpt at the same step): a hard link made under a temporary name
-// beside `path` ("<path>.tmp.XXXXXX", as writeFileAtomically names its own)
-// and renamed over it, so that `path` is the old file or the new one, whole,
-// and the 134 MB of a ResNet-18's checkpoint are not written twice. A later
-// save replaces `from` by a new file (a rename), which leaves this name's
-// file as it is. False where the folder takes no hard link (another file
-// system, FAT) or `path` is not a file to replace: the caller writes the
-// bytes then, with writeFileAtomically's messages.
-bool linkAtomically(const std::string& from, const std::string& path) {
-  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  std::random_device device;
-  std::string tmp;
-  for (int attempt = 0;; ++attempt) {
-    tmp = path + ".tmp.";
-    for (int i = 0; i < 6; ++i) tmp += kLetters[device() % (sizeof kLetters - 1)];
-    if (::link(from.c_str(), tmp.c_str()) == 0) break;  // link never follows a link at tmp
-    if (errno != EEXIST || attempt >= 100) return false;
-  }
-  crashPoint("checkpoint-after-temp");
-  std::error_code ec;
-  const auto status = fs::symlink_status(path, ec);
-  if ((fs::exists(status) && !fs::is_regular_file(status) && !fs::is_symlink(status)) ||
-      ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  crashPoint("checkpoint-after-renamed");
-  const int folder = ::open(parentFolder(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (folder >= 0) {
-    ::fsync(folder);
-    ::close(folder);
-  }
-  return true;
-}
-
 }  // namespace
 
 void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
@@ -183,12 +142,12 @@ void saveCheckpoint(const std::vector<std::string>& paths, CheckpointParts p) {
   } catch (const c10::Error& e) {
     throw IoError("cannot serialise checkpoint " + paths.front() + ": " + e.what_without_backtrace());
   }
+  const auto phase = [](const char* phase) { crashPoint(std::string("checkpoint-after-") + phase); };
   for (const auto& path : paths) {
     crashPoint("checkpoint-before-temp");
-    if (&path != &paths.front() && linkAtomically(paths.front(), path)) continue;
-    writeFileAtomically(path, data, [](const char* phase) {  // names the file on failure
-      crashPoint(std::string("checkpoint-after-") + phase);
-    });
+    // A second name at the same step (best.ckpt) links the first file: one copy on the disk.
+    if (&path != &paths.front() && linkFileAtomically(paths.front(), path, phase)) continue;
+    writeFileAtomically(path, data, phase);  // names the file on failure
   }
 }
 

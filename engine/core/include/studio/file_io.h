@@ -26,6 +26,17 @@ void writeFileAtomically(const std::string& path, std::string_view data,
                          const std::function<void(const char* phase)>& phase = {});
 // A device, a FIFO, a socket or a folder at path is never replaced: InputError.
 
+// Another name for the file at `from` (best.ckpt beside last.ckpt at the same
+// step), made as writeFileAtomically makes its files: a hard link under a
+// temporary name beside path, renamed over it (`phase` "temp" and "renamed"
+// alike), then the folder fsynced; the bytes are not written again. A later
+// writeFileAtomically of `from` replaces that file by a new one and leaves
+// path's as it is. False, with path as it was, where the folder takes no
+// hard link (another file system, FAT): write the bytes then. A device, a
+// FIFO, a socket or a folder at path: InputError.
+bool linkFileAtomically(const std::string& from, const std::string& path,
+                        const std::function<void(const char* phase)>& phase = {});
+
 // A file a person names for a command to write (option: "--out"): it may be
 // missing (its folder there), or with overwrite a regular file; never a link
 // (dangling or not), a device, a FIFO, a socket or a folder, nor one of the
