@@ -1,6 +1,6 @@
 // IDX files: raw and gzip read alike; truncated, wrong-magic, wrong-rank,
 // damaged-gzip, oversized-header and count-mismatched files give errors that
-// name the file; the data plan of an IDX folder splits it as it says.
+// name the file; the first items alone read as the whole file's; the data plan of an IDX folder splits it as it says.
 #include "test_support.h"
 
 #include <zlib.h>
@@ -58,6 +58,33 @@ class TestIdxFile : public QObject {
       QCOMPARE(a.data.size(), size_t(24));
       QCOMPARE(int(a.data[13]), 3);
     }
+  }
+  void theFirstItemsAreTheWholeFilesFirst() {
+    // The Data tab's samples: only the file's start is read, the same bytes as the whole read's.
+    QTemporaryDir dir;
+    std::vector<uint8_t> bytes = idx({400, 28, 28}, 0);
+    uint32_t x = 7;
+    for (int i = 0; i < 400 * 784; ++i) bytes.push_back(static_cast<uint8_t>((x = x * 1103515245 + 12345) >> 24));
+    for (bool gz : {false, true}) {
+      const auto path = write(dir, gz ? "f.gz" : "f", bytes, gz);
+      const IdxArray all = readIdxFile(path, 3);
+      for (int64_t n : {0, 1, 37, 400, 1000}) {
+        const IdxArray first = readIdxFirst(path, 3, n);
+        const int64_t kept = std::min<int64_t>(n, 400);
+        QCOMPARE(first.dims, (std::vector<int64_t>{kept, 28, 28}));
+        QVERIFY(std::equal(first.data.begin(), first.data.end(), all.data.begin(), all.data.begin() + kept * 784));
+        QCOMPARE(first.data.size(), size_t(kept * 784));
+      }
+      // A file that ends before the items asked for is named; one that ends after them is not read that far.
+      const auto cut =
+          write(dir, gz ? "c.gz" : "c", std::vector<uint8_t>(bytes.begin(), bytes.begin() + 16 + 50 * 784), gz);
+      expectError([&] { readIdxFirst(cut, 3, 51); }, cut, "truncated");
+      QCOMPARE(readIdxFirst(cut, 3, 50).dims[0], int64_t(50));
+    }
+    const auto huge = write(dir, "huge", idx({1, 0x0FFFFFFF, 0x0FFFFFFF}, 8), false);
+    expectError([&] { readIdxFirst(huge, 3, 1); }, huge, "declares too much data");
+    const auto big = write(dir, "big", idx({5000000, 4096, 4096}, 8), false);
+    expectError([&] { readIdxFirst(big, 3, 1); }, big, "cannot hold them");
   }
   void planOfAnIdxFolder() {
     QTemporaryDir dir;

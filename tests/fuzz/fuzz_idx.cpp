@@ -1,4 +1,5 @@
-// IDX files (raw or gzip): headers, sizes, truncation, damaged gzip streams.
+// IDX files (raw or gzip): headers, sizes, truncation, damaged gzip streams;
+// the whole file and its first items.
 #include "fuzz_input.h"
 #include "studio/idx_file.h"
 
@@ -12,6 +13,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       int64_t n = 1;
       for (int64_t d : a.dims) n *= d;
       if (static_cast<int64_t>(a.data.size()) != n) std::abort();  // what it returns is what it says
+    } catch (const DataError&) {
+    }
+    try {  // the Data tab's read of the first items
+      const IdxArray a = readIdxFirst(file.path(), rank, 3);
+      int64_t n = 1;
+      for (int64_t d : a.dims) n *= d;
+      if (a.dims.empty() || a.dims[0] > 3 || static_cast<int64_t>(a.data.size()) != n) std::abort();
     } catch (const DataError&) {
     }
   }

@@ -101,18 +101,30 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
     const int64_t classes = plan.hasTargets() ? 1 : plan.classes();
     p.samples.assign(static_cast<size_t>(classes), {});
     if (plan.format == DataFormat::idx) {
-      const IdxArray images = readIdxFile(plan.idxTrainImages, 3);
+      // The first training images of each class in the file's order: only
+      // the file's start up to the last of them is inflated (Fashion-MNIST's
+      // whole 47 MB took 0.4 s of the window's thread each time).
+      std::vector<std::pair<int64_t, int64_t>> byRow;  // (row in the file, class)
+      for (size_t i = 0; i < plan.train.items.size(); ++i)
+        if (plan.train.items[i] < plan.idxTrainCount) byRow.emplace_back(plan.train.items[i], plan.train.labels[i]);
+      std::sort(byRow.begin(), byRow.end());
+      std::vector<int> taken(static_cast<size_t>(classes), 0);
+      std::vector<std::pair<int64_t, int64_t>> picked;
+      for (const auto& [row, label] : byRow)
+        if (taken[static_cast<size_t>(label)] < perClass) {
+          ++taken[static_cast<size_t>(label)];
+          picked.emplace_back(row, label);
+        }
+      const IdxArray images = readIdxFirst(plan.idxTrainImages, 3, picked.empty() ? 0 : picked.back().first + 1);
       const int64_t px = images.dims[1] * images.dims[2];
-      for (size_t i = 0; i < plan.train.items.size(); ++i) {
-        auto& row = p.samples[static_cast<size_t>(plan.train.labels[i])];
-        if (static_cast<int>(row.size()) >= perClass) continue;
+      for (const auto& [row, label] : picked) {
         Image img;
         img.height = images.dims[1];
         img.width = images.dims[2];
         img.channels = 1;
-        const auto at = images.data.begin() + static_cast<std::ptrdiff_t>(plan.train.items[i] * px);
+        const auto at = images.data.begin() + static_cast<std::ptrdiff_t>(row * px);
         img.pixels.assign(at, at + px);
-        row.push_back(toQImage(img));
+        p.samples[static_cast<size_t>(label)].push_back(toQImage(img));
       }
     } else if (plan.detection()) {
       p.samples = boxedSamples(plan, perClass);

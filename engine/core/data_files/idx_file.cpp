@@ -57,6 +57,35 @@ std::vector<int64_t> readHeader(gzFile f, const std::string& path, int expectedR
   return dims;
 }
 
+// Reads the data of out.dims (the header already read) into out.data. Each
+// size is below 2^28: the product is checked before it can overflow. A file
+// cannot hold more than deflate's best ratio (1032:1) lets it: a header that
+// promises far more is refused before anything is allocated. `atLeast`: ""
+// when out.dims is the whole file's, "at least " when only its first items.
+void readData(gzFile f, const std::string& path, IdxArray& out, const char* atLeast) {
+  constexpr int64_t kMost = int64_t(1) << 34;
+  int64_t count = 1;
+  for (int64_t d : out.dims) {
+    if (d > kMost / std::max<int64_t>(count, 1)) throw DataError("data file " + path + " declares too much data");
+    count *= d;
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && count > int64_t(1100) * st.st_size + 1024)
+    throw DataError("data file " + path + " is truncated: its header promises " + atLeast + std::to_string(count) +
+                    " bytes of data, and a file of " + std::to_string(st.st_size) + " bytes cannot hold them");
+  out.data.resize(static_cast<size_t>(count));
+  int64_t got = 0;
+  while (got < count) {
+    const unsigned chunk = static_cast<unsigned>(std::min<int64_t>(count - got, 1 << 30));
+    const int64_t n = readSome(f, out.data.data() + got, chunk, path);
+    if (n == 0) break;
+    got += n;
+  }
+  if (got != count)
+    throw DataError("data file " + path + " is truncated: header promises " + atLeast + std::to_string(count) +
+                    " bytes of data, the file holds " + std::to_string(got));
+}
+
 }  // namespace
 
 std::vector<int64_t> readIdxDims(const std::string& path, int expectedRank) {
@@ -64,35 +93,21 @@ std::vector<int64_t> readIdxDims(const std::string& path, int expectedRank) {
   return readHeader(f.get(), path, expectedRank);
 }
 
+IdxArray readIdxFirst(const std::string& path, int expectedRank, int64_t items) {
+  GzFile f = open(path);
+  IdxArray out;
+  out.dims = readHeader(f.get(), path, expectedRank);
+  out.dims[0] = std::clamp<int64_t>(items, 0, out.dims[0]);
+  readData(f.get(), path, out, "at least ");
+  return out;
+}
+
 IdxArray readIdxFile(const std::string& path, int expectedRank) {
   // gzread reads plain files unchanged, so one path serves .gz and raw files.
   GzFile f = open(path);
   IdxArray out;
   out.dims = readHeader(f.get(), path, expectedRank);
-  // Each size is below 2^28: the product is checked before it can overflow.
-  constexpr int64_t kMost = int64_t(1) << 34;
-  int64_t count = 1;
-  for (int64_t d : out.dims) {
-    if (d > kMost / count) throw DataError("data file " + path + " declares too much data");
-    count *= d;
-  }
-  // A file cannot hold more than deflate's best ratio (1032:1) lets it: a
-  // header that promises far more is refused before anything is allocated.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && count > int64_t(1100) * st.st_size + 1024)
-    throw DataError("data file " + path + " is truncated: its header promises " + std::to_string(count) +
-                    " bytes of data, and a file of " + std::to_string(st.st_size) + " bytes cannot hold them");
-  out.data.resize(static_cast<size_t>(count));
-  int64_t got = 0;
-  while (got < count) {
-    const unsigned chunk = static_cast<unsigned>(std::min<int64_t>(count - got, 1 << 30));
-    const int64_t n = readSome(f.get(), out.data.data() + got, chunk, path);
-    if (n == 0) break;
-    got += n;
-  }
-  if (got != count)
-    throw DataError("data file " + path + " is truncated: header promises " + std::to_string(count) +
-                    " bytes of data, the file holds " + std::to_string(got));
+  readData(f.get(), path, out, "");
   // Reading past the data reaches the gzip trailer, where zlib checks the
   // CRC-32 and length of everything read (readSome throws when they fail).
   unsigned char extra;

@@ -26,4 +26,10 @@ IdxArray readIdxFile(const std::string& path, int expectedRank);
 // Only the header's dimensions.
 std::vector<int64_t> readIdxDims(const std::string& path, int expectedRank);
 
+// The header and the first `items` items (all when the file holds fewer):
+// dims[0] is how many were read. Nothing after them is inflated (the Data
+// tab's samples of Fashion-MNIST: a few kilobytes, not 47 MB), so a damage
+// after them goes unseen; the run's own read (readIdxFile) checks it all.
+IdxArray readIdxFirst(const std::string& path, int expectedRank, int64_t items);
+
 }  // namespace studio
