@@ -12,9 +12,12 @@
 //  - batch-find's largest micro-batch trains, and the size it found too
 //    large runs out of memory in a real run.
 #include <ATen/autocast_mode.h>
+#include <c10/core/CPUAllocator.h>
 
 #include <torch/nn/functional/loss.h>
+#include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "models/autocast_scope.h"
 #include "models/builtin_model.h"
@@ -178,6 +181,48 @@ class TestMemoryTechniques : public QObject {
     QVERIFY(plain.kept > 0 && plain.peak > 0);
     QVERIFY(recomputed.kept < plain.kept / 2);
     QVERIFY(recomputed.peak < plain.peak * 0.7);
+  }
+
+  // oneDNN allocates its scratch and cached memory through
+  // c10::GetAllocator(kCPU)->raw_allocate and frees it through whichever CPU
+  // allocator is current then (ATen's IDeepRegistration.cpp): memory taken
+  // before a meter and freed under it, or the other way round, crosses the
+  // two allocators. The meter once put a size header before its blocks, and
+  // such a crossing freed a pointer the heap never gave out: the window's
+  // model summary, convolving beside a run with a CPU limit or a batch-find,
+  // corrupted the heap (SIGSEGV in tcmalloc, in test_window_form and
+  // test_window_review). Every crossing must free what was allocated, and
+  // the heap stay whole.
+  void blocksCrossTheMeterBothWays() {
+    // Blocks of one size, every other one freed across the meter, the rest
+    // kept with a pattern; then new blocks of that size written over: the
+    // kept ones must keep their pattern (a pointer freed that the heap never
+    // gave out hands out memory overlapping its neighbours).
+    auto cross = [](size_t size, bool freedUnderTheMeter) {
+      std::vector<void*> blocks;
+      std::optional<CpuMemoryMeter> meter;
+      if (!freedUnderTheMeter) meter.emplace();
+      for (int i = 0; i < 64; ++i) blocks.push_back(c10::GetAllocator(c10::DeviceType::CPU)->raw_allocate(size));
+      if (freedUnderTheMeter)
+        meter.emplace();
+      else
+        meter.reset();
+      for (size_t i = 0; i < blocks.size(); i += 2) c10::GetAllocator(c10::DeviceType::CPU)->raw_deallocate(blocks[i]);
+      meter.reset();
+      for (size_t i = 1; i < blocks.size(); i += 2) std::memset(blocks[i], 0xAB, size);
+      std::vector<std::vector<uint8_t>*> fresh;
+      for (int i = 0; i < 256; ++i) fresh.push_back(new std::vector<uint8_t>(size, 0x11));
+      bool whole = true;
+      for (size_t i = 1; i < blocks.size(); i += 2) {
+        const auto* b = static_cast<const uint8_t*>(blocks[i]);
+        whole = whole && std::all_of(b, b + size, [](uint8_t v) { return v == 0xAB; });
+        c10::GetAllocator(c10::DeviceType::CPU)->raw_deallocate(blocks[i]);
+      }
+      for (auto* f : fresh) delete f;
+      return whole;
+    };
+    QVERIFY2(cross(4096, true), "blocks allocated before the meter, freed under it");
+    QVERIFY2(cross(4096, false), "blocks allocated under the meter, freed after it");
   }
 
   void runWithCheckpointingEqualsRunWithout() {

@@ -5,7 +5,10 @@
 #include <c10/core/impl/alloc_cpu.h>
 #include <c10/util/Exception.h>
 
+#include <malloc.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -18,43 +21,50 @@ std::atomic<bool> g_active{false};
 
 std::string mib(int64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
-// Each allocation carries its size in a header before the data, so the data
-// pointer is its own context (raw_allocate, which some kernels use for
-// scratch space, requires that) and the free knows what to uncount.
-constexpr size_t kHeader = 64;  // keeps the data 64-byte aligned, as c10's allocator does
+[[noreturn]] void outOfMemory(int64_t bytes, int64_t limit) {
+  TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU out of memory: tried to allocate ", mib(bytes), " with ",
+                   mib(g_live.load(std::memory_order_relaxed)), " in use of the ", mib(limit),
+                   " memory.cpu_limit_mib allows");
+  std::abort();  // not reached: TORCH_CHECK_WITH throws
+}
+
+// The blocks are c10's own (alloc_cpu, freed by free_cpu), counted by the
+// heap's size of each (malloc_usable_size), so a block may be freed by
+// either allocator: oneDNN allocates its scratch and cached memory through
+// c10::GetAllocator(kCPU)->raw_allocate and frees it through whichever CPU
+// allocator is current then (ATen's IDeepRegistration.cpp). The meter once
+// put a size header before its blocks, and a block crossing the meter's
+// start or end was freed at a pointer the heap never gave out: the window's
+// model summary, convolving beside a run with memory.cpu_limit_mib or a
+// batch-find, corrupted the heap. A block allocated before the meter and
+// freed under it is uncounted without having been counted (the live count
+// may read a little low); the count starts again at each meter.
+int64_t blockBytes(void* data) { return static_cast<int64_t>(::malloc_usable_size(data)); }
 
 void releaseCounted(void* data) {
   if (!data) return;
-  char* raw = static_cast<char*>(data) - kHeader;
-  int64_t bytes = 0;
-  std::memcpy(&bytes, raw, sizeof bytes);
-  g_live.fetch_sub(bytes, std::memory_order_relaxed);
-  c10::free_cpu(raw);
+  g_live.fetch_sub(blockBytes(data), std::memory_order_relaxed);
+  c10::free_cpu(data);
 }
 
 class CountingAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(size_t n) override {
-    const auto bytes = static_cast<int64_t>(n);
     const int64_t limit = g_limit.load(std::memory_order_relaxed);
+    // Refused before the heap is asked: the size the heap will give is at least n.
+    if (limit > 0 && g_live.load(std::memory_order_relaxed) + static_cast<int64_t>(n) > limit)
+      outOfMemory(static_cast<int64_t>(n), limit);
+    void* data = c10::alloc_cpu(n);
+    const int64_t bytes = data ? blockBytes(data) : 0;
     const int64_t now = g_live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
     if (limit > 0 && now > limit) {
       g_live.fetch_sub(bytes, std::memory_order_relaxed);
-      TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU out of memory: tried to allocate ", mib(bytes), " with ",
-                       mib(now - bytes), " in use of the ", mib(limit), " memory.cpu_limit_mib allows");
+      c10::free_cpu(data);
+      outOfMemory(static_cast<int64_t>(n), limit);
     }
     int64_t peak = g_peak.load(std::memory_order_relaxed);
     while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
     }
-    char* raw = nullptr;
-    try {
-      raw = static_cast<char*>(c10::alloc_cpu(n + kHeader));
-    } catch (...) {
-      g_live.fetch_sub(bytes, std::memory_order_relaxed);
-      throw;
-    }
-    std::memcpy(raw, &bytes, sizeof bytes);
-    void* data = raw + kHeader;
     return {data, data, &releaseCounted, c10::Device(c10::DeviceType::CPU)};
   }
 
