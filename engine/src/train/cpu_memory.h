@@ -5,7 +5,9 @@
 // the limit an allocation throws c10::OutOfMemoryError, as the CUDA caching
 // allocator does when a GPU is full, so the out-of-memory paths (the
 // micro-batch back-off, batch-find) work and are tested on the CPU. Memory
-// allocated before the meter existed is not counted. One meter at a time.
+// allocated before the meter existed is not counted. The blocks are c10's
+// own, so a block allocated under one allocator may be freed under the
+// other (oneDNN frees through whichever is current). One meter at a time.
 // Thread: any (the counters are atomic); made and destroyed on one thread.
 
 #include <cstdint>
