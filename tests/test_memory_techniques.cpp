@@ -183,16 +183,10 @@ class TestMemoryTechniques : public QObject {
     QVERIFY(recomputed.peak < plain.peak * 0.7);
   }
 
-  // oneDNN allocates its scratch and cached memory through
-  // c10::GetAllocator(kCPU)->raw_allocate and frees it through whichever CPU
-  // allocator is current then (ATen's IDeepRegistration.cpp): memory taken
-  // before a meter and freed under it, or the other way round, crosses the
-  // two allocators. The meter once put a size header before its blocks, and
-  // such a crossing freed a pointer the heap never gave out: the window's
-  // model summary, convolving beside a run with a CPU limit or a batch-find,
-  // corrupted the heap (SIGSEGV in tcmalloc, in test_window_form and
-  // test_window_review). Every crossing must free what was allocated, and
-  // the heap stay whole.
+  // A block may cross the meter's start or end (oneDNN frees through
+  // whichever CPU allocator is current: cpu_memory.cpp says why); the meter's
+  // size header once made such a crossing free a pointer the heap never gave
+  // out (SIGSEGV in tcmalloc, in test_window_form and test_window_review).
   void blocksCrossTheMeterBothWays() {
     // Blocks of one size, every other one freed across the meter, the rest
     // kept with a pattern; then new blocks of that size written over: the

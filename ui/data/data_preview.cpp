@@ -108,24 +108,25 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
       for (size_t i = 0; i < plan.train.items.size(); ++i)
         if (plan.train.items[i] < plan.idxTrainCount) byRow.emplace_back(plan.train.items[i], plan.train.labels[i]);
       std::sort(byRow.begin(), byRow.end());
-      std::vector<int> taken(static_cast<size_t>(classes), 0);
-      std::vector<std::pair<int64_t, int64_t>> picked;
+      std::vector<std::vector<int64_t>> rowsOf(static_cast<size_t>(classes));  // each class's first rows
+      int64_t last = -1;
       for (const auto& [row, label] : byRow)
-        if (taken[static_cast<size_t>(label)] < perClass) {
-          ++taken[static_cast<size_t>(label)];
-          picked.emplace_back(row, label);
+        if (auto& rows = rowsOf[static_cast<size_t>(label)]; static_cast<int>(rows.size()) < perClass) {
+          rows.push_back(row);
+          last = std::max(last, row);
         }
-      const IdxArray images = readIdxFirst(plan.idxTrainImages, 3, picked.empty() ? 0 : picked.back().first + 1);
+      const IdxArray images = readIdxFirst(plan.idxTrainImages, 3, last + 1);
       const int64_t px = images.dims[1] * images.dims[2];
-      for (const auto& [row, label] : picked) {
-        Image img;
-        img.height = images.dims[1];
-        img.width = images.dims[2];
-        img.channels = 1;
-        const auto at = images.data.begin() + static_cast<std::ptrdiff_t>(row * px);
-        img.pixels.assign(at, at + px);
-        p.samples[static_cast<size_t>(label)].push_back(toQImage(img));
-      }
+      for (size_t k = 0; k < rowsOf.size(); ++k)
+        for (const int64_t row : rowsOf[k]) {
+          Image img;
+          img.height = images.dims[1];
+          img.width = images.dims[2];
+          img.channels = 1;
+          const auto at = images.data.begin() + static_cast<std::ptrdiff_t>(row * px);
+          img.pixels.assign(at, at + px);
+          p.samples[k].push_back(toQImage(img));
+        }
     } else if (plan.detection()) {
       p.samples = boxedSamples(plan, perClass);
     } else if (plan.format == DataFormat::image_folder) {
