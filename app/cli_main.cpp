@@ -31,6 +31,7 @@
 #include "cli_predict.h"
 #include "cli_progress.h"
 #include "cli_search.h"
+#include "studio/devices.h"
 #include "studio/log.h"
 #include "studio/metric_record.h"
 #include "studio/report_lines.h"
@@ -124,7 +125,10 @@ int runSession(studio::Session& session) {
 
 int cliMain(int argc, char** argv) {
   CLI::App app{"Training Studio, headless: train PyTorch models with LibTorch"};
-  app.set_version_flag("--version", std::string("training-studio-cli ") + STUDIO_VERSION);
+  // The version, and whether the GPU side is loaded (engine/src/cuda/cuda_side.h).
+  app.set_version_flag("--version", [] {
+    return std::string("training-studio-cli ") + STUDIO_VERSION + "\n" + studio::cudaSideStatus();
+  });
   app.require_subcommand(1);
   app.add_flag("--report", g_report, "Progress as tab-separated lines for a program that runs this one")->group("");
 

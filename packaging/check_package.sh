@@ -29,6 +29,10 @@ for f in ./usr/bin/training-studio ./usr/bin/training-studio-cli \
          ./usr/share/doc/training-studio/settings.md; do
   grep -qx -- "$f" <<<"$files" || fail "$deb lacks $f"
 done
+# The CUDA plug-in, where the build's LibTorch has CUDA (the test says so).
+if [ "${STUDIO_EXPECT_CUDA_PLUGIN:-0}" = 1 ]; then
+  grep -qx -- ./usr/libexec/training-studio/libstudio_cuda.so <<<"$files" || fail "$deb lacks the CUDA plug-in"
+fi
 depends=$(dpkg-deb -f "$deb" Depends)
 for d in libqt6widgets6 libqcustomplot2.1-qt6 python3-venv; do
   grep -q "$d" <<<"$depends" || fail "Depends lacks $d: $depends"

@@ -15,6 +15,9 @@ struct ComputeDevice {
   std::string description;  // "NVIDIA H100 80GB HBM3, 79.1 GiB"; "16 cores, 125.6 GiB memory"
 };
 const std::vector<ComputeDevice>& computeDevices();
+// Whether LibTorch's CUDA half is loaded, and why not, in one line
+// ("CUDA: not loaded: no NVIDIA driver here ..."): engine/src/cuda/cuda_side.h.
+std::string cudaSideStatus();
 // The machine's cores (std::thread::hardware_concurrency, at least 1).
 int machineCores();
 

@@ -11,10 +11,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#ifdef STUDIO_WITH_NCCL
-#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
-#endif
-
+#include "cuda/cuda_side.h"
 #include "studio/errors.h"
 #include "studio/log.h"
 
@@ -138,21 +135,21 @@ std::string ProcessGroup::describe() const {
 
 void ProcessGroup::useDevice(const torch::Device& device) {
   if (!device.is_cuda() || m_impl->nccl) return;
-#ifdef STUDIO_WITH_NCCL
+  CudaSide* side = cudaSide();
   try {
-    auto options = c10d::ProcessGroupNCCL::Options::create();
-    options->timeout = m_timeout;
-    m_impl->nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(
-        c10::make_intrusive<c10d::PrefixStore>("nccl", m_impl->store), m_env.rank, m_env.world, options);
-    m_backendName = "nccl";
-    log::info(describe() + ": collectives on " + device.str() + " through NCCL");
+    if (side)
+      m_impl->nccl = side->makeNccl(c10::make_intrusive<c10d::PrefixStore>("nccl", m_impl->store), m_env.rank,
+                                    m_env.world, m_timeout);
   } catch (const std::exception& e) {
     throw RankLost(describe() + " could not set up NCCL on " + device.str() + ": " + messageOf(e));
   }
-#else
-  log::warn("this LibTorch build has no NCCL here: collectives on " + device.str() +
-            " go through Gloo (slower: copies through host memory)");
-#endif
+  if (m_impl->nccl) {
+    m_backendName = "nccl";
+    log::info(describe() + ": collectives on " + device.str() + " through NCCL");
+  } else {
+    log::warn("this LibTorch build has no NCCL here: collectives on " + device.str() +
+              " go through Gloo (slower: copies through host memory)");
+  }
 }
 
 void ProcessGroup::wait(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what) {

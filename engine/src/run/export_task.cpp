@@ -6,6 +6,7 @@
 #include "run/card_snippets.h"
 #include "run/export_check.h"
 #include "run/run_recorder.h"
+#include "studio/dataset_info.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/run_layout.h"

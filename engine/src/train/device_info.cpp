@@ -9,9 +9,8 @@
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/mm.h>
 #include <torch/cuda.h>
-#if defined(STUDIO_WITH_CUDA)
-#include <ATen/cuda/CUDAContext.h>
-#endif
+
+#include "cuda/cuda_side.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -36,7 +35,8 @@ torch::Device resolveDevice(const std::string& setting) {
   const int index = cudaIndex(setting);
   if (!haveCuda)
     throw std::invalid_argument("performance.device is \"" + setting +
-                                "\" but no CUDA GPU is available here; use \"auto\" or \"cpu\"");
+                                "\" but no CUDA GPU is available here; use \"auto\" or \"cpu\" (" + cudaSideStatus() +
+                                ")");
   if (index >= static_cast<int>(torch::cuda::device_count()))
     throw std::invalid_argument("performance.device is \"" + setting + "\" but only " +
                                 std::to_string(torch::cuda::device_count()) + " CUDA device(s) exist");
@@ -148,13 +148,12 @@ const std::vector<ComputeDevice>& computeDevices() {
     if (torch::cuda::is_available())
       for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) {
         const torch::Device d(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
-#if defined(STUDIO_WITH_CUDA)
         // The properties only: no context is made on the GPU for the list.
-        const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
-        out.push_back({d.str(), std::string(p->name) + ", " + gib(static_cast<double>(p->totalGlobalMem))});
-#else
-        out.push_back({d.str(), "a CUDA GPU"});
-#endif
+        double total = 0;
+        if (CudaSide* side = cudaSide())
+          out.push_back({d.str(), side->deviceName(i, &total) + ", " + gib(total)});
+        else
+          out.push_back({d.str(), "a CUDA GPU"});
       }
     return out;
   }();

@@ -1,5 +1,6 @@
 #include "train/step/graphed_step.h"
 
+#include "cuda/cuda_side.h"
 #include "optim/optimizer.h"
 #include "studio/log.h"
 #include "studio/lr_schedule.h"
@@ -9,7 +10,7 @@ namespace studio {
 
 std::string graphsUnavailable(const RunContext& ctx) {
   if (!ctx.where.device.is_cuda()) return "the run is on the CPU";
-  if (!StepGraph::available()) return "this LibTorch was built without CUDA";
+  if (!StepGraph::available()) return cudaSideStatus();
   if (ctx.parts.task->lossInModel()) return "a detector's images keep their own sizes (each step's shapes differ)";
   if (ctx.cfg.memory.activation_checkpointing != ActivationCheckpointing::off)
     return "activation checkpointing recomputes in the backward pass";

@@ -1,8 +1,9 @@
 #pragma once
 // The optimizer step as one CUDA graph (performance.cuda_graphs): the
-// recorder and replayer of at::cuda::CUDAGraph behind a header without CUDA,
-// so the trainer compiles against a LibTorch without CUDA too (where
-// `available()` is false and nothing here is called).
+// recorder and replayer of at::cuda::CUDAGraph behind a header without CUDA.
+// The graph is the CUDA plug-in's (cuda/cuda_side.h): where it is not loaded
+// (no driver, a LibTorch without CUDA) `available()` is false and nothing
+// here is called.
 //
 // How the trainer uses it (as torch.cuda.graphs documents for Python):
 //  - the engine thread works on a side stream for the whole run
@@ -24,7 +25,7 @@ namespace studio {
 
 class StepGraph {
  public:
-  // True when this LibTorch was built with CUDA (and so can capture graphs).
+  // True when the CUDA plug-in is loaded (and so graphs can be captured).
   static bool available();
   // Makes a new stream from the pool the calling thread's current stream on
   // `device`, after the device finished what was queued so far.
