@@ -156,18 +156,33 @@ torch::Tensor roiAlignGrid(const torch::Tensor& input, const torch::Tensor& r, i
 
 }  // namespace
 
-torch::Tensor roiAlign(const torch::Tensor& input, const torch::Tensor& rois, std::array<int64_t, 2> outputSize,
-                       double spatialScale, int64_t samplingRatio, bool aligned) {
+namespace {
+
+void checkRoiAlignShapes(const torch::Tensor& input, const torch::Tensor& rois) {
   if (input.dim() != 4) throw std::invalid_argument("roi_align: input must be N x C x H x W");
   if (rois.dim() != 2 || rois.size(1) != 5) throw std::invalid_argument("roi_align: rois must be K x 5");
+}
+
+}  // namespace
+
+torch::Tensor roiAlign(const torch::Tensor& input, const torch::Tensor& rois, std::array<int64_t, 2> outputSize,
+                       double spatialScale, int64_t samplingRatio, bool aligned) {
+  checkRoiAlignShapes(input, rois);
+  // On the CPU: torchvision's kernels, forward and backward (roi_align_cpu.h),
+  // without the tensor form's gathered corners.
+  if (input.device().is_cpu() && (input.scalar_type() == torch::kFloat || input.scalar_type() == torch::kDouble) &&
+      rois.size(0) > 0)
+    return roiAlignCpu(input, rois.detach().to(input.options()), outputSize[0], outputSize[1], spatialScale,
+                       samplingRatio, aligned);
+  return roiAlignTensors(input, rois, outputSize, spatialScale, samplingRatio, aligned);
+}
+
+torch::Tensor roiAlignTensors(const torch::Tensor& input, const torch::Tensor& rois, std::array<int64_t, 2> outputSize,
+                              double spatialScale, int64_t samplingRatio, bool aligned) {
+  checkRoiAlignShapes(input, rois);
   const int64_t ph = outputSize[0], pw = outputSize[1];
   const torch::Tensor r = rois.detach().to(input.options());  // no gradient to the boxes, as torchvision's
   if (r.size(0) == 0) return torch::zeros({0, input.size(1), ph, pw}, input.options());
-  // No gradient wanted (evaluation, predict): torchvision's CPU kernel, without the
-  // differentiable form's gathered corners.
-  if (input.device().is_cpu() && (input.scalar_type() == torch::kFloat || input.scalar_type() == torch::kDouble) &&
-      !(at::GradMode::is_enabled() && input.requires_grad()))
-    return roiAlignForwardCpu(input, r, ph, pw, spatialScale, samplingRatio, aligned);
   if (samplingRatio > 0) return roiAlignGrid(input, r, ph, pw, spatialScale, samplingRatio, samplingRatio, aligned);
   // Adaptive: each roi's grid as wide and high as its bins are pixels (ceil).
   const double offset = aligned ? 0.5 : 0.0;

@@ -29,7 +29,13 @@ torch::Tensor batchedNms(const torch::Tensor& boxes, const torch::Tensor& scores
 // spatialScale: the feature map's); output (K, C, outH, outW), each bin the
 // mean of samplingRatio x samplingRatio bilinear samples (0: as many as the
 // bin is pixels wide and high, ceil), aligned: pixel centres at +0.5.
+// On the CPU (float, double) torchvision's own kernels, forward and backward
+// (roi_align_cpu.h); elsewhere (the GPU, bf16) roiAlignTensors.
 torch::Tensor roiAlign(const torch::Tensor& input, const torch::Tensor& rois, std::array<int64_t, 2> outputSize,
                        double spatialScale, int64_t samplingRatio, bool aligned);
+// The same from tensor operations, differentiable through autograd: every
+// sample's four corners gathered over all channels (memory by samples).
+torch::Tensor roiAlignTensors(const torch::Tensor& input, const torch::Tensor& rois, std::array<int64_t, 2> outputSize,
+                              double spatialScale, int64_t samplingRatio, bool aligned);
 
 }  // namespace studio::detection
