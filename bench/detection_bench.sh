@@ -4,12 +4,15 @@
 # references/detection (bench/detection_loop.py): the same model, synthetic
 # scenes (tests/reference/detection_scenes.py: Fashion-MNIST items on 128 px
 # canvases), image size, batch, SGD and CPU threads. Three alternating
-# rounds, medians compared.
+# rounds, medians compared; and each side's peak resident memory (the
+# process's ru_maxrss: the model, the optimizer, the data and the step's
+# activations), the medians compared too.
 # Usage: bench/detection_bench.sh [BUILD_DIR] [DEVICE]
 # KIND (default fasterrcnn_mobilenet_v3_large_320_fpn; or any detector, as
 # retinanet_resnet50_fpn_v2 or ssdlite320_mobilenet_v3_large, which resizes
 # every image to 320 x 320 on both sides), ROIS (proposals trained per image, a Faster
-# R-CNN's only, default 128), IMAGES (default 160), EPOCHS (default 2).
+# R-CNN's only, default 128), IMAGES (default 160), EPOCHS (default 2), SIZE (the
+# images' min_size and max_size, default 128; 320 is the _320_ model's own).
 # BENCH_SMOKE=1 (make bench-smoke): tiny sizes and one round, to show it still runs.
 set -euo pipefail
 BUILD=${1:-build}
@@ -22,7 +25,8 @@ CLI=$BUILD/app/training-studio-cli
 rois=() roisText="no proposals"
 if [[ $KIND == fasterrcnn* ]]; then rois=(--set model.detector.rois_per_image="$ROIS") roisText="$ROIS proposals per image"; fi
 # SSDlite resizes every image to 320 x 320: min_size and max_size would have no effect.
-sizes=(--set model.detector.min_size=128 --set model.detector.max_size=128)
+SIZE=${SIZE:-128}
+sizes=(--set model.detector.min_size="$SIZE" --set model.detector.max_size="$SIZE")
 if [[ $KIND == ssdlite* ]]; then sizes=(); fi
 PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
@@ -30,9 +34,18 @@ trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 "$PY" "$here/../tests/reference/detection_scenes.py" "$WORK/scenes" "$IMAGES" 1 > /dev/null
 
+# peak FILE COMMAND...: runs COMMAND, its output passed on, and appends its
+# peak resident memory in MiB (getrusage of the waited-for child) to FILE.
+peak() {
+  local file=$1; shift
+  "$PY" -c 'import resource, subprocess, sys
+code = subprocess.run(sys.argv[2:]).returncode
+open(sys.argv[1], "a").write("%.0f\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+sys.exit(code)' "$file" "$@"
+}
 studio() {
   rm -rf "$WORK/runs"
-  "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
+  peak "$WORK/studio.rss" "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
     --set data.root="$WORK/scenes" --set data.annotations="$WORK/scenes/instances.json" --set data.test_fraction=0.1 \
     "${sizes[@]}" "${rois[@]}" \
     --set train.batch_size=8 --set optimizer.kind=sgd --set optimizer.lr=0.02 --set optimizer.momentum=0.9 \
@@ -41,7 +54,7 @@ studio() {
   "$PY" -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["samples_per_second"], 2))' "$WORK"/runs/*/summary.json
 }
 torchvision_loop() {
-  "$PY" "$here/detection_loop.py" "$WORK/scenes/instances.json" "$KIND" 128 8 "$EPOCHS" "$ROIS" "$DEVICE" |
+  peak "$WORK/python.rss" "$PY" "$here/detection_loop.py" "$WORK/scenes/instances.json" "$KIND" "$SIZE" 8 "$EPOCHS" "$ROIS" "$DEVICE" |
     sed -n 's/.*: \([0-9.]*\) samples\/s/\1/p'
 }
 
@@ -52,6 +65,10 @@ for round in $(seq "$ROUNDS"); do
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
-at="128 px"; if [[ $KIND == ssdlite* ]]; then at="its fixed 320 px"; fi
+at="$SIZE px"; if [[ $KIND == ssdlite* ]]; then at="its fixed 320 px"; fi
 echo "$KIND at $at, batch 8, SGD, $roisText, $EPOCHS epochs of $IMAGES images, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
 awk -v s="$ms" -v p="$mp" 'BEGIN { printf "median: studio %.2f samples/s, Python %.2f samples/s: %.2fx\n", s, p, s / p }'
+mapfile -t rs < "$WORK/studio.rss"; mapfile -t rp < "$WORK/python.rss"
+echo "peak resident memory: studio ${rs[*]} MiB, Python ${rp[*]} MiB"
+awk -v s="$(median "${rs[@]}")" -v p="$(median "${rp[@]}")" \
+  'BEGIN { printf "median: studio %.0f MiB, Python %.0f MiB: %.2fx the memory\n", s, p, s / p }'
