@@ -1,5 +1,7 @@
 #include "cuda/cuda_side.h"
 
+#include "studio/devices.h"
+
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -74,8 +76,7 @@ std::string cudaSideStatus() {
   // LibTorch's own answer: its CUDA hooks are the plug-in's libtorch_cuda's
   // only if nothing asked for them before the plug-in loaded.
   const auto& hooks = at::detail::getCUDAHooks();
-  if (!hooks.hasCUDART())
-    return status + ", but LibTorch was asked about CUDA before it loaded: the CPU only";
+  if (!hooks.hasCUDART()) return status + ", but LibTorch was asked about CUDA before it loaded: the CPU only";
   const long runtime = hooks.versionCUDART();
   return status + " (CUDA runtime " + std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) +
          ", " + std::to_string(hooks.getNumGPUs()) + " GPU(s) seen)";

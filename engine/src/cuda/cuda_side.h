@@ -23,8 +23,6 @@
 
 #include <c10/util/intrusive_ptr.h>
 
-#include "studio/devices.h"
-
 namespace c10d {
 class Store;
 class Backend;
@@ -52,8 +50,8 @@ class CudaSide {
   // A GPU's name and memory in bytes, without making a context on it.
   virtual std::string deviceName(int device, double* totalBytes) = 0;
   // A NCCL process group, or null when this LibTorch has no NCCL.
-  virtual c10::intrusive_ptr<c10d::Backend> makeNccl(const c10::intrusive_ptr<c10d::Store>& store, int rank,
-                                                     int world, std::chrono::milliseconds timeout) = 0;
+  virtual c10::intrusive_ptr<c10d::Backend> makeNccl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
+                                                     std::chrono::milliseconds timeout) = 0;
 };
 
 // The loaded plug-in, or null (no driver, STUDIO_CUDA=0, a LibTorch without

@@ -2,6 +2,7 @@
 
 #include "cuda/cuda_side.h"
 #include "optim/optimizer.h"
+#include "studio/devices.h"
 #include "studio/log.h"
 #include "studio/lr_schedule.h"
 #include "train/tasks/task.h"
