@@ -1,5 +1,6 @@
 #include "detection/roi_align_cpu.h"
 
+#include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <torch/autograd.h>
 
@@ -164,12 +165,10 @@ torch::Tensor roiAlignBackwardCpu(const torch::Tensor& grad, const torch::Tensor
   torch::Tensor out = torch::zeros(inputShape, g.options());
   const int64_t K = r.size(0), C = out.size(1), H = out.size(2), W = out.size(3);
   if (K == 0) return out;
-  if (g.scalar_type() == torch::kDouble)
-    backward<double>(g.data_ptr<double>(), r.data_ptr<double>(), out.data_ptr<double>(), K, C, H, W, ph, pw,
-                     spatialScale, samplingRatio, aligned);
-  else
-    backward<float>(g.data_ptr<float>(), r.data_ptr<float>(), out.data_ptr<float>(), K, C, H, W, ph, pw,
-                    static_cast<float>(spatialScale), samplingRatio, aligned);
+  AT_DISPATCH_FLOATING_TYPES(g.scalar_type(), "roi_align_backward", [&] {
+    backward<scalar_t>(g.data_ptr<scalar_t>(), r.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), K, C, H, W, ph, pw,
+                       static_cast<scalar_t>(spatialScale), samplingRatio, aligned);
+  });
   return out;
 }
 
@@ -215,12 +214,10 @@ torch::Tensor roiAlignForwardCpu(const torch::Tensor& input, const torch::Tensor
   const int64_t K = r.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
   torch::Tensor out = torch::zeros({K, C, ph, pw}, x.options());
   if (K == 0) return out;
-  if (x.scalar_type() == torch::kDouble)
-    forward<double>(x.data_ptr<double>(), r.data_ptr<double>(), out.data_ptr<double>(), K, C, H, W, ph, pw,
-                    spatialScale, samplingRatio, aligned);
-  else
-    forward<float>(x.data_ptr<float>(), r.data_ptr<float>(), out.data_ptr<float>(), K, C, H, W, ph, pw,
-                   static_cast<float>(spatialScale), samplingRatio, aligned);
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "roi_align_forward", [&] {
+    forward<scalar_t>(x.data_ptr<scalar_t>(), r.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), K, C, H, W, ph, pw,
+                      static_cast<scalar_t>(spatialScale), samplingRatio, aligned);
+  });
   return out;
 }
 
