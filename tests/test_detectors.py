@@ -29,6 +29,7 @@ Environment (ctest sets it): STUDIO_DETECTOR_CHECK. STUDIO_DETECTOR_DEVICE=cuda
 runs both sides on the GPU (bench/gpu_run.sh's detect part): torchvision's
 CUDA kernels against the studio's operators on CUDA.
 """
+import copy
 import importlib.util
 import os
 import re
@@ -81,8 +82,24 @@ def run(*args, kind=None):
     return p.returncode, p.stdout + p.stderr
 
 
+_BUILT = {}
+
+
 def detector(kind, pretrained=False, seed=0):
-    """torchvision's detector; pretrained: as torchvision builds one with weights_backbone."""
+    """torchvision's detector; pretrained: as torchvision builds one with weights_backbone. Built
+    once per suite and (kind, pretrained, seed), then copied: the same weights, buffers and random
+    generator state after it as a build would leave (a ResNet-50 detector's initialisation takes a
+    second; the cases ask for the same ones again)."""
+    key = (kind, pretrained, seed)
+    if key not in _BUILT:
+        model = build_detector(kind, pretrained, seed)
+        _BUILT[key] = (model, torch.get_rng_state())
+    model, state = _BUILT[key]
+    torch.set_rng_state(state)
+    return copy.deepcopy(model)
+
+
+def build_detector(kind, pretrained, seed):
     torch.manual_seed(seed)
     sizes = dict(zip(("min_size", "max_size"), SIZES[kind])) if kind in SIZES else {}
     if kind in PROPOSALS:
