@@ -170,8 +170,7 @@ torch::Tensor roiAlign(const torch::Tensor& input, const torch::Tensor& rois, st
   checkRoiAlignShapes(input, rois);
   // On the CPU: torchvision's kernels, forward and backward (roi_align_cpu.h),
   // without the tensor form's gathered corners.
-  if (input.device().is_cpu() && (input.scalar_type() == torch::kFloat || input.scalar_type() == torch::kDouble) &&
-      rois.size(0) > 0)
+  if (input.device().is_cpu() && (input.scalar_type() == torch::kFloat || input.scalar_type() == torch::kDouble))
     return roiAlignCpu(input, rois.detach().to(input.options()), outputSize[0], outputSize[1], spatialScale,
                        samplingRatio, aligned);
   return roiAlignTensors(input, rois, outputSize, spatialScale, samplingRatio, aligned);

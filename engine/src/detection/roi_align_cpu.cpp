@@ -129,18 +129,17 @@ void forward(const T* input, const T* rois, T* output, int64_t K, int64_t C, int
 // spread over its samples' four pixels, grad * w / count, added roi by roi,
 // bin by bin, sample by sample. Channels apart (a channel's pixels take
 // only its own bins' gradients), so each channel's sums are in the serial
-// kernel's order whatever the threads.
+// kernel's order whatever the threads. Each thread works out one roi's
+// samples at a time, as the forward kernel does (with an adaptive sampling
+// ratio a large roi has thousands a bin: all rois' at once would not fit);
+// chunks of at least 16 channels keep that repeated work small.
 template <typename T>
 void backward(const T* grad, const T* rois, T* gradInput, int64_t K, int64_t C, int64_t H, int64_t W, int64_t ph,
               int64_t pw, T scale, int64_t sampling, bool aligned) {
-  std::vector<RoiSamples<T>> all(static_cast<size_t>(K));
-  at::parallel_for(0, K, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t n = begin; n < end; ++n)
-      roiSamples(rois + n * 5, H, W, ph, pw, scale, sampling, aligned, all[static_cast<size_t>(n)]);
-  });
-  at::parallel_for(0, C, 1, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, C, 16, [&](int64_t begin, int64_t end) {
+    RoiSamples<T> roi;
     for (int64_t n = 0; n < K; ++n) {
-      const RoiSamples<T>& roi = all[static_cast<size_t>(n)];
+      roiSamples(rois + n * 5, H, W, ph, pw, scale, sampling, aligned, roi);
       for (int64_t c = begin; c < end; ++c) {
         T* in = gradInput + (roi.batch * C + c) * H * W;
         const T* g = grad + (n * C + c) * ph * pw;
