@@ -1,7 +1,7 @@
 // Every data format and a TorchScript model, end to end on real
 // Fashion-MNIST images:
-//  - an image folder (PNG files written here from the first 5,000 training and
-//    2,000 test images) trains exactly as the IDX files holding the same
+//  - an image folder (PNG files written here from the first 2,500 training and
+//    1,000 test images) trains exactly as the IDX files holding the same
 //    images in the same order (the same accuracy: within the issue's ±1 %, in
 //    fact equal), and a second run reads the decoded cache;
 //  - a TorchScript CNN written by Python (the built-in's layers, starting
@@ -30,7 +30,7 @@ using namespace studio;
 
 namespace {
 
-constexpr int kTrain = 5000, kTest = 2000;
+constexpr int kTrain = 2500, kTest = 1000;
 
 struct Fmnist {
   IdxArray images, labels;
@@ -194,11 +194,12 @@ class TestFormatsEndToEnd : public QObject {
     QCOMPARE(statusName(idx.status), std::string("completed"));
     qInfo("test accuracy: image folder %.4f, IDX %.4f", folder.test.figures["eval_accuracy"],
           idx.test.figures["eval_accuracy"]);
-    QVERIFY(folder.test.figures["eval_accuracy"] > 0.8);
+    // It learns (chance is 0.1; 2,500 images in 3 epochs reach 0.79): how well is test_end_to_end's, on every image.
+    QVERIFY(folder.test.figures["eval_accuracy"] > 0.7);
     QVERIFY(std::fabs(folder.test.figures["eval_accuracy"] - idx.test.figures["eval_accuracy"]) <= 0.01);
     QCOMPARE(folder.test.figures["eval_accuracy"], idx.test.figures["eval_accuracy"]);  // the same run, in fact
     const std::string log = test::readText(folder.runDir + "/log.txt");
-    QVERIFY2(log.find("5000 training, 0 validation, 2000 test examples of 1x28x28") != std::string::npos, log.c_str());
+    QVERIFY2(log.find("2500 training, 0 validation, 1000 test examples of 1x28x28") != std::string::npos, log.c_str());
     // A second run on the same folder reads the decoded images from the cache.
     c = base("folder-again");
     c.data.format = DataFormat::image_folder;
