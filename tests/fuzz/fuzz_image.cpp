@@ -1,9 +1,12 @@
 // Image files: PNG (libpng), JPEG (TurboJPEG), BMP, PGM and PPM (TurboJPEG's
 // loader), decoded as stored and converted to 1 and 3 channels, and at the
-// reduced DCT scales a small stored size picks (JPEG).
+// reduced DCT scales a small stored size picks (JPEG); and each input as a
+// segmentation mask (studio/mask_file.h: one value per pixel), checked
+// against an image of its size.
 #include "fuzz_input.h"
 #include "studio/errors.h"
 #include "studio/image_file.h"
+#include "studio/mask_file.h"
 
 using namespace studio;
 
@@ -23,6 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (static_cast<int64_t>(img.pixels.size()) != img.height * img.width * img.channels) std::abort();
     } catch (const DataError&) {
     }
+  }
+  try {
+    const Mask m = decodeMask(bytes, file.path());
+    if (static_cast<int64_t>(m.values.size()) != m.height * m.width) std::abort();
+    (void)maskProblem(m, file.path(), m.height, m.width, 3, 255);
+  } catch (const DataError&) {
   }
   try {
     (void)readImageHeader(file.path());

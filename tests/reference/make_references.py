@@ -15,6 +15,9 @@ Writes into OUT_DIR:
                     its gradient) on seeded inputs (detection_ops_reference.py)
   box_annotations/  the same boxes as COCO, YOLO and Pascal VOC files, and
                     broken ones (box_annotations_reference.py)
+  segmentation/     PNG masks of every kind with Pillow's values, and
+                    torchvision's references/segmentation ConfusionMatrix
+                    figures on mask pairs (segmentation_reference.py)
   augment.json      torchvision.transforms.v2.functional's resized_crop,
                     rotate, adjust_brightness/contrast/saturation/hue on
                     fixed images
@@ -42,6 +45,7 @@ from torch import nn
 from coco_reference import make_coco_eval
 from detection_ops_reference import make_detection_ops
 from box_annotations_reference import write_box_annotations
+from segmentation_reference import write_segmentation
 
 
 def tolist(t):
@@ -445,6 +449,7 @@ def main():
             json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)
         print(f"wrote {out}/{name}.json (torch {torch.__version__})")
     print(f"wrote {write_box_annotations(out)['folder']} (COCO, YOLO and VOC files)")
+    print(f"wrote {write_segmentation(out)} (masks and their figures)")
 
 
 if __name__ == "__main__":

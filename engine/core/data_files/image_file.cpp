@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "data_files/png_read.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 
@@ -43,111 +44,26 @@ std::string kindOf(const std::string& bytes) {
   return "";
 }
 
-// --- PNG (libpng's own API; its errors longjmp, so the function that calls
-// setjmp holds no object with a destructor) ---
+// --- PNG (data_files/png_read.h) ---
 
-struct PngSource {
-  const unsigned char* data;
-  size_t size;
-  size_t pos;
-  char message[256];
-};
-
-void pngRead(png_structp png, png_bytep out, size_t n) {
-  auto* src = static_cast<PngSource*>(png_get_io_ptr(png));
-  if (src->pos + n > src->size) png_error(png, "the file ends early (truncated)");
-  std::memcpy(out, src->data + src->pos, n);
-  src->pos += n;
-}
-
-void pngError(png_structp png, png_const_charp text) {
-  auto* src = static_cast<PngSource*>(png_get_error_ptr(png));
-  std::snprintf(src->message, sizeof src->message, "%s", text);
-  png_longjmp(png, 1);
-}
-
-void pngWarning(png_structp, png_const_charp) {}
-
-struct PngPixels {
-  unsigned char* pixels = nullptr;  // malloc'd
-  png_uint_32 width = 0, height = 0;
-  int channels = 0;
-};
-
-// Returns false with src->message set. headerOnly: stops after the header.
-bool readPng(PngSource* src, PngPixels* out, bool headerOnly) {
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, src, pngError, pngWarning);
-  if (!png) {
-    std::snprintf(src->message, sizeof src->message, "out of memory");
-    return false;
-  }
-  png_infop info = png_create_info_struct(png);
-  unsigned char* volatile buffer = nullptr;
-  png_bytep* volatile rows = nullptr;
-  if (setjmp(png_jmpbuf(png))) {
-    std::free(buffer);
-    std::free(rows);
-    png_destroy_read_struct(&png, &info, nullptr);
-    return false;
-  }
-  png_set_user_limits(png, kMaxSide, kMaxSide);
-  png_set_read_fn(png, src, pngRead);
-  png_read_info(png, info);
-  out->width = png_get_image_width(png, info);
-  out->height = png_get_image_height(png, info);
-  const int colorType = png_get_color_type(png, info);
-  if (headerOnly) {
-    out->channels = (colorType & PNG_COLOR_MASK_COLOR) ? 3 : 1;
-    png_destroy_read_struct(&png, &info, nullptr);
-    return true;
-  }
-  if (static_cast<int64_t>(out->width) * out->height > kMaxPixels) png_error(png, "the image is too large");
-  // As Pillow: palettes and low bit depths expanded, 16 bits to their high
-  // byte, alpha (and tRNS transparency) dropped.
-  png_set_expand(png);
-  png_set_strip_16(png);
-  png_set_strip_alpha(png);
-  png_set_interlace_handling(png);
-  png_read_update_info(png, info);
-  out->channels = png_get_channels(png, info);
-  const size_t rowBytes = png_get_rowbytes(png, info);
-  buffer = static_cast<unsigned char*>(std::malloc(rowBytes * out->height));
-  rows = static_cast<png_bytep*>(std::malloc(sizeof(png_bytep) * out->height));
-  if (!buffer || !rows) png_error(png, "out of memory");
-  for (png_uint_32 y = 0; y < out->height; ++y) rows[y] = buffer + y * rowBytes;
-  png_read_image(png, rows);
-  png_read_end(png, nullptr);
-  std::free(rows);
-  png_destroy_read_struct(&png, &info, nullptr);
-  out->pixels = buffer;
-  return true;
-}
-
-// A PNG's size from its IHDR chunk (bytes 16-23, big-endian), checked before
-// libpng reads it: past its user limits libpng says only "Invalid IHDR data".
 void checkPngHeaderSize(const std::string& bytes, const std::string& path) {
-  if (bytes.size() < 24 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0) return;  // libpng says what is wrong
-  auto be32 = [&](size_t at) {
-    int64_t v = 0;
-    for (size_t k = 0; k < 4; ++k) v = (v << 8) | static_cast<unsigned char>(bytes[at + k]);
-    return v;
-  };
-  checkSize(be32(16), be32(20), path);
+  const auto [w, h] = png_read::headerSize(bytes);
+  if (w >= 0) checkSize(w, h, path);
 }
 
 Image decodePng(const std::string& bytes, const std::string& path) {
   checkPngHeaderSize(bytes, path);
-  PngSource src{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), 0, {0}};
-  PngPixels px;
-  if (!readPng(&src, &px, false)) throw DataError("image file " + path + " is not a readable PNG: " + src.message);
-  std::unique_ptr<unsigned char, decltype(&std::free)> own(px.pixels, &std::free);
+  png_read::Source src(bytes);
+  png_read::Pixels px;
+  if (!png_read::read(&src, &px, png_read::Want::Image))
+    throw DataError("image file " + path + " is not a readable PNG: " + src.message);
   if (px.channels != 1 && px.channels != 3)
     throw DataError("image file " + path + " has " + std::to_string(px.channels) + " channels after decoding");
   Image img;
   img.width = px.width;
   img.height = px.height;
   img.channels = px.channels;
-  img.pixels.assign(px.pixels, px.pixels + img.width * img.height * img.channels);
+  img.pixels.assign(px.data.get(), px.data.get() + img.width * img.height * img.channels);
   return img;
 }
 
@@ -371,9 +287,10 @@ ImageHeader readImageHeader(const std::string& path) {
   h.kind = kindOf(bytes);
   if (h.kind == "png") {
     checkPngHeaderSize(bytes, path);
-    PngSource src{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), 0, {0}};
-    PngPixels px;
-    if (!readPng(&src, &px, true)) throw DataError("image file " + path + " is not a readable PNG: " + src.message);
+    png_read::Source src(bytes);
+    png_read::Pixels px;
+    if (!png_read::read(&src, &px, png_read::Want::Header))
+      throw DataError("image file " + path + " is not a readable PNG: " + src.message);
     h.width = px.width;
     h.height = px.height;
     h.channels = px.channels;
