@@ -54,14 +54,13 @@ void sameFigures(const std::vector<double>& got, const nlohmann::json& want, dou
   QCOMPARE(got.size(), want.size());
   for (size_t k = 0; k < got.size(); ++k) {
     if (want[k].is_null()) {
-      QVERIFY2(std::isnan(got[k]), qPrintable(QString("%1 of class %2: %3, undefined in the reference")
-                                                   .arg(what)
-                                                   .arg(k)
-                                                   .arg(got[k])));
+      QVERIFY2(std::isnan(got[k]),
+               qPrintable(QString("%1 of class %2: %3, undefined in the reference").arg(what).arg(k).arg(got[k])));
       continue;
     }
-    QVERIFY2(std::fabs(got[k] - want[k].get<double>()) <= tol,
-             qPrintable(QString("%1 of class %2: %3 against %4").arg(what).arg(k).arg(got[k]).arg(want[k].get<double>())));
+    QVERIFY2(
+        std::fabs(got[k] - want[k].get<double>()) <= tol,
+        qPrintable(QString("%1 of class %2: %3 against %4").arg(what).arg(k).arg(got[k]).arg(want[k].get<double>())));
   }
 }
 
@@ -84,15 +83,20 @@ class TestSegmentationFigures : public QObject {
 
   void masksThatAreNotMasksAreNamed() {
     const std::string m = folder() + "/masks/";
-    QVERIFY2(refusal(m + "rgb.png").contains("mask " + QString::fromStdString(m) + "rgb.png is not a readable "
-                                                                                     "mask: RGB colour, not one value per pixel"),
+    QVERIFY2(refusal(m + "rgb.png")
+                 .contains("mask " + QString::fromStdString(m) +
+                           "rgb.png is not a readable "
+                           "mask: RGB colour, not one value per pixel"),
              qPrintable(refusal(m + "rgb.png")));
-    QVERIFY2(refusal(m + "la.png").contains("gray with alpha, not one value per pixel"), qPrintable(refusal(m + "la.png")));
-    QVERIFY2(refusal(m + "gray16_300.png").contains("has the value 300 (at x 7, y 5): a 16-bit mask's values must be at most 255"),
+    QVERIFY2(refusal(m + "la.png").contains("gray with alpha, not one value per pixel"),
+             qPrintable(refusal(m + "la.png")));
+    QVERIFY2(refusal(m + "gray16_300.png")
+                 .contains("has the value 300 (at x 7, y 5): a 16-bit mask's values must be at most 255"),
              qPrintable(refusal(m + "gray16_300.png")));
     QVERIFY2(refusal(m + "truncated.png").contains("truncated.png is not a readable mask"),
              qPrintable(refusal(m + "truncated.png")));
-    QVERIFY2(refusal(m + "gray8.values").contains("gray8.values is not a PNG file"), qPrintable(refusal(m + "gray8.values")));
+    QVERIFY2(refusal(m + "gray8.values").contains("gray8.values is not a PNG file"),
+             qPrintable(refusal(m + "gray8.values")));
     QVERIFY2(refusal(m + "missing.png").contains("missing.png"), qPrintable(refusal(m + "missing.png")));
   }
 
@@ -114,7 +118,8 @@ class TestSegmentationFigures : public QObject {
     const auto palette = got["palette"].get<std::vector<int>>();
     for (int v : {0, 1, 15, 20, 255})
       for (int c = 0; c < 3; ++c)
-        QCOMPARE(palette[static_cast<size_t>(v * 3 + c)], int(vocPalette()[static_cast<size_t>(v)][static_cast<size_t>(c)]));
+        QCOMPARE(palette[static_cast<size_t>(v * 3 + c)],
+                 int(vocPalette()[static_cast<size_t>(v)][static_cast<size_t>(c)]));
     QCOMPARE(decodeMaskFile(path).values, m.values);  // and back
   }
 
@@ -129,7 +134,8 @@ class TestSegmentationFigures : public QObject {
              qPrintable(fewer));
     // Without an ignore index, the border's 255 is a value outside the classes.
     const QString border = QString::fromStdString(maskProblem(m, "m.png", 19, 27, 21, -1));
-    QVERIFY2(border.startsWith("mask m.png has the value 255 (at x 0, y 0): the classes are 0 to 20"), qPrintable(border));
+    QVERIFY2(border.startsWith("mask m.png has the value 255 (at x 0, y 0): the classes are 0 to 20"),
+             qPrintable(border));
   }
 
   void figuresAreTheReferencesAndScikitLearns_data() {

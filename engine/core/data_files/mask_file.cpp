@@ -70,9 +70,9 @@ std::string encodeMaskPng(const Mask& mask, const std::vector<Rgb>& palette) {
   std::vector<uint8_t> colormap(256 * 3);
   for (int i = 0; i < 256; ++i)
     for (int c = 0; c < 3; ++c)
-      colormap[static_cast<size_t>(i * 3 + c)] =
-          static_cast<size_t>(i) < palette.size() ? palette[static_cast<size_t>(i)][static_cast<size_t>(c)]
-                                                  : static_cast<uint8_t>(i);
+      colormap[static_cast<size_t>(i * 3 + c)] = static_cast<size_t>(i) < palette.size()
+                                                     ? palette[static_cast<size_t>(i)][static_cast<size_t>(c)]
+                                                     : static_cast<uint8_t>(i);
   png_image image;
   std::memset(&image, 0, sizeof image);
   image.version = PNG_IMAGE_VERSION;
