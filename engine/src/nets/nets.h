@@ -46,9 +46,12 @@ struct NormSpec;
 // norm: the BatchNorm of the blocks (nullptr: MobileNetV3's own, eps 0.001
 // and momentum 0.01); the detectors pass FrozenBatchNorm2d's. reducedTail:
 // the last stage's channels halved (torchvision's reduced_tail, which SSDlite
-// sets when it has no trained backbone).
+// sets when it has no trained backbone). dilated: the last stage's blocks
+// dilated by 2 instead of striding (torchvision's dilated, which its
+// segmenters set: features at 1/16 of the input, not 1/32).
 std::shared_ptr<TorchvisionNet> makeMobileNetV3(const std::string& kind, int64_t classes,
-                                                const tv::NormSpec* norm = nullptr, bool reducedTail = false);
+                                                const tv::NormSpec* norm = nullptr, bool reducedTail = false,
+                                                bool dilated = false);
 std::shared_ptr<TorchvisionNet> makeEfficientNet(const std::string& kind, int64_t classes);
 
 }  // namespace studio

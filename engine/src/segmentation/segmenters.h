@@ -1,0 +1,40 @@
+#pragma once
+// torchvision's semantic segmentation models (torchvision/models/
+// segmentation, 0.26) rebuilt in LibTorch with the same module, parameter
+// and buffer names, so that a state dict torchvision saves loads into them
+// key for key and theirs loads back into torchvision:
+//   lraspp_mobilenet_v3_large: backbone.0 .. backbone.16 (MobileNetV3-Large's
+//     features, its last stage dilated: 1/16 of the input), and
+//     classifier.cbr, classifier.scale, classifier.low_classifier and
+//     classifier.high_classifier (LRASPPHead, 128 channels between).
+// forward(x) gives the logits per class at x's size ("out", as torchvision's
+// dict); aux is undefined for a model without an auxiliary head.
+// Thread: engine thread (or the one thread that made it).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+
+namespace studio {
+
+struct SegmenterOutput {
+  torch::Tensor out;  // [N, classes, H, W]
+  torch::Tensor aux;  // the auxiliary head's, at the same size; undefined when there is none
+};
+
+class SegmentationNet : public torch::nn::Module {
+ public:
+  virtual SegmenterOutput forward(const torch::Tensor& x) = 0;
+};
+
+// The kinds there are, in the order the settings list them.
+const std::vector<std::string>& segmenterKinds();
+
+// A model of `kind` (segmenterKinds()) for `classes` classes (the
+// background among them, as torchvision counts), initialised as
+// torchvision initialises it. Throws std::invalid_argument naming the kinds.
+std::shared_ptr<SegmentationNet> makeSegmenter(const std::string& kind, int64_t classes);
+
+}  // namespace studio

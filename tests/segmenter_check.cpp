@@ -1,0 +1,65 @@
+// The C++ side of test_segmenters.py: a torchvision segmentation model
+// (segmentation/segmenters.h) on the CPU.
+//   segmenter_check names KIND CLASSES
+//     every parameter and buffer name with its shape, one per line
+//   segmenter_check logits KIND CLASSES WEIGHTS INPUT.safetensors OUT.safetensors
+//     with WEIGHTS (torchvision's state dict, strict) loaded, in eval mode:
+//     the logits of INPUT's "x" ([N, 3, H, W], float32) as "out"
+// Exit 2 with the message when the weights do not fit.
+#include <iostream>
+#include <map>
+
+#include "segmentation/segmenters.h"
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "tensors/safetensors_file.h"
+#include "tensors/weights_file.h"
+
+using namespace studio;
+
+namespace {
+
+std::vector<std::pair<std::string, torch::Tensor>> state(torch::nn::Module& m) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& p : m.named_parameters()) out.emplace_back(p.key(), p.value());
+  for (const auto& b : m.named_buffers()) out.emplace_back(b.key(), b.value());
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string cmd = argc > 1 ? argv[1] : "";
+    if (cmd == "names" && argc == 4) {
+      auto model = makeSegmenter(argv[2], std::stoll(argv[3]));
+      for (const auto& [name, t] : state(*model)) std::cout << name << " " << t.sizes() << "\n";
+      return 0;
+    }
+    if (cmd == "logits" && argc == 7) {
+      auto model = makeSegmenter(argv[2], std::stoll(argv[3]));
+      std::map<std::string, torch::Tensor> file;
+      for (const auto& [name, t] : readWeightsFile(argv[4])) file[name] = t;
+      torch::NoGradGuard noGrad;
+      for (const auto& [name, t] : state(*model)) {
+        auto it = file.find(name);
+        if (it == file.end()) throw ModelError(std::string(argv[4]) + " has no " + name);
+        if (it->second.sizes() != t.sizes()) throw ModelError(name + ": another shape in " + argv[4]);
+        t.copy_(it->second);
+        file.erase(it);
+      }
+      if (!file.empty()) throw ModelError(std::string(argv[4]) + " has " + file.begin()->first + ", which the model lacks");
+      model->eval();
+      torch::Tensor x;
+      for (const auto& [name, t] : readWeightsFile(argv[5]))
+        if (name == "x") x = t;
+      writeFileAtomically(argv[6], safetensorsBytes({{"out", model->forward(x).out.contiguous()}}));
+      return 0;
+    }
+    std::cerr << "usage: segmenter_check names|logits ...\n";
+    return 64;
+  } catch (const ModelError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}

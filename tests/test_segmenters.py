@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""torchvision's segmentation models rebuilt in the studio (issue 61, item 2),
+against torchvision itself:
+- every parameter and buffer name and shape is torchvision's, so that its
+  state dicts load key for key (strict);
+- with torchvision's model's weights (random, with BatchNorm statistics
+  that are not the initial ones), the studio's model gives torchvision's
+  logits in eval mode at two input sizes, one not a multiple of the
+  backbone's stride (the upsampling's sizes).
+Environment (ctest sets it): STUDIO_SEGMENTER_CHECK.
+"""
+import os
+import subprocess
+import tempfile
+import unittest
+
+import torch
+import torchvision
+from safetensors.torch import load_file, save_file
+
+from suite_limits import HANG_LIMIT_S
+
+CHECK = os.environ["STUDIO_SEGMENTER_CHECK"]
+KINDS = ["lraspp_mobilenet_v3_large"]
+
+
+def run(*args):
+    p = subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=HANG_LIMIT_S)
+    return p.returncode, p.stdout + p.stderr
+
+
+def torchvision_model(kind, classes, seed=0):
+    torch.manual_seed(seed)
+    m = getattr(torchvision.models.segmentation, kind)(weights=None, weights_backbone=None, num_classes=classes).eval()
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.2, 0.2)
+                mod.running_var.uniform_(0.5, 1.5)
+                mod.num_batches_tracked.fill_(3)
+        for name, mod in m.named_modules():  # logits of a size that tests something
+            if name.startswith("classifier") and isinstance(mod, torch.nn.Conv2d):
+                mod.weight.normal_(0, 0.5)
+    return m
+
+
+class SegmenterTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="studio-segmenters-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def test_names_and_shapes_are_torchvisions(self):
+        for kind in KINDS:
+            with self.subTest(kind=kind):
+                code, text = run("names", kind, 6)
+                self.assertEqual(code, 0, text)
+                ours = dict(line.split(" ", 1) for line in text.strip().splitlines())
+                state = torchvision_model(kind, 6).state_dict()
+                self.assertEqual(sorted(ours), sorted(state))
+                for name, shape in ours.items():
+                    self.assertEqual(shape, str(list(state[name].shape)), name)
+
+    def test_torchvisions_weights_give_torchvisions_logits(self):
+        for kind in KINDS:
+            m = torchvision_model(kind, 5)
+            weights = self.path(f"{kind}.pth")
+            torch.save(m.state_dict(), weights)
+            for size in ((64, 64), (70, 53)):
+                with self.subTest(kind=kind, size=size):
+                    x = torch.randn(2, 3, *size, generator=torch.Generator().manual_seed(1))
+                    save_file({"x": x}, self.path("x.safetensors"))
+                    code, text = run("logits", kind, 5, weights, self.path("x.safetensors"), self.path("out.safetensors"))
+                    self.assertEqual(code, 0, text)
+                    got = load_file(self.path("out.safetensors"))["out"]
+                    with torch.no_grad():
+                        want = m(x)["out"]
+                    self.assertEqual(got.shape, want.shape)
+                    print(f"{kind} at {size}: largest logit {want.abs().max():.3g}, "
+                          f"largest difference {(got - want).abs().max():.3g}")
+                    torch.testing.assert_close(got, want, rtol=0, atol=1e-4)
+
+    def test_another_models_weights_are_refused(self):
+        weights = self.path("resnet18.pth")
+        torch.save(torchvision.models.resnet18(weights=None).state_dict(), weights)
+        save_file({"x": torch.zeros(1, 3, 32, 32)}, self.path("x0.safetensors"))
+        code, text = run("logits", KINDS[0], 3, weights, self.path("x0.safetensors"), self.path("o.safetensors"))
+        self.assertEqual(code, 2, text)
+        self.assertIn("has no backbone.0.0.weight", text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
