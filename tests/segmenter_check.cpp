@@ -1,10 +1,12 @@
 // The C++ side of test_segmenters.py: a torchvision segmentation model
 // (segmentation/segmenters.h) on the CPU.
-//   segmenter_check names KIND CLASSES
+//   segmenter_check names KIND CLASSES AUX
 //     every parameter and buffer name with its shape, one per line
-//   segmenter_check logits KIND CLASSES WEIGHTS INPUT.safetensors OUT.safetensors
+//   segmenter_check logits KIND CLASSES AUX WEIGHTS INPUT.safetensors OUT.safetensors
 //     with WEIGHTS (torchvision's state dict, strict) loaded, in eval mode:
-//     the logits of INPUT's "x" ([N, 3, H, W], float32) as "out"
+//     the logits of INPUT's "x" ([N, 3, H, W], float32) as "out" (and the
+//     auxiliary head's as "aux")
+// AUX: 1 with the auxiliary head (aux_loss), 0 without.
 // Exit 2 with the message when the weights do not fit.
 #include <iostream>
 #include <map>
@@ -31,29 +33,33 @@ std::vector<std::pair<std::string, torch::Tensor>> state(torch::nn::Module& m) {
 int main(int argc, char** argv) {
   try {
     const std::string cmd = argc > 1 ? argv[1] : "";
-    if (cmd == "names" && argc == 4) {
-      auto model = makeSegmenter(argv[2], std::stoll(argv[3]));
+    if (cmd == "names" && argc == 5) {
+      auto model = makeSegmenter(argv[2], std::stoll(argv[3]), std::string(argv[4]) == "1");
       for (const auto& [name, t] : state(*model)) std::cout << name << " " << t.sizes() << "\n";
       return 0;
     }
-    if (cmd == "logits" && argc == 7) {
-      auto model = makeSegmenter(argv[2], std::stoll(argv[3]));
+    if (cmd == "logits" && argc == 8) {
+      auto model = makeSegmenter(argv[2], std::stoll(argv[3]), std::string(argv[4]) == "1");
+      const std::string weights = argv[5];
       std::map<std::string, torch::Tensor> file;
-      for (const auto& [name, t] : readWeightsFile(argv[4])) file[name] = t;
+      for (const auto& [name, t] : readWeightsFile(weights)) file[name] = t;
       torch::NoGradGuard noGrad;
       for (const auto& [name, t] : state(*model)) {
         auto it = file.find(name);
-        if (it == file.end()) throw ModelError(std::string(argv[4]) + " has no " + name);
-        if (it->second.sizes() != t.sizes()) throw ModelError(name + ": another shape in " + argv[4]);
+        if (it == file.end()) throw ModelError(weights + " has no " + name);
+        if (it->second.sizes() != t.sizes()) throw ModelError(name + ": another shape in " + weights);
         t.copy_(it->second);
         file.erase(it);
       }
-      if (!file.empty()) throw ModelError(std::string(argv[4]) + " has " + file.begin()->first + ", which the model lacks");
+      if (!file.empty()) throw ModelError(weights + " has " + file.begin()->first + ", which the model lacks");
       model->eval();
       torch::Tensor x;
-      for (const auto& [name, t] : readWeightsFile(argv[5]))
+      for (const auto& [name, t] : readWeightsFile(argv[6]))
         if (name == "x") x = t;
-      writeFileAtomically(argv[6], safetensorsBytes({{"out", model->forward(x).out.contiguous()}}));
+      const SegmenterOutput o = model->forward(x);
+      std::vector<std::pair<std::string, torch::Tensor>> out{{"out", o.out.contiguous()}};
+      if (o.aux.defined()) out.emplace_back("aux", o.aux.contiguous());
+      writeFileAtomically(argv[7], safetensorsBytes(out));
       return 0;
     }
     std::cerr << "usage: segmenter_check names|logits ...\n";

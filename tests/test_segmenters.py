@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """torchvision's segmentation models rebuilt in the studio (issue 61, item 2),
 against torchvision itself:
-- every parameter and buffer name and shape is torchvision's, so that its
-  state dicts load key for key (strict);
+- every parameter and buffer name and shape is torchvision's, with and
+  without the auxiliary head (aux_loss), so that its state dicts load key
+  for key (strict);
 - with torchvision's model's weights (random, with BatchNorm statistics
-  that are not the initial ones), the studio's model gives torchvision's
-  logits in eval mode at two input sizes, one not a multiple of the
-  backbone's stride (the upsampling's sizes).
+  that are not the initial ones and heads scaled so that the logits are
+  large), the studio's model gives torchvision's logits ("out", and "aux"
+  with the auxiliary head) in eval mode, at an input size that is not a
+  multiple of the backbone's stride (the upsampling's sizes), and for
+  LRASPP at a square one too.
+Models: lraspp_mobilenet_v3_large, deeplabv3_mobilenet_v3_large,
+deeplabv3_resnet50 and fcn_resnet50.
 Environment (ctest sets it): STUDIO_SEGMENTER_CHECK.
 """
 import os
@@ -21,7 +26,8 @@ from safetensors.torch import load_file, save_file
 from suite_limits import HANG_LIMIT_S
 
 CHECK = os.environ["STUDIO_SEGMENTER_CHECK"]
-KINDS = ["lraspp_mobilenet_v3_large"]
+KINDS = ["lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large", "deeplabv3_resnet50", "fcn_resnet50"]
+AUX = {"lraspp_mobilenet_v3_large": (False,)}  # LRASPP has no auxiliary head
 
 
 def run(*args):
@@ -29,9 +35,10 @@ def run(*args):
     return p.returncode, p.stdout + p.stderr
 
 
-def torchvision_model(kind, classes, seed=0):
+def torchvision_model(kind, classes, aux=False, seed=0):
     torch.manual_seed(seed)
-    m = getattr(torchvision.models.segmentation, kind)(weights=None, weights_backbone=None, num_classes=classes).eval()
+    m = getattr(torchvision.models.segmentation, kind)(weights=None, weights_backbone=None, num_classes=classes,
+                                                         **({"aux_loss": True} if aux else {})).eval()
     with torch.no_grad():
         for mod in m.modules():
             if isinstance(mod, torch.nn.BatchNorm2d):
@@ -39,7 +46,7 @@ def torchvision_model(kind, classes, seed=0):
                 mod.running_var.uniform_(0.5, 1.5)
                 mod.num_batches_tracked.fill_(3)
         for name, mod in m.named_modules():  # logits of a size that tests something
-            if name.startswith("classifier") and isinstance(mod, torch.nn.Conv2d):
+            if "classifier" in name and isinstance(mod, torch.nn.Conv2d) and mod.out_channels == classes:
                 mod.weight.normal_(0, 0.5)
     return m
 
@@ -58,39 +65,44 @@ class SegmenterTest(unittest.TestCase):
 
     def test_names_and_shapes_are_torchvisions(self):
         for kind in KINDS:
-            with self.subTest(kind=kind):
-                code, text = run("names", kind, 6)
-                self.assertEqual(code, 0, text)
-                ours = dict(line.split(" ", 1) for line in text.strip().splitlines())
-                state = torchvision_model(kind, 6).state_dict()
-                self.assertEqual(sorted(ours), sorted(state))
-                for name, shape in ours.items():
-                    self.assertEqual(shape, str(list(state[name].shape)), name)
+            for aux in AUX.get(kind, (False, True)):
+                with self.subTest(kind=kind, aux=aux):
+                    code, text = run("names", kind, 6, int(aux))
+                    self.assertEqual(code, 0, text)
+                    ours = dict(line.split(" ", 1) for line in text.strip().splitlines())
+                    state = torchvision_model(kind, 6, aux).state_dict()
+                    self.assertEqual(sorted(ours), sorted(state))
+                    for name, shape in ours.items():
+                        self.assertEqual(shape, str(list(state[name].shape)), name)
 
     def test_torchvisions_weights_give_torchvisions_logits(self):
         for kind in KINDS:
-            m = torchvision_model(kind, 5)
+            aux = kind != "lraspp_mobilenet_v3_large"
+            m = torchvision_model(kind, 5, aux)
             weights = self.path(f"{kind}.pth")
             torch.save(m.state_dict(), weights)
-            for size in ((64, 64), (70, 53)):
+            for size in ((64, 64), (70, 53)) if not aux else ((70, 53),):
                 with self.subTest(kind=kind, size=size):
                     x = torch.randn(2, 3, *size, generator=torch.Generator().manual_seed(1))
                     save_file({"x": x}, self.path("x.safetensors"))
-                    code, text = run("logits", kind, 5, weights, self.path("x.safetensors"), self.path("out.safetensors"))
+                    code, text = run("logits", kind, 5, int(aux), weights, self.path("x.safetensors"),
+                                     self.path("out.safetensors"))
                     self.assertEqual(code, 0, text)
-                    got = load_file(self.path("out.safetensors"))["out"]
+                    got = load_file(self.path("out.safetensors"))
                     with torch.no_grad():
-                        want = m(x)["out"]
-                    self.assertEqual(got.shape, want.shape)
-                    print(f"{kind} at {size}: largest logit {want.abs().max():.3g}, "
-                          f"largest difference {(got - want).abs().max():.3g}")
-                    torch.testing.assert_close(got, want, rtol=0, atol=1e-4)
+                        want = m(x)
+                    self.assertEqual(sorted(got), sorted(want))
+                    for part in want:
+                        self.assertEqual(got[part].shape, want[part].shape)
+                        print(f"{kind} {part} at {size}: largest logit {want[part].abs().max():.3g}, "
+                              f"largest difference {(got[part] - want[part]).abs().max():.3g}")
+                        torch.testing.assert_close(got[part], want[part], rtol=1e-5, atol=1e-4)
 
     def test_another_models_weights_are_refused(self):
         weights = self.path("resnet18.pth")
         torch.save(torchvision.models.resnet18(weights=None).state_dict(), weights)
         save_file({"x": torch.zeros(1, 3, 32, 32)}, self.path("x0.safetensors"))
-        code, text = run("logits", KINDS[0], 3, weights, self.path("x0.safetensors"), self.path("o.safetensors"))
+        code, text = run("logits", KINDS[0], 3, 0, weights, self.path("x0.safetensors"), self.path("o.safetensors"))
         self.assertEqual(code, 2, text)
         self.assertIn("has no backbone.0.0.weight", text)
 

@@ -10,6 +10,7 @@
 // layer table and Grad-CAM's last convolutional stage read the same list.
 // Thread: engine thread (or the one thread that made it).
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,7 +40,10 @@ class TorchvisionNet : public torch::nn::Module {
 };
 
 // The families, one per file.
-std::shared_ptr<TorchvisionNet> makeResNet(const std::string& kind, int64_t classes);
+// dilateStages: layer2, layer3, layer4 dilated instead of strided
+// (torchvision's replace_stride_with_dilation; resnet50 only).
+std::shared_ptr<TorchvisionNet> makeResNet(const std::string& kind, int64_t classes,
+                                           const std::array<bool, 3>& dilateStages = {false, false, false});
 namespace tv {
 struct NormSpec;
 }

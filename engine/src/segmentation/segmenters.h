@@ -6,7 +6,14 @@
 //   lraspp_mobilenet_v3_large: backbone.0 .. backbone.16 (MobileNetV3-Large's
 //     features, its last stage dilated: 1/16 of the input), and
 //     classifier.cbr, classifier.scale, classifier.low_classifier and
-//     classifier.high_classifier (LRASPPHead, 128 channels between).
+//     classifier.high_classifier (LRASPPHead, 128 channels between);
+//   deeplabv3_mobilenet_v3_large: backbone.0 .. backbone.16 (the same
+//     dilated features), classifier (DeepLabHead: ASPP at rates 12, 24, 36);
+//   deeplabv3_resnet50, fcn_resnet50: backbone.conv1, .bn1, .layer1 ..
+//     .layer4 (ResNet-50, layer3 and layer4 dilated), classifier (DeepLabHead,
+//     FCNHead);
+//   with aux (torchvision's aux_loss), aux_classifier: an FCNHead on block 4
+//     (MobileNetV3) or layer3 (ResNet-50); LRASPP has none.
 // forward(x) gives the logits per class at x's size ("out", as torchvision's
 // dict); aux is undefined for a model without an auxiliary head.
 // Thread: engine thread (or the one thread that made it).
@@ -15,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include <torch/nn/functional/upsampling.h>
 #include <torch/nn/module.h>
 
 namespace studio {
@@ -29,12 +37,23 @@ class SegmentationNet : public torch::nn::Module {
   virtual SegmenterOutput forward(const torch::Tensor& x) = 0;
 };
 
+// x resized to size (height, width) as torchvision's segmenters resize
+// their logits: F.interpolate(mode="bilinear", align_corners=False).
+inline torch::Tensor upsampled(const torch::Tensor& x, c10::IntArrayRef size) {
+  namespace F = torch::nn::functional;
+  return F::interpolate(x, F::InterpolateFuncOptions()
+                               .size(std::vector<int64_t>{size[0], size[1]})
+                               .mode(torch::kBilinear)
+                               .align_corners(false));
+}
+
 // The kinds there are, in the order the settings list them.
 const std::vector<std::string>& segmenterKinds();
 
 // A model of `kind` (segmenterKinds()) for `classes` classes (the
 // background among them, as torchvision counts), initialised as
-// torchvision initialises it. Throws std::invalid_argument naming the kinds.
-std::shared_ptr<SegmentationNet> makeSegmenter(const std::string& kind, int64_t classes);
+// torchvision initialises it; aux: with the auxiliary head. Throws
+// std::invalid_argument naming the kinds, or an aux LRASPP.
+std::shared_ptr<SegmentationNet> makeSegmenter(const std::string& kind, int64_t classes, bool aux = false);
 
 }  // namespace studio
