@@ -45,9 +45,11 @@ class AsppImpl : public nn::Module {
     constexpr int64_t out = 256;
     convs = register_module("convs", nn::ModuleList());
     convs->push_back(nn::Sequential(conv(in, out, 1), BatchNorm2d(out), nn::ReLU()));
-    for (int64_t rate : {12, 24, 36}) convs->push_back(nn::Sequential(conv(in, out, 3, rate), BatchNorm2d(out), nn::ReLU()));
+    for (int64_t rate : {12, 24, 36})
+      convs->push_back(nn::Sequential(conv(in, out, 3, rate), BatchNorm2d(out), nn::ReLU()));
     convs->push_back(nn::Sequential(nn::AdaptiveAvgPool2d(1), conv(in, out, 1), BatchNorm2d(out), nn::ReLU()));
-    project = register_module("project", nn::Sequential(conv(5 * out, out, 1), BatchNorm2d(out), nn::ReLU(), Dropout(0.5)));
+    project =
+        register_module("project", nn::Sequential(conv(5 * out, out, 1), BatchNorm2d(out), nn::ReLU(), Dropout(0.5)));
   }
   torch::Tensor forward(const torch::Tensor& x) {
     std::vector<torch::Tensor> parts;

@@ -1,0 +1,109 @@
+// COCO's masks as RLE (studio/coco_mask.h) equal pycocotools' mask API on
+// the same inputs (issue 61, item 4: RLE encoding, decoding, area and IoU
+// the project's own): the counts text of seeded masks of four sizes, an
+// empty and a full one, one whose run crosses columns; their decoding, area and box; polygons (concave,
+// crossing themselves, past the image's edges, on half-pixel coordinates)
+// rasterised pixel for pixel as rleFrPoly does, objects of several polygons
+// merged, boxes as frBbox; IoU with a crowd among the truths; and counts
+// text that does not fit its size refused with why.
+// Oracle: pycocotools, run by tests/reference/make_references.py
+// (coco_mask_reference.py).
+#include "test_support.h"
+
+#include "studio/coco_mask.h"
+
+using namespace studio;
+
+namespace {
+
+std::vector<uint8_t> bits(const nlohmann::json& list) { return list.get<std::vector<uint8_t>>(); }
+
+void sameFacts(const Rle& r, const nlohmann::json& want, const QString& what) {
+  QVERIFY2(rleToString(r) == want["counts"].get<std::string>(),
+           qPrintable(what + ": " + QString::fromStdString(rleToString(r)) + " against " +
+                      QString::fromStdString(want["counts"].get<std::string>())));
+  QCOMPARE(rleArea(r), want["area"].get<uint64_t>());
+  const auto box = rleBox(r);
+  for (size_t i = 0; i < 4; ++i) QCOMPARE(box[i], want["box"][i].get<double>());
+}
+
+}  // namespace
+
+class TestCocoMask : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void masksEncodeAsPycocotools() {
+    const auto ref = test::loadReference("coco_mask")["masks"];
+    QCOMPARE(ref.size(), size_t(27));
+    int i = 0;
+    for (const auto& m : ref) {
+      const int64_t h = m["height"], w = m["width"];
+      const auto mask = bits(m["bits"]);
+      const Rle r = rleEncode(mask.data(), h, w);
+      sameFacts(r, m, QString("mask %1").arg(i));
+      QCOMPARE(rleDecode(r), mask);
+      const Rle back = rleFromString(m["counts"].get<std::string>(), h, w);  // and from COCO's text
+      QCOMPARE(back.counts, r.counts);
+      ++i;
+    }
+  }
+
+  void polygonsRasteriseAsPycocotools() {
+    const auto ref = test::loadReference("coco_mask")["polygons"];
+    QCOMPARE(ref.size(), size_t(68));
+    int i = 0;
+    for (const auto& p : ref) {
+      const int64_t h = p["height"], w = p["width"];
+      std::vector<Rle> parts;
+      for (const auto& poly : p["polygons"]) parts.push_back(rleFromPolygon(poly.get<std::vector<double>>(), h, w));
+      const Rle r = rleMerge(parts);
+      sameFacts(r, p, QString("polygon %1").arg(i));
+      QCOMPARE(rleDecode(r), bits(p["bits"]));
+      ++i;
+    }
+  }
+
+  void boxesAsPycocotoolsFrBbox() {
+    for (const auto& b : test::loadReference("coco_mask")["boxes"]) {
+      const auto in = b["box_in"].get<std::vector<double>>();
+      sameFacts(rleFromBox({in[0], in[1], in[2], in[3]}, b["height"], b["width"]), b, "box");
+    }
+  }
+
+  void iouIsPycocotoolsWithACrowd() {
+    const auto ref = test::loadReference("coco_mask")["iou"];
+    const int64_t h = ref["height"], w = ref["width"];
+    const auto crowd = ref["crowd"].get<std::vector<int>>();
+    for (size_t d = 0; d < ref["detections"].size(); ++d)
+      for (size_t g = 0; g < ref["truths"].size(); ++g) {
+        const double got = rleIou(rleFromString(ref["detections"][d], h, w), rleFromString(ref["truths"][g], h, w),
+                                  crowd[g] != 0);
+        QVERIFY2(std::fabs(got - ref["values"][d][g].get<double>()) <= 1e-15,
+                 qPrintable(QString("dt %1, gt %2: %3 against %4").arg(d).arg(g).arg(got).arg(ref["values"][d][g].get<double>())));
+      }
+    // Masks of different sizes: -1, as pycocotools.
+    const Rle a = rleFromBox({0, 0, 3, 3}, 5, 5), b = rleFromBox({0, 0, 3, 3}, 5, 6);
+    QCOMPARE(rleIou(a, b, false), -1.0);
+    QCOMPARE(rleIou(a, a, false), 1.0);
+  }
+
+  void countsThatDoNotFitAreRefused() {
+    auto why = [](const std::string& text, int64_t h, int64_t w) {
+      try {
+        rleFromString(text, h, w);
+      } catch (const std::invalid_argument& e) {
+        return QString(e.what());
+      }
+      return QString("(no error)");
+    };
+    const uint8_t one[] = {0, 1, 1, 0, 1, 0};
+    const std::string text = rleToString(rleEncode(one, 2, 3));
+    QCOMPARE(why(text, 2, 3), QString("(no error)"));
+    QVERIFY2(why(text, 3, 3).contains("cover 6 pixels, not the 3x3 = 9 of its size"), qPrintable(why(text, 3, 3)));
+    QVERIFY2(why("1 2", 2, 3).contains("not COCO's (' ')"), qPrintable(why("1 2", 2, 3)));
+    QVERIFY2(why(text + "P", 2, 3).contains("end in the middle of a number"), qPrintable(why(text + "P", 2, 3)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCocoMask)
+#include "test_coco_mask.moc"
