@@ -4,8 +4,9 @@
 //     every parameter and buffer name with its shape, one per line
 //   segmenter_check logits KIND CLASSES AUX WEIGHTS INPUT.safetensors OUT.safetensors
 //     with WEIGHTS (torchvision's state dict, strict) loaded, in eval mode:
-//     the logits of INPUT's "x" ([N, 3, H, W], float32) as "out" (and the
-//     auxiliary head's as "aux")
+//     for each tensor of INPUT ([N, 3, H, W], float32) named NAME, its
+//     logits as "NAME.out" (and the auxiliary head's as "NAME.aux"); and
+//     the names and shapes as `names` prints them (one process for both)
 // AUX: 1 with the auxiliary head (aux_loss), 0 without.
 // Exit 2 with the message when the weights do not fit.
 #include <iostream>
@@ -53,13 +54,14 @@ int main(int argc, char** argv) {
       }
       if (!file.empty()) throw ModelError(weights + " has " + file.begin()->first + ", which the model lacks");
       model->eval();
-      torch::Tensor x;
-      for (const auto& [name, t] : readWeightsFile(argv[6]))
-        if (name == "x") x = t;
-      const SegmenterOutput o = model->forward(x);
-      std::vector<std::pair<std::string, torch::Tensor>> out{{"out", o.out.contiguous()}};
-      if (o.aux.defined()) out.emplace_back("aux", o.aux.contiguous());
+      std::vector<std::pair<std::string, torch::Tensor>> out;
+      for (const auto& [name, x] : readWeightsFile(argv[6])) {
+        const SegmenterOutput o = model->forward(x);
+        out.emplace_back(name + ".out", o.out.contiguous());
+        if (o.aux.defined()) out.emplace_back(name + ".aux", o.aux.contiguous());
+      }
       writeFileAtomically(argv[7], safetensorsBytes(out));
+      for (const auto& [name, t] : state(*model)) std::cout << name << " " << t.sizes() << "\n";
       return 0;
     }
     std::cerr << "usage: segmenter_check names|logits ...\n";

@@ -76,10 +76,12 @@ class TestCocoMask : public QObject {
     const auto crowd = ref["crowd"].get<std::vector<int>>();
     for (size_t d = 0; d < ref["detections"].size(); ++d)
       for (size_t g = 0; g < ref["truths"].size(); ++g) {
-        const double got = rleIou(rleFromString(ref["detections"][d], h, w), rleFromString(ref["truths"][g], h, w),
-                                  crowd[g] != 0);
-        QVERIFY2(std::fabs(got - ref["values"][d][g].get<double>()) <= 1e-15,
-                 qPrintable(QString("dt %1, gt %2: %3 against %4").arg(d).arg(g).arg(got).arg(ref["values"][d][g].get<double>())));
+        const double got =
+            rleIou(rleFromString(ref["detections"][d], h, w), rleFromString(ref["truths"][g], h, w), crowd[g] != 0);
+        QVERIFY2(
+            std::fabs(got - ref["values"][d][g].get<double>()) <= 1e-15,
+            qPrintable(
+                QString("dt %1, gt %2: %3 against %4").arg(d).arg(g).arg(got).arg(ref["values"][d][g].get<double>())));
       }
     // Masks of different sizes: -1, as pycocotools.
     const Rle a = rleFromBox({0, 0, 3, 3}, 5, 5), b = rleFromBox({0, 0, 3, 3}, 5, 6);
