@@ -104,6 +104,8 @@ class TestCocoMask : public QObject {
     QVERIFY2(why(text, 3, 3).contains("cover 6 pixels, not the 3x3 = 9 of its size"), qPrintable(why(text, 3, 3)));
     QVERIFY2(why("1 2", 2, 3).contains("not COCO's (' ')"), qPrintable(why("1 2", 2, 3)));
     QVERIFY2(why(text + "P", 2, 3).contains("end in the middle of a number"), qPrintable(why(text + "P", 2, 3)));
+    // A number of more than 7 chunks (35 bits; once a shift past 64 bits, found by fuzz_image).
+    QVERIFY2(why("PPPPPPPP0", 2, 3).contains("a number too large"), qPrintable(why("PPPPPPPP0", 2, 3)));
   }
 };
 

@@ -2,8 +2,12 @@
 // loader), decoded as stored and converted to 1 and 3 channels, and at the
 // reduced DCT scales a small stored size picks (JPEG); and each input as a
 // segmentation mask (studio/mask_file.h: one value per pixel), checked
-// against an image of its size.
+// against an image of its size; and as COCO's compact RLE counts text
+// (studio/coco_mask.h), decoded where it fits its size.
+#include <stdexcept>
+
 #include "fuzz_input.h"
+#include "studio/coco_mask.h"
 #include "studio/errors.h"
 #include "studio/image_file.h"
 #include "studio/mask_file.h"
@@ -32,6 +36,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (static_cast<int64_t>(m.values.size()) != m.height * m.width) std::abort();
     (void)maskProblem(m, file.path(), m.height, m.width, 3, 255);
   } catch (const DataError&) {
+  }
+  try {
+    const Rle r = rleFromString(bytes, 7, 9);
+    if (rleDecode(r).size() != 63 || rleArea(r) > 63) std::abort();
+    (void)rleBox(r);
+    if (rleFromString(rleToString(r), 7, 9).counts != r.counts) std::abort();
+  } catch (const std::invalid_argument&) {
   }
   try {
     (void)readImageHeader(file.path());

@@ -209,9 +209,10 @@ Rle rleFromString(const std::string& s, int64_t h, int64_t w) {
     while (more) {
       if (p >= s.size()) throw std::invalid_argument("its RLE counts end in the middle of a number");
       const int64_t c = static_cast<unsigned char>(s[p]) - 48;
-      if (c < 0 || c > 63) throw std::invalid_argument("its RLE counts hold a character that is not COCO's ('" +
-                                                       std::string(1, s[p]) + "')");
-      if (k > 12) throw std::invalid_argument("its RLE counts hold a number too large");
+      if (c < 0 || c > 63)
+        throw std::invalid_argument("its RLE counts hold a character that is not COCO's ('" + std::string(1, s[p]) +
+                                    "')");
+      if (k > 6) throw std::invalid_argument("its RLE counts hold a number too large");  // 7 chunks: 35 bits
       x |= (c & 0x1f) << (5 * k);
       more = (c & 0x20) != 0;
       ++p;
@@ -219,7 +220,8 @@ Rle rleFromString(const std::string& s, int64_t h, int64_t w) {
       if (!more && (c & 0x10)) x |= static_cast<int64_t>(-1) * (int64_t{1} << (5 * k));
     }
     if (r.counts.size() > 2) x += r.counts[r.counts.size() - 2];
-    if (x < 0 || x > static_cast<int64_t>(UINT32_MAX)) throw std::invalid_argument("its RLE counts hold a negative run");
+    if (x < 0 || x > static_cast<int64_t>(UINT32_MAX))
+      throw std::invalid_argument("its RLE counts hold a run below 0 or past 2^32 pixels");
     r.counts.push_back(static_cast<uint32_t>(x));
   }
   uint64_t total = 0;
