@@ -34,10 +34,10 @@ MaskedImage cropMasked(const MaskedImage& x, int64_t top, int64_t left, int64_t 
 MaskedImage flipMasked(const MaskedImage& x);
 
 struct SegmentationAugment {
-  int64_t minSize = 0, maxSize = 0;        // RandomResize's; 0: no resize
-  double flipProb = 0.5;                   // RandomHorizontalFlip's
-  int64_t cropHeight = 0, cropWidth = 0;   // RandomCrop's (after PadIfSmaller); 0: none
-  uint8_t ignoreIndex = 255;               // the mask's padding
+  int64_t minSize = 0, maxSize = 0;       // RandomResize's; 0: no resize
+  double flipProb = 0.5;                  // RandomHorizontalFlip's
+  int64_t cropHeight = 0, cropWidth = 0;  // RandomCrop's (after PadIfSmaller); 0: none
+  uint8_t ignoreIndex = 255;              // the mask's padding
 };
 
 // The preset's steps in its order, each draw from gen: the size
