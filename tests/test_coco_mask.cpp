@@ -5,12 +5,17 @@
 // crossing themselves, past the image's edges, on half-pixel coordinates)
 // rasterised pixel for pixel as rleFrPoly does, objects of several polygons
 // merged, boxes as frBbox; IoU with a crowd among the truths; and counts
-// text that does not fit its size refused with why.
+// text that does not fit its size refused with why; COCO annotations'
+// segmentations (polygons, RLE text, RLE runs) as one semantic mask equal to
+// torchvision's references/segmentation ConvertCocoPolysToMask (overlaps at
+// 255), and bad segmentations named.
 // Oracle: pycocotools, run by tests/reference/make_references.py
 // (coco_mask_reference.py).
 #include "test_support.h"
 
 #include "studio/coco_mask.h"
+#include "studio/coco_segmentation.h"
+#include "studio/errors.h"
 
 using namespace studio;
 
@@ -87,6 +92,49 @@ class TestCocoMask : public QObject {
     const Rle a = rleFromBox({0, 0, 3, 3}, 5, 5), b = rleFromBox({0, 0, 3, 3}, 5, 6);
     QCOMPARE(rleIou(a, b, false), -1.0);
     QCOMPARE(rleIou(a, a, false), 1.0);
+  }
+
+  void annotationsMakeTheReferencesSemanticMask() {
+    const auto ref = test::loadReference("coco_mask");
+    QCOMPARE(ref["semantic"].size(), size_t(6));
+    for (const auto& image : ref["semantic"]) {
+      const int64_t h = image["height"], w = image["width"];
+      std::vector<std::pair<Rle, uint8_t>> instances;
+      for (const auto& a : image["annotations"])
+        instances.emplace_back(cocoSegmentation(a["segmentation"], h, w, "test.json annotation"),
+                               a["category_id"].get<uint8_t>());
+      const Mask m = semanticMaskOf(instances, h, w);
+      QCOMPARE(m.values, bits(image["target"]));
+    }
+    const auto& t = ref["rle_text"];
+    const nlohmann::json compact = {{"size", {t["height"], t["width"]}}, {"counts", t["counts"]}};
+    QCOMPARE(rleDecode(cocoSegmentation(compact, t["height"], t["width"], "x")), bits(t["bits"]));
+  }
+
+  void badSegmentationsAreNamed() {
+    auto why = [](const nlohmann::json& s) {
+      try {
+        cocoSegmentation(s, 4, 5, "a.json annotation 7");
+      } catch (const DataError& e) {
+        return QString(e.what());
+      }
+      return QString("(no error)");
+    };
+    QCOMPARE(why(nlohmann::json::parse("[[0, 0, 3, 0, 3, 3]]")), QString("(no error)"));
+    QVERIFY2(why(nlohmann::json::parse("[[0, 0, 3, 0]]"))
+                 .startsWith("a.json annotation 7: its segmentation's polygon 1 has 4 numbers: a polygon needs at "
+                             "least three points"),
+             qPrintable(why(nlohmann::json::parse("[[0, 0, 3, 0]]"))));
+    QVERIFY(why(nlohmann::json::parse("[[0, 0, 3, \"a\", 1, 1]]")).contains("holds \"a\", not a number"));
+    QVERIFY(why(nlohmann::json::parse("[]")).contains("has no polygon"));
+    QVERIFY2(why(nlohmann::json::parse(R"({"size": [5, 4], "counts": [20]})"))
+                 .contains("its RLE is 5x4 but its image is 4x5 (height x width)"),
+             qPrintable(why(nlohmann::json::parse(R"({"size": [5, 4], "counts": [20]})"))));
+    QVERIFY(why(nlohmann::json::parse(R"({"size": [4, 5], "counts": [3, 4]})")).contains("cover 7 pixels, not the 20"));
+    QVERIFY(why(nlohmann::json::parse(R"({"size": [4, 5], "counts": [3, -4]})")).contains("not a run of pixels"));
+    QVERIFY(why(nlohmann::json::parse(R"({"size": [4, 5], "counts": "0c"})"))
+                .startsWith("a.json annotation 7: its RLE counts"));
+    QVERIFY(why(nlohmann::json::parse(R"({"counts": "0c"})")).contains("neither polygons nor an RLE"));
   }
 
   void countsThatDoNotFitAreRefused() {

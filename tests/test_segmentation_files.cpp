@@ -60,8 +60,9 @@ class TestSegmentationFiles : public QObject {
     QTemporaryDir dir;
     const std::string img = dir.path().toStdString() + "/images", msk = dir.path().toStdString() + "/masks";
     touch(QString::fromStdString(img + "/a.jpg"));
-    QVERIFY2(refusal([&] { pairImagesAndMasks(img, msk); }).contains("the masks' folder " + QString::fromStdString(msk) +
-                                                                       " does not exist"),
+    QVERIFY2(refusal([&] {
+               pairImagesAndMasks(img, msk);
+             }).contains("the masks' folder " + QString::fromStdString(msk) + " does not exist"),
              qPrintable(refusal([&] { pairImagesAndMasks(img, msk); })));
     touch(QString::fromStdString(msk + "/b.png"));
     QVERIFY2(refusal([&] { pairImagesAndMasks(img, msk); }).contains("no image under"),
@@ -99,9 +100,9 @@ class TestSegmentationFiles : public QObject {
   }
 
   void vocClassesAreTorchvisions() {
-    const test::Ran ran = test::runProgram(
-        test::env("STUDIO_PYTHON"),
-        {"-c", "from torchvision.models._meta import _VOC_CATEGORIES as v; print('\\n'.join(v))"});
+    const test::Ran ran =
+        test::runProgram(test::env("STUDIO_PYTHON"),
+                         {"-c", "from torchvision.models._meta import _VOC_CATEGORIES as v; print('\\n'.join(v))"});
     QVERIFY2(ran.code == 0, qPrintable(ran.output));
     std::vector<std::string> want;
     for (const QString& line : ran.output.trimmed().split('\n')) want.push_back(line.toStdString());

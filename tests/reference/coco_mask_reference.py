@@ -11,10 +11,45 @@ OUT_DIR/coco_mask.json as {"data": {"masks": [...], "polygons": [...],
   polygons merged (as COCO.annToRLE), each with its counts text, area and
   box;
 - iou: iou(detections, truths, iscrowd) over masks of one size, a crowd
-  among the truths.
+  among the truths;
+- semantic: images' annotations (polygons, several per object, and RLEs,
+  compact and as a list of runs) with the semantic mask torchvision's
+  references/segmentation/coco_utils.py's ConvertCocoPolysToMask makes of
+  them (copied below), overlaps at 255.
 """
 import numpy as np
+import torch
 from pycocotools import mask as mask_utils
+
+
+def convert_coco_poly_to_mask(segmentations, height, width):  # references/segmentation/coco_utils.py (v0.26)
+    masks = []
+    for polygons in segmentations:
+        rles = mask_utils.frPyObjects(polygons, height, width)
+        mask = mask_utils.decode(rles)
+        if len(mask.shape) < 3:
+            mask = mask[..., None]
+        mask = torch.as_tensor(mask, dtype=torch.uint8)
+        mask = mask.any(dim=2)
+        masks.append(mask)
+    if masks:
+        masks = torch.stack(masks, dim=0)
+    else:
+        masks = torch.zeros((0, height, width), dtype=torch.uint8)
+    return masks
+
+
+def semantic_target(anno, h, w):  # ConvertCocoPolysToMask.__call__'s target
+    segmentations = [obj["segmentation"] for obj in anno]
+    cats = [obj["category_id"] for obj in anno]
+    if segmentations:
+        masks = convert_coco_poly_to_mask(segmentations, h, w)
+        cats = torch.as_tensor(cats, dtype=masks.dtype)
+        target, _ = (masks * cats[:, None, None]).max(dim=0)
+        target[masks.sum(0) > 1] = 255
+    else:
+        target = torch.zeros((h, w), dtype=torch.uint8)
+    return target
 
 
 def blob(rng, h, w):
@@ -26,6 +61,19 @@ def blob(rng, h, w):
         m |= (((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2 <= 1).astype(np.uint8)
     m[rng.random((h, w)) < 0.03] ^= 1  # speckles
     return m
+
+
+def rle_runs(m):
+    """Runs of a mask in column-major order from a run of zeros (COCO's uncompressed counts)."""
+    flat = np.asarray(m).flatten(order="F")
+    runs, value, run = [], 0, 0
+    for v in flat.tolist():
+        if v != value:
+            runs.append(run)
+            run, value = 0, v
+        run += 1
+    runs.append(run)
+    return runs
 
 
 def entry(rle, h, w, extra):
@@ -73,6 +121,29 @@ def make_coco_masks(seed=61):
     same = [mask_utils.encode(np.asfortranarray(blob(rng, 40, 31))) for _ in range(6)]
     dts, gts, crowd = same[:3], same[3:], [0, 1, 0]
     iou = mask_utils.iou(dts, gts, crowd)
-    return {"masks": masks, "polygons": polygons, "boxes": boxes,
+    semantic = []
+    for i in range(6):
+        h, w = int(rng.integers(24, 60)), int(rng.integers(24, 60))
+        anno = []
+        for _ in range(int(rng.integers(0, 5)) if i else 0):  # the first image has no instance
+            polys = []
+            for _ in range(int(rng.integers(1, 3))):
+                n = int(rng.integers(3, 9))
+                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+                polys.append([float(v) for v in np.stack([cx + rng.uniform(-12, 12, n), cy + rng.uniform(-12, 12, n)],
+                                                         1).flatten()])
+            anno.append({"segmentation": polys, "category_id": int(rng.integers(1, 21))})
+        if i >= 3:  # and an object given as an RLE: a list of runs (as frPyObjects takes it)
+            m = np.asfortranarray(blob(rng, h, w))
+            runs = rle_runs(m)
+            anno.append({"segmentation": {"size": [h, w], "counts": runs}, "category_id": int(rng.integers(1, 21))})
+        target = semantic_target(anno, h, w)
+        semantic.append({"height": h, "width": w, "annotations": anno, "target": target.flatten().tolist()})
+    # A compact RLE's pixels (pycocotools' decode), for the reader.
+    m = blob(rng, 30, 20)
+    compact = mask_utils.encode(np.asfortranarray(m))
+    rle_text = {"height": 30, "width": 20, "counts": compact["counts"].decode(),
+                "bits": mask_utils.decode(compact).flatten().tolist()}
+    return {"masks": masks, "polygons": polygons, "boxes": boxes, "semantic": semantic, "rle_text": rle_text,
             "iou": {"detections": [r["counts"].decode() for r in dts], "truths": [r["counts"].decode() for r in gts],
                     "height": 40, "width": 31, "crowd": crowd, "values": iou.tolist()}}

@@ -102,16 +102,17 @@ bool isVocSegmentation(const std::string& root) {
 
 VocSegmentation readVocSegmentation(const std::string& root) {
   if (!isVocSegmentation(root))
-    throw DataError(root + " is not Pascal VOC's layout: it needs JPEGImages, SegmentationClass and "
-                           "ImageSets/Segmentation");
+    throw DataError(root +
+                    " is not Pascal VOC's layout: it needs JPEGImages, SegmentationClass and "
+                    "ImageSets/Segmentation");
   return {vocList(root, "train"), vocList(root, "val")};
 }
 
 const std::vector<std::string>& vocClassNames() {
   static const std::vector<std::string> names{
-      "__background__", "aeroplane", "bicycle", "bird",  "boat",        "bottle", "bus",
-      "car",            "cat",       "chair",   "cow",   "diningtable", "dog",    "horse",
-      "motorbike",      "person",    "pottedplant", "sheep", "sofa",     "train",  "tvmonitor"};
+      "__background__", "aeroplane", "bicycle",     "bird", "boat",  "bottle",    "bus",    "car",         "cat",
+      "chair",          "cow",       "diningtable", "dog",  "horse", "motorbike", "person", "pottedplant", "sheep",
+      "sofa",           "train",     "tvmonitor"};
   return names;
 }
 
