@@ -16,6 +16,7 @@
 #include "studio/coco_mask.h"
 #include "studio/coco_segmentation.h"
 #include "studio/errors.h"
+#include "studio/yolo_masks.h"
 
 using namespace studio;
 
@@ -109,6 +110,34 @@ class TestCocoMask : public QObject {
     const auto& t = ref["rle_text"];
     const nlohmann::json compact = {{"size", {t["height"], t["width"]}}, {"counts", t["counts"]}};
     QCOMPARE(rleDecode(cocoSegmentation(compact, t["height"], t["width"], "x")), bits(t["bits"]));
+  }
+
+  void yoloLabelsMakeTheReferencesSemanticMask() {
+    const auto ref = test::loadReference("coco_mask")["yolo"];
+    QCOMPARE(ref.size(), size_t(4));
+    for (const auto& image : ref) {
+      const int64_t h = image["height"], w = image["width"];
+      const auto polygons = readYoloPolygons(image["text"], "labels/a.txt", h, w, 5);
+      QCOMPARE(yoloSemanticMask(polygons, h, w).values, bits(image["target"]));
+    }
+    auto why = [](const std::string& text) {
+      try {
+        readYoloPolygons(text, "labels/a.txt", 10, 20, 3);
+      } catch (const DataError& e) {
+        return QString(e.what());
+      }
+      return QString("(no error)");
+    };
+    QCOMPARE(why("0 0.1 0.1 0.5 0.1 0.5 0.5\n\n"), QString("(no error)"));
+    QCOMPARE(why("\n0 0.1 0.1 0.5 0.1\n"),
+             QString("labels/a.txt line 2: a polygon needs at least three points (x y pairs); it has 4 numbers after "
+                     "its class"));
+    QVERIFY(why("0 0.1 0.1 0.5 0.1 0.5 0.5 0.7\n").contains("it has 7 numbers"));
+    QCOMPARE(why("3 0.1 0.1 0.5 0.1 0.5 0.5\n"),
+             QString("labels/a.txt line 1: class 3, but there are 3 classes (0 to 2)"));
+    QVERIFY(why("1.5 0.1 0.1 0.5 0.1 0.5 0.5\n").contains("class 1.5"));
+    QVERIFY(why("0 0.1 x 0.5 0.1 0.5 0.5\n").contains("line 1: \"x\" is not a number"));
+    QVERIFY(why("0 0.1 1.2 0.5 0.1 0.5 0.5\n").contains("1.2 is outside 0 to 1"));
   }
 
   void badSegmentationsAreNamed() {

@@ -139,11 +139,28 @@ def make_coco_masks(seed=61):
             anno.append({"segmentation": {"size": [h, w], "counts": runs}, "category_id": int(rng.integers(1, 21))})
         target = semantic_target(anno, h, w)
         semantic.append({"height": h, "width": w, "annotations": anno, "target": target.flatten().tolist()})
+    # YOLO's segmentation labels (class, then points as fractions of the width and height): the mask the
+    # references make of the same polygons in pixels as COCO annotations, YOLO's class k as k + 1.
+    yolo = []
+    for i in range(4):
+        h, w = int(rng.integers(24, 60)), int(rng.integers(24, 60))
+        lines, anno = [], []
+        for _ in range(int(rng.integers(1, 5))):
+            n = int(rng.integers(3, 9))
+            cx, cy = rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9)
+            pts = np.clip(np.stack([cx + rng.uniform(-0.3, 0.3, n), cy + rng.uniform(-0.3, 0.3, n)], 1), 0, 1)
+            k = int(rng.integers(0, 5))
+            lines.append(" ".join([str(k)] + [f"{v:.6f}" for v in pts.flatten()]))
+            back = [float(v) for v in np.array([float(t) for t in lines[-1].split()[1:]]).reshape(-1, 2).__mul__(
+                [w, h]).flatten()]
+            anno.append({"segmentation": [back], "category_id": k + 1})
+        yolo.append({"height": h, "width": w, "text": "\n".join(lines) + "\n",
+                     "target": semantic_target(anno, h, w).flatten().tolist()})
     # A compact RLE's pixels (pycocotools' decode), for the reader.
     m = blob(rng, 30, 20)
     compact = mask_utils.encode(np.asfortranarray(m))
     rle_text = {"height": 30, "width": 20, "counts": compact["counts"].decode(),
                 "bits": mask_utils.decode(compact).flatten().tolist()}
-    return {"masks": masks, "polygons": polygons, "boxes": boxes, "semantic": semantic, "rle_text": rle_text,
+    return {"masks": masks, "polygons": polygons, "boxes": boxes, "semantic": semantic, "yolo": yolo, "rle_text": rle_text,
             "iou": {"detections": [r["counts"].decode() for r in dts], "truths": [r["counts"].decode() for r in gts],
                     "height": 40, "width": 31, "crowd": crowd, "values": iou.tolist()}}

@@ -26,8 +26,9 @@ Rle cocoSegmentation(const nlohmann::json& s, int64_t h, int64_t w, const std::s
                         ": a polygon needs at least three points (x, y pairs)");
       std::vector<double> xy;
       for (const auto& v : poly) {
-        if (!v.is_number()) throw DataError(where + ": its segmentation's polygon " + std::to_string(p + 1) +
-                                            " holds " + v.dump() + ", not a number");
+        if (!v.is_number())
+          throw DataError(where + ": its segmentation's polygon " + std::to_string(p + 1) + " holds " + v.dump() +
+                          ", not a number");
         xy.push_back(v.get<double>());
       }
       parts.push_back(rleFromPolygon(xy, h, w));

@@ -1,0 +1,67 @@
+#include "studio/yolo_masks.h"
+
+#include <charconv>
+#include <sstream>
+#include <utility>
+
+#include "studio/coco_mask.h"
+#include "studio/coco_segmentation.h"
+#include "studio/errors.h"
+
+namespace studio {
+
+namespace {
+
+bool yoloNumber(const std::string& word, double& out) {
+  const char* end = word.data() + word.size();
+  auto [p, ec] = std::from_chars(word.data(), end, out);
+  return ec == std::errc() && p == end;
+}
+
+}  // namespace
+
+std::vector<YoloPolygon> readYoloPolygons(const std::string& text, const std::string& path, int64_t h, int64_t w,
+                                          int64_t classes) {
+  std::vector<YoloPolygon> out;
+  std::istringstream in(text);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::istringstream words(line);
+    std::vector<std::string> parts;
+    for (std::string word; words >> word;) parts.push_back(word);
+    if (parts.empty()) continue;
+    const std::string where = path + " line " + std::to_string(number);
+    std::vector<double> values;
+    for (const std::string& word : parts) {
+      double v = 0;
+      if (!yoloNumber(word, v)) throw DataError(where + ": \"" + word + "\" is not a number");
+      values.push_back(v);
+    }
+    YoloPolygon p;
+    p.label = static_cast<int64_t>(values[0]);
+    if (static_cast<double>(p.label) != values[0] || p.label < 0 || p.label >= classes)
+      throw DataError(where + ": class " + parts[0] + ", but there are " + std::to_string(classes) +
+                      " classes (0 to " + std::to_string(classes - 1) + ")");
+    const size_t coordinates = values.size() - 1;
+    if (coordinates < 6 || coordinates % 2 != 0)
+      throw DataError(where + ": a polygon needs at least three points (x y pairs); it has " +
+                      std::to_string(coordinates) + " numbers after its class");
+    for (size_t i = 1; i < values.size(); ++i) {
+      if (values[i] < 0 || values[i] > 1)
+        throw DataError(where + ": " + parts[i] + " is outside 0 to 1 (YOLO's points are fractions of the image's "
+                                                  "width and height)");
+      p.xy.push_back(values[i] * static_cast<double>(i % 2 == 1 ? w : h));
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Mask yoloSemanticMask(const std::vector<YoloPolygon>& polygons, int64_t h, int64_t w) {
+  std::vector<std::pair<Rle, uint8_t>> instances;
+  for (const YoloPolygon& p : polygons)
+    instances.emplace_back(rleFromPolygon(p.xy, h, w), static_cast<uint8_t>(p.label + 1));
+  return semanticMaskOf(instances, h, w);
+}
+
+}  // namespace studio
