@@ -1,10 +1,11 @@
 // COCO's masks as RLE (studio/coco_mask.h) equal pycocotools' mask API on
 // the same inputs (issue 61, item 4: RLE encoding, decoding, area and IoU
 // the project's own): the counts text of seeded masks of four sizes, an
-// empty and a full one, one whose run crosses columns; their decoding, area and box; polygons (concave,
-// crossing themselves, past the image's edges, on half-pixel coordinates)
-// rasterised pixel for pixel as rleFrPoly does, objects of several polygons
-// merged, boxes as frBbox; IoU with a crowd among the truths; and counts
+// empty and a full one, one whose run crosses columns; their decoding,
+// area and box; polygons (concave, crossing themselves, past the image's
+// edges, on half-pixel coordinates, a repeated vertex) rasterised pixel for
+// pixel as rleFrPoly does, objects of several polygons merged, boxes as
+// frBbox; IoU with a crowd among the truths; and counts
 // text that does not fit its size refused with why; COCO annotations'
 // segmentations (polygons, RLE text, RLE runs) as one semantic mask equal to
 // torchvision's references/segmentation ConvertCocoPolysToMask (overlaps at
@@ -56,7 +57,7 @@ class TestCocoMask : public QObject {
 
   void polygonsRasteriseAsPycocotools() {
     const auto ref = test::loadReference("coco_mask")["polygons"];
-    QCOMPARE(ref.size(), size_t(68));
+    QCOMPARE(ref.size(), size_t(69));
     int i = 0;
     for (const auto& p : ref) {
       const int64_t h = p["height"], w = p["width"];
@@ -156,6 +157,9 @@ class TestCocoMask : public QObject {
              qPrintable(why(nlohmann::json::parse("[[0, 0, 3, 0]]"))));
     QVERIFY(why(nlohmann::json::parse("[[0, 0, 3, \"a\", 1, 1]]")).contains("holds \"a\", not a number"));
     QVERIFY(why(nlohmann::json::parse("[]")).contains("has no polygon"));
+    QVERIFY2(
+        why(nlohmann::json::parse("[[0, 0, 3, 0, 3, 1e300]]")).contains("has the y 1e+300, far outside its 4x5 image"),
+        qPrintable(why(nlohmann::json::parse("[[0, 0, 3, 0, 3, 1e300]]"))));
     QVERIFY2(why(nlohmann::json::parse(R"({"size": [5, 4], "counts": [20]})"))
                  .contains("its RLE is 5x4 but its image is 4x5 (height x width)"),
              qPrintable(why(nlohmann::json::parse(R"({"size": [5, 4], "counts": [20]})"))));

@@ -3,7 +3,9 @@
 // empty; its train:, val: and test: read too), chosen by the first byte;
 // each with every BadBoxes policy. A reader answers bad bytes with a
 // DataError naming them, never a crash, a hang or another exception; what
-// it returns is consistent.
+// it returns is consistent. The same bytes as one annotation's
+// segmentation (studio/coco_segmentation.h: the JSON) or a YOLO label file
+// of polygons (studio/yolo_masks.h: the text), painted as a mask.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,8 +15,12 @@
 
 #include "fuzz_input.h"
 #include "studio/box_annotations.h"
+#include "studio/coco_segmentation.h"
 #include "studio/errors.h"
+#include "studio/yolo_masks.h"
 #include "studio/yolo_splits.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace studio;
 namespace fs = std::filesystem;
@@ -63,6 +69,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     path = (scratch() / "yolo" / "data.yaml").string();
     write(path, data, size);
     format = "yolo";
+  }
+  try {
+    if (kind == 0) {
+      const auto json = nlohmann::json::parse(data, data + size, nullptr, false);
+      if (!json.is_discarded()) {
+        const Rle r = cocoSegmentation(json, 6, 7, "fuzz.json annotation 1");
+        if (rleDecode(r).size() != 42 || semanticMaskOf({{r, 3}}, 6, 7).values.size() != 42) std::abort();
+      }
+    } else if (kind == 2) {
+      const auto polygons =
+          readYoloPolygons(std::string(reinterpret_cast<const char*>(data), size), "fuzz.txt", 6, 7, 3);
+      if (yoloSemanticMask(polygons, 6, 7).values.size() != 42) std::abort();
+    }
+  } catch (const DataError&) {
   }
   for (const BadBoxes bad : {BadBoxes::fail, BadBoxes::clip, BadBoxes::skip}) {
     try {

@@ -7,7 +7,7 @@ OUT_DIR/coco_mask.json as {"data": {"masks": [...], "polygons": [...],
   run of ones crosses from a column to the next, each as
   row-major bits, with encode()'s counts text, area() and toBbox();
 - polygons: random ones (concave, crossing themselves, partly outside the
-  image), boxes through frPyObjects([x, y, w, h]) and objects of several
+  image), one with a repeated vertex, boxes through frPyObjects([x, y, w, h]) and objects of several
   polygons merged (as COCO.annToRLE), each with its counts text, area and
   box;
 - iou: iou(detections, truths, iscrowd) over masks of one size, a crowd
@@ -103,6 +103,10 @@ def make_coco_masks(seed=61):
         poly = [float(v) for v in xy.flatten()]
         rle = mask_utils.frPyObjects([poly], h, w)[0]
         polygons.append(entry(rle, h, w, {"polygons": [poly], "bits": mask_utils.decode(rle).flatten().tolist()}))
+    # A repeated vertex (an edge of no length), as tools write closed polygons.
+    poly = [2.0, 3.0, 17.5, 3.0, 17.5, 3.0, 17.5, 15.0, 2.0, 15.0, 2.0, 3.0]
+    rle = mask_utils.frPyObjects([poly], 20, 24)[0]
+    polygons.append(entry(rle, 20, 24, {"polygons": [poly], "bits": mask_utils.decode(rle).flatten().tolist()}))
     for _ in range(8):  # objects of two or three polygons, merged as COCO.annToRLE merges them
         h, w = int(rng.integers(20, 60)), int(rng.integers(20, 60))
         polys = []

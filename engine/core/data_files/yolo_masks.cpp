@@ -40,16 +40,17 @@ std::vector<YoloPolygon> readYoloPolygons(const std::string& text, const std::st
     YoloPolygon p;
     p.label = static_cast<int64_t>(values[0]);
     if (static_cast<double>(p.label) != values[0] || p.label < 0 || p.label >= classes)
-      throw DataError(where + ": class " + parts[0] + ", but there are " + std::to_string(classes) +
-                      " classes (0 to " + std::to_string(classes - 1) + ")");
+      throw DataError(where + ": class " + parts[0] + ", but there are " + std::to_string(classes) + " classes (0 to " +
+                      std::to_string(classes - 1) + ")");
     const size_t coordinates = values.size() - 1;
     if (coordinates < 6 || coordinates % 2 != 0)
       throw DataError(where + ": a polygon needs at least three points (x y pairs); it has " +
                       std::to_string(coordinates) + " numbers after its class");
     for (size_t i = 1; i < values.size(); ++i) {
       if (values[i] < 0 || values[i] > 1)
-        throw DataError(where + ": " + parts[i] + " is outside 0 to 1 (YOLO's points are fractions of the image's "
-                                                  "width and height)");
+        throw DataError(where + ": " + parts[i] +
+                        " is outside 0 to 1 (YOLO's points are fractions of the image's "
+                        "width and height)");
       p.xy.push_back(values[i] * static_cast<double>(i % 2 == 1 ? w : h));
     }
     out.push_back(std::move(p));

@@ -58,7 +58,11 @@ Rle rleFromPolygon(const std::vector<double>& xy, int64_t h, int64_t w) {
       std::swap(xs, xe);
       std::swap(ys, ye);
     }
-    const double s = dx >= dy ? static_cast<double>(ye - ys) / static_cast<double>(dx)
+    // A repeated vertex (an edge of no length) is its one point: no slope
+    // (pycocotools divides 0 by 0 there and casts the NaN, which C leaves
+    // undefined; the point's row is never read, its column being its
+    // neighbours').
+    const double s = dx >= dy ? (dx > 0 ? static_cast<double>(ye - ys) / static_cast<double>(dx) : 0.0)
                               : static_cast<double>(xe - xs) / static_cast<double>(dy);
     if (dx >= dy) {
       for (int64_t d = 0; d <= dx; ++d) {

@@ -29,7 +29,14 @@ Rle cocoSegmentation(const nlohmann::json& s, int64_t h, int64_t w, const std::s
         if (!v.is_number())
           throw DataError(where + ": its segmentation's polygon " + std::to_string(p + 1) + " holds " + v.dump() +
                           ", not a number");
-        xy.push_back(v.get<double>());
+        // A point a whole image's size past its edges is a mistake (and would
+        // be traced point by point at 5x): refused.
+        const double x = v.get<double>(), side = static_cast<double>(xy.size() % 2 == 0 ? w : h);
+        if (!(x >= -side && x <= 2 * side))
+          throw DataError(where + ": its segmentation's polygon " + std::to_string(p + 1) + " has the " +
+                          (xy.size() % 2 == 0 ? "x " : "y ") + v.dump() + ", far outside its " + sizeText(h, w) +
+                          " image");
+        xy.push_back(x);
       }
       parts.push_back(rleFromPolygon(xy, h, w));
     }

@@ -24,8 +24,9 @@ namespace studio {
 
 // The mask of one segmentation in an image of height x width. Throws
 // DataError starting with `where` (the file and annotation) and saying what
-// is wrong: a polygon of fewer than three points or with a value that is
-// not a number, an RLE whose size is not the image's or whose counts do not
+// is wrong: a polygon of fewer than three points, with a value that is
+// not a number or a point more than the image's width or height past its
+// edges, an RLE whose size is not the image's or whose counts do not
 // decode to it, anything else.
 Rle cocoSegmentation(const nlohmann::json& segmentation, int64_t height, int64_t width, const std::string& where);
 
