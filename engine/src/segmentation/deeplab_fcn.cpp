@@ -21,7 +21,6 @@
 
 #include "nets/batch_norm.h"
 #include "nets/dropout.h"
-#include "nets/nets.h"
 #include "segmentation/segmenters.h"
 
 namespace studio {
@@ -70,44 +69,17 @@ nn::Sequential deepLabHead(int64_t in, int64_t classes) {
 
 class SimpleSegmenter : public SegmentationNet {
  public:
-  SimpleSegmenter(const std::string& kind, int64_t classes, bool aux) {
-    const bool resnet = kind.find("resnet50") != std::string::npos;
-    int64_t outChannels = 0, auxChannels = 0;
-    if (resnet) {
-      // torchvision builds the whole ResNet-50 (fc too) and keeps conv1..layer4.
-      auto net = makeResNet("resnet50", 1000, {false, true, true});
-      auto backbone = std::make_shared<nn::Module>();
-      for (const NetStage& s : net->stages) {
-        if (s.name == "avgpool") break;
-        if (s.module) backbone->register_module(s.name, s.module);
-        m_stages.push_back(s.run);
-        if (s.name == "layer3") m_auxAt = m_stages.size() - 1;
-      }
-      register_module("backbone", backbone);
-      outChannels = 2048;
-      auxChannels = 1024;
-    } else {
-      auto net = makeMobileNetV3("mobilenet_v3_large", 1000, nullptr, false, /*dilated=*/true);
-      auto features = std::dynamic_pointer_cast<nn::SequentialImpl>(net->named_children()["features"]);
-      register_module("backbone", features);
-      for (size_t i = 0; i < features->size(); ++i) {
-        auto block = features->begin() + static_cast<std::ptrdiff_t>(i);
-        m_stages.push_back([block](const torch::Tensor& x) { return block->forward(x); });
-      }
-      m_auxAt = 4;
-      outChannels = 960;
-      auxChannels = 40;
-    }
-    m_classifier = register_module(
-        "classifier", kind.rfind("fcn", 0) == 0 ? fcnHead(outChannels, classes) : deepLabHead(outChannels, classes));
-    if (aux) m_aux = register_module("aux_classifier", fcnHead(auxChannels, classes));
+  SimpleSegmenter(const std::string& kind, int64_t classes, bool aux)
+      : m_backbone(segmenterBackbone(kind.find("resnet50") != std::string::npos)) {
+    register_module("backbone", m_backbone.module);
+    const int64_t out = m_backbone.outChannels;
+    m_classifier =
+        register_module("classifier", kind.rfind("fcn", 0) == 0 ? fcnHead(out, classes) : deepLabHead(out, classes));
+    if (aux) m_aux = register_module("aux_classifier", fcnHead(m_backbone.earlyChannels, classes));
   }
   SegmenterOutput forward(const torch::Tensor& x) override {
-    torch::Tensor y = x, early;
-    for (size_t i = 0; i < m_stages.size(); ++i) {
-      y = m_stages[i](y);
-      if (i == m_auxAt) early = y;
-    }
+    torch::Tensor early;
+    const torch::Tensor y = m_backbone.forward(x, early);
     SegmenterOutput o;
     o.out = upsampled(m_classifier->forward(y), x.sizes().slice(2));
     if (m_aux) o.aux = upsampled(m_aux->forward(early), x.sizes().slice(2));
@@ -115,8 +87,7 @@ class SimpleSegmenter : public SegmentationNet {
   }
 
  private:
-  std::vector<std::function<torch::Tensor(const torch::Tensor&)>> m_stages;
-  size_t m_auxAt = 0;
+  SegmenterBackbone m_backbone;
   nn::Sequential m_classifier{nullptr}, m_aux{nullptr};
 };
 

@@ -9,10 +9,7 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/pooling.h>
 
-#include <stdexcept>
-
 #include "nets/batch_norm.h"
-#include "nets/nets.h"
 #include "segmentation/segmenters.h"
 
 namespace studio {
@@ -20,7 +17,7 @@ namespace {
 
 namespace nn = torch::nn;
 
-constexpr int64_t kLow = 4, kInter = 128;  // block 4: 1/8 of the input; the last (16): 1/16
+constexpr int64_t kInter = 128;
 
 class LrasppHeadImpl : public nn::Module {
  public:
@@ -45,50 +42,23 @@ TORCH_MODULE(LrasppHead);
 
 class Lraspp : public SegmentationNet {
  public:
-  explicit Lraspp(int64_t classes) {
-    // torchvision builds the whole dilated MobileNetV3 (its classifier
-    // initialised too) and keeps its features: the same draws here.
-    auto net = makeMobileNetV3("mobilenet_v3_large", 1000, nullptr, false, /*dilated=*/true);
-    m_backbone = register_module(
-        "backbone", nn::Sequential(std::dynamic_pointer_cast<nn::SequentialImpl>(net->named_children()["features"])));
-    const int64_t low = 40, high = 960;  // block 4's and the last convolution's channels
-    m_head = register_module("classifier", LrasppHead(low, high, classes));
+  explicit Lraspp(int64_t classes) : m_backbone(segmenterBackbone(/*resnet50=*/false)) {
+    register_module("backbone", m_backbone.module);
+    m_head = register_module("classifier", LrasppHead(m_backbone.earlyChannels, m_backbone.outChannels, classes));
   }
   SegmenterOutput forward(const torch::Tensor& x) override {
-    torch::Tensor y = x, low;
-    int64_t i = 0;
-    for (auto& block : *m_backbone) {
-      y = block.forward(y);
-      if (i++ == kLow) low = y;
-    }
-    return {upsampled(m_head->forward(low, y), x.sizes().slice(2)), {}};
+    torch::Tensor low;
+    const torch::Tensor high = m_backbone.forward(x, low);
+    return {upsampled(m_head->forward(low, high), x.sizes().slice(2)), {}};
   }
 
  private:
-  nn::Sequential m_backbone{nullptr};
+  SegmenterBackbone m_backbone;
   LrasppHead m_head{nullptr};
 };
 
 }  // namespace
 
-std::shared_ptr<SegmentationNet> makeSimpleSegmenter(const std::string& kind, int64_t classes, bool aux);
-
-const std::vector<std::string>& segmenterKinds() {
-  static const std::vector<std::string> kinds{"lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large",
-                                              "deeplabv3_resnet50", "fcn_resnet50"};
-  return kinds;
-}
-
-std::shared_ptr<SegmentationNet> makeSegmenter(const std::string& kind, int64_t classes, bool aux) {
-  if (kind == "lraspp_mobilenet_v3_large") {
-    if (aux) throw std::invalid_argument("model.kind " + kind + " has no auxiliary head (torchvision's has none)");
-    return std::make_shared<Lraspp>(classes);
-  }
-  if (kind == "deeplabv3_mobilenet_v3_large" || kind == "deeplabv3_resnet50" || kind == "fcn_resnet50")
-    return makeSimpleSegmenter(kind, classes, aux);
-  std::string list;
-  for (const auto& k : segmenterKinds()) list += (list.empty() ? "" : ", ") + k;
-  throw std::invalid_argument("model.kind " + kind + " is not a segmentation model: the kinds are " + list);
-}
+std::shared_ptr<SegmentationNet> makeLraspp(int64_t classes) { return std::make_shared<Lraspp>(classes); }
 
 }  // namespace studio

@@ -18,6 +18,7 @@
 // dict); aux is undefined for a model without an auxiliary head.
 // Thread: engine thread (or the one thread that made it).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,30 @@ inline torch::Tensor upsampled(const torch::Tensor& x, c10::IntArrayRef size) {
                                .mode(torch::kBilinear)
                                .align_corners(false));
 }
+
+// A segmenter's backbone, as torchvision's IntermediateLayerGetter takes it
+// from a dilated classification net (built whole, its classifier
+// initialised too, as torchvision builds it): the spatial stages in order,
+// registered by the model as "backbone" (MobileNetV3-Large's features.N as
+// backbone.N; ResNet-50's conv1, bn1, layer1..4 by name), and the early
+// features (MobileNetV3's block 4 at 1/8 of the input, ResNet-50's layer3)
+// that LRASPP's low branch and the auxiliary head take.
+struct SegmenterBackbone {
+  std::shared_ptr<torch::nn::Module> module;
+  std::vector<std::function<torch::Tensor(const torch::Tensor&)>> stages;
+  size_t earlyAt = 0;
+  int64_t earlyChannels = 0, outChannels = 0;
+  // The last stage's features; early gets the earlyAt stage's.
+  torch::Tensor forward(const torch::Tensor& x, torch::Tensor& early) const;
+};
+// resnet50: ResNet-50 with layer3 and layer4 dilated (1/8); else
+// MobileNetV3-Large with its last stage dilated (1/16).
+SegmenterBackbone segmenterBackbone(bool resnet50);
+
+// The families, one per file: lraspp.cpp, and deeplab_fcn.cpp's FCN and
+// DeepLabV3 (torchvision's _SimpleSegmentationModel).
+std::shared_ptr<SegmentationNet> makeLraspp(int64_t classes);
+std::shared_ptr<SegmentationNet> makeSimpleSegmenter(const std::string& kind, int64_t classes, bool aux);
 
 // The kinds there are, in the order the settings list them.
 const std::vector<std::string>& segmenterKinds();
