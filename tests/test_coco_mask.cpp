@@ -138,6 +138,8 @@ class TestCocoMask : public QObject {
              QString("labels/a.txt line 1: class 3, but there are 3 classes (0 to 2)"));
     QVERIFY(why("1.5 0.1 0.1 0.5 0.1 0.5 0.5\n").contains("class 1.5"));
     QVERIFY(why("0 0.1 x 0.5 0.1 0.5 0.5\n").contains("line 1: \"x\" is not a number"));
+    QVERIFY(why("0 0.1 nan 0.5 0.1 0.5 0.5\n").contains("line 1: \"nan\" is not a number"));
+    QVERIFY(why("inf 0.1 0.1 0.5 0.1 0.5 0.5\n").contains("line 1: \"inf\" is not a number"));
     QVERIFY(why("0 0.1 1.2 0.5 0.1 0.5 0.5\n").contains("1.2 is outside 0 to 1"));
   }
 

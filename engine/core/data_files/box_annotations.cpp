@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -15,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../config/config_text.h"
+#include "data_files/decimal_number.h"
 #include "studio/box_checks.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -397,8 +397,7 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
       if (fields.size() != 5) throw DataError(where + shape + ": it has " + std::to_string(fields.size()) + " values");
       std::array<double, 5> v{};
       for (size_t k = 0; k < 5; ++k) {
-        const auto [end, error] = std::from_chars(fields[k].data(), fields[k].data() + fields[k].size(), v[k]);
-        if (error != std::errc() || end != fields[k].data() + fields[k].size() || !std::isfinite(v[k]))
+        if (!finiteDecimal(fields[k], v[k]))
           throw DataError(where + shape + ": value " + std::to_string(k + 1) + " is not a number");
       }
       const auto [cls, cx, cy, w, h2] = v;
@@ -431,8 +430,7 @@ double number(const tinyxml2::XMLElement* e, const char* name, const std::string
   const std::string t = childText(e, name);
   // Decimal only: std::stod read <xmax>0x50</xmax> as hex 80 (issue 59, item 11), and "inf" and "nan".
   double v = 0;
-  const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (error == std::errc() && end == t.data() + t.size() && !t.empty() && std::isfinite(v)) return v;
+  if (finiteDecimal(t, v)) return v;
   throw DataError(where + ": <" + name + "> is not a number (\"" + t.substr(0, 40) + "\"; give it in decimal)");
 }
 

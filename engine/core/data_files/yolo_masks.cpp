@@ -1,24 +1,15 @@
 #include "studio/yolo_masks.h"
 
-#include <charconv>
+#include <cmath>
 #include <sstream>
 #include <utility>
 
+#include "data_files/decimal_number.h"
 #include "studio/coco_mask.h"
 #include "studio/coco_segmentation.h"
 #include "studio/errors.h"
 
 namespace studio {
-
-namespace {
-
-bool yoloNumber(const std::string& word, double& out) {
-  const char* end = word.data() + word.size();
-  auto [p, ec] = std::from_chars(word.data(), end, out);
-  return ec == std::errc() && p == end;
-}
-
-}  // namespace
 
 std::vector<YoloPolygon> readYoloPolygons(const std::string& text, const std::string& path, int64_t h, int64_t w,
                                           int64_t classes) {
@@ -34,14 +25,14 @@ std::vector<YoloPolygon> readYoloPolygons(const std::string& text, const std::st
     std::vector<double> values;
     for (const std::string& word : parts) {
       double v = 0;
-      if (!yoloNumber(word, v)) throw DataError(where + ": \"" + word + "\" is not a number");
+      if (!finiteDecimal(word, v)) throw DataError(where + ": \"" + word + "\" is not a number");
       values.push_back(v);
     }
-    YoloPolygon p;
-    p.label = static_cast<int64_t>(values[0]);
-    if (static_cast<double>(p.label) != values[0] || p.label < 0 || p.label >= classes)
+    if (values[0] != std::floor(values[0]) || values[0] < 0 || values[0] >= static_cast<double>(classes))
       throw DataError(where + ": class " + parts[0] + ", but there are " + std::to_string(classes) + " classes (0 to " +
                       std::to_string(classes - 1) + ")");
+    YoloPolygon p;
+    p.label = static_cast<int64_t>(values[0]);
     const size_t coordinates = values.size() - 1;
     if (coordinates < 6 || coordinates % 2 != 0)
       throw DataError(where + ": a polygon needs at least three points (x y pairs); it has " +
