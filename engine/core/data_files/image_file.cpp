@@ -18,9 +18,9 @@
 namespace studio {
 namespace {
 
-// Larger images are refused before their pixels are allocated.
-constexpr int64_t kMaxSide = 32768;
-constexpr int64_t kMaxPixels = int64_t(1) << 28;
+// The decoders' size limits, one for every kind (data_files/png_read.h).
+using png_read::kMaxPixels;
+using png_read::kMaxSide;
 
 std::string sizeText(int64_t w, int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
 

@@ -12,9 +12,6 @@ namespace {
 // libpng's errors longjmp: the function that calls setjmp holds no object
 // with a destructor.
 
-constexpr png_uint_32 kMaxSide = 32768;
-constexpr int64_t kMaxPixels = int64_t(1) << 28;
-
 void readBytes(png_structp png, png_bytep out, size_t n) {
   auto* src = static_cast<Source*>(png_get_io_ptr(png));
   if (src->pos + n > src->size) png_error(png, "the file ends early (truncated)");
@@ -64,7 +61,7 @@ bool read(Source* src, Pixels* out, Want want) {
     png_destroy_read_struct(&png, &info, nullptr);
     return false;
   }
-  png_set_user_limits(png, kMaxSide, kMaxSide);
+  png_set_user_limits(png, static_cast<png_uint_32>(kMaxSide), static_cast<png_uint_32>(kMaxSide));
   png_set_read_fn(png, src, readBytes);
   png_read_info(png, info);
   out->width = png_get_image_width(png, info);

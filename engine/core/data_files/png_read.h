@@ -14,6 +14,11 @@
 
 namespace studio::png_read {
 
+// Larger images are refused before their pixels are allocated (image_file.cpp
+// checks every kind's size against the same limits).
+inline constexpr int64_t kMaxSide = 32768;
+inline constexpr int64_t kMaxPixels = int64_t(1) << 28;
+
 struct Source {
   explicit Source(const std::string& bytes)
       : data(reinterpret_cast<const unsigned char*>(bytes.data())), size(bytes.size()) {}
