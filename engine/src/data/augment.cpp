@@ -109,6 +109,21 @@ torch::Tensor resizedCrop(const torch::Tensor& img, int64_t top, int64_t left, i
   return unbatched(x, img);
 }
 
+torch::Tensor resizedCropPixels(const torch::Tensor& img, int64_t top, int64_t left, int64_t height, int64_t width,
+                                int64_t outHeight, int64_t outWidth) {
+  if (img.scalar_type() != torch::kUInt8) return resizedCrop(img, top, left, height, width, outHeight, outWidth);
+  // 8-bit pixels on the CPU go through ATen's uint8 antialiased kernel in
+  // channels-last order (torchvision's resize of a uint8 image); on a GPU
+  // they are resized as float and rounded back.
+  if (img.is_cuda())
+    return resizedCrop(img.to(torch::kFloat32), top, left, height, width, outHeight, outWidth)
+        .round_()
+        .clamp_(0, 255)
+        .to(torch::kUInt8);
+  return resizedCrop(img.unsqueeze(0).contiguous(torch::MemoryFormat::ChannelsLast).squeeze(0), top, left, height,
+                     width, outHeight, outWidth);
+}
+
 namespace {
 
 // _get_inverse_affine_matrix(center 0, -angle, translate 0, scale 1, shear 0).
@@ -225,10 +240,6 @@ torch::Tensor randomResizedCrop(const torch::Tensor& x, const PhotoAugment& a, a
   const double* pu = u.data_ptr<double>();
   const double* pc = corner.data_ptr<double>();
   auto fits = [&](int64_t ch, int64_t cw) { return cw > 0 && cw <= w && ch > 0 && ch <= h; };
-  // 8-bit pixels on the CPU go through ATen's uint8 antialiased kernel in
-  // channels-last order (torchvision's resize of a uint8 image); elsewhere
-  // the pixels are resized as float and rounded back.
-  const bool bytes = x.scalar_type() == torch::kUInt8;
   torch::Tensor out = torch::empty({b, x.size(1), outH, outW}, x.options());
   for (int64_t k = 0; k < b; ++k) {
     std::optional<Box> box = drawBox(pu + k * 20, pc + k * 2, h, w, a.scaleMin, a.scaleMax, a.ratioMin, a.ratioMax,
@@ -242,14 +253,7 @@ torch::Tensor randomResizedCrop(const torch::Tensor& x, const PhotoAugment& a, a
         cw = pyRound(static_cast<double>(ch) * a.ratioMax);
       box = Box{(h - ch) / 2, (w - cw) / 2, ch, cw};
     }
-    torch::Tensor part = x.select(0, k);
-    if (bytes && x.is_cuda())
-      part = part.to(torch::kFloat32);
-    else if (bytes)
-      part = part.unsqueeze(0).contiguous(torch::MemoryFormat::ChannelsLast).squeeze(0);
-    torch::Tensor r = resizedCrop(part, box->top, box->left, box->height, box->width, outH, outW);
-    if (bytes && x.is_cuda()) r = r.round_().clamp_(0, 255);
-    out.select(0, k).copy_(r);
+    out.select(0, k).copy_(resizedCropPixels(x.select(0, k), box->top, box->left, box->height, box->width, outH, outW));
   }
   return out;
 }

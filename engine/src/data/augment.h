@@ -75,6 +75,11 @@ torch::Tensor eraseRandomly(torch::Tensor x, const PhotoAugment& a, at::Generato
 // torchvision.transforms.v2.functional's operations, on [C, H, W] or [B, C, H, W]:
 torch::Tensor resizedCrop(const torch::Tensor& img, int64_t top, int64_t left, int64_t height, int64_t width,
                           int64_t outHeight, int64_t outWidth);  // bilinear, antialias
+// The same of one image of any dtype on any device: 8-bit pixels as
+// torchvision resizes a uint8 image (ATen's uint8 kernel on the CPU; on a
+// GPU as float, rounded back).
+torch::Tensor resizedCropPixels(const torch::Tensor& img, int64_t top, int64_t left, int64_t height, int64_t width,
+                                int64_t outHeight, int64_t outWidth);
 torch::Tensor rotateNearest(const torch::Tensor& img, double degrees);
 // The image through an inverse affine matrix (torchvision's
 // _get_inverse_affine_matrix: output pixel -> input, about the centre),

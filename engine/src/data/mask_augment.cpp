@@ -21,11 +21,7 @@ MaskedImage resizeShorterSide(const MaskedImage& x, int64_t size) {
       static_cast<int64_t>(static_cast<double>(size) * static_cast<double>(longer) / static_cast<double>(shorter));
   const int64_t outH = w <= h ? scaled : size, outW = w <= h ? size : scaled;
   if (outH == h && outW == w) return x;
-  // The image as v2 resizes a uint8 tensor (channels-last through ATen's uint8 kernel).
-  torch::Tensor image = x.image;
-  if (image.scalar_type() == torch::kUInt8 && !image.is_cuda())
-    image = image.unsqueeze(0).contiguous(torch::MemoryFormat::ChannelsLast).squeeze(0);
-  image = resizedCrop(image, 0, 0, h, w, outH, outW).contiguous();
+  const torch::Tensor image = resizedCropPixels(x.image, 0, 0, h, w, outH, outW).contiguous();
   const torch::Tensor mask =
       F::interpolate(x.mask.unsqueeze(0).unsqueeze(0),
                      F::InterpolateFuncOptions().size(std::vector<int64_t>{outH, outW}).mode(torch::kNearest))
