@@ -20,23 +20,18 @@ std::string stemOf(const std::string& path, const std::string& root) {
   return relative.generic_string();
 }
 
+// The PNG files under the masks' folder and its sub-folders, sorted, walked
+// as an image folder is (imageFilesUnder: hidden ones left out).
 std::vector<std::string> pngsUnder(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw DataError("the masks' folder " + dir + " does not exist or is not a folder");
-  std::vector<std::string> out;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!name.empty() && name[0] == '.') {
-      if (it->is_directory()) it.disable_recursion_pending();
-      continue;
-    }
-    std::string ext = it->path().extension().string();
+  int64_t other = 0;
+  std::vector<std::string> out = imageFilesUnder(dir, other);
+  std::erase_if(out, [](const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (it->is_regular_file() && ext == ".png") out.push_back(it->path().string());
-  }
-  if (ec) throw DataError("the masks' folder " + dir + " cannot be read: " + ec.message());
-  std::sort(out.begin(), out.end());
+    return ext != ".png";
+  });
   return out;
 }
 
