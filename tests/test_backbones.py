@@ -36,6 +36,7 @@ import torchvision
 from safetensors.torch import load_file, save_file
 
 from idx_reader import idx
+from model_fixtures import move_batchnorm_statistics
 from suite_limits import HANG_LIMIT_S
 
 CLI = os.environ["STUDIO_CLI"]
@@ -52,13 +53,9 @@ def run(*args, timeout=HANG_LIMIT_S):
 def torchvision_model(kind, classes, seed=0):
     """torchvision's model with random weights and running statistics that are not the initial ones."""
     torch.manual_seed(seed)
-    m = getattr(torchvision.models, kind)(weights=None, num_classes=classes).eval()
+    m = move_batchnorm_statistics(getattr(torchvision.models, kind)(weights=None, num_classes=classes).eval(), 7)
     with torch.no_grad():
         for mod in m.modules():
-            if isinstance(mod, torch.nn.BatchNorm2d):
-                mod.running_mean.uniform_(-0.2, 0.2)
-                mod.running_var.uniform_(0.5, 1.5)
-                mod.num_batches_tracked.fill_(7)
             if isinstance(mod, torch.nn.Linear):  # logits of a size that tests something
                 mod.weight.normal_(0, 0.5)
     return m

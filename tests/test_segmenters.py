@@ -23,6 +23,7 @@ import torch
 import torchvision
 from safetensors.torch import load_file, save_file
 
+from model_fixtures import move_batchnorm_statistics
 from suite_limits import HANG_LIMIT_S
 
 CHECK = os.environ["STUDIO_SEGMENTER_CHECK"]
@@ -39,12 +40,8 @@ def torchvision_model(kind, classes, aux=False, seed=0):
     torch.manual_seed(seed)
     m = getattr(torchvision.models.segmentation, kind)(weights=None, weights_backbone=None, num_classes=classes,
                                                          **({"aux_loss": True} if aux else {})).eval()
+    move_batchnorm_statistics(m, 3)
     with torch.no_grad():
-        for mod in m.modules():
-            if isinstance(mod, torch.nn.BatchNorm2d):
-                mod.running_mean.uniform_(-0.2, 0.2)
-                mod.running_var.uniform_(0.5, 1.5)
-                mod.num_batches_tracked.fill_(3)
         for name, mod in m.named_modules():  # logits of a size that tests something
             if "classifier" in name and isinstance(mod, torch.nn.Conv2d) and mod.out_channels == classes:
                 mod.weight.normal_(0, 0.5)
