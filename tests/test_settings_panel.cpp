@@ -52,7 +52,8 @@ TrainConfig unusual() {
   c.name = "unusual";
   c.task = {TaskKind::classification, 0.7, false};  // regression and multilabel need a table; this is an image folder
   c.loss = {LossKind::cross_entropy, 2.5, 1.5, "balanced", 0.1, "none"};
-  c.model = {"resnet", 24, 3, 0.25, "/tmp/model.ts", "/tmp/weights.pth", true, {200, 400, 0.25, 0.625, 50, 256}};
+  c.model = {"resnet",        24, 3, 0.25, "/tmp/model.ts", "/tmp/weights.pth", true, {200, 400, 0.25, 0.625, 50, 256},
+             {300, 250, true}};
   c.data = {.format = DataFormat::image_folder,
             .dataset = IdxDataset::mnist,
             .root = "/tmp/somewhere",
@@ -79,6 +80,8 @@ TrainConfig unusual() {
             .on_bad_box = OnBadBox::clip,
             .test_annotations = "/tmp/test-boxes.json",
             .test_root = "/tmp/test-images",
+            .ignore_index = 100,
+            .class_names = {"sky", "road"},
             .normalize = false,
             .normalize_stats = NormalizeStats::imagenet,
             .sampler = SamplerKind::balanced,

@@ -380,23 +380,28 @@ class TestTrainConfig : public QObject {
   // family, and a name that is no model's has none.
   void modelKindsComeFromTheirRegistry() {
     QCOMPARE(findSetting("model.kind")->choices, modelKinds());
-    QCOMPARE(modelKinds(), (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34",
-                                                     "resnet50", "mobilenet_v3_small", "mobilenet_v3_large",
-                                                     "efficientnet_b0", "fasterrcnn_mobilenet_v3_large_320_fpn",
-                                                     "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn_v2",
-                                                     "retinanet_resnet50_fpn_v2", "ssdlite320_mobilenet_v3_large"}));
+    QCOMPARE(modelKinds(),
+             (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34", "resnet50",
+                                       "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0",
+                                       "fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn",
+                                       "fasterrcnn_resnet50_fpn_v2", "retinanet_resnet50_fpn_v2",
+                                       "ssdlite320_mobilenet_v3_large", "lraspp_mobilenet_v3_large",
+                                       "deeplabv3_mobilenet_v3_large", "deeplabv3_resnet50", "fcn_resnet50"}));
     std::vector<std::string> builtin;
     for (const std::string& kind : modelKinds()) {
       QVERIFY2(modelFamily(kind).has_value(), kind.c_str());
       QCOMPARE(*modelFamily(kind) == ModelFamily::torchvision, isTorchvisionBackbone(kind));
       QCOMPARE(*modelFamily(kind) == ModelFamily::detector,
                std::find(detectorKinds().begin(), detectorKinds().end(), kind) != detectorKinds().end());
+      QCOMPARE(*modelFamily(kind) == ModelFamily::segmenter,
+               std::find(segmenterKinds().begin(), segmenterKinds().end(), kind) != segmenterKinds().end());
       if (isBuiltinModel(kind)) builtin.push_back(kind);
     }
     QCOMPARE(builtin, (std::vector<std::string>{"mlp", "cnn", "resnet"}));
     QVERIFY(isModel("torchscript", ModelFamily::torchscript));
     QVERIFY(!modelFamily("torchvision").has_value());  // a family, not a model
     QVERIFY(!modelFamily("detector").has_value());
+    QVERIFY(!modelFamily("segmenter").has_value());
     QVERIFY(!modelFamily("vgg16").has_value());
   }
 
@@ -589,7 +594,7 @@ class TestTrainConfig : public QObject {
            c.data.cv_fold = 6;
          },
          "data.cv_fold", "must be a fold from 1 to data.cv_folds (5), got 6"},
-        {"detection-data",
+        {"annotated-data",
          [](TrainConfig& c) {
            c.task.kind = TaskKind::detection;
            c.model.kind = "fasterrcnn_mobilenet_v3_large_320_fpn";
@@ -598,6 +603,16 @@ class TestTrainConfig : public QObject {
          "data.annotations", "task.kind detection needs the boxes"},
         {"detector-model", [](TrainConfig& c) { c.model.kind = "fasterrcnn_mobilenet_v3_large_fpn"; }, "model.kind",
          "finds boxes: set task.kind to detection"},
+        {"segmenter-model", [](TrainConfig& c) { c.model.kind = "deeplabv3_resnet50"; }, "model.kind",
+         "gives a class per pixel: set task.kind to segmentation"},
+        {"annotated-steps",
+         [](TrainConfig& c) {
+           c.task.kind = TaskKind::segmentation;
+           c.model.kind = "lraspp_mobilenet_v3_large";
+           c.data.format = DataFormat::image_folder;
+           c.performance.cuda_graphs = CudaGraphs::on;
+         },
+         "performance.cuda_graphs", "a segmenter's step resizes and crops each image"},
     };
     std::set<std::string> covered;
     for (const Case& k : cases) covered.insert(k.rule);
@@ -908,7 +923,7 @@ class TestTrainConfig : public QObject {
     boxes.data.augment_vflip = true;
     QCOMPARE(settingEffectNote("data.augment_vflip", boxes),
              std::string("has no effect: it is read only with images (data.format idx or image_folder), task.kind "
-                         "not detection"));
+                         "not detection or segmentation"));
     QCOMPARE(settingsWithoutEffect(c, {"task.threshold=0.3"}).size(), size_t(1));
     // Where they apply, they act: nothing to say.
     c.model.kind = "resnet18";
@@ -924,7 +939,8 @@ class TestTrainConfig : public QObject {
     d.data.image_size = {64, 64};
     d.data.normalize = false;
     QCOMPARE(settingEffectNote("data.image_size", d),
-             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection"));
+             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection or "
+                         "segmentation"));
     QVERIFY2(
         settingEffectNote("data.normalize", d).rfind("has no effect under task.kind detection: the detector", 0) == 0,
         settingEffectNote("data.normalize", d).c_str());
@@ -936,6 +952,32 @@ class TestTrainConfig : public QObject {
     QVERIFY2(
         settingEffectNote("model.detector.min_size", k).rfind("has no effect: it is read only with a detector", 0) == 0,
         settingEffectNote("model.detector.min_size", k).c_str());
+    // A segmenter sizes its images by model.segmenter.*, normalises them with
+    // ImageNet's statistics and reads its masks' settings only in segmentation.
+    TrainConfig s;
+    s.task.kind = TaskKind::segmentation;
+    s.model.kind = "lraspp_mobilenet_v3_large";
+    s.data.format = DataFormat::image_folder;
+    s.data.image_size = {64, 64};
+    s.data.normalize_stats = NormalizeStats::data;
+    s.data.augment_resized_crop = true;
+    s.model.segmenter.aux_loss = true;
+    QCOMPARE(settingEffectNote("data.image_size", s),
+             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection or "
+                         "segmentation"));
+    QVERIFY2(
+        settingEffectNote("data.normalize_stats", s).find("a segmenter's images take ImageNet's") != std::string::npos,
+        settingEffectNote("data.normalize_stats", s).c_str());
+    QVERIFY(!settingEffectNote("data.augment_resized_crop", s).empty());
+    QVERIFY2(settingEffectNote("model.segmenter.aux_loss", s).find("with an auxiliary head") != std::string::npos,
+             settingEffectNote("model.segmenter.aux_loss", s).c_str());
+    TrainConfig notSegmenting;
+    notSegmenting.data.ignore_index = 0;
+    notSegmenting.model.segmenter.base_size = 64;
+    QCOMPARE(settingEffectNote("data.ignore_index", notSegmenting),
+             std::string("has no effect: it is read only with task.kind segmentation"));
+    QVERIFY(settingEffectNote("model.segmenter.base_size", notSegmenting)
+                .rfind("has no effect: it is read only with a segmentation model.kind", 0) == 0);
   }
 
   // Issue 29, item 11: a run is named by what it trains.

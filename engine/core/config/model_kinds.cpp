@@ -7,7 +7,15 @@ namespace studio {
 
 namespace {
 // The families named by their kinds rather than by themselves.
-bool familyOfKinds(ModelFamily f) { return f == ModelFamily::torchvision || f == ModelFamily::detector; }
+bool familyOfKinds(ModelFamily f) {
+  return f == ModelFamily::torchvision || f == ModelFamily::detector || f == ModelFamily::segmenter;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
 }  // namespace
 
 const std::vector<DetectorFamily>& detectorFamilies() {
@@ -43,16 +51,24 @@ const DetectorFamily& detectorFamily(const std::string& kind) {
   throw InputError("model.kind " + kind + " is not a detector: give one of " + detectorKindsText());
 }
 
-std::string detectorKindsText() {
-  std::string text;
-  for (const auto& d : detectorKinds()) text += (text.empty() ? "" : ", ") + d;
-  return text;
+std::string detectorKindsText() { return joined(detectorKinds()); }
+
+const std::vector<std::string>& segmenterKinds() {
+  static const std::vector<std::string> kinds{"lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large",
+                                              "deeplabv3_resnet50", "fcn_resnet50"};
+  return kinds;
 }
+
+bool segmenterHasAux(const std::string& kind) { return kind != "lraspp_mobilenet_v3_large"; }
+
+std::string segmenterKindsText() { return joined(segmenterKinds()); }
 
 std::optional<ModelFamily> modelFamily(const std::string& kind) {
   if (isTorchvisionBackbone(kind)) return ModelFamily::torchvision;
   for (const auto& d : detectorKinds())
     if (d == kind) return ModelFamily::detector;
+  for (const auto& d : segmenterKinds())
+    if (d == kind) return ModelFamily::segmenter;
   for (std::size_t i = 0; i < kModelFamilyNames.size(); ++i)
     if (kModelFamilyNames[i] == kind && !familyOfKinds(static_cast<ModelFamily>(i))) return static_cast<ModelFamily>(i);
   return std::nullopt;
@@ -66,10 +82,11 @@ bool isBuiltinModel(const std::string& kind) {
 const std::vector<std::string>& modelKinds() {
   static const std::vector<std::string> kinds = [] {
     std::vector<std::string> k;
-    for (const auto name : kModelFamilyNames)
-      if (name != nameOf(ModelFamily::torchvision) && name != nameOf(ModelFamily::detector)) k.emplace_back(name);
+    for (std::size_t i = 0; i < kModelFamilyNames.size(); ++i)
+      if (!familyOfKinds(static_cast<ModelFamily>(i))) k.emplace_back(kModelFamilyNames[i]);
     for (const auto& b : torchvisionBackbones()) k.push_back(b);
     for (const auto& d : detectorKinds()) k.push_back(d);
+    for (const auto& d : segmenterKinds()) k.push_back(d);
     return k;
   }();
   return kinds;

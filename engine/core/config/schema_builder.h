@@ -95,6 +95,7 @@ inline FieldSpec& when(FieldSpec& s, const Rule& r, bool checkOnlyThen = false) 
 void addAugmentSettings(Fields& add);
 // Object detection's data and detector settings (settings_schema_detection.cpp).
 void addDetectionSettings(Fields& add);
+void addSegmentationSettings(Fields& add);
 // How a run trains: the groups from Training to Output (settings_schema_run.cpp).
 void addRunSettings(Fields& add);
 

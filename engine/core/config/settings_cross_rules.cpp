@@ -25,6 +25,11 @@ bool isRegression(const C& c) { return c.task.kind == TaskKind::regression; }
 bool isClassification(const C& c) { return c.task.kind == TaskKind::classification; }
 bool isDetection(const C& c) { return c.task.kind == TaskKind::detection; }
 bool isDetector(const C& c) { return isModel(c.model.kind, ModelFamily::detector); }
+bool isSegmentation(const C& c) { return c.task.kind == TaskKind::segmentation; }
+bool isSegmenter(const C& c) { return isModel(c.model.kind, ModelFamily::segmenter); }
+// Detection and segmentation: images with their boxes or masks, whose labels
+// are not a class per image.
+bool annotatedImages(const C& c) { return isDetection(c) || isSegmentation(c); }
 bool folderTargets(const C& c) { return c.data.format == DataFormat::image_folder && !c.data.targets_file.empty(); }
 
 void schemaVersion(const C& c, Errors& e) {
@@ -336,29 +341,29 @@ void frozenLayers(const C& c, Errors& e) {
                  "cannot follow: set performance.cuda_graphs to auto or off"});
 }
 
-// task.kind detection: images under data.root with their boxes, a detector
-// to find them, and its own losses (detection/, train/tasks/detection.cpp).
-void detectionData(const C& c, Errors& e) {
+// task.kind detection and segmentation: images under data.root with their
+// boxes or masks (detection/, segmentation/, train/tasks/).
+void annotatedData(const C& c, Errors& e) {
   const auto& d = c.data;
-  if (isDetection(c) && d.format != DataFormat::image_folder)
-    e.push_back({"data.format",
-                 "task.kind detection reads images under data.root with their boxes: set data.format "
-                 "image_folder (got \"" +
-                     d.format + "\")"});
+  if (!annotatedImages(c)) return;
+  const std::string task = "task.kind " + c.task.kind;
+  if (d.format != DataFormat::image_folder)
+    e.push_back({"data.format", task + " reads images under data.root with their " +
+                                    (isDetection(c) ? "boxes" : "masks") + ": set data.format image_folder (got \"" +
+                                    d.format + "\")"});
   if (isDetection(c) && d.annotations.empty())
     e.push_back({"data.annotations",
                  "task.kind detection needs the boxes: a COCO instances JSON, a YOLO data.yaml or "
                  "a folder of Pascal VOC XML files"});
-  if (isDetection(c) && d.channels == 1)
-    e.push_back({"data.channels", "a detector takes RGB images: set 0 or 3 (grayscale images are converted)"});
-  if (isDetection(c) && !d.corrections.empty())
-    e.push_back({"data.corrections",
-                 "relabels or removes whole images of a classifier's data; task.kind detection's "
-                 "labels are its boxes: correct them in data.annotations"});
-  if (isDetection(c) && d.cv_folds > 0)
-    e.push_back({"data.cv_folds",
-                 "cross-validation (the audit) scores a classifier's examples; task.kind detection "
-                 "has none: set 0"});
+  if (d.channels == 1)
+    e.push_back({"data.channels", c.model.kind + " takes RGB images: set 0 or 3 (grayscale images are converted)"});
+  if (!d.corrections.empty())
+    e.push_back({"data.corrections", "relabels or removes whole images of a classifier's data; " + task +
+                                         "'s labels are its " + (isDetection(c) ? "boxes" : "masks") +
+                                         ": correct them in data.annotations"});
+  if (d.cv_folds > 0)
+    e.push_back(
+        {"data.cv_folds", "cross-validation (the audit) scores a classifier's examples; " + task + " has none: set 0"});
 }
 
 void detectorModel(const C& c, Errors& e) {
@@ -377,16 +382,45 @@ void detectorModel(const C& c, Errors& e) {
   if (isDetector(c) && m.min_size > 0 && m.max_size > 0 && m.max_size < m.min_size)
     e.push_back({"model.detector.max_size", "must be at least model.detector.min_size (got " +
                                                 std::to_string(m.max_size) + " < " + std::to_string(m.min_size) + ")"});
-  // Each image keeps its own shape, so the step's shapes change from batch
-  // to batch: nothing a CUDA graph can replay, nor a block to checkpoint.
-  if (isDetection(c) && c.performance.cuda_graphs == CudaGraphs::on)
+}
+
+void segmenterModel(const C& c, Errors& e) {
+  if (isSegmentation(c) && !isSegmenter(c))
+    e.push_back({"model.kind", "task.kind segmentation needs a segmentation model: one of " + segmenterKindsText() +
+                                   " (got \"" + c.model.kind + "\")"});
+  if (!isSegmentation(c) && isSegmenter(c))
+    e.push_back({"model.kind",
+                 c.model.kind + " gives a class per pixel: set task.kind to segmentation (got " + c.task.kind + ")"});
+  if (isSegmentation(c) && c.loss.kind != LossKind::auto_ && c.loss.kind != LossKind::cross_entropy)
+    e.push_back({"loss.kind",
+                 "a segmenter's loss is cross-entropy per pixel (torchvision's references'): set "
+                 "loss.kind to auto or cross_entropy (got \"" +
+                     c.loss.kind + "\")"});
+  const auto& m = c.model.segmenter;
+  if (isSegmenter(c) && m.aux_loss && !segmenterHasAux(c.model.kind))
+    e.push_back({"model.segmenter.aux_loss", c.model.kind + " has no auxiliary head (torchvision's has none): set it "
+                                                            "off, or choose deeplabv3_* or fcn_resnet50"});
+  if (isSegmenter(c) && m.crop_size > 2 * m.base_size)
+    e.push_back({"model.segmenter.crop_size",
+                 "must be at most twice model.segmenter.base_size, the largest a training image is resized to (got " +
+                     std::to_string(m.crop_size) + " > 2 x " + std::to_string(m.base_size) + ")"});
+}
+
+// Each detector's image keeps its own shape, and a segmenter's evaluation
+// too, so the shapes change from batch to batch: nothing a CUDA graph can
+// replay, nor a block to checkpoint.
+void annotatedSteps(const C& c, Errors& e) {
+  if (!annotatedImages(c)) return;
+  if (c.performance.cuda_graphs == CudaGraphs::on)
     e.push_back({"performance.cuda_graphs",
-                 "records a step of fixed shapes; a detector's images keep their own "
-                 "sizes, so each step's shapes differ: set it to auto or off"});
-  if (isDetection(c) && c.memory.activation_checkpointing != ActivationCheckpointing::off)
+                 isDetection(c) ? "records a step of fixed shapes; a detector's images keep their own "
+                                  "sizes, so each step's shapes differ: set it to auto or off"
+                                : "records a step of fixed shapes; a segmenter's step resizes and crops each "
+                                  "image in the step itself: set it to auto or off"});
+  if (c.memory.activation_checkpointing != ActivationCheckpointing::off)
     e.push_back({"memory.activation_checkpointing",
-                 "is not built for detectors yet: set it to off (lower "
-                 "train.batch_size or model.detector.max_size for memory)"});
+                 "is not built for " + std::string(isDetection(c) ? "detectors" : "segmenters") +
+                     " yet: set it to off (lower train.batch_size or the model's image sizes for memory)"});
 }
 
 void outputFolder(const C& c, Errors& e) {
@@ -428,8 +462,10 @@ const std::vector<SettingsRule>& settingsRules() {
       {"resized-crop-ranges", resizedCropRanges},
       {"mixed-targets", mixedTargets},
       {"frozen-layers", frozenLayers},
-      {"detection-data", detectionData},
+      {"annotated-data", annotatedData},
       {"detector-model", detectorModel},
+      {"segmenter-model", segmenterModel},
+      {"annotated-steps", annotatedSteps},
       {"output-folder", outputFolder},
   };
   return rules;

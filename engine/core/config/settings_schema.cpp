@@ -29,12 +29,10 @@ std::vector<FieldSpec> makeSchema() {
                            "data.format image_folder or csv"};
   const Rule images{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
                     "images (data.format idx or image_folder)"};
-  // A detector sizes and normalises each image itself (model.detector.*).
-  const Rule folderNotDetection{[](const TrainConfig& c) {
-                                  return c.data.format == DataFormat::image_folder &&
-                                         c.task.kind != TaskKind::detection;
-                                },
-                                "data.format image_folder, task.kind not detection"};
+  // A detector and a segmenter size each image themselves (model.detector.*, model.segmenter.*).
+  const Rule folderNotDetection{
+      [](const TrainConfig& c) { return c.data.format == DataFormat::image_folder && !annotatedTask(c.task.kind); },
+      "data.format image_folder, task.kind not detection or segmentation"};
   // A table's columns: a CSV's, or an image folder's targets table's.
   const Rule tableColumns{[](const TrainConfig& c) {
                             return c.data.format == DataFormat::csv ||
@@ -103,7 +101,8 @@ std::vector<FieldSpec> makeSchema() {
       "numbers per example from a table's target columns (MSE, L1 or Huber; RMSE, MAE and R\u00b2); "
       "multilabel: any number of labels per example, from 0/1 columns or a column of tags "
       "(binary cross-entropy; mAP, F1); detection: boxes around the objects in images, from "
-      "data.annotations (a detector's losses; COCO's mAP).");
+      "data.annotations (a detector's losses; COCO's mAP); segmentation: a class per pixel, from masks "
+      "(cross-entropy per pixel; mean IoU).");
   const Rule multilabel{[](const TrainConfig& c) { return c.task.kind == TaskKind::multilabel; },
                         "task.kind multilabel"};
   add.forks = true;  // how outputs are read and scored: a fork may change these
@@ -265,11 +264,13 @@ std::vector<FieldSpec> makeSchema() {
            "else the training split's; data: the training split's; imagenet: ImageNet's (3-channel "
            "images)."),
        Rule{[](const TrainConfig& c) {
-              return c.data.normalize && c.data.format != DataFormat::csv && c.task.kind != TaskKind::detection;
+              return c.data.normalize && c.data.format != DataFormat::csv && !annotatedTask(c.task.kind);
             },
-            "data.normalize on images, task.kind not detection"},
+            "data.normalize on images, task.kind not detection or segmentation (a segmenter's images take "
+            "ImageNet's, as torchvision's references normalise them)"},
        true);
   addDetectionSettings(add);
+  addSegmentationSettings(add);
   addAugmentSettings(add);
   addRunSettings(add);
   return f;

@@ -8,15 +8,14 @@ namespace studio::schema {
 void addAugmentSettings(Fields& add) {
   const std::string data = "Data";
   add.forks = true;  // regularisation: a fork may change any of them
-  // Detection's boxes follow only the flip among these
-  // (settings_schema_detection.cpp has its box-aware augmentations).
+  // Detection's boxes and segmentation's masks follow only the flip among
+  // these (settings_schema_detection.cpp and _segmentation.cpp have theirs).
   const Rule images{
-      [](const TrainConfig& c) { return c.data.format != DataFormat::csv && c.task.kind != TaskKind::detection; },
-      "images (data.format idx or image_folder), task.kind not detection"};
-  when(imagesOnly(
-           add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
-               "Mirror training images at random; more variety, less overfitting on longer runs. Detection: the boxes "
-               "are mirrored with them (RandomHorizontalFlip, p 0.5).")),
+      [](const TrainConfig& c) { return c.data.format != DataFormat::csv && !annotatedTask(c.task.kind); },
+      "images (data.format idx or image_folder), task.kind not detection or segmentation"};
+  when(imagesOnly(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
+                      "Mirror training images at random; more variety, less overfitting on longer runs. Detection and "
+                      "segmentation: the boxes or masks are mirrored with them (RandomHorizontalFlip, p 0.5).")),
        Rule{[](const TrainConfig& c) { return c.data.format != DataFormat::csv; },
             "images (data.format idx or image_folder)"});
   when(range(imagesOnly(add(SETTING(data.augment_crop), data, "Random crop padding (px)", T::Int,

@@ -15,13 +15,15 @@ void addDetectionSettings(Fields& add) {
   // weight) fork.
   add.forks = false;
   const Rule detection{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection; }, "task.kind detection"};
-  when(add(SETTING(data.annotations), data, "Boxes (annotations)", T::File,
+  when(add(SETTING(data.annotations), data, "Annotations (boxes or masks)", T::File,
            "Detection: the boxes of the images under Data, as a COCO instances JSON (CVAT, Label Studio and "
            "Roboflow export it), a YOLO data.yaml (one .txt of \"class cx cy w h\" per image in labels/ beside "
            "images/; its train:, val: and test: are the splits), or a folder of Pascal VOC XML files. Images without "
-           "boxes are kept as negatives; crowd "
-           "boxes are ignored as COCO does."),
-       detection, true);
+           "boxes are kept as negatives; crowd boxes are ignored as COCO does. Segmentation: a folder of PNG masks "
+           "with the images' relative paths and stems (a class index per pixel, as a palette or gray PNG), or "
+           "empty when Data is Pascal VOC's folder (JPEGImages, SegmentationClass, ImageSets)."),
+       Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); }, "task.kind detection or segmentation"},
+       true);
   when(add(SETTING(data.annotation_format), data, "Boxes format", T::Choice,
            "auto: a .json file is COCO, a .yaml YOLO, a folder of .xml files VOC; or name it."),
        detection, true);

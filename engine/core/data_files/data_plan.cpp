@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <map>
 
+#include "plan_splits.h"
+#include "segmentation_plan.h"
 #include "studio/box_checks.h"
 #include "studio/corrections.h"
 #include "studio/data_split.h"
@@ -21,46 +23,7 @@
 namespace studio {
 namespace {
 
-// Seeds of the splits, each its own stream of train.seed.
-constexpr uint64_t kTestStream = 0x7e57, kValStream = 0x5eed, kLimitStream = 0x1157, kFoldStream = 0xf01d;
-
-std::string percent(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g%%", f * 100.0);
-  return buf;
-}
-
-void append(PlannedSplit& s, int64_t item, int64_t label) {
-  s.items.push_back(item);
-  s.labels.push_back(label);
-}
-
-// Takes `fraction` of each class out of `from` (seeded) and returns it.
-PlannedSplit holdOut(PlannedSplit& from, double fraction, uint64_t seed, int64_t classes) {
-  PlannedSplit held, kept;
-  if (fraction <= 0) return held;
-  const HeldOut h = stratifiedHoldOut(from.labels, std::max<int64_t>(classes, 1), fraction, seed);
-  for (int64_t i : h.held) append(held, from.items[static_cast<size_t>(i)], from.labels[static_cast<size_t>(i)]);
-  for (int64_t i : h.kept) append(kept, from.items[static_cast<size_t>(i)], from.labels[static_cast<size_t>(i)]);
-  from = std::move(kept);
-  return held;
-}
-
-// The first n (in order), or n chosen by a seeded shuffle, kept in order.
-void limit(PlannedSplit& s, int64_t n, bool seeded, uint64_t seed) {
-  if (n <= 0 || n >= s.size()) return;
-  std::vector<int64_t> pick;
-  if (seeded) {
-    pick = seededPermutation(s.size(), seed);
-    pick.resize(static_cast<size_t>(n));
-    std::sort(pick.begin(), pick.end());
-  } else {
-    for (int64_t i = 0; i < n; ++i) pick.push_back(i);
-  }
-  PlannedSplit out;
-  for (int64_t i : pick) append(out, s.items[static_cast<size_t>(i)], s.labels[static_cast<size_t>(i)]);
-  s = std::move(out);
-}
+using namespace plan_split;
 
 const std::vector<std::string>& fashionMnistClasses() {
   static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
@@ -582,6 +545,8 @@ DataPlan planOrThrow(const TrainConfig& c) {
   p.task = c.task.kind;
   if (p.detection() && d.format == DataFormat::image_folder)
     planDetection(p, d, c.train.seed);
+  else if (p.segmentation() && d.format == DataFormat::image_folder)
+    planSegmentation(p, d, c.train.seed);
   else if (d.format == DataFormat::idx)
     planIdx(p, d, c.train.seed);
   else if (d.format == DataFormat::image_folder && p.hasTargets())

@@ -1,5 +1,6 @@
 #include "studio/dataset_info.h"
 #include "studio/box_counts.h"
+#include "segmentation_plan.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -152,6 +153,12 @@ DatasetDescription describePlan(const DataPlan& p, const DataConfig& d, const st
     out.trainCounts = boxesPerClass(p.boxes, p.train.items, p.classes());
     out.valCounts = boxesPerClass(p.boxes, p.val.items, p.classes());
     out.testCounts = boxesPerClass(p.boxes, p.test.items, p.classes());
+  }
+  // A segmentation's: each class's pixels in the split's masks.
+  if (p.segmentation()) {
+    out.trainCounts = maskPixelsPerClass(p, p.train.items);
+    out.valCounts = maskPixelsPerClass(p, p.val.items);
+    out.testCounts = maskPixelsPerClass(p, p.test.items);
   }
   out.targetNames = p.targetNames;
   out.task = p.task;

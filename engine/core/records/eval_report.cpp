@@ -252,6 +252,11 @@ nlohmann::json reportJson(const EvalReport& r) {
     j.update({{"examples", r.examples}, {"classes", r.classes}, {"per_class", perClass}});
     return j;
   }
+  if (r.task == TaskKind::segmentation) {
+    nlohmann::json j = header(r);
+    j.update(segmentationReportJson(r));
+    return j;
+  }
   if (r.task == TaskKind::regression) {
     nlohmann::json targets = nlohmann::json::array();
     for (const auto& t : r.targets)
@@ -316,6 +321,11 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
     }
     if (task == TaskKind::detection) {
       readDetection(j, r);
+      return r;
+    }
+    if (task == TaskKind::segmentation) {
+      r.examples = wholeAt(j, "examples");
+      readSegmentationReport(j, r);
       return r;
     }
     r.classes = j.at("classes").get<std::vector<std::string>>();

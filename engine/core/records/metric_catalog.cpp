@@ -19,7 +19,8 @@ MetricSpec real(const char* id, const char* label, const char* unit, K kind, C c
 }
 
 constexpr unsigned kClassification = taskBit(TaskKind::classification), kRegression = taskBit(TaskKind::regression),
-                   kMultilabel = taskBit(TaskKind::multilabel), kDetection = taskBit(TaskKind::detection);
+                   kMultilabel = taskBit(TaskKind::multilabel), kDetection = taskBit(TaskKind::detection),
+                   kSegmentation = taskBit(TaskKind::segmentation);
 
 // An evaluation figure: which way is better, which tasks record it.
 void judge(MetricSpec& m, Better better, unsigned tasks, const char* figureOf) {
@@ -57,9 +58,9 @@ std::vector<MetricSpec> make() {
   evalLoss.dashed = true;
   evalLoss.dots = true;
   // A detector's evaluation gives COCO's figures only (torchvision's
-  // detectors give no loss in evaluation).
-  judge(evalLoss, Better::Lower, kClassification | kRegression | kMultilabel,
-        "classification, regression or multi-label");
+  // detectors give no loss in evaluation); a segmenter's, the loss per pixel.
+  judge(evalLoss, Better::Lower, kClassification | kRegression | kMultilabel | kSegmentation,
+        "classification, regression, multi-label or segmentation");
   m.push_back(evalLoss);
   MetricSpec evalAcc =
       real("eval_accuracy", "eval accuracy", "accuracy", K::Eval, C::Accuracy, &MetricRecord::evalAccuracy, 2);
@@ -113,6 +114,20 @@ std::vector<MetricSpec> make() {
   MetricSpec ece = real("eval_ece", "eval calibration error", "ECE", K::Eval, C::None, &MetricRecord::evalEce);
   judge(ece, Better::Lower, kClassification, "single-label classification");
   m.push_back(ece);
+  // task.kind segmentation: torchvision's references' figures of the
+  // confusion matrix (mean IoU, pixel accuracy) and the classes' mean Dice.
+  MetricSpec miou = real("eval_miou", "eval mean IoU", "IoU", K::Eval, C::Accuracy, &MetricRecord::evalMiou, 4);
+  miou.dots = true;
+  judge(miou, Better::Higher, kSegmentation, "segmentation");
+  m.push_back(miou);
+  MetricSpec pixels = real("eval_pixel_accuracy", "eval pixel accuracy", "accuracy", K::Eval, C::Accuracy,
+                           &MetricRecord::evalPixelAccuracy, 2);
+  pixels.dots = true;
+  judge(pixels, Better::Higher, kSegmentation, "segmentation");
+  m.push_back(pixels);
+  MetricSpec dice = real("eval_dice", "eval Dice (mean of classes)", "Dice", K::Eval, C::None, &MetricRecord::evalDice);
+  judge(dice, Better::Higher, kSegmentation, "segmentation");
+  m.push_back(dice);
   // task.kind detection: the parts of a detector's loss (Faster R-CNN's
   // four, RetinaNet's two), each its own curve beside their sum (train_loss), dashed.
   // A detector has one of the two sets: each set's colours start at the same place.
@@ -186,7 +201,8 @@ const std::vector<std::string>& taskTestFigures(TaskKind task) {
   static const std::vector<std::string> classification{"eval_accuracy", "eval_loss"},
       regression{"eval_loss", "eval_r2", "eval_rmse", "eval_mae"},
       multilabel{"eval_accuracy", "eval_loss", "eval_map", "eval_f1"},
-      detection{"eval_map", "eval_map50", "eval_map75"};
+      detection{"eval_map", "eval_map50", "eval_map75"},
+      segmentation{"eval_miou", "eval_pixel_accuracy", "eval_dice", "eval_loss"};
   switch (task) {
     case TaskKind::regression:
       return regression;
@@ -194,6 +210,8 @@ const std::vector<std::string>& taskTestFigures(TaskKind task) {
       return multilabel;
     case TaskKind::detection:
       return detection;
+    case TaskKind::segmentation:
+      return segmentation;
     case TaskKind::classification:
       break;
   }
@@ -207,6 +225,8 @@ const char* taskScoreMetric(TaskKind task) {
     case TaskKind::multilabel:
     case TaskKind::detection:
       return "eval_map";
+    case TaskKind::segmentation:
+      return "eval_miou";
     case TaskKind::classification:
       break;
   }

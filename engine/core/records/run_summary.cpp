@@ -130,11 +130,11 @@ json summaryJson(const RunSummary& s) {
   // Which weights the test figures are of; the last weights' too (their
   // loss and each task's score) when those are the best checkpoint's.
   const Figures& t = s.test.figures;
-  if (t.has("eval_accuracy") || t.has("eval_r2") || t.has("eval_map"))
+  if (t.has("eval_accuracy") || t.has("eval_r2") || t.has("eval_map") || t.has("eval_miou"))
     j["test_weights"] = {{"which", s.test.weights}, {"step", s.test.weightsStep}};
   if (s.test.weights == "best") {
     json last = json::object();
-    for (const char* id : {"eval_accuracy", "eval_loss", "eval_r2", "eval_map"})
+    for (const char* id : {"eval_accuracy", "eval_loss", "eval_r2", "eval_map", "eval_miou"})
       last[testKey(id)] = summaryNumber(s.test.last[id]);
     j["last_weights"] = last;
   }

@@ -59,6 +59,9 @@ struct DataPlan {
   // paths): the training annotations' images, then the test annotations'.
   BoxAnnotations boxes;
 
+  // task.kind segmentation: each item's mask (the PNG beside files' image).
+  std::vector<std::string> maskFiles;
+
   // csv: items index table rows (the training table's, then the test table's).
   NumericTable table;
   std::vector<std::string> featureNames;
@@ -69,6 +72,7 @@ struct DataPlan {
   bool regression() const { return task == TaskKind::regression; }
   bool multilabel() const { return task == TaskKind::multilabel; }
   bool detection() const { return task == TaskKind::detection; }
+  bool segmentation() const { return task == TaskKind::segmentation; }
   // A value per example and target (regression) or label (multi-label) in table.y.
   bool hasTargets() const { return regression() || multilabel(); }
   // The model's outputs: a logit per class or label, or a value per target.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "studio/calibration.h"
+#include "studio/segmentation_figures.h"
 #include "studio/train_config.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -91,6 +92,10 @@ struct EvalReport {
   // eval['precision'][0, :, k, 0, 2]; -1 past the recall it reaches); empty
   // for a class with no box in the split.
   std::vector<std::vector<double>> precision50;
+  // task.kind segmentation: the figures of the pixels' confusion matrix
+  // (studio/segmentation_figures.h; the matrix in confusion, in pixels;
+  // examples: the images; accuracy: the pixel accuracy).
+  SegmentationFigures segmentation;
   int64_t examples = 0;
   std::vector<std::string> classes;
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]
@@ -118,6 +123,10 @@ void computeLabelFigures(EvalReport& report, const std::vector<std::string>& lab
 void computeClassFigures(EvalReport& report);
 
 nlohmann::json toJson(const EvalReport& report);
+// A segmentation's report (records/segmentation_report.cpp): its JSON, and
+// its fields read back (throws InputError saying what is wrong).
+nlohmann::json segmentationReportJson(const EvalReport& report);
+void readSegmentationReport(const nlohmann::json& json, EvalReport& report);
 // Throws InputError naming `path` when the JSON is not a report.
 EvalReport evalReportFromJson(const nlohmann::json& json, const std::string& path);
 EvalReport readEvalReport(const std::string& path);

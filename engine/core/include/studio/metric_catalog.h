@@ -25,7 +25,8 @@ enum class Better { None, Lower, Higher };
 // A set of task kinds (bit 1 << TaskKind).
 constexpr unsigned taskBit(TaskKind t) { return 1u << static_cast<unsigned>(t); }
 inline constexpr unsigned kEveryTask = taskBit(TaskKind::classification) | taskBit(TaskKind::regression) |
-                                       taskBit(TaskKind::multilabel) | taskBit(TaskKind::detection);
+                                       taskBit(TaskKind::multilabel) | taskBit(TaskKind::detection) |
+                                       taskBit(TaskKind::segmentation);
 
 struct MetricSpec {
   const char* id;     // also the csv column
@@ -76,7 +77,7 @@ const std::vector<std::string>& taskTestFigures(TaskKind task);
 // The figure a task's evaluations are ranked by when no metric is named
 // (output.save_best's best checkpoint, the best evaluation in
 // summary.json): accuracy, a regression's R², a multi-label run's or a
-// detector's mAP. Higher is better.
+// detector's mAP, a segmenter's mean IoU. Higher is better.
 const char* taskScoreMetric(TaskKind task);
 
 }  // namespace studio

@@ -76,6 +76,11 @@ struct MetricRecord {
   // calibration error (studio/calibration.h).
   double evalAuc = kNone;
   double evalEce = kNone;
+  // task.kind segmentation (studio/segmentation_figures.h): the mean of the
+  // classes' IoU, the share of pixels right, the mean of the classes' Dice.
+  double evalMiou = kNone;
+  double evalPixelAccuracy = kNone;
+  double evalDice = kNone;
 };
 
 // The metrics.csv header and one row, so every reader and writer agrees.

@@ -13,7 +13,7 @@
 
 namespace studio {
 
-STUDIO_CHOICE(ModelFamily, mlp, cnn, resnet, torchscript, torchvision, detector)
+STUDIO_CHOICE(ModelFamily, mlp, cnn, resnet, torchscript, torchvision, detector, segmenter)
 
 // The family of a model.kind; none for a name that is no model's
 // (validate() names it with the list).
@@ -27,6 +27,15 @@ bool isBuiltinModel(const std::string& kind);
 const std::vector<std::string>& modelKinds();
 // model.kind values that are torchvision's detectors (task.kind detection).
 const std::vector<std::string>& detectorKinds();
+
+// model.kind values that are torchvision's semantic segmentation models
+// (task.kind segmentation), in the order the settings list them.
+const std::vector<std::string>& segmenterKinds();
+// Whether the segmenter has an auxiliary head (model.segmenter.aux_loss):
+// FCN and DeepLabV3 do, LRASPP does not.
+bool segmenterHasAux(const std::string& kind);
+// "lraspp_mobilenet_v3_large, ...": for messages.
+std::string segmenterKindsText();
 
 // Each detector's traits, in one registry: no code outside it tells the
 // families apart by their names (issue 57, item 3).

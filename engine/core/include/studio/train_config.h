@@ -19,7 +19,7 @@ namespace studio {
 
 // The choice settings' values, each list in the order the form offers them
 // (studio/choice.h: the names are the enumerators', a trailing _ dropped).
-STUDIO_CHOICE(TaskKind, classification, regression, multilabel, detection)
+STUDIO_CHOICE(TaskKind, classification, regression, multilabel, detection, segmentation)
 STUDIO_CHOICE(AnnotationFormat, auto_, coco, yolo, voc)
 STUDIO_CHOICE(OnBadBox, fail, clip, skip)
 STUDIO_CHOICE(DetectorNorm, auto_, frozen, trainable)
@@ -80,6 +80,17 @@ struct ModelConfig {
     // model.weights, as torchvision's builder does with trained weights.
     Choice<DetectorNorm> batchnorm = DetectorNorm::auto_;
   } detector;
+  // A segmenter's (task.kind segmentation) sizes and auxiliary head, as
+  // torchvision's references/segmentation: training resizes each image's
+  // shorter side to a random size in [base_size / 2, 2 x base_size], then
+  // crops crop_size x crop_size (padded where smaller); evaluation resizes
+  // the shorter side to base_size.
+  struct Segmenter {
+    int64_t base_size = 520;
+    int64_t crop_size = 480;
+    // The auxiliary head (torchvision's aux_loss): its loss counts 0.5 in training.
+    bool aux_loss = false;
+  } segmenter;
 };
 
 // model.kind values that are torchvision's classifiers.
@@ -93,7 +104,8 @@ struct TaskConfig {
   // regression: one or several numbers per example (data.target_columns);
   // multilabel: any number of labels per example (several 0/1 columns in
   // data.target_columns, or one column of tags separated by
-  // data.tag_separator).
+  // data.tag_separator); detection: boxes (data.annotations);
+  // segmentation: a class per pixel (masks in data.annotations).
   Choice<TaskKind> kind = TaskKind::classification;
   // multilabel: a label is predicted when its probability reaches this.
   double threshold = 0.5;
@@ -105,6 +117,12 @@ struct TaskConfig {
   // mean and std (recorded; predictions and figures are in the data's units).
   bool standardize_targets = true;
 };
+
+// Detection and segmentation: images whose labels are boxes or masks
+// (data.annotations); the task sizes, augments and normalises each image
+// itself, with its labels, so the classifier's image settings do not apply.
+inline bool annotatedTask(TaskKind kind) { return kind == TaskKind::detection || kind == TaskKind::segmentation; }
+inline bool annotatedTask(const Choice<TaskKind>& kind) { return annotatedTask(kind.value()); }
 
 // The loss the step minimises, as torch.nn.functional's losses.
 struct LossConfig {
@@ -182,6 +200,13 @@ struct DataConfig {
   double warn_images_without_boxes = 0.5;
   std::string test_annotations;
   std::string test_root;
+  // task.kind segmentation (studio/segmentation_files.h): the mask value
+  // that no class has (VOC's borders), left out of the loss and the
+  // figures; and the classes' names, mask value 0 first ("background,
+  // road, car"); empty: a classes.txt beside the masks (a name a line), or
+  // VOC's 21 for its layout.
+  int64_t ignore_index = 255;
+  std::vector<std::string> class_names;
   bool normalize = true;  // images: per-channel mean/std; tables: standardise each feature
   // Images: whose mean/std. auto: ImageNet's for a torchvision backbone with
   // model.weights (what the weights were trained with), else the training

@@ -1,0 +1,130 @@
+#include "segmentation_plan.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "plan_splits.h"
+#include "studio/errors.h"
+#include "studio/log.h"
+#include "studio/mask_file.h"
+#include "studio/segmentation_files.h"
+
+namespace studio {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A name a line, blank lines and surrounding spaces left out.
+std::vector<std::string> namesInFile(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw DataError(file + " cannot be read");
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(in, line)) {
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    line.erase(0, line.find_first_not_of(" \t"));
+    if (!line.empty()) names.push_back(line);
+  }
+  return names;
+}
+
+std::vector<std::string> maskClassNames(const DataConfig& d, bool voc) {
+  if (!d.class_names.empty()) return d.class_names;
+  if (voc) return vocClassNames();
+  const std::string listed = (fs::path(d.annotations) / "classes.txt").string();
+  std::error_code ec;
+  if (fs::is_regular_file(listed, ec)) {
+    std::vector<std::string> names = namesInFile(listed);
+    if (names.empty()) throw DataError(listed + " names no class: a class name a line, mask value 0 first");
+    return names;
+  }
+  throw DataError("the masks in " + d.annotations +
+                  " need their classes' names: set data.class_names (\"background, road, car\": mask value 0 first) "
+                  "or put a classes.txt (a name a line) beside the masks");
+}
+
+void checkClassNames(const std::vector<std::string>& names, const DataConfig& d, const std::string& from) {
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second) throw DataError(from + " names the class \"" + n + "\" twice");
+  if (names.size() < 2)
+    throw DataError(from + " names " + std::to_string(names.size()) +
+                    " class: a segmentation needs at least two (the background among them)");
+  if (static_cast<int64_t>(names.size()) > d.ignore_index)
+    throw DataError(from + " names " + std::to_string(names.size()) + " classes, so mask value " +
+                    std::to_string(d.ignore_index) + " would be the class \"" +
+                    names[static_cast<size_t>(d.ignore_index)] + "\" and data.ignore_index " +
+                    std::to_string(d.ignore_index) + " too: set data.ignore_index above the classes' values");
+}
+
+void addMasked(DataPlan& p, PlannedSplit& split, const MaskedFile& f) {
+  plan_split::append(split, static_cast<int64_t>(p.files.size()), 0);
+  p.files.push_back(f.image);
+  p.maskFiles.push_back(f.mask);
+}
+
+// "3 images under x have no mask (a.jpg, ...)": said, not fatal.
+void sayUnpaired(const std::vector<std::string>& paths, const std::string& what) {
+  if (paths.empty()) return;
+  log::warn(std::to_string(paths.size()) + " " + what + " and are not used (" + paths.front() +
+            (paths.size() > 1 ? ", ..." : "") + ")");
+}
+
+}  // namespace
+
+void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
+  const bool voc = d.annotations.empty() && isVocSegmentation(d.root);
+  if (d.annotations.empty() && !voc)
+    throw DataError(
+        "task.kind segmentation needs masks: set data.annotations to the folder of PNG masks beside data.root's "
+        "images, or data.root to Pascal VOC's folder (JPEGImages, SegmentationClass, ImageSets/Segmentation); " +
+        d.root + " is not VOC's");
+  std::error_code ec;
+  if (!voc && !fs::is_directory(d.annotations, ec))
+    throw DataError("data.annotations " + d.annotations +
+                    ": task.kind segmentation reads a folder of PNG masks (a class index per pixel) with the images' "
+                    "relative paths and stems; this is not a folder");
+  p.classNames = maskClassNames(d, voc);
+  checkClassNames(p.classNames, d, d.class_names.empty() ? (voc ? "VOC" : d.annotations + "/classes.txt")
+                                                         : std::string("data.class_names"));
+  if (voc) {
+    const VocSegmentation v = readVocSegmentation(d.root);
+    for (const auto& f : v.train) addMasked(p, p.train, f);
+    for (const auto& f : v.val) addMasked(p, p.test, f);
+    p.trainFrom = d.root + "/ImageSets/Segmentation/train.txt";
+    p.testFrom = d.root + "/ImageSets/Segmentation/val.txt (data.test_fraction is not used)";
+  } else {
+    const SegmentationFiles pairs = pairImagesAndMasks(d.root, d.annotations);
+    sayUnpaired(pairs.withoutMask, "images under " + d.root + " have no mask in " + d.annotations);
+    sayUnpaired(pairs.withoutImage, "masks in " + d.annotations + " have no image under " + d.root);
+    for (const auto& f : pairs.files) addMasked(p, p.train, f);
+    p.trainFrom = d.root + " with the masks in " + d.annotations;
+    if (d.test_fraction <= 0)
+      throw DataError(d.annotations +
+                      ": data.test_fraction is 0, so nothing is left to test on: set data.test_fraction (e.g. 0.2)");
+    p.test = plan_split::holdOut(p.train, d.test_fraction, mixSeed(seed, plan_split::kTestStream), 1);
+    p.testFrom = "held out of " + d.root + ": " + plan_split::percent(d.test_fraction) + " of the images";
+  }
+  plan_split::limit(p.train, d.train_limit, true, mixSeed(seed, plan_split::kLimitStream));
+  plan_split::limit(p.test, d.test_limit, true, mixSeed(seed, plan_split::kLimitStream + 1));
+  p.val = plan_split::holdOut(p.train, d.val_fraction, mixSeed(seed, plan_split::kValStream), 1);
+  if (d.val_fraction > 0)
+    p.valFrom = "held out of the training images: " + plan_split::percent(d.val_fraction) + " of them";
+}
+
+std::vector<int64_t> maskPixelsPerClass(const DataPlan& p, const std::vector<int64_t>& items) {
+  const size_t classes = p.classNames.size();
+  std::vector<int64_t> counts(classes, 0);
+  for (const int64_t item : items) {
+    try {
+      for (const uint8_t v : decodeMaskFile(p.maskFiles.at(static_cast<size_t>(item))).values)
+        if (v < classes) ++counts[v];
+    } catch (const DataError&) {
+      // counted as nothing: the run names the file and what is wrong with it
+    }
+  }
+  return counts;
+}
+
+}  // namespace studio
