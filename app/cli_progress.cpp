@@ -33,7 +33,11 @@ void CliProgress::record(const MetricRecord& r) {
     m_loss = r.trainLoss;
   } else if (r.kind == RecordKind::Eval) {
     clearLine();
-    if (!std::isnan(r.evalMap50))
+    if (!std::isnan(r.evalMiou))
+      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, mean IoU %.4f, pixel accuracy %.2f%%, Dice %.4f\n",
+                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalMiou,
+                   100.0 * r.evalPixelAccuracy, r.evalDice);
+    else if (!std::isnan(r.evalMap50))
       std::fprintf(m_out, "step %lld (epoch %lld): eval mAP %.4f, AP50 %.4f\n", static_cast<long long>(r.step),
                    static_cast<long long>(r.epoch), r.evalMap, r.evalMap50);
     else if (!std::isnan(r.evalMap))
@@ -136,7 +140,10 @@ void CliProgress::finish(const RunSummary& s) {
   std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
   const Figures& t = s.test.figures;
-  if (t.has("eval_map50"))
+  if (t.has("eval_miou"))
+    std::fprintf(m_out, "  test mean IoU:   %.4f (pixel accuracy %.2f%%, Dice %.4f, loss %.4f)\n", t["eval_miou"],
+                 100.0 * t["eval_pixel_accuracy"], t["eval_dice"], t["eval_loss"]);
+  else if (t.has("eval_map50"))
     std::fprintf(m_out, "  test mAP:        %.4f (AP50 %.4f, AP75 %.4f)\n", t["eval_map"], t["eval_map50"],
                  t["eval_map75"]);
   else if (t.has("eval_map"))
@@ -152,6 +159,7 @@ void CliProgress::finish(const RunSummary& s) {
                  s.test.ema["eval_loss"]);
   if (s.bestEval.has("eval_accuracy"))
     std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEval["eval_accuracy"]);
+  if (s.bestEval.has("eval_miou")) std::fprintf(m_out, "  best eval mIoU:  %.4f\n", s.bestEval["eval_miou"]);
   if (s.bestEval.has("eval_map") && t.has("eval_map50"))
     std::fprintf(m_out, "  best eval mAP:   %.4f\n", s.bestEval["eval_map"]);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);

@@ -62,6 +62,7 @@ Normalization Normalization::recorded(const nlohmann::json& recorded, bool image
 }
 
 torch::Tensor transformBatch(const torch::Tensor& in, const LoaderOptions& o, uint64_t augmentSeed, bool augment) {
+  if (o.keepBytes) return in;
   const Normalization& n = o.norm;
   const bool onCpu = !in.is_cuda();
   const torch::Tensor& mean = onCpu ? n.meanCpu : n.meanDevice;

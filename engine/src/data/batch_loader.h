@@ -65,6 +65,10 @@ struct LoaderOptions {
   int prefetch = 4;
   bool pinMemory = true;
   bool channelsLast = false;
+  // The batch as the pool holds it (uint8), neither augmented nor
+  // normalised: a task that augments and normalises its images itself,
+  // with their masks (task.kind segmentation, data/mask_data.h).
+  bool keepBytes = false;
   // Data parallelism: batch i of an epoch is rank r's share of the global
   // batch i (batchSize x shardCount examples of the epoch's order): its
   // examples r, r + shardCount, ... Every example once per epoch, split

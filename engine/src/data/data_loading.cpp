@@ -1,5 +1,6 @@
 #include "data/data_loading.h"
 #include "data/box_data.h"
+#include "data/mask_data.h"
 
 #include <algorithm>
 #include <cmath>
@@ -204,6 +205,7 @@ bool imagenetStatistics(const TrainConfig& cfg) {
 
 DataSplits loadData(const TrainConfig& cfg, const DataPlan& p, const LoadProgress& progress) {
   if (p.detection()) return detection::loadDetectionData(cfg, p, progress);
+  if (p.segmentation()) return loadSegmentationData(cfg, p, progress);
   DataSplits d;
   d.kind = p.kind;
   d.task = p.task;

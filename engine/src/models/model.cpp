@@ -1,5 +1,6 @@
 #include "models/model.h"
 #include "models/detector_model.h"
+#include "models/segmenter_model.h"
 
 #include "models/builtin_model.h"
 #include "models/torchscript_model.h"
@@ -50,10 +51,16 @@ std::vector<detection::Detections> Model::detectBoxes(const std::vector<torch::T
 
 const detection::RcnnTransformOptions& Model::boxPlacement() const { detectsNoBoxes(*this); }
 
+std::pair<torch::Tensor, torch::Tensor> Model::segmentPixels(const torch::Tensor&) {
+  throw std::logic_error(description() +
+                         " gives no class per pixel: task.kind segmentation needs a segmenter model.kind");
+}
+
 std::unique_ptr<Model> makeModel(const ModelConfig& config, const InputShape& input, int64_t classes) {
   if (isModel(config.kind, ModelFamily::torchscript)) return std::make_unique<TorchScriptModel>(config.path);
   if (isTorchvisionBackbone(config.kind)) return std::make_unique<TorchvisionModel>(config.kind, input, classes);
   if (isModel(config.kind, ModelFamily::detector)) return std::make_unique<DetectorModel>(config, classes);
+  if (isModel(config.kind, ModelFamily::segmenter)) return std::make_unique<SegmenterModel>(config, classes);
   return std::make_unique<BuiltinModel>(config, input, classes);
 }
 
@@ -61,7 +68,8 @@ void checkModelOutput(Model& model, const ModelConfig& config, const InputShape&
                       const torch::Device& device) {
   // A detector's forward pass takes its images' boxes: there is no batch of
   // logits to probe (its losses and boxes are checked against torchvision's).
-  if (isModel(config.kind, ModelFamily::detector)) return;
+  // A segmenter gives logits per pixel, its shapes checked against torchvision's.
+  if (isModel(config.kind, ModelFamily::detector) || isModel(config.kind, ModelFamily::segmenter)) return;
   const torch::Tensor x = sampleInput(input, 2, device);
   const std::string shape = "[2, " +
                             (input.features > 0 ? std::to_string(input.features)

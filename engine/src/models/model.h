@@ -123,6 +123,11 @@ class Model {
   virtual std::vector<detection::Detections> detectBoxes(const std::vector<torch::Tensor>& images);
   // How the model resizes an image before it detects (predict pools images of one placement).
   virtual const detection::RcnnTransformOptions& boxPlacement() const;
+
+  // A class per pixel (task.kind segmentation; models/segmenter_model.h):
+  // the main head's logits [N, classes, H, W] and the auxiliary head's
+  // (undefined without one). Any other model refuses (std::logic_error).
+  virtual std::pair<torch::Tensor, torch::Tensor> segmentPixels(const torch::Tensor& x);
 };
 
 // Throws ModelError naming model.path when a TorchScript file cannot be used.

@@ -39,20 +39,11 @@ SegmenterBackbone segmenterBackbone(bool resnet50) {
   return b;
 }
 
-const std::vector<std::string>& segmenterKinds() {
-  static const std::vector<std::string> kinds{"lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large",
-                                              "deeplabv3_resnet50", "fcn_resnet50"};
-  return kinds;
-}
-
 std::shared_ptr<SegmentationNet> makeSegmenter(const std::string& kind, int64_t classes, bool aux) {
-  const auto& kinds = segmenterKinds();
-  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
-    std::string list;
-    for (const auto& k : kinds) list += (list.empty() ? "" : ", ") + k;
-    throw std::invalid_argument("model.kind " + kind + " is not a segmentation model: the kinds are " + list);
-  }
-  if (kind != "lraspp_mobilenet_v3_large") return makeSimpleSegmenter(kind, classes, aux);
+  if (!isModel(kind, ModelFamily::segmenter))
+    throw std::invalid_argument("model.kind " + kind + " is not a segmentation model: the kinds are " +
+                                segmenterKindsText());
+  if (segmenterHasAux(kind)) return makeSimpleSegmenter(kind, classes, aux);
   if (aux) throw std::invalid_argument("model.kind " + kind + " has no auxiliary head (torchvision's has none)");
   return makeLraspp(classes);
 }

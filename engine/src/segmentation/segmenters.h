@@ -26,6 +26,8 @@
 #include <torch/nn/functional/upsampling.h>
 #include <torch/nn/module.h>
 
+#include "studio/model_kinds.h"
+
 namespace studio {
 
 struct SegmenterOutput {
@@ -71,9 +73,6 @@ SegmenterBackbone segmenterBackbone(bool resnet50);
 // DeepLabV3 (torchvision's _SimpleSegmentationModel).
 std::shared_ptr<SegmentationNet> makeLraspp(int64_t classes);
 std::shared_ptr<SegmentationNet> makeSimpleSegmenter(const std::string& kind, int64_t classes, bool aux);
-
-// The kinds there are, in the order the settings list them.
-const std::vector<std::string>& segmenterKinds();
 
 // A model of `kind` (segmenterKinds()) for `classes` classes (the
 // background among them, as torchvision counts), initialised as

@@ -145,6 +145,9 @@ void Evaluation::atStep() {
 
 std::string figuresText(const Figures& f, const std::string& prefix, const char* separator) {
   const std::string s = separator;
+  if (f.has("eval_miou"))
+    return prefix + "mean IoU " + fmt(f["eval_miou"]) + s + "pixel accuracy " + fmt(f["eval_pixel_accuracy"]) + s +
+           "Dice " + fmt(f["eval_dice"]);
   if (f.has("eval_map50"))
     return prefix + "mAP " + fmt(f["eval_map"]) + s + "AP50 " + fmt(f["eval_map50"]) + s + "AP75 " +
            fmt(f["eval_map75"]);

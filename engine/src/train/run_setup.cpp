@@ -78,7 +78,8 @@ void logData(const RunContext& ctx) {
   };
   log::info("data (" + plan.format + "): " + std::to_string(data.train->size()) + " training, " +
             std::to_string(data.val->size()) + " validation, " + std::to_string(data.test->size()) +
-            " test examples of " + data.input.text() + ", " +
+            (data.task == TaskKind::segmentation ? " test images of up to " : " test examples of ") +
+            data.input.text() + ", " +
             (data.regression()   ? std::to_string(data.targetNames.size()) + " regression target(s)"
              : data.multilabel() ? std::to_string(data.targetNames.size()) + " labels"
                                  : std::to_string(data.numClasses()) + " classes"));
@@ -105,6 +106,10 @@ void logData(const RunContext& ctx) {
     log::info(std::string(standardized ? "targets, standardised with the training split's mean and std: "
                                        : "targets (not standardised): ") +
               targets);
+  } else if (data.task == TaskKind::segmentation) {
+    log::info("pixels per class (" + std::to_string(data.numClasses()) + " classes; data.ignore_index " +
+              std::to_string(ctx.cfg.data.ignore_index) + " left out): training " + join(data.trainCounts) + "; test " +
+              join(data.testCounts));
   } else {
     log::info("examples per class (" + std::to_string(data.numClasses()) + " classes): training " +
               join(data.trainCounts) + "; test " + join(data.testCounts));
@@ -240,8 +245,15 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   const DataSplits& data = ctx.data.splits;
   const torch::Device device = ctx.where.device;
   const TrainConfig& cfg = ctx.cfg;
-  TaskData taskData{data.lossWeights, device, nullptr};
+  TaskData taskData;
+  taskData.weights = data.lossWeights;
+  taskData.device = device;
   if (data.task == TaskKind::detection) taskData.boxes = std::make_shared<const BoxAnnotations>(ctx.data.plan.boxes);
+  if (data.task == TaskKind::segmentation) {
+    taskData.classes = data.numClasses();
+    taskData.mean = data.mean;
+    taskData.std = data.std;
+  }
   ctx.parts.task = makeTask(cfg, taskData);
   auto& model = ctx.parts.model;
   model = makeModel(cfg.model, data.input, data.outputs());
@@ -312,9 +324,9 @@ void startLoader(RunContext& ctx) {
   const torch::Device device = ctx.where.device;
   if (data.kind == DataKind::Image) refuseBatchOfOne(ctx);
   LoaderOptions& o = ctx.data.loaderOptions;
-  // A detector's augmentations move its boxes: the task applies them
-  // (train/tasks/detection.cpp), not the loader.
-  const bool image = data.kind == DataKind::Image && data.task != TaskKind::detection;
+  // A detector's augmentations move its boxes, a segmenter's its masks: the
+  // task applies them (train/tasks/detection.cpp, segmentation.cpp), not the loader.
+  const bool image = data.kind == DataKind::Image && !annotatedTask(data.task);
   o.batchSize = cfg.train.batch_size;
   o.augmentFlip = image && cfg.data.augment_flip;
   o.augmentCrop = image ? cfg.data.augment_crop : 0;
@@ -330,6 +342,8 @@ void startLoader(RunContext& ctx) {
   o.prefetch = cfg.loader.prefetch;
   o.pinMemory = cfg.loader.pin_memory;
   o.channelsLast = cfg.performance.channels_last;
+  // A segmenter's pool rows hold the mask beside the image (data/mask_data.h).
+  o.keepBytes = data.task == TaskKind::segmentation;
   if (ctx.where.ranks) {
     o.shardRank = ctx.where.ranks->rank();
     o.shardCount = ctx.where.ranks->world();

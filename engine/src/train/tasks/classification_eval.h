@@ -63,6 +63,9 @@ struct EvalOutcome {
   Reliability reliability;
   double rocAuc = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::vector<int64_t>> confusion;  // [true][predicted]
+  // A segmentation's figures of its pixels' confusion (above; accuracy:
+  // the pixel accuracy): see EvalReport.
+  SegmentationFigures segmentation;
   struct Wrong {
     int64_t index, truth, predicted;
     double confidence;

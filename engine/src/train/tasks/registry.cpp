@@ -9,7 +9,8 @@ namespace studio {
 #define STUDIO_TASKS(X)                           \
   X(TaskKind::classification, makeClassification) \
   X(TaskKind::regression, makeRegression)         \
-  X(TaskKind::multilabel, makeMultilabel) X(TaskKind::detection, makeDetection)
+  X(TaskKind::multilabel, makeMultilabel)         \
+  X(TaskKind::detection, makeDetection) X(TaskKind::segmentation, makeSegmentation)
 
 #define STUDIO_DECLARE(name, make) std::unique_ptr<Task> make(const TrainConfig&, const TaskData&);
 STUDIO_TASKS(STUDIO_DECLARE)

@@ -82,6 +82,10 @@ struct TaskData {
   // task.kind detection: the data's boxes (DataPlan::boxes), the ground
   // truth its evaluations score against in each image's own pixels.
   std::shared_ptr<const BoxAnnotations> boxes;
+  // task.kind segmentation: the classes, and the images' per-channel mean
+  // and std (DataSplits), which the task applies after its augmentations.
+  int64_t classes = 0;
+  std::vector<double> mean, std;
 };
 
 // The task of config.task.kind with config.loss. Throws std::invalid_argument

@@ -1,0 +1,222 @@
+"""Training a segmenter through the CLI (issue 61): task.kind segmentation on
+synthetic scenes made here (a red square and a blue disc on noisy canvases of
+48 to 80 px, PNG masks beside them: tests/reference/segmentation_scenes.py),
+its figures at each evaluation and in summary.json, the run's confusion
+matrix against torchvision's references/segmentation's ConfusionMatrix of
+torchvision's own model with the run's weights on the same test images,
+Pascal VOC's layout, the auxiliary head, and bad masks named.
+
+The parts have their own suites: the models against torchvision's
+(test_segmenters), the loss (test_segmentation_loss), the augmentations
+(test_mask_augment), the figures (test_segmentation_figures); this suite
+checks that a run puts them together."""
+import csv
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+import torchvision
+from PIL import Image
+from torchvision import tv_tensors
+from torchvision.transforms.v2 import functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
+from segmentation_reference import ConfusionMatrix  # noqa: E402
+from segmentation_scenes import make_scenes  # noqa: E402
+from suite_limits import HANG_LIMIT_S  # noqa: E402
+
+CLI = os.environ["STUDIO_CLI"]
+CLASSES = ["background", "red square", "blue disc"]
+BASE = 64  # model.segmenter.base_size: evaluation's shorter side
+
+
+def run(*args, env=None):
+    p = subprocess.run(list(args), capture_output=True, text=True, timeout=HANG_LIMIT_S, env=env)
+    return p.returncode, p.stdout + p.stderr
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+class SegmentationTrainTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.set_num_threads(1)
+        cls.tmp = tempfile.TemporaryDirectory(prefix="studio-segment-")
+        cls.images = os.path.join(cls.tmp.name, "images")
+        cls.masks = os.path.join(cls.tmp.name, "masks")
+        make_scenes(cls.images, cls.masks, 48, seed=1)
+        with open(os.path.join(cls.masks, "classes.txt"), "w") as f:
+            f.write("\n".join(CLASSES) + "\n")
+        # One run that learns, shared by the tests that read it.
+        cls.code, cls.text, cls.folder = cls.train("learns", "--set", "train.epochs=16")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    @classmethod
+    def args(cls, *more, images=None, masks=None):
+        return ["--set", "task.kind=segmentation", "--set", "model.kind=lraspp_mobilenet_v3_large",
+                "--set", "data.format=image_folder", "--set", f"data.root={images or cls.images}",
+                "--set", f"data.annotations={masks if masks is not None else cls.masks}",
+                "--set", f"model.segmenter.base_size={BASE}", "--set", "model.segmenter.crop_size=48",
+                "--set", "data.augment_flip=true", "--set", "data.test_fraction=0.25",
+                "--set", "train.batch_size=8", "--set", "performance.threads=1", *more]
+
+    @classmethod
+    def train(cls, name, *more, images=None, masks=None, env=None):
+        out = os.path.join(cls.tmp.name, name)
+        code, text = run(CLI, "train", *cls.args(*more, images=images, masks=masks), "--out", out, env=env)
+        runs = sorted(glob.glob(os.path.join(out, "*")))
+        return code, text, runs[0] if runs else None
+
+    def last_report(self, folder):
+        steps = sorted(int(os.path.basename(p)[len("step-"):-len(".json")])
+                       for p in glob.glob(os.path.join(folder, "eval", "step-*.json")))
+        with open(os.path.join(folder, "eval", f"step-{steps[-1]}.json")) as f:
+            return json.load(f)
+
+    def test_a_run_learns_and_records_the_figures(self):
+        self.assertEqual(self.code, 0, self.text)
+        rows = [r for r in read_csv(os.path.join(self.folder, "metrics.csv")) if r["kind"] == "eval"]
+        miou = [float(r["eval_miou"]) for r in rows]
+        self.assertGreater(miou[-1], 0.6, miou)
+        self.assertGreater(miou[-1], miou[0] + 0.2, miou)
+        for r in rows:  # a segmenter's figures, not a classifier's
+            self.assertEqual(r["eval_accuracy"], "")
+            self.assertNotEqual(r["eval_pixel_accuracy"], "")
+            self.assertNotEqual(r["eval_dice"], "")
+        report = self.last_report(self.folder)
+        self.assertEqual(report["task"], "segmentation")
+        self.assertEqual(report["classes"], CLASSES)
+        self.assertEqual([c["class"] for c in report["per_class"]], CLASSES)
+        self.assertTrue(all(c["iou"] > 0.3 for c in report["per_class"]), report["per_class"])
+        with open(os.path.join(self.folder, "summary.json")) as f:
+            summary = json.load(f)
+        for key, field in (("test_miou", "mean_iou"), ("test_pixel_accuracy", "pixel_accuracy"),
+                           ("test_dice", "mean_dice"), ("test_loss", "loss")):
+            self.assertAlmostEqual(summary[key], report[field], places=12)
+        self.assertAlmostEqual(summary["best_eval_miou"], max(miou), places=6)
+        self.assertIn("test mean IoU", self.text)
+
+    def test_the_figures_are_the_references_on_torchvisions_model_with_the_runs_weights(self):
+        # torchvision's lraspp_mobilenet_v3_large loads the run's last weights strict; the
+        # references' evaluation preset (the shorter side resized to base_size, the mask by
+        # nearest) on the run's test images, and their ConfusionMatrix: the same matrix, pixel
+        # for pixel, and the same figures.
+        self.assertEqual(self.code, 0, self.text)
+        model = torchvision.models.segmentation.lraspp_mobilenet_v3_large(num_classes=3, weights=None,
+                                                                            weights_backbone=None)
+        model.load_state_dict(torch.load(os.path.join(self.folder, "checkpoints", "last.ckpt"))["model"])
+        model.eval()
+        matrix = ConfusionMatrix(3)
+        tests = [r["source"] for r in read_csv(os.path.join(self.folder, "splits.csv")) if r["split"] == "test"]
+        self.assertEqual(len(tests), 12)
+        with torch.inference_mode():
+            for path in tests:
+                image = tv_tensors.Image(torch.from_numpy(np.array(Image.open(path).convert("RGB"))).permute(2, 0, 1))
+                mask = tv_tensors.Mask(torch.from_numpy(np.array(Image.open(path.replace(self.images, self.masks)))))
+                image, mask = F.resize(image, BASE, antialias=True), F.resize(mask, BASE)
+                x = F.normalize(F.to_dtype(image, torch.float32, scale=True), [0.485, 0.456, 0.406],
+                                [0.229, 0.224, 0.225])
+                matrix.update(mask.flatten().long(), model(x[None])["out"].argmax(1).flatten())
+        report = self.last_report(self.folder)
+        self.assertEqual(report["confusion"], matrix.mat.tolist())
+        total, per_class, iou = matrix.compute(torch.float64)
+        self.assertAlmostEqual(report["pixel_accuracy"], float(total), delta=1e-9)
+        self.assertAlmostEqual(report["mean_iou"], float(iou.nanmean()), delta=1e-9)
+        self.assertAlmostEqual(report["mean_class_accuracy"], float(per_class.nanmean()), delta=1e-9)
+        np.testing.assert_allclose([c["iou"] for c in report["per_class"]], iou.numpy(), atol=1e-9)
+        self.assertEqual(report["examples"], 12)
+        self.assertEqual(report["pixels"], int(matrix.mat.sum()))
+
+    def test_pascal_vocs_folder_trains_on_its_train_list_and_tests_on_its_val_list(self):
+        root = os.path.join(self.tmp.name, "VOC2012")
+        images, masks = os.path.join(root, "JPEGImages"), os.path.join(root, "SegmentationClass")
+        make_scenes(images, masks, 10, seed=3, palette=True, image_ext=".jpg")
+        lists = os.path.join(root, "ImageSets", "Segmentation")
+        os.makedirs(lists)
+        stems = [f"{i:03d}" for i in range(10)]
+        for name, part in (("train", stems[:7]), ("val", stems[7:])):
+            with open(os.path.join(lists, name + ".txt"), "w") as f:
+                f.write("\n".join(part) + "\n")
+        code, text, folder = self.train("voc", "--set", "train.max_steps=2", "--set", "schedule.kind=constant",
+                                      images=root, masks="")
+        self.assertEqual(code, 0, text)
+        splits = read_csv(os.path.join(folder, "splits.csv"))
+        self.assertEqual(sorted(os.path.basename(r["source"]) for r in splits if r["split"] == "test"),
+                         [s + ".jpg" for s in stems[7:]])
+        with open(os.path.join(folder, "log.txt")) as f:
+            log = f.read()
+        self.assertIn("7 training, 0 validation, 3 test images", log)
+        self.assertIn("training from " + root + "/ImageSets/Segmentation/train.txt", log)
+        report = self.last_report(folder)
+        self.assertEqual(report["classes"], [
+            "__background__", "aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
+            "diningtable", "dog", "horse", "motorbike", "person", "pottedplant", "sheep", "sofa", "train", "tvmonitor"])
+
+    def test_the_auxiliary_head_trains_and_loads_into_torchvisions_model(self):
+        code, text, folder = self.train("aux", "--set", "model.kind=deeplabv3_mobilenet_v3_large",
+                                        "--set", "model.segmenter.aux_loss=true", "--set", "train.max_steps=2",
+                                        "--set", "schedule.kind=constant",
+                                        "--set", "train.batch_size=4")
+        self.assertEqual(code, 0, text)
+        state = torch.load(os.path.join(folder, "checkpoints", "last.ckpt"))["model"]
+        self.assertTrue(any(k.startswith("aux_classifier.") for k in state))
+        model = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(num_classes=3, aux_loss=True,
+                                                                               weights=None, weights_backbone=None)
+        model.load_state_dict(state)  # strict: every name and shape is torchvision's
+        # LRASPP has no auxiliary head: refused before anything is read.
+        code, text, _ = self.train("lraspp-aux", "--set", "model.segmenter.aux_loss=true")
+        self.assertNotEqual(code, 0)
+        self.assertIn("model.segmenter.aux_loss", text)
+        self.assertIn("has no auxiliary head", text)
+
+    def test_bad_masks_and_classes_are_named(self):
+        def broken(name, change):
+            images, masks = os.path.join(self.tmp.name, name, "images"), os.path.join(self.tmp.name, name, "masks")
+            shutil.copytree(self.images, images)
+            shutil.copytree(self.masks, masks)
+            change(images, masks)
+            return self.train(name + "-run", "--set", "train.max_steps=1", images=images, masks=masks)
+
+        def resize(images, masks):
+            Image.open(os.path.join(masks, "005.png")).crop((0, 0, 20, 20)).save(os.path.join(masks, "005.png"))
+
+        code, text, _ = broken("small-mask", resize)
+        self.assertNotEqual(code, 0)
+        self.assertIn("005.png", text)
+        self.assertIn("20x20", text)
+
+        def stray(images, masks):
+            m = np.array(Image.open(os.path.join(masks, "007.png")))
+            m[3, 4] = 9
+            Image.fromarray(m).save(os.path.join(masks, "007.png"))
+
+        code, text, _ = broken("stray-value", stray)
+        self.assertNotEqual(code, 0)
+        self.assertIn("007.png", text)
+        self.assertIn("value 9 (at x 4, y 3)", text)
+
+        code, text, _ = broken("no-classes", lambda images, masks: os.remove(os.path.join(masks, "classes.txt")))
+        self.assertNotEqual(code, 0)
+        self.assertIn("data.class_names", text)
+        self.assertIn("classes.txt", text)
+
+        code, text, _ = self.train("classifier", "--set", "model.kind=resnet18")
+        self.assertNotEqual(code, 0)
+        self.assertIn("needs a segmentation model", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
