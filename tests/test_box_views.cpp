@@ -1,4 +1,6 @@
-// The window's views of a detector (task.kind detection, issue 43), driven
+// The window's views of a detector (task.kind detection, issue 43) and of a
+// segmenter (task.kind segmentation, issue 61: its samples with their masks
+// drawn, the pixels per class, each class's IoU), driven
 // offscreen: the Data tab's samples of each class with their boxes drawn in
 // the class's colour and the boxes per class of each split as bars; the
 // Predict tab with a detection run as its model: each dropped image's boxes
@@ -29,15 +31,18 @@
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/lr_schedule.h"
+#include "studio/mask_file.h"
 #include "test_support.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
 #include "ui/common/box_drawing.h"
+#include "ui/common/mask_drawing.h"
 #include "ui/data/augment_preview_view.h"
 #include "ui/data/data_panel.h"
 #include "ui/data/data_preview.h"
 #include "ui/evaluation/detection_view.h"
 #include "ui/evaluation/evaluation_panel.h"
+#include "ui/evaluation/segmentation_view.h"
 #include "ui/evaluation/test_boxes_view.h"
 #include "ui/predict/box_predict_view.h"
 #include "ui/predict/predict_panel.h"
@@ -51,7 +56,9 @@ namespace {
 constexpr int kTimeout = test::kHangLimitMs;
 
 // Scenes for a detector: noise with one or two bright squares or hollow
-// frames, and their COCO instances JSON (category ids 3 and 7).
+// frames, and their COCO instances JSON (category ids 3 and 7); for a
+// segmenter, their masks in dir + "-masks" (the background 0, a square's
+// pixels 1, a frame's 2) with a classes.txt.
 QString writeScenes(const QString& dir, int count) {
   QDir().mkpath(dir);
   nlohmann::json coco = {{"images", nlohmann::json::array()},
@@ -62,16 +69,22 @@ QString writeScenes(const QString& dir, int count) {
     seed = seed * 1664525u + 1013904223u;
     return (seed >> 8) % n;
   };
+  const std::string masks = dir.toStdString() + "-masks";
+  QDir().mkpath(QString::fromStdString(masks));
+  writeFileAtomically(masks + "/classes.txt", "background\nsquare\nframe\n");
   for (int i = 0; i < count; ++i) {
     Image im{96, 96, 3, std::vector<uint8_t>(96 * 96 * 3)};
+    Mask mask{96, 96, std::vector<uint8_t>(96 * 96, 0)};
     for (auto& p : im.pixels) p = static_cast<uint8_t>(next(40));
     for (int k = 0; k < 1 + i % 2; ++k) {
       const int x = 4 + 48 * k + static_cast<int>(next(12)), y = 8 + static_cast<int>(next(50)), side = 24;
       const bool frame = (i + k) % 2 == 1;
       for (int r = y; r < y + side; ++r)
         for (int c = x; c < x + side; ++c)
-          if (!frame || r < y + 4 || r >= y + side - 4 || c < x + 4 || c >= x + side - 4)
+          if (!frame || r < y + 4 || r >= y + side - 4 || c < x + 4 || c >= x + side - 4) {
             for (int ch = 0; ch < 3; ++ch) im.pixels[static_cast<size_t>((r * 96 + c) * 3 + ch)] = 230;
+            mask.values[static_cast<size_t>(r * 96 + c)] = frame ? 2 : 1;
+          }
       coco["annotations"].push_back({{"id", coco["annotations"].size() + 1},
                                      {"image_id", i + 1},
                                      {"category_id", frame ? 7 : 3},
@@ -80,6 +93,7 @@ QString writeScenes(const QString& dir, int count) {
     }
     const std::string name = "scene" + std::to_string(i) + ".png";
     writeFileAtomically(dir.toStdString() + "/" + name, encodePng(im));
+    writeMaskPng(masks + "/" + name, mask, vocPalette());
     coco["images"].push_back({{"id", i + 1}, {"file_name", name}, {"width", 96}, {"height", 96}});
   }
   writeFileAtomically(dir.toStdString() + "/instances.json", coco.dump());
@@ -105,6 +119,22 @@ TrainConfig detectionConfig(const QString& scenes, const QString& annotations, c
   return c;
 }
 
+// A segmentation setting on the scenes' masks (nothing trained yet).
+TrainConfig segmentationConfig(const QString& scenes, const QString& runs) {
+  TrainConfig c = test::smallConfig(runs);
+  c.task.kind = TaskKind::segmentation;
+  c.model.kind = "lraspp_mobilenet_v3_large";
+  c.data.format = DataFormat::image_folder;
+  c.data.root = scenes.toStdString();
+  c.data.annotations = scenes.toStdString() + "-masks";
+  c.data.test_fraction = 0.25;
+  c.model.segmenter.base_size = 64;
+  c.model.segmenter.crop_size = 48;
+  c.train.batch_size = 3;
+  c.train.max_steps = 2;
+  return c;
+}
+
 // Whether a pixel within one of (x, y) has exactly this colour.
 bool colourNear(const QImage& image, double x, double y, const QColor& colour) {
   for (int dy = -1; dy <= 1; ++dy)
@@ -120,7 +150,7 @@ bool colourNear(const QImage& image, double x, double y, const QColor& colour) {
 class TestBoxViews : public QObject {
   Q_OBJECT
   QTemporaryDir m_dir;
-  QString m_scenes, m_annotations, m_run;
+  QString m_scenes, m_annotations, m_run, m_segmentationRun;
 
  private Q_SLOTS:
   void initTestCase() {
@@ -133,6 +163,12 @@ class TestBoxViews : public QObject {
     const RunSummary run = test::runToEnd(s);
     QCOMPARE(statusName(run.status), std::string("completed"));
     m_run = QString::fromStdString(run.runDir);
+    // A segmenter trained for two steps on the same scenes' masks.
+    Session segmenting;
+    segmenting.start(segmentationConfig(m_scenes, m_dir.path() + "/runs"));
+    const RunSummary segmented = test::runToEnd(segmenting);
+    QVERIFY2(segmented.status == RunStatus::completed, segmented.error.c_str());
+    m_segmentationRun = QString::fromStdString(segmented.runDir);
   }
 
   void theDataTabDrawsEachClassesBoxes() {
@@ -181,6 +217,82 @@ class TestBoxViews : public QObject {
     const QString said = panel.findChild<QLabel*>("dataSummary")->text();
     QVERIFY2(said.contains(QString("Training</b>: %1 images, %2 boxes").arg(plan.train.size()).arg(trainBoxes)),
              qPrintable(said));
+  }
+
+  // The Data tab of a segmentation: each class's samples with its pixels
+  // drawn in its colour, its share of the pixels, and the pixels of each
+  // class and split as bars, counted from the masks.
+  void theDataTabDrawsEachClassesMasks() {
+    const TrainConfig c = segmentationConfig(m_scenes, m_dir.path() + "/runs");
+    const ui::DataPreview p = ui::makeDataPreview(c, 3);
+    QVERIFY2(p.ok, qPrintable(p.error));
+    QCOMPARE(p.description.classNames, (std::vector<std::string>{"background", "square", "frame"}));
+    const DataPlan plan = planData(c);
+    std::vector<int64_t> pixels(3, 0);
+    for (const int64_t item : plan.train.items)
+      for (const uint8_t v : decodeMaskFile(plan.maskFiles[static_cast<size_t>(item)]).values) ++pixels[v];
+    QCOMPARE(p.description.trainCounts, pixels);
+    QCOMPARE(p.samples.size(), size_t(3));
+    QVERIFY(p.samples[0].empty());  // the background has no row of its own
+    for (size_t k = 1; k < 3; ++k) {
+      QVERIFY(!p.samples[k].empty());
+      // The first training image with pixels of the class, its mask drawn over it.
+      int64_t first = -1;
+      for (const int64_t item : plan.train.items) {
+        const Mask m = decodeMaskFile(plan.maskFiles[static_cast<size_t>(item)]);
+        if (std::find(m.values.begin(), m.values.end(), static_cast<uint8_t>(k)) != m.values.end()) {
+          first = item;
+          break;
+        }
+      }
+      const Mask mask = decodeMaskFile(plan.maskFiles[static_cast<size_t>(first)]);
+      const QImage want = ui::overlayMask(ui::toQImage(decodeImageFile(plan.files[static_cast<size_t>(first)], 3)),
+                                          mask, 3, 0.5, ui::kBoxedSampleSize);
+      QCOMPARE(p.samples[k][0], want);
+      // A pixel of the class, unscaled: the image's and the class's colours half and half.
+      const QImage big =
+          ui::overlayMask(ui::toQImage(decodeImageFile(plan.files[static_cast<size_t>(first)], 3)), mask, 3, 0.5, 0);
+      const auto at = static_cast<size_t>(std::find(mask.values.begin(), mask.values.end(), static_cast<uint8_t>(k)) -
+                                          mask.values.begin());
+      const QColor colour = ui::classColour(static_cast<int64_t>(k), 3);
+      QCOMPARE(big.pixelColor(static_cast<int>(at % 96), static_cast<int>(at / 96)).red(),
+               static_cast<int>(230 * 0.5 + colour.red() * 0.5));
+    }
+    ui::DataPanel panel;
+    panel.showPreview(p);
+    const double total = static_cast<double>(std::accumulate(pixels.begin(), pixels.end(), int64_t{0}));
+    bool said = false;
+    for (const QLabel* l : panel.findChildren<QLabel*>())
+      said = said || l->text() == QString("square (%1% of the pixels)").arg(100.0 * pixels[1] / total, 0, 'f', 1);
+    QVERIFY(said);
+  }
+
+  // The Evaluation tab of a segmentation run: each class's IoU as the report wrote it,
+  // and where the chosen class's pixels went (its row of the confusion matrix).
+  void theEvaluationTabShowsEachClassesIou() {
+    ui::EvaluationPanel panel;
+    panel.showRun(m_segmentationRun, "segmenter");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.report().has_value(), kTimeout);
+    QVERIFY(panel.showsSegmentation());
+    const QStringList reports = QDir(m_segmentationRun + "/eval").entryList({"step-*.json"}, QDir::Files, QDir::Name);
+    const auto written =
+        nlohmann::json::parse(test::readText((m_segmentationRun + "/eval/" + reports.back()).toStdString()));
+    ui::SegmentationView* view = panel.segmentationView();
+    QCOMPARE(view->classChooser()->count(), 3);
+    for (int k = 0; k < 3; ++k) {
+      const auto& c = written["per_class"][static_cast<size_t>(k)];
+      QCOMPARE(view->barsDrawn()[static_cast<size_t>(k)], c["iou"].is_number() ? c["iou"].get<double>() : 0.0);
+      view->classChooser()->setCurrentIndex(k);
+      const auto row = written["confusion"][static_cast<size_t>(k)].get<std::vector<int64_t>>();
+      const double pixels = static_cast<double>(std::accumulate(row.begin(), row.end(), int64_t{0}));
+      QCOMPARE(view->rowDrawn().size(), size_t(3));
+      for (size_t j = 0; j < 3; ++j)
+        QCOMPARE(view->rowDrawn()[j], pixels > 0 ? static_cast<double>(row[j]) / pixels : 0.0);
+      QCOMPARE(view->classTable()->item(k, 1)->text(),
+               ui::threeDecimals(c["iou"].is_number() ? c["iou"].get<double>() : std::nan("")));
+    }
+    QVERIFY2(panel.findChild<QLabel*>("evaluationMessage")->text().contains("mean IoU"),
+             qPrintable(panel.findChild<QLabel*>("evaluationMessage")->text()));
   }
 
   void theAugmentationPreviewMovesTheBoxes() {
@@ -483,6 +595,7 @@ class TestBoxViews : public QObject {
       k.run = QString::fromStdString(r.runDir);
     }
     kinds.push_back({"detection", "", m_run});
+    kinds.push_back({"segmentation", "", m_segmentationRun});
 
     ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
     window.resize(1280, 720);

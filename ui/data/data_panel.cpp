@@ -189,7 +189,9 @@ void DataPanel::drawCounts(const DataPreview& p) {
     below = bars;
   }
   m_counts->yAxis->setRange(0, top * 1.08 + 1);
-  m_counts->yAxis->setLabel(tr("examples"));
+  m_counts->yAxis->setLabel(d.task == TaskKind::detection      ? tr("boxes")
+                            : d.task == TaskKind::segmentation ? tr("pixels")
+                                                               : tr("examples"));
   applyPlotPalette(m_counts, palette());
   m_counts->replot();
 }
@@ -220,7 +222,14 @@ void DataPanel::fillSamples(const DataPreview& p) {
   const auto& names = p.description.classNames;
   for (size_t k = 0; k < p.samples.size(); ++k) {
     const QString title = k < names.size() ? QString::fromStdString(names[k]) : tr("examples");
-    auto* name = new QLabel(QString("%1 (%2)").arg(title).arg(p.description.trainCounts[k]));
+    // A segmentation's counts are pixels: its classes' shares of the training masks.
+    const auto& counts = p.description.trainCounts;
+    const double pixels = static_cast<double>(std::accumulate(counts.begin(), counts.end(), int64_t{0}));
+    const QString count = p.description.task != TaskKind::segmentation ? QString::number(counts[k])
+                          : pixels > 0
+                              ? tr("%1% of the pixels").arg(100.0 * static_cast<double>(counts[k]) / pixels, 0, 'f', 1)
+                              : tr("no pixels");
+    auto* name = new QLabel(QString("%1 (%2)").arg(title, count));
     m_samples->addWidget(name, static_cast<int>(k), 0);
     for (size_t i = 0; i < p.samples[k].size(); ++i) {
       auto* cell = new QLabel;
@@ -229,7 +238,7 @@ void DataPanel::fillSamples(const DataPreview& p) {
         cell->setText(tr("unreadable"));
       } else {
         // A detector's samples come with their boxes drawn, at their own size.
-        const int side = p.description.task == TaskKind::detection ? kBoxedSampleSize : 56;
+        const int side = annotatedTask(p.description.task) ? kBoxedSampleSize : 56;
         cell->setPixmap(QPixmap::fromImage(img.scaled(side, side, Qt::KeepAspectRatio, Qt::SmoothTransformation)));
       }
       cell->setToolTip(QString::fromStdString(names[k]));

@@ -7,7 +7,9 @@
 #include "studio/csv_table.h"
 #include "studio/idx_file.h"
 #include "studio/image_file.h"
+#include "studio/mask_file.h"
 #include "ui/common/box_drawing.h"
+#include "ui/common/mask_drawing.h"
 
 namespace studio::ui {
 
@@ -81,6 +83,35 @@ std::vector<std::vector<QImage>> boxedSamples(const DataPlan& plan, int perClass
   return samples;
 }
 
+// A segmentation plan's samples: for each class but the background, up to
+// perClass training images with pixels of it, their masks drawn over them
+// (the first 200 images looked at: enough to fill the rows of most data).
+std::vector<std::vector<QImage>> maskedSamples(const DataPlan& plan, int perClass) {
+  const size_t classes = plan.classNames.size();
+  std::vector<std::vector<QImage>> samples(classes);
+  int looked = 0;
+  for (const int64_t item : plan.train.items) {
+    if (++looked > 200) break;
+    try {
+      const Mask mask = decodeMaskFile(plan.maskFiles[static_cast<size_t>(item)]);
+      std::vector<char> has(classes, 0);
+      for (const uint8_t v : mask.values)
+        if (v < classes) has[v] = 1;
+      QImage drawn;  // decoded once, shown in each of its classes' rows
+      for (size_t k = 1; k < classes; ++k) {
+        if (!has[k] || static_cast<int>(samples[k].size()) >= perClass) continue;
+        if (drawn.isNull())
+          drawn = overlayMask(toQImage(decodeImageFile(plan.files[static_cast<size_t>(item)], 3)), mask, classes, 0.5,
+                              kBoxedSampleSize);
+        samples[k].push_back(drawn);
+      }
+    } catch (const DataError&) {
+      // the run names the file and what is wrong with it
+    }
+  }
+  return samples;
+}
+
 }  // namespace
 
 QString dataPreviewKey(const TrainConfig& c) {
@@ -129,6 +160,8 @@ DataPreview makeDataPreview(const TrainConfig& config, int perClass) {
         }
     } else if (plan.detection()) {
       p.samples = boxedSamples(plan, perClass);
+    } else if (plan.segmentation()) {
+      p.samples = maskedSamples(plan, perClass);
     } else if (plan.format == DataFormat::image_folder) {
       const int want = static_cast<int>(p.description.input.channels);
       for (size_t i = 0; i < plan.train.items.size(); ++i) {

@@ -50,6 +50,15 @@ ComparedFigures comparedFigures(const EvalReport& r) {
         f.values.push_back(k < r.apPerClass.size() ? r.apPerClass[k] : none);
       f.overallValue = r.coco.empty() ? none : r.coco.front();
       break;
+    case TaskKind::segmentation:
+      f.title = QObject::tr("IoU of each class, last evaluation of each run");
+      f.axis = QObject::tr("IoU");
+      f.overall = QObject::tr("all (mean IoU)");
+      f.names = r.classes;
+      for (size_t k = 0; k < r.classes.size(); ++k)
+        f.values.push_back(k < r.segmentation.iou.size() ? r.segmentation.iou[k] : none);
+      f.overallValue = r.segmentation.meanIou;
+      break;
     default:
       f.title = QObject::tr("Accuracy of each class (recall), last evaluation of each run");
       f.axis = QObject::tr("recall");

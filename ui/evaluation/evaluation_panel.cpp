@@ -27,12 +27,13 @@
 #include "ui/evaluation/figure_cells.h"
 #include "ui/evaluation/labels_view.h"
 #include "ui/evaluation/regression_view.h"
+#include "ui/evaluation/segmentation_view.h"
 #include "ui/evaluation/test_boxes_view.h"
 
 namespace studio::ui {
 namespace {
 
-constexpr int kRegressionPage = 2, kLabelsPage = 3, kDetectionPage = 4;
+constexpr int kRegressionPage = 2, kLabelsPage = 3, kDetectionPage = 4, kSegmentationPage = 5;
 
 // "test, with the best checkpoint's weights (step 80)": the split and, for a
 // report of other weights than the step's own, whose they are.
@@ -146,6 +147,8 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   boxesScroll->setWidgetResizable(true);
   boxesScroll->setFrameShape(QFrame::NoFrame);
   m_pages->addWidget(boxesScroll);
+  m_segmentation = new SegmentationView;
+  m_pages->addWidget(m_segmentation);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   clear();
@@ -164,6 +167,7 @@ void EvaluationPanel::setMessage(const QString& text) { m_message->setText(text)
 bool EvaluationPanel::showsRegression() const { return m_pages->currentIndex() == kRegressionPage; }
 bool EvaluationPanel::showsLabels() const { return m_pages->currentIndex() == kLabelsPage; }
 bool EvaluationPanel::showsDetection() const { return m_pages->currentIndex() == kDetectionPage; }
+bool EvaluationPanel::showsSegmentation() const { return m_pages->currentIndex() == kSegmentationPage; }
 
 void EvaluationPanel::clear() {
   m_run.clear();
@@ -175,6 +179,7 @@ void EvaluationPanel::clear() {
   m_regression->clear();
   m_labels->clear();
   m_detection->clear();
+  m_segmentation->clear();
   fillMistakes();
   setMessage(
       tr("No evaluation yet: a run evaluates at the end of each epoch (or every N steps, see Evaluation "
@@ -274,6 +279,22 @@ void EvaluationPanel::showStep(int64_t step) {
                    .arg(perClass.join(", ")));
     m_detection->show(*m_report);
     m_testBoxes->setRun(m_run);
+    return;
+  }
+  if (m_report->task == TaskKind::segmentation) {
+    m_pages->setCurrentIndex(kSegmentationPage);
+    m_normalize->hide();
+    const SegmentationFigures& f = m_report->segmentation;
+    setMessage(tr("%1 — %2 at step %3 (epoch %4): mean IoU %5, pixel accuracy %6, Dice %7, loss %8, %9 images")
+                   .arg(m_label, splitText(*m_report))
+                   .arg(m_report->step)
+                   .arg(m_report->epoch + 0)
+                   .arg(f.meanIou, 0, 'f', 4)
+                   .arg(percentText(f.pixelAccuracy))
+                   .arg(f.meanDice, 0, 'f', 4)
+                   .arg(m_report->loss, 0, 'g', 4)
+                   .arg(m_report->examples));
+    m_segmentation->show(*m_report);
     return;
   }
   if (m_report->task == TaskKind::multilabel) {

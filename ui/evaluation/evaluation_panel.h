@@ -45,6 +45,7 @@ class DetectionView;
 class TestBoxesView;
 class LabelsView;
 class RegressionView;
+class SegmentationView;
 
 // Evaluation steps a run folder holds, oldest first.
 std::vector<int64_t> evaluationSteps(const QString& runDir);
@@ -86,6 +87,9 @@ class EvaluationPanel : public QWidget {
   // Its test images, their true boxes and the boxes found (on request).
   TestBoxesView* testBoxesView() const { return m_testBoxes; }
   bool showsDetection() const;
+  // A segmenter's run: each class's IoU and where its pixels went.
+  SegmentationView* segmentationView() const { return m_segmentation; }
+  bool showsSegmentation() const;
   // A classifier's one-vs-rest ROC and PR curves and its reliability diagram,
   // tabs beside the confusion matrix.
   LabelsView* classCurvesView() const { return m_classCurves; }
@@ -124,6 +128,7 @@ class EvaluationPanel : public QWidget {
   LabelsView* m_labels;
   DetectionView* m_detection;
   TestBoxesView* m_testBoxes;
+  SegmentationView* m_segmentation;
   QTabWidget* m_views;
   LabelsView* m_classCurves;
   CalibrationView* m_calibration;

@@ -1,0 +1,21 @@
+#pragma once
+// A segmentation mask drawn over its image, as the Data tab's samples (and
+// the Predict and Evaluation tabs to come) show a segmenter's data and
+// answers: each pixel of a class blended with the class's colour (the hue
+// per class of ui/common/box_drawing.h) at `opacity`, the background (class
+// 0) and the ignored value left as they are, scaled to fit a square of
+// `size` pixels (0: the image's own size).
+// Thread: any (QImage on its own).
+
+#include <QImage>
+
+#include <cstdint>
+
+#include "studio/mask_file.h"
+
+namespace studio::ui {
+
+// The mask's size must be the image's (both as the files hold them).
+QImage overlayMask(const QImage& image, const Mask& mask, size_t classes, double opacity, int size);
+
+}  // namespace studio::ui
