@@ -38,7 +38,9 @@ void addSegmentationSettings(Fields& add) {
   when(add(SETTING(model.segmenter.aux_loss), model, "Segmenter: auxiliary loss", T::Bool,
            "An auxiliary head on an earlier stage whose loss counts 0.5 in training (torchvision's aux_loss), for "
            "FCN and DeepLabV3; evaluation and prediction use the main head."),
-       Rule{[](const TrainConfig& c) { return isModel(c.model.kind, ModelFamily::segmenter) && segmenterHasAux(c.model.kind); },
+       Rule{[](const TrainConfig& c) {
+              return isModel(c.model.kind, ModelFamily::segmenter) && segmenterHasAux(c.model.kind);
+            },
             "a segmentation model.kind with an auxiliary head (deeplabv3_*, fcn_resnet50)"},
        true);
 }

@@ -86,8 +86,9 @@ void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
                     ": task.kind segmentation reads a folder of PNG masks (a class index per pixel) with the images' "
                     "relative paths and stems; this is not a folder");
   p.classNames = maskClassNames(d, voc);
-  checkClassNames(p.classNames, d, d.class_names.empty() ? (voc ? "VOC" : d.annotations + "/classes.txt")
-                                                         : std::string("data.class_names"));
+  checkClassNames(
+      p.classNames, d,
+      d.class_names.empty() ? (voc ? "VOC" : d.annotations + "/classes.txt") : std::string("data.class_names"));
   if (voc) {
     const VocSegmentation v = readVocSegmentation(d.root);
     for (const auto& f : v.train) addMasked(p, p.train, f);

@@ -29,8 +29,8 @@ Placed placeMasked(int64_t height, int64_t width, int64_t most) {
   Placed p{height, width, height, width, 1.0};
   const int64_t shorter = std::min(height, width), longer = std::max(height, width);
   if (shorter <= most) return p;
-  const auto other = static_cast<int64_t>(static_cast<double>(most) * static_cast<double>(longer) /
-                                          static_cast<double>(shorter));
+  const auto other =
+      static_cast<int64_t>(static_cast<double>(most) * static_cast<double>(longer) / static_cast<double>(shorter));
   p.poolHeight = height <= width ? most : other;
   p.poolWidth = height <= width ? other : most;
   p.scale = static_cast<double>(most) / static_cast<double>(shorter);

@@ -8,7 +8,11 @@ SegmenterModel::SegmenterModel(const ModelConfig& config, int64_t classes)
     : SegmenterModel(config, classes, makeSegmenter(config.kind, classes, config.segmenter.aux_loss)) {}
 
 SegmenterModel::SegmenterModel(const ModelConfig& config, int64_t classes, std::shared_ptr<SegmentationNet> net)
-    : ModuleModel(net), m_kind(config.kind), m_classes(classes), m_aux(config.segmenter.aux_loss), m_net(std::move(net)) {}
+    : ModuleModel(net),
+      m_kind(config.kind),
+      m_classes(classes),
+      m_aux(config.segmenter.aux_loss),
+      m_net(std::move(net)) {}
 
 std::vector<LayerSummary> SegmenterModel::layers(const torch::Tensor&) {
   std::vector<LayerSummary> rows;
@@ -17,11 +21,11 @@ std::vector<LayerSummary> SegmenterModel::layers(const torch::Tensor&) {
     row.name = child.key();
     for (const auto& p : child.value()->parameters()) row.parameters += p.numel();
     // torchvision's classes for the parts.
-    row.type = row.name == "backbone" ? "IntermediateLayerGetter"
+    row.type = row.name == "backbone"         ? "IntermediateLayerGetter"
                : row.name == "aux_classifier" ? "FCNHead"
-               : !segmenterHasAux(m_kind) ? "LRASPPHead"
-               : m_kind.rfind("fcn", 0) == 0 ? "FCNHead"
-                                             : "DeepLabHead";
+               : !segmenterHasAux(m_kind)     ? "LRASPPHead"
+               : m_kind.rfind("fcn", 0) == 0  ? "FCNHead"
+                                              : "DeepLabHead";
     rows.push_back(std::move(row));
   }
   return rows;

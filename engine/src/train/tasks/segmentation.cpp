@@ -112,14 +112,15 @@ class Segmentation : public Task {
     const torch::Tensor c = counts.cpu().contiguous();
     const torch::Tensor l = lossSum.cpu();
     EvalOutcome outcome;
-    const ConfusionMatrix matrix =
-        ConfusionMatrix::fromCounts(m_classes, std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()));
+    const ConfusionMatrix matrix = ConfusionMatrix::fromCounts(
+        m_classes, std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()));
     outcome.segmentation = segmentationFigures(matrix);
     outcome.accuracy = outcome.segmentation.pixelAccuracy;
-    outcome.loss = l[1].item<double>() > 0 ? l[0].item<double>() / l[1].item<double>()
-                                           : std::numeric_limits<double>::quiet_NaN();
+    outcome.loss =
+        l[1].item<double>() > 0 ? l[0].item<double>() / l[1].item<double>() : std::numeric_limits<double>::quiet_NaN();
     for (int64_t t = 0; t < m_classes; ++t)
-      outcome.confusion.emplace_back(c.data_ptr<int64_t>() + t * m_classes, c.data_ptr<int64_t>() + (t + 1) * m_classes);
+      outcome.confusion.emplace_back(c.data_ptr<int64_t>() + t * m_classes,
+                                     c.data_ptr<int64_t>() + (t + 1) * m_classes);
     return outcome;
   }
 
