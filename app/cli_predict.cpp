@@ -8,6 +8,7 @@
 #include "studio/box_predict.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/mask_predict.h"
 #include "studio/rate_text.h"
 
 namespace studio {
@@ -39,10 +40,12 @@ PredictCommand::PredictCommand(CLI::App& app) {
       ->check(CLI::IsMember({"fail", "skip"}));
   m_outOption = m_cmd->add_option("--out", m_out,
                                   "The predictions' CSV file (default predictions.csv); a detector's: COCO's results "
-                                  "JSON (default detections.json), or a CSV of one row per box (a .csv name)");
+                                  "JSON (default detections.json), or a CSV of one row per box (a .csv name); a "
+                                  "segmenter's: the folder of its index PNG masks (default masks)");
   m_cmd->add_option("--annotations", m_annotations,
                     "A detector's run: the images' boxes (COCO JSON, YOLO data.yaml or a VOC folder); the images "
-                    "they name under --input are predicted, with their COCO ids, and COCO's figures printed");
+                    "they name under --input are predicted, with their COCO ids, and COCO's figures printed; a "
+                    "segmenter's run: the folder of the images' PNG masks, whose figures (mean IoU, ...) are printed");
   m_cmd->add_flag("--overwrite", m_overwrite, "Replace the --out file when it exists");
 }
 
@@ -52,6 +55,7 @@ int PredictCommand::run() {
                      ": give the decoding threads, 1 or more, or 0 for one per core");
   m_options.skipBad = m_onBad == "skip";
   if (isDetectionRun(m_folder)) return runBoxes();
+  if (isSegmentationRun(m_folder)) return runMasks();
   checkOutputFile(m_out, "--out", m_overwrite, {m_input});
   if (const std::string ts = torchScriptFileOf(m_folder); !ts.empty())
     std::fprintf(stderr, "note: the model is TorchScript (%s): loading it runs the code in it\n", ts.c_str());

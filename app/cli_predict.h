@@ -23,6 +23,7 @@ class PredictCommand {
 
  private:
   int runBoxes();  // a detector's boxes
+  int runMasks();  // a segmenter's masks
   CLI::App* m_cmd = nullptr;
   CLI::Option *m_topK = nullptr, *m_tta = nullptr, *m_outOption = nullptr;
   std::string m_folder, m_input, m_out = "predictions.csv", m_onBad = "fail", m_annotations;

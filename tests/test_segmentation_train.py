@@ -140,6 +140,51 @@ class SegmentationTrainTest(unittest.TestCase):
         self.assertEqual(report["examples"], 12)
         self.assertEqual(report["pixels"], int(matrix.mat.sum()))
 
+    def test_predict_writes_torchvisions_masks_and_their_figures(self):
+        # predict on the test images: each index PNG is the arg-max of torchvision's model with the
+        # run's weights, its logits resized back to the image's size (as torchvision's segmenters
+        # resize theirs); with --annotations the printed figures are the references' ConfusionMatrix
+        # of those masks against the truth, each image at its own size.
+        self.assertEqual(self.code, 0, self.text)
+        tests = [r["source"] for r in read_csv(os.path.join(self.folder, "splits.csv")) if r["split"] == "test"]
+        inputs = os.path.join(self.tmp.name, "predict-in")
+        os.makedirs(inputs)
+        for path in tests:
+            shutil.copy(path, inputs)
+        out = os.path.join(self.tmp.name, "predicted-masks")
+        code, text = run(CLI, "predict", self.folder, "--input", inputs, "--annotations", self.masks, "--out", out)
+        self.assertEqual(code, 0, text)
+        model = torchvision.models.segmentation.lraspp_mobilenet_v3_large(num_classes=3, weights=None,
+                                                                            weights_backbone=None)
+        model.load_state_dict(torch.load(os.path.join(self.folder, "checkpoints", "last.ckpt"))["model"])
+        model.eval()
+        matrix = ConfusionMatrix(3)
+        with torch.inference_mode():
+            for path in tests:
+                name = os.path.basename(path)
+                written = Image.open(os.path.join(out, name))
+                self.assertEqual(written.mode, "P")
+                image = tv_tensors.Image(torch.from_numpy(np.array(Image.open(path).convert("RGB"))).permute(2, 0, 1))
+                x = F.normalize(F.to_dtype(F.resize(image, BASE, antialias=True), torch.float32, scale=True),
+                                [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+                logits = torch.nn.functional.interpolate(model(x[None])["out"], size=image.shape[-2:],
+                                                         mode="bilinear", align_corners=False)
+                want = logits.argmax(1)[0].to(torch.uint8)
+                np.testing.assert_array_equal(np.array(written), want.numpy(), err_msg=name)
+                truth = torch.from_numpy(np.array(Image.open(os.path.join(self.masks, name))))
+                matrix.update(truth.flatten().long(), want.flatten().long())
+        total, per_class, iou = matrix.compute(torch.float64)
+        printed = dict(line.strip().split(" = ") for line in text.splitlines() if " = " in line)
+        self.assertAlmostEqual(float(printed["mean IoU"]), float(iou.nanmean()), delta=1e-6)
+        self.assertAlmostEqual(float(printed["pixel accuracy"]), float(total), delta=1e-6)
+        self.assertAlmostEqual(float(printed["mean class accuracy"]), float(per_class.nanmean()), delta=1e-6)
+        self.assertIn("12 images with a mask", text)
+        self.assertIn(f"wrote 12 masks into {out}", text)
+        # The folder is not written over without --overwrite.
+        code, text = run(CLI, "predict", self.folder, "--input", inputs, "--out", out)
+        self.assertNotEqual(code, 0)
+        self.assertIn("--overwrite", text)
+
     def test_pascal_vocs_folder_trains_on_its_train_list_and_tests_on_its_val_list(self):
         root = os.path.join(self.tmp.name, "VOC2012")
         images, masks = os.path.join(root, "JPEGImages"), os.path.join(root, "SegmentationClass")

@@ -33,7 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "studio/run_layout.h"    // WeightsChoice
+#include "studio/run_layout.h"  // WeightsChoice
+#include "studio/segmentation_figures.h"
 #include "studio/train_config.h"  // TaskKind
 
 namespace studio {
@@ -63,6 +64,10 @@ struct PredictOptions {
   // (PredictionReport::features; the audit's feature space). A model whose
   // layers the studio does not know (TorchScript) gives none.
   bool penultimate = false;
+  // A segmenter's (task.kind segmentation, studio/mask_predict.h): the
+  // folder each image's index PNG mask is written to, at the input's
+  // relative path and stem ("": none written).
+  std::string masksDir{};
 };
 
 // A detector's box (task.kind detection, studio/box_predict.h).
@@ -128,6 +133,11 @@ struct PredictionReport {
   std::array<double, 12> coco{};
   std::vector<double> apPerClass;
   int64_t truthBoxes = 0;
+  // A segmenter's: the masks written, and with annotations (a folder of
+  // masks) the figures of the pixels' confusion matrix (in confusion; each
+  // image at its own size), over the images that have a mask (labelled).
+  int64_t masksWritten = 0;
+  SegmentationFigures segmentation;
   double accuracy() const { return labelled > 0 ? static_cast<double>(correct) / static_cast<double>(labelled) : 0; }
 };
 

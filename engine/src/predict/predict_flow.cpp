@@ -15,6 +15,7 @@ namespace fs = std::filesystem;
 
 std::unique_ptr<Predictor::Impl> makePredictTask(TaskKind kind) {
   if (kind == TaskKind::detection) return makeBoxPredict();
+  if (kind == TaskKind::segmentation) return makeMaskPredict();
   return std::make_unique<TensorPredict>();
 }
 

@@ -80,7 +80,8 @@ struct Predictor::Impl {
 
 // The hooks of the run's task kind.
 std::unique_ptr<Predictor::Impl> makePredictTask(TaskKind kind);
-std::unique_ptr<Predictor::Impl> makeBoxPredict();  // box_predictor.cpp
+std::unique_ptr<Predictor::Impl> makeBoxPredict();   // box_predictor.cpp
+std::unique_ptr<Predictor::Impl> makeMaskPredict();  // mask_predictor.cpp
 
 // Classification, regression and multi-label: a class's probabilities, a
 // target's values or each label's probability, of images or a table's rows.
