@@ -77,9 +77,9 @@ void SegmentationView::show(const EvalReport& report) {
   for (const auto& row : report.confusion) total = std::accumulate(row.begin(), row.end(), total);
   m_table->setRowCount(static_cast<int>(report.classes.size()));
   for (size_t k = 0; k < report.classes.size(); ++k) {
-    const int64_t pixels =
-        k < report.confusion.size() ? std::accumulate(report.confusion[k].begin(), report.confusion[k].end(), int64_t{0})
-                                    : 0;
+    const int64_t pixels = k < report.confusion.size()
+                               ? std::accumulate(report.confusion[k].begin(), report.confusion[k].end(), int64_t{0})
+                               : 0;
     setRow(static_cast<int>(k),
            {QString::fromStdString(report.classes[k]), threeDecimals(at(f.iou, k)), threeDecimals(at(f.dice, k)),
             threeDecimals(at(f.classAccuracy, k)),
@@ -112,8 +112,9 @@ void SegmentationView::draw() {
     std::vector<double> shares;
     for (const int64_t c : counts) shares.push_back(pixels > 0 ? static_cast<double>(c) / pixels : 0.0);
     drawBars(m_right, shares, names, chosen, others);
-    setTitle(m_right, pixels > 0 ? tr("%1's pixels predicted as each class").arg(QString::fromStdString(names[row]))
-                                 : tr("%1: no pixel of this class in the split").arg(QString::fromStdString(names[row])));
+    setTitle(m_right, pixels > 0
+                          ? tr("%1's pixels predicted as each class").arg(QString::fromStdString(names[row]))
+                          : tr("%1: no pixel of this class in the split").arg(QString::fromStdString(names[row])));
   } else {
     setTitle(m_right, tr("Where a class's pixels went"));
   }
