@@ -49,6 +49,21 @@ PredictCommand::PredictCommand(CLI::App& app) {
   m_cmd->add_flag("--overwrite", m_overwrite, "Replace the --out file when it exists");
 }
 
+PredictionReport PredictCommand::predictShown(Predictor& predictor, const char* phase) {
+  CliProgress bar(stderr);
+  Progress p;
+  p.state = SessionState::Running;
+  p.phase = phase;
+  PredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
+    p.phaseDone = done;
+    p.phaseTotal = total;
+    bar.update(p);
+    return true;
+  });
+  bar.endLine();
+  return r;
+}
+
 int PredictCommand::run() {
   if (m_options.workers < 0)
     throw InputError("--workers " + std::to_string(m_options.workers) +
@@ -65,17 +80,7 @@ int PredictCommand::run() {
                  "warning: --top-k has no effect: %s gives each target's value or each label's "
                  "probability, not classes\n",
                  predictor.description().c_str());
-  CliProgress bar(stderr);
-  Progress p;
-  p.state = SessionState::Running;
-  p.phase = "predicting";
-  const PredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
-    p.phaseDone = done;
-    p.phaseTotal = total;
-    bar.update(p);
-    return true;
-  });
-  bar.endLine();
+  const PredictionReport r = predictShown(predictor, "predicting");
   writePredictionsCsv(r, m_out);
   if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
   const auto n = static_cast<long long>(r.rows.size());

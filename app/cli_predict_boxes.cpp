@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "cli_predict.h"
-#include "cli_progress.h"
 #include "studio/box_predict.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -48,17 +47,7 @@ int PredictCommand::runBoxes() {
       std::fprintf(stderr, "warning: %s has no effect: run %s is a detector, which gives boxes, not classes\n",
                    o->get_name().c_str(), m_folder.c_str());
   Predictor predictor(m_folder, m_options);
-  CliProgress bar(stderr);
-  Progress p;
-  p.state = SessionState::Running;
-  p.phase = "finding boxes";
-  const PredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
-    p.phaseDone = done;
-    p.phaseTotal = total;
-    bar.update(p);
-    return true;
-  });
-  bar.endLine();
+  const PredictionReport r = predictShown(predictor, "finding boxes");
   if (csv)
     writeBoxesCsv(r, m_out);
   else

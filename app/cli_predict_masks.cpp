@@ -6,7 +6,6 @@
 #include <filesystem>
 
 #include "cli_predict.h"
-#include "cli_progress.h"
 #include "studio/errors.h"
 #include "studio/mask_predict.h"
 
@@ -19,7 +18,8 @@ int PredictCommand::runMasks() {
   if (fs::exists(m_out, ec) && !fs::is_directory(m_out, ec))
     throw InputError("--out " + m_out + ": a segmenter's masks are written into a folder; this is a file");
   if (fs::is_directory(m_out, ec) && !fs::is_empty(m_out, ec) && !m_overwrite)
-    throw InputError("--out " + m_out + " holds files already: name a new folder, or give --overwrite to write the "
+    throw InputError("--out " + m_out +
+                     " holds files already: name a new folder, or give --overwrite to write the "
                      "masks over those of the same names");
   for (const CLI::Option* o : {m_topK, m_tta})
     if (o->count())
@@ -27,17 +27,7 @@ int PredictCommand::runMasks() {
                    o->get_name().c_str(), m_folder.c_str());
   m_options.masksDir = m_out;
   Predictor predictor(m_folder, m_options);
-  CliProgress bar(stderr);
-  Progress p;
-  p.state = SessionState::Running;
-  p.phase = "segmenting";
-  const PredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
-    p.phaseDone = done;
-    p.phaseTotal = total;
-    bar.update(p);
-    return true;
-  });
-  bar.endLine();
+  const PredictionReport r = predictShown(predictor, "segmenting");
   if (!r.note.empty()) std::fprintf(stderr, "note: %s\n", r.note.c_str());
   const auto n = static_cast<long long>(r.rows.size());
   std::printf("segmented %lld images with %s on %s in %.2f s (%.1f images per second)\n", n - r.skipped,
@@ -48,9 +38,10 @@ int PredictCommand::runMasks() {
     const SegmentationFigures& f = r.segmentation;
     std::printf("figures against %s (%lld images with a mask, %lld pixels, each image at its own size):\n",
                 m_annotations.c_str(), static_cast<long long>(r.labelled), static_cast<long long>(f.pixels));
-    std::printf(" mean IoU = %.6f\n pixel accuracy = %.6f\n mean class accuracy = %.6f\n mean Dice = %.6f\n"
-                " frequency-weighted IoU = %.6f\n",
-                f.meanIou, f.pixelAccuracy, f.meanClassAccuracy, f.meanDice, f.frequencyWeightedIou);
+    std::printf(
+        " mean IoU = %.6f\n pixel accuracy = %.6f\n mean class accuracy = %.6f\n mean Dice = %.6f\n"
+        " frequency-weighted IoU = %.6f\n",
+        f.meanIou, f.pixelAccuracy, f.meanClassAccuracy, f.meanDice, f.frequencyWeightedIou);
     std::printf("IoU per class:\n");
     for (size_t k = 0; k < r.classes.size(); ++k) {
       if (std::isnan(f.iou[k]))

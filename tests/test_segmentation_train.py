@@ -185,6 +185,22 @@ class SegmentationTrainTest(unittest.TestCase):
         self.assertNotEqual(code, 0)
         self.assertIn("--overwrite", text)
 
+    def test_a_killed_segmentation_run_resumes_bit_for_bit(self):
+        # The resize, flip and crop draw from the generator the checkpoint keeps: killed at step 5,
+        # resumed from step 4's checkpoint mid-epoch, the run's rows are the uninterrupted run's.
+        more = ["--set", "train.batch_size=4", "--set", "train.max_steps=6", "--set", "output.checkpoint_every_steps=2",
+                "--set", "schedule.kind=constant", "--set", "evaluation.every_steps=3"]
+        code, text, whole = self.train("whole", *more)
+        self.assertEqual(code, 0, text)
+        code, text, killed = self.train("killed", *more, env={**os.environ, "STUDIO_CRASH_AT": "train-step:5"})
+        self.assertNotEqual(code, 0, text)
+        code, text = run(CLI, "resume", killed)
+        self.assertEqual(code, 0, text)
+        columns = ["kind", "step", "epoch", "train_loss", "grad_norm", "eval_loss", "eval_miou", "eval_dice"]
+        pick = lambda folder: [[r[c] for c in columns] for r in read_csv(os.path.join(folder, "metrics.csv"))]
+        self.assertEqual(pick(killed), pick(whole))
+        self.assertEqual(len([r for r in pick(whole) if r[0] == "eval"]), 2)
+
     def test_pascal_vocs_folder_trains_on_its_train_list_and_tests_on_its_val_list(self):
         root = os.path.join(self.tmp.name, "VOC2012")
         images, masks = os.path.join(root, "JPEGImages"), os.path.join(root, "SegmentationClass")

@@ -12,20 +12,7 @@ import os
 import numpy as np
 from PIL import Image
 
-
-def voc_palette():
-    """Pascal VOC's colour map (its devkit's labelcolormap)."""
-    palette = []
-    for i in range(256):
-        r = g = b = 0
-        c = i
-        for j in range(8):
-            r |= ((c >> 0) & 1) << (7 - j)
-            g |= ((c >> 1) & 1) << (7 - j)
-            b |= ((c >> 2) & 1) << (7 - j)
-            c >>= 3
-        palette += [r, g, b]
-    return palette
+from segmentation_reference import voc_palette
 
 
 def scene(rng):

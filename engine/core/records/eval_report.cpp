@@ -158,6 +158,22 @@ void readDetection(const nlohmann::json& j, EvalReport& r) {
 
 }  // namespace
 
+std::vector<std::vector<int64_t>> confusionFromJson(const nlohmann::json& matrix, size_t classes) {
+  std::vector<std::vector<int64_t>> out;
+  if (!matrix.is_array() || matrix.size() != classes) throw InputError("its confusion matrix is not classes x classes");
+  for (const auto& row : matrix) {
+    if (!row.is_array() || row.size() != classes) throw InputError("its confusion matrix is not classes x classes");
+    std::vector<int64_t> counts;
+    for (const auto& c : row) {
+      const int64_t v = whole(c, "a confusion count");
+      if (v < 0 || v > (int64_t(1) << 50)) throw InputError("a confusion count is out of range");
+      counts.push_back(v);
+    }
+    out.push_back(std::move(counts));
+  }
+  return out;
+}
+
 void computeClassFigures(EvalReport& r) {
   const size_t k = r.classes.size();
   r.perClass.assign(k, {});
@@ -330,18 +346,7 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
     }
     r.classes = j.at("classes").get<std::vector<std::string>>();
     const size_t k = r.classes.size();
-    const auto& matrix = j.at("confusion");
-    if (!matrix.is_array() || matrix.size() != k) throw InputError("its confusion matrix is not classes x classes");
-    for (const auto& row : matrix) {
-      if (!row.is_array() || row.size() != k) throw InputError("its confusion matrix is not classes x classes");
-      std::vector<int64_t> counts;
-      for (const auto& c : row) {
-        const int64_t v = whole(c, "a confusion count");
-        if (v < 0 || v > (int64_t(1) << 50)) throw InputError("a confusion count is out of range");
-        counts.push_back(v);
-      }
-      r.confusion.push_back(counts);
-    }
+    r.confusion = confusionFromJson(j.at("confusion"), k);
     computeClassFigures(r);
     if (const auto pc = j.find("per_class"); pc != j.end() && pc->is_array() && pc->size() == k)
       for (size_t c = 0; c < k; ++c) {

@@ -54,17 +54,7 @@ void readSegmentationReport(const nlohmann::json& j, EvalReport& r) {
   r.task = TaskKind::segmentation;
   r.classes = j.at("classes").get<std::vector<std::string>>();
   const size_t k = r.classes.size();
-  const auto& matrix = j.at("confusion");
-  if (!matrix.is_array() || matrix.size() != k) throw InputError("its confusion matrix is not classes x classes");
-  for (const auto& row : matrix) {
-    if (!row.is_array() || row.size() != k) throw InputError("its confusion matrix is not classes x classes");
-    std::vector<int64_t> counts;
-    for (const auto& c : row) {
-      if (!c.is_number_integer() || c.get<int64_t>() < 0) throw InputError("a pixel count is not a count");
-      counts.push_back(c.get<int64_t>());
-    }
-    r.confusion.push_back(std::move(counts));
-  }
+  r.confusion = confusionFromJson(j.at("confusion"), k);
   SegmentationFigures& f = r.segmentation;
   f.pixelAccuracy = orNaN(j, "pixel_accuracy");
   f.meanClassAccuracy = orNaN(j, "mean_class_accuracy");

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <numeric>
 
-#include "data/mask_augment.h"
 #include "data/augment.h"
 #include "data/decoded_images.h"
+#include "data/mask_augment.h"
 #include "predict/predict_inputs.h"
 #include "predict/predictor_impl.h"
 #include "run/run_recorder.h"
@@ -89,8 +89,8 @@ struct MaskPredict : Predictor::Impl {
         const torch::Tensor found = segment(files[i]);
         row.height = found.size(0);
         row.width = found.size(1);
-        Mask mask{row.height, row.width, std::vector<uint8_t>(found.data_ptr<uint8_t>(),
-                                                               found.data_ptr<uint8_t>() + found.numel())};
+        Mask mask{row.height, row.width,
+                  std::vector<uint8_t>(found.data_ptr<uint8_t>(), found.data_ptr<uint8_t>() + found.numel())};
         std::vector<int64_t> pixels(static_cast<size_t>(k), 0);
         for (const uint8_t v : mask.values) ++pixels[v];
         std::vector<int64_t> order(static_cast<size_t>(k));
@@ -107,8 +107,8 @@ struct MaskPredict : Predictor::Impl {
           truthFile.replace_extension(".png");
           if (fs::exists(truthFile)) {
             const Mask truth = decodeMaskFile(truthFile.string());
-            if (const std::string problem = maskProblem(truth, truthFile.string(), row.height, row.width, k,
-                                                        static_cast<int>(ignoreIndex));
+            if (const std::string problem =
+                    maskProblem(truth, truthFile.string(), row.height, row.width, k, static_cast<int>(ignoreIndex));
                 !problem.empty())
               throw DataError(problem);
             matrix.add(truth.values.data(), mask.values.data(), static_cast<int64_t>(mask.values.size()));

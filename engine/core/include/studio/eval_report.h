@@ -119,6 +119,10 @@ void computeLabelFigures(EvalReport& report, const std::vector<std::string>& lab
                          const std::vector<float>& probabilities, const std::vector<uint8_t>& truth,
                          const std::vector<double>& thresholds);
 
+// A report's confusion matrix, classes x classes counts (of examples, or a
+// segmentation's pixels); throws InputError saying what is wrong.
+std::vector<std::vector<int64_t>> confusionFromJson(const nlohmann::json& matrix, size_t classes);
+
 // Fills perClass (and examples, accuracy) from classes and confusion.
 void computeClassFigures(EvalReport& report);
 
