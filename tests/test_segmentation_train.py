@@ -201,6 +201,43 @@ class SegmentationTrainTest(unittest.TestCase):
         self.assertEqual(pick(killed), pick(whole))
         self.assertEqual(len([r for r in pick(whole) if r[0] == "eval"]), 2)
 
+    def test_the_export_loads_strict_in_torchvision_and_gives_predicts_masks(self):
+        # export: model.safetensors with model.py, whose build() is torchvision's model loaded strict;
+        # on preprocessing.json's recipe its masks are predict's on the export, pixel for pixel.
+        self.assertEqual(self.code, 0, self.text)
+        export = os.path.join(self.tmp.name, "export")
+        code, text = run(CLI, "export", self.folder, "--out", export)
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(export, "preprocessing.json")) as f:
+            pre = json.load(f)
+        self.assertEqual((pre["task"], pre["classes"], pre["base_size"]), ("segmentation", CLASSES, BASE))
+        with open(os.path.join(export, "README.md")) as f:
+            self.assertIn("Test mean IoU", f.read())
+        sys.path.insert(0, export)
+        try:
+            import model as exported  # noqa: the export's model.py
+        finally:
+            sys.path.remove(export)
+        net = exported.build()
+        self.assertEqual(type(net).__name__, "LRASPP")
+        masks = os.path.join(self.tmp.name, "export-masks")
+        code, text = run(CLI, "predict", export, "--input", self.images, "--out", masks)
+        self.assertEqual(code, 0, text)
+        mean, std = pre["normalization"]["mean"], pre["normalization"]["std"]
+        with torch.inference_mode():
+            for name in sorted(os.listdir(self.images))[:6]:
+                image = tv_tensors.Image(torch.from_numpy(np.array(Image.open(os.path.join(self.images, name))
+                                                                   .convert("RGB"))).permute(2, 0, 1))
+                x = F.normalize(F.to_dtype(F.resize(image, pre["base_size"], antialias=True), torch.float32,
+                                           scale=True), mean, std)
+                logits = torch.nn.functional.interpolate(net(x[None])["out"], size=image.shape[-2:],
+                                                         mode="bilinear", align_corners=False)
+                np.testing.assert_array_equal(np.array(Image.open(os.path.join(masks, name))),
+                                              logits.argmax(1)[0].numpy(), err_msg=name)
+        code, text = run(CLI, "export", self.folder, "--out", export + "-onnx", "--format", "onnx")
+        self.assertNotEqual(code, 0)
+        self.assertIn("--format onnx is not built for segmenters yet", text)
+
     def test_pascal_vocs_folder_trains_on_its_train_list_and_tests_on_its_val_list(self):
         root = os.path.join(self.tmp.name, "VOC2012")
         images, masks = os.path.join(root, "JPEGImages"), os.path.join(root, "SegmentationClass")

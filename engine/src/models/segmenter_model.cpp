@@ -1,6 +1,8 @@
 #include "models/segmenter_model.h"
 
 #include "studio/errors.h"
+#include "studio/file_io.h"
+#include "tensors/safetensors_file.h"
 
 namespace studio {
 
@@ -35,10 +37,59 @@ std::string SegmenterModel::description() const {
   return m_kind + " (" + std::to_string(m_classes) + " classes" + (m_aux ? ", with its auxiliary head" : "") + ")";
 }
 
-std::vector<std::string> SegmenterModel::exportTo(const std::string&) {
-  throw ModelError("exporting " + m_kind +
-                   " is not built yet (issue 61, item 5): the run's checkpoints hold its weights with torchvision's "
-                   "names");
+namespace {
+
+// model.py: torchvision's segmentation builder for the kind, with the run's
+// classes and auxiliary head, loading model.safetensors strict.
+std::string segmenterPython(const std::string& kind, int64_t classes, bool aux) {
+  return R"PY("""The segmenter of a Training Studio run, in plain PyTorch: torchvision's
+)PY" + kind +
+         " for " + std::to_string(classes) +
+         R"PY( classes, built as the run built it.
+
+    from model import build
+    model = build()                  # its weights from model.safetensors, loaded strict
+    logits = model(x)["out"]         # x: float32 [N, 3, H, W], normalised as preprocessing.json says
+    classes = logits.argmax(1)       # [N, H, W]: preprocessing.json's classes[k] per pixel
+
+Needs torch, torchvision and safetensors (pip install safetensors).
+"""
+import os
+
+import torchvision
+from safetensors.torch import load_file
+
+KIND = ")PY" +
+         kind + R"PY("
+CLASSES = )PY" +
+         std::to_string(classes) + R"PY(
+AUX_LOSS = )PY" +
+         (aux ? "True" : "False") + R"PY(
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def build(weights=os.path.join(HERE, "model.safetensors")):
+    """The segmenter in eval mode; weights None: untrained."""
+    builder = getattr(torchvision.models.segmentation, KIND)
+    extra = dict(aux_loss=True) if AUX_LOSS else {}
+    model = builder(weights=None, weights_backbone=None, num_classes=CLASSES, **extra)
+    if weights:
+        model.load_state_dict(load_file(weights), strict=True)
+    return model.eval()
+)PY";
+}
+
+}  // namespace
+
+std::vector<std::string> SegmenterModel::exportTo(const std::string& dir) {
+  const std::string tensors = dir + "/model.safetensors", python = dir + "/model.py";
+  writeFileAtomically(tensors, safetensorsBytes(namedState(), {{"format", "pt"}, {"model", m_kind}}));
+  writeFileAtomically(python, segmenterPython(m_kind, m_classes, m_aux));
+  return {tensors, python};
+}
+
+void SegmenterModel::describeExport(nlohmann::json& pre) const {
+  pre["segmenter"] = {{"kind", m_kind}, {"aux_loss", m_aux}};
 }
 
 }  // namespace studio

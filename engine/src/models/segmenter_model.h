@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/module_model.h"
 #include "segmentation/segmenters.h"
 
@@ -28,8 +30,11 @@ class SegmenterModel : public ModuleModel {
   // Its top-level parts (the backbone, the head and the auxiliary head) and their parameters.
   std::vector<LayerSummary> layers(const torch::Tensor& sample) override;
   std::string description() const override;
-  // Not built yet (issue 61, item 5): throws ModelError saying so.
+  // model.safetensors (torchvision's names) and model.py, whose build()
+  // makes torchvision's segmenter with the run's classes and loads it strict.
   std::vector<std::string> exportTo(const std::string& dir) override;
+  // preprocessing.json's "segmenter": its kind and auxiliary head.
+  void describeExport(nlohmann::json& preprocessing) const override;
 
  private:
   SegmenterModel(const ModelConfig& config, int64_t classes, std::shared_ptr<SegmentationNet> net);

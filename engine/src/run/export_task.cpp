@@ -221,6 +221,7 @@ const ExportTask& exportTask(TaskKind kind) {
   static const TensorExport tensors;
   static const BoxExport boxes;
   if (kind == TaskKind::detection) return boxes;
+  if (kind == TaskKind::segmentation) return maskExportTask();
   return tensors;
 }
 

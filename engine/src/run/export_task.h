@@ -67,6 +67,7 @@ class ExportTask {
   virtual void cardUsage(std::ostream& o, const CardFacts& c, size_t outputs) const = 0;
 };
 const ExportTask& exportTask(TaskKind kind);
+const ExportTask& maskExportTask();  // mask_export.cpp
 
 // Refuses a folder that holds an earlier export (nothing is overwritten),
 // then makes it; InputError naming it when it cannot be made or written.
