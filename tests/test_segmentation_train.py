@@ -109,27 +109,31 @@ class SegmentationTrainTest(unittest.TestCase):
         self.assertAlmostEqual(summary["best_eval_miou"], max(miou), places=6)
         self.assertIn("test mean IoU", self.text)
 
-    def test_the_figures_are_the_references_on_torchvisions_model_with_the_runs_weights(self):
-        # torchvision's lraspp_mobilenet_v3_large loads the run's last weights strict; the
-        # references' evaluation preset (the shorter side resized to base_size, the mask by
-        # nearest) on the run's test images, and their ConfusionMatrix: the same matrix, pixel
-        # for pixel, and the same figures.
-        self.assertEqual(self.code, 0, self.text)
+    def references_matrix(self, folder, truth_of):
+        """torchvision's lraspp_mobilenet_v3_large loaded strict with the run's last weights, the
+        references' evaluation preset (the shorter side resized to base_size, the mask by nearest) on
+        the run's test images, and their ConfusionMatrix; truth_of(image path) is its mask."""
         model = torchvision.models.segmentation.lraspp_mobilenet_v3_large(num_classes=3, weights=None,
                                                                             weights_backbone=None)
-        model.load_state_dict(torch.load(os.path.join(self.folder, "checkpoints", "last.ckpt"))["model"])
+        model.load_state_dict(torch.load(os.path.join(folder, "checkpoints", "last.ckpt"))["model"])
         model.eval()
         matrix = ConfusionMatrix(3)
-        tests = [r["source"] for r in read_csv(os.path.join(self.folder, "splits.csv")) if r["split"] == "test"]
-        self.assertEqual(len(tests), 12)
+        tests = [r["source"] for r in read_csv(os.path.join(folder, "splits.csv")) if r["split"] == "test"]
         with torch.inference_mode():
             for path in tests:
                 image = tv_tensors.Image(torch.from_numpy(np.array(Image.open(path).convert("RGB"))).permute(2, 0, 1))
-                mask = tv_tensors.Mask(torch.from_numpy(np.array(Image.open(path.replace(self.images, self.masks)))))
-                image, mask = F.resize(image, BASE, antialias=True), F.resize(mask, BASE)
+                image, mask = F.resize(image, BASE, antialias=True), F.resize(tv_tensors.Mask(truth_of(path)), BASE)
                 x = F.normalize(F.to_dtype(image, torch.float32, scale=True), [0.485, 0.456, 0.406],
                                 [0.229, 0.224, 0.225])
                 matrix.update(mask.flatten().long(), model(x[None])["out"].argmax(1).flatten())
+        return matrix, len(tests)
+
+    def test_the_figures_are_the_references_on_torchvisions_model_with_the_runs_weights(self):
+        # The same matrix as the run's, pixel for pixel, and the same figures.
+        self.assertEqual(self.code, 0, self.text)
+        matrix, images = self.references_matrix(
+            self.folder, lambda path: torch.from_numpy(np.array(Image.open(path.replace(self.images, self.masks)))))
+        self.assertEqual(images, 12)
         report = self.last_report(self.folder)
         self.assertEqual(report["confusion"], matrix.mat.tolist())
         total, per_class, iou = matrix.compute(torch.float64)
@@ -139,6 +143,57 @@ class SegmentationTrainTest(unittest.TestCase):
         np.testing.assert_allclose([c["iou"] for c in report["per_class"]], iou.numpy(), atol=1e-9)
         self.assertEqual(report["examples"], 12)
         self.assertEqual(report["pixels"], int(matrix.mat.sum()))
+
+    def test_a_coco_json_of_polygons_and_rles_trains_as_the_references_read_it(self):
+        # The scenes' squares as polygons and discs as RLE (uncompressed, as COCO's crowds are: the
+        # references' frPyObjects takes no other) in a COCO instances JSON (category ids 5 and 9):
+        # the run's test matrix is the references' with ConvertCocoPolysToMask's targets.
+        from pycocotools import mask as mask_utils
+        from coco_mask_reference import rle_runs, semantic_target
+        images, annotations = [], []
+        names = sorted(os.listdir(self.images))
+        for i, name in enumerate(names):
+            truth = np.array(Image.open(os.path.join(self.masks, name)))
+            h, w = truth.shape
+            images.append({"id": i + 1, "file_name": name, "height": h, "width": w})
+            ys, xs = np.nonzero((truth == 1) | (truth == 255))
+            square = [float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.min()),
+                      float(xs.max() + 1), float(ys.max() + 1), float(xs.min()), float(ys.max() + 1)]
+            annotations.append({"id": 2 * i + 1, "image_id": i + 1, "category_id": 5, "iscrowd": 0,
+                                "segmentation": [square], "bbox": [square[0], square[1], square[2] - square[0],
+                                                                   square[5] - square[1]]})
+            disc = (truth == 2).astype(np.uint8)
+            annotations.append({"id": 2 * i + 2, "image_id": i + 1, "category_id": 9, "iscrowd": 1,
+                                "segmentation": {"size": [h, w], "counts": rle_runs(disc)},
+                                "bbox": [float(v) for v in mask_utils.toBbox(
+                                    mask_utils.encode(np.asfortranarray(disc)))]})
+        coco = {"images": images, "annotations": annotations,
+                "categories": [{"id": 9, "name": "blue disc"}, {"id": 5, "name": "red square"}]}
+        path = os.path.join(self.tmp.name, "instances.json")
+        with open(path, "w") as f:
+            json.dump(coco, f)
+        code, text, folder = self.train("coco", "--set", "train.epochs=3", masks=path)
+        self.assertEqual(code, 0, text)
+        by_name = {im["file_name"]: im for im in images}
+        remap = {5: 1, 9: 2}  # the categories by id after the background
+
+        def truth_of(image_path):
+            im = by_name[os.path.basename(image_path)]
+            anno = [dict(a, category_id=remap[a["category_id"]]) for a in annotations if a["image_id"] == im["id"]]
+            return semantic_target(anno, im["height"], im["width"])
+
+        matrix, _ = self.references_matrix(folder, truth_of)
+        report = self.last_report(folder)
+        self.assertEqual(report["classes"], ["background", "red square", "blue disc"])
+        self.assertEqual(report["confusion"], matrix.mat.tolist())
+        # A file of boxes alone is named for what it lacks.
+        for a in coco["annotations"]:
+            del a["segmentation"]
+        with open(path, "w") as f:
+            json.dump(coco, f)
+        code, text, _ = self.train("coco-boxes", masks=path)
+        self.assertNotEqual(code, 0)
+        self.assertIn("has no \"segmentation\"", text)
 
     def test_predict_writes_torchvisions_masks_and_their_figures(self):
         # predict on the test images: each index PNG is the arg-max of torchvision's model with the

@@ -8,6 +8,7 @@
 #include "studio/idx_file.h"
 #include "studio/image_file.h"
 #include "studio/mask_file.h"
+#include "studio/plan_masks.h"
 #include "ui/common/box_drawing.h"
 #include "ui/common/mask_drawing.h"
 
@@ -93,7 +94,7 @@ std::vector<std::vector<QImage>> maskedSamples(const DataPlan& plan, int perClas
   for (const int64_t item : plan.train.items) {
     if (++looked > 200) break;
     try {
-      const Mask mask = decodeMaskFile(plan.maskFiles[static_cast<size_t>(item)]);
+      const Mask mask = itemMask(plan, item);
       std::vector<char> has(classes, 0);
       for (const uint8_t v : mask.values)
         if (v < classes) has[v] = 1;

@@ -1,6 +1,6 @@
 #include "studio/dataset_info.h"
-#include "segmentation_plan.h"
 #include "studio/box_counts.h"
+#include "studio/plan_masks.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -2,12 +2,19 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "plan_splits.h"
+#include "studio/box_annotations.h"
+#include "studio/coco_segmentation.h"
 #include "studio/errors.h"
+#include "studio/file_io.h"
 #include "studio/log.h"
 #include "studio/mask_file.h"
+#include "studio/plan_masks.h"
 #include "studio/segmentation_files.h"
 
 namespace studio {
@@ -71,6 +78,56 @@ void sayUnpaired(const std::vector<std::string>& paths, const std::string& what)
             (paths.size() > 1 ? ", ..." : "") + ")");
 }
 
+// A COCO instances JSON's images under data.root and the masks of their
+// annotations' segmentations (polygons or RLE, crowds among them, as the
+// references' ConvertCocoPolysToMask takes them); the classes: the
+// background, then the categories by id.
+void planCocoMasks(DataPlan& p, const DataConfig& d) {
+  // The images, their sizes and the categories, checked as detection's reader checks them.
+  const BoxAnnotations coco = readBoxAnnotations(d.annotations, d.root, "coco", BadBoxes::clip);
+  if (d.class_names.empty()) {
+    p.classNames = {"background"};
+    for (const auto& c : coco.categories) p.classNames.push_back(c.name);
+  } else if (d.class_names.size() != coco.categories.size() + 1) {
+    throw DataError("data.class_names names " + std::to_string(d.class_names.size()) + " classes, but " +
+                    d.annotations + " has " + std::to_string(coco.categories.size()) +
+                    " categories: name the background, then each category by id");
+  }
+  if (coco.categories.size() > 254)
+    throw DataError(d.annotations + " has " + std::to_string(coco.categories.size()) +
+                    " categories: a mask holds 254 classes and the background");
+  std::map<int64_t, size_t> imageAt;
+  std::map<int64_t, uint8_t> classOf;
+  for (size_t i = 0; i < coco.images.size(); ++i) {
+    imageAt[coco.images[i].id] = i;
+    p.instanceMasks.push_back({coco.images[i].height, coco.images[i].width, coco.images[i].id, {}});
+  }
+  for (size_t k = 0; k < coco.categories.size(); ++k) classOf[coco.categories[k].id] = static_cast<uint8_t>(k + 1);
+  const nlohmann::json j = nlohmann::json::parse(readFileBytes(d.annotations, "COCO annotations"), nullptr, false);
+  if (j.is_discarded()) throw DataError(d.annotations + " is not valid JSON");
+  const auto& annotations = j.at("annotations");
+  for (size_t a = 0; a < annotations.size(); ++a) {
+    const nlohmann::json& ann = annotations[a];
+    const std::string where = d.annotations + " annotations[" + std::to_string(a) + "]" +
+                              (ann.contains("id") ? " (id " + ann["id"].dump() + ")" : "");
+    if (!ann.contains("segmentation"))
+      throw DataError(where +
+                      " has no \"segmentation\": task.kind segmentation trains on masks (polygons or RLE); "
+                      "a file of boxes alone trains task.kind detection");
+    const auto image = imageAt.find(ann.value("image_id", int64_t{-1}));
+    const auto cls = classOf.find(ann.value("category_id", int64_t{-1}));
+    if (image == imageAt.end() || cls == classOf.end())
+      throw DataError(where + ": its image_id or category_id is not one of the file's");
+    DataPlan::InstanceMasks& m = p.instanceMasks[image->second];
+    m.instances.emplace_back(cocoSegmentation(ann["segmentation"], m.height, m.width, where), cls->second);
+  }
+  for (size_t i = 0; i < coco.images.size(); ++i) {
+    plan_split::append(p.train, static_cast<int64_t>(p.files.size()), 0);
+    p.files.push_back(coco.images[i].file);
+  }
+  p.masksFrom = d.annotations;
+}
+
 }  // namespace
 
 void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
@@ -81,14 +138,18 @@ void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
         "images, or data.root to Pascal VOC's folder (JPEGImages, SegmentationClass, ImageSets/Segmentation); " +
         d.root + " is not VOC's");
   std::error_code ec;
-  if (!voc && !fs::is_directory(d.annotations, ec))
+  const bool coco = !voc && fs::path(d.annotations).extension() == ".json";
+  if (!voc && !coco && !fs::is_directory(d.annotations, ec))
     throw DataError("data.annotations " + d.annotations +
                     ": task.kind segmentation reads a folder of PNG masks (a class index per pixel) with the images' "
-                    "relative paths and stems; this is not a folder");
-  p.classNames = maskClassNames(d, voc);
-  checkClassNames(
-      p.classNames, d,
-      d.class_names.empty() ? (voc ? "VOC" : d.annotations + "/classes.txt") : std::string("data.class_names"));
+                    "relative paths and stems, or a COCO instances JSON with segmentations; this is neither");
+  if (coco) planCocoMasks(p, d);
+  if (!coco || !d.class_names.empty()) p.classNames = maskClassNames(d, voc);
+  checkClassNames(p.classNames, d,
+                  d.class_names.empty() ? (voc    ? "VOC"
+                                           : coco ? d.annotations
+                                                  : d.annotations + "/classes.txt")
+                                        : std::string("data.class_names"));
   if (voc) {
     const VocSegmentation v = readVocSegmentation(d.root);
     for (const auto& f : v.train) addMasked(p, p.train, f);
@@ -96,10 +157,12 @@ void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.trainFrom = d.root + "/ImageSets/Segmentation/train.txt";
     p.testFrom = d.root + "/ImageSets/Segmentation/val.txt (data.test_fraction is not used)";
   } else {
-    const SegmentationFiles pairs = pairImagesAndMasks(d.root, d.annotations);
-    sayUnpaired(pairs.withoutMask, "images under " + d.root + " have no mask in " + d.annotations);
-    sayUnpaired(pairs.withoutImage, "masks in " + d.annotations + " have no image under " + d.root);
-    for (const auto& f : pairs.files) addMasked(p, p.train, f);
+    if (!coco) {
+      const SegmentationFiles pairs = pairImagesAndMasks(d.root, d.annotations);
+      sayUnpaired(pairs.withoutMask, "images under " + d.root + " have no mask in " + d.annotations);
+      sayUnpaired(pairs.withoutImage, "masks in " + d.annotations + " have no image under " + d.root);
+      for (const auto& f : pairs.files) addMasked(p, p.train, f);
+    }
     p.trainFrom = d.root + " with the masks in " + d.annotations;
     if (d.test_fraction <= 0)
       throw DataError(d.annotations +
@@ -114,12 +177,28 @@ void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.valFrom = "held out of the training images: " + plan_split::percent(d.val_fraction) + " of them";
 }
 
+Mask itemMask(const DataPlan& p, int64_t item) {
+  const auto i = static_cast<size_t>(item);
+  if (!p.instanceMasks.empty()) {
+    const DataPlan::InstanceMasks& m = p.instanceMasks.at(i);
+    return semanticMaskOf(m.instances, m.height, m.width);
+  }
+  return decodeMaskFile(p.maskFiles.at(i));
+}
+
+std::string itemMaskSource(const DataPlan& p, int64_t item) {
+  const auto i = static_cast<size_t>(item);
+  if (!p.instanceMasks.empty())
+    return p.masksFrom + "'s image " + std::to_string(p.instanceMasks.at(i).id) + " (" + p.files.at(i) + ")";
+  return p.maskFiles.at(i);
+}
+
 std::vector<int64_t> maskPixelsPerClass(const DataPlan& p, const std::vector<int64_t>& items) {
   const size_t classes = p.classNames.size();
   std::vector<int64_t> counts(classes, 0);
   for (const int64_t item : items) {
     try {
-      for (const uint8_t v : decodeMaskFile(p.maskFiles.at(static_cast<size_t>(item))).values)
+      for (const uint8_t v : itemMask(p, item).values)
         if (v < classes) ++counts[v];
     } catch (const DataError&) {
       // counted as nothing: the run names the file and what is wrong with it

@@ -10,16 +10,12 @@
 
 namespace studio {
 
-// Images and their PNG masks: data.root's images with data.annotations'
-// masks (the test images held out by data.test_fraction), or Pascal VOC's
+// Images and their masks: data.root's images with data.annotations' PNG
+// masks or a COCO instances JSON's segmentations (the test images held out
+// by data.test_fraction), or Pascal VOC's
 // folder in data.root (its train list trains, its val list tests); the
 // classes from data.class_names, a classes.txt beside the masks, or VOC's.
 // Throws DataError naming the folder, list, file or setting that is wrong.
 void planSegmentation(DataPlan& plan, const DataConfig& data, uint64_t seed);
-
-// The pixels of each class in the items' masks (the ignored value and
-// values outside the classes left out); a mask that cannot be read counts
-// nothing (the run names it). For the Data tab and `summary`.
-std::vector<int64_t> maskPixelsPerClass(const DataPlan& plan, const std::vector<int64_t>& items);
 
 }  // namespace studio

@@ -13,6 +13,7 @@
 #include "studio/image_file.h"
 #include "studio/machine_memory.h"
 #include "studio/mask_file.h"
+#include "studio/plan_masks.h"
 
 namespace studio {
 namespace {
@@ -79,8 +80,8 @@ DataSplits loadSegmentationData(const TrainConfig& cfg, const DataPlan& p, const
       const auto item = static_cast<size_t>(items[static_cast<size_t>(r)]);
       const Placed& at = placed[static_cast<size_t>(r)];
       try {
-        const std::string& maskFile = p.maskFiles[item];
-        Mask mask = decodeMaskFile(maskFile);
+        const std::string maskFile = itemMaskSource(p, static_cast<int64_t>(item));
+        Mask mask = itemMask(p, static_cast<int64_t>(item));
         if (const std::string problem =
                 maskProblem(mask, maskFile, at.height, at.width, classes, static_cast<int>(ignore));
             !problem.empty())

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "studio/box_annotations.h"
+#include "studio/coco_mask.h"
 #include "studio/csv_table.h"
 #include "studio/train_config.h"
 
@@ -59,8 +60,17 @@ struct DataPlan {
   // paths): the training annotations' images, then the test annotations'.
   BoxAnnotations boxes;
 
-  // task.kind segmentation: each item's mask (the PNG beside files' image).
+  // task.kind segmentation: each item's mask, the PNG beside files' image;
+  // or, from a COCO instances JSON (data.annotations, masksFrom), each
+  // item's instances with their classes (1 ..), painted into a mask as
+  // torchvision's references do (studio/plan_masks.h).
   std::vector<std::string> maskFiles;
+  struct InstanceMasks {
+    int64_t height = 0, width = 0, id = 0;  // the annotations' size and image id
+    std::vector<std::pair<Rle, uint8_t>> instances;
+  };
+  std::vector<InstanceMasks> instanceMasks;
+  std::string masksFrom;
 
   // csv: items index table rows (the training table's, then the test table's).
   NumericTable table;
