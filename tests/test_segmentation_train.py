@@ -293,6 +293,41 @@ class SegmentationTrainTest(unittest.TestCase):
         self.assertNotEqual(code, 0)
         self.assertIn("--format onnx is not built for segmenters yet", text)
 
+    def test_weights_load_as_torchvisions_builders_take_them(self):
+        # A segmenter's state dict (21 classes, as torchvision's COCO-with-VOC-labels weights): every
+        # tensor but the class layers, which are new for the data's 3; a classifier's state dict into
+        # the backbone, as weights_backbone. Trained one step at lr 1e-9: the weights are the file's.
+        more = ["--set", "train.max_steps=1", "--set", "schedule.kind=constant", "--set", "optimizer.lr=1e-9"]
+        torch.manual_seed(0)
+        whole = torchvision.models.segmentation.lraspp_mobilenet_v3_large(num_classes=21, weights=None,
+                                                                            weights_backbone=None).state_dict()
+        path = os.path.join(self.tmp.name, "lraspp21.pth")
+        torch.save(whole, path)
+        code, text, folder = self.train("weights", "--set", f"model.weights={path}", *more)
+        self.assertEqual(code, 0, text)
+        state = torch.load(os.path.join(folder, "checkpoints", "last.ckpt"))["model"]
+        for key in ("backbone.0.0.weight", "backbone.16.0.weight", "classifier.cbr.0.weight",
+                    "classifier.scale.1.weight"):
+            np.testing.assert_allclose(state[key].numpy(), whole[key].numpy(), atol=1e-6, err_msg=key)
+        self.assertEqual(tuple(state["classifier.high_classifier.weight"].shape)[0], 3)
+        with open(os.path.join(folder, "log.txt")) as f:
+            self.assertIn("new class layers for the data's 3 classes (the file's had 21)", f.read())
+        classifier = torchvision.models.mobilenet_v3_large(weights=None).state_dict()
+        path = os.path.join(self.tmp.name, "mobilenet.pth")
+        torch.save(classifier, path)
+        code, text, folder = self.train("backbone-weights", "--set", f"model.weights={path}", *more)
+        self.assertEqual(code, 0, text)
+        state = torch.load(os.path.join(folder, "checkpoints", "last.ckpt"))["model"]
+        np.testing.assert_allclose(state["backbone.0.0.weight"].numpy(), classifier["features.0.0.weight"].numpy(),
+                                   atol=1e-6)
+        # Another network's weights are refused, naming a tensor that does not fit.
+        path = os.path.join(self.tmp.name, "resnet18.pth")
+        torch.save(torchvision.models.resnet18(weights=None).state_dict(), path)
+        code, text, _ = self.train("wrong-weights", "--set", f"model.weights={path}", *more)
+        self.assertNotEqual(code, 0)
+        self.assertIn("resnet18.pth", text)
+        self.assertIn("has no features.0.0.weight", text)
+
     def test_pascal_vocs_folder_trains_on_its_train_list_and_tests_on_its_val_list(self):
         root = os.path.join(self.tmp.name, "VOC2012")
         images, masks = os.path.join(root, "JPEGImages"), os.path.join(root, "SegmentationClass")

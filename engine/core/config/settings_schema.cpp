@@ -66,24 +66,31 @@ std::vector<FieldSpec> makeSchema() {
                  "Fraction of features zeroed before the classifier while training; helps when the model overfits."),
              between(0, 1, false, true)),
        builtIn);
-  when(add(SETTING(model.weights), model, "Pretrained weights", T::File,
-           "A state dict to start from: a .pth as torchvision saves it (torchvision.models.resnet18(weights="
-           "\"DEFAULT\") in Python downloads resnet18-f37072fd.pth to ~/.cache/torch/hub/checkpoints/), or a "
-           ".safetensors file (timm publishes these). Read as data; nothing in it runs. Empty: torchvision's random "
-           "initialisation. A detector takes a whole detector's state dict (COCO's: its class predictor replaced "
-           "for the data's classes unless they match) or its backbone's classifier's (MobileNetV3's or "
-           "ResNet-50's, into its backbone). With weights, a Faster R-CNN MobileNetV3 detector's backbone "
-           "BatchNorm is frozen, as torchvision's builder does (model.detector.batchnorm: its own setting)."),
-       Rule{[](const TrainConfig& c) {
-              return isTorchvisionBackbone(c.model.kind) || isModel(c.model.kind, ModelFamily::detector);
-            },
-            "a torchvision model.kind (a classifier or a detector)"},
-       true);
+  when(
+      add(SETTING(model.weights), model, "Pretrained weights", T::File,
+          "A state dict to start from: a .pth as torchvision saves it (torchvision.models.resnet18(weights="
+          "\"DEFAULT\") in Python downloads resnet18-f37072fd.pth to ~/.cache/torch/hub/checkpoints/), or a "
+          ".safetensors file (timm publishes these). Read as data; nothing in it runs. Empty: torchvision's random "
+          "initialisation. A detector takes a whole detector's state dict (COCO's: its class predictor replaced "
+          "for the data's classes unless they match) or its backbone's classifier's (MobileNetV3's or "
+          "ResNet-50's, into its backbone). With weights, a Faster R-CNN MobileNetV3 detector's backbone "
+          "BatchNorm is frozen, as torchvision's builder does (model.detector.batchnorm: its own setting). A segmenter "
+          "takes a segmenter's state dict (torchvision's COCO-with-VOC-labels weights: its class layers new for the "
+          "data's classes unless they match) or its backbone's classifier's (ResNet-50's or MobileNetV3-Large's)."),
+      Rule{[](const TrainConfig& c) {
+             return isTorchvisionBackbone(c.model.kind) || isModel(c.model.kind, ModelFamily::detector) ||
+                    isModel(c.model.kind, ModelFamily::segmenter);
+           },
+           "a torchvision model.kind (a classifier, a detector or a segmenter)"},
+      true);
   when(add(SETTING(model.keep_head), model, "Keep the classifier", T::Bool,
            "Keep the weights' classifier (its number of classes must be the data's); off: a new classifier for the "
            "data's classes, initialised as torchvision does."),
-       Rule{[](const TrainConfig& c) { return isTorchvisionBackbone(c.model.kind) && !c.model.weights.empty(); },
-            "a torchvision model.kind with model.weights"},
+       Rule{[](const TrainConfig& c) {
+              return (isTorchvisionBackbone(c.model.kind) || isModel(c.model.kind, ModelFamily::segmenter)) &&
+                     !c.model.weights.empty();
+            },
+            "a torchvision classifier or segmenter model.kind with model.weights"},
        true);
   when(add(SETTING(model.path), model, "TorchScript file", T::File,
            "A model saved in Python with torch.jit.script(model).save(path) or torch.jit.trace(...).save(path), "

@@ -1,5 +1,6 @@
 #include "models/segmenter_model.h"
 
+#include "segmentation/segmenter_weights.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "tensors/safetensors_file.h"
@@ -86,6 +87,21 @@ std::vector<std::string> SegmenterModel::exportTo(const std::string& dir) {
   writeFileAtomically(tensors, safetensorsBytes(namedState(), {{"format", "pt"}, {"model", m_kind}}));
   writeFileAtomically(python, segmenterPython(m_kind, m_classes, m_aux));
   return {tensors, python};
+}
+
+std::string SegmenterModel::loadStartingWeights(const std::string& path, bool keepHead, nlohmann::json& record) {
+  const bool resnet50 = m_kind.find("resnet50") != std::string::npos;
+  const SegmenterWeights w = loadSegmenterWeights(*m_net, readWeightsFile(path), path, keepHead, resnet50);
+  record = {{"path", path},
+            {"tensors", w.tensors},
+            {"backbone_only", w.backboneOnly},
+            {"head_kept", w.headKept},
+            {"file_classes", w.fileClasses}};
+  return std::to_string(w.tensors) + " tensors loaded into " + description() +
+         (w.backboneOnly ? std::string(" (a classifier's: its features into the backbone)")
+          : w.headKept   ? std::string("; its heads kept")
+                         : "; new class layers for the data's " + std::to_string(m_classes) +
+                             " classes (the file's had " + std::to_string(w.fileClasses) + ")");
 }
 
 void SegmenterModel::describeExport(nlohmann::json& pre) const {

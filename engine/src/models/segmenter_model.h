@@ -35,6 +35,9 @@ class SegmenterModel : public ModuleModel {
   std::vector<std::string> exportTo(const std::string& dir) override;
   // preprocessing.json's "segmenter": its kind and auxiliary head.
   void describeExport(nlohmann::json& preprocessing) const override;
+  // A segmenter's state dict, or a classifier's into the backbone
+  // (segmentation/segmenter_weights.h).
+  std::string loadStartingWeights(const std::string& path, bool keepHead, nlohmann::json& record) override;
 
  private:
   SegmenterModel(const ModelConfig& config, int64_t classes, std::shared_ptr<SegmentationNet> net);
