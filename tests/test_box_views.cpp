@@ -45,6 +45,7 @@
 #include "ui/evaluation/segmentation_view.h"
 #include "ui/evaluation/test_boxes_view.h"
 #include "ui/predict/box_predict_view.h"
+#include "ui/predict/mask_predict_view.h"
 #include "ui/predict/predict_panel.h"
 #include "ui/settings/settings_panel.h"
 #include "ui/window/main_window.h"
@@ -452,6 +453,51 @@ class TestBoxViews : public QObject {
     for (int r = 0; r < t->rowCount(); ++r) QCOMPARE(errors[static_cast<size_t>(r)], column(4)[r] + column(5)[r]);
     t->selectRow(0);
     QCOMPARE(view->shownImage().width(), 2 * 280 + 8);  // the true boxes beside those found
+  }
+
+  // The Predict tab with a segmentation run: each dropped image's classes and
+  // their shares, the selected image with its mask over it at the opacity
+  // slider's, the masks the CLI's predict writes, and saved as index PNGs.
+  void thePredictTabOverlaysASegmentersMasks() {
+    ui::PredictPanel panel;
+    panel.setModelFolder(m_segmentationRun);
+    QVERIFY(panel.showsMasks());
+    QVERIFY(!panel.showsBoxes());
+    panel.predictPaths({m_scenes});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), kTimeout);
+    ui::MaskPredictView* view = panel.maskView();
+    QVERIFY2(view->report().has_value(), qPrintable(panel.statusText()));
+    const PredictionReport& r = *view->report();
+    QCOMPARE(r.rows.size(), size_t(12));  // the images, not instances.json
+    QCOMPARE(r.masks.size(), size_t(12));
+    // The masks the engine's predictor writes for the CLI on the same images.
+    QTemporaryDir out;
+    PredictOptions o;
+    o.masksDir = out.path().toStdString();
+    const PredictionReport direct = Predictor(m_segmentationRun.toStdString(), o).predict(m_scenes.toStdString());
+    QCOMPARE(direct.masksWritten, int64_t(12));
+    for (size_t i = 0; i < 12; ++i) {
+      const Mask written = decodeMaskFile(out.path().toStdString() + "/" + r.rows[i].name);
+      QCOMPARE(r.masks[i].values, written.values);
+    }
+    // The table: each image's classes by their share of its pixels.
+    const auto& first = r.rows[0];
+    QString classes;
+    for (size_t j = 0; j < first.top.size(); ++j)
+      classes += QString(j ? ", " : "") + QString::fromStdString(r.classes[static_cast<size_t>(first.top[j])]) + " " +
+                 QString::number(100.0 * first.probability[j], 'f', 1) + "%";
+    QCOMPARE(view->table()->item(0, 1)->text(), classes);
+    // The picture: the mask over the photo at the slider's opacity; none at 0.
+    view->table()->selectRow(0);
+    const QImage photo(QString::fromStdString(first.source));
+    view->opacitySlider()->setValue(70);
+    QCOMPARE(view->shownImage(), ui::overlayMask(photo, r.masks[0], 3, 0.7, 0));
+    view->opacitySlider()->setValue(0);
+    QCOMPARE(view->shownImage(), photo.convertToFormat(QImage::Format_RGB32));
+    QTemporaryDir saved;
+    QString error;
+    QVERIFY2(view->save(saved.path(), &error), qPrintable(error));
+    QCOMPARE(decodeMaskFile(saved.path().toStdString() + "/" + first.name).values, r.masks[0].values);
   }
 
   void thePredictTabDrawsCountsAndSavesADetectorsBoxes() {

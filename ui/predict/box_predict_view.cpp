@@ -3,6 +3,7 @@
 #include "ui/common/box_drawing.h"
 #include "ui/common/number_item.h"
 
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -259,6 +260,13 @@ bool BoxPredictView::save(const QString& path, QString* error) const {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
+}
+
+void BoxPredictView::saveChosen() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save the boxes"), "detections.json",
+                                                    tr("COCO results (*.json);;A row per box (*.csv)"));
+  QString error;
+  if (!path.isEmpty() && !save(path, &error)) Q_EMIT message(error, true);
 }
 
 }  // namespace studio::ui

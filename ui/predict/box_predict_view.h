@@ -47,6 +47,8 @@ class BoxPredictView : public QWidget {
   // .json: COCO's results; .csv: a row per box. false with why.
   bool save(const QString& path, QString* error = nullptr) const;
   QString statusText() const { return m_statusText; }
+  // Save… : asks where, then save(); a failure is a message.
+  void saveChosen();
 
  Q_SIGNALS:
   void predicted(int images);

@@ -22,8 +22,10 @@
 #include <cmath>
 #include <mutex>
 
+#include "studio/mask_predict.h"
 #include "ui/common/number_item.h"
 #include "ui/predict/box_predict_view.h"
+#include "ui/predict/mask_predict_view.h"
 
 namespace studio::ui {
 namespace {
@@ -192,6 +194,8 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   m_pages = new QStackedWidget;
   m_pages->addWidget(split);
   m_pages->addWidget(m_boxView);
+  m_maskView = new MaskPredictView;
+  m_pages->addWidget(m_maskView);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_model);
   layout->addLayout(modelRow);
@@ -216,13 +220,8 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   connect(m_filter, &QComboBox::currentIndexChanged, this,
           [this] { setClassFilter(m_filter->currentData().toString()); });
   connect(m_save, &QPushButton::clicked, this, [this] {
-    if (showsBoxes()) {
-      const QString path = QFileDialog::getSaveFileName(this, tr("Save the boxes"), "detections.json",
-                                                        tr("COCO results (*.json);;A row per box (*.csv)"));
-      QString error;
-      if (!path.isEmpty() && !m_boxView->save(path, &error)) setStatus(error, true);
-      return;
-    }
+    if (showsMasks()) return m_maskView->saveChosen();
+    if (showsBoxes()) return m_boxView->saveChosen();
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Save predictions"), "predictions.csv", tr("CSV (*.csv)"));
     QString error;
@@ -236,6 +235,17 @@ PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_
   connect(m_weights, &QComboBox::currentIndexChanged, this, again);
   connect(m_tta, &QComboBox::currentIndexChanged, this, again);
   connect(m_opacity, &QSlider::valueChanged, this, &PredictPanel::drawPreview);
+  auto failed = [this](const QString& text, bool error) {
+    if (error) setStatus(text, true);
+  };
+  connect(m_boxView, &BoxPredictView::message, this, failed);
+  connect(m_maskView, &MaskPredictView::message, this, failed);
+  connect(m_maskView, &MaskPredictView::predicted, this, [this](int images) {
+    m_busy = false;
+    setStatus(m_maskView->statusText(), !m_maskView->report());
+    m_save->setEnabled(m_maskView->report().has_value());
+    Q_EMIT predicted(images);
+  });
   connect(m_boxView, &BoxPredictView::predicted, this, [this](int images) {
     m_busy = false;
     setStatus(m_boxView->statusText(), !m_boxView->report());
@@ -251,10 +261,13 @@ void PredictPanel::setModelFolder(const QString& folder) {
   m_folder = folder;
   m_lastPaths.clear();  // another model's rows are not predicted again with this one
   // A detector's boxes, or a model's classes, values or labels.
-  const bool boxes = isDetectionRun(folder.toStdString());
-  m_pages->setCurrentWidget(boxes ? static_cast<QWidget*>(m_boxView) : m_pages->widget(0));
+  const bool masks = isSegmentationRun(folder.toStdString());
+  const bool boxes = isDetectionRun(folder.toStdString()) || masks;  // neither a class nor values per image
+  m_pages->setCurrentWidget(masks   ? static_cast<QWidget*>(m_maskView)
+                            : boxes ? static_cast<QWidget*>(m_boxView)
+                                    : m_pages->widget(0));
   m_filter->setVisible(!boxes);
-  m_save->setText(boxes ? tr("Save boxes…") : tr("Save CSV…"));
+  m_save->setText(masks ? tr("Save masks…") : boxes ? tr("Save boxes…") : tr("Save CSV…"));
   m_save->setEnabled(false);
   m_tta->setEnabled(!boxes);
   m_model->setText(tr("Model: %1").arg(folder));
@@ -316,6 +329,10 @@ void PredictPanel::predictPaths(const QStringList& paths) {
   m_used = o;
   if (showsBoxes()) {
     m_boxView->predict(m_folder, o, paths, /*reload=*/live);
+    return;
+  }
+  if (showsMasks()) {
+    m_maskView->predict(m_folder, o, paths, /*reload=*/live);
     return;
   }
   m_job.start(onModel(
@@ -482,6 +499,7 @@ bool PredictPanel::saveCsv(const QString& path, QString* error) {
 QString PredictPanel::statusText() const { return m_status->text(); }
 
 bool PredictPanel::showsBoxes() const { return m_pages->currentWidget() == m_boxView; }
+bool PredictPanel::showsMasks() const { return m_pages->currentWidget() == m_maskView; }
 QString PredictPanel::explanation() const { return m_camNote->text(); }
 
 void PredictPanel::setStatus(const QString& text, bool error) {

@@ -37,6 +37,7 @@ class QTableWidget;
 namespace studio::ui {
 
 class BoxPredictView;
+class MaskPredictView;
 
 class PredictPanel : public QWidget {
   Q_OBJECT
@@ -86,6 +87,9 @@ class PredictPanel : public QWidget {
   // A detector's view: current when the model folder is a detection run's.
   BoxPredictView* boxView() const { return m_boxView; }
   bool showsBoxes() const;
+  // A segmenter's run shows its masks (mask_predict_view.h).
+  MaskPredictView* maskView() const { return m_maskView; }
+  bool showsMasks() const;
 
  Q_SIGNALS:
   void predicted(int rows);
@@ -128,6 +132,7 @@ class PredictPanel : public QWidget {
   QSlider* m_opacity = nullptr;
   QStackedWidget* m_pages = nullptr;  // the classes' table and picture, or a detector's boxes
   BoxPredictView* m_boxView = nullptr;
+  MaskPredictView* m_maskView = nullptr;
   QWidget* m_opacityRow = nullptr;  // Grad-CAM's opacity: image models only
   QStringList m_lastPaths;          // what was last predicted: again with other weights or TTA
   std::vector<std::pair<QLabel*, QProgressBar*>> m_bars;

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "studio/mask_file.h"
 #include "studio/run_layout.h"  // WeightsChoice
 #include "studio/segmentation_figures.h"
 #include "studio/train_config.h"  // TaskKind
@@ -68,6 +69,8 @@ struct PredictOptions {
   // folder each image's index PNG mask is written to, at the input's
   // relative path and stem ("": none written).
   std::string masksDir{};
+  // A segmenter's: each row's mask kept in the report (PredictionReport::masks), for the window.
+  bool keepMasks = false;
 };
 
 // A detector's box (task.kind detection, studio/box_predict.h).
@@ -138,6 +141,7 @@ struct PredictionReport {
   // image at its own size), over the images that have a mask (labelled).
   int64_t masksWritten = 0;
   SegmentationFigures segmentation;
+  std::vector<Mask> masks;  // PredictOptions::keepMasks: each row's (empty for a skipped row)
   double accuracy() const { return labelled > 0 ? static_cast<double>(correct) / static_cast<double>(labelled) : 0; }
 };
 

@@ -122,10 +122,12 @@ struct MaskPredict : Predictor::Impl {
           writeMaskPng(out.string(), mask, vocPalette());
           ++r.masksWritten;
         }
+        if (options.keepMasks) r.masks.push_back(std::move(mask));
       } catch (const std::exception& e) {
         if (!options.skipBad) throw;
         row.error = e.what();
         ++r.skipped;
+        if (options.keepMasks && r.masks.size() < r.rows.size() + 1) r.masks.emplace_back();
       }
       r.rows.push_back(std::move(row));
       if (progress && !progress(static_cast<int64_t>(i) + 1, static_cast<int64_t>(files.size()))) break;

@@ -70,11 +70,10 @@ SegmenterWeights loadSegmenterWeights(torch::nn::Module& net, const NamedTensors
   }
   for (const auto& [name, t] : mine)
     if (startsWith(name, "backbone.") && !endsWith(name, "num_batches_tracked") && !loaded.count(name))
-      throw ModelError("model.weights " + path + " has no " +
-                       (segmenterFile ? name
-                                      : (resnet50 ? "" : "features.") + name.substr(9) + " (" + name +
-                                            " of the segmenter)") +
-                       ": they are not this segmenter's nor its backbone's weights");
+      throw ModelError(
+          "model.weights " + path + " has no " +
+          (segmenterFile ? name : (resnet50 ? "" : "features.") + name.substr(9) + " (" + name + " of the segmenter)") +
+          ": they are not this segmenter's nor its backbone's weights");
   w.headKept = segmenterFile && newLayers == 0;
   return w;
 }
