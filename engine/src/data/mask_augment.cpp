@@ -14,12 +14,16 @@ namespace F = torch::nn::functional;
 
 }  // namespace
 
-MaskedImage resizeShorterSide(const MaskedImage& x, int64_t size) {
-  const int64_t h = x.image.size(1), w = x.image.size(2);
+std::pair<int64_t, int64_t> shorterSideSize(int64_t h, int64_t w, int64_t size) {
   const int64_t shorter = std::min(h, w), longer = std::max(h, w);
   const auto scaled =
       static_cast<int64_t>(static_cast<double>(size) * static_cast<double>(longer) / static_cast<double>(shorter));
-  const int64_t outH = w <= h ? scaled : size, outW = w <= h ? size : scaled;
+  return w <= h ? std::pair{scaled, size} : std::pair{size, scaled};
+}
+
+MaskedImage resizeShorterSide(const MaskedImage& x, int64_t size) {
+  const int64_t h = x.image.size(1), w = x.image.size(2);
+  const auto [outH, outW] = shorterSideSize(h, w, size);
   if (outH == h && outW == w) return x;
   const torch::Tensor image = resizedCropPixels(x.image, 0, 0, h, w, outH, outW).contiguous();
   const torch::Tensor mask =

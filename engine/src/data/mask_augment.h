@@ -13,6 +13,7 @@
 // Thread: any (the loader's workers, the engine thread).
 
 #include <cstdint>
+#include <utility>
 
 #include <ATen/core/Generator.h>
 #include <torch/types.h>
@@ -24,8 +25,11 @@ struct MaskedImage {
   torch::Tensor mask;   // uint8 [H, W]: a class per pixel, or the ignore index
 };
 
-// v2.functional.resize(x, [size]): the shorter side to size, the longer to
+// v2.functional.resize(x, [size])'s height and width for an image of
+// height x width: the shorter side to size, the longer to
 // int(size * longer / shorter).
+std::pair<int64_t, int64_t> shorterSideSize(int64_t height, int64_t width, int64_t size);
+// v2.functional.resize(x, [size]), image and mask.
 MaskedImage resizeShorterSide(const MaskedImage& x, int64_t size);
 // Padded on the right and bottom to at least height x width (v2's pad with
 // fill 0 for the image and maskFill for the mask).

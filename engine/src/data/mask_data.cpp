@@ -4,6 +4,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 #include <ATen/Parallel.h>
 
@@ -28,12 +29,9 @@ struct Placed {
 // computes the longer side: int(most * longer / shorter)).
 Placed placeMasked(int64_t height, int64_t width, int64_t most) {
   Placed p{height, width, height, width, 1.0};
-  const int64_t shorter = std::min(height, width), longer = std::max(height, width);
+  const int64_t shorter = std::min(height, width);
   if (shorter <= most) return p;
-  const auto other =
-      static_cast<int64_t>(static_cast<double>(most) * static_cast<double>(longer) / static_cast<double>(shorter));
-  p.poolHeight = height <= width ? most : other;
-  p.poolWidth = height <= width ? other : most;
+  std::tie(p.poolHeight, p.poolWidth) = shorterSideSize(height, width, most);
   p.scale = static_cast<double>(most) / static_cast<double>(shorter);
   return p;
 }

@@ -63,10 +63,7 @@ struct MaskPredict : Predictor::Impl {
     const ImageHeader header = readImageHeader(file);
     const torch::Tensor pixels = decodeImageTensor(file, 3, header.height, header.width);
     const int64_t h = pixels.size(1), w = pixels.size(2);
-    const int64_t shorter = std::min(h, w), longer = std::max(h, w);
-    const auto scaled = static_cast<int64_t>(static_cast<double>(baseSize) * static_cast<double>(longer) /
-                                             static_cast<double>(shorter));
-    const int64_t outH = w <= h ? scaled : baseSize, outW = w <= h ? baseSize : scaled;
+    const auto [outH, outW] = shorterSideSize(h, w, baseSize);
     const torch::Tensor resized = (outH == h && outW == w) ? pixels : resizedCropPixels(pixels, 0, 0, h, w, outH, outW);
     const torch::Tensor x = transformBatch(resized.unsqueeze(0).to(device), transform, 0, /*augment=*/false);
     const torch::Tensor logits = upsampled(model->forward(x).to(torch::kFloat32), {h, w});
