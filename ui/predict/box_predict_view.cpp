@@ -2,6 +2,7 @@
 
 #include "ui/common/box_drawing.h"
 #include "ui/common/number_item.h"
+#include "ui/predict/held_predictor.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -15,7 +16,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <mutex>
 
 namespace studio::ui {
 namespace {
@@ -25,37 +25,9 @@ enum BoxColumn { Class, Score, X, Y, Width, Height, BoxColumns };
 constexpr int kRowRole = Qt::UserRole + 1;  // the image's row in the report (rows get sorted)
 constexpr int kPictureSize = 420;
 
-// Several inputs' reports as one.
-void append(PredictionReport& into, PredictionReport&& more) {
-  if (into.model.empty()) {
-    into = std::move(more);
-    return;
-  }
-  into.rows.insert(into.rows.end(), more.rows.begin(), more.rows.end());
-  into.skipped += more.skipped;
-  into.boxesFound += more.boxesFound;
-  into.seconds += more.seconds;
-}
-
 }  // namespace
 
-// The detector stays loaded between jobs; one job uses it at a time.
-struct BoxPredictView::Held {
-  std::mutex mutex;
-  std::unique_ptr<Predictor> predictor;
-  std::string key;
-  Predictor& get(const std::string& folder, const PredictOptions& o, bool reload) {
-    const std::string k = folder + "\n" + o.which.name();
-    if (!predictor || key != k || reload) {
-      predictor.reset();
-      predictor = std::make_unique<Predictor>(folder, o);
-      key = k;
-    }
-    return *predictor;
-  }
-};
-
-BoxPredictView::BoxPredictView(QWidget* parent) : QWidget(parent), m_held(std::make_shared<Held>()) {
+BoxPredictView::BoxPredictView(QWidget* parent) : QWidget(parent), m_held(std::make_shared<HeldPredictor>()) {
   setObjectName("boxPredictView");
   m_images = new QTableWidget(0, ImageColumns);
   m_images->setObjectName("boxImages");
@@ -136,7 +108,7 @@ void BoxPredictView::predict(const QString& folder, const PredictOptions& option
           std::lock_guard<std::mutex> lock(held->mutex);
           Predictor& predictor = held->get(dir, options, reload);
           PredictionReport all;
-          for (const auto& input : inputs) append(all, predictor.predict(input));
+          for (const auto& input : inputs) appendReport(all, predictor.predict(input));
           out.report = std::move(all);
         } catch (const std::exception& e) {
           out.error = QString::fromStdString(e.what());

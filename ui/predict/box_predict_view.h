@@ -26,6 +26,10 @@ class QSlider;
 class QTableWidget;
 
 namespace studio::ui {
+struct HeldPredictor;
+}
+
+namespace studio::ui {
 
 class BoxPredictView : public QWidget {
   Q_OBJECT
@@ -55,7 +59,6 @@ class BoxPredictView : public QWidget {
   void message(const QString& text, bool error);
 
  private:
-  struct Held;
   struct Outcome {
     std::optional<PredictionReport> report;
     QString error;
@@ -64,7 +67,7 @@ class BoxPredictView : public QWidget {
   void showSelected();
   int selectedRow() const;  // into the report's rows; -1 none
 
-  std::shared_ptr<Held> m_held;
+  std::shared_ptr<HeldPredictor> m_held;
   QTableWidget* m_images = nullptr;
   QTableWidget* m_boxes = nullptr;
   QLabel* m_picture = nullptr;

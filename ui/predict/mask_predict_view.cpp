@@ -12,9 +12,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include <mutex>
-
 #include "ui/common/mask_drawing.h"
+#include "ui/predict/held_predictor.h"
 
 namespace studio::ui {
 namespace {
@@ -24,23 +23,7 @@ constexpr int kPictureSize = 420;
 
 }  // namespace
 
-// The segmenter stays loaded between jobs; one job uses it at a time.
-struct MaskPredictView::Held {
-  std::mutex mutex;
-  std::unique_ptr<Predictor> predictor;
-  std::string key;
-  Predictor& get(const std::string& folder, const PredictOptions& o, bool reload) {
-    const std::string k = folder + "\n" + o.which.name();
-    if (!predictor || key != k || reload) {
-      predictor.reset();
-      predictor = std::make_unique<Predictor>(folder, o);
-      key = k;
-    }
-    return *predictor;
-  }
-};
-
-MaskPredictView::MaskPredictView(QWidget* parent) : QWidget(parent), m_held(std::make_shared<Held>()) {
+MaskPredictView::MaskPredictView(QWidget* parent) : QWidget(parent), m_held(std::make_shared<HeldPredictor>()) {
   setObjectName("maskPredictView");
   m_images = new QTableWidget(0, Columns);
   m_images->setObjectName("maskImages");
@@ -102,17 +85,7 @@ void MaskPredictView::predict(const QString& folder, const PredictOptions& optio
           std::lock_guard<std::mutex> lock(held->mutex);
           Predictor& predictor = held->get(dir, o, reload);
           PredictionReport all;
-          for (const auto& input : inputs) {
-            PredictionReport more = predictor.predict(input);
-            if (all.model.empty()) {
-              all = std::move(more);
-              continue;
-            }
-            all.rows.insert(all.rows.end(), more.rows.begin(), more.rows.end());
-            all.masks.insert(all.masks.end(), more.masks.begin(), more.masks.end());
-            all.skipped += more.skipped;
-            all.seconds += more.seconds;
-          }
+          for (const auto& input : inputs) appendReport(all, predictor.predict(input));
           out.report = std::move(all);
         } catch (const std::exception& e) {
           out.error = QString::fromStdString(e.what());
@@ -153,7 +126,8 @@ void MaskPredictView::fillImages() {
     m_images->setItem(k, File, file);
     QStringList found;
     for (size_t j = 0; j < row.top.size(); ++j)
-      found << tr("%1 %2%").arg(QString::fromStdString(r.classes[static_cast<size_t>(row.top[j])]))
+      found << tr("%1 %2%")
+                   .arg(QString::fromStdString(r.classes[static_cast<size_t>(row.top[j])]))
                    .arg(100.0 * row.probability[j], 0, 'f', 1);
     m_images->setItem(k, Classes, new QTableWidgetItem(found.join(", ")));
     m_images->setItem(k, Problem, new QTableWidgetItem(QString::fromStdString(row.error)));

@@ -24,6 +24,10 @@ class QSlider;
 class QTableWidget;
 
 namespace studio::ui {
+struct HeldPredictor;
+}
+
+namespace studio::ui {
 
 class MaskPredictView : public QWidget {
   Q_OBJECT
@@ -36,7 +40,7 @@ class MaskPredictView : public QWidget {
   void predict(const QString& folder, const PredictOptions& options, const QStringList& paths, bool reload);
   bool busy() const { return m_busy; }
   const std::optional<PredictionReport>& report() const { return m_report; }
-  QTableWidget* table() const { return m_images; }   // one row per image, in the report's order
+  QTableWidget* table() const { return m_images; }      // one row per image, in the report's order
   QSlider* opacitySlider() const { return m_opacity; }  // the mask's opacity, in percent
   QImage shownImage() const { return m_shown; }
   // Each mask as an index PNG (VOC's palette) named as its image, into folder. false with why.
@@ -50,7 +54,6 @@ class MaskPredictView : public QWidget {
   void message(const QString& text, bool error);
 
  private:
-  struct Held;
   struct Outcome {
     std::optional<PredictionReport> report;
     QString error;
@@ -58,7 +61,7 @@ class MaskPredictView : public QWidget {
   void fillImages();
   void showSelected();
 
-  std::shared_ptr<Held> m_held;
+  std::shared_ptr<HeldPredictor> m_held;
   QTableWidget* m_images = nullptr;
   QLabel* m_picture = nullptr;
   QSlider* m_opacity = nullptr;

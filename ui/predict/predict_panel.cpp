@@ -25,6 +25,7 @@
 #include "studio/mask_predict.h"
 #include "ui/common/number_item.h"
 #include "ui/predict/box_predict_view.h"
+#include "ui/predict/held_predictor.h"
 #include "ui/predict/mask_predict_view.h"
 
 namespace studio::ui {
@@ -43,47 +44,9 @@ QColor heatColour(float v) {
   return QColor::fromHsvF(static_cast<float>((1.0 - std::clamp(v, 0.0f, 1.0f)) * 0.66), 1.0f, 1.0f);
 }
 
-// Several inputs' reports as one (a classifier's, a regression's or a
-// multi-label model's: every per-row vector follows its rows).
-void append(PredictionReport& into, PredictionReport&& more) {
-  if (into.model.empty()) {  // the first
-    into = std::move(more);
-    return;
-  }
-  into.rows.insert(into.rows.end(), more.rows.begin(), more.rows.end());
-  into.probabilities.insert(into.probabilities.end(), more.probabilities.begin(), more.probabilities.end());
-  into.features.insert(into.features.end(), more.features.begin(), more.features.end());
-  into.values.insert(into.values.end(), more.values.begin(), more.values.end());
-  into.skipped += more.skipped;
-  into.labelled += more.labelled;
-  into.correct += more.correct;
-  into.seconds += more.seconds;
-  if (into.confusion.empty())
-    into.confusion = more.confusion;
-  else
-    for (size_t i = 0; i < more.confusion.size(); ++i)
-      for (size_t j = 0; j < more.confusion[i].size(); ++j) into.confusion[i][j] += more.confusion[i][j];
-}
-
 }  // namespace
 
-// The model stays loaded between jobs; one job uses it at a time.
-struct PredictPanel::Held {
-  std::mutex mutex;
-  std::unique_ptr<Predictor> predictor;
-  std::string key;  // folder, weights and TTA it was loaded for
-  Predictor& get(const std::string& folder, const PredictOptions& o) {
-    const std::string k = folder + "\n" + o.which.name() + "\n" + o.tta.name();
-    if (!predictor || key != k) {
-      predictor.reset();
-      predictor = std::make_unique<Predictor>(folder, o);
-      key = k;
-    }
-    return *predictor;
-  }
-};
-
-PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_shared<Held>()) {
+PredictPanel::PredictPanel(QWidget* parent) : QWidget(parent), m_held(std::make_shared<HeldPredictor>()) {
   setObjectName("predictPanel");
   setAcceptDrops(true);
   m_model = new QLabel(tr("Select a finished run in the Runs list, or choose a run or export folder with Model…"));
@@ -297,8 +260,7 @@ std::function<PredictPanel::Outcome()> PredictPanel::onModel(std::function<void(
     Outcome out;
     try {
       std::lock_guard<std::mutex> lock(held->mutex);
-      if (reload) held->predictor.reset();
-      use(held->get(folder, o), out);
+      use(held->get(folder, o, reload), out);
     } catch (const std::exception& e) {
       out.error = QString::fromStdString(e.what());
     }
@@ -338,7 +300,7 @@ void PredictPanel::predictPaths(const QStringList& paths) {
   m_job.start(onModel(
                   [inputs](Predictor& predictor, Outcome& out) {
                     PredictionReport all;
-                    for (const auto& input : inputs) append(all, predictor.predict(input));
+                    for (const auto& input : inputs) appendReport(all, predictor.predict(input));
                     out.report = std::move(all);
                   },
                   /*reload=*/live),  // a paused run's checkpoint is new

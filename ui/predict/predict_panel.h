@@ -38,6 +38,7 @@ namespace studio::ui {
 
 class BoxPredictView;
 class MaskPredictView;
+struct HeldPredictor;
 
 class PredictPanel : public QWidget {
   Q_OBJECT
@@ -100,7 +101,6 @@ class PredictPanel : public QWidget {
   void dropEvent(class QDropEvent* event) override;
 
  private:
-  struct Held;  // the model, kept between jobs
   struct Outcome {
     std::optional<PredictionReport> report;
     std::optional<GradCamMap> cam;
@@ -117,7 +117,7 @@ class PredictPanel : public QWidget {
   void setStatus(const QString& text, bool error = false);
 
   QString m_folder;
-  std::shared_ptr<Held> m_held;
+  std::shared_ptr<HeldPredictor> m_held;  // the model, kept between jobs
   std::function<bool(const QString&)> m_pausedHook;
   TrustCheck m_trustCheck;
   QLabel* m_model = nullptr;
