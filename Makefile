@@ -54,8 +54,10 @@ run-cli: build
 
 # The suites JOBS at a time (nproc): none shares a folder or a port with another.
 # Each suite's time goes to $(BUILD)/suites.xml (JUnit), which suite-budget reads.
+# Their scratch files go to a tmpfs where the machine has one large enough
+# (tools/suite_scratch.sh says why; SUITE_SCRATCH=disk keeps them on the disk).
 test: build
-	cd $(BUILD) && ctest -j$(JOBS) $(CTEST_OUTPUT) --timeout 1800 --output-junit suites.xml
+	cd $(BUILD) && $(CURDIR)/tools/suite_scratch.sh ctest -j$(JOBS) $(CTEST_OUTPUT) --timeout 1800 --output-junit suites.xml
 
 # The last make test's wall time and its ten slowest suites; fails when the
 # wall time passes SUITE_BUDGET_S by more than a quarter (CI runs it after make
@@ -122,8 +124,8 @@ SANITIZER_ENV := DEBUGINFOD_URLS= \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1
 sanitize: sanitize-build
-	cd build-asan && $(SANITIZER_ENV) ctest -j$(JOBS) $(CTEST_OUTPUT) --timeout 1800
-	cd build-tsan && $(SANITIZER_ENV) ctest $(CTEST_OUTPUT) --timeout 1800 -R '^($(subst $(eval) ,|,$(TSAN_SUITES)))$$'
+	cd build-asan && $(SANITIZER_ENV) $(CURDIR)/tools/suite_scratch.sh ctest -j$(JOBS) $(CTEST_OUTPUT) --timeout 1800
+	cd build-tsan && $(SANITIZER_ENV) $(CURDIR)/tools/suite_scratch.sh ctest $(CTEST_OUTPUT) --timeout 1800 -R '^($(subst $(eval) ,|,$(TSAN_SUITES)))$$'
 # The two sanitizer builds alone (CI's cache is warmed with them).
 sanitize-build: setup
 	@prefix="$(TORCH_PREFIX)"; \

@@ -245,7 +245,9 @@ class TestWindowReview : public QObject {
 
   // Item 7: Delete moves a run into the desktop's trash,
   // $XDG_DATA_HOME/Trash (made when missing), never into files/ and info/
-  // of the working folder; Undo brings it back.
+  // of the working folder; Undo brings it back. The home folder is the
+  // test's own, on the run's disk: for a run on another disk than $HOME,
+  // freedesktop.org's trash (and Qt) is that disk's .Trash-$UID instead.
   void deleteUsesTheDesktopTrash() {
     const RunSummary r = runForm([&] {
       TrainConfig c = config("to-trash");
@@ -255,9 +257,12 @@ class TestWindowReview : public QObject {
     const QString run = QDir(QString::fromStdString(r.runDir)).absolutePath();
     const QString data = m_dir.filePath("xdg/share"), cwd = m_dir.filePath("cwd");
     QVERIFY(QDir().mkpath(cwd) && !QFileInfo::exists(data));
-    const QByteArray oldData = qgetenv("XDG_DATA_HOME");
+    const QString home = m_dir.filePath("home");
+    QVERIFY(QDir().mkpath(home));
+    const QByteArray oldData = qgetenv("XDG_DATA_HOME"), oldHome = qgetenv("HOME");
     const QString oldCwd = QDir::currentPath();
     qputenv("XDG_DATA_HOME", data.toUtf8());
+    qputenv("HOME", home.toUtf8());
     QDir::setCurrent(cwd);
     window().runsPanel()->selectRuns({run});
     QString error;
@@ -267,6 +272,7 @@ class TestWindowReview : public QObject {
                                QDir(QFileInfo(run).absolutePath()).entryList({"files", "info"}, QDir::Dirs);
     const bool back = window().runsPanel()->undoDelete(&error);
     QDir::setCurrent(oldCwd);
+    qputenv("HOME", oldHome);
     if (oldData.isEmpty())
       qunsetenv("XDG_DATA_HOME");
     else
