@@ -347,6 +347,12 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(settings["data"]["train_limit"], 512)  # the base's, not the trials' 256
         trial_settings = read_json(os.path.join(study.best_trial.user_attrs["run_dir"], "settings.json"))
         self.assertEqual(trial_settings["data"]["train_limit"], 256)
+        # One parameter searched: its importances are Optuna's fANOVA's (the runner gives them without
+        # the forest, resources/search/studio_search.py's one_parameters_importances).
+        imp = optuna.importance.get_param_importances(
+            study, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0))
+        self.assertEqual(list(record["importances"].items()), [(k, float(v)) for k, v in imp.items()])
+        self.assertEqual(record["importance_note"], "fANOVA over 2 finished trials")
 
     def test_an_invalid_combination_fails_without_training(self):
         # Each value is valid alone; Nesterov momentum without momentum is not.
