@@ -24,7 +24,9 @@ scratch_folder() {
   avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
   need_kb=$((need_gb * 1024 * 1024))
   [ "${free_kb:-0}" -ge "$need_kb" ] && [ "${avail_kb:-0}" -ge $((2 * need_kb)) ] || return 0
-  mktemp -d "$shm/training-studio-suites.XXXXXX"
+  dir=$(mktemp -d "$shm/training-studio-suites.XXXXXX") || return 0
+  chmod 1777 "$dir"  # as /tmp: test_search_shared's PostgreSQL runs as nobody in it
+  echo "$dir"
 }
 
 scratch=$(scratch_folder)
