@@ -33,6 +33,12 @@ uint32_t crc32Of(const void* data, size_t n) {
   return static_cast<uint32_t>(crc);
 }
 
+// A record's local and central headers, its name and its alignment's
+// padding: well over what PyTorchStreamWriter writes for one.
+constexpr size_t kRecordOverhead = 512;
+
+size_t manifestReserve(size_t tensors) { return (tensors + 8) * (kRecordOverhead + 64) + 4096; }
+
 bool carriesCode(const std::string& record) {
   return record.rfind("code/", 0) == 0 || record == "constants.pkl" || record == "bytecode.pkl" ||
          (record.size() > 3 && record.compare(record.size() - 3, 3, ".py") == 0);
@@ -59,7 +65,14 @@ std::string saveTensorArchive(const c10::IValue& value) {
     const auto bytes = torch::jit::getWriteableTensorData(tensors[i]);
     crcs["data/" + std::to_string(i)] = crc32Of(bytes.data(), bytes.sizeInBytes());
   }
+  // The archive's size known ahead (records aligned to 64 bytes, a header
+  // each), so that it is assembled in one buffer: growing it by doubling
+  // copied a ResNet-18 fine-tune's 134 MB checkpoint about twice more and
+  // touched as many new pages.
+  size_t size = pickled.size() + manifestReserve(tensors.size());
+  for (const auto& t : tensors) size += t.storage().nbytes() + kRecordOverhead;
   std::string out;
+  out.reserve(size);
   caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, size_t n) {
     out.append(static_cast<const char*>(data), n);
     return n;
