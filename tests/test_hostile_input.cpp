@@ -379,6 +379,32 @@ class TestHostileInput : public QObject {
     QCOMPARE(QString::fromStdString(doc["device"].get<std::string>()), QString("cpu (%1 threads)").arg(cores));
   }
 
+  // performance.threads 0 takes OMP_NUM_THREADS where it is set, as PyTorch
+  // does (the suites set it to 1: two suites at once on two cores); where it
+  // is unset or not a number, every core.
+  void threadsZeroFollowsOmpNumThreads() {
+    const QByteArray old = qgetenv("OMP_NUM_THREADS");
+    const auto device = [&](const char* omp, const QString& name) {
+      if (omp)
+        qputenv("OMP_NUM_THREADS", omp);
+      else
+        qunsetenv("OMP_NUM_THREADS");
+      const QString out = m_dir.path() + "/omp-" + name;
+      const Result r =
+          cli(quickArgs(out) + QStringList{"--set", "performance.threads=0", "--set", "train.max_steps=1"});
+      if (r.code != 0) return show(r);
+      const auto doc = nlohmann::json::parse(test::readText((onlyRunIn(out) + "/summary.json").toStdString()));
+      return QString::fromStdString(doc["device"].get<std::string>());
+    };
+    const int cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    const QString one = device("1", "one"), unset = device(nullptr, "unset"), bad = device("two", "bad");
+    qputenv("OMP_NUM_THREADS", old);
+    if (old.isNull()) qunsetenv("OMP_NUM_THREADS");
+    QCOMPARE(one, QString("cpu (1 threads)"));
+    QCOMPARE(unset, QString("cpu (%1 threads)").arg(cores));
+    QCOMPARE(bad, QString("cpu (%1 threads)").arg(cores));
+  }
+
   // Also seen: export never overwrites an earlier export without a word.
   void exportRefusesAnEarlierExport() {
     const QString to = m_dir.path() + "/exported";

@@ -225,10 +225,10 @@ class TestSearchDock : public QObject {
     // before its end however fast it trains: a run that ends by itself
     // before the stop arrives is completed (test_search's last-evaluation
     // case), and a 4-epoch one did on a fast disk.
-    QVERIFY(window.startSearch({"--space", "optimizer.lr=choice:0.003,0.000001", "--space",
-                                "train.epochs=choice:4,400", "--enqueue", "optimizer.lr=0.003 train.epochs=4",
-                                "--enqueue", "optimizer.lr=0.000001 train.epochs=400", "--trials", "2", "--pruner",
-                                "median", "--name", "pruned"}));
+    QVERIFY(window.startSearch({"--space", "optimizer.lr=choice:0.003,0.000001", "--space", "train.epochs=choice:4,400",
+                                "--enqueue", "optimizer.lr=0.003 train.epochs=4", "--enqueue",
+                                "optimizer.lr=0.000001 train.epochs=400", "--trials", "2", "--pruner", "median",
+                                "--name", "pruned"}));
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
     QCOMPARE(dock->trials()->item(1, 1)->text(), QString("pruned"));
     const QString run = QString::fromStdString(dock->study()["trials"][1]["run_dir"].get<std::string>());

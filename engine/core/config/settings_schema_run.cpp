@@ -336,7 +336,8 @@ void addRunSettings(Fields& add) {
       "Record the whole optimizer step once as a CUDA graph and replay it: far fewer kernel launches. "
       "auto: when the step can be recorded (otherwise the log says why); on: an error when it cannot.");
   range(add(SETTING(performance.threads), perf, "CPU threads (0: all cores)", T::Int,
-            "Intra-op threads when training on the CPU."),
+            "Intra-op threads when training on the CPU. 0: every core, or OMP_NUM_THREADS's number where that is "
+            "set in the environment (as PyTorch takes it)."),
         between(0, 1024));
   range(add(SETTING(distributed.timeout_s), perf, "Several processes: timeout (s)", T::Int,
             "Under torchrun: how long a rank waits for the others (the rendezvous, a gradient exchange) before the "

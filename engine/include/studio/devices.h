@@ -20,6 +20,9 @@ const std::vector<ComputeDevice>& computeDevices();
 std::string cudaSideStatus();
 // The machine's cores (std::thread::hardware_concurrency, at least 1).
 int machineCores();
+// The CPU threads of performance.threads 0: OMP_NUM_THREADS's number where
+// it is set (as PyTorch takes it), at most the cores; else every core.
+int defaultCpuThreads();
 
 // Settings that validate but would fail on this machine: performance.device
 // or distributed.devices naming a GPU that is not here. Empty when none.

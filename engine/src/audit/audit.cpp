@@ -439,7 +439,7 @@ void runFoldsAtOnce(const std::string& dir, const TrainConfig& base, AuditState&
   for (const auto& d : computeDevices()) gpus += d.name.rfind("cuda", 0) == 0;
   const std::string& device = base.performance.device;
   const bool cpu = device == "cpu" || gpus == 0;
-  if (cpu && base.performance.threads == 0) o.threadsEach = std::max(1, machineCores() / o.parallel);
+  if (cpu && base.performance.threads == 0) o.threadsEach = std::max(1, defaultCpuThreads() / o.parallel);
   if (!cpu && gpus > 1 && (device == "auto" || device == "cuda"))
     for (int g = 0; g < gpus; ++g) o.gpus.push_back(g);
   log::info("audit: " + std::to_string(jobs.size()) + " folds, " + std::to_string(o.parallel) + " at once" +

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -53,7 +54,7 @@ void applyPerformanceSwitches(const PerformanceConfig& c, const torch::Device& d
   // More threads than cores only hurts (1024 on 2 cores: 29 s to start
   // them, steps 20 times slower); warningsOnThisMachine says so.
   const int cores = machineCores();
-  at::set_num_threads(c.threads > 0 ? std::min(c.threads, cores) : cores);
+  at::set_num_threads(c.threads > 0 ? std::min(c.threads, cores) : defaultCpuThreads());
 }
 
 CudnnHeuristicsOnly::CudnnHeuristicsOnly(bool active) {
@@ -182,6 +183,16 @@ std::vector<ConfigError> checkOnThisMachine(const TrainConfig& c) {
 }
 
 int machineCores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+int defaultCpuThreads() {
+  const int cores = machineCores();
+  if (const char* v = std::getenv("OMP_NUM_THREADS")) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end != v && *end == '\0' && n > 0) return static_cast<int>(std::min<long>(n, cores));
+  }
+  return cores;
+}
 
 std::vector<ConfigError> warningsOnThisMachine(const TrainConfig& c) {
   std::vector<ConfigError> w;
