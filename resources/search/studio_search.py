@@ -74,6 +74,17 @@ except ImportError:
 
 
 
+def cpu_threads():
+    """The CPU threads the trials share, and their words: OMP_NUM_THREADS's number where it is set
+    (at most the cores), as a run's performance.threads 0 takes it (studio/devices.h), else the cores."""
+    cores = os.cpu_count() or 1
+    omp = os.environ.get("OMP_NUM_THREADS", "")
+    if omp.isdigit() and int(omp) > 0:
+        n = min(int(omp), cores)
+        return n, f"the {n} thread{'s' if n > 1 else ''} OMP_NUM_THREADS gives of the CPU's {cores} cores"
+    return cores, f"the CPU's {cores} cores"
+
+
 def one_parameters_importances(finished):
     """fANOVA's normalised importances where one parameter alone varies, taking two values or
     more, and the trials' values differ:
@@ -208,14 +219,13 @@ class Search:
             except Exception:
                 cuda = 0
         if cuda == 0:
-            cores = os.cpu_count() or 1
+            cores, whose = cpu_threads()
             self.threads_each = max(1, cores // wanted)
             if wanted > cores:
-                self.slot_note = (f"{wanted} trials at once on the CPU's {cores} cores: one thread each, "
-                                  f"the cores shared (--parallel {cores} would give each a core of its own)")
+                self.slot_note = (f"{wanted} trials at once on {whose}: one thread each, "
+                                  f"the threads shared (--parallel {cores} would give each one of its own)")
             elif wanted > 1:
-                self.slot_note = (f"{wanted} trials at once on the CPU, {self.threads_each} of its {cores} "
-                                  f"cores each")
+                self.slot_note = f"{wanted} trials at once on the CPU, {self.threads_each} of {whose} each"
         elif cuda > 1:
             self.gpus = list(range(cuda))
             if wanted > cuda:
