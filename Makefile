@@ -62,9 +62,12 @@ test: build
 # The last make test's wall time and its ten slowest suites; fails when the
 # wall time passes SUITE_BUDGET_S by more than a quarter (CI runs it after make
 # test, so a change that makes the suites slow is seen in that change).
-# docs/testing.md: the budget is 360 s at -j2 on the 2-core machine; this is
-# the figure the suites are at now, lowered as they get there.
-SUITE_BUDGET_S ?= 900
+# docs/testing.md: the budget is 360 s at -j2 on the 2-core machine, where the
+# suites take 348 s with nothing else running; CI's machine, shared with other
+# work, has run the same suites up to 1.75 times slower, so CI's gate is 520
+# s, 1.5 times the suites' time (it fails past 650 s; 900 s until
+# 2026-11-30): a change that adds minutes is seen, a busy machine is not.
+SUITE_BUDGET_S ?= 520
 suite-budget:
 	python3 tools/suite_budget.py $(BUILD)/suites.xml --budget-s $(SUITE_BUDGET_S)
 
