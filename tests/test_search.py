@@ -284,8 +284,10 @@ class SearchTest(unittest.TestCase):
         self.assertEqual([n for n in os.listdir(folder) if ".tmp." in n], [])
 
     def test_two_searches_of_one_study_are_refused(self):
-        # Trial 0 trains while two more searches are tried: 4,096 examples, as long as the others' whole.
-        longer = [*self.LONG, "--set", "data.train_limit=4096"]
+        # Trial 0 trains while two more searches are tried, until the runner is stopped: 1,000 epochs, so
+        # that it cannot end (and trial 1 start) before they are, however slow the machine. With 4,096
+        # examples, "as long as the others' whole", it ended first once with two CPU hogs beside the suites.
+        longer = [*self.LONG, "--set", "train.epochs=1000"]
         runner = subprocess.Popen([CLI, "search", *longer, "--trials", "2", "--name", "twice", "--out", self.out],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:

@@ -19,6 +19,10 @@
 
 #include <fstream>
 #include <set>
+#include <vector>
+
+#include <signal.h>
+#include <sys/types.h>
 
 #include "qcustomplot.h"
 #include "studio/errors.h"
@@ -43,6 +47,21 @@ TrainConfig trialBase(const QString& out) {
   c.evaluation.every_steps = 4;
   c.schedule.kind = ScheduleKind::cosine;
   return c;
+}
+
+// The pids whose command line holds --set name=NAME (a trial's training
+// process), as test_search_shared's processes_named finds them.
+std::vector<pid_t> processesNamed(const QString& name) {
+  std::vector<pid_t> found;
+  const QByteArray needle = ("name=" + name).toUtf8() + '\0';
+  for (const QString& entry : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    bool number = false;
+    const int pid = entry.toInt(&number);
+    QFile cmdline("/proc/" + entry + "/cmdline");
+    if (number && cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains(needle))
+      found.push_back(static_cast<pid_t>(pid));
+  }
+  return found;
 }
 }  // namespace
 
@@ -348,6 +367,19 @@ class TestSearchDock : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(
         (heard += first.readAll()).contains("trial 0: started") || first.state() == QProcess::NotRunning, kTimeout);
     QVERIFY2(first.state() == QProcess::Running, heard.constData());
+    // Both machines train trials, by events rather than by how fast each
+    // starts (as test_search_shared): A's trial 0 is held (SIGSTOP; its runner
+    // keeps its heartbeat) until B has started one. With two CPU hogs beside
+    // the suites, A once trained all four before B's runner had started.
+    std::vector<pid_t> held;
+    QTRY_VERIFY_WITH_TIMEOUT(!(held = processesNamed("joined-t0")).empty(), kTimeout);
+    for (const pid_t pid : held) ::kill(pid, SIGSTOP);
+    struct Resume {
+      std::vector<pid_t>& pids;
+      ~Resume() {
+        for (const pid_t pid : pids) ::kill(pid, SIGCONT);
+      }
+    } resume{held};
     // Machine B: the window.
     ui::MainWindow window(test::env("STUDIO_PRESET_DIR"), /*restore=*/false);
     ui::StudyPanel* dock = window.studyPanel();
@@ -355,6 +387,14 @@ class TestSearchDock : public QObject {
     QSignalSpy ended(dock, &ui::StudyPanel::finished);
     qputenv("STUDIO_MACHINE", "machine-b");
     QVERIFY(dock->join(url, "joined", 1));
+    const auto bStarted = [&] {
+      for (const auto& trial : dock->study().value("trials", nlohmann::json::array()))
+        if (trial.value("machine", "") == "machine-b") return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(bStarted() || !ended.isEmpty(), kTimeout);
+    for (const pid_t pid : held) ::kill(pid, SIGCONT);
+    held.clear();
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, kTimeout);
     qunsetenv("STUDIO_MACHINE");
     QVERIFY(first.state() == QProcess::NotRunning || first.waitForFinished(kTimeout));  // false when ended already
