@@ -4,7 +4,8 @@ studio's Python (packaging/setup.sh installs torch, onnx, onnxscript and
 onnxruntime there).
 
 Every file of the export is loaded as a person would in Python and run on the
-run's own examples (the examples file the studio wrote: raw pixels or
+run's own examples (a segmenter's: test images cut square to base_size, and
+its "out" logits, compared pixel by pixel) (the examples file the studio wrote: raw pixels or
 features, and the studio's outputs on them), preprocessed as
 preprocessing.json says:
   - model.safetensors with model.py's build(), and model.pt (a state dict),
@@ -76,7 +77,8 @@ def preprocess(pre, raw):
 
 
 def agreement(pre, a, b):
-    """The share of examples on which two outputs decide the same (top-1, or every label's decision)."""
+    """The share of examples on which two outputs decide the same (top-1, every label's decision, or a
+    segmenter's class per pixel: the arg-max over axis 1 of [N, classes, H, W] as well)."""
     task = pre.get("task", "classification")
     if task == "regression":
         return None
@@ -117,7 +119,8 @@ class Checker:
         ok = diff <= self.tolerance
         self.rows.append({"file": file, "loaded_with": how, "examples": int(self.x.shape[0]),
                           "largest_difference": diff, "top1_agreement": agree, "passed": ok})
-        said = f"{agree * 100:.2f} % top-1 agreement" if agree is not None else "values"
+        unit = "of the pixels' classes agree" if got.ndim == 4 else "top-1 agreement"
+        said = f"{agree * 100:.2f} % {unit}" if agree is not None else "values"
         print(f"check: {file} ({how}) on {self.x.shape[0]} examples: largest difference {diff:.3g}, {said}"
               + ("" if ok else f": over the tolerance {self.tolerance:g}"), flush=True)
         if not ok:
@@ -125,25 +128,39 @@ class Checker:
                                + (f", top-1 agreement {agree * 100:.2f} %" if agree is not None else ""))
 
 
-def torch_models(folder):
+def torch_models(folder, pre):
     """The export's PyTorch files, each loaded as its README says: (file, how, module)."""
     out = []
     if os.path.exists(os.path.join(folder, "model.ts")):
         out.append(("model.ts", "torch.jit.load", torch.jit.load(os.path.join(folder, "model.ts"), map_location="cpu")))
         return out
-    scope = {"__name__": "model"}
+    scope = {"__name__": "model", "__file__": os.path.join(folder, "model.py")}
     with open(os.path.join(folder, "model.py")) as f:
         exec(compile(f.read(), os.path.join(folder, "model.py"), "exec"), scope)
     for file, how, load in (("model.safetensors", "model.py build() + safetensors load_file", load_file),
                             ("model.pt", "model.py build() + torch.load", lambda p: torch.load(p, map_location="cpu"))):
+        if not os.path.exists(os.path.join(folder, file)):  # a segmenter's export has no model.pt
+            continue
         m = scope["build"]()
         m.load_state_dict(load(os.path.join(folder, file)), strict=True)
-        out.append((file, how, m.eval()))
+        out.append((file, how, Out(m.eval()) if pre.get("task") == "segmentation" else m.eval()))
     return out
 
 
-def export_onnx(module, x, path, opset, output):
-    """torch.onnx.export with the batch axis dynamic; the exporter's chatter kept out of the log."""
+class Out(torch.nn.Module):
+    """A torchvision segmenter's "out" logits (it answers a dict of "out" and "aux")."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def export_onnx(module, x, path, opset, output, spatial=False):
+    """torch.onnx.export with the batch axis dynamic (and height and width, spatial); the exporter's
+    chatter kept out of the log."""
     sample = torch.from_numpy(x[:2].copy())
     scripted = isinstance(module, torch.jit.ScriptModule)
     chatter = io.StringIO()
@@ -154,9 +171,12 @@ def export_onnx(module, x, path, opset, output):
                               dynamic_axes={"input": {0: "batch"}, output: {0: "batch"}}, opset_version=opset,
                               dynamo=False)
         else:
-            batch = torch.export.Dim("batch", min=1, max=1 << 16)
+            axes = {0: torch.export.Dim("batch", min=1, max=1 << 16)}
+            if spatial:  # a segmenter takes any size (32 px at least: MobileNetV3's and ResNet's strides)
+                axes.update({2: torch.export.Dim("height", min=32, max=1 << 14),
+                             3: torch.export.Dim("width", min=32, max=1 << 14)})
             program = torch.onnx.export(module, (sample,), None, input_names=["input"], output_names=[output],
-                                        dynamic_shapes=({0: batch},), opset_version=opset, dynamo=True)
+                                        dynamic_shapes=(axes,), opset_version=opset, dynamo=True)
             program.save(path)
     return "TorchScript" if scripted else "dynamo"
 
@@ -171,6 +191,7 @@ def ort_session(path, threads=0):
 
 
 def run_ort(session, x, batch=256):
+    batch = max(1, min(batch, (64 << 20) // max(1, x[:1].nbytes)))  # a segmenter's large images a few at a time
     return np.concatenate([session.run(None, {"input": x[i:i + batch]})[0] for i in range(0, len(x), batch)])
 
 
@@ -253,7 +274,7 @@ def main():
     checker = Checker(pre, x, tensors["studio_outputs"], a.tolerance)
     report = {"format": EXPORT_FORMAT, "tolerance": a.tolerance, "examples_from": meta.get("split", "test"),
               "torch": torch.__version__}
-    modules = torch_models(folder)
+    modules = torch_models(folder, pre)
     with torch.no_grad():
         for file, how, module in modules:
             checker.check(file, how, module(torch.from_numpy(x)).numpy())
@@ -264,7 +285,8 @@ def main():
         output = names["output"]
         path = os.path.join(folder, "model.onnx")
         try:
-            exporter = export_onnx(modules[0][2], x, path, a.opset, output)
+            exporter = export_onnx(modules[0][2], x, path, a.opset, output,
+                                   spatial=pre.get("task") == "segmentation")
         except Exception as e:
             fail(2, f"export --format onnx: torch.onnx.export could not export this model with opset {a.opset}: "
                     f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")

@@ -26,14 +26,6 @@ namespace {
 constexpr int64_t kMostTestExamples = 10000;
 constexpr int64_t kMostTestBytes = int64_t{256} << 20;
 
-// n examples spread evenly over the set (its order is the plan's, often
-// class by class: the first n could be one class).
-Examples spread(const Dataset& set, int64_t n) {
-  n = std::min(n, set.size());
-  const torch::Tensor idx = torch::arange(n, torch::kInt64).mul(set.size()).div(n, "floor");
-  return set.gather(idx.to(set.device()));
-}
-
 int64_t bytesPerExample(const Dataset& set) {
   const Examples one = set.slice(0, 1);
   return one.x.numel() * static_cast<int64_t>(one.x.element_size());
@@ -41,9 +33,15 @@ int64_t bytesPerExample(const Dataset& set) {
 
 }  // namespace
 
-CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& info, Model& model,
-                                 const ExportOptions& o, const std::string& file) {
-  DataSplits data;
+Examples spreadExamples(const Dataset& set, int64_t n) {
+  n = std::min(n, set.size());
+  const torch::Tensor idx = torch::arange(n, torch::kInt64).mul(set.size()).div(n, "floor");
+  return set.gather(idx.to(set.device()));
+}
+
+CheckData loadCheckData(const TrainConfig& cfg) {
+  CheckData d;
+  DataSplits& data = d.data;
   try {
     LoadProgress quiet{[](const std::string&, int64_t, int64_t) {}, [] { return false; }};
     data = loadData(cfg, planData(cfg), quiet);
@@ -53,8 +51,9 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
                      e.what() +
                      "; put the data back where the run's settings.json says, or export with --format torch");
   }
-  CheckExamples out;
-  std::shared_ptr<ExampleSet> source = data.test;
+  CheckExamples& out = d.facts;
+  std::shared_ptr<ExampleSet>& source = d.source;
+  source = data.test;
   out.split = "test";
   if (!source || source->size() == 0) std::tie(source, out.split) = std::pair(data.val, std::string("validation"));
   if (!source || source->size() == 0) std::tie(source, out.split) = std::pair(data.train, std::string("training"));
@@ -62,6 +61,15 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
   out.splitSize = source->size();
   out.trainCounts = data.trainCounts;
   out.testCounts = data.testCounts;
+  return d;
+}
+
+CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& info, Model& model,
+                                 const ExportOptions& o, const std::string& file) {
+  const CheckData loaded = loadCheckData(cfg);
+  const DataSplits& data = loaded.data;
+  const std::shared_ptr<ExampleSet>& source = loaded.source;
+  CheckExamples out = loaded.facts;
 
   // The run's evaluation: its recorded normalisation, its centre crop.
   const bool image = data.input.features == 0;
@@ -71,7 +79,7 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
   if (image && data.stored.larger(data.input))
     std::tie(t.cropHeight, t.cropWidth) = std::pair(data.input.height, data.input.width);
 
-  const Examples parity = spread(*source, o.parityExamples);
+  const Examples parity = spreadExamples(*source, o.parityExamples);
   model.to(torch::kCPU);
   model.setTraining(false);
   std::vector<torch::Tensor> outputs;
@@ -86,7 +94,7 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
                                                              {"studio_outputs", torch::cat(outputs)}};
   if (o.quantize == ExportQuantize::int8) {
     const int64_t most = std::min(kMostTestExamples, std::max<int64_t>(1, kMostTestBytes / bytesPerExample(*source)));
-    const Examples test = spread(*source, most);
+    const Examples test = spreadExamples(*source, most);
     tensors.emplace_back("test_x", test.x.contiguous());
     torch::Tensor y = test.y;
     if (data.regression() && data.targetStd.size() == static_cast<size_t>(y.size(1)))  // the data's units
@@ -96,7 +104,7 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
               .to(torch::kFloat32);
     tensors.emplace_back("test_y", y.contiguous());
     const auto& train = data.train && data.train->size() > 0 ? data.train : source;
-    tensors.emplace_back("calibration_x", spread(*train, o.calibrationExamples).x.contiguous());
+    tensors.emplace_back("calibration_x", spreadExamples(*train, o.calibrationExamples).x.contiguous());
   }
   writeFileAtomically(file,
                       safetensorsBytes(tensors, {{"split", out.split}, {"split_size", std::to_string(out.splitSize)}}));

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/data_loading.h"
 #include "studio/session.h"
 
 namespace studio {
@@ -22,6 +23,19 @@ struct CheckExamples {
   int64_t splitSize = 0;                         // that split's examples
   std::vector<int64_t> trainCounts, testCounts;  // per class (classifiers)
 };
+
+// The run's data loaded as the run did (InputError saying why it could not
+// be), and the split the check's examples come from: the test split, else
+// the validation split, else the training split.
+struct CheckData {
+  DataSplits data;
+  std::shared_ptr<ExampleSet> source;
+  CheckExamples facts;  // the split's name and size, the classes' counts
+};
+CheckData loadCheckData(const TrainConfig& cfg);
+// n examples spread evenly over the set (its order is the plan's, often
+// class by class: the first n could be one class).
+Examples spreadExamples(const Dataset& set, int64_t n);
 
 // Loads the run's data as the run did and writes `file` (safetensors):
 // parity_x, up to o.parityExamples raw examples (uint8 pixels as stored, or

@@ -247,7 +247,7 @@ ExportResult exportRun(const std::string& runDir, const std::string& outDir, con
       throw IoError(std::string("export: cannot write the check's examples in /tmp: ") + std::strerror(errno));
     ::close(fd);
     examples = path;
-    facts = writeCheckExamples(cfg, info, *model, options, examples);
+    facts = task.writeExamples(cfg, info, *model, options, examples);
   }
   // A write that fails (a full disk) names the export folder, which it left as it was.
   try {

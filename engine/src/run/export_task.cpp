@@ -13,6 +13,12 @@
 #include "studio/studio_python.h"
 
 namespace studio {
+
+CheckExamples ExportTask::writeExamples(const TrainConfig& config, const nlohmann::json& runInfo, Model& model,
+                                        const ExportOptions& options, const std::string& file) const {
+  return writeCheckExamples(config, runInfo, model, options, file);
+}
+
 namespace {
 
 // The ONNX model's input and output, named (preprocessing.json's "onnx").

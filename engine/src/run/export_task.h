@@ -25,6 +25,7 @@ namespace studio {
 // What the model card (model_card.cpp) knows of the export, for a task's
 // parts of it.
 struct CheckExamples;
+class Model;
 struct CardFacts {
   const TrainConfig& config;
   const nlohmann::json& pre;       // preprocessing.json
@@ -43,6 +44,11 @@ class ExportTask {
   virtual void refuse(const std::string& runDir, const ExportOptions& options, const nlohmann::json& runInfo) const {}
   // Whether the export runs the check in the studio's Python (export_check.h).
   virtual bool checked(const ExportOptions& options) const = 0;
+  // The check's examples file (export_check.h): writeCheckExamples's, a
+  // batch of the run's examples as stored; a task whose examples are not
+  // one size writes its own.
+  virtual CheckExamples writeExamples(const TrainConfig& config, const nlohmann::json& runInfo, Model& model,
+                                      const ExportOptions& options, const std::string& file) const;
   // preprocessing.json's "how" and "outputs" (and "onnx" where it writes model.onnx).
   virtual void describe(nlohmann::json& pre, const TrainConfig& config, const nlohmann::json& runInfo,
                         const ExportOptions& options) const = 0;
