@@ -1,6 +1,7 @@
 // The window's views of a detector (task.kind detection, issue 43) and of a
 // segmenter (task.kind segmentation, issue 61: its samples with their masks
-// drawn, the pixels per class, each class's IoU), driven
+// drawn, the pixels per class, each class's IoU, the test images worst
+// first), driven
 // offscreen: the Data tab's samples of each class with their boxes drawn in
 // the class's colour and the boxes per class of each split as bars; the
 // Predict tab with a detection run as its model: each dropped image's boxes
@@ -32,6 +33,7 @@
 #include "studio/image_file.h"
 #include "studio/lr_schedule.h"
 #include "studio/mask_file.h"
+#include "studio/segmentation_figures.h"
 #include "test_support.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/plots_panel.h"
@@ -44,6 +46,7 @@
 #include "ui/evaluation/evaluation_panel.h"
 #include "ui/evaluation/segmentation_view.h"
 #include "ui/evaluation/test_boxes_view.h"
+#include "ui/evaluation/test_masks_view.h"
 #include "ui/predict/box_predict_view.h"
 #include "ui/predict/mask_predict_view.h"
 #include "ui/predict/predict_panel.h"
@@ -453,6 +456,65 @@ class TestBoxViews : public QObject {
     for (int r = 0; r < t->rowCount(); ++r) QCOMPARE(errors[static_cast<size_t>(r)], column(4)[r] + column(5)[r]);
     t->selectRow(0);
     QCOMPARE(view->shownImage().width(), 2 * 280 + 8);  // the true boxes beside those found
+  }
+
+  // A segmentation run's test images worst first: each one's mean IoU and pixel accuracy equal
+  // those of the mask the CLI's predict writes for it against its mask file; the selected one
+  // drawn as its true mask beside the mask found.
+  void theEvaluationTabShowsTheTestMasksWorstFirst() {
+    ui::EvaluationPanel panel;
+    panel.showRun(m_segmentationRun, "segmenter");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.report().has_value(), kTimeout);
+    ui::TestMasksView* view = panel.testMasksView();
+    QCOMPARE(view->table()->rowCount(), 0);  // found on request
+    view->findMasks();
+    QVERIFY(view->busy());
+    QTRY_VERIFY_WITH_TIMEOUT(!view->busy(), kTimeout);
+    QTableWidget* t = view->table();
+    const DataPlan plan = planData(loadConfigFile((m_segmentationRun + "/settings.json").toStdString()));
+    QCOMPARE(t->rowCount(), static_cast<int>(plan.test.items.size()));
+    QVERIFY(t->rowCount() > 1);
+    QTemporaryDir out;
+    PredictOptions o;
+    o.masksDir = out.path().toStdString();
+    const PredictionReport direct = Predictor(m_segmentationRun.toStdString(), o).predict(m_scenes.toStdString());
+    std::vector<double> ious;
+    for (int r = 0; r < t->rowCount(); ++r) {
+      const std::string name = t->item(r, 0)->text().toStdString();
+      int64_t item = -1;
+      for (const int64_t i : plan.test.items)
+        if (QFileInfo(QString::fromStdString(plan.files[static_cast<size_t>(i)])).fileName().toStdString() == name)
+          item = i;
+      QVERIFY2(item >= 0, name.c_str());
+      const Mask truth = decodeMaskFile(plan.maskFiles[static_cast<size_t>(item)]);
+      const Mask found =
+          decodeMaskFile(out.path().toStdString() + "/" +
+                         QFileInfo(QString::fromStdString(name)).completeBaseName().toStdString() + ".png");
+      ConfusionMatrix m(3);
+      m.add(truth.values.data(), found.values.data(), static_cast<int64_t>(truth.values.size()));
+      const SegmentationFigures f = segmentationFigures(m);
+      QCOMPARE(t->item(r, 1)->text(), QString::number(f.meanIou, 'f', 3));
+      QCOMPARE(t->item(r, 2)->text(), QString::number(f.pixelAccuracy * 100, 'f', 1) + " %");
+      ious.push_back(f.meanIou);
+      if (r == 0) {  // the worst, selected: its true mask beside the mask found, over the photo
+        const QImage photo(QString::fromStdString(plan.files[static_cast<size_t>(item)]));
+        const QImage left = ui::overlayMask(photo, truth, 3, 0.6, 280),
+                     right = ui::overlayMask(photo, found, 3, 0.6, 280);
+        QCOMPARE(view->shownImage().width(), left.width() + 8 + right.width());
+        // Pixel for pixel (the photo read from its file carries a colour space, the drawn page none).
+        auto differing = [](const QImage& a, const QImage& b) {
+          int n = a.size() == b.size() ? 0 : -1;
+          for (int y = 0; n >= 0 && y < a.height(); ++y)
+            for (int x = 0; x < a.width(); ++x) n += (a.pixel(x, y) & 0xffffff) != (b.pixel(x, y) & 0xffffff);
+          return n;
+        };
+        QCOMPARE(differing(view->shownImage().copy(0, 0, left.width(), left.height()), left), 0);
+        QCOMPARE(differing(view->shownImage().copy(left.width() + 8, 0, right.width(), right.height()), right), 0);
+        QVERIFY(differing(left, right) > 0);  // the run's masks are not yet the truth's
+      }
+    }
+    QVERIFY(std::is_sorted(ious.begin(), ious.end()));
+    QVERIFY(view->statusText().contains(QString("%1 test images").arg(t->rowCount())));
   }
 
   // The Predict tab with a segmentation run: each dropped image's classes and

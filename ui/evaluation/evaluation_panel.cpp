@@ -29,6 +29,7 @@
 #include "ui/evaluation/regression_view.h"
 #include "ui/evaluation/segmentation_view.h"
 #include "ui/evaluation/test_boxes_view.h"
+#include "ui/evaluation/test_masks_view.h"
 
 namespace studio::ui {
 namespace {
@@ -147,8 +148,17 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   boxesScroll->setWidgetResizable(true);
   boxesScroll->setFrameShape(QFrame::NoFrame);
   m_pages->addWidget(boxesScroll);
+  // A segmenter's: its figures above its test images' masks, scrolled together.
   m_segmentation = new SegmentationView;
-  m_pages->addWidget(m_segmentation);
+  m_testMasks = new TestMasksView;
+  auto* masks = new QSplitter(Qt::Vertical);
+  masks->addWidget(m_segmentation);
+  masks->addWidget(m_testMasks);
+  auto* masksScroll = new QScrollArea;
+  masksScroll->setWidget(masks);
+  masksScroll->setWidgetResizable(true);
+  masksScroll->setFrameShape(QFrame::NoFrame);
+  m_pages->addWidget(masksScroll);
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   clear();
@@ -295,6 +305,7 @@ void EvaluationPanel::showStep(int64_t step) {
                    .arg(m_report->loss, 0, 'g', 4)
                    .arg(m_report->examples));
     m_segmentation->show(*m_report);
+    m_testMasks->setRun(m_run);
     return;
   }
   if (m_report->task == TaskKind::multilabel) {

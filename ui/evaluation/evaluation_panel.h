@@ -46,6 +46,7 @@ class TestBoxesView;
 class LabelsView;
 class RegressionView;
 class SegmentationView;
+class TestMasksView;
 
 // Evaluation steps a run folder holds, oldest first.
 std::vector<int64_t> evaluationSteps(const QString& runDir);
@@ -89,6 +90,7 @@ class EvaluationPanel : public QWidget {
   bool showsDetection() const;
   // A segmenter's run: each class's IoU and where its pixels went.
   SegmentationView* segmentationView() const { return m_segmentation; }
+  TestMasksView* testMasksView() const { return m_testMasks; }
   bool showsSegmentation() const;
   // A classifier's one-vs-rest ROC and PR curves and its reliability diagram,
   // tabs beside the confusion matrix.
@@ -129,6 +131,7 @@ class EvaluationPanel : public QWidget {
   DetectionView* m_detection;
   TestBoxesView* m_testBoxes;
   SegmentationView* m_segmentation;
+  TestMasksView* m_testMasks;
   QTabWidget* m_views;
   LabelsView* m_classCurves;
   CalibrationView* m_calibration;
