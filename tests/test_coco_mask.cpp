@@ -132,7 +132,7 @@ class TestCocoMask : public QObject {
     QCOMPARE(why("0 0.1 0.1 0.5 0.1 0.5 0.5\n\n"), QString("(no error)"));
     QCOMPARE(why("\n0 0.1 0.1 0.5 0.1\n"),
              QString("labels/a.txt line 2: a polygon needs at least three points (x y pairs); it has 4 numbers after "
-                     "its class"));
+                     "its class (\"class cx cy w h\" is a box, detection's label)"));
     QVERIFY(why("0 0.1 0.1 0.5 0.1 0.5 0.5 0.7\n").contains("it has 7 numbers"));
     QCOMPARE(why("3 0.1 0.1 0.5 0.1 0.5 0.5\n"),
              QString("labels/a.txt line 1: class 3, but there are 3 classes (0 to 2)"));

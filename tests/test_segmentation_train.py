@@ -195,6 +195,70 @@ class SegmentationTrainTest(unittest.TestCase):
         self.assertNotEqual(code, 0)
         self.assertIn("has no \"segmentation\"", text)
 
+    def test_yolo_polygons_train_as_pycocotools_paints_them_on_the_data_yamls_splits(self):
+        # Ultralytics' segmentation layout: images/{train,val,test}, a labels/*.txt of "class x1 y1 ..."
+        # polygons (fractions of the image) per image, a data.yaml naming the classes and the splits.
+        # Each square a four-point polygon, each disc a 24-point one; the run's test matrix is the
+        # references' on its test: images, their targets the polygons in pixels (the fraction times
+        # the side, as read) through pycocotools' frPyObjects, painted as ConvertCocoPolysToMask does.
+        from coco_mask_reference import semantic_target
+        root = os.path.join(self.tmp.name, "yolo")
+        names = sorted(os.listdir(self.images))
+        polygons = {}
+        for i, name in enumerate(names):
+            split = "train" if i < 32 else "val" if i < 38 else "test"
+            for part in ("images", "labels"):
+                os.makedirs(os.path.join(root, part, split), exist_ok=True)
+            shutil.copy(os.path.join(self.images, name), os.path.join(root, "images", split, name))
+            truth = np.array(Image.open(os.path.join(self.masks, name)))
+            h, w = truth.shape
+            ys, xs = np.nonzero((truth == 1) | (truth == 255))
+            square = [xs.min(), ys.min(), xs.max() + 1, ys.min(), xs.max() + 1, ys.max() + 1, xs.min(), ys.max() + 1]
+            ys, xs = np.nonzero(truth == 2)
+            cy, cx, r = ys.mean() + 0.5, xs.mean() + 0.5, np.sqrt(len(xs) / np.pi)
+            angles = np.arange(24) * 2 * np.pi / 24
+            disc = [v for a in angles for v in (cx + r * np.cos(a), cy + r * np.sin(a))]
+            lines, pixels = [], []
+            for cls, poly in ((0, square), (1, disc)):
+                text = ["%.6f" % (float(v) / (w if k % 2 == 0 else h)) for k, v in enumerate(poly)]
+                lines.append(" ".join([str(cls)] + text))
+                pixels.append((cls + 1, [float(t) * (w if k % 2 == 0 else h) for k, t in enumerate(text)]))
+            polygons[name] = (h, w, pixels)
+            with open(os.path.join(root, "labels", split, os.path.splitext(name)[0] + ".txt"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+        data_yaml = os.path.join(root, "data.yaml")
+        with open(data_yaml, "w") as f:
+            f.write("path: .\ntrain: images/train\nval: images/val\ntest: images/test\n"
+                    "names:\n  0: red square\n  1: blue disc\n")
+        code, text, folder = self.train("yolo", "--set", "train.epochs=3", "--set", f"data.root={root}",
+                                        masks=data_yaml)
+        self.assertEqual(code, 0, text)
+        splits = read_csv(os.path.join(folder, "splits.csv"))
+        self.assertEqual(sorted(os.path.basename(r["source"]) for r in splits if r["split"] == "test"), names[38:])
+        self.assertEqual(len([r for r in splits if r["split"] == "validation"]), 6)
+
+        def truth_of(image_path):
+            h, w, pixels = polygons[os.path.basename(image_path)]
+            return semantic_target([{"segmentation": [p], "category_id": c} for c, p in pixels], h, w)
+
+        matrix, images = self.references_matrix(folder, truth_of)
+        self.assertEqual(images, len(names) - 38)
+        report = self.last_report(folder)
+        self.assertEqual(report["classes"], CLASSES)
+        self.assertEqual(report["confusion"], matrix.mat.tolist())
+        # A box's line among the polygons, and a class past the names: the file and line named.
+        bad = os.path.join(root, "labels", "train", os.path.splitext(names[0])[0] + ".txt")
+        with open(bad, "a") as f:
+            f.write("0 0.5 0.5 0.2 0.2\n")
+        code, text, _ = self.train("yolo-box", "--set", f"data.root={root}", masks=data_yaml)
+        self.assertEqual(code, 2, text)
+        self.assertIn(bad + " line 3: a polygon needs at least three points", text)
+        with open(bad, "w") as f:
+            f.write("2 0.1 0.1 0.5 0.1 0.5 0.5\n")
+        code, text, _ = self.train("yolo-class", "--set", f"data.root={root}", masks=data_yaml)
+        self.assertEqual(code, 2, text)
+        self.assertIn(bad + " line 1: class 2, but there are 2 classes", text)
+
     def test_predict_writes_torchvisions_masks_and_their_figures(self):
         # predict on the test images: each index PNG is the arg-max of torchvision's model with the
         # run's weights, its logits resized back to the image's size (as torchvision's segmenters

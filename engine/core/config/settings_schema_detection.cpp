@@ -20,8 +20,10 @@ void addDetectionSettings(Fields& add) {
            "Roboflow export it), a YOLO data.yaml (one .txt of \"class cx cy w h\" per image in labels/ beside "
            "images/; its train:, val: and test: are the splits), or a folder of Pascal VOC XML files. Images without "
            "boxes are kept as negatives; crowd boxes are ignored as COCO does. Segmentation: a folder of PNG masks "
-           "with the images' relative paths and stems (a class index per pixel, as a palette or gray PNG), or "
-           "empty when Data is Pascal VOC's folder (JPEGImages, SegmentationClass, ImageSets)."),
+           "with the images' relative paths and stems (a class index per pixel, as a palette or gray PNG), a COCO "
+           "instances JSON of polygons or RLE, a YOLO data.yaml (one .txt of \"class x1 y1 x2 y2 ...\" polygons "
+           "per image in labels/), or empty when Data is Pascal VOC's folder (JPEGImages, SegmentationClass, "
+           "ImageSets)."),
        Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); }, "task.kind detection or segmentation"},
        true);
   when(add(SETTING(data.annotation_format), data, "Boxes format", T::Choice,

@@ -342,47 +342,14 @@ std::vector<BoxCategory> yoloNames(const std::string& file) {
   return out;
 }
 
-// An image's label file: labels/ in place of the last images/ of its path,
-// else beside it; with a .txt suffix.
-std::string yoloLabelFile(const std::string& image) {
-  const fs::path p(image);
-  std::string s = p.parent_path().string();
-  const size_t at = s.rfind("images");
-  fs::path dir = at == std::string::npos ? p.parent_path() : fs::path(s.substr(0, at) + "labels" + s.substr(at + 6));
-  if (!fs::is_directory(dir)) dir = p.parent_path();
-  return (dir / p.stem()).string() + ".txt";
-}
-
 BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBoxes bad) {
-  BoxAnnotations out;
-  out.format = "yolo";
-  out.categories = yoloNames(file);
-  std::vector<std::string> images;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file() && isImageFileName(e.path().filename().string())) images.push_back(e.path().string());
-  std::sort(images.begin(), images.end());
-  for (const auto& path : images) {
-    confined(path, root, file + "'s image");  // a link under root to a file elsewhere
-    AnnotatedImage im;
-    im.file = path;
-    im.id = static_cast<int64_t>(out.images.size());
-    const ImageHeader h = readImageHeader(path);
-    im.width = h.width;
-    im.height = h.height;
+  BoxAnnotations out = readYoloImages(file, root);
+  const std::vector<AnnotatedImage> images = std::move(out.images);
+  for (const AnnotatedImage& im : images) {
+    const std::string& path = im.file;
     out.images.push_back(im);
     const std::string labels = yoloLabelFile(path);
-    std::error_code ec;
-    const fs::file_status st = fs::status(labels, ec);
-    if (st.type() == fs::file_type::not_found) continue;  // no boxes: a negative
-    if (fs::is_symlink(labels, ec)) confined(labels, fs::path(labels).parent_path().string(), "YOLO label file");
-    // A FIFO, a folder or a device in its place is not "no boxes" (issue 59, item 4).
-    std::string bytes;
-    try {
-      bytes = readFileBytes(labels, "YOLO label file");
-    } catch (const InputError& e) {
-      throw DataError(std::string(e.what()) + ": the labels of the image " + path +
-                      " must be a text file (or absent, for an image without boxes)");
-    }
+    const std::string bytes = readYoloLabelText(path);
     std::istringstream text(bytes);
     std::string line;
     int64_t boxes = 0;
@@ -542,6 +509,53 @@ BoxAnnotations readVoc(const std::string& folder, const std::string& root, BadBo
 }
 
 }  // namespace
+
+// An image's label file: labels/ in place of the last images/ of its path,
+// else beside it; with a .txt suffix.
+std::string yoloLabelFile(const std::string& image) {
+  const fs::path p(image);
+  std::string s = p.parent_path().string();
+  const size_t at = s.rfind("images");
+  fs::path dir = at == std::string::npos ? p.parent_path() : fs::path(s.substr(0, at) + "labels" + s.substr(at + 6));
+  if (!fs::is_directory(dir)) dir = p.parent_path();
+  return (dir / p.stem()).string() + ".txt";
+}
+
+BoxAnnotations readYoloImages(const std::string& file, const std::string& root) {
+  BoxAnnotations out;
+  out.format = "yolo";
+  out.categories = yoloNames(file);
+  std::vector<std::string> images;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && isImageFileName(e.path().filename().string())) images.push_back(e.path().string());
+  std::sort(images.begin(), images.end());
+  for (const auto& path : images) {
+    confined(path, root, file + "'s image");  // a link under root to a file elsewhere
+    AnnotatedImage im;
+    im.file = path;
+    im.id = static_cast<int64_t>(out.images.size());
+    const ImageHeader h = readImageHeader(path);
+    im.width = h.width;
+    im.height = h.height;
+    out.images.push_back(im);
+  }
+  return out;
+}
+
+std::string readYoloLabelText(const std::string& image) {
+  const std::string labels = yoloLabelFile(image);
+  std::error_code ec;
+  const fs::file_status st = fs::status(labels, ec);
+  if (st.type() == fs::file_type::not_found) return {};  // no objects: a negative
+  if (fs::is_symlink(labels, ec)) confined(labels, fs::path(labels).parent_path().string(), "YOLO label file");
+  // A FIFO, a folder or a device in its place is not "no objects" (issue 59, item 4).
+  try {
+    return readFileBytes(labels, "YOLO label file");
+  } catch (const InputError& e) {
+    throw DataError(std::string(e.what()) + ": the labels of the image " + image +
+                    " must be a text file (or absent, for an image without objects)");
+  }
+}
 
 BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::string& root, const std::string& format,
                                   BadBoxes bad) {

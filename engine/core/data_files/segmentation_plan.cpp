@@ -1,5 +1,6 @@
 #include "segmentation_plan.h"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +17,8 @@
 #include "studio/mask_file.h"
 #include "studio/plan_masks.h"
 #include "studio/segmentation_files.h"
+#include "studio/yolo_masks.h"
+#include "studio/yolo_splits.h"
 
 namespace studio {
 namespace {
@@ -128,6 +131,46 @@ void planCocoMasks(DataPlan& p, const DataConfig& d) {
   p.masksFrom = d.annotations;
 }
 
+// A YOLO segmentation data.yaml (Ultralytics' layout): the images under
+// data.root, each one's polygons from its labels/*.txt ("class x1 y1 x2 y2
+// ...", fractions of the image), each polygon an instance painted as COCO's
+// are; the classes: the background, then data.yaml's names. The data.yaml's
+// own train:, val: and test: entries are the splits where it gives them
+// (into `given`, by YoloSplit), as a detection's are.
+YoloSplits planYoloMasks(DataPlan& p, const DataConfig& d, std::array<PlannedSplit, 4>& given) {
+  const BoxAnnotations yolo = readYoloImages(d.annotations, d.root);
+  if (d.class_names.empty()) {
+    p.classNames = {"background"};
+    for (const auto& c : yolo.categories) p.classNames.push_back(c.name);
+  } else if (d.class_names.size() != yolo.categories.size() + 1) {
+    throw DataError("data.class_names names " + std::to_string(d.class_names.size()) + " classes, but " +
+                    d.annotations + " names " + std::to_string(yolo.categories.size()) +
+                    ": name the background, then each of its classes in order");
+  }
+  if (yolo.categories.size() > 254)
+    throw DataError(d.annotations + " names " + std::to_string(yolo.categories.size()) +
+                    " classes: a mask holds 254 classes and the background");
+  const YoloSplits ys = yoloSplitsOf(d.annotations, d.root, yolo);
+  const auto classes = static_cast<int64_t>(yolo.categories.size());
+  for (size_t i = 0; i < yolo.images.size(); ++i) {
+    const AnnotatedImage& im = yolo.images[i];
+    DataPlan::InstanceMasks m{im.height, im.width, im.id, {}};
+    for (const YoloPolygon& polygon :
+         readYoloPolygons(readYoloLabelText(im.file), yoloLabelFile(im.file), im.height, im.width, classes))
+      m.instances.emplace_back(rleFromPolygon(polygon.xy, im.height, im.width),
+                               static_cast<uint8_t>(polygon.label + 1));
+    p.instanceMasks.push_back(std::move(m));
+    plan_split::append(given[static_cast<size_t>(ys.declared() ? ys.of[i] : YoloSplit::train)],
+                       static_cast<int64_t>(p.files.size()), 0);
+    p.files.push_back(im.file);
+  }
+  p.masksFrom = d.annotations;
+  if (!given[0].items.empty())
+    log::info(std::to_string(given[0].size()) + " images under data.root " + d.root + " are in none of " +
+              d.annotations + "'s splits and are not used");
+  return ys;
+}
+
 }  // namespace
 
 void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
@@ -138,17 +181,24 @@ void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
         "images, or data.root to Pascal VOC's folder (JPEGImages, SegmentationClass, ImageSets/Segmentation); " +
         d.root + " is not VOC's");
   std::error_code ec;
-  const bool coco = !voc && fs::path(d.annotations).extension() == ".json";
-  if (!voc && !coco && !fs::is_directory(d.annotations, ec))
+  const std::string ext = fs::path(d.annotations).extension().string();
+  const bool coco = !voc && ext == ".json", yolo = !voc && (ext == ".yaml" || ext == ".yml");
+  if (!voc && !coco && !yolo && !fs::is_directory(d.annotations, ec))
     throw DataError("data.annotations " + d.annotations +
                     ": task.kind segmentation reads a folder of PNG masks (a class index per pixel) with the images' "
-                    "relative paths and stems, or a COCO instances JSON with segmentations; this is neither");
+                    "relative paths and stems, a COCO instances JSON with segmentations, or a YOLO data.yaml with "
+                    "polygon labels; this is none of them");
+  if (yolo && !fs::is_regular_file(d.annotations, ec))
+    throw DataError("data.annotations " + d.annotations + " does not exist");
+  std::array<PlannedSplit, 4> given;  // a YOLO data.yaml's, by YoloSplit
+  YoloSplits ys;
   if (coco) planCocoMasks(p, d);
-  if (!coco || !d.class_names.empty()) p.classNames = maskClassNames(d, voc);
+  if (yolo) ys = planYoloMasks(p, d, given);
+  if (!(coco || yolo) || !d.class_names.empty()) p.classNames = maskClassNames(d, voc);
   checkClassNames(p.classNames, d,
-                  d.class_names.empty() ? (voc    ? "VOC"
-                                           : coco ? d.annotations
-                                                  : d.annotations + "/classes.txt")
+                  d.class_names.empty() ? (voc            ? "VOC"
+                                           : coco || yolo ? d.annotations
+                                                          : d.annotations + "/classes.txt")
                                         : std::string("data.class_names"));
   if (voc) {
     const VocSegmentation v = readVocSegmentation(d.root);
@@ -157,21 +207,34 @@ void planSegmentation(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.trainFrom = d.root + "/ImageSets/Segmentation/train.txt";
     p.testFrom = d.root + "/ImageSets/Segmentation/val.txt (data.test_fraction is not used)";
   } else {
-    if (!coco) {
+    if (!coco && !yolo) {
       const SegmentationFiles pairs = pairImagesAndMasks(d.root, d.annotations);
       sayUnpaired(pairs.withoutMask, "images under " + d.root + " have no mask in " + d.annotations);
       sayUnpaired(pairs.withoutImage, "masks in " + d.annotations + " have no image under " + d.root);
       for (const auto& f : pairs.files) addMasked(p, p.train, f);
     }
-    p.trainFrom = d.root + " with the masks in " + d.annotations;
-    if (d.test_fraction <= 0)
-      throw DataError(d.annotations +
-                      ": data.test_fraction is 0, so nothing is left to test on: set data.test_fraction (e.g. 0.2)");
-    p.test = plan_split::holdOut(p.train, d.test_fraction, mixSeed(seed, plan_split::kTestStream), 1);
-    p.testFrom = "held out of " + d.root + ": " + plan_split::percent(d.test_fraction) + " of the images";
+    if (yolo) p.train = std::move(given[1]);
+    p.trainFrom =
+        ys.declared() ? d.annotations + "'s train: " + ys.train : d.root + " with the masks in " + d.annotations;
+    if (!ys.test.empty()) {
+      p.test = std::move(given[3]);
+      p.testFrom = d.annotations + "'s test: " + ys.test + " (data.test_fraction is not used)";
+    } else {
+      if (d.test_fraction <= 0)
+        throw DataError(d.annotations +
+                        ": data.test_fraction is 0, so nothing is left to test on: set data.test_fraction (e.g. 0.2)");
+      p.test = plan_split::holdOut(p.train, d.test_fraction, mixSeed(seed, plan_split::kTestStream), 1);
+      p.testFrom = "held out of " + d.root + ": " + plan_split::percent(d.test_fraction) + " of the images" +
+                   (ys.note.empty() ? "" : " (" + ys.note + ")");
+    }
   }
   plan_split::limit(p.train, d.train_limit, true, mixSeed(seed, plan_split::kLimitStream));
   plan_split::limit(p.test, d.test_limit, true, mixSeed(seed, plan_split::kLimitStream + 1));
+  if (!ys.val.empty()) {
+    p.val = std::move(given[2]);
+    p.valFrom = d.annotations + "'s val: " + ys.val + " (data.val_fraction is not used)";
+    return;
+  }
   p.val = plan_split::holdOut(p.train, d.val_fraction, mixSeed(seed, plan_split::kValStream), 1);
   if (d.val_fraction > 0)
     p.valFrom = "held out of the training images: " + plan_split::percent(d.val_fraction) + " of them";

@@ -36,7 +36,8 @@ std::vector<YoloPolygon> readYoloPolygons(const std::string& text, const std::st
     const size_t coordinates = values.size() - 1;
     if (coordinates < 6 || coordinates % 2 != 0)
       throw DataError(where + ": a polygon needs at least three points (x y pairs); it has " +
-                      std::to_string(coordinates) + " numbers after its class");
+                      std::to_string(coordinates) + " numbers after its class" +
+                      (coordinates == 4 ? " (\"class cx cy w h\" is a box, detection's label)" : ""));
     for (size_t i = 1; i < values.size(); ++i) {
       if (values[i] < 0 || values[i] > 1)
         throw DataError(where + ": " + parts[i] +
