@@ -11,6 +11,7 @@
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -547,6 +548,56 @@ class TestWindowReview : public QObject {
     QVERIFY2(openedIn != QDir(QString::fromStdString(c.data.root)).absolutePath(), qPrintable(openedIn));
     QCOMPARE(QString::fromStdString(window().settingsPanel()->config().data.root), table);
     QCOMPARE(qobject_cast<QLineEdit*>(window().settingsPanel()->editor("data.root"))->text(), table);
+  }
+
+  // The annotations' picker (issue 61: "a person picks images and masks"): for a segmentation the
+  // button opens a folder dialog (a folder of PNG masks), and its menu's "Choose a file…" a file
+  // dialog (a COCO JSON or a YOLO data.yaml); what is chosen becomes data.annotations. For
+  // detection the button opens on files.
+  void annotationsPickerTakesAFolderOfMasksOrAFile() {
+    const QString masks = m_dir.filePath("picked-masks"), coco = m_dir.filePath("picked-masks.json");
+    QVERIFY(QDir().mkpath(masks));
+    QFile file(coco);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("{}");
+    file.close();
+    ui::SettingsPanel* panel = window().settingsPanel();
+    panel->setConfig(config("picked-masks"));
+    panel->editField("data.format", "image_folder");
+    panel->editField("task.kind", "segmentation");
+    std::optional<QFileDialog::FileMode> mode;
+    auto pick = [&](const QString& chosen) {
+      mode.reset();
+      QTimer::singleShot(0, this, [&, chosen] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        if (!dialog) return;
+        mode = dialog->fileMode();
+        if (dialog->fileMode() == QFileDialog::Directory)
+          dialog->setDirectory(chosen);
+        else
+          dialog->selectFile(chosen);
+        QMetaObject::invokeMethod(dialog, "accept");
+      });
+    };
+    auto* browse = panel->findChild<QToolButton*>("data.annotations.browse");
+    QVERIFY(browse);
+    pick(masks);
+    browse->click();
+    QVERIFY(mode.has_value());
+    QCOMPARE(*mode, QFileDialog::Directory);
+    QCOMPARE(QDir(QString::fromStdString(panel->config().data.annotations)).absolutePath(), QDir(masks).absolutePath());
+    pick(coco);
+    auto* chooseFile = browse->menu()->findChild<QAction*>("data.annotations.browseFile");
+    QVERIFY(chooseFile);
+    chooseFile->trigger();
+    QVERIFY(mode.has_value());
+    QCOMPARE(*mode, QFileDialog::ExistingFile);
+    QCOMPARE(QString::fromStdString(panel->config().data.annotations), coco);
+    panel->editField("task.kind", "detection");
+    pick(coco);
+    browse->click();
+    QVERIFY(mode.has_value());
+    QCOMPARE(*mode, QFileDialog::ExistingFile);
   }
 };
 

@@ -28,7 +28,7 @@ std::string typeName(FieldType t) {
     case FieldType::File:
       return "file";
     case FieldType::DataPath:
-      return "folder or table";
+      return "folder or file";
     case FieldType::Int:
       return "whole number";
     case FieldType::Real:

@@ -23,9 +23,9 @@ namespace {
 
 enum MaskColumn { kMaskImageColumn, kIouColumn, kAccuracyColumn, kWrongColumn, kMaskColumns };
 constexpr int kMaskRowRole = Qt::UserRole + 1;
-constexpr int kMaskSide = 280;      // each of the two pictures
-constexpr double kOpacity = 0.6;    // the masks over the photo
-constexpr double kNothing = 2.0;    // where an image has no pixel that counts: sorted after every figure
+constexpr int kMaskSide = 280;    // each of the two pictures
+constexpr double kOpacity = 0.6;  // the masks over the photo
+constexpr double kNothing = 2.0;  // where an image has no pixel that counts: sorted after every figure
 
 NumberItem* figureItem(double value, bool percent) {
   if (std::isnan(value)) return new NumberItem(kNothing, QStringLiteral("-"));
@@ -158,9 +158,9 @@ void TestMasksView::fill() {
     m_images->setItem(k, kMaskImageColumn, name);
     m_images->setItem(k, kIouColumn, figureItem(m_found.iou[i], false));
     m_images->setItem(k, kAccuracyColumn, figureItem(m_found.accuracy[i], true));
-    m_images->setItem(k, kWrongColumn, figureItem(std::isnan(m_found.accuracy[i]) ? m_found.accuracy[i]
-                                                                                    : 1 - m_found.accuracy[i],
-                                                  true));
+    m_images->setItem(
+        k, kWrongColumn,
+        figureItem(std::isnan(m_found.accuracy[i]) ? m_found.accuracy[i] : 1 - m_found.accuracy[i], true));
     if (!std::isnan(m_found.iou[i])) {
       ++shown;
       below += m_found.iou[i] < 0.5 ? 1 : 0;

@@ -229,6 +229,15 @@ void SettingsPanel::buildForm() {
           h->addWidget(browse);
           v->addLayout(h);
           connect(browse, &QToolButton::clicked, this, [this, raw, path] { browseFor(*raw, path); });
+          if (spec.type == FieldType::DataPath) {  // a folder or a file: the other one a click away
+            auto* menu = new QMenu(browse);
+            menu->addAction(tr("Choose a file…"), this, [this, raw, path] { browseFor(*raw, path, true); })
+                ->setObjectName(path + ".browseFile");
+            menu->addAction(tr("Choose a folder…"), this, [this, raw, path] { browseFor(*raw, path, false); })
+                ->setObjectName(path + ".browseFolder");
+            browse->setMenu(menu);
+            browse->setPopupMode(QToolButton::MenuButtonPopup);
+          }
         }
       }
     }
@@ -385,10 +394,11 @@ void SettingsPanel::applyFieldText(const QString& path, const QString& text) {
   }
 }
 
-void SettingsPanel::browseFor(Field& f, const QString& path) {
+void SettingsPanel::browseFor(Field& f, const QString& path, std::optional<bool> pickFile) {
   const QString title = QString::fromStdString(f.spec->label);
-  const bool file = f.spec->type == FieldType::File ||
-                    (f.spec->type == FieldType::DataPath && f.spec->picksFile && f.spec->picksFile(m_config));
+  const bool file = pickFile ? *pickFile
+                             : f.spec->type == FieldType::File || (f.spec->type == FieldType::DataPath &&
+                                                                   f.spec->picksFile && f.spec->picksFile(m_config));
   const QString filter = pickerFilter(path, file);
   const QString chosen = file ? QFileDialog::getOpenFileName(this, title, pickerStart(f.line->text(), file), filter)
                               : QFileDialog::getExistingDirectory(this, title, pickerStart(f.line->text(), file));

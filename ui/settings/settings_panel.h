@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -93,7 +94,8 @@ class SettingsPanel : public QWidget {
   void revalidate();
   void setEditorText(Field& f, const QString& text);
   QString editorText(const Field& f) const;
-  void browseFor(Field& f, const QString& path);
+  // file: the picker's kind (a file or a folder), else the setting's own.
+  void browseFor(Field& f, const QString& path, std::optional<bool> file = std::nullopt);
 
   std::map<QString, std::unique_ptr<Field>> m_fields;
   std::map<QString, QFormLayout*> m_layouts;

@@ -15,7 +15,7 @@ void addDetectionSettings(Fields& add) {
   // weight) fork.
   add.forks = false;
   const Rule detection{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection; }, "task.kind detection"};
-  when(add(SETTING(data.annotations), data, "Annotations (boxes or masks)", T::File,
+  when(add(SETTING(data.annotations), data, "Annotations (boxes or masks)", T::DataPath,
            "Detection: the boxes of the images under Data, as a COCO instances JSON (CVAT, Label Studio and "
            "Roboflow export it), a YOLO data.yaml (one .txt of \"class cx cy w h\" per image in labels/ beside "
            "images/; its train:, val: and test: are the splits), or a folder of Pascal VOC XML files. Images without "
@@ -25,7 +25,16 @@ void addDetectionSettings(Fields& add) {
            "per image in labels/), or empty when Data is Pascal VOC's folder (JPEGImages, SegmentationClass, "
            "ImageSets)."),
        Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); }, "task.kind detection or segmentation"},
-       true);
+       true)
+      // The picker: a file (COCO's JSON, YOLO's data.yaml) for boxes, a folder of masks for a
+      // segmentation unless a file is named already; the window offers the other too.
+      .picksFile = [](const TrainConfig& c) {
+    const std::string& a = c.data.annotations;
+    auto ends = [&](const std::string& e) {
+      return a.size() >= e.size() && a.compare(a.size() - e.size(), e.size(), e) == 0;
+    };
+    return c.task.kind != TaskKind::segmentation || ends(".json") || ends(".yaml") || ends(".yml");
+  };
   when(add(SETTING(data.annotation_format), data, "Boxes format", T::Choice,
            "auto: a .json file is COCO, a .yaml YOLO, a folder of .xml files VOC; or name it."),
        detection, true);

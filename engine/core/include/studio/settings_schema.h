@@ -25,7 +25,7 @@ enum class FieldType {
   Text,      // free text
   Folder,    // a folder path (the form offers a folder picker)
   File,      // a file path (a file picker)
-  DataPath,  // data.root: a folder, or a file for tables
+  DataPath,  // data.root, data.annotations: a folder or a file (picksFile says which the picker opens on)
   Int,
   Real,
   Bool,
