@@ -5,10 +5,14 @@
 // crowds, images without boxes, boxes of every size range, annotation areas
 // that are not their boxes', tied scores, 130 detections in one image and a
 // category the ground truth lacks.
+// With iouType segm the same for masks (coco_segm_eval.json).
 // Oracle: pycocotools, run by tests/reference/make_references.py.
 #include "test_support.h"
 
+#include <deque>
+
 #include "studio/coco_eval.h"
+#include "studio/coco_segmentation.h"
 
 using namespace studio;
 
@@ -20,7 +24,8 @@ std::vector<CocoBox> boxes(const nlohmann::json& list, bool detections) {
     CocoBox b;
     b.image = a["image_id"].get<int64_t>();
     b.category = a["category_id"].get<int64_t>();
-    for (size_t i = 0; i < 4; ++i) b.box[i] = a["bbox"][i].get<double>();
+    if (a.contains("bbox"))  // a segm result has only its mask
+      for (size_t i = 0; i < 4; ++i) b.box[i] = a["bbox"][i].get<double>();
     if (detections) {
       b.score = a["score"].get<double>();
     } else {
@@ -32,10 +37,30 @@ std::vector<CocoBox> boxes(const nlohmann::json& list, bool detections) {
   return out;
 }
 
-void compareWith(const nlohmann::json& gt, const nlohmann::json& detections, const nlohmann::json& want) {
+// segm: each entry's mask, read as a COCO file's segmentation (polygons, RLE
+// or its compact counts), kept in `masks` for the boxes that point to them.
+void attachMasks(std::vector<CocoBox>& out, const nlohmann::json& list, const nlohmann::json& gt,
+                 std::deque<Rle>& masks) {
+  std::map<int64_t, std::pair<int64_t, int64_t>> size;
+  for (const auto& im : gt["images"]) size[im["id"].get<int64_t>()] = {im["height"], im["width"]};
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto [h, w] = size.at(out[i].image);
+    masks.push_back(cocoSegmentation(list[i]["segmentation"], h, w, "entry " + std::to_string(i)));
+    out[i].mask = &masks.back();
+  }
+}
+
+void compareWith(const nlohmann::json& gt, const nlohmann::json& detections, const nlohmann::json& want,
+                 CocoIouType type = CocoIouType::bbox) {
   std::vector<int64_t> images;
   for (const auto& im : gt["images"]) images.push_back(im["id"].get<int64_t>());
-  const CocoStats got = cocoEvaluate(images, boxes(gt["annotations"], false), boxes(detections, true));
+  std::vector<CocoBox> truth = boxes(gt["annotations"], false), found = boxes(detections, true);
+  std::deque<Rle> masks;
+  if (type == CocoIouType::segm) {
+    attachMasks(truth, gt["annotations"], gt, masks);
+    attachMasks(found, detections, gt, masks);
+  }
+  const CocoStats got = cocoEvaluate(images, truth, found, type);
   static const char* names[] = {"AP",   "AP50",  "AP75",   "AP small", "AP medium", "AP large",
                                 "AR@1", "AR@10", "AR@100", "AR small", "AR medium", "AR large"};
   for (size_t i = 0; i < 12; ++i) {
@@ -66,6 +91,17 @@ class TestCocoEval : public QObject {
     const auto ref = test::loadReference("coco_eval");
     QVERIFY(ref["detections"].size() > 200);
     compareWith(ref["ground_truth"], ref["detections"], ref);
+  }
+
+  // iouType segm: the masks' IoUs (polygons, crowds' RLE, detections' compact RLE), a detection's
+  // area its mask's; the figures pycocotools' COCOeval(..., "segm") gives.
+  void masksAsPycocotoolsSegm() {
+    const auto ref = test::loadReference("coco_segm_eval");
+    QVERIFY(ref["detections"].size() > 200);
+    compareWith(ref["ground_truth"], ref["detections"], ref, CocoIouType::segm);
+    // Without its masks a segm evaluation says so.
+    std::vector<CocoBox> truth{CocoBox{1, 1, {0, 0, 4, 4}, 16, 0, false, nullptr}};
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cocoEvaluate({1}, truth, truth, CocoIouType::segm));
   }
 
   void exactDetectionsAsPycocotools() {

@@ -56,13 +56,13 @@ def fixture(seed=43):
     return {"images": images, "annotations": anns, "categories": categories}, dets
 
 
-def evaluate(gt, dets):
+def evaluate(gt, dets, iou_type="bbox"):
     coco = COCO()
     coco.dataset = json.loads(json.dumps(gt))
     with contextlib.redirect_stdout(io.StringIO()):
         coco.createIndex()
         res = coco.loadRes(json.loads(json.dumps(dets)))
-        e = COCOeval(coco, res, "bbox")
+        e = COCOeval(coco, res, iou_type)
         e.evaluate()
         e.accumulate()
         e.summarize()
@@ -84,3 +84,40 @@ def make_coco_eval():
              for a in gt["annotations"]]
     result["exact"] = {"detections": exact, **evaluate(gt, exact)}
     return result
+
+
+def ellipse(box, h, w, points=16):
+    """The polygon of the ellipse inscribed in box [x, y, w, h], clipped to the image."""
+    x, y, bw, bh = box
+    a = np.arange(points) * 2 * np.pi / points
+    xs = np.clip(x + bw / 2 + bw / 2 * np.cos(a), 0, w)
+    ys = np.clip(y + bh / 2 + bh / 2 * np.sin(a), 0, h)
+    return [float(v) for pair in zip(xs, ys) for v in pair]
+
+
+def make_coco_segm_eval():
+    """COCOeval with iouType "segm" on the same fixture's masks: each ground truth the polygon of the
+    ellipse in its box (a crowd: its box as an uncompressed RLE), its "area" the fixture's (pycocotools
+    ranges a ground truth by it); each detection the ellipse in its box as compressed RLE (results'
+    form; pycocotools takes its area from the mask). Written as coco_segm_eval.json, its segmentations
+    as the files hold them."""
+    from pycocotools import mask as mask_utils
+    from coco_mask_reference import rle_runs
+    gt, dets = fixture(seed=47)
+    size = {im["id"]: (im["height"], im["width"]) for im in gt["images"]}
+    for a in gt["annotations"]:
+        h, w = size[a["image_id"]]
+        if a["iscrowd"]:
+            m = np.zeros((h, w), np.uint8)
+            x, y, bw, bh = (int(round(v)) for v in a["bbox"])
+            m[y:y + bh, x:x + bw] = 1
+            a["segmentation"] = {"size": [h, w], "counts": rle_runs(m)}
+        else:
+            a["segmentation"] = [ellipse(a["bbox"], h, w)]
+    out = []
+    for d in dets:
+        h, w = size[d["image_id"]]
+        rle = mask_utils.merge(mask_utils.frPyObjects([ellipse(d["bbox"], h, w)], h, w))
+        out.append({"image_id": d["image_id"], "category_id": d["category_id"], "score": d["score"],
+                    "segmentation": {"size": [h, w], "counts": rle["counts"].decode()}})
+    return {"ground_truth": gt, "detections": out, **evaluate(gt, out, "segm")}

@@ -11,6 +11,8 @@ Writes into OUT_DIR:
                     scripted run of finite and inf/NaN gradients
   coco_eval.json    pycocotools' COCOeval figures on a detection fixture
                     (coco_reference.py)
+  coco_segm_eval.json  the same with iouType "segm": the fixture's masks
+                    (coco_reference.py)
   coco_mask.json    pycocotools' mask API on seeded masks, polygons and
                     boxes: counts text, area, box, IoU (coco_mask_reference.py)
   detection_ops.json  torchvision.ops' nms, batched_nms and roi_align (and
@@ -45,7 +47,7 @@ import torch
 from torch import nn
 
 from coco_mask_reference import make_coco_masks
-from coco_reference import make_coco_eval
+from coco_reference import make_coco_eval, make_coco_segm_eval
 from detection_ops_reference import make_detection_ops
 from box_annotations_reference import write_box_annotations
 from segmentation_reference import write_segmentation
@@ -446,7 +448,8 @@ def main():
     for name, data in [("schedules", make_schedules()), ("optimizers", make_optimizers()),
                        ("loss_scaler", make_loss_scaler()), ("data_statistics", make_data_statistics()),
                        ("builtin_cnn", make_builtin_cnn()), ("tasks", make_tasks()),
-                       ("augment", make_augment()), ("coco_eval", make_coco_eval()), ("coco_mask", make_coco_masks()),
+                       ("augment", make_augment()), ("coco_eval", make_coco_eval()), ("coco_segm_eval", make_coco_segm_eval()),
+                       ("coco_mask", make_coco_masks()),
                        ("detection_ops", make_detection_ops())]:
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump({"torch_version": torch.__version__, "data": to_json(data)}, f)

@@ -6,6 +6,8 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "studio/box_annotations.h"
 
@@ -47,8 +49,8 @@ struct ImageEval {
 };
 
 ImageEval evaluateImage(const std::vector<const CocoBox*>& gtIn, const std::vector<const CocoBox*>& dtSorted,
-                        const std::vector<std::vector<double>>& ious, const std::array<double, 2>& range,
-                        const std::vector<double>& thresholds) {
+                        const std::vector<double>& dtAreas, const std::vector<std::vector<double>>& ious,
+                        const std::array<double, 2>& range, const std::vector<double>& thresholds) {
   const size_t G = gtIn.size();
   std::vector<char> gtIgnore(G);
   for (size_t g = 0; g < G; ++g) gtIgnore[g] = gtIn[g]->crowd || gtIn[g]->area < range[0] || gtIn[g]->area > range[1];
@@ -83,12 +85,17 @@ ImageEval evaluateImage(const std::vector<const CocoBox*>& gtIn, const std::vect
       }
     }
   for (size_t d = 0; d < D; ++d) {
-    const double area = dtSorted[d]->box[2] * dtSorted[d]->box[3];  // a detection's: its box's
-    const bool outside = area < range[0] || area > range[1];
+    const bool outside = dtAreas[d] < range[0] || dtAreas[d] > range[1];
     for (int t = 0; t < kT; ++t)
       if (!e.matched[d][static_cast<size_t>(t)] && outside) e.ignored[d][static_cast<size_t>(t)] = 1;
   }
   return e;
+}
+
+void requireMask(const CocoBox& b, const char* what) {
+  if (!b.mask)
+    throw std::invalid_argument(std::string("COCO segm evaluation: a ") + what + " of image " +
+                                std::to_string(b.image) + ", category " + std::to_string(b.category) + " has no mask");
 }
 
 double meanOfPresent(const std::vector<double>& v) {
@@ -112,7 +119,8 @@ double cocoIou(const std::array<double, 4>& d, const std::array<double, 4>& g, b
 }
 
 CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector<CocoBox>& groundTruth,
-                       const std::vector<CocoBox>& detections) {
+                       const std::vector<CocoBox>& detections, CocoIouType iouType) {
+  const bool segm = iouType == CocoIouType::segm;
   const std::vector<double> iouThresholds = linspace(0.5, 0.95, kT), recallThresholds = linspace(0, 1, kR);
   std::vector<int64_t> images(imageIdsIn);
   std::sort(images.begin(), images.end());
@@ -145,6 +153,7 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
     // Per image: the detections by score (at most 100) and their IoUs.
     std::vector<std::vector<const CocoBox*>> sorted(I);
     std::vector<std::vector<std::vector<double>>> ious(I);
+    std::vector<std::vector<double>> dtAreas(I);  // a detection's: its box's (segm: its mask's)
     std::vector<char> present(I, 0);
     for (size_t i = 0; i < I; ++i) {
       const auto& gt = gts[k * I + i];
@@ -157,9 +166,17 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
         if (sorted[i].size() == static_cast<size_t>(kMaxDets.back())) break;
         sorted[i].push_back(dt[j]);
       }
+      if (segm)
+        for (const auto* b : gt) requireMask(*b, "ground truth");
       ious[i].assign(sorted[i].size(), std::vector<double>(gt.size(), 0.0));
-      for (size_t d = 0; d < sorted[i].size(); ++d)
-        for (size_t g = 0; g < gt.size(); ++g) ious[i][d][g] = cocoIou(sorted[i][d]->box, gt[g]->box, gt[g]->crowd);
+      for (size_t d = 0; d < sorted[i].size(); ++d) {
+        const CocoBox& det = *sorted[i][d];
+        if (segm) requireMask(det, "detection");
+        dtAreas[i].push_back(segm ? static_cast<double>(rleArea(*det.mask)) : det.box[2] * det.box[3]);
+        for (size_t g = 0; g < gt.size(); ++g)
+          ious[i][d][g] =
+              segm ? rleIou(*det.mask, *gt[g]->mask, gt[g]->crowd) : cocoIou(det.box, gt[g]->box, gt[g]->crowd);
+      }
     }
     // The detections of the images present (at most 100 each), by score,
     // once: the same for every area range, and a stable sort of fewer per
@@ -182,7 +199,8 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
     for (size_t a = 0; a < kA; ++a) {
       std::vector<ImageEval> evals;
       for (size_t i = 0; i < I; ++i)
-        if (present[i]) evals.push_back(evaluateImage(gts[k * I + i], sorted[i], ious[i], kAreas[a], iouThresholds));
+        if (present[i])
+          evals.push_back(evaluateImage(gts[k * I + i], sorted[i], dtAreas[i], ious[i], kAreas[a], iouThresholds));
       if (evals.empty()) continue;
       int64_t counted = 0;
       for (const auto& e : evals) counted += e.counted;

@@ -17,7 +17,11 @@
 //    AP is the mean over IoU thresholds, categories and recall thresholds of
 //    those that exist; AR the mean of the recalls reached.
 // Areas: a ground truth's is its annotation's (COCO's "area", the
-// segmentation's), a detection's is its box's. Categories evaluated: those
+// segmentation's), a detection's is its box's (segm: its mask's, as
+// pycocotools' loadRes sets it).
+// iouType segm (COCOeval(..., "segm"), issue 61 item 4): the IoUs are the
+// masks' (pycocotools' maskUtils.iou: for a crowd, over the detection's
+// area), everything else as for boxes. Categories evaluated: those
 // of the ground truth, sorted by id; images: those given. pycocotools keeps
 // matches by annotation id, so a ground truth of id 0 never counts as matched
 // there; here matches are flags (equal for COCO's ids, which start at 1).
@@ -26,6 +30,8 @@
 #include <array>
 #include <cstdint>
 #include <vector>
+
+#include "studio/coco_mask.h"
 
 namespace studio {
 
@@ -36,7 +42,10 @@ struct CocoBox {
   double area = 0;              // ground truth: the annotation's area (detections': their box's, always)
   double score = 0;             // detections only
   bool crowd = false;           // ground truth only (iscrowd)
+  const Rle* mask = nullptr;    // segm: the instance's mask (the caller keeps it)
 };
+
+enum class CocoIouType { bbox, segm };
 
 struct CocoStats {
   // COCOeval.stats, in its order: AP@[.50:.95], AP50, AP75, AP small,
@@ -52,8 +61,9 @@ struct CocoStats {
 };
 
 // imageIds: every image of the ground truth (those without boxes too).
+// segm: std::invalid_argument when a box of an image evaluated has no mask.
 CocoStats cocoEvaluate(const std::vector<int64_t>& imageIds, const std::vector<CocoBox>& groundTruth,
-                       const std::vector<CocoBox>& detections);
+                       const std::vector<CocoBox>& detections, CocoIouType iouType = CocoIouType::bbox);
 
 struct BoxAnnotations;
 
