@@ -3,7 +3,8 @@
 //   detector_check detect KIND WEIGHTS IN.safetensors OUT.safetensors [--pretrained]
 //     IN: "image.i" (3 x h x w in [0, 1]); OUT: "boxes.i", "scores.i", "labels.i" (eval mode)
 //   detector_check losses KIND WEIGHTS IN.safetensors OUT.safetensors SEED [--pretrained]
-//     IN also "boxes.i", "labels.i"; OUT: each loss, and "grad.<name>" of
+//     IN also "boxes.i", "labels.i" (and Mask R-CNN's "masks.i", K x h x w
+//     uint8; its detections' "masks.i" come out); OUT: each loss, and "grad.<name>" of
 //     every parameter (training mode, torch.manual_seed(SEED) first)
 //   detector_check load KIND WEIGHTS CLASSES OUT.safetensors [--pretrained]
 //     the model's whole state after loading WEIGHTS, and what was loaded on stdout
@@ -168,16 +169,17 @@ int main(int argc, char** argv) {
       loadDetectorWeights(*model, weights, argv[3]);
       std::map<std::string, torch::Tensor> in;
       for (const auto& [name, t] : readWeightsFile(argv[4])) in[name] = t;
-      std::vector<torch::Tensor> images, boxes, labels;
+      std::vector<torch::Tensor> images, boxes, labels, masks;
       for (size_t i = 0; in.count("image." + std::to_string(i)); ++i) {
         images.push_back(in["image." + std::to_string(i)]);
+        if (in.count("masks." + std::to_string(i))) masks.push_back(in["masks." + std::to_string(i)]);
         boxes.push_back(in.count("boxes." + std::to_string(i)) ? in["boxes." + std::to_string(i)] : torch::Tensor());
         labels.push_back(in.count("labels." + std::to_string(i)) ? in["labels." + std::to_string(i)] : torch::Tensor());
       }
       const char* deviceName = std::getenv("DETECTOR_CHECK_DEVICE");
       const torch::Device device(deviceName ? deviceName : "cpu");
       model->to(device, images.at(0).scalar_type());
-      for (auto* list : {&images, &boxes, &labels})
+      for (auto* list : {&images, &boxes, &labels, &masks})
         for (auto& t : *list)
           if (t.defined()) t = t.to(device);
       NamedTensors out;
@@ -203,6 +205,7 @@ int main(int argc, char** argv) {
           out.emplace_back("boxes." + std::to_string(i), d[i].boxes.cpu().contiguous());
           out.emplace_back("scores." + std::to_string(i), d[i].scores.cpu().contiguous());
           out.emplace_back("labels." + std::to_string(i), d[i].labels.cpu().contiguous());
+          if (d[i].masks.defined()) out.emplace_back("masks." + std::to_string(i), d[i].masks.cpu().contiguous());
         }
       } else {
         model->train();
@@ -211,7 +214,8 @@ int main(int argc, char** argv) {
         DetectionLosses losses;
         {
           AutocastScope autocast(device.type(), bf16, torch::kBFloat16);
-          losses = model->losses(images, boxes, labels);
+          losses =
+              masks.empty() ? model->losses(images, boxes, labels) : model->maskLosses(images, boxes, labels, masks);
         }
         torch::Tensor total;
         for (const auto& [name, loss] : losses) {

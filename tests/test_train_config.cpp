@@ -411,6 +411,10 @@ class TestTrainConfig : public QObject {
   void detectorFamiliesComeFromTheirRegistry() {
     std::vector<std::string> kinds, twoStage, resized;
     for (const DetectorFamily& f : detectorFamilies()) {
+      if (f.masks) {  // Mask R-CNN: the engine's parts only, no detection model.kind yet
+        QVERIFY(!modelFamily(f.kind).has_value());
+        continue;
+      }
       kinds.push_back(f.kind);
       QCOMPARE(&detectorFamily(f.kind), findDetectorFamily(f.kind));
       QVERIFY2(!f.lossParts.empty(), f.kind.c_str());

@@ -27,14 +27,21 @@ const std::vector<DetectorFamily>& detectorFamilies() {
       {"fasterrcnn_mobilenet_v3_large_fpn", H::FasterRcnn, B::MobileNetV3, false, rcnn},
       {"fasterrcnn_resnet50_fpn_v2", H::FasterRcnn, B::ResNet50, false, rcnn},
       {"retinanet_resnet50_fpn_v2", H::RetinaNet, B::ResNet50, false, {"classification", "bbox_regression"}},
-      {"ssdlite320_mobilenet_v3_large", H::SsdLite, B::MobileNetV3, false, {"bbox_regression", "classification"}}};
+      {"ssdlite320_mobilenet_v3_large", H::SsdLite, B::MobileNetV3, false, {"bbox_regression", "classification"}},
+      {"maskrcnn_resnet50_fpn_v2",
+       H::FasterRcnn,
+       B::ResNet50,
+       false,
+       {"loss_classifier", "loss_box_reg", "loss_mask", "loss_objectness", "loss_rpn_box_reg"},
+       true}};
   return families;
 }
 
 const std::vector<std::string>& detectorKinds() {
   static const std::vector<std::string> kinds = [] {
     std::vector<std::string> k;
-    for (const auto& f : detectorFamilies()) k.push_back(f.kind);
+    for (const auto& f : detectorFamilies())
+      if (!f.masks) k.push_back(f.kind);
     return k;
   }();
   return kinds;

@@ -104,6 +104,8 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
     o.rpn.aspectRatios.assign(5, {0.5, 1.0, 2.0});
     o.rpn.convDepth = 2;
     o.roiHeads.convLayers = {256, 256, 256, 256};
+    // maskrcnn_resnet50_fpn_v2: the same, with MaskRCNNHeads([256] * 4, BatchNorm2d).
+    o.roiHeads.masks = family->masks;
     return o;
   }
   // _fasterrcnn_mobilenet_v3_large_fpn: three levels of anchors 32 .. 512.
@@ -120,6 +122,11 @@ DetectorOptions detectorDefaults(const std::string& kind, int64_t classes) {
 }
 
 std::vector<std::string> detectorLossParts(const std::string& kind) { return detectorFamily(kind).lossParts; }
+
+DetectionLosses DetectorNetImpl::maskLosses(const std::vector<torch::Tensor>&, std::vector<torch::Tensor>,
+                                            const std::vector<torch::Tensor>&, std::vector<torch::Tensor>) {
+  throw std::invalid_argument("detection: " + m_o.kind + " finds boxes, not masks");
+}
 
 void DetectorNetImpl::checkPositiveBoxes(const std::vector<torch::Tensor>& boxes) {
   for (size_t i = 0; i < boxes.size(); ++i) {

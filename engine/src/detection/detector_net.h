@@ -6,7 +6,9 @@
 //   Two-stage (detection/faster_rcnn.h): fasterrcnn_mobilenet_v3_large_320_fpn,
 //     fasterrcnn_mobilenet_v3_large_fpn, fasterrcnn_resnet50_fpn_v2;
 //   single-stage (detection/retinanet.h): retinanet_resnet50_fpn_v2;
-//   SSD (detection/ssdlite.h): ssdlite320_mobilenet_v3_large.
+//   SSD (detection/ssdlite.h): ssdlite320_mobilenet_v3_large;
+//   Mask R-CNN (faster_rcnn.h with detection/mask_heads.h):
+//     maskrcnn_resnet50_fpn_v2, whose detections carry masks.
 // Thread: engine thread.
 
 #include <memory>
@@ -91,6 +93,11 @@ class DetectorNetImpl : public torch::nn::Module {
   // from the default generator as torchvision does.
   virtual DetectionLosses losses(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor> boxes,
                                  const std::vector<torch::Tensor>& labels) = 0;
+  // Mask R-CNN's training: with each image's instance masks too (K x h x
+  // w, 0/1, at the image's size, in its boxes' order); its losses include
+  // loss_mask. A detector without masks: std::invalid_argument.
+  virtual DetectionLosses maskLosses(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor> boxes,
+                                     const std::vector<torch::Tensor>& labels, std::vector<torch::Tensor> masks);
   const DetectorOptions& options() const { return m_o; }
 
  protected:

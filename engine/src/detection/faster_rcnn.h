@@ -8,6 +8,8 @@
 //     layer1-4 with BatchNorm, a two-conv RPN head and FastRCNNConvFCHead
 //     (Li et al. 2021, "Benchmarking detection transfer learning with
 //     vision transformers", torchvision's v2 recipe);
+//   maskrcnn_resnet50_fpn_v2: fasterrcnn_resnet50_fpn_v2 with the mask head
+//     and predictor under roi_heads (detection/mask_heads.h);
 // then "rpn", "roi_heads"; GeneralizedRCNNTransform in front (rcnn_transform.h).
 // Thread: engine thread.
 
@@ -26,6 +28,9 @@ class FasterRcnnImpl : public DetectorNetImpl {
   // RPN's and the heads' samplers).
   DetectionLosses losses(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor> boxes,
                          const std::vector<torch::Tensor>& labels) override;
+  // Mask R-CNN's (options().roiHeads.masks): loss_mask after the box heads' losses, as torchvision's dict.
+  DetectionLosses maskLosses(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor> boxes,
+                             const std::vector<torch::Tensor>& labels, std::vector<torch::Tensor> masks) override;
   // The backbone's feature maps ("0", "1", "pool") for a batch already transformed.
   FeatureMaps features(const torch::Tensor& batch) { return backbone->forward(batch); }
 
@@ -34,6 +39,8 @@ class FasterRcnnImpl : public DetectorNetImpl {
   RoiHeads roi_heads{nullptr};
 
  private:
+  DetectionLosses trainingLosses(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor> boxes,
+                                 const std::vector<torch::Tensor>& labels, std::vector<torch::Tensor>* masks);
   RcnnTransform m_transform;
 };
 TORCH_MODULE(FasterRcnn);

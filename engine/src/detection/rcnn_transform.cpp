@@ -34,7 +34,7 @@ torch::Tensor RcnnTransform::resizeBoxes(const torch::Tensor& boxes, ImageSize f
 }
 
 ImageBatch RcnnTransform::operator()(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor>* boxes,
-                                     bool training) const {
+                                     bool training, std::vector<torch::Tensor>* masks) const {
   if (images.empty()) throw std::invalid_argument("detection: no images");
   ImageBatch batch;
   std::vector<torch::Tensor> resized;
@@ -55,6 +55,13 @@ ImageBatch RcnnTransform::operator()(const std::vector<torch::Tensor>& images, s
     x = resize(x, minSize);
     const ImageSize after{x.size(1), x.size(2)};
     if (boxes && i < boxes->size() && (*boxes)[i].defined()) (*boxes)[i] = resizeBoxes((*boxes)[i], before, after);
+    if (masks && i < masks->size() && (*masks)[i].defined()) {
+      torch::Tensor& m = (*masks)[i];
+      m = m.size(0) == 0 ? torch::zeros({0, after.height, after.width}, m.options().dtype(torch::kUInt8))
+                         : at::upsample_nearest2d(m.unsqueeze(1).to(torch::kFloat), {after.height, after.width})
+                               .select(1, 0)
+                               .to(torch::kUInt8);
+    }
     batch.sizes.push_back(after);
     resized.push_back(x);
   }

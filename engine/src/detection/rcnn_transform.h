@@ -41,8 +41,11 @@ class RcnnTransform {
   // each image's boxes (K x 4), resized in place with their image. In
   // training the size is drawn from minSizes (torch.empty(1).uniform_ per
   // image, as torchvision's torch_choice).
-  ImageBatch operator()(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor>* boxes,
-                        bool training) const;
+  // masks, when given, are each image's instance masks (G x h x w, 0/1),
+  // resized in place with it by nearest (torchvision's interpolate of
+  // target["masks"], back to uint8).
+  ImageBatch operator()(const std::vector<torch::Tensor>& images, std::vector<torch::Tensor>* boxes, bool training,
+                        std::vector<torch::Tensor>* masks = nullptr) const;
   // resize_boxes: boxes scaled from one image size to another (float32 ratios).
   static torch::Tensor resizeBoxes(const torch::Tensor& boxes, ImageSize from, ImageSize to);
   const RcnnTransformOptions& options() const { return m_o; }

@@ -99,22 +99,38 @@ RoiHeadsImpl::RoiHeadsImpl(int64_t channels, int64_t classes, RoiHeadsOptions op
     m_boxHead = [head](const torch::Tensor& x) mutable { return head->forward(x); };
   }
   box_predictor = register_module("box_predictor", FastRcnnPredictor(m_o.representation, classes));
+  if (m_o.masks) {
+    // MaskRCNN's mask_head, then MaskRCNNPredictor(256, 256, num_classes).
+    tv::Seq head = maskRcnnHeads(channels, m_o.maskLayers);
+    mask_head = register_module("mask_head", head.ptr());
+    m_maskHead = [head](const torch::Tensor& x) mutable { return head->forward(x); };
+    mask_predictor = register_module("mask_predictor", MaskRcnnPredictor(m_o.maskLayers.back(), 256, classes));
+  }
+}
+
+torch::Tensor RoiHeadsImpl::maskLogits(const FeatureMaps& features, const std::vector<torch::Tensor>& boxes,
+                                       const std::vector<ImageSize>& imageSizes) {
+  RoiHeadsOptions pool = m_o;
+  pool.poolSize = m_o.maskPoolSize;  // mask_roi_pool: MultiScaleRoIAlign(["0", "1", "2", "3"], 14, 2)
+  return mask_predictor->forward(m_maskHead(multiScaleRoiAlign(features, boxes, imageSizes, pool)));
 }
 
 RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<torch::Tensor> proposals,
                                      const std::vector<ImageSize>& imageSizes,
                                      const std::vector<torch::Tensor>* gtBoxes,
-                                     const std::vector<torch::Tensor>* gtLabels, bool training) {
+                                     const std::vector<torch::Tensor>* gtLabels, bool training,
+                                     const std::vector<torch::Tensor>* gtMasks) {
   const BoxCoder coder({10.0, 10.0, 5.0, 5.0});
   RoiHeadsResult result;
   std::vector<torch::Tensor> labels;
-  torch::Tensor regressionTargets;  // training: the sampled proposals' offsets to their matches
+  torch::Tensor regressionTargets;         // training: the sampled proposals' offsets to their matches
+  std::vector<torch::Tensor> matchedIdxs;  // training: each sampled proposal's ground truth
   if (training) {
     if (!gtBoxes || !gtLabels || gtBoxes->size() != proposals.size() || gtLabels->size() != proposals.size())
       throw std::invalid_argument("detection: training needs each image's boxes and labels");
     // select_training_samples: the ground truth joins the proposals, each
     // proposal is matched, then sampled.
-    std::vector<torch::Tensor> matchedIdxs, matchedBoxes;
+    std::vector<torch::Tensor> matchedBoxes;
     for (size_t i = 0; i < proposals.size(); ++i) {
       const torch::Tensor gt = (*gtBoxes)[i].to(proposals[i].scalar_type());
       proposals[i] = torch::cat({proposals[i], gt});
@@ -157,6 +173,19 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
     result.lossBoxReg = torch::smooth_l1_loss(perClass.index({pos, all.index({pos})}), regressionTargets.index({pos}),
                                               at::Reduction::Sum, 1.0 / 9) /
                         static_cast<double>(all.numel());
+    if (m_o.masks) {
+      // The positive proposals of each image with their matches, as torchvision's roi_heads takes them.
+      if (!gtMasks || gtMasks->size() != proposals.size())
+        throw std::invalid_argument("detection: Mask R-CNN's training needs each image's masks");
+      std::vector<torch::Tensor> positive, positiveMatched;
+      for (size_t i = 0; i < proposals.size(); ++i) {
+        const torch::Tensor p = torch::where(labels[i] > 0)[0];
+        positive.push_back(proposals[i].index({p}));
+        positiveMatched.push_back(matchedIdxs[i].index({p}));
+      }
+      result.lossMask =
+          maskRcnnLoss(maskLogits(features, positive, imageSizes), positive, *gtMasks, *gtLabels, positiveMatched);
+    }
     return result;
   }
   // postprocess_detections
@@ -184,7 +213,21 @@ RoiHeadsResult RoiHeadsImpl::forward(const FeatureMaps& features, std::vector<to
     keep = removeSmallBoxes(boxes, 1e-2);
     boxes = boxes.index({keep}), scores = scores.index({keep}), labelsHere = labelsHere.index({keep});
     keep = batchedNms(boxes, scores, labelsHere, m_o.nms).slice(0, 0, m_o.detectionsPerImage);
-    result.detections.push_back({boxes.index({keep}), scores.index({keep}), labelsHere.index({keep})});
+    result.detections.push_back({boxes.index({keep}), scores.index({keep}), labelsHere.index({keep}), {}});
+  }
+  if (m_o.masks) {
+    std::vector<torch::Tensor> boxes, labels;
+    int64_t found = 0;
+    for (const auto& d : result.detections) {
+      boxes.push_back(d.boxes);
+      labels.push_back(d.labels);
+      found += d.boxes.size(0);
+    }
+    const int64_t m = 2 * m_o.maskPoolSize;
+    const std::vector<torch::Tensor> probabilities =
+        found == 0 ? std::vector<torch::Tensor>(boxes.size(), torch::zeros({0, 1, m, m}, proposed.options()))
+                   : maskProbabilities(maskLogits(features, boxes, imageSizes), labels);
+    for (size_t i = 0; i < result.detections.size(); ++i) result.detections[i].masks = probabilities[i];
   }
   return result;
 }

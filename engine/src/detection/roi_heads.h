@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "detection/mask_heads.h"
 #include "detection/rcnn_transform.h"
 #include "detection/rpn.h"
 #include "torch_pch.h"
@@ -32,17 +33,24 @@ struct RoiHeadsOptions {
   // FastRCNNConvFCHead's convolutions (3x3 with BatchNorm and ReLU) before
   // one fully connected layer of `representation`; empty: TwoMLPHead.
   std::vector<int64_t> convLayers;
+  // Mask R-CNN (detection/mask_heads.h): a mask per detection, from RoIs
+  // pooled maskPoolSize x maskPoolSize through MaskRCNNHeads' maskLayers.
+  bool masks = false;
+  int64_t maskPoolSize = 14;
+  std::vector<int64_t> maskLayers{256, 256, 256, 256};
 };
 
 struct Detections {
-  torch::Tensor boxes;   // K x 4 (x1, y1, x2, y2)
-  torch::Tensor scores;  // K
-  torch::Tensor labels;  // K, int64; 0 is the background, never returned
+  torch::Tensor boxes;    // K x 4 (x1, y1, x2, y2)
+  torch::Tensor scores;   // K
+  torch::Tensor labels;   // K, int64; 0 is the background, never returned
+  torch::Tensor masks{};  // Mask R-CNN's: K x 1 x H x W probabilities (the heads': M x M; detect(): the image's)
 };
 
 struct RoiHeadsResult {
   std::vector<Detections> detections;        // evaluation
   torch::Tensor lossClassifier, lossBoxReg;  // training
+  torch::Tensor lossMask;                    // training, Mask R-CNN's
 };
 
 // MultiScaleRoIAlign over the named levels: each box's level by
@@ -70,17 +78,24 @@ class RoiHeadsImpl : public torch::nn::Module {
  public:
   // classes: with the background (torchvision's num_classes).
   RoiHeadsImpl(int64_t channels, int64_t classes, RoiHeadsOptions options);
-  // gtBoxes, gtLabels: per image (training).
+  // gtBoxes, gtLabels: per image (training); gtMasks too with masks (G x H
+  // x W, 0/1, at the transformed size).
   RoiHeadsResult forward(const FeatureMaps& features, std::vector<torch::Tensor> proposals,
                          const std::vector<ImageSize>& imageSizes, const std::vector<torch::Tensor>* gtBoxes,
-                         const std::vector<torch::Tensor>* gtLabels, bool training);
+                         const std::vector<torch::Tensor>* gtLabels, bool training,
+                         const std::vector<torch::Tensor>* gtMasks = nullptr);
   std::shared_ptr<torch::nn::Module> box_head;  // TwoMlpHead, or FastRCNNConvFCHead's Sequential
   FastRcnnPredictor box_predictor{nullptr};
+  std::shared_ptr<torch::nn::Module> mask_head;  // with masks: MaskRCNNHeads' Sequential
+  MaskRcnnPredictor mask_predictor{nullptr};
   const RoiHeadsOptions& options() const { return m_o; }
 
  private:
   RoiHeadsOptions m_o;
-  std::function<torch::Tensor(const torch::Tensor&)> m_boxHead;
+  std::function<torch::Tensor(const torch::Tensor&)> m_boxHead, m_maskHead;
+  // The masks' logits for each image's boxes (pooled maskPoolSize x maskPoolSize).
+  torch::Tensor maskLogits(const FeatureMaps& features, const std::vector<torch::Tensor>& boxes,
+                           const std::vector<ImageSize>& imageSizes);
 };
 TORCH_MODULE(RoiHeads);
 

@@ -25,7 +25,8 @@ bool isBuiltinModel(const std::string& kind);
 // Every model.kind in the form's order: the families' names but
 // torchvision, then torchvision's classifiers.
 const std::vector<std::string>& modelKinds();
-// model.kind values that are torchvision's detectors (task.kind detection).
+// model.kind values that are torchvision's detectors (task.kind detection;
+// Mask R-CNN's family is not among them).
 const std::vector<std::string>& detectorKinds();
 
 // model.kind values that are torchvision's semantic segmentation models
@@ -50,6 +51,11 @@ struct DetectorFamily {
   bool lowResolution = false;
   // Its losses as torchvision's dict names them, in its order (their sum trains).
   std::vector<std::string> lossParts;
+  // Mask R-CNN: a mask per detection (issue 61, item 2). Built by the
+  // engine's detection code (its parts equal torchvision's); not a
+  // detection model.kind (detectorKinds leaves it out): instance
+  // segmentation's task is still to come.
+  bool masks = false;
   // Two-stage (an RPN's proposals, then box heads: model.detector.rois_per_image
   // applies) or single-stage (RetinaNet, SSDlite).
   bool twoStage() const { return head == DetectorHead::FasterRcnn; }
