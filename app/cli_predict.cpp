@@ -45,7 +45,8 @@ PredictCommand::PredictCommand(CLI::App& app) {
   m_cmd->add_option("--annotations", m_annotations,
                     "A detector's run: the images' boxes (COCO JSON, YOLO data.yaml or a VOC folder); the images "
                     "they name under --input are predicted, with their COCO ids, and COCO's figures printed; a "
-                    "segmenter's run: the folder of the images' PNG masks, whose figures (mean IoU, ...) are printed");
+                    "segmenter's run: the images' masks (a folder of PNG masks, a COCO JSON or a YOLO data.yaml, as "
+                    "data.annotations), whose figures (mean IoU, ...) are printed");
   m_cmd->add_flag("--overwrite", m_overwrite, "Replace the --out file when it exists");
 }
 

@@ -1,6 +1,6 @@
 // `predict` of a segmentation run (studio/mask_predict.h): each image's
-// index PNG mask into the --out folder, and with --annotations (a folder of
-// masks) the figures of the pixels' confusion matrix.
+// index PNG mask into the --out folder, and with --annotations (masks as
+// data.annotations takes them) the figures of the pixels' confusion matrix.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>

@@ -186,6 +186,9 @@ class SegmentationTrainTest(unittest.TestCase):
         report = self.last_report(folder)
         self.assertEqual(report["classes"], ["background", "red square", "blue disc"])
         self.assertEqual(report["confusion"], matrix.mat.tolist())
+        # predict --annotations takes the same JSON: its figures are the references' on the masks it
+        # writes against ConvertCocoPolysToMask's targets, every image at its own size.
+        self.assert_predicts_figures(folder, self.images, path, truth_of, len(names))
         # A file of boxes alone is named for what it lacks.
         for a in coco["annotations"]:
             del a["segmentation"]
@@ -243,6 +246,8 @@ class SegmentationTrainTest(unittest.TestCase):
 
         matrix, images = self.references_matrix(folder, truth_of)
         self.assertEqual(images, len(names) - 38)
+        self.assert_predicts_figures(folder, os.path.join(root, "images", "test"), data_yaml, truth_of,
+                                     len(names) - 38)
         report = self.last_report(folder)
         self.assertEqual(report["classes"], CLASSES)
         self.assertEqual(report["confusion"], matrix.mat.tolist())
@@ -258,6 +263,22 @@ class SegmentationTrainTest(unittest.TestCase):
         code, text, _ = self.train("yolo-class", "--set", f"data.root={root}", masks=data_yaml)
         self.assertEqual(code, 2, text)
         self.assertIn(bad + " line 1: class 2, but there are 2 classes", text)
+
+    def assert_predicts_figures(self, folder, images, annotations, truth_of, count):
+        """predict on the images with --annotations: the figures it prints are the references'
+        ConfusionMatrix of the masks it writes against truth_of(image path)."""
+        out = os.path.join(self.tmp.name, "predicted-" + os.path.basename(folder))
+        code, text = run(CLI, "predict", folder, "--input", images, "--annotations", annotations, "--out", out)
+        self.assertEqual(code, 0, text)
+        matrix = ConfusionMatrix(3)
+        for name in sorted(os.listdir(images)):
+            written = torch.from_numpy(np.array(Image.open(os.path.join(out, os.path.splitext(name)[0] + ".png"))))
+            matrix.update(truth_of(os.path.join(images, name)).flatten().long(), written.flatten().long())
+        total, _, iou = matrix.compute(torch.float64)
+        printed = dict(line.strip().split(" = ") for line in text.splitlines() if " = " in line)
+        self.assertAlmostEqual(float(printed["mean IoU"]), float(iou.nanmean()), delta=1e-6)
+        self.assertAlmostEqual(float(printed["pixel accuracy"]), float(total), delta=1e-6)
+        self.assertIn(f"{count} images with a mask", text)
 
     def test_predict_writes_torchvisions_masks_and_their_figures(self):
         # predict on the test images: each index PNG is the arg-max of torchvision's model with the

@@ -87,7 +87,8 @@ torch::Tensor pasteMasksInImage(const torch::Tensor& masksIn, const torch::Tenso
     const int64_t x0 = std::max<int64_t>(x0b, 0), x1 = std::min<int64_t>(x1b + 1, width);
     const int64_t y0 = std::max<int64_t>(y0b, 0), y1 = std::min<int64_t>(y1b + 1, height);
     if (x1 <= x0 || y1 <= y0) continue;
-    out[i][0].slice(0, y0, y1).slice(1, x0, x1).copy_(resized.slice(0, y0 - y0b, y1 - y0b).slice(1, x0 - x0b, x1 - x0b));
+    out[i][0].slice(0, y0, y1).slice(1, x0, x1).copy_(
+        resized.slice(0, y0 - y0b, y1 - y0b).slice(1, x0 - x0b, x1 - x0b));
   }
   return out;
 }

@@ -50,7 +50,6 @@ std::vector<torch::Tensor> maskProbabilities(const torch::Tensor& logits, const 
 // paste_masks_in_image(masks, boxes, (height, width), padding 1): N x 1 x
 // height x width probabilities from N x 1 x M x M masks and their boxes in
 // the image's pixels.
-torch::Tensor pasteMasksInImage(const torch::Tensor& masks, const torch::Tensor& boxes, int64_t height,
-                                int64_t width);
+torch::Tensor pasteMasksInImage(const torch::Tensor& masks, const torch::Tensor& boxes, int64_t height, int64_t width);
 
 }  // namespace studio::detection

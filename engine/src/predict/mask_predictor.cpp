@@ -4,7 +4,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
 #include <numeric>
+#include <optional>
 
 #include "data/augment.h"
 #include "data/decoded_images.h"
@@ -13,9 +17,11 @@
 #include "predict/predictor_impl.h"
 #include "run/run_recorder.h"
 #include "segmentation/segmenters.h"
+#include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/image_file.h"
 #include "studio/mask_file.h"
+#include "studio/plan_masks.h"
 #include "studio/run_layout.h"
 
 namespace studio {
@@ -42,20 +48,54 @@ struct MaskPredict : Predictor::Impl {
     const bool folder = fs::is_directory(input, ec);
     if (!annotations.empty() && !folder)
       throw InputError("--input " + input + " is not a folder: with --annotations, give the folder its images are in");
-    if (!annotations.empty() && !fs::is_directory(annotations, ec))
-      throw InputError("--annotations " + annotations +
-                       ": a segmentation run's annotations are a folder of PNG masks with the images' relative paths "
-                       "and stems");
+    if (!annotations.empty() && !fs::exists(annotations, ec))
+      throw InputError("--annotations " + annotations + " does not exist");
     std::vector<std::string> names;
     for (const auto& f : files)
       names.push_back(folder ? fs::relative(f, input, ec).generic_string() : fs::path(f).filename().string());
-    return predictPhotos(files, names, annotations, progress);
+    return predictPhotos(files, names, annotations.empty() ? Truth{} : truthOf(input, annotations), progress);
+  }
+
+  // Each image's true mask, by its path: the annotations read as a run reads
+  // data.annotations under data.root (a folder of PNG masks or a COCO
+  // instances JSON under the input folder, or a YOLO data.yaml under its own
+  // folder), with the run's classes.
+  // (the mask, where it comes from: its PNG, or the annotations' image)
+  using Truth = std::function<std::optional<std::pair<Mask, std::string>>(const std::string& file)>;
+  Truth truthOf(const std::string& input, const std::string& annotations) const {
+    TrainConfig c = config;
+    c.data.format = DataFormat::image_folder;
+    // A YOLO data.yaml names its images and splits from its own folder; the others from the input's.
+    const std::string ext = fs::path(annotations).extension().string();
+    c.data.root = ext == ".yaml" || ext == ".yml" ? fs::absolute(annotations).parent_path().string() : input;
+    c.data.annotations = annotations;
+    c.data.test_fraction = 0.5;  // the plan's splits do not matter here: every item is looked up
+    c.data.val_fraction = 0;
+    c.data.train_limit = c.data.test_limit = 0;
+    c.data.class_names = classes;
+    auto plan = std::make_shared<DataPlan>();
+    try {
+      *plan = planData(c);
+    } catch (const DataError& e) {
+      throw DataError("--annotations " + annotations + ": " + e.what() +
+                      " (the run's classes: " + std::to_string(classes.size()) + ", the background first)");
+    }
+    auto items = std::make_shared<std::map<std::string, int64_t>>();
+    std::error_code ec;
+    for (size_t i = 0; i < plan->files.size(); ++i)
+      (*items)[fs::weakly_canonical(plan->files[i], ec).string()] = static_cast<int64_t>(i);
+    return [plan, items](const std::string& file) -> std::optional<std::pair<Mask, std::string>> {
+      std::error_code e;
+      const auto at = items->find(fs::weakly_canonical(file, e).string());
+      if (at == items->end()) return std::nullopt;
+      return std::pair(itemMask(*plan, at->second), itemMaskSource(*plan, at->second));
+    };
   }
 
   PredictionReport predictFiles(const std::vector<std::string>& files, const PredictProgress& progress) override {
     std::vector<std::string> names;
     for (const auto& f : files) names.push_back(fs::path(f).filename().string());
-    return predictPhotos(files, names, "", progress);
+    return predictPhotos(files, names, Truth{}, progress);
   }
 
   // One image's classes per pixel, uint8 [h, w] at the file's own size.
@@ -71,7 +111,7 @@ struct MaskPredict : Predictor::Impl {
   }
 
   PredictionReport predictPhotos(const std::vector<std::string>& files, const std::vector<std::string>& names,
-                                 const std::string& annotations, const PredictProgress& progress) {
+                                 const Truth& truthOf, const PredictProgress& progress) {
     const auto start = std::chrono::steady_clock::now();
     PredictionReport r = emptyReport();
     c10::InferenceMode guard;
@@ -99,19 +139,16 @@ struct MaskPredict : Predictor::Impl {
             row.probability.push_back(static_cast<float>(pixels[static_cast<size_t>(c)]) /
                                       static_cast<float>(mask.values.size()));
           }
-        if (!annotations.empty()) {
-          fs::path truthFile = fs::path(annotations) / names[i];
-          truthFile.replace_extension(".png");
-          if (fs::exists(truthFile)) {
-            const Mask truth = decodeMaskFile(truthFile.string());
+        if (truthOf)
+          if (const auto truth = truthOf(files[i])) {
+            const auto& [values, source] = *truth;
             if (const std::string problem =
-                    maskProblem(truth, truthFile.string(), row.height, row.width, k, static_cast<int>(ignoreIndex));
+                    maskProblem(values, source, row.height, row.width, k, static_cast<int>(ignoreIndex));
                 !problem.empty())
               throw DataError(problem);
-            matrix.add(truth.values.data(), mask.values.data(), static_cast<int64_t>(mask.values.size()));
+            matrix.add(values.values.data(), mask.values.data(), static_cast<int64_t>(mask.values.size()));
             ++r.labelled;
           }
-        }
         if (!options.masksDir.empty()) {
           fs::path out = fs::path(options.masksDir) / names[i];
           out.replace_extension(".png");
