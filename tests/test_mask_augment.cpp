@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <map>
 
+#include "data/box_augment.h"
 #include "data/mask_augment.h"
 #include "tensors/weights_file.h"
 
@@ -86,6 +87,38 @@ class TestMaskAugment : public QObject {
     auto g1 = at::make_generator<at::CPUGeneratorImpl>(3), g2 = at::make_generator<at::CPUGeneratorImpl>(3);
     const MaskedImage x1 = augmentMasked(in, a, g1), x2 = augmentMasked(in, a, g2);
     QVERIFY(torch::equal(x1.image, x2.image) && torch::equal(x1.mask, x2.mask));
+  }
+
+  // data.augment_photometric: drawn after the crop, so the same seed gives the same geometry and
+  // mask; the image is RandomPhotometricDistort's (detection's, held to torchvision by
+  // test_box_augment) of the same crop, on its pixels in [0, 1] and rounded back to 8 bits.
+  void photometricChangesTheImageAloneAfterTheCrop() {
+    const auto& in = m_ref.at("input.image");
+    const MaskedImage x{in, m_ref.at("input.mask")};
+    SegmentationAugment plain;
+    plain.minSize = 20;
+    plain.maxSize = 60;
+    plain.cropHeight = 24;
+    plain.cropWidth = 30;
+    SegmentationAugment distorted = plain;
+    distorted.photometric = true;
+    int changed = 0;
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+      auto g1 = at::make_generator<at::CPUGeneratorImpl>(seed), g2 = at::make_generator<at::CPUGeneratorImpl>(seed);
+      const MaskedImage a = augmentMasked(x, plain, g1), b = augmentMasked(x, distorted, g2);
+      QVERIFY(torch::equal(a.mask, b.mask));
+      QCOMPARE(b.image.scalar_type(), torch::kUInt8);
+      // g1 now stands where g2 drew the distortion: the same draws on the plain crop.
+      const detection::PhotometricDraw d = detection::drawPhotometric(g1);
+      const torch::Tensor want = detection::photometricDistort({a.image.to(torch::kFloat32).div(255.0), {}, {}}, d)
+                                     .image.mul(255.0)
+                                     .round()
+                                     .clamp(0.0, 255.0)
+                                     .to(torch::kUInt8);
+      QVERIFY(torch::equal(b.image, want));
+      changed += torch::equal(a.image, b.image) ? 0 : 1;
+    }
+    QVERIFY(changed >= 6);  // each of its five steps has p 0.5: most draws change something
   }
 };
 

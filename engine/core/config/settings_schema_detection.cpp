@@ -61,8 +61,9 @@ void addDetectionSettings(Fields& add) {
   when(forks(
            add(SETTING(data.augment_photometric), data, "Photometric distortion", T::Bool,
                "RandomPhotometricDistort: brightness, contrast, saturation and hue changed at random, and the channels "
-               "shuffled (each with p 0.5), as torchvision's SSD recipe (detection).")),
-       detection);
+               "shuffled (each with p 0.5), as torchvision's SSD recipe (detection); a segmentation's after its crop, "
+               "the mask left as it is.")),
+       Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); }, "task.kind detection or segmentation"});
   when(forks(add(SETTING(data.augment_zoom_out), data, "Random zoom out", T::Bool,
                  "RandomZoomOut: the image placed on a canvas 1 to 4 times its sides (p 0.5), so objects appear "
                  "smaller; the boxes follow (detection).")),

@@ -104,8 +104,6 @@ BoxedImage sanitizeBoxes(const BoxedImage& x, double minSize, double minArea) {
   return y;
 }
 
-namespace {
-
 PhotometricDraw drawPhotometric(at::Generator& gen) {
   PhotometricDraw d;
   const double p = 0.5;
@@ -120,6 +118,8 @@ PhotometricDraw drawPhotometric(at::Generator& gen) {
   }
   return d;
 }
+
+namespace {
 
 // RandomIoUCrop.make_params; nullopt: the image as it is.
 struct CropDraw {

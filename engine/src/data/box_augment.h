@@ -73,6 +73,8 @@ struct PhotometricDraw {
   std::optional<std::array<int64_t, 3>> permutation;
 };
 BoxedImage photometricDistort(const BoxedImage& x, const PhotometricDraw& d);
+// RandomPhotometricDistort.make_params's draws (p 0.5 each), from gen.
+PhotometricDraw drawPhotometric(at::Generator& gen);
 // SanitizeBoundingBoxes(min_size 1, min_area 1).
 BoxedImage sanitizeBoxes(const BoxedImage& x, double minSize = 1.0, double minArea = 1.0);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "data/augment.h"
+#include "data/box_augment.h"
 
 namespace studio {
 namespace {
@@ -64,6 +65,11 @@ MaskedImage augmentMasked(const MaskedImage& in, const SegmentationAugment& a, a
     const int64_t top = torch::randint(0, h - a.cropHeight + 1, {1}, gen, torch::kInt64).item<int64_t>();
     const int64_t left = torch::randint(0, w - a.cropWidth + 1, {1}, gen, torch::kInt64).item<int64_t>();
     x = cropMasked(x, top, left, a.cropHeight, a.cropWidth);
+  }
+  if (a.photometric) {  // on the pixels as float in [0, 1] (as a detector's images), rounded back to 8 bits
+    const torch::Tensor unit = x.image.to(torch::kFloat32).div_(255.0);
+    const torch::Tensor changed = detection::photometricDistort({unit, {}, {}}, detection::drawPhotometric(gen)).image;
+    x.image = changed.mul(255.0).round_().clamp_(0.0, 255.0).to(torch::kUInt8);
   }
   return {x.image.contiguous(), x.mask.contiguous()};
 }

@@ -42,11 +42,15 @@ struct SegmentationAugment {
   double flipProb = 0.5;                  // RandomHorizontalFlip's
   int64_t cropHeight = 0, cropWidth = 0;  // RandomCrop's (after PadIfSmaller); 0: none
   uint8_t ignoreIndex = 255;              // the mask's padding
+  // RandomPhotometricDistort on the image after the crop (data.augment_photometric: on the pixels as
+  // float in [0, 1], as a detector's, rounded back to 8 bits); the mask as it is.
+  bool photometric = false;
 };
 
 // The preset's steps in its order, each draw from gen: the size
 // (uniform in [minSize, maxSize)), as v2's torch.randint(min, max)), the
-// flip, the crop's top and left.
+// flip, the crop's top and left, then the photometric distortion's
+// (detection/box_augment.h's drawPhotometric).
 MaskedImage augmentMasked(const MaskedImage& x, const SegmentationAugment& a, at::Generator& gen);
 
 }  // namespace studio

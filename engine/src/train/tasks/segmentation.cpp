@@ -40,6 +40,7 @@ class Segmentation : public Task {
     m_augment.flipProb = c.data.augment_flip ? 0.5 : 0.0;
     m_augment.cropHeight = m_augment.cropWidth = c.model.segmenter.crop_size;
     m_augment.ignoreIndex = static_cast<uint8_t>(m_ignore);
+    m_augment.photometric = c.data.augment_photometric;
     const std::vector<double> mean = data.mean.empty() ? std::vector<double>(3, 0.0) : data.mean;
     const std::vector<double> std = data.std.empty() ? std::vector<double>(3, 1.0) : data.std;
     m_mean = torch::tensor(mean, torch::kFloat64).to(torch::kFloat32).view({1, 3, 1, 1}).to(data.device);
