@@ -9,7 +9,10 @@ by torchvision (every BatchNorm statistic drawn too):
   masks (each detection's probabilities pasted into its image, within 1e-4);
 - in training, the same images, boxes, masks (one image without objects)
   and seed give the same five losses, loss_mask among them, and the same
-  gradient for every parameter.
+  gradient for every parameter;
+- torchvision's state dicts load: a whole Mask R-CNN's (its box and mask
+  predictors replaced when its classes differ) and a ResNet-50's into the
+  backbone.
 Both sides run at min_size 128, max_size 160, keep 150 proposals in
 evaluation and sample 64 per image in training (test_detectors.py's
 reasons). Instance segmentation as a task (data, runs, segm AP, predict,
@@ -150,6 +153,41 @@ class MaskRcnnTest(unittest.TestCase):
             torch.testing.assert_close(ours["grad." + name], g, rtol=1e-4, atol=1e-5 * scale,
                                        msg=f"the gradient of {name}")
         print(f"{KIND}: " + ", ".join(f"{k} {v.item():.5f}" for k, v in losses.items()))
+
+    def test_torchvisions_state_dicts_load(self):
+        # A whole Mask R-CNN's state dict of COCO's 91 classes (as torchvision's published weights)
+        # into a model of 5: every tensor but the box and mask predictors is the file's, those two
+        # the model's own (torchvision's fine-tuning tutorial replaces both); of 5 classes: all of
+        # it; a ResNet-50 classifier's: its features into the backbone's body.
+        coco = torchvision.models.detection.maskrcnn_resnet50_fpn_v2(weights=None, weights_backbone=None)
+        torch.save(coco.state_dict(), self.path("coco.pth"))
+        rc, text = run("load", KIND, self.path("coco.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("tensors", text)
+        self.assertIn("predictor_kept 0 file_classes 91", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        replaced = ("roi_heads.box_predictor.", "roi_heads.mask_predictor.")
+        same = [k for k, v in coco.state_dict().items() if not k.startswith(replaced) and k in loaded]
+        self.assertGreater(len(same), 300)
+        for k in same:
+            self.assertTrue(torch.equal(loaded[k], coco.state_dict()[k]), k)
+        self.assertEqual(loaded["roi_heads.mask_predictor.mask_fcn_logits.weight"].shape[0], CLASSES)
+        own = mask_rcnn(3)
+        torch.save(own.state_dict(), self.path("own.pth"))
+        rc, text = run("load", KIND, self.path("own.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("predictor_kept 1", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        for k, v in own.state_dict().items():
+            if k in loaded:
+                self.assertTrue(torch.equal(loaded[k], v), k)
+        resnet = torchvision.models.resnet50(weights=None)
+        torch.save(resnet.state_dict(), self.path("resnet50.pth"))
+        rc, text = run("load", KIND, self.path("resnet50.pth"), CLASSES, self.path("loaded.safetensors"))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("backbone_only 1", text)
+        loaded = load_file(self.path("loaded.safetensors"))
+        self.assertTrue(torch.equal(loaded["backbone.body.layer4.2.conv3.weight"], resnet.layer4[2].conv3.weight))
 
     def test_it_is_no_detection_model_kind_yet(self):
         # Training it needs masks: a detection run cannot choose it until instance segmentation is a task.

@@ -184,10 +184,13 @@ std::string ssdBackboneName(const std::string& name) {
                      : "backbone.features.1.0." + std::string(k[1]) + "." + std::string(k[2]);
 }
 
-// The class predictor's tensors, which a file of other classes does not give.
+// The class predictor's tensors, which a file of other classes does not give
+// (Mask R-CNN's mask predictor too, replaced whole as torchvision's
+// fine-tuning tutorial replaces it).
 bool predictorName(const std::string& kind, const std::string& name) {
   static const std::regex ssd(R"(^head\.classification_head\.module_list\.\d+\.1\.(weight|bias)$)");
   if (headOf(kind) == DetectorHead::SsdLite) return std::regex_match(name, ssd);
+  if (detectorFamily(kind).masks && name.rfind("roi_heads.mask_predictor.", 0) == 0) return true;
   return name.rfind(headOf(kind) == DetectorHead::RetinaNet ? "head.classification_head.cls_logits."
                                                             : "roi_heads.box_predictor.",
                     0) == 0;
