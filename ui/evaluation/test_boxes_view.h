@@ -6,12 +6,8 @@
 // found box matched to no true box of its class at IoU 0.5, COCO's
 // matching: by score, each taking the unmatched true box it overlaps most),
 // worst first; the selected image is drawn twice side by side, its true
-// boxes and the boxes found, in a colour per class.
+// boxes and the boxes found, in a colour per class (test_images_view.h).
 // Thread: the UI thread; the detector runs off it (background_job.h).
-
-#include <QImage>
-#include <QString>
-#include <QWidget>
 
 #include <optional>
 #include <vector>
@@ -19,32 +15,21 @@
 #include "studio/box_predict.h"
 #include "ui/common/background_job.h"
 #include "ui/common/box_drawing.h"
+#include "ui/evaluation/test_images_view.h"
 
-class QLabel;
-class QPushButton;
 class QSlider;
-class QTableWidget;
 
 namespace studio::ui {
 
-class TestBoxesView : public QWidget {
+class TestBoxesView : public TestImagesView {
   Q_OBJECT
 
  public:
   explicit TestBoxesView(QWidget* parent = nullptr);
   ~TestBoxesView() override;
-  // The run whose test images are shown (nothing found until asked).
-  void setRun(const QString& runDir);
   // Runs the detector on the test images (the button).
   void findBoxes();
-  bool busy() const { return m_busy; }
-  QTableWidget* table() const { return m_images; }  // worst first
   QSlider* scoreSlider() const { return m_score; }
-  QImage shownImage() const { return m_shown; }
-  QString statusText() const;
-
- Q_SIGNALS:
-  void found(int images);
 
  private:
   struct Found {
@@ -53,18 +38,12 @@ class TestBoxesView : public QWidget {
     std::vector<std::string> classes;
     QString error;
   };
+  void forgetFound() override { m_found = Found{}; }
   void fill();
-  void showSelected();
+  void showSelected() override;
 
-  QString m_run;
-  QPushButton* m_find = nullptr;
-  QLabel* m_status = nullptr;
   QSlider* m_score = nullptr;
-  QTableWidget* m_images = nullptr;
-  QLabel* m_picture = nullptr;
   Found m_found;
-  QImage m_shown;
-  bool m_busy = false;
   BackgroundJob<Found> m_job{this};
 };
 

@@ -5,12 +5,8 @@
 // accuracy and share of pixels wrong (its confusion matrix against its
 // mask, the ignored value left out, as the run's figures are), worst mean
 // IoU first; the selected image is drawn twice side by side, its true mask
-// and the mask found over it, in a colour per class.
+// and the mask found over it, in a colour per class (test_images_view.h).
 // Thread: the UI thread; the segmenter runs off it (background_job.h).
-
-#include <QImage>
-#include <QString>
-#include <QWidget>
 
 #include <optional>
 #include <vector>
@@ -18,30 +14,18 @@
 #include "studio/mask_file.h"
 #include "studio/predict.h"
 #include "ui/common/background_job.h"
-
-class QLabel;
-class QPushButton;
-class QTableWidget;
+#include "ui/evaluation/test_images_view.h"
 
 namespace studio::ui {
 
-class TestMasksView : public QWidget {
+class TestMasksView : public TestImagesView {
   Q_OBJECT
 
  public:
   explicit TestMasksView(QWidget* parent = nullptr);
   ~TestMasksView() override;
-  // The run whose test images are shown (nothing found until asked).
-  void setRun(const QString& runDir);
   // Runs the segmenter on the test images (the button).
   void findMasks();
-  bool busy() const { return m_busy; }
-  QTableWidget* table() const { return m_images; }  // worst first
-  QImage shownImage() const { return m_shown; }
-  QString statusText() const;
-
- Q_SIGNALS:
-  void found(int images);
 
  private:
   struct Found {
@@ -50,17 +34,11 @@ class TestMasksView : public QWidget {
     std::vector<double> iou, accuracy;       // per row; NaN where nothing counts
     QString error;
   };
+  void forgetFound() override { m_found = Found{}; }
   void fill();
-  void showSelected();
+  void showSelected() override;
 
-  QString m_run;
-  QPushButton* m_find = nullptr;
-  QLabel* m_status = nullptr;
-  QTableWidget* m_images = nullptr;
-  QLabel* m_picture = nullptr;
   Found m_found;
-  QImage m_shown;
-  bool m_busy = false;
   BackgroundJob<Found> m_job{this};
 };
 
