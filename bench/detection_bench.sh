@@ -32,17 +32,9 @@ PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_common.sh"
 "$PY" "$here/../tests/reference/detection_scenes.py" "$WORK/scenes" "$IMAGES" 1 > /dev/null
 
-# peak FILE COMMAND...: runs COMMAND, its output passed on, and appends its
-# peak resident memory in MiB (getrusage of the waited-for child) to FILE.
-peak() {
-  local file=$1; shift
-  "$PY" -c 'import resource, subprocess, sys
-code = subprocess.run(sys.argv[2:]).returncode
-open(sys.argv[1], "a").write("%.0f\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
-sys.exit(code)' "$file" "$@"
-}
 studio() {
   rm -rf "$WORK/runs"
   peak "$WORK/studio.rss" "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
@@ -63,7 +55,6 @@ for round in $(seq "$ROUNDS"); do
   s+=("$(studio)")
   p+=("$(torchvision_loop)")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
 at="$SIZE px"; if [[ $KIND == ssdlite* ]]; then at="its fixed 320 px"; fi
 echo "$KIND at $at, batch 8, SGD, $roisText, $EPOCHS epochs of $IMAGES images, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"

@@ -26,6 +26,7 @@ if [[ $KIND == ssdlite* ]]; then sizes=(); fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_common.sh"
 "$PY" "$here/../tests/reference/detection_scenes.py" "$WORK/scenes" "$IMAGES" 1 > /dev/null
 # Weights that find boxes: a few steps of training, then the export torchvision loads.
 "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
@@ -56,7 +57,6 @@ for round in $(seq "$ROUNDS"); do
   read -r a b c < <(studio); s+=("$a"); sl+=("$b"); sb+=("$c")
   read -r a b c < <(python_side); p+=("$a"); pl+=("$b"); pb+=("$c")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
 at="$SIZE px"; if [[ $KIND == ssdlite* ]]; then at="its fixed 320 px"; fi
 echo "$KIND inference at $at, $IMAGES images, batch $BATCH, $THREADS threads: studio ${s[*]} s" \

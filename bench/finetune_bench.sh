@@ -21,6 +21,7 @@ PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_common.sh"
 
 "$PY" - "$WORK" "$PER_CLASS" <<'PY'
 import gzip, os, sys
@@ -55,7 +56,6 @@ for round in $(seq "$ROUNDS"); do
   p+=("$(python)")
 done
 # The middle value; of an even count, the mean of the two middle ones.
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
 echo "resnet18 fine-tune at ${SIZE}px, $EPOCHS epochs, batch 32, AdamW, flip, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
 echo "medians: studio $ms, Python $mp, ratio $(awk -v a="$ms" -v b="$mp" 'BEGIN { printf "%.2f", a / b }')"

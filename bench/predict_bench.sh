@@ -16,6 +16,7 @@ PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_common.sh"
 
 "$PY" - "$WORK/images" "$COUNT" <<'PY'
 import gzip, os, sys
@@ -44,7 +45,6 @@ studio > /dev/null; python > /dev/null  # warm the page cache
 s=(); p=()
 for round in $(seq "$ROUNDS"); do s+=("$(studio)"); p+=("$(python)"); done
 # The middle value; of an even count, the mean of the two middle ones.
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 S=$(median "${s[@]}"); P=$(median "${p[@]}")
 echo "predict, $COUNT files (PNG and JPEG, 28x28), $WORKERS workers, $DEVICE: studio ${s[*]} images/s, python ${p[*]} images/s"
 echo "medians: studio $S, python $P images/s; ratio $(awk -v a="$S" -v b="$P" 'BEGIN { printf "%.2f", a / b }')"

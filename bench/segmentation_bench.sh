@@ -25,21 +25,13 @@ PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_common.sh"
 "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1])
 from segmentation_scenes import make_scenes
 make_scenes(sys.argv[2], sys.argv[3], int(sys.argv[4]), seed=2)
 open(sys.argv[3] + "/classes.txt", "w").write("background\nsquare\ndisc\n")' \
   "$here/../tests/reference" "$WORK/images" "$WORK/masks" "$IMAGES"
 
-# peak FILE COMMAND...: runs COMMAND, its output passed on, and appends its
-# peak resident memory in MiB (getrusage of the waited-for child) to FILE.
-peak() {
-  local file=$1; shift
-  "$PY" -c 'import resource, subprocess, sys
-code = subprocess.run(sys.argv[2:]).returncode
-open(sys.argv[1], "a").write("%.0f\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
-sys.exit(code)' "$file" "$@"
-}
 studio() {
   rm -rf "$WORK/runs"
   peak "$WORK/studio.rss" "$CLI" train --set task.kind=segmentation --set model.kind="$KIND" \
@@ -61,7 +53,6 @@ for round in $(seq "$ROUNDS"); do
   s+=("$(studio)")
   p+=("$(torchvision_loop)")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
 echo "$KIND, base $BASE, crop $CROP, batch $BATCH, SGD, $EPOCHS epochs of $IMAGES images, $DEVICE: studio ${s[*]} samples/s, Python ${p[*]} samples/s"
 awk -v s="$ms" -v p="$mp" 'BEGIN { printf "median: studio %.2f samples/s, Python %.2f samples/s: %.2fx\n", s, p, s / p }'

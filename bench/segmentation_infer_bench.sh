@@ -23,6 +23,7 @@ PY=${STUDIO_PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_common.sh"
 "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1])
 from segmentation_scenes import make_scenes
 make_scenes(sys.argv[2], sys.argv[3], int(sys.argv[4]), seed=2)
@@ -63,7 +64,6 @@ a, b = sys.argv[1], sys.argv[2]
 same = [np.mean(np.array(Image.open(os.path.join(a, n))) == np.array(Image.open(os.path.join(b, n)))) for n in sorted(os.listdir(b))]
 print("masks: %.4f %% of the pixels the same on both sides (the least of an image %.4f %%)" % (100 * np.mean(same), 100 * min(same)))' \
   "$WORK/studio-masks" "$WORK/python-masks"
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
 echo "$KIND inference at base $BASE, $IMAGES images, $THREADS threads: studio ${s[*]} s (start and load ${sl[*]} s)," \
   "Python ${p[*]} s (build and load ${pl[*]} s)"
