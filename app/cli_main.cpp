@@ -13,6 +13,7 @@
 //   search (--preset NAME | --config FILE | --resume STUDY_DIR) --space key=... [--metric M] [--trials N] ...
 //   audit (--preset NAME | --config FILE) [--set key=value ...] [--folds 5] [--out DIR] | audit --resume DIR
 //   predict RUN_DIR|EXPORT_DIR --input FILE|FOLDER|TABLE.csv [--which ...] [--top-k 5] [--tta flip] [--out F]
+//   label --suggest RUN_DIR --data FOLDER [--out order.csv] [--strategy least-confidence|margin|entropy]
 // Exit status: 0 success, 2 invalid settings or input files, 1 other failures.
 #include <CLI/CLI.hpp>
 
@@ -28,6 +29,7 @@
 
 #include "cli_audit.h"
 #include "cli_commands.h"
+#include "cli_label.h"
 #include "cli_predict.h"
 #include "cli_progress.h"
 #include "cli_search.h"
@@ -140,6 +142,7 @@ int cliMain(int argc, char** argv) {
   studio::PredictCommand predict(app);
   studio::cli::SearchCommand search(app);
   studio::cli::AuditCommand audit(app);
+  studio::cli::LabelCommand label(app);
 
   try {
     app.parse(argc, argv);
@@ -182,6 +185,7 @@ int cliMain(int argc, char** argv) {
       return audit.run(runSession, stops);
     }
     if (exportCommand.chosen()) return exportCommand.run();
+    if (label.chosen()) return label.run();
     return runs.run(runSession);
   } catch (const studio::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

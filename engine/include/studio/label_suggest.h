@@ -1,0 +1,61 @@
+#pragma once
+// Which unlabelled images to label first (issue 62, item 4): a trained
+// classifier's uncertainty about each image of a folder, highest first,
+// with a diversity guard so that the next batch is not a run of
+// near-copies: an image whose penultimate features (the audit's feature
+// space) have at least `similarity` cosine similarity with an image placed
+// before it goes after every image that has none, in its own order, naming
+// the image it nearly copies.
+// Uncertainty, from the probabilities p of an image (Settles, "Active
+// Learning Literature Survey", 2009, section 3.1):
+//   least_confidence  1 - max p
+//   margin            1 - (p1 - p2), p1 and p2 the two largest
+//   entropy           -sum p log p (natural log; 0 log 0 = 0)
+// Ties keep the folder's order (a stable sort).
+// Thread: the caller's.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "studio/choice.h"
+
+namespace studio {
+
+STUDIO_CHOICE_NAMED(Uncertainty, "least-confidence, margin, entropy", least_confidence, margin, entropy)
+
+// Each row's uncertainty: probabilities is rows x classes, row-major.
+std::vector<double> uncertainties(const std::vector<float>& probabilities, int64_t classes, Uncertainty how);
+
+struct SuggestOptions {
+  Choice<Uncertainty> strategy = Uncertainty::least_confidence;
+  double similarity = 0.95;  // the diversity guard's cosine similarity; above 1: off
+  std::string device = "auto";
+};
+
+struct SuggestedImage {
+  std::string file;
+  double uncertainty = 0;
+  int64_t predicted = 0;  // the class the model gives it, into Suggestion::classes
+  float probability = 0;  // of that class
+  std::string nearCopyOf;  // the image placed before it that it nearly copies ("" for none)
+};
+
+struct Suggestion {
+  std::string model;  // what predicted (PredictionReport::model)
+  std::vector<std::string> classes;
+  std::vector<SuggestedImage> order;  // the order to label in
+  std::vector<std::string> skipped;   // "file: why" of images that could not be read
+  int64_t nearCopies = 0;             // images moved after the others
+  bool guarded = false;               // the model gave features to compare (a TorchScript one gives none)
+};
+
+// The images under folder in the order to label them, by run's classifier
+// (a run or export folder). Throws InputError for a run that is not a
+// classifier's, a folder without images, a similarity outside (0, 1] or
+// above it.
+Suggestion suggestLabellingOrder(const std::string& run, const std::string& folder, const SuggestOptions& options,
+                                 const std::function<bool(int64_t, int64_t)>& progress = {});
+
+}  // namespace studio

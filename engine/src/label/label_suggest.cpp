@@ -1,0 +1,106 @@
+// The order to label a folder's images in (studio/label_suggest.h): the
+// run's predictions with their penultimate features (predict's own), each
+// image's uncertainty, and the audit's cosine search for near-copies.
+#include "studio/label_suggest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "audit/feature_search.h"
+#include "studio/errors.h"
+#include "studio/predict.h"
+
+namespace studio {
+
+std::vector<double> uncertainties(const std::vector<float>& p, int64_t classes, Uncertainty how) {
+  std::vector<double> out;
+  if (classes <= 0) return out;
+  const size_t k = static_cast<size_t>(classes);
+  for (size_t row = 0; row + k <= p.size(); row += k) {
+    const float* q = p.data() + row;
+    double first = 0, second = 0, entropy = 0;
+    for (size_t c = 0; c < k; ++c) {
+      const double v = q[c];
+      if (v > first) {
+        second = first;
+        first = v;
+      } else if (v > second) {
+        second = v;
+      }
+      if (v > 0) entropy -= v * std::log(v);
+    }
+    out.push_back(how == Uncertainty::least_confidence ? 1 - first
+                  : how == Uncertainty::margin         ? 1 - (first - second)
+                                                       : entropy);
+  }
+  return out;
+}
+
+Suggestion suggestLabellingOrder(const std::string& run, const std::string& folder, const SuggestOptions& o,
+                                 const std::function<bool(int64_t, int64_t)>& progress) {
+  if (!(o.similarity > 0)) throw InputError("--similarity must be above 0 (1: exact copies only; above 1: no guard)");
+  PredictOptions po;
+  po.penultimate = true;
+  po.skipBad = true;
+  po.topK = 1;
+  po.device = o.device;
+  Predictor predictor(run, po);
+  if (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image)
+    throw InputError("label --suggest orders images by a classifier's uncertainty; " + run + " is a " +
+                     Choice<TaskKind>(predictor.task()).name() + " run" +
+                     (predictor.input() == PredictInput::table ? " on a table" : "") +
+                     " (a detector's order, by its least confident boxes, is still to come)");
+  const PredictionReport r = predictor.predict(folder, progress);
+  Suggestion s;
+  s.model = r.model;
+  s.classes = r.classes;
+  const auto k = static_cast<int64_t>(r.classes.size());
+  const std::vector<double> u = uncertainties(r.probabilities, k, o.strategy.value());
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    if (r.rows[i].error.empty())
+      rows.push_back(i);
+    else
+      s.skipped.push_back(r.rows[i].source + ": " + r.rows[i].error);
+  }
+  if (rows.empty()) throw InputError("label --suggest: no image under " + folder + " could be read");
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return u[a] > u[b]; });
+  // The diversity guard: each image's near-copies (rows of the report).
+  std::vector<std::vector<size_t>> similar(r.rows.size());
+  s.guarded = r.penultimateSize > 0 && o.similarity <= 1;
+  if (s.guarded)
+    for (const SimilarPair& p : similarPairs(r.penultimate, r.penultimate, r.penultimateSize, o.similarity, true)) {
+      similar[static_cast<size_t>(p.first)].push_back(static_cast<size_t>(p.second));
+      similar[static_cast<size_t>(p.second)].push_back(static_cast<size_t>(p.first));
+    }
+  std::vector<char> placed(r.rows.size(), 0);
+  std::vector<std::pair<size_t, size_t>> deferred;  // (row, the placed row it nearly copies)
+  auto entry = [&](size_t i) {
+    const PredictionRow& row = r.rows[i];
+    SuggestedImage e;
+    e.file = row.source;
+    e.uncertainty = u[i];
+    e.predicted = row.top.empty() ? 0 : row.top[0];
+    e.probability = row.probability.empty() ? 0.0F : row.probability[0];
+    return e;
+  };
+  for (const size_t i : rows) {
+    const auto copy = std::find_if(similar[i].begin(), similar[i].end(), [&](size_t j) { return placed[j] != 0; });
+    if (copy != similar[i].end()) {
+      deferred.emplace_back(i, *copy);
+      continue;
+    }
+    placed[i] = 1;
+    s.order.push_back(entry(i));
+  }
+  for (const auto& [i, of] : deferred) {
+    SuggestedImage e = entry(i);
+    e.nearCopyOf = r.rows[of].source;
+    s.order.push_back(e);
+  }
+  s.nearCopies = static_cast<int64_t>(deferred.size());
+  return s;
+}
+
+}  // namespace studio
