@@ -10,24 +10,68 @@
 namespace studio::cli {
 
 LabelCommand::LabelCommand(CLI::App& app) {
-  m_cmd = app.add_subcommand("label", "Help label images: the order to label a folder's images in");
-  m_cmd->add_option("--suggest", m_run,
-                    "A classifier's run or export folder: order the --data images by its uncertainty, highest first, "
-                    "near-copies of images before them last")
-      ->required();
-  m_cmd->add_option("--data", m_data, "The folder of images to order (its sub-folders too)")->required();
-  m_cmd->add_option("--out", m_out, "The order's CSV file (default order.csv)");
+  m_cmd = app.add_subcommand("label", "Help label images: the order to label them in, or the model's proposals");
+  auto* suggest =
+      m_cmd->add_option("--suggest", m_suggestRun,
+                        "A classifier's run or export folder: order the --data images by its uncertainty, highest "
+                        "first, near-copies of images before them last");
+  auto* prelabel = m_cmd->add_option("--prelabel", m_prelabelRun,
+                                     "A classifier's or detector's run or export folder: its proposed class (or "
+                                     "boxes) for each --data image, as JSON");
+  suggest->excludes(prelabel);
+  m_cmd->add_option("--data", m_data, "The folder of images (its sub-folders too)")->required();
+  m_outOption =
+      m_cmd->add_option("--out", m_out, "The file written (default order.csv; with --prelabel proposals.json)");
   m_cmd->add_option("--strategy", m_strategy,
-                    "least-confidence (1 - the top probability; default), margin (1 - the top two's difference) "
-                    "or entropy (of the probabilities)");
+                    "--suggest: least-confidence (1 - the top probability; default), margin (1 - the top two's "
+                    "difference) or entropy (of the probabilities)");
   m_cmd->add_option("--similarity", m_options.similarity,
-                    "Near-copies: images whose penultimate features have at least this cosine similarity with one "
-                    "placed before them go last (default 0.95; above 1: no guard)");
+                    "--suggest: near-copies are images whose penultimate features have at least this cosine "
+                    "similarity with one placed before them; they go last (default 0.95; above 1: no guard)");
+  m_cmd->add_option("--top-k", m_prelabel.topK, "--prelabel: a classifier's classes proposed per image (default 3)");
+  m_cmd->add_option("--min-score", m_prelabel.minScore,
+                    "--prelabel: a detector's boxes scored at least this are proposed (default 0.5)");
   m_cmd->add_option("--device", m_options.device, "auto (default), cpu, cuda or cuda:N");
   m_cmd->add_flag("--overwrite", m_overwrite, "Replace the --out file when it exists");
 }
 
 int LabelCommand::run() {
+  if (m_suggestRun.empty() == m_prelabelRun.empty())
+    throw InputError("label: give --suggest RUN (the order to label in) or --prelabel RUN (the model's proposals)");
+  if (m_out.empty()) m_out = m_suggestRun.empty() ? "proposals.json" : "order.csv";
+  return m_suggestRun.empty() ? prelabel() : suggest();
+}
+
+int LabelCommand::prelabel() {
+  checkOutputFile(m_out, "--out", m_overwrite, {m_data});
+  m_prelabel.device = m_options.device;
+  CliProgress bar(stderr);
+  Progress p;
+  p.state = SessionState::Running;
+  p.phase = "proposing";
+  const nlohmann::json doc = prelabelImages(m_prelabelRun, m_data, m_prelabel, [&](int64_t done, int64_t total) {
+    p.phaseDone = done;
+    p.phaseTotal = total;
+    bar.update(p);
+    return true;
+  });
+  bar.endLine();
+  writeFileAtomically(m_out, doc.dump(1) + "\n");
+  for (const auto& why : doc["skipped"]) std::fprintf(stderr, "skipped %s\n", why.get<std::string>().c_str());
+  int64_t boxes = 0;
+  for (const auto& image : doc["images"])
+    boxes += image.contains("boxes") ? static_cast<int64_t>(image["boxes"].size()) : 0;
+  if (doc["task"] == "detection")
+    std::printf("proposed %lld boxes (score %g or more) for %zu images with %s\n", static_cast<long long>(boxes),
+                m_prelabel.minScore, doc["images"].size(), doc["model"].get<std::string>().c_str());
+  else
+    std::printf("proposed a class for %zu images with %s\n", doc["images"].size(),
+                doc["model"].get<std::string>().c_str());
+  std::printf("wrote %s\n", m_out.c_str());
+  return 0;
+}
+
+int LabelCommand::suggest() {
   m_options.strategy.setName(m_strategy);
   if (!m_options.strategy.known())
     throw InputError("--strategy " + m_strategy + ": give least-confidence, margin or entropy");
@@ -36,7 +80,7 @@ int LabelCommand::run() {
   Progress p;
   p.state = SessionState::Running;
   p.phase = "ordering";
-  const Suggestion s = suggestLabellingOrder(m_run, m_data, m_options, [&](int64_t done, int64_t total) {
+  const Suggestion s = suggestLabellingOrder(m_suggestRun, m_data, m_options, [&](int64_t done, int64_t total) {
     p.phaseDone = done;
     p.phaseTotal = total;
     bar.update(p);
@@ -55,14 +99,13 @@ int LabelCommand::run() {
   }
   writeFileAtomically(m_out, csv);
   for (const auto& why : s.skipped) std::fprintf(stderr, "skipped %s\n", why.c_str());
-  std::printf("ordered %zu images by %s with %s", s.order.size(), m_options.strategy.name().c_str(),
-              s.model.c_str());
+  std::printf("ordered %zu images by %s with %s", s.order.size(), m_options.strategy.name().c_str(), s.model.c_str());
   if (s.guarded)
     std::printf("; %lld near-%s (cosine similarity %g or more) moved last\n", static_cast<long long>(s.nearCopies),
                 s.nearCopies == 1 ? "copy" : "copies", m_options.similarity);
   else
-    std::printf("; no near-copy guard (%s)\n", m_options.similarity > 1 ? "--similarity above 1"
-                                                                          : "the model gives no features to compare");
+    std::printf("; no near-copy guard (%s)\n",
+                m_options.similarity > 1 ? "--similarity above 1" : "the model gives no features to compare");
   std::printf("wrote %s\n", m_out.c_str());
   return 0;
 }

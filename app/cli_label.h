@@ -1,8 +1,10 @@
 #pragma once
 // training-studio-cli label --suggest RUN --data FOLDER [--out order.csv] [--strategy least-confidence|margin|entropy]
 //   [--similarity 0.95] [--device D] [--overwrite]
+// training-studio-cli label --prelabel RUN --data FOLDER [--out proposals.json] [--top-k 3] [--min-score 0.5]
 // The order to label a folder's images in by a trained classifier's
-// uncertainty, near-copies last (studio/label_suggest.h; issue 62, item 5).
+// uncertainty, near-copies last; the model's proposed labels for them
+// (studio/label_suggest.h; issue 62, item 5).
 // Thread: the CLI's main thread.
 
 #include <CLI/CLI.hpp>
@@ -21,10 +23,14 @@ class LabelCommand {
   int run();
 
  private:
+  int suggest();
+  int prelabel();
   CLI::App* m_cmd = nullptr;
-  std::string m_run, m_data, m_out = "order.csv", m_strategy = "least-confidence";
+  CLI::Option* m_outOption = nullptr;
+  std::string m_suggestRun, m_prelabelRun, m_data, m_out, m_strategy = "least-confidence";
   bool m_overwrite = false;
   SuggestOptions m_options;
+  PrelabelOptions m_prelabel;
 };
 
 }  // namespace studio::cli

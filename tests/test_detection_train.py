@@ -184,6 +184,23 @@ class DetectionTrainTest(unittest.TestCase):
                          sorted((r["image_id"], int(r["category_id"])) for r in rows
                                 if r["score"] and r["image_id"] in names.values()))
         self.assertTrue(all(r["class"] in ("bright", "dim") for r in rows if r["score"]))
+        # label --prelabel (issue 62): the boxes of predict's CSV scored 0.3 or more, per image, as the
+        # model's proposals with their classes and category ids.
+        proposals = os.path.join(self.tmp.name, "proposals.json")
+        code, text = run(CLI, "label", "--prelabel", folder, "--data", self.test_root, "--min-score", "0.3",
+                         "--out", proposals)
+        self.assertEqual(code, 0, text)
+        with open(proposals) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["task"], "detection")
+        want = sorted((r["image_id"], r["class"], int(r["category_id"]), float(r["x"]), float(r["score"]))
+                      for r in rows if r["score"] and float(r["score"]) >= 0.3)
+        got = sorted((os.path.relpath(im["file"], self.test_root), b["class"], b["category_id"], b["x"], b["score"])
+                     for im in doc["images"] for b in im["boxes"])
+        self.assertGreater(len(want), 0)
+        self.assertEqual([g[:3] for g in got], [w[:3] for w in want])
+        np.testing.assert_allclose([g[3:] for g in got], [w[3:] for w in want], rtol=1e-6, atol=1e-5)
+        self.assertTrue(all(im["made_by"] == "model" for im in doc["images"]))
         # Annotations of other categories are refused, named.
         with open(self.test_annotations) as f:
             other = json.load(f)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Issue 62, items 4 and 5: training-studio-cli label --suggest RUN --data
+"""Issue 62, items 3 to 5: training-studio-cli label --suggest RUN --data
 FOLDER --out order.csv, the order to label a folder's images in by a
-trained classifier's uncertainty, near-copies last.
+trained classifier's uncertainty, near-copies last; label --prelabel, the
+model's proposals.
 
 A Fashion-MNIST CNN trained briefly through the CLI; 60 of the test images
 as PNG files, with an exact copy of one and a copy with a few pixels
@@ -14,6 +15,8 @@ survey (2009, section 3.1) defines least confidence, margin and entropy:
 - of the copies, those after their original go after every other image,
   each naming the image it nearly copies; with --similarity above 1 there is
   no guard and the whole order is the reference's;
+- label --prelabel proposes each image's three most probable classes with
+  predict's probabilities (test_detection_train checks a detector's boxes);
 - bad input exits 2 naming it.
 """
 import csv
@@ -129,6 +132,29 @@ class LabelSuggestTest(unittest.TestCase):
         for r in rows:
             p = self.probabilities[os.path.basename(r["file"])]
             self.assertAlmostEqual(float(r["probability"]), p.max(), delta=1e-5)
+
+    def test_prelabel_proposes_predicts_classes(self):
+        # label --prelabel: each image's three most probable classes with predict's probabilities,
+        # made by the model.
+        out = os.path.join(self.tmp, "proposals.json")
+        code, text = run("label", "--prelabel", self.run_dir, "--data", self.images, "--out", out)
+        self.assertEqual(code, 0, text)
+        import json
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["task"], "classification")
+        self.assertEqual(len(doc["images"]), len(self.probabilities))
+        classes = sorted(doc["classes"])
+        for image in doc["images"]:
+            p = self.probabilities[os.path.basename(image["file"])]
+            order = np.argsort(-p, kind="stable")[:3]
+            self.assertEqual(image["made_by"], "model")
+            self.assertEqual([t["class"] for t in image["top"]], [classes[k] for k in order], image["file"])
+            np.testing.assert_allclose([t["probability"] for t in image["top"]], p[order], atol=1e-6)
+            self.assertEqual(image["class"], image["top"][0]["class"])
+        code, text = run("label", "--data", self.images)
+        self.assertEqual(code, 2, text)
+        self.assertIn("give --suggest RUN", text)
 
     def test_bad_input_is_named(self):
         out = os.path.join(self.tmp, "bad.csv")

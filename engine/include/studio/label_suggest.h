@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "studio/choice.h"
 
 namespace studio {
@@ -37,8 +39,8 @@ struct SuggestOptions {
 struct SuggestedImage {
   std::string file;
   double uncertainty = 0;
-  int64_t predicted = 0;  // the class the model gives it, into Suggestion::classes
-  float probability = 0;  // of that class
+  int64_t predicted = 0;   // the class the model gives it, into Suggestion::classes
+  float probability = 0;   // of that class
   std::string nearCopyOf;  // the image placed before it that it nearly copies ("" for none)
 };
 
@@ -57,5 +59,27 @@ struct Suggestion {
 // above it.
 Suggestion suggestLabellingOrder(const std::string& run, const std::string& folder, const SuggestOptions& options,
                                  const std::function<bool(int64_t, int64_t)>& progress = {});
+
+// The model's proposals for a folder's images (label --prelabel, issue 62,
+// item 3): a classifier's class for each image with its probability (and
+// the next most probable, topK in all); a detector's boxes scored at least
+// minScore. Each proposal says who made it ("made_by": "model") and what
+// (the run's model and weights), so that a labels file can keep apart what
+// a person made, accepted or corrected. As JSON:
+//   {"format": 1, "model": ..., "run": ..., "task": "classification" | "detection",
+//    "classes": [...], ("categories": [{"id", "name"}, ...] for boxes,)
+//    "images": [{"file", "made_by": "model",
+//                classes: "class", "probability", "top": [{"class", "probability"}, ...]
+//                boxes:   "boxes": [{"x", "y", "width", "height", "class", "category_id", "score"}, ...]},
+//               ...],
+//    "skipped": ["file: why", ...]}
+// Rows of images that could not be read are in "skipped", not "images".
+struct PrelabelOptions {
+  int64_t topK = 3;       // a classifier's classes kept per image
+  double minScore = 0.5;  // a detector's boxes kept
+  std::string device = "auto";
+};
+nlohmann::json prelabelImages(const std::string& run, const std::string& folder, const PrelabelOptions& options,
+                              const std::function<bool(int64_t, int64_t)>& progress = {});
 
 }  // namespace studio

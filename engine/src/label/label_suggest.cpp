@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "audit/feature_search.h"
+#include "studio/box_predict.h"
 #include "studio/errors.h"
 #include "studio/predict.h"
 
@@ -101,6 +102,69 @@ Suggestion suggestLabellingOrder(const std::string& run, const std::string& fold
   }
   s.nearCopies = static_cast<int64_t>(deferred.size());
   return s;
+}
+
+nlohmann::json prelabelImages(const std::string& run, const std::string& folder, const PrelabelOptions& o,
+                              const std::function<bool(int64_t, int64_t)>& progress) {
+  if (o.topK < 1) throw InputError("--top-k must be 1 or more");
+  if (!(o.minScore >= 0 && o.minScore <= 1)) throw InputError("--min-score must be from 0 to 1");
+  PredictOptions po;
+  po.skipBad = true;
+  po.topK = o.topK;
+  po.device = o.device;
+  Predictor predictor(run, po);
+  const bool boxes = predictor.task() == TaskKind::detection;
+  if (!boxes && (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image))
+    throw InputError("label --prelabel proposes a classifier's classes or a detector's boxes for images; " + run +
+                     " is a " + Choice<TaskKind>(predictor.task()).name() + " run" +
+                     (predictor.input() == PredictInput::table ? " on a table" : "") +
+                     " (a segmenter's masks are still to come)");
+  const PredictionReport r = predictor.predict(folder, progress);
+  nlohmann::json doc = {{"format", 1},
+                        {"model", r.model},
+                        {"run", run},
+                        {"weights", r.weights},
+                        {"task", boxes ? "detection" : "classification"},
+                        {"classes", r.classes},
+                        {"images", nlohmann::json::array()},
+                        {"skipped", nlohmann::json::array()}};
+  if (boxes) {
+    doc["min_score"] = o.minScore;
+    doc["categories"] = nlohmann::json::array();
+    for (size_t k = 0; k < r.classes.size(); ++k)
+      doc["categories"].push_back(
+          {{"id", k < r.categoryIds.size() ? r.categoryIds[k] : static_cast<int64_t>(k)}, {"name", r.classes[k]}});
+  }
+  for (const PredictionRow& row : r.rows) {
+    if (!row.error.empty()) {
+      doc["skipped"].push_back(row.source + ": " + row.error);
+      continue;
+    }
+    nlohmann::json image = {{"file", row.source}, {"made_by", "model"}};
+    if (boxes) {
+      image["boxes"] = nlohmann::json::array();
+      for (const PredictedBox& b : row.boxes) {
+        if (b.score < o.minScore) continue;
+        const auto k = static_cast<size_t>(b.label);
+        image["boxes"].push_back({{"x", b.x},
+                                  {"y", b.y},
+                                  {"width", b.width},
+                                  {"height", b.height},
+                                  {"class", r.classes.at(k)},
+                                  {"category_id", k < r.categoryIds.size() ? r.categoryIds[k] : b.label},
+                                  {"score", b.score}});
+      }
+    } else {
+      image["top"] = nlohmann::json::array();
+      for (size_t j = 0; j < row.top.size(); ++j)
+        image["top"].push_back(
+            {{"class", r.classes.at(static_cast<size_t>(row.top[j]))}, {"probability", row.probability[j]}});
+      image["class"] = row.top.empty() ? "" : r.classes.at(static_cast<size_t>(row.top[0]));
+      image["probability"] = row.probability.empty() ? 0.0F : row.probability[0];
+    }
+    doc["images"].push_back(std::move(image));
+  }
+  return doc;
 }
 
 }  // namespace studio
