@@ -158,6 +158,7 @@ bench: build
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/segmentation_figures_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/segmentation_bench.sh $(BUILD)
 	STUDIO_PYTHON=$(VENV)/bin/python bash bench/segmentation_infer_bench.sh $(BUILD)
+	STUDIO_PYTHON=$(VENV)/bin/python bash bench/active_learning_bench.sh $(BUILD)
 	bash bench/search_shared_bench.sh $(BUILD)
 
 # Every benchmark of make bench at tiny sizes, one round each: that each still
@@ -182,6 +183,7 @@ bench-smoke: build
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/segmentation_figures_bench.sh $(BUILD)
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/segmentation_bench.sh $(BUILD)
 	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/segmentation_infer_bench.sh $(BUILD)
+	BENCH_SMOKE=1 STUDIO_PYTHON=$(VENV)/bin/python bash bench/active_learning_bench.sh $(BUILD)
 	BENCH_SMOKE=1 bash bench/search_shared_bench.sh $(BUILD)
 
 # A long run with the window attached (offscreen), metrics every step: resident
