@@ -13,8 +13,9 @@ LabelCommand::LabelCommand(CLI::App& app) {
   m_cmd = app.add_subcommand("label", "Help label images: the order to label them in, or the model's proposals");
   auto* suggest =
       m_cmd->add_option("--suggest", m_suggestRun,
-                        "A classifier's run or export folder: order the --data images by its uncertainty, highest "
-                        "first, near-copies of images before them last");
+                        "A classifier's or detector's run or export folder: order the --data images by its "
+                        "uncertainty (a detector's: its least confident box's), highest first, near-copies of "
+                        "images before them last (a classifier's)");
   auto* prelabel = m_cmd->add_option("--prelabel", m_prelabelRun,
                                      "A classifier's or detector's run or export folder: its proposed class (or "
                                      "boxes) for each --data image, as JSON");
@@ -93,7 +94,7 @@ int LabelCommand::suggest() {
     const SuggestedImage& e = s.order[i];
     std::snprintf(number, sizeof number, "%.9g", e.uncertainty);
     csv += std::to_string(i + 1) + "," + csvField(e.file) + "," + number + "," +
-           csvField(s.classes[static_cast<size_t>(e.predicted)]) + ",";
+           (e.predicted < 0 ? std::string() : csvField(s.classes[static_cast<size_t>(e.predicted)])) + ",";
     std::snprintf(number, sizeof number, "%.6g", static_cast<double>(e.probability));
     csv += std::string(number) + "," + csvField(e.nearCopyOf) + "\n";
   }

@@ -201,6 +201,24 @@ class DetectionTrainTest(unittest.TestCase):
         self.assertEqual([g[:3] for g in got], [w[:3] for w in want])
         np.testing.assert_allclose([g[3:] for g in got], [w[3:] for w in want], rtol=1e-6, atol=1e-5)
         self.assertTrue(all(im["made_by"] == "model" for im in doc["images"]))
+        # label --suggest with a detector: each image's uncertainty is its least confident box's,
+        # 1 - |2 score - 1| from predict's scores (0 without boxes), highest first.
+        order = os.path.join(self.tmp.name, "order.csv")
+        code, text = run(CLI, "label", "--suggest", folder, "--data", self.test_root, "--out", order)
+        self.assertEqual(code, 0, text)
+        ref = {}
+        for r in rows:
+            u = 1 - abs(2 * float(r["score"]) - 1) if r["score"] else 0.0
+            ref[r["image_id"]] = max(ref.get(r["image_id"], 0.0), u)
+        with open(order) as f:
+            ordered = list(csv.DictReader(f))
+        names = [os.path.relpath(r["file"], self.test_root) for r in ordered]
+        self.assertEqual(sorted(names), sorted(ref))
+        for r, name in zip(ordered, names):
+            self.assertAlmostEqual(float(r["uncertainty"]), ref[name], delta=1e-5, msg=name)
+        for a, b in zip(names, names[1:]):
+            self.assertGreaterEqual(ref[a], ref[b] - 1e-5)
+        self.assertIn("no near-copy guard", text)
         # Annotations of other categories are refused, named.
         with open(self.test_annotations) as f:
             other = json.load(f)

@@ -1,6 +1,6 @@
 #pragma once
 // Which unlabelled images to label first (issue 62, item 4): a trained
-// classifier's uncertainty about each image of a folder, highest first,
+// classifier's (or detector's) uncertainty about each image of a folder, highest first,
 // with a diversity guard so that the next batch is not a run of
 // near-copies: an image whose penultimate features (the audit's feature
 // space) have at least `similarity` cosine similarity with an image placed
@@ -29,6 +29,12 @@ STUDIO_CHOICE_NAMED(Uncertainty, "least-confidence, margin, entropy", least_conf
 
 // Each row's uncertainty: probabilities is rows x classes, row-major.
 std::vector<double> uncertainties(const std::vector<float>& probabilities, int64_t classes, Uncertainty how);
+// A detector's image: the uncertainty of its least confident detection,
+// each detection's score s the probability that it is an object of its
+// class: least confidence and margin are then both 1 - |2s - 1| (a box at
+// 0.5 is the least sure), entropy -(s ln s + (1 - s) ln(1 - s)); an image
+// without detections: 0.
+double boxesUncertainty(const std::vector<double>& scores, Uncertainty how);
 
 struct SuggestOptions {
   Choice<Uncertainty> strategy = Uncertainty::least_confidence;
@@ -50,13 +56,12 @@ struct Suggestion {
   std::vector<SuggestedImage> order;  // the order to label in
   std::vector<std::string> skipped;   // "file: why" of images that could not be read
   int64_t nearCopies = 0;             // images moved after the others
-  bool guarded = false;               // the model gave features to compare (a TorchScript one gives none)
+  bool guarded = false;               // the model gave features to compare (a TorchScript one or a detector gives none)
 };
 
 // The images under folder in the order to label them, by run's classifier
-// (a run or export folder). Throws InputError for a run that is not a
-// classifier's, a folder without images, a similarity outside (0, 1] or
-// above it.
+// or detector (a run or export folder). Throws InputError for a run that is
+// neither, a folder without images, a similarity of 0 or less.
 Suggestion suggestLabellingOrder(const std::string& run, const std::string& folder, const SuggestOptions& options,
                                  const std::function<bool(int64_t, int64_t)>& progress = {});
 

@@ -38,6 +38,21 @@ std::vector<double> uncertainties(const std::vector<float>& p, int64_t classes, 
   return out;
 }
 
+double boxesUncertainty(const std::vector<double>& scores, Uncertainty how) {
+  double most = 0;
+  for (const double score : scores) {
+    const double s = std::clamp(score, 0.0, 1.0);
+    double u = 1 - std::abs(2 * s - 1);
+    if (how == Uncertainty::entropy) {
+      u = 0;
+      if (s > 0) u -= s * std::log(s);
+      if (s < 1) u -= (1 - s) * std::log(1 - s);
+    }
+    most = std::max(most, u);
+  }
+  return most;
+}
+
 Suggestion suggestLabellingOrder(const std::string& run, const std::string& folder, const SuggestOptions& o,
                                  const std::function<bool(int64_t, int64_t)>& progress) {
   if (!(o.similarity > 0)) throw InputError("--similarity must be above 0 (1: exact copies only; above 1: no guard)");
@@ -47,17 +62,32 @@ Suggestion suggestLabellingOrder(const std::string& run, const std::string& fold
   po.topK = 1;
   po.device = o.device;
   Predictor predictor(run, po);
-  if (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image)
-    throw InputError("label --suggest orders images by a classifier's uncertainty; " + run + " is a " +
+  const bool boxes = predictor.task() == TaskKind::detection;
+  if (!boxes && (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image))
+    throw InputError("label --suggest orders images by a classifier's or a detector's uncertainty; " + run + " is a " +
                      Choice<TaskKind>(predictor.task()).name() + " run" +
-                     (predictor.input() == PredictInput::table ? " on a table" : "") +
-                     " (a detector's order, by its least confident boxes, is still to come)");
+                     (predictor.input() == PredictInput::table ? " on a table" : ""));
   const PredictionReport r = predictor.predict(folder, progress);
   Suggestion s;
   s.model = r.model;
   s.classes = r.classes;
   const auto k = static_cast<int64_t>(r.classes.size());
-  const std::vector<double> u = uncertainties(r.probabilities, k, o.strategy.value());
+  std::vector<double> u;
+  std::vector<size_t> leastSure(r.rows.size(), 0);  // a detector's: each image's least confident box
+  if (boxes) {
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      std::vector<double> scores;
+      double most = -1;
+      for (size_t b = 0; b < r.rows[i].boxes.size(); ++b) {
+        scores.push_back(r.rows[i].boxes[b].score);
+        const double one = boxesUncertainty({scores.back()}, o.strategy.value());
+        if (one > most) most = one, leastSure[i] = b;
+      }
+      u.push_back(boxesUncertainty(scores, o.strategy.value()));
+    }
+  } else {
+    u = uncertainties(r.probabilities, k, o.strategy.value());
+  }
   std::vector<size_t> rows;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     if (r.rows[i].error.empty())
@@ -82,8 +112,13 @@ Suggestion suggestLabellingOrder(const std::string& run, const std::string& fold
     SuggestedImage e;
     e.file = row.source;
     e.uncertainty = u[i];
-    e.predicted = row.top.empty() ? 0 : row.top[0];
-    e.probability = row.probability.empty() ? 0.0F : row.probability[0];
+    if (boxes) {  // the least confident box's class and score
+      e.predicted = row.boxes.empty() ? -1 : row.boxes[leastSure[i]].label;
+      e.probability = row.boxes.empty() ? 0.0F : static_cast<float>(row.boxes[leastSure[i]].score);
+    } else {
+      e.predicted = row.top.empty() ? 0 : row.top[0];
+      e.probability = row.probability.empty() ? 0.0F : row.probability[0];
+    }
     return e;
   };
   for (const size_t i : rows) {
