@@ -12,13 +12,13 @@
 namespace studio {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kMissingFigure = std::numeric_limits<double>::quiet_NaN();
 
 // NaN (undefined: a class in neither the truth nor the predictions) as null.
 nlohmann::json orNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 double orNaN(const nlohmann::json& j, const char* key) {
   const auto v = j.find(key);
-  return v != j.end() && v->is_number() ? v->get<double>() : kNaN;
+  return v != j.end() && v->is_number() ? v->get<double>() : kMissingFigure;
 }
 
 }  // namespace
@@ -33,9 +33,9 @@ nlohmann::json segmentationReportJson(const EvalReport& r) {
       predicted += r.confusion[k][c];
     }
     perClass.push_back({{"class", r.classes[c]},
-                        {"iou", orNull(c < f.iou.size() ? f.iou[c] : kNaN)},
-                        {"dice", orNull(c < f.dice.size() ? f.dice[c] : kNaN)},
-                        {"accuracy", orNull(c < f.classAccuracy.size() ? f.classAccuracy[c] : kNaN)},
+                        {"iou", orNull(c < f.iou.size() ? f.iou[c] : kMissingFigure)},
+                        {"dice", orNull(c < f.dice.size() ? f.dice[c] : kMissingFigure)},
+                        {"accuracy", orNull(c < f.classAccuracy.size() ? f.classAccuracy[c] : kMissingFigure)},
                         {"pixels", pixels},
                         {"predicted", predicted}});
   }

@@ -1,0 +1,171 @@
+#include "studio/label_store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/csv_table.h"
+#include "studio/errors.h"
+
+namespace studio {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool knownMaker(const std::string& m) { return m == "person" || m == "accepted" || m == "corrected"; }
+
+std::string bytesOrNothing(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return {};
+  return readFileBytes(path, "labels file");
+}
+
+}  // namespace
+
+LabelStore::LabelStore(const std::string& labelsCsv) : m_path(labelsCsv) {
+  m_lock = lockFile(m_path + ".lock", /*wait=*/false);
+  if (m_lock < 0) {
+    const long holder = lockHolder(m_path + ".lock");
+    throw InputError("labels file " + m_path + " is open in another window or program of the studio's" +
+                     (holder > 0 ? " (pid " + std::to_string(holder) + ")" : std::string()) +
+                     ": close it there first; two editors would undo each other's labels");
+  }
+  try {
+    m_csvRead = bytesOrNothing(m_path);
+    m_labels = readCsv();
+    applyJournal(m_labels, &m_changes);
+  } catch (...) {
+    ::close(m_lock);
+    throw;
+  }
+  m_journal = AppendFile(journalPath());
+}
+
+LabelStore::~LabelStore() {
+  m_journal.close();
+  if (m_lock >= 0) ::close(m_lock);
+}
+
+std::map<std::string, ImageLabel> LabelStore::readCsv() const {
+  std::map<std::string, ImageLabel> out;
+  std::error_code ec;
+  if (!fs::exists(m_path, ec)) return out;
+  if (fs::file_size(m_path, ec) == 0) return out;
+  CsvTable t;
+  try {
+    t = readCsvTable(m_path, CsvHeader::first_row);
+  } catch (const DataError& e) {
+    throw InputError(std::string("labels file: ") + e.what());
+  }
+  int file = -1, label = -1, by = -1;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    const std::string name = trimCell(t.columns[c]);
+    if (name == "file") file = static_cast<int>(c);
+    if (name == "label") label = static_cast<int>(c);
+    if (name == "made_by") by = static_cast<int>(c);
+  }
+  if (file < 0 || label < 0)
+    throw InputError("labels file " + m_path + " needs the columns file and label (and made_by) in its first row");
+  std::map<std::string, int64_t> rowOf;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const int64_t row = t.firstRowNumber + static_cast<int64_t>(r);
+    const std::string where = m_path + " row " + std::to_string(row);
+    ImageLabel l;
+    const std::string f = trimCell(t.rows[r][static_cast<size_t>(file)]);
+    l.label = trimCell(t.rows[r][static_cast<size_t>(label)]);
+    if (by >= 0 && !trimCell(t.rows[r][static_cast<size_t>(by)]).empty())
+      l.madeBy = trimCell(t.rows[r][static_cast<size_t>(by)]);
+    if (f.empty() || l.label.empty()) throw InputError(where + ": a row needs a file and its label");
+    if (!knownMaker(l.madeBy))
+      throw InputError(where + ": made_by \"" + l.madeBy + "\" is none of person, accepted, corrected");
+    if (const auto seen = rowOf.find(f); seen != rowOf.end())
+      throw InputError(where + ": " + f + " is labelled already in row " + std::to_string(seen->second) +
+                       "; keep one row per image");
+    rowOf[f] = row;
+    out[f] = l;
+  }
+  return out;
+}
+
+void LabelStore::applyJournal(std::map<std::string, ImageLabel>& into,
+                              std::map<std::string, std::optional<ImageLabel>>* changes) {
+  std::istringstream in(bytesOrNothing(journalPath()));
+  std::string line;
+  while (std::getline(in, line)) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;  // a line a kill cut short: the change in flight
+    if (j.contains("set") && j["set"].is_string() && j.contains("label") && j["label"].is_string()) {
+      ImageLabel l{j["label"].get<std::string>(), j.value("by", std::string("person"))};
+      into[j["set"].get<std::string>()] = l;
+      if (changes) (*changes)[j["set"].get<std::string>()] = l;
+      ++m_pending;
+    } else if (j.contains("clear") && j["clear"].is_string()) {
+      into.erase(j["clear"].get<std::string>());
+      if (changes) (*changes)[j["clear"].get<std::string>()] = std::nullopt;
+      ++m_pending;
+    }
+  }
+}
+
+void LabelStore::append(const std::string& line) {
+  m_journal.append(line + "\n");
+  m_journal.sync();
+  ++m_pending;
+}
+
+void LabelStore::set(const std::string& file, const std::string& label, const std::string& madeBy) {
+  if (file.empty() || label.empty()) throw InputError("a label needs an image and a class");
+  if (!knownMaker(madeBy)) throw InputError("made_by \"" + madeBy + "\" is none of person, accepted, corrected");
+  append(nlohmann::json{{"set", file}, {"label", label}, {"by", madeBy}}.dump());
+  m_labels[file] = {label, madeBy};
+  m_changes[file] = ImageLabel{label, madeBy};
+}
+
+void LabelStore::clear(const std::string& file) {
+  append(nlohmann::json{{"clear", file}}.dump());
+  m_labels.erase(file);
+  m_changes[file] = std::nullopt;
+}
+
+std::optional<ImageLabel> LabelStore::labelOf(const std::string& file) const {
+  const auto it = m_labels.find(file);
+  if (it == m_labels.end()) return std::nullopt;
+  return it->second;
+}
+
+bool LabelStore::changedOnDisk() const { return bytesOrNothing(m_path) != m_csvRead; }
+
+std::string LabelStore::compact() {
+  std::string merged;
+  if (changedOnDisk()) {
+    // Another program's edits: its rows, with this store's changes on top.
+    std::map<std::string, ImageLabel> theirs = readCsv();
+    int64_t kept = 0;
+    for (const auto& [file, change] : m_changes) {
+      if (change)
+        theirs[file] = *change;
+      else
+        theirs.erase(file);
+    }
+    for (const auto& [file, l] : theirs)
+      if (!m_changes.count(file) && !(m_labels.count(file) && m_labels.at(file) == l)) ++kept;
+    m_labels = std::move(theirs);
+    merged = m_path + " was changed by another program: its " + std::to_string(kept) +
+             " new or changed rows kept, this window's " + std::to_string(m_changes.size()) + " changes on top";
+  }
+  std::string csv = "file,label,made_by\n";
+  for (const auto& [file, l] : m_labels) csv += csvField(file) + "," + csvField(l.label) + "," + l.madeBy + "\n";
+  writeFileAtomically(m_path, csv);
+  m_csvRead = csv;
+  m_journal.close();
+  writeFileAtomically(journalPath(), "");
+  m_journal = AppendFile(journalPath());
+  m_changes.clear();
+  m_pending = 0;
+  return merged;
+}
+
+}  // namespace studio

@@ -1,0 +1,143 @@
+// The labels file a person edits (studio/label_store.h, issue 62, item 2:
+// nothing is lost): changes durable when set() returns, replayed from the
+// journal after a kill -9 in the middle of a burst of edits, folded into the
+// CSV by compact(); a second editor of the same file refused; the file
+// changed by another program merged, never written over; a bad file refused
+// with its row named.
+#include "test_support.h"
+
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "studio/label_store.h"
+
+using namespace studio;
+
+namespace {
+
+QString refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+class TestLabelStore : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void changesReachTheFileAndSurviveAReopen() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("labels.csv").toStdString();
+    {
+      LabelStore s(path);
+      s.set("a.png", "cat");
+      s.set("b,1.png", "dog", "accepted");
+      s.set("c.png", "cat");
+      s.clear("c.png");
+      s.set("a.png", "dog", "corrected");
+      QCOMPARE(s.pendingChanges(), int64_t(5));
+      QCOMPARE(s.compact(), std::string());
+      QCOMPARE(s.pendingChanges(), int64_t(0));
+    }
+    QCOMPARE(readFileBytes(path, "labels"), std::string("file,label,made_by\na.png,dog,corrected\n\"b,1.png\",dog,accepted\n"));
+    QCOMPARE(readFileBytes(path + ".journal", "journal"), std::string());
+    LabelStore again(path);
+    QCOMPARE(again.labels().size(), size_t(2));
+    QCOMPARE(again.labelOf("b,1.png")->madeBy, std::string("accepted"));
+    QVERIFY(!again.labelOf("c.png"));
+  }
+
+  // kill -9 in the middle of a burst of edits: every change whose set() had
+  // returned (the child says so on a pipe after it) is there when the file
+  // is opened again, and at most the one in flight besides.
+  void aKillDuringABurstLosesNothingThatWasSet() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("labels.csv").toStdString();
+    int pipe[2];
+    QCOMPARE(::pipe(pipe), 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::close(pipe[0]);
+      LabelStore s(path);
+      for (int i = 0;; ++i) {
+        s.set("image-" + std::to_string(i) + ".png", i % 2 ? "cat" : "dog");
+        if (::write(pipe[1], &i, sizeof i) != sizeof i) ::_exit(3);
+      }
+    }
+    ::close(pipe[1]);
+    int acknowledged = -1, i = 0;
+    while (acknowledged < 60 && ::read(pipe[0], &i, sizeof i) == sizeof i) acknowledged = i;
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ::close(pipe[0]);
+    QVERIFY(WIFSIGNALED(status));
+    LabelStore s(path);  // the dead child's lock went with it
+    for (int k = 0; k <= acknowledged; ++k)
+      QCOMPARE(s.labelOf("image-" + std::to_string(k) + ".png")->label, std::string(k % 2 ? "cat" : "dog"));
+    QVERIFY(s.labels().size() <= static_cast<size_t>(acknowledged) + 2);
+    s.compact();
+    QVERIFY(readFileBytes(path, "labels").find("image-" + std::to_string(acknowledged) + ".png,") != std::string::npos);
+  }
+
+  void aTornLastLineIsTheChangeInFlight() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("labels.csv").toStdString();
+    writeFileAtomically(path + ".journal", "{\"set\":\"a.png\",\"label\":\"cat\",\"by\":\"person\"}\n{\"set\":\"b.p");
+    LabelStore s(path);
+    QCOMPARE(s.labels().size(), size_t(1));
+    QCOMPARE(s.labelOf("a.png")->label, std::string("cat"));
+  }
+
+  void aSecondEditorIsRefused() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("labels.csv").toStdString();
+    LabelStore first(path);
+    const QString why = refusal([&] { LabelStore second(path); });
+    QVERIFY2(why.contains("is open in another window or program"), qPrintable(why));
+  }
+
+  // Another program edits the CSV while the store is open: its rows are kept,
+  // the store's changes go on top, and compact() says so.
+  void anotherProgramsEditsAreMergedNotOverwritten() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("labels.csv").toStdString();
+    writeFileAtomically(path, "file,label,made_by\na.png,cat,person\nb.png,cat,person\n");
+    LabelStore s(path);
+    s.set("b.png", "dog");
+    QVERIFY(!s.changedOnDisk());
+    writeFileAtomically(path, "file,label,made_by\na.png,bird,person\nb.png,cat,person\nz.png,fox,person\n");
+    QVERIFY(s.changedOnDisk());
+    const std::string said = s.compact();
+    QVERIFY2(said.find("changed by another program") != std::string::npos, said.c_str());
+    QCOMPARE(readFileBytes(path, "labels"),
+             std::string("file,label,made_by\na.png,bird,person\nb.png,dog,person\nz.png,fox,person\n"));
+  }
+
+  void aBadFileIsRefusedWithItsRowNamed() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("labels.csv").toStdString();
+    writeFileAtomically(path, "file,label\na.png,cat\nb.png,dog\na.png,dog\n");
+    QString why = refusal([&] { LabelStore s(path); });
+    QVERIFY2(why.contains("row 4: a.png is labelled already in row 2"), qPrintable(why));
+    writeFileAtomically(path, "file,label,made_by\na.png,cat,robot\n");
+    why = refusal([&] { LabelStore s(path); });
+    QVERIFY2(why.contains("row 2: made_by \"robot\""), qPrintable(why));
+    writeFileAtomically(path, "image,class\na.png,cat\n");
+    why = refusal([&] { LabelStore s(path); });
+    QVERIFY2(why.contains("needs the columns file and label"), qPrintable(why));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLabelStore)
+#include "test_label_store.moc"
