@@ -26,11 +26,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
-"$PY" -c 'import sys; sys.path.insert(0, sys.argv[1])
-from segmentation_scenes import make_scenes
-make_scenes(sys.argv[2], sys.argv[3], int(sys.argv[4]), seed=2)
-open(sys.argv[3] + "/classes.txt", "w").write("background\nsquare\ndisc\n")' \
-  "$here/../tests/reference" "$WORK/images" "$WORK/masks" "$IMAGES"
+segmentation_scenes "$WORK/images" "$WORK/masks" "$IMAGES"
 
 studio() {
   rm -rf "$WORK/runs"

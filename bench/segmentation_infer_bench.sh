@@ -24,11 +24,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
-"$PY" -c 'import sys; sys.path.insert(0, sys.argv[1])
-from segmentation_scenes import make_scenes
-make_scenes(sys.argv[2], sys.argv[3], int(sys.argv[4]), seed=2)
-open(sys.argv[3] + "/classes.txt", "w").write("background\nsquare\ndisc\n")' \
-  "$here/../tests/reference" "$WORK/images" "$WORK/masks" "$IMAGES"
+segmentation_scenes "$WORK/images" "$WORK/masks" "$IMAGES"
 aux=(); if [[ $KIND != lraspp* ]]; then aux=(--set model.segmenter.aux_loss=true); fi
 "$CLI" train --set task.kind=segmentation --set model.kind="$KIND" --set data.format=image_folder \
   --set data.root="$WORK/images" --set data.annotations="$WORK/masks" --set data.test_fraction=0.25 "${aux[@]}" \

@@ -8,9 +8,9 @@
 
 #include <QTemporaryDir>
 
-#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -49,7 +49,8 @@ class TestLabelStore : public QObject {
       QCOMPARE(s.compact(), std::string());
       QCOMPARE(s.pendingChanges(), int64_t(0));
     }
-    QCOMPARE(readFileBytes(path, "labels"), std::string("file,label,made_by\na.png,dog,corrected\n\"b,1.png\",dog,accepted\n"));
+    QCOMPARE(readFileBytes(path, "labels"),
+             std::string("file,label,made_by\na.png,dog,corrected\n\"b,1.png\",dog,accepted\n"));
     QCOMPARE(readFileBytes(path + ".journal", "journal"), std::string());
     LabelStore again(path);
     QCOMPARE(again.labels().size(), size_t(2));

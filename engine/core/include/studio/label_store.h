@@ -71,7 +71,7 @@ class LabelStore {
   AppendFile m_journal;
   std::map<std::string, ImageLabel> m_labels;
   std::map<std::string, std::optional<ImageLabel>> m_changes;  // since the CSV was read or written (nullopt: cleared)
-  std::string m_csvRead;  // the CSV's bytes as read or written
+  std::string m_csvRead;                                       // the CSV's bytes as read or written
   int64_t m_pending = 0;
 };
 
