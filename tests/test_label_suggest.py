@@ -72,8 +72,8 @@ class LabelSuggestTest(unittest.TestCase):
         near = x[12].copy()
         near[:2, :2] = 255  # four pixels of 784 changed
         Image.fromarray(near).save(os.path.join(cls.images, "012-near.png"))
-        code, text = run("train", "--preset", "fashion-mnist-cnn", "--set", "data.train_limit=4000",
-                         "--set", "data.test_limit=500", "--set", "train.epochs=3", "--set", "performance.threads=1",
+        code, text = run("train", "--preset", "fashion-mnist-cnn", "--set", "data.train_limit=2000",
+                         "--set", "data.test_limit=200", "--set", "train.epochs=3", "--set", "performance.threads=1",
                          "--out", os.path.join(cls.tmp, "runs"))
         assert code == 0, text
         cls.run_dir = os.path.join(cls.tmp, "runs", os.listdir(os.path.join(cls.tmp, "runs"))[0])
