@@ -138,27 +138,23 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
   m_pages->addWidget(m_labels);
   // A detector's: its curves above its test images' boxes, scrolled
   // together on a small screen (the window fits 1280x720).
+  const auto scrolledPair = [](QWidget* above, QWidget* below) {
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(above);
+    split->addWidget(below);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(split);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    return scroll;
+  };
   m_detection = new DetectionView;
   m_testBoxes = new TestBoxesView;
-  auto* boxes = new QSplitter(Qt::Vertical);
-  boxes->addWidget(m_detection);
-  boxes->addWidget(m_testBoxes);
-  auto* boxesScroll = new QScrollArea;
-  boxesScroll->setWidget(boxes);
-  boxesScroll->setWidgetResizable(true);
-  boxesScroll->setFrameShape(QFrame::NoFrame);
-  m_pages->addWidget(boxesScroll);
+  m_pages->addWidget(scrolledPair(m_detection, m_testBoxes));
   // A segmenter's: its figures above its test images' masks, scrolled together.
   m_segmentation = new SegmentationView;
   m_testMasks = new TestMasksView;
-  auto* masks = new QSplitter(Qt::Vertical);
-  masks->addWidget(m_segmentation);
-  masks->addWidget(m_testMasks);
-  auto* masksScroll = new QScrollArea;
-  masksScroll->setWidget(masks);
-  masksScroll->setWidgetResizable(true);
-  masksScroll->setFrameShape(QFrame::NoFrame);
-  m_pages->addWidget(masksScroll);
+  m_pages->addWidget(scrolledPair(m_segmentation, m_testMasks));
   top->addWidget(m_pages, 1);
   applyPlotPalette(m_matrix, palette());
   clear();

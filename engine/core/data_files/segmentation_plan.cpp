@@ -81,6 +81,24 @@ void sayUnpaired(const std::vector<std::string>& paths, const std::string& what)
             (paths.size() > 1 ? ", ..." : "") + ")");
 }
 
+// The classes of instances painted into masks: the background, then the
+// annotations' (what: "categories", "classes"), or data.class_names when it
+// names as many; at most 254 and the background.
+void instanceClasses(DataPlan& p, const DataConfig& d, const std::vector<BoxCategory>& categories, const char* what,
+                     const char* order) {
+  if (d.class_names.empty()) {
+    p.classNames = {"background"};
+    for (const auto& c : categories) p.classNames.push_back(c.name);
+  } else if (d.class_names.size() != categories.size() + 1) {
+    throw DataError("data.class_names names " + std::to_string(d.class_names.size()) + " classes, but " +
+                    d.annotations + " has " + std::to_string(categories.size()) + " " + what +
+                    ": name the background, then " + order);
+  }
+  if (categories.size() > 254)
+    throw DataError(d.annotations + " has " + std::to_string(categories.size()) + " " + what +
+                    ": a mask holds 254 classes and the background");
+}
+
 // A COCO instances JSON's images under data.root and the masks of their
 // annotations' segmentations (polygons or RLE, crowds among them, as the
 // references' ConvertCocoPolysToMask takes them); the classes: the
@@ -88,17 +106,7 @@ void sayUnpaired(const std::vector<std::string>& paths, const std::string& what)
 void planCocoMasks(DataPlan& p, const DataConfig& d) {
   // The images, their sizes and the categories, checked as detection's reader checks them.
   const BoxAnnotations coco = readBoxAnnotations(d.annotations, d.root, "coco", BadBoxes::clip);
-  if (d.class_names.empty()) {
-    p.classNames = {"background"};
-    for (const auto& c : coco.categories) p.classNames.push_back(c.name);
-  } else if (d.class_names.size() != coco.categories.size() + 1) {
-    throw DataError("data.class_names names " + std::to_string(d.class_names.size()) + " classes, but " +
-                    d.annotations + " has " + std::to_string(coco.categories.size()) +
-                    " categories: name the background, then each category by id");
-  }
-  if (coco.categories.size() > 254)
-    throw DataError(d.annotations + " has " + std::to_string(coco.categories.size()) +
-                    " categories: a mask holds 254 classes and the background");
+  instanceClasses(p, d, coco.categories, "categories", "each category by id");
   std::map<int64_t, size_t> imageAt;
   std::map<int64_t, uint8_t> classOf;
   for (size_t i = 0; i < coco.images.size(); ++i) {
@@ -139,17 +147,7 @@ void planCocoMasks(DataPlan& p, const DataConfig& d) {
 // (into `given`, by YoloSplit), as a detection's are.
 YoloSplits planYoloMasks(DataPlan& p, const DataConfig& d, std::array<PlannedSplit, 4>& given) {
   const BoxAnnotations yolo = readYoloImages(d.annotations, d.root);
-  if (d.class_names.empty()) {
-    p.classNames = {"background"};
-    for (const auto& c : yolo.categories) p.classNames.push_back(c.name);
-  } else if (d.class_names.size() != yolo.categories.size() + 1) {
-    throw DataError("data.class_names names " + std::to_string(d.class_names.size()) + " classes, but " +
-                    d.annotations + " names " + std::to_string(yolo.categories.size()) +
-                    ": name the background, then each of its classes in order");
-  }
-  if (yolo.categories.size() > 254)
-    throw DataError(d.annotations + " names " + std::to_string(yolo.categories.size()) +
-                    " classes: a mask holds 254 classes and the background");
+  instanceClasses(p, d, yolo.categories, "classes", "each of its classes in order");
   const YoloSplits ys = yoloSplitsOf(d.annotations, d.root, yolo);
   const auto classes = static_cast<int64_t>(yolo.categories.size());
   for (size_t i = 0; i < yolo.images.size(); ++i) {
