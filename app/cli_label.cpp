@@ -21,8 +21,7 @@ LabelCommand::LabelCommand(CLI::App& app) {
                                      "boxes) for each --data image, as JSON");
   suggest->excludes(prelabel);
   m_cmd->add_option("--data", m_data, "The folder of images (its sub-folders too)")->required();
-  m_outOption =
-      m_cmd->add_option("--out", m_out, "The file written (default order.csv; with --prelabel proposals.json)");
+  m_cmd->add_option("--out", m_out, "The file written (default order.csv; with --prelabel proposals.json)");
   m_cmd->add_option("--strategy", m_strategy,
                     "--suggest: least-confidence (1 - the top probability; default), margin (1 - the top two's "
                     "difference) or entropy (of the probabilities)");
@@ -46,16 +45,8 @@ int LabelCommand::run() {
 int LabelCommand::prelabel() {
   checkOutputFile(m_out, "--out", m_overwrite, {m_data});
   m_prelabel.device = m_options.device;
-  CliProgress bar(stderr);
-  Progress p;
-  p.state = SessionState::Running;
-  p.phase = "proposing";
-  const nlohmann::json doc = prelabelImages(m_prelabelRun, m_data, m_prelabel, [&](int64_t done, int64_t total) {
-    p.phaseDone = done;
-    p.phaseTotal = total;
-    bar.update(p);
-    return true;
-  });
+  PhaseBar bar("proposing");
+  const nlohmann::json doc = prelabelImages(m_prelabelRun, m_data, m_prelabel, bar.progress());
   bar.endLine();
   writeFileAtomically(m_out, doc.dump(1) + "\n");
   for (const auto& why : doc["skipped"]) std::fprintf(stderr, "skipped %s\n", why.get<std::string>().c_str());
@@ -77,16 +68,8 @@ int LabelCommand::suggest() {
   if (!m_options.strategy.known())
     throw InputError("--strategy " + m_strategy + ": give least-confidence, margin or entropy");
   checkOutputFile(m_out, "--out", m_overwrite, {m_data});
-  CliProgress bar(stderr);
-  Progress p;
-  p.state = SessionState::Running;
-  p.phase = "ordering";
-  const Suggestion s = suggestLabellingOrder(m_suggestRun, m_data, m_options, [&](int64_t done, int64_t total) {
-    p.phaseDone = done;
-    p.phaseTotal = total;
-    bar.update(p);
-    return true;
-  });
+  PhaseBar bar("ordering");
+  const Suggestion s = suggestLabellingOrder(m_suggestRun, m_data, m_options, bar.progress());
   bar.endLine();
   char number[64];
   std::string csv = "rank,file,uncertainty,predicted,probability,near_copy_of\n";

@@ -2,8 +2,8 @@
 // training-studio-cli label --suggest RUN --data FOLDER [--out order.csv] [--strategy least-confidence|margin|entropy]
 //   [--similarity 0.95] [--device D] [--overwrite]
 // training-studio-cli label --prelabel RUN --data FOLDER [--out proposals.json] [--top-k 3] [--min-score 0.5]
-// The order to label a folder's images in by a trained classifier's
-// uncertainty, near-copies last; the model's proposed labels for them
+// The order to label a folder's images in by a trained classifier's or
+// detector's uncertainty, near-copies last; the model's proposed labels for them
 // (studio/label_suggest.h; issue 62, item 5).
 // Thread: the CLI's main thread.
 
@@ -26,7 +26,6 @@ class LabelCommand {
   int suggest();
   int prelabel();
   CLI::App* m_cmd = nullptr;
-  CLI::Option* m_outOption = nullptr;
   std::string m_suggestRun, m_prelabelRun, m_data, m_out, m_strategy = "least-confidence";
   bool m_overwrite = false;
   SuggestOptions m_options;

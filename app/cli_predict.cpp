@@ -51,16 +51,8 @@ PredictCommand::PredictCommand(CLI::App& app) {
 }
 
 PredictionReport PredictCommand::predictShown(Predictor& predictor, const char* phase) {
-  CliProgress bar(stderr);
-  Progress p;
-  p.state = SessionState::Running;
-  p.phase = phase;
-  PredictionReport r = predictor.predict(m_input, m_annotations, [&](int64_t done, int64_t total) {
-    p.phaseDone = done;
-    p.phaseTotal = total;
-    bar.update(p);
-    return true;
-  });
+  PhaseBar bar(phase);
+  PredictionReport r = predictor.predict(m_input, m_annotations, bar.progress());
   bar.endLine();
   return r;
 }

@@ -179,4 +179,18 @@ void CliProgress::finish(const RunSummary& s) {
   std::fflush(m_out);
 }
 
+PhaseBar::PhaseBar(const char* phase) {
+  m_p.state = SessionState::Running;
+  m_p.phase = phase;
+}
+
+std::function<bool(int64_t, int64_t)> PhaseBar::progress() {
+  return [this](int64_t done, int64_t total) {
+    m_p.phaseDone = done;
+    m_p.phaseTotal = total;
+    m_bar.update(m_p);
+    return true;
+  };
+}
+
 }  // namespace studio

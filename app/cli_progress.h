@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "studio/metric_record.h"
@@ -28,6 +29,20 @@ class CliProgress {
   std::chrono::steady_clock::time_point m_lastLine;
   bool m_drawn = false;
   std::string m_phase;
+};
+
+// A phase's bar on stderr ("predicting 12/48") for work that reports
+// (done, total), as predict and label do: progress() to hand it, then
+// endLine() once the work returned.
+class PhaseBar {
+ public:
+  explicit PhaseBar(const char* phase);
+  std::function<bool(int64_t done, int64_t total)> progress();
+  void endLine() { m_bar.endLine(); }
+
+ private:
+  CliProgress m_bar{stderr};
+  Progress m_p;
 };
 
 std::string formatDuration(double seconds);

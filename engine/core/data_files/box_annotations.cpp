@@ -344,12 +344,11 @@ std::vector<BoxCategory> yoloNames(const std::string& file) {
 
 BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBoxes bad) {
   BoxAnnotations out = readYoloImages(file, root);
-  const std::vector<AnnotatedImage> images = std::move(out.images);
-  for (const AnnotatedImage& im : images) {
+  for (size_t k = 0; k < out.images.size(); ++k) {
+    const AnnotatedImage& im = out.images[k];
     const std::string& path = im.file;
-    out.images.push_back(im);
     const std::string labels = yoloLabelFile(path);
-    const std::string bytes = readYoloLabelText(path);
+    const std::string bytes = readYoloLabelText(labels, path);
     std::istringstream text(bytes);
     std::string line;
     int64_t boxes = 0;
@@ -373,7 +372,7 @@ BoxAnnotations readYolo(const std::string& file, const std::string& root, BadBox
         throw DataError(where + ": class " + fmt(cls) + " is not one of the " + std::to_string(out.categories.size()) +
                         " names of " + file);
       AnnotatedBox b;
-      b.image = static_cast<int64_t>(out.images.size() - 1);
+      b.image = static_cast<int64_t>(k);
       b.label = static_cast<int64_t>(cls);
       b.w = w * static_cast<double>(im.width);
       b.h = h2 * static_cast<double>(im.height);
@@ -542,8 +541,7 @@ BoxAnnotations readYoloImages(const std::string& file, const std::string& root) 
   return out;
 }
 
-std::string readYoloLabelText(const std::string& image) {
-  const std::string labels = yoloLabelFile(image);
+std::string readYoloLabelText(const std::string& labels, const std::string& image) {
   std::error_code ec;
   const fs::file_status st = fs::status(labels, ec);
   if (st.type() == fs::file_type::not_found) return {};  // no objects: a negative

@@ -153,8 +153,9 @@ YoloSplits planYoloMasks(DataPlan& p, const DataConfig& d, std::array<PlannedSpl
   for (size_t i = 0; i < yolo.images.size(); ++i) {
     const AnnotatedImage& im = yolo.images[i];
     DataPlan::InstanceMasks m{im.height, im.width, im.id, {}};
+    const std::string labels = yoloLabelFile(im.file);
     for (const YoloPolygon& polygon :
-         readYoloPolygons(readYoloLabelText(im.file), yoloLabelFile(im.file), im.height, im.width, classes))
+         readYoloPolygons(readYoloLabelText(labels, im.file), labels, im.height, im.width, classes))
       m.instances.emplace_back(rleFromPolygon(polygon.xy, im.height, im.width),
                                static_cast<uint8_t>(polygon.label + 1));
     p.instanceMasks.push_back(std::move(m));

@@ -36,7 +36,7 @@ LabelStore::LabelStore(const std::string& labelsCsv) : m_path(labelsCsv) {
   try {
     m_csvRead = bytesOrNothing(m_path);
     m_labels = readCsv();
-    applyJournal(m_labels, &m_changes);
+    replayJournal();
   } catch (...) {
     ::close(m_lock);
     throw;
@@ -90,21 +90,20 @@ std::map<std::string, ImageLabel> LabelStore::readCsv() const {
   return out;
 }
 
-void LabelStore::applyJournal(std::map<std::string, ImageLabel>& into,
-                              std::map<std::string, std::optional<ImageLabel>>* changes) {
+void LabelStore::replayJournal() {
   std::istringstream in(bytesOrNothing(journalPath()));
   std::string line;
   while (std::getline(in, line)) {
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) continue;  // a line a kill cut short: the change in flight
     if (j.contains("set") && j["set"].is_string() && j.contains("label") && j["label"].is_string()) {
-      ImageLabel l{j["label"].get<std::string>(), j.value("by", std::string("person"))};
-      into[j["set"].get<std::string>()] = l;
-      if (changes) (*changes)[j["set"].get<std::string>()] = l;
+      const ImageLabel l{j["label"].get<std::string>(), j.value("by", std::string("person"))};
+      m_labels[j["set"].get<std::string>()] = l;
+      m_changes[j["set"].get<std::string>()] = l;
       ++m_pending;
     } else if (j.contains("clear") && j["clear"].is_string()) {
-      into.erase(j["clear"].get<std::string>());
-      if (changes) (*changes)[j["clear"].get<std::string>()] = std::nullopt;
+      m_labels.erase(j["clear"].get<std::string>());
+      m_changes[j["clear"].get<std::string>()] = std::nullopt;
       ++m_pending;
     }
   }

@@ -45,8 +45,9 @@ struct SuggestOptions {
 struct SuggestedImage {
   std::string file;
   double uncertainty = 0;
-  int64_t predicted = 0;   // the class the model gives it, into Suggestion::classes
-  float probability = 0;   // of that class
+  int64_t predicted = 0;   // the class the model gives it, into Suggestion::classes (a detector's: its least
+                           // confident box's; -1 for an image without boxes)
+  float probability = 0;   // of that class (a detector's: that box's score)
   std::string nearCopyOf;  // the image placed before it that it nearly copies ("" for none)
 };
 

@@ -10,15 +10,24 @@ namespace studio::detection {
 
 namespace nn = torch::nn;
 
-tv::Seq maskRcnnHeads(int64_t in, const std::vector<int64_t>& layers) {
-  tv::Seq head;
+int64_t appendConvNormRelu(tv::Seq& head, int64_t in, const std::vector<int64_t>& layers) {
   for (const int64_t out : layers) {
     head->push_back(tv::convNormAct(in, out, 3, 1, 1, tv::Act::ReLU, tv::NormSpec{}));
     in = out;
   }
+  return in;
+}
+
+void initConvsFanOut(tv::Seq& head) {
   torch::NoGradGuard noGrad;
   for (const auto& m : head->modules(/*include_self=*/false))
     if (auto* conv = m->as<nn::Conv2d>()) nn::init::kaiming_normal_(conv->weight, 0, torch::kFanOut, torch::kReLU);
+}
+
+tv::Seq maskRcnnHeads(int64_t in, const std::vector<int64_t>& layers) {
+  tv::Seq head;
+  appendConvNormRelu(head, in, layers);
+  initConvsFanOut(head);
   return head;
 }
 

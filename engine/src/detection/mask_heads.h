@@ -22,8 +22,14 @@
 
 namespace studio::detection {
 
-// MaskRCNNHeads(in, layers, dilation 1, norm_layer BatchNorm2d): its convs
-// kaiming_normal_(fan_out, relu), as torchvision initialises them.
+// torchvision's heads of 3x3 Conv2dNormActivation blocks (BatchNorm2d,
+// ReLU), FastRCNNConvFCHead's (roi_heads.h) and MaskRCNNHeads: the blocks
+// appended to head, their last channels returned; initConvsFanOut, once the
+// head is whole, draws its convs' weights kaiming_normal_(fan_out, relu), as
+// both of torchvision's initialise them.
+int64_t appendConvNormRelu(tv::Seq& head, int64_t in, const std::vector<int64_t>& layers);
+void initConvsFanOut(tv::Seq& head);
+// MaskRCNNHeads(in, layers, dilation 1, norm_layer BatchNorm2d).
 tv::Seq maskRcnnHeads(int64_t in, const std::vector<int64_t>& layers);
 
 class MaskRcnnPredictorImpl : public torch::nn::Module {

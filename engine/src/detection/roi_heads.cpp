@@ -8,7 +8,6 @@
 #include "detection/box_ops.h"
 #include "nets/layers.h"
 
-#include <torch/nn/init.h>
 #include <torch/nn/modules/container/functional.h>
 
 namespace studio::detection {
@@ -84,17 +83,11 @@ RoiHeadsImpl::RoiHeadsImpl(int64_t channels, int64_t classes, RoiHeadsOptions op
     // FastRCNNConvFCHead(norm_layer=BatchNorm2d): "i" Conv2dNormActivation,
     // then Flatten, Linear, ReLU; its convs kaiming_normal_(fan_out, relu).
     tv::Seq head;
-    int64_t in = channels;
-    for (const int64_t out : m_o.convLayers) {
-      head->push_back(tv::convNormAct(in, out, 3, 1, 1, tv::Act::ReLU, tv::NormSpec{}));
-      in = out;
-    }
+    const int64_t in = appendConvNormRelu(head, channels, m_o.convLayers);
     head->push_back(nn::Flatten());
     head->push_back(nn::Linear(in * m_o.poolSize * m_o.poolSize, m_o.representation));
     head->push_back(nn::Functional([](const torch::Tensor& x) { return torch::relu(x); }));
-    torch::NoGradGuard noGrad;
-    for (const auto& m : head->modules(/*include_self=*/false))
-      if (auto* conv = m->as<nn::Conv2d>()) nn::init::kaiming_normal_(conv->weight, 0, torch::kFanOut, torch::kReLU);
+    initConvsFanOut(head);
     box_head = register_module("box_head", head.ptr());
     m_boxHead = [head](const torch::Tensor& x) mutable { return head->forward(x); };
   }

@@ -53,21 +53,35 @@ double boxesUncertainty(const std::vector<double>& scores, Uncertainty how) {
   return most;
 }
 
+namespace {
+
+// The run's predictions for the folder's images (unreadable ones as rows
+// with their reason); boxes: a detector's. InputError, starting with
+// `what`, for a run that is neither a classifier of images nor a detector.
+PredictionReport predictImages(const std::string& run, const std::string& folder, PredictOptions po,
+                               const std::string& what, const std::function<bool(int64_t, int64_t)>& progress,
+                               bool& boxes) {
+  po.skipBad = true;
+  Predictor predictor(run, po);
+  boxes = predictor.task() == TaskKind::detection;
+  if (!boxes && (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image))
+    throw InputError(what + "; " + run + " is a " + Choice<TaskKind>(predictor.task()).name() + " run" +
+                     (predictor.input() == PredictInput::table ? " on a table" : ""));
+  return predictor.predict(folder, progress);
+}
+
+}  // namespace
+
 Suggestion suggestLabellingOrder(const std::string& run, const std::string& folder, const SuggestOptions& o,
                                  const std::function<bool(int64_t, int64_t)>& progress) {
   if (!(o.similarity > 0)) throw InputError("--similarity must be above 0 (1: exact copies only; above 1: no guard)");
   PredictOptions po;
   po.penultimate = true;
-  po.skipBad = true;
   po.topK = 1;
   po.device = o.device;
-  Predictor predictor(run, po);
-  const bool boxes = predictor.task() == TaskKind::detection;
-  if (!boxes && (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image))
-    throw InputError("label --suggest orders images by a classifier's or a detector's uncertainty; " + run + " is a " +
-                     Choice<TaskKind>(predictor.task()).name() + " run" +
-                     (predictor.input() == PredictInput::table ? " on a table" : ""));
-  const PredictionReport r = predictor.predict(folder, progress);
+  bool boxes = false;
+  const PredictionReport r = predictImages(
+      run, folder, po, "label --suggest orders images by a classifier's or a detector's uncertainty", progress, boxes);
   Suggestion s;
   s.model = r.model;
   s.classes = r.classes;
@@ -76,14 +90,11 @@ Suggestion suggestLabellingOrder(const std::string& run, const std::string& fold
   std::vector<size_t> leastSure(r.rows.size(), 0);  // a detector's: each image's least confident box
   if (boxes) {
     for (size_t i = 0; i < r.rows.size(); ++i) {
-      std::vector<double> scores;
-      double most = -1;
-      for (size_t b = 0; b < r.rows[i].boxes.size(); ++b) {
-        scores.push_back(r.rows[i].boxes[b].score);
-        const double one = boxesUncertainty({scores.back()}, o.strategy.value());
-        if (one > most) most = one, leastSure[i] = b;
-      }
-      u.push_back(boxesUncertainty(scores, o.strategy.value()));
+      double most = 0;  // boxesUncertainty's: the largest of its boxes', 0 without any
+      for (size_t b = 0; b < r.rows[i].boxes.size(); ++b)
+        if (const double one = boxesUncertainty({r.rows[i].boxes[b].score}, o.strategy.value()); one > most)
+          most = one, leastSure[i] = b;
+      u.push_back(most);
     }
   } else {
     u = uncertainties(r.probabilities, k, o.strategy.value());
@@ -144,17 +155,14 @@ nlohmann::json prelabelImages(const std::string& run, const std::string& folder,
   if (o.topK < 1) throw InputError("--top-k must be 1 or more");
   if (!(o.minScore >= 0 && o.minScore <= 1)) throw InputError("--min-score must be from 0 to 1");
   PredictOptions po;
-  po.skipBad = true;
   po.topK = o.topK;
   po.device = o.device;
-  Predictor predictor(run, po);
-  const bool boxes = predictor.task() == TaskKind::detection;
-  if (!boxes && (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image))
-    throw InputError("label --prelabel proposes a classifier's classes or a detector's boxes for images; " + run +
-                     " is a " + Choice<TaskKind>(predictor.task()).name() + " run" +
-                     (predictor.input() == PredictInput::table ? " on a table" : "") +
-                     " (a segmenter's masks are still to come)");
-  const PredictionReport r = predictor.predict(folder, progress);
+  bool boxes = false;
+  const PredictionReport r = predictImages(
+      run, folder, po,
+      "label --prelabel proposes a classifier's classes or a detector's boxes for images (a segmenter's masks are "
+      "still to come)",
+      progress, boxes);
   nlohmann::json doc = {{"format", 1},
                         {"model", r.model},
                         {"run", run},

@@ -80,18 +80,8 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
     std::tie(t.cropHeight, t.cropWidth) = std::pair(data.input.height, data.input.width);
 
   const Examples parity = spreadExamples(*source, o.parityExamples);
-  model.to(torch::kCPU);
-  model.setTraining(false);
-  std::vector<torch::Tensor> outputs;
-  {
-    torch::NoGradGuard noGrad;
-    for (int64_t i = 0; i < parity.size(); i += 64) {
-      const torch::Tensor raw = parity.x.slice(0, i, std::min(i + 64, parity.size()));
-      outputs.push_back(model.forward(transformBatch(raw, t, 0, false)).to(torch::kFloat32).contiguous());
-    }
-  }
   std::vector<std::pair<std::string, torch::Tensor>> tensors{{"parity_x", parity.x.contiguous()},
-                                                             {"studio_outputs", torch::cat(outputs)}};
+                                                             {"studio_outputs", studioOutputs(model, parity.x, t)}};
   if (o.quantize == ExportQuantize::int8) {
     const int64_t most = std::min(kMostTestExamples, std::max<int64_t>(1, kMostTestBytes / bytesPerExample(*source)));
     const Examples test = spreadExamples(*source, most);
@@ -106,9 +96,26 @@ CheckExamples writeCheckExamples(const TrainConfig& cfg, const nlohmann::json& i
     const auto& train = data.train && data.train->size() > 0 ? data.train : source;
     tensors.emplace_back("calibration_x", spreadExamples(*train, o.calibrationExamples).x.contiguous());
   }
-  writeFileAtomically(file,
-                      safetensorsBytes(tensors, {{"split", out.split}, {"split_size", std::to_string(out.splitSize)}}));
+  writeExamplesFile(file, tensors, out);
   return out;
+}
+
+torch::Tensor studioOutputs(Model& model, const torch::Tensor& raw, const LoaderOptions& t) {
+  model.to(torch::kCPU);
+  model.setTraining(false);
+  torch::NoGradGuard noGrad;
+  std::vector<torch::Tensor> outputs;
+  for (int64_t i = 0; i < raw.size(0); i += 64) {
+    const torch::Tensor part = raw.slice(0, i, std::min(i + 64, raw.size(0)));
+    outputs.push_back(model.forward(transformBatch(part, t, 0, false)).to(torch::kFloat32).contiguous());
+  }
+  return torch::cat(outputs);
+}
+
+void writeExamplesFile(const std::string& file, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                       const CheckExamples& facts) {
+  writeFileAtomically(
+      file, safetensorsBytes(tensors, {{"split", facts.split}, {"split_size", std::to_string(facts.splitSize)}}));
 }
 
 namespace {

@@ -37,6 +37,13 @@ CheckData loadCheckData(const TrainConfig& cfg);
 // class by class: the first n could be one class).
 Examples spreadExamples(const Dataset& set, int64_t n);
 
+// The model's outputs (float32) on raw examples as stored, preprocessed by
+// t as its evaluation does, in eval mode on the CPU, 64 at a time.
+torch::Tensor studioOutputs(Model& model, const torch::Tensor& raw, const LoaderOptions& t);
+// The examples file: the tensors, and the split they came from as metadata.
+void writeExamplesFile(const std::string& file, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                       const CheckExamples& facts);
+
 // Loads the run's data as the run did and writes `file` (safetensors):
 // parity_x, up to o.parityExamples raw examples (uint8 pixels as stored, or
 // the table's float features) evenly spread over the test split;

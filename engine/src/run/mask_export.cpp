@@ -11,13 +11,10 @@
 #include "data/augment.h"
 #include "data/batch_loader.h"
 #include "data/mask_data.h"
-#include "models/model.h"
 #include "run/export_check.h"
 #include "run/export_task.h"
 #include "studio/errors.h"
-#include "studio/file_io.h"
 #include "studio/run_layout.h"
-#include "tensors/safetensors_file.h"
 
 namespace studio {
 namespace {
@@ -56,17 +53,8 @@ class MaskExport : public ExportTask {
     LoaderOptions t;
     t.norm = Normalization::recorded(info.value(run_files::run_info::kNormalization, nlohmann::json::object()),
                                      /*image=*/true, 3, torch::kCPU);
-    model.to(torch::kCPU);
-    model.setTraining(false);
-    torch::Tensor logits;
-    {
-      torch::NoGradGuard noGrad;
-      logits = model.forward(transformBatch(x, t, 0, false)).to(torch::kFloat32).contiguous();
-    }
-    CheckExamples out = loaded.facts;
-    writeFileAtomically(file, safetensorsBytes({{"parity_x", x}, {"studio_outputs", logits}},
-                                               {{"split", out.split}, {"split_size", std::to_string(out.splitSize)}}));
-    return out;
+    writeExamplesFile(file, {{"parity_x", x}, {"studio_outputs", studioOutputs(model, x, t)}}, loaded.facts);
+    return loaded.facts;
   }
 
   void describe(nlohmann::json& pre, const TrainConfig& config, const nlohmann::json&,

@@ -74,12 +74,12 @@ BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::str
 // polygons (studio/yolo_masks.h): its classes ("names") and every image
 // under root, sorted by path, with its size (no boxes); an image's label
 // file (labels/ in place of the last images/ of its path, else beside it,
-// with a .txt suffix); that file's text, "" where there is none (an image
-// without objects). Throw DataError naming the file: a data.yaml without
+// with a .txt suffix); that file's text (labels: yoloLabelFile(image)), ""
+// where there is none (an image without objects). Throw DataError naming the file: a data.yaml without
 // names, an image that cannot be read or lies outside root, a label file
 // that is no text file.
 BoxAnnotations readYoloImages(const std::string& dataYaml, const std::string& root);
 std::string yoloLabelFile(const std::string& image);
-std::string readYoloLabelText(const std::string& image);
+std::string readYoloLabelText(const std::string& labels, const std::string& image);
 
 }  // namespace studio

@@ -63,7 +63,8 @@ class LabelStore {
  private:
   // The CSV's rows (or none when it is missing).
   std::map<std::string, ImageLabel> readCsv() const;
-  void applyJournal(std::map<std::string, ImageLabel>& into, std::map<std::string, std::optional<ImageLabel>>* changes);
+  // The journal's changes over the CSV's rows (m_labels), kept in m_changes.
+  void replayJournal();
   void append(const std::string& line);
 
   std::string m_path;
