@@ -169,9 +169,11 @@ int64_t RunController::droppedRecords() const { return m_session ? m_session->dr
 
 void RunController::poll() {
   if (!m_session) return;
-  // finished() before draining: whatever the engine posted before it ended is
-  // in the queue by then.
+  // finished() and the state before draining: whatever the engine posted
+  // before it ended or paused (it flushes its records first) is in the queue
+  // by then, so a paused run's plots hold its last step.
   const bool ended = m_session->finished();
+  const SessionState now = m_session->progress().state;
   if (m_runDir.isEmpty()) {
     m_runDir = QString::fromStdString(m_session->progress().runDir);
     if (!m_runDir.isEmpty()) Q_EMIT runStarted(m_runDir);
@@ -194,7 +196,6 @@ void RunController::poll() {
     }
     Q_EMIT recordsArrived(m_runDir, batch);
   }
-  const SessionState now = m_session->progress().state;
   if (now != m_state) {
     m_state = now;
     Q_EMIT stateChanged(now);
