@@ -10,6 +10,10 @@
 #include <QFile>
 #include <QProcess>
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
 #include <sys/stat.h>
 #include <utime.h>
 
@@ -366,6 +370,63 @@ class TestImageData : public QObject {
     c.data.root = noTest.toStdString();
     c.data.test_fraction = 0;
     QVERIFY(test::dataErrorOf([&] { planData(c); }).contains("data.test_fraction"));
+  }
+
+  // A flat folder with a labels file (the Label tab's file,label,made_by):
+  // the labelled images train and test, the unlabelled are left out, and an
+  // image's split depends on its name alone, so that more labels keep the
+  // earlier test images in the test split (issue 62, item 5).
+  void labelsFileGivesAFixedSplit() {
+    QTemporaryDir dir;
+    const QString root = dir.path() + "/photos";
+    QDir().mkpath(root);
+    for (int i = 0; i < 60; ++i)
+      writePngFile((root + QString("/%1.png").arg(i, 3, 10, QChar('0'))).toStdString(), pattern(8, 8, 1, i));
+    const std::string labels = path(dir, "labels.csv");
+    auto writeLabels = [&](int n) {
+      std::string csv = "file,label,made_by\n";
+      for (int i = 0; i < n; ++i)
+        csv += QString("%1.png,%2,person\n").arg(i, 3, 10, QChar('0')).arg(i % 3 ? "dog" : "cat").toStdString();
+      csv += QString("%1.png,,person\n").arg(n, 3, 10, QChar('0')).toStdString();  // an empty label: not yet
+      writeBytes(labels, csv);
+    };
+    writeLabels(20);
+    TrainConfig c;
+    c.data.format = DataFormat::image_folder;
+    c.data.root = root.toStdString();
+    c.data.targets_file = labels;
+    c.data.test_fraction = 0.3;
+    DataPlan p = planData(c);
+    QCOMPARE(p.classNames, (std::vector<std::string>{"cat", "dog"}));
+    QCOMPARE(p.train.size() + p.test.size(), int64_t(20));
+    QVERIFY(p.test.size() > 0 && p.train.size() > 0);
+    auto testFiles = [](const DataPlan& plan) {
+      std::set<std::string> names;
+      for (int64_t item : plan.test.items)
+        names.insert(std::filesystem::path(plan.files[static_cast<size_t>(item)]).filename().string());
+      return names;
+    };
+    for (size_t k = 0; k < p.test.items.size(); ++k) {  // each test image with its own class
+      const std::string name = std::filesystem::path(p.files[static_cast<size_t>(p.test.items[k])]).stem().string();
+      QCOMPARE(p.test.labels[k], int64_t(std::stoi(name) % 3 ? 1 : 0));
+    }
+    const std::set<std::string> before = testFiles(p);
+    writeLabels(50);
+    const DataPlan more = planData(c);
+    QCOMPARE(more.train.size() + more.test.size(), int64_t(50));
+    const std::set<std::string> after = testFiles(more);
+    QVERIFY(std::includes(after.begin(), after.end(), before.begin(), before.end()));
+    QVERIFY(after.size() > before.size());
+    // An image named twice, or not there, is refused with its row.
+    writeBytes(labels, "file,label\n000.png,cat\n001.png,dog\n000.png,dog\n");
+    QString e = test::dataErrorOf([&] { planData(c); });
+    QVERIFY2(e.contains("row 4") && e.contains("named twice, in row 2"), qPrintable(e));
+    writeBytes(labels, "file,label\n000.png,cat\nmissing.png,dog\n");
+    e = test::dataErrorOf([&] { planData(c); });
+    QVERIFY2(e.contains("row 3") && e.contains("missing.png") && e.contains("not a file under data.root"),
+             qPrintable(e));
+    writeBytes(labels, "file,label\n000.png,cat\n001.png,cat\n");
+    QVERIFY(test::dataErrorOf([&] { planData(c); }).contains("at least 2 classes"));
   }
 };
 

@@ -176,7 +176,8 @@ std::vector<FieldSpec> makeSchema() {
        csv, true);
   when(add(SETTING(data.label_column), data, "Label column", T::Text,
            "The column holding the class (or a multi-label row's tags): its header name or 0-based index; empty: "
-           "the last column."),
+           "the last column (a classifier's labels file on an image folder: the column named label, else the "
+           "second)."),
        tableColumns, true);
   when(add(SETTING(data.target_columns), data, "Target columns", T::TextList,
            "Regression: the columns to predict; multi-label: the 0/1 columns, one per label (names or 0-based "
@@ -189,12 +190,15 @@ std::vector<FieldSpec> makeSchema() {
            ": data.label_column names the class column; set task.kind to regression to predict these columns";
   };
   when(add(SETTING(data.targets_file), data, "Targets table", T::File,
-           "Regression or multi-label on images: a CSV table (its first row names the columns) whose first column "
-           "names each image (relative to Data) and whose other columns hold its values, 0/1 labels or tags."),
+           "Images in one folder with their targets in a CSV table (its first row names the columns) whose first "
+           "column names each image (relative to Data). Regression or multi-label: the other columns hold its "
+           "values, 0/1 labels or tags. Classification: a labels file (the Label tab's file,label,made_by); "
+           "images without a label are left out, and the test images are chosen by name, so that a training on "
+           "more labels tests on the same images as before."),
        Rule{[](const TrainConfig& c) {
-              return c.data.format == DataFormat::image_folder && c.task.kind != TaskKind::classification;
+              return c.data.format == DataFormat::image_folder && !annotatedTask(c.task.kind);
             },
-            "task.kind regression or multilabel on an image folder"},
+            "data.format image_folder, task.kind not detection or segmentation"},
        true);
   when(add(SETTING(data.tag_separator), data, "Tag separator", T::Text,
            "Multi-label from one column of tags: what separates a row's tags (\"cat|outdoor\")."),

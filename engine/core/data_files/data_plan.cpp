@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "labels_plan.h"
 #include "plan_splits.h"
 #include "segmentation_plan.h"
 #include "studio/box_checks.h"
@@ -551,6 +552,8 @@ DataPlan planOrThrow(const TrainConfig& c) {
     planIdx(p, d, c.train.seed);
   else if (d.format == DataFormat::image_folder && p.hasTargets())
     planFolderTargets(p, d, c.train.seed);
+  else if (d.format == DataFormat::image_folder && !d.targets_file.empty())
+    planFolderLabels(p, d, c.train.seed);  // a labels file (the Label tab's)
   else if (d.format == DataFormat::image_folder)
     planFolder(p, d, c.train.seed);
   else if (d.format == DataFormat::csv)

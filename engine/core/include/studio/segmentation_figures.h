@@ -14,6 +14,7 @@
 // Torch-free (the engine adds its counts from torch.bincount, as the
 // references do). Thread: any, one matrix per thread.
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
