@@ -50,7 +50,7 @@ void planFolderLabels(DataPlan& p, const DataConfig& d, uint64_t seed) {
                     ", which names the images: name the column of their classes");
   std::error_code ec;
   const fs::path root = resolvedPath(d.root);
-  std::map<std::string, int64_t> rowOf;  // resolved image -> its row
+  std::map<std::string, int64_t> rowOf;                       // resolved image -> its row
   std::vector<std::pair<std::string, std::string>> labelled;  // (name as given, class)
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const std::string name = trimCell(t.rows[r][0]);
