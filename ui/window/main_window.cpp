@@ -34,6 +34,7 @@
 #include "ui/data/data_panel.h"
 #include "ui/data/model_panel.h"
 #include "ui/evaluation/evaluation_panel.h"
+#include "ui/label/label_panel.h"
 #include "ui/predict/predict_panel.h"
 #include "ui/runs/continue_dialog.h"
 #include "ui/runs/fork_dialog.h"
@@ -97,6 +98,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
       m_eval(new EvaluationPanel),
       m_predict(new PredictPanel),
       m_audit(new AuditPanel),
+      m_label(new LabelPanel),
       m_runs(new RunsPanel),
       m_queuePanel(new QueuePanel),
       m_study(new StudyPanel),
@@ -124,6 +126,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   m_tabs->addTab(m_eval, tr("Evaluation"));
   m_tabs->addTab(m_predict, tr("Predict"));
   m_tabs->addTab(m_audit, tr("Audit"));
+  m_tabs->addTab(m_label, tr("Label"));
   setCentralWidget(m_tabs);
   addToolBar(Qt::TopToolBarArea, m_toolbar);
   setStatusBar(m_status);

@@ -20,6 +20,7 @@ class QTabWidget;
 namespace studio::ui {
 
 class AuditPanel;
+class LabelPanel;
 class DataPanel;
 class DockFit;
 class EvaluationPanel;
@@ -59,6 +60,7 @@ class MainWindow : public QMainWindow {
   EvaluationPanel* evaluationPanel() const { return m_eval; }
   PredictPanel* predictPanel() const { return m_predict; }
   AuditPanel* auditPanel() const { return m_audit; }
+  LabelPanel* labelPanel() const { return m_label; }
   QTabWidget* tabs() const { return m_tabs; }
   RunsPanel* runsPanel() const { return m_runs; }
   QueuePanel* queuePanel() const { return m_queuePanel; }
@@ -175,6 +177,7 @@ class MainWindow : public QMainWindow {
   EvaluationPanel* m_eval;
   PredictPanel* m_predict;
   AuditPanel* m_audit;
+  LabelPanel* m_label;
   RunsPanel* m_runs;
   QueuePanel* m_queuePanel;
   StudyPanel* m_study;

@@ -22,6 +22,7 @@
 #include "ui/charts/plots_panel.h"
 #include "ui/common/theme.h"
 #include "ui/data/data_panel.h"
+#include "ui/label/label_panel.h"
 #include "ui/runs/runs_panel.h"
 #include "ui/search/study_panel.h"
 #include "ui/settings/settings_panel.h"
@@ -101,6 +102,26 @@ void MainWindow::buildMenus() {
       showMessage(text, true);
     else
       log::info(text.toStdString());
+  });
+  connect(m_label, &LabelPanel::message, this, [this](const QString& text, bool error) {
+    if (error)
+      showMessage(text, true);
+    else
+      log::info(text.toStdString());
+  });
+  // The Label tab's proposals and order come from the run chosen in the Runs dock.
+  m_label->setRunChooser([this] {
+    const QStringList runs = m_runs->selectedRuns();
+    return runs.size() == 1 ? runs.front() : QString();
+  });
+  connect(m_label, &LabelPanel::trainOnLabels, this, [this](const QString& folder, const QString& labels) {
+    for (const auto& [field, value] : {std::pair<const char*, QString>{"task.kind", "classification"},
+                                       {"data.format", "image_folder"},
+                                       {"data.root", folder},
+                                       {"data.targets_file", labels},
+                                       {"data.label_column", ""}})
+      m_settings->applyFieldText(field, value);
+    m_tabs->setCurrentWidget(m_data);
   });
   connect(m_audit, &AuditPanel::trainCorrected, this, [this](const QString& file) {
     m_settings->applyFieldText("data.corrections", file);

@@ -1,0 +1,196 @@
+// The Label tab (issue 62, items 1-3 and 5) as a person uses it: number
+// keys, arrows, Delete, Z and Shift+Z write exactly the expected labels
+// file; a second editor of the same file is refused; a rename merges and
+// undoes in one step; a run's proposals equal `label --prelabel`'s for the
+// same run and images, Return accepts them and another class corrects
+// them, each said in made_by; "Train on these labels" folds the journal
+// into the file that a classifier then trains on.
+#include <QtTest/QtTest>
+
+#include <QComboBox>
+#include <QDir>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+
+#include <nlohmann/json.hpp>
+
+#include "studio/errors.h"
+#include "studio/file_io.h"
+#include "studio/image_file.h"
+#include "studio/label_store.h"
+#include "test_support.h"
+#include "ui/label/label_panel.h"
+#include "ui/label/label_session.h"
+
+using namespace studio;
+using studio::ui::LabelPanel;
+
+namespace {
+
+// Image i: dark (i even) or bright (odd) noise, 12 x 12, RGB.
+void writePhotos(const QString& dir, int n) {
+  QDir().mkpath(dir);
+  for (int i = 0; i < n; ++i) {
+    Image img;
+    img.height = img.width = 12;
+    img.channels = 3;
+    uint32_t x = static_cast<uint32_t>(i) * 2654435761u + 7;
+    for (int k = 0; k < 12 * 12 * 3; ++k) {
+      x = x * 1103515245u + 12345u;
+      img.pixels.push_back(static_cast<uint8_t>((i % 2 ? 150 : 0) + (x >> 16) % 90));
+    }
+    writePngFile((dir + QString("/%1.png").arg(i, 2, 10, QChar('0'))).toStdString(), img);
+  }
+}
+
+QString csvOf(const QString& path) { return QString::fromUtf8(test::contents(path)); }
+
+}  // namespace
+
+class TestLabelTab : public QObject {
+  Q_OBJECT
+
+  void press(LabelPanel& panel, Qt::Key key, Qt::KeyboardModifiers mods = Qt::NoModifier) {
+    QTest::keyClick(panel.thumbnails(), key, mods);
+  }
+
+ private Q_SLOTS:
+  void keysWriteTheLabelsFile() {
+    QTemporaryDir dir;
+    const QString photos = dir.path() + "/photos";
+    writePhotos(photos, 6);
+    const QString labels = dir.path() + "/labels.csv";
+    {
+      LabelPanel panel;
+      QVERIFY(panel.open(photos, labels));
+      panel.session()->addClass("dark");
+      panel.session()->addClass("bright");
+      QCOMPARE(panel.currentImage(), QString("00.png"));
+      press(panel, Qt::Key_1);  // 00 dark, then 01
+      QCOMPARE(panel.currentImage(), QString("01.png"));
+      press(panel, Qt::Key_2);      // 01 bright, then 02
+      press(panel, Qt::Key_Right);  // 03
+      press(panel, Qt::Key_2);      // 03 bright, then 04
+      press(panel, Qt::Key_1);      // 04 dark, then 05
+      press(panel, Qt::Key_1);      // 05 dark (a slip)
+      press(panel, Qt::Key_Z);      // undone
+      QVERIFY(!panel.session()->labelOf("05.png"));
+      press(panel, Qt::Key_Z, Qt::ShiftModifier);  // redone
+      QCOMPARE(panel.session()->labelOf("05.png")->label, std::string("dark"));
+      QCOMPARE(panel.currentImage(), QString("05.png"));
+      press(panel, Qt::Key_Left);
+      press(panel, Qt::Key_Left);
+      QCOMPARE(panel.currentImage(), QString("03.png"));
+      press(panel, Qt::Key_Delete);  // 03 cleared
+      press(panel, Qt::Key_Left);
+      press(panel, Qt::Key_Left);
+      press(panel, Qt::Key_2);  // 01 again: bright already, nothing to undo
+      // Each change is on the disk already: another editor is refused, naming the file.
+      QString refused;
+      try {
+        LabelStore other(labels.toStdString());
+      } catch (const InputError& e) {
+        refused = QString::fromUtf8(e.what());
+      }
+      QVERIFY2(refused.contains(labels), qPrintable(refused));
+      LabelPanel second;
+      QSignalSpy said(&second, &LabelPanel::message);
+      QVERIFY(!second.open(photos, labels));
+      QCOMPARE(said.size(), 1);
+      QVERIFY(said.front().at(1).toBool());
+      // The class list says the counts; the filter shows the unlabelled ones alone.
+      QCOMPARE(panel.classList()->item(0)->text(), QString("1  dark — 3"));
+      QCOMPARE(panel.classList()->item(1)->text(), QString("2  bright — 1"));
+      panel.filter()->setCurrentIndex(1);
+      QStringList shown;
+      for (int i = 0; i < panel.thumbnails()->count(); ++i)
+        if (!panel.thumbnails()->item(i)->isHidden())
+          shown << panel.thumbnails()->item(i)->data(Qt::UserRole).toString();
+      QCOMPARE(shown, (QStringList{"02.png", "03.png"}));
+      QVERIFY(panel.summary().startsWith("4 of 6 images labelled"));
+    }  // closing the tab folds the journal into the file
+    QCOMPARE(csvOf(labels), QString("file,label,made_by\n00.png,dark,person\n01.png,bright,person\n"
+                                    "04.png,dark,person\n05.png,dark,person\n"));
+    QVERIFY(!QFile::exists(labels + ".journal") || QFileInfo(labels + ".journal").size() == 0);
+  }
+
+  void renameMergesInOneStep() {
+    QTemporaryDir dir;
+    const QString photos = dir.path() + "/photos";
+    writePhotos(photos, 4);
+    const QString labels = photos + "/labels.csv";
+    writeFileAtomically(labels.toStdString(),
+                        "file,label,made_by\n00.png,cat,person\n01.png,kitten,person\n02.png,dog,person\n");
+    ui::LabelSession s(photos);
+    QCOMPARE(s.classes(), (QStringList{"cat", "dog", "kitten"}));
+    QCOMPARE(s.renameClass("kitten", "cat"), 1);
+    QCOMPARE(s.classes(), (QStringList{"cat", "dog"}));
+    QCOMPARE(s.countOf("cat"), 2);
+    QCOMPARE(s.undo(), QStringList{"01.png"});
+    QCOMPARE(s.labelOf("01.png")->label, std::string("kitten"));
+    QCOMPARE(s.countOf("cat"), 1);
+    QVERIFY_THROWS_EXCEPTION(InputError, s.addClass("  "));
+  }
+
+  void proposalsAreThoseOfPrelabel() {
+    QTemporaryDir dir;
+    const QString photos = dir.path() + "/photos";
+    writePhotos(photos, 16);
+    const QString labels = photos + "/labels.csv";
+    QString csv = "file,label,made_by\n";
+    for (int i = 0; i < 10; ++i) csv += QString("%1.png,%2,person\n").arg(i, 2, 10, QChar('0')).arg(i % 2 ? "bright" : "dark");
+    writeFileAtomically(labels.toStdString(), csv.toStdString());
+    LabelPanel panel;
+    QVERIFY(panel.open(photos));
+    QSignalSpy train(&panel, &LabelPanel::trainOnLabels);
+    // A classifier trained on the labels file, as "Train on these labels" sets it.
+    const QString runs = dir.path() + "/runs";
+    const test::Ran trained = test::cli({"train", "--set", "data.format=image_folder", "--set", "data.root=" + photos,
+                                         "--set", "data.targets_file=" + labels, "--set", "model.kind=mlp", "--set",
+                                         "train.epochs=3", "--set", "train.batch_size=4", "--set",
+                                         "schedule.kind=constant", "--out", runs});
+    QVERIFY2(trained.code == 0, qPrintable(trained.output));
+    const QString run = test::onlyRunIn(runs);
+    const QString out = dir.path() + "/proposals.json";
+    const test::Ran pre = test::cli({"label", "--prelabel", run, "--data", photos, "--out", out, "--top-k", "1"});
+    QVERIFY2(pre.code == 0, qPrintable(pre.output));
+    const nlohmann::json doc = nlohmann::json::parse(test::contents(out).toStdString());
+    panel.proposeWith(run);
+    QVERIFY(panel.busy());
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), test::kHangLimitMs);
+    QCOMPARE(static_cast<int>(doc["images"].size()), 16);
+    for (const auto& image : doc["images"]) {
+      const QString name = QDir(photos).relativeFilePath(QString::fromStdString(image["file"].get<std::string>()));
+      const ui::ClassProposal* p = panel.session()->proposalOf(name);
+      QVERIFY2(p, qPrintable(name));
+      QCOMPARE(p->label, QString::fromStdString(image["class"].get<std::string>()));
+      QCOMPARE(p->probability, image["probability"].get<double>());
+    }
+    // Return accepts the proposal; another class corrects it.
+    panel.filter()->setCurrentIndex(3);  // proposed, not labelled: 10..15
+    QCOMPARE(panel.currentImage(), QString("10.png"));
+    const QString accepted = panel.session()->proposalOf("10.png")->label;
+    press(panel, Qt::Key_Return);
+    QCOMPARE(panel.session()->labelOf("10.png")->label, accepted.toStdString());
+    QCOMPARE(panel.session()->labelOf("10.png")->madeBy, std::string("accepted"));
+    QCOMPARE(panel.currentImage(), QString("11.png"));
+    const QString proposed = panel.session()->proposalOf("11.png")->label;
+    const int other = panel.session()->classes().indexOf(proposed == "dark" ? "bright" : "dark");
+    press(panel, static_cast<Qt::Key>(Qt::Key_1 + other));
+    QCOMPARE(panel.session()->labelOf("11.png")->madeBy, std::string("corrected"));
+    // The journal's two changes are in the file once the tab trains on it.
+    auto* trainButton = panel.findChild<QPushButton*>("trainOnLabels");
+    QVERIFY(trainButton);
+    train.clear();
+    trainButton->click();
+    QCOMPARE(train.size(), 1);
+    QCOMPARE(train.front().at(1).toString(), labels);
+    const QString written = csvOf(labels);
+    QVERIFY2(written.contains("10.png," + accepted + ",accepted\n"), qPrintable(written));
+    QVERIFY2(written.contains("11.png,") && written.contains(",corrected\n"), qPrintable(written));
+  }
+};
+
+QTEST_MAIN(TestLabelTab)
+#include "test_label_tab.moc"

@@ -1,0 +1,110 @@
+#pragma once
+// The Label tab (issue 62): a folder of images, labelled a class each,
+// keyboard first as labellers work: the number keys give the class of the
+// chosen image and move to the next, the arrow keys move, Delete clears,
+// Z and Shift+Z undo and redo, Return (or A) accepts the model's proposal,
+// + and - zoom the large view. Thumbnails beside the large view; a filter
+// (all, unlabelled, labelled, proposed); the classes with their counts,
+// added, renamed or merged. A run proposes classes for the images
+// (label --prelabel's) and orders them by what teaches it most (label
+// --suggest's); "Train on these labels" points the settings at the folder
+// and its labels file. Every change is on the disk before the next key is
+// read (LabelSession, LabelStore).
+// Thread: UI thread.
+
+#include <QImage>
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "ui/common/background_job.h"
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QListWidgetItem;
+class QPushButton;
+class QScrollArea;
+
+namespace studio::ui {
+
+class LabelSession;
+
+class LabelPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LabelPanel(QWidget* parent = nullptr);
+  ~LabelPanel() override;
+
+  // Opens folder's images with labelsFile (empty: folder/labels.csv); false,
+  // said, when it cannot (another window holds the file, a bad row, no images).
+  bool open(const QString& folder, const QString& labelsFile = {});
+  // The run whose classifier proposes (or orders), on a thread of its own.
+  void proposeWith(const QString& runDir);
+  void orderBy(const QString& runDir);
+  bool busy() const { return m_busy; }
+  // Where "Propose…" and "Order…" find a run: the Runs dock's selection.
+  void setRunChooser(std::function<QString()> chooser) { m_runChooser = std::move(chooser); }
+
+  LabelSession* session() const { return m_session.get(); }
+  QListWidget* thumbnails() const { return m_thumbs; }
+  QListWidget* classList() const { return m_classes; }
+  QComboBox* filter() const { return m_filter; }
+  QString currentImage() const;
+  QString summary() const;
+  double zoom() const { return m_zoom; }
+
+ Q_SIGNALS:
+  void message(const QString& text, bool error);
+  // "Train on these labels": the folder and its labels file (written whole).
+  void trainOnLabels(const QString& folder, const QString& labelsFile);
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  void chooseFolder();
+  void fillThumbnails(const QStringList& order);
+  void refreshItem(QListWidgetItem* item);
+  void refreshClasses();
+  void refreshAll();
+  void applyFilter();
+  void showCurrent();
+  void moveBy(int delta);
+  void labelCurrent(int classIndex);
+  void addClass();
+  void renameClass();
+  void train();
+  QString chooseRun();
+  QListWidgetItem* itemOf(const QString& image) const;
+  void setBusy(bool busy, const QString& what = {});
+
+  std::unique_ptr<LabelSession> m_session;
+  QLabel* m_where;
+  QComboBox* m_filter;
+  QPushButton* m_propose;
+  QPushButton* m_order;
+  QPushButton* m_train;
+  QListWidget* m_classes;
+  QListWidget* m_thumbs;
+  QScrollArea* m_scroll;
+  QLabel* m_view;
+  QLabel* m_caption;
+  QLabel* m_summary;
+  QImage m_image;
+  double m_zoom = 1;
+  bool m_busy = false;
+  std::function<QString()> m_runChooser;
+  struct Proposed {
+    QString error, run;
+    std::vector<std::pair<QString, std::pair<QString, double>>> rows;  // image, (class, probability)
+    QStringList classes, order;
+  };
+  BackgroundJob<std::vector<QImage>> m_thumbJob{this};
+  BackgroundJob<Proposed> m_modelJob{this};
+};
+
+}  // namespace studio::ui

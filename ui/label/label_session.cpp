@@ -1,0 +1,148 @@
+#include "ui/label/label_session.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+
+#include <algorithm>
+#include <set>
+
+#include "studio/errors.h"
+#include "studio/log.h"
+
+namespace studio::ui {
+namespace {
+
+QStringList labelImagesUnder(const QString& folder) {
+  static const QStringList kinds = {"*.png", "*.jpg", "*.jpeg", "*.bmp", "*.PNG", "*.JPG", "*.JPEG", "*.BMP"};
+  QStringList found;
+  QDirIterator it(folder, kinds, QDir::Files, QDirIterator::Subdirectories);
+  const QDir root(folder);
+  while (it.hasNext()) found << root.relativeFilePath(it.next());
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
+LabelSession::LabelSession(const QString& folder, const QString& labelsFile)
+    : m_folder(QDir(folder).absolutePath()), m_images(labelImagesUnder(folder)) {
+  if (m_images.isEmpty())
+    throw InputError("the folder " + folder.toStdString() + " has no images (PNG, JPEG or BMP) to label");
+  const QString file = labelsFile.isEmpty() ? m_folder + "/labels.csv" : labelsFile;
+  m_store = std::make_unique<LabelStore>(file.toStdString());
+  std::set<QString> known;
+  for (const auto& [image, label] : m_store->labels()) known.insert(QString::fromStdString(label.label));
+  for (const QString& c : known) m_classes << c;
+}
+
+LabelSession::~LabelSession() {
+  try {
+    if (m_store && m_store->pendingChanges() > 0) m_store->compact();
+  } catch (const std::exception& e) {
+    // The journal keeps every change: the next opening replays it.
+    log::warn(std::string("the labels file was not rewritten (its journal keeps every change): ") + e.what());
+  }
+}
+
+QString LabelSession::labelsFile() const { return QString::fromStdString(m_store->path()); }
+QString LabelSession::absolutePath(const QString& image) const { return m_folder + "/" + image; }
+
+std::optional<ImageLabel> LabelSession::labelOf(const QString& image) const {
+  return m_store->labelOf(image.toStdString());
+}
+
+void LabelSession::apply(const QString& image, const std::optional<ImageLabel>& to) {
+  if (to)
+    m_store->set(image.toStdString(), to->label, to->madeBy);
+  else
+    m_store->clear(image.toStdString());
+  if (to && !m_classes.contains(QString::fromStdString(to->label))) m_classes << QString::fromStdString(to->label);
+}
+
+void LabelSession::record(std::vector<Change> step) {
+  if (step.empty()) return;
+  for (const Change& c : step) apply(c.image, c.after);
+  m_undo.push_back(std::move(step));
+  m_redo.clear();
+}
+
+void LabelSession::setLabel(const QString& image, const QString& label) {
+  const ClassProposal* proposal = proposalOf(image);
+  ImageLabel to{label.toStdString(), "person"};
+  if (proposal) to.madeBy = proposal->label == label ? "accepted" : "corrected";
+  const std::optional<ImageLabel> before = labelOf(image);
+  if (before == to) return;
+  record({{image, before, to}});
+}
+
+void LabelSession::clearLabel(const QString& image) {
+  const std::optional<ImageLabel> before = labelOf(image);
+  if (before) record({{image, before, std::nullopt}});
+}
+
+bool LabelSession::acceptProposal(const QString& image) {
+  const ClassProposal* proposal = proposalOf(image);
+  if (!proposal) return false;
+  setLabel(image, proposal->label);
+  return true;
+}
+
+QStringList LabelSession::replay(std::vector<std::vector<Change>>& from, std::vector<std::vector<Change>>& to,
+                                 bool forward) {
+  if (from.empty()) return {};
+  std::vector<Change> step = std::move(from.back());
+  from.pop_back();
+  QStringList changed;
+  for (const Change& c : step) {
+    apply(c.image, forward ? c.after : c.before);
+    changed << c.image;
+  }
+  to.push_back(std::move(step));
+  return changed;
+}
+
+QStringList LabelSession::undo() { return replay(m_undo, m_redo, false); }
+QStringList LabelSession::redo() { return replay(m_redo, m_undo, true); }
+
+void LabelSession::addClass(const QString& name) {
+  const QString trimmed = name.trimmed();
+  if (trimmed.isEmpty()) throw InputError("a class needs a name");
+  if (trimmed.contains('\n') || trimmed.contains('\r'))
+    throw InputError("a class name cannot hold a line break (\"" + trimmed.toStdString() + "\")");
+  if (!m_classes.contains(trimmed)) m_classes << trimmed;
+}
+
+int LabelSession::renameClass(const QString& from, const QString& to) {
+  const QString target = to.trimmed();
+  addClass(target);
+  std::vector<Change> step;
+  for (const auto& [image, label] : m_store->labels())
+    if (QString::fromStdString(label.label) == from)
+      step.push_back({QString::fromStdString(image), label, ImageLabel{target.toStdString(), label.madeBy}});
+  const int changed = static_cast<int>(step.size());
+  record(std::move(step));
+  if (from != target) m_classes.removeAll(from);
+  return changed;
+}
+
+int LabelSession::countOf(const QString& label) const {
+  const std::string l = label.toStdString();
+  return static_cast<int>(std::count_if(m_store->labels().begin(), m_store->labels().end(),
+                                        [&](const auto& row) { return row.second.label == l; }));
+}
+
+void LabelSession::setProposals(std::map<QString, ClassProposal> proposals) {
+  m_proposals = std::move(proposals);
+  for (const auto& [image, p] : m_proposals)
+    if (!m_classes.contains(p.label)) m_classes << p.label;
+}
+
+const ClassProposal* LabelSession::proposalOf(const QString& image) const {
+  const auto it = m_proposals.find(image);
+  return it == m_proposals.end() ? nullptr : &it->second;
+}
+
+QString LabelSession::compact() { return QString::fromStdString(m_store->compact()); }
+
+}  // namespace studio::ui
