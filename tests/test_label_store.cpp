@@ -12,8 +12,11 @@
 #include <unistd.h>
 #include <csignal>
 
+#include "studio/box_annotations.h"
+#include "studio/box_label_store.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/image_file.h"
 #include "studio/label_store.h"
 
 using namespace studio;
@@ -139,6 +142,88 @@ class TestLabelStore : public QObject {
     writeFileAtomically(path, "image,class\na.png,cat\n");
     why = refusal([&] { LabelStore s(path); });
     QVERIFY2(why.contains("needs the columns file and label"), qPrintable(why));
+  }
+  // The Label tab's boxes (issue 62, items 1 and 2): each change survives a
+  // reopen through the journal; compact() writes a COCO file that the
+  // detection task's reader takes with the same boxes; a second editor is
+  // refused; a bad file is refused with the entry named.
+  void boxesReachACocoFileTheDetectorReads() {
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString();
+    for (const char* name : {"a.png", "b.png", "c.png"}) {
+      Image img;
+      img.height = 20;
+      img.width = 30;
+      img.channels = 3;
+      img.pixels.assign(20 * 30 * 3, 90);
+      writePngFile(root + "/" + name, img);
+    }
+    const std::string path = root + "/boxes.json";
+    {
+      BoxLabelStore s(path);
+      const int64_t cat = s.addCategory("cat"), dog = s.addCategory("dog");
+      QCOMPARE(cat, int64_t(1));
+      QCOMPARE(dog, int64_t(2));
+      s.setBoxes("a.png", {30, 20, {{1, 2, 10, 8, cat, "person"}, {12.5, 3, 17.5, 17, dog, "accepted"}}});
+      s.setBoxes("b.png", {30, 20, {}});  // looked at: nothing to find
+      s.setBoxes("c.png", {30, 20, {{0, 0, 5, 5, dog, "person"}}});
+      s.clear("c.png");
+      QCOMPARE(refusal([&] {
+                 s.setBoxes("a.png", {30, 20, {{25, 2, 10, 8, cat, "person"}}});
+               }),
+               QString("a box of a.png is not within the image or has no area"));
+      QVERIFY(refusal([&] { s.setBoxes("a.png", {30, 20, {{1, 2, 3, 4, 9, "person"}}}); }).contains("category 9"));
+      QVERIFY(refusal([&] { BoxLabelStore other(path); }).contains("open in another window"));
+    }  // no compact(): the journal holds every change
+    BoxLabelStore s(path);
+    QCOMPARE(s.pendingChanges(), int64_t(6));
+    QCOMPARE(s.images().size(), size_t(2));
+    QCOMPARE(s.images().at("a.png").boxes.at(1), (LabelBox{12.5, 3, 17.5, 17, 2, "accepted"}));
+    QVERIFY(s.compact().empty());
+    const BoxAnnotations read = readBoxAnnotations(path, root, "coco", BadBoxes::fail);
+    QCOMPARE(read.images.size(), size_t(2));
+    QCOMPARE(read.boxes.size(), size_t(2));
+    QCOMPARE(read.categories.size(), size_t(2));
+    QCOMPARE(read.categories[1].name, std::string("dog"));
+    QCOMPARE(read.boxes[1].x, 12.5);
+    QCOMPARE(read.boxes[1].w, 17.5);
+    QCOMPARE(read.boxes[1].label, int64_t(1));
+    // Another program's new image is kept; this store's change lands on top.
+    nlohmann::json doc = nlohmann::json::parse(readFileBytes(path, "boxes"));
+    doc["images"].push_back({{"id", 9}, {"file_name", "c.png"}, {"width", 30}, {"height", 20}});
+    writeFileAtomically(path, doc.dump());
+    s.setBoxes("b.png", {30, 20, {{2, 2, 4, 4, 1, "person"}}});
+    QVERIFY(s.compact().find("changed by another program") != std::string::npos);
+    QCOMPARE(s.images().size(), size_t(3));
+    QCOMPARE(s.images().at("b.png").boxes.size(), size_t(1));
+  }
+
+  void aBadBoxesFileIsRefusedWithTheEntryNamed() {
+    QFETCH(QString, change);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("boxes.json").toStdString();
+    nlohmann::json doc = {{"images", {{{"id", 1}, {"file_name", "a.png"}, {"width", 30}, {"height", 20}}}},
+                          {"annotations", {{{"id", 7}, {"image_id", 1}, {"category_id", 1}, {"bbox", {1, 1, 5, 5}}}}},
+                          {"categories", {{{"id", 1}, {"name", "cat"}}}}};
+    nlohmann::json bad = {{"id", 8}, {"image_id", 1}, {"category_id", 1}, {"bbox", {1, 1, 5, 5}}};
+    if (change == "unknown image") bad["image_id"] = 4;
+    if (change == "outside") bad["bbox"] = {20, 1, 15, 5};
+    if (change == "duplicate id") bad["id"] = 7;
+    doc["annotations"].push_back(bad);
+    writeFileAtomically(path, doc.dump());
+    const QString e = refusal([&] { BoxLabelStore s(path); });
+    QVERIFY2(e.contains(QString::fromStdString(path) + " annotations[1]") && e.contains(message), qPrintable(e));
+  }
+  void aBadBoxesFileIsRefusedWithTheEntryNamed_data() {
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown image") << "unknown image"
+                                   << "image_id 4 is none of the file's images";
+    QTest::newRow("outside") << "outside"
+                             << "is not within its image a.png (30 x 20)";
+    QTest::newRow("duplicate id") << "duplicate id"
+                                  << "(id 7): the id is given twice";
   }
 };
 

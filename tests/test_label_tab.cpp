@@ -139,17 +139,18 @@ class TestLabelTab : public QObject {
     writePhotos(photos, 16);
     const QString labels = photos + "/labels.csv";
     QString csv = "file,label,made_by\n";
-    for (int i = 0; i < 10; ++i) csv += QString("%1.png,%2,person\n").arg(i, 2, 10, QChar('0')).arg(i % 2 ? "bright" : "dark");
+    for (int i = 0; i < 10; ++i)
+      csv += QString("%1.png,%2,person\n").arg(i, 2, 10, QChar('0')).arg(i % 2 ? "bright" : "dark");
     writeFileAtomically(labels.toStdString(), csv.toStdString());
     LabelPanel panel;
     QVERIFY(panel.open(photos));
     QSignalSpy train(&panel, &LabelPanel::trainOnLabels);
     // A classifier trained on the labels file, as "Train on these labels" sets it.
     const QString runs = dir.path() + "/runs";
-    const test::Ran trained = test::cli({"train", "--set", "data.format=image_folder", "--set", "data.root=" + photos,
-                                         "--set", "data.targets_file=" + labels, "--set", "model.kind=mlp", "--set",
-                                         "train.epochs=3", "--set", "train.batch_size=4", "--set",
-                                         "schedule.kind=constant", "--out", runs});
+    const test::Ran trained =
+        test::cli({"train", "--set", "data.format=image_folder", "--set", "data.root=" + photos, "--set",
+                   "data.targets_file=" + labels, "--set", "model.kind=mlp", "--set", "train.epochs=3", "--set",
+                   "train.batch_size=4", "--set", "schedule.kind=constant", "--out", runs});
     QVERIFY2(trained.code == 0, qPrintable(trained.output));
     const QString run = test::onlyRunIn(runs);
     const QString out = dir.path() + "/proposals.json";

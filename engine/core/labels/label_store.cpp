@@ -1,9 +1,6 @@
 #include "studio/label_store.h"
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -17,37 +14,14 @@ namespace {
 
 bool knownMaker(const std::string& m) { return m == "person" || m == "accepted" || m == "corrected"; }
 
-std::string bytesOrNothing(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return {};
-  return readFileBytes(path, "labels file");
-}
-
 }  // namespace
 
-LabelStore::LabelStore(const std::string& labelsCsv) : m_path(labelsCsv) {
-  m_lock = lockFile(m_path + ".lock", /*wait=*/false);
-  if (m_lock < 0) {
-    const long holder = lockHolder(m_path + ".lock");
-    throw InputError("labels file " + m_path + " is open in another window or program of the studio's" +
-                     (holder > 0 ? " (pid " + std::to_string(holder) + ")" : std::string()) +
-                     ": close it there first; two editors would undo each other's labels");
-  }
-  try {
-    m_csvRead = bytesOrNothing(m_path);
-    m_labels = readCsv();
-    replayJournal();
-  } catch (...) {
-    ::close(m_lock);
-    throw;
-  }
-  m_journal = AppendFile(journalPath());
+LabelStore::LabelStore(const std::string& labelsCsv) : m_path(labelsCsv), m_journal(labelsCsv, "labels file") {
+  m_labels = readCsv();
+  replayJournal();
 }
 
-LabelStore::~LabelStore() {
-  m_journal.close();
-  if (m_lock >= 0) ::close(m_lock);
-}
+LabelStore::~LabelStore() = default;
 
 std::map<std::string, ImageLabel> LabelStore::readCsv() const {
   std::map<std::string, ImageLabel> out;
@@ -91,40 +65,28 @@ std::map<std::string, ImageLabel> LabelStore::readCsv() const {
 }
 
 void LabelStore::replayJournal() {
-  std::istringstream in(bytesOrNothing(journalPath()));
-  std::string line;
-  while (std::getline(in, line)) {
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;  // a line a kill cut short: the change in flight
+  for (const nlohmann::json& j : m_journal.replayed()) {
     if (j.contains("set") && j["set"].is_string() && j.contains("label") && j["label"].is_string()) {
       const ImageLabel l{j["label"].get<std::string>(), j.value("by", std::string("person"))};
       m_labels[j["set"].get<std::string>()] = l;
       m_changes[j["set"].get<std::string>()] = l;
-      ++m_pending;
     } else if (j.contains("clear") && j["clear"].is_string()) {
       m_labels.erase(j["clear"].get<std::string>());
       m_changes[j["clear"].get<std::string>()] = std::nullopt;
-      ++m_pending;
     }
   }
-}
-
-void LabelStore::append(const std::string& line) {
-  m_journal.append(line + "\n");
-  m_journal.sync();
-  ++m_pending;
 }
 
 void LabelStore::set(const std::string& file, const std::string& label, const std::string& madeBy) {
   if (file.empty() || label.empty()) throw InputError("a label needs an image and a class");
   if (!knownMaker(madeBy)) throw InputError("made_by \"" + madeBy + "\" is none of person, accepted, corrected");
-  append(nlohmann::json{{"set", file}, {"label", label}, {"by", madeBy}}.dump());
+  m_journal.append({{"set", file}, {"label", label}, {"by", madeBy}});
   m_labels[file] = {label, madeBy};
   m_changes[file] = ImageLabel{label, madeBy};
 }
 
 void LabelStore::clear(const std::string& file) {
-  append(nlohmann::json{{"clear", file}}.dump());
+  m_journal.append({{"clear", file}});
   m_labels.erase(file);
   m_changes[file] = std::nullopt;
 }
@@ -134,8 +96,6 @@ std::optional<ImageLabel> LabelStore::labelOf(const std::string& file) const {
   if (it == m_labels.end()) return std::nullopt;
   return it->second;
 }
-
-bool LabelStore::changedOnDisk() const { return bytesOrNothing(m_path) != m_csvRead; }
 
 std::string LabelStore::compact() {
   std::string merged;
@@ -157,13 +117,8 @@ std::string LabelStore::compact() {
   }
   std::string csv = "file,label,made_by\n";
   for (const auto& [file, l] : m_labels) csv += csvField(file) + "," + csvField(l.label) + "," + l.madeBy + "\n";
-  writeFileAtomically(m_path, csv);
-  m_csvRead = csv;
-  m_journal.close();
-  writeFileAtomically(journalPath(), "");
-  m_journal = AppendFile(journalPath());
+  m_journal.writeFile(csv);
   m_changes.clear();
-  m_pending = 0;
   return merged;
 }
 

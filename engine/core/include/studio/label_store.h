@@ -23,7 +23,7 @@
 #include <optional>
 #include <string>
 
-#include "studio/file_io.h"
+#include "studio/label_journal.h"
 
 namespace studio {
 
@@ -50,30 +50,26 @@ class LabelStore {
 
   const std::map<std::string, ImageLabel>& labels() const { return m_labels; }
   std::optional<ImageLabel> labelOf(const std::string& file) const;
-  int64_t pendingChanges() const { return m_pending; }  // in the journal, not yet in the CSV
+  int64_t pendingChanges() const { return m_journal.pending(); }  // in the journal, not yet in the CSV
   // Whether the CSV differs from what this store last read or wrote.
-  bool changedOnDisk() const;
+  bool changedOnDisk() const { return m_journal.changedOnDisk(); }
   // Writes the CSV with every change and empties the journal; returns what
   // it merged from another program's edits ("" when the CSV was as read).
   std::string compact();
 
   const std::string& path() const { return m_path; }
-  std::string journalPath() const { return m_path + ".journal"; }
+  std::string journalPath() const { return m_journal.journalPath(); }
 
  private:
   // The CSV's rows (or none when it is missing).
   std::map<std::string, ImageLabel> readCsv() const;
   // The journal's changes over the CSV's rows (m_labels), kept in m_changes.
   void replayJournal();
-  void append(const std::string& line);
 
   std::string m_path;
-  int m_lock = -1;
-  AppendFile m_journal;
+  LabelJournal m_journal;  // the lock, the journal, the CSV's bytes as read or written
   std::map<std::string, ImageLabel> m_labels;
   std::map<std::string, std::optional<ImageLabel>> m_changes;  // since the CSV was read or written (nullopt: cleared)
-  std::string m_csvRead;                                       // the CSV's bytes as read or written
-  int64_t m_pending = 0;
 };
 
 }  // namespace studio
