@@ -20,6 +20,8 @@
 #include "studio/image_file.h"
 #include "studio/label_store.h"
 #include "test_support.h"
+#include "ui/label/box_canvas.h"
+#include "ui/label/box_session.h"
 #include "ui/label/label_panel.h"
 #include "ui/label/label_session.h"
 
@@ -28,15 +30,15 @@ using studio::ui::LabelPanel;
 
 namespace {
 
-// Image i: dark (i even) or bright (odd) noise, 12 x 12, RGB.
-void writePhotos(const QString& dir, int n) {
+// Image i: dark (i even) or bright (odd) noise, size x size, RGB.
+void writePhotos(const QString& dir, int n, int size = 12) {
   QDir().mkpath(dir);
   for (int i = 0; i < n; ++i) {
     Image img;
-    img.height = img.width = 12;
+    img.height = img.width = size;
     img.channels = 3;
     uint32_t x = static_cast<uint32_t>(i) * 2654435761u + 7;
-    for (int k = 0; k < 12 * 12 * 3; ++k) {
+    for (int k = 0; k < size * size * 3; ++k) {
       x = x * 1103515245u + 12345u;
       img.pixels.push_back(static_cast<uint8_t>((i % 2 ? 150 : 0) + (x >> 16) % 90));
     }
@@ -190,6 +192,79 @@ class TestLabelTab : public QObject {
     const QString written = csvOf(labels);
     QVERIFY2(written.contains("10.png," + accepted + ",accepted\n"), qPrintable(written));
     QVERIFY2(written.contains("11.png,") && written.contains(",corrected\n"), qPrintable(written));
+  }
+
+  // Boxes as a person makes them (issue 62, item 1's test): drag to draw,
+  // drag inside to move, drag an edge to resize, a number key for the
+  // selected box's class, Delete, Z and Shift+Z, Return for done; proposals
+  // accepted with Return, a moved one corrected. The COCO file written is
+  // exactly the expected one.
+  void boxesDrawnMovedResizedAndDeleted() {
+    QTemporaryDir dir;
+    const QString photos = dir.path() + "/photos";
+    writePhotos(photos, 3, 40);
+    const QString boxes = dir.path() + "/boxes.json";
+    {
+      LabelPanel panel;
+      QVERIFY(panel.open(photos, boxes));
+      QVERIFY(panel.boxSession() && !panel.session());
+      panel.boxSession()->addClass("cat");
+      panel.boxSession()->addClass("dog");
+      ui::BoxCanvas* c = panel.canvas();
+      c->setScale(4);  // widget pixels 4 to an image pixel: the drags below land on whole image pixels
+      auto at = [](int x, int y) { return QPoint(4 * x, 4 * y); };
+      auto drag = [&](QPoint from, QPoint to) {
+        QTest::mousePress(c, Qt::LeftButton, {}, from);
+        QTest::mouseMove(c, to);
+        QTest::mouseRelease(c, Qt::LeftButton, {}, to);
+      };
+      press(panel, Qt::Key_2);     // dog draws
+      drag(at(4, 5), at(20, 17));  // drawn: 4,5 16x12
+      QCOMPARE(c->boxes().boxes.at(0), (LabelBox{4, 5, 16, 12, 2, "person"}));
+      drag(at(10, 10), at(13, 12));  // moved by 3,2
+      drag(at(23, 12), at(30, 12));  // its right edge to 30
+      QCOMPARE(panel.boxSession()->boxesOf("00.png")->boxes.at(0), (LabelBox{7, 7, 23, 12, 2, "person"}));
+      drag(at(25, 22), at(35, 28));                          // a second box, dog, selected
+      press(panel, Qt::Key_1);                               // ... made a cat
+      QTest::mouseClick(c, Qt::LeftButton, {}, at(10, 10));  // the first selected
+      press(panel, Qt::Key_Delete);
+      QCOMPARE(panel.boxSession()->boxesOf("00.png")->boxes.size(), size_t(1));
+      press(panel, Qt::Key_Z);  // back
+      QCOMPARE(panel.boxSession()->boxesOf("00.png")->boxes.size(), size_t(2));
+      press(panel, Qt::Key_Z, Qt::ShiftModifier);  // removed again
+      press(panel, Qt::Key_Z);                     // and back
+      QCOMPARE(c->boxes().boxes.size(), size_t(2));
+      press(panel, Qt::Key_Return);  // done: 01.png next
+      QCOMPARE(panel.currentImage(), QString("01.png"));
+      press(panel, Qt::Key_Return);  // 01.png: nothing to find; 02.png next
+      QCOMPARE(panel.currentImage(), QString("02.png"));
+      // 02.png: a run's two proposals, accepted with Return; one then moved: corrected.
+      panel.boxSession()->setProposals({{"02.png", {{1, 1, 8, 8, 1, "accepted"}, {20, 20, 10, 10, 2, "accepted"}}}});
+      press(panel, Qt::Key_Left);
+      press(panel, Qt::Key_Right);  // shown again, with its proposals
+      press(panel, Qt::Key_Return);
+      QCOMPARE(panel.currentImage(), QString("02.png"));  // the last image: it stays
+      c->setScale(4);
+      drag(at(24, 24), at(26, 24));
+      QCOMPARE(panel.classList()->item(0)->text(), QString("1  cat — 2"));
+      QCOMPARE(panel.classList()->item(1)->text(), QString("2  dog — 2"));
+    }
+    const nlohmann::json written = nlohmann::json::parse(test::contents(boxes).toStdString());
+    auto box = [](int id, int image, int cat, std::vector<double> b, const char* by) {
+      return nlohmann::json{{"id", id},     {"image_id", image},   {"category_id", cat},
+                            {"bbox", b},    {"area", b[2] * b[3]}, {"iscrowd", 0},
+                            {"made_by", by}};
+    };
+    const nlohmann::json expected = {
+        {"images",
+         {{{"id", 1}, {"file_name", "00.png"}, {"width", 40}, {"height", 40}},
+          {{"id", 2}, {"file_name", "01.png"}, {"width", 40}, {"height", 40}},
+          {{"id", 3}, {"file_name", "02.png"}, {"width", 40}, {"height", 40}}}},
+        {"annotations",
+         {box(1, 1, 2, {7, 7, 23, 12}, "person"), box(2, 1, 1, {25, 22, 10, 6}, "person"),
+          box(3, 3, 1, {1, 1, 8, 8}, "accepted"), box(4, 3, 2, {22, 20, 10, 10}, "corrected")}},
+        {"categories", {{{"id", 1}, {"name", "cat"}}, {{"id", 2}, {"name", "dog"}}}}};
+    QVERIFY2(written == expected, written.dump(1).c_str());
   }
 };
 

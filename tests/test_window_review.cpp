@@ -31,6 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "studio/file_io.h"
+#include "studio/image_file.h"
 #include "studio/log.h"
 #include "studio/presets.h"
 #include "studio/run_queue.h"
@@ -41,6 +43,7 @@
 #include "ui/charts/plots_panel.h"
 #include "ui/data/data_panel.h"
 #include "ui/evaluation/evaluation_panel.h"
+#include "ui/label/label_panel.h"
 #include "ui/runs/queue_panel.h"
 #include "ui/runs/run_catalog.h"
 #include "ui/runs/runs_panel.h"
@@ -598,6 +601,42 @@ class TestWindowReview : public QObject {
     browse->click();
     QVERIFY(mode.has_value());
     QCOMPARE(*mode, QFileDialog::ExistingFile);
+  }
+
+  // The Label tab's "Train on these labels" points the settings at the
+  // folder and its labels file: a classifier on data.targets_file for
+  // classes, a detector on data.annotations for boxes (issue 62, item 5).
+  void labelTabTrainsOnItsLabels() {
+    const QString photos = m_dir.filePath("to-label");
+    QVERIFY(QDir().mkpath(photos));
+    for (const char* name : {"a.png", "b.png"}) {
+      Image img;
+      img.height = img.width = 8;
+      img.channels = 3;
+      img.pixels.assign(8 * 8 * 3, 100);
+      writePngFile((photos + "/" + name).toStdString(), img);
+    }
+    writeFileAtomically((photos + "/labels.csv").toStdString(), "file,label,made_by\na.png,cat,person\n");
+    ui::SettingsPanel* settings = window().settingsPanel();
+    settings->setConfig(config("label-tab"));
+    ui::LabelPanel* label = window().labelPanel();
+    auto* train = label->findChild<QPushButton*>("trainOnLabels");
+    QVERIFY(train);
+    QVERIFY(label->open(photos, photos + "/labels.csv"));
+    train->click();
+    TrainConfig c = settings->config();
+    QCOMPARE(c.task.kind, TaskKind::classification);
+    QCOMPARE(c.data.format, DataFormat::image_folder);
+    QCOMPARE(QString::fromStdString(c.data.root), QDir(photos).absolutePath());
+    QCOMPARE(QString::fromStdString(c.data.targets_file), photos + "/labels.csv");
+    QVERIFY(label->open(photos, photos + "/boxes.json"));
+    train->click();
+    c = settings->config();
+    QCOMPARE(c.task.kind, TaskKind::detection);
+    QCOMPARE(QString::fromStdString(c.data.annotations), photos + "/boxes.json");
+    QVERIFY(c.data.targets_file.empty());
+    QCOMPARE(c.model.kind, std::string("fasterrcnn_mobilenet_v3_large_320_fpn"));
+    QVERIFY(QFile::exists(photos + "/boxes.json"));  // written whole before the settings point at it
   }
 };
 

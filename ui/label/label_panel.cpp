@@ -20,6 +20,8 @@
 
 #include "studio/errors.h"
 #include "studio/label_suggest.h"
+#include "ui/label/box_canvas.h"
+#include "ui/label/box_session.h"
 #include "ui/label/label_session.h"
 
 namespace studio::ui {
@@ -39,6 +41,7 @@ QImage labelThumbnailOf(const QString& path) {
 
 LabelPanel::LabelPanel(QWidget* parent)
     : QWidget(parent),
+      m_kind(new QComboBox),
       m_where(new QLabel(tr("Open a folder of images to label them; their classes go to a labels file beside them."))),
       m_filter(new QComboBox),
       m_propose(new QPushButton(tr("Propose with run…"))),
@@ -48,6 +51,7 @@ LabelPanel::LabelPanel(QWidget* parent)
       m_thumbs(new QListWidget),
       m_scroll(new QScrollArea),
       m_view(new QLabel),
+      m_canvas(new BoxCanvas(this)),
       m_caption(new QLabel),
       m_summary(new QLabel) {
   setObjectName("labelPanel");
@@ -59,7 +63,10 @@ LabelPanel::LabelPanel(QWidget* parent)
       tr("The run chosen in the Runs dock orders the images by its uncertainty, near-copies last: label first what "
          "teaches it most."));
   m_train->setToolTip(tr("Points the settings at this folder and its labels file; press Start to train on them."));
+  m_kind->addItems({tr("Classes (labels.csv)"), tr("Boxes (boxes.json)")});
+  m_kind->setToolTip(tr("What Open folder… labels: a class per image, or boxes in a COCO file"));
   auto* top = new QHBoxLayout;
+  top->addWidget(m_kind);
   top->addWidget(openButton);
   top->addWidget(m_where, 1);
   top->addWidget(new QLabel(tr("Show:")));
@@ -109,6 +116,8 @@ LabelPanel::LabelPanel(QWidget* parent)
   layout->addWidget(m_summary);
   for (QWidget* w : std::initializer_list<QWidget*>{m_thumbs, m_scroll, m_classes}) w->installEventFilter(this);
 
+  m_canvas->hide();
+  connect(m_canvas, &BoxCanvas::edited, this, [this](const ImageBoxes& b) { boxesEdited(b); });
   connect(openButton, &QPushButton::clicked, this, [this] { chooseFolder(); });
   connect(m_filter, &QComboBox::currentIndexChanged, this, [this] { applyFilter(); });
   connect(m_thumbs, &QListWidget::currentItemChanged, this, [this] { showCurrent(); });
@@ -127,22 +136,51 @@ LabelPanel::LabelPanel(QWidget* parent)
 LabelPanel::~LabelPanel() = default;
 
 bool LabelPanel::open(const QString& folder, const QString& labelsFile) {
-  std::unique_ptr<LabelSession> session;
+  const bool boxes =
+      labelsFile.isEmpty() ? m_kind->currentIndex() == 1 : labelsFile.endsWith(".json", Qt::CaseInsensitive);
+  std::unique_ptr<LabelEditor> editor;
+  LabelSession* classes = nullptr;
+  BoxSession* boxSession = nullptr;
   try {
-    session = std::make_unique<LabelSession>(folder, labelsFile);
+    if (boxes) {
+      auto b = std::make_unique<BoxSession>(
+          folder, labelsFile.isEmpty() ? QDir(folder).absolutePath() + "/boxes.json" : labelsFile);
+      boxSession = b.get();
+      editor = std::move(b);
+    } else {
+      auto c = std::make_unique<LabelSession>(folder, labelsFile);
+      classes = c.get();
+      editor = std::move(c);
+    }
   } catch (const std::exception& e) {
     Q_EMIT message(tr("Cannot label %1: %2").arg(folder, QString::fromUtf8(e.what())), true);
     return false;
   }
-  m_session = std::move(session);  // the earlier folder's labels file is folded and let go
+  m_session = nullptr;
+  m_boxes = nullptr;
+  m_editor = std::move(editor);  // the earlier folder's labels file is folded and let go
+  m_session = classes;
+  m_boxes = boxSession;
+  m_kind->setCurrentIndex(boxes ? 1 : 0);
   m_modelJob.cancel();
   setBusy(false);
-  m_where->setText(tr("%1 — labels in %2").arg(m_session->folder(), m_session->labelsFile()));
-  fillThumbnails(m_session->images());
+  m_where->setText(tr("%1 — labels in %2").arg(m_editor->folder(), m_editor->labelsFile()));
+  showInView(boxes ? static_cast<QWidget*>(m_canvas) : m_view);
+  fillThumbnails(m_editor->images());
   refreshAll();
   if (m_thumbs->count() > 0) m_thumbs->setCurrentRow(0);
   m_thumbs->setFocus();
   return true;
+}
+
+void LabelPanel::showInView(QWidget* view) {
+  if (m_scroll->widget() == view) return;
+  if (QWidget* old = m_scroll->takeWidget()) {
+    old->setParent(this);
+    old->hide();
+  }
+  m_scroll->setWidget(view);
+  view->show();
 }
 
 void LabelPanel::chooseFolder() {
@@ -158,7 +196,7 @@ void LabelPanel::fillThumbnails(const QStringList& order) {
     auto* item = new QListWidgetItem(m_thumbs);
     item->setData(Qt::UserRole, image);
     refreshItem(item);
-    paths << m_session->absolutePath(image);
+    paths << m_editor->absolutePath(image);
   }
   m_thumbJob.start(
       [paths] {
@@ -177,32 +215,27 @@ void LabelPanel::fillThumbnails(const QStringList& order) {
 
 void LabelPanel::refreshItem(QListWidgetItem* item) {
   const QString image = item->data(Qt::UserRole).toString();
-  const auto label = m_session->labelOf(image);
-  const ClassProposal* proposal = m_session->proposalOf(image);
-  QString text = QFileInfo(image).fileName() + "\n";
+  const bool labelled = m_editor->isLabelled(image);
   QFont font = item->font();
-  font.setItalic(!label && proposal);
-  if (label)
-    text += QString::fromStdString(label->label);
-  else if (proposal)
-    text += tr("%1? %2%").arg(proposal->label).arg(proposal->probability * 100, 0, 'f', 0);
-  else
-    text += tr("(unlabelled)");
-  item->setText(text);
+  font.setItalic(!labelled && m_editor->hasProposal(image));
+  item->setText(QFileInfo(image).fileName() + "\n" + m_editor->describe(image));
   item->setFont(font);
-  item->setToolTip(image + (label ? tr(" — %1, made by %2").arg(QString::fromStdString(label->label),
-                                                                  QString::fromStdString(label->madeBy))
-                                  : QString()));
+  item->setToolTip(image);
+  if (m_session)
+    if (const auto label = m_session->labelOf(image))
+      item->setToolTip(
+          image +
+          tr(" — %1, made by %2").arg(QString::fromStdString(label->label), QString::fromStdString(label->madeBy)));
 }
 
 void LabelPanel::refreshClasses() {
   const int row = m_classes->currentRow();
   m_classes->clear();
-  if (!m_session) return;
-  const QStringList& classes = m_session->classes();
+  if (!m_editor) return;
+  const QStringList classes = m_editor->classNames();
   for (int k = 0; k < classes.size(); ++k) {
     const QString key = k < 9 ? QString::number(k + 1) + "  " : QString("    ");
-    auto* item = new QListWidgetItem(tr("%1%2 — %3").arg(key, classes[k]).arg(m_session->countOf(classes[k])));
+    auto* item = new QListWidgetItem(tr("%1%2 — %3").arg(key, classes[k]).arg(m_editor->countOf(k)));
     item->setData(Qt::UserRole, classes[k]);
     m_classes->addItem(item);
   }
@@ -212,34 +245,36 @@ void LabelPanel::refreshClasses() {
 QString LabelPanel::summary() const { return m_summary->text(); }
 
 void LabelPanel::refreshAll() {
-  const bool open = m_session != nullptr;
-  for (QWidget* w : std::initializer_list<QWidget*>{m_filter, m_propose, m_order, m_train}) w->setEnabled(open && !m_busy);
+  const bool open = m_editor != nullptr;
+  for (QWidget* w : std::initializer_list<QWidget*>{m_filter, m_propose, m_order, m_train})
+    w->setEnabled(open && !m_busy);
   refreshClasses();
   if (!open) {
-    m_summary->setText(tr("Keys: 1-9 the class (then the next image), arrows move, Return or A accepts the "
-                          "proposal, Delete clears, Z undoes, Shift+Z redoes, + and - zoom."));
+    m_summary->setText(
+        tr("Keys: 1-9 the class (then the next image), arrows move, Return or A accepts the "
+           "proposal, Delete clears, Z undoes, Shift+Z redoes, + and - zoom."));
     return;
   }
   int proposed = 0;
-  for (const QString& image : m_session->images())
-    if (!m_session->labelOf(image) && m_session->proposalOf(image)) ++proposed;
+  for (const QString& image : m_editor->images())
+    if (!m_editor->isLabelled(image) && m_editor->hasProposal(image)) ++proposed;
   m_summary->setText(tr("%1 of %2 images labelled, %3 proposed and not labelled yet. Keys: 1-9 the class (then "
                         "the next image), arrows move, Return or A accepts the proposal, Delete clears, Z undoes, "
                         "Shift+Z redoes, + and - zoom.")
-                         .arg(m_session->labelled())
-                         .arg(m_session->images().size())
+                         .arg(m_editor->labelled())
+                         .arg(m_editor->images().size())
                          .arg(proposed));
 }
 
 void LabelPanel::applyFilter() {
-  if (!m_session) return;
+  if (!m_editor) return;
   const int f = m_filter->currentIndex();
   for (int i = 0; i < m_thumbs->count(); ++i) {
     QListWidgetItem* item = m_thumbs->item(i);
     const QString image = item->data(Qt::UserRole).toString();
-    const bool labelled = m_session->labelOf(image).has_value();
+    const bool labelled = m_editor->isLabelled(image);
     const bool shown = f == ShowAll || (f == ShowUnlabelled && !labelled) || (f == ShowLabelled && labelled) ||
-                       (f == ShowProposed && !labelled && m_session->proposalOf(image));
+                       (f == ShowProposed && !labelled && m_editor->hasProposal(image));
     item->setHidden(!shown);
   }
   QListWidgetItem* current = m_thumbs->currentItem();
@@ -266,29 +301,40 @@ QListWidgetItem* LabelPanel::itemOf(const QString& image) const {
 
 void LabelPanel::showCurrent() {
   const QString image = currentImage();
-  if (image.isEmpty() || !m_session) {
+  if (image.isEmpty() || !m_editor) {
     m_image = QImage();
     m_view->clear();
+    m_canvas->show(QImage(), {}, {});
     m_caption->clear();
     return;
   }
-  m_image = QImage(m_session->absolutePath(image));
-  if (m_image.isNull()) {
-    m_view->setText(tr("%1 cannot be read as an image").arg(image));
-  } else {
-    // Fits the view at zoom 1; small images are shown at least 4x for their pixels.
-    const QSize room = m_scroll->viewport()->size() - QSize(4, 4);
-    QSize size = m_image.size().scaled(room, Qt::KeepAspectRatio);
-    size = (QSizeF(size) * m_zoom).toSize();
-    m_view->setPixmap(QPixmap::fromImage(m_image.scaled(size, Qt::KeepAspectRatio, Qt::FastTransformation)));
-  }
-  m_view->adjustSize();
-  const auto label = m_session->labelOf(image);
-  const ClassProposal* proposal = m_session->proposalOf(image);
+  m_image = QImage(m_editor->absolutePath(image));
+  // Fits the view at zoom 1.
+  const QSize room = m_scroll->viewport()->size() - QSize(4, 4);
+  const double fit = m_image.isNull() ? 1
+                                      : std::min(room.width() / static_cast<double>(m_image.width()),
+                                                 room.height() / static_cast<double>(m_image.height()));
   QString caption = image + ": ";
-  caption += label ? tr("%1 (%2)").arg(QString::fromStdString(label->label), QString::fromStdString(label->madeBy))
-                   : tr("not labelled");
-  if (proposal) caption += tr("; the model proposes %1 (%2%)").arg(proposal->label).arg(proposal->probability * 100, 0, 'f', 1);
+  if (m_boxes) {
+    m_canvas->setCategories(m_boxes->categories());
+    m_canvas->show(m_image.convertToFormat(QImage::Format_RGB32),
+                   m_boxes->boxesOf(image).value_or(ImageBoxes{m_image.width(), m_image.height(), {}}),
+                   m_boxes->proposalsOf(image));
+    m_canvas->setScale(std::max(fit, 0.05) * m_zoom);
+    caption += m_editor->describe(image) + tr(" (drag: draw, move or resize; Return: done)");
+  } else {
+    if (m_image.isNull())
+      m_view->setText(tr("%1 cannot be read as an image").arg(image));
+    else
+      m_view->setPixmap(QPixmap::fromImage(m_image.scaled((QSizeF(m_image.size()) * fit * m_zoom).toSize(),
+                                                          Qt::KeepAspectRatio, Qt::FastTransformation)));
+    m_view->adjustSize();
+    const auto label = m_session->labelOf(image);
+    caption += label ? tr("%1 (%2)").arg(QString::fromStdString(label->label), QString::fromStdString(label->madeBy))
+                     : tr("not labelled");
+    if (const ClassProposal* p = m_session->proposalOf(image))
+      caption += tr("; the model proposes %1 (%2%)").arg(p->label).arg(p->probability * 100, 0, 'f', 1);
+  }
   m_caption->setText(caption);
 }
 
@@ -301,15 +347,20 @@ void LabelPanel::moveBy(int delta) {
     }
 }
 
+// After a change to these images: their thumbnails, the view, the counts.
+void LabelPanel::afterChange(const QStringList& images) {
+  for (const QString& i : images)
+    if (QListWidgetItem* item = itemOf(i)) refreshItem(item);
+  if (!images.isEmpty() && itemOf(images.front())) m_thumbs->setCurrentItem(itemOf(images.front()));
+  showCurrent();
+  applyFilter();
+  refreshAll();
+}
+
 void LabelPanel::labelCurrent(int classIndex) {
   const QString image = currentImage();
-  if (image.isEmpty() || classIndex >= m_session->classes().size()) return;
-  try {
-    m_session->setLabel(image, m_session->classes()[classIndex]);
-  } catch (const std::exception& e) {
-    Q_EMIT message(tr("The label of %1 was not written: %2").arg(image, QString::fromUtf8(e.what())), true);
-    return;
-  }
+  if (image.isEmpty() || classIndex < 0 || classIndex >= m_session->classes().size()) return;
+  m_session->setLabel(image, m_session->classes()[classIndex]);
   refreshItem(m_thumbs->currentItem());
   const int row = m_thumbs->currentRow();
   moveBy(1);
@@ -318,19 +369,55 @@ void LabelPanel::labelCurrent(int classIndex) {
   refreshAll();
 }
 
+void LabelPanel::boxesEdited(const ImageBoxes& boxes) {
+  const QString image = currentImage();
+  if (!m_boxes || image.isEmpty()) return;
+  try {
+    m_boxes->setBoxes(image, boxes);
+  } catch (const std::exception& e) {
+    Q_EMIT message(tr("The boxes of %1 were not written: %2").arg(image, QString::fromUtf8(e.what())), true);
+    m_canvas->setBoxes(m_boxes->boxesOf(image).value_or(ImageBoxes{boxes.width, boxes.height, {}}));
+    return;
+  }
+  if (QListWidgetItem* item = itemOf(image)) refreshItem(item);
+  refreshAll();
+}
+
+bool LabelPanel::boxKey(int k) {
+  const QString image = currentImage();
+  if (k >= Qt::Key_1 && k <= Qt::Key_9) {
+    const int64_t id = m_boxes->categoryAt(k - Qt::Key_1);
+    if (id < 0) return true;
+    m_canvas->setCurrentCategory(id);
+    m_canvas->setSelectedCategory(id);  // edited() writes it
+  } else if (k == Qt::Key_Delete || k == Qt::Key_Backspace) {
+    if (!m_canvas->removeSelected() && !image.isEmpty()) {
+      m_boxes->clear(image);
+      afterChange({image});
+    }
+  } else if ((k == Qt::Key_Return || k == Qt::Key_Enter || k == Qt::Key_A) && !image.isEmpty()) {
+    // Done with the image: its proposals taken, and labelled even with no box (nothing to find).
+    if (!m_boxes->acceptProposals(image, m_image.width(), m_image.height()) && !m_boxes->isLabelled(image))
+      m_boxes->setBoxes(image, m_canvas->boxes());
+    refreshItem(m_thumbs->currentItem());
+    const int row = m_thumbs->currentRow();
+    moveBy(1);
+    if (m_thumbs->currentRow() == row) showCurrent();
+    applyFilter();
+    refreshAll();
+  } else {
+    return false;
+  }
+  return true;
+}
+
 bool LabelPanel::eventFilter(QObject* watched, QEvent* event) {
-  if (event->type() != QEvent::KeyPress || !m_session) return QWidget::eventFilter(watched, event);
+  if (event->type() != QEvent::KeyPress || !m_editor) return QWidget::eventFilter(watched, event);
   auto* key = static_cast<QKeyEvent*>(event);
   const int k = key->key();
   const QString image = currentImage();
-  auto changed = [&](const QStringList& images) {
-    for (const QString& i : images)
-      if (QListWidgetItem* item = itemOf(i)) refreshItem(item);
-    if (!images.isEmpty() && itemOf(images.front())) m_thumbs->setCurrentItem(itemOf(images.front()));
-    showCurrent();
-    refreshAll();
-  };
   try {
+    if (m_boxes && boxKey(k)) return true;
     if (k >= Qt::Key_1 && k <= Qt::Key_9) {
       labelCurrent(k - Qt::Key_1);
     } else if (k == Qt::Key_Left || k == Qt::Key_Up) {
@@ -339,13 +426,12 @@ bool LabelPanel::eventFilter(QObject* watched, QEvent* event) {
       moveBy(1);
     } else if ((k == Qt::Key_Delete || k == Qt::Key_Backspace) && !image.isEmpty()) {
       m_session->clearLabel(image);
-      changed({image});
-      applyFilter();
+      afterChange({image});
     } else if (k == Qt::Key_Z) {
-      changed(key->modifiers() & Qt::ShiftModifier ? m_session->redo() : m_session->undo());
-      applyFilter();
+      afterChange(key->modifiers() & Qt::ShiftModifier ? m_editor->redo() : m_editor->undo());
     } else if ((k == Qt::Key_Return || k == Qt::Key_Enter || k == Qt::Key_A) && !image.isEmpty()) {
-      if (const ClassProposal* p = m_session->proposalOf(image)) labelCurrent(static_cast<int>(m_session->classes().indexOf(p->label)));
+      if (const ClassProposal* p = m_session->proposalOf(image))
+        labelCurrent(static_cast<int>(m_session->classes().indexOf(p->label)));
     } else if (k == Qt::Key_Plus || k == Qt::Key_Equal || k == Qt::Key_Minus) {
       m_zoom = std::clamp(k == Qt::Key_Minus ? m_zoom / 1.25 : m_zoom * 1.25, 0.25, 16.0);
       showCurrent();
@@ -359,13 +445,13 @@ bool LabelPanel::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void LabelPanel::addClass() {
-  if (!m_session) return;
+  if (!m_editor) return;
   bool ok = false;
-  const QString name = QInputDialog::getText(this, tr("Add class"), tr("Name of the new class:"), QLineEdit::Normal,
-                                             QString(), &ok);
+  const QString name =
+      QInputDialog::getText(this, tr("Add class"), tr("Name of the new class:"), QLineEdit::Normal, QString(), &ok);
   if (!ok) return;
   try {
-    m_session->addClass(name);
+    m_editor->addClass(name);
   } catch (const std::exception& e) {
     Q_EMIT message(QString::fromUtf8(e.what()), true);
   }
@@ -374,16 +460,16 @@ void LabelPanel::addClass() {
 
 void LabelPanel::renameClass() {
   QListWidgetItem* item = m_classes->currentItem();
-  if (!m_session || !item) return;
+  if (!m_editor || !item) return;
   const QString from = item->data(Qt::UserRole).toString();
   bool ok = false;
-  const QString to = QInputDialog::getText(
-      this, tr("Rename or merge"), tr("New name for %1 (an existing class's name merges them):").arg(from),
-      QLineEdit::Normal, from, &ok);
+  const QString to = QInputDialog::getText(this, tr("Rename or merge"),
+                                           tr("New name for %1 (an existing class's name merges them):").arg(from),
+                                           QLineEdit::Normal, from, &ok);
   if (!ok || to.trimmed() == from) return;
   try {
-    const int n = m_session->renameClass(from, to);
-    Q_EMIT message(tr("%1 renamed to %2 on %n image(s)", nullptr, n).arg(from, to.trimmed()), false);
+    const int n = m_editor->renameClass(from, to);
+    Q_EMIT message(tr("%1 renamed to %2 (%n image(s) changed)", nullptr, n).arg(from, to.trimmed()), false);
   } catch (const std::exception& e) {
     Q_EMIT message(QString::fromUtf8(e.what()), true);
   }
@@ -393,96 +479,30 @@ void LabelPanel::renameClass() {
 }
 
 void LabelPanel::train() {
-  if (!m_session) return;
+  if (!m_editor) return;
   try {
-    const QString merged = m_session->compact();
+    const QString merged = m_editor->compact();
     if (!merged.isEmpty()) Q_EMIT message(merged, false);
   } catch (const std::exception& e) {
     Q_EMIT message(tr("The labels file could not be written: %1").arg(QString::fromUtf8(e.what())), true);
     return;
   }
-  Q_EMIT trainOnLabels(m_session->folder(), m_session->labelsFile());
+  Q_EMIT trainOnLabels(m_editor->folder(), m_editor->labelsFile());
 }
 
 QString LabelPanel::chooseRun() {
   QString run = m_runChooser ? m_runChooser() : QString();
-  if (run.isEmpty()) run = QFileDialog::getExistingDirectory(this, tr("A trained classifier's run or export folder"));
+  if (run.isEmpty()) run = QFileDialog::getExistingDirectory(this, tr("A trained run or export folder"));
   return run;
 }
 
 void LabelPanel::setBusy(bool busy, const QString& what) {
   m_busy = busy;
-  if (busy) m_where->setText(what);
+  if (busy)
+    m_where->setText(what);
+  else if (m_editor)
+    m_where->setText(tr("%1 — labels in %2").arg(m_editor->folder(), m_editor->labelsFile()));
   refreshAll();
-}
-
-void LabelPanel::proposeWith(const QString& runDir) {
-  if (!m_session || m_busy) return;
-  setBusy(true, tr("%1 proposes classes for %2…").arg(runDir, m_session->folder()));
-  const std::string run = runDir.toStdString(), folder = m_session->folder().toStdString();
-  m_modelJob.start(
-      [run, folder, runDir] {
-        const QDir root(QString::fromStdString(folder));
-        Proposed out;
-        out.run = runDir;
-        try {
-          PrelabelOptions o;
-          o.topK = 1;
-          const nlohmann::json doc = prelabelImages(run, folder, o);
-          if (doc.at("task") != "classification")
-            throw InputError("the Label tab labels classes; " + run + " is a detector's run (boxes come next)");
-          for (const auto& c : doc.at("classes")) out.classes << QString::fromStdString(c.get<std::string>());
-          for (const auto& image : doc.at("images"))
-            out.rows.push_back({root.relativeFilePath(QString::fromStdString(image.at("file").get<std::string>())),
-                                {QString::fromStdString(image.at("class").get<std::string>()),
-                                 image.at("probability").get<double>()}});
-        } catch (const std::exception& e) {
-          out.error = QString::fromUtf8(e.what());
-        }
-        return out;
-      },
-      [this](const Proposed& p) {
-        setBusy(false);
-        m_where->setText(tr("%1 — labels in %2").arg(m_session->folder(), m_session->labelsFile()));
-        if (!p.error.isEmpty()) return Q_EMIT message(tr("No proposals: %1").arg(p.error), true);
-        for (const QString& c : p.classes) m_session->addClass(c);
-        std::map<QString, ClassProposal> proposals;
-        for (const auto& [image, cls] : p.rows) proposals[image] = {cls.first, cls.second};
-        m_session->setProposals(std::move(proposals));
-        for (int i = 0; i < m_thumbs->count(); ++i) refreshItem(m_thumbs->item(i));
-        showCurrent();
-        refreshAll();
-        Q_EMIT message(tr("%1 proposed classes for %2 images").arg(p.run).arg(p.rows.size()), false);
-      });
-}
-
-void LabelPanel::orderBy(const QString& runDir) {
-  if (!m_session || m_busy) return;
-  setBusy(true, tr("%1 orders %2 by what teaches it most…").arg(runDir, m_session->folder()));
-  const std::string run = runDir.toStdString(), folder = m_session->folder().toStdString();
-  m_modelJob.start(
-      [run, folder, runDir] {
-        const QDir root(QString::fromStdString(folder));
-        Proposed out;
-        out.run = runDir;
-        try {
-          for (const SuggestedImage& s : suggestLabellingOrder(run, folder, SuggestOptions{}).order)
-            out.order << root.relativeFilePath(QString::fromStdString(s.file));
-        } catch (const std::exception& e) {
-          out.error = QString::fromUtf8(e.what());
-        }
-        return out;
-      },
-      [this](const Proposed& p) {
-        setBusy(false);
-        m_where->setText(tr("%1 — labels in %2").arg(m_session->folder(), m_session->labelsFile()));
-        if (!p.error.isEmpty()) return Q_EMIT message(tr("No order: %1").arg(p.error), true);
-        QStringList order = p.order;
-        for (const QString& image : m_session->images())  // those it could not read keep the folder's order, last
-          if (!order.contains(image)) order << image;
-        fillThumbnails(order);
-        Q_EMIT message(tr("The images in %1's order: the most uncertain first, near-copies last").arg(p.run), false);
-      });
 }
 
 }  // namespace studio::ui

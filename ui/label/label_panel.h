@@ -1,9 +1,13 @@
 #pragma once
-// The Label tab (issue 62): a folder of images, labelled a class each,
-// keyboard first as labellers work: the number keys give the class of the
-// chosen image and move to the next, the arrow keys move, Delete clears,
-// Z and Shift+Z undo and redo, Return (or A) accepts the model's proposal,
-// + and - zoom the large view. Thumbnails beside the large view; a filter
+// The Label tab (issue 62): a folder of images, labelled a class each (a
+// CSV labels file) or with boxes (a COCO JSON), keyboard first as labellers
+// work. Classes: the number keys give the class of the chosen image and
+// move to the next, Delete clears, Return (or A) accepts the model's
+// proposal. Boxes (BoxCanvas): a drag draws a box of the current class,
+// moves or resizes one; the number keys set the selected box's class (and
+// the next box's), Delete removes the selected box, Return accepts the
+// proposed boxes and marks the image done (no boxes: nothing to find).
+// Both: the arrow keys move, Z and Shift+Z undo and redo, + and - zoom. Thumbnails beside the large view; a filter
 // (all, unlabelled, labelled, proposed); the classes with their counts,
 // added, renamed or merged. A run proposes classes for the images
 // (label --prelabel's) and orders them by what teaches it most (label
@@ -19,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "studio/box_label_store.h"
 #include "ui/common/background_job.h"
 
 class QComboBox;
@@ -30,6 +35,9 @@ class QScrollArea;
 
 namespace studio::ui {
 
+class BoxCanvas;
+class BoxSession;
+class LabelEditor;
 class LabelSession;
 
 class LabelPanel : public QWidget {
@@ -39,8 +47,10 @@ class LabelPanel : public QWidget {
   explicit LabelPanel(QWidget* parent = nullptr);
   ~LabelPanel() override;
 
-  // Opens folder's images with labelsFile (empty: folder/labels.csv); false,
-  // said, when it cannot (another window holds the file, a bad row, no images).
+  // Opens folder's images with labelsFile (empty: folder/labels.csv for
+  // classes, folder/boxes.json for boxes, as the kind chosen says); a .json
+  // file holds boxes. False, said, when it cannot (another window holds the
+  // file, a bad row, no images).
   bool open(const QString& folder, const QString& labelsFile = {});
   // The run whose classifier proposes (or orders), on a thread of its own.
   void proposeWith(const QString& runDir);
@@ -49,7 +59,10 @@ class LabelPanel : public QWidget {
   // Where "Propose…" and "Order…" find a run: the Runs dock's selection.
   void setRunChooser(std::function<QString()> chooser) { m_runChooser = std::move(chooser); }
 
-  LabelSession* session() const { return m_session.get(); }
+  LabelEditor* editor() const { return m_editor.get(); }
+  LabelSession* session() const { return m_session; }  // classes; else nullptr
+  BoxSession* boxSession() const { return m_boxes; }   // boxes; else nullptr
+  BoxCanvas* canvas() const { return m_canvas; }
   QListWidget* thumbnails() const { return m_thumbs; }
   QListWidget* classList() const { return m_classes; }
   QComboBox* filter() const { return m_filter; }
@@ -59,7 +72,8 @@ class LabelPanel : public QWidget {
 
  Q_SIGNALS:
   void message(const QString& text, bool error);
-  // "Train on these labels": the folder and its labels file (written whole).
+  // "Train on these labels": the folder and its labels file (written whole;
+  // a .json file: boxes, for task.kind detection).
   void trainOnLabels(const QString& folder, const QString& labelsFile);
 
  protected:
@@ -75,6 +89,10 @@ class LabelPanel : public QWidget {
   void showCurrent();
   void moveBy(int delta);
   void labelCurrent(int classIndex);
+  bool boxKey(int key);  // the keys that mean something else for boxes
+  void boxesEdited(const ImageBoxes& boxes);
+  void showInView(QWidget* view);
+  void afterChange(const QStringList& images);
   void addClass();
   void renameClass();
   void train();
@@ -82,7 +100,10 @@ class LabelPanel : public QWidget {
   QListWidgetItem* itemOf(const QString& image) const;
   void setBusy(bool busy, const QString& what = {});
 
-  std::unique_ptr<LabelSession> m_session;
+  std::unique_ptr<LabelEditor> m_editor;
+  LabelSession* m_session = nullptr;
+  BoxSession* m_boxes = nullptr;
+  QComboBox* m_kind;
   QLabel* m_where;
   QComboBox* m_filter;
   QPushButton* m_propose;
@@ -92,6 +113,7 @@ class LabelPanel : public QWidget {
   QListWidget* m_thumbs;
   QScrollArea* m_scroll;
   QLabel* m_view;
+  BoxCanvas* m_canvas;
   QLabel* m_caption;
   QLabel* m_summary;
   QImage m_image;
@@ -100,7 +122,8 @@ class LabelPanel : public QWidget {
   std::function<QString()> m_runChooser;
   struct Proposed {
     QString error, run;
-    std::vector<std::pair<QString, std::pair<QString, double>>> rows;  // image, (class, probability)
+    std::vector<std::pair<QString, std::pair<QString, double>>> rows;                  // image, (class, probability)
+    std::vector<std::pair<QString, std::vector<std::pair<QString, LabelBox>>>> boxes;  // image, (class, box)
     QStringList classes, order;
   };
   BackgroundJob<std::vector<QImage>> m_thumbJob{this};

@@ -25,10 +25,13 @@ QStringList labelImagesUnder(const QString& folder) {
 
 }  // namespace
 
-LabelSession::LabelSession(const QString& folder, const QString& labelsFile)
+LabelEditor::LabelEditor(const QString& folder)
     : m_folder(QDir(folder).absolutePath()), m_images(labelImagesUnder(folder)) {
   if (m_images.isEmpty())
     throw InputError("the folder " + folder.toStdString() + " has no images (PNG, JPEG or BMP) to label");
+}
+
+LabelSession::LabelSession(const QString& folder, const QString& labelsFile) : LabelEditor(folder) {
   const QString file = labelsFile.isEmpty() ? m_folder + "/labels.csv" : labelsFile;
   m_store = std::make_unique<LabelStore>(file.toStdString());
   std::set<QString> known;
@@ -46,7 +49,12 @@ LabelSession::~LabelSession() {
 }
 
 QString LabelSession::labelsFile() const { return QString::fromStdString(m_store->path()); }
-QString LabelSession::absolutePath(const QString& image) const { return m_folder + "/" + image; }
+QString LabelSession::describe(const QString& image) const {
+  if (const auto label = labelOf(image)) return QString::fromStdString(label->label);
+  if (const ClassProposal* p = proposalOf(image))
+    return QString("%1? %2%").arg(p->label).arg(p->probability * 100, 0, 'f', 0);
+  return QStringLiteral("(unlabelled)");
+}
 
 std::optional<ImageLabel> LabelSession::labelOf(const QString& image) const {
   return m_store->labelOf(image.toStdString());
@@ -60,11 +68,8 @@ void LabelSession::apply(const QString& image, const std::optional<ImageLabel>& 
   if (to && !m_classes.contains(QString::fromStdString(to->label))) m_classes << QString::fromStdString(to->label);
 }
 
-void LabelSession::record(std::vector<Change> step) {
-  if (step.empty()) return;
-  for (const Change& c : step) apply(c.image, c.after);
-  m_undo.push_back(std::move(step));
-  m_redo.clear();
+void LabelSession::record(EditHistory<ImageLabel>::Step step) {
+  m_history.record(std::move(step), [this](const QString& image, const auto& to) { apply(image, to); });
 }
 
 void LabelSession::setLabel(const QString& image, const QString& label) {
@@ -88,22 +93,12 @@ bool LabelSession::acceptProposal(const QString& image) {
   return true;
 }
 
-QStringList LabelSession::replay(std::vector<std::vector<Change>>& from, std::vector<std::vector<Change>>& to,
-                                 bool forward) {
-  if (from.empty()) return {};
-  std::vector<Change> step = std::move(from.back());
-  from.pop_back();
-  QStringList changed;
-  for (const Change& c : step) {
-    apply(c.image, forward ? c.after : c.before);
-    changed << c.image;
-  }
-  to.push_back(std::move(step));
-  return changed;
+QStringList LabelSession::undo() {
+  return m_history.undo([this](const QString& image, const auto& to) { apply(image, to); });
 }
-
-QStringList LabelSession::undo() { return replay(m_undo, m_redo, false); }
-QStringList LabelSession::redo() { return replay(m_redo, m_undo, true); }
+QStringList LabelSession::redo() {
+  return m_history.redo([this](const QString& image, const auto& to) { apply(image, to); });
+}
 
 void LabelSession::addClass(const QString& name) {
   const QString trimmed = name.trimmed();
@@ -116,7 +111,7 @@ void LabelSession::addClass(const QString& name) {
 int LabelSession::renameClass(const QString& from, const QString& to) {
   const QString target = to.trimmed();
   addClass(target);
-  std::vector<Change> step;
+  EditHistory<ImageLabel>::Step step;
   for (const auto& [image, label] : m_store->labels())
     if (QString::fromStdString(label.label) == from)
       step.push_back({QString::fromStdString(image), label, ImageLabel{target.toStdString(), label.madeBy}});

@@ -17,27 +17,64 @@
 #include <vector>
 
 #include "studio/label_store.h"
+#include "ui/label/edit_history.h"
 
 namespace studio::ui {
+
+// What the Label tab asks of a folder's labels, whichever the labels file
+// holds: a class per image (LabelSession) or boxes (BoxSession).
+class LabelEditor {
+ public:
+  virtual ~LabelEditor() = default;
+  const QString& folder() const { return m_folder; }
+  const QStringList& images() const { return m_images; }
+  QString absolutePath(const QString& image) const { return m_folder + "/" + image; }
+  virtual QString labelsFile() const = 0;
+  virtual bool isLabelled(const QString& image) const = 0;
+  virtual bool hasProposal(const QString& image) const = 0;
+  virtual QString describe(const QString& image) const = 0;  // what a thumbnail says under the name
+  virtual QStringList classNames() const = 0;                // in the number keys' order
+  virtual int countOf(int classIndex) const = 0;             // images (classes) or boxes of the class
+  virtual int labelled() const = 0;
+  virtual void addClass(const QString& name) = 0;
+  // Renames a class (onto an existing one: a merge, one undo step);
+  // returns how many images changed.
+  virtual int renameClass(const QString& from, const QString& to) = 0;
+  // Undo / redo one step; the images it changed.
+  virtual QStringList undo() = 0;
+  virtual QStringList redo() = 0;
+  // Folds the journal into the labels file (before a training reads it);
+  // returns what it merged from another program's edits.
+  virtual QString compact() = 0;
+
+ protected:
+  // The images under folder (relative names, sorted; sub-folders too);
+  // throws InputError for a folder without images.
+  explicit LabelEditor(const QString& folder);
+  QString m_folder;
+  QStringList m_images;
+};
 
 struct ClassProposal {
   QString label;
   double probability = 0;
 };
 
-class LabelSession {
+class LabelSession : public LabelEditor {
  public:
   // The images under folder (relative names, sorted; sub-folders too) and
   // labelsFile (empty: folder/labels.csv). Throws what LabelStore throws
   // (another editor holds the file, a bad row named) and InputError for a
   // folder without images.
   LabelSession(const QString& folder, const QString& labelsFile = {});
-  ~LabelSession();  // folds the journal into the labels file
+  ~LabelSession() override;  // folds the journal into the labels file
 
-  const QString& folder() const { return m_folder; }
-  QString labelsFile() const;
-  const QStringList& images() const { return m_images; }
-  QString absolutePath(const QString& image) const;
+  QString labelsFile() const override;
+  bool isLabelled(const QString& image) const override { return labelOf(image).has_value(); }
+  bool hasProposal(const QString& image) const override { return proposalOf(image) != nullptr; }
+  QString describe(const QString& image) const override;
+  QStringList classNames() const override { return m_classes; }
+  int countOf(int classIndex) const override { return countOf(m_classes.value(classIndex)); }
 
   std::optional<ImageLabel> labelOf(const QString& image) const;
   // A person's class for image: made_by "person", or "accepted" / "corrected"
@@ -46,45 +83,33 @@ class LabelSession {
   void clearLabel(const QString& image);
   // The proposal's class as the image's label ("accepted"); false without one.
   bool acceptProposal(const QString& image);
-  // Undo / redo one step (a rename is one step); the images it changed.
-  QStringList undo();
-  QStringList redo();
-  bool canUndo() const { return !m_undo.empty(); }
-  bool canRedo() const { return !m_redo.empty(); }
+  QStringList undo() override;
+  QStringList redo() override;
+  bool canUndo() const { return m_history.canUndo(); }
+  bool canRedo() const { return m_history.canRedo(); }
 
   // The classes in the order the number keys pick them: those of the labels
   // file (sorted), then those added or proposed, in the order they came.
   const QStringList& classes() const { return m_classes; }
-  void addClass(const QString& name);
-  // Renames a class on every image that has it (onto an existing class: a
-  // merge); one undo step. Returns how many images changed.
-  int renameClass(const QString& from, const QString& to);
+  void addClass(const QString& name) override;
+  int renameClass(const QString& from, const QString& to) override;
   int countOf(const QString& label) const;
-  int labelled() const { return static_cast<int>(m_store->labels().size()); }
+  int labelled() const override { return static_cast<int>(m_store->labels().size()); }
 
   // A run's proposals (label --prelabel's): image -> its most probable class.
   void setProposals(std::map<QString, ClassProposal> proposals);
   const ClassProposal* proposalOf(const QString& image) const;
 
-  // Folds the journal into the labels file (before a training reads it);
-  // returns what it merged from another program's edits.
-  QString compact();
+  QString compact() override;
 
  private:
-  struct Change {
-    QString image;
-    std::optional<ImageLabel> before, after;
-  };
   void apply(const QString& image, const std::optional<ImageLabel>& to);
-  void record(std::vector<Change> step);
-  QStringList replay(std::vector<std::vector<Change>>& from, std::vector<std::vector<Change>>& to, bool forward);
+  void record(EditHistory<ImageLabel>::Step step);
 
-  QString m_folder;
-  QStringList m_images;
   std::unique_ptr<LabelStore> m_store;
   QStringList m_classes;
   std::map<QString, ClassProposal> m_proposals;
-  std::vector<std::vector<Change>> m_undo, m_redo;
+  EditHistory<ImageLabel> m_history;
 };
 
 }  // namespace studio::ui

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "studio/log.h"
+#include "studio/model_kinds.h"
 #include "studio/run_layout.h"
 #include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
@@ -114,11 +115,17 @@ void MainWindow::buildMenus() {
     const QStringList runs = m_runs->selectedRuns();
     return runs.size() == 1 ? runs.front() : QString();
   });
+  // Boxes (a COCO file) train a detector on data.annotations; classes a classifier on data.targets_file.
   connect(m_label, &LabelPanel::trainOnLabels, this, [this](const QString& folder, const QString& labels) {
-    for (const auto& [field, value] : {std::pair<const char*, QString>{"task.kind", "classification"},
-                                       {"data.format", "image_folder"},
+    const bool boxes = labels.endsWith(".json", Qt::CaseInsensitive);
+    const bool detector = std::ranges::count(detectorKinds(), m_settings->config().model.kind) > 0;
+    m_settings->applyFieldText("task.kind", boxes ? "detection" : "classification");
+    if (boxes != detector)  // the model each kind of label needs: the form's defaults for it
+      m_settings->applyFieldText("model.kind", boxes ? "fasterrcnn_mobilenet_v3_large_320_fpn" : "cnn");
+    for (const auto& [field, value] : {std::pair<const char*, QString>{"data.format", "image_folder"},
                                        {"data.root", folder},
-                                       {"data.targets_file", labels},
+                                       {boxes ? "data.annotations" : "data.targets_file", labels},
+                                       {boxes ? "data.targets_file" : "data.annotations", ""},
                                        {"data.label_column", ""}})
       m_settings->applyFieldText(field, value);
     m_tabs->setCurrentWidget(m_data);
