@@ -24,6 +24,7 @@
 #include "ui/label/box_session.h"
 #include "ui/label/label_panel.h"
 #include "ui/label/label_session.h"
+#include "ui/runs/run_catalog.h"
 
 using namespace studio;
 using studio::ui::LabelPanel;
@@ -155,6 +156,7 @@ class TestLabelTab : public QObject {
                    "train.batch_size=4", "--set", "schedule.kind=constant", "--out", runs});
     QVERIFY2(trained.code == 0, qPrintable(trained.output));
     const QString run = test::onlyRunIn(runs);
+    QCOMPARE(ui::readRunInfo(run).labels, qint64(10));  // the runs list's Labels column (item 5)
     const QString out = dir.path() + "/proposals.json";
     const test::Ran pre = test::cli({"label", "--prelabel", run, "--data", photos, "--out", out, "--top-k", "1"});
     QVERIFY2(pre.code == 0, qPrintable(pre.output));

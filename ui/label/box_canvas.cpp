@@ -107,8 +107,8 @@ void BoxCanvas::paintEvent(QPaintEvent*) {
   p.drawImage(rect(), m_image);
   const size_t classes = std::max<size_t>(m_categories.size(), 1);
   auto colourOf = [&](int64_t category) {
-    const auto it = std::find_if(m_categories.begin(), m_categories.end(),
-                                 [&](const BoxCategory& c) { return c.id == category; });
+    const auto it =
+        std::find_if(m_categories.begin(), m_categories.end(), [&](const BoxCategory& c) { return c.id == category; });
     return classColour(it == m_categories.end() ? 0 : it - m_categories.begin(), classes);
   };
   auto nameOf = [&](int64_t category) {
@@ -201,7 +201,7 @@ void BoxCanvas::mouseReleaseEvent(QMouseEvent* event) {
     return;
   }
   if (drag.kind != Drag::Draw && b == drag.start) return;  // a click that selected
-  if (b.width < 1 || b.height < 1) {                        // resized to nothing: as it was
+  if (b.width < 1 || b.height < 1) {                       // resized to nothing: as it was
     m_boxes.boxes[static_cast<size_t>(m_selected)] = drag.start;
     update();
     return;

@@ -64,9 +64,9 @@ class BoxCanvas : public QWidget {
   int m_selected = -1;
   struct Drag {
     enum Kind { Draw, Move, Resize } kind = Draw;
-    QPointF from;     // in image pixels
-    LabelBox start;   // the box as it was
-    int edges = 0;    // Resize: which
+    QPointF from;    // in image pixels
+    LabelBox start;  // the box as it was
+    int edges = 0;   // Resize: which
   };
   std::optional<Drag> m_drag;
 };

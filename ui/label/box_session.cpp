@@ -8,9 +8,7 @@
 namespace studio::ui {
 
 BoxSession::BoxSession(const QString& folder, const QString& boxesFile)
-    : LabelEditor(folder),
-      m_file(boxesFile),
-      m_store(std::make_unique<BoxLabelStore>(boxesFile.toStdString())) {}
+    : LabelEditor(folder), m_file(boxesFile), m_store(std::make_unique<BoxLabelStore>(boxesFile.toStdString())) {}
 
 BoxSession::~BoxSession() {
   try {
@@ -43,7 +41,8 @@ int BoxSession::countOf(int classIndex) const {
   const int64_t id = categoryAt(classIndex);
   int n = 0;
   for (const auto& [file, b] : m_store->images())
-    n += static_cast<int>(std::count_if(b.boxes.begin(), b.boxes.end(), [&](const LabelBox& x) { return x.category == id; }));
+    n += static_cast<int>(
+        std::count_if(b.boxes.begin(), b.boxes.end(), [&](const LabelBox& x) { return x.category == id; }));
   return n;
 }
 

@@ -162,6 +162,12 @@ RunInfo readRunInfo(const QString& runDir) {
       }
       if (info.contains("continued") && info["continued"].is_array())
         r.continuations = static_cast<int>(info["continued"].size());
+      const QString task = r.settings.value("task.kind");
+      const bool labelsFile = (task == "classification" && !r.settings.value("data.targets_file").isEmpty()) ||
+                              (task == "detection" && !r.settings.value("data.annotations").isEmpty());
+      if (labelsFile && info.contains("data") && info["data"].is_object())
+        r.labels = wholeOr(info["data"], "train", 0) + wholeOr(info["data"], "validation", 0) +
+                   wholeOr(info["data"], "test", 0);
     }
     // The run's epochs and samples, as the engine planned them.
     if (settings.contains("train") && settings["train"].is_object()) {

@@ -62,6 +62,10 @@ struct RunInfo {
   // samples per optimizer step (batch x accumulation x processes).
   double stepsPerEpoch = 0;
   double samplesPerStep = 0;
+  // A run on a labels file (a classifier's data.targets_file, a detector's
+  // data.annotations: the Label tab's): the labelled images it trained,
+  // validated and tested on; -1 for other runs, or before it read its data.
+  qint64 labels = -1;
   // A search's trial (trial.json, written by the search runner): "study
   // NAME, trial N", and whether its pruner stopped it (a stopped run that
   // resumes like any other).

@@ -33,7 +33,7 @@ constexpr int kProbeRole = Qt::UserRole + 1;  // the Steps cell: the row is a pr
 }  // namespace
 
 namespace {
-enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, Tags, Columns };
+enum Column { Name, Date, Status, Best, Steps, Model, Device, Parent, Changed, Tags, Labels, Columns };
 
 // Sorted by the clicked column: numbers as numbers ("85.20 %", "120 / 400",
 // a learning rate), anything else as text.
@@ -72,7 +72,8 @@ RunsPanel::RunsPanel(QWidget* parent)
   m_list->setObjectName("runsList");
   m_list->setColumnCount(Columns);
   m_list->setHeaderLabels({tr("Run"), tr("Started"), tr("Status"), tr("Best"), tr("Steps"), tr("Model"), tr("Device"),
-                           tr("Parent"), tr("Changed"), tr("Tags")});
+                           tr("Parent"), tr("Changed"), tr("Tags"), tr("Labels")});
+  m_list->headerItem()->setToolTip(Labels, tr("The labelled images a run on a labels file (the Label tab's) had"));
   m_list->setSortingEnabled(true);
   m_list->sortByColumn(Date, Qt::DescendingOrder);
   m_list->header()->setSortIndicatorShown(true);
@@ -261,6 +262,7 @@ void RunsPanel::refresh() {
     item->setText(Name, !run.title.isEmpty() ? run.title : run.name.isEmpty() ? run.folderName : run.name);
     item->setToolTip(Name, run.notes.isEmpty() ? run.dir : run.dir + "\n\n" + run.notes);
     item->setText(Tags, run.tags.join(", "));
+    if (run.labels >= 0) item->setData(Labels, Qt::DisplayRole, run.labels);
     for (int i = 0; i < m_settingColumns.size(); ++i)
       item->setText(Columns + i, run.settings.value(m_settingColumns[i]));
     item->setText(Date, run.started.toString("yyyy-MM-dd HH:mm:ss"));
