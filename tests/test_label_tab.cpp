@@ -20,6 +20,7 @@
 #include "studio/image_file.h"
 #include "studio/label_store.h"
 #include "test_support.h"
+#include "ui/audit/audit_panel.h"
 #include "ui/label/box_canvas.h"
 #include "ui/label/box_session.h"
 #include "ui/label/label_panel.h"
@@ -194,6 +195,54 @@ class TestLabelTab : public QObject {
     const QString written = csvOf(labels);
     QVERIFY2(written.contains("10.png," + accepted + ",accepted\n"), qPrintable(written));
     QVERIFY2(written.contains("11.png,") && written.contains(",corrected\n"), qPrintable(written));
+  }
+
+  // The Audit tab's flagged labels open in the Label tab (issue 62, item
+  // 4): an audit of a labels file lists its suspects; "Review in the Label
+  // tab" shows exactly those images, each with the class the audit
+  // suggests, and Return takes the suggestion into the labels file.
+  void auditFlagsOpenHere() {
+    QTemporaryDir dir;
+    const QString photos = dir.path() + "/photos";
+    writePhotos(photos, 24);
+    const QString labels = photos + "/labels.csv";
+    QString csv = "file,label,made_by\n";
+    for (int i = 0; i < 24; ++i)  // four of them labelled against their look
+      csv += QString("%1.png,%2,person\n").arg(i, 2, 10, QChar('0')).arg((i % 2) != (i % 6 == 0) ? "bright" : "dark");
+    writeFileAtomically(labels.toStdString(), csv.toStdString());
+    const QString audits = dir.path() + "/audits";
+    const test::Ran audited =
+        test::cli({"audit", "--folds", "2", "--set", "data.format=image_folder", "--set", "data.root=" + photos,
+                   "--set", "data.targets_file=" + labels, "--set", "model.kind=mlp", "--set", "train.epochs=4",
+                   "--set", "train.batch_size=4", "--set", "schedule.kind=constant", "--out", audits});
+    QVERIFY2(audited.code == 0, qPrintable(audited.output));
+    const QString audit = test::onlyRunIn(audits);
+    std::map<QString, QString> issues;  // the audit's own list: file -> suggested
+    const QStringList rows = csvOf(audit + "/label_issues.csv").split('\n', Qt::SkipEmptyParts);
+    for (int r = 1; r < rows.size(); ++r) {
+      const QStringList cells = rows[r].split(',');
+      issues[QDir(photos).relativeFilePath(cells[1])] = cells[3];
+    }
+    QVERIFY(!issues.empty());
+    ui::AuditPanel auditPanel;
+    QVERIFY(auditPanel.openAudit(audit));
+    LabelPanel panel;
+    connect(&auditPanel, &ui::AuditPanel::reviewLabels, &panel, &LabelPanel::review);
+    auto* review = auditPanel.findChild<QPushButton*>("auditReview");
+    QVERIFY(review && review->isEnabled());
+    review->click();
+    QVERIFY(panel.session());
+    std::map<QString, QString> shown;
+    for (int i = 0; i < panel.thumbnails()->count(); ++i)
+      if (!panel.thumbnails()->item(i)->isHidden()) {
+        const QString image = panel.thumbnails()->item(i)->data(Qt::UserRole).toString();
+        shown[image] = panel.session()->proposalOf(image)->label;
+      }
+    QCOMPARE(shown, issues);
+    const QString first = panel.currentImage();
+    press(panel, Qt::Key_Return);
+    QCOMPARE(QString::fromStdString(panel.session()->labelOf(first)->label), issues.at(first));
+    QCOMPARE(panel.session()->labelOf(first)->madeBy, std::string("accepted"));
   }
 
   // Boxes as a person makes them (issue 62, item 1's test): drag to draw,

@@ -56,7 +56,8 @@ AuditPanel::AuditPanel(QWidget* parent)
       m_table(new QTableWidget(0, Columns)),
       m_summary(new QLabel),
       m_classes(new QComboBox),
-      m_train(new QPushButton(tr("Train on corrected data"))) {
+      m_train(new QPushButton(tr("Train on corrected data"))),
+      m_review(new QPushButton(tr("Review in the Label tab"))) {
   setObjectName("auditPanel");
   m_summary->setObjectName("auditSummary");
   m_summary->setWordWrap(true);
@@ -83,6 +84,16 @@ AuditPanel::AuditPanel(QWidget* parent)
   connect(remove, &QPushButton::clicked, this, [this] { decideSelected("remove"); });
   connect(keep, &QPushButton::clicked, this, [this] { decideSelected("keep"); });
   connect(m_train, &QPushButton::clicked, this, [this] { Q_EMIT trainCorrected(correctionsFile()); });
+  m_review->setObjectName("auditReview");
+  m_review->setToolTip(tr("An audit of a labels file: its flagged images in the Label tab, the suggestion proposed"));
+  m_review->setEnabled(false);
+  connect(m_review, &QPushButton::clicked, this, [this] {
+    QMap<QString, QString> suggested;
+    const QDir root(m_labelsRoot);
+    for (const Suspect& s : m_suspects)
+      if (!s.suggested.isEmpty()) suggested[root.relativeFilePath(QFileInfo(s.file).absoluteFilePath())] = s.suggested;
+    Q_EMIT reviewLabels(m_labelsRoot, m_labelsFile, suggested);
+  });
   for (auto [key, action] : {std::pair{Qt::Key_R, "relabel"}, {Qt::Key_Delete, "remove"}, {Qt::Key_K, "keep"}}) {
     auto* s = new QShortcut(QKeySequence(key), m_table);
     s->setContext(Qt::WidgetShortcut);
@@ -93,6 +104,7 @@ AuditPanel::AuditPanel(QWidget* parent)
   for (QWidget* w : std::initializer_list<QWidget*>{relabel, relabelTo, m_classes, remove, keep}) buttons->addWidget(w);
   buttons->addStretch();
   buttons->addWidget(m_train);
+  buttons->addWidget(m_review);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_summary);
   layout->addLayout(buttons);
@@ -173,6 +185,23 @@ bool AuditPanel::openAudit(const QString& dir) {
     return false;
   }
   m_dir = QDir(dir).absolutePath();
+  // An audit of a classifier on a labels file (data.targets_file) reviews in the Label tab.
+  m_labelsRoot.clear();
+  m_labelsFile.clear();
+  QFile settingsFile(m_dir + "/audit_settings.json");
+  if (settingsFile.open(QIODevice::ReadOnly)) {
+    const auto settings = nlohmann::json::parse(settingsFile.readAll().toStdString(), nullptr, false);
+    if (settings.is_object() && settings.contains("data") && settings["data"].is_object() &&
+        settings.value("task", nlohmann::json::object()).value("kind", std::string("classification")) ==
+            "classification") {
+      const auto& d = settings["data"];
+      if (d.value("format", std::string()) == "image_folder" && !d.value("targets_file", std::string()).empty()) {
+        m_labelsRoot = QFileInfo(QString::fromStdString(d.value("root", std::string()))).absoluteFilePath();
+        m_labelsFile = QFileInfo(QString::fromStdString(d.value("targets_file", std::string()))).absoluteFilePath();
+      }
+    }
+  }
+  m_review->setEnabled(!m_labelsFile.isEmpty());
   m_classNames.clear();
   for (const auto& c : j.value("classes", nlohmann::json::array())) m_classNames << QString::fromStdString(c);
   const std::string metric = j.value("metric", std::string("accuracy"));

@@ -10,6 +10,7 @@
 // corrected data" names that file in data.corrections.
 // Thread: UI thread.
 
+#include <QMap>
 #include <QProcess>
 #include <QStringList>
 #include <QWidget>
@@ -55,6 +56,10 @@ class AuditPanel : public QWidget {
   void finished(int exitCode);
   // "Train on corrected data": the corrections file for data.corrections.
   void trainCorrected(const QString& correctionsFile);
+  // "Review in the Label tab" (an audit of a labels file, the Label tab's):
+  // its folder, its labels file, and each flagged image (relative to the
+  // folder) with the class the audit suggests.
+  void reviewLabels(const QString& folder, const QString& labelsFile, const QMap<QString, QString>& suggested);
 
  private:
   struct Suspect {
@@ -72,6 +77,8 @@ class AuditPanel : public QWidget {
   QLabel* m_summary;
   QComboBox* m_classes;
   QPushButton* m_train;
+  QPushButton* m_review;
+  QString m_labelsRoot, m_labelsFile;  // the audited labels file's folder and file ("" for other data)
   std::unique_ptr<QProcess> m_process;
   std::unique_ptr<QTemporaryFile> m_settingsFile;
   QString m_outDir, m_dir, m_accuracy, m_output, m_featureNote;

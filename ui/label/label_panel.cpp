@@ -28,7 +28,7 @@ namespace studio::ui {
 namespace {
 
 constexpr int kLabelThumb = 96;
-enum LabelFilter { ShowAll, ShowUnlabelled, ShowLabelled, ShowProposed };
+enum LabelFilter { ShowAll, ShowUnlabelled, ShowLabelled, ShowProposed, ShowFlagged };
 
 QImage labelThumbnailOf(const QString& path) {
   QImageReader reader(path);
@@ -57,7 +57,8 @@ LabelPanel::LabelPanel(QWidget* parent)
   setObjectName("labelPanel");
   m_train->setObjectName("trainOnLabels");
   auto* openButton = new QPushButton(tr("Open folder…"));
-  m_filter->addItems({tr("All images"), tr("Unlabelled"), tr("Labelled"), tr("Proposed, not labelled")});
+  m_filter->addItems(
+      {tr("All images"), tr("Unlabelled"), tr("Labelled"), tr("Proposed, not labelled"), tr("Flagged by the audit")});
   m_propose->setToolTip(tr("The run chosen in the Runs dock proposes a class for each image (Return accepts it)."));
   m_order->setToolTip(
       tr("The run chosen in the Runs dock orders the images by its uncertainty, near-copies last: label first what "
@@ -183,6 +184,20 @@ void LabelPanel::showInView(QWidget* view) {
   view->show();
 }
 
+bool LabelPanel::review(const QString& folder, const QString& labelsFile, const QMap<QString, QString>& suggested) {
+  const bool same = m_session && QDir(m_session->folder()) == QDir(folder) &&
+                    QFileInfo(m_session->labelsFile()) == QFileInfo(labelsFile);
+  if (!same && !open(folder, labelsFile)) return false;
+  if (!m_session) return false;
+  m_session->setFlagged(std::map<QString, QString>(suggested.toStdMap()));
+  for (int i = 0; i < m_thumbs->count(); ++i) refreshItem(m_thumbs->item(i));
+  m_filter->setCurrentIndex(ShowFlagged);
+  applyFilter();
+  showCurrent();
+  refreshAll();
+  return true;
+}
+
 void LabelPanel::chooseFolder() {
   const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of images to label"));
   if (!folder.isEmpty()) open(folder);
@@ -274,7 +289,8 @@ void LabelPanel::applyFilter() {
     const QString image = item->data(Qt::UserRole).toString();
     const bool labelled = m_editor->isLabelled(image);
     const bool shown = f == ShowAll || (f == ShowUnlabelled && !labelled) || (f == ShowLabelled && labelled) ||
-                       (f == ShowProposed && !labelled && m_editor->hasProposal(image));
+                       (f == ShowProposed && !labelled && m_editor->hasProposal(image)) ||
+                       (f == ShowFlagged && m_editor->isFlagged(image));
     item->setHidden(!shown);
   }
   QListWidgetItem* current = m_thumbs->currentItem();
@@ -333,7 +349,9 @@ void LabelPanel::showCurrent() {
     caption += label ? tr("%1 (%2)").arg(QString::fromStdString(label->label), QString::fromStdString(label->madeBy))
                      : tr("not labelled");
     if (const ClassProposal* p = m_session->proposalOf(image))
-      caption += tr("; the model proposes %1 (%2%)").arg(p->label).arg(p->probability * 100, 0, 'f', 1);
+      caption += p->probability < 0
+                     ? tr("; the audit suggests %1 (Return takes it)").arg(p->label)
+                     : tr("; the model proposes %1 (%2%)").arg(p->label).arg(p->probability * 100, 0, 'f', 1);
   }
   m_caption->setText(caption);
 }

@@ -17,6 +17,7 @@
 // Thread: UI thread.
 
 #include <QImage>
+#include <QMap>
 #include <QWidget>
 
 #include <functional>
@@ -55,6 +56,10 @@ class LabelPanel : public QWidget {
   // The run whose classifier proposes (or orders), on a thread of its own.
   void proposeWith(const QString& runDir);
   void orderBy(const QString& runDir);
+  // An audit's flagged labels (audit_panel.h's reviewLabels): the folder and
+  // labels file opened, its flagged images shown with the suggestion
+  // proposed; false, said, when it cannot be opened.
+  bool review(const QString& folder, const QString& labelsFile, const QMap<QString, QString>& suggested);
   bool busy() const { return m_busy; }
   // Where "Propose…" and "Order…" find a run: the Runs dock's selection.
   void setRunChooser(std::function<QString()> chooser) { m_runChooser = std::move(chooser); }

@@ -50,7 +50,10 @@ LabelSession::~LabelSession() {
 
 QString LabelSession::labelsFile() const { return QString::fromStdString(m_store->path()); }
 QString LabelSession::describe(const QString& image) const {
-  if (const auto label = labelOf(image)) return QString::fromStdString(label->label);
+  if (const auto label = labelOf(image)) {
+    const ClassProposal* p = isFlagged(image) ? proposalOf(image) : nullptr;
+    return QString::fromStdString(label->label) + (p ? QString(" (audit: %1?)").arg(p->label) : QString());
+  }
   if (const ClassProposal* p = proposalOf(image))
     return QString("%1? %2%").arg(p->label).arg(p->probability * 100, 0, 'f', 0);
   return QStringLiteral("(unlabelled)");
@@ -136,6 +139,16 @@ void LabelSession::setProposals(std::map<QString, ClassProposal> proposals) {
 const ClassProposal* LabelSession::proposalOf(const QString& image) const {
   const auto it = m_proposals.find(image);
   return it == m_proposals.end() ? nullptr : &it->second;
+}
+
+void LabelSession::setFlagged(const std::map<QString, QString>& suggested) {
+  m_flagged.clear();
+  for (const auto& [image, label] : suggested) {
+    if (!m_images.contains(image)) continue;  // not under this folder
+    m_flagged.insert(image);
+    m_proposals[image] = {label, -1};
+    if (!m_classes.contains(label)) m_classes << label;
+  }
 }
 
 QString LabelSession::compact() { return QString::fromStdString(m_store->compact()); }

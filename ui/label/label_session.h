@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "studio/label_store.h"
@@ -32,9 +33,10 @@ class LabelEditor {
   virtual QString labelsFile() const = 0;
   virtual bool isLabelled(const QString& image) const = 0;
   virtual bool hasProposal(const QString& image) const = 0;
-  virtual QString describe(const QString& image) const = 0;  // what a thumbnail says under the name
-  virtual QStringList classNames() const = 0;                // in the number keys' order
-  virtual int countOf(int classIndex) const = 0;             // images (classes) or boxes of the class
+  virtual QString describe(const QString& image) const = 0;       // what a thumbnail says under the name
+  virtual bool isFlagged(const QString&) const { return false; }  // by the audit
+  virtual QStringList classNames() const = 0;                     // in the number keys' order
+  virtual int countOf(int classIndex) const = 0;                  // images (classes) or boxes of the class
   virtual int labelled() const = 0;
   virtual void addClass(const QString& name) = 0;
   // Renames a class (onto an existing one: a merge, one undo step);
@@ -57,7 +59,7 @@ class LabelEditor {
 
 struct ClassProposal {
   QString label;
-  double probability = 0;
+  double probability = 0;  // the model's; -1: the audit's suggestion for a label it flagged
 };
 
 class LabelSession : public LabelEditor {
@@ -99,6 +101,10 @@ class LabelSession : public LabelEditor {
   // A run's proposals (label --prelabel's): image -> its most probable class.
   void setProposals(std::map<QString, ClassProposal> proposals);
   const ClassProposal* proposalOf(const QString& image) const;
+  // The audit's flagged images (relative names) with the class it suggests,
+  // proposed as the model's are (Return takes the suggestion).
+  void setFlagged(const std::map<QString, QString>& suggested);
+  bool isFlagged(const QString& image) const override { return m_flagged.count(image) > 0; }
 
   QString compact() override;
 
@@ -109,6 +115,7 @@ class LabelSession : public LabelEditor {
   std::unique_ptr<LabelStore> m_store;
   QStringList m_classes;
   std::map<QString, ClassProposal> m_proposals;
+  std::set<QString> m_flagged;
   EditHistory<ImageLabel> m_history;
 };
 

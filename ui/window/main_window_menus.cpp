@@ -130,6 +130,10 @@ void MainWindow::buildMenus() {
       m_settings->applyFieldText(field, value);
     m_tabs->setCurrentWidget(m_data);
   });
+  connect(m_audit, &AuditPanel::reviewLabels, this,
+          [this](const QString& folder, const QString& labels, const QMap<QString, QString>& suggested) {
+            if (m_label->review(folder, labels, suggested)) m_tabs->setCurrentWidget(m_label);
+          });
   connect(m_audit, &AuditPanel::trainCorrected, this, [this](const QString& file) {
     m_settings->applyFieldText("data.corrections", file);
     m_tabs->setCurrentWidget(m_data);
