@@ -10,13 +10,18 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#include <array>
+#include <cmath>
 #include <csignal>
+#include <filesystem>
 
 #include "studio/box_annotations.h"
 #include "studio/box_label_store.h"
+#include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
+#include "studio/label_export.h"
 #include "studio/label_store.h"
 
 using namespace studio;
@@ -196,6 +201,69 @@ class TestLabelStore : public QObject {
     QVERIFY(s.compact().find("changed by another program") != std::string::npos);
     QCOMPARE(s.images().size(), size_t(3));
     QCOMPARE(s.images().at("b.png").boxes.size(), size_t(1));
+  }
+
+  // The labels in the layouts other tools read (issue 62, item 1), each
+  // read back by the studio's own readers: class folders by the image
+  // folder's plan, YOLO and VOC by the detection task's reader, with the
+  // same boxes; an export never writes into a folder that has files.
+  void labelsExportAsFoldersYoloAndVoc() {
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString() + "/photos";
+    std::filesystem::create_directories(root + "/sub");
+    for (const char* name : {"a.png", "b.png", "sub/c.png", "d.png"}) {
+      Image img;
+      img.height = 20;
+      img.width = 30;
+      img.channels = 3;
+      img.pixels.assign(20 * 30 * 3, 90);
+      writePngFile(root + "/" + name, img);
+    }
+    const std::map<std::string, ImageLabel> labels = {
+        {"a.png", {"cat", "person"}}, {"b.png", {"dog", "accepted"}}, {"sub/c.png", {"cat", "person"}}};
+    const std::string folders = dir.path().toStdString() + "/folders";
+    QCOMPARE(exportClassFolders(root, labels, folders), int64_t(3));
+    TrainConfig c;
+    c.data.format = DataFormat::image_folder;
+    c.data.root = folders;
+    c.data.test_fraction = 0.5;
+    const DataPlan plan = planData(c);
+    QCOMPARE(plan.classNames, (std::vector<std::string>{"cat", "dog"}));
+    QCOMPARE(plan.train.size() + plan.test.size(), int64_t(3));
+    QVERIFY(refusal([&] { exportClassFolders(root, labels, folders); }).contains("is not empty"));
+
+    const std::vector<BoxCategory> categories = {{4, "cat"}, {9, "dog \"big\""}};
+    const std::map<std::string, ImageBoxes> images = {
+        {"a.png", {30, 20, {{1, 2, 10, 8, 4, "person"}, {12.5, 3, 17.5, 17, 9, "accepted"}}}},
+        {"b.png", {30, 20, {}}},
+        {"sub/c.png", {30, 20, {{0, 0, 30, 20, 9, "person"}}}}};
+    for (const std::string format : {"yolo", "voc"}) {
+      const std::string out = dir.path().toStdString() + "/" + format;
+      const int64_t n =
+          format == "yolo" ? exportYolo(root, images, categories, out) : exportVoc(root, images, categories, out);
+      QCOMPARE(n, int64_t(3));
+      const BoxAnnotations read =
+          format == "yolo" ? readBoxAnnotations(out + "/data.yaml", out + "/images", "yolo", BadBoxes::fail)
+                           : readBoxAnnotations(out + "/Annotations", out + "/JPEGImages", "voc", BadBoxes::fail);
+      QCOMPARE(read.images.size(), size_t(3));  // d.png, unlabelled, is not exported
+      QCOMPARE(read.boxes.size(), size_t(3));
+      std::map<std::string, std::vector<std::array<double, 4>>> byImage;
+      for (const AnnotatedBox& b : read.boxes) {
+        const std::string file = read.images[static_cast<size_t>(b.image)].file;
+        const std::string name = std::filesystem::relative(file, out + (format == "yolo" ? "/images" : "/JPEGImages"));
+        byImage[name].push_back({b.x, b.y, b.w, b.h});
+        QCOMPARE(read.categories[static_cast<size_t>(b.label)].name,
+                 name == "a.png" && b.x < 5 ? std::string("cat") : std::string("dog \"big\""));
+      }
+      for (const auto& [name, want] : images)
+        for (size_t k = 0; k < want.boxes.size(); ++k) {
+          const LabelBox& w = want.boxes[k];
+          const auto& got = byImage.at(name).at(k);
+          QVERIFY2(std::abs(got[0] - w.x) < 1e-6 && std::abs(got[1] - w.y) < 1e-6 &&
+                       std::abs(got[2] - w.width) < 1e-6 && std::abs(got[3] - w.height) < 1e-6,
+                   (format + " " + name).c_str());
+        }
+    }
   }
 
   void aBadBoxesFileIsRefusedWithTheEntryNamed() {

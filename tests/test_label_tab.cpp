@@ -113,6 +113,9 @@ class TestLabelTab : public QObject {
           shown << panel.thumbnails()->item(i)->data(Qt::UserRole).toString();
       QCOMPARE(shown, (QStringList{"02.png", "03.png"}));
       QVERIFY(panel.summary().startsWith("4 of 6 images labelled"));
+      QCOMPARE(panel.editor()->exportLabels("class folders", dir.path() + "/folders"), int64_t(4));
+      QVERIFY(QFile::exists(dir.path() + "/folders/dark/05.png") &&
+              QFile::exists(dir.path() + "/folders/bright/01.png"));
     }  // closing the tab folds the journal into the file
     QCOMPARE(csvOf(labels), QString("file,label,made_by\n00.png,dark,person\n01.png,bright,person\n"
                                     "04.png,dark,person\n05.png,dark,person\n"));
@@ -299,6 +302,9 @@ class TestLabelTab : public QObject {
       drag(at(24, 24), at(26, 24));
       QCOMPARE(panel.classList()->item(0)->text(), QString("1  cat — 2"));
       QCOMPARE(panel.classList()->item(1)->text(), QString("2  dog — 2"));
+      QCOMPARE(panel.editor()->exportFormats(), (QStringList{"YOLO", "Pascal VOC"}));
+      QCOMPARE(panel.editor()->exportLabels("YOLO", dir.path() + "/yolo"), int64_t(3));
+      QVERIFY(QFile::exists(dir.path() + "/yolo/labels/00.txt") && QFile::exists(dir.path() + "/yolo/data.yaml"));
     }
     const nlohmann::json written = nlohmann::json::parse(test::contents(boxes).toStdString());
     auto box = [](int id, int image, int cat, std::vector<double> b, const char* by) {

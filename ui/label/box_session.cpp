@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "studio/errors.h"
+#include "studio/label_export.h"
 #include "studio/log.h"
 
 namespace studio::ui {
@@ -111,6 +112,11 @@ QStringList BoxSession::undo() {
 }
 QStringList BoxSession::redo() {
   return m_history.redo([this](const QString& image, const auto& to) { apply(image, to); });
+}
+
+int64_t BoxSession::exportLabels(const QString& format, const QString& out) {
+  if (format == "YOLO") return exportYolo(m_folder.toStdString(), m_store->images(), categories(), out.toStdString());
+  return exportVoc(m_folder.toStdString(), m_store->images(), categories(), out.toStdString());
 }
 
 QString BoxSession::compact() { return QString::fromStdString(m_store->compact()); }

@@ -36,6 +36,8 @@ class BoxSession : public LabelEditor {
   QStringList undo() override;
   QStringList redo() override;
   QString compact() override;
+  QStringList exportFormats() const override { return {QStringLiteral("YOLO"), QStringLiteral("Pascal VOC")}; }
+  int64_t exportLabels(const QString& format, const QString& out) override;
 
   std::optional<ImageBoxes> boxesOf(const QString& image) const;
   // An image's boxes whole (none: looked at, nothing to find); one undo step.

@@ -47,6 +47,7 @@ LabelPanel::LabelPanel(QWidget* parent)
       m_propose(new QPushButton(tr("Propose with run…"))),
       m_order(new QPushButton(tr("Order by run…"))),
       m_train(new QPushButton(tr("Train on these labels"))),
+      m_export(new QPushButton(tr("Export labels…"))),
       m_classes(new QListWidget),
       m_thumbs(new QListWidget),
       m_scroll(new QScrollArea),
@@ -75,6 +76,11 @@ LabelPanel::LabelPanel(QWidget* parent)
   top->addWidget(m_propose);
   top->addWidget(m_order);
   top->addWidget(m_train);
+  top->addWidget(m_export);
+  m_export->setObjectName("exportLabels");
+  m_export->setToolTip(
+      tr("Copies the labelled images into a new folder as other tools read them: class folders "
+         "for classes, YOLO or Pascal VOC for boxes (your files are never moved)"));
 
   auto* addButton = new QPushButton(tr("Add class…"));
   auto* renameButton = new QPushButton(tr("Rename or merge…"));
@@ -125,6 +131,7 @@ LabelPanel::LabelPanel(QWidget* parent)
   connect(addButton, &QPushButton::clicked, this, [this] { addClass(); });
   connect(renameButton, &QPushButton::clicked, this, [this] { renameClass(); });
   connect(m_train, &QPushButton::clicked, this, [this] { train(); });
+  connect(m_export, &QPushButton::clicked, this, [this] { exportLabels(); });
   connect(m_propose, &QPushButton::clicked, this, [this] {
     if (const QString run = chooseRun(); !run.isEmpty()) proposeWith(run);
   });
@@ -506,6 +513,24 @@ void LabelPanel::train() {
     return;
   }
   Q_EMIT trainOnLabels(m_editor->folder(), m_editor->labelsFile());
+}
+
+void LabelPanel::exportLabels() {
+  if (!m_editor) return;
+  const QStringList formats = m_editor->exportFormats();
+  bool ok = true;
+  const QString format = formats.size() == 1
+                             ? formats.front()
+                             : QInputDialog::getItem(this, tr("Export labels"), tr("Layout:"), formats, 0, false, &ok);
+  if (!ok) return;
+  const QString out = QFileDialog::getExistingDirectory(this, tr("A new, empty folder for the %1").arg(format));
+  if (out.isEmpty()) return;
+  try {
+    const int64_t n = m_editor->exportLabels(format, out);
+    Q_EMIT message(tr("%1 labelled images written to %2 as %3").arg(n).arg(out, format), false);
+  } catch (const std::exception& e) {
+    Q_EMIT message(tr("The labels were not exported: %1").arg(QString::fromUtf8(e.what())), true);
+  }
 }
 
 QString LabelPanel::chooseRun() {

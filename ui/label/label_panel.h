@@ -101,6 +101,7 @@ class LabelPanel : public QWidget {
   void addClass();
   void renameClass();
   void train();
+  void exportLabels();
   QString chooseRun();
   QListWidgetItem* itemOf(const QString& image) const;
   void setBusy(bool busy, const QString& what = {});
@@ -114,6 +115,7 @@ class LabelPanel : public QWidget {
   QPushButton* m_propose;
   QPushButton* m_order;
   QPushButton* m_train;
+  QPushButton* m_export;
   QListWidget* m_classes;
   QListWidget* m_thumbs;
   QScrollArea* m_scroll;

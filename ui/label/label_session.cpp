@@ -8,6 +8,7 @@
 #include <set>
 
 #include "studio/errors.h"
+#include "studio/label_export.h"
 #include "studio/log.h"
 
 namespace studio::ui {
@@ -149,6 +150,10 @@ void LabelSession::setFlagged(const std::map<QString, QString>& suggested) {
     m_proposals[image] = {label, -1};
     if (!m_classes.contains(label)) m_classes << label;
   }
+}
+
+int64_t LabelSession::exportLabels(const QString&, const QString& out) {
+  return exportClassFolders(m_folder.toStdString(), m_store->labels(), out.toStdString());
 }
 
 QString LabelSession::compact() { return QString::fromStdString(m_store->compact()); }

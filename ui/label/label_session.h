@@ -48,6 +48,10 @@ class LabelEditor {
   // Folds the journal into the labels file (before a training reads it);
   // returns what it merged from another program's edits.
   virtual QString compact() = 0;
+  // The layouts the labels export to ("class folders"; "YOLO", "Pascal VOC"),
+  // and an export into out, a new or empty folder; returns the images written.
+  virtual QStringList exportFormats() const = 0;
+  virtual int64_t exportLabels(const QString& format, const QString& out) = 0;
 
  protected:
   // The images under folder (relative names, sorted; sub-folders too);
@@ -107,6 +111,8 @@ class LabelSession : public LabelEditor {
   bool isFlagged(const QString& image) const override { return m_flagged.count(image) > 0; }
 
   QString compact() override;
+  QStringList exportFormats() const override { return {QStringLiteral("class folders")}; }
+  int64_t exportLabels(const QString& format, const QString& out) override;
 
  private:
   void apply(const QString& image, const std::optional<ImageLabel>& to);

@@ -101,12 +101,14 @@ void BoxLabelStore::check(const std::string& file, const ImageBoxes& b) const {
   if (file.empty()) throw InputError("boxes need an image");
   if (b.width <= 0 || b.height <= 0) throw InputError("the image " + file + " needs its size for its boxes");
   for (const LabelBox& x : b.boxes) {
-    if (!std::any_of(m_categories.begin(), m_categories.end(), [&](const BoxCategory& c) { return c.id == x.category; }))
+    if (!std::any_of(m_categories.begin(), m_categories.end(),
+                     [&](const BoxCategory& c) { return c.id == x.category; }))
       throw InputError("a box of " + file + " has category " + std::to_string(x.category) + ", which is none");
     if (!(x.width > 0 && x.height > 0) || x.x < 0 || x.y < 0 || x.x + x.width > static_cast<double>(b.width) + 1e-6 ||
         x.y + x.height > static_cast<double>(b.height) + 1e-6)
       throw InputError("a box of " + file + " is not within the image or has no area");
-    if (!knownBoxMaker(x.madeBy)) throw InputError("made_by \"" + x.madeBy + "\" is none of person, accepted, corrected");
+    if (!knownBoxMaker(x.madeBy))
+      throw InputError("made_by \"" + x.madeBy + "\" is none of person, accepted, corrected");
   }
 }
 
@@ -123,7 +125,8 @@ void BoxLabelStore::apply(const nlohmann::json& j, bool record) {
     } else if (j.contains("category")) {
       const int64_t id = j["category"].get<int64_t>();
       const std::string name = j.at("name").get<std::string>();
-      auto it = std::find_if(m_categories.begin(), m_categories.end(), [&](const BoxCategory& c) { return c.id == id; });
+      auto it =
+          std::find_if(m_categories.begin(), m_categories.end(), [&](const BoxCategory& c) { return c.id == id; });
       if (it == m_categories.end())
         m_categories.push_back({id, name});
       else
