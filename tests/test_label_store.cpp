@@ -37,6 +37,19 @@ QString refusal(const std::function<void()>& f) {
   return "(no error)";
 }
 
+// root/name for each name: 30 x 20 grey PNG files.
+void writeImages(const std::string& root, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    std::filesystem::create_directories(std::filesystem::path(root + "/" + name).parent_path());
+    Image img;
+    img.height = 20;
+    img.width = 30;
+    img.channels = 3;
+    img.pixels.assign(20 * 30 * 3, 90);
+    writePngFile(root + "/" + name, img);
+  }
+}
+
 }  // namespace
 
 class TestLabelStore : public QObject {
@@ -155,14 +168,7 @@ class TestLabelStore : public QObject {
   void boxesReachACocoFileTheDetectorReads() {
     QTemporaryDir dir;
     const std::string root = dir.path().toStdString();
-    for (const char* name : {"a.png", "b.png", "c.png"}) {
-      Image img;
-      img.height = 20;
-      img.width = 30;
-      img.channels = 3;
-      img.pixels.assign(20 * 30 * 3, 90);
-      writePngFile(root + "/" + name, img);
-    }
+    writeImages(root, {"a.png", "b.png", "c.png"});
     const std::string path = root + "/boxes.json";
     {
       BoxLabelStore s(path);
@@ -210,15 +216,7 @@ class TestLabelStore : public QObject {
   void labelsExportAsFoldersYoloAndVoc() {
     QTemporaryDir dir;
     const std::string root = dir.path().toStdString() + "/photos";
-    std::filesystem::create_directories(root + "/sub");
-    for (const char* name : {"a.png", "b.png", "sub/c.png", "d.png"}) {
-      Image img;
-      img.height = 20;
-      img.width = 30;
-      img.channels = 3;
-      img.pixels.assign(20 * 30 * 3, 90);
-      writePngFile(root + "/" + name, img);
-    }
+    writeImages(root, {"a.png", "b.png", "sub/c.png", "d.png"});
     const std::map<std::string, ImageLabel> labels = {
         {"a.png", {"cat", "person"}}, {"b.png", {"dog", "accepted"}}, {"sub/c.png", {"cat", "person"}}};
     const std::string folders = dir.path().toStdString() + "/folders";

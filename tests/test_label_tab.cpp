@@ -13,6 +13,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "studio/errors.h"
@@ -49,6 +51,17 @@ void writePhotos(const QString& dir, int n, int size = 12) {
 }
 
 QString csvOf(const QString& path) { return QString::fromUtf8(test::contents(path)); }
+
+// photos/NN.png (n of them) and photos/labels.csv labelling the first
+// `labelled`, image i as classOf(i); returns the labels file.
+QString labelledPhotos(const QString& photos, int n, int labelled, const std::function<QString(int)>& classOf) {
+  writePhotos(photos, n);
+  const QString labels = photos + "/labels.csv";
+  QString csv = "file,label,made_by\n";
+  for (int i = 0; i < labelled; ++i) csv += QString("%1.png,%2,person\n").arg(i, 2, 10, QChar('0')).arg(classOf(i));
+  writeFileAtomically(labels.toStdString(), csv.toStdString());
+  return labels;
+}
 
 }  // namespace
 
@@ -143,12 +156,7 @@ class TestLabelTab : public QObject {
   void proposalsAreThoseOfPrelabel() {
     QTemporaryDir dir;
     const QString photos = dir.path() + "/photos";
-    writePhotos(photos, 16);
-    const QString labels = photos + "/labels.csv";
-    QString csv = "file,label,made_by\n";
-    for (int i = 0; i < 10; ++i)
-      csv += QString("%1.png,%2,person\n").arg(i, 2, 10, QChar('0')).arg(i % 2 ? "bright" : "dark");
-    writeFileAtomically(labels.toStdString(), csv.toStdString());
+    const QString labels = labelledPhotos(photos, 16, 10, [](int i) { return i % 2 ? "bright" : "dark"; });
     LabelPanel panel;
     QVERIFY(panel.open(photos));
     QSignalSpy train(&panel, &LabelPanel::trainOnLabels);
@@ -207,12 +215,9 @@ class TestLabelTab : public QObject {
   void auditFlagsOpenHere() {
     QTemporaryDir dir;
     const QString photos = dir.path() + "/photos";
-    writePhotos(photos, 24);
-    const QString labels = photos + "/labels.csv";
-    QString csv = "file,label,made_by\n";
-    for (int i = 0; i < 24; ++i)  // four of them labelled against their look
-      csv += QString("%1.png,%2,person\n").arg(i, 2, 10, QChar('0')).arg((i % 2) != (i % 6 == 0) ? "bright" : "dark");
-    writeFileAtomically(labels.toStdString(), csv.toStdString());
+    // Four of them labelled against their look.
+    const QString labels =
+        labelledPhotos(photos, 24, 24, [](int i) { return (i % 2) != (i % 6 == 0) ? "bright" : "dark"; });
     const QString audits = dir.path() + "/audits";
     const test::Ran audited =
         test::cli({"audit", "--folds", "2", "--set", "data.format=image_folder", "--set", "data.root=" + photos,

@@ -104,9 +104,12 @@ AuditPanel::AuditPanel(QWidget* parent)
   for (QWidget* w : std::initializer_list<QWidget*>{relabel, relabelTo, m_classes, remove, keep}) buttons->addWidget(w);
   buttons->addStretch();
   buttons->addWidget(m_train);
-  buttons->addWidget(m_review);
+  // Beside the summary: the decisions' row is as wide as the window allows at 1280 px.
+  auto* head = new QHBoxLayout;
+  head->addWidget(m_summary, 1);
+  head->addWidget(m_review, 0, Qt::AlignTop);
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(m_summary);
+  layout->addLayout(head);
   layout->addLayout(buttons);
   layout->addWidget(m_table, 1);
 }

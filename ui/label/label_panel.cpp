@@ -67,16 +67,19 @@ LabelPanel::LabelPanel(QWidget* parent)
   m_train->setToolTip(tr("Points the settings at this folder and its labels file; press Start to train on them."));
   m_kind->addItems({tr("Classes (labels.csv)"), tr("Boxes (boxes.json)")});
   m_kind->setToolTip(tr("What Open folder… labels: a class per image, or boxes in a COCO file"));
+  // Two rows, so that the tab never widens the window past a 1280-px screen.
   auto* top = new QHBoxLayout;
   top->addWidget(m_kind);
   top->addWidget(openButton);
   top->addWidget(m_where, 1);
-  top->addWidget(new QLabel(tr("Show:")));
-  top->addWidget(m_filter);
-  top->addWidget(m_propose);
-  top->addWidget(m_order);
-  top->addWidget(m_train);
-  top->addWidget(m_export);
+  auto* actions = new QHBoxLayout;
+  actions->addWidget(new QLabel(tr("Show:")));
+  actions->addWidget(m_filter);
+  actions->addWidget(m_propose);
+  actions->addWidget(m_order);
+  actions->addWidget(m_train);
+  actions->addWidget(m_export);
+  actions->addStretch(1);
   m_export->setObjectName("exportLabels");
   m_export->setToolTip(
       tr("Copies the labelled images into a new folder as other tools read them: class folders "
@@ -119,6 +122,7 @@ LabelPanel::LabelPanel(QWidget* parent)
   for (QLabel* l : {m_where, m_caption, m_summary}) l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
+  layout->addLayout(actions);
   layout->addWidget(split, 1);
   layout->addWidget(m_summary);
   for (QWidget* w : std::initializer_list<QWidget*>{m_thumbs, m_scroll, m_classes}) w->installEventFilter(this);
@@ -386,6 +390,11 @@ void LabelPanel::labelCurrent(int classIndex) {
   const QString image = currentImage();
   if (image.isEmpty() || classIndex < 0 || classIndex >= m_session->classes().size()) return;
   m_session->setLabel(image, m_session->classes()[classIndex]);
+  labelledMoveOn();
+}
+
+// The current image was labelled: its thumbnail, then the next image shown.
+void LabelPanel::labelledMoveOn() {
   refreshItem(m_thumbs->currentItem());
   const int row = m_thumbs->currentRow();
   moveBy(1);
@@ -424,12 +433,7 @@ bool LabelPanel::boxKey(int k) {
     // Done with the image: its proposals taken, and labelled even with no box (nothing to find).
     if (!m_boxes->acceptProposals(image, m_image.width(), m_image.height()) && !m_boxes->isLabelled(image))
       m_boxes->setBoxes(image, m_canvas->boxes());
-    refreshItem(m_thumbs->currentItem());
-    const int row = m_thumbs->currentRow();
-    moveBy(1);
-    if (m_thumbs->currentRow() == row) showCurrent();
-    applyFilter();
-    refreshAll();
+    labelledMoveOn();
   } else {
     return false;
   }

@@ -94,6 +94,7 @@ class LabelPanel : public QWidget {
   void showCurrent();
   void moveBy(int delta);
   void labelCurrent(int classIndex);
+  void labelledMoveOn();
   bool boxKey(int key);  // the keys that mean something else for boxes
   void boxesEdited(const ImageBoxes& boxes);
   void showInView(QWidget* view);

@@ -19,6 +19,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -255,6 +256,9 @@ void RunsPanel::refresh() {
   for (int c = 0; c < Columns; ++c) headers << m_list->headerItem()->text(c);
   m_list->setColumnCount(Columns + static_cast<int>(m_settingColumns.size()));
   m_list->setHeaderLabels(headers + m_settingColumns);
+  // The Labels column where a listed run trained on a labels file only.
+  m_list->setColumnHidden(Labels,
+                          std::none_of(runs.begin(), runs.end(), [](const RunInfo& r) { return r.labels >= 0; }));
   for (const RunInfo& run : runs) {
     const bool live = run.dir == m_live;
     auto* item = new RunItem(m_list);

@@ -119,7 +119,7 @@ MainWindow::MainWindow(const QString& presetDir, bool restore, QWidget* parent)
   m_tabs->setObjectName("centralTabs");
   // The tabs whose contents are tall scroll inside the tab, so the window's
   // minimum stays within a 1280x720 screen (the Data tab made it 690 px).
-  for (QWidget* page : std::initializer_list<QWidget*>{m_data, m_eval}) scrollContents(page);
+  for (QWidget* page : std::initializer_list<QWidget*>{m_data, m_eval, m_label}) scrollContents(page);
   m_tabs->addTab(m_plots, tr("Curves"));
   m_tabs->addTab(m_data, tr("Data"));
   m_tabs->addTab(m_model, tr("Model"));

@@ -55,8 +55,7 @@ std::string xmlEscaped(const std::string& s) {
 
 // A category's place among the categories (YOLO's class index), its name.
 size_t placeOf(const std::vector<BoxCategory>& categories, int64_t id) {
-  const auto it =
-      std::find_if(categories.begin(), categories.end(), [&](const BoxCategory& c) { return c.id == id; });
+  const auto it = std::find_if(categories.begin(), categories.end(), [&](const BoxCategory& c) { return c.id == id; });
   if (it == categories.end()) throw InputError("a box has category " + std::to_string(id) + ", which is none");
   return static_cast<size_t>(it - categories.begin());
 }
