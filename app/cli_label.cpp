@@ -6,6 +6,7 @@
 #include "studio/csv_table.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/label_export.h"
 
 namespace studio::cli {
 
@@ -19,7 +20,14 @@ LabelCommand::LabelCommand(CLI::App& app) {
   auto* prelabel = m_cmd->add_option("--prelabel", m_prelabelRun,
                                      "A classifier's or detector's run or export folder: its proposed class (or "
                                      "boxes) for each --data image, as JSON");
+  auto* exported =
+      m_cmd->add_option("--export", m_exportLabels,
+                        "A labels file of the Label tab's (a labels.csv of classes or a COCO .json of "
+                        "boxes): its --data images copied into --out, a new folder, as --format lays them");
   suggest->excludes(prelabel);
+  exported->excludes(suggest)->excludes(prelabel);
+  m_cmd->add_option("--format", m_format,
+                    "--export: folders (class folders, for a classes file; its default), yolo (boxes' default) or voc");
   m_cmd->add_option("--data", m_data, "The folder of images (its sub-folders too)")->required();
   m_cmd->add_option("--out", m_out, "The file written (default order.csv; with --prelabel proposals.json)");
   m_cmd->add_option("--strategy", m_strategy,
@@ -36,8 +44,11 @@ LabelCommand::LabelCommand(CLI::App& app) {
 }
 
 int LabelCommand::run() {
+  if (!m_exportLabels.empty()) return exportLabels();
   if (m_suggestRun.empty() == m_prelabelRun.empty())
-    throw InputError("label: give --suggest RUN (the order to label in) or --prelabel RUN (the model's proposals)");
+    throw InputError(
+        "label: give --suggest RUN (the order to label in), --prelabel RUN (the model's proposals) or --export "
+        "LABELS (a labels file as class folders, YOLO or VOC)");
   if (m_out.empty()) m_out = m_suggestRun.empty() ? "proposals.json" : "order.csv";
   return m_suggestRun.empty() ? prelabel() : suggest();
 }
@@ -60,6 +71,26 @@ int LabelCommand::prelabel() {
     std::printf("proposed a class for %zu images with %s\n", doc["images"].size(),
                 doc["model"].get<std::string>().c_str());
   std::printf("wrote %s\n", m_out.c_str());
+  return 0;
+}
+
+int LabelCommand::exportLabels() {
+  if (m_out.empty()) throw InputError("label --export: give --out, a new folder for the exported labels");
+  const bool boxes = m_exportLabels.size() > 5 && m_exportLabels.substr(m_exportLabels.size() - 5) == ".json";
+  const std::string format = m_format.empty() ? (boxes ? "yolo" : "folders") : m_format;
+  if (boxes ? format != "yolo" && format != "voc" : format != "folders")
+    throw InputError("--format " + format + ": " + m_exportLabels +
+                     (boxes ? " holds boxes; give yolo or voc" : " holds classes; give folders"));
+  int64_t n = 0;
+  if (boxes) {
+    const BoxLabelStore store(m_exportLabels);
+    n = format == "yolo" ? exportYolo(m_data, store.images(), store.categories(), m_out)
+                         : exportVoc(m_data, store.images(), store.categories(), m_out);
+  } else {
+    const LabelStore store(m_exportLabels);
+    n = exportClassFolders(m_data, store.labels(), m_out);
+  }
+  std::printf("exported %lld labelled images as %s to %s\n", static_cast<long long>(n), format.c_str(), m_out.c_str());
   return 0;
 }
 

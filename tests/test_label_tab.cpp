@@ -133,6 +133,42 @@ class TestLabelTab : public QObject {
     QCOMPARE(csvOf(labels), QString("file,label,made_by\n00.png,dark,person\n01.png,bright,person\n"
                                     "04.png,dark,person\n05.png,dark,person\n"));
     QVERIFY(!QFile::exists(labels + ".journal") || QFileInfo(labels + ".journal").size() == 0);
+    // The CLI's label --export lays the same file out as class folders.
+    const test::Ran exported =
+        test::cli({"label", "--export", labels, "--data", photos, "--out", dir.path() + "/by-class"});
+    QVERIFY2(exported.code == 0 && exported.output.contains("exported 4 labelled images as folders"),
+             qPrintable(exported.output));
+    QVERIFY(QFile::exists(dir.path() + "/by-class/dark/04.png") &&
+            QFile::exists(dir.path() + "/by-class/bright/01.png"));
+    const test::Ran wrong =
+        test::cli({"label", "--export", labels, "--data", photos, "--out", dir.path() + "/x", "--format", "voc"});
+    QVERIFY2(wrong.code == 2 && wrong.output.contains("holds classes; give folders"), qPrintable(wrong.output));
+  }
+
+  // A labels file another program changes while the tab is open (issue 62,
+  // item 2): merged, its new rows kept and this window's labels on top,
+  // never written over.
+  void anotherProgramsEditsAreMergedWhileOpen() {
+    QTemporaryDir dir;
+    const QString photos = dir.path() + "/photos";
+    const QString labels = labelledPhotos(photos, 4, 1, [](int) { return "dark"; });
+    LabelPanel panel;
+    QVERIFY(panel.open(photos, labels));
+    QVERIFY(!panel.mergeOutsideEdits());
+    panel.thumbnails()->setCurrentRow(1);
+    press(panel, Qt::Key_1);  // 01 dark, in the journal
+    writeFileAtomically(labels.toStdString(), "file,label,made_by\n00.png,dark,person\n03.png,bright,person\n");
+    QVERIFY(panel.mergeOutsideEdits());
+    QCOMPARE(panel.session()->labelOf("03.png")->label, std::string("bright"));
+    QCOMPARE(panel.session()->labelOf("01.png")->label, std::string("dark"));
+    QVERIFY(panel.session()->classes().contains("bright"));
+    QCOMPARE(csvOf(labels),
+             QString("file,label,made_by\n00.png,dark,person\n01.png,dark,person\n03.png,bright,person\n"));
+    writeFileAtomically(labels.toStdString(), "file,label\n00.png\n");  // a file the store cannot read: said once
+    QSignalSpy said(&panel, &LabelPanel::message);
+    QVERIFY(!panel.mergeOutsideEdits());
+    QVERIFY(!panel.mergeOutsideEdits());
+    QCOMPARE(said.size(), 1);
   }
 
   void renameMergesInOneStep() {

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -128,6 +129,10 @@ LabelPanel::LabelPanel(QWidget* parent)
   for (QWidget* w : std::initializer_list<QWidget*>{m_thumbs, m_scroll, m_classes}) w->installEventFilter(this);
 
   m_canvas->hide();
+  auto* watch = new QTimer(this);
+  watch->setInterval(2000);
+  connect(watch, &QTimer::timeout, this, [this] { mergeOutsideEdits(); });
+  watch->start();
   connect(m_canvas, &BoxCanvas::edited, this, [this](const ImageBoxes& b) { boxesEdited(b); });
   connect(openButton, &QPushButton::clicked, this, [this] { chooseFolder(); });
   connect(m_filter, &QComboBox::currentIndexChanged, this, [this] { applyFilter(); });
@@ -517,6 +522,28 @@ void LabelPanel::train() {
     return;
   }
   Q_EMIT trainOnLabels(m_editor->folder(), m_editor->labelsFile());
+}
+
+bool LabelPanel::mergeOutsideEdits() {
+  if (!m_editor || !m_editor->changedOnDisk()) return false;
+  const QFileInfo file(m_editor->labelsFile());
+  const QString stamp = file.lastModified().toString(Qt::ISODateWithMs) + QString::number(file.size());
+  if (stamp == m_unmergeable) return false;  // said once; the journal keeps this window's changes
+  try {
+    Q_EMIT message(m_editor->compact(), false);
+  } catch (const std::exception& e) {
+    m_unmergeable = stamp;
+    Q_EMIT message(tr("The labels file changed on the disk and could not be merged (this window's changes stay in "
+                      "its journal): %1")
+                       .arg(QString::fromUtf8(e.what())),
+                   true);
+    return false;
+  }
+  for (int i = 0; i < m_thumbs->count(); ++i) refreshItem(m_thumbs->item(i));
+  showCurrent();
+  applyFilter();
+  refreshAll();
+  return true;
 }
 
 void LabelPanel::exportLabels() {

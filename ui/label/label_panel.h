@@ -73,6 +73,9 @@ class LabelPanel : public QWidget {
   QComboBox* filter() const { return m_filter; }
   QString currentImage() const;
   QString summary() const;
+  // Another program's edits of the labels file, merged into the tab (a
+  // timer calls it every two seconds; true when it merged any).
+  bool mergeOutsideEdits();
   double zoom() const { return m_zoom; }
 
  Q_SIGNALS:
@@ -126,6 +129,7 @@ class LabelPanel : public QWidget {
   QLabel* m_summary;
   QImage m_image;
   double m_zoom = 1;
+  QString m_unmergeable;  // the labels file's time and size when a merge failed
   bool m_busy = false;
   std::function<QString()> m_runChooser;
   struct Proposed {

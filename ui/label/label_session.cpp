@@ -156,6 +156,11 @@ int64_t LabelSession::exportLabels(const QString&, const QString& out) {
   return exportClassFolders(m_folder.toStdString(), m_store->labels(), out.toStdString());
 }
 
-QString LabelSession::compact() { return QString::fromStdString(m_store->compact()); }
+QString LabelSession::compact() {
+  const QString merged = QString::fromStdString(m_store->compact());
+  for (const auto& [image, label] : m_store->labels())  // another program's classes too
+    if (!m_classes.contains(QString::fromStdString(label.label))) m_classes << QString::fromStdString(label.label);
+  return merged;
+}
 
 }  // namespace studio::ui

@@ -48,6 +48,9 @@ class LabelEditor {
   // Folds the journal into the labels file (before a training reads it);
   // returns what it merged from another program's edits.
   virtual QString compact() = 0;
+  // Whether another program changed the labels file since it was read or
+  // written (the tab then merges: compact() keeps its rows, ours on top).
+  virtual bool changedOnDisk() const = 0;
   // The layouts the labels export to ("class folders"; "YOLO", "Pascal VOC"),
   // and an export into out, a new or empty folder; returns the images written.
   virtual QStringList exportFormats() const = 0;
@@ -111,6 +114,7 @@ class LabelSession : public LabelEditor {
   bool isFlagged(const QString& image) const override { return m_flagged.count(image) > 0; }
 
   QString compact() override;
+  bool changedOnDisk() const override { return m_store->changedOnDisk(); }
   QStringList exportFormats() const override { return {QStringLiteral("class folders")}; }
   int64_t exportLabels(const QString& format, const QString& out) override;
 
