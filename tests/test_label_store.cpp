@@ -50,6 +50,36 @@ void writeImages(const std::string& root, std::initializer_list<const char*> nam
   }
 }
 
+// kill -9 in the middle of a burst of edits: a child opens a Store on path
+// and makes edit(store, 0), edit(store, 1), ..., saying on a pipe after each
+// has returned; it is killed after the 60th. Returns the last edit it
+// acknowledged (every one of them must be there when the file is opened
+// again, and at most the one in flight besides).
+template <class Store, class Edit>
+int killedDuringBurst(const std::string& path, Edit edit) {
+  int pipe[2];
+  if (::pipe(pipe) != 0) return -1;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe[0]);
+    Store s(path);
+    for (int i = 0;; ++i) {
+      edit(s, i);
+      if (::write(pipe[1], &i, sizeof i) != sizeof i) ::_exit(3);
+    }
+  }
+  ::close(pipe[1]);
+  int acknowledged = -1, i = 0;
+  while (acknowledged < 60 && ::read(pipe[0], &i, sizeof i) == sizeof i) acknowledged = i;
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  // The acknowledgements the child wrote before it died, still in the pipe.
+  while (::read(pipe[0], &i, sizeof i) == sizeof i) acknowledged = i;
+  ::close(pipe[0]);
+  return WIFSIGNALED(status) ? acknowledged : -1;
+}
+
 }  // namespace
 
 class TestLabelStore : public QObject {
@@ -85,33 +115,30 @@ class TestLabelStore : public QObject {
   void aKillDuringABurstLosesNothingThatWasSet() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("labels.csv").toStdString();
-    int pipe[2];
-    QCOMPARE(::pipe(pipe), 0);
-    const pid_t child = ::fork();
-    if (child == 0) {
-      ::close(pipe[0]);
-      LabelStore s(path);
-      for (int i = 0;; ++i) {
-        s.set("image-" + std::to_string(i) + ".png", i % 2 ? "cat" : "dog");
-        if (::write(pipe[1], &i, sizeof i) != sizeof i) ::_exit(3);
-      }
-    }
-    ::close(pipe[1]);
-    int acknowledged = -1, i = 0;
-    while (acknowledged < 60 && ::read(pipe[0], &i, sizeof i) == sizeof i) acknowledged = i;
-    ::kill(child, SIGKILL);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    // The acknowledgements the child wrote before it died, still in the pipe.
-    while (::read(pipe[0], &i, sizeof i) == sizeof i) acknowledged = i;
-    ::close(pipe[0]);
-    QVERIFY(WIFSIGNALED(status));
+    const int acknowledged = killedDuringBurst<LabelStore>(
+        path, [](LabelStore& s, int i) { s.set("image-" + std::to_string(i) + ".png", i % 2 ? "cat" : "dog"); });
+    QVERIFY(acknowledged >= 60);
     LabelStore s(path);  // the dead child's lock went with it
     for (int k = 0; k <= acknowledged; ++k)
       QCOMPARE(s.labelOf("image-" + std::to_string(k) + ".png")->label, std::string(k % 2 ? "cat" : "dog"));
     QVERIFY(s.labels().size() <= static_cast<size_t>(acknowledged) + 2);
     s.compact();
     QVERIFY(readFileBytes(path, "labels").find("image-" + std::to_string(acknowledged) + ".png,") != std::string::npos);
+  }
+
+  // The same for boxes: every image's boxes set before the kill are there.
+  void aKillDuringABurstOfBoxesLosesNothingThatWasSet() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("boxes.json").toStdString();
+    const int acknowledged = killedDuringBurst<BoxLabelStore>(path, [](BoxLabelStore& s, int i) {
+      if (i == 0) s.addCategory("cat");
+      s.setBoxes("image-" + std::to_string(i) + ".png", {30, 20, {{1, 2, static_cast<double>(i % 20 + 1), 5, 1}}});
+    });
+    QVERIFY(acknowledged >= 60);
+    BoxLabelStore s(path);
+    for (int k = 0; k <= acknowledged; ++k)
+      QCOMPARE(s.images().at("image-" + std::to_string(k) + ".png").boxes.at(0).width, static_cast<double>(k % 20 + 1));
+    QVERIFY(s.images().size() <= static_cast<size_t>(acknowledged) + 2);
   }
 
   void aTornLastLineIsTheChangeInFlight() {
