@@ -117,8 +117,10 @@ LabelPanel::LabelPanel(QWidget* parent)
   split->addWidget(viewBox);
   split->setStretchFactor(1, 2);
   split->setStretchFactor(2, 3);
+  split->setSizes({170, 330, 500});  // the large view takes the most
 
   m_summary->setWordWrap(true);
+  m_caption->setWordWrap(true);
   // Long paths and captions never widen the window (its minimum fits 1280 x 720).
   for (QLabel* l : {m_where, m_caption, m_summary}) l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* layout = new QVBoxLayout(this);
@@ -127,6 +129,7 @@ LabelPanel::LabelPanel(QWidget* parent)
   layout->addWidget(split, 1);
   layout->addWidget(m_summary);
   for (QWidget* w : std::initializer_list<QWidget*>{m_thumbs, m_scroll, m_classes}) w->installEventFilter(this);
+  m_scroll->viewport()->installEventFilter(this);
 
   m_canvas->hide();
   auto* watch = new QTimer(this);
@@ -223,8 +226,11 @@ void LabelPanel::fillThumbnails(const QStringList& order) {
   const QString current = currentImage();
   m_thumbs->clear();
   QStringList paths;
+  QPixmap blank(kLabelThumb, kLabelThumb);  // each item its thumbnail's size before the thumbnail comes
+  blank.fill(Qt::transparent);
   for (const QString& image : order) {
     auto* item = new QListWidgetItem(m_thumbs);
+    item->setIcon(blank);
     item->setData(Qt::UserRole, image);
     refreshItem(item);
     paths << m_editor->absolutePath(image);
@@ -341,26 +347,15 @@ void LabelPanel::showCurrent() {
     return;
   }
   m_image = QImage(m_editor->absolutePath(image));
-  // Fits the view at zoom 1.
-  const QSize room = m_scroll->viewport()->size() - QSize(4, 4);
-  const double fit = m_image.isNull() ? 1
-                                      : std::min(room.width() / static_cast<double>(m_image.width()),
-                                                 room.height() / static_cast<double>(m_image.height()));
   QString caption = image + ": ";
   if (m_boxes) {
     m_canvas->setCategories(m_boxes->categories());
     m_canvas->show(m_image.convertToFormat(QImage::Format_RGB32),
                    m_boxes->boxesOf(image).value_or(ImageBoxes{m_image.width(), m_image.height(), {}}),
                    m_boxes->proposalsOf(image));
-    m_canvas->setScale(std::max(fit, 0.05) * m_zoom);
     caption += m_editor->describe(image) + tr(" (drag: draw, move or resize; Return: done)");
   } else {
-    if (m_image.isNull())
-      m_view->setText(tr("%1 cannot be read as an image").arg(image));
-    else
-      m_view->setPixmap(QPixmap::fromImage(m_image.scaled((QSizeF(m_image.size()) * fit * m_zoom).toSize(),
-                                                          Qt::KeepAspectRatio, Qt::FastTransformation)));
-    m_view->adjustSize();
+    if (m_image.isNull()) m_view->setText(tr("%1 cannot be read as an image").arg(image));
     const auto label = m_session->labelOf(image);
     caption += label ? tr("%1 (%2)").arg(QString::fromStdString(label->label), QString::fromStdString(label->madeBy))
                      : tr("not labelled");
@@ -370,6 +365,22 @@ void LabelPanel::showCurrent() {
                      : tr("; the model proposes %1 (%2%)").arg(p->label).arg(p->probability * 100, 0, 'f', 1);
   }
   m_caption->setText(caption);
+  fitView();
+}
+
+// The image as large as the view holds it, times the zoom (again when the view's size changes).
+void LabelPanel::fitView() {
+  if (m_image.isNull()) return;
+  const QSize room = m_scroll->viewport()->size() - QSize(4, 4);
+  const double fit = std::max(0.05, std::min(room.width() / static_cast<double>(m_image.width()),
+                                             room.height() / static_cast<double>(m_image.height())));
+  if (m_boxes) {
+    m_canvas->setScale(fit * m_zoom);
+    return;
+  }
+  m_view->setPixmap(QPixmap::fromImage(
+      m_image.scaled((QSizeF(m_image.size()) * fit * m_zoom).toSize(), Qt::KeepAspectRatio, Qt::FastTransformation)));
+  m_view->adjustSize();
 }
 
 void LabelPanel::moveBy(int delta) {
@@ -446,6 +457,7 @@ bool LabelPanel::boxKey(int k) {
 }
 
 bool LabelPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_scroll->viewport() && event->type() == QEvent::Resize) fitView();
   if (event->type() != QEvent::KeyPress || !m_editor) return QWidget::eventFilter(watched, event);
   auto* key = static_cast<QKeyEvent*>(event);
   const int k = key->key();
@@ -468,7 +480,7 @@ bool LabelPanel::eventFilter(QObject* watched, QEvent* event) {
         labelCurrent(static_cast<int>(m_session->classes().indexOf(p->label)));
     } else if (k == Qt::Key_Plus || k == Qt::Key_Equal || k == Qt::Key_Minus) {
       m_zoom = std::clamp(k == Qt::Key_Minus ? m_zoom / 1.25 : m_zoom * 1.25, 0.25, 16.0);
-      showCurrent();
+      fitView();
     } else {
       return QWidget::eventFilter(watched, event);
     }

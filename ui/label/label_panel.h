@@ -95,6 +95,7 @@ class LabelPanel : public QWidget {
   void refreshAll();
   void applyFilter();
   void showCurrent();
+  void fitView();
   void moveBy(int delta);
   void labelCurrent(int classIndex);
   void labelledMoveOn();
