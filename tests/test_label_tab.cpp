@@ -129,6 +129,8 @@ class TestLabelTab : public QObject {
       QCOMPARE(panel.editor()->exportLabels("class folders", dir.path() + "/folders"), int64_t(4));
       QVERIFY(QFile::exists(dir.path() + "/folders/dark/05.png") &&
               QFile::exists(dir.path() + "/folders/bright/01.png"));
+      QVERIFY(panel.open(photos, labels));  // the tab's own file again: it lets go first
+      QCOMPARE(panel.session()->labelOf("05.png")->label, std::string("dark"));
     }  // closing the tab folds the journal into the file
     QCOMPARE(csvOf(labels), QString("file,label,made_by\n00.png,dark,person\n01.png,bright,person\n"
                                     "04.png,dark,person\n05.png,dark,person\n"));

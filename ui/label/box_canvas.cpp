@@ -190,6 +190,10 @@ void BoxCanvas::mouseMoveEvent(QMouseEvent* event) {
 
 void BoxCanvas::mouseReleaseEvent(QMouseEvent* event) {
   if (!m_drag || event->button() != Qt::LeftButton) return;
+  if (m_selected < 0) {  // the boxes were replaced under the drag
+    m_drag.reset();
+    return;
+  }
   mouseMoveEvent(event);
   const Drag drag = *m_drag;
   m_drag.reset();

@@ -158,17 +158,24 @@ LabelPanel::~LabelPanel() = default;
 bool LabelPanel::open(const QString& folder, const QString& labelsFile) {
   const bool boxes =
       labelsFile.isEmpty() ? m_kind->currentIndex() == 1 : labelsFile.endsWith(".json", Qt::CaseInsensitive);
+  const QString file =
+      !labelsFile.isEmpty() ? labelsFile : QDir(folder).absolutePath() + (boxes ? "/boxes.json" : "/labels.csv");
+  // The file this tab holds already: let go first (its lock would refuse the tab itself).
+  if (m_editor && QFileInfo(m_editor->labelsFile()).absoluteFilePath() == QFileInfo(file).absoluteFilePath()) {
+    m_session = nullptr;
+    m_boxes = nullptr;
+    m_editor.reset();
+  }
   std::unique_ptr<LabelEditor> editor;
   LabelSession* classes = nullptr;
   BoxSession* boxSession = nullptr;
   try {
     if (boxes) {
-      auto b = std::make_unique<BoxSession>(
-          folder, labelsFile.isEmpty() ? QDir(folder).absolutePath() + "/boxes.json" : labelsFile);
+      auto b = std::make_unique<BoxSession>(folder, file);
       boxSession = b.get();
       editor = std::move(b);
     } else {
-      auto c = std::make_unique<LabelSession>(folder, labelsFile);
+      auto c = std::make_unique<LabelSession>(folder, file);
       classes = c.get();
       editor = std::move(c);
     }
@@ -537,14 +544,16 @@ void LabelPanel::train() {
 }
 
 bool LabelPanel::mergeOutsideEdits() {
-  if (!m_editor || !m_editor->changedOnDisk()) return false;
+  if (!m_editor) return false;
+  // The file's bytes are compared only when its time or size moved (a large COCO file is not read every 2 s).
   const QFileInfo file(m_editor->labelsFile());
   const QString stamp = file.lastModified().toString(Qt::ISODateWithMs) + QString::number(file.size());
-  if (stamp == m_unmergeable) return false;  // said once; the journal keeps this window's changes
+  if (stamp == m_seen) return false;
+  m_seen = stamp;
+  if (!m_editor->changedOnDisk()) return false;
   try {
     Q_EMIT message(m_editor->compact(), false);
-  } catch (const std::exception& e) {
-    m_unmergeable = stamp;
+  } catch (const std::exception& e) {  // said once; the journal keeps this window's changes
     Q_EMIT message(tr("The labels file changed on the disk and could not be merged (this window's changes stay in "
                       "its journal): %1")
                        .arg(QString::fromUtf8(e.what())),

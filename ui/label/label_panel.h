@@ -130,7 +130,7 @@ class LabelPanel : public QWidget {
   QLabel* m_summary;
   QImage m_image;
   double m_zoom = 1;
-  QString m_unmergeable;  // the labels file's time and size when a merge failed
+  QString m_seen;  // the labels file's time and size when last looked at
   bool m_busy = false;
   std::function<QString()> m_runChooser;
   struct Proposed {
