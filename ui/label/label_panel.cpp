@@ -181,6 +181,12 @@ bool LabelPanel::open(const QString& folder, const QString& labelsFile) {
     }
   } catch (const std::exception& e) {
     Q_EMIT message(tr("Cannot label %1: %2").arg(folder, QString::fromUtf8(e.what())), true);
+    if (!m_editor) {  // the tab's own file, let go and not opened again: nothing is shown
+      m_modelJob.cancel();
+      m_thumbs->clear();
+      showCurrent();
+      refreshAll();
+    }
     return false;
   }
   m_session = nullptr;
