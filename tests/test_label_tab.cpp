@@ -178,6 +178,17 @@ class TestLabelTab : public QObject {
     const QString photos = dir.path() + "/photos";
     writePhotos(photos, 4);
     const QString labels = photos + "/labels.csv";
+    writeFileAtomically(labels.toStdString(), "file,label,made_by\n00.png,cat,person\n01.png,kitten,person\n"
+                                              "02.png,dog,person\ngone.png,dog,person\n");
+    {  // a row whose image is not in the folder is said when the tab opens the file
+      LabelPanel panel;
+      QSignalSpy said(&panel, &LabelPanel::message);
+      QVERIFY(panel.open(photos));
+      QCOMPARE(said.size(), 1);
+      QVERIFY2(said.front().at(0).toString().contains("1 image(s) that are not in") &&
+                   said.front().at(0).toString().contains("gone.png"),
+               qPrintable(said.front().at(0).toString()));
+    }
     writeFileAtomically(labels.toStdString(),
                         "file,label,made_by\n00.png,cat,person\n01.png,kitten,person\n02.png,dog,person\n");
     ui::LabelSession s(photos);

@@ -37,6 +37,7 @@ class BoxSession : public LabelEditor {
   QStringList redo() override;
   QString compact() override;
   bool changedOnDisk() const override { return m_store->changedOnDisk(); }
+  QStringList missingImages() const override;
   QStringList exportFormats() const override { return {QStringLiteral("YOLO"), QStringLiteral("Pascal VOC")}; }
   int64_t exportLabels(const QString& format, const QString& out) override;
 

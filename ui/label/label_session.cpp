@@ -152,6 +152,13 @@ void LabelSession::setFlagged(const std::map<QString, QString>& suggested) {
   }
 }
 
+QStringList LabelSession::missingImages() const {
+  QStringList missing;
+  for (const auto& [image, label] : m_store->labels())
+    if (!m_images.contains(QString::fromStdString(image))) missing << QString::fromStdString(image);
+  return missing;
+}
+
 int64_t LabelSession::exportLabels(const QString&, const QString& out) {
   return exportClassFolders(m_folder.toStdString(), m_store->labels(), out.toStdString());
 }

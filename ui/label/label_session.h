@@ -51,6 +51,9 @@ class LabelEditor {
   // Whether another program changed the labels file since it was read or
   // written (the tab then merges: compact() keeps its rows, ours on top).
   virtual bool changedOnDisk() const = 0;
+  // The labels file's images that are not in the folder (a typo, a file
+  // moved away): kept in the file, but no training can read them.
+  virtual QStringList missingImages() const = 0;
   // The layouts the labels export to ("class folders"; "YOLO", "Pascal VOC"),
   // and an export into out, a new or empty folder; returns the images written.
   virtual QStringList exportFormats() const = 0;
@@ -115,6 +118,7 @@ class LabelSession : public LabelEditor {
 
   QString compact() override;
   bool changedOnDisk() const override { return m_store->changedOnDisk(); }
+  QStringList missingImages() const override;
   QStringList exportFormats() const override { return {QStringLiteral("class folders")}; }
   int64_t exportLabels(const QString& format, const QString& out) override;
 
