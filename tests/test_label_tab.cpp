@@ -178,8 +178,9 @@ class TestLabelTab : public QObject {
     const QString photos = dir.path() + "/photos";
     writePhotos(photos, 4);
     const QString labels = photos + "/labels.csv";
-    writeFileAtomically(labels.toStdString(), "file,label,made_by\n00.png,cat,person\n01.png,kitten,person\n"
-                                              "02.png,dog,person\ngone.png,dog,person\n");
+    writeFileAtomically(labels.toStdString(),
+                        "file,label,made_by\n00.png,cat,person\n01.png,kitten,person\n"
+                        "02.png,dog,person\ngone.png,dog,person\n");
     {  // a row whose image is not in the folder is said when the tab opens the file
       LabelPanel panel;
       QSignalSpy said(&panel, &LabelPanel::message);

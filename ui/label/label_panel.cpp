@@ -199,13 +199,13 @@ bool LabelPanel::open(const QString& folder, const QString& labelsFile) {
   setBusy(false);
   m_where->setText(tr("%1 — labels in %2").arg(m_editor->folder(), m_editor->labelsFile()));
   if (const QStringList missing = m_editor->missingImages(); !missing.isEmpty())
-    Q_EMIT message(tr("%1 labels %2 image(s) that are not in %3 (%4); they stay in the file, but no training can "
-                      "read them: move them back, or remove their rows")
-                       .arg(m_editor->labelsFile())
-                       .arg(missing.size())
-                       .arg(m_editor->folder(), QStringList(missing.mid(0, 3)).join(", ") +
-                                                    (missing.size() > 3 ? ", …" : "")),
-                   true);
+    Q_EMIT message(
+        tr("%1 labels %2 image(s) that are not in %3 (%4); they stay in the file, but no training can "
+           "read them: move them back, or remove their rows")
+            .arg(m_editor->labelsFile())
+            .arg(missing.size())
+            .arg(m_editor->folder(), QStringList(missing.mid(0, 3)).join(", ") + (missing.size() > 3 ? ", …" : "")),
+        true);
   showInView(boxes ? static_cast<QWidget*>(m_canvas) : m_view);
   fillThumbnails(m_editor->images());
   refreshAll();
