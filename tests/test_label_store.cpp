@@ -188,6 +188,49 @@ class TestLabelStore : public QObject {
     why = refusal([&] { LabelStore s(path); });
     QVERIFY2(why.contains("needs the columns file and label"), qPrintable(why));
   }
+  // A labels file names its images inside the labelled folder: one from
+  // elsewhere naming "../" or an absolute path is refused on open, in an
+  // edit and in an export, and nothing is read or written outside.
+  void namesOutsideTheFolderAreRefused() {
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString() + "/photos";
+    writeImages(root, {"a.png"});
+    writeImages(dir.path().toStdString(), {"secret.png"});
+    const std::string path = root + "/labels.csv";
+    const std::vector<std::string> names = {"../secret.png", "sub/../../secret.png",
+                                            dir.path().toStdString() + "/secret.png"};
+    for (const std::string& name : names) {
+      writeFileAtomically(path, "file,label\na.png,cat\n" + name + ",dog\n");
+      const QString why = refusal([&] { LabelStore s(path); });
+      QVERIFY2(why.contains(QString::fromStdString(path + " row 3: the image \"" + name + "\" is not a name inside")),
+               qPrintable(why));
+    }
+    std::filesystem::remove(path);
+    {
+      LabelStore s(path);
+      QVERIFY(refusal([&] { s.set("../secret.png", "dog", "person"); }).contains("is not a name inside"));
+      s.set("a.png", "cat", "person");
+    }
+    const std::string boxes = root + "/boxes.json";
+    nlohmann::json doc = {{"images", {{{"id", 1}, {"file_name", "../secret.png"}, {"width", 30}, {"height", 20}}}},
+                          {"annotations", nlohmann::json::array()},
+                          {"categories", {{{"id", 1}, {"name", "cat"}}}}};
+    writeFileAtomically(boxes, doc.dump());
+    const QString why = refusal([&] { BoxLabelStore s(boxes); });
+    QVERIFY2(why.contains(QString::fromStdString(boxes) + " images[0]") && why.contains("is not a name inside"),
+             qPrintable(why));
+    // The exports check again (their files are named by the images).
+    const std::string out = dir.path().toStdString() + "/out/deep/er";
+    QVERIFY(refusal([&] {
+              exportClassFolders(root, {{"../../../secret.png", {"cat", "person"}}}, out);
+            }).contains("is not a name inside"));
+    QVERIFY(refusal([&] {
+              exportYolo(root, {{"../secret.png", {30, 20, {}}}}, {{1, "cat"}}, out + "2");
+            }).contains("is not a name inside"));
+    QVERIFY(!std::filesystem::exists(dir.path().toStdString() + "/out/secret.png"));
+    QVERIFY(!std::filesystem::exists(dir.path().toStdString() + "/out/deep/images"));
+  }
+
   // The Label tab's boxes (issue 62, items 1 and 2): each change survives a
   // reopen through the journal; compact() writes a COCO file that the
   // detection task's reader takes with the same boxes; a second editor is

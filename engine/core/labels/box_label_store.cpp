@@ -58,6 +58,7 @@ BoxLabelStore::Contents BoxLabelStore::parse(const std::string& bytes) const {
         !im["height"].is_number())
       throw InputError(where("images", i, im) + ": an image needs an integer id, its file_name, width and height");
     const std::string file = im["file_name"].get<std::string>();
+    requireNameInFolder(file, where("images", i, im));
     if (!fileOf.emplace(im["id"].get<int64_t>(), file).second)
       throw InputError(where("images", i, im) + ": the id is given twice");
     if (out.images.count(file)) throw InputError(where("images", i, im) + ": " + file + " is listed twice");
@@ -99,6 +100,7 @@ BoxLabelStore::Contents BoxLabelStore::parse(const std::string& bytes) const {
 
 void BoxLabelStore::check(const std::string& file, const ImageBoxes& b) const {
   if (file.empty()) throw InputError("boxes need an image");
+  requireNameInFolder(file, "boxes");
   if (b.width <= 0 || b.height <= 0) throw InputError("the image " + file + " needs its size for its boxes");
   for (const LabelBox& x : b.boxes) {
     if (!std::any_of(m_categories.begin(), m_categories.end(),
@@ -114,6 +116,10 @@ void BoxLabelStore::check(const std::string& file, const ImageBoxes& b) const {
 
 void BoxLabelStore::apply(const nlohmann::json& j, bool record) {
   try {
+    const std::string named = j.contains("image")   ? j["image"].get<std::string>()
+                              : j.contains("clear") ? j["clear"].get<std::string>()
+                                                    : std::string("-");
+    if (!nameInFolder(named)) return;  // an image outside the folder: left out
     if (j.contains("image") && j.contains("boxes")) {
       ImageBoxes b{j.at("width").get<int64_t>(), j.at("height").get<int64_t>(), {}};
       for (const auto& x : j["boxes"])

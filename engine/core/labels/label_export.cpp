@@ -6,6 +6,7 @@
 
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/label_journal.h"
 
 namespace studio {
 namespace fs = std::filesystem;
@@ -21,7 +22,10 @@ void requireEmptyOut(const std::string& out) {
 }
 
 // A copy of folder/image at to (its folders made).
+// Every export's files are named by their image (copyImage comes first),
+// which is refused unless it names a file inside the folder.
 void copyImage(const std::string& folder, const std::string& image, const fs::path& to) {
+  requireNameInFolder(image, "the export");
   const fs::path from = fs::path(folder) / image;
   std::error_code ec;
   if (!fs::is_regular_file(from, ec)) throw InputError("the labelled image " + from.string() + " is missing");

@@ -20,6 +20,20 @@ std::string bytesOrNothing(const std::string& path, const std::string& what) {
 
 }  // namespace
 
+bool nameInFolder(const std::string& file) {
+  const fs::path p(file);
+  bool up = false;
+  for (const fs::path& part : p) up = up || part == "..";
+  return !file.empty() && !p.has_root_path() && !up;
+}
+
+void requireNameInFolder(const std::string& file, const std::string& where) {
+  if (!nameInFolder(file))
+    throw InputError(where + ": the image \"" + file +
+                     "\" is not a name inside the labelled folder (an absolute path or a \"..\" part); "
+                     "name each image by its path under the folder");
+}
+
 LabelJournal::LabelJournal(const std::string& labelsFile, const std::string& what) : m_path(labelsFile) {
   m_lock = lockFile(m_path + ".lock", /*wait=*/false);
   if (m_lock < 0) {

@@ -53,6 +53,7 @@ std::map<std::string, ImageLabel> LabelStore::readCsv() const {
     if (by >= 0 && !trimCell(t.rows[r][static_cast<size_t>(by)]).empty())
       l.madeBy = trimCell(t.rows[r][static_cast<size_t>(by)]);
     if (f.empty() || l.label.empty()) throw InputError(where + ": a row needs a file and its label");
+    requireNameInFolder(f, where);
     if (!knownMaker(l.madeBy))
       throw InputError(where + ": made_by \"" + l.madeBy + "\" is none of person, accepted, corrected");
     if (const auto seen = rowOf.find(f); seen != rowOf.end())
@@ -66,7 +67,8 @@ std::map<std::string, ImageLabel> LabelStore::readCsv() const {
 
 void LabelStore::replayJournal() {
   for (const nlohmann::json& j : m_journal.replayed()) {
-    if (j.contains("set") && j["set"].is_string() && j.contains("label") && j["label"].is_string()) {
+    if (j.contains("set") && j["set"].is_string() && j.contains("label") && j["label"].is_string() &&
+        nameInFolder(j["set"].get<std::string>())) {
       const ImageLabel l{j["label"].get<std::string>(), j.value("by", std::string("person"))};
       m_labels[j["set"].get<std::string>()] = l;
       m_changes[j["set"].get<std::string>()] = l;
@@ -79,6 +81,7 @@ void LabelStore::replayJournal() {
 
 void LabelStore::set(const std::string& file, const std::string& label, const std::string& madeBy) {
   if (file.empty() || label.empty()) throw InputError("a label needs an image and a class");
+  requireNameInFolder(file, "a label");
   if (!knownMaker(madeBy)) throw InputError("made_by \"" + madeBy + "\" is none of person, accepted, corrected");
   m_journal.append({{"set", file}, {"label", label}, {"by", madeBy}});
   m_labels[file] = {label, madeBy};

@@ -19,6 +19,16 @@
 
 namespace studio {
 
+// An image's name in a labels file (a CSV row, a COCO file_name, a journal
+// line): relative to the labelled folder and inside it, no absolute path
+// and no ".." part, so that opening, training on and exporting the labels
+// never reach a file outside the folder or write outside the export's (a
+// labels file from elsewhere is data, not a command). requireNameInFolder
+// throws InputError: `where`, then what is wrong; a journal line naming
+// such an image is left out as a torn line is.
+bool nameInFolder(const std::string& file);
+void requireNameInFolder(const std::string& file, const std::string& where);
+
 class LabelJournal {
  public:
   // Locks labelsFile and reads its journal; throws InputError when another
