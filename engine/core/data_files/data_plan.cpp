@@ -371,18 +371,10 @@ void planFolderTargets(DataPlan& p, const DataConfig& d, uint64_t seed) {
   const fs::path root = resolvedPath(d.root);
   std::map<std::string, int64_t> rowOf;  // resolved image -> its row
   for (size_t r = 0; r < t.rows.size(); ++r) {
-    const std::string name = trimCell(t.rows[r][0]);
-    const int64_t row = static_cast<int64_t>(r) + t.firstRowNumber;
-    const std::string where = d.targets_file + " row " + std::to_string(row) + ": image \"" + name + "\" ";
-    const fs::path given = fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name;
-    const fs::path file = resolvedPath(given);
-    if (name.empty() || !isWithin(file, root) || !fs::is_regular_file(file, ec))
-      throw DataError(where + "is not a file under data.root " + d.root);
-    if (const auto [at, fresh] = rowOf.emplace(file.string(), row); !fresh)
-      throw DataError(where + "is named twice, in row " + std::to_string(at->second) + " and row " +
-                      std::to_string(row) + ": give each image one row of targets");
+    const RowImage image = rowImage(trimCell(t.rows[r][0]), static_cast<int64_t>(r) + t.firstRowNumber, d, root, rowOf,
+                                    "one row of targets");
     append(p.train, static_cast<int64_t>(p.files.size()), 0);
-    p.files.push_back(given.string());  // as named (the checks above resolved it)
+    p.files.push_back(image.given.string());  // as named (rowImage resolved it)
   }
   // Images under data.root without a row of targets are not used: said, by name.
   int64_t other = 0;

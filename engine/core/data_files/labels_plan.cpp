@@ -23,6 +23,22 @@ bool testByName(const std::string& name, double fraction, uint64_t seed) {
   return static_cast<double>(mixed >> 11) * 0x1.0p-53 < fraction;
 }
 
+RowImage rowImage(const std::string& name, int64_t row, const DataConfig& d, const std::filesystem::path& root,
+                  std::map<std::string, int64_t>& rowOf, const char* once) {
+  namespace fs = std::filesystem;
+  const std::string where = d.targets_file + " row " + std::to_string(row) + ": image \"" + name + "\" ";
+  RowImage image;
+  image.given = fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name;
+  image.resolved = resolvedPath(image.given);
+  std::error_code ec;
+  if (name.empty() || !isWithin(image.resolved, root) || !fs::is_regular_file(image.resolved, ec))
+    throw DataError(where + "is not a file under data.root " + d.root);
+  if (const auto [at, fresh] = rowOf.emplace(image.resolved.string(), row); !fresh)
+    throw DataError(where + "is named twice, in row " + std::to_string(at->second) + " and row " + std::to_string(row) +
+                    ": give each image " + once);
+  return image;
+}
+
 namespace {
 
 size_t labelColumnOf(const CsvTable& t, const DataConfig& d) {
@@ -50,20 +66,13 @@ void planFolderLabels(DataPlan& p, const DataConfig& d, uint64_t seed) {
                     ", which names the images: name the column of their classes");
   std::error_code ec;
   const fs::path root = resolvedPath(d.root);
-  std::map<std::string, int64_t> rowOf;                       // resolved image -> its row
-  std::vector<std::pair<std::string, std::string>> labelled;  // (name as given, class)
+  std::map<std::string, int64_t> rowOf;                    // resolved image -> its row
+  std::vector<std::pair<RowImage, std::string>> labelled;  // (the image, its class)
   for (size_t r = 0; r < t.rows.size(); ++r) {
-    const std::string name = trimCell(t.rows[r][0]);
     const std::string label = trimCell(t.rows[r][labelColumn]);
-    const int64_t row = static_cast<int64_t>(r) + t.firstRowNumber;
-    const std::string where = d.targets_file + " row " + std::to_string(row) + ": image \"" + name + "\" ";
-    const fs::path file = resolvedPath(fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name);
-    if (name.empty() || !isWithin(file, root) || !fs::is_regular_file(file, ec))
-      throw DataError(where + "is not a file under data.root " + d.root);
-    if (const auto [at, fresh] = rowOf.emplace(file.string(), row); !fresh)
-      throw DataError(where + "is named twice, in row " + std::to_string(at->second) + " and row " +
-                      std::to_string(row) + ": give each image one label");
-    if (!label.empty()) labelled.emplace_back(name, label);
+    const RowImage image =
+        rowImage(trimCell(t.rows[r][0]), static_cast<int64_t>(r) + t.firstRowNumber, d, root, rowOf, "one label");
+    if (!label.empty()) labelled.emplace_back(image, label);
   }
   std::set<std::string> classes;
   for (const auto& [name, label] : labelled) classes.insert(label);
@@ -76,12 +85,11 @@ void planFolderLabels(DataPlan& p, const DataConfig& d, uint64_t seed) {
   for (size_t k = 0; k < p.classNames.size(); ++k) classOf[p.classNames[k]] = static_cast<int64_t>(k);
   if (d.test_fraction <= 0)
     throw DataError("data.test_fraction is 0, so nothing is left to test on: set data.test_fraction (e.g. 0.2)");
-  for (const auto& [name, label] : labelled) {
-    const fs::path given = fs::path(name).is_absolute() ? fs::path(name) : fs::path(d.root) / name;
-    const std::string relative = fs::relative(resolvedPath(given), root, ec).generic_string();
+  for (const auto& [image, label] : labelled) {
+    const std::string relative = fs::relative(image.resolved, root, ec).generic_string();
     append(testByName(relative, d.test_fraction, seed) ? p.test : p.train, static_cast<int64_t>(p.files.size()),
            classOf.at(label));
-    p.files.push_back(given.string());
+    p.files.push_back(image.given.string());
   }
   int64_t other = 0;
   const std::vector<std::string> images = imageFilesUnder(d.root, other);

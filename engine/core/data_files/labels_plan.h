@@ -12,6 +12,8 @@
 // Thread: free functions, any thread.
 
 #include <cstdint>
+#include <filesystem>
+#include <map>
 #include <string>
 
 #include "studio/data_plan.h"
@@ -23,6 +25,18 @@ namespace studio {
 // under data.root, one named twice, a label column that is not there,
 // fewer than 2 classes labelled.
 void planFolderLabels(DataPlan& plan, const DataConfig& data, uint64_t seed);
+
+// A targets table's row `row` naming the image `name` under data.root (a
+// relative name, or an absolute one, resolved through links and "..":
+// outside the folder is refused alike), each image once: the path as named
+// and as resolved; rowOf (resolved image -> its row) records it. Throws
+// DataError naming the file, row and image: not a file under data.root, or
+// named in an earlier row (`once`: what each image is given once).
+struct RowImage {
+  std::filesystem::path given, resolved;
+};
+RowImage rowImage(const std::string& name, int64_t row, const DataConfig& data, const std::filesystem::path& root,
+                  std::map<std::string, int64_t>& rowOf, const char* once);
 
 // Whether the image named `name` (relative to data.root) is in the test
 // share `fraction` for this seed: the same answer whatever else is labelled.
