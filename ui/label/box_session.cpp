@@ -114,12 +114,7 @@ QStringList BoxSession::redo() {
   return m_history.redo([this](const QString& image, const auto& to) { apply(image, to); });
 }
 
-QStringList BoxSession::missingImages() const {
-  QStringList missing;
-  for (const auto& [image, boxes] : m_store->images())
-    if (!m_images.contains(QString::fromStdString(image))) missing << QString::fromStdString(image);
-  return missing;
-}
+QStringList BoxSession::missingImages() const { return notInFolder(m_store->images()); }
 
 int64_t BoxSession::exportLabels(const QString& format, const QString& out) {
   if (format == "YOLO") return exportYolo(m_folder.toStdString(), m_store->images(), categories(), out.toStdString());

@@ -145,19 +145,14 @@ const ClassProposal* LabelSession::proposalOf(const QString& image) const {
 void LabelSession::setFlagged(const std::map<QString, QString>& suggested) {
   m_flagged.clear();
   for (const auto& [image, label] : suggested) {
-    if (!m_images.contains(image)) continue;  // not under this folder
+    if (!inFolder(image)) continue;  // not under this folder
     m_flagged.insert(image);
     m_proposals[image] = {label, -1};
     if (!m_classes.contains(label)) m_classes << label;
   }
 }
 
-QStringList LabelSession::missingImages() const {
-  QStringList missing;
-  for (const auto& [image, label] : m_store->labels())
-    if (!m_images.contains(QString::fromStdString(image))) missing << QString::fromStdString(image);
-  return missing;
-}
+QStringList LabelSession::missingImages() const { return notInFolder(m_store->labels()); }
 
 int64_t LabelSession::exportLabels(const QString&, const QString& out) {
   return exportClassFolders(m_folder.toStdString(), m_store->labels(), out.toStdString());

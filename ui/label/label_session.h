@@ -11,6 +11,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,8 +64,18 @@ class LabelEditor {
   // The images under folder (relative names, sorted; sub-folders too);
   // throws InputError for a folder without images.
   explicit LabelEditor(const QString& folder);
+  // Whether image (a relative name) is one of the folder's (m_images is sorted).
+  bool inFolder(const QString& image) const { return std::binary_search(m_images.begin(), m_images.end(), image); }
+  // missingImages() of a store's map keyed by image name.
+  template <class Labels>
+  QStringList notInFolder(const Labels& labels) const {
+    QStringList missing;
+    for (const auto& entry : labels)
+      if (const QString image = QString::fromStdString(entry.first); !inFolder(image)) missing << image;
+    return missing;
+  }
   QString m_folder;
-  QStringList m_images;
+  QStringList m_images;  // sorted
 };
 
 struct ClassProposal {
