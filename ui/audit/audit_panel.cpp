@@ -22,6 +22,7 @@
 #include "studio/csv_table.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
+#include "studio/train_config.h"
 
 namespace studio::ui {
 namespace {
@@ -191,18 +192,15 @@ bool AuditPanel::openAudit(const QString& dir) {
   // An audit of a classifier on a labels file (data.targets_file) reviews in the Label tab.
   m_labelsRoot.clear();
   m_labelsFile.clear();
-  QFile settingsFile(m_dir + "/audit_settings.json");
-  if (settingsFile.open(QIODevice::ReadOnly)) {
-    const auto settings = nlohmann::json::parse(settingsFile.readAll().toStdString(), nullptr, false);
-    if (settings.is_object() && settings.contains("data") && settings["data"].is_object() &&
-        settings.value("task", nlohmann::json::object()).value("kind", std::string("classification")) ==
-            "classification") {
-      const auto& d = settings["data"];
-      if (d.value("format", std::string()) == "image_folder" && !d.value("targets_file", std::string()).empty()) {
-        m_labelsRoot = QFileInfo(QString::fromStdString(d.value("root", std::string()))).absoluteFilePath();
-        m_labelsFile = QFileInfo(QString::fromStdString(d.value("targets_file", std::string()))).absoluteFilePath();
-      }
+  try {  // the settings the audit ran with, read as every settings file is
+    const TrainConfig c = loadConfigFile((m_dir + "/audit_settings.json").toStdString());
+    if (c.task.kind == TaskKind::classification && c.data.format == DataFormat::image_folder &&
+        !c.data.targets_file.empty()) {
+      m_labelsRoot = QFileInfo(QString::fromStdString(c.data.root)).absoluteFilePath();
+      m_labelsFile = QFileInfo(QString::fromStdString(c.data.targets_file)).absoluteFilePath();
     }
+  } catch (const InputError&) {
+    // an audit without readable settings has nothing to review in the Label tab
   }
   m_review->setEnabled(!m_labelsFile.isEmpty());
   m_classNames.clear();
