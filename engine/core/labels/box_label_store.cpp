@@ -8,8 +8,6 @@
 namespace studio {
 namespace {
 
-bool knownBoxMaker(const std::string& m) { return m == "person" || m == "accepted" || m == "corrected"; }
-
 nlohmann::json boxesJson(const ImageBoxes& b) {
   nlohmann::json boxes = nlohmann::json::array();
   for (const LabelBox& x : b.boxes) boxes.push_back({x.x, x.y, x.width, x.height, x.category, x.madeBy});
@@ -85,8 +83,7 @@ BoxLabelStore::Contents BoxLabelStore::parse(const std::string& bytes) const {
     b.madeBy = a.value("made_by", std::string("person"));
     if (!categoryIds.count(b.category))
       throw InputError(at + ": category_id " + std::to_string(b.category) + " is none of the file's categories");
-    if (!knownBoxMaker(b.madeBy))
-      throw InputError(at + ": made_by \"" + b.madeBy + "\" is none of person, accepted, corrected");
+    requireKnownMaker(b.madeBy, at);
     ImageBoxes& im = out.images[image->second];
     if (!(b.width > 0 && b.height > 0) || b.x < 0 || b.y < 0 || b.x + b.width > static_cast<double>(im.width) + 1e-6 ||
         b.y + b.height > static_cast<double>(im.height) + 1e-6)
@@ -109,8 +106,7 @@ void BoxLabelStore::check(const std::string& file, const ImageBoxes& b) const {
     if (!(x.width > 0 && x.height > 0) || x.x < 0 || x.y < 0 || x.x + x.width > static_cast<double>(b.width) + 1e-6 ||
         x.y + x.height > static_cast<double>(b.height) + 1e-6)
       throw InputError("a box of " + file + " is not within the image or has no area");
-    if (!knownBoxMaker(x.madeBy))
-      throw InputError("made_by \"" + x.madeBy + "\" is none of person, accepted, corrected");
+    requireKnownMaker(x.madeBy);
   }
 }
 

@@ -27,6 +27,12 @@ bool nameInFolder(const std::string& file) {
   return !file.empty() && !p.has_root_path() && !up;
 }
 
+void requireKnownMaker(const std::string& madeBy, const std::string& where) {
+  if (madeBy != "person" && madeBy != "accepted" && madeBy != "corrected")
+    throw InputError((where.empty() ? "" : where + ": ") + "made_by \"" + madeBy +
+                     "\" is none of person, accepted, corrected");
+}
+
 void requireNameInFolder(const std::string& file, const std::string& where) {
   if (!nameInFolder(file))
     throw InputError(where + ": the image \"" + file +

@@ -10,12 +10,6 @@
 namespace studio {
 namespace fs = std::filesystem;
 
-namespace {
-
-bool knownMaker(const std::string& m) { return m == "person" || m == "accepted" || m == "corrected"; }
-
-}  // namespace
-
 LabelStore::LabelStore(const std::string& labelsCsv) : m_path(labelsCsv), m_journal(labelsCsv, "labels file") {
   m_labels = readCsv();
   replayJournal();
@@ -54,8 +48,7 @@ std::map<std::string, ImageLabel> LabelStore::readCsv() const {
       l.madeBy = trimCell(t.rows[r][static_cast<size_t>(by)]);
     if (f.empty() || l.label.empty()) throw InputError(where + ": a row needs a file and its label");
     requireNameInFolder(f, where);
-    if (!knownMaker(l.madeBy))
-      throw InputError(where + ": made_by \"" + l.madeBy + "\" is none of person, accepted, corrected");
+    requireKnownMaker(l.madeBy, where);
     if (const auto seen = rowOf.find(f); seen != rowOf.end())
       throw InputError(where + ": " + f + " is labelled already in row " + std::to_string(seen->second) +
                        "; keep one row per image");
@@ -82,7 +75,7 @@ void LabelStore::replayJournal() {
 void LabelStore::set(const std::string& file, const std::string& label, const std::string& madeBy) {
   if (file.empty() || label.empty()) throw InputError("a label needs an image and a class");
   requireNameInFolder(file, "a label");
-  if (!knownMaker(madeBy)) throw InputError("made_by \"" + madeBy + "\" is none of person, accepted, corrected");
+  requireKnownMaker(madeBy);
   m_journal.append({{"set", file}, {"label", label}, {"by", madeBy}});
   m_labels[file] = {label, madeBy};
   m_changes[file] = ImageLabel{label, madeBy};

@@ -29,6 +29,11 @@ namespace studio {
 bool nameInFolder(const std::string& file);
 void requireNameInFolder(const std::string& file, const std::string& where);
 
+// Who made a label (the files' made_by): person, accepted (a proposal taken)
+// or corrected (a proposal changed). Throws InputError: `where` (when
+// given), then the value that is none of them.
+void requireKnownMaker(const std::string& madeBy, const std::string& where = {});
+
 class LabelJournal {
  public:
   // Locks labelsFile and reads its journal; throws InputError when another
