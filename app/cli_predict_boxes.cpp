@@ -1,5 +1,6 @@
 // training-studio-cli predict of a detection run: its boxes as COCO's
-// results JSON or a CSV, and with --annotations COCO's figures, printed as
+// results JSON (an instance segmentation's with their RLE masks) or a CSV,
+// and with --annotations COCO's figures (the masks' too), printed as
 // pycocotools' COCOeval.summarize() prints them (to six places).
 #include <array>
 #include <cmath>
@@ -72,6 +73,10 @@ int PredictCommand::runBoxes() {
         std::printf("  %-16s (none in the annotations)\n", r.classes[k].c_str());
       else
         std::printf("  %-16s %.6f\n", r.classes[k].c_str(), r.apPerClass[k]);
+    }
+    if (r.maskEvaluated) {
+      std::printf("COCO's mask figures (segm) against %s:\n", m_annotations.c_str());
+      for (size_t i = 0; i < kSummaryLines.size(); ++i) std::printf(" %s = %.6f\n", kSummaryLines[i], r.maskCoco[i]);
     }
   } else if (!m_annotations.empty()) {
     std::printf("no COCO figures: the prediction stopped before its last image\n");

@@ -18,7 +18,7 @@ int printSummary(const TrainConfig& c) {
   std::printf("data (%s): %s per example, %zu classes\n", d.format.name().c_str(), d.input.text().c_str(),
               d.classNames.size());
   // A detector's counts are its boxes (crowds left out, as training leaves them).
-  if (d.task == TaskKind::detection) std::printf("  boxes of each split and class:\n");
+  if (boxesTask(d.task)) std::printf("  boxes of each split and class:\n");
   std::printf("  training   %8s  from %s\n", total(d.trainCounts).c_str(), d.trainFrom.c_str());
   if (d.valSize() > 0) std::printf("  validation %8s  from %s\n", total(d.valCounts).c_str(), d.valFrom.c_str());
   std::printf("  test       %8s  from %s\n", total(d.testCounts).c_str(), d.testFrom.c_str());

@@ -9,6 +9,7 @@
 //   detector_check load KIND WEIGHTS CLASSES OUT.safetensors [--pretrained]
 //     the model's whole state after loading WEIGHTS, and what was loaded on stdout
 //   detector_check augment IN.safetensors OUT.safetensors SEEDS STEPS
+//     (IN's masks.SEED too, when given: OUT's masks.SEED follow the boxes)
 //     SEEDS: a comma list; IN: "image.S", "boxes.S", "labels.S" for each seed
 //     S; STEPS: a comma list of photometric, zoomout, ioucrop, flip,
 //     sizes=A:B:..., max=M; OUT the same three after augmentBoxed with a
@@ -137,10 +138,14 @@ int main(int argc, char** argv) {
       std::stringstream seeds(argv[4]);
       for (std::string seed; std::getline(seeds, seed, ',');) {
         at::Generator gen = at::detail::createCPUGenerator(std::stoull(seed));
-        const BoxedImage b = augmentBoxed({in["image." + seed], in["boxes." + seed], in["labels." + seed]}, a, gen);
+        const auto masks = in.find("masks." + seed);  // instance segmentation's, when given
+        const BoxedImage b = augmentBoxed({in["image." + seed], in["boxes." + seed], in["labels." + seed],
+                                           masks == in.end() ? torch::Tensor() : masks->second},
+                                          a, gen);
         out.emplace_back("image." + seed, b.image.contiguous());
         out.emplace_back("boxes." + seed, b.boxes.contiguous());
         out.emplace_back("labels." + seed, b.labels.contiguous());
+        if (b.masks.defined()) out.emplace_back("masks." + seed, b.masks.contiguous());
       }
       writeFileAtomically(argv[3], safetensorsBytes(out));
       return 0;

@@ -41,7 +41,19 @@ def photo(seed, h=90, w=120):
     return image, boxes, labels
 
 
-def torchvisions(steps, seed, image, boxes, labels):
+def with_masks(seed):
+    """photo(seed) with each box's mask: the ellipse in the box, uint8 0/1 (instance segmentation's)."""
+    image, boxes, labels = photo(seed)
+    h, w = image.shape[-2:]
+    yy, xx = torch.meshgrid(torch.arange(h) + 0.5, torch.arange(w) + 0.5, indexing="ij")
+    masks = []
+    for x1, y1, x2, y2 in boxes.tolist():
+        cx, cy, rx, ry = (x1 + x2) / 2, (y1 + y2) / 2, max((x2 - x1) / 2, 0.5), max((y2 - y1) / 2, 0.5)
+        masks.append((((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2 <= 1).to(torch.uint8))
+    return image, boxes, labels, torch.stack(masks)
+
+
+def torchvisions(steps, seed, image, boxes, labels, masks=None):
     t = []
     if "photometric" in steps:
         t.append(v2.RandomPhotometricDistort())
@@ -57,8 +69,11 @@ def torchvisions(steps, seed, image, boxes, labels):
     torch.manual_seed(seed)
     target = {"boxes": tv_tensors.BoundingBoxes(boxes, format="XYXY", canvas_size=image.shape[-2:]),
               "labels": labels}
+    if masks is not None:
+        target["masks"] = tv_tensors.Mask(masks)
     out, target = v2.Compose(t)(tv_tensors.Image(image), target)
-    return out.as_subclass(torch.Tensor), target["boxes"].as_subclass(torch.Tensor), target["labels"]
+    got = (out.as_subclass(torch.Tensor), target["boxes"].as_subclass(torch.Tensor), target["labels"])
+    return got + (target["masks"].as_subclass(torch.Tensor),) if masks is not None else got
 
 
 class BoxAugmentTest(unittest.TestCase):
@@ -74,15 +89,18 @@ class BoxAugmentTest(unittest.TestCase):
         """photos: seed -> (image, boxes, labels); one call of the C++ side for them all."""
         src, dst = os.path.join(self.tmp, "in.safetensors"), os.path.join(self.tmp, "out.safetensors")
         tensors = {}
-        for seed, (image, boxes, labels) in photos.items():
+        for seed, (image, boxes, labels, *masks) in photos.items():
             tensors.update({f"image.{seed}": image.contiguous(), f"boxes.{seed}": boxes.contiguous(),
                             f"labels.{seed}": labels.contiguous()})
+            if masks:
+                tensors[f"masks.{seed}"] = masks[0].contiguous()
         save_file(tensors, src)
         p = subprocess.run([CHECK, "augment", src, dst, ",".join(map(str, photos)), ",".join(steps)],
                            capture_output=True, text=True, timeout=HANG_LIMIT_S)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         out = load_file(dst)
-        return {seed: (out[f"image.{seed}"], out[f"boxes.{seed}"], out[f"labels.{seed}"]) for seed in photos}
+        return {seed: (out[f"image.{seed}"], out[f"boxes.{seed}"], out[f"labels.{seed}"]) +
+                ((out[f"masks.{seed}"],) if f"masks.{seed}" in out else ()) for seed in photos}
 
     def check(self, steps, seeds):
         changed = dropped = 0
@@ -120,6 +138,25 @@ class BoxAugmentTest(unittest.TestCase):
         changed, dropped = self.check(steps, range(100, 130))
         print(f"pipeline: {changed} of 30 images changed, {dropped} lost boxes")
         self.assertGreater(dropped, 0)
+
+    def test_masks_follow_their_boxes_as_v2s(self):
+        # Instance segmentation (issue 61): each box's mask padded, cropped, flipped, resized by
+        # nearest and dropped with its box, as v2 moves a tv_tensors.Mask, through SSD's pipeline.
+        steps = ["photometric", "zoomout", "ioucrop", "flip", f"sizes={':'.join(map(str, SIZES))}", "max=160"]
+        photos = {seed: with_masks(seed) for seed in range(200, 220)}
+        results = self.studios(steps, photos)
+        dropped = 0
+        for seed, (image, boxes, labels, masks) in photos.items():
+            theirs = torchvisions(steps, seed, image, boxes, labels, masks)
+            ours = results[seed]
+            with self.subTest(seed=seed):
+                torch.testing.assert_close(ours[1], theirs[1], rtol=0, atol=1e-4)
+                self.assertTrue(torch.equal(ours[2], theirs[2]))
+                self.assertEqual(ours[3].dtype, torch.uint8)
+                self.assertTrue(torch.equal(ours[3], theirs[3]))
+                self.assertEqual(ours[3].shape[-2:], ours[0].shape[-2:])
+            dropped += len(ours[2]) < len(labels)
+        self.assertGreater(dropped, 0, "a crop must leave some masks out")
 
     def test_degenerate_boxes_are_sanitised(self):
         image, _, _ = photo(3)

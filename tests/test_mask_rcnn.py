@@ -14,8 +14,9 @@ by torchvision (every BatchNorm statistic drawn too):
   predictors replaced when its classes differ.
 Both sides run at min_size 96, max_size 128, keep 150 proposals in
 evaluation and sample 64 per image in training (test_detectors.py's
-reasons; ResNet-50's backward on both sides is this suite's cost). Instance segmentation as a task (data, runs, segm AP, predict,
-export) is still to come; these are its model's parts.
+reasons; ResNet-50's backward on both sides is this suite's cost). These
+are the parts of task.kind instance_segmentation's model; its runs,
+predict and export are test_instance_segmentation's.
 
 Environment (ctest sets it): STUDIO_DETECTOR_CHECK.
 """

@@ -39,12 +39,14 @@ class TestMetricCatalog : public QObject {
     for (const auto& m : metricCatalog()) {
       if (m.kind != RecordKind::Eval) continue;
       QVERIFY2(m.better != Better::None && m.tasks != 0 && *m.figureOf, m.id);
-      for (TaskKind t : {TaskKind::classification, TaskKind::regression, TaskKind::multilabel, TaskKind::detection})
+      for (TaskKind t : {TaskKind::classification, TaskKind::regression, TaskKind::multilabel, TaskKind::detection,
+                         TaskKind::segmentation, TaskKind::instance_segmentation})
         QCOMPARE(metricTaskProblem(m.id, t).empty(), m.recordedBy(t));
     }
     for (const char* lower : {"eval_loss", "eval_rmse", "eval_mae", "eval_ece", "ema_eval_loss", "train_loss"})
       QVERIFY2(lowerIsBetter(lower), lower);
-    for (const char* higher : {"eval_accuracy", "eval_r2", "eval_map", "eval_map50", "eval_f1", "eval_auc"})
+    for (const char* higher : {"eval_accuracy", "eval_r2", "eval_map", "eval_map50", "eval_f1", "eval_auc",
+                               "eval_mask_map", "eval_mask_map50"})
       QVERIFY2(!lowerIsBetter(higher), higher);
     try {
       lowerIsBetter("eval_acc");
@@ -55,6 +57,13 @@ class TestMetricCatalog : public QObject {
                e.what());
     }
     QCOMPARE(taskEvalMetrics(TaskKind::detection), (std::vector<std::string>{"eval_map", "eval_map50"}));
+    // Instance segmentation: the boxes' figures and the masks' (COCO's segm), its score the masks' mAP.
+    QCOMPARE(taskEvalMetrics(TaskKind::instance_segmentation),
+             (std::vector<std::string>{"eval_map", "eval_map50", "eval_mask_map", "eval_mask_map50"}));
+    QCOMPARE(std::string(taskScoreMetric(TaskKind::instance_segmentation)), std::string("eval_mask_map"));
+    QCOMPARE(metricTaskProblem("eval_mask_map", TaskKind::detection),
+             std::string("eval_mask_map is a per-instance mask figure; task.kind is detection: use eval_map or "
+                         "eval_map50"));
     QCOMPARE(taskEvalMetrics(TaskKind::regression),
              (std::vector<std::string>{"eval_loss", "eval_r2", "eval_rmse", "eval_mae"}));
     QCOMPARE(metricTaskProblem("eval_rmse", TaskKind::classification),

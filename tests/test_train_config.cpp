@@ -380,19 +380,32 @@ class TestTrainConfig : public QObject {
   // family, and a name that is no model's has none.
   void modelKindsComeFromTheirRegistry() {
     QCOMPARE(findSetting("model.kind")->choices, modelKinds());
-    QCOMPARE(modelKinds(),
-             (std::vector<std::string>{"mlp", "cnn", "resnet", "torchscript", "resnet18", "resnet34", "resnet50",
-                                       "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0",
-                                       "fasterrcnn_mobilenet_v3_large_320_fpn", "fasterrcnn_mobilenet_v3_large_fpn",
-                                       "fasterrcnn_resnet50_fpn_v2", "retinanet_resnet50_fpn_v2",
-                                       "ssdlite320_mobilenet_v3_large", "lraspp_mobilenet_v3_large",
-                                       "deeplabv3_mobilenet_v3_large", "deeplabv3_resnet50", "fcn_resnet50"}));
+    QCOMPARE(modelKinds(), (std::vector<std::string>{"mlp",
+                                                     "cnn",
+                                                     "resnet",
+                                                     "torchscript",
+                                                     "resnet18",
+                                                     "resnet34",
+                                                     "resnet50",
+                                                     "mobilenet_v3_small",
+                                                     "mobilenet_v3_large",
+                                                     "efficientnet_b0",
+                                                     "fasterrcnn_mobilenet_v3_large_320_fpn",
+                                                     "fasterrcnn_mobilenet_v3_large_fpn",
+                                                     "fasterrcnn_resnet50_fpn_v2",
+                                                     "retinanet_resnet50_fpn_v2",
+                                                     "ssdlite320_mobilenet_v3_large",
+                                                     "maskrcnn_resnet50_fpn_v2",
+                                                     "lraspp_mobilenet_v3_large",
+                                                     "deeplabv3_mobilenet_v3_large",
+                                                     "deeplabv3_resnet50",
+                                                     "fcn_resnet50"}));
     std::vector<std::string> builtin;
     for (const std::string& kind : modelKinds()) {
       QVERIFY2(modelFamily(kind).has_value(), kind.c_str());
       QCOMPARE(*modelFamily(kind) == ModelFamily::torchvision, isTorchvisionBackbone(kind));
       QCOMPARE(*modelFamily(kind) == ModelFamily::detector,
-               std::find(detectorKinds().begin(), detectorKinds().end(), kind) != detectorKinds().end());
+               std::ranges::count(detectorKinds(), kind) + std::ranges::count(maskDetectorKinds(), kind) == 1);
       QCOMPARE(*modelFamily(kind) == ModelFamily::segmenter,
                std::find(segmenterKinds().begin(), segmenterKinds().end(), kind) != segmenterKinds().end());
       if (isBuiltinModel(kind)) builtin.push_back(kind);
@@ -411,8 +424,9 @@ class TestTrainConfig : public QObject {
   void detectorFamiliesComeFromTheirRegistry() {
     std::vector<std::string> kinds, twoStage, resized;
     for (const DetectorFamily& f : detectorFamilies()) {
-      if (f.masks) {  // Mask R-CNN: the engine's parts only, no detection model.kind yet
-        QVERIFY(!modelFamily(f.kind).has_value());
+      if (f.masks) {  // Mask R-CNN: instance segmentation's model.kind, not detection's
+        QCOMPARE(modelFamily(f.kind), std::optional<ModelFamily>(ModelFamily::detector));
+        QCOMPARE(maskDetectorKinds(), std::vector<std::string>{f.kind});
         continue;
       }
       kinds.push_back(f.kind);
@@ -927,7 +941,7 @@ class TestTrainConfig : public QObject {
     boxes.data.augment_vflip = true;
     QCOMPARE(settingEffectNote("data.augment_vflip", boxes),
              std::string("has no effect: it is read only with images (data.format idx or image_folder), task.kind "
-                         "not detection or segmentation"));
+                         "not detection, segmentation or instance_segmentation"));
     QCOMPARE(settingsWithoutEffect(c, {"task.threshold=0.3"}).size(), size_t(1));
     // Where they apply, they act: nothing to say.
     c.model.kind = "resnet18";
@@ -943,8 +957,8 @@ class TestTrainConfig : public QObject {
     d.data.image_size = {64, 64};
     d.data.normalize = false;
     QCOMPARE(settingEffectNote("data.image_size", d),
-             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection or "
-                         "segmentation"));
+             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection, "
+                         "segmentation or instance_segmentation"));
     QVERIFY2(
         settingEffectNote("data.normalize", d).rfind("has no effect under task.kind detection: the detector", 0) == 0,
         settingEffectNote("data.normalize", d).c_str());
@@ -952,7 +966,7 @@ class TestTrainConfig : public QObject {
     k.data.augment_zoom_out = true;
     k.model.detector.min_size = 512;
     QCOMPARE(settingEffectNote("data.augment_zoom_out", k),
-             std::string("has no effect: it is read only with task.kind detection"));
+             std::string("has no effect: it is read only with task.kind detection or instance_segmentation"));
     QVERIFY2(
         settingEffectNote("model.detector.min_size", k).rfind("has no effect: it is read only with a detector", 0) == 0,
         settingEffectNote("model.detector.min_size", k).c_str());
@@ -967,8 +981,8 @@ class TestTrainConfig : public QObject {
     s.data.augment_resized_crop = true;
     s.model.segmenter.aux_loss = true;
     QCOMPARE(settingEffectNote("data.image_size", s),
-             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection or "
-                         "segmentation"));
+             std::string("has no effect: it is read only with data.format image_folder, task.kind not detection, "
+                         "segmentation or instance_segmentation"));
     QVERIFY2(
         settingEffectNote("data.normalize_stats", s).find("a segmenter's images take ImageNet's") != std::string::npos,
         settingEffectNote("data.normalize_stats", s).c_str());

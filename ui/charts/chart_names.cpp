@@ -33,7 +33,7 @@ QString lossAxisLabel(const QString& taskKind, const QString& lossKind) {
   task.setName(taskKind.toStdString());
   loss.setName(lossKind.isEmpty() ? "auto" : lossKind.toStdString());
   if (!loss.known()) return lossKind;
-  if (task == TaskKind::detection) return QObject::tr("detector loss (the sum of its parts)");
+  if (boxesTask(task)) return QObject::tr("detector loss (the sum of its parts)");
   if (task == TaskKind::segmentation) return QObject::tr("cross-entropy per pixel");
   const LossKind kind = loss != LossKind::auto_        ? loss.value()
                         : task == TaskKind::regression ? LossKind::mse

@@ -28,4 +28,25 @@ QImage overlayMask(const QImage& image, const Mask& mask, size_t classes, double
   return size > 0 ? out.scaled(size, size, Qt::KeepAspectRatio, Qt::SmoothTransformation) : out;
 }
 
+QImage overlayInstances(const QImage& image, const std::vector<std::pair<const Rle*, int64_t>>& masks, size_t classes,
+                        double opacity) {
+  QImage out = image.convertToFormat(QImage::Format_RGB32);
+  const double keep = 1.0 - opacity;
+  for (const auto& [rle, label] : masks) {
+    if (rle->height != out.height() || rle->width != out.width()) continue;
+    const QColor c = classColour(label, classes);
+    const std::vector<uint8_t> inside = rleDecode(*rle);
+    for (int y = 0; y < out.height(); ++y) {
+      auto* row = reinterpret_cast<QRgb*>(out.scanLine(y));
+      const uint8_t* values = inside.data() + static_cast<size_t>(y) * static_cast<size_t>(out.width());
+      for (int x = 0; x < out.width(); ++x)
+        if (values[x])
+          row[x] = qRgb(static_cast<int>(qRed(row[x]) * keep + c.red() * opacity),
+                        static_cast<int>(qGreen(row[x]) * keep + c.green() * opacity),
+                        static_cast<int>(qBlue(row[x]) * keep + c.blue() * opacity));
+    }
+  }
+  return out;
+}
+
 }  // namespace studio::ui

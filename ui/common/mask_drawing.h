@@ -11,11 +11,18 @@
 
 #include <cstdint>
 
+#include "studio/coco_mask.h"
 #include "studio/mask_file.h"
 
 namespace studio::ui {
 
 // The mask's size must be the image's (both as the files hold them).
 QImage overlayMask(const QImage& image, const Mask& mask, size_t classes, double opacity, int size);
+
+// An instance segmentation's masks (each of its box's label, 0 ..
+// classes - 1, in that class's colour, as drawBoxes draws its box) over
+// their image, at its own size; a mask of another size is left out.
+QImage overlayInstances(const QImage& image, const std::vector<std::pair<const Rle*, int64_t>>& masks, size_t classes,
+                        double opacity);
 
 }  // namespace studio::ui

@@ -189,7 +189,7 @@ void DataPanel::drawCounts(const DataPreview& p) {
     below = bars;
   }
   m_counts->yAxis->setRange(0, top * 1.08 + 1);
-  m_counts->yAxis->setLabel(d.task == TaskKind::detection      ? tr("boxes")
+  m_counts->yAxis->setLabel(boxesTask(d.task)                  ? tr("boxes")
                             : d.task == TaskKind::segmentation ? tr("pixels")
                                                                : tr("examples"));
   applyPlotPalette(m_counts, palette());

@@ -52,12 +52,18 @@ QString fieldOf(const QString& message, const TrainConfig& c) {
 }
 
 // A detection plan's samples: for each class, up to perClass training
-// images with a box of it, every box of each drawn in its class's colour.
+// images with a box of it, every box of each drawn in its class's colour
+// (an instance segmentation's masks under them, in the same colours).
 std::vector<std::vector<QImage>> boxedSamples(const DataPlan& plan, int perClass) {
   const BoxAnnotations& a = plan.boxes;
   std::vector<std::vector<DrawnBox>> boxesOf(a.images.size());
-  for (const auto& b : a.boxes)
-    if (!b.crowd) boxesOf[static_cast<size_t>(b.image)].push_back({b.x, b.y, b.w, b.h, b.label, -1});
+  std::vector<std::vector<std::pair<const Rle*, int64_t>>> masksOf(a.images.size());
+  for (size_t i = 0; i < a.boxes.size(); ++i) {
+    const AnnotatedBox& b = a.boxes[i];
+    if (b.crowd) continue;
+    boxesOf[static_cast<size_t>(b.image)].push_back({b.x, b.y, b.w, b.h, b.label, -1});
+    if (i < a.masks.size()) masksOf[static_cast<size_t>(b.image)].emplace_back(&a.masks[i], b.label);
+  }
   std::vector<std::string> classes;
   for (const auto& c : a.categories) classes.push_back(c.name);
   std::vector<std::vector<QImage>> samples(classes.size());
@@ -72,8 +78,9 @@ std::vector<std::vector<QImage>> boxedSamples(const DataPlan& plan, int perClass
         continue;
       if (drawn.isNull()) {
         try {
-          drawn = drawBoxes(toQImage(decodeImageFile(a.images[static_cast<size_t>(item)].file, 3)), boxes, classes,
-                            kBoxedSampleSize);
+          const QImage image = overlayInstances(toQImage(decodeImageFile(a.images[static_cast<size_t>(item)].file, 3)),
+                                                masksOf[static_cast<size_t>(item)], classes.size(), 0.45);
+          drawn = drawBoxes(image, boxes, classes, kBoxedSampleSize);
         } catch (const DataError&) {
           // shown as unreadable; the run says more
         }

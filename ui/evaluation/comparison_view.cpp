@@ -50,6 +50,15 @@ ComparedFigures comparedFigures(const EvalReport& r) {
         f.values.push_back(k < r.apPerClass.size() ? r.apPerClass[k] : none);
       f.overallValue = r.coco.empty() ? none : r.coco.front();
       break;
+    case TaskKind::instance_segmentation:
+      f.title = QObject::tr("Mask AP@[.50:.95] of each class, last evaluation of each run");
+      f.axis = QObject::tr("mask AP@[.50:.95]");
+      f.overall = QObject::tr("all (mask mAP)");
+      f.names = r.classes;
+      for (size_t k = 0; k < r.classes.size(); ++k)
+        f.values.push_back(k < r.maskApPerClass.size() ? r.maskApPerClass[k] : none);
+      f.overallValue = r.maskCoco.empty() ? none : r.maskCoco.front();
+      break;
     case TaskKind::segmentation:
       f.title = QObject::tr("IoU of each class, last evaluation of each run");
       f.axis = QObject::tr("IoU");

@@ -266,15 +266,20 @@ void EvaluationPanel::showStep(int64_t step) {
     m_regression->show(*m_report);
     return;
   }
-  if (m_report->task == TaskKind::detection) {
-    // COCO's figures, each class's AP and precision-recall curve.
+  if (boxesTask(m_report->task)) {
+    // COCO's figures, each class's AP and precision-recall curve (an
+    // instance segmentation's masks' mAP and AP50 first).
     m_pages->setCurrentIndex(kDetectionPage);
     m_normalize->hide();
     QStringList perClass;
     for (size_t i = 0; i < m_report->apPerClass.size() && i < m_report->classes.size(); ++i)
       perClass << tr("%1 %2").arg(QString::fromStdString(m_report->classes[i])).arg(m_report->apPerClass[i], 0, 'f', 3);
     const auto stat = [this](size_t i) { return i < m_report->coco.size() ? m_report->coco[i] : qQNaN(); };
-    setMessage(tr("%1 — %2 at step %3 (epoch %4): mAP %5, AP50 %6, AP75 %7, %8 images; AP per class: %9")
+    const QString masks = m_report->maskCoco.size() > 1 ? tr("mask mAP %1, mask AP50 %2; boxes: ")
+                                                              .arg(m_report->maskCoco[0], 0, 'f', 4)
+                                                              .arg(m_report->maskCoco[1], 0, 'f', 4)
+                                                        : QString();
+    setMessage(tr("%1 — %2 at step %3 (epoch %4): %10mAP %5, AP50 %6, AP75 %7, %8 images; AP per class: %9")
                    .arg(m_label, splitText(*m_report))
                    .arg(m_report->step)
                    .arg(m_report->epoch + 0)
@@ -282,7 +287,8 @@ void EvaluationPanel::showStep(int64_t step) {
                    .arg(stat(1), 0, 'f', 4)
                    .arg(stat(2), 0, 'f', 4)
                    .arg(m_report->examples)
-                   .arg(perClass.join(", ")));
+                   .arg(perClass.join(", "))
+                   .arg(masks));
     m_detection->show(*m_report);
     m_testBoxes->setRun(m_run);
     return;

@@ -218,7 +218,7 @@ void PreviewCoordinator::updateAugmentPreview() {
     view->showNothing(c.data.format == DataFormat::csv ? tr("Tables are not augmented.") : QString());
     return;
   }
-  const bool boxes = c.task.kind == TaskKind::detection;
+  const bool boxes = boxesTask(c.task.kind);
   const QString mixing = batchMixing(c);
   QString on = boxes ? boxAugmentationsOn(c.data) : augmentationsOn(c.data);
   if (on.isEmpty()) {

@@ -37,15 +37,26 @@ const std::vector<DetectorFamily>& detectorFamilies() {
   return families;
 }
 
+namespace {
+std::vector<std::string> detectorKindsWith(bool masks) {
+  std::vector<std::string> k;
+  for (const auto& f : detectorFamilies())
+    if (f.masks == masks) k.push_back(f.kind);
+  return k;
+}
+}  // namespace
+
 const std::vector<std::string>& detectorKinds() {
-  static const std::vector<std::string> kinds = [] {
-    std::vector<std::string> k;
-    for (const auto& f : detectorFamilies())
-      if (!f.masks) k.push_back(f.kind);
-    return k;
-  }();
+  static const std::vector<std::string> kinds = detectorKindsWith(false);
   return kinds;
 }
+
+const std::vector<std::string>& maskDetectorKinds() {
+  static const std::vector<std::string> kinds = detectorKindsWith(true);
+  return kinds;
+}
+
+std::string maskDetectorKindsText() { return joined(maskDetectorKinds()); }
 
 const DetectorFamily* findDetectorFamily(const std::string& kind) {
   for (const auto& f : detectorFamilies())
@@ -72,8 +83,7 @@ std::string segmenterKindsText() { return joined(segmenterKinds()); }
 
 std::optional<ModelFamily> modelFamily(const std::string& kind) {
   if (isTorchvisionBackbone(kind)) return ModelFamily::torchvision;
-  for (const auto& d : detectorKinds())
-    if (d == kind) return ModelFamily::detector;
+  if (findDetectorFamily(kind)) return ModelFamily::detector;
   for (const auto& d : segmenterKinds())
     if (d == kind) return ModelFamily::segmenter;
   for (std::size_t i = 0; i < kModelFamilyNames.size(); ++i)
@@ -92,7 +102,7 @@ const std::vector<std::string>& modelKinds() {
     for (std::size_t i = 0; i < kModelFamilyNames.size(); ++i)
       if (!familyOfKinds(static_cast<ModelFamily>(i))) k.emplace_back(kModelFamilyNames[i]);
     for (const auto& b : torchvisionBackbones()) k.push_back(b);
-    for (const auto& d : detectorKinds()) k.push_back(d);
+    for (const auto& d : detectorFamilies()) k.push_back(d.kind);
     for (const auto& d : segmenterKinds()) k.push_back(d);
     return k;
   }();

@@ -23,7 +23,9 @@ using C = TrainConfig;
 bool isMultilabel(const C& c) { return c.task.kind == TaskKind::multilabel; }
 bool isRegression(const C& c) { return c.task.kind == TaskKind::regression; }
 bool isClassification(const C& c) { return c.task.kind == TaskKind::classification; }
-bool isDetection(const C& c) { return c.task.kind == TaskKind::detection; }
+// Boxes per image: task.kind detection, or instance_segmentation (a mask per box).
+bool isDetection(const C& c) { return boxesTask(c.task.kind); }
+bool isInstanceSegmentation(const C& c) { return c.task.kind == TaskKind::instance_segmentation; }
 bool isDetector(const C& c) { return isModel(c.model.kind, ModelFamily::detector); }
 bool isSegmentation(const C& c) { return c.task.kind == TaskKind::segmentation; }
 bool isSegmenter(const C& c) { return isModel(c.model.kind, ModelFamily::segmenter); }
@@ -351,10 +353,18 @@ void annotatedData(const C& c, Errors& e) {
     e.push_back({"data.format", task + " reads images under data.root with their " +
                                     (isDetection(c) ? "boxes" : "masks") + ": set data.format image_folder (got \"" +
                                     d.format + "\")"});
-  if (isDetection(c) && d.annotations.empty())
+  if (isInstanceSegmentation(c) && d.annotations.empty())
+    e.push_back({"data.annotations",
+                 "task.kind instance_segmentation needs the boxes and their masks: a COCO instances JSON with a "
+                 "\"segmentation\" (polygons or RLE) in each annotation, or a YOLO data.yaml of polygon labels"});
+  else if (isDetection(c) && d.annotations.empty())
     e.push_back({"data.annotations",
                  "task.kind detection needs the boxes: a COCO instances JSON, a YOLO data.yaml or "
                  "a folder of Pascal VOC XML files"});
+  if (isInstanceSegmentation(c) && d.annotation_format == AnnotationFormat::voc)
+    e.push_back({"data.annotation_format",
+                 "task.kind instance_segmentation reads masks from COCO's segmentations or YOLO's polygons, and VOC's "
+                 "files give boxes only: set auto, coco or yolo"});
   if (d.channels == 1)
     e.push_back({"data.channels", c.model.kind + " takes RGB images: set 0 or 3 (grayscale images are converted)"});
   if (!d.corrections.empty())
@@ -367,12 +377,19 @@ void annotatedData(const C& c, Errors& e) {
 }
 
 void detectorModel(const C& c, Errors& e) {
-  if (isDetection(c) && !isDetector(c))
-    e.push_back({"model.kind", "task.kind detection needs a detector: one of " + detectorKindsText() + " (got \"" +
-                                   c.model.kind + "\")"});
+  const DetectorFamily* family = findDetectorFamily(c.model.kind);
+  if (isInstanceSegmentation(c) && !(family && family->masks))
+    e.push_back({"model.kind", "task.kind instance_segmentation needs a detector with masks: one of " +
+                                   maskDetectorKindsText() + " (got \"" + c.model.kind + "\")"});
+  else if (isDetection(c) && !isInstanceSegmentation(c) && !(family && !family->masks))
+    e.push_back({"model.kind",
+                 "task.kind detection needs a detector: one of " + detectorKindsText() + " (got \"" + c.model.kind +
+                     "\")" +
+                     (family ? "; " + c.model.kind + " finds masks too: set task.kind instance_segmentation" : "")});
   if (!isDetection(c) && isDetector(c))
-    e.push_back({"model.kind", c.model.kind + " finds boxes: set task.kind to detection, with data.annotations (got " +
-                                   c.task.kind + ")"});
+    e.push_back({"model.kind", c.model.kind + " finds boxes: set task.kind to " +
+                                   (family->masks ? "instance_segmentation" : "detection") +
+                                   ", with data.annotations (got " + c.task.kind + ")"});
   if (isDetection(c) && c.loss.kind != LossKind::auto_)
     e.push_back({"loss.kind",
                  "a detector's loss is its own (torchvision's sum of its parts): set loss.kind to auto "

@@ -32,7 +32,7 @@ std::vector<FieldSpec> makeSchema() {
   // A detector and a segmenter size each image themselves (model.detector.*, model.segmenter.*).
   const Rule folderNotDetection{
       [](const TrainConfig& c) { return c.data.format == DataFormat::image_folder && !annotatedTask(c.task.kind); },
-      "data.format image_folder, task.kind not detection or segmentation"};
+      "data.format image_folder, task.kind not detection, segmentation or instance_segmentation"};
   // A table's columns: a CSV's, or an image folder's targets table's.
   const Rule tableColumns{[](const TrainConfig& c) {
                             return c.data.format == DataFormat::csv ||
@@ -52,7 +52,10 @@ std::vector<FieldSpec> makeSchema() {
               "fastest, and fasterrcnn_mobilenet_v3_large_fpn; fasterrcnn_resnet50_fpn_v2, the most accurate and "
               "several times slower; retinanet_resnet50_fpn_v2, single-stage (no proposals: one dense head with "
               "the focal loss), as slow; ssdlite320_mobilenet_v3_large, every image at 320 x 320, the lightest for "
-              "phones and small machines."),
+              "phones and small machines. For a mask per box (task.kind instance_segmentation): "
+              "maskrcnn_resnet50_fpn_v2, torchvision's Mask R-CNN. For a class per pixel (task.kind "
+              "segmentation): lraspp_mobilenet_v3_large, deeplabv3_mobilenet_v3_large, deeplabv3_resnet50, "
+              "fcn_resnet50."),
           modelKinds());
   when(range(add(SETTING(model.width), model, "Width", T::Int,
                  "Hidden units (mlp) or base channels (cnn, resnet); wider learns more but costs time and memory."),
@@ -109,7 +112,8 @@ std::vector<FieldSpec> makeSchema() {
       "multilabel: any number of labels per example, from 0/1 columns or a column of tags "
       "(binary cross-entropy; mAP, F1); detection: boxes around the objects in images, from "
       "data.annotations (a detector's losses; COCO's mAP); segmentation: a class per pixel, from masks "
-      "(cross-entropy per pixel; mean IoU).");
+      "(cross-entropy per pixel; mean IoU); instance_segmentation: boxes with a mask each, from a COCO "
+      "instances JSON's segmentations (Mask R-CNN's losses; COCO's box and mask mAP).");
   const Rule multilabel{[](const TrainConfig& c) { return c.task.kind == TaskKind::multilabel; },
                         "task.kind multilabel"};
   add.forks = true;  // how outputs are read and scored: a fork may change these
@@ -198,7 +202,7 @@ std::vector<FieldSpec> makeSchema() {
        Rule{[](const TrainConfig& c) {
               return c.data.format == DataFormat::image_folder && !annotatedTask(c.task.kind);
             },
-            "data.format image_folder, task.kind not detection or segmentation"},
+            "data.format image_folder, task.kind not detection, segmentation or instance_segmentation"},
        true);
   when(add(SETTING(data.tag_separator), data, "Tag separator", T::Text,
            "Multi-label from one column of tags: what separates a row's tags (\"cat|outdoor\")."),
@@ -265,8 +269,9 @@ std::vector<FieldSpec> makeSchema() {
       "Images: subtract each channel's training mean and divide by its std; tables: standardise each feature. "
       "Almost always helps optimisation.")
       .noEffect = [](const TrainConfig& c) -> std::string {
-    if (c.task.kind != TaskKind::detection || c.data.normalize) return "";
-    return "has no effect under task.kind detection: the detector normalises each image with ImageNet's mean and "
+    if (!boxesTask(c.task.kind) || c.data.normalize) return "";
+    return "has no effect under task.kind " + c.task.kind.name() +
+           ": the detector normalises each image with ImageNet's mean and "
            "std itself, as torchvision's GeneralizedRCNNTransform does";
   };
   when(add(SETTING(data.normalize_stats), data, "Normalise with", T::Choice,
@@ -277,7 +282,8 @@ std::vector<FieldSpec> makeSchema() {
        Rule{[](const TrainConfig& c) {
               return c.data.normalize && c.data.format != DataFormat::csv && !annotatedTask(c.task.kind);
             },
-            "data.normalize on images, task.kind not detection or segmentation (a segmenter's images take "
+            "data.normalize on images, task.kind not detection, segmentation or instance_segmentation (a segmenter's "
+            "images take "
             "ImageNet's, as torchvision's references normalise them)"},
        true);
   addDetectionSettings(add);

@@ -12,7 +12,7 @@ void addAugmentSettings(Fields& add) {
   // these (settings_schema_detection.cpp and _segmentation.cpp have theirs).
   const Rule images{
       [](const TrainConfig& c) { return c.data.format != DataFormat::csv && !annotatedTask(c.task.kind); },
-      "images (data.format idx or image_folder), task.kind not detection or segmentation"};
+      "images (data.format idx or image_folder), task.kind not detection, segmentation or instance_segmentation"};
   when(imagesOnly(add(SETTING(data.augment_flip), data, "Random horizontal flip", T::Bool,
                       "Mirror training images at random; more variety, less overfitting on longer runs. Detection and "
                       "segmentation: the boxes or masks are mirrored with them (RandomHorizontalFlip, p 0.5).")),

@@ -14,17 +14,21 @@ void addDetectionSettings(Fields& add) {
   // box augmentations and the post-processing and sampling (which touch no
   // weight) fork.
   add.forks = false;
-  const Rule detection{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection; }, "task.kind detection"};
+  const Rule detection{[](const TrainConfig& c) { return boxesTask(c.task.kind); },
+                       "task.kind detection or instance_segmentation"};
   when(add(SETTING(data.annotations), data, "Annotations (boxes or masks)", T::DataPath,
            "Detection: the boxes of the images under Data, as a COCO instances JSON (CVAT, Label Studio and "
            "Roboflow export it), a YOLO data.yaml (one .txt of \"class cx cy w h\" per image in labels/ beside "
            "images/; its train:, val: and test: are the splits), or a folder of Pascal VOC XML files. Images without "
-           "boxes are kept as negatives; crowd boxes are ignored as COCO does. Segmentation: a folder of PNG masks "
+           "boxes are kept as negatives; crowd boxes are ignored as COCO does. Instance segmentation: a COCO "
+           "instances JSON whose annotations each have a \"segmentation\" (polygons or RLE), or a YOLO data.yaml "
+           "of polygon labels. Segmentation: a folder of PNG masks "
            "with the images' relative paths and stems (a class index per pixel, as a palette or gray PNG), a COCO "
            "instances JSON of polygons or RLE, a YOLO data.yaml (one .txt of \"class x1 y1 x2 y2 ...\" polygons "
            "per image in labels/), or empty when Data is Pascal VOC's folder (JPEGImages, SegmentationClass, "
            "ImageSets)."),
-       Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); }, "task.kind detection or segmentation"},
+       Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); },
+            "task.kind detection, segmentation or instance_segmentation"},
        true)
       // The picker: a file (COCO's JSON, YOLO's data.yaml) for boxes, a folder of masks for a
       // segmentation unless a file is named already; the window offers the other too.
@@ -55,15 +59,16 @@ void addDetectionSettings(Fields& add) {
        detection, true);
   when(add(SETTING(data.test_root), data, "Test images", T::Folder,
            "Where the test annotations' images are; empty: the folder in Data."),
-       Rule{[](const TrainConfig& c) { return c.task.kind == TaskKind::detection && !c.data.test_annotations.empty(); },
-            "task.kind detection with data.test_annotations"},
+       Rule{[](const TrainConfig& c) { return boxesTask(c.task.kind) && !c.data.test_annotations.empty(); },
+            "task.kind detection or instance_segmentation with data.test_annotations"},
        true);
   when(forks(
            add(SETTING(data.augment_photometric), data, "Photometric distortion", T::Bool,
                "RandomPhotometricDistort: brightness, contrast, saturation and hue changed at random, and the channels "
                "shuffled (each with p 0.5), as torchvision's SSD recipe (detection); a segmentation's after its crop, "
                "the mask left as it is.")),
-       Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); }, "task.kind detection or segmentation"});
+       Rule{[](const TrainConfig& c) { return annotatedTask(c.task.kind); },
+            "task.kind detection, segmentation or instance_segmentation"});
   when(forks(add(SETTING(data.augment_zoom_out), data, "Random zoom out", T::Bool,
                  "RandomZoomOut: the image placed on a canvas 1 to 4 times its sides (p 0.5), so objects appear "
                  "smaller; the boxes follow (detection).")),

@@ -16,11 +16,13 @@
 #include "../config/config_text.h"
 #include "data_files/decimal_number.h"
 #include "studio/box_checks.h"
+#include "studio/coco_segmentation.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/log.h"
 #include "studio/path_within.h"
+#include "studio/yolo_masks.h"
 
 namespace studio {
 namespace {
@@ -140,6 +142,7 @@ struct CocoBox {
   int64_t image = 0, category = 0;
   double x = 0, y = 0, w = 0, h = 0, area = 0;
   bool crowd = false;
+  json segmentation;  // kept when the masks are read
 };
 
 // Reads COCO's "images" and "annotations" entries as the JSON parser meets
@@ -147,7 +150,8 @@ struct CocoBox {
 // boxes in memory, not a tree of it (issue 59, item 6: about 7x its size).
 class CocoReader {
  public:
-  CocoReader(const std::string& file, const std::string& root) : m_file(file), m_root(root) {}
+  CocoReader(const std::string& file, const std::string& root, bool masks)
+      : m_file(file), m_root(root), m_masks(masks) {}
 
   bool operator()(int depth, json::parse_event_t event, json& value) {
     using E = json::parse_event_t;
@@ -224,6 +228,13 @@ class CocoReader {
         !(a["iscrowd"].is_number() && (a["iscrowd"] == 0 || a["iscrowd"] == 1)))
       throw DataError(where + ": \"iscrowd\" is " + shown(a["iscrowd"]) + "; give 0 or 1");
     b.crowd = a.contains("iscrowd") && (a["iscrowd"].is_boolean() ? a["iscrowd"].get<bool>() : a["iscrowd"] == 1);
+    if (m_masks) {
+      if (!a.contains("segmentation") || a["segmentation"].is_null())
+        throw DataError(where +
+                        " has no \"segmentation\": task.kind instance_segmentation needs each box's mask "
+                        "(polygons or an RLE)");
+      b.segmentation = a["segmentation"];
+    }
     boxes.push_back(std::move(b));
   }
 
@@ -233,11 +244,12 @@ class CocoReader {
   std::set<std::string> m_seen;
   bool m_inList = false;
   size_t m_index = 0;
+  bool m_masks = false;
 };
 
-BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBoxes bad) {
+BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBoxes bad, bool masks) {
   json j;
-  CocoReader r(file, root);
+  CocoReader r(file, root, masks);
   {
     const std::string text = readFileBytes(file, "COCO annotations");
     try {
@@ -297,7 +309,12 @@ BoxAnnotations readCoco(const std::string& file, const std::string& root, BadBox
     b.h = a.h;
     b.area = a.area;
     b.crowd = a.crowd;
-    if (checkBox(b, out.images[im->second], r.annotationWhere(a.index, a.id), bad, out)) out.boxes.push_back(b);
+    const AnnotatedImage& image = out.images[im->second];
+    if (!checkBox(b, image, r.annotationWhere(a.index, a.id), bad, out)) continue;
+    out.boxes.push_back(b);
+    if (masks)
+      out.masks.push_back(
+          cocoSegmentation(a.segmentation, image.height, image.width, r.annotationWhere(a.index, a.id)));
   }
   std::vector<CocoBox>().swap(r.boxes);
   checkBoxesPerImage(out, file);
@@ -556,7 +573,7 @@ std::string readYoloLabelText(const std::string& labels, const std::string& imag
 }
 
 BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::string& root, const std::string& format,
-                                  BadBoxes bad) {
+                                  BadBoxes bad, bool masks) {
   std::string f = format;
   if (f == "auto") {
     const std::string ext = fs::path(annotations).extension().string();
@@ -570,8 +587,12 @@ BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::str
                       "files (or name it in data.annotation_format)");
   }
   if (!fs::exists(annotations)) throw DataError("data.annotations " + annotations + " does not exist");
-  if (f == "coco") return readCoco(annotations, root, bad);
-  if (f == "yolo") return readYolo(annotations, root, bad);
+  if (f == "coco") return readCoco(annotations, root, bad, masks);
+  if (f == "yolo") return masks ? readYoloInstances(annotations, root) : readYolo(annotations, root, bad);
+  if (masks)
+    throw DataError("data.annotations " + annotations + " is " + f +
+                    ": task.kind instance_segmentation reads each box's mask from a COCO instances JSON (polygons "
+                    "or RLE) or YOLO's polygon labels; convert it, or train task.kind detection on its boxes");
   if (f == "voc") return readVoc(annotations, root, bad);
   throw DataError("data.annotation_format must be auto, coco, yolo or voc (got \"" + format + "\")");
 }

@@ -118,7 +118,7 @@ void planFolder(DataPlan& p, const DataConfig& d, uint64_t seed) {
 // data.test_root), else data.test_fraction of the images held out.
 void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
   const BadBoxes bad = badBoxesOf(d.on_bad_box.value());
-  p.boxes = readBoxAnnotations(d.annotations, d.root, d.annotation_format.name(), bad);
+  p.boxes = readBoxAnnotations(d.annotations, d.root, d.annotation_format.name(), bad, p.instanceSegmentation());
   for (const auto& c : p.boxes.categories) p.classNames.push_back(c.name);
   // A YOLO data.yaml's own train:, val: and test: (issue 59, item 5).
   const YoloSplits ys = p.boxes.format == "yolo" ? yoloSplitsOf(d.annotations, d.root, p.boxes) : YoloSplits{};
@@ -141,7 +141,8 @@ void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
     p.testFrom = d.annotations + "'s test: " + ys.test + " (data.test_fraction is not used)";
   } else if (!d.test_annotations.empty()) {
     const std::string root = d.test_root.empty() ? d.root : d.test_root;
-    BoxAnnotations test = readBoxAnnotations(d.test_annotations, root, d.annotation_format.name(), bad);
+    BoxAnnotations test =
+        readBoxAnnotations(d.test_annotations, root, d.annotation_format.name(), bad, p.instanceSegmentation());
     if (test.categories.size() != p.boxes.categories.size() ||
         !std::equal(test.categories.begin(), test.categories.end(), p.boxes.categories.begin(),
                     [](const BoxCategory& a, const BoxCategory& b) { return a.id == b.id && a.name == b.name; }))
@@ -152,6 +153,7 @@ void planDetection(DataPlan& p, const DataConfig& d, uint64_t seed) {
       box.image += first;
       p.boxes.boxes.push_back(box);
     }
+    p.boxes.masks.insert(p.boxes.masks.end(), test.masks.begin(), test.masks.end());
     for (const auto& image : test.images) {
       append(p.test, static_cast<int64_t>(p.files.size()), 0);
       p.files.push_back(image.file);

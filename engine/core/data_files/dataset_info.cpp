@@ -27,7 +27,7 @@ int64_t DatasetDescription::trainSize() const { return examplesOr(trainExamples,
 int64_t DatasetDescription::valSize() const { return examplesOr(valExamples, valCounts); }
 int64_t DatasetDescription::testSize() const { return examplesOr(testExamples, testCounts); }
 int64_t DatasetDescription::boxes(const std::vector<int64_t>& counts) const {
-  return task == TaskKind::detection ? std::accumulate(counts.begin(), counts.end(), int64_t{0}) : 0;
+  return boxesTask(task) ? std::accumulate(counts.begin(), counts.end(), int64_t{0}) : 0;
 }
 
 std::string findDataFile(const std::string& root, const std::string& stem) {

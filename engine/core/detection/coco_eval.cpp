@@ -274,7 +274,9 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
 
 std::vector<CocoBox> cocoGroundTruth(const BoxAnnotations& a, bool byIndex, const std::vector<char>& keep) {
   std::vector<CocoBox> out;
-  for (const auto& b : a.boxes) {
+  const bool masks = a.masks.size() == a.boxes.size();
+  for (size_t i = 0; i < a.boxes.size(); ++i) {
+    const AnnotatedBox& b = a.boxes[i];
     const auto image = static_cast<size_t>(b.image);
     if (!keep.empty() && !keep[image]) continue;
     CocoBox t;
@@ -283,6 +285,7 @@ std::vector<CocoBox> cocoGroundTruth(const BoxAnnotations& a, bool byIndex, cons
     t.box = {b.x, b.y, b.w, b.h};
     t.area = b.area;
     t.crowd = b.crowd;
+    if (masks) t.mask = &a.masks[i];
     out.push_back(t);
   }
   return out;

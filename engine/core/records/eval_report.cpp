@@ -143,9 +143,11 @@ constexpr std::array<const char*, 12> kCocoStats{"map",   "map50",  "map75",   "
                                                  "mar_1", "mar_10", "mar_100", "mar_small", "mar_medium", "mar_large"};
 
 // A detector's COCO figures and each class's AP.
-void readDetection(const nlohmann::json& j, EvalReport& r) {
-  r.task = TaskKind::detection;
+void readDetection(const nlohmann::json& j, EvalReport& r, TaskKind task) {
+  r.task = task;
   for (const char* key : kCocoStats) r.coco.push_back(numOr(j, key));
+  if (const auto m = j.find("mask"); m != j.end() && m->is_object())
+    for (const char* key : kCocoStats) r.maskCoco.push_back(numOr(*m, key));
   r.map = r.coco[0];
   r.accuracy = kNaN;
   r.examples = wholeAt(j, "examples");
@@ -153,6 +155,7 @@ void readDetection(const nlohmann::json& j, EvalReport& r) {
   for (const auto& c : j.at("per_class")) {
     r.apPerClass.push_back(numOr(c, "ap"));
     r.precision50.push_back(c.value("precision50", std::vector<double>{}));
+    if (!r.maskCoco.empty()) r.maskApPerClass.push_back(numOr(c, "mask_ap"));
   }
 }
 
@@ -255,15 +258,21 @@ nlohmann::json reportJson(const EvalReport& r) {
               {"per_label", labels}});
     return j;
   }
-  if (r.task == TaskKind::detection) {
-    // COCOeval.stats by name, and AP@[.50:.95] per class.
+  if (boxesTask(r.task)) {
+    // COCOeval.stats by name, and AP@[.50:.95] per class; an instance
+    // segmentation's masks' stats under "mask", their AP per class as "mask_ap".
     nlohmann::json j = header(r);
     for (size_t i = 0; i < r.coco.size() && i < kCocoStats.size(); ++i) j[kCocoStats[i]] = num(r.coco[i]);
+    if (!r.maskCoco.empty()) {
+      nlohmann::json& m = j["mask"];
+      for (size_t i = 0; i < r.maskCoco.size() && i < kCocoStats.size(); ++i) m[kCocoStats[i]] = num(r.maskCoco[i]);
+    }
     nlohmann::json perClass = nlohmann::json::array();
     for (size_t i = 0; i < r.apPerClass.size(); ++i) {
       perClass.push_back(
           {{"class", i < r.classes.size() ? r.classes[i] : std::to_string(i)}, {"ap", num(r.apPerClass[i])}});
       if (i < r.precision50.size() && !r.precision50[i].empty()) perClass.back()["precision50"] = r.precision50[i];
+      if (i < r.maskApPerClass.size()) perClass.back()["mask_ap"] = num(r.maskApPerClass[i]);
     }
     j.update({{"examples", r.examples}, {"classes", r.classes}, {"per_class", perClass}});
     return j;
@@ -335,8 +344,8 @@ EvalReport evalReportFromJson(const nlohmann::json& j, const std::string& path) 
       readMultilabel(j, r);
       return r;
     }
-    if (task == TaskKind::detection) {
-      readDetection(j, r);
+    if (boxesTask(task)) {
+      readDetection(j, r, task.value());
       return r;
     }
     if (task == TaskKind::segmentation) {

@@ -20,7 +20,8 @@ MetricSpec real(const char* id, const char* label, const char* unit, K kind, C c
 
 constexpr unsigned kClassification = taskBit(TaskKind::classification), kRegression = taskBit(TaskKind::regression),
                    kMultilabel = taskBit(TaskKind::multilabel), kDetection = taskBit(TaskKind::detection),
-                   kSegmentation = taskBit(TaskKind::segmentation);
+                   kSegmentation = taskBit(TaskKind::segmentation),
+                   kInstances = taskBit(TaskKind::instance_segmentation);
 
 // An evaluation figure: which way is better, which tasks record it.
 void judge(MetricSpec& m, Better better, unsigned tasks, const char* figureOf) {
@@ -96,11 +97,11 @@ std::vector<MetricSpec> make() {
   // task.kind detection: COCO's mAP@[.50:.95] and AP50.
   MetricSpec map = real("eval_map", "eval mAP", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMap, 4);
   map.dots = true;
-  judge(map, Better::Higher, kMultilabel | kDetection, "multi-label or detection");
+  judge(map, Better::Higher, kMultilabel | kDetection | kInstances, "multi-label or detection");
   m.push_back(map);
   MetricSpec map50 = real("eval_map50", "eval AP50", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMap50, 5);
   map50.dots = true;
-  judge(map50, Better::Higher, kDetection, "detection");
+  judge(map50, Better::Higher, kDetection | kInstances, "detection");
   m.push_back(map50);
   MetricSpec f1 = real("eval_f1", "eval F1 (macro)", "F1", K::Eval, C::Accuracy, &MetricRecord::evalF1, 5);
   f1.dots = true;
@@ -128,6 +129,18 @@ std::vector<MetricSpec> make() {
   MetricSpec dice = real("eval_dice", "eval Dice (mean of classes)", "Dice", K::Eval, C::None, &MetricRecord::evalDice);
   judge(dice, Better::Higher, kSegmentation, "segmentation");
   m.push_back(dice);
+  // task.kind instance_segmentation: COCO's segm figures (the masks'),
+  // beside the boxes' eval_map and eval_map50.
+  MetricSpec maskMap =
+      real("eval_mask_map", "eval mask mAP", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMaskMap, 0);
+  maskMap.dots = true;
+  judge(maskMap, Better::Higher, kInstances, "per-instance mask");
+  m.push_back(maskMap);
+  MetricSpec maskMap50 =
+      real("eval_mask_map50", "eval mask AP50", "mAP", K::Eval, C::Accuracy, &MetricRecord::evalMaskMap50, 1);
+  maskMap50.dots = true;
+  judge(maskMap50, Better::Higher, kInstances, "per-instance mask");
+  m.push_back(maskMap50);
   // task.kind detection: the parts of a detector's loss (Faster R-CNN's
   // four, RetinaNet's two), each its own curve beside their sum (train_loss), dashed.
   // A detector has one of the two sets: each set's colours start at the same place.
@@ -139,7 +152,7 @@ std::vector<MetricSpec> make() {
   for (const Part& p :
        {Part{"loss_classifier", &MetricRecord::lossClassifier, 2}, Part{"loss_box_reg", &MetricRecord::lossBoxReg, 3},
         Part{"loss_objectness", &MetricRecord::lossObjectness, 4},
-        Part{"loss_rpn_box_reg", &MetricRecord::lossRpnBoxReg, 5},
+        Part{"loss_rpn_box_reg", &MetricRecord::lossRpnBoxReg, 5}, Part{"loss_mask", &MetricRecord::lossMask, 6},
         Part{"classification", &MetricRecord::lossClassification, 2},
         Part{"bbox_regression", &MetricRecord::lossBboxRegression, 3}}) {
     MetricSpec part = real(p.id, p.id, "loss", K::Train, C::Loss, p.field, p.colour);
@@ -202,7 +215,8 @@ const std::vector<std::string>& taskTestFigures(TaskKind task) {
       regression{"eval_loss", "eval_r2", "eval_rmse", "eval_mae"},
       multilabel{"eval_accuracy", "eval_loss", "eval_map", "eval_f1"},
       detection{"eval_map", "eval_map50", "eval_map75"},
-      segmentation{"eval_miou", "eval_pixel_accuracy", "eval_dice", "eval_loss"};
+      segmentation{"eval_miou", "eval_pixel_accuracy", "eval_dice", "eval_loss"},
+      instances{"eval_mask_map", "eval_mask_map50", "eval_map", "eval_map50"};
   switch (task) {
     case TaskKind::regression:
       return regression;
@@ -212,6 +226,8 @@ const std::vector<std::string>& taskTestFigures(TaskKind task) {
       return detection;
     case TaskKind::segmentation:
       return segmentation;
+    case TaskKind::instance_segmentation:
+      return instances;
     case TaskKind::classification:
       break;
   }
@@ -227,6 +243,8 @@ const char* taskScoreMetric(TaskKind task) {
       return "eval_map";
     case TaskKind::segmentation:
       return "eval_miou";
+    case TaskKind::instance_segmentation:
+      return "eval_mask_map";
     case TaskKind::classification:
       break;
   }

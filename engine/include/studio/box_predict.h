@@ -20,11 +20,13 @@
 
 namespace studio {
 
-// True when the folder is a run (or export) of task.kind detection.
+// True when the folder is a run (or export) of task.kind detection or
+// instance_segmentation (whose boxes carry masks: PredictedBox::mask).
 bool isDetectionRun(const std::string& runOrExport);
 
 // COCO's results format: a JSON list of {image_id, category_id, bbox
-// [x, y, w, h], score}; image_id is the annotations' id, else the file's
+// [x, y, w, h], score}, with a mask's "segmentation" {size, counts} (RLE);
+// image_id is the annotations' id, else the file's
 // path as given. Throws IoError naming the file.
 void writeCocoResults(const PredictionReport& report, const std::string& path);
 

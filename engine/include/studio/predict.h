@@ -78,6 +78,9 @@ struct PredictedBox {
   double x = 0, y = 0, width = 0, height = 0;  // pixels of the image as stored, COCO's [x, y, w, h]
   double score = 0;
   int64_t label = 0;  // into PredictionReport::classes
+  // task.kind instance_segmentation: the box's mask in the image as stored,
+  // COCO's compact RLE "counts" text (its size the row's height x width).
+  std::string mask{};
 };
 
 struct PredictionRow {
@@ -135,6 +138,10 @@ struct PredictionReport {
   bool evaluated = false;
   std::array<double, 12> coco{};
   std::vector<double> apPerClass;
+  // task.kind instance_segmentation: the masks' COCOeval.stats ("segm") and AP per class.
+  bool maskEvaluated = false;
+  std::array<double, 12> maskCoco{};
+  std::vector<double> maskApPerClass;
   int64_t truthBoxes = 0;
   // A segmenter's: the masks written, and with annotations (a folder of
   // masks) the figures of the pixels' confusion matrix (in confusion; each

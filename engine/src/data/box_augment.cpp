@@ -27,6 +27,7 @@ bool applies(at::Generator& gen, double p) { return torch::rand({1}, gen).item<d
 BoxedImage horizontalFlip(const BoxedImage& x) {
   BoxedImage y = x;
   y.image = x.image.flip(-1);
+  if (x.masks.defined()) y.masks = x.masks.flip(-1);
   if (x.boxes.numel()) {
     const double w = static_cast<double>(x.image.size(-1));
     y.boxes = x.boxes.clone();
@@ -45,6 +46,7 @@ BoxedImage zoomOut(const BoxedImage& x, const std::array<int64_t, 4>& padding, c
   for (int64_t k = 0; k < c; ++k) canvas[k].fill_(fill[static_cast<size_t>(std::min<int64_t>(k, 2))]);
   canvas.slice(1, top, top + h).slice(2, left, left + w).copy_(x.image);
   y.image = canvas;
+  if (x.masks.defined()) y.masks = torch::constant_pad_nd(x.masks, {left, right, top, bottom}, 0);
   if (x.boxes.numel())  // clamp_bounding_boxes after the shift
     y.boxes = clipBoxesToImage(x.boxes + cornerShift(left, top, x.boxes.options()), height, width);
   return y;
@@ -54,6 +56,7 @@ BoxedImage iouCrop(const BoxedImage& x, int64_t top, int64_t left, int64_t heigh
                    const torch::Tensor& within) {
   BoxedImage y = x;
   y.image = x.image.slice(1, top, top + height).slice(2, left, left + width);
+  if (x.masks.defined()) y.masks = x.masks.slice(1, top, top + height).slice(2, left, left + width);
   if (x.boxes.numel()) {
     y.boxes = clipBoxesToImage(x.boxes - cornerShift(left, top, x.boxes.options()), height, width);
     y.boxes.index_put_({within.logical_not()}, 0);
@@ -66,6 +69,12 @@ BoxedImage resizeBoxed(const BoxedImage& x, int64_t height, int64_t width) {
   if (h == height && w == width) return x;
   BoxedImage y = x;
   y.image = resizedCrop(x.image, 0, 0, h, w, height, width);
+  if (x.masks.defined() && x.masks.size(0) > 0)  // v2's resize of a Mask: nearest
+    y.masks = at::upsample_nearest2d(x.masks.unsqueeze(0).to(torch::kFloat), {height, width})
+                  .squeeze(0)
+                  .to(x.masks.scalar_type());
+  else if (x.masks.defined())
+    y.masks = torch::empty({0, height, width}, x.masks.options());
   if (x.boxes.numel()) {
     const double rw = static_cast<double>(width) / static_cast<double>(w);
     const double rh = static_cast<double>(height) / static_cast<double>(h);
@@ -101,6 +110,7 @@ BoxedImage sanitizeBoxes(const BoxedImage& x, double minSize, double minArea) {
   BoxedImage y = x;
   y.boxes = b.index({valid});
   if (x.labels.defined()) y.labels = x.labels.index({valid});
+  if (x.masks.defined()) y.masks = x.masks.index({valid});
   return y;
 }
 

@@ -36,6 +36,10 @@ struct BoxedImage {
   torch::Tensor image;   // C x H x W, float in [0, 1]
   torch::Tensor boxes;   // K x 4, float
   torch::Tensor labels;  // K, int64
+  // task.kind instance_segmentation: K x H x W, uint8 0/1, a mask per box,
+  // moved as v2 moves a tv_tensors.Mask (padded with 0, cropped, flipped,
+  // resized by nearest, dropped with its box); undefined without masks.
+  torch::Tensor masks{};
 };
 
 struct BoxAugment {

@@ -63,7 +63,7 @@ PredictionReport predictImages(const std::string& run, const std::string& folder
                                bool& boxes) {
   po.skipBad = true;
   Predictor predictor(run, po);
-  boxes = predictor.task() == TaskKind::detection;
+  boxes = boxesTask(predictor.task());
   if (!boxes && (predictor.task() != TaskKind::classification || predictor.input() != PredictInput::image))
     throw InputError(what + "; " + run + " is a " + Choice<TaskKind>(predictor.task()).name() + " run" +
                      (predictor.input() == PredictInput::table ? " on a table" : ""));

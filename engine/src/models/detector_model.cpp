@@ -205,25 +205,37 @@ std::string detectorPython(const detection::DetectorOptions& o) {
         "from torchvision.models.detection.faster_rcnn import FastRCNNConvFCHead\n"
         "from torchvision.models.detection.rpn import RPNHead\n"
         "from torchvision.ops.misc import FrozenBatchNorm2d\n";
+    if (kind.masks)
+      imports +=
+          "from torchvision.models.detection import MaskRCNN\n"
+          "from torchvision.models.detection.mask_rcnn import MaskRCNNHeads\n";
     construction =
-        resnet ? "    # fasterrcnn_resnet50_fpn_v2's: BatchNorm2d throughout, trained weights or not.\n"
-                 "    backbone = torchvision.models.resnet50(weights=None)\n"
-                 "    backbone = _resnet_fpn_extractor(backbone, TRAINABLE_BACKBONE_LAYERS, "
-                 "norm_layer=torch.nn.BatchNorm2d)\n"
-                 "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
-                 "    rpn_head = RPNHead(backbone.out_channels, anchors.num_anchors_per_location()[0], conv_depth=" +
-                     py(r.convDepth) +
-                     ")\n"
-                     "    box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), " +
-                     pyList(h.convLayers) + ", [" + py(h.representation) +
-                     "], norm_layer=torch.nn.BatchNorm2d)\n"
-                     "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, rpn_head=rpn_head,\n"
-                     "                       box_head=box_head, **OPTIONS)\n"
-               : "    norm = FrozenBatchNorm2d if FROZEN_BATCHNORM else torch.nn.BatchNorm2d\n"
-                 "    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm)\n"
-                 "    backbone = _mobilenet_extractor(backbone, True, TRAINABLE_BACKBONE_LAYERS)\n"
-                 "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
-                 "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **OPTIONS)\n";
+        resnet
+            ? "    # fasterrcnn_resnet50_fpn_v2's: BatchNorm2d throughout, trained weights or not.\n"
+              "    backbone = torchvision.models.resnet50(weights=None)\n"
+              "    backbone = _resnet_fpn_extractor(backbone, TRAINABLE_BACKBONE_LAYERS, "
+              "norm_layer=torch.nn.BatchNorm2d)\n"
+              "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
+              "    rpn_head = RPNHead(backbone.out_channels, anchors.num_anchors_per_location()[0], conv_depth=" +
+                  py(r.convDepth) +
+                  ")\n"
+                  "    box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), " +
+                  pyList(h.convLayers) + ", [" + py(h.representation) + "], norm_layer=torch.nn.BatchNorm2d)\n" +
+                  (kind.masks ? "    # maskrcnn_resnet50_fpn_v2's mask head.\n"
+                                "    mask_head = MaskRCNNHeads(backbone.out_channels, " +
+                                    pyList(h.maskLayers) +
+                                    ", 1, norm_layer=torch.nn.BatchNorm2d)\n"
+                                    "    model = MaskRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, "
+                                    "rpn_head=rpn_head,\n"
+                                    "                     box_head=box_head, mask_head=mask_head, **OPTIONS)\n"
+                              : std::string("    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, "
+                                            "rpn_head=rpn_head,\n"
+                                            "                       box_head=box_head, **OPTIONS)\n"))
+            : "    norm = FrozenBatchNorm2d if FROZEN_BATCHNORM else torch.nn.BatchNorm2d\n"
+              "    backbone = torchvision.models.mobilenet_v3_large(weights=None, norm_layer=norm)\n"
+              "    backbone = _mobilenet_extractor(backbone, True, TRAINABLE_BACKBONE_LAYERS)\n"
+              "    anchors = AnchorGenerator(ANCHOR_SIZES, ASPECT_RATIOS)\n"
+              "    model = FasterRCNN(backbone, CLASSES, rpn_anchor_generator=anchors, **OPTIONS)\n";
   }
   const std::string labelZero = single ? "\nRetinaNet may also give label 0, the background no box has: the studio\n"
                                          "leaves those out (found[\"labels\"] > 0).\n"
@@ -252,7 +264,10 @@ std::string detectorPython(const detection::DetectorOptions& o) {
     model = build()                  # its weights from model.safetensors, loaded strict
     found = model([image])[0]        # image: float32 [3, H, W], RGB pixels / 255, any size
     found["boxes"], found["labels"], found["scores"]
-
+)PY" +
+         (kind.masks ? "    found[\"masks\"]                  # N x 1 x H x W probabilities: > 0.5 is the object\n"
+                     : "") +
+         R"PY(
 Boxes are (x1, y1, x2, y2) in the image's pixels; label k (1 ..) is
 preprocessing.json's classes[k - 1], whose id in the annotations is
 categories[k - 1]["id"]. The model resizes and normalises the image itself.

@@ -35,8 +35,9 @@ class DetectorModel : public ModuleModel {
   std::string loadStartingWeights(const std::string& path, bool keepHead, nlohmann::json& record) override;
   detection::DetectionLosses boxLosses(const std::vector<torch::Tensor>& images,
                                        const std::vector<torch::Tensor>& boxes,
-                                       const std::vector<torch::Tensor>& labels) override {
-    return m_net->losses(images, boxes, labels);
+                                       const std::vector<torch::Tensor>& labels,
+                                       const std::vector<torch::Tensor>& masks = {}) override {
+    return masks.empty() ? m_net->losses(images, boxes, labels) : m_net->maskLosses(images, boxes, labels, masks);
   }
   std::vector<detection::Detections> detectBoxes(const std::vector<torch::Tensor>& images) override {
     return m_net->detect(images);

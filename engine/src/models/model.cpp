@@ -43,6 +43,7 @@ namespace {
 
 std::vector<std::pair<std::string, torch::Tensor>> Model::boxLosses(const std::vector<torch::Tensor>&,
                                                                     const std::vector<torch::Tensor>&,
+                                                                    const std::vector<torch::Tensor>&,
                                                                     const std::vector<torch::Tensor>&) {
   detectsNoBoxes(*this);
 }

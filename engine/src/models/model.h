@@ -115,10 +115,13 @@ class Model {
   // a detection run to a detector, so any other model refuses these
   // (std::logic_error).
   // Training: the losses, by name in the model's order, for images (3 x h x w
-  // in [0, 1]) and their boxes (K x 4, pixels) and labels (K, 1 .. classes).
+  // in [0, 1]) and their boxes (K x 4, pixels) and labels (K, 1 .. classes);
+  // with masks (task.kind instance_segmentation: K x h x w, 0/1, at each
+  // image's size) a detector with a mask head adds its loss_mask.
   virtual std::vector<std::pair<std::string, torch::Tensor>> boxLosses(const std::vector<torch::Tensor>& images,
                                                                        const std::vector<torch::Tensor>& boxes,
-                                                                       const std::vector<torch::Tensor>& labels);
+                                                                       const std::vector<torch::Tensor>& labels,
+                                                                       const std::vector<torch::Tensor>& masks = {});
   // Evaluation: each image's boxes in its own pixels, scores and labels.
   virtual std::vector<detection::Detections> detectBoxes(const std::vector<torch::Tensor>& images);
   // How the model resizes an image before it detects (predict pools images of one placement).

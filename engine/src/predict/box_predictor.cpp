@@ -18,6 +18,7 @@
 
 #include "data/box_data.h"
 #include "data/decoded_images.h"
+#include "data/instance_masks.h"
 #include "detection/detector_net.h"
 #include "models/model.h"
 #include "predict/predict_inputs.h"
@@ -146,6 +147,9 @@ struct BoxPredict : Predictor::Impl {
           const auto ll = l.accessor<int64_t, 1>();
           for (int64_t i = 0; i < b.size(0); ++i)
             row.boxes.push_back({bb[i][0], bb[i][1], bb[i][2] - bb[i][0], bb[i][3] - bb[i][1], ss[i], ll[i] - 1});
+          // A mask head's masks, in the image's own pixels as its boxes are.
+          const std::vector<Rle> masks = detection::detectedMasks(d.masks, row.height, row.width);
+          for (size_t i = 0; i < masks.size() && i < row.boxes.size(); ++i) row.boxes[i].mask = rleToString(masks[i]);
           r.boxesFound += static_cast<int64_t>(row.boxes.size());
         } else {
           ++r.skipped;
@@ -165,6 +169,7 @@ struct BoxPredict : Predictor::Impl {
     for (const auto& image : a.images) ids.push_back(image.id);
     const std::vector<CocoBox> truth = cocoGroundTruth(a, /*byIndex=*/false);
     std::vector<CocoBox> found;
+    std::vector<Rle> masks;  // an instance segmentation's, a detection's each
     for (const auto& row : r.rows)
       for (const auto& b : row.boxes) {
         CocoBox d;
@@ -174,12 +179,23 @@ struct BoxPredict : Predictor::Impl {
         d.area = b.width * b.height;
         d.score = b.score;
         found.push_back(d);
+        if (!b.mask.empty()) masks.push_back(rleFromString(b.mask, row.height, row.width));
       }
     const CocoStats stats = cocoEvaluate(ids, truth, found);
     r.evaluated = true;
     r.coco = stats.stats;
     r.truthBoxes = static_cast<int64_t>(truth.size());
     r.apPerClass = cocoPerClass(stats, r.categoryIds).ap;
+    if (a.masks.empty()) return;
+    if (masks.size() != found.size()) throw std::logic_error("predict: a mask per detection");
+    for (size_t k = 0; k < found.size(); ++k) {
+      found[k].mask = &masks[k];
+      found[k].area = static_cast<double>(rleArea(masks[k]));  // as pycocotools' loadRes sets a segm result's
+    }
+    const CocoStats segm = cocoEvaluate(ids, truth, found, CocoIouType::segm);
+    r.maskEvaluated = true;
+    r.maskCoco = segm.stats;
+    r.maskApPerClass = cocoPerClass(segm, r.categoryIds).ap;
   }
 };
 
@@ -196,7 +212,8 @@ PredictionReport BoxPredict::predict(const std::string& input, const std::string
   }
   if (!fs::is_directory(input))
     throw InputError("--input " + input + " is not a folder: with --annotations, give the folder its images are in");
-  BoxAnnotations a = readBoxAnnotations(annotations, input, "auto", badBoxesOf(config.data.on_bad_box.value()));
+  const bool masks = config.task.kind == TaskKind::instance_segmentation;
+  BoxAnnotations a = readBoxAnnotations(annotations, input, "auto", badBoxesOf(config.data.on_bad_box.value()), masks);
   // YOLO's and VOC's files have no category ids of their own (a class index,
   // a place by name): when they name the run's categories, those are the
   // run's, so the YOLO or VOC form of a COCO-trained run's set is evaluated
@@ -247,7 +264,7 @@ std::unique_ptr<Predictor::Impl> makeBoxPredict() { return std::make_unique<BoxP
 
 bool isDetectionRun(const std::string& folder) {
   try {
-    return readRunSettings(folder).task.kind == TaskKind::detection;
+    return boxesTask(readRunSettings(folder).task.kind);
   } catch (const std::exception&) {
     return false;
   }

@@ -13,11 +13,13 @@ void writeCocoResults(const PredictionReport& r, const std::string& path) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& row : r.rows) {
     const nlohmann::json image = row.imageId >= 0 ? nlohmann::json(row.imageId) : nlohmann::json(row.name);
-    for (const auto& b : row.boxes)
+    for (const auto& b : row.boxes) {
       list.push_back({{"image_id", image},
                       {"category_id", r.categoryIds[static_cast<size_t>(b.label)]},
                       {"bbox", {b.x, b.y, b.width, b.height}},
                       {"score", b.score}});
+      if (!b.mask.empty()) list.back()["segmentation"] = {{"size", {row.height, row.width}}, {"counts", b.mask}};
+    }
   }
   writeFileAtomically(path, list.dump() + "\n");
 }

@@ -14,7 +14,7 @@ namespace studio {
 namespace fs = std::filesystem;
 
 std::unique_ptr<Predictor::Impl> makePredictTask(TaskKind kind) {
-  if (kind == TaskKind::detection) return makeBoxPredict();
+  if (boxesTask(kind)) return makeBoxPredict();
   if (kind == TaskKind::segmentation) return makeMaskPredict();
   return std::make_unique<TensorPredict>();
 }

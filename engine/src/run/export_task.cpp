@@ -157,7 +157,7 @@ class TensorExport : public ExportTask {
 class BoxExport : public ExportTask {
  public:
   void refuse(const std::string& runDir, const ExportOptions& o, const nlohmann::json& info) const override {
-    const std::string what = "run " + runDir + " trained a detector (task.kind detection), whose export is ";
+    const std::string what = "run " + runDir + " trained a detector, whose export is ";
     if (!(o.format == ExportFormat::torch))
       throw InputError(what + "model.safetensors with model.py (torchvision's detector) for now: --format " +
                        o.format.name() + " is not built for detectors yet");
@@ -172,13 +172,17 @@ class BoxExport : public ExportTask {
 
   bool checked(const ExportOptions&) const override { return false; }
 
-  void describe(nlohmann::json& pre, const TrainConfig&, const nlohmann::json&, const ExportOptions&) const override {
+  void describe(nlohmann::json& pre, const TrainConfig& config, const nlohmann::json&,
+                const ExportOptions&) const override {
     pre["how"] =
         "images as a list of float32 [3, H, W] tensors, RGB pixels / 255, each at its own size: the model resizes "
         "each (its shorter side to min_size, its longer at most max_size) and normalises it itself";
     pre["outputs"] =
         "per image, boxes (x1, y1, x2, y2 in the image's pixels), labels (1 .. classes: label k is classes[k - 1], "
         "categories[k - 1] in the annotations) and scores, by score, after NMS per class";
+    if (config.task.kind == TaskKind::instance_segmentation)
+      pre["outputs"] = pre["outputs"].get<std::string>() +
+                       "; and masks, N x 1 x H x W probabilities in the image's pixels (above 0.5: the object's)";
   }
 
   std::string cardFiles(const CardFacts&) const override { return "`model.safetensors` with `model.py`"; }
@@ -226,7 +230,7 @@ std::string ExportTask::cardFigureName(const std::string& id) const {
 const ExportTask& exportTask(TaskKind kind) {
   static const TensorExport tensors;
   static const BoxExport boxes;
-  if (kind == TaskKind::detection) return boxes;
+  if (boxesTask(kind)) return boxes;
   if (kind == TaskKind::segmentation) return maskExportTask();
   return tensors;
 }

@@ -248,7 +248,7 @@ void buildModel(RunContext& ctx, const nlohmann::json& stored) {
   TaskData taskData;
   taskData.weights = data.lossWeights;
   taskData.device = device;
-  if (data.task == TaskKind::detection) taskData.boxes = std::make_shared<const BoxAnnotations>(ctx.data.plan.boxes);
+  if (boxesTask(data.task)) taskData.boxes = std::make_shared<const BoxAnnotations>(ctx.data.plan.boxes);
   if (data.task == TaskKind::segmentation) {
     taskData.classes = data.numClasses();
     taskData.mean = data.mean;

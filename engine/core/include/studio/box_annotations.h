@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "studio/coco_mask.h"
+
 namespace studio {
 
 enum class BadBoxes { fail, clip, skip };
@@ -62,13 +64,19 @@ struct BoxAnnotations {
   std::vector<AnnotatedBox> boxes;
   std::vector<BoxCategory> categories;
   int64_t clipped = 0, skipped = 0;  // BadBoxes::clip / skip: how many
+  // Read with masks (task.kind instance_segmentation): boxes[i]'s instance
+  // mask at its image's size (COCO's polygons or RLE); else empty.
+  std::vector<Rle> masks;
 };
 
 // format: coco | yolo | voc, or auto (a .json file is COCO, a .yaml YOLO, a
 // folder of .xml VOC). root: where the images are (COCO's file_name, VOC's
-// filename are relative to it). Throws DataError naming the file and entry.
+// filename are relative to it). masks: each box's mask too (COCO's
+// "segmentation", or YOLO's polygon labels, studio/yolo_masks.h; an
+// annotation without one, or VOC, is refused). Throws DataError naming the
+// file and entry.
 BoxAnnotations readBoxAnnotations(const std::string& annotations, const std::string& root, const std::string& format,
-                                  BadBoxes bad);
+                                  BadBoxes bad, bool masks = false);
 
 // A YOLO data.yaml's parts, for the readers of its boxes and of its
 // polygons (studio/yolo_masks.h): its classes ("names") and every image

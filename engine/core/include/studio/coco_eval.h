@@ -70,7 +70,8 @@ struct BoxAnnotations;
 // The annotations' boxes as cocoEvaluate's ground truth, with the file's
 // category ids. CocoBox::image is the image's index into a.images when
 // byIndex (a run's items), else its id (COCO's); only the images `keep` marks
-// when it is not empty (one flag per image).
+// when it is not empty (one flag per image). Read with masks
+// (BoxAnnotations::masks), each box's mask too (the annotations keep it).
 std::vector<CocoBox> cocoGroundTruth(const BoxAnnotations& a, bool byIndex, const std::vector<char>& keep = {});
 
 // Each of categoryIds' AP@[.50:.95] (NaN where the ground truth has none of

@@ -81,7 +81,9 @@ struct DataPlan {
   int64_t classes() const { return static_cast<int64_t>(classNames.size()); }
   bool regression() const { return task == TaskKind::regression; }
   bool multilabel() const { return task == TaskKind::multilabel; }
-  bool detection() const { return task == TaskKind::detection; }
+  // Boxes per image: task.kind detection or instance_segmentation (boxes.masks).
+  bool detection() const { return boxesTask(task); }
+  bool instanceSegmentation() const { return task == TaskKind::instance_segmentation; }
   bool segmentation() const { return task == TaskKind::segmentation; }
   // A value per example and target (regression) or label (multi-label) in table.y.
   bool hasTargets() const { return regression() || multilabel(); }

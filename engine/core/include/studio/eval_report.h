@@ -92,6 +92,10 @@ struct EvalReport {
   // eval['precision'][0, :, k, 0, 2]; -1 past the recall it reaches); empty
   // for a class with no box in the split.
   std::vector<std::vector<double>> precision50;
+  // task.kind instance_segmentation: the boxes' figures above, and the
+  // masks' (COCOeval with iouType "segm"): its stats and AP per class.
+  std::vector<double> maskCoco;
+  std::vector<double> maskApPerClass;
   // task.kind segmentation: the figures of the pixels' confusion matrix
   // (studio/segmentation_figures.h; the matrix in confusion, in pixels;
   // examples: the images; accuracy: the pixel accuracy).

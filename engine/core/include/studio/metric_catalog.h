@@ -26,7 +26,7 @@ enum class Better { None, Lower, Higher };
 constexpr unsigned taskBit(TaskKind t) { return 1u << static_cast<unsigned>(t); }
 inline constexpr unsigned kEveryTask = taskBit(TaskKind::classification) | taskBit(TaskKind::regression) |
                                        taskBit(TaskKind::multilabel) | taskBit(TaskKind::detection) |
-                                       taskBit(TaskKind::segmentation);
+                                       taskBit(TaskKind::segmentation) | taskBit(TaskKind::instance_segmentation);
 
 struct MetricSpec {
   const char* id;     // also the csv column

@@ -58,6 +58,7 @@ struct MetricRecord {
   double lossRpnBoxReg = kNone;
   double lossClassification = kNone;
   double lossBboxRegression = kNone;
+  double lossMask = kNone;  // Mask R-CNN's (task.kind instance_segmentation)
   double evalLoss = kNone;
   double evalAccuracy = kNone;
   double emaEvalLoss = kNone;  // the weights' moving average (train.ema)
@@ -81,6 +82,10 @@ struct MetricRecord {
   double evalMiou = kNone;
   double evalPixelAccuracy = kNone;
   double evalDice = kNone;
+  // task.kind instance_segmentation: COCO's segm AP@[.50:.95] and AP50
+  // (the masks'; evalMap and evalMap50 are the boxes').
+  double evalMaskMap = kNone;
+  double evalMaskMap50 = kNone;
 };
 
 // The metrics.csv header and one row, so every reader and writer agrees.

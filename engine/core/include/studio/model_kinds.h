@@ -28,6 +28,10 @@ const std::vector<std::string>& modelKinds();
 // model.kind values that are torchvision's detectors (task.kind detection;
 // Mask R-CNN's family is not among them).
 const std::vector<std::string>& detectorKinds();
+// model.kind values of the detectors with a mask per box (task.kind
+// instance_segmentation): Mask R-CNN's.
+const std::vector<std::string>& maskDetectorKinds();
+std::string maskDetectorKindsText();
 
 // model.kind values that are torchvision's semantic segmentation models
 // (task.kind segmentation), in the order the settings list them.
@@ -51,10 +55,9 @@ struct DetectorFamily {
   bool lowResolution = false;
   // Its losses as torchvision's dict names them, in its order (their sum trains).
   std::vector<std::string> lossParts;
-  // Mask R-CNN: a mask per detection (issue 61, item 2). Built by the
-  // engine's detection code (its parts equal torchvision's); not a
-  // detection model.kind (detectorKinds leaves it out): instance
-  // segmentation's task is still to come.
+  // Mask R-CNN: a mask per detection (issue 61, item 2): task.kind
+  // instance_segmentation's model.kind (maskDetectorKinds), not detection's
+  // (detectorKinds leaves it out).
   bool masks = false;
   // Two-stage (an RPN's proposals, then box heads: model.detector.rois_per_image
   // applies) or single-stage (RetinaNet, SSDlite).

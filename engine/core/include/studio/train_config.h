@@ -19,7 +19,7 @@ namespace studio {
 
 // The choice settings' values, each list in the order the form offers them
 // (studio/choice.h: the names are the enumerators', a trailing _ dropped).
-STUDIO_CHOICE(TaskKind, classification, regression, multilabel, detection, segmentation)
+STUDIO_CHOICE(TaskKind, classification, regression, multilabel, detection, segmentation, instance_segmentation)
 STUDIO_CHOICE(AnnotationFormat, auto_, coco, yolo, voc)
 STUDIO_CHOICE(OnBadBox, fail, clip, skip)
 STUDIO_CHOICE(DetectorNorm, auto_, frozen, trainable)
@@ -105,7 +105,9 @@ struct TaskConfig {
   // multilabel: any number of labels per example (several 0/1 columns in
   // data.target_columns, or one column of tags separated by
   // data.tag_separator); detection: boxes (data.annotations);
-  // segmentation: a class per pixel (masks in data.annotations).
+  // segmentation: a class per pixel (masks in data.annotations);
+  // instance_segmentation: boxes with a mask each (a COCO instances JSON's
+  // segmentations in data.annotations; Mask R-CNN).
   Choice<TaskKind> kind = TaskKind::classification;
   // multilabel: a label is predicted when its probability reaches this.
   double threshold = 0.5;
@@ -121,7 +123,11 @@ struct TaskConfig {
 // Detection and segmentation: images whose labels are boxes or masks
 // (data.annotations); the task sizes, augments and normalises each image
 // itself, with its labels, so the classifier's image settings do not apply.
-inline bool annotatedTask(TaskKind kind) { return kind == TaskKind::detection || kind == TaskKind::segmentation; }
+// Detection and instance segmentation: boxes per image, a detector's
+// losses, COCO's figures; the second adds a mask to each box.
+inline bool boxesTask(TaskKind kind) { return kind == TaskKind::detection || kind == TaskKind::instance_segmentation; }
+inline bool boxesTask(const Choice<TaskKind>& kind) { return boxesTask(kind.value()); }
+inline bool annotatedTask(TaskKind kind) { return boxesTask(kind) || kind == TaskKind::segmentation; }
 inline bool annotatedTask(const Choice<TaskKind>& kind) { return annotatedTask(kind.value()); }
 
 // The loss the step minimises, as torch.nn.functional's losses.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "studio/box_annotations.h"
 #include "studio/mask_file.h"
 
 namespace studio {
@@ -18,6 +19,7 @@ namespace studio {
 struct YoloPolygon {
   int64_t label = 0;       // YOLO's class: 0 .. classes - 1
   std::vector<double> xy;  // pixels: x0, y0, x1, y1, ...
+  int64_t line = 0;        // in its label file, for messages
 };
 
 // text: the label file's contents. Throws DataError naming path and line:
@@ -28,5 +30,12 @@ std::vector<YoloPolygon> readYoloPolygons(const std::string& text, const std::st
                                           int64_t width, int64_t classes);
 
 Mask yoloSemanticMask(const std::vector<YoloPolygon>& polygons, int64_t height, int64_t width);
+
+// task.kind instance_segmentation: a data.yaml's images (readYoloImages)
+// with a box and a mask per polygon (BoxAnnotations::masks): the mask
+// rasterised as above, the box the polygon's extent (Ultralytics'
+// segments2boxes), its area the mask's (as COCO's). Throws DataError naming
+// the label file and line, as readYoloPolygons, and a polygon without area.
+BoxAnnotations readYoloInstances(const std::string& dataYaml, const std::string& root);
 
 }  // namespace studio

@@ -57,6 +57,8 @@ struct EvalOutcome {
   // A detector's COCO figures (accuracy NaN, map their AP@[.50:.95]): see EvalReport.
   std::vector<double> coco, apPerClass;
   std::vector<std::vector<double>> precision50;
+  // An instance segmentation's masks' (COCOeval "segm"): see EvalReport.
+  std::vector<double> maskCoco, maskApPerClass;
   // Classification: each class's one-vs-rest curves, the reliability
   // diagram, and their summaries (the classes' mean ROC AUC; the ECE).
   std::vector<BinaryCurves> classCurves;

@@ -10,7 +10,9 @@ namespace studio {
   X(TaskKind::classification, makeClassification) \
   X(TaskKind::regression, makeRegression)         \
   X(TaskKind::multilabel, makeMultilabel)         \
-  X(TaskKind::detection, makeDetection) X(TaskKind::segmentation, makeSegmentation)
+  X(TaskKind::detection, makeDetection)           \
+  X(TaskKind::segmentation, makeSegmentation)     \
+  X(TaskKind::instance_segmentation, makeInstanceSegmentation)
 
 #define STUDIO_DECLARE(name, make) std::unique_ptr<Task> make(const TrainConfig&, const TaskData&);
 STUDIO_TASKS(STUDIO_DECLARE)
