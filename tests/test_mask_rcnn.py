@@ -178,8 +178,9 @@ class MaskRcnnTest(unittest.TestCase):
         # classifier's goes into the backbone: the same code as fasterrcnn_resnet50_fpn_v2's,
         # which test_detectors loads both ways.)
 
-    def test_it_is_no_detection_model_kind_yet(self):
-        # Training it needs masks: a detection run cannot choose it until instance segmentation is a task.
+    def test_a_detection_run_cannot_choose_it(self):
+        # Training it needs masks: it is task.kind instance_segmentation's model (test_instance_segmentation),
+        # not detection's.
         rc, text = run("settings", KIND, CLASSES, "-", "auto", self.path("settings"))
         self.assertNotEqual(rc, 0)
 

@@ -23,9 +23,7 @@ torch::Tensor TrainingMasks::of(int64_t item, int64_t height, int64_t width) con
   }
   if ((height == image.height && width == image.width) || boxes.empty())
     return boxes.empty() ? torch::empty({0, height, width}, torch::kUInt8) : masks;
-  return at::upsample_nearest2d(masks.unsqueeze(0).to(torch::kFloat), {height, width})
-      .squeeze(0)
-      .to(torch::kUInt8);
+  return at::upsample_nearest2d(masks.unsqueeze(0).to(torch::kFloat), {height, width}).squeeze(0).to(torch::kUInt8);
 }
 
 std::vector<Rle> detectedMasks(const torch::Tensor& probabilities, int64_t height, int64_t width) {
