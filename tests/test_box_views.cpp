@@ -27,6 +27,7 @@
 #include "studio/augment_preview.h"
 #include "studio/box_match.h"
 #include "studio/box_predict.h"
+#include "studio/coco_mask.h"
 #include "studio/data_plan.h"
 #include "studio/errors.h"
 #include "studio/file_io.h"
@@ -221,6 +222,64 @@ class TestBoxViews : public QObject {
     const QString said = panel.findChild<QLabel*>("dataSummary")->text();
     QVERIFY2(said.contains(QString("Training</b>: %1 images, %2 boxes").arg(plan.train.size()).arg(trainBoxes)),
              qPrintable(said));
+  }
+
+  // Instance segmentation (issue 61): the Data tab draws each object's mask
+  // under its box in its class's colour; the Predict and Evaluation tabs
+  // draw a detector's found masks of the boxes at the slider's score.
+  void instanceMasksAreDrawnUnderTheirBoxes() {
+    nlohmann::json coco = nlohmann::json::parse(readFileBytes(m_annotations.toStdString(), "annotations"));
+    for (auto& a : coco["annotations"]) {  // each box's mask: the whole box (a frame's middle too)
+      const double x = a["bbox"][0], y = a["bbox"][1], w = a["bbox"][2], h = a["bbox"][3];
+      a["segmentation"] = {{x, y, x + w, y, x + w, y + h, x, y + h}};
+    }
+    const QString masked = m_dir.path() + "/instances-masked.json";
+    writeFileAtomically(masked.toStdString(), coco.dump());
+    TrainConfig c = detectionConfig(m_scenes, masked, m_dir.path() + "/runs");
+    c.task.kind = TaskKind::instance_segmentation;
+    c.model.kind = "maskrcnn_resnet50_fpn_v2";
+    const ui::DataPreview instances = ui::makeDataPreview(c, 3);
+    QVERIFY2(instances.ok, qPrintable(instances.error));
+    const ui::DataPreview boxes = ui::makeDataPreview(detectionConfig(m_scenes, m_annotations, m_dir.path()), 3);
+    QVERIFY2(boxes.ok, qPrintable(boxes.error));
+    // A frame's dark middle: tinted with the frame's colour under a mask, noise without one.
+    const DataPlan plan = planData(c);
+    const double scale = ui::kBoxedSampleSize / 96.0;
+    const QColor frame = ui::classColour(1, 2);
+    const auto distance = [&](const QColor& a) {
+      return std::abs(a.red() - frame.red()) + std::abs(a.green() - frame.green()) + std::abs(a.blue() - frame.blue());
+    };
+    int compared = 0;
+    for (size_t j = 0; j < instances.samples[1].size(); ++j) {
+      int64_t item = -1, seen = 0;
+      for (const int64_t i : plan.train.items) {
+        bool has = false;
+        for (const auto& b : plan.boxes.boxes) has = has || (b.image == i && b.label == 1);
+        if (has && seen++ == static_cast<int64_t>(j)) item = i;
+      }
+      for (const auto& b : plan.boxes.boxes) {
+        if (b.image != item || b.label != 1) continue;
+        const int x = static_cast<int>((b.x + b.w / 2) * scale), y = static_cast<int>((b.y + b.h / 2) * scale);
+        QVERIFY(distance(instances.samples[1][j].pixelColor(x, y)) + 60 <
+                distance(boxes.samples[1][j].pixelColor(x, y)));
+        ++compared;
+      }
+    }
+    QVERIFY(compared > 0);
+    // Found masks: those of the boxes at the slider's score, each in its class's colour.
+    QImage gray(20, 20, QImage::Format_RGB32);
+    gray.fill(QColor(100, 100, 100));
+    std::vector<uint8_t> inside(20 * 20, 0);
+    for (int r = 5; r < 10; ++r)
+      for (int col = 5; col < 10; ++col) inside[static_cast<size_t>(r * 20 + col)] = 1;
+    const std::string square = rleToString(rleEncode(inside.data(), 20, 20));
+    std::vector<PredictedBox> found{{5, 5, 5, 5, 0.9, 0, square}, {5, 5, 5, 5, 0.2, 1, square}};
+    const QImage high = ui::overlayFoundMasks(gray, found, 0.5, 20, 20, 2, 0.5);
+    const QColor zero = ui::classColour(0, 2);
+    QCOMPARE(high.pixelColor(7, 7), QColor((100 + zero.red()) / 2, (100 + zero.green()) / 2, (100 + zero.blue()) / 2));
+    QCOMPARE(high.pixelColor(12, 12), QColor(100, 100, 100));
+    const QImage both = ui::overlayFoundMasks(gray, found, 0.1, 20, 20, 2, 0.5);
+    QVERIFY(both.pixelColor(7, 7) != high.pixelColor(7, 7));  // the 0.2 box's mask over the first
   }
 
   // The Data tab of a segmentation: each class's samples with its pixels

@@ -9,6 +9,7 @@
 #include "studio/data_plan.h"
 #include "studio/run_layout.h"
 #include "studio/train_config.h"
+#include "ui/common/mask_drawing.h"
 #include "ui/common/number_item.h"
 
 namespace studio::ui {
@@ -21,7 +22,8 @@ enum Column { kImageColumn, kErrorsColumn, kTrueColumn, kFoundColumn, kMissedCol
 TestBoxesView::TestBoxesView(QWidget* parent)
     : TestImagesView("testBoxes", tr("Find the test images' boxes"),
                      tr("Runs the detector (the weights of the run's test figures) on the test split's images"),
-                     tr("The test images with their true boxes and the boxes found, worst first."),
+                     tr("The test images with their true boxes and the boxes found (an instance segmentation's "
+                        "masks under them), worst first."),
                      {tr("Image"), tr("Errors"), tr("True"), tr("Found"), tr("Missed"), tr("False positives")},
                      parent) {
   m_score = new QSlider(Qt::Horizontal);
@@ -49,8 +51,13 @@ void TestBoxesView::findBoxes() {
           for (const int64_t item : plan.test.items) {
             files.push_back(a.images[static_cast<size_t>(item)].file);
             f.truth.emplace_back();
-            for (const auto& b : a.boxes)
-              if (b.image == item && !b.crowd) f.truth.back().push_back({b.x, b.y, b.w, b.h, b.label, -1});
+            f.truthMasks.emplace_back();
+            for (size_t i = 0; i < a.boxes.size(); ++i) {
+              const AnnotatedBox& b = a.boxes[i];
+              if (b.image != item || b.crowd) continue;
+              f.truth.back().push_back({b.x, b.y, b.w, b.h, b.label, -1});
+              if (i < a.masks.size()) f.truthMasks.back().emplace_back(a.masks[i], b.label);
+            }
           }
           for (const auto& cat : a.categories) f.classes.push_back(cat.name);
           PredictOptions o;
@@ -119,11 +126,19 @@ void TestBoxesView::showSelected() {
   if (!row.error.empty() || image.isNull())
     return showNothing(row.error.empty() ? tr("%1 cannot be shown").arg(QString::fromStdString(row.source))
                                          : QString::fromStdString(row.error));
+  const double least = m_score->value() / 100.0;
   std::vector<DrawnBox> found;
   for (const auto& b : row.boxes)
-    if (b.score >= m_score->value() / 100.0) found.push_back({b.x, b.y, b.width, b.height, b.label, b.score});
-  showBoth(drawBoxes(image, m_found.truth[i], m_found.classes, kSide), drawBoxes(image, found, m_found.classes, kSide),
-           tr("Left: the true boxes. Right: the boxes found at the slider's score."));
+    if (b.score >= least) found.push_back({b.x, b.y, b.width, b.height, b.label, b.score});
+  // An instance segmentation's masks under their boxes, true and found.
+  std::vector<std::pair<const Rle*, int64_t>> truthMasks;
+  for (const auto& [mask, label] : m_found.truthMasks[i]) truthMasks.emplace_back(&mask, label);
+  const size_t classes = m_found.classes.size();
+  showBoth(drawBoxes(overlayInstances(image, truthMasks, classes, 0.45), m_found.truth[i], m_found.classes, kSide),
+           drawBoxes(overlayFoundMasks(image, row.boxes, least, row.height, row.width, classes, 0.45), found,
+                     m_found.classes, kSide),
+           truthMasks.empty() ? tr("Left: the true boxes. Right: the boxes found at the slider's score.")
+                              : tr("Left: the true boxes and masks. Right: those found at the slider's score."));
 }
 
 }  // namespace studio::ui

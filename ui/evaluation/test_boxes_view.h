@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "studio/box_predict.h"
+#include "studio/coco_mask.h"
 #include "ui/common/background_job.h"
 #include "ui/common/box_drawing.h"
 #include "ui/evaluation/test_images_view.h"
@@ -35,6 +36,8 @@ class TestBoxesView : public TestImagesView {
   struct Found {
     std::optional<PredictionReport> report;
     std::vector<std::vector<DrawnBox>> truth;  // per row of the report
+    // An instance segmentation's true masks, with their labels, per row.
+    std::vector<std::vector<std::pair<Rle, int64_t>>> truthMasks;
     std::vector<std::string> classes;
     QString error;
   };

@@ -198,15 +198,9 @@ void BoxPredictView::showSelected() {
   }
   const double least = minimumScore();
   std::vector<DrawnBox> drawn;
-  std::vector<Rle> masks;  // an instance segmentation's, under their boxes
-  std::vector<int64_t> maskLabels;
   for (const auto& b : row.boxes) {
     if (b.score < least) continue;
     drawn.push_back({b.x, b.y, b.width, b.height, b.label, b.score});
-    if (!b.mask.empty()) {
-      masks.push_back(rleFromString(b.mask, row.height, row.width));
-      maskLabels.push_back(b.label);
-    }
     const int n = m_boxes->rowCount();
     const QString name = QString::fromStdString(r.classes[static_cast<size_t>(b.label)]);
     m_boxes->insertRow(n);
@@ -219,10 +213,10 @@ void BoxPredictView::showSelected() {
     m_boxes->setItem(n, Height, new QTableWidgetItem(QString::number(b.height, 'f', 1)));
   }
   // Drawn at the picture's size, so thin boxes stay visible on large photos.
-  std::vector<std::pair<const Rle*, int64_t>> overlaid;
-  for (size_t k = 0; k < masks.size(); ++k) overlaid.emplace_back(&masks[k], maskLabels[k]);
-  const QImage shown = drawBoxes(masks.empty() ? image : overlayInstances(image, overlaid, r.classes.size(), 0.45),
-                                 drawn, r.classes, kPictureSize);
+  // An instance segmentation's masks under their boxes.
+  const QImage shown =
+      drawBoxes(overlayFoundMasks(image, row.boxes, least, row.height, row.width, r.classes.size(), 0.45), drawn,
+                r.classes, kPictureSize);
   m_shown = shown;
   m_picture->setPixmap(QPixmap::fromImage(shown));
 }
