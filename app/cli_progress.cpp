@@ -37,6 +37,10 @@ void CliProgress::record(const MetricRecord& r) {
       std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, mean IoU %.4f, pixel accuracy %.2f%%, Dice %.4f\n",
                    static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalMiou,
                    100.0 * r.evalPixelAccuracy, r.evalDice);
+    else if (!std::isnan(r.evalMaskMap))
+      std::fprintf(m_out, "step %lld (epoch %lld): eval mask mAP %.4f, mask AP50 %.4f; boxes' mAP %.4f, AP50 %.4f\n",
+                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalMaskMap, r.evalMaskMap50,
+                   r.evalMap, r.evalMap50);
     else if (!std::isnan(r.evalMap50))
       std::fprintf(m_out, "step %lld (epoch %lld): eval mAP %.4f, AP50 %.4f\n", static_cast<long long>(r.step),
                    static_cast<long long>(r.epoch), r.evalMap, r.evalMap50);
@@ -143,6 +147,9 @@ void CliProgress::finish(const RunSummary& s) {
   if (t.has("eval_miou"))
     std::fprintf(m_out, "  test mean IoU:   %.4f (pixel accuracy %.2f%%, Dice %.4f, loss %.4f)\n", t["eval_miou"],
                  100.0 * t["eval_pixel_accuracy"], t["eval_dice"], t["eval_loss"]);
+  else if (t.has("eval_mask_map"))
+    std::fprintf(m_out, "  test mask mAP:   %.4f (mask AP50 %.4f; boxes' mAP %.4f, AP50 %.4f)\n", t["eval_mask_map"],
+                 t["eval_mask_map50"], t["eval_map"], t["eval_map50"]);
   else if (t.has("eval_map50"))
     std::fprintf(m_out, "  test mAP:        %.4f (AP50 %.4f, AP75 %.4f)\n", t["eval_map"], t["eval_map50"],
                  t["eval_map75"]);
@@ -160,7 +167,9 @@ void CliProgress::finish(const RunSummary& s) {
   if (s.bestEval.has("eval_accuracy"))
     std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEval["eval_accuracy"]);
   if (s.bestEval.has("eval_miou")) std::fprintf(m_out, "  best eval mIoU:  %.4f\n", s.bestEval["eval_miou"]);
-  if (s.bestEval.has("eval_map") && t.has("eval_map50"))
+  if (s.bestEval.has("eval_mask_map"))
+    std::fprintf(m_out, "  best eval mask mAP: %.4f\n", s.bestEval["eval_mask_map"]);
+  else if (s.bestEval.has("eval_map") && t.has("eval_map50"))
     std::fprintf(m_out, "  best eval mAP:   %.4f\n", s.bestEval["eval_map"]);
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond))
