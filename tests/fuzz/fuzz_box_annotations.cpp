@@ -5,7 +5,8 @@
 // DataError naming them, never a crash, a hang or another exception; what
 // it returns is consistent. The same bytes as one annotation's
 // segmentation (studio/coco_segmentation.h: the JSON) or a YOLO label file
-// of polygons (studio/yolo_masks.h: the text), painted as a mask.
+// of polygons (studio/yolo_masks.h: the text), painted as a mask; and the
+// COCO and YOLO files read with a mask per box (instance segmentation).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -47,6 +48,12 @@ void check(const BoxAnnotations& a) {
     if (b.image < 0 || b.image >= static_cast<int64_t>(a.images.size())) std::abort();
     if (b.label < 0 || b.label >= static_cast<int64_t>(a.categories.size())) std::abort();
     if (!(b.w > 0) || !(b.h > 0)) std::abort();
+  }
+  // Read with masks (instance segmentation): one per box, at its image's size.
+  if (!a.masks.empty() && a.masks.size() != a.boxes.size()) std::abort();
+  for (size_t i = 0; i < a.masks.size(); ++i) {
+    const AnnotatedImage& im = a.images[static_cast<size_t>(a.boxes[i].image)];
+    if (a.masks[i].height != im.height || a.masks[i].width != im.width) std::abort();
   }
 }
 
@@ -95,6 +102,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     } catch (const DataError&) {
     }
+  }
+  try {  // instance segmentation's masks beside the boxes (VOC refuses, naming the task)
+    const BoxAnnotations a = readBoxAnnotations(path, scratch().string(), format, BadBoxes::fail, /*masks=*/true);
+    if (a.masks.size() != a.boxes.size()) std::abort();
+    check(a);
+  } catch (const DataError&) {
   }
   return 0;
 }
