@@ -205,6 +205,14 @@ class InstanceSegmentationTest(unittest.TestCase):
         exported = os.path.join(self.tmp.name, "exported")
         code, text = run(CLI, "export", folder, "--out", exported)
         self.assertEqual(code, 0, text)
+        with open(os.path.join(folder, "summary.json")) as f:
+            summary = json.load(f)
+        with open(os.path.join(exported, "README.md")) as f:  # the model card names the masks' figures
+            card = f.read()
+        self.assertIn("- Test mask mAP@[.50:.95] (COCO's segm): %.4g\n" % summary["test_mask_map"], card)
+        self.assertIn("- Test mask AP50: %.4g\n" % summary["test_mask_map50"], card)
+        with open(os.path.join(exported, "model.py")) as f:
+            self.assertIn('found["masks"]', f.read())
         import importlib.util
         import torch
         spec = importlib.util.spec_from_file_location("exported_masks", os.path.join(exported, "model.py"))

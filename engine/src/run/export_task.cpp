@@ -204,7 +204,10 @@ class BoxExport : public ExportTask {
   }
 
   std::string cardFigureName(const std::string& id) const override {
-    return id == "eval_map" ? "Test mAP@[.50:.95] (COCO's)" : ExportTask::cardFigureName(id);
+    return id == "eval_map"          ? "Test mAP@[.50:.95] (COCO's)"
+           : id == "eval_mask_map"   ? "Test mask mAP@[.50:.95] (COCO's segm)"
+           : id == "eval_mask_map50" ? "Test mask AP50"
+                                     : ExportTask::cardFigureName(id);
   }
 
   void cardUsage(std::ostream& o, const CardFacts&, size_t) const override {
