@@ -211,6 +211,7 @@ class InstanceSegmentationTest(unittest.TestCase):
             card = f.read()
         self.assertIn("- Test mask mAP@[.50:.95] (COCO's segm): %.4g\n" % summary["test_mask_map"], card)
         self.assertIn("- Test mask AP50: %.4g\n" % summary["test_mask_map50"], card)
+        self.assertIn('found["masks"] > 0.5', card)
         with open(os.path.join(exported, "model.py")) as f:
             self.assertIn('found["masks"]', f.read())
         import importlib.util

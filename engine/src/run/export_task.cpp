@@ -210,11 +210,15 @@ class BoxExport : public ExportTask {
                                      : ExportTask::cardFigureName(id);
   }
 
-  void cardUsage(std::ostream& o, const CardFacts&, size_t) const override {
+  void cardUsage(std::ostream& o, const CardFacts& c, size_t) const override {
     o << "## How to run it\n\n"
       << "PyTorch (torchvision), on `image`, an image read as `preprocessing.json` says:\n\n"
       << "```python\nfrom model import build\nmodel = build()\nfound = model([image])[0]  # image: float32 [3, H, "
-         "W], RGB pixels / 255\nfound[\"boxes\"], found[\"labels\"], found[\"scores\"]\n```\n\n"
+         "W], RGB pixels / 255\nfound[\"boxes\"], found[\"labels\"], found[\"scores\"]\n"
+      << (c.config.task.kind == TaskKind::instance_segmentation
+              ? "found[\"masks\"] > 0.5  # each box's object: N x 1 x H x W\n"
+              : "")
+      << "```\n\n"
       << "`training-studio-cli predict` reads this folder too.\n\n";
   }
 };
