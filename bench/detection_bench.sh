@@ -9,7 +9,8 @@
 # activations), the medians compared too.
 # Usage: bench/detection_bench.sh [BUILD_DIR] [DEVICE]
 # KIND (default fasterrcnn_mobilenet_v3_large_320_fpn; or any detector, as
-# retinanet_resnet50_fpn_v2 or ssdlite320_mobilenet_v3_large, which resizes
+# retinanet_resnet50_fpn_v2, maskrcnn_resnet50_fpn_v2 (task.kind
+# instance_segmentation, the items' masks too) or ssdlite320_mobilenet_v3_large, which resizes
 # every image to 320 x 320 on both sides), ROIS (proposals trained per image, a Faster
 # R-CNN's only, default 128), IMAGES (default 160), EPOCHS (default 2), SIZE (the
 # images' min_size and max_size, default 128; 320 is the _320_ model's own).
@@ -23,7 +24,12 @@ if [ -n "${BENCH_SMOKE:-}" ]; then IMAGES=16 ROUNDS=1 EPOCHS=1; else IMAGES=${IM
 CLI=$BUILD/app/training-studio-cli
 # RetinaNet has no proposals: ROIS is a Faster R-CNN's setting only.
 rois=() roisText="no proposals"
-if [[ $KIND == fasterrcnn* ]]; then rois=(--set model.detector.rois_per_image="$ROIS") roisText="$ROIS proposals per image"; fi
+if [[ $KIND == fasterrcnn* || $KIND == maskrcnn* ]]; then
+  rois=(--set model.detector.rois_per_image="$ROIS") roisText="$ROIS proposals per image"
+fi
+# Mask R-CNN: task.kind instance_segmentation, the scenes' items with their masks.
+task=detection masks=()
+if [[ $KIND == maskrcnn* ]]; then task=instance_segmentation masks=(--masks); fi
 # SSDlite resizes every image to 320 x 320: min_size and max_size would have no effect.
 SIZE=${SIZE:-128}
 sizes=(--set model.detector.min_size="$SIZE" --set model.detector.max_size="$SIZE")
@@ -33,11 +39,11 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
-"$PY" "$here/../tests/reference/detection_scenes.py" "$WORK/scenes" "$IMAGES" 1 > /dev/null
+"$PY" "$here/../tests/reference/detection_scenes.py" "$WORK/scenes" "$IMAGES" 1 "${masks[@]}" > /dev/null
 
 studio() {
   rm -rf "$WORK/runs"
-  peak "$WORK/studio.rss" "$CLI" train --set task.kind=detection --set model.kind="$KIND" --set data.format=image_folder \
+  peak "$WORK/studio.rss" "$CLI" train --set task.kind="$task" --set model.kind="$KIND" --set data.format=image_folder \
     --set data.root="$WORK/scenes" --set data.annotations="$WORK/scenes/instances.json" --set data.test_fraction=0.1 \
     "${sizes[@]}" "${rois[@]}" \
     --set train.batch_size=8 --set optimizer.kind=sgd --set optimizer.lr=0.02 --set optimizer.momentum=0.9 \

@@ -6,8 +6,9 @@ threads as the studio's run; the images decoded once into memory, shuffled
 each epoch. Prints the training images per second over every step (the
 studio's samples/s is its training time's, evaluations left out).
 
-Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE (ROIS: Faster R-CNN's only;
-SIZE: not SSDlite's, fixed at 320)"""
+Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE (ROIS: Faster and Mask R-CNN's
+only; SIZE: not SSDlite's, fixed at 320). Mask R-CNN (maskrcnn_resnet50_fpn_v2) trains on the
+annotations' masks too, decoded into the targets once."""
 import json
 import os
 import sys
@@ -34,8 +35,12 @@ for im in coco["images"]:
                       for a in boxes], dtype=torch.float32).reshape(-1, 4)
     targets.append({"boxes": b.to(device), "labels": torch.tensor([labels[a["category_id"]] for a in boxes],
                                                                   dtype=torch.int64, device=device)})
+    if kind.startswith("maskrcnn"):  # each box's mask, decoded once as references/detection's dataset does
+        from pycocotools import mask as mask_utils
+        m = [mask_utils.decode(dict(a["segmentation"], counts=a["segmentation"]["counts"].encode())) for a in boxes]
+        targets[-1]["masks"] = torch.from_numpy(np.stack(m) if m else np.zeros((0, *x.shape[:2]), np.uint8)).to(device)
 # RetinaNet has no proposals: ROIS is Faster R-CNN's box_batch_size_per_image only.
-extra = {"box_batch_size_per_image": rois} if kind.startswith("fasterrcnn") else {}
+extra = {"box_batch_size_per_image": rois} if kind.startswith(("fasterrcnn", "maskrcnn")) else {}
 # SSDlite resizes every image to its fixed 320 x 320: no min_size or max_size.
 if not kind.startswith("ssdlite"):
     extra.update(min_size=size, max_size=size)

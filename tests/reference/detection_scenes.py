@@ -3,7 +3,8 @@ noisy 128x128 canvases (every 8th image a negative, with no item), and a COCO
 instances JSON of their boxes. Used by tests/test_detection_train.py and
 bench/detection_bench.sh.
 
-Usage: detection_scenes.py FOLDER COUNT SEED  (writes FOLDER/instances.json)"""
+Usage: detection_scenes.py FOLDER COUNT SEED [--masks]  (writes FOLDER/instances.json; --masks: each
+item's pixels as its segmentation, for instance segmentation)"""
 import gzip
 import json
 import os
@@ -30,10 +31,16 @@ def new_coco(folder, names):
     return {"images": [], "annotations": [], "categories": [{"id": 10 + k, "name": n} for k, n in enumerate(names)]}
 
 
-def add_box(coco, i, k, box):
-    """Scene i's box (x, y, width, height) of category k."""
+def add_box(coco, i, k, box, mask=None):
+    """Scene i's box (x, y, width, height) of category k; with mask (the canvas's 0/1 pixels of the
+    object), its COCO RLE as the annotation's segmentation and area (instance segmentation)."""
     coco["annotations"].append({"id": len(coco["annotations"]) + 1, "image_id": 100 + i, "category_id": 10 + k,
                                 "bbox": [float(v) for v in box], "area": float(box[2] * box[3]), "iscrowd": 0})
+    if mask is not None:
+        from pycocotools import mask as mask_utils
+        rle = mask_utils.encode(np.asfortranarray(mask.astype(np.uint8)))
+        coco["annotations"][-1].update(segmentation={"size": rle["size"], "counts": rle["counts"].decode()},
+                                       area=float(mask.sum()))
 
 
 def add_scene(coco, folder, i, canvas):
@@ -50,8 +57,9 @@ def write_coco(coco, folder):
     return path
 
 
-def make_scenes(folder, count, seed, items=None, labels=None, classes=CLASSES):
-    """count 128x128 canvases with 0 to 2 items each (enlarged 2x), and their COCO JSON."""
+def make_scenes(folder, count, seed, items=None, labels=None, classes=CLASSES, masks=False):
+    """count 128x128 canvases with 0 to 2 items each (enlarged 2x), and their COCO JSON; masks: each
+    item's pixels (above 30) as its segmentation too."""
     if items is None:
         items = idx(f"{FASHION}/train-images-idx3-ubyte.gz")
         labels = idx(f"{FASHION}/train-labels-idx1-ubyte.gz")
@@ -72,7 +80,11 @@ def make_scenes(folder, count, seed, items=None, labels=None, classes=CLASSES):
             taken.append(box)
             region = canvas[top:top + 56, left:left + 56]
             np.maximum(region, item, out=region)
-            add_box(coco, i, k, box)
+            mask = None
+            if masks:
+                mask = np.zeros(canvas.shape, dtype=np.uint8)
+                mask[top:top + 56, left:left + 56] = item > 30
+            add_box(coco, i, k, box, mask)
         add_scene(coco, folder, i, canvas)
     return write_coco(coco, folder)
 
@@ -105,4 +117,4 @@ def make_shapes(folder, count, seed, size=128):
 
 
 if __name__ == "__main__":
-    print(make_scenes(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+    print(make_scenes(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), masks="--masks" in sys.argv[4:]))
