@@ -124,6 +124,23 @@ TrainConfig detectionConfig(const QString& scenes, const QString& annotations, c
   return c;
 }
 
+// An instance segmentation setting on the scenes: each box's mask the
+// whole box (a frame's middle too), in a copy of the annotations beside
+// them (nothing trained yet).
+TrainConfig instanceConfig(const QString& scenes, const QString& annotations, const QString& runs) {
+  nlohmann::json coco = nlohmann::json::parse(readFileBytes(annotations.toStdString(), "annotations"));
+  for (auto& a : coco["annotations"]) {
+    const double x = a["bbox"][0], y = a["bbox"][1], w = a["bbox"][2], h = a["bbox"][3];
+    a["segmentation"] = {{x, y, x + w, y, x + w, y + h, x, y + h}};
+  }
+  const QString masked = annotations + ".masked.json";
+  writeFileAtomically(masked.toStdString(), coco.dump());
+  TrainConfig c = detectionConfig(scenes, masked, runs);
+  c.task.kind = TaskKind::instance_segmentation;
+  c.model.kind = "maskrcnn_resnet50_fpn_v2";
+  return c;
+}
+
 // A segmentation setting on the scenes' masks (nothing trained yet).
 TrainConfig segmentationConfig(const QString& scenes, const QString& runs) {
   TrainConfig c = test::smallConfig(runs);
@@ -228,16 +245,7 @@ class TestBoxViews : public QObject {
   // under its box in its class's colour; the Predict and Evaluation tabs
   // draw a detector's found masks of the boxes at the slider's score.
   void instanceMasksAreDrawnUnderTheirBoxes() {
-    nlohmann::json coco = nlohmann::json::parse(readFileBytes(m_annotations.toStdString(), "annotations"));
-    for (auto& a : coco["annotations"]) {  // each box's mask: the whole box (a frame's middle too)
-      const double x = a["bbox"][0], y = a["bbox"][1], w = a["bbox"][2], h = a["bbox"][3];
-      a["segmentation"] = {{x, y, x + w, y, x + w, y + h, x, y + h}};
-    }
-    const QString masked = m_dir.path() + "/instances-masked.json";
-    writeFileAtomically(masked.toStdString(), coco.dump());
-    TrainConfig c = detectionConfig(m_scenes, masked, m_dir.path() + "/runs");
-    c.task.kind = TaskKind::instance_segmentation;
-    c.model.kind = "maskrcnn_resnet50_fpn_v2";
+    const TrainConfig c = instanceConfig(m_scenes, m_annotations, m_dir.path() + "/runs");
     const ui::DataPreview instances = ui::makeDataPreview(c, 3);
     QVERIFY2(instances.ok, qPrintable(instances.error));
     const ui::DataPreview boxes = ui::makeDataPreview(detectionConfig(m_scenes, m_annotations, m_dir.path()), 3);
@@ -619,6 +627,48 @@ class TestBoxViews : public QObject {
     QString error;
     QVERIFY2(view->save(saved.path(), &error), qPrintable(error));
     QCOMPARE(decodeMaskFile(saved.path().toStdString() + "/" + first.name).values, r.masks[0].values);
+  }
+
+  // The Predict tab with an instance segmentation run (one step from random
+  // weights): each found box's mask under it at the opacity slider's, none
+  // at 0; the slider shows only for boxes with masks.
+  void thePredictTabDrawsAnInstanceSegmentersMasks() {
+    TrainConfig c = instanceConfig(m_scenes, m_annotations, m_dir.path() + "/runs");
+    c.train.max_steps = 1;
+    c.optimizer.lr = 1e-4;  // a step that leaves the untrained heads' scores as they were: boxes to draw
+    Session s;
+    s.start(c);
+    const RunSummary run = test::runToEnd(s);
+    QVERIFY2(run.status == RunStatus::completed, run.error.c_str());
+    ui::PredictPanel panel;
+    panel.setModelFolder(QString::fromStdString(run.runDir));
+    QVERIFY(panel.showsBoxes());
+    const QString photo = m_scenes + "/scene1.png";
+    panel.predictPaths({photo});
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), kTimeout);
+    ui::BoxPredictView* view = panel.boxView();
+    QVERIFY2(view->report().has_value(), qPrintable(panel.statusText()));
+    const PredictionRow& row = view->report()->rows.at(0);
+    QVERIFY(!row.boxes.empty());
+    QVERIFY(std::all_of(row.boxes.begin(), row.boxes.end(), [](const PredictedBox& b) { return !b.mask.empty(); }));
+    QVERIFY(view->opacitySlider()->isVisibleTo(view));
+    view->scoreSlider()->setValue(0);  // every box, an untrained head's scores are low
+    view->table()->selectRow(0);
+    const auto shownAt = [&](int opacity) {
+      view->opacitySlider()->setValue(opacity);
+      return view->shownImage();
+    };
+    // The masks drawn: the picture changes with the opacity, and not when no box is shown.
+    QVERIFY(shownAt(80) != shownAt(0));
+    view->scoreSlider()->setValue(100);
+    view->table()->selectRow(0);
+    QCOMPARE(shownAt(80), shownAt(0));
+    // A detector without masks: no opacity to set.
+    ui::PredictPanel boxes;
+    boxes.setModelFolder(m_run);
+    boxes.predictPaths({photo});
+    QTRY_VERIFY_WITH_TIMEOUT(!boxes.busy(), kTimeout);
+    QVERIFY(!boxes.boxView()->opacitySlider()->isVisibleTo(boxes.boxView()));
   }
 
   void thePredictTabDrawsCountsAndSavesADetectorsBoxes() {

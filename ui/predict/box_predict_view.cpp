@@ -67,6 +67,19 @@ BoxPredictView::BoxPredictView(QWidget* parent) : QWidget(parent), m_held(std::m
   scoreRow->addWidget(m_score, 1);
   scoreRow->addWidget(m_scoreText);
   sideLayout->addLayout(scoreRow);
+  // An instance segmentation's masks: how strongly each is drawn over its object.
+  m_opacity = new QSlider(Qt::Horizontal);
+  m_opacity->setObjectName("boxMaskOpacity");
+  m_opacity->setRange(0, 100);
+  m_opacity->setValue(45);
+  m_opacity->setToolTip(tr("How strongly each found mask is drawn over its object (0: not at all)"));
+  m_opacityRow = new QWidget;
+  auto* opacityRow = new QHBoxLayout(m_opacityRow);
+  opacityRow->setContentsMargins(0, 0, 0, 0);
+  opacityRow->addWidget(new QLabel(tr("Mask opacity")));
+  opacityRow->addWidget(m_opacity, 1);
+  m_opacityRow->hide();
+  sideLayout->addWidget(m_opacityRow);
   sideLayout->addWidget(m_boxes, 1);
   // The picture's side scrolls on a small screen (the window fits 1280x720).
   auto* sideScroll = new QScrollArea;
@@ -83,6 +96,7 @@ BoxPredictView::BoxPredictView(QWidget* parent) : QWidget(parent), m_held(std::m
   layout->addWidget(split);
 
   connect(m_images, &QTableWidget::itemSelectionChanged, this, &BoxPredictView::showSelected);
+  connect(m_opacity, &QSlider::valueChanged, this, &BoxPredictView::showSelected);
   connect(m_score, &QSlider::valueChanged, this, [this] {
     if (!m_report) return;
     const int keep = selectedRow();
@@ -144,6 +158,9 @@ void BoxPredictView::fillImages() {
   const auto& r = *m_report;
   const double least = minimumScore();
   m_scoreText->setText(QString::number(least, 'f', 2));
+  m_opacityRow->setVisible(std::any_of(r.rows.begin(), r.rows.end(), [](const PredictionRow& row) {
+    return std::any_of(row.boxes.begin(), row.boxes.end(), [](const PredictedBox& b) { return !b.mask.empty(); });
+  }));
   m_images->setSortingEnabled(false);
   m_images->clearContents();
   m_images->setRowCount(static_cast<int>(r.rows.size()));
@@ -214,9 +231,9 @@ void BoxPredictView::showSelected() {
   }
   // Drawn at the picture's size, so thin boxes stay visible on large photos.
   // An instance segmentation's masks under their boxes.
-  const QImage shown =
-      drawBoxes(overlayFoundMasks(image, row.boxes, least, row.height, row.width, r.classes.size(), 0.45), drawn,
-                r.classes, kPictureSize);
+  const QImage shown = drawBoxes(
+      overlayFoundMasks(image, row.boxes, least, row.height, row.width, r.classes.size(), m_opacity->value() / 100.0),
+      drawn, r.classes, kPictureSize);
   m_shown = shown;
   m_picture->setPixmap(QPixmap::fromImage(shown));
 }

@@ -3,7 +3,8 @@
 // dropped on the tab, one row each with the boxes found at the slider's
 // score, its best score and the classes it holds; the selected image drawn
 // with its boxes (a colour per class, each labelled with its class and
-// score) and the list of them. The score slider hides the boxes below it,
+// score; an instance segmentation's masks under them at the opacity
+// slider's) and the list of them. The score slider hides the boxes below it,
 // in the picture, the list and the counts. Save… writes COCO's results
 // JSON or a CSV of boxes, as training-studio-cli predict does. Predicting
 // runs off the UI thread (background_job.h) with the run's Predictor,
@@ -46,6 +47,8 @@ class BoxPredictView : public QWidget {
   QTableWidget* table() const { return m_images; }   // one row per image
   QTableWidget* boxList() const { return m_boxes; }  // the selected image's boxes at the slider's score
   QSlider* scoreSlider() const { return m_score; }   // the lowest score shown, in hundredths
+  // An instance segmentation's masks' opacity, in hundredths (shown only when the boxes carry masks).
+  QSlider* opacitySlider() const { return m_opacity; }
   double minimumScore() const;
   QImage shownImage() const { return m_shown; }
   // .json: COCO's results; .csv: a row per box. false with why.
@@ -73,6 +76,8 @@ class BoxPredictView : public QWidget {
   QLabel* m_picture = nullptr;
   QLabel* m_scoreText = nullptr;
   QSlider* m_score = nullptr;
+  QSlider* m_opacity = nullptr;
+  QWidget* m_opacityRow = nullptr;
   std::optional<PredictionReport> m_report;
   QImage m_shown;
   QString m_statusText;
