@@ -272,6 +272,15 @@ CocoStats cocoEvaluate(const std::vector<int64_t>& imageIdsIn, const std::vector
   return out;
 }
 
+CocoStats cocoEvaluateMasks(const std::vector<int64_t>& imageIds, const std::vector<CocoBox>& groundTruth,
+                            std::vector<CocoBox> detections, const std::vector<Rle>& masks) {
+  if (masks.size() != detections.size())
+    throw std::invalid_argument("segm: " + std::to_string(masks.size()) + " masks for " +
+                                std::to_string(detections.size()) + " detections");
+  for (size_t k = 0; k < detections.size(); ++k) detections[k].mask = &masks[k];
+  return cocoEvaluate(imageIds, groundTruth, detections, CocoIouType::segm);
+}
+
 std::vector<CocoBox> cocoGroundTruth(const BoxAnnotations& a, bool byIndex, const std::vector<char>& keep) {
   std::vector<CocoBox> out;
   const bool masks = a.masks.size() == a.boxes.size();

@@ -187,12 +187,7 @@ struct BoxPredict : Predictor::Impl {
     r.truthBoxes = static_cast<int64_t>(truth.size());
     r.apPerClass = cocoPerClass(stats, r.categoryIds).ap;
     if (a.masks.empty()) return;
-    if (masks.size() != found.size()) throw std::logic_error("predict: a mask per detection");
-    for (size_t k = 0; k < found.size(); ++k) {
-      found[k].mask = &masks[k];
-      found[k].area = static_cast<double>(rleArea(masks[k]));  // as pycocotools' loadRes sets a segm result's
-    }
-    const CocoStats segm = cocoEvaluate(ids, truth, found, CocoIouType::segm);
+    const CocoStats segm = cocoEvaluateMasks(ids, truth, found, masks);
     r.maskEvaluated = true;
     r.maskCoco = segm.stats;
     r.maskApPerClass = cocoPerClass(segm, r.categoryIds).ap;

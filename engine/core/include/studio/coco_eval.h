@@ -65,6 +65,11 @@ struct CocoStats {
 CocoStats cocoEvaluate(const std::vector<int64_t>& imageIds, const std::vector<CocoBox>& groundTruth,
                        const std::vector<CocoBox>& detections, CocoIouType iouType = CocoIouType::bbox);
 
+// iouType segm of detections whose masks are masks[k] (one per detection,
+// in order; the caller keeps them): std::invalid_argument when the counts
+// differ. A detection's area is then its mask's, as cocoEvaluate takes it.
+CocoStats cocoEvaluateMasks(const std::vector<int64_t>& imageIds, const std::vector<CocoBox>& groundTruth,
+                            std::vector<CocoBox> detections, const std::vector<Rle>& masks);
 struct BoxAnnotations;
 
 // The annotations' boxes as cocoEvaluate's ground truth, with the file's

@@ -173,12 +173,7 @@ EvalOutcome Detection::cocoOutcome(const std::vector<int64_t>& items, const torc
   o.apPerClass = std::move(perClass.ap);
   o.precision50 = std::move(perClass.precision50);
   if (withMasks()) {
-    if (masks.size() != found.size()) throw std::logic_error("detection: a mask per detection");
-    for (size_t k = 0; k < found.size(); ++k) {
-      found[k].mask = &masks[k];
-      found[k].area = static_cast<double>(rleArea(masks[k]));  // as pycocotools' loadRes sets a segm result's
-    }
-    const CocoStats segm = cocoEvaluate(items, truth, found, CocoIouType::segm);
+    const CocoStats segm = cocoEvaluateMasks(items, truth, found, masks);
     o.maskCoco.assign(segm.stats.begin(), segm.stats.end());
     o.maskApPerClass = cocoPerClass(segm, ids).ap;
   }
