@@ -64,17 +64,19 @@ BoxedImage iouCrop(const BoxedImage& x, int64_t top, int64_t left, int64_t heigh
   return y;
 }
 
+torch::Tensor resizeMasks(const torch::Tensor& masks, int64_t height, int64_t width) {
+  if (masks.size(0) == 0) return torch::empty({0, height, width}, masks.options());
+  return at::upsample_nearest2d(masks.unsqueeze(0).to(torch::kFloat), {height, width})
+      .squeeze(0)
+      .to(masks.scalar_type());
+}
+
 BoxedImage resizeBoxed(const BoxedImage& x, int64_t height, int64_t width) {
   const int64_t h = x.image.size(1), w = x.image.size(2);
   if (h == height && w == width) return x;
   BoxedImage y = x;
   y.image = resizedCrop(x.image, 0, 0, h, w, height, width);
-  if (x.masks.defined() && x.masks.size(0) > 0)  // v2's resize of a Mask: nearest
-    y.masks = at::upsample_nearest2d(x.masks.unsqueeze(0).to(torch::kFloat), {height, width})
-                  .squeeze(0)
-                  .to(x.masks.scalar_type());
-  else if (x.masks.defined())
-    y.masks = torch::empty({0, height, width}, x.masks.options());
+  if (x.masks.defined()) y.masks = resizeMasks(x.masks, height, width);
   if (x.boxes.numel()) {
     const double rw = static_cast<double>(width) / static_cast<double>(w);
     const double rh = static_cast<double>(height) / static_cast<double>(h);

@@ -69,7 +69,10 @@ BoxedImage zoomOut(const BoxedImage& x, const std::array<int64_t, 4>& padding, c
 // outside `within` (a bool per box) zeroed, as RandomIoUCrop's transform.
 BoxedImage iouCrop(const BoxedImage& x, int64_t top, int64_t left, int64_t height, int64_t width,
                    const torch::Tensor& within);
-// resize to height x width (bilinear, antialias), the boxes scaled (float32 ratios).
+// v2's resize of a tv_tensors.Mask: K x H x W masks to K x height x width by
+// nearest (K may be 0), in their dtype.
+torch::Tensor resizeMasks(const torch::Tensor& masks, int64_t height, int64_t width);
+// resize to height x width (bilinear, antialias), the boxes scaled (float32 ratios); the masks by resizeMasks.
 BoxedImage resizeBoxed(const BoxedImage& x, int64_t height, int64_t width);
 struct PhotometricDraw {
   std::optional<double> brightness, contrast, saturation, hue;

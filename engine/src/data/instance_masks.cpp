@@ -1,5 +1,7 @@
 #include "data/instance_masks.h"
 
+#include "data/box_augment.h"
+
 #include <stdexcept>
 #include <utility>
 
@@ -21,9 +23,7 @@ torch::Tensor TrainingMasks::of(int64_t item, int64_t height, int64_t width) con
     const std::vector<uint8_t> pixels = rleDecode(m_a->masks[boxes[k]]);
     std::copy(pixels.begin(), pixels.end(), masks[static_cast<int64_t>(k)].data_ptr<uint8_t>());
   }
-  if ((height == image.height && width == image.width) || boxes.empty())
-    return boxes.empty() ? torch::empty({0, height, width}, torch::kUInt8) : masks;
-  return at::upsample_nearest2d(masks.unsqueeze(0).to(torch::kFloat), {height, width}).squeeze(0).to(torch::kUInt8);
+  return height == image.height && width == image.width ? masks : resizeMasks(masks, height, width);
 }
 
 std::vector<Rle> detectedMasks(const torch::Tensor& probabilities, int64_t height, int64_t width) {
