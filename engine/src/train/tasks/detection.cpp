@@ -62,14 +62,12 @@ torch::Tensor Detection::modelLoss(Model& model, const torch::Tensor& x, const t
   at::Generator gen = at::detail::getDefaultCPUGenerator();
   for (auto& im : detection::unpackBatch(x, y)) {
     detection::BoxedImage b{im.image, im.boxes, im.labels, trainingMasks(im)};
-    if (m_augment.any()) {
-      if (b.masks.defined()) b.masks = b.masks.to(b.image.device());
-      b = detection::augmentBoxed(b, m_augment, gen);
-    }
+    if (b.masks.defined()) b.masks = b.masks.to(b.image.device());
+    if (m_augment.any()) b = detection::augmentBoxed(b, m_augment, gen);
     images.push_back(b.image);
     boxes.push_back(b.boxes);
     labels.push_back(b.labels);
-    if (b.masks.defined()) masks.push_back(b.masks.to(b.image.device()));
+    if (b.masks.defined()) masks.push_back(b.masks);
   }
   const detection::DetectionLosses l = model.boxLosses(images, boxes, labels, masks);
   std::vector<torch::Tensor> each;
