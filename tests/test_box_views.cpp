@@ -280,13 +280,13 @@ class TestBoxViews : public QObject {
     std::vector<uint8_t> inside(20 * 20, 0);
     for (int r = 5; r < 10; ++r)
       for (int col = 5; col < 10; ++col) inside[static_cast<size_t>(r * 20 + col)] = 1;
-    const std::string square = rleToString(rleEncode(inside.data(), 20, 20));
+    const Rle square = rleEncode(inside.data(), 20, 20);
     std::vector<PredictedBox> found{{5, 5, 5, 5, 0.9, 0, square}, {5, 5, 5, 5, 0.2, 1, square}};
-    const QImage high = ui::overlayFoundMasks(gray, found, 0.5, 20, 20, 2, 0.5);
+    const QImage high = ui::overlayFoundMasks(gray, found, 0.5, 2, 0.5);
     const QColor zero = ui::classColour(0, 2);
     QCOMPARE(high.pixelColor(7, 7), QColor((100 + zero.red()) / 2, (100 + zero.green()) / 2, (100 + zero.blue()) / 2));
     QCOMPARE(high.pixelColor(12, 12), QColor(100, 100, 100));
-    const QImage both = ui::overlayFoundMasks(gray, found, 0.1, 20, 20, 2, 0.5);
+    const QImage both = ui::overlayFoundMasks(gray, found, 0.1, 2, 0.5);
     QVERIFY(both.pixelColor(7, 7) != high.pixelColor(7, 7));  // the 0.2 box's mask over the first
   }
 
@@ -650,7 +650,7 @@ class TestBoxViews : public QObject {
     QVERIFY2(view->report().has_value(), qPrintable(panel.statusText()));
     const PredictionRow& row = view->report()->rows.at(0);
     QVERIFY(!row.boxes.empty());
-    QVERIFY(std::all_of(row.boxes.begin(), row.boxes.end(), [](const PredictedBox& b) { return !b.mask.empty(); }));
+    QVERIFY(std::all_of(row.boxes.begin(), row.boxes.end(), [](const PredictedBox& b) { return b.mask.has_value(); }));
     QVERIFY(view->opacitySlider()->isVisibleTo(view));
     view->scoreSlider()->setValue(0);  // every box, an untrained head's scores are low
     view->table()->selectRow(0);

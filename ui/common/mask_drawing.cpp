@@ -49,19 +49,12 @@ QImage overlayInstances(const QImage& image, const std::vector<std::pair<const R
   return out;
 }
 
-QImage overlayFoundMasks(const QImage& image, const std::vector<PredictedBox>& boxes, double minScore, int64_t height,
-                         int64_t width, size_t classes, double opacity) {
-  std::vector<Rle> masks;
-  std::vector<int64_t> labels;
-  for (const auto& b : boxes)
-    if (b.score >= minScore && !b.mask.empty()) {
-      masks.push_back(rleFromString(b.mask, height, width));
-      labels.push_back(b.label);
-    }
-  if (masks.empty()) return image;
+QImage overlayFoundMasks(const QImage& image, const std::vector<PredictedBox>& boxes, double minScore, size_t classes,
+                         double opacity) {
   std::vector<std::pair<const Rle*, int64_t>> drawn;
-  for (size_t k = 0; k < masks.size(); ++k) drawn.emplace_back(&masks[k], labels[k]);
-  return overlayInstances(image, drawn, classes, opacity);
+  for (const auto& b : boxes)
+    if (b.score >= minScore && b.mask) drawn.emplace_back(&*b.mask, b.label);
+  return drawn.empty() ? image : overlayInstances(image, drawn, classes, opacity);
 }
 
 }  // namespace studio::ui

@@ -25,9 +25,9 @@ QImage overlayMask(const QImage& image, const Mask& mask, size_t classes, double
 // their image, at its own size; a mask of another size is left out.
 QImage overlayInstances(const QImage& image, const std::vector<std::pair<const Rle*, int64_t>>& masks, size_t classes,
                         double opacity);
-// A detector's found masks (PredictedBox::mask, RLE text of the image's
-// height x width) of the boxes scored at least minScore, over the image.
-QImage overlayFoundMasks(const QImage& image, const std::vector<PredictedBox>& boxes, double minScore, int64_t height,
-                         int64_t width, size_t classes, double opacity);
+// A detector's found masks (PredictedBox::mask) of the boxes scored at
+// least minScore, over the image (as overlayInstances).
+QImage overlayFoundMasks(const QImage& image, const std::vector<PredictedBox>& boxes, double minScore, size_t classes,
+                         double opacity);
 
 }  // namespace studio::ui

@@ -135,8 +135,7 @@ void TestBoxesView::showSelected() {
   for (const auto& [mask, label] : m_found.truthMasks[i]) truthMasks.emplace_back(&mask, label);
   const size_t classes = m_found.classes.size();
   showBoth(drawBoxes(overlayInstances(image, truthMasks, classes, 0.45), m_found.truth[i], m_found.classes, kSide),
-           drawBoxes(overlayFoundMasks(image, row.boxes, least, row.height, row.width, classes, 0.45), found,
-                     m_found.classes, kSide),
+           drawBoxes(overlayFoundMasks(image, row.boxes, least, classes, 0.45), found, m_found.classes, kSide),
            truthMasks.empty() ? tr("Left: the true boxes. Right: the boxes found at the slider's score.")
                               : tr("Left: the true boxes and masks. Right: those found at the slider's score."));
 }

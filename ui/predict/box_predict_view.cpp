@@ -159,7 +159,7 @@ void BoxPredictView::fillImages() {
   const double least = minimumScore();
   m_scoreText->setText(QString::number(least, 'f', 2));
   m_opacityRow->setVisible(std::any_of(r.rows.begin(), r.rows.end(), [](const PredictionRow& row) {
-    return std::any_of(row.boxes.begin(), row.boxes.end(), [](const PredictedBox& b) { return !b.mask.empty(); });
+    return std::any_of(row.boxes.begin(), row.boxes.end(), [](const PredictedBox& b) { return b.mask.has_value(); });
   }));
   m_images->setSortingEnabled(false);
   m_images->clearContents();
@@ -231,9 +231,9 @@ void BoxPredictView::showSelected() {
   }
   // Drawn at the picture's size, so thin boxes stay visible on large photos.
   // An instance segmentation's masks under their boxes.
-  const QImage shown = drawBoxes(
-      overlayFoundMasks(image, row.boxes, least, row.height, row.width, r.classes.size(), m_opacity->value() / 100.0),
-      drawn, r.classes, kPictureSize);
+  const QImage shown =
+      drawBoxes(overlayFoundMasks(image, row.boxes, least, r.classes.size(), m_opacity->value() / 100.0), drawn,
+                r.classes, kPictureSize);
   m_shown = shown;
   m_picture->setPixmap(QPixmap::fromImage(shown));
 }

@@ -30,9 +30,11 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "studio/coco_mask.h"
 #include "studio/mask_file.h"
 #include "studio/run_layout.h"  // WeightsChoice
 #include "studio/segmentation_figures.h"
@@ -78,9 +80,9 @@ struct PredictedBox {
   double x = 0, y = 0, width = 0, height = 0;  // pixels of the image as stored, COCO's [x, y, w, h]
   double score = 0;
   int64_t label = 0;  // into PredictionReport::classes
-  // task.kind instance_segmentation: the box's mask in the image as stored,
-  // COCO's compact RLE "counts" text (its size the row's height x width).
-  std::string mask{};
+  // task.kind instance_segmentation: the box's mask in the image as stored
+  // (the row's height x width).
+  std::optional<Rle> mask{};
 };
 
 struct PredictionRow {

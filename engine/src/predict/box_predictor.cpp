@@ -148,8 +148,8 @@ struct BoxPredict : Predictor::Impl {
           for (int64_t i = 0; i < b.size(0); ++i)
             row.boxes.push_back({bb[i][0], bb[i][1], bb[i][2] - bb[i][0], bb[i][3] - bb[i][1], ss[i], ll[i] - 1});
           // A mask head's masks, in the image's own pixels as its boxes are.
-          const std::vector<Rle> masks = detection::detectedMasks(d.masks, row.height, row.width);
-          for (size_t i = 0; i < masks.size() && i < row.boxes.size(); ++i) row.boxes[i].mask = rleToString(masks[i]);
+          std::vector<Rle> masks = detection::detectedMasks(d.masks, row.height, row.width);
+          for (size_t i = 0; i < masks.size() && i < row.boxes.size(); ++i) row.boxes[i].mask = std::move(masks[i]);
           r.boxesFound += static_cast<int64_t>(row.boxes.size());
         } else {
           ++r.skipped;
@@ -179,7 +179,7 @@ struct BoxPredict : Predictor::Impl {
         d.area = b.width * b.height;
         d.score = b.score;
         found.push_back(d);
-        if (!b.mask.empty()) masks.push_back(rleFromString(b.mask, row.height, row.width));
+        if (b.mask) masks.push_back(*b.mask);
       }
     const CocoStats stats = cocoEvaluate(ids, truth, found);
     r.evaluated = true;

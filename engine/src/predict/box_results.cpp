@@ -18,7 +18,8 @@ void writeCocoResults(const PredictionReport& r, const std::string& path) {
                       {"category_id", r.categoryIds[static_cast<size_t>(b.label)]},
                       {"bbox", {b.x, b.y, b.width, b.height}},
                       {"score", b.score}});
-      if (!b.mask.empty()) list.back()["segmentation"] = {{"size", {row.height, row.width}}, {"counts", b.mask}};
+      if (b.mask)
+        list.back()["segmentation"] = {{"size", {b.mask->height, b.mask->width}}, {"counts", rleToString(*b.mask)}};
     }
   }
   writeFileAtomically(path, list.dump() + "\n");
