@@ -6,9 +6,15 @@ threads as the studio's run; the images decoded once into memory, shuffled
 each epoch. Prints the training images per second over every step (the
 studio's samples/s is its training time's, evaluations left out).
 
-Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE (ROIS: Faster and Mask R-CNN's
-only; SIZE: not SSDlite's, fixed at 320). Mask R-CNN (maskrcnn_resnet50_fpn_v2) trains on the
-annotations' masks too, decoded into the targets once."""
+Usage: detection_loop.py ANNOTATIONS KIND SIZE BATCH EPOCHS ROIS DEVICE [profile] (ROIS: Faster and
+Mask R-CNN's only; SIZE: not SSDlite's, fixed at 320). Mask R-CNN (maskrcnn_resnet50_fpn_v2) trains on
+the annotations' masks too, decoded into the targets once.
+
+With "profile" last, the loop then runs four more steps under PyTorch's profiler and prints where a
+step's time goes: the convolutions' own time (forward and backward), every operator's, and the most
+another loop could gain over this one: with the same operators as fast (the step over the
+operators' time: the interpreter's share), and with the same convolutions and nothing else (the step
+over the convolutions' time)."""
 import json
 import os
 import sys
@@ -20,6 +26,7 @@ import torchvision
 from PIL import Image
 
 annotations, kind, size, batch, epochs, rois, device = sys.argv[1:8]
+profiling = sys.argv[8:9] == ["profile"]
 size, batch, epochs, rois = int(size), int(batch), int(epochs), int(rois)
 torch.manual_seed(1)
 with open(annotations) as f:
@@ -49,21 +56,45 @@ model = getattr(torchvision.models.detection, kind)(weights=None, weights_backbo
 model.to(device).train()
 params = [p for p in model.parameters() if p.requires_grad]
 optimizer = torch.optim.SGD(params, lr=0.02, momentum=0.9, weight_decay=1e-4)
+
+
+def step(pick):
+    """One step of references/detection's train_one_epoch; its seconds."""
+    if device != "cpu":
+        torch.cuda.synchronize()
+    t = time.perf_counter()
+    loss_dict = model([images[i] for i in pick], [targets[i] for i in pick])
+    losses = sum(loss for loss in loss_dict.values())
+    optimizer.zero_grad()
+    losses.backward()
+    optimizer.step()
+    if device != "cpu":
+        torch.cuda.synchronize()
+    return time.perf_counter() - t
+
+
 timed, seconds = 0, 0.0
 for epoch in range(epochs):
     order = torch.randperm(len(images)).tolist()
     for start in range(0, len(order), batch):
         pick = order[start:start + batch]
-        if device != "cpu":
-            torch.cuda.synchronize()
-        t = time.perf_counter()
-        loss_dict = model([images[i] for i in pick], [targets[i] for i in pick])
-        losses = sum(loss for loss in loss_dict.values())
-        optimizer.zero_grad()
-        losses.backward()
-        optimizer.step()
-        if device != "cpu":
-            torch.cuda.synchronize()
-        seconds += time.perf_counter() - t
+        seconds += step(pick)
         timed += len(pick)
 print(f"{kind} in Python (torchvision's references loop): {timed / seconds:.2f} samples/s")
+if profiling:
+    from torch.profiler import ProfilerActivity, profile
+    steps = 4
+    picks = [[(k * batch + i) % len(images) for i in range(batch)] for k in range(steps)]
+    plain = sum(step(pick) for pick in picks) / steps * 1e3
+    with profile(activities=[ProfilerActivity.CPU]) as p:
+        for pick in picks:
+            step(pick)
+    table = sorted(((e.self_cpu_time_total / steps / 1e3, e.key) for e in p.key_averages()), reverse=True)
+    conv = sum(ms for ms, key in table if "convolution" in key)
+    ops = sum(ms for ms, _ in table)
+    print(f"a step of {batch}: {plain:.1f} ms; the convolutions' own time {conv:.1f} ms ({conv / plain:.0%}), "
+          f"every operator's {ops:.1f} ms ({ops / plain:.0%})")
+    print(f"the most a loop could gain over this one: {plain / ops:.2f}x with every operator as fast as here "
+          f"(Python's own time gone), {plain / conv:.2f}x with only the convolutions left")
+    for ms, key in table[:12]:
+        print(f"{ms:9.1f} ms  {key}")
