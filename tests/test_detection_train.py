@@ -106,6 +106,11 @@ class DetectionTrainTest(unittest.TestCase):
         self.assertLess(last, 0.5 * first, f"the loss went from {first:.3f} to {last:.3f}")
         evals = [r for r in rows if r["kind"] == "eval"]
         self.assertEqual(len(evals), 4)
+        # A detector's evaluations fill COCO's columns and no other task's (its calibration
+        # error was written as 0: a classifier's figure, from a default).
+        for r in evals:
+            self.assertEqual(sorted(k for k, v in r.items() if k.startswith(("eval_", "ema_")) and v),
+                             ["eval_map", "eval_map50"], r)
         maps = [float(r["eval_map"]) for r in evals]
         self.assertTrue(all(0 <= m <= 1 for m in maps), maps)
         with open(os.path.join(folder, "summary.json")) as f:

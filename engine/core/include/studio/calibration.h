@@ -8,6 +8,7 @@
 // Torch-free. Thread: free functions, any thread.
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace studio {
@@ -15,9 +16,9 @@ namespace studio {
 inline constexpr int kCalibrationBins = 15;
 
 struct Reliability {
-  std::vector<int64_t> count;                // examples per bin
-  std::vector<double> confidence, accuracy;  // their means (NaN in an empty bin)
-  double ece = 0;                            // NaN without examples
+  std::vector<int64_t> count;                             // examples per bin
+  std::vector<double> confidence, accuracy;               // their means (NaN in an empty bin)
+  double ece = std::numeric_limits<double>::quiet_NaN();  // NaN without examples or bins
 };
 
 // confidence: each example's top-label probability; correct: whether that
