@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include "studio/figure_words.h"
+#include "studio/metric_catalog.h"
 #include "studio/rate_text.h"
 
 namespace studio {
@@ -33,28 +35,8 @@ void CliProgress::record(const MetricRecord& r) {
     m_loss = r.trainLoss;
   } else if (r.kind == RecordKind::Eval) {
     clearLine();
-    if (!std::isnan(r.evalMiou))
-      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, mean IoU %.4f, pixel accuracy %.2f%%, Dice %.4f\n",
-                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalMiou,
-                   100.0 * r.evalPixelAccuracy, r.evalDice);
-    else if (!std::isnan(r.evalMaskMap))
-      std::fprintf(m_out, "step %lld (epoch %lld): eval mask mAP %.4f, mask AP50 %.4f; boxes' mAP %.4f, AP50 %.4f\n",
-                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalMaskMap, r.evalMaskMap50,
-                   r.evalMap, r.evalMap50);
-    else if (!std::isnan(r.evalMap50))
-      std::fprintf(m_out, "step %lld (epoch %lld): eval mAP %.4f, AP50 %.4f\n", static_cast<long long>(r.step),
-                   static_cast<long long>(r.epoch), r.evalMap, r.evalMap50);
-    else if (!std::isnan(r.evalMap))
-      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, mAP %.4f, F1 (macro) %.4f, subset accuracy %.2f%%\n",
-                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalMap, r.evalF1,
-                   100.0 * r.evalAccuracy);
-    else if (std::isnan(r.evalAccuracy) && !std::isnan(r.evalR2))
-      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, R\u00b2 %.4f, RMSE %.4g, MAE %.4g\n",
-                   static_cast<long long>(r.step), static_cast<long long>(r.epoch), r.evalLoss, r.evalR2, r.evalRmse,
-                   r.evalMae);
-    else
-      std::fprintf(m_out, "step %lld (epoch %lld): eval loss %.4f, accuracy %.2f%%\n", static_cast<long long>(r.step),
-                   static_cast<long long>(r.epoch), r.evalLoss, 100.0 * r.evalAccuracy);
+    std::fprintf(m_out, "step %lld (epoch %lld): eval %s\n", static_cast<long long>(r.step),
+                 static_cast<long long>(r.epoch), evalRecordWords(r).c_str());
   } else if (r.kind == RecordKind::LrChange) {
     clearLine();
     std::fprintf(m_out, "step %lld: learning rate set to %g\n", static_cast<long long>(r.step), r.lr);
@@ -143,34 +125,15 @@ void CliProgress::finish(const RunSummary& s) {
   std::fprintf(m_out, "  device:          %s\n", s.device.c_str());
   std::fprintf(m_out, "  steps:           %lld of %lld (%lld epochs)\n", static_cast<long long>(s.steps),
                static_cast<long long>(s.totalSteps), static_cast<long long>(s.epochs));
-  const Figures& t = s.test.figures;
-  if (t.has("eval_miou"))
-    std::fprintf(m_out, "  test mean IoU:   %.4f (pixel accuracy %.2f%%, Dice %.4f, loss %.4f)\n", t["eval_miou"],
-                 100.0 * t["eval_pixel_accuracy"], t["eval_dice"], t["eval_loss"]);
-  else if (t.has("eval_mask_map"))
-    std::fprintf(m_out, "  test mask mAP:   %.4f (mask AP50 %.4f; boxes' mAP %.4f, AP50 %.4f)\n", t["eval_mask_map"],
-                 t["eval_mask_map50"], t["eval_map"], t["eval_map50"]);
-  else if (t.has("eval_map50"))
-    std::fprintf(m_out, "  test mAP:        %.4f (AP50 %.4f, AP75 %.4f)\n", t["eval_map"], t["eval_map50"],
-                 t["eval_map75"]);
-  else if (t.has("eval_map"))
-    std::fprintf(m_out, "  test mAP:        %.4f (F1 macro %.4f, subset accuracy %.2f%%, loss %.4f)\n", t["eval_map"],
-                 t["eval_f1"], 100.0 * t["eval_accuracy"], t["eval_loss"]);
-  else if (t.has("eval_accuracy"))
-    std::fprintf(m_out, "  test accuracy:   %.2f%% (loss %.4f)\n", 100.0 * t["eval_accuracy"], t["eval_loss"]);
-  if (t.has("eval_r2"))
-    std::fprintf(m_out, "  test R\u00b2:         %.4f (RMSE %.4g, MAE %.4g, loss %.4f)\n", t["eval_r2"], t["eval_rmse"],
-                 t["eval_mae"], t["eval_loss"]);
-  if (s.test.ema.has("eval_accuracy"))
-    std::fprintf(m_out, "  EMA weights:     %.2f%% (loss %.4f)\n", 100.0 * s.test.ema["eval_accuracy"],
-                 s.test.ema["eval_loss"]);
-  if (s.bestEval.has("eval_accuracy"))
-    std::fprintf(m_out, "  best eval acc.:  %.2f%%\n", 100.0 * s.bestEval["eval_accuracy"]);
-  if (s.bestEval.has("eval_miou")) std::fprintf(m_out, "  best eval mIoU:  %.4f\n", s.bestEval["eval_miou"]);
-  if (s.bestEval.has("eval_mask_map"))
-    std::fprintf(m_out, "  best eval mask mAP: %.4f\n", s.bestEval["eval_mask_map"]);
-  else if (s.bestEval.has("eval_map") && t.has("eval_map50"))
-    std::fprintf(m_out, "  best eval mAP:   %.4f\n", s.bestEval["eval_map"]);
+  // The task's figures, the one it is judged by first (studio/figure_words.h).
+  if (s.task) {
+    const TaskKind task = *s.task;
+    if (!s.test.figures.empty())
+      std::fprintf(m_out, "  test:            %s\n", taskFigureWords(task, s.test.figures).c_str());
+    if (!s.test.ema.empty()) std::fprintf(m_out, "  EMA weights:     %s\n", taskFigureWords(task, s.test.ema).c_str());
+    if (s.bestEval.has(taskScoreMetric(task)))
+      std::fprintf(m_out, "  best eval:       %s\n", figureWords({taskScoreMetric(task)}, s.bestEval).c_str());
+  }
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond))
     std::fprintf(m_out, "  samples/s:       %s\n", rateText(s.samplesPerSecond).c_str());

@@ -171,6 +171,10 @@ class InstanceSegmentationTest(unittest.TestCase):
             summary = json.load(f)
         for key in ("test_mask_map", "test_mask_map50", "test_map", "test_map50"):
             self.assertIn(key, summary)
+        # The CLI's summary leads with the masks' mAP, the figure the task is judged by.
+        self.assertIn("  test:            mask mAP %.4f, mask AP50 %.4f, mAP %.4f, AP50 %.4f\n"
+                      % tuple(summary[k] for k in ("test_mask_map", "test_mask_map50", "test_map", "test_map50")),
+                      text)
         report = sorted(glob.glob(os.path.join(folder, "eval", "step-*.json")))[-1]
         with open(report) as f:
             figures = json.load(f)

@@ -7,6 +7,7 @@
 
 #include "studio/errors.h"
 #include "studio/eval_report.h"
+#include "studio/figure_words.h"
 #include "studio/metric_catalog.h"
 #include "studio/rate_text.h"
 
@@ -21,6 +22,70 @@ class TestMetricCatalog : public QObject {
     QCOMPARE(rateText(0.0123), std::string("0.01"));
     QCOMPARE(rateText(56.78), std::string("56.8"));
     QCOMPARE(rateText(1234.4), std::string("1234"));
+  }
+
+  // Each task's figures are told by one function for the log, the CLI and
+  // the window: the one the task is judged by first, then the rest of its
+  // test figures, each named as the catalog labels it. A segmenter's run
+  // ended in the window without its mean IoU, and an instance segmenter's
+  // log and window gave its boxes' mAP where it is judged by its masks'.
+  void eachTasksFiguresAreToldJudgedFirst() {
+    for (size_t k = 0; k < choiceNames(TaskKind{}).size(); ++k) {  // every task, a new one too
+      const auto task = static_cast<TaskKind>(k);
+      const std::vector<std::string> order = taskFigureOrder(task);
+      QCOMPARE(order.front(), std::string(taskScoreMetric(task)));
+      Figures f;
+      for (const std::string& id : taskTestFigures(task)) f.set(id, 0.25);
+      const std::string words = taskFigureWords(task, f);
+      QVERIFY2(words.find("eval_") == std::string::npos, words.c_str());  // every figure has a name
+      size_t at = 0;
+      for (const std::string& id : order) {  // each figure once, in order, with its value
+        const size_t found = words.find(figureName(id) + " " + figureValue(id, 0.25), at);
+        QVERIFY2(found != std::string::npos, (id + " in " + words).c_str());
+        at = found + 1;
+      }
+      QCOMPARE(order.size(), taskTestFigures(task).size());
+    }
+    Figures seg;
+    for (const auto& [id, v] : {std::pair{"eval_miou", 0.51234},
+                                {"eval_pixel_accuracy", 0.9123},
+                                {"eval_dice", 0.60119},
+                                {"eval_loss", 0.30121}})
+      seg.set(id, v);
+    QCOMPARE(taskFigureWords(TaskKind::segmentation, seg),
+             std::string("mean IoU 0.5123, pixel accuracy 91.23%, Dice (mean of classes) 0.6012, loss 0.3012"));
+    Figures masks;
+    for (const auto& [id, v] :
+         {std::pair{"eval_map", 0.4}, {"eval_map50", 0.6}, {"eval_mask_map", 0.35}, {"eval_mask_map50", 0.55}})
+      masks.set(id, v);
+    QCOMPARE(taskFigureWords(TaskKind::instance_segmentation, masks),
+             std::string("mask mAP 0.3500, mask AP50 0.5500, mAP 0.4000, AP50 0.6000"));
+    Figures reg;
+    reg.set("eval_r2", 0.9312);
+    reg.set("eval_rmse", 1234.5678);
+    QCOMPARE(taskFigureWords(TaskKind::regression, reg), std::string("R\u00b2 0.9312, RMSE 1235"));
+    // A detector's evaluation gives no loss: none is said.
+    Figures boxes;
+    boxes.set("eval_map", 0.41);
+    boxes.set("eval_map50", 0.62);
+    boxes.set("eval_map75", 0.44);
+    QCOMPARE(taskFigureWords(TaskKind::detection, boxes), std::string("mAP 0.4100, AP50 0.6200, AP75 0.4400"));
+  }
+
+  // The CLI's line for each evaluation: the figures the record carries, in
+  // the catalog's order, the weight average's left out.
+  void anEvaluationRecordIsToldByItsFigures() {
+    MetricRecord r;
+    r.kind = RecordKind::Eval;
+    r.evalLoss = 0.5;
+    r.evalAccuracy = 0.875;
+    r.emaEvalAccuracy = 0.9;
+    QCOMPARE(evalRecordWords(r), std::string("loss 0.5000, accuracy 87.50%"));
+    MetricRecord m;
+    m.kind = RecordKind::Eval;
+    m.evalMaskMap = 0.3;
+    m.evalMap = 0.4;
+    QCOMPARE(evalRecordWords(m), std::string("mAP 0.4000, mask mAP 0.3000"));
   }
 
   void headerIsTheCatalogue() {

@@ -24,7 +24,9 @@
 #include <cmath>
 
 #include "studio/dataset_info.h"
+#include "studio/figure_words.h"
 #include "studio/log.h"
+#include "studio/metric_catalog.h"
 #include "studio/presets.h"
 #include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
@@ -408,10 +410,9 @@ void MainWindow::onRunFinished(const RunSummary& s) {
                      .arg(QString::fromStdString(statusName(s.status)))
                      .arg(s.steps)
                      .arg(s.totalSteps);
-  const Figures& test = s.test.figures;
-  if (test.has("eval_accuracy")) text += tr("; test accuracy %1 %").arg(test["eval_accuracy"] * 100, 0, 'f', 2);
-  if (test.has("eval_r2")) text += tr("; test R\u00b2 %1").arg(test["eval_r2"], 0, 'f', 4);
-  if (test.has("eval_map")) text += tr("; test mAP %1").arg(test["eval_map"], 0, 'f', 4);
+  // The figure the task is judged by (a segmenter's mean IoU, an instance segmenter's mask mAP).
+  if (s.task && s.test.figures.has(taskScoreMetric(*s.task)))
+    text += tr("; test %1").arg(QString::fromStdString(figureWords({taskScoreMetric(*s.task)}, s.test.figures)));
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
   if (!probe.isEmpty()) text = probe;
   showMessage(text, s.status == RunStatus::failed);

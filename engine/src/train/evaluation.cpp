@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "models/model.h"
+#include "studio/figure_words.h"
 #include "studio/file_io.h"
 #include "studio/image_file.h"
 #include "studio/log.h"
@@ -135,29 +136,12 @@ void Evaluation::atStep() {
   c.post(r);
   c.lastEvalLoss = e["eval_loss"];
   // A detector gives no loss in evaluation (NaN): none is said.
-  log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation" : "test") +
-            (e.has("eval_loss") ? " loss " + fmt(e["eval_loss"]) : std::string()) + " " + figuresText(e, "", " "));
+  log::info("step " + std::to_string(c.position.step) + " " + (haveVal ? "validation: " : "test: ") +
+            taskFigureWords(c.cfg.task.kind.value(), e));
   EvalVerdict verdict{e, haveVal, std::nullopt};
   c.callbacks->onEvaluated(c, verdict);
   c.callbacks->afterEvaluation(c, verdict);
   c.window->restart();  // evaluation time is not training time
-}
-
-std::string figuresText(const Figures& f, const std::string& prefix, const char* separator) {
-  const std::string s = separator;
-  if (f.has("eval_miou"))
-    return prefix + "mean IoU " + fmt(f["eval_miou"]) + s + "pixel accuracy " + fmt(f["eval_pixel_accuracy"]) + s +
-           "Dice " + fmt(f["eval_dice"]);
-  if (f.has("eval_map50"))
-    return prefix + "mAP " + fmt(f["eval_map"]) + s + "AP50 " + fmt(f["eval_map50"]) + s + "AP75 " +
-           fmt(f["eval_map75"]);
-  if (f.has("eval_map"))
-    return prefix + "mAP " + fmt(f["eval_map"]) + s + "F1 (macro) " + fmt(f["eval_f1"]) + s + "subset accuracy " +
-           fmt(f["eval_accuracy"]);
-  if (!f.has("eval_accuracy"))
-    return prefix + "R\u00b2 " + fmt(f["eval_r2"]) + s + "RMSE " + fmt(f["eval_rmse"]) + s + "MAE " +
-           fmt(f["eval_mae"]);
-  return prefix + "accuracy " + fmt(f["eval_accuracy"]);
 }
 
 }  // namespace studio

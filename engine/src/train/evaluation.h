@@ -13,11 +13,6 @@ namespace studio {
 struct EvalOptions;
 struct EvalOutcome;
 
-// The task's figures for the log, each after `prefix` and apart by
-// `separator`: "mAP 0.41 AP50 0.62 AP75 0.44", "test R² 0.93, RMSE 4.1,
-// MAE 3.2" (a detector's, a multi-label run's, a regression's, else accuracy).
-std::string figuresText(const Figures& figures, const std::string& prefix, const char* separator);
-
 class Evaluation {
  public:
   explicit Evaluation(RunContext& ctx) : m_ctx(ctx) {}

@@ -6,6 +6,7 @@
 
 #include "models/model.h"
 #include "run/checkpoint.h"
+#include "studio/figure_words.h"
 #include "studio/log.h"
 #include "studio/metric_catalog.h"
 #include "studio/run_layout.h"
@@ -36,10 +37,8 @@ Figures headline(const Figures& t, TaskKind task) {
   return f;
 }
 
-// The test figures and loss (a detector has none in evaluation: not said).
-std::string figureText(const Figures& t) {
-  return figuresText(t, "test ", ", ") + (t.has("eval_loss") ? ", test loss " + fmt(t["eval_loss"]) : std::string());
-}
+// The test figures in words (a detector has no loss in evaluation: not said).
+std::string figureText(const Figures& t, TaskKind task) { return "test " + taskFigureWords(task, t); }
 
 }  // namespace
 
@@ -69,14 +68,15 @@ void finalTest(RunContext& c, RunSummary& summary) {
     }
     summary.test.weights = "best";
     summary.test.weightsStep = *best;
-    log::info("last weights (step " + std::to_string(c.position.step) + "): " + figureText(last));
+    log::info("last weights (step " + std::to_string(c.position.step) +
+              "): " + figureText(last, c.cfg.task.kind.value()));
   } else {
     test = fresh ? c.lastTestEval->second : c.evaluation->reported(false);
   }
   summary.test.figures = headline(test, c.cfg.task.kind.value());
   c.callbacks->onFinalTest(c, summary);
   summary.seconds.eval = c.times.eval;
-  log::info("finished: " + figureText(test) +
+  log::info("finished: " + figureText(test, c.cfg.task.kind.value()) +
             (best ? " (the best checkpoint's weights, step " + std::to_string(*best) + ")" : std::string()) + ", " +
             fmt(summary.samplesPerSecond) + " samples/s, " + fmt(summary.wallSeconds) + " s");
 }
