@@ -11,6 +11,7 @@
 #include <torch/nn/functional/loss.h>
 
 #include "models/model.h"
+#include "nets/max_pool.h"
 #include "studio/dataset_info.h"
 #include "studio/train_config.h"
 
@@ -83,6 +84,54 @@ class TestBuiltinModels : public QObject {
     torch::NoGradGuard noGrad;
     const double d = offBy(model->forward(x), ref["eval_logits"]);
     QVERIFY2(d < tol, std::to_string(d).c_str());
+  }
+
+  // nets/max_pool.h against ATen's max_pool2d_with_indices, bit for bit: the
+  // outputs, and the gradients (its backward is ATen's, given its argmax
+  // indices), for both windows on planes of odd and small sizes, values with
+  // ties (a window of equal values), NaNs and -inf, on one and two threads.
+  void maxPoolingIsAtensBitForBit() {
+    torch::manual_seed(3);
+    const auto same = [](const torch::Tensor& a, const torch::Tensor& b) {
+      return a.sizes() == b.sizes() && at::allclose(a, b, 0.0, 0.0, /*equal_nan=*/true);
+    };
+    for (int threads : {1, 2}) {
+      at::set_num_threads(threads);
+      for (const auto& [kernel, padding] : {std::pair<int64_t, int64_t>{2, 0}, {3, 1}}) {
+        for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
+                 {2, 3, 7, 9}, {1, 2, 2, 2}, {3, 4, 2, 5}, {4, 64, 33, 17}, {8, 16, 56, 56}}) {
+          for (int values = 0; values < 3; ++values) {
+            torch::Tensor x = values == 1 ? torch::randint(-1, 2, shape).to(torch::kFloat32) : torch::randn(shape);
+            if (values == 2) {  // NaNs and -inf here and there, some windows all -inf
+              x.masked_fill_(torch::rand(shape) < 0.05, std::numeric_limits<float>::quiet_NaN());
+              x.masked_fill_(torch::rand(shape) < 0.3, -std::numeric_limits<float>::infinity());
+            }
+            const std::string what = "kernel " + std::to_string(kernel) + ", " + std::to_string(threads) +
+                                     " threads, values " + std::to_string(values) + ", shape " +
+                                     c10::str(c10::IntArrayRef(shape));
+            const torch::Tensor a = x.clone().requires_grad_(), b = x.clone().requires_grad_();
+            const torch::Tensor ours = maxPool2d(a, kernel, 2, padding);
+            const torch::Tensor theirs =
+                std::get<0>(at::max_pool2d_with_indices(b, {kernel, kernel}, {2, 2}, {padding, padding}));
+            QVERIFY2(same(ours, theirs), what.c_str());
+            const torch::Tensor g = torch::randn(ours.sizes());
+            ours.backward(g);
+            theirs.backward(g);
+            QVERIFY2(same(a.grad(), b.grad()), ("the gradient, " + what).c_str());
+            torch::NoGradGuard noGrad;
+            QVERIFY2(same(maxPool2d(x, kernel, 2, padding), theirs.detach()), ("without autograd, " + what).c_str());
+          }
+        }
+      }
+    }
+    at::set_num_threads(1);
+    // The module: torch::nn::MaxPool2d's options; channels-last input and other windows go to ATen.
+    const torch::Tensor x = torch::randn({2, 4, 9, 9});
+    QVERIFY(same(MaxPool2d(2)->forward(x), torch::max_pool2d(x, 2)));
+    QVERIFY(same(MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2).padding(1))->forward(x),
+                 torch::max_pool2d(x, 3, 2, 1)));
+    QVERIFY(same(MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(1))->forward(x), torch::max_pool2d(x, 3, 1)));
+    QVERIFY(same(maxPool2d(x.contiguous(torch::MemoryFormat::ChannelsLast), 2, 2, 0), torch::max_pool2d(x, 2)));
   }
 
   // The layers a person sees in the model summary: each stage's pooling

@@ -10,6 +10,7 @@
 
 #include "nets/batch_norm.h"
 #include "nets/dropout.h"
+#include "nets/max_pool.h"
 #include "studio/model_kinds.h"
 
 namespace studio {
@@ -79,7 +80,7 @@ torch::nn::Sequential buildModel(const ModelConfig& c, const InputShape& input, 
       m->push_back(conv3x3(in, out));
       m->push_back(BatchNorm2d(out));
       if (h >= 2 && w >= 2) {
-        m->push_back(nn::MaxPool2d(2));
+        m->push_back(MaxPool2d(2));
         h /= 2;
         w /= 2;
       }

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "nets/layers.h"
+#include "nets/max_pool.h"
 
 namespace studio {
 namespace {
@@ -83,9 +84,7 @@ std::shared_ptr<TorchvisionNet> makeResNet(const std::string& kind, int64_t clas
   n.stages.push_back({"conv1", "Conv2d", conv1, [conv1](const torch::Tensor& x) mutable { return conv1->forward(x); }});
   n.stages.push_back({"bn1", "BatchNorm2d", bn1, [bn1](const torch::Tensor& x) mutable { return bn1->forward(x); }});
   n.stages.push_back({"relu", "ReLU", nullptr, [](const torch::Tensor& x) { return torch::relu(x); }});
-  n.stages.push_back({"maxpool", "MaxPool2d", nullptr, [](const torch::Tensor& x) {
-                        return torch::max_pool2d(x, {3, 3}, {2, 2}, {1, 1});
-                      }});
+  n.stages.push_back({"maxpool", "MaxPool2d", nullptr, [](const torch::Tensor& x) { return maxPool2d(x, 3, 2, 1); }});
   int64_t in = 64, dilation = 1;
   for (size_t stage = 0; stage < blocks.size(); ++stage) {
     const int64_t planes = int64_t{64} << stage;
