@@ -99,7 +99,7 @@ torch::Tensor maxPool2d(const torch::Tensor& x, int64_t kernel, int64_t stride, 
 }
 
 torch::Tensor MaxPool2dImpl::forward(const torch::Tensor& x) {
-  const auto& k = options.kernel_size(), &s = options.stride(), &p = options.padding();
+  const auto &k = options.kernel_size(), &s = options.stride(), &p = options.padding();
   const auto& d = options.dilation();
   const bool square = k->at(0) == k->at(1) && s->at(0) == s->at(1) && p->at(0) == p->at(1);
   if (!square || d->at(0) != 1 || d->at(1) != 1 || options.ceil_mode()) return torch::nn::MaxPool2dImpl::forward(x);
