@@ -14,26 +14,65 @@ namespace {
 // cpu_max_pool walks them: the window clipped to the plane, the index
 // starting at its first element, a value taking the place when it is
 // larger or a NaN.
+// One candidate of a window, in ATen's order: it takes the place when it is
+// larger or a NaN.
+inline void consider(float v, int64_t i, float& best, int64_t& at) {
+  const bool take = (v > best) | (v != v);
+  best = take ? v : best;
+  at = take ? i : at;
+}
+
 template <int K, int S, int P>
 void poolPlane(const float* in, float* out, int64_t* index, int64_t H, int64_t W, int64_t OH, int64_t OW) {
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    const int64_t h0 = std::max<int64_t>(oh * S - P, 0), h1 = std::min<int64_t>(oh * S - P + K, H);
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      const int64_t w0 = std::max<int64_t>(ow * S - P, 0), w1 = std::min<int64_t>(ow * S - P + K, W);
-      float best = -std::numeric_limits<float>::infinity();
-      int64_t at = h0 * W + w0;
-      for (int64_t h = h0; h < h1; ++h) {
-        const float* row = in + h * W;
-        for (int64_t w = w0; w < w1; ++w) {
-          const float v = row[w];
-          const bool take = (v > best) || std::isnan(v);
-          best = take ? v : best;
-          at = take ? h * W + w : at;
-        }
+  if constexpr (K == 2 && S == 2 && P == 0) {  // every window whole: no clipping
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t top = 2 * oh * W;
+      const float *r0 = in + top, *r1 = r0 + W;
+      float* o = out + oh * OW;
+      int64_t* ix = index + oh * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t c = 2 * ow;
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t at = top + c;
+        consider(r0[c], top + c, best, at);
+        consider(r0[c + 1], top + c + 1, best, at);
+        consider(r1[c], top + W + c, best, at);
+        consider(r1[c + 1], top + W + c + 1, best, at);
+        o[ow] = best;
+        ix[ow] = at;
       }
-      out[oh * OW + ow] = best;
-      index[oh * OW + ow] = at;
     }
+    return;
+  }
+  // A window clipped to the plane (the edges).
+  const auto clipped = [&](int64_t oh, int64_t ow) {
+    const int64_t h0 = std::max<int64_t>(oh * S - P, 0), h1 = std::min<int64_t>(oh * S - P + K, H);
+    const int64_t w0 = std::max<int64_t>(ow * S - P, 0), w1 = std::min<int64_t>(ow * S - P + K, W);
+    float best = -std::numeric_limits<float>::infinity();
+    int64_t at = h0 * W + w0;
+    for (int64_t h = h0; h < h1; ++h)
+      for (int64_t w = w0; w < w1; ++w) consider(in[h * W + w], h * W + w, best, at);
+    out[oh * OW + ow] = best;
+    index[oh * OW + ow] = at;
+  };
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const int64_t top = oh * S - P;
+    int64_t ow = 0;
+    if (top >= 0 && top + K <= H) {  // the rows whole: the columns' middle without clipping
+      for (; ow < OW && ow * S - P < 0; ++ow) clipped(oh, ow);
+      for (; ow < OW && ow * S - P + K <= W; ++ow) {
+        const int64_t left = ow * S - P;
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t at = top * W + left;
+        for (int h = 0; h < K; ++h) {
+          const int64_t rowAt = (top + h) * W + left;
+          for (int w = 0; w < K; ++w) consider(in[rowAt + w], rowAt + w, best, at);
+        }
+        out[oh * OW + ow] = best;
+        index[oh * OW + ow] = at;
+      }
+    }
+    for (; ow < OW; ++ow) clipped(oh, ow);
   }
 }
 
