@@ -24,26 +24,6 @@ inline void consider(float v, int64_t i, float& best, int64_t& at) {
 
 template <int K, int S, int P>
 void poolPlane(const float* in, float* out, int64_t* index, int64_t H, int64_t W, int64_t OH, int64_t OW) {
-  if constexpr (K == 2 && S == 2 && P == 0) {  // every window whole: no clipping
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      const int64_t top = 2 * oh * W;
-      const float *r0 = in + top, *r1 = r0 + W;
-      float* o = out + oh * OW;
-      int64_t* ix = index + oh * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int64_t c = 2 * ow;
-        float best = -std::numeric_limits<float>::infinity();
-        int64_t at = top + c;
-        consider(r0[c], top + c, best, at);
-        consider(r0[c + 1], top + c + 1, best, at);
-        consider(r1[c], top + W + c, best, at);
-        consider(r1[c + 1], top + W + c + 1, best, at);
-        o[ow] = best;
-        ix[ow] = at;
-      }
-    }
-    return;
-  }
   // A window clipped to the plane (the edges).
   const auto clipped = [&](int64_t oh, int64_t ow) {
     const int64_t h0 = std::max<int64_t>(oh * S - P, 0), h1 = std::min<int64_t>(oh * S - P + K, H);
