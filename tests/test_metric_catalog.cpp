@@ -104,6 +104,7 @@ class TestMetricCatalog : public QObject {
     for (const auto& m : metricCatalog()) {
       if (m.kind != RecordKind::Eval) continue;
       QVERIFY2(m.better != Better::None && m.tasks != 0 && *m.figureOf, m.id);
+      QVERIFY2(m.real, m.id);  // a real-valued field: evaluation records and their lines read it so
       for (TaskKind t : {TaskKind::classification, TaskKind::regression, TaskKind::multilabel, TaskKind::detection,
                          TaskKind::segmentation, TaskKind::instance_segmentation})
         QCOMPARE(metricTaskProblem(m.id, t).empty(), m.recordedBy(t));

@@ -1,6 +1,5 @@
 #include "studio/figure_words.h"
 
-#include <algorithm>
 #include <cstdio>
 
 #include "studio/metric_catalog.h"
@@ -38,11 +37,11 @@ std::vector<std::string> taskFigureOrder(TaskKind task) {
   return ids;
 }
 
-std::string figureWords(const std::vector<std::string>& ids, const Figures& figures, const char* separator) {
+std::string figureWords(const std::vector<std::string>& ids, const Figures& figures) {
   std::string out;
   for (const std::string& id : ids) {
     if (!figures.has(id)) continue;
-    if (!out.empty()) out += separator;
+    if (!out.empty()) out += ", ";
     out += figureName(id) + " " + figureValue(id, figures[id]);
   }
   return out;
@@ -53,13 +52,9 @@ std::string taskFigureWords(TaskKind task, const Figures& figures) {
 }
 
 std::string evalRecordWords(const MetricRecord& record) {
-  std::vector<std::string> ids;
+  const std::vector<std::string> ids = evalFigures();
   Figures figures;
-  for (const MetricSpec& m : metricCatalog()) {
-    if (m.kind != RecordKind::Eval || !m.real || std::string_view(m.id).substr(0, 4) == "ema_") continue;
-    ids.emplace_back(m.id);
-    figures.set(m.id, record.*m.real);
-  }
+  for (const std::string& id : ids) figures.set(id, record.*findMetric(id)->real);
   return figureWords(ids, figures);
 }
 

@@ -188,11 +188,12 @@ std::vector<std::string> evalMetrics(unsigned tasks, bool ema) {
 
 std::vector<std::string> taskEvalMetrics(TaskKind task, bool ema) { return evalMetrics(taskBit(task), ema); }
 
+std::vector<std::string> evalFigures(bool ema) { return evalMetrics(kEveryTask, ema); }
+
 bool lowerIsBetter(const std::string& metric) {
   const MetricSpec* m = findMetric(metric);
   if (!m || m->better == Better::None)
-    throw InputError("metric " + metric + " is not an evaluation figure: give " +
-                     listText(evalMetrics(kEveryTask, true)));
+    throw InputError("metric " + metric + " is not an evaluation figure: give " + listText(evalFigures(true)));
   return m->better == Better::Lower;
 }
 

@@ -130,8 +130,7 @@ void Evaluation::atStep() {
   if (!haveVal) c.lastTestEval = {c.position.step, e};
   MetricRecord r = c.record(RecordKind::Eval);
   // Each figure the record has a column for (the ema_ ones are the weight average's).
-  for (const MetricSpec& m : metricCatalog())
-    if (m.kind == RecordKind::Eval && m.real && std::string_view(m.id).substr(0, 4) != "ema_") r.*m.real = e[m.id];
+  for (const std::string& id : evalFigures()) r.*findMetric(id)->real = e[id];
   c.callbacks->onEvaluation(c, haveVal, r);
   c.post(r);
   c.lastEvalLoss = e["eval_loss"];

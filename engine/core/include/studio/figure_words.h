@@ -27,7 +27,7 @@ std::string figureValue(std::string_view id, double value);
 std::vector<std::string> taskFigureOrder(TaskKind task);
 // "mean IoU 0.5123, pixel accuracy 91.20%, Dice (mean of classes) 0.6012,
 // loss 0.3012": the ids in order, those the figures lack left out.
-std::string figureWords(const std::vector<std::string>& ids, const Figures& figures, const char* separator = ", ");
+std::string figureWords(const std::vector<std::string>& ids, const Figures& figures);
 // The task's figures in its order (taskFigureOrder).
 std::string taskFigureWords(TaskKind task, const Figures& figures);
 // An evaluation record's figures (not the weight average's ema_ ones), in

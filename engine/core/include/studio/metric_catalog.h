@@ -59,6 +59,9 @@ const MetricSpec* findMetric(const std::string& id);
 // The evaluation figures a task's runs record, in catalog order ("ema_"
 // ones only with `ema`).
 std::vector<std::string> taskEvalMetrics(TaskKind task, bool ema = false);
+// Every task's evaluation figures, the columns an evaluation record can
+// fill, in catalog order ("ema_" ones only with `ema`).
+std::vector<std::string> evalFigures(bool ema = false);
 // Whether lower is better for this metric; throws InputError naming the
 // known evaluation metrics for an id the catalog does not know or that has
 // no direction (there is no silent fall-back to accuracy).
