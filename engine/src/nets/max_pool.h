@@ -6,7 +6,7 @@
 // 512 on the 2-core VM, ATen's max_pool2d_with_indices was the largest
 // operator (58 of 247 ms a step): its NCHW kernel serves every window,
 // dilation and padding with the same loops. This one, with the window fixed
-// at compile time and unclipped windows apart from the edges, took 44
+// at compile time and unclipped windows apart from the edges, took 41
 // against 69 ms for a (512, 32, 28, 28) batch and 173 against 237 ms for a
 // ResNet stem's (2, 64, 400, 608) on one thread, half that on two (a
 // vectorised kernel would do more). It gives the same outputs and the same
