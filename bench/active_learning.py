@@ -12,6 +12,7 @@ Fashion-MNIST test images by the default classifier.
 
 Usage: active_learning.py CLI [--seeds 3] [--first-seed 1] [--target 0.95] [--batch 20] [--max-labels 600] [--prelabel 1000]"""
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -58,9 +59,10 @@ def cli(*args):
 
 def train(root, runs):
     shutil.rmtree(runs, ignore_errors=True)
-    out = cli("train", "--preset", "fashion-mnist-cnn", "--set", f"data.root={root}", *TRAIN, "--out", runs)
-    accuracy = float(next(line for line in out.splitlines() if "test accuracy" in line).split()[2].rstrip("%")) / 100
-    return accuracy, os.path.join(runs, os.listdir(runs)[0])
+    cli("train", "--preset", "fashion-mnist-cnn", "--set", f"data.root={root}", *TRAIN, "--out", runs)
+    run = os.path.join(runs, os.listdir(runs)[0])
+    with open(os.path.join(run, "summary.json")) as f:  # the run's own record, not the words it printed
+        return json.load(f)["test_accuracy"], run
 
 
 def loop(seed, studio_order):

@@ -49,7 +49,7 @@ PY
 start=$(date +%s.%N)
 "$CLI" audit --config "$WORK/settings.json" --folds "$FOLDS" --parallel "${PARALLEL:-1}" --out "$WORK/audits" > "$WORK/audit.log" 2>&1 || { tail -20 "$WORK/audit.log"; exit 1; }
 end=$(date +%s.%N)
-grep -v "^step\|^  \(device\|steps\|test accuracy\|best eval\|final train\|samples\|wall time\|time spent\)\|^run completed\|^$\|^warning" "$WORK/audit.log" | head -20
+grep -v "^step\|^  \(device\|steps\|test:\|EMA weights\|best eval\|final train\|samples\|wall time\|time spent\)\|^run completed\|^$\|^warning" "$WORK/audit.log" | head -20
 
 "$PY" - "$WORK" "$start" "$end" "$TRAIN" "$FOLDS" <<'PY'
 import csv, glob, json, os, sys

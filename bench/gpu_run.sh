@@ -73,7 +73,7 @@ if part start 90; then
     timeout 30 /usr/bin/time -f "process wall %e s" $CLI train --preset fashion-mnist-cnn --set output.dir=\"/tmp/runs\" > /tmp/cli$i.log 2>&1
     tail -22 /tmp/cli$i.log
   done > $LOGS/start.log
-  grep -E "^run|process wall|test accuracy|samples/s|time spent|CUDA graphs|wall time" $LOGS/start.log
+  grep -E "^run|process wall|  test:|samples/s|time spent|CUDA graphs|wall time" $LOGS/start.log
   for d in /tmp/runs/*/; do cat $d/log.txt; done > $LOGS/run-logs.txt
   for d in /tmp/runs/*/; do cat $d/summary.json; echo; done > $LOGS/summaries.json
   head -30 $LOGS/run-logs.txt; pack
