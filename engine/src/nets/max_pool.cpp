@@ -10,10 +10,6 @@
 namespace studio {
 namespace {
 
-// One plane of K x K windows with stride S and padding P, as ATen's
-// cpu_max_pool walks them: the window clipped to the plane, the index
-// starting at its first element, a value taking the place when it is
-// larger or a NaN.
 // One candidate of a window, in ATen's order: it takes the place when it is
 // larger or a NaN.
 inline void consider(float v, int64_t i, float& best, int64_t& at) {
@@ -22,6 +18,9 @@ inline void consider(float v, int64_t i, float& best, int64_t& at) {
   at = take ? i : at;
 }
 
+// One plane of K x K windows with stride S and padding P, as ATen's
+// cpu_max_pool walks them: the window clipped to the plane, the index
+// starting at its first element.
 template <int K, int S, int P>
 void poolPlane(const float* in, float* out, int64_t* index, int64_t H, int64_t W, int64_t OH, int64_t OW) {
   // A window clipped to the plane (the edges).
