@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "studio/figure_words.h"
-#include "studio/metric_catalog.h"
 #include "studio/rate_text.h"
 
 namespace studio {
@@ -131,8 +130,8 @@ void CliProgress::finish(const RunSummary& s) {
     if (!s.test.figures.empty())
       std::fprintf(m_out, "  test:            %s\n", taskFigureWords(task, s.test.figures).c_str());
     if (!s.test.ema.empty()) std::fprintf(m_out, "  EMA weights:     %s\n", taskFigureWords(task, s.test.ema).c_str());
-    if (s.bestEval.has(taskScoreMetric(task)))
-      std::fprintf(m_out, "  best eval:       %s\n", figureWords({taskScoreMetric(task)}, s.bestEval).c_str());
+    const std::string best = taskScoreWords(task, s.bestEval);
+    if (!best.empty()) std::fprintf(m_out, "  best eval:       %s\n", best.c_str());
   }
   if (std::isfinite(s.finalTrainLoss)) std::fprintf(m_out, "  final train loss: %.4f\n", s.finalTrainLoss);
   if (std::isfinite(s.samplesPerSecond))

@@ -54,6 +54,9 @@ class TestMetricCatalog : public QObject {
       seg.set(id, v);
     QCOMPARE(taskFigureWords(TaskKind::segmentation, seg),
              std::string("mean IoU 0.5123, pixel accuracy 91.23%, Dice (mean of classes) 0.6012, loss 0.3012"));
+    // The figure it is judged by alone (the CLI's best evaluation, the window's status line); none without it.
+    QCOMPARE(taskScoreWords(TaskKind::segmentation, seg), std::string("mean IoU 0.5123"));
+    QCOMPARE(taskScoreWords(TaskKind::classification, seg), std::string());
     Figures masks;
     for (const auto& [id, v] :
          {std::pair{"eval_map", 0.4}, {"eval_map50", 0.6}, {"eval_mask_map", 0.35}, {"eval_mask_map50", 0.55}})

@@ -26,7 +26,6 @@
 #include "studio/dataset_info.h"
 #include "studio/figure_words.h"
 #include "studio/log.h"
-#include "studio/metric_catalog.h"
 #include "studio/presets.h"
 #include "ui/audit/audit_panel.h"
 #include "ui/charts/metric_chart.h"
@@ -411,8 +410,8 @@ void MainWindow::onRunFinished(const RunSummary& s) {
                      .arg(s.steps)
                      .arg(s.totalSteps);
   // The figure the task is judged by (a segmenter's mean IoU, an instance segmenter's mask mAP).
-  if (s.task && s.test.figures.has(taskScoreMetric(*s.task)))
-    text += tr("; test %1").arg(QString::fromStdString(figureWords({taskScoreMetric(*s.task)}, s.test.figures)));
+  const std::string score = s.task ? taskScoreWords(*s.task, s.test.figures) : std::string();
+  if (!score.empty()) text += tr("; test %1").arg(QString::fromStdString(score));
   if (!s.error.empty()) text += ": " + QString::fromStdString(s.error);
   if (!probe.isEmpty()) text = probe;
   showMessage(text, s.status == RunStatus::failed);

@@ -51,6 +51,10 @@ std::string taskFigureWords(TaskKind task, const Figures& figures) {
   return figureWords(taskFigureOrder(task), figures);
 }
 
+std::string taskScoreWords(TaskKind task, const Figures& figures) {
+  return figureWords({taskScoreMetric(task)}, figures);
+}
+
 std::string evalRecordWords(const MetricRecord& record) {
   const std::vector<std::string> ids = evalFigures();
   Figures figures;

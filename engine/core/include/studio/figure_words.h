@@ -30,6 +30,9 @@ std::vector<std::string> taskFigureOrder(TaskKind task);
 std::string figureWords(const std::vector<std::string>& ids, const Figures& figures);
 // The task's figures in its order (taskFigureOrder).
 std::string taskFigureWords(TaskKind task, const Figures& figures);
+// The figure the task is judged by (taskScoreMetric): "mean IoU 0.6012";
+// empty where the figures lack it.
+std::string taskScoreWords(TaskKind task, const Figures& figures);
 // An evaluation record's figures (not the weight average's ema_ ones), in
 // the catalog's order: the CLI's line for each evaluation.
 std::string evalRecordWords(const MetricRecord& record);
